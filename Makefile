@@ -1,0 +1,36 @@
+# Fresh machine: `make demo` or `make test` (each sets up .venv first).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+JOBS ?= 2
+
+.PHONY: setup test lit pytest demo bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/lit -sv -j $(JOBS) tests/lit
+	$(BIN)/pytest -q -n $(JOBS) tests
+
+lit: $(STAMP)
+	$(BIN)/lit -sv -j $(JOBS) tests/lit
+
+pytest: $(STAMP)
+	$(BIN)/pytest -q -n $(JOBS) tests
+
+demo: $(STAMP)
+	@$(PY) examples/demo.py
+
+bench: $(STAMP)
+	$(PY) bench/ir_costs.py
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis

@@ -1,0 +1,237 @@
+"""numpy <-> IR: element types, inline `dense<...>` values, and the weights of
+`relay.constant external "name"` ops.
+
+External weights live in the file named by the module attribute `relay.weights`: an ONNX
+model (initializers and the outputs of `Constant` nodes, by tensor name) or a `.npz`
+archive (by key). A relative path is resolved against the directory of the IR file that
+names it (see `set_ir_dir`), then against the working directory. Files are read once
+per process and cached.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    ModuleOp,
+    Signedness,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation
+
+from dialects.relay import WEIGHTS_ATTR, ConstantOp
+
+_TO_NUMPY: dict[tuple[str, int, bool], np.dtype] = {
+    ("f", 16, True): np.dtype(np.float16),
+    ("f", 32, True): np.dtype(np.float32),
+    ("f", 64, True): np.dtype(np.float64),
+    ("i", 1, True): np.dtype(np.bool_),
+    ("i", 8, True): np.dtype(np.int8),
+    ("i", 16, True): np.dtype(np.int16),
+    ("i", 32, True): np.dtype(np.int32),
+    ("i", 64, True): np.dtype(np.int64),
+    ("i", 8, False): np.dtype(np.uint8),
+    ("i", 16, False): np.dtype(np.uint16),
+    ("i", 32, False): np.dtype(np.uint32),
+    ("i", 64, False): np.dtype(np.uint64),
+}
+
+
+class UnsupportedDtype(Exception):
+    pass
+
+
+def numpy_dtype(t: Attribute) -> np.dtype:
+    """numpy dtype of an element type (signless integers are signed)."""
+    if isinstance(t, TensorType):
+        t = t.element_type
+    if isinstance(t, Float16Type):
+        return _TO_NUMPY[("f", 16, True)]
+    if isinstance(t, Float32Type):
+        return _TO_NUMPY[("f", 32, True)]
+    if isinstance(t, Float64Type):
+        return _TO_NUMPY[("f", 64, True)]
+    if isinstance(t, IntegerType):
+        key = ("i", t.width.data, t.signedness.data != Signedness.UNSIGNED)
+        if key in _TO_NUMPY:
+            return _TO_NUMPY[key]
+    raise UnsupportedDtype(f"element type {t} has no numpy equivalent")
+
+
+def element_type(dtype: np.dtype | type) -> Attribute:
+    """IR element type of a numpy dtype (unsigned -> `ui<N>`)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.float16:
+        return Float16Type()
+    if dtype == np.float32:
+        return Float32Type()
+    if dtype == np.float64:
+        return Float64Type()
+    if dtype == np.bool_:
+        return IntegerType(1)
+    if dtype.kind == "i":
+        return IntegerType(dtype.itemsize * 8)
+    if dtype.kind == "u":
+        return IntegerType(dtype.itemsize * 8, Signedness.UNSIGNED)
+    raise UnsupportedDtype(f"numpy dtype {dtype} has no IR element type")
+
+
+def tensor_type(shape, dtype) -> TensorType:
+    return TensorType(element_type(dtype), list(shape))
+
+
+def dense_from_array(arr: np.ndarray, type: TensorType | None = None) -> DenseIntOrFPElementsAttr:
+    arr = np.asarray(arr)
+    if type is None:
+        type = tensor_type(arr.shape, arr.dtype)
+    dt = numpy_dtype(type.element_type)
+    flat = np.ascontiguousarray(arr.astype(dt, copy=False)).reshape(-1)
+    if dt == np.bool_:
+        data = np.where(flat, 0xFF, 0).astype(np.uint8).tobytes()
+    else:
+        data = flat.astype(dt.newbyteorder("<"), copy=False).tobytes()
+    return DenseIntOrFPElementsAttr(type, BytesAttr(data))
+
+
+def array_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+    t = attr.type
+    dt = numpy_dtype(t.element_type)
+    raw = attr.data.data
+    if dt == np.bool_:
+        flat = np.frombuffer(raw, dtype=np.uint8) != 0
+    else:
+        flat = np.frombuffer(raw, dtype=dt.newbyteorder("<")).astype(dt)
+    shape = tuple(t.get_shape())
+    if flat.size == 1 and int(np.prod(shape)) != 1:
+        return np.full(shape, flat[0], dtype=dt)  # splat
+    return flat.reshape(shape).copy()
+
+
+# --------------------------------------------------------------------------------------
+# External weights
+# --------------------------------------------------------------------------------------
+
+_ir_dir: str | None = None
+_cache: dict[tuple[str, float], dict[str, np.ndarray]] = {}
+
+
+class WeightsError(Exception):
+    """A weights file that cannot be read or lacks a tensor (a user error)."""
+
+
+def set_ir_dir(directory: str | None) -> None:
+    """Directory of the IR file being processed; relative weight paths start there."""
+    global _ir_dir
+    _ir_dir = directory
+
+
+def resolve_weights_path(path: str) -> str:
+    if os.path.isabs(path):
+        return path
+    if _ir_dir is not None:
+        cand = os.path.join(_ir_dir, path)
+        if os.path.exists(cand):
+            return cand
+    return os.path.abspath(path)
+
+
+def _load_onnx_tensors(path: str) -> dict[str, np.ndarray]:
+    import onnx
+    from onnx import numpy_helper
+
+    try:
+        model = onnx.load(path)
+    except Exception as e:  # protobuf raises several types
+        raise WeightsError(f"{path}: cannot read the ONNX weights file ({e})") from None
+    out: dict[str, np.ndarray] = {}
+    graphs = [model.graph]
+    while graphs:
+        g = graphs.pop()
+        for init in g.initializer:
+            out[init.name] = numpy_helper.to_array(init)
+        for node in g.node:
+            if node.op_type == "Constant" and node.output:
+                for a in node.attribute:
+                    if a.name == "value":
+                        out[node.output[0]] = numpy_helper.to_array(a.t)
+    return out
+
+
+def load_weights_file(path: str) -> dict[str, np.ndarray]:
+    path = resolve_weights_path(path)
+    try:
+        key = (path, os.path.getmtime(path))
+    except OSError:
+        raise WeightsError(f"{path}: weights file not found") from None
+    if key in _cache:
+        return _cache[key]
+    if path.endswith(".npz"):
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                tensors = {k: z[k] for k in z.files}
+        except Exception as e:
+            raise WeightsError(f"{path}: cannot read the weights archive ({e})") from None
+    else:
+        tensors = _load_onnx_tensors(path)
+    _cache[key] = tensors
+    return tensors
+
+
+def register_weights(path: str, tensors: dict[str, np.ndarray]) -> None:
+    """Seed the cache (e.g. the ONNX importer, which has the tensors already)."""
+    path = resolve_weights_path(path)
+    _cache[(path, os.path.getmtime(path))] = tensors
+
+
+def enclosing_module(op: Operation) -> ModuleOp | None:
+    """The outermost module around `op` (it holds `relay.weights`)."""
+    found: ModuleOp | None = None
+    cur: Operation | None = op
+    while cur is not None:
+        if isinstance(cur, ModuleOp):
+            found = cur
+        cur = cur.parent_op()
+    return found
+
+
+def weights_path(module: ModuleOp) -> str | None:
+    attr = module.attributes.get(WEIGHTS_ATTR)
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
+def constant_value(op: ConstantOp) -> np.ndarray:
+    """The value of a relay.constant, inline or external."""
+    if op.value is not None:
+        return array_from_dense(op.value)
+    assert op.external is not None
+    name = op.external.data
+    module = enclosing_module(op)
+    path = weights_path(module) if module is not None else None
+    if path is None:
+        raise WeightsError(f"external constant '{name}' needs a '{WEIGHTS_ATTR}' attribute on the module")
+    tensors = load_weights_file(path)
+    if name not in tensors:
+        raise WeightsError(f"{path}: has no tensor named '{name}'")
+    arr = tensors[name]
+    t = op.result.type
+    want = tuple(t.get_shape())
+    if tuple(arr.shape) != want and arr.size == int(np.prod(want)):
+        arr = arr.reshape(want)
+    if tuple(arr.shape) != want:
+        raise WeightsError(f"{path}: tensor '{name}' has shape {list(arr.shape)}, the IR says {t}")
+    return arr.astype(numpy_dtype(t.element_type), copy=False)
+
+
+def iter_constants(module: ModuleOp) -> Iterator[ConstantOp]:
+    for op in module.walk():
+        if isinstance(op, ConstantOp):
+            yield op

@@ -1,0 +1,22 @@
+"""accel's passes, one module per pass, named after the pass.
+
+`ACCEL_PASSES` maps each pass name to a factory that imports its module on first use,
+so that a tool pays only for the passes it runs.
+"""
+
+from collections.abc import Callable
+
+from xdsl.passes import ModulePass
+
+
+def _lazy(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    def factory() -> type[ModulePass]:
+        import importlib
+
+        return getattr(importlib.import_module(f"compiler.transforms.{module}"), cls)
+
+    return factory
+
+
+ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+}

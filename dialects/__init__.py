@@ -1,0 +1,16 @@
+"""IR definitions: the `relay` tensor dialect and the `accel` buffer/DMA dialect."""
+
+from collections.abc import Callable
+
+from xdsl.ir import Dialect
+
+
+def _relay() -> Dialect:
+    from dialects.relay import Relay
+
+    return Relay
+
+
+ACCEL_DIALECTS: dict[str, Callable[[], Dialect]] = {
+    "relay": _relay,
+}

@@ -1,0 +1,1684 @@
+"""The `relay` dialect: a Relay-like tensor graph IR (NCHW / OIHW), float and quantized.
+
+Op names mirror TVM Relay (`relay.nn.conv2d`, `relay.qnn.requantize`, ...). Every op keeps
+its attributes as properties with TVM's defaults; results are builtin `tensor<...>` types.
+Shape and type inference (`infer_result_types`) is shared by the verifier and by the
+Python constructors, so building an op never needs its result type spelled out.
+
+Custom syntax (properties that equal their default are not printed):
+
+    %y = relay.nn.conv2d %x, %w {strides = [2, 2], padding = [1, 1, 1, 1]}
+           : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x4x4xf32>
+    %r = relay.nn.relu %y : tensor<1x8x4x4xf32>
+    %c = relay.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %k = relay.constant external "conv1.weight" : tensor<8x3x3x3xf32>
+
+`external` constants name a tensor in the weights file given by the enclosing module's
+`relay.weights` attribute (an ONNX model or an `.npz` archive), so large weights never
+appear in the IR text. Discardable attributes (e.g. `accel.target`) share the brace
+dictionary with the properties.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BoolAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    Signedness,
+    StringAttr,
+    TensorType,
+    f64,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, Pure
+from xdsl.utils.exceptions import VerifyException
+
+# --------------------------------------------------------------------------------------
+# Element types
+# --------------------------------------------------------------------------------------
+
+FLOAT_TYPES = (Float16Type, Float32Type, Float64Type)
+
+
+def is_float(t: Attribute) -> bool:
+    return isinstance(t, FLOAT_TYPES)
+
+
+def is_int(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.width.data > 1
+
+
+def is_int8(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.width.data == 8
+
+
+def is_int32(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.width.data == 32
+
+
+def tensor(shape: Sequence[int], element_type: Attribute) -> TensorType:
+    return TensorType(element_type, list(shape))
+
+
+def shape_of(t: Attribute) -> tuple[int, ...]:
+    assert isinstance(t, TensorType)
+    return tuple(t.get_shape())
+
+
+def numel(shape: Sequence[int]) -> int:
+    return math.prod(shape)
+
+
+def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:
+    if not -rank <= axis < max(rank, 1):
+        raise VerifyException(f"{what} {axis} is out of range for rank {rank}")
+    return axis + rank if axis < 0 else axis
+
+
+def broadcast_shapes(a: Sequence[int], b: Sequence[int], names=("lhs", "rhs")) -> tuple[int, ...]:
+    """numpy broadcasting of two static shapes."""
+    rank = max(len(a), len(b))
+    pa = (1,) * (rank - len(a)) + tuple(a)
+    pb = (1,) * (rank - len(b)) + tuple(b)
+    out = []
+    for i, (x, y) in enumerate(zip(pa, pb)):
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            raise VerifyException(
+                f"operands '{names[0]}' {list(a)} and '{names[1]}' {list(b)} are not "
+                f"broadcast-compatible (dimension {i}: {x} vs {y})"
+            )
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------------------
+# Property kinds: how a property is stored, defaulted, printed and parsed.
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PropKind:
+    """One property of a relay op. `default is None` means: required (or optional
+    when `optional` is set, e.g. `relay.transpose` without `axes`)."""
+
+    name: str
+    default: Any = None
+    optional: bool = False
+
+    def to_attr(self, value: Any) -> Attribute:
+        raise NotImplementedError
+
+    def to_python(self, attr: Attribute) -> Any:
+        raise NotImplementedError
+
+    def from_parsed(self, attr: Attribute) -> Attribute | None:
+        """Convert an attribute from the custom syntax; None if it has the wrong kind."""
+        raise NotImplementedError
+
+    def format(self, attr: Attribute) -> str:
+        raise NotImplementedError
+
+    def expected(self) -> str:
+        raise NotImplementedError
+
+    def definition(self):
+        if self.default is not None:
+            return prop_def(self.constraint(), default_value=self.to_attr(self.default))
+        if self.optional:
+            return opt_prop_def(self.constraint())
+        return prop_def(self.constraint())
+
+
+class Ints(PropKind):
+    def constraint(self):
+        return DenseArrayBase.constr(i64)
+
+    def to_attr(self, value):
+        return DenseArrayBase.from_list(i64, [int(v) for v in value])
+
+    def to_python(self, attr):
+        return tuple(attr.get_values())
+
+    def from_parsed(self, attr):
+        if isinstance(attr, DenseArrayBase) and attr.elt_type == i64:
+            return attr
+        if isinstance(attr, ArrayAttr) and all(
+            isinstance(a, IntegerAttr) and isinstance(a.type, IntegerType) and a.type.width.data > 1
+            for a in attr.data
+        ):
+            return self.to_attr([a.value.data for a in attr.data])
+        return None
+
+    def format(self, attr):
+        return "[" + ", ".join(str(v) for v in attr.get_values()) + "]"
+
+    def expected(self):
+        return "a list of integers like [1, 1]"
+
+
+class Int(PropKind):
+    def constraint(self):
+        return IntegerAttr.constr(type=i64)
+
+    def to_attr(self, value):
+        return IntegerAttr(int(value), i64)
+
+    def to_python(self, attr):
+        return attr.value.data
+
+    def from_parsed(self, attr):
+        if isinstance(attr, IntegerAttr) and isinstance(attr.type, IntegerType) and attr.type.width.data > 1:
+            return self.to_attr(attr.value.data)
+        return None
+
+    def format(self, attr):
+        return str(attr.value.data)
+
+    def expected(self):
+        return "an integer"
+
+
+class Float(PropKind):
+    def constraint(self):
+        return FloatAttr.constr(f64)
+
+    def to_attr(self, value):
+        return FloatAttr(float(value), f64)
+
+    def to_python(self, attr):
+        return float(attr.value.data)
+
+    def from_parsed(self, attr):
+        if isinstance(attr, FloatAttr):
+            return self.to_attr(attr.value.data)
+        if isinstance(attr, IntegerAttr) and isinstance(attr.type, IntegerType) and attr.type.width.data > 1:
+            return self.to_attr(attr.value.data)
+        return None
+
+    def format(self, attr):
+        v = float(attr.value.data)
+        if math.isinf(v):
+            # The MLIR float syntax has no inf literal; use the f64 hex form.
+            return "0x7FF0000000000000" if v > 0 else "0xFFF0000000000000"
+        return repr(v)
+
+    def expected(self):
+        return "a float"
+
+
+class Bool(PropKind):
+    def constraint(self):
+        return BoolAttr
+
+    def to_attr(self, value):
+        return IntegerAttr(1 if value else 0, i1)
+
+    def to_python(self, attr):
+        return bool(attr.value.data)
+
+    def from_parsed(self, attr):
+        if isinstance(attr, IntegerAttr) and attr.type == i1:
+            return attr
+        return None
+
+    def format(self, attr):
+        return "true" if attr.value.data else "false"
+
+    def expected(self):
+        return "true or false"
+
+
+@dataclass(frozen=True)
+class Str(PropKind):
+    choices: tuple[str, ...] = ()
+
+    def constraint(self):
+        return StringAttr
+
+    def to_attr(self, value):
+        return StringAttr(str(value))
+
+    def to_python(self, attr):
+        return attr.data
+
+    def from_parsed(self, attr):
+        if isinstance(attr, StringAttr) and (not self.choices or attr.data in self.choices):
+            return attr
+        return None
+
+    def format(self, attr):
+        return '"' + attr.data + '"'
+
+    def expected(self):
+        if self.choices:
+            return "one of " + ", ".join(f'"{c}"' for c in self.choices)
+        return "a string"
+
+
+def relay_op(cls):
+    """Class decorator: declare the properties listed in `PROPS`, then define the op."""
+    for klass in cls.__mro__:
+        # Upper-case class constants must be ClassVars for IRDL.
+        own = klass.__dict__.get("__annotations__", {})
+        consts = {n: ClassVar for n in klass.__dict__ if n.isupper() and n not in own}
+        if consts and issubclass(klass, IRDLOperation) and klass is not IRDLOperation:
+            klass.__annotations__ = {**own, **consts}
+    for kind in cls.PROPS:
+        setattr(cls, kind.name, kind.definition())
+    return irdl_op_definition(cls)
+
+
+# --------------------------------------------------------------------------------------
+# Common base: construction with inference, custom syntax, verification
+# --------------------------------------------------------------------------------------
+
+
+class RelayOp(IRDLOperation):
+    """Base of all relay graph ops.
+
+    Subclasses declare `PROPS` and implement `infer(operand_types, props)` returning the
+    result types; `props` maps property names to Python values.
+    """
+
+    PROPS: ClassVar[tuple[PropKind, ...]] = ()
+    # Print `: T` instead of `: (T) -> T` when all operand and result types are equal.
+    SAME_TYPE_SYNTAX: ClassVar[bool] = False
+
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        *operands: SSAValue | Operation,
+        result_types: Sequence[Attribute] | None = None,
+        attributes: dict[str, Attribute] | None = None,
+        **props: Any,
+    ):
+        values = [SSAValue.get(o) for o in operands]
+        properties = self.props_to_attrs(props)
+        if result_types is None:
+            py_props = self.props_with_defaults(props)
+            result_types = self.infer([v.type for v in values], py_props)
+        super().__init__(
+            operands=self.group_operands(values),
+            result_types=self.group_results(list(result_types)),
+            properties=properties,
+            attributes=attributes or {},
+        )
+
+    # -- hooks -------------------------------------------------------------------------
+
+    @classmethod
+    def group_operands(cls, values: list[SSAValue]) -> Sequence[Any]:
+        return values
+
+    @classmethod
+    def group_results(cls, types: list[Attribute]) -> Sequence[Any]:
+        return types
+
+    @classmethod
+    def infer(cls, operand_types: Sequence[Attribute], props: dict[str, Any]) -> list[Attribute]:
+        raise NotImplementedError
+
+    # -- properties --------------------------------------------------------------------
+
+    @classmethod
+    def prop_kind(cls, name: str) -> PropKind | None:
+        for k in cls.PROPS:
+            if k.name == name:
+                return k
+        return None
+
+    @classmethod
+    def props_to_attrs(cls, props: dict[str, Any]) -> dict[str, Attribute]:
+        out: dict[str, Attribute] = {}
+        for name, value in props.items():
+            kind = cls.prop_kind(name)
+            if kind is None:
+                raise TypeError(f"{cls.name} has no property '{name}'")
+            if value is None:
+                continue
+            out[name] = value if isinstance(value, Attribute) else kind.to_attr(value)
+        for kind in cls.PROPS:
+            if kind.name not in out and kind.default is not None:
+                out[kind.name] = kind.to_attr(kind.default)
+        return out
+
+    @classmethod
+    def props_with_defaults(cls, props: dict[str, Any]) -> dict[str, Any]:
+        out = {}
+        for kind in cls.PROPS:
+            v = props.get(kind.name)
+            if isinstance(v, Attribute):
+                v = kind.to_python(v)
+            if v is None:
+                v = kind.default
+            out[kind.name] = v
+        return out
+
+    def prop(self, name: str) -> Any:
+        """The Python value of a property (its default when absent)."""
+        kind = self.prop_kind(name)
+        assert kind is not None, name
+        attr = self.properties.get(name)
+        if attr is None:
+            return kind.default
+        return kind.to_python(attr)
+
+    def py_props(self) -> dict[str, Any]:
+        return {k.name: self.prop(k.name) for k in self.PROPS}
+
+    # -- verification ------------------------------------------------------------------
+
+    def verify_(self) -> None:
+        for kind in self.PROPS:
+            attr = self.properties.get(kind.name)
+            if attr is None:
+                if kind.default is None and not kind.optional:
+                    raise VerifyException(f"missing property '{kind.name}' ({kind.expected()})")
+                continue
+            if kind.from_parsed(attr) is None:
+                raise VerifyException(f"property '{kind.name}' must be {kind.expected()}, got {attr}")
+        inferred = self.infer([o.type for o in self.operands], self.py_props())
+        actual = [r.type for r in self.results]
+        if len(inferred) != len(actual):
+            raise VerifyException(f"expected {len(inferred)} results, got {len(actual)}")
+        for i, (want, got) in enumerate(zip(inferred, actual)):
+            if want != got:
+                which = "result" if len(actual) == 1 else f"result #{i}"
+                raise VerifyException(f"{which} type {got} does not match the inferred type {want}")
+
+    # -- custom syntax -----------------------------------------------------------------
+
+    def print(self, printer: Printer) -> None:
+        if self.operands:
+            printer.print_string(" ")
+            printer.print_list(self.operands, printer.print_operand)
+        self.print_prop_dict(printer)
+        self.print_types(printer)
+
+    def print_prop_dict(self, printer: Printer) -> None:
+        entries: list[tuple[str, Any]] = []
+        for kind in self.PROPS:
+            attr = self.properties.get(kind.name)
+            if attr is None:
+                continue
+            if kind.default is not None and attr == kind.to_attr(kind.default):
+                continue
+            entries.append((kind.name, kind.format(attr) if kind.from_parsed(attr) is not None else attr))
+        for name, attr in self.attributes.items():
+            entries.append((name, attr))
+        if not entries:
+            return
+        printer.print_string(" {")
+        for i, (name, value) in enumerate(entries):
+            if i:
+                printer.print_string(", ")
+            printer.print_identifier_or_string_literal(name)
+            printer.print_string(" = ")
+            if isinstance(value, str):
+                printer.print_string(value)
+            else:
+                printer.print_attribute(value)
+        printer.print_string("}")
+
+    def print_types(self, printer: Printer) -> None:
+        printer.print_string(" : ")
+        in_types = [o.type for o in self.operands]
+        out_types = [r.type for r in self.results]
+        if self.SAME_TYPE_SYNTAX and len(out_types) == 1 and all(t == out_types[0] for t in in_types):
+            printer.print_attribute(out_types[0])
+            return
+        printer.print_string("(")
+        printer.print_list(in_types, printer.print_attribute)
+        printer.print_string(") -> ")
+        if len(out_types) == 1:
+            printer.print_attribute(out_types[0])
+        else:
+            printer.print_string("(")
+            printer.print_list(out_types, printer.print_attribute)
+            printer.print_string(")")
+
+    @classmethod
+    def parse_prop_dict(cls, parser: Parser) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
+        pos = parser.pos
+        entries = parser.parse_optional_attr_dict()
+        props: dict[str, Attribute] = {}
+        attrs: dict[str, Attribute] = {}
+        for name, attr in entries.items():
+            kind = cls.prop_kind(name)
+            if kind is None:
+                if "." not in name:
+                    parser.raise_error(
+                        f"'{cls.name}' has no property '{name}'"
+                        + (f" (properties: {', '.join(k.name for k in cls.PROPS)})" if cls.PROPS else ""),
+                        pos,
+                        parser.pos,
+                    )
+                attrs[name] = attr
+                continue
+            converted = kind.from_parsed(attr)
+            if converted is None:
+                parser.raise_error(
+                    f"property '{name}' of '{cls.name}' must be {kind.expected()}, got {attr}",
+                    pos,
+                    parser.pos,
+                )
+            props[name] = converted
+        for kind in cls.PROPS:
+            if kind.name not in props and kind.default is not None:
+                props[kind.name] = kind.to_attr(kind.default)
+        return props, attrs
+
+    @classmethod
+    def parse_types(cls, parser: Parser, n_operands: int) -> tuple[list[Attribute], list[Attribute]]:
+        parser.parse_punctuation(":")
+        if parser.parse_optional_punctuation("(") is not None:
+            ins: list[Attribute] = []
+            if parser.parse_optional_punctuation(")") is None:
+                ins = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+                parser.parse_punctuation(")")
+            parser.parse_punctuation("->")
+            if parser.parse_optional_punctuation("(") is not None:
+                outs = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+                parser.parse_punctuation(")")
+            else:
+                outs = [parser.parse_type()]
+            return ins, outs
+        t = parser.parse_type()
+        return [t] * n_operands, [t]
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        unresolved = []
+        first = parser.parse_optional_unresolved_operand()
+        if first is not None:
+            unresolved.append(first)
+            while parser.parse_optional_punctuation(",") is not None:
+                unresolved.append(parser.parse_unresolved_operand())
+        props, attrs = cls.parse_prop_dict(parser)
+        pos = parser.pos
+        in_types, out_types = cls.parse_types(parser, len(unresolved))
+        if len(in_types) != len(unresolved):
+            parser.raise_error(
+                f"'{cls.name}' has {len(unresolved)} operands but {len(in_types)} operand types", pos, parser.pos
+            )
+        operands = [parser.resolve_operand(u, t) for u, t in zip(unresolved, in_types)]
+        op = cls.__new__(cls)
+        IRDLOperation.__init__(
+            op,
+            operands=cls.group_operands(operands),
+            result_types=cls.group_results(out_types),
+            properties=props,
+            attributes=attrs,
+        )
+        return op
+
+
+# --------------------------------------------------------------------------------------
+# Inference helpers
+# --------------------------------------------------------------------------------------
+
+
+def _tensor_type(t: Attribute, operand: str) -> TensorType:
+    if not isinstance(t, TensorType):
+        raise VerifyException(f"operand '{operand}' must be a ranked tensor, got {t}")
+    return t
+
+
+def _rank(t: TensorType, rank: int, operand: str) -> tuple[int, ...]:
+    shape = shape_of(t)
+    if len(shape) != rank:
+        raise VerifyException(f"operand '{operand}' must have rank {rank}, got {t}")
+    return shape
+
+
+def _float(t: TensorType, operand: str) -> None:
+    if not is_float(t.element_type):
+        raise VerifyException(f"operand '{operand}' must have a float element type, got {t}")
+
+
+def _same_elem(a: TensorType, b: TensorType, na: str, nb: str) -> None:
+    if a.element_type != b.element_type:
+        raise VerifyException(
+            f"operands '{na}' and '{nb}' must have the same element type, got {a.element_type} and {b.element_type}"
+        )
+
+
+def _len(props: dict[str, Any], name: str, n: int) -> tuple[int, ...]:
+    v = props[name]
+    if len(v) != n:
+        raise VerifyException(f"property '{name}' must have {n} elements, got {list(v)}")
+    return tuple(v)
+
+
+def _positive(props: dict[str, Any], name: str) -> None:
+    if any(x < 1 for x in props[name]):
+        raise VerifyException(f"property '{name}' must be positive, got {list(props[name])}")
+
+
+def _non_negative(props: dict[str, Any], name: str) -> None:
+    if any(x < 0 for x in props[name]):
+        raise VerifyException(f"property '{name}' must be non-negative, got {list(props[name])}")
+
+
+def conv_out_dim(size: int, k: int, stride: int, dil: int, pad_lo: int, pad_hi: int) -> int:
+    return (size + pad_lo + pad_hi - dil * (k - 1) - 1) // stride + 1
+
+
+def pool_out_dim(size: int, k: int, stride: int, dil: int, pad_lo: int, pad_hi: int, ceil_mode: bool) -> int:
+    eff = dil * (k - 1) + 1
+    span = size + pad_lo + pad_hi - eff
+    if not ceil_mode:
+        return span // stride + 1
+    out = -(-span // stride) + 1
+    # The last window must start inside the input or the leading padding (PyTorch/ONNX rule).
+    if (out - 1) * stride >= size + pad_lo:
+        out -= 1
+    return out
+
+
+def _conv_like(data: TensorType, weight: TensorType, props: dict[str, Any], names=("data", "weight")) -> tuple[int, ...]:
+    n, c, h, w = _rank(data, 4, names[0])
+    o, cg, kh, kw = _rank(weight, 4, names[1])
+    strides = _len(props, "strides", 2)
+    dilation = _len(props, "dilation", 2)
+    padding = _len(props, "padding", 4)
+    _positive(props, "strides")
+    _positive(props, "dilation")
+    _non_negative(props, "padding")
+    groups = props["groups"]
+    if groups < 1:
+        raise VerifyException(f"property 'groups' must be positive, got {groups}")
+    if c % groups or o % groups:
+        raise VerifyException(
+            f"property 'groups' ({groups}) must divide the input channels ({c}) and the output channels ({o})"
+        )
+    if cg * groups != c:
+        raise VerifyException(
+            f"operand '{names[1]}' has {cg} input channels per group, expected {c // groups} "
+            f"('{names[0]}' has {c} channels, groups = {groups})"
+        )
+    oh = conv_out_dim(h, kh, strides[0], dilation[0], padding[0], padding[2])
+    ow = conv_out_dim(w, kw, strides[1], dilation[1], padding[1], padding[3])
+    if oh < 1 or ow < 1:
+        raise VerifyException(f"the kernel {kh}x{kw} does not fit the padded input {h}x{w}")
+    return (n, o, oh, ow)
+
+
+CONV_PROPS = (
+    Ints("strides", (1, 1)),
+    Ints("padding", (0, 0, 0, 0)),
+    Ints("dilation", (1, 1)),
+    Int("groups", 1),
+)
+
+
+def _quant_param(t: Attribute, operand: str, data_shape: Sequence[int], axis: int, *, want_float: bool | None) -> None:
+    """A scale or zero point: a scalar (rank 0 or [1]) or a 1-D tensor along `axis`."""
+    t = _tensor_type(t, operand)
+    if want_float is True and not is_float(t.element_type):
+        raise VerifyException(f"operand '{operand}' must be a float tensor, got {t}")
+    if want_float is False and not is_int(t.element_type):
+        raise VerifyException(f"operand '{operand}' must be an integer tensor, got {t}")
+    shape = shape_of(t)
+    if len(shape) == 0 or shape == (1,):
+        return
+    if len(shape) != 1:
+        raise VerifyException(f"operand '{operand}' must be a scalar or 1-D, got {t}")
+    if not data_shape:
+        raise VerifyException(f"operand '{operand}' is per-axis but the data is a scalar")
+    ax = normalize_axis(axis, len(data_shape))
+    if shape[0] != data_shape[ax]:
+        raise VerifyException(
+            f"operand '{operand}' has {shape[0]} elements but the data has {data_shape[ax]} along axis {axis}"
+        )
+
+
+# --------------------------------------------------------------------------------------
+# Convolution, dense, matmul
+# --------------------------------------------------------------------------------------
+
+
+@relay_op
+class Conv2DOp(RelayOp):
+    """2-D convolution, NCHW data and OIHW weight; padding is (top, left, bottom, right)."""
+
+    name = "relay.nn.conv2d"
+    PROPS = CONV_PROPS
+    data = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d, w = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "weight")
+        _float(d, "data")
+        _same_elem(d, w, "data", "weight")
+        return [tensor(_conv_like(d, w, props), d.element_type)]
+
+
+@relay_op
+class DenseOp(RelayOp):
+    """y = x · Wᵀ: data [..., K], weight [N, K] -> [..., N] (TVM's nn.dense)."""
+
+    name = "relay.nn.dense"
+    data = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d, w = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "weight")
+        _float(d, "data")
+        _same_elem(d, w, "data", "weight")
+        ds = shape_of(d)
+        n, k = _rank(w, 2, "weight")
+        if not ds:
+            raise VerifyException("operand 'data' must have rank >= 1")
+        if ds[-1] != k:
+            raise VerifyException(f"operand 'weight' has K = {k} but 'data' has K = {ds[-1]}")
+        return [tensor(ds[:-1] + (n,), d.element_type)]
+
+
+@relay_op
+class MatmulOp(RelayOp):
+    """2-D matrix product with optional transposes (TVM's nn.matmul)."""
+
+    name = "relay.nn.matmul"
+    PROPS = (Bool("transpose_a", False), Bool("transpose_b", False))
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        a, b = _tensor_type(ts[0], "lhs"), _tensor_type(ts[1], "rhs")
+        _float(a, "lhs")
+        _same_elem(a, b, "lhs", "rhs")
+        m, k = _rank(a, 2, "lhs")
+        k2, n = _rank(b, 2, "rhs")
+        if props["transpose_a"]:
+            m, k = k, m
+        if props["transpose_b"]:
+            k2, n = n, k2
+        if k != k2:
+            raise VerifyException(f"contraction sizes differ: 'lhs' has {k}, 'rhs' has {k2}")
+        return [tensor((m, n), a.element_type)]
+
+
+@relay_op
+class BatchMatmulOp(RelayOp):
+    """Batched matrix product over the last two dims; leading dims broadcast (numpy).
+
+    As in TVM, `transpose_b` defaults to true: rhs is [..., N, K]."""
+
+    name = "relay.nn.batch_matmul"
+    PROPS = (Bool("transpose_a", False), Bool("transpose_b", True))
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        a, b = _tensor_type(ts[0], "lhs"), _tensor_type(ts[1], "rhs")
+        _float(a, "lhs")
+        _same_elem(a, b, "lhs", "rhs")
+        sa, sb = shape_of(a), shape_of(b)
+        if len(sa) < 2 or len(sb) < 2:
+            raise VerifyException(f"operands must have rank >= 2, got {a} and {b}")
+        m, k = sa[-2:]
+        k2, n = sb[-2:]
+        if props["transpose_a"]:
+            m, k = k, m
+        if props["transpose_b"]:
+            k2, n = n, k2
+        if k != k2:
+            raise VerifyException(f"contraction sizes differ: 'lhs' has {k}, 'rhs' has {k2}")
+        batch = broadcast_shapes(sa[:-2], sb[:-2])
+        return [tensor(batch + (m, n), a.element_type)]
+
+
+@relay_op
+class BiasAddOp(RelayOp):
+    """Adds a 1-D bias along `axis`."""
+
+    name = "relay.nn.bias_add"
+    PROPS = (Int("axis", 1),)
+    data = operand_def(TensorType)
+    bias = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d, b = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "bias")
+        _same_elem(d, b, "data", "bias")
+        ds = shape_of(d)
+        (nb,) = _rank(b, 1, "bias")
+        ax = normalize_axis(props["axis"], len(ds), "property 'axis'")
+        if ds[ax] != nb:
+            raise VerifyException(f"operand 'bias' has {nb} elements but 'data' has {ds[ax]} along axis {ax}")
+        return [d]
+
+
+# --------------------------------------------------------------------------------------
+# Elementwise
+# --------------------------------------------------------------------------------------
+
+
+class BinaryOp(RelayOp):
+    """Elementwise binary op with numpy broadcasting."""
+
+    SAME_TYPE_SYNTAX = True
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        a, b = _tensor_type(ts[0], "lhs"), _tensor_type(ts[1], "rhs")
+        _same_elem(a, b, "lhs", "rhs")
+        return [tensor(broadcast_shapes(shape_of(a), shape_of(b)), a.element_type)]
+
+
+@relay_op
+class AddOp(BinaryOp):
+    name = "relay.add"
+
+
+@relay_op
+class SubtractOp(BinaryOp):
+    name = "relay.subtract"
+
+
+@relay_op
+class MultiplyOp(BinaryOp):
+    name = "relay.multiply"
+
+
+@relay_op
+class DivideOp(BinaryOp):
+    """Float division; integer division truncates toward zero (C, ONNX)."""
+
+    name = "relay.divide"
+
+
+class UnaryOp(RelayOp):
+    """Elementwise op whose result has the operand's type."""
+
+    SAME_TYPE_SYNTAX = True
+    FLOAT_ONLY: ClassVar[bool] = True
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        if cls.FLOAT_ONLY:
+            _float(d, "data")
+        cls.check_props(props)
+        return [d]
+
+    @classmethod
+    def check_props(cls, props):
+        pass
+
+
+@relay_op
+class ReluOp(UnaryOp):
+    name = "relay.nn.relu"
+    FLOAT_ONLY = False
+
+
+@relay_op
+class ClipOp(UnaryOp):
+    """min(max(x, a_min), a_max)."""
+
+    name = "relay.clip"
+    FLOAT_ONLY = False
+    PROPS = (Float("a_min"), Float("a_max"))
+
+    @classmethod
+    def check_props(cls, props):
+        if props["a_min"] is None or props["a_max"] is None:
+            raise VerifyException("properties 'a_min' and 'a_max' are required")
+
+
+@relay_op
+class SigmoidOp(UnaryOp):
+    name = "relay.sigmoid"
+
+
+@relay_op
+class TanhOp(UnaryOp):
+    name = "relay.tanh"
+
+
+@relay_op
+class ErfOp(UnaryOp):
+    name = "relay.erf"
+
+
+@relay_op
+class GeluOp(UnaryOp):
+    """GELU; `approximate = "tanh"` uses the tanh formula (ONNX Gelu-20)."""
+
+    name = "relay.nn.gelu"
+    PROPS = (Str("approximate", "none", choices=("none", "tanh")),)
+
+
+@relay_op
+class LeakyReluOp(UnaryOp):
+    name = "relay.nn.leaky_relu"
+    PROPS = (Float("alpha", 0.01),)
+
+
+@relay_op
+class SoftmaxOp(UnaryOp):
+    name = "relay.nn.softmax"
+    PROPS = (Int("axis", -1),)
+
+    @classmethod
+    def infer(cls, ts, props):
+        (d,) = super().infer(ts, props)
+        normalize_axis(props["axis"], len(shape_of(d)), "property 'axis'")
+        return [d]
+
+
+# --------------------------------------------------------------------------------------
+# Pooling and normalization
+# --------------------------------------------------------------------------------------
+
+
+def _pool(ts, props, ceil_mode: bool):
+    d = _tensor_type(ts[0], "data")
+    n, c, h, w = _rank(d, 4, "data")
+    k = _len(props, "pool_size", 2)
+    s = _len(props, "strides", 2)
+    dil = _len(props, "dilation", 2)
+    p = _len(props, "padding", 4)
+    for name in ("pool_size", "strides", "dilation"):
+        _positive(props, name)
+    _non_negative(props, "padding")
+    if p[0] >= k[0] * dil[0] or p[2] >= k[0] * dil[0] or p[1] >= k[1] * dil[1] or p[3] >= k[1] * dil[1]:
+        raise VerifyException(f"property 'padding' {list(p)} must be smaller than the window {list(k)}")
+    oh = pool_out_dim(h, k[0], s[0], dil[0], p[0], p[2], ceil_mode)
+    ow = pool_out_dim(w, k[1], s[1], dil[1], p[1], p[3], ceil_mode)
+    if oh < 1 or ow < 1:
+        raise VerifyException(f"the window {list(k)} does not fit the padded input {h}x{w}")
+    return [tensor((n, c, oh, ow), d.element_type)]
+
+
+POOL_PROPS = (
+    Ints("pool_size"),
+    Ints("strides", (1, 1)),
+    Ints("dilation", (1, 1)),
+    Ints("padding", (0, 0, 0, 0)),
+    Bool("ceil_mode", False),
+)
+
+
+@relay_op
+class MaxPool2DOp(RelayOp):
+    """Max pooling (padding never wins the max)."""
+
+    name = "relay.nn.max_pool2d"
+    PROPS = POOL_PROPS
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        if props["pool_size"] is None:
+            raise VerifyException("missing property 'pool_size'")
+        return _pool(ts, props, props["ceil_mode"])
+
+
+@relay_op
+class AvgPool2DOp(RelayOp):
+    """Average pooling; `count_include_pad` counts padded cells (never cells past the
+    end that only `ceil_mode` adds)."""
+
+    name = "relay.nn.avg_pool2d"
+    PROPS = POOL_PROPS + (Bool("count_include_pad", False),)
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        if props["pool_size"] is None:
+            raise VerifyException("missing property 'pool_size'")
+        d = _tensor_type(ts[0], "data")
+        _float(d, "data")
+        return _pool(ts, props, props["ceil_mode"])
+
+
+@relay_op
+class GlobalAvgPool2DOp(RelayOp):
+    name = "relay.nn.global_avg_pool2d"
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        _float(d, "data")
+        n, c, _, _ = _rank(d, 4, "data")
+        return [tensor((n, c, 1, 1), d.element_type)]
+
+
+@relay_op
+class BatchNormOp(RelayOp):
+    """Inference batch norm with running statistics:
+    y = (x - mean) / sqrt(var + epsilon) * gamma + beta along `axis`."""
+
+    name = "relay.nn.batch_norm"
+    PROPS = (Int("axis", 1), Float("epsilon", 1e-5))
+    data = operand_def(TensorType)
+    gamma = operand_def(TensorType)
+    beta = operand_def(TensorType)
+    moving_mean = operand_def(TensorType)
+    moving_var = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        _float(d, "data")
+        ds = shape_of(d)
+        ax = normalize_axis(props["axis"], len(ds), "property 'axis'")
+        for t, name in zip(ts[1:], ("gamma", "beta", "moving_mean", "moving_var")):
+            t = _tensor_type(t, name)
+            _same_elem(d, t, "data", name)
+            (n,) = _rank(t, 1, name)
+            if n != ds[ax]:
+                raise VerifyException(f"operand '{name}' has {n} elements but 'data' has {ds[ax]} along axis {ax}")
+        return [d]
+
+
+@relay_op
+class LayerNormOp(RelayOp):
+    """Layer norm over the trailing axes starting at `axis` (ONNX LayerNormalization);
+    gamma and beta have the normalized shape."""
+
+    name = "relay.nn.layer_norm"
+    PROPS = (Int("axis", -1), Float("epsilon", 1e-5))
+    data = operand_def(TensorType)
+    gamma = operand_def(TensorType)
+    beta = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        _float(d, "data")
+        ds = shape_of(d)
+        ax = normalize_axis(props["axis"], len(ds), "property 'axis'")
+        for t, name in zip(ts[1:], ("gamma", "beta")):
+            t = _tensor_type(t, name)
+            _same_elem(d, t, "data", name)
+            if shape_of(t) != ds[ax:]:
+                raise VerifyException(f"operand '{name}' must have the normalized shape {list(ds[ax:])}, got {t}")
+        return [d]
+
+
+@relay_op
+class MeanOp(RelayOp):
+    """Mean over `axis` (all axes when absent; the complement when `exclude`)."""
+
+    name = "relay.mean"
+    PROPS = (Ints("axis", optional=True), Bool("keepdims", False), Bool("exclude", False))
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def reduced_axes(cls, rank: int, props) -> tuple[int, ...]:
+        axes = props["axis"]
+        if axes is None:
+            red = set(range(rank))
+        else:
+            red = set()
+            for a in axes:
+                na = normalize_axis(a, rank, "property 'axis' entry")
+                if na in red:
+                    raise VerifyException(f"property 'axis' repeats axis {a}")
+                red.add(na)
+        if props["exclude"]:
+            red = set(range(rank)) - red
+        return tuple(sorted(red))
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        _float(d, "data")
+        ds = shape_of(d)
+        red = cls.reduced_axes(len(ds), props)
+        if props["keepdims"]:
+            out = tuple(1 if i in red else s for i, s in enumerate(ds))
+        else:
+            out = tuple(s for i, s in enumerate(ds) if i not in red)
+        return [tensor(out, d.element_type)]
+
+
+# --------------------------------------------------------------------------------------
+# Shape manipulation
+# --------------------------------------------------------------------------------------
+
+
+def resolve_newshape(in_shape: Sequence[int], newshape: Sequence[int]) -> tuple[int, ...]:
+    """TVM/ONNX reshape codes: 0 copies the input dim, -1 is inferred (at most one)."""
+    out = []
+    infer_at = None
+    for i, s in enumerate(newshape):
+        if s == 0:
+            if i >= len(in_shape):
+                raise VerifyException(f"property 'newshape' copies dimension {i} that the input lacks")
+            out.append(in_shape[i])
+        elif s == -1:
+            if infer_at is not None:
+                raise VerifyException("property 'newshape' has more than one -1")
+            infer_at = i
+            out.append(1)
+        elif s < -1:
+            raise VerifyException(f"property 'newshape' has an invalid entry {s}")
+        else:
+            out.append(s)
+    total = numel(in_shape)
+    if infer_at is not None:
+        known = numel(out)
+        if known == 0 or total % known:
+            raise VerifyException(f"cannot reshape {list(in_shape)} to {list(newshape)}")
+        out[infer_at] = total // known
+    if numel(out) != total:
+        raise VerifyException(f"cannot reshape {list(in_shape)} ({total} elements) to {out} ({numel(out)} elements)")
+    return tuple(out)
+
+
+@relay_op
+class ReshapeOp(RelayOp):
+    name = "relay.reshape"
+    PROPS = (Ints("newshape"),)
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        if props["newshape"] is None:
+            raise VerifyException("missing property 'newshape'")
+        return [tensor(resolve_newshape(shape_of(d), props["newshape"]), d.element_type)]
+
+
+@relay_op
+class TransposeOp(RelayOp):
+    """Permutes dims; without `axes`, reverses them."""
+
+    name = "relay.transpose"
+    PROPS = (Ints("axes", optional=True),)
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def perm(cls, rank: int, axes) -> tuple[int, ...]:
+        if axes is None:
+            return tuple(reversed(range(rank)))
+        if len(axes) != rank:
+            raise VerifyException(f"property 'axes' must have {rank} entries, got {list(axes)}")
+        perm = tuple(normalize_axis(a, rank, "property 'axes' entry") for a in axes)
+        if sorted(perm) != list(range(rank)):
+            raise VerifyException(f"property 'axes' {list(axes)} is not a permutation")
+        return perm
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        ds = shape_of(d)
+        return [tensor(tuple(ds[p] for p in cls.perm(len(ds), props["axes"])), d.element_type)]
+
+
+@relay_op
+class ConcatenateOp(RelayOp):
+    name = "relay.concatenate"
+    PROPS = (Int("axis", 0),)
+    inputs = var_operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def group_operands(cls, values):
+        return [values]
+
+    @classmethod
+    def infer(cls, ts, props):
+        if not ts:
+            raise VerifyException("needs at least one operand")
+        first = _tensor_type(ts[0], "inputs[0]")
+        fs = shape_of(first)
+        if not fs:
+            raise VerifyException("operands must have rank >= 1")
+        ax = normalize_axis(props["axis"], len(fs), "property 'axis'")
+        total = 0
+        for i, t in enumerate(ts):
+            t = _tensor_type(t, f"inputs[{i}]")
+            s = shape_of(t)
+            if t.element_type != first.element_type:
+                raise VerifyException(f"operand 'inputs[{i}]' has element type {t.element_type}, expected {first.element_type}")
+            if len(s) != len(fs) or any(a != b for j, (a, b) in enumerate(zip(s, fs)) if j != ax):
+                raise VerifyException(f"operand 'inputs[{i}]' {t} does not match {first} outside axis {ax}")
+            total += s[ax]
+        return [tensor(fs[:ax] + (total,) + fs[ax + 1 :], first.element_type)]
+
+
+@relay_op
+class PadOp(RelayOp):
+    """`pad_width` is [before_0, after_0, before_1, after_1, ...]."""
+
+    name = "relay.nn.pad"
+    PROPS = (
+        Ints("pad_width"),
+        Float("pad_value", 0.0),
+        Str("pad_mode", "constant", choices=("constant", "edge", "reflect")),
+    )
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        ds = shape_of(d)
+        if props["pad_width"] is None:
+            raise VerifyException("missing property 'pad_width'")
+        pw = _len(props, "pad_width", 2 * len(ds))
+        _non_negative(props, "pad_width")
+        if props["pad_mode"] == "reflect":
+            for i, s in enumerate(ds):
+                if pw[2 * i] >= s or pw[2 * i + 1] >= s:
+                    raise VerifyException(f"reflect padding of dimension {i} must be smaller than its size {s}")
+        if props["pad_mode"] == "edge" and any(s == 0 for s in ds):
+            raise VerifyException("edge padding needs non-empty dimensions")
+        return [tensor(tuple(s + pw[2 * i] + pw[2 * i + 1] for i, s in enumerate(ds)), d.element_type)]
+
+
+@relay_op
+class BatchFlattenOp(RelayOp):
+    name = "relay.nn.batch_flatten"
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        ds = shape_of(d)
+        if not ds:
+            raise VerifyException("operand 'data' must have rank >= 1")
+        return [tensor((ds[0], numel(ds[1:])), d.element_type)]
+
+
+@relay_op
+class TakeOp(RelayOp):
+    """Gather along `axis` (ONNX Gather; negative indices count from the end)."""
+
+    name = "relay.take"
+    PROPS = (Int("axis", 0),)
+    data = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d, ix = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "indices")
+        if not is_int(ix.element_type):
+            raise VerifyException(f"operand 'indices' must be an integer tensor, got {ix}")
+        ds = shape_of(d)
+        if not ds:
+            raise VerifyException("operand 'data' must have rank >= 1")
+        ax = normalize_axis(props["axis"], len(ds), "property 'axis'")
+        return [tensor(ds[:ax] + shape_of(ix) + ds[ax + 1 :], d.element_type)]
+
+
+@relay_op
+class CastOp(RelayOp):
+    """Element type conversion; float to int truncates toward zero and saturates."""
+
+    name = "relay.cast"
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        raise VerifyException("relay.cast needs its result type")
+
+    def __init__(self, data: SSAValue | Operation, dtype: Attribute):
+        v = SSAValue.get(data)
+        super().__init__(v, result_types=[tensor(shape_of(v.type), dtype)])
+
+    def verify_(self) -> None:
+        a, r = self.data.type, self.result.type
+        if shape_of(a) != shape_of(r):
+            raise VerifyException(f"result shape {r} must equal the operand shape {a}")
+
+    @classmethod
+    def parse_types(cls, parser, n_operands):
+        parser.parse_punctuation(":")
+        a = parser.parse_type()
+        parser.parse_punctuation("->")
+        return [a], [parser.parse_type()]
+
+    def print_types(self, printer):
+        printer.print_string(" : ")
+        printer.print_attribute(self.data.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+
+@irdl_op_definition
+class ConstantOp(IRDLOperation):
+    """A constant tensor: inline (`dense<...>`) or `external "name"`, a tensor of the
+    weights file named by the enclosing module's `relay.weights` attribute."""
+
+    name = "relay.constant"
+    value = opt_prop_def(DenseIntOrFPElementsAttr)
+    external = opt_prop_def(StringAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: DenseIntOrFPElementsAttr | None = None, *, external: str | None = None,
+                 type: TensorType | None = None, attributes: dict[str, Attribute] | None = None):
+        props: dict[str, Attribute] = {}
+        if value is not None:
+            props["value"] = value
+            type = value.type
+        if external is not None:
+            props["external"] = StringAttr(external)
+        assert type is not None
+        super().__init__(result_types=[type], properties=props, attributes=attributes or {})
+
+    def verify_(self) -> None:
+        if (self.value is None) == (self.external is None):
+            raise VerifyException("needs exactly one of an inline value and an external name")
+        if self.value is not None and self.value.type != self.result.type:
+            raise VerifyException(f"value type {self.value.type} does not match the result type {self.result.type}")
+        if self.external is not None:
+            module = self.parent_op()
+            while module is not None and not isinstance(module, ModuleOp):
+                module = module.parent_op()
+            if module is not None and WEIGHTS_ATTR not in module.attributes:
+                raise VerifyException(
+                    f"external constant '{self.external.data}' needs a '{WEIGHTS_ATTR}' attribute on the module"
+                )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        if self.value is not None:
+            printer.print_attribute(self.value)
+        else:
+            assert self.external is not None
+            printer.print_string("external ")
+            printer.print_attribute(self.external)
+            printer.print_string(" : ")
+            printer.print_attribute(self.result.type)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        if parser.parse_optional_keyword("external") is not None:
+            name = parser.parse_str_literal()
+            parser.parse_punctuation(":")
+            t = parser.parse_type()
+            attrs = parser.parse_optional_attr_dict()
+            if not isinstance(t, TensorType):
+                parser.raise_error(f"relay.constant needs a tensor type, got {t}")
+            return cls(external=name, type=t, attributes=attrs)
+        pos = parser.pos
+        value = parser.parse_attribute()
+        if not isinstance(value, DenseIntOrFPElementsAttr) or not isinstance(value.type, TensorType):
+            parser.raise_error("relay.constant expects dense<...> : tensor<...> or external \"name\"", pos, parser.pos)
+        attrs = parser.parse_optional_attr_dict()
+        return cls(value, attributes=attrs)
+
+
+WEIGHTS_ATTR = "relay.weights"
+"""Module attribute: path of the file holding the tensors of `external` constants."""
+
+
+# --------------------------------------------------------------------------------------
+# Quantized ops (qnn)
+# --------------------------------------------------------------------------------------
+
+
+@relay_op
+class QuantizeOp(RelayOp):
+    """q = saturate(round_half_even(x / scale) + zero_point) (ONNX QuantizeLinear)."""
+
+    name = "relay.qnn.quantize"
+    PROPS = (Int("axis", -1),)
+    data = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        raise VerifyException("relay.qnn.quantize needs its result type")
+
+    def __init__(self, data, scale, zero_point, *, axis: int = -1):
+        zp = SSAValue.get(zero_point)
+        d = SSAValue.get(data)
+        super().__init__(d, scale, zp, axis=axis,
+                         result_types=[tensor(shape_of(d.type), zp.type.element_type)])
+
+    def verify_(self) -> None:
+        d = _tensor_type(self.data.type, "data")
+        _float(d, "data")
+        r = self.result.type
+        if shape_of(r) != shape_of(d):
+            raise VerifyException(f"result shape {r} must equal the data shape {d}")
+        if not is_int(r.element_type):
+            raise VerifyException(f"result must have an integer element type, got {r}")
+        ax = self.prop("axis")
+        _quant_param(self.scale.type, "scale", shape_of(d), ax, want_float=True)
+        _quant_param(self.zero_point.type, "zero_point", shape_of(d), ax, want_float=False)
+        if self.zero_point.type.element_type != r.element_type:
+            raise VerifyException(
+                f"operand 'zero_point' has element type {self.zero_point.type.element_type}, "
+                f"expected the result's {r.element_type}"
+            )
+
+
+@relay_op
+class DequantizeOp(RelayOp):
+    """x = (q - zero_point) * scale (ONNX DequantizeLinear), f32 result."""
+
+    name = "relay.qnn.dequantize"
+    PROPS = (Int("axis", -1),)
+    data = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        if not is_int(d.element_type):
+            raise VerifyException(f"operand 'data' must have an integer element type, got {d}")
+        ds = shape_of(d)
+        _quant_param(ts[1], "scale", ds, props["axis"], want_float=True)
+        _quant_param(ts[2], "zero_point", ds, props["axis"], want_float=False)
+        if ts[2].element_type != d.element_type:
+            raise VerifyException(
+                f"operand 'zero_point' has element type {ts[2].element_type}, expected the data's {d.element_type}"
+            )
+        return [tensor(ds, ts[1].element_type)]
+
+
+@relay_op
+class RequantizeOp(RelayOp):
+    """q_out = saturate(round_half_even(f32((q - in_zp) * in_scale) / out_scale) + out_zp),
+    computed in f32 exactly as DequantizeLinear followed by QuantizeLinear."""
+
+    name = "relay.qnn.requantize"
+    PROPS = (Int("axis", -1),)
+    data = operand_def(TensorType)
+    input_scale = operand_def(TensorType)
+    input_zero_point = operand_def(TensorType)
+    output_scale = operand_def(TensorType)
+    output_zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        if not is_int(d.element_type):
+            raise VerifyException(f"operand 'data' must have an integer element type, got {d}")
+        ds = shape_of(d)
+        ax = props["axis"]
+        _quant_param(ts[1], "input_scale", ds, ax, want_float=True)
+        _quant_param(ts[2], "input_zero_point", ds, ax, want_float=False)
+        _quant_param(ts[3], "output_scale", ds, ax, want_float=True)
+        _quant_param(ts[4], "output_zero_point", ds, ax, want_float=False)
+        if ts[2].element_type != d.element_type:
+            raise VerifyException(
+                f"operand 'input_zero_point' has element type {ts[2].element_type}, expected {d.element_type}"
+            )
+        return [tensor(ds, ts[4].element_type)]
+
+
+@relay_op
+class QnnConv2DOp(RelayOp):
+    """Integer convolution: sum((x - input_zp) * (w - kernel_zp)) accumulated in i32.
+    The scales ride along for the requantize that follows (TVM's qnn.conv2d)."""
+
+    name = "relay.qnn.conv2d"
+    PROPS = CONV_PROPS
+    data = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    input_zero_point = operand_def(TensorType)
+    kernel_zero_point = operand_def(TensorType)
+    input_scale = operand_def(TensorType)
+    kernel_scale = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d, w = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "weight")
+        for t, n in ((d, "data"), (w, "weight")):
+            if not is_int8(t.element_type):
+                raise VerifyException(f"operand '{n}' must have an 8-bit integer element type, got {t}")
+        out = _conv_like(d, w, props)
+        _quant_param(ts[2], "input_zero_point", shape_of(d), 1, want_float=False)
+        _quant_param(ts[4], "input_scale", shape_of(d), 1, want_float=True)
+        if numel(shape_of(ts[2])) != 1 or numel(shape_of(ts[4])) != 1:
+            raise VerifyException("operands 'input_zero_point' and 'input_scale' must be scalars")
+        _quant_param(ts[3], "kernel_zero_point", shape_of(w), 0, want_float=False)
+        _quant_param(ts[5], "kernel_scale", shape_of(w), 0, want_float=True)
+        return [tensor(out, IntegerType(32))]
+
+
+@relay_op
+class QnnDenseOp(RelayOp):
+    """Integer dense: data [..., K] (i8/u8), weight [N, K] (i8/u8) -> i32 [..., N]."""
+
+    name = "relay.qnn.dense"
+    data = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    input_zero_point = operand_def(TensorType)
+    kernel_zero_point = operand_def(TensorType)
+    input_scale = operand_def(TensorType)
+    kernel_scale = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d, w = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "weight")
+        for t, n in ((d, "data"), (w, "weight")):
+            if not is_int8(t.element_type):
+                raise VerifyException(f"operand '{n}' must have an 8-bit integer element type, got {t}")
+        ds = shape_of(d)
+        n, k = _rank(w, 2, "weight")
+        if not ds or ds[-1] != k:
+            raise VerifyException(f"operand 'weight' has K = {k} but 'data' is {d}")
+        _quant_param(ts[2], "input_zero_point", ds, -1, want_float=False)
+        _quant_param(ts[4], "input_scale", ds, -1, want_float=True)
+        if numel(shape_of(ts[2])) != 1 or numel(shape_of(ts[4])) != 1:
+            raise VerifyException("operands 'input_zero_point' and 'input_scale' must be scalars")
+        _quant_param(ts[3], "kernel_zero_point", (n, k), 0, want_float=False)
+        _quant_param(ts[5], "kernel_scale", (n, k), 0, want_float=True)
+        return [tensor(ds[:-1] + (n,), IntegerType(32))]
+
+
+@relay_op
+class QnnAddOp(RelayOp):
+    """Quantized add: quantize(dequantize(lhs) + dequantize(rhs)) in f32, broadcasting."""
+
+    name = "relay.qnn.add"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    lhs_scale = operand_def(TensorType)
+    lhs_zero_point = operand_def(TensorType)
+    rhs_scale = operand_def(TensorType)
+    rhs_zero_point = operand_def(TensorType)
+    output_scale = operand_def(TensorType)
+    output_zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        a, b = _tensor_type(ts[0], "lhs"), _tensor_type(ts[1], "rhs")
+        for t, n in ((a, "lhs"), (b, "rhs")):
+            if not is_int8(t.element_type):
+                raise VerifyException(f"operand '{n}' must have an 8-bit integer element type, got {t}")
+        names = ("lhs_scale", "lhs_zero_point", "rhs_scale", "rhs_zero_point", "output_scale", "output_zero_point")
+        for t, n in zip(ts[2:], names):
+            _quant_param(t, n, (), 0, want_float="scale" in n)
+            if numel(shape_of(t)) != 1:
+                raise VerifyException(f"operand '{n}' must be a scalar")
+        for zp, data, n in ((ts[3], a, "lhs_zero_point"), (ts[5], b, "rhs_zero_point")):
+            if zp.element_type != data.element_type:
+                raise VerifyException(f"operand '{n}' has element type {zp.element_type}, expected {data.element_type}")
+        return [tensor(broadcast_shapes(shape_of(a), shape_of(b)), ts[7].element_type)]
+
+
+# --------------------------------------------------------------------------------------
+# Composites
+# --------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class CompositeOp(IRDLOperation):
+    """A matched subgraph kept together (TVM's Composite function), named `<target>.<pattern>`:
+
+        %y = relay.composite "npu.conv2d_bias_relu" (%x, %w, %b) : (...) -> tensor<...> {
+        ^bb0(%a: tensor<...>, %k: tensor<...>, %c: tensor<...>):
+          ...
+          relay.yield %r : tensor<...>
+        }
+    """
+
+    name = "relay.composite"
+    pattern = prop_def(StringAttr)
+    inputs = var_operand_def(TensorType)
+    outputs = var_result_def(TensorType)
+    body = region_def("single_block")
+    traits = traits_def(IsolatedFromAbove(), Pure())
+
+    def __init__(self, pattern: str, inputs: Sequence[SSAValue], result_types: Sequence[Attribute], body: Region,
+                 attributes: dict[str, Attribute] | None = None):
+        super().__init__(operands=[list(inputs)], result_types=[list(result_types)],
+                         properties={"pattern": StringAttr(pattern)}, regions=[body],
+                         attributes=attributes or {})
+
+    def verify_(self) -> None:
+        if "." not in self.pattern.data:
+            raise VerifyException(f"pattern name '{self.pattern.data}' must be '<target>.<pattern>'")
+        block = self.body.block
+        if len(block.args) != len(self.inputs):
+            raise VerifyException(f"body has {len(block.args)} arguments for {len(self.inputs)} inputs")
+        for i, (a, v) in enumerate(zip(block.args, self.inputs)):
+            if a.type != v.type:
+                raise VerifyException(f"body argument #{i} has type {a.type}, input has {v.type}")
+        term = block.last_op
+        if not isinstance(term, YieldOp):
+            raise VerifyException("body must end with relay.yield")
+        got = [v.type for v in term.values]
+        want = [r.type for r in self.outputs]
+        if got != want:
+            raise VerifyException(f"relay.yield types {got} do not match the results {want}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.pattern)
+        printer.print_string(" (")
+        printer.print_list(self.inputs, printer.print_operand)
+        printer.print_string(")")
+        if self.attributes:
+            printer.print_op_attributes(self.attributes)
+        printer.print_string(" : (")
+        printer.print_list([v.type for v in self.inputs], printer.print_attribute)
+        printer.print_string(") -> ")
+        outs = [r.type for r in self.outputs]
+        if len(outs) == 1:
+            printer.print_attribute(outs[0])
+        else:
+            printer.print_string("(")
+            printer.print_list(outs, printer.print_attribute)
+            printer.print_string(")")
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=True)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pattern = parser.parse_str_literal()
+        unresolved = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        ins = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+        parser.parse_punctuation("->")
+        if parser.parse_optional_punctuation("(") is not None:
+            outs = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            parser.parse_punctuation(")")
+        else:
+            outs = [parser.parse_type()]
+        if len(ins) != len(unresolved):
+            parser.raise_error(f"relay.composite has {len(unresolved)} inputs but {len(ins)} input types")
+        operands = [parser.resolve_operand(u, t) for u, t in zip(unresolved, ins)]
+        body = parser.parse_region()
+        return cls(pattern, operands, outs, body, attrs)
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Terminator of a `relay.composite` body."""
+
+    name = "relay.yield"
+    values = var_operand_def(TensorType)
+    traits = traits_def(IsTerminator(), HasParent(CompositeOp))
+    assembly_format = "attr-dict ($values^ `:` type($values))?"
+
+    def __init__(self, *values: SSAValue | Operation):
+        super().__init__(operands=[[SSAValue.get(v) for v in values]])
+
+
+# --------------------------------------------------------------------------------------
+
+GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
+    Conv2DOp, DenseOp, MatmulOp, BatchMatmulOp, BiasAddOp,
+    AddOp, SubtractOp, MultiplyOp, DivideOp,
+    ReluOp, ClipOp, SigmoidOp, TanhOp, ErfOp, GeluOp, LeakyReluOp, SoftmaxOp,
+    MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, BatchNormOp, LayerNormOp, MeanOp,
+    ReshapeOp, TransposeOp, ConcatenateOp, PadOp, BatchFlattenOp, TakeOp, CastOp, ConstantOp,
+    QuantizeOp, DequantizeOp, RequantizeOp, QnnConv2DOp, QnnDenseOp, QnnAddOp,
+)  # fmt: skip
+
+Relay = Dialect("relay", [*GRAPH_OPS, CompositeOp, YieldOp], [])

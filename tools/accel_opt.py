@@ -1,0 +1,183 @@
+"""accel-opt: mlir-opt for accel, on xDSL's opt driver.
+
+    accel-opt [FILE|-] [-p PIPELINE] [--target T] [-t mlir|c] [-o OUT] [xdsl-opt flags]
+    accel-opt --list-passes
+
+`-t` chooses the output (`mlir`, ...); `--target` names the accelerator that passes use
+when their own `target` option is not given. A `.onnx` input (or `-f onnx`) is imported
+first. Every error is one line on stderr and exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+from collections.abc import Sequence
+from io import StringIO
+from typing import IO
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from compiler.diagnostics import CompileError, LocatingParser, format_error, verify_located
+from compiler.tensors import set_ir_dir
+from compiler.transforms import ACCEL_PASSES
+
+
+def _die(message: str) -> None:
+    print(f"accel-opt: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+class AccelOptMain(xDSLOptMain):
+    version_format = "accel-opt (xdsl {xdsl_version})"
+
+    def register_all_dialects(self):
+        super().register_all_dialects()
+        from dialects import ACCEL_DIALECTS
+
+        for name, factory in ACCEL_DIALECTS.items():
+            self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self):
+        super().register_all_passes()
+        for name, factory in ACCEL_PASSES.items():
+            self.register_pass(name, factory)
+
+    def register_all_targets(self):
+        super().register_all_targets()
+        from compiler.backend import ACCEL_OUTPUT_TARGETS
+
+        self.available_targets.update(ACCEL_OUTPUT_TARGETS)
+
+    def register_all_frontends(self):
+        super().register_all_frontends()
+        self.available_frontends["onnx"] = self._import_onnx
+
+    def _import_onnx(self, io: IO[bytes]) -> ModuleOp:
+        from compiler.frontend.onnx import import_onnx_file
+
+        return import_onnx_file(self.args.input_file or "-", data=io.read())
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
+        # `--target` names the accelerator here (as in accel-compile); xdsl-opt's output
+        # target keeps its short form `-t` and gets the long form `--emit`.
+        original = arg_parser.add_argument
+
+        def add_argument(*names, **kwargs):
+            if names == ("-t", "--target"):
+                names = ("-t", "--emit")
+                kwargs["dest"] = "target"
+            return original(*names, **kwargs)
+
+        arg_parser.add_argument = add_argument  # type: ignore[method-assign]
+        try:
+            super().register_all_arguments(arg_parser)
+        finally:
+            arg_parser.add_argument = original  # type: ignore[method-assign]
+        arg_parser.add_argument(
+            "--target", dest="accel_target", default=None,
+            help="accelerator description (built-in name or path to a .toml) for passes that need one",
+        )
+        arg_parser.add_argument("--list-passes", action="store_true", help="list accel's passes with their options")
+        arg_parser.error = lambda message: _die(f"error: {message}")  # type: ignore[method-assign]
+
+    def setup_pipeline(self):
+        def callback(previous: ModulePass | None, module: ModuleOp, next_pass: ModulePass | None) -> None:
+            if not self.args.disable_verify:
+                verify_located(module)
+            if previous is not None and next_pass is not None and self.args.print_between_passes:
+                print(f"// -----// IR after {previous.name} //----- //")
+                Printer(stream=sys.stdout).print_op(module)
+                print("\n")
+
+        pipeline = PassPipeline.parse_spec(self.available_passes, self.args.passes, callback)
+        passes = tuple(self._with_target(p) for p in pipeline.passes)
+        self.pipeline = PassPipeline(passes, callback)
+
+    def _with_target(self, p: ModulePass) -> ModulePass:
+        """Fill a pass's `target` option from `--target` when the pipeline left it unset."""
+        names = {f.name for f in dataclasses.fields(p)}
+        if "target" in names and getattr(p, "target") in (None, "") and self.args.accel_target:
+            return dataclasses.replace(p, target=self.args.accel_target)
+        return p
+
+    def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:
+        if file_extension == "mlir":
+            parser = LocatingParser(self.ctx, chunk.read(), self.get_input_name(), line_offset=start_offset)
+            return parser.parse_module(not self.args.no_implicit_module)
+        return super().parse_chunk(chunk, file_extension, start_offset)
+
+    def apply_passes(self, prog: ModuleOp):
+        if not self.pipeline.passes and not self.args.disable_verify:
+            verify_located(prog)
+        super().apply_passes(prog)
+
+    def run(self):
+        if self.args.list_passes:
+            print(list_passes(), end="")
+            return
+        if self.args.input_file is not None:
+            set_ir_dir(os.path.dirname(os.path.abspath(self.args.input_file)))
+        chunks, file_extension = self.prepare_input()
+        outputs: list[str] = []
+        for i, (chunk, offset) in enumerate(chunks):
+            try:
+                module = self.parse_chunk(chunk, file_extension, offset)
+                if module is not None:
+                    self.apply_passes(module)
+                    outputs.append(self.output_resulting_program(module))
+            except ParseError as e:
+                e.span = dataclasses.replace(e.span, line_offset=offset)
+                if not self.args.parsing_diagnostics:
+                    raise
+                outputs.append(format_error(e) + "\n")
+            except (CompileError, DiagnosticException) as e:
+                if not self.args.verify_diagnostics:
+                    raise
+                outputs.append(format_error(e) + "\n")
+            finally:
+                chunk.close()
+        # Write only when everything succeeded: a failing run never truncates `-o`.
+        text = "// -----\n".join(outputs)
+        if self.args.output_file is None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            with open(self.args.output_file, "w") as f:
+                f.write(text)
+
+
+def list_passes() -> str:
+    out = StringIO()
+    for name in sorted(ACCEL_PASSES):
+        cls = ACCEL_PASSES[name]()
+        doc = (cls.__doc__ or "").strip().splitlines()
+        out.write(f"{name}: {doc[0] if doc else ''}\n")
+        for f in dataclasses.fields(cls):
+            default = f.default if f.default is not dataclasses.MISSING else "(required)"
+            if isinstance(default, bool):
+                default = str(default).lower()
+            out.write(f"    {f.name.replace('_', '-')}={default}\n")
+    out.write("xDSL's own passes are available too (see accel-opt -h).\n")
+    return out.getvalue()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    try:
+        AccelOptMain(description="accel optimizer driver", args=argv).run()
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BaseException as e:  # ArgSpecParseError is a BaseException
+        _die(format_error(e))
+
+
+if __name__ == "__main__":
+    main()
