@@ -1,0 +1,507 @@
+"""Reference semantics of the relay ops, as plain numpy functions.
+
+One function per relay op, named after it (`conv2d`, `qnn_requantize`, ...). They take
+numpy arrays and the op's properties as Python values, never IR objects, so they can be
+read (and tested) as the specification of what every later lowering must compute. The
+interpreter (`compiler.runtime.interpreter`) calls them; `docs/semantics.md` summarises
+the rules.
+
+Conventions:
+- Float ops compute in the dtype of their inputs (float32 stays float32); only `erf`
+  (and the exact `gelu`) evaluate the transcendental in float64 and round once.
+- Integer arithmetic wraps like C's fixed-width types, except where a rule below says
+  it saturates (cast, quantize) or raises (integer division by zero, i32 accumulator
+  overflow, `take` index out of range).
+- Data-dependent errors are `ValueError`s with a one-line message; the interpreter turns
+  them into a located `CompileError`.
+- Quantization follows ONNX: QuantizeLinear divides in float32 and rounds half to even,
+  then adds the zero point and saturates to the integer type; DequantizeLinear computes
+  `(q - zp)` exactly and multiplies by the scale in float32.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+# --------------------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------------------
+
+
+def _lowest(dtype: np.dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return -np.inf
+    if dtype == np.bool_:
+        return False
+    return np.iinfo(dtype).min
+
+
+def _windows(x: np.ndarray, kernel: Sequence[int], strides: Sequence[int], dilation: Sequence[int]) -> np.ndarray:
+    """Sliding windows over the last two axes of a padded NCHW array, as a view of
+    shape (N, C, OH, OW, KH, KW) with OH = (H - eff_h) // stride + 1."""
+    (kh, kw), (sh, sw), (dh, dw) = kernel, strides, dilation
+    eff_h, eff_w = dh * (kh - 1) + 1, dw * (kw - 1) + 1
+    view = sliding_window_view(x, (eff_h, eff_w), axis=(2, 3))
+    return view[:, :, ::sh, ::sw, ::dh, ::dw]
+
+
+def _pad_hw(x: np.ndarray, top: int, left: int, bottom: int, right: int, value=0) -> np.ndarray:
+    if not (top or left or bottom or right):
+        return x
+    return np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)), constant_values=value)
+
+
+def _per_axis(param: np.ndarray, ndim: int, axis: int) -> np.ndarray:
+    """A scale or zero point ready to broadcast against data of rank `ndim`:
+    a scalar stays a scalar, a 1-D tensor is laid along `axis`."""
+    param = np.asarray(param)
+    if param.size == 1:
+        return param.reshape(())
+    shape = [1] * ndim
+    shape[axis % ndim] = param.size
+    return param.reshape(shape)
+
+
+def _to_int32(acc: np.ndarray, what: str) -> np.ndarray:
+    """An exact int64 accumulator as the int32 the hardware would hold; raises when
+    an int32 accumulator would have overflowed."""
+    info = np.iinfo(np.int32)
+    if acc.size and (acc.min() < info.min or acc.max() > info.max):
+        raise ValueError(f"{what} overflows the int32 accumulator (range [{acc.min()}, {acc.max()}])")
+    return acc.astype(np.int32)
+
+
+# --------------------------------------------------------------------------------------
+# Convolution, dense, matmul
+# --------------------------------------------------------------------------------------
+
+
+def _conv2d_core(
+    data: np.ndarray,
+    weight: np.ndarray,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    groups: int,
+) -> np.ndarray:
+    """im2col convolution: one batched matrix product per group (BLAS for floats)."""
+    n, c, _, _ = data.shape
+    o, cg, kh, kw = weight.shape
+    og = o // groups
+    top, left, bottom, right = padding
+    windows = _windows(_pad_hw(data, top, left, bottom, right), (kh, kw), strides, dilation)
+    oh, ow = windows.shape[2], windows.shape[3]
+    # (N, G, Cg, OH, OW, KH, KW) -> (G, N*OH*OW, Cg*KH*KW)
+    cols = windows.reshape(n, groups, cg, oh, ow, kh, kw).transpose(1, 0, 3, 4, 2, 5, 6)
+    cols = cols.reshape(groups, n * oh * ow, cg * kh * kw)
+    kernels = weight.reshape(groups, og, cg * kh * kw).transpose(0, 2, 1)
+    out = np.matmul(cols, kernels)  # (G, N*OH*OW, Og)
+    return out.reshape(groups, n, oh, ow, og).transpose(1, 0, 4, 2, 3).reshape(n, o, oh, ow)
+
+
+def conv2d(
+    data: np.ndarray,
+    weight: np.ndarray,
+    strides: Sequence[int] = (1, 1),
+    padding: Sequence[int] = (0, 0, 0, 0),
+    dilation: Sequence[int] = (1, 1),
+    groups: int = 1,
+) -> np.ndarray:
+    """NCHW data, OIHW weight (I = C / groups); padding is (top, left, bottom, right)
+    with zeros. Depthwise is groups == C."""
+    return _conv2d_core(data, weight, strides, padding, dilation, groups).astype(data.dtype, copy=False)
+
+
+def dense(data: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """y = x · Wᵀ with data [..., K] and weight [N, K]."""
+    return np.matmul(data, weight.T)
+
+
+def matmul(lhs: np.ndarray, rhs: np.ndarray, transpose_a: bool = False, transpose_b: bool = False) -> np.ndarray:
+    return np.matmul(lhs.T if transpose_a else lhs, rhs.T if transpose_b else rhs)
+
+
+def batch_matmul(lhs: np.ndarray, rhs: np.ndarray, transpose_a: bool = False, transpose_b: bool = True) -> np.ndarray:
+    """Matrix product of the last two axes; leading axes broadcast. TVM's default
+    `transpose_b=True` takes rhs as [..., N, K]."""
+    a = np.swapaxes(lhs, -1, -2) if transpose_a else lhs
+    b = np.swapaxes(rhs, -1, -2) if transpose_b else rhs
+    return np.matmul(a, b)
+
+
+def bias_add(data: np.ndarray, bias: np.ndarray, axis: int = 1) -> np.ndarray:
+    shape = [1] * data.ndim
+    shape[axis % data.ndim] = bias.size
+    return data + bias.reshape(shape)
+
+
+# --------------------------------------------------------------------------------------
+# Elementwise
+# --------------------------------------------------------------------------------------
+
+
+def add(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return np.add(lhs, rhs)
+
+
+def subtract(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return np.subtract(lhs, rhs)
+
+
+def multiply(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return np.multiply(lhs, rhs)
+
+
+def divide(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Float: IEEE division (x/0 is ±inf or nan). Integer: truncates toward zero as in
+    C and ONNX; division by zero raises."""
+    if lhs.dtype.kind == "f":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.divide(lhs, rhs)
+    if np.any(rhs == 0):
+        raise ValueError("integer division by zero")
+    quotient = np.floor_divide(lhs, rhs)
+    if lhs.dtype.kind == "u":
+        return quotient
+    # floor and truncation differ when the division is inexact and the signs differ.
+    inexact = np.multiply(quotient, rhs) != lhs
+    return np.where(inexact & ((lhs < 0) != (rhs < 0)), quotient + 1, quotient).astype(quotient.dtype, copy=False)
+
+
+def relu(data: np.ndarray) -> np.ndarray:
+    return np.maximum(data, np.zeros((), data.dtype))
+
+
+def clip(data: np.ndarray, a_min: float, a_max: float) -> np.ndarray:
+    """min(max(x, a_min), a_max). For integer data the bounds are rounded inward
+    (ceil(a_min), floor(a_max)) and limited to the type's range."""
+    if data.dtype.kind == "f":
+        lo, hi = np.asarray(a_min, data.dtype), np.asarray(a_max, data.dtype)
+    else:
+        info = np.iinfo(data.dtype)
+        lo = np.asarray(min(max(math.ceil(a_min) if math.isfinite(a_min) else a_min, info.min), info.max), data.dtype)
+        hi = np.asarray(max(min(math.floor(a_max) if math.isfinite(a_max) else a_max, info.max), info.min), data.dtype)
+    return np.minimum(np.maximum(data, lo), hi)
+
+
+def sigmoid(data: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-x)), evaluated without overflow for large |x|."""
+    e = np.exp(-np.abs(data))
+    return np.where(data >= 0, 1 / (1 + e), e / (1 + e)).astype(data.dtype, copy=False)
+
+
+def tanh(data: np.ndarray) -> np.ndarray:
+    return np.tanh(data)
+
+
+_erf64 = np.frompyfunc(math.erf, 1, 1)
+
+
+def erf(data: np.ndarray) -> np.ndarray:
+    """erf via math.erf in float64, rounded once to the input type (correctly rounded
+    for float32)."""
+    return np.asarray(_erf64(data.astype(np.float64)), dtype=np.float64).astype(data.dtype)
+
+
+def gelu(data: np.ndarray, approximate: str = "none") -> np.ndarray:
+    """Exact: x/2 * (1 + erf(x / sqrt 2)). "tanh": x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))
+    (ONNX Gelu-20)."""
+    x = data
+    if approximate == "tanh":
+        inner = np.asarray(math.sqrt(2 / math.pi), x.dtype) * (x + np.asarray(0.044715, x.dtype) * x * x * x)
+        return (np.asarray(0.5, x.dtype) * x * (1 + np.tanh(inner))).astype(x.dtype, copy=False)
+    if approximate != "none":
+        raise ValueError(f"unknown gelu approximation '{approximate}'")
+    x64 = x.astype(np.float64)
+    e = np.asarray(_erf64(x64 * math.sqrt(0.5)), dtype=np.float64)
+    return (0.5 * x64 * (1 + e)).astype(x.dtype)
+
+
+def leaky_relu(data: np.ndarray, alpha: float = 0.01) -> np.ndarray:
+    return np.where(data >= 0, data, data * np.asarray(alpha, data.dtype)).astype(data.dtype, copy=False)
+
+
+def softmax(data: np.ndarray, axis: int = -1) -> np.ndarray:
+    """exp(x - max) / sum(exp(x - max)) along `axis`."""
+    shifted = data - np.max(data, axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+# --------------------------------------------------------------------------------------
+# Pooling and normalization
+# --------------------------------------------------------------------------------------
+
+
+def pool_out_dim(size: int, k: int, stride: int, dil: int, pad_lo: int, pad_hi: int, ceil_mode: bool) -> int:
+    """Output length of a pooling window (the rule of `relay.pool_out_dim`): with
+    `ceil_mode` the last window must still start inside the input or its leading
+    padding, so one output is dropped when it would start in the trailing padding."""
+    eff = dil * (k - 1) + 1
+    span = size + pad_lo + pad_hi - eff
+    if not ceil_mode:
+        return span // stride + 1
+    out = -(-span // stride) + 1
+    if (out - 1) * stride >= size + pad_lo:
+        out -= 1
+    return out
+
+
+def _pool_geometry(shape, pool_size, strides, dilation, padding, ceil_mode):
+    """Output size and the extra trailing cells ceil_mode needs, per spatial axis."""
+    _, _, h, w = shape
+    top, left, bottom, right = padding
+    dims = []
+    for size, k, s, d, lo, hi in ((h, pool_size[0], strides[0], dilation[0], top, bottom),
+                                  (w, pool_size[1], strides[1], dilation[1], left, right)):  # fmt: skip
+        out = pool_out_dim(size, k, s, d, lo, hi, ceil_mode)
+        needed = (out - 1) * s + d * (k - 1) + 1
+        dims.append((out, max(0, needed - (size + lo + hi))))
+    return dims
+
+
+def max_pool2d(
+    data: np.ndarray,
+    pool_size: Sequence[int],
+    strides: Sequence[int] = (1, 1),
+    dilation: Sequence[int] = (1, 1),
+    padding: Sequence[int] = (0, 0, 0, 0),
+    ceil_mode: bool = False,
+) -> np.ndarray:
+    """Max over each window; padded (and ceil_mode's extra) cells never win."""
+    (oh, extra_h), (ow, extra_w) = _pool_geometry(data.shape, pool_size, strides, dilation, padding, ceil_mode)
+    top, left, bottom, right = padding
+    padded = _pad_hw(data, top, left, bottom + extra_h, right + extra_w, _lowest(data.dtype))
+    windows = _windows(padded, pool_size, strides, dilation)[:, :, :oh, :ow]
+    return windows.max(axis=(-2, -1))
+
+
+def _window_counts(size, k, stride, dil, lo, hi, extra, out, include_pad) -> np.ndarray:
+    """How many counted cells each of the `out` windows along one axis covers."""
+    mask = np.zeros(lo + size + hi + extra, np.int64)
+    if include_pad:
+        mask[: lo + size + hi] = 1
+    else:
+        mask[lo : lo + size] = 1
+    windows = sliding_window_view(mask, dil * (k - 1) + 1)[::stride, ::dil]
+    return windows.sum(axis=-1)[:out]
+
+
+def avg_pool2d(
+    data: np.ndarray,
+    pool_size: Sequence[int],
+    strides: Sequence[int] = (1, 1),
+    dilation: Sequence[int] = (1, 1),
+    padding: Sequence[int] = (0, 0, 0, 0),
+    ceil_mode: bool = False,
+    count_include_pad: bool = False,
+) -> np.ndarray:
+    """Sum of the window's input cells divided by the number of counted cells: the
+    input cells, plus the explicit padding cells when `count_include_pad`; the extra
+    cells that only ceil_mode adds are never counted (onnxruntime's rule). A window
+    with no counted cell averages to 0."""
+    (oh, extra_h), (ow, extra_w) = _pool_geometry(data.shape, pool_size, strides, dilation, padding, ceil_mode)
+    top, left, bottom, right = padding
+    _, _, h, w = data.shape
+    padded = _pad_hw(data, top, left, bottom + extra_h, right + extra_w, 0)
+    sums = _windows(padded, pool_size, strides, dilation)[:, :, :oh, :ow].sum(axis=(-2, -1))
+    count_h = _window_counts(h, pool_size[0], strides[0], dilation[0], top, bottom, extra_h, oh, count_include_pad)
+    count_w = _window_counts(w, pool_size[1], strides[1], dilation[1], left, right, extra_w, ow, count_include_pad)
+    counts = np.maximum(np.outer(count_h, count_w), 1).astype(data.dtype)
+    return (sums / counts).astype(data.dtype, copy=False)
+
+
+def global_avg_pool2d(data: np.ndarray) -> np.ndarray:
+    return np.mean(data, axis=(2, 3), keepdims=True)
+
+
+def batch_norm(
+    data: np.ndarray,
+    gamma: np.ndarray,
+    beta: np.ndarray,
+    moving_mean: np.ndarray,
+    moving_var: np.ndarray,
+    axis: int = 1,
+    epsilon: float = 1e-5,
+) -> np.ndarray:
+    """Inference: (x - mean) / sqrt(var + epsilon) * gamma + beta along `axis`."""
+    shape = [1] * data.ndim
+    shape[axis % data.ndim] = -1
+    eps = np.asarray(epsilon, data.dtype)
+    inv_std = 1 / np.sqrt(moving_var + eps)
+    centred = data - moving_mean.reshape(shape)
+    return centred * (inv_std * gamma).reshape(shape) + beta.reshape(shape)
+
+
+def layer_norm(data: np.ndarray, gamma: np.ndarray, beta: np.ndarray, axis: int = -1, epsilon: float = 1e-5) -> np.ndarray:
+    """ONNX LayerNormalization: normalise over axes [axis, rank) with the population
+    variance; float16 data is normalised in float32 (ONNX's stash_type = 1)."""
+    axes = tuple(range(axis % data.ndim, data.ndim))
+    x = data.astype(np.float32) if data.dtype == np.float16 else data
+    mean = np.mean(x, axis=axes, keepdims=True)
+    centred = x - mean
+    var = np.mean(centred * centred, axis=axes, keepdims=True)
+    normed = centred / np.sqrt(var + np.asarray(epsilon, x.dtype))
+    return (normed.astype(data.dtype, copy=False) * gamma + beta).astype(data.dtype, copy=False)
+
+
+def mean(data: np.ndarray, axes: Sequence[int], keepdims: bool = False) -> np.ndarray:
+    """Mean over `axes` (already resolved: relay's `exclude` and "all axes" applied)."""
+    return np.asarray(np.mean(data, axis=tuple(axes), keepdims=keepdims), dtype=data.dtype)
+
+
+# --------------------------------------------------------------------------------------
+# Shape manipulation
+# --------------------------------------------------------------------------------------
+
+
+def reshape(data: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+    """Reshape to a resolved shape (relay's 0 / -1 codes already applied)."""
+    return data.reshape(tuple(shape))
+
+
+def transpose(data: np.ndarray, axes: Sequence[int] | None = None) -> np.ndarray:
+    return np.transpose(data, None if axes is None else tuple(axes))
+
+
+def concatenate(inputs: Sequence[np.ndarray], axis: int = 0) -> np.ndarray:
+    return np.concatenate(list(inputs), axis=axis)
+
+
+def pad(data: np.ndarray, pad_width: Sequence[int], pad_value: float = 0.0, pad_mode: str = "constant") -> np.ndarray:
+    """`pad_width` is [before_0, after_0, before_1, after_1, ...]. "reflect" mirrors
+    without repeating the edge (numpy/ONNX reflect); "edge" repeats it. For integer
+    data the constant is converted like `cast` (truncated, saturated)."""
+    pairs = [(pad_width[2 * i], pad_width[2 * i + 1]) for i in range(data.ndim)]
+    if pad_mode == "constant":
+        value = cast(np.asarray(pad_value, np.float64), data.dtype)
+        return np.pad(data, pairs, mode="constant", constant_values=value)
+    if pad_mode in ("edge", "reflect"):
+        return np.pad(data, pairs, mode=pad_mode)
+    raise ValueError(f"unknown pad mode '{pad_mode}'")
+
+
+def batch_flatten(data: np.ndarray) -> np.ndarray:
+    return data.reshape(data.shape[0], math.prod(data.shape[1:]))
+
+
+def take(data: np.ndarray, indices: np.ndarray, axis: int = 0) -> np.ndarray:
+    """ONNX Gather: an index in [-n, n) selects along `axis` (negative ones count from
+    the end); any other index is an error."""
+    axis %= data.ndim
+    n = data.shape[axis]
+    idx = indices.astype(np.int64, copy=False)
+    bad = (idx < -n) | (idx >= n)
+    if np.any(bad):
+        first = int(idx[bad].flat[0])
+        raise ValueError(f"index {first} is out of range for axis {axis} of size {n}")
+    return np.take(data, np.where(idx < 0, idx + n, idx), axis=axis)
+
+
+def cast(data: np.ndarray, dtype) -> np.ndarray:
+    """Element type conversion.
+    - to bool: x != 0;
+    - float -> integer: truncate toward zero, saturate to the target range, NaN -> 0;
+    - integer -> integer: two's-complement wrap-around (C's conversion);
+    - -> float: round to nearest even."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return data != 0
+    if data.dtype.kind != "f" or dtype.kind == "f":
+        return data.astype(dtype)
+    info = np.iinfo(dtype)
+    t = np.trunc(data.astype(np.float64))
+    below = t < info.min
+    # float(info.max) + 1 is the first float past the range (2^31, 2^63, 2^64, ...).
+    above = t >= float(info.max) + 1
+    nan = np.isnan(t)
+    out = np.where(below | above | nan, 0, t).astype(dtype)
+    out[below] = info.min
+    out[above] = info.max
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Quantized ops (exact integer arithmetic, ONNX rounding)
+# --------------------------------------------------------------------------------------
+
+
+def qnn_quantize(data: np.ndarray, scale: np.ndarray, zero_point: np.ndarray, axis: int = -1) -> np.ndarray:
+    """q = saturate(round_half_even(x / scale) + zero_point), the division in the float
+    type of x (float32), the result of zero_point's integer type. Per-axis scale and
+    zero point lie along `axis`. NaN quantizes to the zero point; ±inf saturates."""
+    dtype = zero_point.dtype
+    s = _per_axis(scale, data.ndim, axis)
+    zp = _per_axis(zero_point, data.ndim, axis).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        rounded = np.rint(data / s.astype(data.dtype, copy=False))
+    rounded = np.where(np.isnan(rounded), 0, rounded).astype(np.float64)
+    info = np.iinfo(dtype)
+    return np.clip(rounded + zp, info.min, info.max).astype(dtype)
+
+
+def qnn_dequantize(data: np.ndarray, scale: np.ndarray, zero_point: np.ndarray, axis: int = -1) -> np.ndarray:
+    """x = float(q - zero_point) * scale: the difference exact, the product in the
+    scale's float type."""
+    s = _per_axis(scale, data.ndim, axis)
+    zp = _per_axis(zero_point, data.ndim, axis).astype(np.int64)
+    return (data.astype(np.int64) - zp).astype(s.dtype) * s
+
+
+def qnn_requantize(
+    data: np.ndarray,
+    input_scale: np.ndarray,
+    input_zero_point: np.ndarray,
+    output_scale: np.ndarray,
+    output_zero_point: np.ndarray,
+    axis: int = -1,
+) -> np.ndarray:
+    """Exactly DequantizeLinear then QuantizeLinear in float32:
+    saturate(round_half_even(f32((q - in_zp) * in_scale) / out_scale) + out_zp)."""
+    real = qnn_dequantize(data, input_scale, input_zero_point, axis)
+    return qnn_quantize(real, output_scale, output_zero_point, axis)
+
+
+def qnn_conv2d(
+    data: np.ndarray,
+    weight: np.ndarray,
+    input_zero_point: np.ndarray,
+    kernel_zero_point: np.ndarray,
+    strides: Sequence[int] = (1, 1),
+    padding: Sequence[int] = (0, 0, 0, 0),
+    dilation: Sequence[int] = (1, 1),
+    groups: int = 1,
+) -> np.ndarray:
+    """int32 sum((x - input_zp) * (w - kernel_zp)); the kernel zero point may be per
+    output channel. Padding holds the input zero point (it contributes nothing)."""
+    x = data.astype(np.int64) - np.int64(np.asarray(input_zero_point).reshape(()))
+    w = weight.astype(np.int64) - _per_axis(kernel_zero_point, 4, 0).astype(np.int64)
+    return _to_int32(_conv2d_core(x, w, strides, padding, dilation, groups), "qnn.conv2d")
+
+
+def qnn_dense(data: np.ndarray, weight: np.ndarray, input_zero_point: np.ndarray, kernel_zero_point: np.ndarray) -> np.ndarray:
+    """int32 (x - input_zp) · (W - kernel_zp)ᵀ; the kernel zero point may be per row of W."""
+    x = data.astype(np.int64) - np.int64(np.asarray(input_zero_point).reshape(()))
+    w = weight.astype(np.int64) - _per_axis(kernel_zero_point, 2, 0).astype(np.int64)
+    return _to_int32(np.matmul(x, w.T), "qnn.dense")
+
+
+def qnn_add(
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    lhs_scale: np.ndarray,
+    lhs_zero_point: np.ndarray,
+    rhs_scale: np.ndarray,
+    rhs_zero_point: np.ndarray,
+    output_scale: np.ndarray,
+    output_zero_point: np.ndarray,
+) -> np.ndarray:
+    """quantize(dequantize(lhs) + dequantize(rhs)), all in float32, broadcasting."""
+    a = qnn_dequantize(lhs, lhs_scale, lhs_zero_point)
+    b = qnn_dequantize(rhs, rhs_scale, rhs_zero_point)
+    return qnn_quantize(a + b, output_scale, output_zero_point)
