@@ -11,6 +11,13 @@ def _relay() -> Dialect:
     return Relay
 
 
+def _accel() -> Dialect:
+    from dialects.accel import Accel
+
+    return Accel
+
+
 ACCEL_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "relay": _relay,
+    "accel": _accel,
 }

@@ -1,0 +1,644 @@
+"""The `accel` dialect: buffers in explicit memory spaces, DMA, and accelerator compute.
+
+Memory spaces (memref `memory_space`): `#accel.mem<"spm">` is an accelerator's scratchpad,
+`#accel.mem<"shared">` host memory the accelerator reaches directly, `#accel.mem<"dram">`
+host memory seen through DMA. A memref without a memory space is host memory.
+
+Three kinds of ops:
+
+- `accel.kernel`: a relay computation on buffers (destination-passing style). The region
+  computes on tensors; the yielded values are written into the `outs` buffers. This is
+  what `bufferize` makes of every relay op, so the relay semantics stay in one place:
+
+      accel.kernel ins(%x : memref<1x8xf32>) outs(%y : memref<1x8xf32>) {
+      ^bb0(%a: tensor<1x8xf32>):
+        %r = relay.nn.relu %a : tensor<1x8xf32>
+        accel.yield %r : tensor<1x8xf32>
+      }
+
+- buffers and transfers: `accel.alloc` (a buffer, e.g. in the scratchpad, at an optional
+  static `offset`), `accel.weight` (a read-only host buffer holding a constant),
+  `accel.dma_start` (an N-d strided copy between host memory and the scratchpad; returns a
+  `!accel.token`) and `accel.dma_wait`:
+
+      %s = accel.alloc {offset = 0} : memref<1x8xf32, #accel.mem<"spm">>
+      %t = accel.dma_start %x, %s : memref<1x8xf32>, memref<1x8xf32, #accel.mem<"spm">>
+      accel.dma_wait %t
+
+- compute ops (`accel.conv2d`, `accel.matmul`, `accel.pool`, `accel.eltwise`), one per
+  accelerator function family, with a fused epilogue (bias, activation, requantization):
+
+      accel.conv2d ins(%sx, %sw, %sb : ...) outs(%sy : ...) {padding = [1, 1, 1, 1], activation = "relu"}
+
+  In a function marked `accel.placement = "dma"` (after `insert-dma`) they only read and
+  write scratchpad buffers; with `"zero-copy"` (targets sharing host memory) they may
+  also use host buffers. Before placement they compute on host buffers (the logical form
+  produced by `lower-to-accel`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    f64,
+    MemRefType,
+    NoneAttr,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator
+from xdsl.utils.exceptions import VerifyException
+
+from dialects.relay import (
+    Bool,
+    Float,
+    Int,
+    Ints,
+    PropKind,
+    Str,
+    conv_out_dim,
+    pool_out_dim,
+)
+
+MEMORY_SPACES = ("dram", "spm", "shared")
+
+
+@irdl_attr_definition
+class MemSpaceAttr(ParametrizedAttribute):
+    """`#accel.mem<"spm">`: where a buffer lives."""
+
+    name = "accel.mem"
+    kind: StringAttr
+
+    def __init__(self, kind: str | StringAttr):
+        super().__init__(kind if isinstance(kind, StringAttr) else StringAttr(kind))
+
+    def verify(self) -> None:
+        if self.kind.data not in MEMORY_SPACES:
+            raise VerifyException(f"memory space must be one of {', '.join(MEMORY_SPACES)}, got '{self.kind.data}'")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        kind = parser.parse_str_literal()
+        parser.parse_punctuation(">")
+        return (StringAttr(kind),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f'<"{self.kind.data}">')
+
+
+SPM = MemSpaceAttr("spm")
+SHARED = MemSpaceAttr("shared")
+DRAM = MemSpaceAttr("dram")
+
+
+@irdl_attr_definition
+class TokenType(ParametrizedAttribute, TypeAttribute):
+    """`!accel.token`: completion of an asynchronous transfer."""
+
+    name = "accel.token"
+
+
+def memory_space(t: Attribute) -> str | None:
+    """'spm' / 'shared' / 'dram', or None for plain host memory."""
+    if not isinstance(t, MemRefType):
+        return None
+    ms = t.memory_space
+    if isinstance(ms, MemSpaceAttr):
+        return ms.kind.data
+    return None
+
+
+def in_space(t: MemRefType, space: MemSpaceAttr | None) -> MemRefType:
+    return MemRefType(t.element_type, t.get_shape(), t.layout, space if space is not None else NoneAttr())
+
+
+def _memref(t: Attribute, what: str) -> MemRefType:
+    if not isinstance(t, MemRefType):
+        raise VerifyException(f"{what} must be a memref, got {t}")
+    return t
+
+
+def _shape(t: Attribute) -> tuple[int, ...]:
+    return tuple(t.get_shape())
+
+
+# --------------------------------------------------------------------------------------
+# Bufferized relay computation
+# --------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class KernelOp(IRDLOperation):
+    """A relay computation in destination-passing style (see the module docstring)."""
+
+    name = "accel.kernel"
+    ins = var_operand_def(MemRefType)
+    outs = var_operand_def(MemRefType)
+    body = region_def("single_block")
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(IsolatedFromAbove())
+
+    def __init__(self, ins: Sequence[SSAValue], outs: Sequence[SSAValue], body: Region,
+                 attributes: dict[str, Attribute] | None = None):
+        super().__init__(operands=[list(ins), list(outs)], regions=[body], attributes=attributes or {})
+
+    def verify_(self) -> None:
+        block = self.body.block
+        if len(block.args) != len(self.ins):
+            raise VerifyException(f"body has {len(block.args)} arguments for {len(self.ins)} inputs")
+        for i, (arg, buf) in enumerate(zip(block.args, self.ins)):
+            if not isinstance(arg.type, TensorType) or _shape(arg.type) != _shape(buf.type) or \
+                    arg.type.element_type != buf.type.element_type:
+                raise VerifyException(f"body argument #{i} {arg.type} does not match input buffer {buf.type}")
+        term = block.last_op
+        if not isinstance(term, YieldOp):
+            raise VerifyException("body must end with accel.yield")
+        if len(term.values) != len(self.outs):
+            raise VerifyException(f"accel.yield has {len(term.values)} values for {len(self.outs)} outputs")
+        for i, (v, buf) in enumerate(zip(term.values, self.outs)):
+            if _shape(v.type) != _shape(buf.type) or v.type.element_type != buf.type.element_type:
+                raise VerifyException(f"yielded value #{i} {v.type} does not match output buffer {buf.type}")
+
+    def print(self, printer: Printer) -> None:
+        _print_ins_outs(printer, self.ins, self.outs)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=True)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        ins, outs = _parse_ins_outs(parser)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        body = parser.parse_region()
+        return cls(ins, outs, body, attrs.data if attrs is not None else None)
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Terminator of `accel.kernel`: the tensors written to its `outs`."""
+
+    name = "accel.yield"
+    values = var_operand_def(TensorType)
+    traits = traits_def(IsTerminator(), HasParent(KernelOp))
+    assembly_format = "attr-dict ($values^ `:` type($values))?"
+
+    def __init__(self, *values: SSAValue | Operation):
+        super().__init__(operands=[[SSAValue.get(v) for v in values]])
+
+
+def _print_ins_outs(printer: Printer, ins: Sequence[SSAValue], outs: Sequence[SSAValue]) -> None:
+    for kw, vals in (("ins", ins), ("outs", outs)):
+        printer.print_string(f" {kw}(")
+        printer.print_list(vals, printer.print_operand)
+        if vals:
+            printer.print_string(" : ")
+            printer.print_list([v.type for v in vals], printer.print_attribute)
+        printer.print_string(")")
+
+
+def _parse_ins_outs(parser: Parser) -> tuple[list[SSAValue], list[SSAValue]]:
+    groups = []
+    for kw in ("ins", "outs"):
+        parser.parse_keyword(kw)
+        parser.parse_punctuation("(")
+        names = []
+        if parser.parse_optional_punctuation(")") is None:
+            names = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            parser.parse_punctuation(")")
+            if len(types) != len(names):
+                parser.raise_error(f"{len(names)} {kw} operands but {len(types)} types")
+            groups.append([parser.resolve_operand(n, t) for n, t in zip(names, types)])
+        else:
+            groups.append([])
+    return groups[0], groups[1]
+
+
+# --------------------------------------------------------------------------------------
+# Buffers and transfers
+# --------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class AllocOp(IRDLOperation):
+    """A buffer; in the scratchpad it gets a static byte `offset` from the planner."""
+
+    name = "accel.alloc"
+    offset = opt_prop_def(Int("offset").constraint())
+    result = result_def(MemRefType)
+
+    def __init__(self, type: MemRefType, offset: int | None = None):
+        props = {"offset": Int("offset").to_attr(offset)} if offset is not None else {}
+        super().__init__(result_types=[type], properties=props)
+
+    def verify_(self) -> None:
+        if self.offset is not None and self.offset.value.data < 0:
+            raise VerifyException(f"offset must be non-negative, got {self.offset.value.data}")
+
+    def print(self, printer: Printer) -> None:
+        if self.offset is not None:
+            printer.print_string(f" {{offset = {self.offset.value.data}}}")
+        if self.attributes:
+            printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        entries = parser.parse_optional_attr_dict()
+        offset = entries.pop("offset", None)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        if not isinstance(t, MemRefType):
+            parser.raise_error(f"accel.alloc needs a memref type, got {t}")
+        op = cls(t, offset.value.data if offset is not None else None)
+        op.attributes.update(entries)
+        return op
+
+
+@irdl_op_definition
+class WeightOp(IRDLOperation):
+    """A read-only host buffer holding a constant (inline, or `external "name"` in the
+    module's weights file, as for `relay.constant`)."""
+
+    name = "accel.weight"
+    value = opt_prop_def(DenseIntOrFPElementsAttr)
+    external = opt_prop_def(StringAttr)
+    result = result_def(MemRefType)
+
+    def __init__(self, type: MemRefType, value: DenseIntOrFPElementsAttr | None = None, external: str | None = None):
+        props: dict[str, Attribute] = {}
+        if value is not None:
+            props["value"] = value
+        if external is not None:
+            props["external"] = StringAttr(external)
+        super().__init__(result_types=[type], properties=props)
+
+    def verify_(self) -> None:
+        if (self.value is None) == (self.external is None):
+            raise VerifyException("needs exactly one of an inline value and an external name")
+        t = self.result.type
+        if self.value is not None and (_shape(self.value.type) != _shape(t) or
+                                       self.value.type.element_type != t.element_type):
+            raise VerifyException(f"value type {self.value.type} does not match the buffer {t}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        if self.value is not None:
+            printer.print_attribute(self.value)
+        else:
+            printer.print_string("external ")
+            printer.print_attribute(self.external)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        value = None
+        external = None
+        if parser.parse_optional_keyword("external") is not None:
+            external = parser.parse_str_literal()
+        else:
+            value = parser.parse_attribute()
+            if not isinstance(value, DenseIntOrFPElementsAttr):
+                parser.raise_error("accel.weight expects dense<...> : tensor<...> or external \"name\"")
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        if not isinstance(t, MemRefType):
+            parser.raise_error(f"accel.weight needs a memref type, got {t}")
+        op = cls(t, value, external)
+        op.attributes.update(attrs)
+        return op
+
+
+@irdl_op_definition
+class DmaStartOp(IRDLOperation):
+    """Starts an N-d strided copy `source -> dest` between host memory and a scratchpad;
+    both views have the same shape and element type, their layouts give the strides."""
+
+    name = "accel.dma_start"
+    source = operand_def(MemRefType)
+    dest = operand_def(MemRefType)
+    token = result_def(TokenType)
+    assembly_format = "$source `,` $dest attr-dict `:` type($source) `,` type($dest)"
+
+    def __init__(self, source: SSAValue | Operation, dest: SSAValue | Operation):
+        super().__init__(operands=[source, dest], result_types=[TokenType()])
+
+    def verify_(self) -> None:
+        s, d = self.source.type, self.dest.type
+        if _shape(s) != _shape(d) or s.element_type != d.element_type:
+            raise VerifyException(f"source {s} and dest {d} must have the same shape and element type")
+        spaces = {memory_space(s), memory_space(d)}
+        if "spm" not in spaces or spaces == {"spm"}:
+            raise VerifyException(f"a transfer goes between host memory and a scratchpad, got {s} -> {d}")
+        if not 1 <= len(_shape(s)) <= 4:
+            raise VerifyException(f"transfers have rank 1 to 4, got {s}")
+
+    @property
+    def to_device(self) -> bool:
+        return memory_space(self.dest.type) == "spm"
+
+
+@irdl_op_definition
+class DmaWaitOp(IRDLOperation):
+    """Waits until the given transfers have completed."""
+
+    name = "accel.dma_wait"
+    tokens = var_operand_def(TokenType)
+    assembly_format = "$tokens attr-dict"
+
+    def __init__(self, *tokens: SSAValue | Operation):
+        super().__init__(operands=[[SSAValue.get(t) for t in tokens]])
+
+
+# --------------------------------------------------------------------------------------
+# Compute ops
+# --------------------------------------------------------------------------------------
+
+ACTIVATION = (
+    Str("activation", "none", choices=("none", "relu", "clip")),
+    Float("clip_min", float("-inf")),
+    Float("clip_max", float("inf")),
+)
+
+# Quantized epilogue (int8 ops): acc (int32) -> f32(acc * in_scale[c]) / out_scale,
+# rounded half to even, + out_zero_point, saturated; inputs are offset by their zero points.
+class Floats(PropKind):
+    """A list of floats (`[0.5, 0.25]`), stored as `array<f64: ...>`; float32 scales are
+    exact in f64, so they round-trip bit for bit."""
+
+    def constraint(self):
+        return DenseArrayBase.constr(f64)
+
+    def to_attr(self, value):
+        return DenseArrayBase.from_list(f64, [float(v) for v in value])
+
+    def to_python(self, attr):
+        return tuple(float(v) for v in attr.get_values())
+
+    def from_parsed(self, attr):
+        if isinstance(attr, DenseArrayBase) and attr.elt_type == f64:
+            return attr
+        if isinstance(attr, ArrayAttr) and all(isinstance(a, (FloatAttr, IntegerAttr)) for a in attr.data):
+            return self.to_attr([a.value.data for a in attr.data])
+        return None
+
+    def format(self, attr):
+        return "[" + ", ".join(repr(float(v)) for v in attr.get_values()) + "]"
+
+    def expected(self):
+        return "a list of floats like [0.5, 0.25]"
+
+
+QUANT = (
+    Int("input_zero_point", 0),
+    Ints("weight_zero_point", ()),  # one per output channel, or one, or none (= 0)
+    Floats("in_scale", ()),  # input_scale * weight_scale[c], one per output channel or one
+    Float("out_scale", 1.0),
+    Int("output_zero_point", 0),
+)
+
+
+class ComputeOp(IRDLOperation):
+    """Base of accelerator compute ops: `ins(...) outs(%out)` plus properties."""
+
+    PROPS: ClassVar[tuple[PropKind, ...]] = ()
+    N_INPUTS: ClassVar[tuple[int, ...]] = (1,)
+
+    inputs = var_operand_def(MemRefType)
+    output = operand_def(MemRefType)
+
+    def __init__(self, inputs: Sequence[SSAValue], output: SSAValue, attributes: dict[str, Attribute] | None = None,
+                 **props: Any):
+        properties: dict[str, Attribute] = {}
+        for kind in self.PROPS:
+            v = props.pop(kind.name, None)
+            if v is None:
+                v = kind.default
+            if v is None:
+                continue
+            properties[kind.name] = v if isinstance(v, Attribute) else kind.to_attr(v)
+        if props:
+            raise TypeError(f"{self.name} has no properties {sorted(props)}")
+        super().__init__(operands=[list(inputs), output], properties=properties, attributes=attributes or {})
+
+    def prop(self, name: str) -> Any:
+        for kind in self.PROPS:
+            if kind.name == name:
+                attr = self.properties.get(name)
+                return kind.default if attr is None else kind.to_python(attr)
+        raise KeyError(name)
+
+    @property
+    def is_quantized(self) -> bool:
+        from dialects.relay import is_int8
+
+        return is_int8(self.output.type.element_type)
+
+    def verify_(self) -> None:
+        if len(self.inputs) not in self.N_INPUTS:
+            raise VerifyException(f"expects {' or '.join(map(str, self.N_INPUTS))} inputs, got {len(self.inputs)}")
+        for kind in self.PROPS:
+            attr = self.properties.get(kind.name)
+            if attr is not None and kind.from_parsed(attr) is None:
+                raise VerifyException(f"property '{kind.name}' must be {kind.expected()}, got {attr}")
+        self.verify_placement()
+        self.verify_shapes()
+
+    def verify_placement(self) -> None:
+        fn = self.parent_op()
+        while fn is not None and "accel.placement" not in fn.attributes:
+            fn = fn.parent_op()
+        if fn is None:
+            return
+        placement = fn.attributes["accel.placement"]
+        allowed = {"spm"} if placement == StringAttr("dma") else {"spm", "shared", None}
+        for i, v in enumerate([*self.inputs, self.output]):
+            space = memory_space(v.type)
+            if space not in allowed:
+                what = f"input #{i}" if i < len(self.inputs) else "output"
+                raise VerifyException(
+                    f"{what} is in {space or 'host'} memory; after insert-dma accelerator ops only use the scratchpad"
+                )
+
+    def verify_shapes(self) -> None:
+        pass
+
+    def print(self, printer: Printer) -> None:
+        _print_ins_outs(printer, self.inputs, [self.output])
+        entries = []
+        for kind in self.PROPS:
+            attr = self.properties.get(kind.name)
+            if attr is None or (kind.default is not None and attr == kind.to_attr(kind.default)):
+                continue
+            entries.append(f"{kind.name} = {kind.format(attr)}")
+        if entries:
+            printer.print_string(" {" + ", ".join(entries) + "}")
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        ins, outs = _parse_ins_outs(parser)
+        if len(outs) != 1:
+            parser.raise_error(f"{cls.name} has exactly one output")
+        entries = parser.parse_optional_attr_dict()
+        props: dict[str, Any] = {}
+        for kind in cls.PROPS:
+            if kind.name in entries:
+                v = kind.from_parsed(entries.pop(kind.name))
+                if v is None:
+                    parser.raise_error(f"property '{kind.name}' of '{cls.name}' must be {kind.expected()}")
+                props[kind.name] = v
+        if entries:
+            parser.raise_error(f"'{cls.name}' has no property '{next(iter(entries))}'")
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls(ins, outs[0], **props)
+        if attrs is not None:
+            op.attributes.update(attrs.data)
+        return op
+
+
+def compute_op(cls):
+    """Class decorator: declare the properties listed in `PROPS`, then define the op."""
+    for klass in cls.__mro__:
+        # Upper-case class constants must be ClassVars for IRDL.
+        own = klass.__dict__.get("__annotations__", {})
+        consts = {n: ClassVar for n in klass.__dict__ if n.isupper() and n not in own}
+        if consts and issubclass(klass, ComputeOp):
+            klass.__annotations__ = {**own, **consts}
+    for kind in cls.PROPS:
+        setattr(cls, kind.name, kind.definition())
+    return irdl_op_definition(cls)
+
+
+def _check(cond: bool, msg: str) -> None:
+    if not cond:
+        raise VerifyException(msg)
+
+
+@compute_op
+class Conv2DOp(ComputeOp):
+    """Convolution (NCHW/OIHW) with optional bias, activation and int8 requantization."""
+
+    name = "accel.conv2d"
+    N_INPUTS = (2, 3)
+    PROPS = (
+        Ints("strides", (1, 1)), Ints("padding", (0, 0, 0, 0)), Ints("dilation", (1, 1)), Int("groups", 1),
+        *ACTIVATION, *QUANT,
+    )
+
+    def verify_shapes(self) -> None:
+        x, w = _shape(self.inputs[0].type), _shape(self.inputs[1].type)
+        y = _shape(self.output.type)
+        _check(len(x) == 4 and len(w) == 4 and len(y) == 4, "data, weight and output must be 4-D")
+        g = self.prop("groups")
+        _check(w[1] * g == x[1] and w[0] == y[1] and x[0] == y[0],
+               f"inconsistent channels: data {list(x)}, weight {list(w)}, output {list(y)}, groups {g}")
+        s, p, d = self.prop("strides"), self.prop("padding"), self.prop("dilation")
+        oh = conv_out_dim(x[2], w[2], s[0], d[0], p[0], p[2])
+        ow = conv_out_dim(x[3], w[3], s[1], d[1], p[1], p[3])
+        _check((oh, ow) == y[2:], f"output is {list(y)}, expected spatial size {[oh, ow]}")
+        if len(self.inputs) == 3:
+            _check(_shape(self.inputs[2].type) == (w[0],), f"bias must have {w[0]} elements")
+
+
+@compute_op
+class MatmulOp(ComputeOp):
+    """out[M, N] = data[M, K] x weight (weight [N, K] when `transpose_b`, the dense form),
+    optional bias [N], activation and int8 requantization."""
+
+    name = "accel.matmul"
+    N_INPUTS = (2, 3)
+    PROPS = (Bool("transpose_a", False), Bool("transpose_b", True), *ACTIVATION, *QUANT)
+
+    def verify_shapes(self) -> None:
+        a, b, y = (_shape(self.inputs[0].type), _shape(self.inputs[1].type), _shape(self.output.type))
+        _check(len(a) == 2 and len(b) == 2 and len(y) == 2, "operands must be 2-D")
+        m, k = (a[1], a[0]) if self.prop("transpose_a") else a
+        n, k2 = b if self.prop("transpose_b") else (b[1], b[0])
+        _check(k == k2 and y == (m, n), f"shapes {list(a)} x {list(b)} -> {list(y)} do not agree")
+        if len(self.inputs) == 3:
+            _check(_shape(self.inputs[2].type) == (n,), f"bias must have {n} elements")
+
+
+@compute_op
+class PoolOp(ComputeOp):
+    """Max or average 2-D pooling; int8 pools dequantize, pool and requantize."""
+
+    name = "accel.pool"
+    PROPS = (
+        Str("kind", "max", choices=("max", "avg")), Ints("pool_size", (1, 1)), Ints("strides", (1, 1)),
+        Ints("dilation", (1, 1)), Ints("padding", (0, 0, 0, 0)), Bool("ceil_mode", False),
+        Bool("count_include_pad", False), *QUANT,
+    )
+
+    def verify_shapes(self) -> None:
+        x, y = _shape(self.inputs[0].type), _shape(self.output.type)
+        _check(len(x) == 4 and len(y) == 4 and x[:2] == y[:2], f"input {list(x)} and output {list(y)} disagree")
+        k, s, d, p = self.prop("pool_size"), self.prop("strides"), self.prop("dilation"), self.prop("padding")
+        c = self.prop("ceil_mode")
+        oh = pool_out_dim(x[2], k[0], s[0], d[0], p[0], p[2], c)
+        ow = pool_out_dim(x[3], k[1], s[1], d[1], p[1], p[3], c)
+        _check((oh, ow) == y[2:], f"output is {list(y)}, expected spatial size {[oh, ow]}")
+
+
+@compute_op
+class EltwiseOp(ComputeOp):
+    """Elementwise `add`/`mul` of two same-shape buffers or `relu`/`clip` of one, with a
+    fused activation; int8 forms dequantize the inputs, compute in f32 and quantize."""
+
+    name = "accel.eltwise"
+    N_INPUTS = (1, 2)
+    PROPS = (
+        Str("kind", "add", choices=("add", "mul", "relu", "clip")), *ACTIVATION,
+        Float("lhs_scale", 1.0), Int("lhs_zero_point", 0), Float("rhs_scale", 1.0), Int("rhs_zero_point", 0),
+        Float("out_scale", 1.0), Int("output_zero_point", 0),
+    )
+
+    def verify_shapes(self) -> None:
+        binary = self.prop("kind") in ("add", "mul")
+        _check(len(self.inputs) == (2 if binary else 1), f"'{self.prop('kind')}' takes {2 if binary else 1} inputs")
+        y = _shape(self.output.type)
+        for i, v in enumerate(self.inputs):
+            _check(_shape(v.type) == y, f"input #{i} {v.type} must have the output's shape {list(y)}")
+
+
+COMPUTE_OPS = (Conv2DOp, MatmulOp, PoolOp, EltwiseOp)
+
+Accel = Dialect(
+    "accel",
+    [KernelOp, YieldOp, AllocOp, WeightOp, DmaStartOp, DmaWaitOp, *COMPUTE_OPS],
+    [MemSpaceAttr, TokenType],
+)
