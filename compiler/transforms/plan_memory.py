@@ -1,0 +1,186 @@
+"""plan-memory: a static plan of every host buffer in one arena, reusing memory by liveness.
+
+Runs on bufferized IR. Each `memref.alloc` (in `@main` and in the functions it calls)
+gets a byte offset `accel.offset` in one host arena; two buffers share bytes only when
+their lifetimes (from the allocation to the last op that touches the buffer, a call
+counting as all the ops of its callee) do not overlap. `@main`'s arguments are the
+caller's buffers and weights live in their own read-only area (`accel.weight`,
+constants inside kernels), so neither is planned here. The module records the arena
+size as `accel.arena_bytes`.
+
+Allocation is a linear scan in schedule order with a first-fit free list (offsets
+aligned to `alignment` bytes): O(n log n) in the number of buffers.
+
+Before:
+
+    %0 = memref.alloc() : memref<1x8x8x8xf32>
+    ...
+    %1 = memref.alloc() : memref<1x8x8x8xf32>
+
+After (the first buffer is dead when the third is allocated, so they share offset 0):
+
+    %0 = memref.alloc() {accel.offset = 0 : i64} : memref<1x8x8x8xf32>
+    %1 = memref.alloc() {accel.offset = 2048 : i64} : memref<1x8x8x8xf32>
+    %2 = memref.alloc() {accel.offset = 0 : i64} : memref<1x8x8x8xf32>
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, i64
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.traits import SymbolTable
+
+from compiler.diagnostics import CompileError
+from compiler.tensors import numpy_dtype
+
+OFFSET_ATTR = "accel.offset"
+ARENA_ATTR = "accel.arena_bytes"
+
+
+def buffer_bytes(t: MemRefType) -> int:
+    n = numpy_dtype(t.element_type).itemsize
+    for d in t.get_shape():
+        n *= d
+    return n
+
+
+def _align(n: int, a: int) -> int:
+    return (n + a - 1) // a * a
+
+
+class FreeList:
+    """First-fit allocator over [0, inf) with coalescing of freed blocks."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []  # sorted free block starts
+        self.sizes: dict[int, int] = {}
+        self.top = 0  # end of the used arena
+
+    def allocate(self, size: int) -> int:
+        for start in self.starts:
+            if self.sizes[start] >= size:
+                rest = self.sizes.pop(start) - size
+                self.starts.remove(start)
+                if rest:
+                    self._insert(start + size, rest)
+                return start
+        # Extend the arena, merging a free block that ends at the top.
+        if self.starts and self.starts[-1] + self.sizes[self.starts[-1]] == self.top:
+            start = self.starts.pop()
+            self.sizes.pop(start)
+        else:
+            start = self.top
+        self.top = start + size
+        return start
+
+    def free(self, start: int, size: int) -> None:
+        self._insert(start, size)
+
+    def _insert(self, start: int, size: int) -> None:
+        i = bisect.bisect_left(self.starts, start)
+        # merge with the next block
+        if i < len(self.starts) and start + size == self.starts[i]:
+            nxt = self.starts.pop(i)
+            size += self.sizes.pop(nxt)
+        # merge with the previous block
+        if i > 0 and self.starts[i - 1] + self.sizes[self.starts[i - 1]] == start:
+            prev = self.starts[i - 1]
+            self.sizes[prev] += size
+            return
+        self.starts.insert(i, start)
+        self.sizes[start] = size
+
+
+def schedule(module: ModuleOp, entry: str = "main") -> tuple[dict[Operation, int], dict[Operation, int]]:
+    """Number every op in execution order, entering callees at their call sites.
+    Returns (position of each op, end position of each call / op with regions)."""
+    table = SymbolTable.lookup_symbol
+    position: dict[Operation, int] = {}
+    end: dict[Operation, int] = {}
+    counter = 0
+    main = table(module, entry)
+    if not isinstance(main, func.FuncOp):
+        raise CompileError(f"plan-memory: no @{entry} function")
+    visiting: set[str] = set()
+
+    def visit_block_ops(fn: func.FuncOp) -> None:
+        nonlocal counter
+        name = fn.sym_name.data
+        if name in visiting:
+            raise CompileError(f"plan-memory: recursive call of @{name}", fn)
+        visiting.add(name)
+        for op in fn.body.block.ops:
+            position[op] = counter
+            counter += 1
+            if isinstance(op, func.CallOp):
+                callee = table(module, op.callee.root_reference.data)
+                if isinstance(callee, func.FuncOp) and not callee.is_declaration:
+                    visit_block_ops(callee)
+            else:
+                for inner in op.walk():
+                    if inner is not op:
+                        position[inner] = counter
+                        counter += 1
+            end[op] = counter - 1
+        visiting.discard(name)
+
+    visit_block_ops(main)
+    return position, end
+
+
+def _last_use(buf: SSAValue, position: dict[Operation, int], end: dict[Operation, int]) -> int:
+    last = position[buf.owner]  # type: ignore[index]
+    stack = [buf]
+    while stack:
+        v = stack.pop()
+        for use in v.uses:
+            user = use.operation
+            # Views (subviews, casts) extend the lifetime of the buffer they alias.
+            if user.results and isinstance(user, (memref.SubviewOp, memref.CastOp, memref.ReinterpretCastOp)):
+                stack.extend(user.results)
+            top = user
+            while top.parent_op() is not None and top not in end:
+                top = top.parent_op()
+            last = max(last, end.get(top, position.get(user, last)))
+    return last
+
+
+@dataclass(frozen=True)
+class PlanMemory(ModulePass):
+    """Static host arena: liveness-based offsets for every memref.alloc."""
+
+    name = "plan-memory"
+
+    alignment: int = 64
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.alignment < 1:
+            raise CompileError(f"plan-memory: alignment must be positive, got {self.alignment}")
+        position, end = schedule(op)
+        allocs = [o for o in position if isinstance(o, memref.AllocOp)]
+        intervals = []
+        for alloc in allocs:
+            t = alloc.memref.type
+            assert isinstance(t, MemRefType)
+            size = _align(max(buffer_bytes(t), 1), self.alignment)
+            intervals.append((position[alloc], _last_use(alloc.memref, position, end), size, alloc))
+        intervals.sort(key=lambda iv: iv[0])
+
+        free = FreeList()
+        live: list[tuple[int, int, int]] = []  # heap of (last use, offset, size)
+        import heapq
+
+        for start, last, size, alloc in intervals:
+            while live and live[0][0] < start:
+                _, off, sz = heapq.heappop(live)
+                free.free(off, sz)
+            offset = free.allocate(size)
+            heapq.heappush(live, (last, offset, size))
+            alloc.attributes[OFFSET_ATTR] = IntegerAttr(offset, i64)
+        op.attributes[ARENA_ATTR] = IntegerAttr(free.top, i64)
