@@ -13,6 +13,11 @@ Custom syntax (properties that equal their default are not printed):
     %c = relay.constant dense<[1.0, 2.0]> : tensor<2xf32>
     %k = relay.constant external "conv1.weight" : tensor<8x3x3x3xf32>
 
+Property values are plain literals: integer lists `[1, 1]`, integers, `true`/`false`,
+strings, and floats written as `0.5`, `1.0e-05`, `inf`, `-inf` or `nan` (each prints back
+to the same value). Errors in the dictionary (unknown property, wrong kind, repeated
+entry) are parse errors located at the entry.
+
 `external` constants name a tensor in the weights file given by the enclosing module's
 `relay.weights` attribute (an ONNX model or an `.npz` archive), so large weights never
 appear in the IR text. Discardable attributes (e.g. `accel.target`) share the brace
@@ -22,6 +27,8 @@ dictionary with the properties.
 from __future__ import annotations
 
 import math
+import re
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -41,6 +48,7 @@ from xdsl.dialects.builtin import (
     Signedness,
     StringAttr,
     TensorType,
+    UnitAttr,
     f64,
     i1,
     i64,
@@ -55,6 +63,8 @@ from xdsl.irdl import (
     region_def,
     result_def,
     traits_def,
+    VarOperandDef,
+    VarResultDef,
     var_operand_def,
     var_result_def,
 )
@@ -148,6 +158,10 @@ class PropKind:
         """Convert an attribute from the custom syntax; None if it has the wrong kind."""
         raise NotImplementedError
 
+    def parse_value(self, parser: Parser) -> Attribute:
+        """Parse a value in the custom syntax (checked by `from_parsed` afterwards)."""
+        return parser.parse_attribute()
+
     def format(self, attr: Attribute) -> str:
         raise NotImplementedError
 
@@ -204,6 +218,17 @@ class Int(PropKind):
             return self.to_attr(attr.value.data)
         return None
 
+    def parse_value(self, parser):
+        """An integer literal, optionally typed (`: i64`)."""
+        value = parser.parse_optional_integer(allow_boolean=False)
+        if value is None:
+            return parser.parse_attribute()
+        if parser.parse_optional_punctuation(":") is not None:
+            type_pos = parser.pos
+            if not is_int(parser.parse_type()):
+                parser.raise_error("expected an integer type", type_pos, parser.pos)
+        return self.to_attr(value)
+
     def format(self, attr):
         return str(attr.value.data)
 
@@ -228,12 +253,36 @@ class Float(PropKind):
             return self.to_attr(attr.value.data)
         return None
 
+    def parse_value(self, parser):
+        """A float or integer literal, `inf`, `-inf`, `nan`, or an MLIR hex literal
+        (the f64 bit pattern, e.g. 0x7FF0000000000000), optionally typed (`: f64`)."""
+        negative = parser.parse_optional_punctuation("-") is not None
+        special = parser.parse_optional_keyword_in(("inf", "nan"))
+        if special is not None:
+            value = math.inf if special == "inf" else math.nan
+        else:
+            start = parser.pos
+            head = parser.lexer.input.content[start : start + 2]
+            is_hex = (head.decode("latin-1") if isinstance(head, bytes) else head) in ("0x", "0X")
+            number = parser.parse_optional_number()
+            if number is None:
+                if negative:
+                    parser.raise_error("expected a number after '-'")
+                return parser.parse_attribute()
+            if is_hex and number >= 1 << 64:
+                parser.raise_error("a hex float literal has at most 16 digits (the f64 bit pattern)", start, parser.pos)
+            value = struct.unpack("<d", struct.pack("<Q", number))[0] if is_hex else float(number)
+            exponent_pos = parser.pos
+            if re.fullmatch(r"[eE][0-9]*", parser.parse_optional_identifier() or "-"):
+                parser.raise_error("a float needs a '.' before its exponent (write 1.0e-3, not 1e-3)", exponent_pos)
+            if parser.parse_optional_punctuation(":") is not None:
+                type_pos = parser.pos
+                if not is_float(parser.parse_type()):
+                    parser.raise_error("expected a float type", type_pos, parser.pos)
+        return FloatAttr(-value if negative else value, f64)
+
     def format(self, attr):
-        v = float(attr.value.data)
-        if math.isinf(v):
-            # The MLIR float syntax has no inf literal; use the f64 hex form.
-            return "0x7FF0000000000000" if v > 0 else "0xFFF0000000000000"
-        return repr(v)
+        return format_float(float(attr.value.data))
 
     def expected(self):
         return "a float"
@@ -253,6 +302,10 @@ class Bool(PropKind):
         if isinstance(attr, IntegerAttr) and attr.type == i1:
             return attr
         return None
+
+    def parse_value(self, parser):
+        value = parser.parse_optional_boolean()
+        return parser.parse_attribute() if value is None else self.to_attr(value)
 
     def format(self, attr):
         return "true" if attr.value.data else "false"
@@ -279,13 +332,30 @@ class Str(PropKind):
             return attr
         return None
 
+    def parse_value(self, parser):
+        value = parser.parse_optional_str_literal()
+        return parser.parse_attribute() if value is None else StringAttr(value)
+
     def format(self, attr):
-        return '"' + attr.data + '"'
+        return str(attr)  # quoted and escaped
 
     def expected(self):
         if self.choices:
             return "one of " + ", ".join(f'"{c}"' for c in self.choices)
         return "a string"
+
+
+def format_float(v: float) -> str:
+    """The shortest text that parses back to exactly `v` (MLIR float literals need a '.')."""
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    text = repr(v)
+    if "." not in text:
+        mantissa, _, exponent = text.partition("e")
+        text = mantissa + ".0" + ("e" + exponent if exponent else "")
+    return text
 
 
 def relay_op(cls):
@@ -298,7 +368,17 @@ def relay_op(cls):
             klass.__annotations__ = {**own, **consts}
     for kind in cls.PROPS:
         setattr(cls, kind.name, kind.definition())
-    return irdl_op_definition(cls)
+    cls = irdl_op_definition(cls)
+    # IRDL's own property check reports only the bad value ("2 : i64 should be of base
+    # attribute array"); check the properties first so the message names the property.
+    checked = cls.verify_
+
+    def verify_(self: RelayOp) -> None:
+        self.verify_properties()
+        checked(self)
+
+    cls.verify_ = verify_
+    return cls
 
 
 # --------------------------------------------------------------------------------------
@@ -371,8 +451,16 @@ class RelayOp(IRDLOperation):
             if value is None:
                 continue
             out[name] = value if isinstance(value, Attribute) else kind.to_attr(value)
+        return cls.complete_props(out)
+
+    @classmethod
+    def complete_props(cls, props: dict[str, Attribute]) -> dict[str, Attribute]:
+        """`props` with defaults filled in, in declaration order (a stable generic form)."""
+        out: dict[str, Attribute] = {}
         for kind in cls.PROPS:
-            if kind.name not in out and kind.default is not None:
+            if kind.name in props:
+                out[kind.name] = props[kind.name]
+            elif kind.default is not None:
                 out[kind.name] = kind.to_attr(kind.default)
         return out
 
@@ -402,15 +490,20 @@ class RelayOp(IRDLOperation):
 
     # -- verification ------------------------------------------------------------------
 
-    def verify_(self) -> None:
+    def verify_properties(self) -> None:
+        """Every declared property present (unless optional) and of its kind."""
         for kind in self.PROPS:
             attr = self.properties.get(kind.name)
             if attr is None:
                 if kind.default is None and not kind.optional:
                     raise VerifyException(f"missing property '{kind.name}' ({kind.expected()})")
                 continue
-            if kind.from_parsed(attr) is None:
-                raise VerifyException(f"property '{kind.name}' must be {kind.expected()}, got {attr}")
+            converted = kind.from_parsed(attr)
+            if converted != attr:
+                stored = f" (stored as {converted})" if converted is not None else ""
+                raise VerifyException(f"property '{kind.name}' must be {kind.expected()}{stored}, got {attr}")
+
+    def verify_(self) -> None:
         inferred = self.infer([o.type for o in self.operands], self.py_props())
         actual = [r.type for r in self.results]
         if len(inferred) != len(actual):
@@ -447,6 +540,8 @@ class RelayOp(IRDLOperation):
             if i:
                 printer.print_string(", ")
             printer.print_identifier_or_string_literal(name)
+            if isinstance(value, UnitAttr):
+                continue
             printer.print_string(" = ")
             if isinstance(value, str):
                 printer.print_string(value)
@@ -473,34 +568,48 @@ class RelayOp(IRDLOperation):
 
     @classmethod
     def parse_prop_dict(cls, parser: Parser) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
-        pos = parser.pos
-        entries = parser.parse_optional_attr_dict()
+        """`{name = value, ...}`: properties (parsed by their kind) and discardable
+        attributes (dotted names such as `accel.target`). Errors point at the entry."""
         props: dict[str, Attribute] = {}
         attrs: dict[str, Attribute] = {}
-        for name, attr in entries.items():
-            kind = cls.prop_kind(name)
-            if kind is None:
-                if "." not in name:
-                    parser.raise_error(
-                        f"'{cls.name}' has no property '{name}'"
-                        + (f" (properties: {', '.join(k.name for k in cls.PROPS)})" if cls.PROPS else ""),
-                        pos,
-                        parser.pos,
-                    )
-                attrs[name] = attr
-                continue
-            converted = kind.from_parsed(attr)
-            if converted is None:
-                parser.raise_error(
-                    f"property '{name}' of '{cls.name}' must be {kind.expected()}, got {attr}",
-                    pos,
-                    parser.pos,
-                )
-            props[name] = converted
-        for kind in cls.PROPS:
-            if kind.name not in props and kind.default is not None:
-                props[kind.name] = kind.to_attr(kind.default)
-        return props, attrs
+        if parser.parse_optional_punctuation("{") is not None and parser.parse_optional_punctuation("}") is None:
+            while True:
+                name_pos = parser.pos
+                name = parser.parse_identifier_or_str_literal(" as a property name")
+                name_end = parser.pos
+                if name in props or name in attrs:
+                    parser.raise_error(f"'{name}' is given twice", name_pos, name_end)
+                kind = cls.prop_kind(name)
+                if kind is None and "." not in name:
+                    known = f" (properties: {', '.join(k.name for k in cls.PROPS)})" if cls.PROPS else ""
+                    parser.raise_error(f"'{cls.name}' has no property '{name}'{known}", name_pos, name_end)
+                if kind is None:
+                    has_value = parser.parse_optional_punctuation("=") is not None
+                    attrs[name] = parser.parse_attribute() if has_value else UnitAttr()
+                else:
+                    parser.parse_punctuation("=", f" after property '{name}'")
+                    value_pos = parser.pos
+                    raw = kind.parse_value(parser)
+                    value = kind.from_parsed(raw)
+                    if value is None:
+                        parser.raise_error(
+                            f"property '{name}' of '{cls.name}' must be {kind.expected()}, got {raw}",
+                            value_pos,
+                            parser.pos,
+                        )
+                    props[name] = value
+                if parser.parse_optional_punctuation(",") is None:
+                    break
+            parser.parse_punctuation("}", " to close the property dictionary")
+        return cls.complete_props(props), attrs
+
+    @classmethod
+    def arity(cls) -> tuple[int | None, int | None]:
+        """Fixed numbers of operands and results (None where variadic)."""
+        op_def = cls.get_irdl_definition()
+        n_in = None if any(isinstance(d, VarOperandDef) for _, d in op_def.operands) else len(op_def.operands)
+        n_out = None if any(isinstance(d, VarResultDef) for _, d in op_def.results) else len(op_def.results)
+        return n_in, n_out
 
     @classmethod
     def parse_types(cls, parser: Parser, n_operands: int) -> tuple[list[Attribute], list[Attribute]]:
@@ -522,12 +631,18 @@ class RelayOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
+        n_in, n_out = cls.arity()
+        operands_pos = parser.pos
         unresolved = []
         first = parser.parse_optional_unresolved_operand()
         if first is not None:
             unresolved.append(first)
             while parser.parse_optional_punctuation(",") is not None:
                 unresolved.append(parser.parse_unresolved_operand())
+        if n_in is not None and len(unresolved) != n_in:
+            parser.raise_error(
+                f"'{cls.name}' takes {_count(n_in, 'operand')}, got {len(unresolved)}", operands_pos, parser.pos
+            )
         props, attrs = cls.parse_prop_dict(parser)
         pos = parser.pos
         in_types, out_types = cls.parse_types(parser, len(unresolved))
@@ -535,6 +650,8 @@ class RelayOp(IRDLOperation):
             parser.raise_error(
                 f"'{cls.name}' has {len(unresolved)} operands but {len(in_types)} operand types", pos, parser.pos
             )
+        if n_out is not None and len(out_types) != n_out:
+            parser.raise_error(f"'{cls.name}' has {_count(n_out, 'result')}, got {len(out_types)}", pos, parser.pos)
         operands = [parser.resolve_operand(u, t) for u, t in zip(unresolved, in_types)]
         op = cls.__new__(cls)
         IRDLOperation.__init__(
@@ -545,6 +662,10 @@ class RelayOp(IRDLOperation):
             attributes=attrs,
         )
         return op
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 # --------------------------------------------------------------------------------------
@@ -646,8 +767,18 @@ CONV_PROPS = (
 )
 
 
-def _quant_param(t: Attribute, operand: str, data_shape: Sequence[int], axis: int, *, want_float: bool | None) -> None:
-    """A scale or zero point: a scalar (rank 0 or [1]) or a 1-D tensor along `axis`."""
+def _quant_param(
+    t: Attribute,
+    operand: str,
+    data_shape: Sequence[int],
+    axis: int,
+    *,
+    want_float: bool | None,
+    data: str = "data",
+    scalar: bool = False,
+) -> None:
+    """A scale or zero point: a scalar (rank 0 or [1]) or, unless `scalar`, a 1-D tensor
+    with one entry per slice of operand `data` along `axis`."""
     t = _tensor_type(t, operand)
     if want_float is True and not is_float(t.element_type):
         raise VerifyException(f"operand '{operand}' must be a float tensor, got {t}")
@@ -656,14 +787,16 @@ def _quant_param(t: Attribute, operand: str, data_shape: Sequence[int], axis: in
     shape = shape_of(t)
     if len(shape) == 0 or shape == (1,):
         return
+    if scalar:
+        raise VerifyException(f"operand '{operand}' must be a scalar, got {t}")
     if len(shape) != 1:
         raise VerifyException(f"operand '{operand}' must be a scalar or 1-D, got {t}")
     if not data_shape:
-        raise VerifyException(f"operand '{operand}' is per-axis but the data is a scalar")
-    ax = normalize_axis(axis, len(data_shape))
+        raise VerifyException(f"operand '{operand}' is per-axis but '{data}' is a scalar")
+    ax = normalize_axis(axis, len(data_shape), "property 'axis'")
     if shape[0] != data_shape[ax]:
         raise VerifyException(
-            f"operand '{operand}' has {shape[0]} elements but the data has {data_shape[ax]} along axis {axis}"
+            f"operand '{operand}' has {shape[0]} elements but '{data}' has {data_shape[ax]} along axis {axis}"
         )
 
 
@@ -874,6 +1007,8 @@ class ClipOp(UnaryOp):
     def check_props(cls, props):
         if props["a_min"] is None or props["a_max"] is None:
             raise VerifyException("properties 'a_min' and 'a_max' are required")
+        if props["a_min"] > props["a_max"]:
+            raise VerifyException(f"property 'a_min' ({props['a_min']}) is greater than 'a_max' ({props['a_max']})")
 
 
 @relay_op
@@ -1119,10 +1254,15 @@ def resolve_newshape(in_shape: Sequence[int], newshape: Sequence[int]) -> tuple[
     if infer_at is not None:
         known = numel(out)
         if known == 0 or total % known:
-            raise VerifyException(f"cannot reshape {list(in_shape)} to {list(newshape)}")
+            raise VerifyException(
+                f"property 'newshape' {list(newshape)} does not fit operand 'data' {list(in_shape)} ({total} elements)"
+            )
         out[infer_at] = total // known
     if numel(out) != total:
-        raise VerifyException(f"cannot reshape {list(in_shape)} ({total} elements) to {out} ({numel(out)} elements)")
+        raise VerifyException(
+            f"property 'newshape' {list(newshape)} gives {out} ({numel(out)} elements) "
+            f"for operand 'data' {list(in_shape)} ({total} elements)"
+        )
     return tuple(out)
 
 
@@ -1224,9 +1364,12 @@ class PadOp(RelayOp):
         if props["pad_mode"] == "reflect":
             for i, s in enumerate(ds):
                 if pw[2 * i] >= s or pw[2 * i + 1] >= s:
-                    raise VerifyException(f"reflect padding of dimension {i} must be smaller than its size {s}")
+                    raise VerifyException(
+                        f"property 'pad_width': reflect padding of dimension {i} ({pw[2 * i]}, {pw[2 * i + 1]}) "
+                        f"must be smaller than its size {s}"
+                    )
         if props["pad_mode"] == "edge" and any(s == 0 for s in ds):
-            raise VerifyException("edge padding needs non-empty dimensions")
+            raise VerifyException("property 'pad_mode': edge padding needs non-empty dimensions")
         return [tensor(tuple(s + pw[2 * i] + pw[2 * i + 1] for i, s in enumerate(ds)), d.element_type)]
 
 
@@ -1340,7 +1483,12 @@ class ConstantOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
-        if self.value is not None:
+        if self.value is not None and _has_non_finite(self.value):
+            # xDSL prints nan/inf elements as hex integers that its parser reads back as
+            # numbers; the hex form of the whole buffer round-trips exactly.
+            printer.print_string(f'dense<"0x{self.value.data.data.hex().upper()}"> : ')
+            printer.print_attribute(self.value.type)
+        elif self.value is not None:
             printer.print_attribute(self.value)
         else:
             assert self.external is not None
@@ -1354,12 +1502,13 @@ class ConstantOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser):
         if parser.parse_optional_keyword("external") is not None:
-            name = parser.parse_str_literal()
+            name = parser.parse_str_literal(" naming the external tensor")
             parser.parse_punctuation(":")
+            type_pos = parser.pos
             t = parser.parse_type()
-            attrs = parser.parse_optional_attr_dict()
             if not isinstance(t, TensorType):
-                parser.raise_error(f"relay.constant needs a tensor type, got {t}")
+                parser.raise_error(f"relay.constant needs a tensor type, got {t}", type_pos, parser.pos)
+            attrs = parser.parse_optional_attr_dict()
             return cls(external=name, type=t, attributes=attrs)
         pos = parser.pos
         value = parser.parse_attribute()
@@ -1367,6 +1516,10 @@ class ConstantOp(IRDLOperation):
             parser.raise_error("relay.constant expects dense<...> : tensor<...> or external \"name\"", pos, parser.pos)
         attrs = parser.parse_optional_attr_dict()
         return cls(value, attributes=attrs)
+
+
+def _has_non_finite(value: DenseIntOrFPElementsAttr) -> bool:
+    return is_float(value.get_element_type()) and not all(math.isfinite(v) for v in value.get_values())
 
 
 WEIGHTS_ATTR = "relay.weights"
@@ -1497,12 +1650,10 @@ class QnnConv2DOp(RelayOp):
             if not is_int8(t.element_type):
                 raise VerifyException(f"operand '{n}' must have an 8-bit integer element type, got {t}")
         out = _conv_like(d, w, props)
-        _quant_param(ts[2], "input_zero_point", shape_of(d), 1, want_float=False)
-        _quant_param(ts[4], "input_scale", shape_of(d), 1, want_float=True)
-        if numel(shape_of(ts[2])) != 1 or numel(shape_of(ts[4])) != 1:
-            raise VerifyException("operands 'input_zero_point' and 'input_scale' must be scalars")
-        _quant_param(ts[3], "kernel_zero_point", shape_of(w), 0, want_float=False)
-        _quant_param(ts[5], "kernel_scale", shape_of(w), 0, want_float=True)
+        _quant_param(ts[2], "input_zero_point", shape_of(d), 1, want_float=False, scalar=True)
+        _quant_param(ts[4], "input_scale", shape_of(d), 1, want_float=True, scalar=True)
+        _quant_param(ts[3], "kernel_zero_point", shape_of(w), 0, want_float=False, data="weight")
+        _quant_param(ts[5], "kernel_scale", shape_of(w), 0, want_float=True, data="weight")
         return [tensor(out, IntegerType(32))]
 
 
@@ -1529,12 +1680,10 @@ class QnnDenseOp(RelayOp):
         n, k = _rank(w, 2, "weight")
         if not ds or ds[-1] != k:
             raise VerifyException(f"operand 'weight' has K = {k} but 'data' is {d}")
-        _quant_param(ts[2], "input_zero_point", ds, -1, want_float=False)
-        _quant_param(ts[4], "input_scale", ds, -1, want_float=True)
-        if numel(shape_of(ts[2])) != 1 or numel(shape_of(ts[4])) != 1:
-            raise VerifyException("operands 'input_zero_point' and 'input_scale' must be scalars")
-        _quant_param(ts[3], "kernel_zero_point", (n, k), 0, want_float=False)
-        _quant_param(ts[5], "kernel_scale", (n, k), 0, want_float=True)
+        _quant_param(ts[2], "input_zero_point", ds, -1, want_float=False, scalar=True)
+        _quant_param(ts[4], "input_scale", ds, -1, want_float=True, scalar=True)
+        _quant_param(ts[3], "kernel_zero_point", (n, k), 0, want_float=False, data="weight")
+        _quant_param(ts[5], "kernel_scale", (n, k), 0, want_float=True, data="weight")
         return [tensor(ds[:-1] + (n,), IntegerType(32))]
 
 
@@ -1561,9 +1710,7 @@ class QnnAddOp(RelayOp):
                 raise VerifyException(f"operand '{n}' must have an 8-bit integer element type, got {t}")
         names = ("lhs_scale", "lhs_zero_point", "rhs_scale", "rhs_zero_point", "output_scale", "output_zero_point")
         for t, n in zip(ts[2:], names):
-            _quant_param(t, n, (), 0, want_float="scale" in n)
-            if numel(shape_of(t)) != 1:
-                raise VerifyException(f"operand '{n}' must be a scalar")
+            _quant_param(t, n, (), 0, want_float="scale" in n, scalar=True)
         for zp, data, n in ((ts[3], a, "lhs_zero_point"), (ts[5], b, "rhs_zero_point")):
             if zp.element_type != data.element_type:
                 raise VerifyException(f"operand '{n}' has element type {zp.element_type}, expected {data.element_type}")
@@ -1604,7 +1751,7 @@ class CompositeOp(IRDLOperation):
             raise VerifyException(f"pattern name '{self.pattern.data}' must be '<target>.<pattern>'")
         block = self.body.block
         if len(block.args) != len(self.inputs):
-            raise VerifyException(f"body has {len(block.args)} arguments for {len(self.inputs)} inputs")
+            raise VerifyException(f"body has {len(block.args)} arguments for {_count(len(self.inputs), 'input')}")
         for i, (a, v) in enumerate(zip(block.args, self.inputs)):
             if a.type != v.type:
                 raise VerifyException(f"body argument #{i} has type {a.type}, input has {v.type}")
@@ -1614,7 +1761,9 @@ class CompositeOp(IRDLOperation):
         got = [v.type for v in term.values]
         want = [r.type for r in self.outputs]
         if got != want:
-            raise VerifyException(f"relay.yield types {got} do not match the results {want}")
+            raise VerifyException(
+                f"relay.yield types ({', '.join(map(str, got))}) do not match the results ({', '.join(map(str, want))})"
+            )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -1643,6 +1792,7 @@ class CompositeOp(IRDLOperation):
         unresolved = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
+        types_pos = parser.pos
         ins = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
         parser.parse_punctuation("->")
         if parser.parse_optional_punctuation("(") is not None:
@@ -1651,7 +1801,9 @@ class CompositeOp(IRDLOperation):
         else:
             outs = [parser.parse_type()]
         if len(ins) != len(unresolved):
-            parser.raise_error(f"relay.composite has {len(unresolved)} inputs but {len(ins)} input types")
+            parser.raise_error(
+                f"relay.composite has {_count(len(unresolved), 'input')} but {len(ins)} input types", types_pos, parser.pos
+            )
         operands = [parser.resolve_operand(u, t) for u, t in zip(unresolved, ins)]
         body = parser.parse_region()
         return cls(pattern, operands, outs, body, attrs)

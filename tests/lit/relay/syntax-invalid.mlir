@@ -1,0 +1,183 @@
+// Malformed custom syntax of relay ops: each chunk gives one located parse error.
+// RUN: accel-opt %s --split-input-file --parsing-diagnostics | filecheck %s
+// Without --parsing-diagnostics the first error ends the run: one line on stderr, exit code 1.
+// RUN: not accel-opt %s --split-input-file 2>&1 | filecheck %s --check-prefix=FIRST
+
+func.func @unknown_property(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // FIRST: accel-opt: {{.*}}syntax-invalid.mlir:[[# @LINE + 3]]:32: error: 'relay.nn.leaky_relu' has no property 'slope' (properties: alpha)
+  // FIRST-NOT: {{.}}
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:32: error: 'relay.nn.leaky_relu' has no property 'slope' (properties: alpha)
+  %y = relay.nn.leaky_relu %x {slope = 0.1} : tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @no_properties(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:26: error: 'relay.nn.relu' has no property 'alpha'
+  %y = relay.nn.relu %x {alpha = 0.1} : tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @ints_kind(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x8x6x6xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:42: error: property 'strides' of 'relay.nn.conv2d' must be a list of integers like [1, 1], got 2 : i64
+  %y = relay.nn.conv2d %x, %w {strides = 2} : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x6x6xf32>
+  func.return %y : tensor<1x8x6x6xf32>
+}
+
+// -----
+
+func.func @ints_elements(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x8x6x6xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:42: error: property 'padding' of 'relay.nn.conv2d' must be a list of integers like [1, 1], got [0 : i64, 5.000000e-01 : f64, 0 : i64, 0 : i64]
+  %y = relay.nn.conv2d %x, %w {padding = [0, 0.5, 0, 0]} : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x6x6xf32>
+  func.return %y : tensor<1x8x6x6xf32>
+}
+
+// -----
+
+func.func @int_kind(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x8x6x6xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:41: error: property 'groups' of 'relay.nn.conv2d' must be an integer, got 1.000000e+00 : f64
+  %y = relay.nn.conv2d %x, %w {groups = 1.0} : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x6x6xf32>
+  func.return %y : tensor<1x8x6x6xf32>
+}
+
+// -----
+
+func.func @bool_kind(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:82: error: property 'ceil_mode' of 'relay.nn.max_pool2d' must be true or false, got 1 : i64
+  %y = relay.nn.max_pool2d %x {pool_size = [2, 2], strides = [2, 2], ceil_mode = 1} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  func.return %y : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+func.func @float_kind(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:40: error: property 'alpha' of 'relay.nn.leaky_relu' must be a float, got "0.1"
+  %y = relay.nn.leaky_relu %x {alpha = "0.1"} : tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @string_choice(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:40: error: property 'approximate' of 'relay.nn.gelu' must be one of "none", "tanh", got "erf"
+  %y = relay.nn.gelu %x {approximate = "erf"} : tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @float_exponent(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:41: error: a float needs a '.' before its exponent (write 1.0e-3, not 1e-3)
+  %y = relay.nn.leaky_relu %x {alpha = 1e-3} : tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @float_type(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:46: error: expected a float type
+  %y = relay.nn.leaky_relu %x {alpha = 0.5 : i32} : tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @duplicate(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:49: error: 'a_min' is given twice
+  %y = relay.clip %x {a_min = 0.0, a_max = 1.0, a_min = -1.0} : tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @missing_equals(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:34: error: Expected '=' after property 'axis'
+  %y = relay.nn.softmax %x {axis 0} : tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @unclosed(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:40: error: expected an integer type
+  %y = relay.nn.softmax %x {axis = 0 : tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @operand_count(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:22: error: 'relay.nn.relu' takes 1 operand, got 2
+  %y = relay.nn.relu %x, %x : tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @operand_count_binary(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:18: error: 'relay.add' takes 2 operands, got 1
+  %y = relay.add %x : tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @operand_types(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:25: error: 'relay.add' has 2 operands but 1 operand types
+  %y = relay.add %x, %x : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @result_count(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:25: error: 'relay.sigmoid' has 1 result, got 2
+  %y = relay.sigmoid %x : (tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @operand_type_mismatch(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:22: error: operand is used with type tensor<3xf32>, but has been previously used or defined with type tensor<2xf32>
+  %y = relay.sigmoid %x : tensor<3xf32>
+  func.return %y : tensor<3xf32>
+}
+
+// -----
+
+func.func @unknown_op(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:23: error: Operation relay.nn.swish is not registered
+  %y = relay.nn.swish %x : tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @constant_value() -> tensor<f32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:23: error: relay.constant expects dense<...> : tensor<...> or external "name"
+  %c = relay.constant 1.0 : f32
+  func.return %c : tensor<f32>
+}
+
+// -----
+
+func.func @constant_external_type() -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:38: error: relay.constant needs a tensor type, got memref<2xf32>
+  %c = relay.constant external "w" : memref<2xf32>
+  func.return %c : tensor<2xf32>
+}
+
+// -----
+
+func.func @composite_types(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:46: error: relay.composite has 2 inputs but 1 input types
+  %y = relay.composite "npu.relu" (%x, %x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    relay.yield %a : tensor<4xf32>
+  }
+  func.return %y : tensor<4xf32>
+}
