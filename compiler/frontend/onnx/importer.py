@@ -1,0 +1,478 @@
+"""ONNX model -> relay module with `@main`.
+
+    model.onnx (opset 9..28)                      relay
+    ─────────────────────────                     ──────────────────────────────────────
+    input  x: float[1,3,8,8]                      func.func @main(%x: tensor<1x3x8x8xf32>
+    init   w: float[8,3,3,3]                                      {accel.name = "x"})
+    Conv(x, w, b) name=conv_1        ─────▶         %w = relay.constant external "w" : ...
+    Relu name=relu_1                                %0 = relay.nn.conv2d %x, %w {...} loc("conv_1")
+    output y                                        %1 = relay.nn.bias_add %0, %b loc("conv_1")
+                                                    %y = relay.nn.relu %1 loc("relu_1")
+                                                    func.return %y {accel.name = "y"}
+
+Loading: the model is parsed (external data `model.onnx.data` is read from the model's
+directory), local functions are inlined, and a model whose default opset is below 9 is
+first brought to opset 13 with `onnx.version_converter.convert_version` (e.g. the
+opset-6 `pytorch-converted` test models); from opset 9 on, every op is imported with the
+semantics of its own version. Opset domains that no node uses are ignored.
+
+Values known at import time (initializers, `Constant` nodes, and everything computed only
+from them and from static shapes: `Shape -> Gather -> Unsqueeze -> Concat -> Reshape`
+chains, `ConstantOfShape`, ...) are evaluated with numpy; the rest becomes relay ops.
+Tensors of more than `INLINE_LIMIT` elements that are stored in the model file become
+`relay.constant external "<tensor name>"` and the module records the file in
+`relay.weights`; everything else is inline.
+
+Every error is a `CompileError` with one line naming the node, its op type and what is
+not supported (or the graph input and dimension that is dynamic).
+"""
+
+from __future__ import annotations
+
+import os
+import numpy as np
+import onnx
+from onnx import defs
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    ModuleOp,
+    NameLoc,
+    NoneAttr,
+    StringAttr,
+)
+from xdsl.ir import Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from compiler.diagnostics import CompileError, one_line
+from compiler.frontend.builder import GraphBuilder, ssa_name_hint
+from compiler.frontend.onnx.context import (
+    OPS,
+    Const,
+    Node,
+    Value,
+    node_attributes,
+    node_display_name,
+    np_dtype_of,
+    onnx_dtype_name,
+    tensor_to_array,
+    verify_message,
+)
+from compiler.tensors import UnsupportedDtype, dense_from_array, register_weights, tensor_type
+from dialects import relay
+from dialects.relay import WEIGHTS_ATTR
+
+INLINE_LIMIT = 16
+"""Constants with more elements than this are external when the model file holds them."""
+
+MIN_OPSET = 9
+CONVERT_TO_OPSET = 13
+MAX_OPSET = defs.onnx_opset_version()
+DEFAULT_DOMAINS = ("", "ai.onnx")
+
+
+# --------------------------------------------------------------------------------------
+# Public entry points
+# --------------------------------------------------------------------------------------
+
+
+def import_onnx_file(path: str, data: bytes | None = None) -> ModuleOp:
+    """Import the ONNX model at `path` (`data`: its bytes when already read; `path` "-"
+    means standard input, whose model has no file: every constant is then inline)."""
+    source = "<stdin>" if path == "-" else path
+    if data is None:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise CompileError(f"cannot read the model: {e.strerror or e}", location=source) from None
+    model = parse_model(data, source)
+    weights_path = None if path == "-" else os.path.abspath(path)
+    if weights_path is not None and _has_external_data(model):
+        _load_external_data(model, os.path.dirname(weights_path), source)
+    return _import(model, source, weights_path)
+
+
+def import_onnx_model(model: onnx.ModelProto, weights_path: str | None = None) -> ModuleOp:
+    """Import an in-memory model. With `weights_path` (the .onnx file the model was loaded
+    from), large initializers stay external tensors of that file; without it every
+    constant is inline. `model` is not modified."""
+    source = weights_path
+    abs_weights = os.path.abspath(weights_path) if weights_path is not None else None
+    if _has_external_data(model):
+        if abs_weights is None:
+            raise CompileError("the model keeps tensors in external data files; pass its path as weights_path")
+        copy = onnx.ModelProto()
+        copy.CopyFrom(model)
+        _load_external_data(copy, os.path.dirname(abs_weights), source)
+        model = copy
+    return _import(model, source, abs_weights)
+
+
+def parse_model(data: bytes, source: str) -> onnx.ModelProto:
+    model = onnx.ModelProto()
+    try:
+        model.ParseFromString(data)
+    except Exception as e:  # protobuf's DecodeError and friends
+        reason = one_line(str(e)) or type(e).__name__
+        raise CompileError(f"not a valid ONNX model (the file is corrupt or truncated: {reason})",
+                           location=source) from None
+    if model.ir_version <= 0 or not model.HasField("graph"):
+        raise CompileError("not a valid ONNX model (no IR version or no graph; corrupt or truncated file?)",
+                           location=source)
+    return model
+
+
+# --------------------------------------------------------------------------------------
+# Model-level preparation
+# --------------------------------------------------------------------------------------
+
+
+def _has_external_data(model: onnx.ModelProto) -> bool:
+    return any(t.data_location == onnx.TensorProto.EXTERNAL for t in model.graph.initializer)
+
+
+def _load_external_data(model: onnx.ModelProto, base_dir: str, source: str | None) -> None:
+    from onnx.external_data_helper import load_external_data_for_model
+
+    try:
+        load_external_data_for_model(model, base_dir)
+    except Exception as e:
+        raise CompileError(f"cannot read the model's external data: {one_line(str(e))}", location=source) from None
+
+
+def _default_opset(model: onnx.ModelProto, source: str | None) -> int:
+    versions = [o.version for o in model.opset_import if o.domain in DEFAULT_DOMAINS]
+    if not versions:
+        if model.ir_version >= 3:
+            raise CompileError("the model imports no version of the default ONNX domain", location=source)
+        return 1  # IR version 1/2 models have no opset_import
+    return versions[0]
+
+
+def _file_tensor_names(graph: onnx.GraphProto) -> set[str]:
+    """Names under which compiler.tensors finds a tensor in the model file."""
+    names = {t.name for t in graph.initializer}
+    for node in graph.node:
+        if node.op_type == "Constant" and node.domain in DEFAULT_DOMAINS and node.output:
+            if any(a.name == "value" for a in node.attribute):
+                names.add(node.output[0])
+    return names
+
+
+def _import(model: onnx.ModelProto, source: str | None, weights_path: str | None) -> ModuleOp:
+    opset = _default_opset(model, source)
+    file_names = _file_tensor_names(model.graph) if weights_path else set()
+    if opset > MAX_OPSET:
+        raise CompileError(f"opset {opset} of the default domain is newer than the importer supports "
+                           f"({MIN_OPSET} to {MAX_OPSET})", location=source)
+    if model.functions:
+        from onnx import inliner
+
+        try:
+            model = inliner.inline_local_functions(model)
+        except Exception as e:
+            raise CompileError(f"cannot inline the model's local functions: {one_line(str(e))}",
+                               location=source) from None
+    if opset < MIN_OPSET:
+        from onnx import version_converter
+
+        try:
+            model = version_converter.convert_version(model, CONVERT_TO_OPSET)
+        except Exception as e:
+            raise CompileError(f"cannot convert opset {opset} to {CONVERT_TO_OPSET} "
+                               f"(opsets below {MIN_OPSET} are converted first): {one_line(str(e))}",
+                               location=source) from None
+        opset = CONVERT_TO_OPSET
+    importer = GraphImporter(model.graph, opset, source, weights_path, file_names)
+    return importer.run()
+
+
+# --------------------------------------------------------------------------------------
+# The graph walk
+# --------------------------------------------------------------------------------------
+
+
+class GraphImporter:
+    """Converts one graph, node by node in the (topological) order of the file."""
+
+    def __init__(self, graph: onnx.GraphProto, opset: int, source: str | None,
+                 weights_path: str | None, file_names: set[str]):
+        self.graph = graph
+        self.opset = opset
+        self.source = source
+        self.weights_path = weights_path
+        self.file_names = file_names
+        self.builder = GraphBuilder()
+        self.values: dict[str, Value] = {}
+        self.materialized: dict[int, SSAValue] = {}
+        self.file_tensors: dict[str, np.ndarray] = {}
+        self._loc: NameLoc | None = None
+        self._schemas: dict[str, int] = {}
+
+    # -- errors ------------------------------------------------------------------------
+
+    def error(self, what: str) -> CompileError:
+        return CompileError(one_line(what), location=self.source)
+
+    def node_error(self, proto: onnx.NodeProto, what: str) -> CompileError:
+        return self.error(f"node '{node_display_name(proto)}' ({proto.op_type}): {what}")
+
+    # -- values ------------------------------------------------------------------------
+
+    def lookup(self, proto: onnx.NodeProto, name: str) -> Value:
+        v = self.values.get(name)
+        if v is None:
+            raise self.node_error(proto, f"input '{name}' is not produced by any earlier node, initializer or "
+                                         "graph input (the graph is not topologically sorted or is incomplete)")
+        return v
+
+    def bind(self, name: str, value: Value) -> None:
+        if not name:
+            return
+        if isinstance(value, SSAValue) and value.name_hint is None:
+            value.name_hint = ssa_name_hint(name)
+        self.values[name] = value
+
+    def materialize(self, v: Value) -> SSAValue:
+        if isinstance(v, SSAValue):
+            return v
+        cached = self.materialized.get(id(v))
+        if cached is not None:
+            return cached
+        arr = v.value
+        try:
+            t = tensor_type(arr.shape, arr.dtype)
+        except UnsupportedDtype as e:
+            raise self.error(f"constant '{v.file_name or '?'}': {verify_message(e)}") from None
+        if arr.size > INLINE_LIMIT and v.file_name is not None and self.weights_path is not None:
+            op = relay.ConstantOp(external=v.file_name, type=t)
+        elif arr.size > INLINE_LIMIT and _is_uniform(arr):
+            op = relay.ConstantOp(_splat(arr, t))
+        else:
+            op = relay.ConstantOp(dense_from_array(arr, t))
+        if v.file_name is not None:
+            op.location = NameLoc(StringAttr(v.file_name), NoneAttr())
+            op.result.name_hint = ssa_name_hint(v.file_name)
+        elif self._loc is not None:
+            op.location = self._loc
+        self.builder.add_op(op)
+        self.materialized[id(v)] = op.result
+        return op.result
+
+    def emit(self, op: Operation, proto: onnx.NodeProto) -> SSAValue:
+        op.location = self._loc if self._loc is not None else NameLoc(StringAttr(node_display_name(proto)), NoneAttr())
+        self.builder.add_op(op)
+        return op.results[0]
+
+    def file_const(self, name: str, arr: np.ndarray) -> Const:
+        in_file = name in self.file_names
+        if in_file:
+            self.file_tensors[name] = arr
+        return Const(arr, name if in_file else None)
+
+    # -- graph -------------------------------------------------------------------------
+
+    def run(self) -> ModuleOp:
+        g = self.graph
+        for init in g.initializer:
+            try:
+                arr = tensor_to_array(init)
+            except UnsupportedDtype as e:
+                raise self.error(f"initializer '{init.name}': {verify_message(e)}") from None
+            except Exception as e:
+                raise self.error(f"initializer '{init.name}' cannot be read "
+                                 f"(corrupt or truncated file?): {one_line(str(e))}") from None
+            self.values[init.name] = self.file_const(init.name, arr)
+        if g.sparse_initializer:
+            raise self.error(f"sparse initializer '{g.sparse_initializer[0].values.name}' is not supported")
+        for vi in g.input:
+            if vi.name in self.values:
+                continue  # IR < 4: initializers are listed as inputs too
+            shape, dtype = self.input_type(vi)
+            self.values[vi.name] = self.builder.input(vi.name, shape, dtype)
+        for proto in g.node:
+            self.import_node(proto)
+        outputs: list[SSAValue] = []
+        self._loc = None
+        for vi in g.output:
+            v = self.values.get(vi.name)
+            if v is None:
+                raise self.error(f"graph output '{vi.name}' is not produced by any node")
+            ssa = self.materialize(v)
+            self.check_output_type(vi, ssa)
+            outputs.append(ssa)
+        if not outputs:
+            raise self.error("the graph has no outputs")
+        module = self.builder.build(outputs, [vi.name for vi in g.output])
+        if self.weights_path is not None:
+            module.attributes[WEIGHTS_ATTR] = StringAttr(self.weights_path)
+            if os.path.exists(self.weights_path):
+                register_weights(self.weights_path, self.all_file_tensors())
+        return module
+
+    def all_file_tensors(self) -> dict[str, np.ndarray]:
+        """Every tensor the weights loader would find in the file, so it never re-reads it."""
+        out = dict(self.file_tensors)
+        for name in self.file_names:
+            v = self.values.get(name)
+            if name not in out and isinstance(v, Const):
+                out[name] = v.value
+        return out
+
+    def input_type(self, vi: onnx.ValueInfoProto) -> tuple[tuple[int, ...], np.dtype]:
+        t = vi.type
+        if t.WhichOneof("value") != "tensor_type":
+            raise self.error(f"graph input '{vi.name}' is a {t.WhichOneof('value') or 'untyped value'}; "
+                             "only tensors are supported")
+        tt = t.tensor_type
+        try:
+            dtype = np_dtype_of(tt.elem_type)
+        except UnsupportedDtype as e:
+            raise self.error(f"graph input '{vi.name}': {verify_message(e)}") from None
+        if not tt.HasField("shape"):
+            raise self.error(f"graph input '{vi.name}' has no shape; only static shapes are supported")
+        shape = []
+        for i, d in enumerate(tt.shape.dim):
+            if d.HasField("dim_value") and d.dim_value > 0:
+                shape.append(d.dim_value)
+                continue
+            what = f"'{d.dim_param}'" if d.HasField("dim_param") else (
+                "0 (empty)" if d.HasField("dim_value") else "unknown")
+            raise self.error(f"graph input '{vi.name}' has a dynamic dimension {i} ({what}); only static shapes "
+                             "are supported (export the model with fixed input shapes)")
+        return tuple(shape), dtype
+
+    def check_output_type(self, vi: onnx.ValueInfoProto, v: SSAValue) -> None:
+        """The declared type of a graph output must agree with what the import computed."""
+        t = vi.type
+        if t.WhichOneof("value") != "tensor_type":
+            return
+        tt = t.tensor_type
+        got_shape = tuple(v.type.get_shape())
+        if tt.elem_type:
+            try:
+                want = tensor_type((), np_dtype_of(tt.elem_type)).element_type
+            except UnsupportedDtype as e:
+                raise self.error(f"graph output '{vi.name}': {verify_message(e)}") from None
+            if want != v.type.element_type:
+                raise self.error(f"graph output '{vi.name}' is declared {onnx_dtype_name(tt.elem_type)} "
+                                 f"but computes {v.type.element_type}")
+        if tt.HasField("shape"):
+            dims = tt.shape.dim
+            bad = len(dims) != len(got_shape) or any(
+                d.HasField("dim_value") and d.dim_value != s for d, s in zip(dims, got_shape))
+            if bad:
+                declared = [d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in dims]
+                raise self.error(f"graph output '{vi.name}' is declared with shape {declared} "
+                                 f"but computes {list(got_shape)}")
+
+    # -- nodes -------------------------------------------------------------------------
+
+    def op_version(self, proto: onnx.NodeProto) -> int:
+        v = self._schemas.get(proto.op_type)
+        if v is None:
+            try:
+                v = defs.get_schema(proto.op_type, self.opset, "").since_version
+            except Exception:
+                raise self.node_error(proto, f"'{proto.op_type}' is not an op of the ONNX domain at opset "
+                                             f"{self.opset}") from None
+            self._schemas[proto.op_type] = v
+        return v
+
+    def import_node(self, proto: onnx.NodeProto) -> None:
+        if proto.domain not in DEFAULT_DOMAINS:
+            raise self.node_error(proto, f"ops of domain '{proto.domain}' are not supported")
+        version = self.op_version(proto)
+        support = OPS.get(proto.op_type)
+        inputs = [self.lookup(proto, name) if name else None for name in proto.input]
+        all_const = all(v is None or isinstance(v, Const) for v in inputs)
+        if support is None:
+            if all_const and (folded := self.fold_with_reference(proto, inputs)) is not None:
+                self.bind_outputs(proto, folded)
+                return
+            raise self.node_error(proto, f"op {proto.op_type} (opset {self.opset}) is not supported")
+        try:
+            attrs = node_attributes(proto)
+        except ValueError as e:
+            raise self.node_error(proto, str(e)) from None
+        unknown = sorted(set(attrs) - support.attrs)
+        if unknown:
+            raise self.node_error(proto, f"attribute '{unknown[0]}' is not supported")
+        node = Node(proto, version, self, attrs)
+        self._loc = NameLoc(StringAttr(node.name), NoneAttr())
+        try:
+            outs = None
+            if support.fold is not None and all_const:
+                outs = self.try_fold(node, support, inputs)
+            if outs is None:
+                if support.convert is None:
+                    runtime = next(n for n, v in zip(proto.input, inputs) if isinstance(v, SSAValue))
+                    raise node.error(f"input '{runtime}' is computed at run time; {proto.op_type} is only "
+                                     "supported on values known at import time (shape computations)")
+                outs = support.convert(node)
+        except (VerifyException, UnsupportedDtype) as e:
+            raise node.error(verify_message(e)) from None
+        self.bind_outputs(proto, outs)
+
+    def try_fold(self, node: Node, support, inputs: list[Value | None]) -> list[Value] | None:
+        """numpy evaluation of a node whose inputs are all known, unless that would turn
+        large file weights into large anonymous inline tensors (then relay ops are kept)."""
+        arrays = [v.value if isinstance(v, Const) else None for v in inputs]
+        result = support.fold(node, arrays)
+        results = list(result) if isinstance(result, (list, tuple)) else [result]
+        from_file = any(isinstance(v, Const) and v.file_name is not None for v in inputs)
+        if support.convert is not None and from_file and any(r.size > INLINE_LIMIT for r in results):
+            return None
+        return [Const(np.asarray(r)) for r in results]
+
+    def fold_with_reference(self, proto: onnx.NodeProto, inputs: list[Value | None]) -> list[Value] | None:
+        """Evaluate an op the importer has no converter for when all its inputs are known
+        (rare shape arithmetic), with onnx's reference implementation of that op version."""
+        from onnx import helper
+        from onnx.reference import ReferenceEvaluator
+
+        feeds = {}
+        in_infos = []
+        for name, v in zip(proto.input, inputs):
+            if v is None:
+                continue
+            arr = v.value
+            feeds[name] = arr
+            in_infos.append(helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(arr.dtype), arr.shape))
+        outs = [o for o in proto.output if o]
+        try:
+            graph = helper.make_graph([proto], "fold", in_infos, [helper.make_empty_tensor_value_info(o) for o in outs])
+            m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)])
+            results = ReferenceEvaluator(m).run(None, feeds)
+        except Exception:
+            return None
+        out: list[Value] = []
+        for r in results:
+            if not isinstance(r, np.ndarray):
+                return None
+            out.append(Const(r))
+        return out
+
+    def bind_outputs(self, proto: onnx.NodeProto, outs) -> None:
+        if outs is None:
+            outs = []
+        elif not isinstance(outs, (list, tuple)):
+            outs = [outs]
+        for i, name in enumerate(proto.output):
+            if not name:
+                continue
+            if i >= len(outs) or outs[i] is None:
+                raise self.node_error(proto, f"output {i} ('{name}') is not supported")
+            self.bind(name, outs[i])
+
+
+def _is_uniform(arr: np.ndarray) -> bool:
+    """All elements bit-identical (so -0.0 and 0.0 differ), e.g. `ConstantOfShape` output."""
+    bits = arr.reshape(-1).view(f"u{arr.dtype.itemsize}")
+    return bool(np.all(bits == bits[0]))
+
+
+def _splat(arr: np.ndarray, t) -> DenseIntOrFPElementsAttr:
+    one = dense_from_array(arr.reshape(-1)[:1])
+    return DenseIntOrFPElementsAttr(t, BytesAttr(one.data.data))

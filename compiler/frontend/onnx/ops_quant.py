@@ -1,0 +1,107 @@
+"""Converters of the int8 ops: QuantizeLinear / DequantizeLinear (kept as they are, around
+float ops: fusing Q/DQ into integer kernels is the pattern matcher's job), QLinearConv and
+QLinearMatMul (integer kernels with an i32 accumulator, then a requantize).
+
+    QLinearConv(x, xs, xz, w, ws, wz, ys, yz, b)
+        ->  %acc = relay.qnn.conv2d %x, %w, %xz, %wz, %xs, %ws {...}      (i32)
+            %b1  = relay.nn.bias_add %acc, %b {axis = 1}                   (i32)
+            %y   = relay.qnn.requantize %b1, %s, %zero, %ys, %yz {axis = 1}
+                   (%s = xs * ws per output channel, %zero = 0 : i32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.ir import SSAValue
+
+from compiler.frontend.onnx.context import Const, Node, Value, np_dtype_of, onnx_dtype_name, converter
+from compiler.frontend.onnx.ops_nn import CONV_ATTRS, check_kernel_shape, window_geometry
+from dialects import relay
+
+
+def _zero_point(n: Node, i: int, dtype: np.dtype) -> SSAValue:
+    if n.has(i):
+        return n.input(i)
+    return n.const_value(np.zeros((), dtype=dtype))
+
+
+def _axis(n: Node) -> int:
+    return n.attr("axis", 1) if n.version >= 13 else 1
+
+
+def _no_blocks(n: Node) -> None:
+    if n.attr("block_size", 0):
+        raise n.error("blocked quantization (block_size > 0) is not supported")
+
+
+@converter("QuantizeLinear", attrs=("axis", "saturate", "block_size", "output_dtype", "precision"))
+def quantize(n: Node):
+    _no_blocks(n)
+    precision = n.attr("precision", 0)
+    if precision and np_dtype_of(precision) != n.dtype(1):
+        raise n.error(f"precision {onnx_dtype_name(precision)} other than the scale's type is not supported")
+    out_dtype = n.attr("output_dtype", 0)
+    if n.has(2):
+        zp_dtype = n.dtype(2)
+        if out_dtype and np_dtype_of(out_dtype) != zp_dtype:
+            raise n.error(f"output_dtype {onnx_dtype_name(out_dtype)} differs from the zero point's type")
+    else:
+        zp_dtype = np_dtype_of(out_dtype) if out_dtype else np.dtype(np.uint8)
+    return n.emit(relay.QuantizeOp(n.input(0), n.input(1), _zero_point(n, 2, zp_dtype), axis=_axis(n)))
+
+
+@converter("DequantizeLinear", attrs=("axis", "block_size", "output_dtype"))
+def dequantize(n: Node):
+    _no_blocks(n)
+    out_dtype = n.attr("output_dtype", 0)
+    if out_dtype and np_dtype_of(out_dtype) != n.dtype(1):
+        raise n.error(f"output_dtype {onnx_dtype_name(out_dtype)} other than the scale's type is not supported")
+    return n.emit(relay.DequantizeOp(n.input(0), n.input(1), _zero_point(n, 2, n.dtype(0)), axis=_axis(n)))
+
+
+def _product_scale(n: Node, i: int, j: int) -> SSAValue:
+    """The accumulator's scale, input scale * weight scale (per channel when the weight's is)."""
+    a, b = n.value(i), n.value(j)
+    if isinstance(a, Const) and isinstance(b, Const):
+        prod = (a.value.astype(np.float32).reshape(-1) * b.value.astype(np.float32).reshape(-1))
+        return n.const_value(prod.astype(a.value.dtype).reshape(() if prod.size == 1 else (prod.size,)))
+    return n.emit(relay.MultiplyOp(n.input(i), n.input(j)))
+
+
+def _requantize(n: Node, acc: SSAValue, scale_a: int, scale_b: int, axis: int) -> SSAValue:
+    y_scale = n.input(6)
+    y_zp = _zero_point(n, 7, n.dtype(0))
+    zero = n.const_value(np.zeros((), dtype=np.int32))
+    return n.emit(relay.RequantizeOp(acc, _product_scale(n, scale_a, scale_b), zero, y_scale, y_zp, axis=axis))
+
+
+@converter("QLinearConv", attrs=CONV_ATTRS)
+def qlinear_conv(n: Node):
+    x_dims, w_dims = n.shape(0), n.shape(3)
+    if len(x_dims) != 4 or len(w_dims) != 4:
+        raise n.error(f"only 2-D convolution is supported (input {list(x_dims)}, weight {list(w_dims)})")
+    check_kernel_shape(n, w_dims[2:])
+    strides, dil, begin, end = window_geometry(n, x_dims[2:], w_dims[2:])
+    acc = n.emit(relay.QnnConv2DOp(
+        n.input(0), n.input(3), _zero_point(n, 2, n.dtype(0)), _zero_point(n, 5, n.dtype(3)), n.input(1),
+        n.input(4), strides=strides, padding=(*begin, *end), dilation=dil, groups=n.attr("group", 1)))
+    if n.has(8):
+        acc = n.emit(relay.BiasAddOp(acc, n.input(8), axis=1))
+    return _requantize(n, acc, 1, 4, axis=1)
+
+
+def _transposed(n: Node, v: Value) -> SSAValue:
+    if isinstance(v, Const) and v.value.size <= 16:
+        return n.importer.materialize(Const(np.ascontiguousarray(v.value.T)))
+    return n.emit(relay.TransposeOp(n.importer.materialize(v), axes=(1, 0)))
+
+
+@converter("QLinearMatMul")
+def qlinear_matmul(n: Node):
+    a_dims, b_dims = n.shape(0), n.shape(3)
+    if len(b_dims) != 2 or len(a_dims) < 2:
+        raise n.error(f"only A of rank >= 2 times a 2-D B is supported (A {list(a_dims)}, B {list(b_dims)})")
+    weight = _transposed(n, n.value(3))
+    acc = n.emit(relay.QnnDenseOp(n.input(0), weight, _zero_point(n, 2, n.dtype(0)),
+                                  _zero_point(n, 5, n.dtype(3)), n.input(1), n.input(4)))
+    return _requantize(n, acc, 1, 4, axis=-1)
