@@ -21,4 +21,5 @@ def _lazy(module: str, cls: str) -> Callable[[], type[ModulePass]]:
 ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferize": _lazy("bufferize", "Bufferize"),
     "plan-memory": _lazy("plan_memory", "PlanMemory"),
+    "lower-to-accel": _lazy("lower_to_accel", "LowerToAccel"),
 }
