@@ -572,6 +572,18 @@ def quantize_random_case():
     return Case(model, b.build([y], ["y"]), {"x": xv})
 
 
+@case("quantize-f32-division")
+def quantize_division_case():
+    """x / scale is a float32 division: 0.35f / 0.1f is a tie (3.5 -> 4) that float64 would
+    not see, and 1.55f / 0.1f is 15.499999 (-> 15) where x * (1 / scale) gives 15.5."""
+    xv = np.array([0.35, 1.55, 0.75, 2.35], F32)
+    scale, zp = np.array(0.1, F32), np.array(0, np.int8)
+    model = single("QuantizeLinear", {"x": xv}, np.int8, {"s": scale, "zp": zp})
+    b = GraphBuilder()
+    y = b.qnn_quantize(b.input("x", xv.shape), b.const(scale), b.const(zp))
+    return Case(model, b.build([y], ["y"]), {"x": xv})
+
+
 @cases("dequantize", {
     "i8-tensor": dict(dtype=np.int8, per_axis=False),
     "u8-axis0": dict(dtype=np.uint8, per_axis=True),
