@@ -1191,7 +1191,8 @@ class LayerNormOp(RelayOp):
 
 @relay_op
 class MeanOp(RelayOp):
-    """Mean over `axis` (all axes when absent; the complement when `exclude`)."""
+    """Mean over `axis` (the complement when `exclude`); no axis (absent or []) means
+    every axis, as in TVM."""
 
     name = "relay.mean"
     PROPS = (Ints("axis", optional=True), Bool("keepdims", False), Bool("exclude", False))
@@ -1201,15 +1202,15 @@ class MeanOp(RelayOp):
     @classmethod
     def reduced_axes(cls, rank: int, props) -> tuple[int, ...]:
         axes = props["axis"]
-        if axes is None:
-            red = set(range(rank))
-        else:
-            red = set()
-            for a in axes:
-                na = normalize_axis(a, rank, "property 'axis' entry")
-                if na in red:
-                    raise VerifyException(f"property 'axis' repeats axis {a}")
-                red.add(na)
+        if not axes:
+            # TVM: no axis (None or []) reduces every axis, whatever `exclude` says.
+            return tuple(range(rank))
+        red = set()
+        for a in axes:
+            na = normalize_axis(a, rank, "property 'axis' entry")
+            if na in red:
+                raise VerifyException(f"property 'axis' repeats axis {a}")
+            red.add(na)
         if props["exclude"]:
             red = set(range(rank)) - red
         return tuple(sorted(red))
@@ -1424,7 +1425,7 @@ class CastOp(RelayOp):
 
     def __init__(self, data: SSAValue | Operation, dtype: Attribute):
         v = SSAValue.get(data)
-        super().__init__(v, result_types=[tensor(shape_of(v.type), dtype)])
+        super().__init__(v, result_types=[tensor(shape_of(_tensor_type(v.type, "data")), dtype)])
 
     def verify_(self) -> None:
         a, r = self.data.type, self.result.type
@@ -1547,22 +1548,25 @@ class QuantizeOp(RelayOp):
         raise VerifyException("relay.qnn.quantize needs its result type")
 
     def __init__(self, data, scale, zero_point, *, axis: int = -1):
+        """The result takes the zero point's element type (as ONNX QuantizeLinear)."""
         zp = SSAValue.get(zero_point)
         d = SSAValue.get(data)
-        super().__init__(d, scale, zp, axis=axis,
-                         result_types=[tensor(shape_of(d.type), zp.type.element_type)])
+        zp_type = _tensor_type(zp.type, "zero_point")
+        d_type = _tensor_type(d.type, "data")
+        super().__init__(d, scale, zp, axis=axis, result_types=[tensor(shape_of(d_type), zp_type.element_type)])
+        self.verify_()  # a wrong build fails here, as for the ops whose type is inferred
 
     def verify_(self) -> None:
         d = _tensor_type(self.data.type, "data")
         _float(d, "data")
+        ax = self.prop("axis")
+        _quant_param(self.scale.type, "scale", shape_of(d), ax, want_float=True)
+        _quant_param(self.zero_point.type, "zero_point", shape_of(d), ax, want_float=False)
         r = self.result.type
         if shape_of(r) != shape_of(d):
             raise VerifyException(f"result shape {r} must equal the data shape {d}")
         if not is_int(r.element_type):
             raise VerifyException(f"result must have an integer element type, got {r}")
-        ax = self.prop("axis")
-        _quant_param(self.scale.type, "scale", shape_of(d), ax, want_float=True)
-        _quant_param(self.zero_point.type, "zero_point", shape_of(d), ax, want_float=False)
         if self.zero_point.type.element_type != r.element_type:
             raise VerifyException(
                 f"operand 'zero_point' has element type {self.zero_point.type.element_type}, "

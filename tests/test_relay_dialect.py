@@ -1,0 +1,780 @@
+"""Builder-level tests of the relay dialect: every op infers its result type from its
+operands and properties (the verifier's own inference), and a wrong build raises a
+VerifyException whose message names the offending operand or property."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+from xdsl.context import Context
+from xdsl.dialects.builtin import Builtin, IntegerType, Signedness, TensorType, f16, f32, i1, i8, i32, i64
+from xdsl.dialects.func import Func
+from xdsl.ir import Block
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import ParseError, VerifyException
+
+from compiler.tensors import array_from_dense, dense_from_array
+from dialects import relay
+
+u8 = IntegerType(8, Signedness.UNSIGNED)
+
+
+def t(*shape: int, dtype=f32) -> TensorType:
+    return TensorType(dtype, list(shape))
+
+
+def vals(*types: TensorType):
+    """Fresh SSA values (block arguments) of the given types."""
+    return Block(arg_types=types).args
+
+
+def shape(op) -> tuple[int, ...]:
+    op.verify()  # what the builder inferred, the verifier accepts
+    return tuple(op.results[0].type.get_shape())
+
+
+def raises(message: str):
+    return pytest.raises(VerifyException, match=re.escape(message))
+
+
+# --------------------------------------------------------------------------------------
+# Convolution, dense, matmul
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data, weight, props, expected",
+    [
+        ((1, 3, 8, 8), (8, 3, 3, 3), {}, (1, 8, 6, 6)),
+        ((1, 3, 8, 8), (8, 3, 3, 3), dict(strides=(2, 2), padding=(1, 1, 1, 1)), (1, 8, 4, 4)),
+        ((1, 3, 9, 8), (8, 3, 3, 3), dict(strides=(2, 3)), (1, 8, 4, 2)),
+        # asymmetric padding: (top, left, bottom, right)
+        ((1, 3, 8, 8), (4, 3, 3, 3), dict(padding=(0, 1, 2, 0)), (1, 4, 8, 7)),
+        # dilation 2 turns a 3x3 kernel into a 5x5 window
+        ((2, 3, 9, 9), (4, 3, 3, 3), dict(dilation=(2, 2)), (2, 4, 5, 5)),
+        ((1, 3, 10, 10), (4, 3, 3, 3), dict(dilation=(3, 1), padding=(1, 1, 1, 1)), (1, 4, 6, 10)),
+        # grouped: weight has C / groups input channels
+        ((1, 8, 6, 6), (16, 2, 3, 3), dict(groups=4), (1, 16, 4, 4)),
+        # depthwise
+        ((1, 8, 6, 6), (8, 1, 3, 3), dict(groups=8, padding=(1, 1, 1, 1)), (1, 8, 6, 6)),
+        ((1, 3, 7, 7), (4, 3, 1, 1), dict(strides=(3, 3)), (1, 4, 3, 3)),
+    ],
+)
+def test_conv2d_infers_shape(data, weight, props, expected):
+    x, w = vals(t(*data), t(*weight))
+    op = relay.Conv2DOp(x, w, **props)
+    assert shape(op) == expected
+    assert op.result.type.element_type == f32
+
+
+def test_conv2d_defaults_are_tvm_defaults():
+    x, w = vals(t(1, 3, 8, 8), t(8, 3, 3, 3))
+    op = relay.Conv2DOp(x, w)
+    assert op.py_props() == {"strides": (1, 1), "padding": (0, 0, 0, 0), "dilation": (1, 1), "groups": 1}
+
+
+@pytest.mark.parametrize(
+    "data, weight, props, message",
+    [
+        ((1, 3, 8, 8), (8, 4, 3, 3), {}, "operand 'weight' has 4 input channels per group, expected 3"),
+        ((1, 6, 8, 8), (8, 2, 3, 3), dict(groups=3), "property 'groups' (3) must divide"),
+        ((1, 6, 8, 8), (6, 6, 3, 3), dict(groups=0), "property 'groups' must be positive"),
+        ((1, 3, 8, 8), (8, 3, 3, 3), dict(strides=(1, 1, 1)), "property 'strides' must have 2 elements"),
+        ((1, 3, 8, 8), (8, 3, 3, 3), dict(strides=(0, 1)), "property 'strides' must be positive"),
+        ((1, 3, 8, 8), (8, 3, 3, 3), dict(padding=(1, 1)), "property 'padding' must have 4 elements"),
+        ((1, 3, 8, 8), (8, 3, 3, 3), dict(padding=(0, -1, 0, 0)), "property 'padding' must be non-negative"),
+        ((1, 3, 8, 8), (8, 3, 3, 3), dict(dilation=(1, 0)), "property 'dilation' must be positive"),
+        ((1, 3, 2, 2), (8, 3, 3, 3), {}, "the kernel 3x3 does not fit the padded input 2x2"),
+        ((3, 8, 8), (8, 3, 3, 3), {}, "operand 'data' must have rank 4"),
+        ((1, 3, 8, 8), (8, 3, 3), {}, "operand 'weight' must have rank 4"),
+    ],
+)
+def test_conv2d_errors_name_the_culprit(data, weight, props, message):
+    x, w = vals(t(*data), t(*weight))
+    with raises(message):
+        relay.Conv2DOp(x, w, **props)
+
+
+def test_conv2d_dtypes():
+    x, w = vals(t(1, 3, 8, 8, dtype=i8), t(8, 3, 3, 3, dtype=i8))
+    with raises("operand 'data' must have a float element type"):
+        relay.Conv2DOp(x, w)
+    x, w = vals(t(1, 3, 8, 8), t(8, 3, 3, 3, dtype=f16))
+    with raises("operands 'data' and 'weight' must have the same element type"):
+        relay.Conv2DOp(x, w)
+
+
+def test_unknown_property_is_a_type_error():
+    x, w = vals(t(1, 3, 8, 8), t(8, 3, 3, 3))
+    with pytest.raises(TypeError, match="relay.nn.conv2d has no property 'stride'"):
+        relay.Conv2DOp(x, w, stride=(2, 2))
+
+
+def test_dense():
+    x, w, x3 = vals(t(4, 16), t(10, 16), t(2, 3, 16))
+    assert shape(relay.DenseOp(x, w)) == (4, 10)
+    assert shape(relay.DenseOp(x3, w)) == (2, 3, 10)
+    bad_w, scalar = vals(t(10, 15), t())
+    with raises("operand 'weight' has K = 15 but 'data' has K = 16"):
+        relay.DenseOp(x, bad_w)
+    with raises("operand 'data' must have rank >= 1"):
+        relay.DenseOp(scalar, w)
+    (w3,) = vals(t(1, 10, 16))
+    with raises("operand 'weight' must have rank 2"):
+        relay.DenseOp(x, w3)
+
+
+@pytest.mark.parametrize(
+    "a, b, ta, tb, expected",
+    [
+        ((3, 5), (5, 4), False, False, (3, 4)),
+        ((5, 3), (5, 4), True, False, (3, 4)),
+        ((3, 5), (4, 5), False, True, (3, 4)),
+        ((5, 3), (4, 5), True, True, (3, 4)),
+    ],
+)
+def test_matmul_transposes(a, b, ta, tb, expected):
+    x, y = vals(t(*a), t(*b))
+    assert shape(relay.MatmulOp(x, y, transpose_a=ta, transpose_b=tb)) == expected
+
+
+def test_matmul_errors():
+    x, y, z = vals(t(3, 5), t(4, 5), t(2, 3, 5))
+    with raises("contraction sizes differ: 'lhs' has 5, 'rhs' has 4"):
+        relay.MatmulOp(x, y)
+    with raises("operand 'lhs' must have rank 2"):
+        relay.MatmulOp(z, y)
+
+
+def test_batch_matmul_broadcasts_batch_dims_and_defaults_to_transposed_rhs():
+    a, b, c, d = vals(t(2, 3, 5), t(2, 4, 5), t(1, 5, 4), t(7, 1, 3, 5))
+    op = relay.BatchMatmulOp(a, b)
+    assert op.prop("transpose_b") is True
+    assert shape(op) == (2, 3, 4)
+    assert shape(relay.BatchMatmulOp(a, c, transpose_b=False)) == (2, 3, 4)
+    assert shape(relay.BatchMatmulOp(d, b)) == (7, 2, 3, 4)
+    (e,) = vals(t(3, 4, 5))
+    with raises("operands 'lhs' [2] and 'rhs' [3] are not broadcast-compatible"):
+        relay.BatchMatmulOp(a, e)
+    with raises("contraction sizes differ"):
+        relay.BatchMatmulOp(a, c)
+
+
+def test_bias_add():
+    x, b, c = vals(t(1, 8, 4, 4), t(8), t(4))
+    assert shape(relay.BiasAddOp(x, b)) == (1, 8, 4, 4)
+    assert shape(relay.BiasAddOp(x, c, axis=-1)) == (1, 8, 4, 4)
+    with raises("operand 'bias' has 4 elements but 'data' has 8 along axis 1"):
+        relay.BiasAddOp(x, c)
+    with raises("property 'axis' 4 is out of range for rank 4"):
+        relay.BiasAddOp(x, b, axis=4)
+    (b2,) = vals(t(8, 1))
+    with raises("operand 'bias' must have rank 1"):
+        relay.BiasAddOp(x, b2)
+
+
+# --------------------------------------------------------------------------------------
+# Elementwise
+# --------------------------------------------------------------------------------------
+
+BINARY = [relay.AddOp, relay.SubtractOp, relay.MultiplyOp, relay.DivideOp]
+
+
+@pytest.mark.parametrize("cls", BINARY)
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        ((2, 3), (2, 3), (2, 3)),
+        ((2, 3), (3,), (2, 3)),
+        ((3,), (2, 3), (2, 3)),
+        ((4, 1, 1), (2, 3), (4, 2, 3)),
+        ((1, 3), (2, 1), (2, 3)),
+        ((), (2, 3), (2, 3)),
+        ((5, 1, 4), (1, 6, 1), (5, 6, 4)),
+        ((0, 3), (1, 3), (0, 3)),
+    ],
+)
+def test_binary_broadcasting(cls, a, b, expected):
+    x, y = vals(t(*a), t(*b))
+    assert shape(cls(x, y)) == expected
+    assert expected == np.broadcast_shapes(a, b)
+
+
+@pytest.mark.parametrize("cls", BINARY)
+def test_binary_errors(cls):
+    x, y, z = vals(t(2, 3), t(2), t(2, 3, dtype=f16))
+    with raises("operands 'lhs' [2, 3] and 'rhs' [2] are not broadcast-compatible (dimension 1: 3 vs 2)"):
+        cls(x, y)
+    with raises("operands 'lhs' and 'rhs' must have the same element type, got f32 and f16"):
+        cls(x, z)
+
+
+def test_integer_binary_ops_are_allowed():
+    x, y = vals(t(4, dtype=i32), t(dtype=i32))
+    assert relay.DivideOp(x, y).result.type == t(4, dtype=i32)
+
+
+FLOAT_UNARY = [relay.SigmoidOp, relay.TanhOp, relay.ErfOp, relay.GeluOp, relay.LeakyReluOp, relay.SoftmaxOp]
+
+
+@pytest.mark.parametrize("cls", FLOAT_UNARY + [relay.ReluOp])
+def test_unary_keeps_type(cls):
+    (x,) = vals(t(2, 3, 4))
+    op = cls(x)
+    op.verify()
+    assert op.result.type == x.type
+
+
+@pytest.mark.parametrize("cls", FLOAT_UNARY)
+def test_float_unary_rejects_integers(cls):
+    (x,) = vals(t(4, dtype=i8))
+    with raises("operand 'data' must have a float element type, got tensor<4xi8>"):
+        cls(x)
+
+
+def test_relu_and_clip_accept_integers():
+    (x,) = vals(t(4, dtype=i8))
+    assert relay.ReluOp(x).result.type == x.type
+    assert relay.ClipOp(x, a_min=-128, a_max=127).result.type == x.type
+
+
+def test_activation_defaults():
+    (x,) = vals(t(2, 3))
+    assert relay.LeakyReluOp(x).prop("alpha") == 0.01
+    assert relay.SoftmaxOp(x).prop("axis") == -1
+    assert relay.GeluOp(x).prop("approximate") == "none"
+    assert relay.GeluOp(x, approximate="tanh").prop("approximate") == "tanh"
+
+
+def test_activation_errors():
+    (x,) = vals(t(2, 3))
+    with raises("property 'axis' 2 is out of range for rank 2"):
+        relay.SoftmaxOp(x, axis=2)
+    with raises("property 'approximate' must be one of \"none\", \"tanh\", got \"erf\""):
+        relay.GeluOp(x, approximate="erf").verify()
+    with raises("properties 'a_min' and 'a_max' are required"):
+        relay.ClipOp(x, a_min=0.0)
+    with raises("property 'a_min' (6.0) is greater than 'a_max' (0.0)"):
+        relay.ClipOp(x, a_min=6.0, a_max=0.0)
+
+
+def test_clip_infinite_bounds():
+    (x,) = vals(t(2))
+    op = relay.ClipOp(x, a_min=-math.inf, a_max=6.0)
+    op.verify()
+    assert op.prop("a_min") == -math.inf
+
+
+def test_cast():
+    (x,) = vals(t(2, 3))
+    op = relay.CastOp(x, i8)
+    op.verify()
+    assert op.result.type == t(2, 3, dtype=i8)
+    assert relay.CastOp(op.result, f16).result.type == t(2, 3, dtype=f16)
+    bad = relay.CastOp.build(operands=[x], result_types=[t(3, 2, dtype=i8)])
+    with raises("result shape tensor<3x2xi8> must equal the operand shape tensor<2x3xf32>"):
+        bad.verify()
+
+
+# --------------------------------------------------------------------------------------
+# Pooling and normalization
+# --------------------------------------------------------------------------------------
+
+
+def brute_force_pool_extent(size, k, s, d, lo, hi, ceil_mode):
+    """Count windows by sliding them: every window that fits the padded input; with
+    ceil_mode one more partial window when cells at the end are left uncovered, unless it
+    would start in the trailing padding (the PyTorch/ONNX rule)."""
+    eff = d * (k - 1) + 1
+    padded = size + lo + hi
+    starts = list(range(0, padded - eff + 1, s))
+    last_covered = starts[-1] + eff - 1
+    if ceil_mode and last_covered < padded - 1 and starts[-1] + s < size + lo:
+        starts.append(starts[-1] + s)
+    return len(starts)
+
+
+@pytest.mark.parametrize("cls", [relay.MaxPool2DOp, relay.AvgPool2DOp])
+@pytest.mark.parametrize("ceil_mode", [False, True])
+@pytest.mark.parametrize(
+    "size, k, s, d, pad",
+    [
+        (7, 3, 2, 1, (1, 1)),
+        (6, 3, 2, 1, (0, 0)),
+        (8, 2, 2, 1, (0, 0)),
+        (5, 2, 2, 1, (0, 0)),
+        (6, 3, 3, 1, (1, 1)),
+        (9, 3, 2, 2, (0, 0)),
+        (10, 3, 4, 1, (2, 1)),
+        (4, 4, 1, 1, (0, 0)),
+        (5, 3, 3, 1, (2, 2)),
+    ],
+)
+def test_pool_extent_matches_window_count(cls, ceil_mode, size, k, s, d, pad):
+    (x,) = vals(t(1, 2, size, size + 1))
+    lo, hi = pad
+    op = cls(x, pool_size=(k, k), strides=(s, s), dilation=(d, d), padding=(lo, lo, hi, hi), ceil_mode=ceil_mode)
+    want_h = brute_force_pool_extent(size, k, s, d, lo, hi, ceil_mode)
+    want_w = brute_force_pool_extent(size + 1, k, s, d, lo, hi, ceil_mode)
+    assert shape(op) == (1, 2, want_h, want_w)
+
+
+def test_pool_ceil_mode_examples():
+    (x,) = vals(t(1, 1, 7, 7))
+    # floor((7 + 2 - 3) / 2) + 1 = 4 either way
+    assert shape(relay.MaxPool2DOp(x, pool_size=(3, 3), strides=(2, 2), padding=(1, 1, 1, 1))) == (1, 1, 4, 4)
+    # 6x6 input, 3x3 window, stride 2: floor gives 2, ceil gives 3
+    (y,) = vals(t(1, 1, 6, 6))
+    assert shape(relay.MaxPool2DOp(y, pool_size=(3, 3), strides=(2, 2))) == (1, 1, 2, 2)
+    assert shape(relay.MaxPool2DOp(y, pool_size=(3, 3), strides=(2, 2), ceil_mode=True)) == (1, 1, 3, 3)
+    # a window that would start in the trailing padding is dropped: 5 + 1 + 1, k 2, s 2
+    (z,) = vals(t(1, 1, 5, 5))
+    op = relay.AvgPool2DOp(z, pool_size=(2, 2), strides=(2, 2), padding=(1, 1, 1, 1), ceil_mode=True)
+    assert shape(op) == (1, 1, 3, 3)
+
+
+def test_pool_defaults_and_errors():
+    (x,) = vals(t(1, 4, 7, 7))
+    op = relay.AvgPool2DOp(x, pool_size=(2, 2))
+    assert op.py_props() == {
+        "pool_size": (2, 2),
+        "strides": (1, 1),
+        "dilation": (1, 1),
+        "padding": (0, 0, 0, 0),
+        "ceil_mode": False,
+        "count_include_pad": False,
+    }
+    with raises("missing property 'pool_size'"):
+        relay.MaxPool2DOp(x)
+    with raises("property 'padding' [2, 2, 2, 2] must be smaller than the window [2, 2]"):
+        relay.MaxPool2DOp(x, pool_size=(2, 2), padding=(2, 2, 2, 2))
+    with raises("property 'pool_size' must have 2 elements"):
+        relay.MaxPool2DOp(x, pool_size=(2,))
+    with raises("property 'strides' must be positive"):
+        relay.AvgPool2DOp(x, pool_size=(2, 2), strides=(0, 1))
+    with raises("the window [9, 9] does not fit the padded input 7x7"):
+        relay.MaxPool2DOp(x, pool_size=(9, 9))
+    (q,) = vals(t(1, 4, 7, 7, dtype=i8))
+    assert shape(relay.MaxPool2DOp(q, pool_size=(2, 2))) == (1, 4, 6, 6)
+    with raises("operand 'data' must have a float element type"):
+        relay.AvgPool2DOp(q, pool_size=(2, 2))
+
+
+def test_global_avg_pool2d():
+    (x, y) = vals(t(2, 4, 7, 5), t(2, 4, 7))
+    assert shape(relay.GlobalAvgPool2DOp(x)) == (2, 4, 1, 1)
+    with raises("operand 'data' must have rank 4"):
+        relay.GlobalAvgPool2DOp(y)
+
+
+def test_batch_norm():
+    x, c, d = vals(t(2, 3, 4), t(3), t(4))
+    op = relay.BatchNormOp(x, c, c, c, c)
+    assert shape(op) == (2, 3, 4)
+    assert op.prop("epsilon") == 1e-5
+    assert op.prop("axis") == 1
+    assert shape(relay.BatchNormOp(x, d, d, d, d, axis=-1)) == (2, 3, 4)
+    with raises("operand 'moving_var' has 4 elements but 'data' has 3 along axis 1"):
+        relay.BatchNormOp(x, c, c, c, d)
+    with raises("operand 'gamma' has 4 elements"):
+        relay.BatchNormOp(x, d, c, c, c)
+
+
+def test_layer_norm():
+    x, n, g2, bad = vals(t(2, 3, 4), t(4), t(3, 4), t(3))
+    assert shape(relay.LayerNormOp(x, n, n)) == (2, 3, 4)
+    assert shape(relay.LayerNormOp(x, g2, g2, axis=1)) == (2, 3, 4)
+    with raises("operand 'beta' must have the normalized shape [4], got tensor<3xf32>"):
+        relay.LayerNormOp(x, n, bad)
+    with raises("operand 'gamma' must have the normalized shape [3, 4]"):
+        relay.LayerNormOp(x, n, n, axis=-2)
+
+
+@pytest.mark.parametrize(
+    "props, expected",
+    [
+        ({}, ()),
+        (dict(axis=[]), ()),
+        (dict(keepdims=True), (1, 1, 1, 1)),
+        (dict(axis=[1]), (2, 4, 5)),
+        (dict(axis=[2, -1]), (2, 3)),
+        (dict(axis=[2, 3], keepdims=True), (2, 3, 1, 1)),
+        (dict(axis=[2, 3], exclude=True), (4, 5)),
+        (dict(axis=[0], exclude=True, keepdims=True), (2, 1, 1, 1)),
+        # TVM: no axis means every axis, `exclude` notwithstanding
+        (dict(exclude=True), ()),
+    ],
+)
+def test_mean(props, expected):
+    (x,) = vals(t(2, 3, 4, 5))
+    assert shape(relay.MeanOp(x, **props)) == expected
+
+
+def test_mean_errors():
+    (x, q) = vals(t(2, 3), t(2, 3, dtype=i8))
+    with raises("property 'axis' repeats axis -1"):
+        relay.MeanOp(x, axis=[1, -1])
+    with raises("property 'axis' entry 2 is out of range for rank 2"):
+        relay.MeanOp(x, axis=[2])
+    with raises("operand 'data' must have a float element type"):
+        relay.MeanOp(q)
+
+
+# --------------------------------------------------------------------------------------
+# Shape manipulation
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "newshape, expected",
+    [
+        ((6, 4), (6, 4)),
+        ((0, -1), (2, 12)),
+        ((-1,), (24,)),
+        ((0, 0, 4), (2, 3, 4)),
+        ((-1, 0, 2), (4, 3, 2)),
+        ((1, 2, 1, 12), (1, 2, 1, 12)),
+        ((4, -1, 3), (4, 2, 3)),
+    ],
+)
+def test_reshape_codes(newshape, expected):
+    (x,) = vals(t(2, 3, 4))
+    assert shape(relay.ReshapeOp(x, newshape=newshape)) == expected
+
+
+@pytest.mark.parametrize(
+    "newshape, message",
+    [
+        ((5, 5), "property 'newshape' [5, 5] gives [5, 5] (25 elements) for operand 'data' [2, 3, 4] (24 elements)"),
+        ((-1, -1), "property 'newshape' has more than one -1"),
+        ((5, -1), "property 'newshape' [5, -1] does not fit operand 'data' [2, 3, 4] (24 elements)"),
+        ((0, 0, 0, 0), "property 'newshape' copies dimension 3 that the input lacks"),
+        ((2, -2, 6), "property 'newshape' has an invalid entry -2"),
+    ],
+)
+def test_reshape_errors(newshape, message):
+    (x,) = vals(t(2, 3, 4))
+    with raises(message):
+        relay.ReshapeOp(x, newshape=newshape)
+
+
+def test_reshape_needs_newshape():
+    (x,) = vals(t(2, 3, 4))
+    with raises("missing property 'newshape'"):
+        relay.ReshapeOp(x)
+
+
+def test_transpose():
+    (x,) = vals(t(2, 3, 4))
+    assert shape(relay.TransposeOp(x)) == (4, 3, 2)
+    assert shape(relay.TransposeOp(x, axes=(0, -1, 1))) == (2, 4, 3)
+    with raises("property 'axes' [0, 1, 1] is not a permutation"):
+        relay.TransposeOp(x, axes=(0, 1, 1))
+    with raises("property 'axes' must have 3 entries, got [1, 0]"):
+        relay.TransposeOp(x, axes=(1, 0))
+    with raises("property 'axes' entry 3 is out of range for rank 3"):
+        relay.TransposeOp(x, axes=(0, 1, 3))
+
+
+def test_concatenate():
+    a, b, c = vals(t(2, 3), t(2, 5), t(3, 5))
+    assert shape(relay.ConcatenateOp(a, b, a, axis=1)) == (2, 11)
+    assert shape(relay.ConcatenateOp(a, a)) == (4, 3)
+    assert shape(relay.ConcatenateOp(b, c, axis=-2)) == (5, 5)
+    assert shape(relay.ConcatenateOp(a)) == (2, 3)
+    with raises("operand 'inputs[1]' tensor<3x5xf32> does not match tensor<2x3xf32> outside axis 1"):
+        relay.ConcatenateOp(a, c, axis=1)
+    (h,) = vals(t(2, 3, dtype=f16))
+    with raises("operand 'inputs[1]' has element type f16, expected f32"):
+        relay.ConcatenateOp(a, h)
+    with raises("needs at least one operand"):
+        relay.ConcatenateOp()
+
+
+def test_pad():
+    (x,) = vals(t(1, 2, 3, 3))
+    op = relay.PadOp(x, pad_width=(0, 0, 0, 0, 1, 1, 1, 2))
+    assert shape(op) == (1, 2, 5, 6)
+    assert op.prop("pad_value") == 0.0 and op.prop("pad_mode") == "constant"
+    assert shape(relay.PadOp(x, pad_width=(0, 0, 0, 0, 2, 2, 2, 2), pad_mode="reflect")) == (1, 2, 7, 7)
+    assert shape(relay.PadOp(x, pad_width=(0, 0, 0, 0, 5, 0, 0, 5), pad_mode="edge")) == (1, 2, 8, 8)
+    with raises("property 'pad_width' must have 8 elements, got [1, 1, 1, 1]"):
+        relay.PadOp(x, pad_width=(1, 1, 1, 1))
+    with raises("property 'pad_width': reflect padding of dimension 2 (3, 0) must be smaller than its size 3"):
+        relay.PadOp(x, pad_width=(0, 0, 0, 0, 3, 0, 0, 0), pad_mode="reflect")
+    with raises("property 'pad_width' must be non-negative"):
+        relay.PadOp(x, pad_width=(0, 0, 0, 0, -1, 0, 0, 0))
+    with raises("missing property 'pad_width'"):
+        relay.PadOp(x)
+
+
+def test_batch_flatten():
+    (x, s) = vals(t(2, 3, 4, 5), t())
+    assert shape(relay.BatchFlattenOp(x)) == (2, 60)
+    with raises("operand 'data' must have rank >= 1"):
+        relay.BatchFlattenOp(s)
+
+
+def test_take():
+    x, i, j, f = vals(t(5, 4), t(2, 3, dtype=i64), t(dtype=i32), t(3))
+    assert shape(relay.TakeOp(x, i)) == (2, 3, 4)
+    assert shape(relay.TakeOp(x, i, axis=1)) == (5, 2, 3)
+    assert shape(relay.TakeOp(x, i, axis=-1)) == (5, 2, 3)
+    assert shape(relay.TakeOp(x, j)) == (4,)
+    with raises("operand 'indices' must be an integer tensor, got tensor<3xf32>"):
+        relay.TakeOp(x, f)
+    with raises("property 'axis' -3 is out of range for rank 2"):
+        relay.TakeOp(x, i, axis=-3)
+
+
+# --------------------------------------------------------------------------------------
+# Quantized ops
+# --------------------------------------------------------------------------------------
+
+
+def test_quantize_dequantize():
+    x, s, z, cs, cz = vals(t(1, 8, 4, 4), t(), t(dtype=i8), t(8), t(8, dtype=u8))
+    q = relay.QuantizeOp(x, s, z)
+    assert q.result.type == t(1, 8, 4, 4, dtype=i8)
+    assert q.prop("axis") == -1
+    d = relay.DequantizeOp(q.result, s, z)
+    assert d.result.type == t(1, 8, 4, 4)
+    p = relay.QuantizeOp(x, cs, cz, axis=1)
+    assert p.result.type == t(1, 8, 4, 4, dtype=u8)
+    assert relay.DequantizeOp(p.result, cs, cz, axis=1).result.type == t(1, 8, 4, 4)
+
+
+def test_quantize_errors():
+    x, s, z, cs, xi = vals(t(2, 4), t(), t(dtype=i8), t(2), t(2, 4, dtype=i32))
+    with raises("operand 'data' must have a float element type"):
+        relay.QuantizeOp(xi, s, z)
+    with raises("operand 'scale' has 2 elements but 'data' has 4 along axis -1"):
+        relay.QuantizeOp(x, cs, z)
+    with raises("operand 'zero_point' must be an integer tensor"):
+        relay.QuantizeOp(x, s, s)
+    (zz,) = vals(t(2, 2, dtype=i8))
+    with raises("operand 'zero_point' must be a scalar or 1-D, got tensor<2x2xi8>"):
+        relay.QuantizeOp(x, s, zz)
+    with raises("property 'axis' 2 is out of range for rank 2"):
+        relay.QuantizeOp(x, cs, z, axis=2)
+
+
+def test_dequantize_errors():
+    q, s, z, iz, uz = vals(t(4, dtype=i8), t(), t(dtype=i8), t(dtype=i32), t(dtype=u8))
+    with raises("operand 'scale' must be a float tensor, got tensor<i32>"):
+        relay.DequantizeOp(q, iz, z)
+    with raises("operand 'zero_point' has element type ui8, expected the data's i8"):
+        relay.DequantizeOp(q, s, uz)
+    (f,) = vals(t(4))
+    with raises("operand 'data' must have an integer element type"):
+        relay.DequantizeOp(f, s, z)
+
+
+def test_requantize():
+    x, s, z, os, oz = vals(t(1, 8, dtype=i32), t(), t(dtype=i32), t(8), t(dtype=i8))
+    op = relay.RequantizeOp(x, s, z, os, oz, axis=1)
+    assert shape(op) == (1, 8)
+    assert op.result.type.element_type == i8
+    with raises("operand 'input_zero_point' has element type i8, expected i32"):
+        relay.RequantizeOp(x, s, oz, os, oz)
+    with raises("operand 'output_scale' has 8 elements but 'data' has 1 along axis 0"):
+        relay.RequantizeOp(x, s, z, os, oz, axis=0)
+
+
+def test_qnn_conv2d():
+    x, w, xz, wz, xs, ws = vals(t(1, 4, 6, 6, dtype=i8), t(8, 4, 3, 3, dtype=i8), t(dtype=i8), t(8, dtype=i8), t(), t(8))
+    op = relay.QnnConv2DOp(x, w, xz, wz, xs, ws, strides=(2, 2), padding=(1, 1, 1, 1))
+    assert op.result.type == t(1, 8, 3, 3, dtype=i32)
+    op.verify()
+    (bad_ws,) = vals(t(4))
+    with raises("operand 'kernel_scale' has 4 elements but 'weight' has 8 along axis 0"):
+        relay.QnnConv2DOp(x, w, xz, wz, xs, bad_ws)
+    (vec_z,) = vals(t(4, dtype=i8))
+    with raises("operand 'input_zero_point' must be a scalar, got tensor<4xi8>"):
+        relay.QnnConv2DOp(x, w, vec_z, wz, xs, ws)
+    (fx,) = vals(t(1, 4, 6, 6))
+    with raises("operand 'data' must have an 8-bit integer element type"):
+        relay.QnnConv2DOp(fx, w, xz, wz, xs, ws)
+    (gw,) = vals(t(8, 2, 3, 3, dtype=i8))
+    assert relay.QnnConv2DOp(x, gw, xz, wz, xs, ws, groups=2).result.type == t(1, 8, 4, 4, dtype=i32)
+
+
+def test_qnn_dense():
+    x, w, xz, wz, xs, ws = vals(t(2, 16, dtype=u8), t(10, 16, dtype=i8), t(dtype=u8), t(dtype=i8), t(), t(10))
+    assert relay.QnnDenseOp(x, w, xz, wz, xs, ws).result.type == t(2, 10, dtype=i32)
+    (bad_w,) = vals(t(10, 8, dtype=i8))
+    with raises("operand 'weight' has K = 8 but 'data' is tensor<2x16xui8>"):
+        relay.QnnDenseOp(x, bad_w, xz, wz, xs, ws)
+    (vs,) = vals(t(2))
+    with raises("operand 'input_scale' must be a scalar, got tensor<2xf32>"):
+        relay.QnnDenseOp(x, w, xz, wz, vs, ws)
+
+
+def test_qnn_add():
+    a, b, s, z, uz, vs = vals(t(2, 3, dtype=i8), t(3, dtype=i8), t(), t(dtype=i8), t(dtype=u8), t(3))
+    op = relay.QnnAddOp(a, b, s, z, s, z, s, uz)
+    assert op.result.type == t(2, 3, dtype=u8)  # the output zero point's type
+    with raises("operand 'rhs_zero_point' has element type ui8, expected i8"):
+        relay.QnnAddOp(a, b, s, z, s, uz, s, z)
+    with raises("operand 'lhs_scale' must be a scalar, got tensor<3xf32>"):
+        relay.QnnAddOp(a, b, vs, z, s, z, s, z)
+
+
+# --------------------------------------------------------------------------------------
+# Constants, composites, and properties in IR text
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "array",
+    [
+        np.array([[1.5, -2.0], [0.0, 3.25]], np.float32),
+        np.full((2, 3), 7.0, np.float32),
+        np.array([True, False, True]),
+        np.array([-128, 0, 127], np.int8),
+        np.array([0, 255], np.uint8),
+        np.array(-7, np.int64),
+        np.array([1.0, 0.5], np.float16),
+        np.array([np.nan, np.inf, -np.inf, -0.0], np.float32),
+    ],
+    ids=["f32", "splat", "bool", "i8", "u8", "scalar", "f16", "non-finite"],
+)
+def test_constant_round_trips_through_text(array):
+    op = relay.ConstantOp(dense_from_array(array))
+    op.verify()
+    assert op.result.type == TensorType(op.value.type.element_type, list(array.shape))
+    (parsed,) = parse_ops(str(op))
+    np.testing.assert_array_equal(array_from_dense(parsed.value), array)
+    assert array_from_dense(parsed.value).dtype == array.dtype
+
+
+def test_constant_needs_exactly_one_source():
+    op = relay.ConstantOp(external="w", type=t(2))
+    op.properties["value"] = dense_from_array(np.zeros(2, np.float32))
+    with raises("needs exactly one of an inline value and an external name"):
+        op.verify()
+
+
+def test_composite_verifier():
+    x, w = vals(t(4), t(4))
+    body = Block(arg_types=[t(4)])
+    relu = relay.ReluOp(body.args[0])
+    body.add_ops([relu, relay.YieldOp(relu.result)])
+    from xdsl.ir import Region
+
+    op = relay.CompositeOp("npu.relu", [x], [t(4)], Region(body))
+    op.verify()
+    bad = relay.CompositeOp("relu", [x], [t(4)], op.body.clone())
+    with raises("pattern name 'relu' must be '<target>.<pattern>'"):
+        bad.verify()
+    wrong_results = relay.CompositeOp("npu.relu", [x], [t(5)], op.body.clone())
+    with raises("relay.yield types (tensor<4xf32>) do not match the results (tensor<5xf32>)"):
+        wrong_results.verify()
+
+
+def context() -> Context:
+    ctx = Context()
+    for dialect in (Builtin, Func, relay.Relay):
+        ctx.load_dialect(dialect)
+    return ctx
+
+
+def parse_ops(text: str):
+    """Parse ops at the top level of a block (values defined before use)."""
+    module = Parser(context(), text).parse_module()
+    return list(module.ops)
+
+
+def print_generic(op) -> str:
+    import io
+
+    out = io.StringIO()
+    Printer(stream=out, print_generic_format=True).print_op(op)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [1e-5, 0.01, 0.1234567890123, 1e20, 5e-324, 1.7976931348623157e308, -0.0, -2.5, math.inf, -math.inf, 3.0],
+)
+def test_float_properties_print_and_parse_back_exactly(value):
+    (x,) = vals(t(2))
+    op = relay.LeakyReluOp(x, alpha=value)
+    for text in (relay_text(op), print_generic(op)):
+        module = Parser(context(), "func.func @f(%x: tensor<2xf32>) {\n" + text + "\nfunc.return\n}").parse_module()
+        (parsed,) = [o for o in module.walk() if isinstance(o, relay.LeakyReluOp)]
+        got = parsed.prop("alpha")
+        assert got == value and math.copysign(1.0, got) == math.copysign(1.0, value), text
+
+
+def test_nan_property_round_trips():
+    (x,) = vals(t(2))
+    op = relay.LeakyReluOp(x, alpha=math.nan)
+    assert "alpha = nan" in relay_text(op)
+    module = Parser(context(), "func.func @f(%x: tensor<2xf32>) {\n" + relay_text(op) + "\nfunc.return\n}").parse_module()
+    (parsed,) = [o for o in module.walk() if isinstance(o, relay.LeakyReluOp)]
+    assert math.isnan(parsed.prop("alpha"))
+
+
+def relay_text(op) -> str:
+    """`op` printed with its operand named %x (how it appears inside @f)."""
+    op.operands[0].name_hint = "x"
+    return str(op)
+
+
+def test_printed_float_spellings():
+    (x,) = vals(t(2))
+    assert "{a_min = -inf, a_max = 6.0}" in relay_text(relay.ClipOp(x, a_min=-math.inf, a_max=6.0))
+    assert "{epsilon = 0.001}" in relay_text(relay.LayerNormOp(x, x, x, epsilon=1e-3))
+    assert "{alpha = 1.0e+20}" in relay_text(relay.LeakyReluOp(x, alpha=1e20))
+    # the default (1e-5) is not printed
+    assert "epsilon" not in relay_text(relay.LayerNormOp(x, x, x, epsilon=1e-5))
+
+
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ("slope = 0.1", "'relay.nn.leaky_relu' has no property 'slope' (properties: alpha)"),
+        ("alpha = [1, 2]", "property 'alpha' of 'relay.nn.leaky_relu' must be a float"),
+        ("alpha = 1e-3", "a float needs a '.' before its exponent"),
+        ("alpha = 0.5 : i32", "expected a float type"),
+        ("alpha = 0.5, alpha = 0.5", "'alpha' is given twice"),
+        ("alpha 0.5", "Expected '=' after property 'alpha'"),
+        ("alpha = 0x7FF00000000000000", "a hex float literal has at most 16 digits"),
+    ],
+)
+def test_malformed_property_is_a_located_parse_error(entry, message):
+    text = "func.func @f(%x: tensor<2xf32>) {\n  %y = relay.nn.leaky_relu %x {" + entry + "} : tensor<2xf32>\n  func.return\n}"
+    with pytest.raises(ParseError, match=re.escape(message)) as info:
+        Parser(context(), text, "f.mlir").parse_module()
+    location = info.value.span.get_location()
+    assert location.line == 2 and location.col > len("  %y = relay.nn.leaky_relu %x {")
+
+
+def test_hex_float_property_is_the_bit_pattern():
+    text = "func.func @f(%x: tensor<2xf32>) {\n  %y = relay.clip %x {a_min = 0xFFF0000000000000, a_max = 0x4018000000000000} : tensor<2xf32>\n  func.return\n}"
+    (clip,) = [o for o in Parser(context(), text).parse_module().walk() if isinstance(o, relay.ClipOp)]
+    assert clip.prop("a_min") == -math.inf and clip.prop("a_max") == 6.0
+
+
+def test_generic_form_names_a_property_of_the_wrong_kind():
+    text = (
+        'func.func @f(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>) {\n'
+        '  %y = "relay.nn.conv2d"(%x, %w) <{strides = 2 : i64}> : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x6x6xf32>\n'
+        "  func.return\n}"
+    )
+    module = Parser(context(), text).parse_module()
+    with pytest.raises(VerifyException, match=re.escape("property 'strides' must be a list of integers like [1, 1], got 2 : i64")):
+        module.verify()
+
+
+def test_every_graph_op_is_covered_here():
+    """Each op of GRAPH_OPS is built somewhere in this file (keeps the list honest when
+    ops are added)."""
+    source = open(__file__).read()
+    missing = [cls.__name__ for cls in relay.GRAPH_OPS if f"relay.{cls.__name__}" not in source]
+    assert not missing, f"ops without builder tests: {missing}"
