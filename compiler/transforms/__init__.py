@@ -22,4 +22,5 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferize": _lazy("bufferize", "Bufferize"),
     "plan-memory": _lazy("plan_memory", "PlanMemory"),
     "lower-to-accel": _lazy("lower_to_accel", "LowerToAccel"),
+    "insert-dma": _lazy("insert_dma", "InsertDma"),
 }

@@ -26,7 +26,6 @@ After (the first buffer is dead when the third is allocated, so they share offse
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -37,6 +36,7 @@ from xdsl.passes import ModulePass
 from xdsl.traits import SymbolTable
 
 from compiler.diagnostics import CompileError
+from compiler.memory_plan import align, linear_scan
 from compiler.tensors import numpy_dtype
 
 OFFSET_ATTR = "accel.offset"
@@ -48,53 +48,6 @@ def buffer_bytes(t: MemRefType) -> int:
     for d in t.get_shape():
         n *= d
     return n
-
-
-def _align(n: int, a: int) -> int:
-    return (n + a - 1) // a * a
-
-
-class FreeList:
-    """First-fit allocator over [0, inf) with coalescing of freed blocks."""
-
-    def __init__(self) -> None:
-        self.starts: list[int] = []  # sorted free block starts
-        self.sizes: dict[int, int] = {}
-        self.top = 0  # end of the used arena
-
-    def allocate(self, size: int) -> int:
-        for start in self.starts:
-            if self.sizes[start] >= size:
-                rest = self.sizes.pop(start) - size
-                self.starts.remove(start)
-                if rest:
-                    self._insert(start + size, rest)
-                return start
-        # Extend the arena, merging a free block that ends at the top.
-        if self.starts and self.starts[-1] + self.sizes[self.starts[-1]] == self.top:
-            start = self.starts.pop()
-            self.sizes.pop(start)
-        else:
-            start = self.top
-        self.top = start + size
-        return start
-
-    def free(self, start: int, size: int) -> None:
-        self._insert(start, size)
-
-    def _insert(self, start: int, size: int) -> None:
-        i = bisect.bisect_left(self.starts, start)
-        # merge with the next block
-        if i < len(self.starts) and start + size == self.starts[i]:
-            nxt = self.starts.pop(i)
-            size += self.sizes.pop(nxt)
-        # merge with the previous block
-        if i > 0 and self.starts[i - 1] + self.sizes[self.starts[i - 1]] == start:
-            prev = self.starts[i - 1]
-            self.sizes[prev] += size
-            return
-        self.starts.insert(i, start)
-        self.sizes[start] = size
 
 
 def schedule(module: ModuleOp, entry: str = "main") -> tuple[dict[Operation, int], dict[Operation, int]]:
@@ -168,19 +121,9 @@ class PlanMemory(ModulePass):
         for alloc in allocs:
             t = alloc.memref.type
             assert isinstance(t, MemRefType)
-            size = _align(max(buffer_bytes(t), 1), self.alignment)
+            size = align(max(buffer_bytes(t), 1), self.alignment)
             intervals.append((position[alloc], _last_use(alloc.memref, position, end), size, alloc))
-        intervals.sort(key=lambda iv: iv[0])
-
-        free = FreeList()
-        live: list[tuple[int, int, int]] = []  # heap of (last use, offset, size)
-        import heapq
-
-        for start, last, size, alloc in intervals:
-            while live and live[0][0] < start:
-                _, off, sz = heapq.heappop(live)
-                free.free(off, sz)
-            offset = free.allocate(size)
-            heapq.heappush(live, (last, offset, size))
+        offsets, top = linear_scan([(start, last, size) for start, last, size, _ in intervals])
+        for (_, _, _, alloc), offset in zip(intervals, offsets):
             alloc.attributes[OFFSET_ATTR] = IntegerAttr(offset, i64)
-        op.attributes[ARENA_ATTR] = IntegerAttr(free.top, i64)
+        op.attributes[ARENA_ATTR] = IntegerAttr(top, i64)

@@ -1,0 +1,1001 @@
+"""The C emitter: final (bufferized, lowered, planned) IR to C sources.
+
+Produces, as a dict of file name to text:
+
+- `model.h`: the API (`model_init`, `model_run`, `model_free`), input/output sizes;
+- `model.c`: the host schedule: host kernel calls (`host_kernels.h`) and calls of the
+  region wrappers, on one statically planned arena (`accel.offset`), with weights read
+  from `weights.bin` (a raw blob; large models build fast);
+- `<target>_wrappers.c`: one C function per outlined region calling the target's vendor
+  API (DMA and compute), from the region's accel IR;
+- `model_internal.h`: what model.c and the wrappers share.
+
+Every host kernel call is checked; a failing status makes `model_run` return a non-zero
+code after printing which op failed. The output is deterministic: the same module gives
+byte-identical files.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import (
+    DictionaryAttr,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StridedLayoutAttr,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Operation, SSAValue
+
+from compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_comment, c_double, c_float, c_int, c_string
+from compiler.diagnostics import CompileError, format_location
+from compiler.frontend.builder import io_names
+from compiler.memory_plan import align
+from compiler.tensors import array_from_dense, constant_value, load_weights_file, numpy_dtype, enclosing_module, weights_path
+from dialects import accel, relay
+
+OUTPUT_ATTR = "accel.output"
+OFFSET_ATTR = "accel.offset"
+ARENA_ATTR = "accel.arena_bytes"
+WEIGHT_ALIGN = 64
+
+
+def dtype_of(t) -> np.dtype:
+    return numpy_dtype(t.element_type)
+
+
+def shape_of(t) -> tuple[int, ...]:
+    return tuple(t.get_shape())
+
+
+def numel(shape: Sequence[int]) -> int:
+    return int(math.prod(shape))
+
+
+def strides_of(t: MemRefType) -> tuple[tuple[int, ...], int | None]:
+    """Element strides and static offset of a memref (identity layout: row-major, 0)."""
+    shape = shape_of(t)
+    if isinstance(t.layout, StridedLayoutAttr):
+        strides = []
+        for s in t.layout.strides.data:
+            if not hasattr(s, "data"):
+                raise CompileError(f"the C emitter needs static strides, got {t}")
+            strides.append(s.data)
+        off = t.layout.offset
+        return tuple(strides), (off.data if hasattr(off, "data") else None)
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * shape[i + 1]
+    return tuple(strides), 0
+
+
+class CWriter:
+    """Lines with indentation (cf. xDSL's CSL printer context)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.depth = 0
+
+    def line(self, text: str = "") -> None:
+        self.lines.append(("    " * self.depth + text) if text else "")
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+# --------------------------------------------------------------------------------------
+# Weights
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class WeightBlob:
+    """All constants of the model in one read-only blob (`weights.bin`)."""
+
+    chunks: list[bytes] = field(default_factory=list)
+    size: int = 0
+    by_key: dict[Any, int] = field(default_factory=dict)
+
+    def add(self, key: Any, arr: np.ndarray) -> int:
+        if key in self.by_key:
+            return self.by_key[key]
+        data = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
+        if arr.dtype == np.bool_:
+            data = np.ascontiguousarray(arr).astype(np.uint8).tobytes()
+        offset = align(self.size, WEIGHT_ALIGN)
+        if offset > self.size:
+            self.chunks.append(b"\0" * (offset - self.size))
+        self.chunks.append(data)
+        self.size = offset + len(data)
+        self.by_key[key] = offset
+        return offset
+
+    def tobytes(self) -> bytes:
+        return b"".join(self.chunks)
+
+
+def _constant_key(op: relay.ConstantOp | accel.WeightOp, arr: np.ndarray) -> Any:
+    if op.external is not None:
+        return ("ext", op.external.data, arr.dtype.str, arr.shape)
+    return ("val", arr.dtype.str, arr.shape, arr.tobytes())
+
+
+# --------------------------------------------------------------------------------------
+# The emitter
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Emitted:
+    files: dict[str, str]
+    weights: bytes
+    targets: list[str]
+    inputs: list[tuple[str, tuple[int, ...], np.dtype]]
+    outputs: list[tuple[str, tuple[int, ...], np.dtype]]
+    arena_bytes: int
+
+
+class ModelEmitter:
+    def __init__(self, module: ModuleOp, targets: dict[str, Any]):
+        self.module = module
+        self.targets = targets  # name -> TargetDescription
+        self.blob = WeightBlob()
+        self.globals: list[str] = []  # file-scope static data of the file being written
+        self.global_names: dict[str, str] = {}
+        self.counter = 0
+        self.op_descriptions: list[str] = []
+
+    # -- naming ------------------------------------------------------------------------
+
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def static_array(self, ctype: str, values: Sequence[Any], prefix: str = "k") -> str:
+        init = c_array_init(values, ctype)
+        key = f"{ctype}:{init}"
+        if key not in self.global_names:
+            name = self.fresh(prefix)
+            self.globals.append(f"static const {ctype} {name}[] = {init};")
+            self.global_names[key] = name
+        return self.global_names[key]
+
+    def shape_array(self, shape: Sequence[int]) -> str:
+        return self.static_array("int64_t", list(shape) or [1], "shape")
+
+    def describe(self, op: Operation) -> int:
+        loc = format_location(op.location)
+        text = f"{op.name}" + (f" at {loc}" if loc else "")
+        self.op_descriptions.append(text)
+        return len(self.op_descriptions) - 1
+
+    # -- weights -----------------------------------------------------------------------
+
+    def weight_ptr(self, op: relay.ConstantOp | accel.WeightOp) -> str:
+        if isinstance(op, relay.ConstantOp):
+            arr = constant_value(op)
+        else:
+            from compiler.runtime.buffer_interpreter import weight_value
+
+            arr = np.asarray(weight_value(op))
+        offset = self.blob.add(_constant_key(op, arr), arr)
+        return f"(({C_TYPES[arr.dtype]} *)(model_weights + {offset}))"
+
+    # -- entry -------------------------------------------------------------------------
+
+    def emit(self) -> Emitted:
+        main = None
+        for op in self.module.body.block.ops:
+            if isinstance(op, func.FuncOp) and op.sym_name.data == "main":
+                main = op
+        if main is None:
+            raise CompileError("the module has no @main function")
+        files: dict[str, str] = {}
+        wrappers_by_target: dict[str, list[func.FuncOp]] = {}
+        for op in self.module.body.block.ops:
+            if isinstance(op, func.FuncOp) and op is not main and not op.is_declaration:
+                t = op.attributes.get("accel.target")
+                if not isinstance(t, StringAttr) or t.data == "host":
+                    raise CompileError(f"function @{op.sym_name.data} is neither @main nor an accelerator region", op)
+                wrappers_by_target.setdefault(t.data, []).append(op)
+
+        target_files = {}
+        for target_name in sorted(wrappers_by_target):
+            desc = self.targets.get(target_name)
+            if desc is None:
+                raise CompileError(f"no description of target '{target_name}' was given")
+            self.globals, self.global_names = [], {}
+            body = CWriter()
+            for fn in wrappers_by_target[target_name]:
+                AccelFunctionEmitter(self, fn, desc).emit(body)
+            target_files[f"{_file_stem(target_name)}_wrappers.c"] = self.wrappers_file(desc, body)
+
+        self.globals, self.global_names = [], {}
+        model_c, inputs, outputs = self.model_file(main, sorted(wrappers_by_target))
+        files["model.h"] = self.model_header(inputs, outputs)
+        files["model_internal.h"] = self.internal_header(wrappers_by_target)
+        files["model.c"] = model_c
+        files.update(target_files)
+        arena = self.module.attributes.get(ARENA_ATTR)
+        return Emitted(files, self.blob.tobytes(), sorted(wrappers_by_target), inputs, outputs,
+                       arena.value.data if isinstance(arena, IntegerAttr) else 0)
+
+    # -- model.h / model_internal.h ----------------------------------------------------
+
+    def model_header(self, inputs, outputs) -> str:
+        w = CWriter()
+        w.line("/* Generated by accel-compile: the model's C API. */")
+        w.line("#ifndef ACCEL_MODEL_H")
+        w.line("#define ACCEL_MODEL_H")
+        w.line("")
+        w.line("#include <stddef.h>")
+        w.line("#include <stdint.h>")
+        w.line("")
+        w.line(f"#define MODEL_NUM_INPUTS {len(inputs)}")
+        w.line(f"#define MODEL_NUM_OUTPUTS {len(outputs)}")
+        for kind, items in (("INPUT", inputs), ("OUTPUT", outputs)):
+            for i, (name, shape, dt) in enumerate(items):
+                w.line(f"/* {kind.lower()} {i}: {c_comment(name)}, {C_TYPES[dt]}{list(shape)} */")
+                w.line(f"#define MODEL_{kind}{i}_ELEMENTS {numel(shape)}")
+                w.line(f"#define MODEL_{kind}{i}_BYTES {numel(shape) * dt.itemsize}")
+        w.line("")
+        w.line("/* Names of the inputs and outputs as given by the model (escaped). */")
+        w.line("extern const char *const model_input_names[];")
+        w.line("extern const char *const model_output_names[];")
+        w.line("")
+        w.line("/* Loads the weights (the file weights.bin written next to this header) and")
+        w.line(" * initialises the accelerators. Returns 0 on success. */")
+        w.line("int model_init(const char *weights_path);")
+        params = [f"const {C_TYPES[dt]} *in{i}" for i, (_, _, dt) in enumerate(inputs)]
+        params += [f"{C_TYPES[dt]} *out{i}" for i, (_, _, dt) in enumerate(outputs)]
+        w.line("/* Runs the model once. Returns 0 on success, non-zero after printing the failing op. */")
+        w.line(f"int model_run({', '.join(params) or 'void'});")
+        w.line("/* Releases what model_init acquired. */")
+        w.line("void model_free(void);")
+        w.line("/* Writes the accelerators' counters (JSON) to `path`; 0 on success. */")
+        w.line("int model_write_counters(const char *path);")
+        w.line("")
+        w.line("#endif")
+        return w.text()
+
+    def internal_header(self, wrappers_by_target: dict[str, list[func.FuncOp]]) -> str:
+        w = CWriter()
+        w.line("/* Generated by accel-compile: shared by model.c and the region wrappers. */")
+        w.line("#ifndef ACCEL_MODEL_INTERNAL_H")
+        w.line("#define ACCEL_MODEL_INTERNAL_H")
+        w.line("")
+        w.line("#include <stdint.h>")
+        w.line("")
+        w.line("extern unsigned char *model_arena;")
+        w.line("extern const unsigned char *model_weights;")
+        w.line("")
+        for target in sorted(wrappers_by_target):
+            for fn in wrappers_by_target[target]:
+                w.line(f"int {region_symbol(fn)}({self.region_params(fn)});")
+        w.line("")
+        w.line("#endif")
+        return w.text()
+
+    def region_params(self, fn: func.FuncOp) -> str:
+        params = []
+        for i, arg in enumerate(fn.body.block.args):
+            t = arg.type
+            params.append(f"{C_TYPES[dtype_of(t)]} *a{i}")
+        return ", ".join(params) or "void"
+
+    # -- model.c -----------------------------------------------------------------------
+
+    def model_file(self, main: func.FuncOp, targets: list[str]):
+        names = io_names(main)[0]
+        args = list(main.body.block.args)
+        is_out = [_is_output(main, i) for i in range(len(args))]
+        inputs, outputs = [], []
+        ptr: dict[SSAValue, str] = {}
+        for i, arg in enumerate(args):
+            dt = dtype_of(arg.type)
+            item = (names[i], shape_of(arg.type), dt)
+            if is_out[i]:
+                ptr[arg] = f"out{len(outputs)}"
+                outputs.append(item)
+            else:
+                ptr[arg] = f"(({C_TYPES[dt]} *)in{len(inputs)})"
+                inputs.append(item)
+
+        body = CWriter()
+        body.depth = 1
+        for op in main.body.block.ops:
+            self.emit_host_op(op, ptr, body)
+
+        w = CWriter()
+        w.line("/* Generated by accel-compile: the host schedule. */")
+        w.line("#include <math.h>")
+        w.line("#include <stdio.h>")
+        w.line("#include <stdlib.h>")
+        w.line("#include <string.h>")
+        w.line("")
+        w.line('#include "host_kernels.h"')
+        w.line('#include "model.h"')
+        w.line('#include "model_internal.h"')
+        for t in targets:
+            w.line(f'#include "{self.targets[t].api.header}"')
+        w.line("")
+        arena = self.module.attributes.get(ARENA_ATTR)
+        arena_bytes = arena.value.data if isinstance(arena, IntegerAttr) else 0
+        w.line(f"#define MODEL_ARENA_BYTES {arena_bytes}")
+        w.line(f"#define MODEL_WEIGHTS_BYTES {self.blob.size}")
+        w.line("")
+        w.line("unsigned char *model_arena;")
+        w.line("const unsigned char *model_weights;")
+        w.line("static unsigned char *weights_storage;")
+        w.line("")
+        w.line("const char *const model_input_names[] = {" + ", ".join(c_string(n) for n, _, _ in inputs) + (", " if inputs else "") + "0};")
+        w.line("const char *const model_output_names[] = {" + ", ".join(c_string(n) for n, _, _ in outputs) + (", " if outputs else "") + "0};")
+        w.line("")
+        w.line("static const char *const op_descriptions[] = {")
+        for d in self.op_descriptions:
+            w.line(f"    {c_string(d)},")
+        w.line("    0};")
+        w.line("")
+        for g in self.globals:
+            w.line(g)
+        w.line("")
+        w.line("static int fail(int status, int op) {")
+        w.line('    fprintf(stderr, "model: error: %s failed: %s\\n", op_descriptions[op], acc_status_string(status));')
+        w.line("    return status;")
+        w.line("}")
+        w.line("")
+        self.emit_init(w, inputs, outputs, targets)
+        params = [f"const {C_TYPES[dt]} *in{i}" for i, (_, _, dt) in enumerate(inputs)]
+        params += [f"{C_TYPES[dt]} *out{i}" for i, (_, _, dt) in enumerate(outputs)]
+        w.line(f"int model_run({', '.join(params) or 'void'}) {{")
+        w.line("    int status = 0;")
+        for t in targets:
+            p = self.targets[t].api.prefix
+            for i, (_, shape, dt) in enumerate(inputs):
+                w.line(f"    {p}register_host(in{i}, {numel(shape) * dt.itemsize});")
+            for i, (_, shape, dt) in enumerate(outputs):
+                w.line(f"    {p}register_host(out{i}, {numel(shape) * dt.itemsize});")
+        w.lines.extend(body.lines)
+        w.line("    return status;")
+        w.line("}")
+        return w.text(), inputs, outputs
+
+    def emit_init(self, w: CWriter, inputs, outputs, targets: list[str]) -> None:
+        w.line("int model_init(const char *weights_path) {")
+        w.line("    model_arena = (unsigned char *)calloc(MODEL_ARENA_BYTES ? MODEL_ARENA_BYTES : 1, 1);")
+        w.line("    weights_storage = (unsigned char *)malloc(MODEL_WEIGHTS_BYTES ? MODEL_WEIGHTS_BYTES : 1);")
+        w.line("    if (!model_arena || !weights_storage) {")
+        w.line('        fprintf(stderr, "model: error: out of memory\\n");')
+        w.line("        return 1;")
+        w.line("    }")
+        w.line("    if (MODEL_WEIGHTS_BYTES) {")
+        w.line('        FILE *f = fopen(weights_path, "rb");')
+        w.line("        size_t got = 0;")
+        w.line("        if (f) {")
+        w.line("            got = fread(weights_storage, 1, MODEL_WEIGHTS_BYTES, f);")
+        w.line("            fclose(f);")
+        w.line("        }")
+        w.line("        if (got != MODEL_WEIGHTS_BYTES) {")
+        w.line('            fprintf(stderr, "model: error: cannot read %d bytes of weights from %s\\n", MODEL_WEIGHTS_BYTES, weights_path);')
+        w.line("            return 1;")
+        w.line("        }")
+        w.line("    }")
+        w.line("    model_weights = weights_storage;")
+        for t in targets:
+            desc = self.targets[t]
+            p = desc.api.prefix
+            cfg = self.fresh("cfg")
+            w.line(f"    {{")
+            w.line(f"        {p}config {cfg};")
+            w.line(f"        memset(&{cfg}, 0, sizeof {cfg});")
+            for fld, val in config_fields(desc).items():
+                w.line(f"        {cfg}.{fld} = {val};")
+            w.line(f"        if ({p}init(&{cfg}) != 0) return 1;")
+            w.line(f"        {p}register_host(model_arena, MODEL_ARENA_BYTES);")
+            w.line(f"        {p}register_host(model_weights, MODEL_WEIGHTS_BYTES);")
+            w.line(f"    }}")
+        w.line("    return 0;")
+        w.line("}")
+        w.line("")
+        w.line("void model_free(void) {")
+        for t in targets:
+            w.line(f"    {self.targets[t].api.prefix}shutdown();")
+        w.line("    free(model_arena);")
+        w.line("    free(weights_storage);")
+        w.line("    model_arena = 0;")
+        w.line("    model_weights = 0;")
+        w.line("    weights_storage = 0;")
+        w.line("}")
+        w.line("")
+        w.line("int model_write_counters(const char *path) {")
+        if targets:
+            # One JSON object per target would need merging; the counters of the first
+            # target are written, the others to <path>.<target>.json.
+            first = self.targets[targets[0]].api.prefix
+            w.line(f"    int status = {first}write_counters_json(path);")
+            for t in targets[1:]:
+                p = self.targets[t].api.prefix
+                w.line("    {")
+                w.line("        char other[4096];")
+                w.line(f'        snprintf(other, sizeof other, "%s.{_file_stem(t)}.json", path);')
+                w.line(f"        status |= {p}write_counters_json(other);")
+                w.line("    }")
+            w.line("    return status;")
+        else:
+            w.line('    FILE *f = fopen(path, "w");')
+            w.line("    if (!f) return 1;")
+            w.line('    fputs("{\\"bytes_to_device\\": 0, \\"bytes_to_host\\": 0, \\"transfers\\": 0, \\"accel_ops\\": 0, \\"cycles\\": 0}\\n", f);')
+            w.line("    return fclose(f) != 0;")
+        w.line("}")
+        w.line("")
+
+    def wrappers_file(self, desc, body: CWriter) -> str:
+        w = CWriter()
+        w.line(f"/* Generated by accel-compile: region wrappers for target {c_comment(desc.name)}. */")
+        w.line("#include <math.h>")
+        w.line("#include <stdint.h>")
+        w.line("")
+        w.line(f'#include "{desc.api.header}"')
+        w.line('#include "model_internal.h"')
+        w.line("")
+        for g in self.globals:
+            w.line(g)
+        w.line("")
+        w.lines.extend(body.lines)
+        return w.text()
+
+    # -- host ops ----------------------------------------------------------------------
+
+    def buffer_ptr(self, v: SSAValue, ptr: dict[SSAValue, str]) -> str:
+        if v in ptr:
+            return ptr[v]
+        owner = v.owner
+        t = v.type
+        ctype = C_TYPES[dtype_of(t)]
+        if isinstance(owner, memref.AllocOp):
+            off = owner.attributes.get(OFFSET_ATTR)
+            if not isinstance(off, IntegerAttr):
+                raise CompileError("a host buffer has no planned offset (run plan-memory)", owner)
+            ptr[v] = f"(({ctype} *)(model_arena + {off.value.data}))"
+            return ptr[v]
+        if isinstance(owner, accel.WeightOp):
+            ptr[v] = self.weight_ptr(owner)
+            return ptr[v]
+        raise CompileError(f"the C emitter cannot address {v.type} here", owner if isinstance(owner, Operation) else None)
+
+    def emit_host_op(self, op: Operation, ptr: dict[SSAValue, str], w: CWriter) -> None:
+        if isinstance(op, (memref.AllocOp, accel.WeightOp)):
+            self.buffer_ptr(op.results[0], ptr)
+            return
+        if isinstance(op, func.ReturnOp):
+            return
+        if isinstance(op, memref.CopyOp):
+            t = op.source.type
+            n = numel(shape_of(t)) * dtype_of(t).itemsize
+            w.line(f"memcpy({self.buffer_ptr(op.destination, ptr)}, {self.buffer_ptr(op.source, ptr)}, {n});")
+            return
+        if isinstance(op, func.CallOp):
+            args = ", ".join(self.buffer_ptr(a, ptr) for a in op.arguments)
+            idx = self.describe(op)
+            w.line(f"if ((status = {_symbol(op.callee.root_reference.data)}({args})) != 0) return fail(status, {idx});")
+            return
+        if isinstance(op, accel.KernelOp):
+            HostKernelEmitter(self, op, ptr).emit(w)
+            return
+        raise CompileError(f"the C emitter cannot run '{op.name}' on the host", op)
+
+
+def _file_stem(target: str) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in target)
+
+
+def _symbol(name: str) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+
+
+def region_symbol(fn: func.FuncOp) -> str:
+    return _symbol(fn.sym_name.data)
+
+
+def _is_output(fn: func.FuncOp, i: int) -> bool:
+    if fn.arg_attrs is None or i >= len(fn.arg_attrs.data):
+        return False
+    d = fn.arg_attrs.data[i]
+    return isinstance(d, DictionaryAttr) and OUTPUT_ATTR in d.data
+
+
+def config_fields(desc) -> dict[str, str]:
+    """The vendor config struct of a target, from its description."""
+    return {
+        "spm_bytes": c_int(desc.memory.scratchpad_bytes),
+        "alignment": c_int(desc.memory.alignment),
+        "shared_with_host": "1" if desc.memory.shared_with_host else "0",
+        "dma_bytes_per_cycle": c_double(desc.dma.bytes_per_cycle),
+        "dma_setup_cycles": c_double(desc.dma.setup_cycles),
+        "macs_per_cycle_f32": c_double(desc.compute.macs_per_cycle_f32),
+        "macs_per_cycle_int8": c_double(desc.compute.macs_per_cycle_int8),
+        "elementwise_per_cycle": c_double(desc.compute.elementwise_per_cycle),
+    }
+
+
+# --------------------------------------------------------------------------------------
+# Host kernels
+# --------------------------------------------------------------------------------------
+
+
+class HostKernelEmitter:
+    """One bufferized relay op (an accel.kernel of @main) as a host kernel call."""
+
+    def __init__(self, model: ModelEmitter, kernel: accel.KernelOp, ptr: dict[SSAValue, str]):
+        self.model = model
+        self.kernel = kernel
+        self.vals: dict[SSAValue, str] = {}
+        for arg, buf in zip(kernel.body.block.args, kernel.ins):
+            self.vals[arg] = model.buffer_ptr(buf, ptr)
+        ops = [o for o in kernel.body.block.ops if not isinstance(o, (relay.ConstantOp, accel.YieldOp))]
+        for o in kernel.body.block.ops:
+            if isinstance(o, relay.ConstantOp):
+                self.vals[o.result] = model.weight_ptr(o)
+        if len(ops) != 1:
+            raise CompileError(f"the C emitter expects one relay op per host kernel, got {len(ops)}", kernel)
+        self.op = ops[0]
+        y = kernel.body.block.last_op
+        assert isinstance(y, accel.YieldOp)
+        self.out = model.buffer_ptr(kernel.outs[0], ptr)
+        if len(kernel.outs) != 1 or y.values[0] is not self.op.results[0]:
+            raise CompileError("a host kernel must yield its op's single result", kernel)
+
+    def p(self, v: SSAValue) -> str:
+        return self.vals[v]
+
+    def const(self, v: SSAValue) -> np.ndarray:
+        owner = v.owner
+        if not isinstance(owner, relay.ConstantOp):
+            raise CompileError(f"'{self.op.name}' needs a constant here for the host C code", self.op)
+        return constant_value(owner)
+
+    def emit(self, w: CWriter) -> None:
+        op = self.op
+        idx = self.model.describe(op)
+        loc = format_location(op.location)
+        w.line(f"/* {c_comment(op.name)}{' ' + c_comment(loc) if loc else ''} */")
+        for call in self.calls(op):
+            w.line(f"if ((status = {call}) != 0) return fail(status, {idx});")
+
+    def calls(self, op: Operation) -> list[str]:
+        m = self.model
+        y = self.out
+        if isinstance(op, (relay.Conv2DOp, relay.QnnConv2DOp)):
+            cp = self.conv_params(op)
+            if isinstance(op, relay.Conv2DOp):
+                return [f"acc_conv2d_f32({self.p(op.data)}, {self.p(op.weight)}, NULL, {y}, &{cp})"]
+            xzp = int(self.const(op.input_zero_point).reshape(-1)[0])
+            wzp = self.const(op.kernel_zero_point).reshape(-1).astype(np.int64)
+            wz = m.static_array("int32_t", list(wzp), "zp")
+            return [f"acc_qnn_conv2d({ACC_DTYPES[dtype_of(op.data.type)]}, {self.p(op.data)}, "
+                    f"{ACC_DTYPES[dtype_of(op.weight.type)]}, {self.p(op.weight)}, NULL, {y}, &{cp}, {xzp}, {wz}, {wzp.size})"]
+        if isinstance(op, relay.DenseOp):
+            ds = shape_of(op.data.type)
+            n, k = shape_of(op.weight.type)
+            return [f"acc_dense_f32({self.p(op.data)}, {self.p(op.weight)}, NULL, {y}, {numel(ds[:-1])}, {k}, {n})"]
+        if isinstance(op, relay.QnnDenseOp):
+            ds = shape_of(op.data.type)
+            n, k = shape_of(op.weight.type)
+            xzp = int(self.const(op.input_zero_point).reshape(-1)[0])
+            wzp = self.const(op.kernel_zero_point).reshape(-1).astype(np.int64)
+            wz = m.static_array("int32_t", list(wzp), "zp")
+            return [f"acc_qnn_dense({ACC_DTYPES[dtype_of(op.data.type)]}, {self.p(op.data)}, "
+                    f"{ACC_DTYPES[dtype_of(op.weight.type)]}, {self.p(op.weight)}, NULL, {y}, "
+                    f"{numel(ds[:-1])}, {k}, {n}, {xzp}, {wz}, {wzp.size})"]
+        if isinstance(op, relay.MatmulOp):
+            m_, n_ = shape_of(op.result.type)
+            a = shape_of(op.lhs.type)
+            k = a[0] if op.prop("transpose_a") else a[1]
+            return [f"acc_matmul_f32({self.p(op.lhs)}, {self.p(op.rhs)}, {y}, {m_}, {k}, {n_}, "
+                    f"{int(op.prop('transpose_a'))}, {int(op.prop('transpose_b'))})"]
+        if isinstance(op, relay.BatchMatmulOp):
+            sa, sb = shape_of(op.lhs.type), shape_of(op.rhs.type)
+            return [f"acc_batch_matmul_f32({self.p(op.lhs)}, {len(sa)}, {m.shape_array(sa)}, {self.p(op.rhs)}, "
+                    f"{len(sb)}, {m.shape_array(sb)}, {y}, {int(op.prop('transpose_a'))}, {int(op.prop('transpose_b'))})"]
+        if isinstance(op, relay.BiasAddOp):
+            s = shape_of(op.data.type)
+            return [f"acc_bias_add({self.tag(op.data)}, {self.p(op.data)}, {self.p(op.bias)}, {y}, {len(s)}, "
+                    f"{m.shape_array(s)}, {op.prop('axis')})"]
+        binary = {relay.AddOp: "acc_add", relay.SubtractOp: "acc_subtract", relay.MultiplyOp: "acc_multiply",
+                  relay.DivideOp: "acc_divide"}
+        if type(op) in binary:
+            sa, sb = shape_of(op.lhs.type), shape_of(op.rhs.type)
+            return [f"{binary[type(op)]}({self.tag(op.lhs)}, {self.p(op.lhs)}, {len(sa)}, {m.shape_array(sa)}, "
+                    f"{self.p(op.rhs)}, {len(sb)}, {m.shape_array(sb)}, {y})"]
+        count = numel(shape_of(op.results[0].type))
+        if isinstance(op, relay.ReluOp):
+            return [f"acc_relu({self.tag(op.data)}, {self.p(op.data)}, {y}, {count})"]
+        if isinstance(op, relay.ClipOp):
+            return [f"acc_clip({self.tag(op.data)}, {self.p(op.data)}, {y}, {count}, "
+                    f"{c_double(op.prop('a_min'))}, {c_double(op.prop('a_max'))})"]
+        unary = {relay.SigmoidOp: "acc_sigmoid_f32", relay.TanhOp: "acc_tanh_f32", relay.ErfOp: "acc_erf_f32"}
+        if type(op) in unary:
+            self.require_f32(op)
+            return [f"{unary[type(op)]}({self.p(op.data)}, {y}, {count})"]
+        if isinstance(op, relay.GeluOp):
+            self.require_f32(op)
+            return [f"acc_gelu_f32({self.p(op.data)}, {y}, {count}, {int(op.prop('approximate') == 'tanh')})"]
+        if isinstance(op, relay.LeakyReluOp):
+            self.require_f32(op)
+            return [f"acc_leaky_relu_f32({self.p(op.data)}, {y}, {count}, {c_double(op.prop('alpha'))})"]
+        if isinstance(op, relay.SoftmaxOp):
+            self.require_f32(op)
+            s = shape_of(op.data.type)
+            return [f"acc_softmax_f32({self.p(op.data)}, {y}, {len(s)}, {m.shape_array(s)}, {op.prop('axis')})"]
+        if isinstance(op, (relay.MaxPool2DOp, relay.AvgPool2DOp)):
+            pp = self.pool_params(op)
+            if isinstance(op, relay.MaxPool2DOp):
+                return [f"acc_max_pool2d({self.tag(op.data)}, {self.p(op.data)}, {y}, &{pp})"]
+            self.require_f32(op)
+            return [f"acc_avg_pool2d_f32({self.p(op.data)}, {y}, &{pp})"]
+        if isinstance(op, relay.GlobalAvgPool2DOp):
+            self.require_f32(op)
+            n, c, h, w_ = shape_of(op.data.type)
+            return [f"acc_global_avg_pool2d_f32({self.p(op.data)}, {y}, {n}, {c}, {h}, {w_})"]
+        if isinstance(op, relay.BatchNormOp):
+            self.require_f32(op)
+            s = shape_of(op.data.type)
+            return [f"acc_batch_norm_f32({self.p(op.data)}, {self.p(op.gamma)}, {self.p(op.beta)}, "
+                    f"{self.p(op.moving_mean)}, {self.p(op.moving_var)}, {y}, {len(s)}, {m.shape_array(s)}, "
+                    f"{op.prop('axis')}, {c_double(op.prop('epsilon'))})"]
+        if isinstance(op, relay.LayerNormOp):
+            self.require_f32(op)
+            s = shape_of(op.data.type)
+            return [f"acc_layer_norm_f32({self.p(op.data)}, {self.p(op.gamma)}, {self.p(op.beta)}, {y}, {len(s)}, "
+                    f"{m.shape_array(s)}, {op.prop('axis')}, {c_double(op.prop('epsilon'))})"]
+        if isinstance(op, relay.MeanOp):
+            self.require_f32(op)
+            s = shape_of(op.data.type)
+            axes = relay.MeanOp.reduced_axes(len(s), op.py_props())
+            ax = m.static_array("int", list(axes) or [0], "axes")
+            return [f"acc_mean_f32({self.p(op.data)}, {y}, {len(s)}, {m.shape_array(s)}, {ax}, {len(axes)})"]
+        if isinstance(op, (relay.ReshapeOp, relay.BatchFlattenOp)):
+            nbytes = count * dtype_of(op.results[0].type).itemsize
+            return [f"acc_copy({self.p(op.data)}, {y}, {nbytes})"]
+        es = dtype_of(op.results[0].type).itemsize
+        if isinstance(op, relay.TransposeOp):
+            s = shape_of(op.data.type)
+            perm = relay.TransposeOp.perm(len(s), op.prop("axes"))
+            pa = m.static_array("int", list(perm) or [0], "perm")
+            return [f"acc_transpose({es}, {self.p(op.data)}, {y}, {len(s)}, {m.shape_array(s)}, {pa})"]
+        if isinstance(op, relay.ConcatenateOp):
+            out_shape = shape_of(op.result.type)
+            axis = relay.normalize_axis(op.prop("axis"), len(out_shape))
+            sizes = [shape_of(v.type)[axis] for v in op.inputs]
+            inputs = ", ".join(f"(const void *){self.p(v)}" for v in op.inputs)
+            return [f"acc_concatenate({es}, {len(sizes)}, (const void *const[]){{{inputs}}}, "
+                    f"{m.static_array('int64_t', sizes, 'sizes')}, {y}, {len(out_shape)}, {m.shape_array(out_shape)}, {axis})"]
+        if isinstance(op, relay.PadOp):
+            s = shape_of(op.data.type)
+            dt = dtype_of(op.data.type)
+            from compiler.runtime import reference as ref
+
+            pv = ref.cast(np.asarray([op.prop("pad_value")], np.float64), dt)
+            pva = m.static_array(C_TYPES[dt], list(pv.astype(np.float64) if dt.kind == "f" else pv.astype(np.int64)), "padv")
+            mode = {"constant": "ACC_PAD_CONSTANT", "edge": "ACC_PAD_EDGE", "reflect": "ACC_PAD_REFLECT"}[op.prop("pad_mode")]
+            pw = m.static_array("int64_t", list(op.prop("pad_width")), "padw")
+            return [f"acc_pad({es}, {self.p(op.data)}, {y}, {len(s)}, {m.shape_array(s)}, {pw}, {mode}, {pva})"]
+        if isinstance(op, relay.TakeOp):
+            s = shape_of(op.data.type)
+            n_idx = numel(shape_of(op.indices.type))
+            return [f"acc_take({es}, {self.p(op.data)}, {len(s)}, {m.shape_array(s)}, {op.prop('axis')}, "
+                    f"{self.tag(op.indices)}, {self.p(op.indices)}, {n_idx}, {y})"]
+        if isinstance(op, relay.CastOp):
+            return [f"acc_cast({self.tag(op.data)}, {self.p(op.data)}, {self.tag(op.result)}, {y}, {count})"]
+        if isinstance(op, relay.QuantizeOp):
+            s = shape_of(op.data.type)
+            q = self.qparams(op.scale, op.zero_point)
+            return [f"acc_quantize({self.p(op.data)}, {self.tag(op.result)}, {y}, {len(s)}, {m.shape_array(s)}, "
+                    f"{op.prop('axis')}, &{q})"]
+        if isinstance(op, relay.DequantizeOp):
+            s = shape_of(op.data.type)
+            q = self.qparams(op.scale, op.zero_point)
+            return [f"acc_dequantize({self.tag(op.data)}, {self.p(op.data)}, {y}, {len(s)}, {m.shape_array(s)}, "
+                    f"{op.prop('axis')}, &{q})"]
+        if isinstance(op, relay.RequantizeOp):
+            s = shape_of(op.data.type)
+            qi = self.qparams(op.input_scale, op.input_zero_point)
+            qo = self.qparams(op.output_scale, op.output_zero_point)
+            return [f"acc_requantize({self.tag(op.data)}, {self.p(op.data)}, {self.tag(op.result)}, {y}, {len(s)}, "
+                    f"{m.shape_array(s)}, {op.prop('axis')}, &{qi}, &{qo})"]
+        if isinstance(op, relay.QnnAddOp):
+            sa, sb = shape_of(op.lhs.type), shape_of(op.rhs.type)
+            f = lambda v: c_float(self.const(v).reshape(-1)[0])  # noqa: E731
+            z = lambda v: int(self.const(v).reshape(-1)[0])  # noqa: E731
+            return [f"acc_qnn_add({self.tag(op.lhs)}, {self.p(op.lhs)}, {len(sa)}, {m.shape_array(sa)}, "
+                    f"{f(op.lhs_scale)}, {z(op.lhs_zero_point)}, {self.tag(op.rhs)}, {self.p(op.rhs)}, {len(sb)}, "
+                    f"{m.shape_array(sb)}, {f(op.rhs_scale)}, {z(op.rhs_zero_point)}, {self.tag(op.result)}, {y}, "
+                    f"{f(op.output_scale)}, {z(op.output_zero_point)})"]
+        raise CompileError(f"the host C library has no kernel for '{op.name}'", op)
+
+    def tag(self, v: SSAValue) -> str:
+        dt = dtype_of(v.type)
+        if dt not in ACC_DTYPES:
+            raise CompileError(f"'{self.op.name}': element type {v.type} is not supported by the host kernels", self.op)
+        return ACC_DTYPES[dt]
+
+    def require_f32(self, op: Operation) -> None:
+        if dtype_of(op.results[0].type) != np.float32:
+            raise CompileError(f"the host kernel of '{op.name}' is float32 only, got {op.results[0].type}", op)
+
+    def conv_params(self, op) -> str:
+        n, c, h, w_ = shape_of(op.data.type)
+        oc, _, kh, kw = shape_of(op.weight.type)
+        _, _, oh, ow = shape_of(op.result.type)
+        s, p, d = op.prop("strides"), op.prop("padding"), op.prop("dilation")
+        name = self.model.fresh("conv")
+        self.model.globals.append(
+            f"static const acc_conv2d_params {name} = {{{n}, {c}, {h}, {w_}, {oc}, {kh}, {kw}, {oh}, {ow}, "
+            f"{s[0]}, {s[1]}, {p[0]}, {p[1]}, {p[2]}, {p[3]}, {d[0]}, {d[1]}, {op.prop('groups')}}};")
+        return name
+
+    def pool_params(self, op) -> str:
+        n, c, h, w_ = shape_of(op.data.type)
+        _, _, oh, ow = shape_of(op.result.type)
+        k, s, d, p = op.prop("pool_size"), op.prop("strides"), op.prop("dilation"), op.prop("padding")
+        include = int(op.prop("count_include_pad")) if isinstance(op, relay.AvgPool2DOp) else 0
+        name = self.model.fresh("pool")
+        self.model.globals.append(
+            f"static const acc_pool2d_params {name} = {{{n}, {c}, {h}, {w_}, {oh}, {ow}, {k[0]}, {k[1]}, "
+            f"{s[0]}, {s[1]}, {d[0]}, {d[1]}, {p[0]}, {p[1]}, {p[2]}, {p[3]}, {include}}};")
+        return name
+
+    def qparams(self, scale: SSAValue, zero_point: SSAValue) -> str:
+        s = self.const(scale).reshape(-1).astype(np.float32)
+        z = self.const(zero_point).reshape(-1).astype(np.int64)
+        sa = self.model.static_array("float", list(s), "scale")
+        za = self.model.static_array("int32_t", list(z), "zp")
+        name = self.model.fresh("q")
+        self.model.globals.append(f"static const acc_qparams {name} = {{{sa}, {s.size}, {za}, {z.size}}};")
+        return name
+
+
+# --------------------------------------------------------------------------------------
+# Accelerator region wrappers
+# --------------------------------------------------------------------------------------
+
+
+class AccelFunctionEmitter:
+    """One outlined, lowered region as a C function calling the target's vendor API."""
+
+    def __init__(self, model: ModelEmitter, fn: func.FuncOp, desc):
+        self.model = model
+        self.fn = fn
+        self.desc = desc
+        self.prefix = desc.api.prefix
+        self.ptr: dict[SSAValue, str] = {}
+        self.index: dict[SSAValue, str] = {}
+
+    def emit(self, w: CWriter) -> None:
+        fn = self.fn
+        w.line(f"/* region @{c_comment(fn.sym_name.data)} on {c_comment(self.desc.name)} */")
+        w.line(f"int {region_symbol(fn)}({self.model.region_params(fn)}) {{")
+        w.depth += 1
+        for i, arg in enumerate(fn.body.block.args):
+            self.ptr[arg] = f"a{i}"
+        w.line(f"unsigned char *spm = (unsigned char *){self.prefix}spm();")
+        w.line("(void)spm;")
+        self.emit_block(fn.body.block, w)
+        w.depth -= 1
+        w.line("}")
+        w.line("")
+
+    def emit_block(self, block, w: CWriter) -> None:
+        for op in block.ops:
+            self.emit_op(op, w)
+
+    def value(self, v: SSAValue) -> str:
+        if v in self.ptr:
+            return self.ptr[v]
+        if v in self.index:
+            return self.index[v]
+        raise CompileError(f"the C emitter has no value for {v.type}", v.owner if isinstance(v.owner, Operation) else None)
+
+    def emit_op(self, op: Operation, w: CWriter) -> None:
+        p = self.prefix
+        if isinstance(op, func.ReturnOp):
+            w.line(f"{p}sync();")
+            w.line("return 0;")
+            return
+        if isinstance(op, accel.WeightOp):
+            self.ptr[op.result] = self.model.weight_ptr(op)
+            return
+        if isinstance(op, memref.AllocOp):
+            self.ptr[op.memref] = self.model.buffer_ptr(op.memref, {})
+            return
+        if isinstance(op, accel.AllocOp):
+            if accel.memory_space(op.result.type) != "spm" or op.offset is None:
+                raise CompileError("scratchpad buffers need a planned offset (run insert-dma)", op)
+            ctype = C_TYPES[dtype_of(op.result.type)]
+            self.ptr[op.result] = f"(({ctype} *)(spm + {op.offset.value.data}))"
+            return
+        if isinstance(op, accel.DmaStartOp):
+            self.emit_dma(op, w)
+            return
+        if isinstance(op, accel.DmaWaitOp):
+            for t in op.tokens:
+                w.line(f"{p}dma_wait({self.value(t)});")
+            return
+        if isinstance(op, memref.SubviewOp):
+            self.emit_subview(op)
+            return
+        if isinstance(op, arith.ConstantOp):
+            self.index[op.result] = str(op.value.value.data)
+            return
+        if isinstance(op, (arith.AddiOp, arith.MuliOp, arith.SubiOp)):
+            sym = {arith.AddiOp: "+", arith.MuliOp: "*", arith.SubiOp: "-"}[type(op)]
+            self.index[op.result] = f"({self.value(op.lhs)} {sym} {self.value(op.rhs)})"
+            return
+        if isinstance(op, (arith.MinSIOp, arith.MaxSIOp)):
+            a, b = self.value(op.lhs), self.value(op.rhs)
+            cmp = "<" if isinstance(op, arith.MinSIOp) else ">"
+            self.index[op.result] = f"(({a}) {cmp} ({b}) ? ({a}) : ({b}))"
+            return
+        if isinstance(op, scf.ForOp):
+            iv = self.model.fresh("i")
+            self.index[op.body.block.args[0]] = iv
+            lb, ub, st = self.value(op.lb), self.value(op.ub), self.value(op.step)
+            w.line(f"for (int64_t {iv} = {lb}; {iv} < {ub}; {iv} += {st}) {{")
+            w.depth += 1
+            for inner in op.body.block.ops:
+                if not isinstance(inner, scf.YieldOp):
+                    self.emit_op(inner, w)
+            w.depth -= 1
+            w.line("}")
+            return
+        if isinstance(op, accel.ComputeOp):
+            ComputeCallEmitter(self, op).emit(w)
+            return
+        raise CompileError(f"the C emitter cannot emit '{op.name}' in an accelerator region", op)
+
+    def emit_subview(self, op: memref.SubviewOp) -> None:
+        src = self.value(op.source)
+        strides, _ = strides_of(op.source.type)
+        dyn = list(op.offsets)
+        terms = []
+        for o, st in zip(op.static_offsets.get_values(), strides):
+            if o == memref.SubviewOp.DYNAMIC_INDEX:
+                terms.append(f"{self.value(dyn.pop(0))} * {st}")
+            elif o:
+                terms.append(str(o * st))
+        ctype = C_TYPES[dtype_of(op.result.type)]
+        self.ptr[op.result] = f"(({ctype} *){src} + {' + '.join(terms)})" if terms else src
+
+    def emit_dma(self, op: accel.DmaStartOp, w: CWriter) -> None:
+        m = self.model
+        st = op.source.type
+        shape = shape_of(st)
+        src_strides, _ = strides_of(op.source.type)
+        dst_strides, _ = strides_of(op.dest.type)
+        fn = "dma_to_device" if op.to_device else "dma_to_host"
+        tok = m.fresh("t")
+        self.ptr[op.token] = tok
+        es = dtype_of(st).itemsize
+        w.line(f"{self.prefix}token {tok} = {self.prefix}{fn}({self.value(op.dest)}, {self.value(op.source)}, {es}, "
+               f"{len(shape)}, {m.shape_array(shape)}, {m.static_array('int64_t', list(dst_strides), 'strides')}, "
+               f"{m.static_array('int64_t', list(src_strides), 'strides')});")
+
+
+class ComputeCallEmitter:
+    """An accel compute op as a call of the vendor API (see compiler/runtime/c/sim/npu.h
+    for the contract every target's C library implements)."""
+
+    def __init__(self, region: AccelFunctionEmitter, op: accel.ComputeOp):
+        self.region = region
+        self.op = op
+        self.model = region.model
+        self.prefix = region.prefix
+
+    def emit(self, w: CWriter) -> None:
+        op = self.op
+        v = self.region.value
+        ins = [v(x) for x in op.inputs]
+        out = v(op.output)
+        dt = "s8" if op.is_quantized else "f32"
+        name = self.model.fresh("p")
+        p = self.prefix
+        if isinstance(op, accel.Conv2DOp):
+            fields = self.conv_fields()
+            fields.update(self.epilogue_fields())
+            self.declare(w, f"{p}conv2d_params", name, fields)
+            bias = ins[2] if len(ins) > 2 else "NULL"
+            w.line(f"if ({p}conv2d_{dt}({ins[0]}, {ins[1]}, {bias}, {out}, &{name}) != 0) return 1;")
+        elif isinstance(op, accel.MatmulOp):
+            a, b = shape_of(op.inputs[0].type), shape_of(op.inputs[1].type)
+            mm, k = (a[1], a[0]) if op.prop("transpose_a") else a
+            n = b[0] if op.prop("transpose_b") else b[1]
+            fields = {"m": mm, "k": k, "n": n, "transpose_a": int(op.prop("transpose_a")),
+                      "transpose_b": int(op.prop("transpose_b"))}
+            fields.update(self.epilogue_fields())
+            self.declare(w, f"{p}matmul_params", name, fields)
+            bias = ins[2] if len(ins) > 2 else "NULL"
+            w.line(f"if ({p}matmul_{dt}({ins[0]}, {ins[1]}, {bias}, {out}, &{name}) != 0) return 1;")
+        elif isinstance(op, accel.PoolOp):
+            x, y = shape_of(op.inputs[0].type), shape_of(op.output.type)
+            k, s, d, pd = (op.prop("pool_size"), op.prop("strides"), op.prop("dilation"), op.prop("padding"))
+            fields = {"kind": f"{p.upper()}POOL_{op.prop('kind').upper()}", "n": x[0], "c": x[1], "h": x[2],
+                      "w": x[3], "oh": y[2], "ow": y[3], "kh": k[0], "kw": k[1], "stride_h": s[0], "stride_w": s[1],
+                      "dil_h": d[0], "dil_w": d[1], "pad_top": pd[0], "pad_left": pd[1], "pad_bottom": pd[2],
+                      "pad_right": pd[3], "count_include_pad": int(op.prop("count_include_pad"))}
+            if op.is_quantized:
+                fields.update(self.pool_quant_fields())
+            self.declare(w, f"{p}pool2d_params", name, fields)
+            w.line(f"if ({p}pool2d_{dt}({ins[0]}, {out}, &{name}) != 0) return 1;")
+        elif isinstance(op, accel.EltwiseOp):
+            kind = op.prop("kind")
+            fields = {"kind": f"{p.upper()}ELTWISE_{kind.upper()}", "count": numel(shape_of(op.output.type))}
+            fields.update(self.activation_fields())
+            if kind == "clip":
+                fields["act"] = f"{p.upper()}ACT_CLIP"
+                fields["act_min"] = c_float(op.prop("clip_min"))
+                fields["act_max"] = c_float(op.prop("clip_max"))
+            if op.is_quantized:
+                for side in ("lhs", "rhs"):
+                    fields[f"{side}_scale"] = c_float(op.prop(f"{side}_scale"))
+                    fields[f"{side}_zero_point"] = op.prop(f"{side}_zero_point")
+                fields["out_scale"] = c_float(op.prop("out_scale"))
+                fields["out_zero_point"] = op.prop("output_zero_point")
+            self.declare(w, f"{p}eltwise_params", name, fields)
+            rhs = ins[1] if len(ins) > 1 else "NULL"
+            w.line(f"if ({p}eltwise_{dt}({ins[0]}, {rhs}, {out}, &{name}) != 0) return 1;")
+        else:
+            raise CompileError(f"no vendor call for '{op.name}'", op)
+
+    def declare(self, w: CWriter, ctype: str, name: str, fields: dict[str, Any]) -> None:
+        init = ", ".join(f".{k} = {v}" for k, v in fields.items())
+        self.model.globals.append(f"static const {ctype} {name} = {{{init}}};")
+
+    def conv_fields(self) -> dict[str, Any]:
+        op = self.op
+        n, c, h, w_ = shape_of(op.inputs[0].type)
+        oc, _, kh, kw = shape_of(op.inputs[1].type)
+        _, _, oh, ow = shape_of(op.output.type)
+        s, pd, d = op.prop("strides"), op.prop("padding"), op.prop("dilation")
+        return {"n": n, "c": c, "h": h, "w": w_, "oc": oc, "kh": kh, "kw": kw, "oh": oh, "ow": ow,
+                "stride_h": s[0], "stride_w": s[1], "pad_top": pd[0], "pad_left": pd[1], "pad_bottom": pd[2],
+                "pad_right": pd[3], "dil_h": d[0], "dil_w": d[1], "groups": op.prop("groups")}
+
+    def activation_fields(self) -> dict[str, Any]:
+        op = self.op
+        p = self.prefix.upper()
+        act = op.prop("activation")
+        return {"act": f"{p}ACT_{act.upper()}", "act_min": c_float(op.prop("clip_min")),
+                "act_max": c_float(op.prop("clip_max"))}
+
+    def epilogue_fields(self) -> dict[str, Any]:
+        op = self.op
+        fields = self.activation_fields()
+        if not op.is_quantized:
+            return fields
+        m = self.model
+        in_scale = op.prop("in_scale")
+        wzp = op.prop("weight_zero_point")
+        fields.update({
+            "input_zero_point": op.prop("input_zero_point"),
+            "weight_zero_point": m.static_array("int32_t", list(wzp) or [0], "wzp"),
+            "weight_zero_point_len": len(wzp) or 1,
+            "in_scale": m.static_array("float", list(in_scale), "scale"),
+            "in_scale_len": len(in_scale),
+            "out_scale": c_float(op.prop("out_scale")),
+            "out_zero_point": op.prop("output_zero_point"),
+        })
+        return fields
+
+    def pool_quant_fields(self) -> dict[str, Any]:
+        op = self.op
+        in_scale = op.prop("in_scale")
+        return {"in_scale": c_float(in_scale[0] if in_scale else 1.0), "in_zero_point": op.prop("input_zero_point"),
+                "out_scale": c_float(op.prop("out_scale")), "out_zero_point": op.prop("output_zero_point")}

@@ -1,0 +1,151 @@
+"""Static memory planning shared by the host arena (plan-memory) and the scratchpads
+(insert-dma, optimize-dma): a linear scan over lifetimes with a first-fit free list."""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+from collections.abc import Sequence
+
+
+class FreeList:
+    """First-fit allocator over [0, inf) with coalescing of freed blocks."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []  # sorted free block starts
+        self.sizes: dict[int, int] = {}
+        self.top = 0  # end of the used arena
+
+    def allocate(self, size: int) -> int:
+        for start in self.starts:
+            if self.sizes[start] >= size:
+                rest = self.sizes.pop(start) - size
+                self.starts.remove(start)
+                if rest:
+                    self._insert(start + size, rest)
+                return start
+        # Extend the arena, merging a free block that ends at the top.
+        if self.starts and self.starts[-1] + self.sizes[self.starts[-1]] == self.top:
+            start = self.starts.pop()
+            self.sizes.pop(start)
+        else:
+            start = self.top
+        self.top = start + size
+        return start
+
+    def free(self, start: int, size: int) -> None:
+        self._insert(start, size)
+
+    def _insert(self, start: int, size: int) -> None:
+        i = bisect.bisect_left(self.starts, start)
+        # merge with the next block
+        if i < len(self.starts) and start + size == self.starts[i]:
+            nxt = self.starts.pop(i)
+            size += self.sizes.pop(nxt)
+        # merge with the previous block
+        if i > 0 and self.starts[i - 1] + self.sizes[self.starts[i - 1]] == start:
+            prev = self.starts[i - 1]
+            self.sizes[prev] += size
+            return
+        self.starts.insert(i, start)
+        self.sizes[start] = size
+
+
+
+def align(n: int, a: int) -> int:
+    return (n + a - 1) // a * a
+
+
+def linear_scan(intervals: Sequence[tuple[int, int, int]]) -> tuple[list[int], int]:
+    """Offsets for buffers given as (first position, last position, size in bytes);
+    two buffers overlap in memory only if their [first, last] ranges are disjoint.
+    Returns the offsets (in input order) and the total size. O(n log n)."""
+    order = sorted(range(len(intervals)), key=lambda i: intervals[i][0])
+    offsets = [0] * len(intervals)
+    free = FreeList()
+    live: list[tuple[int, int, int]] = []  # heap of (last position, offset, size)
+    for i in order:
+        start, last, size = intervals[i]
+        while live and live[0][0] < start:
+            _, off, sz = heapq.heappop(live)
+            free.free(off, sz)
+        offsets[i] = free.allocate(size)
+        heapq.heappush(live, (last, offsets[i], size))
+    return offsets, free.top
+
+
+# --------------------------------------------------------------------------------------
+# Scratchpad planning (IR-aware)
+# --------------------------------------------------------------------------------------
+
+
+def _positions(fn) -> dict:
+    """Execution-order numbers of every op of a function (nested ops included)."""
+    pos = {}
+    for i, op in enumerate(fn.walk()):
+        pos[op] = i
+    return pos
+
+
+def _block_ancestor(op, block):
+    """`op` or its ancestor that sits directly in `block`."""
+    while op is not None and op.parent is not block:
+        op = op.parent_op()
+    return op
+
+
+def _span_end(op, pos) -> int:
+    """Last position inside `op` (itself when it has no regions)."""
+    last = pos[op]
+    for inner in op.walk():
+        last = max(last, pos.get(inner, last))
+    return last
+
+
+def plan_scratchpad(fn, capacity: int, alignment: int) -> int:
+    """Give every scratchpad `accel.alloc` of `fn` a byte offset by liveness and return
+    the peak. A buffer lives from its alloc to its last use, where a DMA counts until
+    the `dma_wait` of its token and a use inside a loop counts until the loop's end
+    (unless the buffer is allocated inside that loop). Raises CompileError if the peak
+    exceeds `capacity`."""
+    from xdsl.dialects.builtin import IntegerAttr, i64
+
+    from compiler.diagnostics import CompileError
+    from compiler.tensors import numpy_dtype
+    from dialects import accel
+
+    pos = _positions(fn)
+    allocs = [op for op in fn.walk() if isinstance(op, accel.AllocOp) and accel.memory_space(op.result.type) == "spm"]
+    intervals = []
+    for alloc in allocs:
+        block = alloc.parent
+        last = pos[alloc]
+        users = [use.operation for use in alloc.result.uses]
+        # Views of the buffer (tiles) extend its life.
+        stack = list(users)
+        while stack:
+            user = stack.pop()
+            anchor = _block_ancestor(user, block)
+            last = max(last, _span_end(anchor, pos) if anchor is not None else pos[user])
+            if isinstance(user, accel.DmaStartOp):
+                for use in user.token.uses:
+                    waiter = _block_ancestor(use.operation, block)
+                    if waiter is not None:
+                        last = max(last, _span_end(waiter, pos))
+            for r in user.results:
+                if r.type.__class__.__name__ == "MemRefType":
+                    stack.extend(u.operation for u in r.uses)
+        t = alloc.result.type
+        size = numpy_dtype(t.element_type).itemsize
+        for d in t.get_shape():
+            size *= d
+        intervals.append((pos[alloc], last, align(max(size, 1), alignment)))
+    offsets, top = linear_scan(intervals)
+    if top > capacity:
+        where = fn.sym_name.data if hasattr(fn, "sym_name") else "function"
+        raise CompileError(
+            f"@{where} needs {top} bytes of scratchpad at its peak, the target has {capacity} "
+            "(tile-for-scratchpad splits operations that are too large)", fn)
+    for alloc, off in zip(allocs, offsets):
+        alloc.properties["offset"] = IntegerAttr(off, i64)
+    return top

@@ -1,0 +1,134 @@
+"""insert-dma: explicit transfers between host memory and the scratchpad.
+
+Runs after `lower-to-accel` (and `tile-for-scratchpad`). In every accelerator function
+each compute op gets its own scratchpad buffers: every input is copied in (`dma_start`,
+then one `dma_wait` for all of them before the op) and the output is copied out after the
+op. This is the naive, always-correct placement, as a TVM-style BYOC wrapper does with one
+copy in and out per operation; `optimize-dma` then removes what is redundant. Scratchpad
+buffers get static offsets by liveness (`accel.alloc {offset = N}`); a function whose peak
+exceeds the target's scratchpad fails with a clear message.
+
+On a target whose memory is shared with the host (`shared_with_host = true`) nothing is
+copied: the function is marked `accel.placement = "zero-copy"` and computes on host
+buffers. Otherwise it is marked `accel.placement = "dma"` and the verifier then rejects
+any compute op touching host memory.
+
+Before:
+
+    accel.eltwise ins(%x : memref<64xf32>) outs(%y : memref<64xf32>) {kind = "relu"}
+
+After:
+
+    %0 = accel.alloc {offset = 0} : memref<64xf32, #accel.mem<"spm">>
+    %1 = accel.dma_start %x, %0 : memref<64xf32>, memref<64xf32, #accel.mem<"spm">>
+    accel.dma_wait %1
+    %2 = accel.alloc {offset = 256} : memref<64xf32, #accel.mem<"spm">>
+    accel.eltwise ins(%0 : ...) outs(%2 : ...) {kind = "relu"}
+    %3 = accel.dma_start %2, %y : memref<64xf32, #accel.mem<"spm">>, memref<64xf32>
+    accel.dma_wait %3
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from compiler.diagnostics import CompileError
+from compiler.memory_plan import plan_scratchpad
+from dialects import accel
+
+TARGET_ATTR = "accel.target"
+PLACEMENT_ATTR = "accel.placement"
+
+
+def accelerator_functions(module: ModuleOp):
+    for fn in module.body.block.ops:
+        if not isinstance(fn, func.FuncOp) or fn.is_declaration:
+            continue
+        target = fn.attributes.get(TARGET_ATTR)
+        if isinstance(target, StringAttr) and target.data != "host":
+            yield fn, target.data
+
+
+def target_of(name: str, option: str | None):
+    """The description of a function's target: the pass option when it names that
+    target (a user's file), else the registry by name."""
+    from compiler.targets.registry import load_target, target_names
+
+    if option:
+        for t in target_names(option):
+            desc = load_target(t)
+            if desc.name == name:
+                return desc
+    return load_target(name)
+
+
+def spm_type(t: MemRefType) -> MemRefType:
+    """A contiguous scratchpad buffer with the shape of `t`."""
+    return MemRefType(t.element_type, t.get_shape(), memory_space=accel.SPM)
+
+
+def stage(op: accel.ComputeOp) -> None:
+    """Copy the operands of `op` into fresh scratchpad buffers and its result back."""
+    tokens: list[SSAValue] = []
+    new_inputs: list[SSAValue] = []
+    staged: dict[SSAValue, SSAValue] = {}
+    for v in op.inputs:
+        if accel.memory_space(v.type) == "spm":
+            new_inputs.append(v)
+            continue
+        if v not in staged:
+            alloc = accel.AllocOp(spm_type(v.type))
+            dma = accel.DmaStartOp(v, alloc.result)
+            Rewriter.insert_op([alloc, dma], InsertPoint.before(op))
+            staged[v] = alloc.result
+            tokens.append(dma.token)
+        new_inputs.append(staged[v])
+    if tokens:
+        Rewriter.insert_op(accel.DmaWaitOp(*tokens), InsertPoint.before(op))
+    out = op.output
+    if accel.memory_space(out.type) != "spm":
+        alloc = accel.AllocOp(spm_type(out.type))
+        Rewriter.insert_op(alloc, InsertPoint.before(op))
+        dma = accel.DmaStartOp(alloc.result, out)
+        Rewriter.insert_op([dma, accel.DmaWaitOp(dma.token)], InsertPoint.after(op))
+        op.operands = [*new_inputs, alloc.result]
+    else:
+        op.operands = [*new_inputs, out]
+
+
+@dataclass(frozen=True)
+class InsertDma(ModulePass):
+    """Explicit host <-> scratchpad transfers for every operand of every accelerator op."""
+
+    name = "insert-dma"
+
+    target: str = ""
+    """Description(s) to use for functions of that name (a path or name; default: by name)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for fn, name in list(accelerator_functions(op)):
+            if PLACEMENT_ATTR in fn.attributes:
+                continue
+            desc = target_of(name, self.target)
+            computes = [o for o in fn.walk() if isinstance(o, accel.ComputeOp)]
+            if desc.memory.shared_with_host:
+                fn.attributes[PLACEMENT_ATTR] = StringAttr("zero-copy")
+                continue
+            for c in computes:
+                stage(c)
+            fn.attributes[PLACEMENT_ATTR] = StringAttr("dma")
+            plan_scratchpad(fn, desc.memory.scratchpad_bytes, desc.memory.alignment)
+            _check_no_logical_ops(fn)
+
+
+def _check_no_logical_ops(fn: func.FuncOp) -> None:
+    for o in fn.walk():
+        if isinstance(o, accel.KernelOp):
+            raise CompileError(f"insert-dma: @{fn.sym_name.data} still has an accel.kernel (run lower-to-accel first)", o)
