@@ -101,10 +101,18 @@ class AccelOptMain(xDSLOptMain):
         self.pipeline = PassPipeline(passes, callback)
 
     def _with_target(self, p: ModulePass) -> ModulePass:
-        """Fill a pass's `target` option from `--target` when the pipeline left it unset."""
-        names = {f.name for f in dataclasses.fields(p)}
-        if "target" in names and getattr(p, "target") in (None, "") and self.args.accel_target:
-            return dataclasses.replace(p, target=self.args.accel_target)
+        """Fill a pass's `target`/`targets` option from `--target` when the pipeline left
+        it unset (a tuple option takes a comma list: `--target npu,dsp`)."""
+        given = self.args.accel_target
+        if not given:
+            return p
+        for f in dataclasses.fields(p):
+            if f.name not in ("target", "targets") or getattr(p, f.name) not in (None, "", ()):
+                continue
+            value = getattr(p, f.name)
+            if isinstance(value, tuple):
+                return dataclasses.replace(p, **{f.name: tuple(n for n in given.split(",") if n)})
+            return dataclasses.replace(p, **{f.name: given})
         return p
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:

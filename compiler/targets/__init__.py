@@ -1,0 +1,43 @@
+"""Accelerator descriptions (`--target`): schema, loader, registry, and what they accept.
+
+    from compiler.targets import load_target, select
+    npu = load_target("npu")                     # built-in, or load_target("path/x.toml")
+    npu.memory.scratchpad_bytes, npu.api.prefix, npu.patterns[0].composite
+    select(op, npu)       # -> OpSpec | PatternSpec (with .c_function) | "reason"
+
+The schema is documented with an annotated example in docs/targets.md.
+"""
+
+from compiler.targets.registry import builtin_target_names, load_target, load_targets, target_names
+from compiler.targets.schema import (
+    Api,
+    Compute,
+    Dma,
+    Limits,
+    Memory,
+    OpSpec,
+    PatternSpec,
+    TargetDescription,
+    Throughput,
+    symbol_base,
+)
+from compiler.targets.support import dtype_name, select
+
+__all__ = [
+    "Api",
+    "Compute",
+    "Dma",
+    "Limits",
+    "Memory",
+    "OpSpec",
+    "PatternSpec",
+    "TargetDescription",
+    "Throughput",
+    "builtin_target_names",
+    "dtype_name",
+    "load_target",
+    "load_targets",
+    "select",
+    "symbol_base",
+    "target_names",
+]

@@ -19,6 +19,11 @@ def _lazy(module: str, cls: str) -> Callable[[], type[ModulePass]]:
 
 
 ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "merge-composite": _lazy("merge_composite", "MergeComposite"),
+    "annotate-target": _lazy("annotate_target", "AnnotateTarget"),
+    "merge-regions": _lazy("merge_regions", "MergeRegions"),
+    "outline-regions": _lazy("outline_regions", "OutlineRegions"),
+    "byoc": _lazy("byoc", "Byoc"),
     "bufferize": _lazy("bufferize", "Bufferize"),
     "plan-memory": _lazy("plan_memory", "PlanMemory"),
     "lower-to-accel": _lazy("lower_to_accel", "LowerToAccel"),

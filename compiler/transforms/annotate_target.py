@@ -1,0 +1,150 @@
+"""annotate-target: decide, op by op, which target runs it.
+
+Every op of a host function gets the discardable attribute `accel.target`: the FIRST
+target of the `targets` list that accepts it, else `"host"`. Every rejection is kept in
+`accel.reason`, one `"<target>: <why>"` per target, joined by `"; "`:
+
+    %y = relay.nn.conv2d %x, %w {accel.target = "host",
+           accel.reason = "npu: kernel 9x9 exceeds 7x7; dsp: op not supported"} : ...
+
+- Single ops: the target's first `[[ops]]` entry for the op whose dtypes, limits and
+  predicate accept it.
+- Composites `<t>.<pattern>` were checked when they were formed (merge-composite): they
+  go to `<t>` when `<t>` is in the list. Otherwise they are dissolved back into their ops,
+  which are then annotated one by one, so composites only ever run on their target.
+- An op that already carries `accel.target` keeps it (a manual override, TVM's
+  compiler_begin/compiler_end) and gets the unit attribute `accel.manual`, which
+  merge-regions respects (no cost or size rule drops it).
+- `relay.constant` follows its users: their common target, else `"host"` (outlining copies
+  the constants a region uses into its function).
+
+Before (`annotate-target{targets=npu}`):
+
+    %1 = relay.composite "npu.conv2d_bias_relu" (%x, %w, %b) : ... { ... }
+    %2 = relay.sigmoid %1 : tensor<1x8x8x8xf32>
+
+After:
+
+    %1 = relay.composite "npu.conv2d_bias_relu" (%x, %w, %b) {accel.target = "npu"} : ... { ... }
+    %2 = relay.sigmoid %1 {accel.target = "host", accel.reason = "npu: op not supported"} : ...
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr, UnitAttr
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from compiler.diagnostics import CompileError
+from compiler.targets import TargetDescription, load_target, load_targets
+from compiler.targets.support import select_op
+from compiler.transforms.merge_composite import TARGET_ATTR, host_functions
+from dialects.relay import CompositeOp, ConstantOp, YieldOp
+
+REASON_ATTR = "accel.reason"
+MANUAL_ATTR = "accel.manual"
+HOST = "host"
+
+
+def target_of(op: Operation) -> str | None:
+    attr = op.attributes.get(TARGET_ATTR)
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
+def composite_target(op: CompositeOp) -> str:
+    return op.pattern.data.split(".", 1)[0]
+
+
+def dissolve(composite: CompositeOp) -> list[Operation]:
+    """Replace a composite by its body's ops (in place); returns them."""
+    block = composite.body.block
+    mapping: dict[SSAValue, SSAValue] = dict(zip(block.args, composite.inputs))
+    ops: list[Operation] = []
+    for inner in block.ops:
+        if isinstance(inner, YieldOp):
+            for res, v in zip(composite.outputs, inner.values):
+                res.replace_all_uses_with(mapping[v])
+            break
+        clone = inner.clone(value_mapper=mapping)
+        Rewriter.insert_op(clone, InsertPoint.before(composite))
+        for old, new in zip(inner.results, clone.results):
+            mapping[old] = new
+        ops.append(clone)
+    Rewriter.erase_op(composite)
+    return ops
+
+
+def annotate_block(block: Block, targets: tuple[TargetDescription, ...]) -> None:
+    names = {t.name for t in targets}
+    constants: list[ConstantOp] = []
+    for op in list(block.ops):
+        if isinstance(op, func.ReturnOp):
+            continue
+        if isinstance(op, ConstantOp):
+            constants.append(op)
+            continue
+        manual = target_of(op)
+        if manual is not None:
+            if isinstance(op, CompositeOp) and manual not in (HOST, composite_target(op)):
+                raise CompileError(f"composite '{op.pattern.data}' cannot run on '{manual}'", op)
+            _check_manual(op, manual)
+            op.attributes[MANUAL_ATTR] = UnitAttr()
+            continue
+        if isinstance(op, CompositeOp):
+            owner = composite_target(op)
+            if owner in names:
+                op.attributes[TARGET_ATTR] = StringAttr(owner)
+                continue
+            for inner in dissolve(op):
+                if isinstance(inner, ConstantOp):
+                    constants.append(inner)
+                else:
+                    _annotate_op(inner, targets)
+            continue
+        _annotate_op(op, targets)
+    for c in constants:
+        users = {target_of(u.operation) or HOST for u in c.result.uses}
+        c.attributes[TARGET_ATTR] = StringAttr(users.pop() if len(users) == 1 else HOST)
+
+
+def _annotate_op(op: Operation, targets: tuple[TargetDescription, ...]) -> None:
+    reasons: list[str] = []
+    for target in targets:
+        verdict = select_op(op, target)
+        if not isinstance(verdict, str):
+            op.attributes[TARGET_ATTR] = StringAttr(target.name)
+            return
+        reasons.append(f"{target.name}: {verdict}")
+    op.attributes[TARGET_ATTR] = StringAttr(HOST)
+    op.attributes[REASON_ATTR] = StringAttr("; ".join(reasons))
+
+
+def _check_manual(op: Operation, name: str) -> None:
+    if name == HOST:
+        return
+    try:
+        load_target(name)
+    except CompileError as e:
+        raise CompileError(f"'{op.name}' op has accel.target = \"{name}\": {e.message}", op) from None
+
+
+@dataclass(frozen=True)
+class AnnotateTarget(ModulePass):
+    """Mark every op with the first target that accepts it (accel.target), else host with the reasons (accel.reason)."""
+
+    name = "annotate-target"
+
+    targets: tuple[str, ...] = ()
+    """Targets in priority order: built-in names or paths (default: --target)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        targets = load_targets(self.targets)
+        if not targets:
+            raise CompileError("annotate-target needs targets (e.g. annotate-target{targets=npu} or --target npu)")
+        for fn in host_functions(op):
+            annotate_block(fn.body.block, targets)

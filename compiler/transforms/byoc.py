@@ -1,0 +1,76 @@
+"""byoc: the partitioning pipeline, TVM's BYOC flow in one pass.
+
+    byoc{target=npu,dsp min-ops=1 cost-model=true}
+      = merge-composite{target=npu}, merge-composite{target=dsp},
+        annotate-target{targets=npu,dsp}, merge-regions{min-ops=1 cost-model=true},
+        outline-regions
+
+Targets are in priority order everywhere: the first target's patterns are matched
+first, and annotate-target gives an op to the first target that accepts it.
+
+Before (`byoc{target=npu}`):
+
+    func.func @main(%x: tensor<1x16x32x32xf32>) -> tensor<1x16x32x32xf32> {
+      %0 = relay.nn.conv2d %x, %w {padding = [1, 1, 1, 1]} : ...
+      %1 = relay.nn.bias_add %0, %b : ...
+      %2 = relay.sigmoid %1 : ...
+      func.return %2 : ...
+    }
+
+After:
+
+    func.func @main(%x: tensor<1x16x32x32xf32>) -> tensor<1x16x32x32xf32> {
+      %1 = func.call @npu_0(%x) : (tensor<1x16x32x32xf32>) -> tensor<1x16x32x32xf32>
+      %2 = relay.sigmoid %1 {accel.target = "host", accel.reason = "npu: op not supported"} : ...
+      func.return %2 : ...
+    }
+    func.func private @npu_0(%x: tensor<1x16x32x32xf32>) -> tensor<1x16x32x32xf32>
+        attributes {accel.target = "npu"} {
+      %w = relay.constant ...
+      %b = relay.constant ...
+      %1 = relay.composite "npu.conv2d_bias" (%x, %w, %b) : ... { ... }
+      func.return %1 : ...
+    }
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from compiler.diagnostics import CompileError
+from compiler.targets import load_targets
+from compiler.transforms.annotate_target import AnnotateTarget
+from compiler.transforms.merge_composite import MergeComposite
+from compiler.transforms.merge_regions import MergeRegions
+from compiler.transforms.outline_regions import OutlineRegions
+
+
+@dataclass(frozen=True)
+class Byoc(ModulePass):
+    """Partition for the targets: merge-composite, annotate-target, merge-regions, outline-regions."""
+
+    name = "byoc"
+
+    target: tuple[str, ...] = ()
+    """Targets in priority order: built-in names or paths (default: --target)."""
+
+    min_ops: int = 1
+    """Forwarded to merge-regions."""
+
+    cost_model: bool = True
+    """Forwarded to merge-regions."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        targets = load_targets(self.target)
+        if not targets:
+            raise CompileError("byoc needs a target (e.g. byoc{target=npu} or --target npu)")
+        paths = tuple(t.path for t in targets)
+        for t in paths:
+            MergeComposite(target=t).apply(ctx, op)
+        AnnotateTarget(targets=paths).apply(ctx, op)
+        MergeRegions(min_ops=self.min_ops, cost_model=self.cost_model, targets=paths).apply(ctx, op)
+        OutlineRegions().apply(ctx, op)

@@ -1,0 +1,149 @@
+"""merge-composite: wrap each match of a target's patterns into a `relay.composite`.
+
+Patterns are tried in the order the target lists them: the FIRST listed wins (list longer
+patterns first; the loader rejects a pattern that an earlier one always shadows). For one
+pattern, candidate roots are visited in program order and each match takes its ops, so
+later patterns and later roots only see what is left. A match is not taken when an
+intermediate value is used outside it (a leaking intermediate), when one of its ops was
+marked by the user with another `accel.target`, or when the pattern's limits or predicate
+reject it; its ops then stay single ops (or join a shorter pattern).
+
+Weights stay operands of the composite: a composite is a pure function of its inputs, and
+whether an input is a constant is visible through its defining `relay.constant`. The
+composite takes the location of its anchor op (the conv of a QDQ conv).
+
+Before (`merge-composite{target=npu}`):
+
+    %0 = relay.nn.conv2d %x, %w : (...) -> tensor<1x8x8x8xf32>
+    %1 = relay.nn.bias_add %0, %b : (...) -> tensor<1x8x8x8xf32>
+    %2 = relay.nn.relu %1 : tensor<1x8x8x8xf32>
+
+After:
+
+    %2 = relay.composite "npu.conv2d_bias_relu" (%x, %w, %b) : (...) -> tensor<1x8x8x8xf32> {
+    ^bb0(%a: tensor<1x3x8x8xf32>, %k: tensor<8x3x3x3xf32>, %c: tensor<8xf32>):
+      %3 = relay.nn.conv2d %a, %k : (...) -> tensor<1x8x8x8xf32>
+      %4 = relay.nn.bias_add %3, %c : (...) -> tensor<1x8x8x8xf32>
+      %5 = relay.nn.relu %4 : tensor<1x8x8x8xf32>
+      relay.yield %5 : tensor<1x8x8x8xf32>
+    }
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from compiler.targets import TargetDescription, load_target
+from compiler.targets.patterns import Match
+from compiler.targets.schema import PatternSpec
+from compiler.targets.support import check_match_limits, check_pattern_predicate
+from dialects.relay import CompositeOp, YieldOp
+
+TARGET_ATTR = "accel.target"
+
+
+def host_functions(module: ModuleOp) -> list[func.FuncOp]:
+    """Functions with a body that are not outlined accelerator functions."""
+    return [
+        op for op in module.ops
+        if isinstance(op, func.FuncOp) and not op.is_declaration and TARGET_ATTR not in op.attributes
+    ]  # fmt: skip
+
+
+def _manual_target(op: Operation) -> str | None:
+    attr = op.attributes.get(TARGET_ATTR)
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
+def build_composite(match: Match, composite_name: str) -> CompositeOp:
+    """A detached composite computing `match`: its body clones the matched ops."""
+    root = match.root
+    block = Block(arg_types=[v.type for v in match.inputs])
+    mapping: dict[SSAValue, SSAValue] = dict(zip(match.inputs, block.args))
+    for op in match.ops:  # pattern body order is a topological order
+        clone = op.clone(value_mapper=mapping)
+        clone.attributes.pop(TARGET_ATTR, None)
+        block.add_op(clone)
+        for old, new in zip(op.results, clone.results):
+            mapping[old] = new
+    block.add_op(YieldOp(*[mapping[r] for r in root.results]))
+    composite = CompositeOp(composite_name, match.inputs, [r.type for r in root.results], Region(block))
+    composite.location = match.anchor.location
+    return composite
+
+
+def merge_block(block: Block, target: TargetDescription) -> int:
+    """Apply the target's patterns to one block; returns the number of composites."""
+    by_name: dict[str, list[Operation]] = defaultdict(list)
+    for op in block.ops:
+        by_name[op.name].append(op)
+    taken: set[Operation] = set()
+
+    def usable(op: Operation) -> bool:
+        if op in taken or op.parent is not block:
+            return False
+        manual = _manual_target(op)
+        return manual is None or manual == target.name
+
+    count = 0
+    for spec in target.patterns:
+        for root in by_name.get(spec.pattern.root.name, ()):
+            if root in taken:
+                continue
+            match = spec.pattern.match(root, usable=usable)
+            if match is None:
+                continue
+            composite = _accepted_composite(match, spec, target)
+            if composite is None:
+                continue
+            _rewrite(match, composite, taken)
+            count += 1
+    return count
+
+
+def _accepted_composite(match: Match, spec: PatternSpec, target: TargetDescription) -> CompositeOp | None:
+    if check_match_limits(spec, target, match.ops, match.inputs, match.root.results) is not None:
+        return None
+    composite = build_composite(match, spec.composite)
+    if check_pattern_predicate(composite, spec, target) is not None:
+        composite.erase()
+        return None
+    if any(_manual_target(op) == target.name for op in match.ops):
+        composite.attributes[TARGET_ATTR] = StringAttr(target.name)
+    return composite
+
+
+def _rewrite(match: Match, composite: CompositeOp, taken: set[Operation]) -> None:
+    root = match.root
+    Rewriter.insert_op(composite, InsertPoint.before(root))
+    for old, new in zip(root.results, composite.outputs):
+        old.replace_all_uses_with(new)
+    # Erase users before producers; a duplicated op stays while others still use it.
+    for node, op in reversed(list(zip(match.pattern.nodes, match.ops))):
+        if node.duplicate and any(r.uses for r in op.results):
+            continue
+        taken.add(op)
+        Rewriter.erase_op(op)
+
+
+@dataclass(frozen=True)
+class MergeComposite(ModulePass):
+    """Group each match of the target's composite patterns into a relay.composite."""
+
+    name = "merge-composite"
+
+    target: str = ""
+    """Built-in target name or path to a .toml description (default: --target)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        target = load_target(self.target)
+        for fn in host_functions(op):
+            merge_block(fn.body.block, target)

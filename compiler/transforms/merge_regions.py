@@ -1,0 +1,300 @@
+"""merge-regions: group same-target ops into maximal regions that never create a cycle.
+
+Runs on annotated IR (annotate-target). Ops are visited once, in program order (a
+topological order). An op joins the regions of its operands that have its target when
+the union stays convex, i.e. no value leaves the union and comes back into it:
+
+- every op keeps `anc`, the set (a Python int used as a bitset) of the regions it
+  depends on, transitively; regions are merged with union-find;
+- op `v` may join the candidate regions S when no operand of `v` outside S depends on S,
+  and no region of S depends on another region of S through an op outside S (each
+  region remembers the region sets of its external operands for that test).
+
+The test is exact, so regions are maximal for the visiting order, and the cost is one
+visit per op plus bitset operations (linear in practice; no walk over the module per op).
+
+Then regions are dropped back to the host (`accel.target = "host"` plus `accel.reason`)
+when they have fewer than `min-ops` ops (a composite counts its body's ops), or, with
+`cost-model=true`, when the accelerator would be slower than the host: compute from the
+target's throughputs plus the DMA of every tensor crossing the boundary (inputs, weights,
+outputs), see `compiler.targets.cost`. So a lone relu between host ops stays on the host.
+Regions holding an op the user marked (`accel.manual`) are never dropped. Kept regions are
+numbered in program order of their first op: `accel.region = <n>`.
+
+Before (`merge-regions`):
+
+    %1 = relay.composite "npu.conv2d_bias" (%x, %w, %b) {accel.target = "npu"} ...
+    %2 = relay.nn.relu %1 {accel.target = "npu"} : ...
+    %3 = relay.sigmoid %2 {accel.target = "host", accel.reason = "npu: op not supported"} : ...
+
+After:
+
+    %1 = relay.composite "npu.conv2d_bias" (%x, %w, %b) {accel.target = "npu", accel.region = 0 : i64} ...
+    %2 = relay.nn.relu %1 {accel.target = "npu", accel.region = 0 : i64} : ...
+    %3 = relay.sigmoid %2 {accel.target = "host", accel.reason = "npu: op not supported"} : ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.ir import Block, Operation, OpResult, SSAValue
+from xdsl.passes import ModulePass
+
+from compiler.diagnostics import CompileError
+from compiler.targets import TargetDescription, load_target, load_targets
+from compiler.targets.cost import region_cost
+from compiler.transforms.annotate_target import HOST, MANUAL_ATTR, REASON_ATTR, target_of
+from compiler.transforms.merge_composite import TARGET_ATTR, host_functions
+from dialects.relay import CompositeOp, ConstantOp, YieldOp
+
+REGION_ATTR = "accel.region"
+
+
+def graph_op_count(op: Operation) -> int:
+    """How many model ops `op` stands for: a composite counts its body's ops."""
+    if isinstance(op, CompositeOp):
+        return sum(1 for o in op.body.block.ops if not isinstance(o, (YieldOp, ConstantOp)))
+    return 1
+
+
+@dataclass
+class _Regions:
+    """Union-find over region ids with, per class: its target, its member ids (bitset),
+    and the external operands of its ops with the regions they depend on."""
+
+    parent: list[int] = field(default_factory=list)
+    target: list[str] = field(default_factory=list)
+    members: list[int] = field(default_factory=list)
+    ext: list[list[tuple[Operation | None, int]]] = field(default_factory=list)
+    ext_any: list[int] = field(default_factory=list)
+
+    def new(self, target: str) -> int:
+        rid = len(self.parent)
+        self.parent.append(rid)
+        self.target.append(target)
+        self.members.append(1 << rid)
+        self.ext.append([])
+        self.ext_any.append(0)
+        return rid
+
+    def find(self, r: int) -> int:
+        root = r
+        while self.parent[root] != root:
+            root = self.parent[root]
+        while self.parent[r] != root:
+            self.parent[r], r = root, self.parent[r]
+        return root
+
+    def union(self, classes: list[int]) -> int:
+        classes = sorted(classes, key=lambda c: len(self.ext[c]), reverse=True)
+        root = classes[0]
+        for c in classes[1:]:
+            self.parent[c] = root
+            self.members[root] |= self.members[c]
+            self.ext[root].extend(self.ext[c])
+            self.ext_any[root] |= self.ext_any[c]
+            self.ext[c] = []
+        return root
+
+
+class _Merger:
+    def __init__(self, block: Block):
+        self.block = block
+        self.regions = _Regions()
+        self.region_of: dict[Operation, int] = {}  # initial region id of an offloaded op
+        self.anc: dict[Operation, int] = {}
+
+    def producers(self, op: Operation) -> list[Operation]:
+        seen: list[Operation] = []
+        for v in op.operands:
+            if isinstance(v, OpResult) and v.op.parent is self.block and not isinstance(v.op, ConstantOp):
+                if v.op not in seen:
+                    seen.append(v.op)
+        return seen
+
+    def class_of(self, op: Operation) -> int | None:
+        rid = self.region_of.get(op)
+        return None if rid is None else self.regions.find(rid)
+
+    def run(self) -> dict[Operation, int]:
+        ops = [op for op in self.block.ops if not isinstance(op, (ConstantOp, func.ReturnOp))]
+        pending = {op: sum(r.uses.get_length() for r in op.results) for op in ops}
+        for v in ops:
+            preds = self.producers(v)
+            deps = 0
+            for p in preds:
+                deps |= self.anc[p]
+            target = target_of(v)
+            if target is None or target == HOST:
+                self.anc[v] = deps
+            else:
+                root = self.place(v, target, preds)
+                self.anc[v] = deps | (1 << self.region_of[v])
+                self.record_external(v, root, preds)
+            for u in v.operands:  # free the sets nobody needs any more
+                if isinstance(u, OpResult) and u.op in pending:
+                    pending[u.op] -= 1
+                    if pending[u.op] == 0:
+                        del self.anc[u.op]
+        return {op: self.regions.find(rid) for op, rid in self.region_of.items()}
+
+    def place(self, v: Operation, target: str, preds: list[Operation]) -> int:
+        candidates: list[int] = []
+        for p in preds:
+            c = self.class_of(p)
+            if c is not None and self.regions.target[c] == target and c not in candidates:
+                candidates.append(c)
+        chosen: list[int] = []
+        for c in candidates:
+            if self.convex(preds, [*chosen, c]):
+                chosen.append(c)
+        root = self.regions.union(chosen) if chosen else self.regions.new(target)
+        self.region_of[v] = root
+        return root
+
+    def convex(self, preds: list[Operation], classes: list[int]) -> bool:
+        """Whether `classes` plus the new op (whose producers are `preds`) stay convex."""
+        members = 0
+        for c in classes:
+            members |= self.regions.members[c]
+        for p in preds:
+            if self.class_of(p) not in classes and self.anc[p] & members:
+                return False  # a path leaves the union and comes back through `p`
+        new = classes[-1]
+        for c in classes[:-1]:
+            if self.depends_outside(c, new, classes) or self.depends_outside(new, c, classes):
+                return False
+        return True
+
+    def depends_outside(self, c: int, other: int, classes: list[int]) -> bool:
+        """Whether class `c` depends on class `other` through an op outside `classes`."""
+        regions = self.regions
+        if not regions.ext_any[c] & regions.members[other]:
+            return False
+        for p, deps in regions.ext[c]:
+            if deps & regions.members[other] and self.class_of(p) not in classes:  # type: ignore[arg-type]
+                return True
+        return False
+
+    def record_external(self, v: Operation, root: int, preds: list[Operation]) -> None:
+        regions = self.regions
+        for p in preds:
+            c = self.class_of(p)
+            if c == root:
+                continue
+            deps = self.anc[p] if c is None else self.anc[p] & ~regions.members[c]
+            if deps:
+                regions.ext[root].append((p, deps))
+                regions.ext_any[root] |= deps
+
+
+def merge_block(
+    block: Block,
+    resolve: Callable[[str, Operation], TargetDescription],
+    min_ops: int,
+    cost_model: bool,
+) -> None:
+    classes = _Merger(block).run()
+    members: dict[int, list[Operation]] = {}
+    for op in block.ops:  # program order
+        c = classes.get(op)
+        if c is not None:
+            members.setdefault(c, []).append(op)
+
+    number = 0
+    for ops in members.values():  # dict order = program order of the first op
+        target_name = target_of(ops[0])
+        assert target_name is not None
+        reason = None
+        if not any(MANUAL_ATTR in op.attributes for op in ops):
+            reason = _drop_reason(ops, resolve(target_name, ops[0]), min_ops, cost_model)
+        if reason is not None:
+            for op in ops:
+                op.attributes[TARGET_ATTR] = StringAttr(HOST)
+                op.attributes[REASON_ATTR] = StringAttr(f"{target_name}: {reason}")
+                op.attributes.pop(REGION_ATTR, None)
+            continue
+        for op in ops:
+            op.attributes[REGION_ATTR] = IntegerAttr(number, i64)
+        number += 1
+
+    for op in block.ops:
+        if isinstance(op, ConstantOp):
+            users = {target_of(u.operation) or HOST for u in op.result.uses}
+            op.attributes[TARGET_ATTR] = StringAttr(users.pop() if len(users) == 1 else HOST)
+        elif op not in classes:
+            op.attributes.pop(REGION_ATTR, None)
+
+
+def region_boundary(ops: list[Operation]) -> tuple[list[SSAValue], list[SSAValue]]:
+    """(inputs, outputs) of a set of ops: values used from outside (constants included),
+    and results used outside; each once, in program order."""
+    inside = set(ops)
+    inputs: dict[SSAValue, None] = {}
+    outputs: list[SSAValue] = []
+    for op in ops:
+        for v in op.operands:
+            if not (isinstance(v, OpResult) and v.op in inside):
+                inputs[v] = None
+        for r in op.results:
+            if any(u.operation not in inside for u in r.uses):
+                outputs.append(r)
+    return list(inputs), outputs
+
+
+def _drop_reason(ops: list[Operation], target: TargetDescription, min_ops: int, cost_model: bool) -> str | None:
+    count = sum(graph_op_count(op) for op in ops)
+    if count < min_ops:
+        return f"region of {count} op{'s' if count != 1 else ''} is below min-ops={min_ops}"
+    if not cost_model:
+        return None
+    inputs, outputs = region_boundary(ops)
+    cost = region_cost(ops, [*inputs, *outputs], target)
+    if cost.profitable:
+        return None
+    return (
+        f"not profitable: {cost.accel_cycles:.0f} cycles on {target.name} (DMA {cost.dma_cycles:.0f}) "
+        f"vs {cost.host_cycles:.0f} on the host"
+    )
+
+
+def target_resolver(option: tuple[str, ...] | str) -> Callable[[str, Operation], TargetDescription]:
+    """Resolve annotated target names: the pass's `targets` first, then built-ins and
+    descriptions loaded earlier in this process."""
+    known = {t.name: t for t in load_targets(option)}
+
+    def resolve(name: str, op: Operation) -> TargetDescription:
+        if name not in known:
+            try:
+                known[name] = load_target(name)
+            except CompileError as e:
+                raise CompileError(f"accel.target \"{name}\": {e.message}", op) from None
+        return known[name]
+
+    return resolve
+
+
+@dataclass(frozen=True)
+class MergeRegions(ModulePass):
+    """Merge same-target ops into maximal cycle-free regions (accel.region); drop small or unprofitable ones."""
+
+    name = "merge-regions"
+
+    min_ops: int = 1
+    """Regions with fewer ops go back to the host."""
+
+    cost_model: bool = True
+    """Keep a region on the host when compute + DMA on the target costs more."""
+
+    targets: tuple[str, ...] = ()
+    """Descriptions for annotated target names that are not built-in (default: --target)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        resolve = target_resolver(self.targets)
+        for fn in host_functions(op):
+            merge_block(fn.body.block, resolve, self.min_ops, self.cost_model)
