@@ -1,0 +1,164 @@
+"""accel-run: run a model in the numpy reference interpreter.
+
+    accel-run FILE.mlir [--inputs IN.npz] [--outputs OUT.npz] [--function NAME]
+    accel-run MODEL.onnx ...
+
+The IR file is parsed, verified and its `@main` (or `--function`) is run by
+`compiler.runtime.interpreter`; an `.onnx` model is imported first. Relative weight
+paths (`relay.weights`) are resolved against the IR file's directory.
+
+npz naming rule (inputs and outputs alike): an array's key is the name of the function's
+argument or result, i.e. its `accel.name` attribute, else the argument's SSA name (`%x`
+-> `x`), else `arg<i>` / `out<i>` (`compiler.frontend.builder.io_names`).
+- `--inputs`: every input name must be a key, and no other key may be present. As a
+  fallback, an archive whose keys are exactly `arg0 .. arg<n-1>`, or exactly
+  `arr_0 .. arr_<n-1>` (what `np.savez(path, a, b)` writes), is taken positionally.
+  Shapes and dtypes must match the signature exactly (no implicit conversion).
+  `--inputs` may be omitted when the function takes no argument.
+- `--outputs`: one array per result, keyed by its name. Without `--outputs` the results
+  are printed, one line each: `name = [values] : tensor<...>`.
+
+Every error is one line on stderr and exit code 1. (A compiled directory, built and run
+on the simulator, is a later step and is refused with a clear message for now.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.func import Func
+
+from compiler.diagnostics import CompileError, LocatingParser, format_error, verify_located
+from compiler.frontend.builder import io_names
+from compiler.runtime.interpreter import find_function, run_function
+from compiler.tensors import set_ir_dir
+
+POSITIONAL_KEYS = ("arg{}", "arr_{}")
+_NEWLINES = re.compile(r"\s*\n\s*")
+
+
+def _die(message: str) -> None:
+    print(f"accel-run: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def make_context() -> Context:
+    from dialects import ACCEL_DIALECTS
+
+    ctx = Context()
+    ctx.load_dialect(Builtin)
+    ctx.load_dialect(Func)
+    for name, factory in ACCEL_DIALECTS.items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+def load_module(path: str) -> ModuleOp:
+    """Parse and verify an IR file, or import an ONNX model."""
+    if os.path.isdir(path):
+        raise CompileError(
+            "running a compiled directory needs accel-compile output and the simulator (not yet supported)",
+            location=path,
+        )
+    set_ir_dir(os.path.dirname(os.path.abspath(path)))
+    if path.endswith(".onnx"):
+        from compiler.frontend.onnx import import_onnx_file
+
+        module = import_onnx_file(path)
+    else:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        module = LocatingParser(make_context(), text, path).parse_module()
+    verify_located(module)
+    return module
+
+
+def read_inputs(path: str | None, names: list[str]) -> dict[str, np.ndarray]:
+    """The arrays of an npz archive keyed by input name (see the module docstring)."""
+    if path is None:
+        if names:
+            raise CompileError(f"the model takes inputs ({', '.join(names)}): pass them with --inputs IN.npz")
+        return {}
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {k: archive[k] for k in archive.files}
+    except OSError as e:
+        if isinstance(e, FileNotFoundError) or not os.path.exists(path):
+            raise CompileError("cannot read the inputs: no such file", location=path) from None
+        raise CompileError(f"cannot read the inputs archive ({e})", location=path) from None
+    except Exception:  # np.load falls back to unpickling, so any other file ends here
+        raise CompileError("not an .npz archive of arrays", location=path) from None
+    listing = ", ".join(names) or "none"
+    if all(n in arrays for n in names):
+        extra = sorted(k for k in arrays if k not in names)
+        if extra:
+            raise CompileError(f"unexpected array '{extra[0]}' (the inputs are: {listing})", location=path)
+        return {n: arrays[n] for n in names}
+    for pattern in POSITIONAL_KEYS:
+        keys = [pattern.format(i) for i in range(len(names))]
+        if sorted(arrays) == sorted(keys):
+            return {n: arrays[k] for n, k in zip(names, keys)}
+    missing = next(n for n in names if n not in arrays)
+    raise CompileError(f"no array named '{missing}' (the inputs are: {listing})", location=path)
+
+
+def write_outputs(path: str, results: dict[str, np.ndarray]) -> None:
+    # A file object keeps the path exactly as given (np.savez would append ".npz").
+    with open(path, "wb") as f:
+        np.savez(f, **results)
+
+
+def format_outputs(module: ModuleOp, name: str, results: dict[str, np.ndarray]) -> str:
+    types = find_function(module, name).function_type.outputs.data
+    lines = []
+    for (out_name, value), t in zip(results.items(), types):
+        # str() of a numpy scalar is the shortest text that round-trips in its own type.
+        text = np.array2string(value, separator=", ", threshold=1000, formatter={"all": str})
+        lines.append(f"{out_name} = {_NEWLINES.sub(' ', text)} : {t}")
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="accel-run",
+        description="Run @main of an IR file (.mlir) or ONNX model in the reference interpreter.",
+    )
+    parser.add_argument("model", help="IR file (.mlir) or ONNX model (.onnx)")
+    parser.add_argument("--inputs", metavar="IN.npz", help="input arrays keyed by input name")
+    parser.add_argument("--outputs", metavar="OUT.npz", help="write the results here (default: print them)")
+    parser.add_argument("--function", default="main", metavar="NAME", help="function to run (default: main)")
+    parser.error = lambda message: _die(f"error: {message}")  # type: ignore[method-assign]
+    return parser
+
+
+def run(args: argparse.Namespace) -> None:
+    module = load_module(args.model)
+    in_names, _ = io_names(find_function(module, args.function))
+    inputs = read_inputs(args.inputs, in_names)
+    results = run_function(module, inputs, args.function)
+    if args.outputs is None:
+        sys.stdout.write(format_outputs(module, args.function, results))
+    else:
+        write_outputs(args.outputs, results)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    try:
+        run(build_parser().parse_args(argv))
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BaseException as e:  # every failure is one line, never a traceback
+        _die(format_error(e))
+
+
+if __name__ == "__main__":
+    main()
