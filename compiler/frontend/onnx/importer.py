@@ -174,6 +174,7 @@ def _import(model: onnx.ModelProto, source: str | None, weights_path: str | None
         except Exception as e:
             raise CompileError(f"cannot inline the model's local functions: {one_line(str(e))}",
                                location=source) from None
+    original_opset = opset
     if opset < MIN_OPSET:
         from onnx import version_converter
 
@@ -185,6 +186,7 @@ def _import(model: onnx.ModelProto, source: str | None, weights_path: str | None
                                location=source) from None
         opset = CONVERT_TO_OPSET
     importer = GraphImporter(model.graph, opset, source, weights_path, file_names)
+    importer.original_opset = original_opset
     return importer.run()
 
 
@@ -200,12 +202,13 @@ class GraphImporter:
                  weights_path: str | None, file_names: set[str]):
         self.graph = graph
         self.opset = opset
+        self.original_opset = opset  # before version conversion
         self.source = source
         self.weights_path = weights_path
         self.file_names = file_names
         self.builder = GraphBuilder()
         self.values: dict[str, Value] = {}
-        self.materialized: dict[int, SSAValue] = {}
+        self.materialized: dict[int, tuple[Const, SSAValue]] = {}
         self.file_tensors: dict[str, np.ndarray] = {}
         self._loc: NameLoc | None = None
         self._schemas: dict[str, int] = {}
@@ -239,7 +242,7 @@ class GraphImporter:
             return v
         cached = self.materialized.get(id(v))
         if cached is not None:
-            return cached
+            return cached[1]
         arr = v.value
         try:
             t = tensor_type(arr.shape, arr.dtype)
@@ -257,7 +260,9 @@ class GraphImporter:
         elif self._loc is not None:
             op.location = self._loc
         self.builder.add_op(op)
-        self.materialized[id(v)] = op.result
+        # Keyed by identity (a Const shared through Identity/Dropout is one constant op);
+        # the entry keeps `v` alive so that its id is never reused.
+        self.materialized[id(v)] = (v, op.result)
         return op.result
 
     def emit(self, op: Operation, proto: onnx.NodeProto) -> SSAValue:
@@ -334,11 +339,10 @@ class GraphImporter:
             raise self.error(f"graph input '{vi.name}' has no shape; only static shapes are supported")
         shape = []
         for i, d in enumerate(tt.shape.dim):
-            if d.HasField("dim_value") and d.dim_value > 0:
+            if d.HasField("dim_value") and d.dim_value >= 0:
                 shape.append(d.dim_value)
                 continue
-            what = f"'{d.dim_param}'" if d.HasField("dim_param") else (
-                "0 (empty)" if d.HasField("dim_value") else "unknown")
+            what = f"'{d.dim_param}'" if d.HasField("dim_param") else "unknown"
             raise self.error(f"graph input '{vi.name}' has a dynamic dimension {i} ({what}); only static shapes "
                              "are supported (export the model with fixed input shapes)")
         return tuple(shape), dtype

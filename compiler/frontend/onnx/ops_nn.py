@@ -225,10 +225,36 @@ def leaky_relu(n: Node):
 def prelu(n: Node):
     """relu(x) + slope * (x - relu(x)): exactly x for x >= 0 and slope * x below."""
     x = n.input(0)
-    slope = n.input(1)
+    slope = n.value(1)
+    x_dims, s_dims = n.shape(0), n.shape(1)
+    if n.importer.original_opset < 7 and len(s_dims) == 1 and len(x_dims) > 2 and s_dims[0] == x_dims[1] > 1:
+        # Opset-6 PRelu broadcasts a [C] slope along the channel axis; the version
+        # converter keeps the [C] shape, which numpy broadcasting would misalign.
+        slope = reshaped(n, slope, (s_dims[0],) + (1,) * (len(x_dims) - 2))
     r = n.emit(relay.ReluOp(x))
-    neg = n.emit(relay.SubtractOp(x, r))
-    return n.emit(relay.AddOp(r, n.emit(relay.MultiplyOp(slope, neg))))
+    below = n.emit(relay.SubtractOp(x, r))
+    return n.emit(relay.AddOp(r, n.emit(relay.MultiplyOp(n.importer.materialize(slope), below))))
+
+
+def _negate(n: Node, x: SSAValue) -> SSAValue:
+    if n.dtype(0).kind == "u":
+        raise n.error("negation of an unsigned type is not supported")
+    return n.emit(relay.MultiplyOp(x, n.const_value(np.array(-1, dtype=n.dtype(0)))))
+
+
+@converter("Neg")
+def neg(n: Node):
+    """x * -1 (exact: a sign flip)."""
+    return _negate(n, n.input(0))
+
+
+@converter("Abs")
+def abs_(n: Node):
+    """relu(x) + relu(-x) (exact: one of the two terms is zero)."""
+    x = n.input(0)
+    if n.dtype(0).kind == "u":
+        return x
+    return n.emit(relay.AddOp(n.emit(relay.ReluOp(x)), n.emit(relay.ReluOp(_negate(n, x)))))
 
 
 @converter("HardSigmoid", attrs=("alpha", "beta"))
@@ -264,6 +290,8 @@ def clip(n: Node):
         unbounded = (-math.inf, math.inf) if dt.kind == "f" else (np.iinfo(dt).min, np.iinfo(dt).max)
         lo = float(lo_c.reshape(-1)[0]) if lo_c is not None else float(unbounded[0])
         hi = float(hi_c.reshape(-1)[0]) if hi_c is not None else float(unbounded[1])
+    if lo > hi:
+        lo = hi  # ONNX: min > max sets every value to max
     return n.emit(relay.ClipOp(n.input(0), a_min=lo, a_max=hi))
 
 
@@ -373,19 +401,42 @@ def _param_of_shape(n: Node, i: int, shape: tuple[int, ...], what: str) -> SSAVa
 
 @converter("LayerNormalization", attrs=("axis", "epsilon", "stash_type"))
 def layer_norm(n: Node):
-    if any(o for o in n.proto.output[1:]):
-        raise n.error("the Mean and InvStdDev outputs are not supported")
     if n.attr("stash_type", 1) != 1:
         raise n.error(f"stash_type {n.attr('stash_type')} is not supported (only 1: float32)")
     dims = n.shape(0)
     axis = norm_axis(n, n.attr("axis", -1), len(dims))
+    eps = float(n.attr("epsilon", 1e-5))
     normalized = tuple(dims[axis:])
     gamma = _param_of_shape(n, 1, normalized, "Scale")
     if n.has(2):
         beta = _param_of_shape(n, 2, normalized, "B")
     else:
         beta = n.importer.materialize(Const(np.zeros(normalized, dtype=n.dtype(0))))
-    return n.emit(relay.LayerNormOp(n.input(0), gamma, beta, axis=axis, epsilon=float(n.attr("epsilon", 1e-5))))
+    x = n.input(0)
+    y = n.emit(relay.LayerNormOp(x, gamma, beta, axis=axis, epsilon=eps))
+    outs = n.proto.output
+    if not any(outs[1:]):
+        return y
+    return [y, *_layer_norm_stats(n, x, axis, eps)]
+
+
+def _layer_norm_stats(n: Node, x: SSAValue, axis: int, eps: float) -> list[SSAValue]:
+    """The optional Mean and InvStdDev outputs (training graphs), as ONNX's function
+    body defines them: Mean = mean(X), InvStdDev = 1 / sqrt(mean((X - Mean)^2) + eps).
+    relay has no rsqrt; a batch norm of ones with `var` as its variance computes it."""
+    dims = n.shape(0)
+    red = list(range(axis, len(dims)))
+    mean = n.emit(relay.MeanOp(x, axis=red, keepdims=True))
+    diff = n.emit(relay.SubtractOp(x, mean))
+    var = n.emit(relay.MeanOp(n.emit(relay.MultiplyOp(diff, diff)), axis=red, keepdims=True))
+    stats_shape = tuple(var.type.get_shape())
+    size = math.prod(stats_shape)
+    dt = n.dtype(0)
+    ones = n.importer.materialize(Const(np.ones((size,), dt)))
+    zeros = n.importer.materialize(Const(np.zeros((size,), dt)))
+    flat_var = n.importer.materialize(reshaped(n, var, (size,)))
+    inv = n.emit(relay.BatchNormOp(ones, ones, zeros, zeros, flat_var, axis=0, epsilon=eps))
+    return [mean, n.importer.materialize(reshaped(n, inv, stats_shape))]
 
 
 @converter("ReduceMean", attrs=("axes", "keepdims", "noop_with_empty_axes"))

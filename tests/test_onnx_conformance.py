@@ -1,0 +1,312 @@
+"""ONNX's own conformance cases through the importer and the reference interpreter.
+
+Three suites, each case imported with `import_onnx_model` and run with
+`compiler.runtime.interpreter.run_function`, compared with the case's expected outputs:
+
+- the backend *node* tests that onnx 1.23 builds in memory
+  (`onnx.backend.test.loader.load_model_tests(kind="node")`, after `np.random.seed(0)`),
+  every case whose op the importer supports (`SUPPORTED_OPS`). The `_expanded` variants
+  are left out: they spell a function op in other primitive ops.
+- the wheel's on-disk `pytorch-converted` and `pytorch-operator` cases (mostly opset 6: the
+  importer version-converts them to opset 13), all of them.
+
+Tolerance: each case's own `rtol`/`atol` (ONNX's backend runner defaults, rtol 1e-3 and
+atol 1e-7) for floats; integers and booleans exactly; shapes and dtypes exactly.
+
+Inputs that the ONNX node tests feed at run time but a static compiler needs at compile
+time (a Reshape's shape, Pad's pads, Slice's bounds, ... see `STATIC_INPUTS`) are bound
+to the case's values as initializers before importing.
+
+Every case that does not pass is listed in `KNOWN_DEVIATIONS` with the reason; the tests
+assert that the failing set is exactly that list, so a regression and a fix both show.
+`pytest tests/test_onnx_conformance.py -s` prints the pass table per op.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import re
+import warnings
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+import onnx
+import pytest
+from onnx import numpy_helper
+
+from compiler.diagnostics import CompileError
+from compiler.frontend.onnx import SUPPORTED_OPS, import_onnx_model
+from compiler.runtime.interpreter import run_function
+
+ONNX_DATA = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
+DISK_SUITES = ("pytorch-converted", "pytorch-operator")
+
+STATIC_INPUTS: dict[str, tuple[int, ...]] = {
+    "Reshape": (1,),
+    "Squeeze": (1,),
+    "Unsqueeze": (1,),
+    "Pad": (1, 2, 3),
+    "Slice": (1, 2, 3, 4),
+    "Split": (1,),
+    "ReduceMean": (1,),
+    "Clip": (1, 2),
+    "Expand": (1,),
+    "ConstantOfShape": (0,),
+    "Dropout": (1, 2),
+}
+"""Inputs (by op type and position) that must be known when compiling."""
+
+
+# --------------------------------------------------------------------------------------
+# Known deviations: case name -> reason
+# --------------------------------------------------------------------------------------
+
+_NARROW_TYPES = ("FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "FLOAT8E8M0", "FLOAT4E2M1",
+                 "INT4", "UINT4", "INT2", "UINT2", "BFLOAT16")
+_NO_TYPE = "element type {t} has no relay/numpy equivalent (relay holds f16/f32/f64, i1, i8..i64, ui8..ui64)"
+_RANK5 = "3-D (rank-5) {}: relay has the 2-D form only (1-D runs as 2-D)"
+_EMPTY = "empty (zero-size) tensors are not supported"
+_TRAINING = "training mode (random dropout, batch statistics): the importer is inference only"
+
+KNOWN_DEVIATION_PATTERNS: list[tuple[str, str]] = [
+    # Cast/CastLike and Q/DQ cases whose source or target type is one of the narrow types.
+    (rf"test_(cast|castlike)\w*_(?P<t>{'|'.join(_NARROW_TYPES)})_to_\w+", _NO_TYPE),
+    (rf"test_(cast|castlike)\w*_to_(?P<t>{'|'.join(_NARROW_TYPES)})", _NO_TYPE),
+    (r"test_(de)?quantizelinear_(?P<t>e4m3fn|e5m2|uint4|int4|uint2|int2|float4e2m1)\w*", _NO_TYPE),
+    (r"test_(averagepool|maxpool)_3d_\w+", _RANK5.format("pooling")),
+    (r"test_(AvgPool3d|MaxPool3d)\w*", _RANK5.format("pooling")),
+    (r"test_Conv3d\w*", _RANK5.format("convolution")),
+    (r"test_training_dropout\w*", _TRAINING),
+    (r"test_qlinearmatmul_3D_\w+", "QLinearMatMul with a batched (3-D) B: relay.qnn.dense takes a 2-D weight"),
+]
+"""Families of deviations: case-name regex (full match) -> reason."""
+
+_UNSUPPORTED_OP = "op {} is not supported: relay has no equivalent"
+
+KNOWN_DEVIATIONS: dict[str, str] = {
+    "test_batchnorm_example_training_mode": _TRAINING,
+    "test_batchnorm_epsilon_training_mode": _TRAINING,
+    "test_dequantizelinear_blocked": "blocked quantization (block_size > 0) is not supported",
+    "test_quantizelinear_blocked_asymmetric": "blocked quantization (block_size > 0) is not supported",
+    "test_quantizelinear_blocked_symmetric": "blocked quantization (block_size > 0) is not supported",
+    "test_identity_sequence": "sequence values are not supported (tensors only)",
+    "test_identity_opt": "optional values are not supported (tensors only)",
+    "test_maxpool_with_argmax_2d_precomputed_pads": "MaxPool's Indices output is not supported",
+    "test_maxpool_with_argmax_2d_precomputed_strides": "MaxPool's Indices output is not supported",
+    "test_wrap_pad": "Pad mode 'wrap' is not supported (relay.nn.pad has constant, edge, reflect)",
+    "test_reshape_allowzero_reordered": _EMPTY,
+    "test_slice_start_out_of_bounds": _EMPTY,
+    "test_split_zero_size_splits_opset13": _EMPTY,
+    "test_split_zero_size_splits_opset18": _EMPTY,
+    # pytorch-converted / pytorch-operator
+    "test_ConvTranspose2d": _UNSUPPORTED_OP.format("ConvTranspose"),
+    "test_ConvTranspose2d_no_bias": _UNSUPPORTED_OP.format("ConvTranspose"),
+    "test_operator_convtranspose": _UNSUPPORTED_OP.format("ConvTranspose"),
+    "test_ELU": _UNSUPPORTED_OP.format("Elu"),
+    "test_SELU": _UNSUPPORTED_OP.format("Selu"),
+    "test_operator_selu": _UNSUPPORTED_OP.format("Selu"),
+    "test_Softplus": _UNSUPPORTED_OP.format("Softplus"),
+    "test_LogSoftmax": _UNSUPPORTED_OP.format("LogSoftmax"),
+    "test_log_softmax_dim3": _UNSUPPORTED_OP.format("LogSoftmax"),
+    "test_log_softmax_lastdim": _UNSUPPORTED_OP.format("LogSoftmax"),
+    "test_PoissonNLLLLoss_no_reduce": _UNSUPPORTED_OP.format("Exp"),
+    "test_operator_exp": _UNSUPPORTED_OP.format("Exp"),
+    "test_operator_max": _UNSUPPORTED_OP.format("Max"),
+    "test_operator_min": _UNSUPPORTED_OP.format("Min"),
+    "test_operator_pow": _UNSUPPORTED_OP.format("Pow"),
+    "test_operator_sqrt": _UNSUPPORTED_OP.format("Sqrt"),
+    "test_operator_reduced_sum": _UNSUPPORTED_OP.format("ReduceSum"),
+    "test_operator_reduced_sum_keepdim": _UNSUPPORTED_OP.format("ReduceSum"),
+    "test_operator_repeat": _UNSUPPORTED_OP.format("Tile"),
+    "test_operator_repeat_dim_overflow": _UNSUPPORTED_OP.format("Tile"),
+    "test_operator_symbolic_override": _UNSUPPORTED_OP.format("InstanceNormalization"),
+}
+"""Single deviations: case name -> reason."""
+
+
+def known_deviation(name: str) -> str | None:
+    if name in KNOWN_DEVIATIONS:
+        return KNOWN_DEVIATIONS[name]
+    for pattern, why in KNOWN_DEVIATION_PATTERNS:
+        m = re.fullmatch(pattern, name)
+        if m:
+            return why.format(**m.groupdict())
+    return None
+
+
+
+
+# --------------------------------------------------------------------------------------
+# Loading the cases (once per session: building the node tests takes ~13 s)
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    name: str
+    group: str  # op type for node tests, the suite name for the disk suites
+    model: onnx.ModelProto
+    data_sets: list[tuple[list[np.ndarray], list[np.ndarray]]]
+    rtol: float
+    atol: float
+
+
+def _as_array(v) -> np.ndarray:
+    if isinstance(v, onnx.TensorProto):
+        return numpy_helper.to_array(v)
+    return np.asarray(v)
+
+
+def _load_pb(path: str) -> np.ndarray:
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return numpy_helper.to_array(t)
+
+
+@functools.cache
+def all_cases() -> tuple[Case, ...]:
+    from onnx.backend.test.loader import load_model_tests
+
+    cases: list[Case] = []
+    np.random.seed(0)  # the node-test generators call np.random without a seed
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        node_tests = load_model_tests(kind="node")
+    for c in node_tests:
+        if "_expanded" in c.name or not c.model.graph.node:
+            continue
+        op = c.model.graph.node[0].op_type
+        if op not in SUPPORTED_OPS:
+            continue
+        data = [([_as_array(a) for a in ins], [_as_array(a) for a in outs]) for ins, outs in c.data_sets]
+        cases.append(Case(c.name, op, c.model, data, c.rtol, c.atol))
+    for suite in DISK_SUITES:
+        for d in sorted(glob.glob(os.path.join(ONNX_DATA, suite, "test_*"))):
+            model = onnx.load(os.path.join(d, "model.onnx"))
+            data = []
+            for ds in sorted(glob.glob(os.path.join(d, "test_data_set_*"))):
+                ins = [_load_pb(p) for p in sorted(glob.glob(os.path.join(ds, "input_*.pb")))]
+                outs = [_load_pb(p) for p in sorted(glob.glob(os.path.join(ds, "output_*.pb")))]
+                data.append((ins, outs))
+            cases.append(Case(os.path.basename(d), suite, model, data, 1e-3, 1e-7))
+    return tuple(cases)
+
+
+# --------------------------------------------------------------------------------------
+# Running one case
+# --------------------------------------------------------------------------------------
+
+
+def freeze_static_inputs(model: onnx.ModelProto, inputs: list[np.ndarray]) -> tuple[onnx.ModelProto, dict]:
+    """Bind graph inputs that feed `STATIC_INPUTS` positions to their values; return the
+    model and the feeds of the remaining (run-time) inputs."""
+    initialized = {t.name for t in model.graph.initializer}
+    runtime = [vi for vi in model.graph.input if vi.name not in initialized]
+    values = {vi.name: arr for vi, arr in zip(runtime, inputs)}
+    static = set()
+    for node in model.graph.node:
+        for i in STATIC_INPUTS.get(node.op_type, ()):
+            if i < len(node.input) and node.input[i] in values:
+                static.add(node.input[i])
+    if not static:
+        return model, values
+    frozen = onnx.ModelProto()
+    frozen.CopyFrom(model)
+    kept = [vi for vi in frozen.graph.input if vi.name not in static]
+    del frozen.graph.input[:]
+    frozen.graph.input.extend(kept)
+    frozen.graph.initializer.extend(numpy_helper.from_array(values[n], n) for n in sorted(static))
+    return frozen, {k: v for k, v in values.items() if k not in static}
+
+
+def compare(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> str | None:
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return f"got {got.dtype}{list(got.shape)}, expected {want.dtype}{list(want.shape)}"
+    if want.dtype.kind in "fc":
+        if not np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True):
+            err = np.nanmax(np.abs(got.astype(np.float64) - want.astype(np.float64)))
+            return f"max abs error {err:.3g} beyond rtol {rtol:g} / atol {atol:g}"
+    elif not np.array_equal(got, want):
+        return f"{int(np.sum(got != want))} of {want.size} elements differ"
+    return None
+
+
+def run_case(case: Case) -> str | None:
+    """None when the case passes, else why not (one line)."""
+    try:
+        for inputs, expected in case.data_sets:
+            model, feeds = freeze_static_inputs(case.model, inputs)
+            module = import_onnx_model(model)
+            got = run_function(module, feeds)
+            for vi, want in zip(model.graph.output, expected):
+                why = compare(np.asarray(got[vi.name]), want, case.rtol, case.atol)
+                if why:
+                    return f"output '{vi.name}': {why}"
+    except CompileError as e:
+        return str(e)
+    return None
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, dict[str, str | None]]:
+    """group -> case name -> failure reason (None: passed)."""
+    out: dict[str, dict[str, str | None]] = defaultdict(dict)
+    for case in all_cases():
+        out[case.group][case.name] = run_case(case)
+    return out
+
+
+def _groups() -> list[str]:
+    return sorted(SUPPORTED_OPS) + list(DISK_SUITES)
+
+
+# --------------------------------------------------------------------------------------
+# Tests
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("group", _groups())
+def test_conformance(results, group: str):
+    cases = results.get(group, {})
+    assert cases, f"no conformance cases were found for {group}"
+    failing = {name: why for name, why in cases.items() if why is not None}
+    known = {name for name in cases if known_deviation(name) is not None}
+    unexpected = {n: w for n, w in failing.items() if n not in known}
+    fixed = sorted(known - set(failing))
+    lines = [f"{n}: {w}" for n, w in sorted(unexpected.items())]
+    lines += [f"{n}: passes now; remove it from KNOWN_DEVIATIONS" for n in fixed]
+    assert not lines, f"{group}:\n" + "\n".join(lines)
+
+
+def test_every_known_deviation_is_a_case(results):
+    names = {n for group in results.values() for n in group}
+    stale = sorted(set(KNOWN_DEVIATIONS) - names)
+    stale += [p for p, _ in KNOWN_DEVIATION_PATTERNS if not any(re.fullmatch(p, n) for n in names)]
+    assert not stale, f"KNOWN_DEVIATIONS names cases that do not exist: {stale}"
+
+
+def test_print_table(results):
+    """The pass table (visible with `pytest -s`)."""
+    rows = []
+    for group in _groups():
+        cases = results.get(group, {})
+        passed = sum(why is None for why in cases.values())
+        rows.append((group, passed, len(cases)))
+    total_pass = sum(p for _, p, _ in rows)
+    total = sum(t for _, _, t in rows)
+    print("\nONNX conformance (import + reference interpreter)")
+    print(f"{'op / suite':24} {'pass':>5} / {'cases':<5}")
+    for group, passed, n in rows:
+        print(f"{group:24} {passed:>5} / {n:<5}")
+    print(f"{'total':24} {total_pass:>5} / {total:<5}")
+    print("known deviations (case: reason):")
+    for group in _groups():
+        for name in sorted(results.get(group, {})):
+            why = known_deviation(name)
+            if why is not None:
+                print(f"  {name}: {why}")
+    assert total > 0
