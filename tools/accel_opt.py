@@ -85,6 +85,11 @@ class AccelOptMain(xDSLOptMain):
             help="accelerator description (built-in name or path to a .toml) for passes that need one",
         )
         arg_parser.add_argument("--list-passes", action="store_true", help="list accel's passes with their options")
+        arg_parser.add_argument("--report", metavar="FILE.json", help="after partitioning: write the partition report")
+        arg_parser.add_argument(
+            "--explain", action="store_true", help="after partitioning: print op, location, target, reason to stderr"
+        )
+        arg_parser.add_argument("--dot", metavar="FILE", help="after partitioning: write a Graphviz picture")
         arg_parser.error = lambda message: _die(f"error: {message}")  # type: ignore[method-assign]
 
     def setup_pipeline(self):
@@ -125,6 +130,30 @@ class AccelOptMain(xDSLOptMain):
         if not self.pipeline.passes and not self.args.disable_verify:
             verify_located(prog)
         super().apply_passes(prog)
+        self._partition_outputs(prog)
+
+    def _partition_outputs(self, prog: ModuleOp) -> None:
+        """--report / --explain / --dot, after a pipeline that partitions."""
+        args = self.args
+        if not (args.report or args.explain or args.dot):
+            return
+        from compiler.partition_report import (
+            explain_table,
+            partition_dot,
+            partition_report,
+            wants_partition_output,
+            write_report,
+        )
+
+        if not wants_partition_output([p.name for p in self.pipeline.passes]):
+            raise CompileError("--report, --explain and --dot need a partitioning pipeline (e.g. -p byoc)")
+        if args.report:
+            write_report(partition_report(prog), args.report)
+        if args.dot:
+            with open(args.dot, "w", encoding="utf-8") as f:
+                f.write(partition_dot(prog))
+        if args.explain:
+            sys.stderr.write(explain_table(prog))
 
     def run(self):
         if self.args.list_passes:
