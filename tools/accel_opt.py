@@ -101,7 +101,9 @@ class AccelOptMain(xDSLOptMain):
                 Printer(stream=sys.stdout).print_op(module)
                 print("\n")
 
-        pipeline = PassPipeline.parse_spec(self.available_passes, self.args.passes, callback)
+        from compiler.pipeline import expand
+
+        pipeline = PassPipeline.parse_spec(self.available_passes, expand(self.args.passes), callback)
         passes = tuple(self._with_target(p) for p in pipeline.passes)
         self.pipeline = PassPipeline(passes, callback)
 

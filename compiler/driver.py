@@ -1,0 +1,133 @@
+"""The compile driver behind accel-compile (and the tests): model file in, directory out.
+
+    compile_to_directory("model.onnx", "npu", "out/")   # -> the report dict
+
+Stages: import (ONNX or textual IR), the pass pipeline (default `full`), the C emitter,
+the artifact writer. Every stage is timed (`report["timing"]`); with `dump_ir` the IR
+after the import and after every pass goes to `DIR/ir/NN-<pass>.mlir`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import os
+import time
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
+
+from compiler.diagnostics import CompileError, LocatingParser, verify_located
+from compiler.pipeline import expand
+from compiler.tensors import set_ir_dir
+from compiler.transforms import ACCEL_PASSES
+
+
+def make_context() -> Context:
+    from xdsl.dialects import arith, builtin, func, memref, scf
+
+    from dialects import ACCEL_DIALECTS
+
+    ctx = Context()
+    for d in (builtin.Builtin, func.Func, memref.MemRef, arith.Arith, scf.Scf):
+        ctx.load_dialect(d)
+    for factory in ACCEL_DIALECTS.values():
+        ctx.load_dialect(factory())
+    return ctx
+
+
+def load_model(path: str, ctx: Context) -> ModuleOp:
+    """Import an ONNX model or parse textual IR; verified, one-line errors."""
+    if path.endswith(".onnx"):
+        from compiler.frontend.onnx import import_onnx_file
+
+        module = import_onnx_file(path)
+    else:
+        try:
+            with open(path, "rb") as f:
+                text = f.read()
+        except OSError as e:
+            raise CompileError(f"cannot read '{path}': {e.strerror}") from None
+        set_ir_dir(os.path.dirname(os.path.abspath(path)))
+        module = LocatingParser(ctx, text, path).parse_module()
+    verify_located(module)
+    return module
+
+
+def with_target(p: ModulePass, target: str | None) -> ModulePass:
+    """Fill an unset `target`/`targets` option of a pass from the tool's --target."""
+    if not target:
+        return p
+    for name in ("target", "targets"):
+        if any(f.name == name for f in dataclasses.fields(p)) and getattr(p, name) in (None, "", ()):
+            return dataclasses.replace(p, **{name: target})
+    return p
+
+
+def build_passes(spec: str, target: str | None) -> list[ModulePass]:
+    pipeline = PassPipeline.parse_spec(ACCEL_PASSES, expand(spec))
+    return [with_target(p, target) for p in pipeline.passes]
+
+
+def print_ir(module: ModuleOp) -> str:
+    out = io.StringIO()
+    Printer(stream=out).print_op(module)
+    out.write("\n")
+    return out.getvalue()
+
+
+def compile_module(module: ModuleOp, ctx: Context, target: str, pipeline: str = "full",
+                   dump: list[tuple[str, str]] | None = None) -> tuple[ModuleOp, dict]:
+    """Run the pipeline on `module` in place; returns it and the per-stage timing and
+    partition report (taken right after partitioning)."""
+    timing: dict[str, float] = {}
+    partition: dict | None = None
+    dot = ""
+    for i, p in enumerate(build_passes(pipeline, target)):
+        start = time.perf_counter()
+        p.apply(ctx, module)
+        verify_located(module)
+        timing[p.name] = timing.get(p.name, 0.0) + time.perf_counter() - start
+        if p.name in ("byoc", "outline-regions"):
+            from compiler.partition_report import partition_dot, partition_report
+
+            partition = partition_report(module)
+            dot = partition_dot(module)
+        if dump is not None:
+            dump.append((f"{i + 1:02d}-{p.name}.mlir", print_ir(module)))
+    return module, {"timing": timing, "partition": partition, "dot": dot}
+
+
+def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: str = "full",
+                         dump_ir: bool = False) -> dict:
+    from compiler.backend.artifacts import write_artifacts
+    from compiler.backend.c_emitter import ModelEmitter
+    from compiler.compile_report import build_report
+    from compiler.targets.registry import load_targets
+
+    ctx = make_context()
+    start = time.perf_counter()
+    module = load_model(model_path, ctx)
+    import_seconds = time.perf_counter() - start
+    descs = load_targets(target)
+    dump: list[tuple[str, str]] | None = [("00-import.mlir", print_ir(module))] if dump_ir else None
+    module, info = compile_module(module, ctx, target, pipeline, dump)
+    start = time.perf_counter()
+    emitted = ModelEmitter(module, {d.name: d for d in descs}).emit()
+    emit_seconds = time.perf_counter() - start
+    timing = {"import": import_seconds, **info["timing"], "emit": emit_seconds}
+    report = build_report(module, descs, info["partition"], timing)
+    extra: dict[str, str | bytes] = {"report.json": json.dumps(report, indent=2, sort_keys=True) + "\n"}
+    extra["partition.dot"] = info["dot"]
+    extra["io.json"] = json.dumps({
+        kind: [{"name": n, "shape": list(shape), "dtype": dt.name} for n, shape, dt in items]
+        for kind, items in (("inputs", emitted.inputs), ("outputs", emitted.outputs))
+    }, indent=1) + "\n"
+    for name, text in dump or []:
+        extra[f"ir/{name}"] = text
+    used = [d for d in descs if d.name in emitted.targets]
+    write_artifacts(out_dir, emitted, used, extra)
+    return report

@@ -1,0 +1,112 @@
+"""Build a directory written by accel-compile with the system C compiler and run it.
+
+    outputs, counters = run_directory("out/", {"x": x})
+
+The model is built from the sources its Makefile lists (`cc -std=c99 -O2 -Wall -Wextra
+-Werror`, or with `-fsanitize=address,undefined` when `sanitize`), into DIR/model (or
+DIR/model-sanitize). Inputs go in as raw files, outputs come back keyed by the model's
+output names, and the simulator's counters are written to DIR/counters.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from compiler.backend.artifacts import c_sources
+from compiler.diagnostics import CompileError, one_line
+
+_C_TYPE_DTYPES = {
+    "float": np.float32, "double": np.float64, "int8_t": np.int8, "uint8_t": np.uint8, "int16_t": np.int16,
+    "uint16_t": np.uint16, "int32_t": np.int32, "uint32_t": np.uint32, "int64_t": np.int64, "uint64_t": np.uint64,
+}
+
+
+def model_signature(out_dir: str) -> tuple[list[tuple[str, tuple[int, ...], np.dtype]], list[tuple[str, tuple[int, ...], np.dtype]]]:
+    """Inputs and outputs (name, shape, dtype) of a compiled model, from its report."""
+    path = os.path.join(out_dir, "io.json")
+    try:
+        with open(path) as f:
+            io = json.load(f)
+    except (OSError, ValueError):
+        raise CompileError(f"{out_dir}: not a directory written by accel-compile (no readable io.json)") from None
+
+    def conv(items):
+        return [(it["name"], tuple(it["shape"]), np.dtype(it["dtype"])) for it in items]
+
+    return conv(io["inputs"]), conv(io["outputs"])
+
+
+def build(out_dir: str, sanitize: bool = False) -> str:
+    sources = c_sources(out_dir)
+    exe = os.path.join(out_dir, "model-sanitize" if sanitize else "model")
+    newest = max(os.path.getmtime(s) for s in sources + [os.path.join(out_dir, "Makefile")])
+    for h in os.listdir(out_dir):
+        if h.endswith(".h"):
+            newest = max(newest, os.path.getmtime(os.path.join(out_dir, h)))
+    if os.path.exists(exe) and os.path.getmtime(exe) >= newest:
+        return exe
+    flags = ["-std=c99", "-Wall", "-Wextra", "-Werror"]
+    if sanitize:
+        flags += ["-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all"]
+    else:
+        flags += ["-O2"]
+    includes = ["-I" + out_dir, "-I" + os.path.join(out_dir, "runtime"), "-I" + os.path.join(out_dir, "runtime", "sim")]
+    cmd = [os.environ.get("CC", "cc"), *flags, *includes, "-o", exe, *sources, "-lm"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        first = next((ln for ln in proc.stderr.splitlines() if "error" in ln), proc.stderr.strip().splitlines()[0]
+                     if proc.stderr.strip() else "unknown error")
+        raise CompileError(f"building {out_dir} failed: {one_line(first)}")
+    return exe
+
+
+def run_directory(out_dir: str, inputs: Mapping[str, Any], sanitize: bool = False,
+                  timeout: float = 600) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    ins, outs = model_signature(out_dir)
+    names = [n for n, _, _ in ins]
+    missing = [n for n in names if n not in inputs]
+    if missing:
+        raise CompileError(f"missing input '{missing[0]}' (the inputs are: {', '.join(names) or 'none'})")
+    extra = [k for k in inputs if k not in names]
+    if extra:
+        raise CompileError(f"unexpected input '{extra[0]}' (the inputs are: {', '.join(names) or 'none'})")
+    exe = build(out_dir, sanitize)
+    with tempfile.TemporaryDirectory(prefix="accel-run-") as tmp:
+        in_files = []
+        for i, (name, shape, dt) in enumerate(ins):
+            arr = np.asarray(inputs[name])
+            if arr.shape != shape or arr.dtype != dt:
+                raise CompileError(f"input '{name}': expected shape {list(shape)} and dtype {dt}, "
+                                   f"got shape {list(arr.shape)} and dtype {arr.dtype}")
+            p = os.path.join(tmp, f"in{i}.bin")
+            np.ascontiguousarray(arr).astype(dt.newbyteorder("<"), copy=False).tofile(p)
+            in_files.append(p)
+        out_files = [os.path.join(tmp, f"out{i}.bin") for i in range(len(outs))]
+        counters_path = os.path.join(out_dir, "counters.json")
+        cmd = [exe, os.path.join(out_dir, "weights.bin"), *in_files, *out_files, counters_path]
+        env = dict(os.environ)
+        if sanitize:
+            env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
+            env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        if proc.returncode != 0:
+            lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+            msg = next((ln for ln in lines if re.search(r"error|ERROR|runtime error", ln)), lines[0] if lines else "")
+            raise CompileError(f"the compiled model failed (exit {proc.returncode}): {one_line(msg)}")
+        results = {}
+        for (name, shape, dt), p in zip(outs, out_files):
+            results[name] = np.fromfile(p, dtype=dt.newbyteorder("<")).astype(dt).reshape(shape)
+    try:
+        with open(counters_path) as f:
+            counters = json.load(f)
+    except (OSError, ValueError):
+        counters = {}
+    return results, counters

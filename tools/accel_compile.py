@@ -1,0 +1,52 @@
+"""accel-compile: a model (ONNX or textual IR) to a directory of C for host + accelerator.
+
+    accel-compile MODEL.(onnx|mlir) --target T -o DIR [-p PIPELINE] [--dump-ir]
+
+Writes DIR/model.h, model.c, <target>_wrappers.c, weights.bin, runtime/, Makefile,
+report.json and partition.dot (and DIR/ir/ with --dump-ir); `accel-run DIR` builds and
+runs it. Every error is one line on stderr and exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from compiler.diagnostics import format_error
+
+
+def _die(message: str) -> None:
+    print(f"accel-compile: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="accel-compile", description=__doc__.splitlines()[0])
+    parser.add_argument("model", help="an .onnx model or a .mlir file")
+    parser.add_argument("--target", required=True, help="accelerator: built-in name or path to a .toml (comma list allowed)")
+    parser.add_argument("-o", "--output", required=True, help="output directory")
+    parser.add_argument("-p", "--pipeline", default="full", help="pipeline name (byoc, lower, full) or pass list")
+    parser.add_argument("--dump-ir", action="store_true", help="write the IR after every stage to DIR/ir/")
+    parser.error = lambda message: _die(f"error: {message}")  # type: ignore[method-assign]
+    args = parser.parse_args(argv)
+    try:
+        from compiler.driver import compile_to_directory
+
+        report = compile_to_directory(args.model, args.target, args.output, args.pipeline, args.dump_ir)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BaseException as e:  # ArgSpecParseError is a BaseException
+        if isinstance(e, SystemExit):
+            raise
+        _die(format_error(e))
+        return
+    ops = report.get("ops", {})
+    dma = report.get("dma", {})
+    print(f"accel-compile: wrote {args.output} ({ops.get('offloaded', 0)}/{ops.get('total', 0)} ops offloaded, "
+          f"{len(report.get('regions', []))} regions, {dma.get('bytes_to_device', 0)} B to device, "
+          f"{dma.get('bytes_to_host', 0)} B to host)")
+
+
+if __name__ == "__main__":
+    main()
