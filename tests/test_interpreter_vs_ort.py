@@ -29,7 +29,8 @@ import pytest
 from onnx import ModelProto, TensorProto, helper, numpy_helper
 
 from compiler.frontend.builder import GraphBuilder
-from compiler.runtime.interpreter import run_function
+from compiler.diagnostics import CompileError
+from compiler.runtime.interpreter import interpret, run_function
 from dialects import relay
 
 OPSET = 21
@@ -808,3 +809,88 @@ def test_every_relay_op_is_compared():
         seen.update(op.name for op in param.values[0]().module.walk())
     missing = {cls.name for cls in relay.GRAPH_OPS} - seen
     assert not missing, f"no onnxruntime comparison for {sorted(missing)}"
+
+
+# --------------------------------------------------------------------------------------
+# Interpreter entry points (no onnxruntime involved)
+# --------------------------------------------------------------------------------------
+
+
+def _two_input_module():
+    b = GraphBuilder()
+    x, w = b.input("x", (2, 3)), b.input("w", (3,))
+    y = b.bias_add(b.relu(x), w, axis=1)
+    return b.build([y, b.mean(y)], ["y", "m"])
+
+
+def test_run_function_by_name_and_by_position():
+    module = _two_input_module()
+    x = np.array([[1, -1, 2], [-3, 4, 0]], F32)
+    w = np.array([0.5, 1, -1], F32)
+    by_name = run_function(module, {"w": w, "x": x})
+    assert list(by_name) == ["y", "m"]
+    assert by_name["y"].tolist() == [[1.5, 1, 1], [0.5, 5, -1]] and by_name["m"].dtype == F32
+    np.testing.assert_array_equal(run_function(module, [x, w])["y"], by_name["y"])
+    y, m = interpret(module, x, w)
+    np.testing.assert_array_equal(y, by_name["y"])
+    assert m.shape == () and m == F32(8 / 6)
+
+
+@pytest.mark.parametrize(
+    "inputs,message",
+    [
+        ({"x": np.zeros((2, 3), F32)}, "missing input 'w' (the inputs are: x, w)"),
+        ({"x": np.zeros((2, 3), F32), "w": np.zeros(3, F32), "v": 1}, "unexpected input 'v'"),
+        ([np.zeros((2, 3), F32)], "expected 2 inputs (x, w), got 1"),
+        ({"x": np.zeros((3, 2), F32), "w": np.zeros(3, F32)},
+         "input 'x': expected shape [2, 3] and dtype float32, got shape [3, 2] and dtype float32"),
+        ({"x": np.zeros((2, 3), np.float64), "w": np.zeros(3, F32)},
+         "input 'x': expected shape [2, 3] and dtype float32, got shape [2, 3] and dtype float64"),
+    ],
+    ids=["missing", "extra", "count", "shape", "dtype"],
+)  # fmt: skip
+def test_run_function_rejects_bad_inputs(inputs, message):
+    with pytest.raises(CompileError) as err:
+        run_function(_two_input_module(), inputs)
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_runtime_error_is_located_at_the_op():
+    b = GraphBuilder()
+    x, i = b.input("x", (4,)), b.input("i", (1,), np.int32)
+    module = b.build([b.take(x, i)], ["y"])
+    take = next(op for op in module.walk() if op.name == "relay.take")
+    with pytest.raises(CompileError) as err:
+        run_function(module, {"x": np.zeros(4, F32), "i": np.array([4], np.int32)})
+    assert err.value.op is take
+    assert "'relay.take' op index 4 is out of range for axis 0 of size 4" in str(err.value)
+
+
+def test_unknown_function_and_unsupported_op():
+    with pytest.raises(CompileError, match="no function @nope"):
+        run_function(_two_input_module(), {}, name="nope")
+    from xdsl.dialects import arith, func
+    from xdsl.dialects.builtin import FloatAttr, ModuleOp, f32
+    from xdsl.ir import Block, Region
+
+    body = Block()
+    body.add_ops([c := arith.ConstantOp(FloatAttr(1.0, f32)), func.ReturnOp(c)])
+    module = ModuleOp([func.FuncOp("main", ([], [f32]), Region(body))])
+    with pytest.raises(CompileError, match="Could not find interpretation function for op arith.constant"):
+        run_function(module, {})
+
+
+def test_ten_thousand_tiny_ops_run_in_seconds():
+    import time
+
+    b = GraphBuilder()
+    x = b.input("x", (2, 2))
+    v = x
+    for i in range(10_000):
+        v = b.relu(v) if i % 2 else b.add(v, x)
+    module = b.build([v], ["y"])
+    start = time.perf_counter()
+    (y,) = interpret(module, np.ones((2, 2), F32))
+    elapsed = time.perf_counter() - start
+    assert y.tolist() == [[5001.0, 5001.0], [5001.0, 5001.0]]
+    assert elapsed < 5.0, f"{elapsed:.2f} s for 10k ops"
