@@ -1,0 +1,1393 @@
+/* Host kernels of accel: see host_kernels.h for the contract of every function.
+ *
+ * The file reads top to bottom: helpers (shapes, broadcasting, quantization of one
+ * value), convolution and matrix products, elementwise ops, pooling and
+ * normalization, data movement, cast, quantized ops. Hot loops (conv, matmul) keep
+ * the innermost loop contiguous over the output so the compiler can vectorize it.
+ */
+#include "host_kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* -------------------------------------------------------------------------------
+ * Helpers
+ * ------------------------------------------------------------------------------- */
+
+size_t acc_dtype_size(acc_dtype t) {
+    switch (t) {
+    case ACC_F32: return 4;
+    case ACC_F64: return 8;
+    case ACC_I8: return 1;
+    case ACC_U8: return 1;
+    case ACC_I16: return 2;
+    case ACC_I32: return 4;
+    case ACC_I64: return 8;
+    case ACC_BOOL: return 1;
+    }
+    return 0;
+}
+
+const char *acc_status_string(int status) {
+    switch (status) {
+    case ACC_OK: return "ok";
+    case ACC_EINVAL: return "invalid parameters";
+    case ACC_ERANGE: return "index out of range";
+    case ACC_EDIVZERO: return "integer division by zero";
+    case ACC_EOVERFLOW: return "int32 accumulator overflow";
+    case ACC_ENOMEM: return "out of memory";
+    }
+    return "unknown status";
+}
+
+static int is_numeric(acc_dtype t) { return acc_dtype_size(t) != 0 && t != ACC_BOOL; }
+
+static int is_float_type(acc_dtype t) { return t == ACC_F32 || t == ACC_F64; }
+
+static int is_int_type(acc_dtype t) {
+    return t == ACC_I8 || t == ACC_U8 || t == ACC_I16 || t == ACC_I32 || t == ACC_I64;
+}
+
+/* Range of an integer type (ACC_BOOL: 0..1). */
+static void int_range(acc_dtype t, int64_t *lo, int64_t *hi) {
+    switch (t) {
+    case ACC_I8: *lo = INT8_MIN; *hi = INT8_MAX; return;
+    case ACC_U8: *lo = 0; *hi = UINT8_MAX; return;
+    case ACC_I16: *lo = INT16_MIN; *hi = INT16_MAX; return;
+    case ACC_I32: *lo = INT32_MIN; *hi = INT32_MAX; return;
+    case ACC_I64: *lo = INT64_MIN; *hi = INT64_MAX; return;
+    default: *lo = 0; *hi = 1; return;
+    }
+}
+
+static int valid_shape(int rank, const int64_t *shape) {
+    if (rank < 0 || rank > ACC_MAX_RANK || (rank > 0 && !shape)) return 0;
+    for (int i = 0; i < rank; i++)
+        if (shape[i] < 0) return 0;
+    return 1;
+}
+
+static int64_t numel(int rank, const int64_t *shape) {
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) n *= shape[i];
+    return n;
+}
+
+/* Normalizes a possibly negative axis; -1 when out of range. */
+static int norm_axis(int axis, int rank) {
+    if (axis < -rank || axis >= rank) return -1;
+    return axis < 0 ? axis + rank : axis;
+}
+
+/* Splits a shape around `axis` into outer * shape[axis] * inner. */
+static void split_at(int rank, const int64_t *shape, int axis, int64_t *outer, int64_t *mid, int64_t *inner) {
+    *outer = numel(axis, shape);
+    *mid = shape[axis];
+    *inner = numel(rank - axis - 1, shape + axis + 1);
+}
+
+/* Reads element i of an integer array of type t, widened. */
+static int64_t load_int(acc_dtype t, const void *p, int64_t i) {
+    switch (t) {
+    case ACC_I8: return ((const int8_t *)p)[i];
+    case ACC_U8: return ((const uint8_t *)p)[i];
+    case ACC_I16: return ((const int16_t *)p)[i];
+    case ACC_I32: return ((const int32_t *)p)[i];
+    case ACC_I64: return ((const int64_t *)p)[i];
+    case ACC_BOOL: return ((const uint8_t *)p)[i] != 0;
+    default: return 0;
+    }
+}
+
+/* Stores an in-range value into element i of an integer array of type t. */
+static void store_int(acc_dtype t, void *p, int64_t i, int64_t v) {
+    switch (t) {
+    case ACC_I8: ((int8_t *)p)[i] = (int8_t)v; return;
+    case ACC_U8: ((uint8_t *)p)[i] = (uint8_t)v; return;
+    case ACC_I16: ((int16_t *)p)[i] = (int16_t)v; return;
+    case ACC_I32: ((int32_t *)p)[i] = (int32_t)v; return;
+    case ACC_I64: ((int64_t *)p)[i] = v; return;
+    case ACC_BOOL: ((uint8_t *)p)[i] = (uint8_t)(v != 0); return;
+    default: return;
+    }
+}
+
+/* Quantizes one float: saturate(round_half_even(x / scale) + zero_point), NaN -> zp.
+ * nearbyintf rounds half to even under the default FE_TONEAREST mode. */
+static int64_t quantize_value(float x, float scale, int32_t zero_point, int64_t lo, int64_t hi) {
+    float r = nearbyintf(x / scale);
+    if (r != r) r = 0.0f;
+    double q = (double)r + (double)zero_point;
+    if (q < (double)lo) return lo;
+    if (q > (double)hi) return hi;
+    return (int64_t)q;
+}
+
+/* Dequantizes one integer: float(q - zero_point) * scale, the difference exact. */
+static float dequantize_value(int64_t q, float scale, int32_t zero_point) {
+    return (float)(q - (int64_t)zero_point) * scale;
+}
+
+/* ---- numpy broadcasting of two operands ---- */
+
+typedef struct bcast {
+    int rank;                    /* after merging contiguous dims; >= 1 */
+    int64_t shape[ACC_MAX_RANK]; /* output shape */
+    int64_t sa[ACC_MAX_RANK];    /* element strides of a (0 where broadcast) */
+    int64_t sb[ACC_MAX_RANK];
+} bcast;
+
+static int bcast_setup(int a_rank, const int64_t *a_shape, int b_rank, const int64_t *b_shape, bcast *bc) {
+    if (!valid_shape(a_rank, a_shape) || !valid_shape(b_rank, b_shape)) return ACC_EINVAL;
+    int rank = a_rank > b_rank ? a_rank : b_rank;
+    int64_t shape[ACC_MAX_RANK], sa[ACC_MAX_RANK], sb[ACC_MAX_RANK];
+    int64_t ka = 1, kb = 1;
+    for (int i = rank - 1; i >= 0; i--) {
+        int ia = i - (rank - a_rank), ib = i - (rank - b_rank);
+        int64_t da = ia >= 0 ? a_shape[ia] : 1, db = ib >= 0 ? b_shape[ib] : 1;
+        if (da != db && da != 1 && db != 1) return ACC_EINVAL;
+        shape[i] = da == 1 ? db : da;
+        sa[i] = da == 1 ? 0 : ka;
+        sb[i] = db == 1 ? 0 : kb;
+        ka *= da;
+        kb *= db;
+    }
+    /* Merge dim i into dim i+1 when both operands step through them contiguously. */
+    int r = 0;
+    for (int i = 0; i < rank; i++) {
+        if (r > 0 && bc->sa[r - 1] == sa[i] * shape[i] && bc->sb[r - 1] == sb[i] * shape[i]) {
+            bc->shape[r - 1] *= shape[i];
+            bc->sa[r - 1] = sa[i];
+            bc->sb[r - 1] = sb[i];
+            continue;
+        }
+        bc->shape[r] = shape[i];
+        bc->sa[r] = sa[i];
+        bc->sb[r] = sb[i];
+        r++;
+    }
+    if (r == 0) { /* two scalars */
+        bc->shape[0] = 1;
+        bc->sa[0] = bc->sb[0] = 0;
+        r = 1;
+    }
+    bc->rank = r;
+    return ACC_OK;
+}
+
+/* One row of a broadcast binary op: n outputs, operand strides in elements. */
+typedef void (*bcast_row_fn)(const void *ctx, const void *a, int64_t sa, const void *b, int64_t sb, void *y,
+                             int64_t n);
+
+/* Calls `row` for every innermost row of the broadcast output (dense, row-major). */
+static void bcast_run(const bcast *bc, bcast_row_fn row, const void *ctx, const char *a, size_t a_size,
+                      const char *b, size_t b_size, char *y, size_t y_size) {
+    int r = bc->rank;
+    int64_t n = bc->shape[r - 1];
+    int64_t rows = 1;
+    for (int i = 0; i < r - 1; i++) rows *= bc->shape[i];
+    if (n == 0 || rows == 0) return;
+    int64_t idx[ACC_MAX_RANK] = {0};
+    int64_t oa = 0, ob = 0;
+    for (int64_t k = 0; k < rows; k++) {
+        row(ctx, a + oa * (int64_t)a_size, bc->sa[r - 1], b + ob * (int64_t)b_size, bc->sb[r - 1],
+            y + k * n * (int64_t)y_size, n);
+        for (int d = r - 2; d >= 0; d--) { /* odometer over the outer dims */
+            idx[d]++;
+            oa += bc->sa[d];
+            ob += bc->sb[d];
+            if (idx[d] < bc->shape[d]) break;
+            oa -= bc->sa[d] * idx[d];
+            ob -= bc->sb[d] * idx[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+/* -------------------------------------------------------------------------------
+ * Convolution, dense, matmul
+ * ------------------------------------------------------------------------------- */
+
+static int conv_check(const acc_conv2d_params *p) {
+    if (!p) return ACC_EINVAL;
+    if (p->n < 1 || p->c < 1 || p->h < 1 || p->w < 1 || p->oc < 1 || p->kh < 1 || p->kw < 1) return ACC_EINVAL;
+    if (p->stride_h < 1 || p->stride_w < 1 || p->dil_h < 1 || p->dil_w < 1 || p->groups < 1) return ACC_EINVAL;
+    if (p->pad_top < 0 || p->pad_left < 0 || p->pad_bottom < 0 || p->pad_right < 0) return ACC_EINVAL;
+    if (p->c % p->groups || p->oc % p->groups) return ACC_EINVAL;
+    int64_t span_h = p->h + p->pad_top + p->pad_bottom - p->dil_h * (p->kh - 1) - 1;
+    int64_t span_w = p->w + p->pad_left + p->pad_right - p->dil_w * (p->kw - 1) - 1;
+    if (span_h < 0 || span_w < 0) return ACC_EINVAL;
+    if (p->oh != span_h / p->stride_h + 1 || p->ow != span_w / p->stride_w + 1) return ACC_EINVAL;
+    return ACC_OK;
+}
+
+/* Output columns [*lo, *hi) whose input column j * stride - pad + off lies in [0, size). */
+static void valid_cols(int64_t out, int64_t size, int64_t stride, int64_t pad, int64_t off, int64_t *lo,
+                       int64_t *hi) {
+    int64_t first = pad - off; /* smallest j * stride that is valid */
+    int64_t l = first <= 0 ? 0 : (first + stride - 1) / stride;
+    int64_t last = size - 1 + pad - off; /* largest valid j * stride */
+    int64_t h = last < 0 ? 0 : last / stride + 1;
+    if (h > out) h = out;
+    if (l > h) l = h;
+    *lo = l;
+    *hi = h;
+}
+
+/* The convolution loop nest shared by the float and integer kernels: for every output
+ * plane, accumulate one (input channel, kernel tap) at a time over the whole plane, so
+ * the innermost loop runs along an output row (contiguous) and the input row. The
+ * output plane must be initialized by the caller. TX/TW/TY: element types of input,
+ * weight and accumulator. */
+#define CONV_NEST(TX, TW, TY, X, W, Y, P)                                                          \
+    do {                                                                                             \
+        const acc_conv2d_params *cp_ = (P);                                                          \
+        int64_t cg_ = cp_->c / cp_->groups, og_ = cp_->oc / cp_->groups;                             \
+        int64_t plane_ = cp_->oh * cp_->ow;                                                          \
+        for (int64_t b_ = 0; b_ < cp_->n; b_++)                                                      \
+            for (int64_t o_ = 0; o_ < cp_->oc; o_++) {                                               \
+                int64_t g_ = o_ / og_;                                                               \
+                TY *yp_ = (Y) + (b_ * cp_->oc + o_) * plane_;                                        \
+                for (int64_t ci_ = 0; ci_ < cg_; ci_++) {                                            \
+                    const TX *xp_ = (X) + (b_ * cp_->c + g_ * cg_ + ci_) * cp_->h * cp_->w;          \
+                    const TW *wp_ = (W) + (o_ * cg_ + ci_) * cp_->kh * cp_->kw;                      \
+                    for (int64_t r_ = 0; r_ < cp_->kh; r_++)                                         \
+                        for (int64_t s_ = 0; s_ < cp_->kw; s_++) {                                   \
+                            TY wv_ = (TY)wp_[r_ * cp_->kw + s_];                                     \
+                            int64_t off_ = s_ * cp_->dil_w, jlo_, jhi_;                              \
+                            valid_cols(cp_->ow, cp_->w, cp_->stride_w, cp_->pad_left, off_, &jlo_, &jhi_); \
+                            if (jlo_ >= jhi_) continue;                                              \
+                            for (int64_t i_ = 0; i_ < cp_->oh; i_++) {                               \
+                                int64_t row_ = i_ * cp_->stride_h - cp_->pad_top + r_ * cp_->dil_h;  \
+                                if (row_ < 0 || row_ >= cp_->h) continue;                            \
+                                const TX *xr_ = xp_ + row_ * cp_->w + jlo_ * cp_->stride_w - cp_->pad_left + off_; \
+                                TY *yr_ = yp_ + i_ * cp_->ow;                                        \
+                                int64_t cnt_ = jhi_ - jlo_;                                          \
+                                if (cp_->stride_w == 1) {                                            \
+                                    for (int64_t j_ = 0; j_ < cnt_; j_++) yr_[jlo_ + j_] += wv_ * (TY)xr_[j_]; \
+                                } else {                                                             \
+                                    int64_t sw_ = cp_->stride_w;                                     \
+                                    for (int64_t j_ = 0; j_ < cnt_; j_++)                            \
+                                        yr_[jlo_ + j_] += wv_ * (TY)xr_[j_ * sw_];                   \
+                                }                                                                    \
+                            }                                                                        \
+                        }                                                                            \
+                }                                                                                    \
+            }                                                                                        \
+    } while (0)
+
+int acc_conv2d_f32(const float *x, const float *w, const float *bias, float *y, const acc_conv2d_params *p) {
+    int st = conv_check(p);
+    if (st) return st;
+    if (!x || !w || !y) return ACC_EINVAL;
+    int64_t plane = p->oh * p->ow;
+    for (int64_t b = 0; b < p->n; b++)
+        for (int64_t o = 0; o < p->oc; o++) {
+            float init = bias ? bias[o] : 0.0f;
+            float *yp = y + (b * p->oc + o) * plane;
+            for (int64_t i = 0; i < plane; i++) yp[i] = init;
+        }
+    CONV_NEST(float, float, float, x, w, y, p);
+    return ACC_OK;
+}
+
+/* y[i][j] = sum_p a(i, p) * bt[j][p] with a(i, p) = a[i * ars + p * acs]: every output is
+ * a dot product of two contiguous rows when acs == 1. Four partial sums keep the adds
+ * independent (vectorizable). */
+static void gemm_nt(const float *a, int64_t ars, int64_t acs, const float *bt, float *y, int64_t m, int64_t k,
+                    int64_t n, float *row_tmp) {
+    for (int64_t i = 0; i < m; i++) {
+        const float *ar = a + i * ars;
+        if (acs != 1) {
+            for (int64_t p = 0; p < k; p++) row_tmp[p] = ar[p * acs];
+            ar = row_tmp;
+        }
+        for (int64_t j = 0; j < n; j++) {
+            const float *br = bt + j * k;
+            float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+            int64_t p = 0;
+            for (; p + 4 <= k; p += 4) {
+                s0 += ar[p] * br[p];
+                s1 += ar[p + 1] * br[p + 1];
+                s2 += ar[p + 2] * br[p + 2];
+                s3 += ar[p + 3] * br[p + 3];
+            }
+            for (; p < k; p++) s0 += ar[p] * br[p];
+            y[i * n + j] = (s0 + s1) + (s2 + s3);
+        }
+    }
+}
+
+/* y[i][:] = sum_p a(i, p) * b[p][:] (b row-major [k][n]): axpy over contiguous rows. */
+static void gemm_nn(const float *a, int64_t ars, int64_t acs, const float *b, float *y, int64_t m, int64_t k,
+                    int64_t n) {
+    for (int64_t i = 0; i < m; i++) {
+        float *yr = y + i * n;
+        for (int64_t j = 0; j < n; j++) yr[j] = 0.0f;
+        for (int64_t p = 0; p < k; p++) {
+            float av = a[i * ars + p * acs];
+            const float *br = b + p * n;
+            for (int64_t j = 0; j < n; j++) yr[j] += av * br[j];
+        }
+    }
+}
+
+/* One 2-D product with the given storage transposes; row_tmp has k floats (or NULL when
+ * not needed: transpose_a == 0 or transpose_b == 0). */
+static void matmul_core(const float *a, const float *b, float *y, int64_t m, int64_t k, int64_t n, int ta, int tb,
+                        float *row_tmp) {
+    int64_t ars = ta ? 1 : k, acs = ta ? m : 1;
+    if (tb)
+        gemm_nt(a, ars, acs, b, y, m, k, n, row_tmp);
+    else
+        gemm_nn(a, ars, acs, b, y, m, k, n);
+}
+
+int acc_dense_f32(const float *x, const float *w, const float *bias, float *y, int64_t m, int64_t k, int64_t n) {
+    if (!x || !w || !y || m < 0 || k < 0 || n < 0) return ACC_EINVAL;
+    gemm_nt(x, k, 1, w, y, m, k, n, NULL);
+    if (bias)
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++) y[i * n + j] += bias[j];
+    return ACC_OK;
+}
+
+int acc_matmul_f32(const float *a, const float *b, float *y, int64_t m, int64_t k, int64_t n, int transpose_a,
+                   int transpose_b) {
+    if (!a || !b || !y || m < 0 || k < 0 || n < 0) return ACC_EINVAL;
+    float *tmp = NULL;
+    if (transpose_a && transpose_b && k > 0) {
+        tmp = malloc((size_t)k * sizeof(float));
+        if (!tmp) return ACC_ENOMEM;
+    }
+    matmul_core(a, b, y, m, k, n, transpose_a, transpose_b, tmp);
+    free(tmp);
+    return ACC_OK;
+}
+
+int acc_batch_matmul_f32(const float *a, int a_rank, const int64_t *a_shape, const float *b, int b_rank,
+                         const int64_t *b_shape, float *y, int transpose_a, int transpose_b) {
+    if (!a || !b || !y || a_rank < 2 || b_rank < 2) return ACC_EINVAL;
+    if (!valid_shape(a_rank, a_shape) || !valid_shape(b_rank, b_shape)) return ACC_EINVAL;
+    int64_t m = a_shape[a_rank - 2], k = a_shape[a_rank - 1];
+    if (transpose_a) m = a_shape[a_rank - 1], k = a_shape[a_rank - 2];
+    int64_t k2 = b_shape[b_rank - 2], n = b_shape[b_rank - 1];
+    if (transpose_b) k2 = b_shape[b_rank - 1], n = b_shape[b_rank - 2];
+    if (k != k2) return ACC_EINVAL;
+    bcast bc;
+    int st = bcast_setup(a_rank - 2, a_shape, b_rank - 2, b_shape, &bc);
+    if (st) return st;
+    float *tmp = NULL;
+    if (transpose_a && transpose_b && k > 0) {
+        tmp = malloc((size_t)k * sizeof(float));
+        if (!tmp) return ACC_ENOMEM;
+    }
+    /* Walk the broadcast batch with the same odometer as bcast_run; strides count
+     * matrices. */
+    int64_t batches = 1;
+    for (int i = 0; i < bc.rank; i++) batches *= bc.shape[i];
+    int64_t idx[ACC_MAX_RANK] = {0};
+    int64_t oa = 0, ob = 0;
+    for (int64_t t = 0; t < batches; t++) {
+        matmul_core(a + oa * m * k, b + ob * k * n, y + t * m * n, m, k, n, transpose_a, transpose_b, tmp);
+        for (int d = bc.rank - 1; d >= 0; d--) {
+            idx[d]++;
+            oa += bc.sa[d];
+            ob += bc.sb[d];
+            if (idx[d] < bc.shape[d]) break;
+            oa -= bc.sa[d] * idx[d];
+            ob -= bc.sb[d] * idx[d];
+            idx[d] = 0;
+        }
+    }
+    free(tmp);
+    return ACC_OK;
+}
+
+/* -------------------------------------------------------------------------------
+ * Elementwise binary ops
+ * ------------------------------------------------------------------------------- */
+
+enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, N_BINOPS };
+
+/* Float rows. */
+#define FLOAT_ROW(NAME, T, EXPR)                                                                    \
+    static void NAME(const void *ctx, const void *pa, int64_t sa, const void *pb, int64_t sb, void *py, \
+                     int64_t n) {                                                                    \
+        (void)ctx;                                                                                   \
+        const T *a = (const T *)pa;                                                                  \
+        const T *b = (const T *)pb;                                                                  \
+        T *y = (T *)py;                                                                              \
+        for (int64_t i = 0; i < n; i++) {                                                            \
+            T u = a[i * sa], v = b[i * sb];                                                          \
+            y[i] = EXPR;                                                                             \
+        }                                                                                            \
+    }
+
+/* Integer rows wrap through the unsigned type UT (at least 32 bits, so no promotion
+ * to a signed int can overflow). Division truncates; the caller has checked b != 0;
+ * x / -1 is computed as 0 - x to avoid INT_MIN / -1. */
+#define INT_ROWS(SUFFIX, T, UT)                                                                     \
+    FLOAT_ROW(add_##SUFFIX, T, (T)((UT)u + (UT)v))                                                  \
+    FLOAT_ROW(sub_##SUFFIX, T, (T)((UT)u - (UT)v))                                                  \
+    FLOAT_ROW(mul_##SUFFIX, T, (T)((UT)u * (UT)v))                                                  \
+    FLOAT_ROW(div_##SUFFIX, T, (T)(v == (T)-1 ? (T)((UT)0 - (UT)u) : (T)(u / v)))
+
+FLOAT_ROW(add_f32, float, u + v)
+FLOAT_ROW(sub_f32, float, u - v)
+FLOAT_ROW(mul_f32, float, u * v)
+FLOAT_ROW(div_f32, float, u / v)
+FLOAT_ROW(add_f64, double, u + v)
+FLOAT_ROW(sub_f64, double, u - v)
+FLOAT_ROW(mul_f64, double, u * v)
+FLOAT_ROW(div_f64, double, u / v)
+INT_ROWS(i8, int8_t, uint32_t)
+INT_ROWS(i16, int16_t, uint32_t)
+INT_ROWS(i32, int32_t, uint32_t)
+INT_ROWS(i64, int64_t, uint64_t)
+
+/* Unsigned 8-bit: u / -1 does not arise, plain C division. */
+FLOAT_ROW(add_u8, uint8_t, (uint8_t)((uint32_t)u + (uint32_t)v))
+FLOAT_ROW(sub_u8, uint8_t, (uint8_t)((uint32_t)u - (uint32_t)v))
+FLOAT_ROW(mul_u8, uint8_t, (uint8_t)((uint32_t)u * (uint32_t)v))
+FLOAT_ROW(div_u8, uint8_t, (uint8_t)(u / v))
+
+static bcast_row_fn binary_row(int op, acc_dtype t) {
+    static const bcast_row_fn table[N_BINOPS][7] = {
+        {add_f32, add_f64, add_i8, add_u8, add_i16, add_i32, add_i64},
+        {sub_f32, sub_f64, sub_i8, sub_u8, sub_i16, sub_i32, sub_i64},
+        {mul_f32, mul_f64, mul_i8, mul_u8, mul_i16, mul_i32, mul_i64},
+        {div_f32, div_f64, div_i8, div_u8, div_i16, div_i32, div_i64},
+    };
+    if (!is_numeric(t)) return NULL;
+    return table[op][t];
+}
+
+static int binary(int op, acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b, int b_rank,
+                  const int64_t *b_shape, void *y) {
+    bcast_row_fn row = binary_row(op, t);
+    if (!row || !a || !b || !y) return ACC_EINVAL;
+    bcast bc;
+    int st = bcast_setup(a_rank, a_shape, b_rank, b_shape, &bc);
+    if (st) return st;
+    if (op == OP_DIV && is_int_type(t)) {
+        int64_t nb = numel(b_rank, b_shape);
+        for (int64_t i = 0; i < nb; i++)
+            if (load_int(t, b, i) == 0) return ACC_EDIVZERO;
+    }
+    size_t es = acc_dtype_size(t);
+    bcast_run(&bc, row, NULL, (const char *)a, es, (const char *)b, es, (char *)y, es);
+    return ACC_OK;
+}
+
+int acc_add(acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b, int b_rank,
+            const int64_t *b_shape, void *y) {
+    return binary(OP_ADD, t, a, a_rank, a_shape, b, b_rank, b_shape, y);
+}
+
+int acc_subtract(acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b, int b_rank,
+                 const int64_t *b_shape, void *y) {
+    return binary(OP_SUB, t, a, a_rank, a_shape, b, b_rank, b_shape, y);
+}
+
+int acc_multiply(acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b, int b_rank,
+                 const int64_t *b_shape, void *y) {
+    return binary(OP_MUL, t, a, a_rank, a_shape, b, b_rank, b_shape, y);
+}
+
+int acc_divide(acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b, int b_rank,
+               const int64_t *b_shape, void *y) {
+    return binary(OP_DIV, t, a, a_rank, a_shape, b, b_rank, b_shape, y);
+}
+
+int acc_bias_add(acc_dtype t, const void *x, const void *bias, void *y, int rank, const int64_t *shape, int axis) {
+    if (!x || !bias || !y || !valid_shape(rank, shape)) return ACC_EINVAL;
+    int ax = norm_axis(axis, rank);
+    if (ax < 0) return ACC_EINVAL;
+    /* bias as a tensor of shape [shape[ax], 1, ..., 1] broadcast against x */
+    int64_t bshape[ACC_MAX_RANK];
+    int brank = rank - ax;
+    bshape[0] = shape[ax];
+    for (int i = 1; i < brank; i++) bshape[i] = 1;
+    return binary(OP_ADD, t, x, rank, shape, bias, brank, bshape, y);
+}
+
+/* -------------------------------------------------------------------------------
+ * Elementwise unary ops
+ * ------------------------------------------------------------------------------- */
+
+/* `x < lo ? lo : x` keeps NaN (like np.maximum) and -0.0 (np.maximum(-0.0, 0) is -0.0). */
+#define CLAMP_LOOP(T, X, Y, N, LO, HI)                                                              \
+    do {                                                                                             \
+        const T *x_ = (const T *)(X);                                                                \
+        T *y_ = (T *)(Y);                                                                            \
+        T lo_ = (LO), hi_ = (HI);                                                                    \
+        for (int64_t i_ = 0; i_ < (N); i_++) {                                                       \
+            T v_ = x_[i_];                                                                           \
+            v_ = v_ < lo_ ? lo_ : v_;                                                                \
+            y_[i_] = v_ > hi_ ? hi_ : v_;                                                            \
+        }                                                                                            \
+    } while (0)
+
+int acc_relu(acc_dtype t, const void *x, void *y, int64_t count) {
+    if (!x || !y || count < 0 || !is_numeric(t)) return ACC_EINVAL;
+    switch (t) {
+    case ACC_F32: CLAMP_LOOP(float, x, y, count, 0.0f, INFINITY); break;
+    case ACC_F64: CLAMP_LOOP(double, x, y, count, 0.0, INFINITY); break;
+    case ACC_I8: CLAMP_LOOP(int8_t, x, y, count, 0, INT8_MAX); break;
+    case ACC_U8: CLAMP_LOOP(uint8_t, x, y, count, 0, UINT8_MAX); break;
+    case ACC_I16: CLAMP_LOOP(int16_t, x, y, count, 0, INT16_MAX); break;
+    case ACC_I32: CLAMP_LOOP(int32_t, x, y, count, 0, INT32_MAX); break;
+    case ACC_I64: CLAMP_LOOP(int64_t, x, y, count, 0, INT64_MAX); break;
+    default: return ACC_EINVAL;
+    }
+    return ACC_OK;
+}
+
+/* An integer clip bound: rounded inward (ceil for the lower, floor for the upper
+ * bound), then limited to [lo, hi]. */
+static int64_t int_bound(double v, int upper, int64_t lo, int64_t hi) {
+    if (v != v) return upper ? hi : lo;
+    double r = isfinite(v) ? (upper ? floor(v) : ceil(v)) : v;
+    if (r <= (double)lo) return lo;
+    if (r >= (double)hi) return hi;
+    return (int64_t)r;
+}
+
+int acc_clip(acc_dtype t, const void *x, void *y, int64_t count, double a_min, double a_max) {
+    if (!x || !y || count < 0 || !is_numeric(t)) return ACC_EINVAL;
+    int64_t lo, hi;
+    int_range(t, &lo, &hi);
+    int64_t il = int_bound(a_min, 0, lo, hi), ih = int_bound(a_max, 1, lo, hi);
+    switch (t) {
+    case ACC_F32: CLAMP_LOOP(float, x, y, count, (float)a_min, (float)a_max); break;
+    case ACC_F64: CLAMP_LOOP(double, x, y, count, a_min, a_max); break;
+    case ACC_I8: CLAMP_LOOP(int8_t, x, y, count, (int8_t)il, (int8_t)ih); break;
+    case ACC_U8: CLAMP_LOOP(uint8_t, x, y, count, (uint8_t)il, (uint8_t)ih); break;
+    case ACC_I16: CLAMP_LOOP(int16_t, x, y, count, (int16_t)il, (int16_t)ih); break;
+    case ACC_I32: CLAMP_LOOP(int32_t, x, y, count, (int32_t)il, (int32_t)ih); break;
+    case ACC_I64: CLAMP_LOOP(int64_t, x, y, count, il, ih); break;
+    default: return ACC_EINVAL;
+    }
+    return ACC_OK;
+}
+
+int acc_sigmoid_f32(const float *x, float *y, int64_t count) {
+    if (!x || !y || count < 0) return ACC_EINVAL;
+    for (int64_t i = 0; i < count; i++) {
+        float v = x[i];
+        float e = expf(-fabsf(v));
+        y[i] = v >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
+    }
+    return ACC_OK;
+}
+
+int acc_tanh_f32(const float *x, float *y, int64_t count) {
+    if (!x || !y || count < 0) return ACC_EINVAL;
+    for (int64_t i = 0; i < count; i++) y[i] = tanhf(x[i]);
+    return ACC_OK;
+}
+
+int acc_erf_f32(const float *x, float *y, int64_t count) {
+    if (!x || !y || count < 0) return ACC_EINVAL;
+    for (int64_t i = 0; i < count; i++) y[i] = (float)erf((double)x[i]);
+    return ACC_OK;
+}
+
+int acc_gelu_f32(const float *x, float *y, int64_t count, int tanh_approx) {
+    if (!x || !y || count < 0) return ACC_EINVAL;
+    if (tanh_approx) {
+        const float c = (float)0.79788456080286535588; /* sqrt(2 / pi) */
+        const float k = 0.044715f;
+        for (int64_t i = 0; i < count; i++) {
+            float v = x[i];
+            float inner = c * (v + k * v * v * v);
+            y[i] = 0.5f * v * (1.0f + tanhf(inner));
+        }
+        return ACC_OK;
+    }
+    for (int64_t i = 0; i < count; i++) {
+        double v = (double)x[i];
+        y[i] = (float)(0.5 * v * (1.0 + erf(v * 0.70710678118654752440)));
+    }
+    return ACC_OK;
+}
+
+int acc_leaky_relu_f32(const float *x, float *y, int64_t count, double alpha) {
+    if (!x || !y || count < 0) return ACC_EINVAL;
+    float a = (float)alpha;
+    for (int64_t i = 0; i < count; i++) {
+        float v = x[i];
+        y[i] = v >= 0.0f ? v : v * a;
+    }
+    return ACC_OK;
+}
+
+int acc_softmax_f32(const float *x, float *y, int rank, const int64_t *shape, int axis) {
+    if (!x || !y || !valid_shape(rank, shape)) return ACC_EINVAL;
+    int ax = norm_axis(axis, rank);
+    if (ax < 0) return ACC_EINVAL;
+    int64_t outer, n, inner;
+    split_at(rank, shape, ax, &outer, &n, &inner);
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t in = 0; in < inner; in++) {
+            const float *xl = x + o * n * inner + in;
+            float *yl = y + o * n * inner + in;
+            float mx = -INFINITY;
+            for (int64_t i = 0; i < n; i++) {
+                float v = xl[i * inner];
+                if (v > mx || v != v) mx = v; /* NaN sticks, like np.max */
+                if (mx != mx) break;
+            }
+            double sum = 0.0;
+            for (int64_t i = 0; i < n; i++) {
+                float e = expf(xl[i * inner] - mx);
+                yl[i * inner] = e;
+                sum += e;
+            }
+            float s = (float)sum;
+            for (int64_t i = 0; i < n; i++) yl[i * inner] = yl[i * inner] / s;
+        }
+    return ACC_OK;
+}
+
+/* -------------------------------------------------------------------------------
+ * Pooling and normalization
+ * ------------------------------------------------------------------------------- */
+
+static int pool_check(const acc_pool2d_params *p) {
+    if (!p) return ACC_EINVAL;
+    if (p->n < 0 || p->c < 0 || p->h < 1 || p->w < 1 || p->oh < 1 || p->ow < 1 || p->kh < 1 || p->kw < 1)
+        return ACC_EINVAL;
+    if (p->stride_h < 1 || p->stride_w < 1 || p->dil_h < 1 || p->dil_w < 1) return ACC_EINVAL;
+    if (p->pad_top < 0 || p->pad_left < 0 || p->pad_bottom < 0 || p->pad_right < 0) return ACC_EINVAL;
+    if (p->pad_top >= p->kh * p->dil_h || p->pad_bottom >= p->kh * p->dil_h || p->pad_left >= p->kw * p->dil_w ||
+        p->pad_right >= p->kw * p->dil_w)
+        return ACC_EINVAL;
+    return ACC_OK;
+}
+
+/* Taps [*lo, *hi) of a window starting at `start` (step dil, k taps) that land in
+ * [from, to). */
+static void window_taps(int64_t start, int64_t k, int64_t dil, int64_t from, int64_t to, int64_t *lo,
+                        int64_t *hi) {
+    int64_t l = start >= from ? 0 : (from - start + dil - 1) / dil;
+    int64_t h = start >= to ? 0 : (to - 1 - start) / dil + 1;
+    if (h > k) h = k;
+    if (l > h) l = h;
+    *lo = l;
+    *hi = h;
+}
+
+#define MAX_POOL_LOOP(T, LOWEST)                                                                    \
+    do {                                                                                             \
+        const T *x_ = (const T *)x;                                                                  \
+        T *y_ = (T *)y;                                                                              \
+        for (int64_t nc_ = 0; nc_ < p->n * p->c; nc_++) {                                            \
+            const T *xp_ = x_ + nc_ * p->h * p->w;                                                   \
+            T *yp_ = y_ + nc_ * p->oh * p->ow;                                                       \
+            for (int64_t i_ = 0; i_ < p->oh; i_++) {                                                 \
+                int64_t r0_ = i_ * p->stride_h - p->pad_top, rlo_, rhi_;                             \
+                window_taps(r0_, p->kh, p->dil_h, 0, p->h, &rlo_, &rhi_);                            \
+                for (int64_t j_ = 0; j_ < p->ow; j_++) {                                             \
+                    int64_t c0_ = j_ * p->stride_w - p->pad_left, clo_, chi_;                        \
+                    window_taps(c0_, p->kw, p->dil_w, 0, p->w, &clo_, &chi_);                        \
+                    T m_ = (LOWEST);                                                                 \
+                    for (int64_t r_ = rlo_; r_ < rhi_; r_++) {                                       \
+                        int64_t base_ = (r0_ + r_ * p->dil_h) * p->w + c0_;                          \
+                        for (int64_t s_ = clo_; s_ < chi_; s_++) {                                   \
+                            T v_ = xp_[base_ + s_ * p->dil_w];                                       \
+                            if (v_ > m_ || v_ != v_) m_ = v_; /* NaN sticks, like np.max */          \
+                        }                                                                            \
+                    }                                                                                \
+                    yp_[i_ * p->ow + j_] = m_;                                                       \
+                }                                                                                    \
+            }                                                                                        \
+        }                                                                                            \
+    } while (0)
+
+int acc_max_pool2d(acc_dtype t, const void *x, void *y, const acc_pool2d_params *p) {
+    int st = pool_check(p);
+    if (st) return st;
+    if (!x || !y) return ACC_EINVAL;
+    switch (t) {
+    case ACC_F32: MAX_POOL_LOOP(float, -INFINITY); break;
+    case ACC_F64: MAX_POOL_LOOP(double, -INFINITY); break;
+    case ACC_I8: MAX_POOL_LOOP(int8_t, INT8_MIN); break;
+    case ACC_U8: MAX_POOL_LOOP(uint8_t, 0); break;
+    case ACC_I16: MAX_POOL_LOOP(int16_t, INT16_MIN); break;
+    case ACC_I32: MAX_POOL_LOOP(int32_t, INT32_MIN); break;
+    case ACC_I64: MAX_POOL_LOOP(int64_t, INT64_MIN); break;
+    default: return ACC_EINVAL;
+    }
+    return ACC_OK;
+}
+
+int acc_avg_pool2d_f32(const float *x, float *y, const acc_pool2d_params *p) {
+    int st = pool_check(p);
+    if (st) return st;
+    if (!x || !y) return ACC_EINVAL;
+    for (int64_t nc = 0; nc < p->n * p->c; nc++) {
+        const float *xp = x + nc * p->h * p->w;
+        float *yp = y + nc * p->oh * p->ow;
+        for (int64_t i = 0; i < p->oh; i++) {
+            int64_t r0 = i * p->stride_h - p->pad_top, rlo, rhi, plo, phi;
+            window_taps(r0, p->kh, p->dil_h, 0, p->h, &rlo, &rhi);
+            window_taps(r0, p->kh, p->dil_h, -p->pad_top, p->h + p->pad_bottom, &plo, &phi);
+            int64_t count_h = p->count_include_pad ? phi - plo : rhi - rlo;
+            for (int64_t j = 0; j < p->ow; j++) {
+                int64_t c0 = j * p->stride_w - p->pad_left, clo, chi, qlo, qhi;
+                window_taps(c0, p->kw, p->dil_w, 0, p->w, &clo, &chi);
+                window_taps(c0, p->kw, p->dil_w, -p->pad_left, p->w + p->pad_right, &qlo, &qhi);
+                int64_t count = count_h * (p->count_include_pad ? qhi - qlo : chi - clo);
+                double sum = 0.0;
+                for (int64_t r = rlo; r < rhi; r++) {
+                    int64_t base = (r0 + r * p->dil_h) * p->w + c0;
+                    for (int64_t s = clo; s < chi; s++) sum += xp[base + s * p->dil_w];
+                }
+                yp[i * p->ow + j] = (float)sum / (float)(count > 0 ? count : 1);
+            }
+        }
+    }
+    return ACC_OK;
+}
+
+int acc_global_avg_pool2d_f32(const float *x, float *y, int64_t n, int64_t c, int64_t h, int64_t w) {
+    if (!x || !y || n < 0 || c < 0 || h < 1 || w < 1) return ACC_EINVAL;
+    int64_t plane = h * w;
+    for (int64_t i = 0; i < n * c; i++) {
+        double sum = 0.0;
+        for (int64_t j = 0; j < plane; j++) sum += x[i * plane + j];
+        y[i] = (float)(sum / (double)plane);
+    }
+    return ACC_OK;
+}
+
+int acc_batch_norm_f32(const float *x, const float *gamma, const float *beta, const float *mean, const float *var,
+                       float *y, int rank, const int64_t *shape, int axis, double epsilon) {
+    if (!x || !gamma || !beta || !mean || !var || !y || !valid_shape(rank, shape)) return ACC_EINVAL;
+    int ax = norm_axis(axis, rank);
+    if (ax < 0) return ACC_EINVAL;
+    int64_t outer, ch, inner;
+    split_at(rank, shape, ax, &outer, &ch, &inner);
+    float eps = (float)epsilon;
+    for (int64_t c = 0; c < ch; c++) {
+        float inv_std = 1.0f / sqrtf(var[c] + eps);
+        float scale = inv_std * gamma[c], m = mean[c], b = beta[c];
+        for (int64_t o = 0; o < outer; o++) {
+            const float *xp = x + (o * ch + c) * inner;
+            float *yp = y + (o * ch + c) * inner;
+            for (int64_t i = 0; i < inner; i++) yp[i] = (xp[i] - m) * scale + b;
+        }
+    }
+    return ACC_OK;
+}
+
+int acc_layer_norm_f32(const float *x, const float *gamma, const float *beta, float *y, int rank,
+                       const int64_t *shape, int axis, double epsilon) {
+    if (!x || !gamma || !beta || !y || !valid_shape(rank, shape)) return ACC_EINVAL;
+    int ax = norm_axis(axis, rank);
+    if (ax < 0) return ACC_EINVAL;
+    int64_t outer = numel(ax, shape), inner = numel(rank - ax, shape + ax);
+    if (inner == 0) return ACC_OK;
+    float eps = (float)epsilon;
+    for (int64_t o = 0; o < outer; o++) {
+        const float *xp = x + o * inner;
+        float *yp = y + o * inner;
+        double sum = 0.0;
+        for (int64_t i = 0; i < inner; i++) sum += xp[i];
+        float mu = (float)(sum / (double)inner);
+        double sq = 0.0;
+        for (int64_t i = 0; i < inner; i++) {
+            float c = xp[i] - mu;
+            sq += c * c;
+        }
+        float denom = sqrtf((float)(sq / (double)inner) + eps);
+        for (int64_t i = 0; i < inner; i++) yp[i] = (xp[i] - mu) / denom * gamma[i] + beta[i];
+    }
+    return ACC_OK;
+}
+
+int acc_mean_f32(const float *x, float *y, int rank, const int64_t *shape, const int *axes, int n_axes) {
+    if (!x || !y || !valid_shape(rank, shape) || n_axes < 0 || n_axes > rank || (n_axes && !axes))
+        return ACC_EINVAL;
+    int reduced[ACC_MAX_RANK] = {0};
+    for (int i = 0; i < n_axes; i++) {
+        int ax = norm_axis(axes[i], rank);
+        if (ax < 0 || reduced[ax]) return ACC_EINVAL;
+        reduced[ax] = 1;
+    }
+    /* Output strides, 0 along reduced axes. */
+    int64_t ostride[ACC_MAX_RANK];
+    int64_t out_n = 1, red_n = 1;
+    for (int i = rank - 1; i >= 0; i--) {
+        ostride[i] = reduced[i] ? 0 : out_n;
+        if (reduced[i])
+            red_n *= shape[i];
+        else
+            out_n *= shape[i];
+    }
+    double *acc = calloc((size_t)(out_n > 0 ? out_n : 1), sizeof(double));
+    if (!acc) return ACC_ENOMEM;
+    int64_t total = numel(rank, shape);
+    if (total > 0) {
+        int64_t last = rank > 0 ? shape[rank - 1] : 1, ls = rank > 0 ? ostride[rank - 1] : 0;
+        int64_t idx[ACC_MAX_RANK] = {0}, off = 0;
+        for (int64_t base = 0; base < total; base += last) {
+            const float *xr = x + base;
+            if (ls == 0) {
+                double s = 0.0;
+                for (int64_t j = 0; j < last; j++) s += xr[j];
+                acc[off] += s;
+            } else {
+                for (int64_t j = 0; j < last; j++) acc[off + j] += xr[j];
+            }
+            for (int d = rank - 2; d >= 0; d--) {
+                idx[d]++;
+                off += ostride[d];
+                if (idx[d] < shape[d]) break;
+                off -= ostride[d] * idx[d];
+                idx[d] = 0;
+            }
+        }
+    }
+    for (int64_t i = 0; i < out_n; i++) y[i] = (float)(acc[i] / (double)red_n);
+    free(acc);
+    return ACC_OK;
+}
+
+/* -------------------------------------------------------------------------------
+ * Data movement
+ * ------------------------------------------------------------------------------- */
+
+int acc_copy(const void *x, void *y, size_t bytes) {
+    if (bytes && (!x || !y)) return ACC_EINVAL;
+    if (bytes) memmove(y, x, bytes);
+    return ACC_OK;
+}
+
+#define TRANSPOSE_ROW(T)                                                                            \
+    do {                                                                                             \
+        const T *s_ = (const T *)src;                                                                \
+        T *d_ = (T *)dst;                                                                            \
+        for (int64_t j_ = 0; j_ < n; j_++) d_[j_] = s_[j_ * step];                                   \
+    } while (0)
+
+int acc_transpose(size_t elem_size, const void *x, void *y, int rank, const int64_t *shape, const int *perm) {
+    if (!x || !y || elem_size == 0 || !valid_shape(rank, shape) || (rank && !perm)) return ACC_EINVAL;
+    int seen[ACC_MAX_RANK] = {0}, pm[ACC_MAX_RANK];
+    for (int i = 0; i < rank; i++) {
+        int a = norm_axis(perm[i], rank);
+        if (a < 0 || seen[a]) return ACC_EINVAL;
+        seen[a] = 1;
+        pm[i] = a;
+    }
+    int64_t total = numel(rank, shape);
+    if (total == 0) return ACC_OK;
+    if (rank == 0) {
+        memcpy(y, x, elem_size);
+        return ACC_OK;
+    }
+    int64_t istride[ACC_MAX_RANK], oshape[ACC_MAX_RANK], s[ACC_MAX_RANK];
+    int64_t k = 1;
+    for (int i = rank - 1; i >= 0; i--) {
+        istride[i] = k;
+        k *= shape[i];
+    }
+    for (int i = 0; i < rank; i++) {
+        oshape[i] = shape[pm[i]];
+        s[i] = istride[pm[i]];
+    }
+    int64_t n = oshape[rank - 1], step = s[rank - 1];
+    int64_t idx[ACC_MAX_RANK] = {0}, off = 0;
+    const char *xb = (const char *)x;
+    char *yb = (char *)y;
+    for (int64_t base = 0; base < total; base += n) {
+        const char *src = xb + off * (int64_t)elem_size;
+        char *dst = yb + base * (int64_t)elem_size;
+        switch (elem_size) {
+        case 1: TRANSPOSE_ROW(uint8_t); break;
+        case 2: TRANSPOSE_ROW(uint16_t); break;
+        case 4: TRANSPOSE_ROW(uint32_t); break;
+        case 8: TRANSPOSE_ROW(uint64_t); break;
+        default:
+            for (int64_t j = 0; j < n; j++)
+                memcpy(dst + j * (int64_t)elem_size, src + j * step * (int64_t)elem_size, elem_size);
+        }
+        for (int d = rank - 2; d >= 0; d--) {
+            idx[d]++;
+            off += s[d];
+            if (idx[d] < oshape[d]) break;
+            off -= s[d] * idx[d];
+            idx[d] = 0;
+        }
+    }
+    return ACC_OK;
+}
+
+int acc_concatenate(size_t elem_size, int n_inputs, const void *const *inputs, const int64_t *axis_sizes, void *y,
+                    int rank, const int64_t *shape, int axis) {
+    if (!y || elem_size == 0 || n_inputs < 1 || !inputs || !axis_sizes || rank < 1 || !valid_shape(rank, shape))
+        return ACC_EINVAL;
+    int ax = norm_axis(axis, rank);
+    if (ax < 0) return ACC_EINVAL;
+    int64_t total = 0;
+    for (int i = 0; i < n_inputs; i++) {
+        if (axis_sizes[i] < 0 || (axis_sizes[i] > 0 && !inputs[i])) return ACC_EINVAL;
+        total += axis_sizes[i];
+    }
+    if (total != shape[ax]) return ACC_EINVAL;
+    int64_t outer, mid, inner;
+    split_at(rank, shape, ax, &outer, &mid, &inner);
+    int64_t row = inner * (int64_t)elem_size; /* bytes per index along axis */
+    char *dst = (char *)y;
+    for (int64_t o = 0; o < outer; o++)
+        for (int i = 0; i < n_inputs; i++) {
+            int64_t bytes = axis_sizes[i] * row;
+            if (bytes == 0) continue;
+            memcpy(dst, (const char *)inputs[i] + o * bytes, (size_t)bytes);
+            dst += bytes;
+        }
+    return ACC_OK;
+}
+
+/* Source index of output index i along a padded axis (-1: constant padding). */
+static int64_t pad_source(int64_t i, int64_t before, int64_t size, acc_pad_mode mode) {
+    int64_t j = i - before;
+    if (j >= 0 && j < size) return j;
+    switch (mode) {
+    case ACC_PAD_EDGE: return j < 0 ? 0 : size - 1;
+    case ACC_PAD_REFLECT: return j < 0 ? -j : 2 * (size - 1) - j;
+    default: return -1;
+    }
+}
+
+int acc_pad(size_t elem_size, const void *x, void *y, int rank, const int64_t *shape, const int64_t *pad_width,
+            acc_pad_mode mode, const void *pad_value) {
+    if (!x || !y || elem_size == 0 || !valid_shape(rank, shape) || (rank && !pad_width)) return ACC_EINVAL;
+    if (mode != ACC_PAD_CONSTANT && mode != ACC_PAD_EDGE && mode != ACC_PAD_REFLECT) return ACC_EINVAL;
+    if (mode == ACC_PAD_CONSTANT && !pad_value) return ACC_EINVAL;
+    int64_t oshape[ACC_MAX_RANK];
+    for (int i = 0; i < rank; i++) {
+        int64_t b = pad_width[2 * i], a = pad_width[2 * i + 1];
+        if (b < 0 || a < 0) return ACC_EINVAL;
+        if (mode == ACC_PAD_EDGE && shape[i] == 0 && b + a > 0) return ACC_EINVAL;
+        if (mode == ACC_PAD_REFLECT && (b >= shape[i] || a >= shape[i]) && b + a > 0) return ACC_EINVAL;
+        oshape[i] = shape[i] + b + a;
+    }
+    const char *xb = (const char *)x;
+    char *yb = (char *)y;
+    int64_t es = (int64_t)elem_size;
+    int64_t total = numel(rank, oshape);
+    if (total == 0) return ACC_OK;
+    if (rank == 0) {
+        memcpy(y, x, elem_size);
+        return ACC_OK;
+    }
+    int64_t istride[ACC_MAX_RANK], k = 1;
+    for (int i = rank - 1; i >= 0; i--) {
+        istride[i] = k;
+        k *= shape[i];
+    }
+    int64_t n = oshape[rank - 1], before = pad_width[2 * (rank - 1)], size = shape[rank - 1];
+    int64_t idx[ACC_MAX_RANK] = {0};
+    for (int64_t base = 0; base < total; base += n) {
+        char *dst = yb + base * es;
+        /* Source row of this output row, or none (constant padding). */
+        int64_t src_off = 0;
+        int constant_row = 0;
+        for (int d = 0; d < rank - 1; d++) {
+            int64_t s = pad_source(idx[d], pad_width[2 * d], shape[d], mode);
+            if (s < 0) {
+                constant_row = 1;
+                break;
+            }
+            src_off += s * istride[d];
+        }
+        if (constant_row || size == 0) {
+            for (int64_t j = 0; j < n; j++) memcpy(dst + j * es, pad_value, elem_size);
+        } else {
+            const char *src = xb + src_off * es;
+            for (int64_t j = 0; j < before; j++) {
+                int64_t s = pad_source(j, before, size, mode);
+                memcpy(dst + j * es, s < 0 ? pad_value : src + s * es, elem_size);
+            }
+            memcpy(dst + before * es, src, (size_t)(size * es));
+            for (int64_t j = before + size; j < n; j++) {
+                int64_t s = pad_source(j, before, size, mode);
+                memcpy(dst + j * es, s < 0 ? pad_value : src + s * es, elem_size);
+            }
+        }
+        for (int d = rank - 2; d >= 0; d--) {
+            if (++idx[d] < oshape[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return ACC_OK;
+}
+
+int acc_take(size_t elem_size, const void *x, int rank, const int64_t *shape, int axis, acc_dtype index_type,
+             const void *indices, int64_t n_indices, void *y) {
+    if (!x || !y || elem_size == 0 || rank < 1 || !valid_shape(rank, shape) || n_indices < 0) return ACC_EINVAL;
+    if (!is_int_type(index_type) || (n_indices && !indices)) return ACC_EINVAL;
+    int ax = norm_axis(axis, rank);
+    if (ax < 0) return ACC_EINVAL;
+    int64_t outer, size, inner;
+    split_at(rank, shape, ax, &outer, &size, &inner);
+    for (int64_t i = 0; i < n_indices; i++) {
+        int64_t v = load_int(index_type, indices, i);
+        if (v < -size || v >= size) return ACC_ERANGE;
+    }
+    int64_t chunk = inner * (int64_t)elem_size;
+    const char *xb = (const char *)x;
+    char *dst = (char *)y;
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t i = 0; i < n_indices; i++) {
+            int64_t v = load_int(index_type, indices, i);
+            if (v < 0) v += size;
+            memcpy(dst, xb + (o * size + v) * chunk, (size_t)chunk);
+            dst += chunk;
+        }
+    return ACC_OK;
+}
+
+/* -------------------------------------------------------------------------------
+ * Cast
+ * ------------------------------------------------------------------------------- */
+
+/* float -> integer of range [lo, hi]: truncate toward zero, saturate, NaN -> 0.
+ * -(double)lo is the first value past hi for the signed types (2^7, ..., 2^63). */
+static int64_t float_to_int(double d, int64_t lo, int64_t hi) {
+    if (d != d) return 0;
+    double t = trunc(d);
+    if (t < (double)lo) return lo;
+    double past = lo < 0 ? -(double)lo : (double)hi + 1.0;
+    if (t >= past) return hi;
+    return (int64_t)t;
+}
+
+/* Two's-complement wrap of v into the integer type t. */
+static int64_t wrap_int(acc_dtype t, int64_t v) {
+    uint64_t u = (uint64_t)v;
+    switch (t) {
+    case ACC_I8: return (int8_t)(uint8_t)u;
+    case ACC_U8: return (uint8_t)u;
+    case ACC_I16: return (int16_t)(uint16_t)u;
+    case ACC_I32: return (int32_t)(uint32_t)u;
+    default: return v;
+    }
+}
+
+int acc_cast(acc_dtype from, const void *x, acc_dtype to, void *y, int64_t count) {
+    if (!x || !y || count < 0 || !acc_dtype_size(from) || !acc_dtype_size(to)) return ACC_EINVAL;
+    int64_t lo = 0, hi = 1;
+    int_range(to, &lo, &hi);
+    for (int64_t i = 0; i < count; i++) {
+        if (is_float_type(from)) {
+            double d = from == ACC_F32 ? (double)((const float *)x)[i] : ((const double *)x)[i];
+            switch (to) {
+            case ACC_F32: ((float *)y)[i] = (float)d; break;
+            case ACC_F64: ((double *)y)[i] = d; break;
+            case ACC_BOOL: ((uint8_t *)y)[i] = d != 0.0; break;
+            default: store_int(to, y, i, float_to_int(d, lo, hi));
+            }
+        } else {
+            int64_t v = load_int(from, x, i);
+            switch (to) {
+            case ACC_F32: ((float *)y)[i] = (float)v; break; /* int64 -> float directly: one rounding */
+            case ACC_F64: ((double *)y)[i] = (double)v; break;
+            case ACC_BOOL: ((uint8_t *)y)[i] = v != 0; break;
+            default: store_int(to, y, i, wrap_int(to, v));
+            }
+        }
+    }
+    return ACC_OK;
+}
+
+/* -------------------------------------------------------------------------------
+ * Quantization
+ * ------------------------------------------------------------------------------- */
+
+static int is_qint(acc_dtype t) { return t == ACC_I8 || t == ACC_U8 || t == ACC_I16 || t == ACC_I32; }
+
+static int is_int8(acc_dtype t) { return t == ACC_I8 || t == ACC_U8; }
+
+static int per_axis(const acc_qparams *q) { return q->scale_len > 1 || (q->zero_point && q->zero_point_len > 1); }
+
+/* Checks q against data of the given shape; *ch is the size of the parameter axis (1
+ * when both arrays are per tensor) and *inner the elements after it. */
+static int qparams_layout(const acc_qparams *q, int rank, const int64_t *shape, int axis, int64_t *outer,
+                          int64_t *ch, int64_t *inner) {
+    if (!q || !q->scale || q->scale_len < 1 || (q->zero_point && q->zero_point_len < 1)) return ACC_EINVAL;
+    if (!per_axis(q)) {
+        *outer = numel(rank, shape);
+        *ch = 1;
+        *inner = 1;
+        return ACC_OK;
+    }
+    int ax = norm_axis(axis, rank);
+    if (ax < 0) return ACC_EINVAL;
+    split_at(rank, shape, ax, outer, ch, inner);
+    if (q->scale_len != 1 && q->scale_len != *ch) return ACC_EINVAL;
+    if (q->zero_point && q->zero_point_len != 1 && q->zero_point_len != *ch) return ACC_EINVAL;
+    return ACC_OK;
+}
+
+static float q_scale(const acc_qparams *q, int64_t c) { return q->scale[q->scale_len == 1 ? 0 : c]; }
+
+static int32_t q_zp(const acc_qparams *q, int64_t c) {
+    return q->zero_point ? q->zero_point[q->zero_point_len == 1 ? 0 : c] : 0;
+}
+
+int acc_quantize(const float *x, acc_dtype y_type, void *y, int rank, const int64_t *shape, int axis,
+                 const acc_qparams *q) {
+    if (!x || !y || !is_qint(y_type) || !valid_shape(rank, shape)) return ACC_EINVAL;
+    int64_t outer, ch, inner, lo, hi;
+    int st = qparams_layout(q, rank, shape, axis, &outer, &ch, &inner);
+    if (st) return st;
+    int_range(y_type, &lo, &hi);
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t c = 0; c < ch; c++) {
+            float s = q_scale(q, c);
+            int32_t zp = q_zp(q, c);
+            int64_t base = (o * ch + c) * inner;
+            for (int64_t i = 0; i < inner; i++) store_int(y_type, y, base + i, quantize_value(x[base + i], s, zp, lo, hi));
+        }
+    return ACC_OK;
+}
+
+int acc_dequantize(acc_dtype x_type, const void *x, float *y, int rank, const int64_t *shape, int axis,
+                   const acc_qparams *q) {
+    if (!x || !y || !is_qint(x_type) || !valid_shape(rank, shape)) return ACC_EINVAL;
+    int64_t outer, ch, inner;
+    int st = qparams_layout(q, rank, shape, axis, &outer, &ch, &inner);
+    if (st) return st;
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t c = 0; c < ch; c++) {
+            float s = q_scale(q, c);
+            int32_t zp = q_zp(q, c);
+            int64_t base = (o * ch + c) * inner;
+            for (int64_t i = 0; i < inner; i++) y[base + i] = dequantize_value(load_int(x_type, x, base + i), s, zp);
+        }
+    return ACC_OK;
+}
+
+int acc_requantize(acc_dtype x_type, const void *x, acc_dtype y_type, void *y, int rank, const int64_t *shape,
+                   int axis, const acc_qparams *in, const acc_qparams *out) {
+    if (!x || !y || !is_qint(x_type) || !is_qint(y_type) || !valid_shape(rank, shape)) return ACC_EINVAL;
+    int64_t outer, ch, inner, o2, c2, i2, lo, hi;
+    int st = qparams_layout(in, rank, shape, axis, &outer, &ch, &inner);
+    if (!st) st = qparams_layout(out, rank, shape, axis, &o2, &c2, &i2);
+    if (st) return st;
+    if (per_axis(out)) { /* a per-tensor side reads its single entry for every channel */
+        outer = o2;
+        ch = c2;
+        inner = i2;
+    }
+    int_range(y_type, &lo, &hi);
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t c = 0; c < ch; c++) {
+            float si = q_scale(in, c), so = q_scale(out, c);
+            int32_t zi = q_zp(in, c), zo = q_zp(out, c);
+            int64_t base = (o * ch + c) * inner;
+            for (int64_t i = 0; i < inner; i++) {
+                float r = dequantize_value(load_int(x_type, x, base + i), si, zi);
+                store_int(y_type, y, base + i, quantize_value(r, so, zo, lo, hi));
+            }
+        }
+    return ACC_OK;
+}
+
+/* Largest |v - zp| over the values of the 8-bit type t. */
+static int64_t max_offset(acc_dtype t, int64_t zp) {
+    int64_t lo, hi;
+    int_range(t, &lo, &hi);
+    int64_t a = zp - lo, b = hi - zp;
+    return a > b ? a : b;
+}
+
+/* Widens n 8-bit values minus a zero point to int16 (|v - zp| <= 255 by the callers'
+ * zero point checks). */
+static void offset_to_i16(acc_dtype t, const void *src, int64_t n, int32_t zp, int16_t *dst) {
+    if (t == ACC_I8) {
+        const int8_t *s = (const int8_t *)src;
+        for (int64_t i = 0; i < n; i++) dst[i] = (int16_t)(s[i] - zp);
+    } else {
+        const uint8_t *s = (const uint8_t *)src;
+        for (int64_t i = 0; i < n; i++) dst[i] = (int16_t)(s[i] - zp);
+    }
+}
+
+static int zp_in_range(acc_dtype t, int64_t zp) {
+    int64_t lo, hi;
+    int_range(t, &lo, &hi);
+    return zp >= lo && zp <= hi;
+}
+
+/* Offsets x and w by their zero points into int16 copies (w's per output channel o:
+ * rows of `row` elements). Sets *exact32 when no int32 partial sum of `k` products
+ * can overflow. */
+static int quant_operands(acc_dtype xt, const void *x, int64_t nx, int32_t xzp, acc_dtype wt, const void *w,
+                          int64_t rows, int64_t row, const int32_t *wzp, int64_t wzp_len, int64_t k, int16_t **xo,
+                          int16_t **wo, int *exact32) {
+    if (!is_int8(xt) || !is_int8(wt) || !x || !w) return ACC_EINVAL;
+    if (wzp && wzp_len != 1 && wzp_len != rows) return ACC_EINVAL;
+    if (!zp_in_range(xt, xzp)) return ACC_EINVAL;
+    int64_t mw = 0;
+    for (int64_t o = 0; o < (wzp ? wzp_len : 1); o++) {
+        int64_t z = wzp ? wzp[o] : 0;
+        if (!zp_in_range(wt, z)) return ACC_EINVAL;
+        int64_t m = max_offset(wt, z);
+        if (m > mw) mw = m;
+    }
+    int64_t mx = max_offset(xt, xzp);
+    *exact32 = k == 0 || mx * mw <= INT32_MAX / k;
+    *xo = malloc((size_t)(nx > 0 ? nx : 1) * sizeof(int16_t));
+    *wo = malloc((size_t)(rows * row > 0 ? rows * row : 1) * sizeof(int16_t));
+    if (!*xo || !*wo) {
+        free(*xo);
+        free(*wo);
+        return ACC_ENOMEM;
+    }
+    offset_to_i16(xt, x, nx, xzp, *xo);
+    for (int64_t o = 0; o < rows; o++) {
+        int32_t z = wzp ? wzp[wzp_len == 1 ? 0 : o] : 0;
+        offset_to_i16(wt, (const char *)w + o * row, row, z, *wo + o * row);
+    }
+    return ACC_OK;
+}
+
+/* Copies exact int64 sums to int32, adding bias[c] (wrapping) for channel c = (i / plane)
+ * % channels; ACC_EOVERFLOW when a sum leaves int32. */
+static int finish_wide(const int64_t *acc, int32_t *y, int64_t count, const int32_t *bias, int64_t channels,
+                       int64_t plane) {
+    for (int64_t i = 0; i < count; i++)
+        if (acc[i] < INT32_MIN || acc[i] > INT32_MAX) return ACC_EOVERFLOW;
+    for (int64_t i = 0; i < count; i++) {
+        uint32_t v = (uint32_t)(int32_t)acc[i];
+        if (bias) v += (uint32_t)bias[(i / plane) % channels];
+        y[i] = (int32_t)v;
+    }
+    return ACC_OK;
+}
+
+int acc_qnn_conv2d(acc_dtype x_type, const void *x, acc_dtype w_type, const void *w, const int32_t *bias,
+                   int32_t *y, const acc_conv2d_params *p, int32_t x_zero_point, const int32_t *w_zero_point,
+                   int64_t w_zero_point_len) {
+    int st = conv_check(p);
+    if (st) return st;
+    if (!y) return ACC_EINVAL;
+    int64_t cg = p->c / p->groups, row = cg * p->kh * p->kw;
+    int64_t nx = p->n * p->c * p->h * p->w, ny = p->n * p->oc * p->oh * p->ow, plane = p->oh * p->ow;
+    int16_t *xo, *wo;
+    int exact32;
+    st = quant_operands(x_type, x, nx, x_zero_point, w_type, w, p->oc, row, w_zero_point, w_zero_point_len, row,
+                        &xo, &wo, &exact32);
+    if (st) return st;
+    if (exact32) {
+        memset(y, 0, (size_t)ny * sizeof(int32_t));
+        CONV_NEST(int16_t, int16_t, int32_t, xo, wo, y, p);
+        if (bias)
+            for (int64_t i = 0; i < ny; i++) y[i] = (int32_t)((uint32_t)y[i] + (uint32_t)bias[(i / plane) % p->oc]);
+    } else {
+        int64_t *acc = calloc((size_t)ny, sizeof(int64_t));
+        if (!acc) {
+            st = ACC_ENOMEM;
+        } else {
+            CONV_NEST(int16_t, int16_t, int64_t, xo, wo, acc, p);
+            st = finish_wide(acc, y, ny, bias, p->oc, plane);
+            free(acc);
+        }
+    }
+    free(xo);
+    free(wo);
+    return st;
+}
+
+int acc_qnn_dense(acc_dtype x_type, const void *x, acc_dtype w_type, const void *w, const int32_t *bias,
+                  int32_t *y, int64_t m, int64_t k, int64_t n, int32_t x_zero_point, const int32_t *w_zero_point,
+                  int64_t w_zero_point_len) {
+    if (!y || m < 0 || k < 0 || n < 0) return ACC_EINVAL;
+    int16_t *xo, *wo;
+    int exact32;
+    int st = quant_operands(x_type, x, m * k, x_zero_point, w_type, w, n, k, w_zero_point, w_zero_point_len, k, &xo,
+                            &wo, &exact32);
+    if (st) return st;
+    int64_t *wide = NULL;
+    if (!exact32) {
+        wide = malloc((size_t)(m * n > 0 ? m * n : 1) * sizeof(int64_t));
+        if (!wide) {
+            free(xo);
+            free(wo);
+            return ACC_ENOMEM;
+        }
+    }
+    for (int64_t i = 0; i < m; i++) {
+        const int16_t *xr = xo + i * k;
+        for (int64_t j = 0; j < n; j++) {
+            const int16_t *wr = wo + j * k;
+            if (exact32) {
+                int32_t s = 0;
+                for (int64_t p = 0; p < k; p++) s += (int32_t)xr[p] * wr[p];
+                y[i * n + j] = bias ? (int32_t)((uint32_t)s + (uint32_t)bias[j]) : s;
+            } else {
+                int64_t s = 0;
+                for (int64_t p = 0; p < k; p++) s += (int64_t)xr[p] * wr[p];
+                wide[i * n + j] = s;
+            }
+        }
+    }
+    if (!exact32) st = finish_wide(wide, y, m * n, bias, n, 1);
+    free(wide);
+    free(xo);
+    free(wo);
+    return st;
+}
+
+/* qnn.add row: dequantized values come from 256-entry tables indexed by the byte. */
+typedef struct qadd_ctx {
+    float ta[256], tb[256];
+    int a_signed, b_signed;
+    acc_dtype y_type;
+    float y_scale;
+    int32_t y_zp;
+    int64_t lo, hi;
+} qadd_ctx;
+
+static void qadd_row(const void *ctx, const void *pa, int64_t sa, const void *pb, int64_t sb, void *py, int64_t n) {
+    const qadd_ctx *c = (const qadd_ctx *)ctx;
+    const uint8_t *a = (const uint8_t *)pa, *b = (const uint8_t *)pb;
+    for (int64_t i = 0; i < n; i++) {
+        float v = c->ta[a[i * sa]] + c->tb[b[i * sb]];
+        store_int(c->y_type, py, i, quantize_value(v, c->y_scale, c->y_zp, c->lo, c->hi));
+    }
+}
+
+static void dq_table(acc_dtype t, float scale, int32_t zp, float *table) {
+    for (int v = 0; v < 256; v++) {
+        int64_t q = t == ACC_I8 ? (int64_t)(int8_t)(uint8_t)v : (int64_t)v;
+        table[v] = dequantize_value(q, scale, zp);
+    }
+}
+
+int acc_qnn_add(acc_dtype a_type, const void *a, int a_rank, const int64_t *a_shape, float a_scale,
+                int32_t a_zero_point, acc_dtype b_type, const void *b, int b_rank, const int64_t *b_shape,
+                float b_scale, int32_t b_zero_point, acc_dtype y_type, void *y, float y_scale,
+                int32_t y_zero_point) {
+    if (!a || !b || !y || !is_int8(a_type) || !is_int8(b_type) || !is_qint(y_type)) return ACC_EINVAL;
+    bcast bc;
+    int st = bcast_setup(a_rank, a_shape, b_rank, b_shape, &bc);
+    if (st) return st;
+    qadd_ctx *c = malloc(sizeof(qadd_ctx));
+    if (!c) return ACC_ENOMEM;
+    dq_table(a_type, a_scale, a_zero_point, c->ta);
+    dq_table(b_type, b_scale, b_zero_point, c->tb);
+    c->y_type = y_type;
+    c->y_scale = y_scale;
+    c->y_zp = y_zero_point;
+    int_range(y_type, &c->lo, &c->hi);
+    bcast_run(&bc, qadd_row, c, (const char *)a, 1, (const char *)b, 1, (char *)y, acc_dtype_size(y_type));
+    free(c);
+    return ACC_OK;
+}

@@ -1,0 +1,309 @@
+/* Host kernel library of accel: every relay op that can run on the host CPU, on
+ * host memory, with the semantics of `compiler/runtime/reference.py`.
+ *
+ * Plain C99, libc + libm only. Thread-compatible (no global state).
+ *
+ * Conventions (the contract the C emitter relies on):
+ * - Naming: `acc_<op>_<dtype>` for kernels of one fixed element type (`_f32` = float);
+ *   kernels that work for several element types have no suffix and take an
+ *   `acc_dtype` tag (`acc_add(ACC_I32, ...)`); pure data movement (transpose, pad,
+ *   concatenate, take) takes the element size in bytes and works for any dtype.
+ * - Argument order: inputs, outputs, then shapes/parameters.
+ * - Layouts: every tensor is dense row-major (C order). Images are NCHW, conv weights
+ *   OIHW ([O][C / groups][KH][KW]), dense weights [N][K].
+ * - Shapes are `int64_t` arrays with an `int rank` (0 <= rank <= ACC_MAX_RANK; a rank-0
+ *   tensor has one element). Axes are `int` and may be negative (counted from the end).
+ * - Every kernel returns an `int` status: ACC_OK (0) or a positive ACC_E* code. On a
+ *   non-zero status nothing has been written to the outputs unless stated otherwise.
+ * - Outputs must not overlap inputs, except for elementwise kernels with identical
+ *   input and output shape (there y may equal x exactly: in place).
+ * - Float kernels compute in float32 like the reference; long reductions (mean,
+ *   softmax, layer_norm and pool sums) accumulate in double, which is at least as
+ *   accurate as numpy's float32 pairwise sums. Results may differ from the reference
+ *   in the last bits where the summation order differs (conv, dense, matmul).
+ * - Integer kernels are exact: add/subtract/multiply wrap like C's fixed-width
+ *   unsigned arithmetic (two's complement), quantized accumulation is exact int32.
+ */
+#ifndef ACC_HOST_KERNELS_H
+#define ACC_HOST_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest tensor rank the N-D kernels accept. */
+#define ACC_MAX_RANK 6
+
+/* Status codes. */
+#define ACC_OK 0
+#define ACC_EINVAL 1    /* bad parameters: shapes, ranks, axes, dtypes, sizes */
+#define ACC_ERANGE 2    /* take: an index outside [-n, n) */
+#define ACC_EDIVZERO 3  /* integer division by zero */
+#define ACC_EOVERFLOW 4 /* qnn conv/dense: the int32 accumulator would overflow */
+#define ACC_ENOMEM 5    /* a temporary buffer could not be allocated */
+
+/* Element types. The numbering is part of the ABI. */
+typedef enum acc_dtype {
+    ACC_F32 = 0,  /* float */
+    ACC_F64 = 1,  /* double */
+    ACC_I8 = 2,   /* int8_t */
+    ACC_U8 = 3,   /* uint8_t */
+    ACC_I16 = 4,  /* int16_t */
+    ACC_I32 = 5,  /* int32_t */
+    ACC_I64 = 6,  /* int64_t */
+    ACC_BOOL = 7  /* one byte, 0 or 1 (i1 tensors) */
+} acc_dtype;
+
+/* Size in bytes of one element of `t`; 0 for an unknown tag. */
+size_t acc_dtype_size(acc_dtype t);
+
+/* Short text of a status code ("ok", "invalid parameters", ...), for messages. */
+const char *acc_status_string(int status);
+
+/* ---------------------------------------------------------------------------------
+ * Convolution, dense, matmul
+ * --------------------------------------------------------------------------------- */
+
+/* Geometry of a 2-D convolution (relay.nn.conv2d / relay.qnn.conv2d).
+ * Input x: [n][c][h][w]; weight: [oc][c / groups][kh][kw]; output y: [n][oc][oh][ow].
+ * Padding is top/left/bottom/right (zeros; for the quantized form: the input zero
+ * point). oh/ow must equal (h + pad_top + pad_bottom - dil_h * (kh - 1) - 1) / stride_h + 1
+ * (likewise for w); groups must divide c and oc (depthwise: groups == c). */
+typedef struct acc_conv2d_params {
+    int64_t n, c, h, w;
+    int64_t oc, kh, kw;
+    int64_t oh, ow;
+    int64_t stride_h, stride_w;
+    int64_t pad_top, pad_left, pad_bottom, pad_right;
+    int64_t dil_h, dil_w;
+    int64_t groups;
+} acc_conv2d_params;
+
+/* relay.nn.conv2d on float32, plus an optional bias (NULL or [oc]) added to every
+ * output of channel o (a fused relay.nn.bias_add with axis 1).
+ * Returns ACC_EINVAL when the geometry is inconsistent. */
+int acc_conv2d_f32(const float *x, const float *w, const float *bias, float *y, const acc_conv2d_params *p);
+
+/* relay.nn.dense on float32: y[m][n] = sum_k x[m][k] * w[n][k] (+ bias[n] when bias is
+ * not NULL). x is [m][k] (leading dims of a [..., K] tensor flattened into m),
+ * w is [n][k], y is [m][n]. */
+int acc_dense_f32(const float *x, const float *w, const float *bias, float *y, int64_t m, int64_t k, int64_t n);
+
+/* relay.nn.matmul on float32: y[m][n] = op(a) · op(b), where a is stored [m][k]
+ * ([k][m] when transpose_a != 0) and b is stored [k][n] ([n][k] when transpose_b != 0). */
+int acc_matmul_f32(const float *a, const float *b, float *y, int64_t m, int64_t k, int64_t n, int transpose_a,
+                   int transpose_b);
+
+/* relay.nn.batch_matmul on float32: matrix products over the last two axes; the leading
+ * (batch) axes broadcast like numpy. a has a_rank >= 2 dims ([..., M, K], or [..., K, M]
+ * with transpose_a), b has b_rank >= 2 dims ([..., K, N], or [..., N, K] with
+ * transpose_b: TVM's default is transpose_b = 1). y has the broadcast batch shape
+ * followed by [M, N]. Ranks up to ACC_MAX_RANK. */
+int acc_batch_matmul_f32(const float *a, int a_rank, const int64_t *a_shape, const float *b, int b_rank,
+                         const int64_t *b_shape, float *y, int transpose_a, int transpose_b);
+
+/* relay.nn.bias_add: y = x + bias laid along `axis` (bias has shape[axis] elements).
+ * Numeric dtypes (not ACC_BOOL); integers wrap. */
+int acc_bias_add(acc_dtype t, const void *x, const void *bias, void *y, int rank, const int64_t *shape, int axis);
+
+/* ---------------------------------------------------------------------------------
+ * Elementwise binary ops with numpy broadcasting
+ * ---------------------------------------------------------------------------------
+ * a and b have their own ranks and shapes (right-aligned, a dim of 1 broadcasts); y
+ * has the broadcast shape (rank max(a_rank, b_rank) <= ACC_MAX_RANK). Numeric dtypes
+ * only (ACC_BOOL gives ACC_EINVAL). Integer add/subtract/multiply wrap; integer divide
+ * truncates toward zero (INT_MIN / -1 wraps to INT_MIN) and returns ACC_EDIVZERO,
+ * writing nothing, when any divisor element is 0. Float divide is IEEE (x/0 = ±inf/nan).
+ * Returns ACC_EINVAL for shapes that do not broadcast. */
+int acc_add(acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b, int b_rank,
+            const int64_t *b_shape, void *y);
+int acc_subtract(acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b, int b_rank,
+                 const int64_t *b_shape, void *y);
+int acc_multiply(acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b, int b_rank,
+                 const int64_t *b_shape, void *y);
+int acc_divide(acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b, int b_rank,
+               const int64_t *b_shape, void *y);
+
+/* ---------------------------------------------------------------------------------
+ * Elementwise unary ops over `count` elements (y may equal x)
+ * --------------------------------------------------------------------------------- */
+
+/* relay.nn.relu: y = max(x, 0); NaN stays NaN. Numeric dtypes. */
+int acc_relu(acc_dtype t, const void *x, void *y, int64_t count);
+
+/* relay.clip: y = min(max(x, a_min), a_max). Float: the bounds are rounded to the
+ * type, NaN stays NaN. Integer: the bounds are rounded inward (ceil(a_min),
+ * floor(a_max)) and limited to the type's range (±inf allowed). Numeric dtypes. */
+int acc_clip(acc_dtype t, const void *x, void *y, int64_t count, double a_min, double a_max);
+
+/* relay.sigmoid: 1 / (1 + exp(-x)), evaluated without overflow for large |x|. */
+int acc_sigmoid_f32(const float *x, float *y, int64_t count);
+
+/* relay.tanh. */
+int acc_tanh_f32(const float *x, float *y, int64_t count);
+
+/* relay.erf, evaluated in double and rounded once to float. */
+int acc_erf_f32(const float *x, float *y, int64_t count);
+
+/* relay.nn.gelu. tanh_approx == 0: x/2 * (1 + erf(x / sqrt 2)) evaluated in double;
+ * tanh_approx != 0: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))) in float. */
+int acc_gelu_f32(const float *x, float *y, int64_t count, int tanh_approx);
+
+/* relay.nn.leaky_relu: x >= 0 ? x : x * alpha (alpha rounded to float). */
+int acc_leaky_relu_f32(const float *x, float *y, int64_t count, double alpha);
+
+/* relay.nn.softmax along `axis`: exp(x - max) / sum(exp(x - max)). */
+int acc_softmax_f32(const float *x, float *y, int rank, const int64_t *shape, int axis);
+
+/* ---------------------------------------------------------------------------------
+ * Pooling and normalization
+ * --------------------------------------------------------------------------------- */
+
+/* Geometry of a 2-D pool: x [n][c][h][w] -> y [n][c][oh][ow]. The output size is
+ * given explicitly (the compiler computes it with or without ceil_mode); output
+ * (i, j) covers rows i * stride_h - pad_top + r * dil_h (r < kh) and likewise columns.
+ * Requires 0 <= pad < k * dil on every side. count_include_pad (avg only): the divisor
+ * counts the window's cells inside [-pad_top, h + pad_bottom) x [-pad_left, w + pad_right)
+ * (the explicit padding, never the cells past it that ceil_mode adds); otherwise only
+ * the cells inside the input. A window with nothing to count averages to 0. */
+typedef struct acc_pool2d_params {
+    int64_t n, c, h, w;
+    int64_t oh, ow;
+    int64_t kh, kw;
+    int64_t stride_h, stride_w;
+    int64_t dil_h, dil_w;
+    int64_t pad_top, pad_left, pad_bottom, pad_right;
+    int count_include_pad;
+} acc_pool2d_params;
+
+/* relay.nn.max_pool2d: padded cells never win; a window with no input cell gives the
+ * type's lowest value (-inf for floats). Numeric dtypes. */
+int acc_max_pool2d(acc_dtype t, const void *x, void *y, const acc_pool2d_params *p);
+
+/* relay.nn.avg_pool2d on float32 (see acc_pool2d_params for the divisor). */
+int acc_avg_pool2d_f32(const float *x, float *y, const acc_pool2d_params *p);
+
+/* relay.nn.global_avg_pool2d: x [n][c][h][w] -> y [n][c] (= [n][c][1][1]). */
+int acc_global_avg_pool2d_f32(const float *x, float *y, int64_t n, int64_t c, int64_t h, int64_t w);
+
+/* relay.nn.batch_norm (inference) along `axis`; gamma, beta, mean, var have
+ * shape[axis] elements: y = (x - mean) * ((1 / sqrt(var + epsilon)) * gamma) + beta,
+ * all in float (epsilon rounded to float). */
+int acc_batch_norm_f32(const float *x, const float *gamma, const float *beta, const float *mean, const float *var,
+                       float *y, int rank, const int64_t *shape, int axis, double epsilon);
+
+/* relay.nn.layer_norm over the trailing axes [axis, rank): population variance;
+ * gamma and beta have the normalized shape (prod(shape[axis:]) elements). */
+int acc_layer_norm_f32(const float *x, const float *gamma, const float *beta, float *y, int rank,
+                       const int64_t *shape, int axis, double epsilon);
+
+/* relay.mean over the `n_axes` distinct axes in `axes` (already resolved: relay's
+ * `exclude` and "all axes" applied by the caller). y holds the remaining axes in
+ * order (keepdims does not change the layout). n_axes == 0 copies x. */
+int acc_mean_f32(const float *x, float *y, int rank, const int64_t *shape, const int *axes, int n_axes);
+
+/* ---------------------------------------------------------------------------------
+ * Data movement (any element type: elem_size in bytes)
+ * --------------------------------------------------------------------------------- */
+
+/* relay.reshape / relay.nn.batch_flatten: a plain copy of `bytes` bytes (memmove). */
+int acc_copy(const void *x, void *y, size_t bytes);
+
+/* relay.transpose: y has shape[perm[i]] as its dim i; y[i_0..] = x[i at perm]. `perm`
+ * is a permutation of 0..rank-1 (negative entries count from the end). */
+int acc_transpose(size_t elem_size, const void *x, void *y, int rank, const int64_t *shape, const int *perm);
+
+/* relay.concatenate of n_inputs tensors along `axis`. `shape` is the OUTPUT shape;
+ * input i has the same shape except axis_sizes[i] along `axis`, and the sizes must
+ * add up to shape[axis]. */
+int acc_concatenate(size_t elem_size, int n_inputs, const void *const *inputs, const int64_t *axis_sizes, void *y,
+                    int rank, const int64_t *shape, int axis);
+
+typedef enum acc_pad_mode {
+    ACC_PAD_CONSTANT = 0, /* fill with *pad_value */
+    ACC_PAD_EDGE = 1,     /* repeat the edge element */
+    ACC_PAD_REFLECT = 2   /* mirror without repeating the edge (numpy/ONNX reflect) */
+} acc_pad_mode;
+
+/* relay.nn.pad: `shape` is x's shape, pad_width is [before_0, after_0, before_1, ...]
+ * (2 * rank non-negative entries); y has shape[i] + before_i + after_i. pad_value
+ * points to one element of x's type (convert relay's float pad_value with acc_cast
+ * from ACC_F64 for the reference's truncate-and-saturate rule); ignored unless
+ * constant. Reflect needs before_i, after_i < shape[i]; edge needs shape[i] > 0. */
+int acc_pad(size_t elem_size, const void *x, void *y, int rank, const int64_t *shape, const int64_t *pad_width,
+            acc_pad_mode mode, const void *pad_value);
+
+/* relay.take (ONNX Gather) along `axis`: y has shape[:axis] + indices' shape +
+ * shape[axis+1:]. indices (n_indices elements of an integer type index_type) must lie
+ * in [-shape[axis], shape[axis]); negative ones count from the end. Any other index
+ * returns ACC_ERANGE before anything is written. */
+int acc_take(size_t elem_size, const void *x, int rank, const int64_t *shape, int axis, acc_dtype index_type,
+             const void *indices, int64_t n_indices, void *y);
+
+/* relay.cast of `count` elements between any two acc_dtypes:
+ * to bool: x != 0 (NaN -> 1); float -> integer: truncate toward zero, saturate,
+ * NaN -> 0; integer -> integer: two's-complement wrap; -> float: round to nearest even. */
+int acc_cast(acc_dtype from, const void *x, acc_dtype to, void *y, int64_t count);
+
+/* ---------------------------------------------------------------------------------
+ * Quantization (ONNX rules; per-tensor or per-axis)
+ * --------------------------------------------------------------------------------- */
+
+/* Scale and zero point of a quantized tensor: each has 1 element (per tensor) or
+ * shape[axis] elements (per axis). zero_point may be NULL (all zero). Zero points are
+ * given widened to int32 whatever the tensor's integer type. */
+typedef struct acc_qparams {
+    const float *scale;
+    int64_t scale_len;
+    const int32_t *zero_point;
+    int64_t zero_point_len;
+} acc_qparams;
+
+/* relay.qnn.quantize: y = saturate(round_half_even(x / scale) + zero_point), the
+ * division in float; NaN quantizes to the zero point, ±inf saturates. y_type is
+ * ACC_I8, ACC_U8, ACC_I16 or ACC_I32. */
+int acc_quantize(const float *x, acc_dtype y_type, void *y, int rank, const int64_t *shape, int axis,
+                 const acc_qparams *q);
+
+/* relay.qnn.dequantize: y = float(x - zero_point) * scale (difference exact, product in
+ * float). x_type is ACC_I8, ACC_U8, ACC_I16 or ACC_I32. */
+int acc_dequantize(acc_dtype x_type, const void *x, float *y, int rank, const int64_t *shape, int axis,
+                   const acc_qparams *q);
+
+/* relay.qnn.requantize: exactly dequantize with `in` then quantize with `out` (both in
+ * float, both per tensor or per `axis`). x_type and y_type: ACC_I8, ACC_U8, ACC_I16,
+ * ACC_I32. */
+int acc_requantize(acc_dtype x_type, const void *x, acc_dtype y_type, void *y, int rank, const int64_t *shape,
+                   int axis, const acc_qparams *in, const acc_qparams *out);
+
+/* relay.qnn.conv2d: y (int32) = sum (x - x_zero_point) * (w - w_zero_point[o]), exact.
+ * x_type and w_type are ACC_I8 or ACC_U8 (independently). Padding contributes nothing.
+ * w_zero_point has 1 or oc elements (NULL: 0). bias (NULL or [oc] int32) is added with
+ * wrap-around. Returns ACC_EOVERFLOW (nothing written) when the exact sum leaves int32,
+ * as the reference does. */
+int acc_qnn_conv2d(acc_dtype x_type, const void *x, acc_dtype w_type, const void *w, const int32_t *bias,
+                   int32_t *y, const acc_conv2d_params *p, int32_t x_zero_point, const int32_t *w_zero_point,
+                   int64_t w_zero_point_len);
+
+/* relay.qnn.dense: y[m][n] (int32) = sum_k (x[m][k] - x_zero_point) * (w[n][k] - w_zero_point[n]).
+ * Types and zero points as acc_qnn_conv2d (w_zero_point: 1 or n elements). */
+int acc_qnn_dense(acc_dtype x_type, const void *x, acc_dtype w_type, const void *w, const int32_t *bias,
+                  int32_t *y, int64_t m, int64_t k, int64_t n, int32_t x_zero_point, const int32_t *w_zero_point,
+                  int64_t w_zero_point_len);
+
+/* relay.qnn.add: quantize(dequantize(a) + dequantize(b)) in float with numpy
+ * broadcasting, per-tensor parameters. a_type, b_type: ACC_I8 or ACC_U8; y_type:
+ * ACC_I8, ACC_U8, ACC_I16 or ACC_I32. */
+int acc_qnn_add(acc_dtype a_type, const void *a, int a_rank, const int64_t *a_shape, float a_scale,
+                int32_t a_zero_point, acc_dtype b_type, const void *b, int b_rank, const int64_t *b_shape,
+                float b_scale, int32_t b_zero_point, acc_dtype y_type, void *y, float y_scale,
+                int32_t y_zero_point);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACC_HOST_KERNELS_H */
