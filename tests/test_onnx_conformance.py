@@ -80,7 +80,6 @@ KNOWN_DEVIATION_PATTERNS: list[tuple[str, str]] = [
     (r"test_(AvgPool3d|MaxPool3d)\w*", _RANK5.format("pooling")),
     (r"test_Conv3d\w*", _RANK5.format("convolution")),
     (r"test_training_dropout\w*", _TRAINING),
-    (r"test_qlinearmatmul_3D_\w+", "QLinearMatMul with a batched (3-D) B: relay.qnn.dense takes a 2-D weight"),
 ]
 """Families of deviations: case-name regex (full match) -> reason."""
 

@@ -188,7 +188,29 @@ _BINARY = {"Add": relay.AddOp, "Sub": relay.SubtractOp, "Mul": relay.MultiplyOp,
 def binary(n: Node):
     if n.version < 7:
         raise n.error("legacy broadcasting (opset < 7) is not supported")
+    if n.op_type == "Add" and (bias := _as_bias_add(n)) is not None:
+        return bias
     return n.emit(_BINARY[n.op_type](n.input(0), n.input(1)))
+
+
+def _as_bias_add(n: Node) -> SSAValue | None:
+    """An Add of a constant that varies along one axis of the other operand only (a
+    Conv/MatMul bias: [C, 1, 1] on NCHW, [D] on [B, S, D]) is a relay.nn.bias_add, the form
+    that patterns match."""
+    for data_i, bias_i in ((0, 1), (1, 0)):
+        data, bias = n.value(data_i), n.value(bias_i)
+        if isinstance(data, Const) or not isinstance(bias, Const):
+            continue
+        d_dims, b_dims = n.shape(data_i), bias.shape
+        if len(b_dims) > len(d_dims) or n.dtype(0) != n.dtype(1):
+            continue
+        padded = (1,) * (len(d_dims) - len(b_dims)) + b_dims
+        axes = [i for i, s in enumerate(padded) if s != 1]
+        if len(axes) != 1 or padded[axes[0]] != d_dims[axes[0]]:
+            continue
+        flat = reshaped(n, bias, (d_dims[axes[0]],))
+        return n.emit(relay.BiasAddOp(data, n.importer.materialize(flat), axis=axes[0]))
+    return None
 
 
 @converter("Sum")

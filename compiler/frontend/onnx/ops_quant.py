@@ -16,6 +16,7 @@ from xdsl.ir import SSAValue
 
 from compiler.frontend.onnx.context import Const, Node, Value, np_dtype_of, onnx_dtype_name, converter
 from compiler.frontend.onnx.ops_nn import CONV_ATTRS, check_kernel_shape, window_geometry
+from compiler.tensors import element_type
 from dialects import relay
 
 
@@ -98,10 +99,30 @@ def _transposed(n: Node, v: Value) -> SSAValue:
 
 @converter("QLinearMatMul")
 def qlinear_matmul(n: Node):
+    """A 2-D B (a weight) is a relay.qnn.dense; a batched B (e.g. attention scores) is an
+    exact integer product computed in f64, cast to the i32 accumulator."""
     a_dims, b_dims = n.shape(0), n.shape(3)
-    if len(b_dims) != 2 or len(a_dims) < 2:
-        raise n.error(f"only A of rank >= 2 times a 2-D B is supported (A {list(a_dims)}, B {list(b_dims)})")
-    weight = _transposed(n, n.value(3))
-    acc = n.emit(relay.QnnDenseOp(n.input(0), weight, _zero_point(n, 2, n.dtype(0)),
-                                  _zero_point(n, 5, n.dtype(3)), n.input(1), n.input(4)))
+    if len(b_dims) < 2 or len(a_dims) < 2:
+        raise n.error(f"1-D operands are not supported (A {list(a_dims)}, B {list(b_dims)})")
+    if len(b_dims) == 2:
+        weight = _transposed(n, n.value(3))
+        acc = n.emit(relay.QnnDenseOp(n.input(0), weight, _zero_point(n, 2, n.dtype(0)),
+                                      _zero_point(n, 5, n.dtype(3)), n.input(1), n.input(4)))
+    else:
+        lhs, rhs = _centered_f64(n, 0, 2), _centered_f64(n, 3, 5)
+        prod = n.emit(relay.BatchMatmulOp(lhs, rhs, transpose_b=False))
+        acc = n.emit(relay.CastOp(prod, element_type(np.int32)))
     return _requantize(n, acc, 1, 4, axis=-1)
+
+
+def _centered_f64(n: Node, data: int, zero_point: int) -> SSAValue:
+    """(q - zero_point) as f64: exact for 8-bit data, and so are the products and sums."""
+    x = n.emit(relay.CastOp(n.input(data), element_type(np.float64)))
+    if not n.has(zero_point):
+        return x
+    zp = n.value(zero_point)
+    if isinstance(zp, Const):
+        zp_f64 = n.importer.materialize(Const(zp.value.astype(np.float64)))
+    else:
+        zp_f64 = n.emit(relay.CastOp(n.input(zero_point), element_type(np.float64)))
+    return n.emit(relay.SubtractOp(x, zp_f64))
