@@ -240,7 +240,13 @@ def _run(module: ModuleOp, fn: func.FuncOp, arrays: list[np.ndarray]) -> tuple[n
         raise CompileError(one_line(str(e.args[0]) if e.args else str(e))) from None
     except WeightsError as e:
         raise CompileError(one_line(str(e))) from None
-    return tuple(np.asarray(r) for r in results)
+    # Results own their memory: a view of an input or of a (read-only) constant would
+    # let the caller's writes leak into either.
+    return tuple(_owned(np.asarray(r)) for r in results)
+
+
+def _owned(arr: np.ndarray) -> np.ndarray:
+    return arr if arr.base is None and arr.flags.writeable else arr.copy()
 
 
 def run_function(
