@@ -1,0 +1,621 @@
+"""Hypothesis strategies for random valid relay graphs.
+
+    from strategies import relay_graphs, FLOAT_OPS   # pytest puts tests/ on sys.path
+
+    @given(relay_graphs(max_ops=12))
+    def test_pass_preserves_semantics(graph):
+        before = run_function(graph.module, graph.inputs)
+        MyPass().apply(ctx, graph.module)
+        after = run_function(graph.module, graph.inputs)
+        ...
+
+`relay_graphs(max_ops=..., ops=...)` draws a `RelayGraph`: a verified module whose
+`@main` is a DAG of relay ops built through `GraphBuilder`, plus random numpy inputs
+keyed by input name (`run_function`'s convention). Graphs mix convolutions, dense
+layers, elementwise ops with numpy broadcasting, activations, pools, shape ops,
+constants and quantize/dequantize chains; values often have several consumers and
+`@main` returns every value nobody consumes (so nothing is dead), sometimes plus an
+inner value (a value that is both an output and an operand).
+
+`ops` restricts the op kinds (names from `OP_KINDS`, the `GraphBuilder` method names,
+e.g. `{"conv2d", "add", "relu"}`). Tensors stay small (at most a few thousand
+elements) so interpreting a graph takes milliseconds. Data is well conditioned: divisors
+are bounded away from zero, quantization scales are positive, gather indices are in
+range, so results are finite unless an op makes them infinite by itself.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+
+import numpy as np
+from hypothesis import strategies as st
+from xdsl.dialects.builtin import IntegerType, ModuleOp, Signedness, TensorType
+from xdsl.ir import SSAValue
+from xdsl.printer import Printer
+
+from compiler.frontend.builder import GraphBuilder
+from compiler.tensors import numpy_dtype
+from dialects import relay
+
+MAX_ELEMENTS = 4096
+"""No drawn value has more elements than this."""
+
+# --------------------------------------------------------------------------------------
+# The drawn graph
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class RelayGraph:
+    module: ModuleOp
+    inputs: dict[str, np.ndarray]
+    kinds: list[str] = field(default_factory=list)
+    """The op kinds used, in build order (constants not counted)."""
+
+    def text(self) -> str:
+        out = io.StringIO()
+        Printer(stream=out).print_op(self.module)
+        return out.getvalue()
+
+    def __repr__(self) -> str:  # hypothesis shows this for a failing example
+        shapes = {k: f"{v.dtype}{list(v.shape)}" for k, v in self.inputs.items()}
+        # Long lines are constants: keep their start (the IR stays readable).
+        lines = [line if len(line) <= 240 else line[:200] + " ..." for line in self.text().splitlines()]
+        return f"RelayGraph(inputs={shapes}, kinds={self.kinds})\n" + "\n".join(lines)
+
+    def _repr_pretty_(self, printer, cycle) -> None:  # hypothesis' pretty printer
+        printer.text(repr(self))
+
+
+# --------------------------------------------------------------------------------------
+# Generator state
+# --------------------------------------------------------------------------------------
+
+FLOAT = np.dtype(np.float32)
+QUANT_DTYPES = (np.dtype(np.int8), np.dtype(np.uint8))
+
+
+class _Gen:
+    """The values built so far and helpers to draw operands and constants."""
+
+    def __init__(self, draw: Callable, rng: np.random.Generator):
+        self.draw = draw
+        self.rng = rng
+        self.b = GraphBuilder()
+        self.pool: list[SSAValue] = []
+        """Values that later ops may consume (inputs and op results, not constants)."""
+
+    # -- values ------------------------------------------------------------------------
+
+    def pick(self, accept: Callable[[SSAValue], bool]) -> SSAValue | None:
+        candidates = [v for v in self.pool if accept(v)]
+        if not candidates:
+            return None
+        # Prefer recent values (deeper graphs) but reach back too (several consumers).
+        i = self.draw(st.integers(0, len(candidates) - 1))
+        return candidates[len(candidates) - 1 - i]
+
+    def const(self, array: np.ndarray) -> SSAValue:
+        return self.b.const(array)
+
+    def floats(self, shape, low=-1.0, high=1.0) -> np.ndarray:
+        return self.rng.uniform(low, high, size=shape).astype(np.float32)
+
+    def nonzero(self, shape) -> np.ndarray:
+        """Values in ±[0.5, 2]: safe divisors."""
+        magnitude = self.rng.uniform(0.5, 2.0, size=shape)
+        sign = self.rng.choice([-1.0, 1.0], size=shape)
+        return (magnitude * sign).astype(np.float32)
+
+    def scalar_scale(self) -> SSAValue:
+        return self.const(np.array(self.draw(st.sampled_from([0.02, 0.05, 0.1, 0.25])), np.float32))
+
+    def scalar_zero_point(self, dtype: np.dtype) -> SSAValue:
+        lo, hi = (-8, 8) if dtype == np.int8 else (120, 136)
+        return self.const(np.array(self.draw(st.integers(lo, hi)), dtype))
+
+
+def shape(v: SSAValue) -> tuple[int, ...]:
+    assert isinstance(v.type, TensorType)
+    return tuple(v.type.get_shape())
+
+
+def dtype(v: SSAValue) -> np.dtype:
+    return numpy_dtype(v.type)
+
+
+def is_float(v: SSAValue) -> bool:
+    return dtype(v) == FLOAT
+
+
+def is_quant(v: SSAValue) -> bool:
+    return dtype(v) in QUANT_DTYPES
+
+
+def is_image(v: SSAValue) -> bool:
+    return len(shape(v)) == 4
+
+
+def small(*shapes) -> bool:
+    return all(math.prod(s) <= MAX_ELEMENTS for s in shapes)
+
+
+# --------------------------------------------------------------------------------------
+# Op kinds: each draws its operands and properties and returns the new value, or None
+# when nothing in the pool suits it.
+# --------------------------------------------------------------------------------------
+
+Kind = Callable[[_Gen], SSAValue | None]
+KINDS: dict[str, Kind] = {}
+
+
+def kind(name: str):
+    def register(fn: Kind) -> Kind:
+        KINDS[name] = fn
+        return fn
+
+    return register
+
+
+def _window(g: _Gen, size: int, max_k: int = 3) -> tuple[int, int, tuple[int, int], int]:
+    """(kernel, dilation, (pad_lo, pad_hi), stride) that fit `size`."""
+    pad = (g.draw(st.integers(0, 1)), g.draw(st.integers(0, 1)))
+    k = g.draw(st.integers(1, min(max_k, size + sum(pad))))
+    max_d = 2 if 2 * (k - 1) + 1 <= size + sum(pad) else 1
+    d = g.draw(st.integers(1, max_d)) if k > 1 else 1
+    s = g.draw(st.integers(1, 2))
+    return k, d, pad, s
+
+
+def _conv_params(g: _Gen, x: SSAValue):
+    _, c, h, w = shape(x)
+    kh, dh, (pt, pb), sh = _window(g, h)
+    kw, dw, (pl, pr), sw = _window(g, w)
+    groups = g.draw(st.sampled_from([d for d in range(1, c + 1) if c % d == 0]))
+    out_channels = groups * g.draw(st.integers(1, max(1, 4 // groups)))
+    props = dict(strides=(sh, sw), padding=(pt, pl, pb, pr), dilation=(dh, dw), groups=groups)
+    return (out_channels, c // groups, kh, kw), props
+
+
+@kind("conv2d")
+def _conv2d(g: _Gen):
+    x = g.pick(lambda v: is_float(v) and is_image(v))
+    if x is None:
+        return None
+    wshape, props = _conv_params(g, x)
+    scale = 1.0 / math.sqrt(math.prod(wshape[1:]))
+    y = g.b.conv2d(x, g.const(g.floats(wshape, -scale, scale)), **props)
+    if g.draw(st.booleans()):
+        y = g.b.bias_add(y, g.const(g.floats((wshape[0],))))
+    return y
+
+
+@kind("dense")
+def _dense(g: _Gen):
+    x = g.pick(lambda v: is_float(v) and 1 <= len(shape(v)) <= 3 and shape(v)[-1] <= 64)
+    if x is None:
+        return None
+    k = shape(x)[-1]
+    n = g.draw(st.integers(1, 8))
+    if not small(shape(x)[:-1] + (n,)):
+        return None
+    return g.b.dense(x, g.const(g.floats((n, k), -1 / math.sqrt(k), 1 / math.sqrt(k))))
+
+
+@kind("batch_matmul")
+def _batch_matmul(g: _Gen):
+    x = g.pick(lambda v: is_float(v) and 2 <= len(shape(v)) <= 3 and shape(v)[-1] <= 64)
+    if x is None:
+        return None
+    k = shape(x)[-1]
+    n = g.draw(st.integers(1, 6))
+    # rhs batch dims broadcast against lhs's ([N, K] is rhs transposed, TVM's default)
+    rhs_batch = g.draw(st.sampled_from([(), (1,), shape(x)[:-2] or (2,)]))
+    return g.b.batch_matmul(x, g.const(g.floats(rhs_batch + (n, k))))
+
+
+def _broadcast_partner(g: _Gen, s: tuple[int, ...]) -> tuple[int, ...]:
+    """A shape that broadcasts with `s` to `s`: some dims set to 1, leading dims dropped."""
+    dims = [d if g.draw(st.booleans()) else 1 for d in s]
+    drop = g.draw(st.integers(0, len(dims)))
+    return tuple(dims[drop:])
+
+
+def _binary(name: str):
+    @kind(name)
+    def make(g: _Gen):
+        x = g.pick(is_float)
+        if x is None:
+            return None
+        s = shape(x)
+        other = None
+        if name != "divide" and g.draw(st.booleans()):
+            # A second graph value that broadcasts with x (x itself included).
+            other = g.pick(lambda v: is_float(v) and _broadcasts_to(shape(v), s))
+        if other is None:
+            partner = _broadcast_partner(g, s)
+            data = g.nonzero(partner) if name == "divide" else g.floats(partner)
+            other = g.const(data)
+        lhs, rhs = (other, x) if name != "divide" and g.draw(st.booleans()) else (x, other)
+        return getattr(g.b, name)(lhs, rhs)
+
+    return make
+
+
+def _broadcasts_to(a: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    if len(a) > len(target):
+        return False
+    return all(d in (1, t) for d, t in zip(a[::-1], target[::-1]))
+
+
+for _name in ("add", "subtract", "multiply", "divide"):
+    _binary(_name)
+
+
+def _unary(name: str, accept=is_float, props: Callable[[_Gen, SSAValue], dict] | None = None):
+    @kind(name)
+    def make(g: _Gen):
+        x = g.pick(accept)
+        if x is None:
+            return None
+        return getattr(g.b, name)(x, **(props(g, x) if props else {}))
+
+    return make
+
+
+_unary("relu", accept=lambda v: is_float(v) or is_quant(v))
+_unary("sigmoid")
+_unary("tanh")
+_unary("erf")
+_unary("gelu", props=lambda g, x: dict(approximate=g.draw(st.sampled_from(["none", "tanh"]))))
+_unary("leaky_relu", props=lambda g, x: dict(alpha=g.draw(st.floats(0.0, 0.5))))
+_unary(
+    "softmax",
+    accept=lambda v: is_float(v) and len(shape(v)) >= 1,
+    props=lambda g, x: dict(axis=g.draw(st.integers(-len(shape(x)), len(shape(x)) - 1))),
+)
+
+
+@kind("clip")
+def _clip(g: _Gen):
+    x = g.pick(is_float)
+    if x is None:
+        return None
+    a_min = g.draw(st.one_of(st.just(-math.inf), st.just(0.0), st.floats(-1.0, 0.0)))
+    a_max = g.draw(st.one_of(st.just(math.inf), st.just(6.0), st.floats(0.0, 1.0)))
+    return g.b.clip(x, a_min=a_min, a_max=a_max)
+
+
+def _pool(name: str):
+    @kind(name)
+    def make(g: _Gen):
+        accept = (lambda v: is_image(v) and (is_float(v) or is_quant(v))) if name == "max_pool2d" else (
+            lambda v: is_image(v) and is_float(v)
+        )
+        x = g.pick(accept)
+        if x is None:
+            return None
+        _, _, h, w = shape(x)
+        kh, kw = g.draw(st.integers(1, min(3, h))), g.draw(st.integers(1, min(3, w)))
+        ph = g.draw(st.integers(0, (kh - 1) // 2))
+        pw = g.draw(st.integers(0, (kw - 1) // 2))
+        props = dict(
+            pool_size=(kh, kw),
+            strides=(g.draw(st.integers(1, 2)), g.draw(st.integers(1, 2))),
+            padding=(ph, pw, ph, pw),
+            ceil_mode=g.draw(st.booleans()),
+        )
+        if name == "avg_pool2d":
+            props["count_include_pad"] = g.draw(st.booleans())
+        return getattr(g.b, name)(x, **props)
+
+    return make
+
+
+_pool("max_pool2d")
+_pool("avg_pool2d")
+_unary("global_avg_pool2d", accept=lambda v: is_float(v) and is_image(v))
+
+
+@kind("batch_norm")
+def _batch_norm(g: _Gen):
+    x = g.pick(lambda v: is_float(v) and len(shape(v)) >= 2)
+    if x is None:
+        return None
+    c = shape(x)[1]
+    var = g.rng.uniform(0.5, 2.0, size=(c,)).astype(np.float32)
+    params = [g.floats((c,), 0.5, 1.5), g.floats((c,)), g.floats((c,)), var]
+    return g.b.batch_norm(x, *[g.const(p) for p in params], epsilon=g.draw(st.floats(1e-6, 1e-2)))
+
+
+@kind("layer_norm")
+def _layer_norm(g: _Gen):
+    x = g.pick(lambda v: is_float(v) and len(shape(v)) >= 1)
+    if x is None:
+        return None
+    rank = len(shape(x))
+    axis = g.draw(st.integers(-rank, rank - 1))
+    normalized = shape(x)[axis % rank :]
+    gamma, beta = g.const(g.floats(normalized, 0.5, 1.5)), g.const(g.floats(normalized))
+    return g.b.layer_norm(x, gamma, beta, axis=axis, epsilon=g.draw(st.floats(1e-6, 1e-2)))
+
+
+@kind("mean")
+def _mean(g: _Gen):
+    x = g.pick(lambda v: is_float(v) and len(shape(v)) >= 1)
+    if x is None:
+        return None
+    rank = len(shape(x))
+    axes = g.draw(st.lists(st.integers(0, rank - 1), min_size=1, max_size=rank, unique=True))
+    axes = [a - rank if g.draw(st.booleans()) else a for a in axes]
+    return g.b.mean(x, axis=axes, keepdims=g.draw(st.booleans()), exclude=g.draw(st.booleans()))
+
+
+@kind("reshape")
+def _reshape(g: _Gen):
+    x = g.pick(lambda v: len(shape(v)) >= 1)
+    if x is None:
+        return None
+    s = shape(x)
+    total = math.prod(s)
+    # Split the element count into up to 4 factors, then maybe use the 0 / -1 codes.
+    factors: list[int] = []
+    rest = total
+    for _ in range(g.draw(st.integers(0, 3))):
+        divisors = [d for d in range(1, rest + 1) if rest % d == 0]
+        d = g.draw(st.sampled_from(divisors))
+        factors.append(d)
+        rest //= d
+    newshape = factors + [rest]
+    if g.draw(st.booleans()) and total > 0:
+        newshape[g.draw(st.integers(0, len(newshape) - 1))] = -1
+    for i, d in enumerate(newshape):
+        if i < len(s) and d == s[i] and g.draw(st.booleans()):
+            newshape[i] = 0
+    return g.b.reshape(x, newshape=newshape)
+
+
+@kind("transpose")
+def _transpose(g: _Gen):
+    x = g.pick(lambda v: len(shape(v)) >= 2)
+    if x is None:
+        return None
+    rank = len(shape(x))
+    if g.draw(st.booleans()):
+        return g.b.transpose(x)
+    return g.b.transpose(x, axes=g.draw(st.permutations(range(rank))))
+
+
+@kind("concatenate")
+def _concatenate(g: _Gen):
+    x = g.pick(lambda v: len(shape(v)) >= 1)
+    if x is None:
+        return None
+    s = shape(x)
+    axis = g.draw(st.integers(0, len(s) - 1))
+
+    def fits(v: SSAValue) -> bool:
+        t = shape(v)
+        return dtype(v) == dtype(x) and len(t) == len(s) and all(a == b for i, (a, b) in enumerate(zip(t, s)) if i != axis)
+
+    parts = [x]
+    for _ in range(g.draw(st.integers(1, 2))):
+        other = g.pick(fits)  # x itself fits: the same value twice
+        if other is not None:
+            parts.append(other)
+    if not small(s[:axis] + (sum(shape(p)[axis] for p in parts),) + s[axis + 1 :]):
+        return None
+    return g.b.concatenate(*parts, axis=axis - len(s) if g.draw(st.booleans()) else axis)
+
+
+@kind("pad")
+def _pad(g: _Gen):
+    x = g.pick(lambda v: is_float(v) and len(shape(v)) >= 1)
+    if x is None:
+        return None
+    s = shape(x)
+    mode = g.draw(st.sampled_from(["constant", "edge", "reflect"]))
+    widths = []
+    for d in s:
+        limit = min(2, d - 1) if mode == "reflect" else 2
+        widths += [g.draw(st.integers(0, max(limit, 0))), g.draw(st.integers(0, max(limit, 0)))]
+    if not small(tuple(d + widths[2 * i] + widths[2 * i + 1] for i, d in enumerate(s))):
+        return None
+    return g.b.pad(x, pad_width=widths, pad_value=g.draw(st.floats(-2.0, 2.0)), pad_mode=mode)
+
+
+_unary("batch_flatten", accept=lambda v: len(shape(v)) >= 2)
+
+
+@kind("take")
+def _take(g: _Gen):
+    x = g.pick(lambda v: len(shape(v)) >= 1 and min(shape(v)) >= 1)
+    if x is None:
+        return None
+    s = shape(x)
+    axis = g.draw(st.integers(-len(s), len(s) - 1))
+    n = s[axis]
+    index_shape = tuple(g.draw(st.lists(st.integers(1, 3), max_size=2)))
+    if not small(s[: axis % len(s)] + index_shape + s[axis % len(s) + 1 :]):
+        return None
+    indices = g.rng.integers(-n, n, size=index_shape).astype(g.draw(st.sampled_from([np.int32, np.int64])))
+    return g.b.take(x, g.const(indices), axis=axis)
+
+
+@kind("cast")
+def _cast(g: _Gen):
+    x = g.pick(is_float)
+    if x is None:
+        return None
+    # f32 -> f16 -> f32 keeps the graph in f32 for the ops that follow.
+    return g.b.cast(g.b.cast(x, np.float16), np.float32)
+
+
+@kind("quantize")
+def _quantize(g: _Gen):
+    """quantize, and often dequantize right after (the QDQ pattern of ONNX models)."""
+    x = g.pick(is_float)
+    if x is None:
+        return None
+    qdtype = g.draw(st.sampled_from(QUANT_DTYPES))
+    rank = len(shape(x))
+    if rank >= 1 and g.draw(st.booleans()):
+        axis = g.draw(st.integers(-rank, rank - 1))
+        n = shape(x)[axis]
+        scale = g.const(g.rng.uniform(0.01, 0.1, size=(n,)).astype(np.float32))
+        lo, hi = (-8, 8) if qdtype == np.int8 else (120, 136)
+        zero_point = g.const(g.rng.integers(lo, hi, size=(n,)).astype(qdtype))
+    else:
+        axis = -1
+        scale, zero_point = g.scalar_scale(), g.scalar_zero_point(qdtype)
+    q = g.b.qnn_quantize(x, scale, zero_point, axis=axis)
+    if g.draw(st.booleans()):
+        return g.b.qnn_dequantize(q, scale, zero_point, axis=axis)
+    return q
+
+
+def _quantized(g: _Gen, accept: Callable[[SSAValue], bool]) -> SSAValue | None:
+    """An 8-bit value that `accept`s: one from the pool, else a float value quantized."""
+    q = g.pick(lambda v: is_quant(v) and accept(v))
+    if q is not None:
+        return q
+    x = g.pick(lambda v: is_float(v) and accept(v))
+    if x is None:
+        return None
+    qdtype = g.draw(st.sampled_from(QUANT_DTYPES))
+    return g.b.qnn_quantize(x, g.scalar_scale(), g.scalar_zero_point(qdtype))
+
+
+@kind("dequantize")
+def _dequantize(g: _Gen):
+    q = _quantized(g, lambda v: True)
+    if q is None:
+        return None
+    return g.b.qnn_dequantize(q, g.scalar_scale(), g.scalar_zero_point(dtype(q)))
+
+
+@kind("qnn_conv2d")
+def _qnn_conv2d(g: _Gen):
+    """qnn.conv2d then requantize back to 8 bits."""
+    x = _quantized(g, is_image)
+    if x is None:
+        return None
+    wshape, props = _conv_params(g, x)
+    weight = g.const(g.rng.integers(-4, 5, size=wshape).astype(np.int8))
+    acc = g.b.qnn_conv2d(
+        x, weight, g.scalar_zero_point(dtype(x)), g.const(np.array(0, np.int8)), g.scalar_scale(), g.scalar_scale(), **props
+    )
+    return _requantize(g, acc)
+
+
+@kind("qnn_dense")
+def _qnn_dense(g: _Gen):
+    x = _quantized(g, lambda v: 1 <= len(shape(v)) <= 3 and shape(v)[-1] <= 64)
+    if x is None:
+        return None
+    k = shape(x)[-1]
+    n = g.draw(st.integers(1, 8))
+    weight = g.const(g.rng.integers(-4, 5, size=(n, k)).astype(np.int8))
+    acc = g.b.qnn_dense(
+        x, weight, g.scalar_zero_point(dtype(x)), g.const(np.array(0, np.int8)), g.scalar_scale(), g.scalar_scale()
+    )
+    return _requantize(g, acc)
+
+
+def _requantize(g: _Gen, acc: SSAValue) -> SSAValue:
+    out_dtype = g.draw(st.sampled_from(QUANT_DTYPES))
+    return g.b.qnn_requantize(
+        acc, g.scalar_scale(), g.const(np.array(0, np.int32)), g.scalar_scale(), g.scalar_zero_point(out_dtype)
+    )
+
+
+@kind("qnn_add")
+def _qnn_add(g: _Gen):
+    a = _quantized(g, lambda v: True)
+    if a is None:
+        return None
+    b = g.pick(lambda v: dtype(v) == dtype(a) and _broadcasts_to(shape(v), shape(a)))
+    if b is None:
+        b = g.const(g.rng.integers(-20, 20, size=_broadcast_partner(g, shape(a))).astype(dtype(a)))
+    za, zb = g.scalar_zero_point(dtype(a)), g.scalar_zero_point(dtype(a))
+    zo = g.scalar_zero_point(g.draw(st.sampled_from(QUANT_DTYPES)))
+    return g.b.qnn_add(a, b, g.scalar_scale(), za, g.scalar_scale(), zb, g.scalar_scale(), zo)
+
+
+OP_KINDS: tuple[str, ...] = tuple(KINDS)
+"""Every op kind `relay_graphs` can draw (GraphBuilder method names)."""
+
+QUANTIZED_OPS: frozenset[str] = frozenset({"quantize", "dequantize", "qnn_conv2d", "qnn_dense", "qnn_add"})
+FLOAT_OPS: frozenset[str] = frozenset(OP_KINDS) - QUANTIZED_OPS
+"""Kinds whose values are all f32 (no integer tensors appear)."""
+
+# --------------------------------------------------------------------------------------
+# The strategy
+# --------------------------------------------------------------------------------------
+
+
+def _input_shapes(draw, kinds: Collection[str]) -> list[tuple[int, ...]]:
+    image = (draw(st.integers(1, 2)), draw(st.integers(1, 4)), draw(st.integers(3, 8)), draw(st.integers(3, 8)))
+    matrix = (draw(st.integers(1, 4)), draw(st.integers(1, 16)))
+    shapes = [image, matrix]
+    if draw(st.booleans()):
+        shapes.append(tuple(draw(st.lists(st.integers(1, 5), min_size=1, max_size=3))))
+    order = draw(st.permutations(range(len(shapes))))
+    count = draw(st.integers(1, len(shapes)))
+    chosen = [shapes[i] for i in order[:count]]
+    # Always offer an image and a matrix to kinds that need one.
+    if any(k in kinds for k in ("conv2d", "max_pool2d", "avg_pool2d", "global_avg_pool2d", "qnn_conv2d")):
+        if image not in chosen:
+            chosen.append(image)
+    if matrix not in chosen and not any(len(s) == 2 for s in chosen):
+        chosen.append(matrix)
+    return chosen
+
+
+@st.composite
+def relay_graphs(draw, max_ops: int = 12, ops: Collection[str] | None = None, min_ops: int = 1) -> RelayGraph:
+    """A random valid relay graph with `min_ops`..`max_ops` op kinds drawn from `ops`
+    (default: every kind in OP_KINDS; one kind may build a short chain, e.g. quantize +
+    dequantize, conv2d + bias_add), and random inputs for it."""
+    kinds = tuple(OP_KINDS if ops is None else ops)
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown:
+        raise ValueError(f"unknown op kinds {unknown}; choose from {', '.join(OP_KINDS)}")
+    if not kinds or not 1 <= min_ops <= max_ops:
+        raise ValueError("relay_graphs needs at least one op kind and 1 <= min_ops <= max_ops")
+
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    g = _Gen(draw, rng)
+    inputs: dict[str, np.ndarray] = {}
+    for i, s in enumerate(_input_shapes(draw, kinds)):
+        name = f"x{i}"
+        g.pool.append(g.b.input(name, s))
+        inputs[name] = rng.standard_normal(s).astype(np.float32)
+
+    used: list[str] = []
+    target = draw(st.integers(min_ops, max_ops))
+    attempts = 0
+    while len(used) < target and attempts < 4 * max_ops:
+        attempts += 1
+        name = draw(st.sampled_from(kinds))
+        value = KINDS[name](g)
+        if value is None:
+            continue
+        used.append(name)
+        g.pool.append(value)
+    if len(used) < min_ops:
+        raise ValueError(f"none of the op kinds {list(kinds)} applies to the drawn inputs")
+
+    args = set(g.b.block.args)
+    results = [v for v in g.pool if v not in args]
+    outputs = [v for v in results if not v.uses]
+    inner = [v for v in results if v.uses]
+    if inner and draw(st.booleans()):
+        outputs.append(inner[draw(st.integers(0, len(inner) - 1))])
+    module = g.b.build(outputs, [f"y{i}" for i in range(len(outputs))])
+    module.verify()
+    return RelayGraph(module, inputs, used)

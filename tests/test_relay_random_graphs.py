@@ -1,0 +1,124 @@
+"""Properties of random valid relay graphs (see `tests/strategies.py`):
+
+1. printing is a fixed point: print -> parse -> print gives the same text, in the custom
+   and in the generic form, and the generic form parses back to the custom text;
+2. the parsed module computes what the original computes (reference interpreter,
+   bit for bit).
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from xdsl.context import Context
+from xdsl.dialects.builtin import Builtin, ModuleOp, TensorType, f32
+from xdsl.dialects.func import Func
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+
+from compiler.runtime.interpreter import run_function
+from dialects import relay
+from strategies import FLOAT_OPS, OP_KINDS, QUANTIZED_OPS, RelayGraph, relay_graphs
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def parse(text: str) -> ModuleOp:
+    ctx = Context()
+    for dialect in (Builtin, Func, relay.Relay):
+        ctx.load_dialect(dialect)
+    module = Parser(ctx, text).parse_module()
+    module.verify()
+    return module
+
+
+def print_module(module: ModuleOp, generic: bool = False) -> str:
+    out = io.StringIO()
+    Printer(stream=out, print_generic_format=generic).print_op(module)
+    return out.getvalue()
+
+
+@SETTINGS
+@given(relay_graphs(max_ops=12))
+def test_custom_form_round_trips(graph: RelayGraph):
+    text = print_module(graph.module)
+    assert print_module(parse(text)) == text
+
+
+@SETTINGS
+@given(relay_graphs(max_ops=12))
+def test_generic_form_round_trips(graph: RelayGraph):
+    generic = print_module(graph.module, generic=True)
+    parsed = parse(generic)
+    assert print_module(parsed, generic=True) == generic
+    assert print_module(parsed) == print_module(graph.module)
+
+
+def assert_same_results(expected: dict[str, np.ndarray], got: dict[str, np.ndarray]):
+    assert list(got) == list(expected)
+    for name, want in expected.items():
+        assert got[name].dtype == want.dtype, name
+        assert got[name].shape == want.shape, name
+        np.testing.assert_array_equal(got[name], want, err_msg=name)  # nan == nan here
+
+
+@SETTINGS
+@given(relay_graphs(max_ops=12))
+def test_parsed_module_computes_the_same_values(graph: RelayGraph):
+    # (the generic form parses to the same custom text, see above, so one form suffices)
+    expected = run_function(graph.module, graph.inputs)
+    parsed = parse(print_module(graph.module))
+    assert_same_results(expected, run_function(parsed, graph.inputs))
+
+
+# --------------------------------------------------------------------------------------
+# The strategy itself (other suites build on it)
+# --------------------------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(relay_graphs(max_ops=8, ops=FLOAT_OPS))
+def test_float_ops_make_float_graphs(graph: RelayGraph):
+    assert set(graph.kinds) <= FLOAT_OPS
+    for op in graph.module.walk():
+        for result in op.results:
+            if isinstance(result.type, TensorType) and not isinstance(op, relay.ConstantOp):
+                assert result.type.element_type == f32 or isinstance(op, relay.CastOp), op
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data())
+def test_restricted_kinds_and_sizes(data):
+    kinds = data.draw(st.sets(st.sampled_from(OP_KINDS), min_size=1, max_size=4))
+    graph = data.draw(relay_graphs(max_ops=6, ops=kinds, min_ops=1))
+    assert 1 <= len(graph.kinds) <= 6
+    assert set(graph.kinds) <= kinds
+    # every op result is used or returned: nothing is dead
+    fn = graph.module.body.block.first_op
+    returned = set(fn.body.block.last_op.operands)
+    for op in fn.body.block.ops:
+        for result in op.results:
+            assert result.uses or result in returned, op
+    # the inputs match @main's signature
+    for arg, (name, value) in zip(fn.body.block.args, graph.inputs.items()):
+        assert tuple(arg.type.get_shape()) == value.shape, name
+
+
+@settings(max_examples=20, deadline=None)
+@given(relay_graphs(max_ops=6, ops=QUANTIZED_OPS))
+def test_quantized_kinds_build_8bit_chains(graph: RelayGraph):
+    names = {op.name for op in graph.module.walk()}
+    assert "relay.qnn.quantize" in names
+
+
+def test_unknown_kind_is_rejected():
+    @given(relay_graphs(ops={"softplus"}))
+    def draw(graph):
+        pass
+
+    with pytest.raises(ValueError, match="unknown op kinds \\['softplus'\\]"):
+        draw()
