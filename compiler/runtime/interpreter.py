@@ -62,7 +62,9 @@ class _OpFailed(BaseException):
 
 
 def _expected(t: Attribute) -> tuple[tuple[int, ...], np.dtype]:
-    assert isinstance(t, TensorType)
+    """Shape and numpy dtype of a tensor type (UnsupportedDtype for anything else)."""
+    if not isinstance(t, TensorType):
+        raise UnsupportedDtype(f"{t} is not a tensor type")
     return tuple(t.get_shape()), numpy_dtype(t.element_type)
 
 
@@ -200,7 +202,7 @@ def _check_inputs(fn: func.FuncOp, names: list[str], arrays: Sequence[Any]) -> l
         arr = np.asarray(value)
         try:
             shape, dtype = _expected(t)
-        except (AssertionError, UnsupportedDtype):
+        except UnsupportedDtype:
             raise CompileError(f"input '{name}' has type {t}, which the interpreter cannot take", fn) from None
         if arr.shape != shape or arr.dtype != dtype:
             raise CompileError(
