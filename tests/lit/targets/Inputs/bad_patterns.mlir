@@ -1,0 +1,6 @@
+// A pattern file with a typo.
+func.func @add_relu(%a: tensor<*xf32>, %b: tensor<*xf32>) -> tensor<*xf32> {
+  %0 = relay.add %a, %b : tensor<*xf32>
+  %1 = relay.nn.relu %0, : tensor<*xf32>
+  func.return %1 : tensor<*xf32>
+}
