@@ -932,6 +932,7 @@ class ComputeCallEmitter:
                       "pad_right": pd[3], "count_include_pad": int(op.prop("count_include_pad"))}
             if op.is_quantized:
                 fields.update(self.pool_quant_fields())
+                fields.update(x_dtype=self.qtype(op.inputs[0]), y_dtype=self.qtype(op.output))
             self.declare(w, f"{p}pool2d_params", name, fields)
             w.line(f"if ({p}pool2d_{dt}({ins[0]}, {out}, &{name}) != 0) return 1;")
         elif isinstance(op, accel.EltwiseOp):
@@ -948,6 +949,9 @@ class ComputeCallEmitter:
                     fields[f"{side}_zero_point"] = op.prop(f"{side}_zero_point")
                 fields["out_scale"] = c_float(op.prop("out_scale"))
                 fields["out_zero_point"] = op.prop("output_zero_point")
+                fields["lhs_dtype"] = self.qtype(op.inputs[0])
+                fields["rhs_dtype"] = self.qtype(op.inputs[1]) if len(op.inputs) > 1 else fields["lhs_dtype"]
+                fields["out_dtype"] = self.qtype(op.output)
             self.declare(w, f"{p}eltwise_params", name, fields)
             rhs = ins[1] if len(ins) > 1 else "NULL"
             w.line(f"if ({p}eltwise_{dt}({ins[0]}, {rhs}, {out}, &{name}) != 0) return 1;")
@@ -984,6 +988,9 @@ class ComputeCallEmitter:
         in_scale = op.prop("in_scale")
         wzp = op.prop("weight_zero_point")
         fields.update({
+            "x_dtype": self.qtype(op.inputs[0]),
+            "w_dtype": self.qtype(op.inputs[1]),
+            "y_dtype": self.qtype(op.output),
             "input_zero_point": op.prop("input_zero_point"),
             "weight_zero_point": m.static_array("int32_t", list(wzp) or [0], "wzp"),
             "weight_zero_point_len": len(wzp) or 1,
@@ -993,6 +1000,12 @@ class ComputeCallEmitter:
             "out_zero_point": op.prop("output_zero_point"),
         })
         return fields
+
+    def qtype(self, v: SSAValue) -> str:
+        dt = dtype_of(v.type)
+        if dt not in (np.int8, np.uint8):
+            raise CompileError(f"the accelerator's 8-bit commands take int8 or uint8, got {v.type}", self.op)
+        return f"{self.prefix.upper()}{'I8' if dt == np.int8 else 'U8'}"
 
     def pool_quant_fields(self) -> dict[str, Any]:
         op = self.op
