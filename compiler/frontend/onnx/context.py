@@ -195,7 +195,7 @@ class Node:
         """The value of input `i`, which must be known at import time."""
         v = self.value(i)
         if not isinstance(v, Const):
-            label = what or f"input {i} ('{self.proto.input[i]}')"
+            label = f"{what or f'input {i}'} ('{self.proto.input[i]}')"
             raise self.error(f"{label} must be a constant; a value computed at run time is not supported")
         return v.value
 

@@ -26,7 +26,11 @@ def _zero_point(n: Node, i: int, dtype: np.dtype) -> SSAValue:
     return n.const_value(np.zeros((), dtype=dtype))
 
 
-def _axis(n: Node) -> int:
+def _axis(n: Node) -> int | None:
+    """The quantization axis when the scale is per-axis (None for per-tensor)."""
+    dims = n.shape(1)
+    if len(dims) == 0 or dims == (1,):
+        return None
     return n.attr("axis", 1) if n.version >= 13 else 1
 
 

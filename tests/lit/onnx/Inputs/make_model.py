@@ -1,0 +1,111 @@
+"""Writes small ONNX models for the lit tests of the ONNX importer.
+
+    %python %S/Inputs/make_model.py NAME OUT.onnx
+
+Each NAME builds one model with onnx.helper (fixed seeds: the files are deterministic).
+"""
+
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto as T
+from onnx import helper as h
+from onnx import numpy_helper as nh
+
+rng = np.random.default_rng(0)
+
+
+def f32(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=17, **kw):
+    graph = h.make_graph(nodes, "g", inputs, outputs, [nh.from_array(a, n) for n, a in inits])
+    return h.make_model(graph, opset_imports=kw.pop("opsets", [h.make_opsetid("", opset)]), **kw)
+
+
+def vi(name, shape, t=T.FLOAT):
+    return h.make_tensor_value_info(name, t, shape)
+
+
+def conv_relu():
+    """Conv with bias + Relu + Gemm(transB=1): weights external, biases inline."""
+    return model(
+        [h.make_node("Conv", ["x", "w", "b"], ["c"], name="conv_1", pads=[1, 1, 1, 1], strides=[2, 2]),
+         h.make_node("Relu", ["c"], ["r"], name="relu_1"),
+         h.make_node("Flatten", ["r"], ["f"], name="flatten_1"),
+         h.make_node("Gemm", ["f", "fw", "fb"], ["y"], name="fc", transB=1)],
+        [vi("x", [1, 3, 4, 4])], [vi("y", [1, 10])],
+        [("w", f32(8, 3, 3, 3)), ("b", f32(8)), ("fw", f32(10, 32)), ("fb", f32(10))])
+
+
+def shape_chain():
+    """The exporters' dynamic reshape: Shape -> Gather -> Unsqueeze -> Concat -> Reshape."""
+    return model(
+        [h.make_node("Shape", ["x"], ["s"]),
+         h.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+         h.make_node("Unsqueeze", ["n", "axes"], ["nu"]),
+         h.make_node("Concat", ["nu", "minus_one"], ["shape"], axis=0),
+         h.make_node("Reshape", ["x", "shape"], ["y"], name="flatten")],
+        [vi("x", [2, 3, 4])], [vi("y", [2, 12])],
+        [("zero", np.array(0, np.int64)), ("axes", np.array([0], np.int64)), ("minus_one", np.array([-1], np.int64))])
+
+
+def qdq():
+    """A QDQ conv: per-tensor activations, per-channel int8 weights, int32 bias."""
+    w = rng.integers(-127, 128, (4, 2, 3, 3)).astype(np.int8)
+    return model(
+        [h.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="q_x"),
+         h.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"], name="dq_x"),
+         h.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], name="dq_w", axis=0),
+         h.make_node("Conv", ["xd", "wd"], ["y"], name="conv")],
+        [vi("x", [1, 2, 5, 5])], [vi("y", [1, 4, 3, 3])],
+        [("xs", np.array(0.05, np.float32)), ("xz", np.array(3, np.int8)), ("w", w),
+         ("ws", np.array([0.01, 0.02, 0.03, 0.04], np.float32)), ("wz", np.zeros(4, np.int8))])
+
+
+def unsupported_op():
+    return model([h.make_node("Relu", ["x"], ["r"], name="relu_0"),
+                  h.make_node("Hardmax", ["r"], ["y"], name="hardmax_3")],
+                 [vi("x", [2, 3])], [vi("y", [2, 3])])
+
+
+def bad_attribute():
+    return model([h.make_node("Conv", ["x", "w"], ["y"], name="conv_7", auto_pad="SAME_MIDDLE")],
+                 [vi("x", [1, 1, 4, 4])], [vi("y", [1, 1, 4, 4])], [("w", f32(1, 1, 3, 3))])
+
+
+def unknown_attribute():
+    return model([h.make_node("Relu", ["x"], ["y"], name="relu_9", slope=0.5)],
+                 [vi("x", [2])], [vi("y", [2])])
+
+
+def dynamic_dim():
+    return model([h.make_node("Relu", ["x"], ["y"], name="relu")],
+                 [vi("x", ["batch", 3])], [vi("y", ["batch", 3])])
+
+
+def foreign_domain():
+    return model([h.make_node("FusedConv", ["x"], ["y"], name="fused_2", domain="com.microsoft")],
+                 [vi("x", [2])], [vi("y", [2])],
+                 opsets=[h.make_opsetid("", 17), h.make_opsetid("com.microsoft", 1)])
+
+
+def runtime_shape():
+    return model([h.make_node("Reshape", ["x", "s"], ["y"], name="reshape_4")],
+                 [vi("x", [2, 3]), vi("s", [2], T.INT64)], [vi("y", [3, 2])])
+
+
+def future_opset():
+    return model([h.make_node("Relu", ["x"], ["y"])], [vi("x", [2])], [vi("y", [2])], opset=99)
+
+
+MODELS = {f.__name__: f for f in (conv_relu, shape_chain, qdq, unsupported_op, bad_attribute, unknown_attribute,
+                                   dynamic_dim, foreign_domain, runtime_shape, future_opset)}
+
+if __name__ == "__main__":
+    name, out = sys.argv[1], sys.argv[2]
+    m = MODELS[name]()
+    with open(out, "wb") as f:
+        f.write(m.SerializeToString())

@@ -1,0 +1,53 @@
+// Every bad model is one line on stderr naming what is wrong, and exit code 1.
+
+// RUN: %python %S/Inputs/make_model.py unsupported_op %t.op.onnx
+// RUN: not accel-opt %t.op.onnx 2>&1 | filecheck %s --check-prefix=OP
+// OP: accel-opt: {{.*}}op.onnx: error: node 'hardmax_3' (Hardmax): op Hardmax (opset 17) is not supported
+// OP-NOT: {{.}}
+
+// RUN: %python %S/Inputs/make_model.py bad_attribute %t.attr.onnx
+// RUN: not accel-opt %t.attr.onnx 2>&1 | filecheck %s --check-prefix=ATTR
+// ATTR: accel-opt: {{.*}}attr.onnx: error: node 'conv_7' (Conv): auto_pad 'SAME_MIDDLE' is not supported
+// ATTR-NOT: {{.}}
+
+// RUN: %python %S/Inputs/make_model.py unknown_attribute %t.unknown.onnx
+// RUN: not accel-opt %t.unknown.onnx 2>&1 | filecheck %s --check-prefix=UNKNOWN
+// UNKNOWN: accel-opt: {{.*}}unknown.onnx: error: node 'relu_9' (Relu): attribute 'slope' is not supported
+// UNKNOWN-NOT: {{.}}
+
+// RUN: %python %S/Inputs/make_model.py dynamic_dim %t.dyn.onnx
+// RUN: not accel-opt %t.dyn.onnx 2>&1 | filecheck %s --check-prefix=DYN
+// DYN: accel-opt: {{.*}}dyn.onnx: error: graph input 'x' has a dynamic dimension 0 ('batch'); only static shapes are supported (export the model with fixed input shapes)
+// DYN-NOT: {{.}}
+
+// RUN: %python %S/Inputs/make_model.py foreign_domain %t.domain.onnx
+// RUN: not accel-opt %t.domain.onnx 2>&1 | filecheck %s --check-prefix=DOMAIN
+// DOMAIN: accel-opt: {{.*}}domain.onnx: error: node 'fused_2' (FusedConv): ops of domain 'com.microsoft' are not supported
+// DOMAIN-NOT: {{.}}
+
+// RUN: %python %S/Inputs/make_model.py runtime_shape %t.shape.onnx
+// RUN: not accel-opt %t.shape.onnx 2>&1 | filecheck %s --check-prefix=SHAPE
+// SHAPE: accel-opt: {{.*}}shape.onnx: error: node 'reshape_4' (Reshape): the shape input ('s') must be a constant; a value computed at run time is not supported
+// SHAPE-NOT: {{.}}
+
+// RUN: %python %S/Inputs/make_model.py future_opset %t.opset.onnx
+// RUN: not accel-opt %t.opset.onnx 2>&1 | filecheck %s --check-prefix=OPSET
+// OPSET: accel-opt: {{.*}}opset.onnx: error: opset 99 of the default domain is newer than the importer supports (9 to 28)
+// OPSET-NOT: {{.}}
+
+// A truncated file and a file that is not a model at all.
+// RUN: %python -c "data = open('%t.op.onnx', 'rb').read(); open('%t.trunc.onnx', 'wb').write(data[:len(data) // 2])"
+// RUN: not accel-opt %t.trunc.onnx 2>&1 | filecheck %s --check-prefix=TRUNC
+// TRUNC: accel-opt: {{.*}}trunc.onnx: error: not a valid ONNX model ({{.*}})
+// TRUNC-NOT: {{.}}
+// RUN: %python -c "open('%t.garbage.onnx', 'w').write('func.func @main() { }')"
+// RUN: not accel-opt %t.garbage.onnx 2>&1 | filecheck %s --check-prefix=GARBAGE
+// GARBAGE: accel-opt: {{.*}}garbage.onnx: error: not a valid ONNX model ({{.*}})
+// GARBAGE-NOT: {{.}}
+// RUN: not accel-opt -f onnx < %t.garbage.onnx 2>&1 | filecheck %s --check-prefix=STDIN
+// STDIN: accel-opt: <stdin>: error: not a valid ONNX model ({{.*}})
+
+// accel-run reports the same lines.
+// RUN: not accel-run %t.op.onnx 2>&1 | filecheck %s --check-prefix=RUNNER
+// RUNNER: accel-run: {{.*}}op.onnx: error: node 'hardmax_3' (Hardmax): op Hardmax (opset 17) is not supported
+// RUNNER-NOT: {{.}}

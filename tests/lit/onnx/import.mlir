@@ -1,0 +1,59 @@
+// ONNX models import into relay: graph inputs that are not initializers become @main's
+// arguments, outputs its results (ONNX names in `accel.name`), each op is located at its
+// node, large initializers stay external tensors of the model file.
+
+// RUN: %python %S/Inputs/make_model.py conv_relu %t.conv.onnx
+// RUN: accel-opt %t.conv.onnx | filecheck %s
+// RUN: accel-opt -f onnx %t.conv.onnx | filecheck %s
+// CHECK:      builtin.module attributes {relay.weights = "{{/.*}}conv.onnx"} {
+// CHECK-NEXT:   func.func @main(%x: tensor<1x3x4x4xf32> {accel.name = "x"}) -> (tensor<1x10xf32> {accel.name = "y"}) {
+// CHECK-NEXT:     %w = relay.constant external "w" : tensor<8x3x3x3xf32>
+// CHECK-NEXT:     %0 = relay.nn.conv2d %x, %w {strides = [2, 2], padding = [1, 1, 1, 1]} : (tensor<1x3x4x4xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x2x2xf32>
+// CHECK-NEXT:     %b = relay.constant dense<[{{.*}}]> : tensor<8xf32>
+// CHECK-NEXT:     %c = relay.nn.bias_add %0, %b : (tensor<1x8x2x2xf32>, tensor<8xf32>) -> tensor<1x8x2x2xf32>
+// CHECK-NEXT:     %r = relay.nn.relu %c : tensor<1x8x2x2xf32>
+// CHECK-NEXT:     %f = relay.reshape %r {newshape = [1, 32]} : (tensor<1x8x2x2xf32>) -> tensor<1x32xf32>
+// CHECK-NEXT:     %fw = relay.constant external "fw" : tensor<10x32xf32>
+// CHECK-NEXT:     %1 = relay.nn.dense %f, %fw : (tensor<1x32xf32>, tensor<10x32xf32>) -> tensor<1x10xf32>
+// CHECK-NEXT:     %fb = relay.constant dense<[{{.*}}]> : tensor<10xf32>
+// CHECK-NEXT:     %y = relay.nn.bias_add %1, %fb : (tensor<1x10xf32>, tensor<10xf32>) -> tensor<1x10xf32>
+// CHECK-NEXT:     func.return %y : tensor<1x10xf32>
+
+// Locations name the node (or the tensor, for constants).
+// RUN: accel-opt %t.conv.onnx --print-debuginfo | filecheck %s --check-prefix=LOC
+// LOC: relay.constant external "w" : tensor<8x3x3x3xf32> loc("w")
+// LOC: relay.nn.conv2d {{.*}} loc("conv_1")
+// LOC: relay.nn.bias_add {{.*}} loc("conv_1")
+// LOC: relay.nn.relu {{.*}} loc("relu_1")
+// LOC: relay.nn.dense {{.*}} loc("fc")
+
+// From standard input there is no file to refer to: every constant is inline.
+// RUN: accel-opt -f onnx < %t.conv.onnx | filecheck %s --check-prefix=STDIN
+// STDIN: builtin.module {
+// STDIN: relay.constant dense<"0x{{[0-9A-F]+}}"> : tensor<8x3x3x3xf32>
+// STDIN-NOT: external
+
+// The printed IR reads its weights back from the model file.
+// RUN: accel-opt %t.conv.onnx -o %t.conv.mlir
+// RUN: %python -c "import numpy as np; np.savez('%t.in.npz', x=np.ones((1, 3, 4, 4), np.float32))"
+// RUN: accel-run %t.conv.mlir --inputs %t.in.npz --outputs %t.ir.npz
+// RUN: accel-run %t.conv.onnx --inputs %t.in.npz --outputs %t.onnx.npz
+// RUN: %python -c "import numpy as np; a = np.load('%t.ir.npz')['y']; b = np.load('%t.onnx.npz')['y']; print(a.shape, np.array_equal(a, b))" | filecheck %s --check-prefix=SAME
+// SAME: (1, 10) True
+
+// Shape computations are evaluated at import time: only the reshape is left.
+// RUN: %python %S/Inputs/make_model.py shape_chain %t.shape.onnx
+// RUN: accel-opt %t.shape.onnx | filecheck %s --check-prefix=SHAPE
+// SHAPE:      func.func @main(%x: tensor<2x3x4xf32> {accel.name = "x"}) -> (tensor<2x12xf32> {accel.name = "y"}) {
+// SHAPE-NEXT:   %y = relay.reshape %x {newshape = [2, 12]} : (tensor<2x3x4xf32>) -> tensor<2x12xf32>
+// SHAPE-NEXT:   func.return %y : tensor<2x12xf32>
+
+// QDQ stays Q/DQ around the float conv (fusing is the pattern matcher's job);
+// per-channel weights keep their axis.
+// RUN: %python %S/Inputs/make_model.py qdq %t.qdq.onnx
+// RUN: accel-opt %t.qdq.onnx | filecheck %s --check-prefix=QDQ
+// QDQ:      %xq = relay.qnn.quantize %x, %xs, %xz : (tensor<1x2x5x5xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x5x5xi8>
+// QDQ-NEXT: %xd = relay.qnn.dequantize %xq, %xs, %xz : (tensor<1x2x5x5xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x5x5xf32>
+// QDQ-NEXT: %w = relay.constant external "w" : tensor<4x2x3x3xi8>
+// QDQ:      %wd = relay.qnn.dequantize %w, %ws, %wz {axis = 0} : (tensor<4x2x3x3xi8>, tensor<4xf32>, tensor<4xi8>) -> tensor<4x2x3x3xf32>
+// QDQ-NEXT: %y = relay.nn.conv2d %xd, %wd : (tensor<1x2x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x3x3xf32>
