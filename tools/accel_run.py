@@ -1,7 +1,12 @@
-"""accel-run: run a model in the numpy reference interpreter.
+"""accel-run: run a model in the numpy reference interpreter, or a compiled model.
 
     accel-run FILE.mlir [--inputs IN.npz] [--outputs OUT.npz] [--function NAME]
     accel-run MODEL.onnx ...
+    accel-run DIR [--inputs IN.npz] [--outputs OUT.npz] [--sanitize]
+
+A DIR written by accel-compile is built with the system C compiler against the bundled
+accelerator simulator (`--sanitize`: with -fsanitize=address,undefined) and run; the
+simulator's counters go to DIR/counters.json.
 
 The IR file is parsed, verified and its `@main` (or `--function`) is run by
 `compiler.runtime.interpreter`; an `.onnx` model is imported first. Relative weight
@@ -18,8 +23,10 @@ argument or result, i.e. its `accel.name` attribute, else the argument's SSA nam
 - `--outputs`: one array per result, keyed by its name. Without `--outputs` the results
   are printed, one line each: `name = [values] : tensor<...>`.
 
-Every error is one line on stderr and exit code 1. (A compiled directory, built and run
-on the simulator, is a later step and is refused with a clear message for now.)
+IR at any level runs: relay IR, partitioned IR, and bufferized/lowered IR (whose outputs
+are the arguments marked `accel.output`).
+
+Every error is one line on stderr and exit code 1.
 """
 
 from __future__ import annotations
@@ -50,23 +57,13 @@ def _die(message: str) -> None:
 
 
 def make_context() -> Context:
-    from dialects import ACCEL_DIALECTS
+    from compiler.driver import make_context as context_with_all_dialects
 
-    ctx = Context()
-    ctx.load_dialect(Builtin)
-    ctx.load_dialect(Func)
-    for name, factory in ACCEL_DIALECTS.items():
-        ctx.register_dialect(name, factory)
-    return ctx
+    return context_with_all_dialects()
 
 
 def load_module(path: str) -> ModuleOp:
     """Parse and verify an IR file, or import an ONNX model."""
-    if os.path.isdir(path):
-        raise CompileError(
-            "running a compiled directory needs accel-compile output and the simulator (not yet supported)",
-            location=path,
-        )
     set_ir_dir(os.path.dirname(os.path.abspath(path)))
     if path.endswith(".onnx"):
         from compiler.frontend.onnx import import_onnx_file
@@ -116,7 +113,11 @@ def write_outputs(path: str, results: dict[str, np.ndarray]) -> None:
 
 
 def format_outputs(module: ModuleOp, name: str, results: dict[str, np.ndarray]) -> str:
-    types = find_function(module, name).function_type.outputs.data
+    types = list(find_function(module, name).function_type.outputs.data)
+    if len(types) != len(results):  # bufferized: outputs are arguments
+        from compiler.tensors import tensor_type
+
+        types = [tensor_type(v.shape, v.dtype) for v in results.values()]
     lines = []
     for (out_name, value), t in zip(results.items(), types):
         # str() of a numpy scalar is the shortest text that round-trips in its own type.
@@ -134,15 +135,36 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--inputs", metavar="IN.npz", help="input arrays keyed by input name")
     parser.add_argument("--outputs", metavar="OUT.npz", help="write the results here (default: print them)")
     parser.add_argument("--function", default="main", metavar="NAME", help="function to run (default: main)")
+    parser.add_argument("--sanitize", action="store_true",
+                        help="with a compiled DIR: build with -fsanitize=address,undefined")
     parser.error = lambda message: _die(f"error: {message}")  # type: ignore[method-assign]
     return parser
 
 
+def run_compiled(args: argparse.Namespace) -> None:
+    from compiler.runtime.run_compiled import model_signature, run_directory
+
+    ins, outs = model_signature(args.model)
+    inputs = read_inputs(args.inputs, [n for n, _, _ in ins])
+    results, _ = run_directory(args.model, inputs, sanitize=args.sanitize)
+    if args.outputs is None:
+        for (name, _, dt), value in zip(outs, results.values()):
+            text = np.array2string(value, separator=", ", threshold=1000, formatter={"all": str})
+            sys.stdout.write(f"{name} = {_NEWLINES.sub(' ', text)} : {dt} {list(value.shape)}\n")
+    else:
+        write_outputs(args.outputs, results)
+
+
 def run(args: argparse.Namespace) -> None:
+    if os.path.isdir(args.model):
+        run_compiled(args)
+        return
+    from compiler.runtime.buffer_interpreter import io_signature, run_module
+
     module = load_module(args.model)
-    in_names, _ = io_names(find_function(module, args.function))
+    in_names, _ = io_signature(find_function(module, args.function))
     inputs = read_inputs(args.inputs, in_names)
-    results = run_function(module, inputs, args.function)
+    results = run_module(module, inputs, args.function)
     if args.outputs is None:
         sys.stdout.write(format_outputs(module, args.function, results))
     else:

@@ -238,6 +238,16 @@ def _is_output(fn: func.FuncOp, i: int) -> bool:
     return isinstance(d, DictionaryAttr) and OUTPUT_ATTR in d.data
 
 
+def io_signature(fn: func.FuncOp) -> tuple[list[str], list[str]]:
+    """Input and output names of a function at any level (bufferized outputs are the
+    arguments marked `accel.output`)."""
+    n_out = sum(_is_output(fn, i) for i in range(len(fn.body.block.args)))
+    if not n_out:
+        return io_names(fn)
+    names = io_names(fn)[0]
+    return names[:-n_out], names[-n_out:]
+
+
 def run_module(module: ModuleOp, inputs: Mapping[str, Any] | Sequence[Any], name: str = "main") -> dict[str, np.ndarray]:
     """Run `@name` at any level; returns its outputs keyed by output name."""
     fn = relay_interpreter.find_function(module, name)
