@@ -1,0 +1,565 @@
+"""Unit tests of the ONNX importer: the module it builds, per-version op semantics,
+attribute handling checked numerically against onnxruntime, constants and weights, and
+the one-line errors (also through accel-opt's exit code)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto as T
+from onnx import helper as h
+from onnx import numpy_helper as nh
+from xdsl.dialects import func
+from xdsl.dialects.builtin import NameLoc
+
+from compiler.diagnostics import CompileError
+from compiler.frontend.builder import io_names
+from compiler.frontend.onnx import import_onnx_file, import_onnx_model
+from compiler.runtime.interpreter import run_function
+from compiler.tensors import constant_value
+from dialects import relay
+
+ort = pytest.importorskip("onnxruntime")
+
+rng = np.random.default_rng(0)
+
+
+def f32(*shape) -> np.ndarray:
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def vi(name, shape, t=T.FLOAT):
+    return h.make_tensor_value_info(name, t, shape)
+
+
+def make(nodes, inputs, outputs, inits=(), opset=17, ir_version=None, extra_opsets=()):
+    graph = h.make_graph(nodes, "g", inputs, outputs, [nh.from_array(np.asarray(a), n) for n, a in inits])
+    m = h.make_model(graph, opset_imports=[h.make_opsetid("", opset), *extra_opsets])
+    if ir_version is not None:
+        m.ir_version = ir_version
+    return m
+
+
+def ops(module) -> list[str]:
+    return [op.name for op in module.walk() if op.name.startswith("relay.")]
+
+
+def main_fn(module) -> func.FuncOp:
+    return next(op for op in module.walk() if isinstance(op, func.FuncOp))
+
+
+def run_both(model: onnx.ModelProto, feeds: dict, tmp_path=None) -> tuple[list, list]:
+    """(interpreter outputs, onnxruntime outputs) of `model`."""
+    module = import_onnx_model(model)
+    got = run_function(module, feeds)
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    want = ort.InferenceSession(model.SerializeToString(), so).run(None, feeds)
+    return [got[o.name] for o in model.graph.output], want
+
+
+def assert_matches_ort(model, feeds, rtol=1e-5, atol=1e-6):
+    got, want = run_both(model, feeds)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+
+
+def import_error(model: onnx.ModelProto, path=None) -> str:
+    with pytest.raises(CompileError) as info:
+        if path is None:
+            import_onnx_model(model)
+        else:
+            onnx.save(model, path)
+            import_onnx_file(path)
+    text = str(info.value)
+    assert "\n" not in text
+    return text
+
+
+# --------------------------------------------------------------------------------------
+# The module
+# --------------------------------------------------------------------------------------
+
+
+def test_main_signature_names_and_locations():
+    m = make([h.make_node("Add", ["a", "w"], ["s"], name="add_1"), h.make_node("Relu", ["s"], ["out"])],
+             [vi("a", [2, 3])], [vi("out", [2, 3])], [("w", f32(2, 3))])
+    module = import_onnx_model(m)
+    fn = main_fn(module)
+    assert io_names(fn) == (["a"], ["out"])
+    located = {op.name: op.location for op in module.walk() if isinstance(op, relay.RelayOp)}
+    assert isinstance(located["relay.add"], NameLoc) and located["relay.add"].desc.data == "add_1"
+    # An unnamed node is located at its first output.
+    assert located["relay.nn.relu"].desc.data == "out"
+
+
+def test_ir3_initializers_listed_as_inputs_are_constants():
+    m = make([h.make_node("Mul", ["x", "k"], ["y"])], [vi("x", [4]), vi("k", [4])], [vi("y", [4])],
+             [("k", np.arange(4, dtype=np.float32))], opset=9, ir_version=3)
+    module = import_onnx_model(m)
+    assert io_names(main_fn(module))[0] == ["x"]
+    x = np.ones(4, np.float32)
+    np.testing.assert_array_equal(run_function(module, {"x": x})["y"], np.arange(4, dtype=np.float32))
+
+
+def test_large_constants_are_external_small_ones_inline(tmp_path):
+    path = str(tmp_path / "m.onnx")
+    big, small = f32(4, 5), f32(5)
+    m = make([h.make_node("MatMul", ["x", "big"], ["p"]), h.make_node("Add", ["p", "small"], ["y"])],
+             [vi("x", [3, 4])], [vi("y", [3, 5])], [("big", big), ("small", small)])
+    onnx.save(m, path)
+    module = import_onnx_file(path)
+    assert module.attributes["relay.weights"].data == os.path.abspath(path)
+    consts = {op.result.name_hint: op for op in module.walk() if isinstance(op, relay.ConstantOp)}
+    assert consts["big"].external.data == "big" and consts["big"].value is None
+    assert consts["small"].value is not None
+    np.testing.assert_array_equal(constant_value(consts["big"]), big)
+    # Without a file (bytes from stdin, or a model in memory) everything is inline.
+    for module in (import_onnx_file("-", data=m.SerializeToString()), import_onnx_model(m)):
+        assert "relay.weights" not in module.attributes
+        assert all(op.value is not None for op in module.walk() if isinstance(op, relay.ConstantOp))
+
+
+def test_constant_node_tensors_are_external_too(tmp_path):
+    path = str(tmp_path / "m.onnx")
+    w = f32(3, 8)
+    m = make([h.make_node("Constant", [], ["w"], value=nh.from_array(w, "w")), h.make_node("MatMul", ["x", "w"], ["y"])],
+             [vi("x", [2, 3])], [vi("y", [2, 8])])
+    onnx.save(m, path)
+    module = import_onnx_file(path)
+    (c,) = [op for op in module.walk() if isinstance(op, relay.ConstantOp)]
+    assert c.external.data == "w"
+    x = f32(2, 3)
+    np.testing.assert_allclose(run_function(module, {"x": x})["y"], x @ w, rtol=1e-6)
+
+
+def test_reshaped_weight_keeps_its_file_name(tmp_path):
+    """Reshape/Unsqueeze/Identity of an initializer only change its shape: still external."""
+    path = str(tmp_path / "m.onnx")
+    w = f32(24)
+    m = make([h.make_node("Identity", ["w"], ["wi"]), h.make_node("Reshape", ["wi", "shape"], ["w2"]),
+              h.make_node("Add", ["x", "w2"], ["y"])],
+             [vi("x", [2, 3, 4])], [vi("y", [2, 3, 4])], [("w", w), ("shape", np.array([2, 3, 4], np.int64))])
+    onnx.save(m, path)
+    module = import_onnx_file(path)
+    (c,) = [op for op in module.walk() if isinstance(op, relay.ConstantOp)]
+    assert c.external.data == "w" and c.result.type.get_shape() == (2, 3, 4)
+    x = f32(2, 3, 4)
+    np.testing.assert_allclose(run_function(module, {"x": x})["y"], x + w.reshape(2, 3, 4))
+
+
+def test_external_data_file(tmp_path):
+    path = str(tmp_path / "m.onnx")
+    w = f32(16, 16)
+    m = make([h.make_node("MatMul", ["x", "w"], ["y"])], [vi("x", [2, 16])], [vi("y", [2, 16])], [("w", w)])
+    onnx.save(m, path, save_as_external_data=True, location="m.onnx.data", size_threshold=0)
+    module = import_onnx_file(path)
+    x = f32(2, 16)
+    np.testing.assert_allclose(run_function(module, {"x": x})["y"], x @ w, rtol=1e-5)
+    unloaded = onnx.load(path, load_external_data=False)
+    assert "external data files; pass its path as weights_path" in import_error(unloaded)
+    module = import_onnx_model(unloaded, weights_path=path)
+    np.testing.assert_allclose(run_function(module, {"x": x})["y"], x @ w, rtol=1e-5)
+    os.remove(path + ".data")
+    with pytest.raises(CompileError, match="cannot read the model's external data"):
+        import_onnx_file(path)
+
+
+# --------------------------------------------------------------------------------------
+# Shape subgraphs
+# --------------------------------------------------------------------------------------
+
+
+def test_shape_subgraph_folds_to_one_reshape():
+    nodes = [
+        h.make_node("Shape", ["x"], ["s"]),
+        h.make_node("Gather", ["s", "i0"], ["b"], axis=0),
+        h.make_node("Slice", ["s", "one", "big"], ["rest"]),
+        h.make_node("ReduceProd", ["rest"], ["prod"], keepdims=1),
+        h.make_node("Unsqueeze", ["b", "ax0"], ["bu"]),
+        h.make_node("Concat", ["bu", "prod"], ["shape"], axis=0),
+        h.make_node("Cast", ["shape"], ["shape64"], to=T.INT64),
+        h.make_node("Reshape", ["x", "shape64"], ["y"]),
+        h.make_node("ConstantOfShape", ["shape64"], ["ones"], value=nh.from_array(np.array([2.0], np.float32))),
+        h.make_node("Mul", ["y", "ones"], ["z"]),
+    ]
+    m = make(nodes, [vi("x", [2, 3, 4])], [vi("z", [2, 12])],
+             [("i0", np.array(0, np.int64)), ("one", np.array([1], np.int64)), ("big", np.array([99], np.int64)),
+              ("ax0", np.array([0], np.int64))])
+    module = import_onnx_model(m)
+    assert ops(module) == ["relay.reshape", "relay.constant", "relay.multiply"]
+    (c,) = [op for op in module.walk() if isinstance(op, relay.ConstantOp)]
+    assert c.value.type.get_shape() == (2, 12)  # a splat, not 24 printed values
+    x = f32(2, 3, 4)
+    np.testing.assert_array_equal(run_function(module, {"x": x})["z"], x.reshape(2, 12) * 2)
+
+
+def test_unknown_op_on_constants_is_folded_by_the_reference():
+    """An op without a converter evaluates when all its inputs are known."""
+    m = make([h.make_node("Range", ["a", "b", "c"], ["r"]), h.make_node("Cast", ["r"], ["rf"], to=T.FLOAT),
+              h.make_node("Add", ["x", "rf"], ["y"])],
+             [vi("x", [5])], [vi("y", [5])],
+             [("a", np.array(0, np.int64)), ("b", np.array(5, np.int64)), ("c", np.array(1, np.int64))])
+    module = import_onnx_model(m)
+    x = f32(5)
+    np.testing.assert_array_equal(run_function(module, {"x": x})["y"], x + np.arange(5, dtype=np.float32))
+
+
+# --------------------------------------------------------------------------------------
+# Per-version semantics
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("opset", [11, 13])
+def test_softmax_version_semantics(opset):
+    m = make([h.make_node("Softmax", ["x"], ["y"], axis=1)], [vi("x", [2, 3, 4])], [vi("y", [2, 3, 4])], opset=opset)
+    x = f32(2, 3, 4)
+    got = run_function(import_onnx_model(m), {"x": x})["y"]
+    if opset < 13:  # coerced to [2, 12], normalized over the 12
+        flat = np.exp(x.reshape(2, 12) - x.reshape(2, 12).max(1, keepdims=True))
+        want = (flat / flat.sum(1, keepdims=True)).reshape(2, 3, 4)
+    else:
+        e = np.exp(x - x.max(1, keepdims=True))
+        want = e / e.sum(1, keepdims=True)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    assert_matches_ort(m, {"x": x})
+
+
+@pytest.mark.parametrize("opset", [9, 15])
+def test_batchnorm_uses_running_statistics(opset):
+    scale, bias, mean, var = f32(3), f32(3), f32(3), np.abs(f32(3)) + 0.5
+    m = make([h.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], epsilon=1e-3)],
+             [vi("x", [2, 3, 4, 4])], [vi("y", [2, 3, 4, 4])],
+             [("s", scale), ("b", bias), ("m", mean), ("v", var)], opset=opset)
+    x = f32(2, 3, 4, 4)
+    got = run_function(import_onnx_model(m), {"x": x})["y"]
+    c = (slice(None), None, None)
+    want = (x - mean[c]) / np.sqrt(var[c] + 1e-3) * scale[c] + bias[c]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_clip_attributes_then_inputs():
+    x = f32(10) * 3
+    old = make([h.make_node("Clip", ["x"], ["y"], min=-1.0, max=0.5)], [vi("x", [10])], [vi("y", [10])], opset=6)
+    new = make([h.make_node("Clip", ["x", "lo", "hi"], ["y"])], [vi("x", [10])], [vi("y", [10])],
+               [("lo", np.array(-1.0, np.float32)), ("hi", np.array(0.5, np.float32))], opset=11)
+    only_max = make([h.make_node("Clip", ["x", "", "hi"], ["y"])], [vi("x", [10])], [vi("y", [10])],
+                    [("hi", np.array(0.5, np.float32))], opset=13)
+    for m in (old, new):
+        np.testing.assert_array_equal(run_function(import_onnx_model(m), {"x": x})["y"], np.clip(x, -1, 0.5))
+    np.testing.assert_array_equal(run_function(import_onnx_model(only_max), {"x": x})["y"], np.minimum(x, 0.5))
+
+
+def test_dropout_is_the_identity():
+    m = make([h.make_node("Dropout", ["x", "ratio"], ["y", "mask"])], [vi("x", [3, 4])],
+             [vi("y", [3, 4]), vi("mask", [3, 4], T.BOOL)], [("ratio", np.array(0.5, np.float32))], opset=13)
+    module = import_onnx_model(m)
+    assert "relay.nn.dropout" not in ops(module)
+    x = f32(3, 4)
+    out = run_function(module, {"x": x})
+    np.testing.assert_array_equal(out["y"], x)
+    assert out["mask"].dtype == np.bool_ and out["mask"].all()
+
+
+def test_reduce_mean_axes_attribute_then_input():
+    x = f32(2, 3, 4)
+    old = make([h.make_node("ReduceMean", ["x"], ["y"], axes=[1, 2], keepdims=0)], [vi("x", [2, 3, 4])],
+               [vi("y", [2])], opset=13)
+    new = make([h.make_node("ReduceMean", ["x", "axes"], ["y"], keepdims=0)], [vi("x", [2, 3, 4])],
+               [vi("y", [2])], [("axes", np.array([1, 2], np.int64))], opset=18)
+    for m in (old, new):
+        np.testing.assert_allclose(run_function(import_onnx_model(m), {"x": x})["y"], x.mean((1, 2)), rtol=1e-6)
+
+
+def test_unused_opset_domains_are_ignored():
+    m = make([h.make_node("Relu", ["x"], ["y"])], [vi("x", [2])], [vi("y", [2])],
+             extra_opsets=[h.make_opsetid("com.microsoft", 1), h.make_opsetid("ai.onnx.ml", 3)])
+    assert ops(import_onnx_model(m)) == ["relay.nn.relu"]
+
+
+def test_old_opset_is_version_converted():
+    """Opset 7 (below 9): converted to 13 first; Upsample-free graphs import."""
+    m = make([h.make_node("Add", ["x", "b"], ["s"]), h.make_node("Relu", ["s"], ["y"])],
+             [vi("x", [2, 3])], [vi("y", [2, 3])], [("b", f32(3))], opset=7)
+    x = f32(2, 3)
+    module = import_onnx_model(m)
+    np.testing.assert_allclose(run_function(module, {"x": x})["y"], np.maximum(x + nh.to_array(m.graph.initializer[0]), 0))
+
+
+# --------------------------------------------------------------------------------------
+# Attributes, checked against onnxruntime
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("attrs", [
+    dict(auto_pad="SAME_UPPER", strides=[2, 2]),
+    dict(auto_pad="SAME_LOWER", strides=[2, 2]),
+    dict(auto_pad="VALID", dilations=[2, 1], strides=[1, 2]),
+    dict(pads=[0, 1, 2, 1], strides=[2, 1]),
+    dict(group=2, pads=[1, 1, 1, 1]),
+], ids=str)
+def test_conv_attributes(attrs):
+    groups = attrs.get("group", 1)
+    m = make([h.make_node("Conv", ["x", "w", "b"], ["y"], **attrs)], [vi("x", [1, 4, 7, 8])], [vi("y", None)],
+             [("w", f32(6, 4 // groups, 3, 3)), ("b", f32(6))])
+    assert_matches_ort(m, {"x": f32(1, 4, 7, 8)})
+
+
+@pytest.mark.parametrize("auto_pad,pads", [("SAME_UPPER", [0, 0, 1, 1]), ("SAME_LOWER", [1, 1, 0, 0])])
+def test_conv_same_padding_with_dilations(auto_pad, pads):
+    """onnxruntime refuses auto_pad SAME with dilations: compare with the explicit pads
+    the ONNX formula gives (input 8, kernel 2, dilation 2, stride 2: total padding 1)."""
+    w, x = f32(3, 2, 2, 2), f32(1, 2, 8, 8)
+    auto = make([h.make_node("Conv", ["x", "w"], ["y"], auto_pad=auto_pad, dilations=[2, 2], strides=[2, 2])],
+                [vi("x", [1, 2, 8, 8])], [vi("y", None)], [("w", w)])
+    explicit = make([h.make_node("Conv", ["x", "w"], ["y"], pads=pads, dilations=[2, 2], strides=[2, 2])],
+                    [vi("x", [1, 2, 8, 8])], [vi("y", None)], [("w", w)])
+    (conv,) = [op for op in import_onnx_model(auto).walk() if isinstance(op, relay.Conv2DOp)]
+    assert conv.prop("padding") == tuple(pads)
+    got = run_function(import_onnx_model(auto), {"x": x})["y"]
+    _, (want,) = run_both(explicit, {"x": x})
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_depthwise_conv_and_1d_conv():
+    dw = make([h.make_node("Conv", ["x", "w"], ["y"], group=4, pads=[1, 1, 1, 1])], [vi("x", [1, 4, 6, 6])],
+              [vi("y", None)], [("w", f32(8, 1, 3, 3))])
+    assert_matches_ort(dw, {"x": f32(1, 4, 6, 6)})
+    conv1d = make([h.make_node("Conv", ["x", "w", "b"], ["y"], pads=[2, 1], strides=[2], dilations=[2])],
+                  [vi("x", [2, 3, 11])], [vi("y", None)], [("w", f32(5, 3, 3)), ("b", f32(5))])
+    module = import_onnx_model(conv1d)
+    assert "relay.nn.conv2d" in ops(module)
+    assert_matches_ort(conv1d, {"x": f32(2, 3, 11)})
+
+
+@pytest.mark.parametrize("op,attrs", [
+    ("MaxPool", dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)),
+    ("MaxPool", dict(kernel_shape=[2, 3], pads=[1, 0, 0, 2], dilations=[2, 1])),
+    ("MaxPool", dict(kernel_shape=[3, 3], auto_pad="SAME_UPPER", strides=[2, 2])),
+    ("AveragePool", dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1], count_include_pad=1)),
+    ("AveragePool", dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1], count_include_pad=0, strides=[2, 2], ceil_mode=1)),
+    ("AveragePool", dict(kernel_shape=[2, 2], pads=[0, 1, 1, 0], strides=[2, 2])),
+    ("AveragePool", dict(kernel_shape=[3, 3], auto_pad="SAME_LOWER", strides=[2, 2])),
+], ids=str)
+def test_pool_attributes(op, attrs):
+    m = make([h.make_node(op, ["x"], ["y"], **attrs)], [vi("x", [1, 2, 7, 8])], [vi("y", None)], opset=19)
+    assert_matches_ort(m, {"x": f32(1, 2, 7, 8)})
+
+
+@pytest.mark.parametrize("attrs,a_shape,b_shape,c_shape", [
+    (dict(transB=1), (3, 5), (4, 5), (4,)),
+    (dict(transB=1, alpha=0.5, beta=2.0), (3, 5), (4, 5), (1, 4)),
+    (dict(transA=1), (5, 3), (5, 4), (3, 4)),
+    (dict(transA=1, transB=1, beta=0.0), (5, 3), (4, 5), (3, 1)),
+    (dict(), (3, 5), (5, 4), None),
+], ids=str)
+def test_gemm_attributes(attrs, a_shape, b_shape, c_shape):
+    inits = [("b", f32(*b_shape))] + ([("c", f32(*c_shape))] if c_shape else [])
+    inputs = ["a", "b"] + (["c"] if c_shape else [])
+    m = make([h.make_node("Gemm", inputs, ["y"], **attrs)], [vi("a", list(a_shape))], [vi("y", None)], inits)
+    assert_matches_ort(m, {"a": f32(*a_shape)})
+    if attrs == dict(transB=1):
+        assert ops(import_onnx_model(m)) == ["relay.constant", "relay.nn.dense", "relay.constant", "relay.nn.bias_add"]
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [((3, 4), (4, 5)), ((2, 3, 4), (4, 5)), ((2, 1, 3, 4), (3, 4, 2)),
+                                             ((4,), (4, 5)), ((2, 3, 4), (4,)), ((4,), (4,))], ids=str)
+def test_matmul_shapes(a_shape, b_shape):
+    m = make([h.make_node("MatMul", ["a", "b"], ["y"])], [vi("a", list(a_shape)), vi("b", list(b_shape))],
+             [vi("y", None)])
+    assert_matches_ort(m, {"a": f32(*a_shape), "b": f32(*b_shape)})
+
+
+def test_matmul_forms():
+    two_d = make([h.make_node("MatMul", ["a", "w"], ["y"])], [vi("a", [3, 4])], [vi("y", [3, 5])], [("w", f32(4, 5))])
+    assert "relay.nn.matmul" in ops(import_onnx_model(two_d))
+    batched = make([h.make_node("MatMul", ["a", "w"], ["y"])], [vi("a", [2, 3, 4])], [vi("y", [2, 3, 5])],
+                   [("w", f32(4, 5))])
+    (bmm,) = [op for op in import_onnx_model(batched).walk() if isinstance(op, relay.BatchMatmulOp)]
+    assert bmm.prop("transpose_b") is False
+
+
+def test_pad_modes_and_versions():
+    x = f32(1, 2, 4, 5)
+    for mode in ("constant", "edge", "reflect"):
+        m = make([h.make_node("Pad", ["x", "pads", "v"], ["y"], mode=mode)], [vi("x", [1, 2, 4, 5])], [vi("y", None)],
+                 [("pads", np.array([0, 0, 1, 2, 0, 0, 2, 1], np.int64)), ("v", np.array(1.5, np.float32))], opset=13)
+        assert_matches_ort(m, {"x": x})
+    old = make([h.make_node("Pad", ["x"], ["y"], pads=[0, 0, 1, 0, 0, 0, 0, 1], value=-2.0)],
+               [vi("x", [1, 2, 4, 5])], [vi("y", None)], opset=9)
+    got = run_function(import_onnx_model(old), {"x": x})["y"]
+    np.testing.assert_array_equal(got, np.pad(x, [(0, 0), (0, 0), (1, 0), (0, 1)], constant_values=-2.0))
+
+
+def test_gather_squeeze_unsqueeze_flatten_transpose_concat():
+    table = f32(10, 4)
+    nodes = [
+        h.make_node("Gather", ["table", "ids"], ["emb"], axis=0),  # [2, 3, 4]
+        h.make_node("Unsqueeze", ["emb", "ax"], ["u"]),  # [2, 1, 3, 4]
+        h.make_node("Transpose", ["u"], ["t"], perm=[0, 3, 1, 2]),  # [2, 4, 1, 3]
+        h.make_node("Squeeze", ["t", "ax2"], ["s"]),  # [2, 4, 3]
+        h.make_node("Concat", ["s", "s"], ["c"], axis=-1),  # [2, 4, 6]
+        h.make_node("Flatten", ["c"], ["y"], axis=2),  # [8, 6]
+    ]
+    m = make(nodes, [vi("ids", [2, 3], T.INT64)], [vi("y", [8, 6])],
+             [("table", table), ("ax", np.array([1], np.int64)), ("ax2", np.array([2], np.int64))])
+    module = import_onnx_model(m)
+    assert "relay.take" in ops(module)
+    assert_matches_ort(m, {"ids": np.array([[0, 9, -1], [3, 3, 2]], np.int64)})
+
+
+def test_slice_and_split_are_takes():
+    nodes = [h.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["s"]),
+             h.make_node("Split", ["s"], ["a", "b"], axis=1, num_outputs=2)]
+    m = make(nodes, [vi("x", [2, 9, 4])], [vi("a", None), vi("b", None)],
+             [("st", np.array([1, -1], np.int64)), ("en", np.array([8, -100], np.int64)),
+              ("ax", np.array([1, 2], np.int64)), ("sp", np.array([2, -2], np.int64))], opset=18)
+    assert set(ops(import_onnx_model(m))) == {"relay.constant", "relay.take"}
+    assert_matches_ort(m, {"x": f32(2, 9, 4)})
+
+
+def test_activations():
+    nodes = [h.make_node("LeakyRelu", ["x"], ["a"], alpha=0.2), h.make_node("Gelu", ["a"], ["b"], approximate="tanh"),
+             h.make_node("HardSwish", ["b"], ["c"]), h.make_node("PRelu", ["c", "slope"], ["d"]),
+             h.make_node("Erf", ["d"], ["e"]), h.make_node("Sigmoid", ["e"], ["f"]), h.make_node("Tanh", ["f"], ["y"])]
+    m = make(nodes, [vi("x", [2, 3, 4])], [vi("y", [2, 3, 4])], [("slope", f32(3, 1))], opset=20)
+    assert_matches_ort(m, {"x": f32(2, 3, 4) * 3})
+
+
+def test_layer_norm_with_statistics_outputs():
+    m = make([h.make_node("LayerNormalization", ["x", "g", "b"], ["y", "mean", "inv"], axis=1, epsilon=1e-3)],
+             [vi("x", [2, 3, 4])], [vi("y", None), vi("mean", None), vi("inv", None)], [("g", f32(3, 4)), ("b", f32(3, 4))])
+    assert_matches_ort(m, {"x": f32(2, 3, 4)})
+
+
+def test_integer_elementwise_and_cast():
+    m = make([h.make_node("Div", ["a", "b"], ["q"]), h.make_node("Cast", ["q"], ["y"], to=T.FLOAT)],
+             [vi("a", [6], T.INT32), vi("b", [6], T.INT32)], [vi("y", [6])], opset=13)
+    a = np.array([7, -7, 7, -7, 0, 9], np.int32)
+    b = np.array([2, 2, -2, -2, 3, 4], np.int32)
+    got = run_function(import_onnx_model(m), {"a": a, "b": b})["y"]
+    np.testing.assert_array_equal(got, np.array([3, -3, -3, 3, 0, 2], np.float32))  # truncation toward zero
+
+
+# --------------------------------------------------------------------------------------
+# Quantized ops
+# --------------------------------------------------------------------------------------
+
+
+def test_per_axis_qdq_and_qlinear_ops_match_onnxruntime():
+    w = rng.integers(-127, 128, (4, 3, 3, 3)).astype(np.int8)
+    nodes = [
+        h.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        h.make_node("QLinearConv", ["xq", "xs", "xz", "w", "ws", "wz", "ys", "yz", "bias"], ["yq"], pads=[1, 1, 1, 1]),
+        h.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"]),
+        h.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
+    ]
+    m = make(nodes, [vi("x", [1, 3, 5, 5])], [vi("y", [1, 4, 5, 5]), vi("wd", [4, 3, 3, 3])],
+             [("xs", np.array(0.02, np.float32)), ("xz", np.array(5, np.uint8)), ("w", w),
+              ("ws", np.array([0.01, 0.02, 0.015, 0.03], np.float32)), ("wz", np.zeros(4, np.int8)),
+              ("ys", np.array(0.05, np.float32)), ("yz", np.array(120, np.uint8)),
+              ("bias", rng.integers(-500, 500, 4).astype(np.int32))], opset=13)
+    module = import_onnx_model(m)
+    names = ops(module)
+    assert {"relay.qnn.conv2d", "relay.qnn.requantize", "relay.nn.bias_add", "relay.qnn.quantize",
+            "relay.qnn.dequantize"} <= set(names)
+    got, want = run_both(m, {"x": f32(1, 3, 5, 5)})
+    for g, w_ in zip(got, want):
+        assert g.dtype == w_.dtype
+        np.testing.assert_allclose(g, w_, atol=0.05 + 1e-6)  # at most one output step
+    mm = make([h.make_node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], ["y"])],
+              [vi("a", [2, 3, 4], T.UINT8)], [vi("y", [2, 3, 5], T.UINT8)],
+              [("as", np.array(0.1, np.float32)), ("az", np.array(10, np.uint8)),
+               ("b", rng.integers(0, 255, (4, 5)).astype(np.uint8)), ("bs", np.array(0.05, np.float32)),
+               ("bz", np.array(128, np.uint8)), ("ys", np.array(0.5, np.float32)), ("yz", np.array(100, np.uint8))])
+    a = rng.integers(0, 255, (2, 3, 4)).astype(np.uint8)
+    got, want = run_both(mm, {"a": a})
+    assert np.abs(got[0].astype(int) - want[0].astype(int)).max() <= 1
+
+
+# --------------------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------------------
+
+
+def test_error_unsupported_op_names_op_and_node(tmp_path):
+    m = make([h.make_node("Hardmax", ["x"], ["y"], name="hm_1")], [vi("x", [2, 3])], [vi("y", [2, 3])])
+    msg = import_error(m, str(tmp_path / "m.onnx"))
+    assert msg == f"{tmp_path / 'm.onnx'}: error: node 'hm_1' (Hardmax): op Hardmax (opset 17) is not supported"
+
+
+@pytest.mark.parametrize("node,expected", [
+    (h.make_node("Conv", ["x", "w"], ["y"], name="c1", auto_pad="SAME_MIDDLE"), "node 'c1' (Conv): auto_pad 'SAME_MIDDLE'"),
+    (h.make_node("Conv", ["x", "w"], ["y"], name="c2", kernel_shape=[5, 5]), "node 'c2' (Conv): kernel_shape [5, 5]"),
+    (h.make_node("Conv", ["x", "w"], ["y"], name="c3", pads=[-1, 0, 0, 0]), "node 'c3' (Conv): negative pads"),
+    (h.make_node("Conv", ["x", "w"], ["y"], name="c4", foo=1), "node 'c4' (Conv): attribute 'foo' is not supported"),
+    (h.make_node("Conv", ["x", "w"], ["y"], name="c5", group=3), "node 'c5' (Conv): property 'groups' (3)"),
+], ids=lambda v: getattr(v, "name", None) or str(v)[:20])
+def test_error_bad_attributes(node, expected):
+    m = make([node], [vi("x", [1, 2, 6, 6])], [vi("y", None)], [("w", f32(2, 2, 3, 3))])
+    assert expected in import_error(m)
+
+
+def test_error_dynamic_dimension():
+    m = make([h.make_node("Relu", ["x"], ["y"])], [vi("x", [1, "seq", 4])], [vi("y", [1, "seq", 4])])
+    assert import_error(m) == ("error: graph input 'x' has a dynamic dimension 1 ('seq'); only static shapes are "
+                               "supported (export the model with fixed input shapes)")
+
+
+def test_error_runtime_values_where_constants_are_needed():
+    m = make([h.make_node("Unsqueeze", ["x", "axes"], ["y"], name="u")], [vi("x", [3]), vi("axes", [1], T.INT64)],
+             [vi("y", [1, 3])])
+    assert "node 'u' (Unsqueeze): the axes input ('axes') must be a constant" in import_error(m)
+
+
+def test_error_ops_of_other_domains_and_bad_opsets():
+    m = make([h.make_node("Gelu", ["x"], ["y"], name="g", domain="com.microsoft")], [vi("x", [3])], [vi("y", [3])],
+             extra_opsets=[h.make_opsetid("com.microsoft", 1)])
+    assert "node 'g' (Gelu): ops of domain 'com.microsoft' are not supported" in import_error(m)
+    newer = make([h.make_node("Relu", ["x"], ["y"])], [vi("x", [3])], [vi("y", [3])], opset=40)
+    assert "opset 40 of the default domain is newer than the importer supports" in import_error(newer)
+    gelu_too_early = make([h.make_node("Gelu", ["x"], ["y"], name="g")], [vi("x", [3])], [vi("y", [3])], opset=17)
+    assert "node 'g' (Gelu): 'Gelu' is not an op of the ONNX domain at opset 17" in import_error(gelu_too_early)
+
+
+def test_error_graph_not_topologically_sorted():
+    m = make([h.make_node("Relu", ["t"], ["y"], name="second"), h.make_node("Relu", ["x"], ["t"], name="first")],
+             [vi("x", [3])], [vi("y", [3])])
+    assert "node 'second' (Relu): input 't' is not produced by any earlier node" in import_error(m)
+
+
+def test_error_declared_output_type_mismatch():
+    m = make([h.make_node("Relu", ["x"], ["y"])], [vi("x", [2, 3])], [vi("y", [3, 2])])
+    assert import_error(m) == "error: graph output 'y' is declared with shape [3, 2] but computes [2, 3]"
+
+
+def test_error_corrupt_files(tmp_path):
+    good = make([h.make_node("Relu", ["x"], ["y"])], [vi("x", [2, 3])], [vi("y", [2, 3])], [("unused", f32(40))])
+    data = good.SerializeToString()
+    for name, blob in (("truncated", data[: len(data) // 2]), ("garbage", b"\x00\xff not a model"),
+                       ("empty", b""), ("text", b"hello world\n")):
+        path = tmp_path / f"{name}.onnx"
+        path.write_bytes(blob)
+        with pytest.raises(CompileError) as info:
+            import_onnx_file(str(path))
+        assert str(info.value).startswith(f"{path}: error: not a valid ONNX model"), str(info.value)
+
+
+def test_accel_opt_errors_are_one_line_and_exit_1(tmp_path):
+    accel_opt = os.path.join(os.path.dirname(sys.executable), "accel-opt")
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x08\x07\x12\x03abc\xff\xff")
+    unsupported = tmp_path / "op.onnx"
+    onnx.save(make([h.make_node("Hardmax", ["x"], ["y"], name="hm")], [vi("x", [2])], [vi("y", [2])]), unsupported)
+    for path in (bad, unsupported):
+        proc = subprocess.run([accel_opt, str(path)], capture_output=True, text=True)
+        assert proc.returncode == 1
+        assert proc.stdout == ""
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"accel-opt: {path}: error: "), proc.stderr
