@@ -254,3 +254,44 @@ def test_mnist_with_accel_run(tmp_path):
                     "--outputs", str(tmp_path / "out.npz")], check=True, capture_output=True, text=True)
     got = np.load(tmp_path / "out.npz")["Plus214_Output_0"]
     assert np.abs(got - shipped).max() <= 1e-4 * np.abs(shipped).max()
+
+
+# --------------------------------------------------------------------------------------
+# The README demo's models (examples/)
+# --------------------------------------------------------------------------------------
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+
+
+def test_example_float_model():
+    path = os.path.join(EXAMPLES, "tiny_resnet.onnx")
+    assert os.path.getsize(path) < 300_000
+    check_float(path)
+
+
+def test_example_int8_model():
+    path = os.path.join(EXAMPLES, "tiny_resnet_int8.onnx")
+    model = onnx.load(path)
+    module = import_onnx_file(path)
+    step = output_step(model)
+    for seed in (0, 1):
+        x = random_input((1, 3, 32, 32), seed)
+        (want,) = ort_run(path, {"input": x}, optimize=False)
+        got = run_function(module, {"input": x})["logits"]
+        assert np.abs(got - want).max() <= step * (1 + 1e-6)
+
+
+def test_example_models_are_reproducible(tmp_path, monkeypatch):
+    """examples/make_models.py regenerates the committed files byte for byte (the int8
+    model is the quantization of the committed float one)."""
+    sys.path.insert(0, EXAMPLES)
+    try:
+        import make_models
+    finally:
+        sys.path.remove(EXAMPLES)
+    monkeypatch.setattr(make_models, "FLOAT_PATH", str(tmp_path / "f.onnx"))
+    monkeypatch.setattr(make_models, "INT8_PATH", str(tmp_path / "q.onnx"))
+    make_models.main()
+    for name, fresh in (("tiny_resnet.onnx", "f.onnx"), ("tiny_resnet_int8.onnx", "q.onnx")):
+        with open(os.path.join(EXAMPLES, name), "rb") as a, open(tmp_path / fresh, "rb") as b:
+            assert a.read() == b.read(), f"examples/{name} differs from what make_models.py writes"
