@@ -128,8 +128,8 @@ def _cache_key(cc: list[str], flags: list[str], link: list[str], srcs: list[Path
     h.update(_compiler_identity(cc).encode())
     for part in (*flags, "|", *link, "|"):
         h.update(part.encode() + b"\0")
-    for s in srcs:
-        h.update(str(s).encode() + b"\0" + s.read_bytes() + b"\0")
+    for s in srcs:  # by name and content: a generated source in a fresh temp dir still hits the cache
+        h.update(s.name.encode() + b"\0" + s.read_bytes() + b"\0")
     # Headers the sources may include: everything in the include dirs and next to
     # the sources (a superset keeps the key correct without running the preprocessor).
     header_dirs = sorted({*incs, *(s.parent for s in srcs)})
