@@ -36,6 +36,7 @@ from typing import Any, ClassVar
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BoolAttr,
+    BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     Float16Type,
@@ -162,6 +163,10 @@ class PropKind:
         """Parse a value in the custom syntax (checked by `from_parsed` afterwards)."""
         return parser.parse_attribute()
 
+    def is_stored_form(self, attr: Attribute) -> bool:
+        """A cheap check that `attr` is what `to_attr` makes (the verifier's fast path)."""
+        return False
+
     def format(self, attr: Attribute) -> str:
         raise NotImplementedError
 
@@ -179,6 +184,9 @@ class PropKind:
 class Ints(PropKind):
     def constraint(self):
         return DenseArrayBase.constr(i64)
+
+    def is_stored_form(self, attr):
+        return isinstance(attr, DenseArrayBase) and attr.elt_type == i64
 
     def to_attr(self, value):
         return DenseArrayBase.from_list(i64, [int(v) for v in value])
@@ -206,6 +214,9 @@ class Ints(PropKind):
 class Int(PropKind):
     def constraint(self):
         return IntegerAttr.constr(type=i64)
+
+    def is_stored_form(self, attr):
+        return isinstance(attr, IntegerAttr) and attr.type == i64
 
     def to_attr(self, value):
         return IntegerAttr(int(value), i64)
@@ -239,6 +250,9 @@ class Int(PropKind):
 class Float(PropKind):
     def constraint(self):
         return FloatAttr.constr(f64)
+
+    def is_stored_form(self, attr):
+        return isinstance(attr, FloatAttr) and attr.type == f64
 
     def to_attr(self, value):
         return FloatAttr(float(value), f64)
@@ -292,6 +306,9 @@ class Bool(PropKind):
     def constraint(self):
         return BoolAttr
 
+    def is_stored_form(self, attr):
+        return isinstance(attr, IntegerAttr) and attr.type == i1
+
     def to_attr(self, value):
         return IntegerAttr(1 if value else 0, i1)
 
@@ -320,6 +337,9 @@ class Str(PropKind):
 
     def constraint(self):
         return StringAttr
+
+    def is_stored_form(self, attr):
+        return isinstance(attr, StringAttr) and (not self.choices or attr.data in self.choices)
 
     def to_attr(self, value):
         return StringAttr(str(value))
@@ -497,6 +517,8 @@ class RelayOp(IRDLOperation):
             if attr is None:
                 if kind.default is None and not kind.optional:
                     raise VerifyException(f"missing property '{kind.name}' ({kind.expected()})")
+                continue
+            if kind.is_stored_form(attr):
                 continue
             converted = kind.from_parsed(attr)
             if converted != attr:
@@ -1511,12 +1533,124 @@ class ConstantOp(IRDLOperation):
                 parser.raise_error(f"relay.constant needs a tensor type, got {t}", type_pos, parser.pos)
             attrs = parser.parse_optional_attr_dict()
             return cls(external=name, type=t, attributes=attrs)
-        pos = parser.pos
-        value = parser.parse_attribute()
-        if not isinstance(value, DenseIntOrFPElementsAttr) or not isinstance(value.type, TensorType):
-            parser.raise_error("relay.constant expects dense<...> : tensor<...> or external \"name\"", pos, parser.pos)
+        if parser.parse_optional_keyword("dense") is None:
+            parser.raise_error("relay.constant expects dense<...> : tensor<...> or external \"name\"")
+        value = parse_dense_literal(parser)
         attrs = parser.parse_optional_attr_dict()
         return cls(value, attributes=attrs)
+
+
+# --------------------------------------------------------------------------------------
+# Dense literals
+# --------------------------------------------------------------------------------------
+
+
+def _at_hex_literal(parser: Parser) -> bool:
+    head = parser.lexer.input.content[parser.pos : parser.pos + 2]
+    return (head.decode("latin-1") if isinstance(head, bytes) else head) in ("0x", "0X")
+
+
+def parse_dense_literal(parser: Parser) -> DenseIntOrFPElementsAttr:
+    """`<...> : tensor<...>` after the `dense` keyword: a splat, nested lists of numbers
+    or booleans, or a hex string of the little-endian buffer.
+
+    relay.constant parses its value here rather than with xDSL's attribute parser, which
+    builds an IRDL constraint for every dense literal (about 2 ms, ten times the cost of a
+    whole relay op) and reads hex elements (how nan and inf print) as integers instead of
+    the bit patterns that MLIR means."""
+    start = parser.pos
+    parser.parse_punctuation("<", " after 'dense'")
+    hex_text: str | None = None
+    elements: list[tuple[int | float, bool, int]] | None = None  # (value, written in hex, position)
+    literal_shape: list[int] = []
+    if parser.parse_optional_punctuation(">") is None:
+        hex_text = parser.parse_optional_str_literal()
+        if hex_text is None:
+            elements, literal_shape = _parse_dense_elements(parser)
+        parser.parse_punctuation(">", " to close the dense literal")
+    parser.parse_punctuation(":", " before the type of the dense literal")
+    type_pos = parser.pos
+    t = parser.parse_type()
+    end = parser.pos
+    if not isinstance(t, TensorType) or not (is_float(t.element_type) or isinstance(t.element_type, IntegerType)):
+        parser.raise_error(f"a dense literal needs an integer or float tensor type, got {t}", type_pos, end)
+    shape = shape_of(t)
+    if any(d < 0 for d in shape):
+        parser.raise_error(f"a dense literal needs a static shape, got {t}", type_pos, end)
+    count = numel(shape)
+    elem = t.element_type
+    if hex_text is not None:
+        try:
+            if hex_text[:2] not in ("0x", "0X"):
+                raise ValueError
+            data = bytes.fromhex(hex_text[2:])
+        except ValueError:
+            parser.raise_error("the hex string of a dense literal must be 0x followed by hex digit pairs", start, end)
+        if len(data) == elem.compile_time_size:
+            data *= count  # a splat
+        if len(data) != count * elem.compile_time_size:
+            parser.raise_error(f"the hex string has {len(data)} bytes, {t} needs {count * elem.compile_time_size}", start, end)
+        return DenseIntOrFPElementsAttr(t, BytesAttr(data))
+    if elements is None:
+        if count:
+            parser.raise_error(f"the dense literal is empty but {t} has {count} elements", start, end)
+        elements = []
+    elif not literal_shape:
+        elements = elements * count  # a splat
+    elif tuple(literal_shape) != shape:
+        parser.raise_error(f"the dense literal has shape {literal_shape} but the type is {t}", start, end)
+    values = [_dense_element(parser, value, is_hex, pos, elem) for value, is_hex, pos in elements]
+    return DenseIntOrFPElementsAttr(t, BytesAttr(elem.pack(values)))
+
+
+def _parse_dense_elements(parser: Parser) -> tuple[list[tuple[int | float, bool, int]], list[int]]:
+    """An element or a nested list: (the elements in row-major order, the list's shape)."""
+    if parser.parse_optional_punctuation("[") is None:
+        pos = parser.pos
+        flag = parser.parse_optional_boolean()
+        if flag is not None:
+            return [(int(flag), False, pos)], []
+        negative = parser.parse_optional_punctuation("-") is not None
+        is_hex = _at_hex_literal(parser)
+        number = parser.parse_optional_number()
+        if number is None:
+            parser.raise_error("expected a number, true or false in the dense literal")
+        return [(-number if negative else number, is_hex, pos)], []
+    if parser.parse_optional_punctuation("]") is not None:
+        return [], [0]
+    flat: list[tuple[int | float, bool, int]] = []
+    inner: list[int] | None = None
+    rows = 0
+    while True:
+        pos = parser.pos
+        values, shape = _parse_dense_elements(parser)
+        if inner is None:
+            inner = shape
+        elif shape != inner:
+            parser.raise_error(f"the dense literal is not rectangular: shape {shape} after {inner}", pos, parser.pos)
+        flat.extend(values)
+        rows += 1
+        if parser.parse_optional_punctuation(",") is None:
+            break
+    parser.parse_punctuation("]", " to close a list of the dense literal")
+    return flat, [rows, *(inner or [])]
+
+
+def _dense_element(parser: Parser, value: int | float, is_hex: bool, pos: int, elem: Attribute) -> int | float:
+    if is_float(elem):
+        if not is_hex:
+            return float(value)
+        size = elem.compile_time_size
+        if value < 0 or value >= 1 << (8 * size):
+            parser.raise_error(f"a hex element of {elem} has at most {2 * size} digits", pos)
+        return elem.unpack(int(value).to_bytes(size, "little"), 1)[0]
+    assert isinstance(elem, IntegerType)
+    if isinstance(value, float):
+        parser.raise_error(f"expected an integer element for {elem}, got {value}", pos)
+    try:
+        return elem.get_normalized_value(value)
+    except ValueError as e:
+        parser.raise_error(str(e), pos)
 
 
 def _has_non_finite(value: DenseIntOrFPElementsAttr) -> bool:

@@ -652,6 +652,45 @@ def test_constant_round_trips_through_text(array):
     assert array_from_dense(parsed.value).dtype == array.dtype
 
 
+@pytest.mark.parametrize(
+    "literal",
+    [
+        "dense<1.5> : tensor<2x3xf32>",
+        "dense<[1.0, -2.5, 0.0, 3.25]> : tensor<4xf32>",
+        "dense<[[1, 2], [3, 4], [5, 6]]> : tensor<3x2xi32>",
+        "dense<[true, false, true]> : tensor<3xi1>",
+        "dense<false> : tensor<2xi1>",
+        "dense<[1, 0]> : tensor<2xi1>",
+        "dense<[-128, 0, 127]> : tensor<3xi8>",
+        "dense<[255, 128]> : tensor<2xi8>",
+        "dense<[0, 255]> : tensor<2xui8>",
+        "dense<[-1, 2]> : tensor<2xsi8>",
+        "dense<-7> : tensor<i64>",
+        "dense<[0x10, 7]> : tensor<2xi32>",
+        "dense<[1.0, 0.5]> : tensor<2xf16>",
+        "dense<0.1> : tensor<3xf16>",
+        "dense<[1, 2]> : tensor<2xf32>",
+        "dense<[1.0e-45, 3.4028234663852886e+38]> : tensor<2xf32>",
+        "dense<[[[1.0]], [[2.0]]]> : tensor<2x1x1xf64>",
+        'dense<"0x0000C07F0000807F"> : tensor<2xf32>',
+        "dense<> : tensor<0xf32>",
+        "dense<[[]]> : tensor<1x0xf32>",
+        "dense<0> : tensor<0x3xi8>",
+    ],
+)
+def test_constant_parser_agrees_with_xdsl(literal):
+    """relay.constant reads its dense literal itself (for speed); it must read exactly what
+    xDSL's attribute parser reads."""
+    (op,) = parse_ops("%c = relay.constant " + literal)
+    assert op.value == Parser(context(), literal).parse_attribute()
+
+
+def test_constant_hex_elements_are_bit_patterns():
+    (op,) = parse_ops("%c = relay.constant dense<[0x7FC00000, 0xFF800000, 1.5]> : tensor<3xf32>")
+    values = array_from_dense(op.value)
+    assert np.isnan(values[0]) and values[1] == -np.inf and values[2] == 1.5
+
+
 def test_constant_needs_exactly_one_source():
     op = relay.ConstantOp(external="w", type=t(2))
     op.properties["value"] = dense_from_array(np.zeros(2, np.float32))

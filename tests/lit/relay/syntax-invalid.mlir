@@ -181,3 +181,59 @@ func.func @composite_types(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   func.return %y : tensor<4xf32>
 }
+
+// -----
+
+func.func @dense_shape() -> tensor<3xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:28: error: the dense literal has shape [2] but the type is tensor<3xf32>
+  %c = relay.constant dense<[1.0, 2.0]> : tensor<3xf32>
+  func.return %c : tensor<3xf32>
+}
+
+// -----
+
+func.func @dense_ragged() -> tensor<2x2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:42: error: the dense literal is not rectangular: shape [1] after [2]
+  %c = relay.constant dense<[[1.0, 2.0], [3.0]]> : tensor<2x2xf32>
+  func.return %c : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @dense_range() -> tensor<2xi8> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:33: error: Integer value 300 is out of range for type i8 which supports values in the range [-128, 256)
+  %c = relay.constant dense<[1, 300]> : tensor<2xi8>
+  func.return %c : tensor<2xi8>
+}
+
+// -----
+
+func.func @dense_int_element() -> tensor<2xi32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:33: error: expected an integer element for i32, got 2.5
+  %c = relay.constant dense<[1, 2.5]> : tensor<2xi32>
+  func.return %c : tensor<2xi32>
+}
+
+// -----
+
+func.func @dense_hex_string() -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:28: error: the hex string has 4 bytes, tensor<3xf16> needs 6
+  %c = relay.constant dense<"0x0000803F"> : tensor<3xf16>
+  func.return %c : tensor<2xf32>
+}
+
+// -----
+
+func.func @dense_type() -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:36: error: a dense literal needs an integer or float tensor type, got vector<2xf32>
+  %c = relay.constant dense<1.0> : vector<2xf32>
+  func.return %c : tensor<2xf32>
+}
+
+// -----
+
+func.func @dense_empty() -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:28: error: the dense literal is empty but tensor<2xf32> has 2 elements
+  %c = relay.constant dense<> : tensor<2xf32>
+  func.return %c : tensor<2xf32>
+}
