@@ -418,6 +418,27 @@ def test_npu_conv2d_s8_matches_requantized_reference(dll, xs, ws, strides, paddi
     assert dev.counters()["cycles"] == round(sum(dma) + macs / 256)  # the int8 rate
 
 
+def test_s8_epilogue_rounds_ties_to_even_and_saturates(dll):
+    """A 1x1 conv with weight 1 makes acc = x; acc * 0.5 / 1.0 lands on .5 ties."""
+    x = np.array([1, 3, 5, -1, -3, -5, 7, 127, -128, 0], np.int8)
+    sc, scp = farr([0.5])
+    dev = Device(dll)
+    w = np.ones((1, 1, 1, 1), np.int8)
+    y = np.zeros((1, 1, 1, x.size), np.int8)
+    p = conv_params((1, 1, 1, x.size), (1, 1, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, in_scale=scp, in_scale_len=1,
+                    out_scale=1.0)  # fmt: skip
+    dev.run([x.reshape(1, 1, 1, -1), w], [y], lambda sx, sw, sy: dev.call("conv2d_s8", sx, sw, None, sy, C.byref(p)))
+    np.testing.assert_array_equal(y.ravel(), [0, 2, 2, 0, -2, -2, 4, 64, -64, 0])  # half to even
+    # saturation: acc * 3 - 1 leaves int8 for most values
+    dsp = Device(dll, "dsp_")
+    sc3, scp3 = farr([3.0])
+    q = MatmulParams(m=x.size, k=1, n=1, in_scale=scp3, in_scale_len=1, out_scale=1.0, out_zero_point=-1)
+    y2 = np.zeros((x.size, 1), np.int8)
+    dsp.run([x.reshape(-1, 1), w.reshape(1, 1)], [y2],
+            lambda sx, sw, sy: dsp.call("dense_s8", sx, sw, None, sy, C.byref(q)))  # fmt: skip
+    np.testing.assert_array_equal(y2.ravel(), [2, 8, 14, -4, -10, -16, 20, 127, -128, -1])
+
+
 @pytest.mark.parametrize("prefix", ["npu_", "dsp_"])
 @pytest.mark.parametrize("ta, tb", [(0, 1), (0, 0), (1, 0), (1, 1)])
 def test_matmul_f32_transposes(dll, prefix, ta, tb):
