@@ -295,3 +295,42 @@ def test_example_models_are_reproducible(tmp_path, monkeypatch):
     for name, fresh in (("tiny_resnet.onnx", "f.onnx"), ("tiny_resnet_int8.onnx", "q.onnx")):
         with open(os.path.join(EXAMPLES, name), "rb") as a, open(tmp_path / fresh, "rb") as b:
             assert a.read() == b.read(), f"examples/{name} differs from what make_models.py writes"
+
+
+# --------------------------------------------------------------------------------------
+# Model-zoo graphs shipped in the onnx wheel (weights are ConstantOfShape fills)
+# --------------------------------------------------------------------------------------
+
+LIGHT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
+ZOO_IMPORTS = {"densenet121": 121, "inception_v2": 69, "resnet50": 53, "shufflenet": 49, "squeezenet": 26, "vgg19": 16}
+ZOO_LRN = ("bvlc_alexnet", "inception_v1", "zfnet512")
+
+
+@pytest.mark.parametrize("name", sorted(ZOO_IMPORTS))
+def test_model_zoo_graph_imports(name):
+    """Real zoo graphs (opset 9, IR 3) import whole; their ConstantOfShape weights are
+    splats (not 100s of MB of printed values)."""
+    module = import_onnx_file(os.path.join(LIGHT, f"light_{name}.onnx"))
+    hist = op_histogram(module)
+    assert hist["relay.nn.conv2d"] == ZOO_IMPORTS[name]
+    assert len(str(module)) < 2_000_000
+
+
+@pytest.mark.parametrize("name", ZOO_LRN)
+def test_model_zoo_graph_with_lrn_is_refused(name):
+    from compiler.diagnostics import CompileError
+
+    with pytest.raises(CompileError, match=r"node '\w+' \(LRN\): op LRN \(opset 9\) is not supported"):
+        import_onnx_file(os.path.join(LIGHT, f"light_{name}.onnx"))
+
+
+def test_model_zoo_shufflenet_runs():
+    """shufflenet (grouped 1x1 convs, channel shuffle by Reshape/Transpose) end to end."""
+    path = os.path.join(LIGHT, "light_shufflenet.onnx")
+    model = onnx.load(path)
+    inits = {t.name for t in model.graph.initializer}
+    (inp,) = [vi for vi in model.graph.input if vi.name not in inits]
+    x = random_input([d.dim_value for d in inp.type.tensor_type.shape.dim], 0)
+    got = run_function(import_onnx_file(path), {inp.name: x})[model.graph.output[0].name]
+    (want,) = ort_run(path, {inp.name: x})
+    assert np.abs(got - want).max() <= 1e-4 * np.abs(want).max()

@@ -208,6 +208,7 @@ class GraphImporter:
         self.file_names = file_names
         self.builder = GraphBuilder()
         self.values: dict[str, Value] = {}
+        self.unusable: dict[str, str] = {}  # name -> why (e.g. an unsupported element type)
         self.materialized: dict[int, tuple[Const, SSAValue]] = {}
         self.file_tensors: dict[str, np.ndarray] = {}
         self._loc: NameLoc | None = None
@@ -226,6 +227,8 @@ class GraphImporter:
     def lookup(self, proto: onnx.NodeProto, name: str) -> Value:
         v = self.values.get(name)
         if v is None:
+            if name in self.unusable:
+                raise self.node_error(proto, self.unusable[name])
             raise self.node_error(proto, f"input '{name}' is not produced by any earlier node, initializer or "
                                          "graph input (the graph is not topologically sorted or is incomplete)")
         return v
@@ -284,7 +287,9 @@ class GraphImporter:
             try:
                 arr = tensor_to_array(init)
             except UnsupportedDtype as e:
-                raise self.error(f"initializer '{init.name}': {verify_message(e)}") from None
+                # An error only if a node uses it (quantizers leave unused tensors behind).
+                self.unusable[init.name] = f"initializer '{init.name}': {verify_message(e)}"
+                continue
             except Exception as e:
                 raise self.error(f"initializer '{init.name}' cannot be read "
                                  f"(corrupt or truncated file?): {one_line(str(e))}") from None
@@ -292,7 +297,7 @@ class GraphImporter:
         if g.sparse_initializer:
             raise self.error(f"sparse initializer '{g.sparse_initializer[0].values.name}' is not supported")
         for vi in g.input:
-            if vi.name in self.values:
+            if vi.name in self.values or vi.name in self.unusable:
                 continue  # IR < 4: initializers are listed as inputs too
             shape, dtype = self.input_type(vi)
             self.values[vi.name] = self.builder.input(vi.name, shape, dtype)
@@ -303,7 +308,7 @@ class GraphImporter:
         for vi in g.output:
             v = self.values.get(vi.name)
             if v is None:
-                raise self.error(f"graph output '{vi.name}' is not produced by any node")
+                raise self.error(self.unusable.get(vi.name, f"graph output '{vi.name}' is not produced by any node"))
             ssa = self.materialize(v)
             self.check_output_type(vi, ssa)
             outputs.append(ssa)
@@ -473,10 +478,12 @@ class GraphImporter:
 
 def _is_uniform(arr: np.ndarray) -> bool:
     """All elements bit-identical (so -0.0 and 0.0 differ), e.g. `ConstantOfShape` output."""
-    bits = arr.reshape(-1).view(f"u{arr.dtype.itemsize}")
+    if all(s == 0 for s in arr.strides):
+        return True  # a broadcast scalar
+    bits = np.ascontiguousarray(arr).reshape(-1).view(f"u{arr.dtype.itemsize}")
     return bool(np.all(bits == bits[0]))
 
 
 def _splat(arr: np.ndarray, t) -> DenseIntOrFPElementsAttr:
-    one = dense_from_array(arr.reshape(-1)[:1])
+    one = dense_from_array(np.array([arr.flat[0]], dtype=arr.dtype))
     return DenseIntOrFPElementsAttr(t, BytesAttr(one.data.data))

@@ -103,7 +103,8 @@ def constant_of_shape(n: Node):
     fill = tensor_to_array(v).reshape(-1) if v is not None else np.zeros(1, np.float32)
     if fill.size != 1:
         raise n.error("the value attribute must have one element")
-    return Const(np.full(dims, fill[0], dtype=fill.dtype))
+    # A read-only broadcast view: model-zoo graphs fill whole weight tensors this way.
+    return Const(np.broadcast_to(fill[:1].reshape(()), dims))
 
 
 @converter("Identity")
