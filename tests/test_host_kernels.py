@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes as C
 import math
+import subprocess
 
 import numpy as np
 import pytest
@@ -863,3 +864,127 @@ def test_qnn_add(lib, a_shape, b_shape, at, bt, yt):
                          DT[np.dtype(yt)], ptr(y), params["y_scale"], int(params["y_zp"]))  # fmt: skip
     assert st == OK
     np.testing.assert_array_equal(y, want)
+
+
+# ---------------------------------------------------------------------------------------
+# memory safety: a sweep over small geometries under -fsanitize=address,undefined
+# ---------------------------------------------------------------------------------------
+
+SWEEP_C = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "host_kernels.h"
+
+/* Every buffer is malloc'ed with its exact size, so ASan flags any access past it. */
+static unsigned seed = 1;
+static float frand(void) { seed = seed * 1103515245u + 12345u; return (float)((seed >> 9) & 0xFFF) / 2048.0f - 1.0f; }
+static float *fbuf(int64_t n) { float *p = malloc((size_t)(n > 0 ? n : 1) * sizeof(float)); for (int64_t i = 0; i < n; i++) p[i] = frand(); return p; }
+static void *bbuf(int64_t n) { unsigned char *p = malloc((size_t)(n > 0 ? n : 1)); for (int64_t i = 0; i < n; i++) p[i] = (unsigned char)(int)(frand() * 127); return p; }
+static long calls, failures;
+#define CHECK(expr) do { calls++; if ((expr) != ACC_OK) { failures++; fprintf(stderr, "failed: %s (line %d)\n", #expr, __LINE__); } } while (0)
+
+static void conv_sweep(void) {
+    for (int h = 1; h <= 5; h++) for (int k = 1; k <= 3; k++) for (int s = 1; s <= 3; s++)
+    for (int pt = 0; pt <= 3; pt++) for (int pb = 0; pb <= 2; pb++) for (int dil = 1; dil <= 2; dil++) for (int g = 1; g <= 2; g++) {
+        int64_t span = h + pt + pb - dil * (k - 1) - 1;
+        if (span < 0) continue;
+        acc_conv2d_params p = {1, 2 * g, h, h + 1, 2 * g, k, k, span / s + 1, 0, s, s, pt, pb, pb, pt, dil, dil, g};
+        int64_t span_w = h + 1 + pb + pt - dil * (k - 1) - 1;
+        if (span_w < 0) continue;
+        p.ow = span_w / s + 1;
+        int64_t nx = p.c * p.h * p.w, nw = p.oc * 2 * k * k, ny = p.oc * p.oh * p.ow;
+        float *x = fbuf(nx), *w = fbuf(nw), *b = fbuf(p.oc), *y = fbuf(ny);
+        CHECK(acc_conv2d_f32(x, w, b, y, &p));
+        int8_t *xq = bbuf(nx), *wq = bbuf(nw);
+        int32_t *yq = malloc((size_t)ny * sizeof(int32_t)), zp[4] = {1, -2, 3, 0};
+        CHECK(acc_qnn_conv2d(ACC_I8, xq, ACC_I8, wq, NULL, yq, &p, -3, zp, p.oc));
+        free(x); free(w); free(b); free(y); free(xq); free(wq); free(yq);
+    }
+}
+
+static void pool_sweep(void) {
+    for (int h = 1; h <= 6; h++) for (int k = 1; k <= 3; k++) for (int s = 1; s <= 3; s++) for (int dil = 1; dil <= 2; dil++)
+    for (int pt = 0; pt < k * dil; pt++) for (int pb = 0; pb < k * dil; pb++) for (int ceil = 0; ceil <= 1; ceil++) {
+        int64_t eff = dil * (k - 1) + 1, span = h + pt + pb - eff;
+        if (span < 0) continue;
+        int64_t out = ceil ? (span + s - 1) / s + 1 : span / s + 1;
+        if (ceil && (out - 1) * s >= h + pt) out--;
+        acc_pool2d_params p = {1, 2, h, h, out, out, k, k, s, s, dil, dil, pt, pt, pb, pb, ceil};
+        int64_t nx = 2 * h * h, ny = 2 * out * out;
+        float *x = fbuf(nx), *y = fbuf(ny);
+        int8_t *xq = bbuf(nx), *yq = bbuf(ny);
+        CHECK(acc_max_pool2d(ACC_F32, x, y, &p));
+        CHECK(acc_avg_pool2d_f32(x, y, &p));
+        CHECK(acc_max_pool2d(ACC_I8, xq, yq, &p));
+        free(x); free(y); free(xq); free(yq);
+    }
+}
+
+static void movement_sweep(void) {
+    for (int r = 1; r <= 4; r++) for (int trial = 0; trial < 40; trial++) {
+        int64_t shape[4], pw[8], oshape[4], n = 1, on = 1;
+        int perm[4], mode = trial % 3;
+        for (int i = 0; i < r; i++) {
+            shape[i] = 1 + (trial * (i + 3)) % 4;
+            pw[2 * i] = mode == 2 ? (trial + i) % shape[i] : (trial + i) % 3;
+            pw[2 * i + 1] = mode == 2 ? (trial * 7 + i) % shape[i] : (trial * 5 + i) % 3;
+            oshape[i] = shape[i] + pw[2 * i] + pw[2 * i + 1];
+            n *= shape[i]; on *= oshape[i];
+            perm[i] = (i + trial) % r;
+        }
+        float *x = fbuf(n), *y = fbuf(on), pv = 1.5f;
+        CHECK(acc_pad(4, x, y, r, shape, pw, (acc_pad_mode)mode, &pv));
+        unsigned char *xb = bbuf(3 * n), *yb = bbuf(3 * n);
+        CHECK(acc_transpose(3, xb, yb, r, shape, perm));
+        int64_t idx[5] = {0, -1, shape[0] - 1, -shape[0], shape[0] / 2};
+        float *t = fbuf(5 * n / shape[0]);
+        CHECK(acc_take(4, x, r, shape, 0, ACC_I64, idx, 5, t));
+        float *m = fbuf(n);
+        int axes[2] = {r - 1, 0};
+        CHECK(acc_mean_f32(x, m, r, shape, axes, r > 1 ? 2 : 1));
+        CHECK(acc_softmax_f32(x, y, r, shape, trial % r));
+        free(x); free(y); free(xb); free(yb); free(t); free(m);
+    }
+}
+
+static void broadcast_sweep(void) {
+    int64_t a6[6] = {2, 1, 3, 1, 2, 1}, b6[6] = {1, 4, 1, 5, 1, 3}, o = 2 * 4 * 3 * 5 * 2 * 3;
+    float *a = fbuf(12), *b = fbuf(60), *y = fbuf(o);
+    CHECK(acc_add(ACC_F32, a, 6, a6, b, 6, b6, y));
+    int32_t *ai = bbuf(48), *bi = bbuf(240), *yi = bbuf(4 * o);
+    for (int i = 0; i < 60; i++) bi[i] = i % 7 + 1;
+    CHECK(acc_divide(ACC_I32, ai, 6, a6, bi, 6, b6, yi));
+    int64_t as[4] = {2, 1, 3, 4}, bs[3] = {5, 4, 6};
+    float *ma = fbuf(24), *mb = fbuf(120), *my = fbuf(2 * 5 * 3 * 6);
+    CHECK(acc_batch_matmul_f32(ma, 4, as, mb, 3, bs, my, 0, 0));
+    int8_t *qa = bbuf(12), *qb = bbuf(60), *qy = bbuf(o);
+    CHECK(acc_qnn_add(ACC_I8, qa, 6, a6, 0.1f, 2, ACC_I8, qb, 6, b6, 0.2f, -1, ACC_I8, qy, 0.3f, 0));
+    double big[6] = {1e300, -1e300, 3e9, -3e9, 0.0 / 0.0, 2.5};
+    int64_t out64[6];
+    uint8_t out8[6];
+    CHECK(acc_cast(ACC_F64, big, ACC_I64, out64, 6));
+    CHECK(acc_cast(ACC_F64, big, ACC_U8, out8, 6));
+    free(a); free(b); free(y); free(ai); free(bi); free(yi); free(ma); free(mb); free(my); free(qa); free(qb); free(qy);
+}
+
+int main(void) {
+    conv_sweep();
+    pool_sweep();
+    movement_sweep();
+    broadcast_sweep();
+    printf("%ld calls, %ld failures\n", calls, failures);
+    return failures != 0;
+}
+"""
+
+
+def test_kernels_are_clean_under_sanitizers(tmp_path):
+    src = tmp_path / "kernel_sweep.c"
+    src.write_text(SWEEP_C)
+    exe = cbuild.build([src, *cbuild.host_kernel_sources()], kind="exe", sanitize=True, name="kernel_sweep",
+                       extra_flags=["-fsanitize=float-cast-overflow"])  # fmt: skip
+    r = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stderr == "", r.stderr[-2000:]
+    calls = int(r.stdout.split()[0])
+    assert calls > 3000 and r.stdout.endswith(" calls, 0 failures\n"), r.stdout
