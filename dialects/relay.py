@@ -276,8 +276,7 @@ class Float(PropKind):
             value = math.inf if special == "inf" else math.nan
         else:
             start = parser.pos
-            head = parser.lexer.input.content[start : start + 2]
-            is_hex = (head.decode("latin-1") if isinstance(head, bytes) else head) in ("0x", "0X")
+            is_hex = _at_hex_literal(parser)
             number = parser.parse_optional_number()
             if number is None:
                 if negative:
@@ -553,6 +552,7 @@ class RelayOp(IRDLOperation):
             if kind.default is not None and attr == kind.to_attr(kind.default):
                 continue
             entries.append((kind.name, kind.format(attr) if kind.from_parsed(attr) is not None else attr))
+        n_props = len(entries)
         for name, attr in self.attributes.items():
             entries.append((name, attr))
         if not entries:
@@ -561,7 +561,10 @@ class RelayOp(IRDLOperation):
         for i, (name, value) in enumerate(entries):
             if i:
                 printer.print_string(", ")
-            printer.print_identifier_or_string_literal(name)
+            if i >= n_props and "." not in name:
+                printer.print_string_literal(name)  # a discardable attribute, not a property
+            else:
+                printer.print_identifier_or_string_literal(name)
             if isinstance(value, UnitAttr):
                 continue
             printer.print_string(" = ")
@@ -591,18 +594,22 @@ class RelayOp(IRDLOperation):
     @classmethod
     def parse_prop_dict(cls, parser: Parser) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
         """`{name = value, ...}`: properties (parsed by their kind) and discardable
-        attributes (dotted names such as `accel.target`). Errors point at the entry."""
+        attributes (dotted names such as `accel.target`, or any quoted name). Errors
+        point at the entry."""
         props: dict[str, Attribute] = {}
         attrs: dict[str, Attribute] = {}
         if parser.parse_optional_punctuation("{") is not None and parser.parse_optional_punctuation("}") is None:
             while True:
                 name_pos = parser.pos
-                name = parser.parse_identifier_or_str_literal(" as a property name")
+                # A quoted name is always a discardable attribute (how names that could
+                # be mistaken for a property print).
+                quoted = parser.parse_optional_str_literal()
+                name = quoted if quoted is not None else parser.parse_identifier(" as a property name")
                 name_end = parser.pos
                 if name in props or name in attrs:
                     parser.raise_error(f"'{name}' is given twice", name_pos, name_end)
-                kind = cls.prop_kind(name)
-                if kind is None and "." not in name:
+                kind = cls.prop_kind(name) if quoted is None else None
+                if kind is None and quoted is None and "." not in name:
                     known = f" (properties: {', '.join(k.name for k in cls.PROPS)})" if cls.PROPS else ""
                     parser.raise_error(f"'{cls.name}' has no property '{name}'{known}", name_pos, name_end)
                 if kind is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -817,3 +818,17 @@ def test_every_graph_op_is_covered_here():
     source = open(__file__).read()
     missing = [cls.__name__ for cls in relay.GRAPH_OPS if f"relay.{cls.__name__}" not in source]
     assert not missing, f"ops without builder tests: {missing}"
+
+
+def test_every_op_has_round_trip_and_negative_lit_tests():
+    """The issue's bar: every relay op has a round-trip lit test (custom and generic form,
+    tests/lit/relay/*.mlir) and a negative verifier test (*-invalid.mlir, checked by its
+    `'<op>' op ...` error line)."""
+    lit = Path(__file__).parent / "lit" / "relay"
+    positive = "\n".join(p.read_text() for p in sorted(lit.glob("*.mlir")) if not p.stem.endswith("-invalid"))
+    negative = "\n".join(p.read_text() for p in sorted(lit.glob("*-invalid.mlir")))
+    ops = [*relay.GRAPH_OPS, relay.CompositeOp, relay.YieldOp]
+    no_round_trip = [op.name for op in ops if not re.search(re.escape(op.name) + r"[ \"(]", positive)]
+    no_negative = [op.name for op in ops if f"error: '{op.name}' op " not in negative]
+    assert not no_round_trip, f"ops without a round-trip lit test: {no_round_trip}"
+    assert not no_negative, f"ops without a negative verifier lit test: {no_negative}"

@@ -110,3 +110,17 @@ func.func @mean(%x: tensor<2x3x4x5xf32>) -> (tensor<f32>, tensor<2x3xf32>, tenso
 // GEN:         %hw = "relay.mean"(%x) <{axis = array<i64: 2, -1>, keepdims = false, exclude = false}> : (tensor<2x3x4x5xf32>) -> tensor<2x3xf32>
 // GEN:         %keep = "relay.mean"(%x) <{axis = array<i64: 2, 3>, keepdims = true, exclude = false}> : (tensor<2x3x4x5xf32>) -> tensor<2x3x1x1xf32>
 // GEN:         %excl = "relay.mean"(%x) <{axis = array<i64: 2, 3>, keepdims = true, exclude = true}> : (tensor<2x3x4x5xf32>) -> tensor<1x1x4x5xf32>
+
+// -----
+
+func.func @discardable_attributes(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %r = relay.nn.relu %x {accel.target = "npu"} : tensor<2x3xf32>
+  %s = relay.nn.softmax %r {axis = 0, accel.target = "host", "note" = 3 : i32, accel.fused} : tensor<2x3xf32>
+  func.return %r, %s : tensor<2x3xf32>, tensor<2x3xf32>
+}
+// CHECK-LABEL: func.func @discardable_attributes
+// CHECK-NEXT:  %r = relay.nn.relu %x {accel.target = "npu"} : tensor<2x3xf32>
+// CHECK-NEXT:  %s = relay.nn.softmax %r {axis = 0, accel.target = "host", "note" = 3 : i32, accel.fused} : tensor<2x3xf32>
+// CHECK-NEXT:  func.return %r, %s : tensor<2x3xf32>, tensor<2x3xf32>
+// GEN:         %r = "relay.nn.relu"(%x) {accel.target = "npu"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GEN:         %s = "relay.nn.softmax"(%r) <{axis = 0 : i64}> {accel.target = "host", note = 3 : i32, accel.fused} : (tensor<2x3xf32>) -> tensor<2x3xf32>
