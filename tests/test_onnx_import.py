@@ -582,3 +582,9 @@ def test_unsupported_initializer_is_an_error_only_when_used():
     graph = h.make_graph([h.make_node("Add", ["x", "b"], ["y"], name="add")], "g", [vi("x", [2])], [vi("y", [2])], [bf16])
     m = h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])
     assert import_error(m) == "error: node 'add' (Add): initializer 'b': element type BFLOAT16 is not supported"
+
+
+def test_error_malformed_shape_computation():
+    m = make([h.make_node("Concat", ["a", "b"], ["c"], axis=0, name="cat"), h.make_node("Reshape", ["x", "c"], ["y"])],
+             [vi("x", [2, 3])], [vi("y", None)], [("a", np.zeros((2, 2), np.int64)), ("b", np.zeros(3, np.int64))])
+    assert import_error(m).startswith("error: node 'cat' (Concat): cannot evaluate the node: ")

@@ -422,6 +422,9 @@ class GraphImporter:
                 outs = support.convert(node)
         except (VerifyException, UnsupportedDtype) as e:
             raise node.error(verify_message(e)) from None
+        except (ValueError, IndexError) as e:
+            # numpy on malformed inputs (shapes that do not concatenate, indices out of range)
+            raise node.error(f"cannot evaluate the node: {one_line(str(e))}") from None
         self.bind_outputs(proto, outs)
 
     def try_fold(self, node: Node, support, inputs: list[Value | None]) -> list[Value] | None:
