@@ -3,14 +3,16 @@
     lib = build(host_kernel_sources(), kind="shared")           # -> Path of a .so
     exe = build([main_c, *simulator_sources()], kind="exe", sanitize=True)
 
-Flags are always `-std=c99 -O2 -Wall -Wextra -Werror` (plus `-fsanitize=address,undefined
--fno-omit-frame-pointer -fno-sanitize-recover=all` with `sanitize=True`, so that undefined
-behaviour aborts instead of printing and carrying on). The result is cached in a
-directory keyed by a hash of the compiler, the flags, every source and every header in
-the include directories (and next to the sources), so an unchanged build is a file
-lookup; outputs are written under a temporary name and renamed, so concurrent builds
-(pytest-xdist) never see a half-written file. A failed compile raises `CompileError`
-carrying the compiler's first error line.
+Flags are always `-std=c99 -O2 -Wall -Wextra -Werror` (plus `-fsanitize=address,undefined,
+float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all` with `sanitize=True`,
+so that undefined behaviour aborts instead of printing and carrying on). Each source is
+compiled to an object cached under a hash of the compiler, the flags, the source and
+every header in the include directories (and next to the source); the link is cached
+under the hash of its objects. An unchanged build is a file lookup, and the runtime
+sources are compiled once per flag set whatever program links them. Outputs are written
+under a temporary name and renamed, so concurrent builds (pytest-xdist) never see a
+half-written file. A failed compile raises `CompileError` carrying the compiler's first
+error line.
 
 The C sources shipped with the package: `host_kernels.c` (every relay op on host memory,
 header `host_kernels.h`) and the simulator of the built-in accelerators (`sim/`: the
@@ -35,7 +37,11 @@ SIM_DIR = C_DIR / "sim"
 INCLUDE_DIRS: tuple[Path, ...] = (C_DIR, SIM_DIR)
 
 BASE_FLAGS = ("-std=c99", "-O2", "-Wall", "-Wextra", "-Werror")
-SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all")
+SANITIZE_FLAGS = (
+    "-fsanitize=address,undefined,float-cast-overflow",
+    "-fno-omit-frame-pointer",
+    "-fno-sanitize-recover=all",
+)
 KINDS = ("shared", "exe", "object")
 
 
@@ -75,8 +81,10 @@ def build(
 ) -> Path:
     """Compile and link `sources` into a shared library (`kind="shared"`), an executable
     (`"exe"`) or one object file (`"object"`, a single source); returns its path in the
-    cache. `defines` are `NAME` or `NAME=VALUE`; `name` only makes the cached file
-    name readable."""
+    cache. Every source is compiled to its own cached object first, so a library shared
+    by many programs (the runtime) is compiled once per flag set. `defines` are `NAME`
+    or `NAME=VALUE`; `extra_flags` go to the compiler and the linker; `name` only makes
+    the cached file name readable."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     srcs = [Path(s).resolve() for s in sources]
@@ -91,48 +99,67 @@ def build(
     cc = compiler_command()
     if shutil.which(cc[0]) is None:
         raise CompileError(f"C compiler '{cc[0]}' not found (set CC or install cc)")
-    flags = [*BASE_FLAGS, *(SANITIZE_FLAGS if sanitize else ()), *extra_flags]
-    flags += [f"-D{d}" for d in defines]
-    flags += [f"-I{d}" for d in incs]
+    extra = list(extra_flags)
+    common = [*BASE_FLAGS, *(SANITIZE_FLAGS if sanitize else ()), *extra]
+    cflags = [*common, *(f"-D{d}" for d in defines), *(f"-I{d}" for d in incs)]
     if kind == "shared":
-        flags += ["-shared", "-fPIC"]
-    elif kind == "object":
-        flags += ["-c"]
-    link = [f"-l{lib}" for lib in libs] if kind != "object" else []
+        cflags.append("-fPIC")
+    suffix = "-asan" if sanitize else ""
 
-    key = _cache_key(cc, flags, link, srcs, incs)
-    suffix = {"shared": ".so", "exe": "", "object": ".o"}[kind]
-    out_dir = cache_dir()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    stem = (name or srcs[0].stem) + ("-asan" if sanitize else "")
-    out = out_dir / f"{stem}-{key[:20]}{suffix}"
-    if out.exists():
-        return out
+    objects = []
+    for s in srcs:
+        if s.suffix == ".o":  # already compiled
+            objects.append(s)
+            continue
+        key = _cache_key(cc, cflags, [s], incs)
+        obj = _cached(f"{s.stem}{suffix}-{key[:20]}.o")
+        if not obj.exists():
+            _run(cc, [*cflags, "-c", str(s)], obj)
+        objects.append(obj)
+    if kind == "object":
+        return objects[0]
 
-    fd, tmp_name = tempfile.mkstemp(prefix=out.name + ".", suffix=".tmp", dir=out_dir)
+    lflags = [*common, *(["-shared"] if kind == "shared" else [])]
+    link = [f"-l{lib}" for lib in libs]
+    key = _cache_key(cc, [*lflags, "|", *link], objects, [])
+    out = _cached(f"{name or srcs[0].stem}{suffix}-{key[:20]}{'.so' if kind == 'shared' else ''}")
+    if not out.exists():
+        _run(cc, [*lflags, *map(str, objects)], out, link)
+    return out
+
+
+def _cached(filename: str) -> Path:
+    d = cache_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    return d / filename
+
+
+def _run(cc: list[str], args: list[str], out: Path, tail: Sequence[str] = ()) -> None:
+    """Runs the compiler writing `out` atomically (a temporary name, then a rename)."""
+    fd, tmp_name = tempfile.mkstemp(prefix=out.name + ".", suffix=".tmp", dir=out.parent)
     os.close(fd)
     tmp = Path(tmp_name)
-    cmd = [*cc, *flags, *map(str, srcs), "-o", str(tmp), *link]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+        proc = subprocess.run([*cc, *args, "-o", str(tmp), *tail], capture_output=True, text=True)
         if proc.returncode != 0:
             raise CompileError(f"C compilation failed: {_first_error(proc.stderr or proc.stdout)}")
         os.replace(tmp, out)
     finally:
         tmp.unlink(missing_ok=True)
-    return out
 
 
-def _cache_key(cc: list[str], flags: list[str], link: list[str], srcs: list[Path], incs: list[Path]) -> str:
+def _cache_key(cc: list[str], flags: list[str], inputs: list[Path], incs: list[Path]) -> str:
     h = hashlib.sha256()
     h.update(_compiler_identity(cc).encode())
-    for part in (*flags, "|", *link, "|"):
+    for part in (*flags, "|"):
         h.update(part.encode() + b"\0")
-    for s in srcs:  # by name and content: a generated source in a fresh temp dir still hits the cache
+    for s in inputs:  # by name and content: a generated source in a fresh temp dir still hits the cache
         h.update(s.name.encode() + b"\0" + s.read_bytes() + b"\0")
+    if not incs:
+        return h.hexdigest()
     # Headers the sources may include: everything in the include dirs and next to
     # the sources (a superset keeps the key correct without running the preprocessor).
-    header_dirs = sorted({*incs, *(s.parent for s in srcs)})
+    header_dirs = sorted({*incs, *(s.parent for s in inputs)})
     for d in header_dirs:
         if not d.is_dir():
             continue
