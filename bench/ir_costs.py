@@ -9,7 +9,9 @@ reshape / transpose / concatenate, softmax, and int8 quantize / qnn.conv2d / req
 dequantize blocks. Convolution weights are external (an .npz beside the IR, as a real
 model's would be); biases and quantization parameters are inline. "ops" counts every op in
 `@main` (constants included). Each cost is the median of `--repeat` runs, in milliseconds
-per op; per-op costs that grow with the size would mean quadratic behaviour.
+per op; per-op costs that grow with the size would mean quadratic behaviour. Times are
+CPU time of this process (`time.process_time`), so other work on a shared machine
+inflates them less than it would wall-clock time.
 
 parse uses accel-opt's parser (`LocatingParser`, which also records op locations);
 verify is `ModuleOp.verify()`; print is the custom form; interpret is the numpy
@@ -147,9 +149,9 @@ def print_ir(module: ModuleOp) -> str:
 def median_ms(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
     times, result = [], None
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         result = fn()
-        times.append((time.perf_counter() - start) * 1000)
+        times.append((time.process_time() - start) * 1000)
     return statistics.median(times), result
 
 

@@ -33,13 +33,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from hypothesis import strategies as st
-from xdsl.dialects.builtin import IntegerType, ModuleOp, Signedness, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import SSAValue
 from xdsl.printer import Printer
 
 from compiler.frontend.builder import GraphBuilder
 from compiler.tensors import numpy_dtype
-from dialects import relay
 
 MAX_ELEMENTS = 4096
 """No drawn value has more elements than this."""
@@ -192,6 +191,17 @@ def _conv2d(g: _Gen):
     if g.draw(st.booleans()):
         y = g.b.bias_add(y, g.const(g.floats((wshape[0],))))
     return y
+
+
+@kind("conv2d_bias_relu")
+def _conv2d_bias_relu(g: _Gen):
+    """The chain most accelerator patterns match (TVM's conv2d_bias_relu composite)."""
+    x = g.pick(lambda v: is_float(v) and is_image(v))
+    if x is None:
+        return None
+    wshape, props = _conv_params(g, x)
+    y = g.b.conv2d(x, g.const(g.floats(wshape, -0.3, 0.3)), **props)
+    return g.b.relu(g.b.bias_add(y, g.const(g.floats((wshape[0],)))))
 
 
 @kind("dense")
@@ -568,7 +578,7 @@ def _input_shapes(draw, kinds: Collection[str]) -> list[tuple[int, ...]]:
     count = draw(st.integers(1, len(shapes)))
     chosen = [shapes[i] for i in order[:count]]
     # Always offer an image and a matrix to kinds that need one.
-    if any(k in kinds for k in ("conv2d", "max_pool2d", "avg_pool2d", "global_avg_pool2d", "qnn_conv2d")):
+    if any(k in kinds for k in ("conv2d", "conv2d_bias_relu", "max_pool2d", "avg_pool2d", "global_avg_pool2d", "qnn_conv2d")):
         if image not in chosen:
             chosen.append(image)
     if matrix not in chosen and not any(len(s) == 2 for s in chosen):

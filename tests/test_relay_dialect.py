@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from xdsl.context import Context
-from xdsl.dialects.builtin import Builtin, IntegerType, Signedness, TensorType, f16, f32, i1, i8, i32, i64
+from xdsl.dialects.builtin import Builtin, IntegerType, Signedness, TensorType, f16, f32, i8, i32, i64
 from xdsl.dialects.func import Func
 from xdsl.ir import Block
 from xdsl.parser import Parser
