@@ -889,7 +889,7 @@ int acc_transpose(size_t elem_size, const void *x, void *y, int rank, const int6
         memcpy(y, x, elem_size);
         return ACC_OK;
     }
-    int64_t istride[ACC_MAX_RANK], oshape[ACC_MAX_RANK], s[ACC_MAX_RANK];
+    int64_t istride[ACC_MAX_RANK] = {0}, oshape[ACC_MAX_RANK] = {0}, s[ACC_MAX_RANK] = {0};
     int64_t k = 1;
     for (int i = rank - 1; i >= 0; i--) {
         istride[i] = k;
@@ -968,7 +968,7 @@ int acc_pad(size_t elem_size, const void *x, void *y, int rank, const int64_t *s
     if (!x || !y || elem_size == 0 || !valid_shape(rank, shape) || (rank && !pad_width)) return ACC_EINVAL;
     if (mode != ACC_PAD_CONSTANT && mode != ACC_PAD_EDGE && mode != ACC_PAD_REFLECT) return ACC_EINVAL;
     if (mode == ACC_PAD_CONSTANT && !pad_value) return ACC_EINVAL;
-    int64_t oshape[ACC_MAX_RANK];
+    int64_t oshape[ACC_MAX_RANK] = {0};
     for (int i = 0; i < rank; i++) {
         int64_t b = pad_width[2 * i], a = pad_width[2 * i + 1];
         if (b < 0 || a < 0) return ACC_EINVAL;
@@ -985,7 +985,7 @@ int acc_pad(size_t elem_size, const void *x, void *y, int rank, const int64_t *s
         memcpy(y, x, elem_size);
         return ACC_OK;
     }
-    int64_t istride[ACC_MAX_RANK], k = 1;
+    int64_t istride[ACC_MAX_RANK] = {0}, k = 1;
     for (int i = rank - 1; i >= 0; i--) {
         istride[i] = k;
         k *= shape[i];
