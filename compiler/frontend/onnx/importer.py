@@ -16,6 +16,8 @@ first brought to opset 13 with `onnx.version_converter.convert_version` (e.g. th
 opset-6 `pytorch-converted` test models); from opset 9 on, every op is imported with the
 semantics of its own version. Opset domains that no node uses are ignored.
 
+Graph inputs that are also initializers (IR 3 lists every initializer as an input; from
+IR 4 on that marks a default value) are constants: the model is compiled as shipped.
 Values known at import time (initializers, `Constant` nodes, and everything computed only
 from them and from static shapes: `Shape -> Gather -> Unsqueeze -> Concat -> Reshape`
 chains, `ConstantOfShape`, ...) are evaluated with numpy; the rest becomes relay ops.
@@ -185,9 +187,7 @@ def _import(model: onnx.ModelProto, source: str | None, weights_path: str | None
                                f"(opsets below {MIN_OPSET} are converted first): {one_line(str(e))}",
                                location=source) from None
         opset = CONVERT_TO_OPSET
-    importer = GraphImporter(model.graph, opset, source, weights_path, file_names)
-    importer.original_opset = original_opset
-    return importer.run()
+    return GraphImporter(model.graph, opset, source, weights_path, file_names, original_opset=original_opset).run()
 
 
 # --------------------------------------------------------------------------------------
@@ -199,10 +199,10 @@ class GraphImporter:
     """Converts one graph, node by node in the (topological) order of the file."""
 
     def __init__(self, graph: onnx.GraphProto, opset: int, source: str | None,
-                 weights_path: str | None, file_names: set[str]):
+                 weights_path: str | None, file_names: set[str], *, original_opset: int | None = None):
         self.graph = graph
         self.opset = opset
-        self.original_opset = opset  # before version conversion
+        self.original_opset = opset if original_opset is None else original_opset  # before conversion
         self.source = source
         self.weights_path = weights_path
         self.file_names = file_names
