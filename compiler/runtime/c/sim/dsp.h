@@ -72,6 +72,7 @@ void dsp_dma_wait(dsp_token t);
 /* Waits for everything issued. */
 void dsp_sync(void);
 
+/* The counters so far (cycles: completion time of everything issued). */
 dsp_counters dsp_get_counters(void);
 
 /* Writes the counters as JSON (keys as npu_write_counters_json); 0 on success. */

@@ -107,6 +107,7 @@ void npu_sync(void);
 
 /* ---- counters -------------------------------------------------------------------- */
 
+/* The counters so far (cycles: completion time of everything issued). */
 npu_counters npu_get_counters(void);
 
 /* Writes {"bytes_to_device": .., "bytes_to_host": .., "transfers": .., "accel_ops": ..,

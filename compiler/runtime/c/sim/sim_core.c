@@ -13,6 +13,14 @@ typedef struct host_range {
     size_t bytes;
 } host_range;
 
+/* The scratchpad bytes a transfer to the device writes, while it is not waited for:
+ * byte intervals [lo[i], hi[i]) (adjacent rows merged). */
+typedef struct pending_write {
+    int64_t token;
+    int64_t n, cap;
+    int64_t *lo, *hi;
+} pending_write;
+
 struct sim_device {
     char name[32];
     sim_config cfg;
@@ -22,7 +30,8 @@ struct sim_device {
     size_t n_blocks;
     double *ready;     /* per block: completion time of its last write */
     double *reads_end; /* per block: end of its pending reads */
-    int64_t *writer;   /* per block: the transfer that wrote it last (0: compute or nobody) */
+    pending_write *pending; /* transfers to the device not waited for, oldest first */
+    size_t n_pending, cap_pending;
     host_range *ranges;
     size_t n_ranges, cap_ranges;
     double *token_end; /* [token]: completion time of each transfer (index 0 unused) */
@@ -107,10 +116,9 @@ sim_device *sim_create(const char *name, const sim_config *cfg) {
     d->raw = malloc(cfg->spm_bytes + base_align);
     d->ready = calloc(d->n_blocks, sizeof(double));
     d->reads_end = calloc(d->n_blocks, sizeof(double));
-    d->writer = calloc(d->n_blocks, sizeof(int64_t));
     d->cap_tokens = 64;
     d->token_end = calloc(d->cap_tokens, sizeof(double));
-    if (!d->raw || !d->ready || !d->reads_end || !d->writer || !d->token_end) {
+    if (!d->raw || !d->ready || !d->reads_end || !d->token_end) {
         sim_report(d, "out of memory for a %zu-byte scratchpad", cfg->spm_bytes);
         sim_destroy(d);
         return NULL;
@@ -126,7 +134,11 @@ void sim_destroy(sim_device *d) {
     free(d->raw);
     free(d->ready);
     free(d->reads_end);
-    free(d->writer);
+    for (size_t i = 0; i < d->n_pending; i++) {
+        free(d->pending[i].lo);
+        free(d->pending[i].hi);
+    }
+    free(d->pending);
     free(d->ranges);
     free(d->token_end);
     free(d);
@@ -206,13 +218,10 @@ static double max_reads_end(const sim_device *d, int64_t lo, int64_t hi, double 
     return t;
 }
 
-static void mark_written(sim_device *d, int64_t lo, int64_t hi, double t, int64_t writer) {
+static void mark_written(sim_device *d, int64_t lo, int64_t hi, double t) {
     size_t b0, b1;
     block_span(d, lo, hi, &b0, &b1);
-    for (size_t b = b0; b <= b1; b++) {
-        d->ready[b] = t;
-        d->writer[b] = writer;
-    }
+    for (size_t b = b0; b <= b1; b++) d->ready[b] = t;
 }
 
 static void mark_read(sim_device *d, int64_t lo, int64_t hi, double t) {
@@ -222,16 +231,32 @@ static void mark_read(sim_device *d, int64_t lo, int64_t hi, double t) {
         if (d->reads_end[b] < t) d->reads_end[b] = t;
 }
 
-/* The first block in [lo, hi) last written by a transfer that was not waited for. */
+/* The latest transfer not waited for that writes a byte of [lo, hi); *at is the first
+ * such byte. Exact to the byte, whatever the block size. */
 static int64_t unwaited_writer(const sim_device *d, int64_t lo, int64_t hi, int64_t *at) {
-    size_t b0, b1;
-    block_span(d, lo, hi, &b0, &b1);
-    for (size_t b = b0; b <= b1; b++)
-        if (d->writer[b] > d->waited_upto) {
-            *at = (int64_t)(b * d->block);
-            return d->writer[b];
-        }
+    for (size_t k = d->n_pending; k-- > 0;) {
+        const pending_write *w = &d->pending[k];
+        for (int64_t i = 0; i < w->n; i++)
+            if (w->lo[i] < hi && lo < w->hi[i]) {
+                *at = w->lo[i] > lo ? w->lo[i] : lo;
+                return w->token;
+            }
+    }
     return 0;
+}
+
+/* Forgets the pending writes of every transfer up to d->waited_upto. */
+static void retire_pending(sim_device *d) {
+    size_t keep = 0;
+    for (size_t k = 0; k < d->n_pending; k++) {
+        if (d->pending[k].token <= d->waited_upto) {
+            free(d->pending[k].lo);
+            free(d->pending[k].hi);
+        } else {
+            d->pending[keep++] = d->pending[k];
+        }
+    }
+    d->n_pending = keep;
 }
 
 /* -------------------------------------------------------------------------------
@@ -290,7 +315,27 @@ static void row_max_reads_end(sim_device *d, int64_t lo, int64_t hi, void *c) {
 
 static void row_mark_written(sim_device *d, int64_t lo, int64_t hi, void *c) {
     row_ctx *x = (row_ctx *)c;
-    mark_written(d, x->base + lo, x->base + hi, x->t, x->token);
+    mark_written(d, x->base + lo, x->base + hi, x->t);
+    /* Remember the bytes until the transfer is waited for (adjacent rows merged). */
+    pending_write *w = &d->pending[d->n_pending - 1];
+    lo += x->base;
+    hi += x->base;
+    if (w->n > 0 && w->hi[w->n - 1] == lo) {
+        w->hi[w->n - 1] = hi;
+        return;
+    }
+    if (w->n == w->cap) {
+        int64_t cap = w->cap ? 2 * w->cap : 4;
+        int64_t *nl = realloc(w->lo, (size_t)cap * sizeof *nl);
+        if (nl) w->lo = nl;
+        int64_t *nh = nl ? realloc(w->hi, (size_t)cap * sizeof *nh) : NULL;
+        if (!nl || !nh) sim_fail(d, "out of memory tracking transfers");
+        w->hi = nh;
+        w->cap = cap;
+    }
+    w->lo[w->n] = lo;
+    w->hi[w->n] = hi;
+    w->n++;
 }
 
 static void row_mark_read(sim_device *d, int64_t lo, int64_t hi, void *c) {
@@ -393,6 +438,17 @@ int64_t sim_dma(sim_device *d, sim_direction dir, void *dst, const void *src, si
     if (bytes > 0) walk_rows(d, &w, to_dev ? row_max_reads_end : row_max_ready, &rc);
     double end = rc.t + d->cfg.dma_setup_cycles + (double)bytes / d->cfg.dma_bytes_per_cycle;
     rc.t = end;
+    if (to_dev && bytes > 0) {
+        if (d->n_pending == d->cap_pending) {
+            size_t cap = d->cap_pending ? 2 * d->cap_pending : 8;
+            pending_write *pw = realloc(d->pending, cap * sizeof *pw);
+            if (!pw) sim_fail(d, "out of memory tracking transfers");
+            d->pending = pw;
+            d->cap_pending = cap;
+        }
+        pending_write fresh = {token, 0, 0, NULL, NULL};
+        d->pending[d->n_pending++] = fresh;
+    }
     if (bytes > 0) walk_rows(d, &w, to_dev ? row_mark_written : row_mark_read, &rc);
     d->dma_free = end;
     d->token_end[token] = end;
@@ -413,11 +469,13 @@ void sim_dma_wait(sim_device *d, int64_t token) {
                  (long long)d->issued);
     if (d->token_end[token] > d->host) d->host = d->token_end[token];
     if (token > d->waited_upto) d->waited_upto = token;
+    retire_pending(d);
 }
 
 void sim_sync(sim_device *d) {
     if (d->end > d->host) d->host = d->end;
     d->waited_upto = d->issued;
+    retire_pending(d);
 }
 
 /* -------------------------------------------------------------------------------
@@ -512,7 +570,7 @@ void sim_compute(sim_device *d, const char *op, const sim_operand *reads, int n_
     for (int i = 0; i < n_writes; i++)
         if (write_spm[i]) {
             int64_t lo = spm_offset(d, (uintptr_t)writes[i].ptr);
-            mark_written(d, lo, lo + (int64_t)writes[i].bytes, end, 0);
+            mark_written(d, lo, lo + (int64_t)writes[i].bytes, end);
         }
     d->compute_free = end;
     if (end > d->end) d->end = end;

@@ -13,7 +13,8 @@
  *   and exits with status 3, so a bad program never corrupts memory;
  * - the hazard check: a compute op that reads (or overwrites) scratchpad bytes written
  *   by a transfer whose token was never waited for is an error, even though the
- *   sequential simulation would show the right values;
+ *   sequential simulation would show the right values (exact to the byte: tiles of one
+ *   buffer may share a block);
  * - the two-engine timeline and the counters (see sim_compute / sim_dma), and their
  *   JSON form;
  * - reusable command bodies (conv2d, matmul, pool2d, eltwise; float and 8-bit
@@ -148,6 +149,7 @@ double sim_cost(const sim_device *d, double work, sim_work kind);
 void sim_compute(sim_device *d, const char *op, const sim_operand *reads, int n_reads, const sim_operand *writes,
                  int n_writes, int in_place, double cycles);
 
+/* The counters so far; cycles is the rounded completion time of everything issued. */
 sim_counters sim_get_counters(const sim_device *d);
 
 /* Writes the counters as one JSON object with exactly the keys bytes_to_device,
