@@ -61,9 +61,12 @@ def with_target(p: ModulePass, target: str | None) -> ModulePass:
     """Fill an unset `target`/`targets` option of a pass from the tool's --target."""
     if not target:
         return p
-    for name in ("target", "targets"):
-        if any(f.name == name for f in dataclasses.fields(p)) and getattr(p, name) in (None, "", ()):
-            return dataclasses.replace(p, **{name: target})
+    for f in dataclasses.fields(p):
+        if f.name not in ("target", "targets") or getattr(p, f.name) not in (None, "", ()):
+            continue
+        if isinstance(getattr(p, f.name), tuple):
+            return dataclasses.replace(p, **{f.name: tuple(n for n in target.split(",") if n)})
+        return dataclasses.replace(p, **{f.name: target})
     return p
 
 

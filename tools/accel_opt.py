@@ -163,6 +163,9 @@ class AccelOptMain(xDSLOptMain):
             return
         if self.args.input_file is not None:
             set_ir_dir(os.path.dirname(os.path.abspath(self.args.input_file)))
+        if self.args.target == "c" and self.args.accel_target:
+            # The C emitter needs the descriptions: `--target` names them.
+            self.args.target = 'c{target="' + self.args.accel_target.replace('"', "") + '"}'
         chunks, file_extension = self.prepare_input()
         outputs: list[str] = []
         for i, (chunk, offset) in enumerate(chunks):

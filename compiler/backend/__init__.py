@@ -2,4 +2,10 @@
 
 from collections.abc import Callable
 
-ACCEL_OUTPUT_TARGETS: dict[str, Callable[[], type]] = {}
+def _c_target() -> type:
+    from compiler.backend.c_target import CTarget
+
+    return CTarget
+
+
+ACCEL_OUTPUT_TARGETS: dict[str, Callable[[], type]] = {"c": _c_target}

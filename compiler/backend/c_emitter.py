@@ -490,6 +490,9 @@ class ModelEmitter:
         if isinstance(op, accel.KernelOp):
             HostKernelEmitter(self, op, ptr).emit(w)
             return
+        if isinstance(op, (relay.RelayOp, relay.CompositeOp, relay.ConstantOp)):
+            raise CompileError(f"C is emitted from lowered IR, but '{op.name}' still works on tensors "
+                               "(run the 'full' pipeline first)", op)
         raise CompileError(f"the C emitter cannot run '{op.name}' on the host", op)
 
 
