@@ -9,8 +9,8 @@ from __future__ import annotations
 
 PIPELINES: dict[str, str] = {
     "byoc": "byoc",
-    "lower": "bufferize,plan-memory,lower-to-accel,insert-dma,plan-memory",
-    "full": "byoc,bufferize,plan-memory,lower-to-accel,insert-dma,plan-memory",
+    "lower": "bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,plan-memory",
+    "full": "byoc,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,plan-memory",
 }
 """`byoc`: partition (merge-composite, annotate-target, merge-regions, outline-regions).
 `lower`: buffers, the host arena, accel ops, transfers. `full`: both."""

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     DictionaryAttr,
     IntegerAttr,
     MemRefType,
@@ -870,7 +871,7 @@ class AccelFunctionEmitter:
         dyn = list(op.offsets)
         terms = []
         for o, st in zip(op.static_offsets.get_values(), strides):
-            if o == memref.SubviewOp.DYNAMIC_INDEX:
+            if o == DYNAMIC_INDEX:
                 terms.append(f"{self.value(dyn.pop(0))} * {st}")
             elif o:
                 terms.append(str(o * st))

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import DictionaryAttr, MemRefType, ModuleOp, StridedLayoutAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DictionaryAttr, MemRefType, ModuleOp, StridedLayoutAttr
 from xdsl.interpreter import Interpreter, InterpreterFunctions, ReturnedValues, impl, impl_terminator, register_impls
 from xdsl.interpreters.arith import ArithFunctions
 from xdsl.interpreters.func import FuncFunctions
@@ -104,13 +104,13 @@ class BufferFunctions(InterpreterFunctions):
         dyn = list(args[1:])
         offsets = []
         for o in op.static_offsets.get_values():
-            offsets.append(dyn.pop(0) if o == memref.SubviewOp.DYNAMIC_INDEX else o)
+            offsets.append(dyn.pop(0) if o == DYNAMIC_INDEX else o)
         sizes = []
         for s in op.static_sizes.get_values():
-            sizes.append(dyn.pop(0) if s == memref.SubviewOp.DYNAMIC_INDEX else s)
+            sizes.append(dyn.pop(0) if s == DYNAMIC_INDEX else s)
         strides = []
         for s in op.static_strides.get_values():
-            strides.append(dyn.pop(0) if s == memref.SubviewOp.DYNAMIC_INDEX else s)
+            strides.append(dyn.pop(0) if s == DYNAMIC_INDEX else s)
         index = tuple(slice(o, o + n * st, st) for o, n, st in zip(offsets, sizes, strides))
         view = source[index]
         result_shape = tuple(op.result.type.get_shape())

@@ -1,0 +1,441 @@
+"""tile-for-scratchpad: split accelerator ops whose operands do not fit the scratchpad.
+
+Runs on the logical form (after `lower-to-accel`, before `insert-dma`). An op whose
+working set (inputs, weights, bias and output, each aligned) exceeds the target's
+scratchpad is split into tiles that fit, twice over for the streamed operands when
+`double-buffer` is set (so `optimize-dma` can overlap the next tile's transfer with the
+current compute):
+
+- `accel.conv2d`: output channels (whole groups) and output rows; each row tile reads
+  the input rows its windows need (with the halo) and gets its own padding;
+- `accel.pool`: channels and output rows, likewise;
+- `accel.matmul`: output features (weight rows) and data rows;
+- `accel.eltwise`: its leading dimensions.
+
+Channel tiles are unrolled (their per-channel weights, bias and quantization scales are
+static slices); row tiles run in `scf.for` loops over `memref.subview`s, with the first
+and last tiles peeled when their padding or size differs. Among the tilings that fit,
+the one with the least estimated DMA time wins, given that `optimize-dma` keeps a tile
+that does not change across iterations on the device: rows-inside-channels streams the
+weights once and re-reads the input per channel tile; channels-inside-rows reads the input
+once and re-reads the weights per row tile unless they all fit.
+
+Before (a 1x64x56x56 conv, 3.2 MB of operands):
+
+    accel.conv2d ins(%x, %w, %b : ...) outs(%y : memref<1x64x56x56xf32>) {padding = [1, 1, 1, 1]}
+
+After (sketch):
+
+    scf.for %r = %c0 to %c56 step %c8 {
+      %xi = memref.subview %x[0, 0, %lo, 0] [1, 64, 10, 56] [1, 1, 1, 1] : ...
+      %yi = memref.subview %y[0, 0, %r, 0] [1, 64, 8, 56] [1, 1, 1, 1] : ...
+      accel.conv2d ins(%xi, %w, %b : ...) outs(%yi : ...) {padding = [0, 1, 0, 1]}
+    }
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from compiler.diagnostics import CompileError
+from compiler.memory_plan import align
+from compiler.tensors import numpy_dtype
+from compiler.transforms.insert_dma import PLACEMENT_ATTR, accelerator_functions, target_of
+from dialects import accel
+
+# --------------------------------------------------------------------------------------
+# Helpers: IR building inside the current insertion point
+# --------------------------------------------------------------------------------------
+
+
+class Emitter:
+    """Builds ops at an insertion point; index arithmetic folds constants."""
+
+    def __init__(self, point: InsertPoint):
+        self.point = point
+
+    def add(self, op: Operation) -> Operation:
+        Rewriter.insert_op(op, self.point)
+        return op
+
+    def const(self, v: int) -> SSAValue:
+        return self.add(arith.ConstantOp(IntegerAttr(v, IndexType()))).results[0]
+
+    def index(self, v: int | SSAValue) -> SSAValue:
+        return self.const(v) if isinstance(v, int) else v
+
+    def affine(self, iv: SSAValue | None, scale: int, offset: int) -> int | SSAValue:
+        """scale * iv + offset (iv None: just offset)."""
+        if iv is None:
+            return offset
+        v = iv
+        if scale != 1:
+            v = self.add(arith.MuliOp(v, self.const(scale))).results[0]
+        if offset:
+            v = self.add(arith.AddiOp(v, self.const(offset))).results[0]
+        return v
+
+    def subview(self, source: SSAValue, offsets: list[int | SSAValue], sizes: list[int]) -> SSAValue:
+        if all(isinstance(o, int) and o == 0 for o in offsets) and tuple(sizes) == tuple(source.type.get_shape()):
+            return source
+        strides = [1] * len(sizes)
+        rtype = memref.SubviewOp.infer_result_type(source.type, offsets, sizes, strides)
+        return self.add(memref.SubviewOp.get(source, offsets, sizes, strides, rtype)).results[0]
+
+    def loop(self, start: int, count: int, step: int) -> tuple[SSAValue | None, "Emitter"]:
+        """A loop over `count` values start, start+step, ...; one value needs no loop."""
+        if count == 1:
+            return None, self
+        body = Block(arg_types=[IndexType()])
+        body.add_op(scf.YieldOp())
+        lb, ub, st = self.const(start), self.const(start + count * step), self.const(step)
+        self.add(scf.ForOp(lb, ub, st, [], Region(body)))
+        return body.args[0], Emitter(InsertPoint.before(body.last_op))
+
+
+def nbytes(t: MemRefType) -> int:
+    return math.prod(t.get_shape()) * numpy_dtype(t.element_type).itemsize
+
+
+def esize(v: SSAValue) -> int:
+    return numpy_dtype(v.type.element_type).itemsize
+
+
+def candidates(n: int) -> list[int]:
+    """Tile sizes worth trying for an extent n: ceil(n / k) for every k."""
+    return sorted({-(-n // k) for k in range(1, n + 1)}, reverse=True)
+
+
+@dataclass(frozen=True)
+class RowTile:
+    start: int  # first output row
+    rows: int
+    pad_top: int
+    pad_bottom: int
+    in_start: int
+    in_rows: int
+
+    def signature(self):
+        return (self.rows, self.pad_top, self.pad_bottom, self.in_rows)
+
+
+def row_tiles(out: int, size: int, k: int, stride: int, dil: int, pad_lo: int, in_size: int, tile: int) -> list[RowTile]:
+    eff = dil * (k - 1) + 1
+    tiles = []
+    for r0 in range(0, out, tile):
+        r1 = min(out, r0 + tile)
+        lo = r0 * stride - pad_lo
+        hi = (r1 - 1) * stride - pad_lo + eff
+        start = max(lo, 0)
+        tiles.append(RowTile(r0, r1 - r0, max(0, -lo), max(0, hi - in_size), start, min(hi, in_size) - start))
+    return tiles
+
+
+def group_tiles(tiles: list[RowTile]) -> list[tuple[RowTile, int, int]]:
+    """Runs of tiles with the same signature at a constant step: (first, count, step).
+    Within a run the input row is affine in the output row (same top padding)."""
+    groups: list[tuple[RowTile, int, int]] = []
+    for t in tiles:
+        if groups:
+            first, count, step = groups[-1]
+            if t.signature() == first.signature() and (count == 1 or t.start - first.start == step * count):
+                groups[-1] = (first, count + 1, t.start - first.start if count == 1 else step)
+                continue
+        groups.append((t, 1, 0))
+    return groups
+
+
+def _slice(values: tuple, lo: int, hi: int) -> list:
+    return list(values[lo:hi]) if len(values) > 1 else list(values)
+
+
+# --------------------------------------------------------------------------------------
+# Convolution and pooling
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    channel_tile: int
+    row_tile: int
+    rows_outer: bool
+    cost: float
+
+
+def _fits(sizes_streamed: list[int], sizes_fixed: list[int], capacity: int, alignment: int, double: bool) -> bool:
+    streamed = sum(align(s, alignment) for s in sizes_streamed)
+    fixed = sum(align(s, alignment) for s in sizes_fixed)
+    return (2 * streamed if double else streamed) + fixed <= capacity
+
+
+def plan_spatial(op: accel.ComputeOp, capacity: int, alignment: int, double: bool, desc) -> Plan:
+    """Channel and row tiles of a conv or pool, the cheapest that fits."""
+    x_t, y_t = op.inputs[0].type, op.output.type
+    n, c, h, w = x_t.get_shape()
+    _, oc, oh, ow = y_t.get_shape()
+    xe, ye = esize(op.inputs[0]), esize(op.output)
+    conv = isinstance(op, accel.Conv2DOp)
+    if conv:
+        kh = op.inputs[1].type.get_shape()[2]
+        groups = op.prop("groups")
+        per_group = oc // groups
+        cin_per_group = c // groups
+        we = esize(op.inputs[1])
+        w_per_channel = math.prod(op.inputs[1].type.get_shape()[1:]) * we
+        b_per_channel = esize(op.inputs[2]) if len(op.inputs) > 2 else 0
+        s, d, p = op.prop("strides")[0], op.prop("dilation")[0], op.prop("padding")[0]
+        channel_steps = [t for t in candidates(oc) if (groups == 1 or t % per_group == 0)]
+    else:
+        kh = op.prop("pool_size")[0]
+        groups, per_group, cin_per_group = c, 1, 1
+        w_per_channel = b_per_channel = 0
+        s, d, p = op.prop("strides")[0], op.prop("dilation")[0], op.prop("padding")[0]
+        channel_steps = candidates(oc)
+    bpc, setup = desc.dma.bytes_per_cycle, desc.dma.setup_cycles
+    best: Plan | None = None
+    for tc in channel_steps:
+        cin = c if (conv and groups == 1) else (tc // per_group) * cin_per_group
+        n_ct = -(-oc // tc)
+        for tr in candidates(oh):
+            in_rows = min(h, (tr - 1) * s + d * (kh - 1) + 1)
+            x_tile = n * cin * in_rows * w * xe
+            y_tile = n * tc * tr * ow * ye
+            w_tile = tc * (w_per_channel + b_per_channel)
+            if not _fits([x_tile, y_tile], [w_tile], capacity, alignment, double):
+                continue
+            n_rt = -(-oh // tr)
+            tiles = row_tiles(oh, tr, kh, s, d, p, h, tr)
+            x_rows_total = sum(t.in_rows for t in tiles)
+            x_pass = n * c * x_rows_total * w * xe  # every input row tile once, all channels
+            w_total = oc * (w_per_channel + b_per_channel)
+            y_total = n * oc * oh * ow * ye
+            # rows inside channels: weights once; with one input channel set shared by all
+            # channel tiles, x is read once per channel tile unless it is a single tile
+            # (then it stays on the device across channel tiles).
+            shared_input = conv and groups == 1
+            x_in = x_pass * n_ct if (shared_input and n_rt > 1) else x_pass
+            cost_a = (w_total + x_in + y_total) / bpc + setup * n_ct * (1 + 2 * n_rt)
+            # channels inside rows: x once; weights once when they all fit beside the tiles.
+            w_fit = _fits([x_tile, y_tile], [w_total], capacity, alignment, double)
+            w_in = w_total if (w_fit or n_ct == 1) else w_total * n_rt
+            cost_b = (w_in + x_pass + y_total) / bpc + setup * n_rt * (1 + 2 * n_ct)
+            for rows_outer, cost in ((False, cost_a), (True, cost_b)):
+                if best is None or cost < best.cost - 1e-9:
+                    best = Plan(tc, tr, rows_outer, cost)
+    if best is None:
+        raise CompileError(
+            f"'{op.name}' does not fit the scratchpad ({capacity} bytes) even with one output row "
+            "and one channel per tile", op)
+    return best
+
+
+def emit_spatial(op: accel.ComputeOp, plan: Plan) -> None:
+    """Replace `op` by its tiles (see the module docstring)."""
+    conv = isinstance(op, accel.Conv2DOp)
+    x, y = op.inputs[0], op.output
+    n, c, h, w = x.type.get_shape()
+    _, oc, oh, ow = y.type.get_shape()
+    strides, dil, pad = op.prop("strides"), op.prop("dilation"), op.prop("padding")
+    kh = op.inputs[1].type.get_shape()[2] if conv else op.prop("pool_size")[0]
+    tiles = row_tiles(oh, plan.row_tile, kh, strides[0], dil[0], pad[0], h, plan.row_tile)
+    groups_of_rows = group_tiles(tiles)
+    channel_ranges = [(c0, min(oc, c0 + plan.channel_tile)) for c0 in range(0, oc, plan.channel_tile)]
+    top = Emitter(InsertPoint.before(op))
+
+    def emit_tile(e: Emitter, rt: RowTile, riv: SSAValue | None, c0: int, c1: int) -> None:
+        # riv runs over output row starts; rt is the run's first tile.
+        out_row = e.affine(riv, 1, 0) if riv is not None else rt.start
+        in_row = e.affine(riv, strides[0], rt.in_start - rt.start * strides[0]) if riv is not None else rt.in_start
+        if conv:
+            groups = op.prop("groups")
+            per_group = oc // groups
+            if groups == 1:
+                cin0, cin1, tile_groups = 0, c, 1
+            else:
+                g0, g1 = c0 // per_group, c1 // per_group
+                cin0, cin1, tile_groups = g0 * (c // groups), g1 * (c // groups), g1 - g0
+        else:
+            cin0, cin1 = c0, c1
+        xs = e.subview(x, [0, cin0, in_row, 0], [n, cin1 - cin0, rt.in_rows, w])
+        ys = e.subview(y, [0, c0, out_row, 0], [n, c1 - c0, rt.rows, ow])
+        padding = (rt.pad_top, pad[1], rt.pad_bottom, pad[3])
+        props: dict[str, Any] = {k: op.properties[k] for k in op.properties}
+        props["padding"] = accel.Conv2DOp.PROPS[1].to_attr(padding)
+        if conv:
+            wt = op.inputs[1]
+            ws = e.subview(wt, [c0, 0, 0, 0], [c1 - c0, *wt.type.get_shape()[1:]])
+            ins = [xs, ws]
+            if len(op.inputs) > 2:
+                ins.append(e.subview(op.inputs[2], [c0], [c1 - c0]))
+            props["groups"] = accel.Conv2DOp.PROPS[3].to_attr(tile_groups)
+            _slice_quant(op, props, c0, c1)
+            new = accel.Conv2DOp(ins, ys, **{k: v for k, v in props.items()})
+        else:
+            new = accel.PoolOp([xs], ys, **props)
+        new.location = op.location
+        e.add(new)
+
+    def row_runs(e: Emitter, c0: int, c1: int) -> None:
+        for first, count, step in groups_of_rows:
+            riv, inner = e.loop(first.start, count, step or plan.row_tile)
+            emit_tile(inner, first, riv, c0, c1)
+
+    if plan.rows_outer:
+        for first, count, step in groups_of_rows:
+            riv, inner = top.loop(first.start, count, step or plan.row_tile)
+            for c0, c1 in channel_ranges:
+                emit_tile(inner, first, riv, c0, c1)
+    else:
+        for c0, c1 in channel_ranges:
+            row_runs(top, c0, c1)
+    Rewriter.erase_op(op)
+
+
+def _slice_quant(op: accel.ComputeOp, props: dict[str, Any], c0: int, c1: int) -> None:
+    """Per-output-channel quantization parameters of a channel tile."""
+    for name in ("in_scale", "weight_zero_point"):
+        values = op.prop(name)
+        if len(values) > 1:
+            kind = next(k for k in op.PROPS if k.name == name)
+            props[name] = kind.to_attr(values[c0:c1])
+
+
+# --------------------------------------------------------------------------------------
+# Matrix products and elementwise ops
+# --------------------------------------------------------------------------------------
+
+
+def tile_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool) -> None:
+    a, b, y = op.inputs[0], op.inputs[1], op.output
+    m, n = y.type.get_shape()
+    ta, tb = op.prop("transpose_a"), op.prop("transpose_b")
+    k = a.type.get_shape()[0] if ta else a.type.get_shape()[1]
+    ae, be, ye = esize(a), esize(b), esize(y)
+    bias_e = esize(op.inputs[2]) if len(op.inputs) > 2 else 0
+    best = None
+    for tn in candidates(n):
+        for tm in candidates(m):
+            if not _fits([tm * k * ae, tm * tn * ye], [tn * k * be + tn * bias_e], capacity, alignment, double):
+                continue
+            n_m, n_n = -(-m // tm), -(-n // tn)
+            cost = n * k * be + m * k * ae * (n_n if n_m > 1 else 1) + m * n * ye + 64 * n_m * n_n
+            if best is None or cost < best[0]:
+                best = (cost, tm, tn)
+    if best is None:
+        raise CompileError(f"'{op.name}' does not fit the scratchpad ({capacity} bytes) even with one row and "
+                           "one output feature per tile", op)
+    _, tm, tn = best
+    top = Emitter(InsertPoint.before(op))
+    for n0 in range(0, n, tn):
+        n1 = min(n, n0 + tn)
+        runs = []
+        for m0 in range(0, m, tm):
+            size = min(tm, m - m0)
+            if runs and runs[-1][2] == size:
+                runs[-1][1] += 1
+            else:
+                runs.append([m0, 1, size])
+        for m0, count, size in runs:
+            miv, e = top.loop(m0, count, tm)
+            row = e.affine(miv, 1, 0) if miv is not None else m0
+            a_tile = e.subview(a, [0, row] if ta else [row, 0], [k, size] if ta else [size, k])
+            b_tile = e.subview(b, [n0, 0] if tb else [0, n0], [n1 - n0, k] if tb else [k, n1 - n0])
+            ins = [a_tile, b_tile]
+            if len(op.inputs) > 2:
+                ins.append(e.subview(op.inputs[2], [n0], [n1 - n0]))
+            props = {kname: op.properties[kname] for kname in op.properties}
+            _slice_quant(op, props, n0, n1)
+            new = accel.MatmulOp(ins, e.subview(y, [row, n0], [size, n1 - n0]), **props)
+            new.location = op.location
+            e.add(new)
+    Rewriter.erase_op(op)
+
+
+def tile_eltwise(op: accel.EltwiseOp, capacity: int, alignment: int, double: bool) -> None:
+    shape = list(op.output.type.get_shape())
+    per_elem = sum(esize(v) for v in op.inputs) + esize(op.output)
+    # Split the leading axes: the tile keeps every later axis whole.
+    axis = 0
+    while axis < len(shape):
+        inner = math.prod(shape[axis + 1:])
+        if _fits([inner * per_elem], [], capacity, alignment, double):
+            break
+        axis += 1
+    if axis == len(shape):
+        raise CompileError(f"'{op.name}' does not fit the scratchpad ({capacity} bytes) even element by element", op)
+    inner = math.prod(shape[axis + 1:])
+    t = max(1, min(shape[axis], max(1, (capacity // (2 if double else 1)) // max(1, inner * per_elem + 3 * alignment))))
+    while t > 1 and not _fits([t * inner * per_elem], [], capacity, alignment, double):
+        t -= 1
+    top = Emitter(InsertPoint.before(op))
+
+    def level(e: Emitter, prefix: list[int | SSAValue], depth: int) -> None:
+        if depth < axis:
+            iv, inner_e = e.loop(0, shape[depth], 1)
+            level(inner_e, prefix + [iv if iv is not None else 0], depth + 1)
+            return
+        runs = []
+        for s0 in range(0, shape[axis], t):
+            size = min(t, shape[axis] - s0)
+            if runs and runs[-1][2] == size:
+                runs[-1][1] += 1
+            else:
+                runs.append([s0, 1, size])
+        for s0, count, size in runs:
+            iv, body = e.loop(s0, count, t)
+            start = body.affine(iv, 1, 0) if iv is not None else s0
+            offsets = prefix + [start] + [0] * (len(shape) - axis - 1)
+            sizes = [1] * axis + [size] + shape[axis + 1:]
+            ins = [body.subview(v, offsets, sizes) for v in op.inputs]
+            props = {kname: op.properties[kname] for kname in op.properties}
+            new = accel.EltwiseOp(ins, body.subview(op.output, offsets, sizes), **props)
+            new.location = op.location
+            body.add(new)
+
+    level(top, [], 0)
+    Rewriter.erase_op(op)
+
+
+def working_set(op: accel.ComputeOp, alignment: int) -> int:
+    values = list(dict.fromkeys([*op.inputs, op.output]))
+    return sum(align(nbytes(v.type), alignment) for v in values)
+
+
+@dataclass(frozen=True)
+class TileForScratchpad(ModulePass):
+    """Split accelerator ops whose operands exceed the scratchpad into fitting tiles."""
+
+    name = "tile-for-scratchpad"
+
+    target: str = ""
+    """Description(s) for functions of that name (default: the built-in one by name)."""
+
+    double_buffer: bool = True
+    """Size streamed tiles so that two of each fit (room for overlapping transfers)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for fn, name in list(accelerator_functions(op)):
+            desc = target_of(name, self.target)
+            if desc.memory.shared_with_host:
+                continue
+            if PLACEMENT_ATTR in fn.attributes:
+                raise CompileError(f"tile-for-scratchpad: @{fn.sym_name.data} is already placed (run it before insert-dma)", fn)
+            capacity, alignment = desc.memory.scratchpad_bytes, desc.memory.alignment
+            for c in [o for o in fn.body.block.ops if isinstance(o, accel.ComputeOp)]:
+                if working_set(c, alignment) <= capacity:
+                    continue
+                if isinstance(c, (accel.Conv2DOp, accel.PoolOp)):
+                    emit_spatial(c, plan_spatial(c, capacity, alignment, self.double_buffer, desc))
+                elif isinstance(c, accel.MatmulOp):
+                    tile_matmul(c, capacity, alignment, self.double_buffer)
+                else:
+                    tile_eltwise(c, capacity, alignment, self.double_buffer)
