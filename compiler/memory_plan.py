@@ -149,3 +149,80 @@ def plan_scratchpad(fn, capacity: int, alignment: int) -> int:
     for alloc, off in zip(allocs, offsets):
         alloc.properties["offset"] = IntegerAttr(off, i64)
     return top
+
+
+def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: int) -> int:
+    """`plan_scratchpad` across a whole module for one target: the scratchpad buffers of
+    all its regions, and those `@main` allocates for values kept on the device between
+    regions (tagged `accel.target`), planned together in execution order. Returns the peak."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import IntegerAttr, StringAttr, i64
+
+    from compiler.diagnostics import CompileError
+    from compiler.tensors import numpy_dtype
+    from compiler.transforms.plan_memory import schedule
+    from dialects import accel
+
+    pos, _ = schedule(module)
+    allocs = []
+    for op in pos:
+        if not isinstance(op, accel.AllocOp) or accel.memory_space(op.result.type) != "spm":
+            continue
+        fn = op.parent_op()
+        while fn is not None and not isinstance(fn, func.FuncOp):
+            fn = fn.parent_op()
+        owner_target = fn.attributes.get("accel.target") if fn is not None else None
+        if owner_target is None:
+            owner_target = op.attributes.get("accel.target")
+        if isinstance(owner_target, StringAttr) and owner_target.data == target_name:
+            allocs.append(op)
+    intervals = []
+    for alloc in allocs:
+        block = alloc.parent
+        last = pos[alloc]
+        stack = [use.operation for use in alloc.result.uses]
+        while stack:
+            user = stack.pop()
+            anchor = _block_ancestor(user, block)
+            if anchor is not None:
+                last = max(last, _span_end_global(anchor, pos))
+            if isinstance(user, accel.DmaStartOp):
+                for use in user.token.uses:
+                    waiter = _block_ancestor(use.operation, block)
+                    if waiter is not None:
+                        last = max(last, _span_end_global(waiter, pos))
+            for r in user.results:
+                if r.type.__class__.__name__ == "MemRefType":
+                    stack.extend(u.operation for u in r.uses)
+        t = alloc.result.type
+        size = numpy_dtype(t.element_type).itemsize
+        for d in t.get_shape():
+            size *= d
+        intervals.append((pos[alloc], last, align(max(size, 1), alignment)))
+    offsets, top = linear_scan(intervals)
+    if top > capacity:
+        raise CompileError(f"the regions of '{target_name}' need {top} bytes of scratchpad at their peak, "
+                           f"the target has {capacity}")
+    for alloc, off in zip(allocs, offsets):
+        alloc.properties["offset"] = IntegerAttr(off, i64)
+    return top
+
+
+def _span_end_global(op, pos) -> int:
+    """Last position of `op` in the global schedule: its nested ops, or its callee's."""
+    from xdsl.dialects import func
+    from xdsl.traits import SymbolTable
+
+    last = pos.get(op, 0)
+    if isinstance(op, func.CallOp):
+        module = op.parent_op()
+        while module is not None and module.parent_op() is not None:
+            module = module.parent_op()
+        callee = SymbolTable.lookup_symbol(module, op.callee.root_reference.data) if module is not None else None
+        if callee is not None:
+            for inner in callee.walk():
+                last = max(last, pos.get(inner, last))
+        return last
+    for inner in op.walk():
+        last = max(last, pos.get(inner, last))
+    return last

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 PIPELINES: dict[str, str] = {
     "byoc": "byoc",
-    "lower": "bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,plan-memory",
-    "full": "byoc,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,plan-memory",
+    "lower": "bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,optimize-dma,plan-memory",
+    "full": "byoc,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,optimize-dma,plan-memory",
+    "naive": "byoc,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad{zero-copy=false double-buffer=false},"
+             "insert-dma{zero-copy=false},plan-memory",
 }
 """`byoc`: partition (merge-composite, annotate-target, merge-regions, outline-regions).
-`lower`: buffers, the host arena, accel ops, transfers. `full`: both."""
+`lower`: buffers, the host arena, accel ops, tiles, transfers and their optimization.
+`full`: both. `naive`: the TVM-style baseline: every op copies its operands in and its
+result out, even on targets that share memory with the host."""
 
 
 def expand(spec: str) -> str:

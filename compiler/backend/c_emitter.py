@@ -470,10 +470,17 @@ class ModelEmitter:
         if isinstance(owner, accel.WeightOp):
             ptr[v] = self.weight_ptr(owner)
             return ptr[v]
+        if isinstance(owner, accel.AllocOp) and owner.offset is not None:
+            target = owner.attributes.get("accel.target")
+            if not isinstance(target, StringAttr) or target.data not in self.targets:
+                raise CompileError("a scratchpad buffer in @main needs the 'accel.target' it belongs to", owner)
+            prefix = self.targets[target.data].api.prefix
+            ptr[v] = f"(({ctype} *)((unsigned char *){prefix}spm() + {owner.offset.value.data}))"
+            return ptr[v]
         raise CompileError(f"the C emitter cannot address {v.type} here", owner if isinstance(owner, Operation) else None)
 
     def emit_host_op(self, op: Operation, ptr: dict[SSAValue, str], w: CWriter) -> None:
-        if isinstance(op, (memref.AllocOp, accel.WeightOp)):
+        if isinstance(op, (memref.AllocOp, accel.WeightOp, accel.AllocOp)):
             self.buffer_ptr(op.results[0], ptr)
             return
         if isinstance(op, func.ReturnOp):
@@ -839,7 +846,7 @@ class AccelFunctionEmitter:
         if isinstance(op, arith.ConstantOp):
             self.index[op.result] = str(op.value.value.data)
             return
-        if isinstance(op, (arith.AddiOp, arith.MuliOp, arith.SubiOp)):
+        if isinstance(op, (arith.AddiOp, arith.MuliOp, arith.SubiOp)):  # index arithmetic
             sym = {arith.AddiOp: "+", arith.MuliOp: "*", arith.SubiOp: "-"}[type(op)]
             self.index[op.result] = f"({self.value(op.lhs)} {sym} {self.value(op.rhs)})"
             return
@@ -850,12 +857,30 @@ class AccelFunctionEmitter:
             return
         if isinstance(op, scf.ForOp):
             iv = self.model.fresh("i")
-            self.index[op.body.block.args[0]] = iv
+            args = op.body.block.args
+            self.index[args[0]] = iv
+            # Loop-carried values (a slot index, pending tokens) live in variables.
+            carried = []
+            for arg, init, res in zip(args[1:], op.iter_args, op.results):
+                var = self.model.fresh("c")
+                w.line(f"{self.c_scalar_type(arg.type)} {var} = {self.value(init)};")
+                self.index[arg] = var
+                self.index[res] = var
+                carried.append(var)
             lb, ub, st = self.value(op.lb), self.value(op.ub), self.value(op.step)
             w.line(f"for (int64_t {iv} = {lb}; {iv} < {ub}; {iv} += {st}) {{")
             w.depth += 1
             for inner in op.body.block.ops:
-                if not isinstance(inner, scf.YieldOp):
+                if isinstance(inner, scf.YieldOp):
+                    values = [self.value(v) for v in inner.operands]
+                    temps = []
+                    for var, val in zip(carried, values):
+                        tmp = self.model.fresh("n")
+                        w.line(f"{self.c_scalar_type(op.body.block.args[1 + len(temps)].type)} {tmp} = {val};")
+                        temps.append(tmp)
+                    for var, tmp in zip(carried, temps):
+                        w.line(f"{var} = {tmp};")
+                else:
                     self.emit_op(inner, w)
             w.depth -= 1
             w.line("}")
@@ -864,6 +889,11 @@ class AccelFunctionEmitter:
             ComputeCallEmitter(self, op).emit(w)
             return
         raise CompileError(f"the C emitter cannot emit '{op.name}' in an accelerator region", op)
+
+    def c_scalar_type(self, t) -> str:
+        if isinstance(t, accel.TokenType):
+            return f"{self.prefix}token"
+        return "int64_t"
 
     def emit_subview(self, op: memref.SubviewOp) -> None:
         src = self.value(op.source)

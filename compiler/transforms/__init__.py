@@ -29,4 +29,5 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "lower-to-accel": _lazy("lower_to_accel", "LowerToAccel"),
     "tile-for-scratchpad": _lazy("tile_for_scratchpad", "TileForScratchpad"),
     "insert-dma": _lazy("insert_dma", "InsertDma"),
+    "optimize-dma": _lazy("optimize_dma", "OptimizeDma"),
 }

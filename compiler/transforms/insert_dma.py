@@ -8,8 +8,8 @@ copy in and out per operation; `optimize-dma` then removes what is redundant. Sc
 buffers get static offsets by liveness (`accel.alloc {offset = N}`); a function whose peak
 exceeds the target's scratchpad fails with a clear message.
 
-On a target whose memory is shared with the host (`shared_with_host = true`) nothing is
-copied: the function is marked `accel.placement = "zero-copy"` and computes on host
+On a target whose memory is shared with the host (`shared_with_host = true`, and the
+option `zero-copy`, on by default) nothing is copied: the function is marked `accel.placement = "zero-copy"` and computes on host
 buffers. Otherwise it is marked `accel.placement = "dma"` and the verifier then rejects
 any compute op touching host memory.
 
@@ -112,13 +112,16 @@ class InsertDma(ModulePass):
     target: str = ""
     """Description(s) to use for functions of that name (a path or name; default: by name)."""
 
+    zero_copy: bool = True
+    """On targets sharing host memory, compute in place instead of copying."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for fn, name in list(accelerator_functions(op)):
             if PLACEMENT_ATTR in fn.attributes:
                 continue
             desc = target_of(name, self.target)
             computes = [o for o in fn.walk() if isinstance(o, accel.ComputeOp)]
-            if desc.memory.shared_with_host:
+            if desc.memory.shared_with_host and self.zero_copy:
                 fn.attributes[PLACEMENT_ATTR] = StringAttr("zero-copy")
                 continue
             for c in computes:

@@ -422,10 +422,13 @@ class TileForScratchpad(ModulePass):
     double_buffer: bool = True
     """Size streamed tiles so that two of each fit (room for overlapping transfers)."""
 
+    zero_copy: bool = True
+    """Leave targets that share host memory untiled: they compute in place (see insert-dma)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for fn, name in list(accelerator_functions(op)):
             desc = target_of(name, self.target)
-            if desc.memory.shared_with_host:
+            if desc.memory.shared_with_host and self.zero_copy:
                 continue
             if PLACEMENT_ATTR in fn.attributes:
                 raise CompileError(f"tile-for-scratchpad: @{fn.sym_name.data} is already placed (run it before insert-dma)", fn)

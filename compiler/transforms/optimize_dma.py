@@ -1,0 +1,620 @@
+"""optimize-dma: remove redundant transfers and overlap the rest with compute.
+
+Runs after `insert-dma`, whose placement copies every operand of every op in and out.
+Each part can be switched off:
+
+- `hoist`: a transfer inside a loop whose source does not change across iterations (a
+  weight tile, an input that all row tiles share) is issued once, before the loop;
+- `forward`: data already on the device is reused instead of transferred again, within a
+  region: a value written back to host memory and read again by the next op stays in
+  the scratchpad (store-to-load forwarding), a value read by several ops moves once,
+  and a write-back of a region-local intermediate that nobody reads any more is dropped;
+- `cross-region`: a value produced by one region and consumed only by later regions of
+  the same target never goes back to the host: it gets a scratchpad buffer of its own,
+  allocated in `@main` and passed to both regions;
+- `double-buffer`: in a tiled loop, the transfer of the next tile is issued before the
+  compute of the current one, into the other half of a two-slot scratchpad buffer (the
+  slot and the pending token are loop-carried), so the DMA engine works while the
+  compute engine does; the last iteration is peeled.
+
+Every step is kept only if the scratchpad plan (by liveness, across regions) still fits;
+otherwise that step is undone. (Zero-copy for targets sharing host memory is decided by
+`insert-dma`: such regions have no transfers to optimize.)
+
+Before (two ops of one region, after insert-dma):
+
+    %t1 = accel.dma_start %s1, %tmp : ...spm..., memref<64xf32>
+    accel.dma_wait %t1
+    %s2 = accel.alloc : memref<64xf32, #accel.mem<"spm">>
+    %t2 = accel.dma_start %tmp, %s2 : memref<64xf32>, ...spm...
+    accel.dma_wait %t2
+    accel.eltwise ins(%s2 : ...) outs(%s3 : ...) {kind = "relu"}
+
+After (`%tmp` is local to the region and read by nobody else):
+
+    accel.eltwise ins(%s1 : ...) outs(%s3 : ...) {kind = "relu"}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import DictionaryAttr, IndexType, IntegerAttr, MemRefType, ModuleOp, StringAttr, UnitAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import SymbolTable
+
+from xdsl.transforms.common_subexpression_elimination import cse
+
+from compiler.diagnostics import CompileError
+from compiler.transforms.insert_dma import PLACEMENT_ATTR, accelerator_functions, target_of
+from dialects import accel
+
+OUTPUT_ATTR = "accel.output"
+RESIDENT_ATTR = "accel.resident"
+
+
+# --------------------------------------------------------------------------------------
+# Small IR utilities
+# --------------------------------------------------------------------------------------
+
+
+def root(v: SSAValue) -> SSAValue:
+    while isinstance(v.owner, memref.SubviewOp):
+        v = v.owner.source
+    return v
+
+
+def host_key(v: SSAValue):
+    """What host memory a view denotes: the value itself for whole buffers and dynamic
+    views (same iteration), (root, offsets, sizes) for static views."""
+    op = v.owner
+    if isinstance(op, memref.SubviewOp) and not op.offsets and not op.sizes:
+        return (root(v), tuple(op.static_offsets.get_values()), tuple(op.static_sizes.get_values()))
+    return v
+
+
+def drop_token(token: SSAValue) -> None:
+    """Remove a transfer's token from the waits that name it (erasing empty waits)."""
+    for use in list(token.uses):
+        wait = use.operation
+        if not isinstance(wait, accel.DmaWaitOp):
+            continue
+        rest = [t for t in wait.tokens if t is not token]
+        if rest:
+            Rewriter.replace_op(wait, accel.DmaWaitOp(*rest))
+        else:
+            Rewriter.erase_op(wait)
+
+
+def erase_transfer(dma: accel.DmaStartOp) -> None:
+    drop_token(dma.token)
+    Rewriter.erase_op(dma)
+
+
+def erase_if_unused(op: Operation | None) -> None:
+    while op is not None and isinstance(op, (accel.AllocOp, memref.SubviewOp, memref.AllocOp)) and \
+            not op.results[0].uses:
+        source = op.source if isinstance(op, memref.SubviewOp) else None
+        Rewriter.erase_op(op)
+        op = source.owner if source is not None and isinstance(source.owner, Operation) else None
+
+
+def defined_outside(v: SSAValue, region_op: Operation) -> bool:
+    owner = v.owner
+    op = owner if isinstance(owner, Operation) else owner.parent_op()
+    while op is not None:
+        if op is region_op:
+            return False
+        op = op.parent_op()
+    return True
+
+
+def writes(op: Operation) -> list[SSAValue]:
+    if isinstance(op, accel.ComputeOp):
+        return [op.output]
+    if isinstance(op, accel.DmaStartOp):
+        return [op.dest]
+    return []
+
+
+# --------------------------------------------------------------------------------------
+# Hoisting loop-invariant transfers
+# --------------------------------------------------------------------------------------
+
+
+def hoist_invariant_loads(loop: scf.ForOp) -> bool:
+    """Move the loop-invariant transfers of `loop` (with their buffers and views) before it."""
+    changed = False
+    body = loop.body.block
+    written_in_loop = {root(v) for op in loop.walk() for v in writes(op)}
+    for dma in [op for op in body.ops if isinstance(op, accel.DmaStartOp) and op.to_device]:
+        src, dst = dma.source, dma.dest
+        chain = []
+        v = src
+        ok = True
+        while isinstance(v.owner, memref.SubviewOp) and not defined_outside(v, loop):
+            sv = v.owner
+            if any(not defined_outside(o, loop) for o in (*sv.offsets, *sv.sizes, *sv.strides)):
+                ok = False
+                break
+            chain.append(sv)
+            v = sv.source
+        if not ok or not defined_outside(v, loop) or root(src) in written_in_loop:
+            continue
+        if any(len(sv.result.uses) != 1 for sv in chain):
+            continue
+        alloc = dst.owner
+        if not isinstance(alloc, accel.AllocOp) or alloc.parent is not body:
+            continue
+        if any(root(w) is dst for op in loop.walk() for w in writes(op) if op is not dma):
+            continue
+        # Move the view chain, the buffer and the transfer before the loop; wait there.
+        point = InsertPoint.before(loop)
+        for sv in reversed(chain):
+            sv.detach()
+            Rewriter.insert_op(sv, point)
+        alloc.detach()
+        Rewriter.insert_op(alloc, point)
+        drop_token(dma.token)
+        dma.detach()
+        Rewriter.insert_op([dma, accel.DmaWaitOp(dma.token)], point)
+        changed = True
+    return changed
+
+
+# --------------------------------------------------------------------------------------
+# Forwarding and dead write-backs
+# --------------------------------------------------------------------------------------
+
+
+def forward_block(block: Block, fits) -> bool:
+    """Within one block: reuse device copies of host data (see the module docstring).
+    Each reuse lengthens the life of a scratchpad buffer, so it is kept only when
+    `fits()` (the scratchpad plan) still holds; otherwise it is undone."""
+    changed = False
+    on_device: dict = {}  # host key -> scratchpad value holding the same bytes
+
+    def invalidate_host(h: SSAValue) -> None:
+        r = root(h)
+        for k in [k for k in on_device if (k[0] if isinstance(k, tuple) else root(k)) is r]:
+            del on_device[k]
+
+    def invalidate_device(s: SSAValue) -> None:
+        r = root(s)
+        for k in [k for k, v in on_device.items() if root(v) is r]:
+            del on_device[k]
+
+    for op in list(block.ops):
+        if isinstance(op, accel.DmaStartOp):
+            if op.to_device:
+                key = host_key(op.source)
+                have = on_device.get(key)
+                alloc = op.dest.owner
+                readers = [u for u in op.dest.uses if u.operation is not op]
+                if have is not None and isinstance(alloc, accel.AllocOp) and \
+                        tuple(have.type.get_shape()) == tuple(op.dest.type.get_shape()) and \
+                        all(isinstance(u.operation, accel.ComputeOp) and u.operation.output is not op.dest
+                            for u in readers):
+                    # Try: readers use the copy already on the device.
+                    uses = [(u.operation, u.index) for u in readers]
+                    for user, index in uses:
+                        user.operands[index] = have
+                    if fits():
+                        source = op.source
+                        erase_transfer(op)
+                        erase_if_unused(alloc)
+                        erase_if_unused(source.owner if isinstance(source.owner, Operation) else None)
+                        changed = True
+                        continue
+                    for user, index in uses:
+                        user.operands[index] = op.dest
+                invalidate_device(op.dest)
+                on_device[key] = op.dest
+            else:
+                invalidate_host(op.dest)
+                on_device[host_key(op.dest)] = op.source
+        elif isinstance(op, accel.ComputeOp):
+            invalidate_device(op.output)
+        elif op.regions:
+            on_device.clear()
+            for region in op.regions:
+                for b in region.blocks:
+                    changed |= forward_block(b, fits)
+            on_device.clear()
+    return changed
+
+
+def drop_dead_writebacks(fn: func.FuncOp) -> bool:
+    """Write-backs into a region-local host buffer that nothing reads any more."""
+    changed = False
+    for alloc in [op for op in fn.walk() if isinstance(op, memref.AllocOp)]:
+        readers = []
+        stack = [alloc.memref]
+        dmas_into = []
+        while stack:
+            v = stack.pop()
+            for use in v.uses:
+                user = use.operation
+                if isinstance(user, memref.SubviewOp):
+                    stack.append(user.result)
+                elif isinstance(user, accel.DmaStartOp) and user.dest is v:
+                    dmas_into.append(user)
+                else:
+                    readers.append(user)
+        if readers:
+            continue
+        for dma in dmas_into:
+            src = dma.source
+            erase_transfer(dma)
+            if isinstance(src.owner, memref.SubviewOp):
+                erase_if_unused(src.owner)
+        _erase_dead_views(alloc.memref)
+        if not alloc.memref.uses:
+            Rewriter.erase_op(alloc)
+        changed = True
+    return changed
+
+
+def _erase_dead_views(v: SSAValue) -> None:
+    for use in list(v.uses):
+        if isinstance(use.operation, memref.SubviewOp):
+            _erase_dead_views(use.operation.result)
+            if not use.operation.result.uses:
+                Rewriter.erase_op(use.operation)
+
+
+# --------------------------------------------------------------------------------------
+# Double buffering
+# --------------------------------------------------------------------------------------
+
+
+def _const(point: InsertPoint, v: int) -> SSAValue:
+    op = arith.ConstantOp(IntegerAttr(v, IndexType()))
+    Rewriter.insert_op(op, point)
+    return op.result
+
+
+def _static_int(v: SSAValue) -> int | None:
+    owner = v.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def double_buffer_loop(loop: scf.ForOp) -> bool:
+    """Pipeline the streamed transfers of `loop` by one iteration (see the docstring)."""
+    lb, ub, step = (_static_int(v) for v in (loop.lb, loop.ub, loop.step))
+    if lb is None or ub is None or step is None or loop.iter_args or (ub - lb) // step < 2:
+        return False
+    body = loop.body.block
+    iv = body.args[0]
+    ops = [op for op in body.ops if not isinstance(op, scf.YieldOp)]
+    if any(op.regions for op in ops):
+        return False
+    loads = [op for op in ops if isinstance(op, accel.DmaStartOp) and op.to_device]
+    if not loads or not any(isinstance(op, accel.ComputeOp) for op in ops):
+        return False
+    for d in loads:
+        if not isinstance(d.dest.owner, accel.AllocOp) or d.dest.owner.parent is not body:
+            return False
+        waits = [u.operation for u in d.token.uses]
+        if len(waits) != 1 or not isinstance(waits[0], accel.DmaWaitOp):
+            return False
+    # The first wait of a load must come before any compute reads its buffer.
+    n = (ub - lb) // step
+    last = lb + (n - 1) * step
+
+    # Slots: each streamed buffer becomes a [2, ...] buffer before the loop.
+    before = InsertPoint.before(loop)
+    slots: dict[SSAValue, SSAValue] = {}
+    for d in loads:
+        t = d.dest.type
+        two = accel.AllocOp(MemRefType(t.element_type, [2, *t.get_shape()], memory_space=accel.SPM))
+        Rewriter.insert_op(two, before)
+        slots[d.dest] = two.result
+
+    def slot_view(point: InsertPoint, two: SSAValue, slot: int | SSAValue, shape) -> SSAValue:
+        """Slot `slot` of a two-slot buffer, as a contiguous view of the tile's shape (a
+        rank-reducing subview dropping the slot dimension only)."""
+        from xdsl.dialects.builtin import StridedLayoutAttr
+
+        shape = list(shape)
+        strides = [1] * len(shape)
+        for i in range(len(shape) - 2, -1, -1):
+            strides[i] = strides[i + 1] * shape[i + 1]
+        slot_stride = strides[0] * shape[0] if shape else 1
+        offset = slot * slot_stride if isinstance(slot, int) else None
+        rtype = MemRefType(two.type.element_type, shape, StridedLayoutAttr(strides, offset), accel.SPM)
+        offsets = [slot] + [0] * len(shape)
+        sv = memref.SubviewOp.get(two, offsets, [1, *shape], [1] * (len(shape) + 1), rtype)
+        Rewriter.insert_op(sv, point)
+        return sv.result
+
+    # Prologue: the first iteration's loads into slot 0.
+    mapping: dict[SSAValue, SSAValue] = {iv: _const(before, lb)}
+    first_tokens = []
+    for d in loads:
+        src = _clone_view(d.source, mapping, before, loop)
+        view = slot_view(before, slots[d.dest], 0, d.dest.type.get_shape())
+        dma = accel.DmaStartOp(src, view)
+        Rewriter.insert_op(dma, before)
+        first_tokens.append(dma.token)
+
+    # The new loop: iterations lb .. last - step, carrying (slot, tokens).
+    new_body = Block(arg_types=[IndexType(), IndexType(), *[accel.TokenType()] * len(loads)])
+    new_iv, slot, tokens = new_body.args[0], new_body.args[1], list(new_body.args[2:])
+    _emit_pipelined_body(new_body, ops, loads, slots, iv, new_iv, slot, tokens, step, slot_view, prefetch=True)
+    zero = _const(before, 0)
+    new_loop = scf.ForOp(_const(before, lb), _const(before, last), _const(before, step), [zero, *first_tokens],
+                         Region(new_body))
+    Rewriter.insert_op(new_loop, before)
+    # Epilogue: the last iteration, no prefetch.
+    end_point = InsertPoint.before(loop)
+    last_iv = _const(end_point, last)
+    _emit_pipelined_straight(end_point, ops, loads, slots, iv, last_iv, new_loop.results[0],
+                             list(new_loop.results[1:]), slot_view)
+    Rewriter.erase_op(loop, safe_erase=False)
+    return True
+
+
+def _clone_view(v: SSAValue, mapping: dict, point: InsertPoint, loop: Operation) -> SSAValue:
+    """Clone the ops computing view `v` inside `loop` (subviews and index arithmetic) at
+    `point`, with the loop's induction variable mapped."""
+    if v in mapping:
+        return mapping[v]
+    owner = v.owner
+    if not isinstance(owner, Operation) or defined_outside(v, loop):
+        return v
+    for operand in owner.operands:
+        _clone_view(operand, mapping, point, loop)
+    clone = owner.clone(value_mapper=mapping)
+    Rewriter.insert_op(clone, point)
+    for old, new in zip(owner.results, clone.results):
+        mapping[old] = new
+    return mapping[v]
+
+
+def _emit_pipelined_body(block: Block, ops, loads, slots, old_iv, new_iv, slot, tokens, step, slot_view,
+                         prefetch: bool) -> None:
+    point = InsertPoint.at_end(block)
+    one = _const(point, 1)
+    other = arith.SubiOp(one, slot)
+    Rewriter.insert_op(other, point)
+    next_tokens = []
+    if prefetch:
+        st = _const(point, step)
+        nxt = arith.AddiOp(new_iv, st)
+        Rewriter.insert_op(nxt, point)
+        mapping = {old_iv: nxt.result}
+        for d in loads:
+            src = _clone_view(d.source, mapping, point, d.parent_op())
+            view = slot_view(point, slots[d.dest], other.result, d.dest.type.get_shape())
+            dma = accel.DmaStartOp(src, view)
+            Rewriter.insert_op(dma, point)
+            next_tokens.append(dma.token)
+    _emit_iteration(point, ops, loads, slots, old_iv, new_iv, slot, tokens, slot_view)
+    Rewriter.insert_op(scf.YieldOp(other.result, *next_tokens), point)
+
+
+def _emit_pipelined_straight(point, ops, loads, slots, old_iv, iv, slot, tokens, slot_view) -> None:
+    _emit_iteration(point, ops, loads, slots, old_iv, iv, slot, tokens, slot_view)
+
+
+def _emit_iteration(point, ops, loads, slots, old_iv, iv, slot, tokens, slot_view) -> None:
+    """One iteration of the original body: loads replaced by a wait on the carried
+    tokens and the slot views; everything else cloned."""
+    mapping: dict[SSAValue, SSAValue] = {old_iv: iv}
+    load_set = set(loads)
+    load_tokens = {d.token for d in loads}
+    for d, tok in zip(loads, tokens):
+        mapping[d.dest] = slot_view(point, slots[d.dest], slot, d.dest.type.get_shape())
+    waited = False
+    for op in ops:
+        if op in load_set or (isinstance(op, accel.AllocOp) and op.result in slots):
+            continue
+        if isinstance(op, memref.SubviewOp) and all(u.operation in load_set for u in op.result.uses):
+            continue
+        if isinstance(op, accel.DmaWaitOp):
+            rest = [mapping.get(t, t) for t in op.tokens if t not in load_tokens]
+            if not waited and any(t in load_tokens for t in op.tokens):
+                rest = [*tokens, *rest]
+                waited = True
+            if rest:
+                Rewriter.insert_op(accel.DmaWaitOp(*rest), point)
+            continue
+        clone = op.clone(value_mapper=mapping)
+        Rewriter.insert_op(clone, point)
+        for old, new in zip(op.results, clone.results):
+            mapping[old] = new
+
+
+# --------------------------------------------------------------------------------------
+# Values that stay on the device between regions
+# --------------------------------------------------------------------------------------
+
+
+def _is_output(fn: func.FuncOp, i: int) -> bool:
+    if fn.arg_attrs is None or i >= len(fn.arg_attrs.data):
+        return False
+    d = fn.arg_attrs.data[i]
+    return isinstance(d, DictionaryAttr) and OUTPUT_ATTR in d.data
+
+
+def _whole_buffer_transfers(arg: SSAValue) -> list[accel.DmaStartOp] | None:
+    """The transfers of a region argument, if it is only ever moved whole."""
+    dmas = []
+    for use in arg.uses:
+        op = use.operation
+        if not isinstance(op, accel.DmaStartOp):
+            return None
+        dmas.append(op)
+    return dmas
+
+
+def _resident_candidate(module: ModuleOp, target_name: str, tried: set[int]):
+    """The first `@main` buffer (by index, not in `tried`) written by one region of the
+    target and read only by its other regions, each moving it whole; with its sides."""
+    main = SymbolTable.lookup_symbol(module, "main")
+    if not isinstance(main, func.FuncOp):
+        return None
+    fns = {fn.sym_name.data: fn for fn, t in accelerator_functions(module) if t == target_name
+           and fn.attributes.get(PLACEMENT_ATTR) == StringAttr("dma")}
+    calls_of: dict[str, int] = {}
+    for op in main.body.block.ops:
+        if isinstance(op, func.CallOp):
+            calls_of[op.callee.root_reference.data] = calls_of.get(op.callee.root_reference.data, 0) + 1
+    bufs = [op for op in main.body.block.ops if isinstance(op, memref.AllocOp)]
+    for index, buf_op in enumerate(bufs):
+        if index in tried:
+            continue
+        writers, readers = [], []
+        ok = True
+        for use in buf_op.memref.uses:
+            user = use.operation
+            callee = user.callee.root_reference.data if isinstance(user, func.CallOp) else None
+            if callee not in fns or calls_of.get(callee) != 1:
+                ok = False
+                break
+            fn = fns[callee]
+            (writers if _is_output(fn, use.index) else readers).append((fn, use.index))
+        if not ok or len(writers) != 1 or not readers:
+            continue
+        sides = []
+        for fn, idx in [*writers, *readers]:
+            arg = fn.body.block.args[idx]
+            dmas = _whole_buffer_transfers(arg)
+            if dmas is None or any(tuple(d.source.type.get_shape()) != tuple(arg.type.get_shape()) for d in dmas):
+                ok = False
+                break
+            sides.append((fn, idx, arg, dmas))
+        if ok:
+            return index, buf_op, sides
+    return None
+
+
+def make_resident(target_name: str, buf_op: memref.AllocOp, sides) -> None:
+    """Replace the host buffer by a scratchpad buffer allocated in @main and passed to
+    the regions, which then use it directly instead of transferring it."""
+    from xdsl.dialects.builtin import ArrayAttr, FunctionType
+
+    buf = buf_op.memref
+    dev = accel.AllocOp(MemRefType(buf.type.element_type, buf.type.get_shape(), memory_space=accel.SPM))
+    dev.attributes["accel.target"] = StringAttr(target_name)
+    Rewriter.insert_op(dev, InsertPoint.before(buf_op))
+    buf.replace_all_uses_with(dev.result)
+    Rewriter.erase_op(buf_op)
+    for fn, idx, arg, dmas in sides:
+        new_arg = Rewriter.replace_value_with_new_type(arg, dev.result.type)
+        for d in dmas:
+            # host -> local copy (a reader) or local result -> host (the writer): the
+            # local scratchpad buffer becomes the resident one.
+            local = d.dest if d.to_device else d.source
+            erase_transfer(d)
+            local.replace_all_uses_with(new_arg)
+            erase_if_unused(local.owner)
+        attrs = list(fn.arg_attrs.data)
+        attrs[idx] = DictionaryAttr({**attrs[idx].data, RESIDENT_ATTR: UnitAttr()})
+        fn.arg_attrs = ArrayAttr(attrs)
+        fn.function_type = FunctionType.from_lists([a.type for a in fn.body.block.args], [])
+
+
+def keep_on_device(module: ModuleOp, target_name: str, plan) -> bool:
+    """Make values passed between regions of `target_name` scratchpad-resident, one at a
+    time, each kept only if the scratchpad plan still fits."""
+    changed = False
+    tried: set[int] = set()
+    while True:
+        found = _resident_candidate(module, target_name, tried)
+        if found is None:
+            return changed
+        index, buf_op, sides = found
+        snapshot = module.clone()
+        make_resident(target_name, buf_op, sides)
+        try:
+            plan(module)
+            changed = True
+        except CompileError:
+            _restore(module, snapshot)
+            tried.add(index)
+
+
+def _restore(module: ModuleOp, snapshot: ModuleOp) -> None:
+    for op in list(module.body.block.ops):
+        Rewriter.erase_op(op, safe_erase=False)
+    for op in list(snapshot.body.block.ops):
+        op.detach()
+        module.body.block.add_op(op)
+
+
+@dataclass(frozen=True)
+class OptimizeDma(ModulePass):
+    """Remove redundant host<->scratchpad transfers and overlap the rest with compute."""
+
+    name = "optimize-dma"
+
+    target: str = ""
+    """Description(s) for functions of that name (default: the built-in one by name)."""
+
+    hoist: bool = True
+    forward: bool = True
+    cross_region: bool = True
+    double_buffer: bool = True
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from compiler.memory_plan import plan_scratchpad_module
+
+        targets = {}
+        for fn, name in accelerator_functions(op):
+            if fn.attributes.get(PLACEMENT_ATTR) != StringAttr("dma"):
+                continue
+            targets[name] = target_of(name, self.target)
+
+        def plan(module: ModuleOp) -> None:
+            for name, desc in targets.items():
+                plan_scratchpad_module(module, name, desc.memory.scratchpad_bytes, desc.memory.alignment)
+
+        def fits() -> bool:
+            try:
+                plan(op)
+                return True
+            except CompileError:
+                return False
+
+        for name, desc in targets.items():
+            for fn, fname in list(accelerator_functions(op)):
+                if fname != name or fn.attributes.get(PLACEMENT_ATTR) != StringAttr("dma"):
+                    continue
+                cse(fn)
+                if self.hoist:
+                    fn = _per_loop(fn, hoist_invariant_loads, fits)
+                if self.forward:
+                    forward_block(fn.body.block, fits)
+                    drop_dead_writebacks(fn)
+                if self.double_buffer:
+                    fn = _per_loop(fn, double_buffer_loop, fits)
+            if self.cross_region:
+                keep_on_device(op, name, plan)
+        plan(op)
+
+
+def _per_loop(fn: func.FuncOp, step, fits) -> func.FuncOp:
+    """Apply `step` to each loop (innermost first), keeping it only if the plan fits."""
+    index = 0
+    while True:
+        loops = [o for o in fn.walk() if isinstance(o, scf.ForOp)][::-1]
+        if index >= len(loops):
+            return fn
+        snapshot = fn.clone()
+        if step(loops[index]) and not fits():
+            _replace_function(fn, snapshot)
+            fn = snapshot
+        index += 1
+
+
+def _replace_function(fn: func.FuncOp, snapshot: func.FuncOp) -> None:
+    Rewriter.insert_op(snapshot, InsertPoint.before(fn))
+    Rewriter.erase_op(fn, safe_erase=False)
