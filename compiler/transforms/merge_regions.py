@@ -2,16 +2,20 @@
 
 Runs on annotated IR (annotate-target). Ops are visited once, in program order (a
 topological order). An op joins the regions of its operands that have its target when
-the union stays convex, i.e. no value leaves the union and comes back into it:
+the graph in which every region is one node stays acyclic (then each region can become
+one call: no value leaves a region and comes back, not even through another region):
 
-- every op keeps `anc`, the set (a Python int used as a bitset) of the regions it
-  depends on, transitively; regions are merged with union-find;
-- op `v` may join the candidate regions S when no operand of `v` outside S depends on S,
-  and no region of S depends on another region of S through an op outside S (each
-  region remembers the region sets of its external operands for that test).
+- host ops and regions keep the set (a Python int used as a bitset) of the regions they
+  depend on; regions are merged with union-find;
+- op `v` may join the candidate regions S when no operand of `v` outside S depends on S
+  (else a value would leave and come back), and no region of S that already feeds an op
+  outside it gains a new dependency. The second rule keeps every stored set exact in a
+  single pass, and it rejects two candidates of which one depends on the other through an
+  outside node. It is the one conservative rule: such an op starts or joins another
+  region instead.
 
-The test is exact, so regions are maximal for the visiting order, and the cost is one
-visit per op plus bitset operations (linear in practice; no walk over the module per op).
+The cost is one visit per op plus bitset operations (linear in practice; no walk over the
+module per op).
 
 Then regions are dropped back to the host (`accel.target = "host"` plus `accel.reason`)
 when they have fewer than `min-ops` ops (a composite counts its body's ops), or, with
@@ -64,22 +68,23 @@ def graph_op_count(op: Operation) -> int:
 
 @dataclass
 class _Regions:
-    """Union-find over region ids with, per class: its target, its member ids (bitset),
-    and the external operands of its ops with the regions they depend on."""
+    """Union-find over region ids. Per class: its target, its member ids, its closure (the
+    ids of every region it depends on, itself included, in the graph where each region
+    is one node), and whether an op outside it already consumes it (`exposed`)."""
 
     parent: list[int] = field(default_factory=list)
     target: list[str] = field(default_factory=list)
     members: list[int] = field(default_factory=list)
-    ext: list[list[tuple[Operation | None, int]]] = field(default_factory=list)
-    ext_any: list[int] = field(default_factory=list)
+    closure: list[int] = field(default_factory=list)
+    exposed: list[bool] = field(default_factory=list)
 
     def new(self, target: str) -> int:
         rid = len(self.parent)
         self.parent.append(rid)
         self.target.append(target)
         self.members.append(1 << rid)
-        self.ext.append([])
-        self.ext_any.append(0)
+        self.closure.append(1 << rid)
+        self.exposed.append(False)
         return rid
 
     def find(self, r: int) -> int:
@@ -91,23 +96,30 @@ class _Regions:
         return root
 
     def union(self, classes: list[int]) -> int:
-        classes = sorted(classes, key=lambda c: len(self.ext[c]), reverse=True)
         root = classes[0]
         for c in classes[1:]:
             self.parent[c] = root
             self.members[root] |= self.members[c]
-            self.ext[root].extend(self.ext[c])
-            self.ext_any[root] |= self.ext_any[c]
-            self.ext[c] = []
+            self.closure[root] |= self.closure[c]
+            self.exposed[root] = self.exposed[root] or self.exposed[c]
         return root
 
 
 class _Merger:
+    """One visit per op, in program order, keeping the graph in which every region is a
+    single node acyclic (so every region can become one call).
+
+    Dependencies are bitsets of region ids: a host op keeps the ids of every region it
+    depends on (through regions as whole nodes); a region keeps its closure. These stay
+    exact because a region that already feeds an op outside it never gains a new
+    dependency: an op that would add one starts a new region instead. Without that rule,
+    ops visited earlier would depend on more than their bitsets say."""
+
     def __init__(self, block: Block):
         self.block = block
         self.regions = _Regions()
         self.region_of: dict[Operation, int] = {}  # initial region id of an offloaded op
-        self.anc: dict[Operation, int] = {}
+        self.anc: dict[Operation, int] = {}  # host ops: the regions they depend on
 
     def producers(self, op: Operation) -> list[Operation]:
         seen: list[Operation] = []
@@ -121,26 +133,33 @@ class _Merger:
         rid = self.region_of.get(op)
         return None if rid is None else self.regions.find(rid)
 
+    def deps(self, op: Operation) -> int:
+        c = self.class_of(op)
+        return self.regions.closure[c] if c is not None else self.anc[op]
+
     def run(self) -> dict[Operation, int]:
         ops = [op for op in self.block.ops if not isinstance(op, (ConstantOp, func.ReturnOp))]
         pending = {op: sum(r.uses.get_length() for r in op.results) for op in ops}
         for v in ops:
             preds = self.producers(v)
-            deps = 0
-            for p in preds:
-                deps |= self.anc[p]
             target = target_of(v)
             if target is None or target == HOST:
+                deps = 0
+                for p in preds:
+                    deps |= self.deps(p)
                 self.anc[v] = deps
+                root = None
             else:
                 root = self.place(v, target, preds)
-                self.anc[v] = deps | (1 << self.region_of[v])
-                self.record_external(v, root, preds)
-            for u in v.operands:  # free the sets nobody needs any more
+            for p in preds:
+                c = self.class_of(p)
+                if c is not None and c != root:
+                    self.regions.exposed[c] = True
+            for u in v.operands:  # free what nobody needs any more
                 if isinstance(u, OpResult) and u.op in pending:
                     pending[u.op] -= 1
                     if pending[u.op] == 0:
-                        del self.anc[u.op]
+                        self.anc.pop(u.op, None)
         return {op: self.regions.find(rid) for op, rid in self.region_of.items()}
 
     def place(self, v: Operation, target: str, preds: list[Operation]) -> int:
@@ -149,48 +168,49 @@ class _Merger:
             c = self.class_of(p)
             if c is not None and self.regions.target[c] == target and c not in candidates:
                 candidates.append(c)
+        # Join every candidate that keeps the graph of regions acyclic; retry the rejected
+        # ones after each success (a region joined later may absorb what separated them).
         chosen: list[int] = []
-        for c in candidates:
-            if self.convex(preds, [*chosen, c]):
-                chosen.append(c)
-        root = self.regions.union(chosen) if chosen else self.regions.new(target)
+        progress = True
+        while progress and candidates:
+            progress = False
+            for c in list(candidates):
+                if self.can_join(preds, [*chosen, c]):
+                    chosen.append(c)
+                    candidates.remove(c)
+                    progress = True
+        regions = self.regions
+        root = regions.union(chosen) if chosen else regions.new(target)
         self.region_of[v] = root
-        return root
-
-    def convex(self, preds: list[Operation], classes: list[int]) -> bool:
-        """Whether `classes` plus the new op (whose producers are `preds`) stay convex."""
-        members = 0
-        for c in classes:
-            members |= self.regions.members[c]
-        for p in preds:
-            if self.class_of(p) not in classes and self.anc[p] & members:
-                return False  # a path leaves the union and comes back through `p`
-        new = classes[-1]
-        for c in classes[:-1]:
-            if self.depends_outside(c, new, classes) or self.depends_outside(new, c, classes):
-                return False
-        return True
-
-    def depends_outside(self, c: int, other: int, classes: list[int]) -> bool:
-        """Whether class `c` depends on class `other` through an op outside `classes`."""
-        regions = self.regions
-        if not regions.ext_any[c] & regions.members[other]:
-            return False
-        for p, deps in regions.ext[c]:
-            if deps & regions.members[other] and self.class_of(p) not in classes:  # type: ignore[arg-type]
-                return True
-        return False
-
-    def record_external(self, v: Operation, root: int, preds: list[Operation]) -> None:
-        regions = self.regions
         for p in preds:
             c = self.class_of(p)
             if c == root:
                 continue
-            deps = self.anc[p] if c is None else self.anc[p] & ~regions.members[c]
-            if deps:
-                regions.ext[root].append((p, deps))
-                regions.ext_any[root] |= deps
+            regions.closure[root] |= self.deps(p)
+        return root
+
+    def can_join(self, preds: list[Operation], classes: list[int]) -> bool:
+        """Whether the new op may join `classes` (its producers are `preds`)."""
+        regions = self.regions
+        members = 0
+        closure = 0
+        for c in classes:
+            members |= regions.members[c]
+            closure |= regions.closure[c]
+        for p in preds:
+            if self.class_of(p) in classes:
+                continue
+            deps = self.deps(p)
+            if deps & members:
+                return False  # a path leaves the union and comes back through `p`
+            closure |= deps
+        # A region others already consume may not gain a dependency. This also covers
+        # two candidates where one depends on the other through an outside node x: the
+        # earlier one is exposed (x consumes it) and would gain the later one.
+        for c in classes:
+            if regions.exposed[c] and closure & ~regions.closure[c]:
+                return False
+        return True
 
 
 def merge_block(

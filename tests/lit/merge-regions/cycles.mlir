@@ -30,14 +30,33 @@ func.func @diamond_all_npu(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Two independent npu branches joined by an npu op become one region; the host op
-// that only consumes results does not split it.
+// Two independent npu branches joined by an npu op become one region; a host op that
+// only consumes a result does not split it.
 // CHECK-LABEL: func.func @branches
 // CHECK:       %a = relay.nn.relu %x {accel.target = "npu", accel.region = 0 : i64}
 // CHECK-NEXT:  %b = relay.nn.relu %y {accel.target = "npu", accel.region = 0 : i64}
-// CHECK-NEXT:  %s = relay.sigmoid %a {accel.target = "host"}
 // CHECK-NEXT:  %c = relay.add %a, %b {accel.target = "npu", accel.region = 0 : i64}
+// CHECK-NEXT:  %s = relay.sigmoid %a {accel.target = "host"}
 func.func @branches(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %a = relay.nn.relu %x {accel.target = "npu"} : tensor<4xf32>
+  %b = relay.nn.relu %y {accel.target = "npu"} : tensor<4xf32>
+  %c = relay.add %a, %b {accel.target = "npu"} : tensor<4xf32>
+  %s = relay.sigmoid %a {accel.target = "host"} : tensor<4xf32>
+  func.return %c, %s : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// The same graph visited in another order: when %c comes, %a's region already feeds the
+// host op %s, and joining it would give that region a new dependency (%b's region), so
+// %c joins %b only. This is the one conservative rule of the single pass (it keeps the
+// dependency sets of ops visited earlier exact); the partition stays valid.
+// CHECK-LABEL: func.func @branches_exposed
+// CHECK:       %a = relay.nn.relu %x {accel.target = "npu", accel.region = 0 : i64}
+// CHECK-NEXT:  %b = relay.nn.relu %y {accel.target = "npu", accel.region = 1 : i64}
+// CHECK-NEXT:  %s = relay.sigmoid %a {accel.target = "host"}
+// CHECK-NEXT:  %c = relay.add %a, %b {accel.target = "npu", accel.region = 1 : i64}
+func.func @branches_exposed(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %a = relay.nn.relu %x {accel.target = "npu"} : tensor<4xf32>
   %b = relay.nn.relu %y {accel.target = "npu"} : tensor<4xf32>
   %s = relay.sigmoid %a {accel.target = "host"} : tensor<4xf32>
@@ -75,4 +94,25 @@ func.func @targets(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %b = relay.nn.dense %a, %w {accel.target = "dsp"} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   %c = relay.nn.relu %b {accel.target = "npu"} : tensor<4x4xf32>
   func.return %c : tensor<4x4xf32>
+}
+
+// -----
+
+// Regions that are each convex can still need each other: with {%a, %d} one region,
+// {%b, %c, %e} would feed it (%c -> %d) and be fed by it (%a -> %b), and the two calls
+// would wait for each other. %e joins %b's region only.
+// CHECK-LABEL: func.func @region_cycle
+// CHECK:       %a = relay.nn.relu %x {accel.target = "npu", accel.region = 0 : i64}
+// CHECK-NEXT:  %c = relay.nn.dense %y, %w {accel.target = "dsp", accel.region = 1 : i64}
+// CHECK-NEXT:  %d = relay.add %a, %c {accel.target = "npu", accel.region = 0 : i64}
+// CHECK-NEXT:  %b = relay.nn.dense %a, %w {accel.target = "dsp", accel.region = 2 : i64}
+// CHECK-NEXT:  %e = relay.add %b, %c {accel.target = "dsp", accel.region = 2 : i64}
+func.func @region_cycle(%x: tensor<4x4xf32>, %y: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %w = relay.constant dense<0.5> : tensor<4x4xf32>
+  %a = relay.nn.relu %x {accel.target = "npu"} : tensor<4x4xf32>
+  %c = relay.nn.dense %y, %w {accel.target = "dsp"} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %d = relay.add %a, %c {accel.target = "npu"} : tensor<4x4xf32>
+  %b = relay.nn.dense %a, %w {accel.target = "dsp"} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %e = relay.add %b, %c {accel.target = "dsp"} : tensor<4x4xf32>
+  func.return %d, %e : tensor<4x4xf32>, tensor<4x4xf32>
 }
