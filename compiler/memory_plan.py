@@ -163,7 +163,7 @@ def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: i
     from compiler.transforms.plan_memory import schedule
     from dialects import accel
 
-    pos, _ = schedule(module)
+    pos, _ = schedule(module, entry=None)
     allocs = []
     for op in pos:
         if not isinstance(op, accel.AllocOp) or accel.memory_space(op.result.type) != "spm":

@@ -508,11 +508,11 @@ def make_resident(target_name: str, buf_op: memref.AllocOp, sides) -> None:
     buf.replace_all_uses_with(dev.result)
     Rewriter.erase_op(buf_op)
     for fn, idx, arg, dmas in sides:
+        # host -> local copy (a reader) or local result -> host (the writer): the local
+        # scratchpad buffer becomes the resident one. (Directions before retyping.)
+        locals_ = [d.dest if d.to_device else d.source for d in dmas]
         new_arg = Rewriter.replace_value_with_new_type(arg, dev.result.type)
-        for d in dmas:
-            # host -> local copy (a reader) or local result -> host (the writer): the
-            # local scratchpad buffer becomes the resident one.
-            local = d.dest if d.to_device else d.source
+        for d, local in zip(dmas, locals_):
             erase_transfer(d)
             local.replace_all_uses_with(new_arg)
             erase_if_unused(local.owner)

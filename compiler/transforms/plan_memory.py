@@ -50,19 +50,18 @@ def buffer_bytes(t: MemRefType) -> int:
     return n
 
 
-def schedule(module: ModuleOp, entry: str = "main") -> tuple[dict[Operation, int], dict[Operation, int]]:
+def schedule(module: ModuleOp, entry: str | None = "main") -> tuple[dict[Operation, int], dict[Operation, int]]:
     """Number every op in execution order, entering callees at their call sites.
-    Returns (position of each op, end position of each call / op with regions)."""
+    Returns (position of each op, end position of each top-level op of a function).
+    With `entry=None`, a module without `@main` numbers its functions one after the
+    other (for regions looked at on their own)."""
     table = SymbolTable.lookup_symbol
     position: dict[Operation, int] = {}
     end: dict[Operation, int] = {}
     counter = 0
-    main = table(module, entry)
-    if not isinstance(main, func.FuncOp):
-        raise CompileError(f"plan-memory: no @{entry} function")
     visiting: set[str] = set()
 
-    def visit_block_ops(fn: func.FuncOp) -> None:
+    def visit_block_ops(fn: func.FuncOp, enter_calls: bool) -> None:
         nonlocal counter
         name = fn.sym_name.data
         if name in visiting:
@@ -73,8 +72,8 @@ def schedule(module: ModuleOp, entry: str = "main") -> tuple[dict[Operation, int
             counter += 1
             if isinstance(op, func.CallOp):
                 callee = table(module, op.callee.root_reference.data)
-                if isinstance(callee, func.FuncOp) and not callee.is_declaration:
-                    visit_block_ops(callee)
+                if enter_calls and isinstance(callee, func.FuncOp) and not callee.is_declaration:
+                    visit_block_ops(callee, enter_calls)
             else:
                 for inner in op.walk():
                     if inner is not op:
@@ -83,7 +82,15 @@ def schedule(module: ModuleOp, entry: str = "main") -> tuple[dict[Operation, int
             end[op] = counter - 1
         visiting.discard(name)
 
-    visit_block_ops(main)
+    main = table(module, entry or "main")
+    if isinstance(main, func.FuncOp):
+        visit_block_ops(main, True)
+    elif entry is not None:
+        raise CompileError(f"plan-memory: no @{entry} function")
+    else:
+        for fn in module.body.block.ops:
+            if isinstance(fn, func.FuncOp) and not fn.is_declaration:
+                visit_block_ops(fn, False)
     return position, end
 
 
