@@ -30,6 +30,7 @@ Matching rules (documented in docs/targets.md):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -199,26 +200,67 @@ def _is_relay_constant(value: SSAValue) -> bool:
 
 
 class _PatternParser(LocatingParser):
-    """Records which properties each relay op wrote (the relay parser fills in defaults,
-    but only written properties constrain a match)."""
+    """Records which properties each relay op wrote: the relay parser fills in defaults,
+    but only written properties constrain a match. The keys are read from the op's own
+    source text (its `{...}` dictionary), so this does not depend on how the dialect
+    parses it."""
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, ctx, text: str, name: str):
+        super().__init__(ctx, text, name)
+        self.text = text
         self.written: dict[Operation, frozenset[str]] = {}
-        self._last_dict: dict | None = None
-
-    def parse_optional_attr_dict(self):
-        d = super().parse_optional_attr_dict()
-        self._last_dict = d
-        return d
 
     def parse_operation(self) -> Operation:
-        saved, self._last_dict = self._last_dict, None
+        start = self._current_token.span.start
         op = super().parse_operation()
         if isinstance(op, RelayOp):
-            self.written[op] = frozenset(self._last_dict or ())
-        self._last_dict = saved
+            end = self._current_token.span.start
+            self.written[op] = _dictionary_keys(self.text[start:end], op.name)
         return op
+
+
+_OPEN = {"{": "}", "[": "]", "(": ")", "<": ">"}
+_KEY = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.$]*)\s*(=|,|})")
+
+
+def _dictionary_keys(source: str, op_name: str) -> frozenset[str]:
+    """The keys of the `{...}` dictionary that follows `op_name`'s operands in `source`
+    (the text of one relay op in custom syntax); empty when there is none."""
+    i = source.find(op_name)
+    if i < 0:
+        return frozenset()
+    i += len(op_name)
+    while i < len(source) and source[i] not in "{:":
+        i += 1
+    if i >= len(source) or source[i] != "{":
+        return frozenset()
+    keys: set[str] = set()
+    depth = 0
+    expect_key = True
+    while i < len(source):
+        ch = source[i]
+        if ch == '"':
+            i = source.index('"', i + 1) + 1 if '"' in source[i + 1 :] else len(source)
+            continue
+        if depth == 1 and expect_key:
+            m = _KEY.match(source, i)
+            if m:
+                keys.add(m.group(1))
+                expect_key = False
+                i = m.end(1)
+                continue
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _OPEN.values() and not (ch == ">" and source[i - 1] == "-"):
+            depth -= 1
+            if depth == 0:
+                break
+        elif ch == "," and depth == 1:
+            expect_key = True
+        if ch == "{" and depth == 1:
+            expect_key = True
+        i += 1
+    return frozenset(keys)
 
 
 _CONTEXT: Context | None = None

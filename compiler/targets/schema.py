@@ -92,6 +92,7 @@ class Limits:
     groups: tuple[str, ...] | None = None
     max_channels: int | None = None
     broadcast: bool | None = None
+    max_rank: int | None = None
 
     def is_empty(self) -> bool:
         return all(getattr(self, f) is None for f in self.__dataclass_fields__)
@@ -326,6 +327,7 @@ _LIMIT_KEYS = {
     "groups": (_choices(GROUP_KINDS), f"a non-empty list from {', '.join(GROUP_KINDS)}"),
     "max_channels": (_positive_int, "a positive integer"),
     "broadcast": (_bool, "true or false"),
+    "max_rank": (_positive_int, "a positive integer"),
 }
 
 
@@ -380,6 +382,7 @@ LIMIT_APPLIES_TO: dict[str, set[str] | None] = {
     "groups": _GROUP_OPS,
     "max_channels": _CHANNEL_OPS,
     "broadcast": _BINARY_OPS,
+    "max_rank": None,  # every op
 }
 
 

@@ -12,6 +12,7 @@ annotate-target stores in `accel.reason`. Limits (None = no limit):
   channels), "grouped" (anything else).
 - `max_channels`: convs and pools: input and output channels; dense/matmul: K and N.
 - `broadcast = false`: binary elementwise operands must have equal shapes.
+- `max_rank`: no operand or result of the op has a higher rank.
 
 For a pattern the op limits apply to every matched op they concern.
 """
@@ -131,6 +132,10 @@ def check_op_limits(op: Operation, limits: Limits) -> str | None:
         over = [c for c in channels_of(op) if c > limits.max_channels]
         if over:
             return f"{max(over)} channels exceed {limits.max_channels}"
+    if limits.max_rank is not None:
+        rank = max((len(_shape(v)) for v in (*op.operands, *op.results)), default=0)
+        if rank > limits.max_rank:
+            return f"rank {rank} exceeds {limits.max_rank}"
     if limits.broadcast is False and _applies("broadcast", name):
         a, b = op.operands[0].type, op.operands[1].type
         if _shape(op.operands[0]) != _shape(op.operands[1]):
