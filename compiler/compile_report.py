@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DictionaryAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
@@ -185,57 +184,133 @@ def lower_bound_bytes(module: ModuleOp, descs: dict) -> int:
 # --------------------------------------------------------------------------------------
 
 
-def _root(v: SSAValue) -> SSAValue:
-    while isinstance(v.owner, memref.SubviewOp):
-        v = v.owner.source
-    return v
-
-
-@dataclass
 class Timeline:
-    desc: object
-    host: float = 0.0
-    dma_free: float = 0.0
-    compute_free: float = 0.0
-    ready: dict = field(default_factory=dict)  # spm buffer -> time its data is complete
-    reads_end: dict = field(default_factory=dict)  # spm buffer -> end of pending reads
-    tokens: dict = field(default_factory=dict)
-    end: float = 0.0
-    compute_total: float = 0.0
+    """The simulator's timing model (compiler/runtime/c/sim/sim_core.c) replayed on the
+    IR: the host issues commands in program order and advances only at waits; a transfer
+    starts when the DMA engine is free, its scratchpad source is ready and pending reads
+    of its destination are over; a compute op likewise on the compute engine. Readiness
+    is tracked per scratchpad block (the target's alignment, at most 64 bytes), from the
+    buffers' planned offsets and the views' offsets evaluated iteration by iteration."""
 
-    def run_block(self, block) -> None:
+    def __init__(self, desc):
+        self.desc = desc
+        self.block = max(1, min(int(desc.memory.alignment), 64))
+        n_blocks = desc.memory.scratchpad_bytes // self.block + 1
+        self.ready = [0.0] * n_blocks
+        self.reads_end = [0.0] * n_blocks
+        self.host = self.dma_free = self.compute_free = self.end = 0.0
+        self.tokens: dict = {}
+        self.compute_total = 0.0
+
+    # -- addresses ---------------------------------------------------------------------
+
+    def spm_range(self, v: SSAValue, env: dict) -> tuple[int, int] | None:
+        """Byte range [lo, hi) of a scratchpad view, or None for host memory."""
+        if accel.memory_space(v.type) != "spm":
+            return None
+        offset_elems = 0
+        cur = v
+        while isinstance(cur.owner, memref.SubviewOp):
+            sv = cur.owner
+            strides = _strides(sv.source.type)
+            dyn = list(sv.offsets)
+            for o, st in zip(sv.static_offsets.get_values(), strides):
+                offset_elems += (env[dyn.pop(0)] if o == DYNAMIC_INDEX else o) * st
+            cur = sv.source
+        base = env.get(("addr", cur))
+        if base is None:
+            alloc = cur.owner
+            if not isinstance(alloc, accel.AllocOp) or alloc.offset is None:
+                return None
+            base = alloc.offset.value.data
+        es = numpy_dtype(v.type.element_type).itemsize
+        lo = base + offset_elems * es
+        return lo, lo + nbytes(v.type)
+
+    def blocks(self, r: tuple[int, int]) -> range:
+        return range(r[0] // self.block, (r[1] - 1) // self.block + 1)
+
+    # -- execution ---------------------------------------------------------------------
+
+    def run_block(self, block, env: dict) -> None:
         for op in block.ops:
-            if isinstance(op, scf.ForOp):
-                for _ in range(trip_count(op)):
-                    self.run_block(op.body.block)
+            if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+                env[op.result] = op.value.value.data
+            elif isinstance(op, (arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.MinSIOp, arith.MaxSIOp)):
+                a, b = env[op.lhs], env[op.rhs]
+                env[op.result] = {arith.AddiOp: a + b, arith.SubiOp: a - b, arith.MuliOp: a * b,
+                                  arith.MinSIOp: min(a, b), arith.MaxSIOp: max(a, b)}[type(op)]
+            elif isinstance(op, scf.ForOp):
+                lb, ub, st = env[op.lb], env[op.ub], env[op.step]
+                carried = [env.get(v) for v in op.iter_args]
+                body = op.body.block
+                i = lb
+                while i < ub:
+                    env[body.args[0]] = i
+                    for arg, val in zip(body.args[1:], carried):
+                        env[arg] = val
+                    self.run_block(body, env)
+                    y = body.last_op
+                    carried = [env.get(v) for v in y.operands] if isinstance(y, scf.YieldOp) else []
+                    i += st
+                for res, val in zip(op.results, carried):
+                    env[res] = val
             elif isinstance(op, accel.DmaStartOp):
-                src, dst = _root(op.source), _root(op.dest)
-                start = max(self.host, self.dma_free, self.ready.get(src, 0.0), self.reads_end.get(dst, 0.0))
+                src, dst = self.spm_range(op.source, env), self.spm_range(op.dest, env)
+                start = max(self.host, self.dma_free)
+                if src is not None:
+                    start = max([start] + [self.ready[b] for b in self.blocks(src)])
+                if dst is not None:
+                    start = max([start] + [self.reads_end[b] for b in self.blocks(dst)])
                 done = start + dma_cycles(nbytes(op.source.type), self.desc)
                 self.dma_free = done
-                self.ready[dst] = done
-                self.reads_end[src] = max(self.reads_end.get(src, 0.0), done)
-                self.tokens[op.token] = done
+                if dst is not None:
+                    for b in self.blocks(dst):
+                        self.ready[b] = done
+                if src is not None:
+                    for b in self.blocks(src):
+                        self.reads_end[b] = max(self.reads_end[b], done)
+                env[op.token] = done
                 self.end = max(self.end, done)
             elif isinstance(op, accel.DmaWaitOp):
                 for t in op.tokens:
-                    self.host = max(self.host, self.tokens.get(t, 0.0))
+                    self.host = max(self.host, env.get(t, 0.0))
             elif isinstance(op, accel.ComputeOp):
-                ins = [_root(v) for v in op.inputs]
-                out = _root(op.output)
-                start = max([self.host, self.compute_free, self.reads_end.get(out, 0.0)] +
-                            [self.ready.get(v, 0.0) for v in ins])
+                ins = [r for r in (self.spm_range(v, env) for v in dict.fromkeys(op.inputs)) if r is not None]
+                out = self.spm_range(op.output, env)
+                start = max(self.host, self.compute_free)
+                for r in ins:
+                    start = max([start] + [self.ready[b] for b in self.blocks(r)])
+                if out is not None:
+                    start = max([start] + [self.reads_end[b] for b in self.blocks(out)])
                 cost = compute_cycles(op, self.desc)
                 done = start + cost
                 self.compute_total += cost
                 self.compute_free = done
-                self.ready[out] = done
-                for v in ins:
-                    self.reads_end[v] = max(self.reads_end.get(v, 0.0), done)
+                for r in ins:
+                    for b in self.blocks(r):
+                        self.reads_end[b] = max(self.reads_end[b], done)
+                if out is not None:
+                    for b in self.blocks(out):
+                        self.ready[b] = done
                 self.end = max(self.end, done)
+            elif isinstance(op, func.ReturnOp):
+                self.host = max(self.host, self.end)  # the wrapper ends with a sync
 
     def sync(self) -> None:
         self.host = max(self.host, self.end)
+
+
+def _strides(t: MemRefType) -> list[int]:
+    from xdsl.dialects.builtin import StridedLayoutAttr
+
+    shape = list(t.get_shape())
+    if isinstance(t.layout, StridedLayoutAttr):
+        return [s.data for s in t.layout.strides.data]
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * shape[i + 1]
+    return strides
 
 
 def cycles(module: ModuleOp, descs: dict) -> tuple[float, float]:
@@ -252,7 +327,13 @@ def cycles(module: ModuleOp, descs: dict) -> tuple[float, float]:
             if desc is None:
                 continue
             tl = timelines.setdefault(t, Timeline(desc))
-            tl.run_block(fn.body.block)
+            env: dict = {}
+            # Scratchpad buffers passed from @main (values resident across regions).
+            for arg, value in zip(fn.body.block.args, op.arguments):
+                owner = value.owner
+                if isinstance(owner, accel.AllocOp) and owner.offset is not None:
+                    env[("addr", arg)] = owner.offset.value.data
+            tl.run_block(fn.body.block, env)
             tl.sync()
     estimate = sum(tl.end for tl in timelines.values())
     compute = sum(tl.compute_total for tl in timelines.values())
@@ -268,7 +349,7 @@ def build_report(module: ModuleOp, descs, partition: dict | None, timing: dict[s
     report["dma"] = dma
     estimate, compute = cycles(module, by_name)
     bpc = min((d.dma.bytes_per_cycle for d in descs), default=1.0)
-    report["cycles"] = {"estimate": int(round(estimate)), "lower_bound": int(round(max(compute, lb / bpc)))}
+    report["cycles"] = {"estimate": round(estimate), "lower_bound": int(round(max(compute, lb / bpc)))}
     arena = module.attributes.get("accel.arena_bytes")
     peak = 0
     for fn, _ in accelerator_functions(module):
