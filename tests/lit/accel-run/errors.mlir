@@ -36,7 +36,7 @@
 // NOMODEL: accel-run: error: cannot access '{{.*}}errors.mlir.nonexistent': No such file or directory
 
 // RUN: not accel-run %S 2>&1 | filecheck %s --check-prefix=DIR
-// DIR: accel-run: {{.*}}accel-run: error: running a compiled directory needs accel-compile output and the simulator (not yet supported)
+// DIR: accel-run: error: {{.*}}accel-run: not a directory written by accel-compile (no readable io.json)
 
 // RUN: not accel-run %s --inputs %t.ok.npz --function nope 2>&1 | filecheck %s --check-prefix=FUNC
 // FUNC: accel-run: error: the module has no function @nope
