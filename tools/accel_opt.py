@@ -206,6 +206,11 @@ def list_passes() -> str:
             if isinstance(default, bool):
                 default = str(default).lower()
             out.write(f"    {f.name.replace('_', '-')}={default}\n")
+    from compiler.pipeline import PIPELINES
+
+    out.write("pipelines (-p NAME):\n")
+    for name, spec in PIPELINES.items():
+        out.write(f"  {name}: {spec}\n")
     out.write("xDSL's own passes are available too (see accel-opt -h).\n")
     return out.getvalue()
 
