@@ -43,7 +43,6 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.targets import TargetDescription, load_target
 from compiler.targets.patterns import Match
-from compiler.targets.schema import PatternSpec
 from compiler.targets.support import check_match_limits, check_pattern_predicate
 from dialects.relay import CompositeOp, YieldOp
 
@@ -101,27 +100,56 @@ def merge_block(block: Block, target: TargetDescription) -> int:
             match = spec.pattern.match(root, usable=usable)
             if match is None:
                 continue
-            composite = _accepted_composite(match, spec, target)
-            if composite is None:
+            if check_match_limits(spec, target, match.ops, match.inputs, match.root.results) is not None:
                 continue
-            _rewrite(match, composite, taken)
+            manual = any(_manual_target(op) == target.name for op in match.ops)
+            if spec.predicate_fn is None:
+                composite = _move_into_composite(match, spec.composite, taken)
+            else:
+                # The predicate sees the composite before anything changes: build a copy.
+                composite = build_composite(match, spec.composite)
+                if check_pattern_predicate(composite, spec, target) is not None:
+                    composite.erase()
+                    continue
+                _replace_by_copy(match, composite, taken)
+            if manual:
+                composite.attributes[TARGET_ATTR] = StringAttr(target.name)
             count += 1
     return count
 
 
-def _accepted_composite(match: Match, spec: PatternSpec, target: TargetDescription) -> CompositeOp | None:
-    if check_match_limits(spec, target, match.ops, match.inputs, match.root.results) is not None:
-        return None
-    composite = build_composite(match, spec.composite)
-    if check_pattern_predicate(composite, spec, target) is not None:
-        composite.erase()
-        return None
-    if any(_manual_target(op) == target.name for op in match.ops):
-        composite.attributes[TARGET_ATTR] = StringAttr(target.name)
+def _move_into_composite(match: Match, composite_name: str, taken: set[Operation]) -> CompositeOp:
+    """Build the composite by moving the matched ops into its body (cheaper than a
+    copy); `{accel.duplicate}` ops are copied and stay while others use them."""
+    root = match.root
+    body = Block(arg_types=[v.type for v in match.inputs])
+    composite = CompositeOp(composite_name, match.inputs, [r.type for r in root.results], Region(body))
+    composite.location = match.anchor.location
+    Rewriter.insert_op(composite, InsertPoint.before(root))
+    for old, new in zip(root.results, composite.outputs):
+        old.replace_all_uses_with(new)
+    mapping: dict[SSAValue, SSAValue] = dict(zip(match.inputs, body.args))
+    for node, op in zip(match.pattern.nodes, match.ops):  # a topological order
+        if node.duplicate:
+            clone = op.clone(value_mapper=mapping)
+            clone.attributes.pop(TARGET_ATTR, None)
+            body.add_op(clone)
+            mapping.update(zip(op.results, clone.results))
+            continue
+        op.detach()
+        op.operands = [mapping.get(v, v) for v in op.operands]
+        op.attributes.pop(TARGET_ATTR, None)
+        body.add_op(op)
+        taken.add(op)
+    body.add_op(YieldOp(*root.results))
+    for node, op in zip(match.pattern.nodes, match.ops):
+        if node.duplicate and not any(r.uses for r in op.results):
+            taken.add(op)
+            Rewriter.erase_op(op)
     return composite
 
 
-def _rewrite(match: Match, composite: CompositeOp, taken: set[Operation]) -> None:
+def _replace_by_copy(match: Match, composite: CompositeOp, taken: set[Operation]) -> None:
     root = match.root
     Rewriter.insert_op(composite, InsertPoint.before(root))
     for old, new in zip(root.results, composite.outputs):

@@ -127,11 +127,19 @@ def _outline(
     mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, body.args))
     for arg, v in zip(body.args, inputs):
         arg.name_hint = v.name_hint
+    moved: list[ConstantOp] = []
     for c in constants:
+        if all(u.operation in inside for u in c.result.uses):
+            moved.append(c)  # used by this region only: move it (the same as a copy, cheaper)
+            continue
         clone = c.clone()
         clone.attributes.pop(TARGET_ATTR, None)
         body.add_op(clone)
         mapping[c.result] = clone.result
+    for c in moved:
+        c.detach()
+        c.attributes.pop(TARGET_ATTR, None)
+        body.add_op(c)
 
     last = ops[-1]
     call = func.CallOp(name, list(inputs), [r.type for r in outputs])
@@ -146,15 +154,14 @@ def _outline(
 
     for op in ops:
         op.detach()
-        for i, v in enumerate(op.operands):
-            if v in mapping:
-                op.operands[i] = mapping[v]
+        if any(v in mapping for v in op.operands):
+            op.operands = [mapping.get(v, v) for v in op.operands]
         for key in (TARGET_ATTR, REGION_ATTR, MANUAL_ATTR):
             op.attributes.pop(key, None)
         body.add_op(op)
     body.add_op(func.ReturnOp(*[mapping.get(r, r) for r in outputs]))
     for c in constants:
-        if not c.result.uses:
+        if c.parent is not body and not c.result.uses:
             Rewriter.erase_op(c)
 
     fn = func.FuncOp(name, ([v.type for v in inputs], [r.type for r in outputs]), Region(body), visibility="private")
