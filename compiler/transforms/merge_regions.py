@@ -232,7 +232,8 @@ def merge_block(
         assert target_name is not None
         reason = None
         if not any(MANUAL_ATTR in op.attributes for op in ops):
-            reason = _drop_reason(ops, resolve(target_name, ops[0]), min_ops, cost_model)
+            target = resolve(target_name, ops[0]) if cost_model else None
+            reason = _drop_reason(ops, target, min_ops)
         if reason is not None:
             for op in ops:
                 op.attributes[TARGET_ATTR] = StringAttr(HOST)
@@ -267,11 +268,12 @@ def region_boundary(ops: list[Operation]) -> tuple[list[SSAValue], list[SSAValue
     return list(inputs), outputs
 
 
-def _drop_reason(ops: list[Operation], target: TargetDescription, min_ops: int, cost_model: bool) -> str | None:
+def _drop_reason(ops: list[Operation], target: TargetDescription | None, min_ops: int) -> str | None:
+    """Why a region goes back to the host, or None; `target` is None without cost model."""
     count = sum(graph_op_count(op) for op in ops)
     if count < min_ops:
         return f"region of {count} op{'s' if count != 1 else ''} is below min-ops={min_ops}"
-    if not cost_model:
+    if target is None:
         return None
     inputs, outputs = region_boundary(ops)
     cost = region_cost(ops, [*inputs, *outputs], target)
