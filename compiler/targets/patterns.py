@@ -37,7 +37,7 @@ from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, Builtin, DictionaryAttr, ModuleOp, UnitAttr
+from xdsl.dialects.builtin import ArrayAttr, Builtin, DictionaryAttr, UnitAttr
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.utils.exceptions import ParseError
 
@@ -373,7 +373,8 @@ def build_pattern(name: str, fn: func.FuncOp, written: dict[Operation, frozenset
             raise CompileError(f"pattern op '{node.name}' does not feed the returned value", node.op)
     for i, arg in enumerate(block.args):
         if i not in used_args:
-            raise CompileError(f"pattern @{fn.sym_name.data}: argument #{i} is unused", fn)
+            shown = f"%{arg.name_hint}" if arg.name_hint else f"#{i}"
+            raise CompileError(f"pattern @{fn.sym_name.data}: argument {shown} is unused", fn)
     return Pattern(name, fn, tuple(nodes), root, len(block.args), frozenset(constant_args), source)
 
 

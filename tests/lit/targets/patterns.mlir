@@ -11,7 +11,7 @@
 // PARSE:   accel-opt: {{.*}}Inputs/bad_patterns.mlir:4:26: error: operand expected
 // PARSE-NOT: Traceback
 // MISSING: accel-opt: {{.*}}pattern_missing_fn.toml: error: key 'patterns[0].name': no func.func @nothing_here in patterns_ok.mlir
-// UNUSED:  accel-opt: {{.*}}pattern_unused_arg.toml: key 'patterns[0].ir':1:1: error: pattern @relu2: argument #1 is unused
+// UNUSED:  accel-opt: {{.*}}pattern_unused_arg.toml: key 'patterns[0].ir':1:1: error: pattern @relu2: argument %b is unused
 // DEAD:    accel-opt: {{.*}}pattern_dead_op.toml: key 'patterns[0].ir':3:3: error: pattern op 'relay.sigmoid' does not feed the returned value
 // ATTR:    accel-opt: {{.*}}pattern_bad_attr.toml: key 'patterns[0].ir':1:1: error: pattern @relu_c: unknown argument attribute 'accel.const' on argument #0 (allowed: accel.constant)
 // TWO:     accel-opt: {{.*}}pattern_two_sources.toml: error: key 'patterns[0]': needs exactly one of 'ir' (inline IR) and 'file' (a .mlir file next to the description)
