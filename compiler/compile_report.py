@@ -81,9 +81,10 @@ def compute_cycles(op: accel.ComputeOp, desc) -> float:
         macs = n * oc * oh * ow * cg * kh * kw
         return macs / (c.macs_per_cycle_int8 if op.is_quantized else c.macs_per_cycle_f32)
     if isinstance(op, accel.MatmulOp):
-        m, n = op.output.type.get_shape()
+        y = tuple(op.output.type.get_shape())
+        m, n = (1, y[0]) if len(y) == 1 else y
         a = op.inputs[0].type.get_shape()
-        k = a[0] if op.prop("transpose_a") else a[1]
+        k = a[-1] if len(a) == 1 or not op.prop("transpose_a") else a[0]
         return m * n * k / (c.macs_per_cycle_int8 if op.is_quantized else c.macs_per_cycle_f32)
     if isinstance(op, accel.PoolOp):
         kh, kw = op.prop("pool_size")

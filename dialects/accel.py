@@ -577,7 +577,7 @@ class Conv2DOp(ComputeOp):
 @compute_op
 class MatmulOp(ComputeOp):
     """out[M, N] = data[M, K] x weight (weight [N, K] when `transpose_b`, the dense form),
-    optional bias [N], activation and int8 requantization."""
+    optional bias [N], activation and int8 requantization. A vector data [K] gives [N]."""
 
     name = "accel.matmul"
     N_INPUTS = (2, 3)
@@ -585,7 +585,9 @@ class MatmulOp(ComputeOp):
 
     def verify_shapes(self) -> None:
         a, b, y = (_shape(self.inputs[0].type), _shape(self.inputs[1].type), _shape(self.output.type))
-        _check(len(a) == 2 and len(b) == 2 and len(y) == 2, "operands must be 2-D")
+        if len(a) == 1 and len(y) == 1 and not self.prop("transpose_a"):
+            a, y = (1, a[0]), (1, y[0])  # a vector is one row
+        _check(len(a) == 2 and len(b) == 2 and len(y) == 2, "operands must be 2-D (or a vector data row)")
         m, k = (a[1], a[0]) if self.prop("transpose_a") else a
         n, k2 = b if self.prop("transpose_b") else (b[1], b[0])
         _check(k == k2 and y == (m, n), f"shapes {list(a)} x {list(b)} -> {list(y)} do not agree")

@@ -358,6 +358,10 @@ class ModelEmitter:
         params += [f"{C_TYPES[dt]} *out{i}" for i, (_, _, dt) in enumerate(outputs)]
         w.line(f"int model_run({', '.join(params) or 'void'}) {{")
         w.line("    int status = 0;")
+        for i in range(len(inputs)):
+            w.line(f"    (void)in{i};  /* an input the model does not read is still part of the API */")
+        for i in range(len(outputs)):
+            w.line(f"    (void)out{i};")
         for t in targets:
             p = self.targets[t].api.prefix
             for i, (_, shape, dt) in enumerate(inputs):
@@ -949,6 +953,7 @@ class ComputeCallEmitter:
             w.line(f"if ({p}conv2d_{dt}({ins[0]}, {ins[1]}, {bias}, {out}, &{name}) != 0) return 1;")
         elif isinstance(op, accel.MatmulOp):
             a, b = shape_of(op.inputs[0].type), shape_of(op.inputs[1].type)
+            a = (1, a[0]) if len(a) == 1 else a
             mm, k = (a[1], a[0]) if op.prop("transpose_a") else a
             n = b[0] if op.prop("transpose_b") else b[1]
             fields = {"m": mm, "k": k, "n": n, "transpose_a": int(op.prop("transpose_a")),

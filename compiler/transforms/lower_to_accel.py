@@ -341,9 +341,10 @@ def lower_kernel(kernel: accel.KernelOp, weights: WeightCache) -> accel.ComputeO
         return accel.Conv2DOp(ins, out, **props)
 
     if isinstance(anchor, (relay.DenseOp, relay.MatmulOp, relay.QnnDenseOp)):
-        if len(anchor.results[0].type.get_shape()) != 2:
-            raise NotLowerable("matrix products on the accelerator are 2-D")
-        channels = anchor.results[0].type.get_shape()[1]
+        if len(anchor.results[0].type.get_shape()) not in (1, 2) or \
+                (len(anchor.results[0].type.get_shape()) == 1 and isinstance(anchor, relay.MatmulOp)):
+            raise NotLowerable("matrix products on the accelerator are 2-D (or a vector times a matrix)")
+        channels = anchor.results[0].type.get_shape()[-1]
         ins = [buf(form.inputs[0]), buf(form.inputs[1])]
         if form.bias is not None:
             ins.append(buf(form.bias, (channels,)))

@@ -316,9 +316,10 @@ def _slice_quant(op: accel.ComputeOp, props: dict[str, Any], c0: int, c1: int) -
 
 def tile_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool) -> None:
     a, b, y = op.inputs[0], op.inputs[1], op.output
-    m, n = y.type.get_shape()
+    vector = len(y.type.get_shape()) == 1
+    m, n = (1, y.type.get_shape()[0]) if vector else y.type.get_shape()
     ta, tb = op.prop("transpose_a"), op.prop("transpose_b")
-    k = a.type.get_shape()[0] if ta else a.type.get_shape()[1]
+    k = a.type.get_shape()[-1] if vector or not ta else a.type.get_shape()[0]
     ae, be, ye = esize(a), esize(b), esize(y)
     bias_e = esize(op.inputs[2]) if len(op.inputs) > 2 else 0
     best = None
@@ -347,14 +348,18 @@ def tile_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool)
         for m0, count, size in runs:
             miv, e = top.loop(m0, count, tm)
             row = e.affine(miv, 1, 0) if miv is not None else m0
-            a_tile = e.subview(a, [0, row] if ta else [row, 0], [k, size] if ta else [size, k])
+            if vector:
+                a_tile = a
+            else:
+                a_tile = e.subview(a, [0, row] if ta else [row, 0], [k, size] if ta else [size, k])
             b_tile = e.subview(b, [n0, 0] if tb else [0, n0], [n1 - n0, k] if tb else [k, n1 - n0])
             ins = [a_tile, b_tile]
             if len(op.inputs) > 2:
                 ins.append(e.subview(op.inputs[2], [n0], [n1 - n0]))
             props = {kname: op.properties[kname] for kname in op.properties}
             _slice_quant(op, props, n0, n1)
-            new = accel.MatmulOp(ins, e.subview(y, [row, n0], [size, n1 - n0]), **props)
+            out = e.subview(y, [n0], [n1 - n0]) if vector else e.subview(y, [row, n0], [size, n1 - n0])
+            new = accel.MatmulOp(ins, out, **props)
             new.location = op.location
             e.add(new)
     Rewriter.erase_op(op)
