@@ -39,13 +39,13 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import Builtin, ModuleOp
-from xdsl.dialects.func import Func
+from xdsl.dialects.builtin import ModuleOp
 
 from compiler.diagnostics import CompileError, LocatingParser, format_error, verify_located
-from compiler.frontend.builder import io_names
-from compiler.runtime.interpreter import find_function, run_function
 from compiler.tensors import set_ir_dir
+
+# The interpreter (which pulls in all of xDSL's interpreters) is imported where it runs,
+# so that argument and file errors answer quickly.
 
 POSITIONAL_KEYS = ("arg{}", "arr_{}")
 _NEWLINES = re.compile(r"\s*\n\s*")
@@ -113,6 +113,8 @@ def write_outputs(path: str, results: dict[str, np.ndarray]) -> None:
 
 
 def format_outputs(module: ModuleOp, name: str, results: dict[str, np.ndarray]) -> str:
+    from compiler.runtime.interpreter import find_function
+
     types = list(find_function(module, name).function_type.outputs.data)
     if len(types) != len(results):  # bufferized: outputs are arguments
         from compiler.tensors import tensor_type
@@ -160,6 +162,7 @@ def run(args: argparse.Namespace) -> None:
         run_compiled(args)
         return
     from compiler.runtime.buffer_interpreter import io_signature, run_module
+    from compiler.runtime.interpreter import find_function
 
     module = load_module(args.model)
     in_names, _ = io_signature(find_function(module, args.function))
