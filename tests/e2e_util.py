@@ -1,0 +1,604 @@
+"""Shared helpers of the end-to-end and lowering-semantics tests.
+
+- onnxruntime as the outside reference (`ort_run`) and int8 QDQ models made from float
+  ones with `quantize_static` (`quantize_qdq`), the quantization step of an output
+  (`output_step`);
+- models built here with onnx.helper: a two-layer MLP with a large dense layer
+  (`mlp_model`) and a small CNN whose every name is hostile to C (`hostile_model`);
+- `run_planned`: the buffer-level reference interpreter with the compiler's memory plan
+  honoured: every planned host buffer (`memref.alloc {accel.offset}`) is a view into one
+  host arena and every placed scratchpad buffer (`accel.alloc {offset}`) a view into its
+  target's scratchpad, both filled with 0xFF bytes (NaN floats) at the start. Two live
+  buffers sharing bytes then change the result, which the plain interpreter
+  (`run_module`, a fresh array per buffer) cannot see;
+- `scratchpad_conflicts`: a structural check of the scratchpad plan (two buffers live at
+  the same time never share bytes; every buffer inside the scratchpad and aligned);
+- `compute_op_count`: accelerator compute ops executed, loops counted (the simulator's
+  `accel_ops`);
+- `c_lex`: split C text into code, comments and string literals.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import TensorProto
+from onnx import helper as oh
+from onnx import numpy_helper as nh
+from xdsl.dialects import func, memref, scf
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr
+from xdsl.interpreter import Interpreter, impl, register_impls
+from xdsl.interpreters.arith import ArithFunctions
+from xdsl.interpreters.func import FuncFunctions
+from xdsl.interpreters.scf import ScfFunctions
+from xdsl.ir import Operation, SSAValue
+
+from compiler.frontend.builder import io_names
+from compiler.runtime import interpreter as relay_interpreter
+from compiler.runtime.buffer_interpreter import BufferFunctions, fresh_buffer
+from compiler.tensors import numpy_dtype
+from dialects import accel
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+MODELS = os.path.join(HERE, "models")
+EXAMPLES = os.path.join(REPO, "examples")
+
+OUTPUT_ATTR = "accel.output"
+OFFSET_ATTR = "accel.offset"
+ARENA_ATTR = "accel.arena_bytes"
+TARGET_ATTR = "accel.target"
+
+# --------------------------------------------------------------------------------------
+# onnxruntime and quantization
+# --------------------------------------------------------------------------------------
+
+
+def ort_run(path: str, feeds: Mapping[str, np.ndarray], optimize: bool = True) -> dict[str, np.ndarray]:
+    """onnxruntime on one thread; `optimize=False` turns graph optimizations off (its
+    fused int8 kernels differ from the ONNX semantics on some CPUs)."""
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.inter_op_num_threads = 1
+    if not optimize:
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    names = [o.name for o in sess.get_outputs()]
+    return dict(zip(names, sess.run(None, dict(feeds))))
+
+
+def input_signature(model: onnx.ModelProto) -> list[tuple[str, tuple[int, ...]]]:
+    inits = {t.name for t in model.graph.initializer}
+    return [(vi.name, tuple(d.dim_value for d in vi.type.tensor_type.shape.dim))
+            for vi in model.graph.input if vi.name not in inits]
+
+
+def quantize_qdq(src: str, dst: str, seed: int = 1) -> None:
+    """int8 QDQ (activations per tensor, weights per channel) calibrated on 8 seeded
+    random inputs: the format onnxruntime's quantization tool writes by default."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    sig = input_signature(onnx.load(src))
+
+    class RandomReader(CalibrationDataReader):
+        def __init__(self) -> None:
+            rng = np.random.default_rng(seed)
+            self.feeds = iter([{n: rng.standard_normal(s).astype(np.float32) for n, s in sig} for _ in range(8)])
+
+        def get_next(self):
+            return next(self.feeds, None)
+
+    quantize_static(src, dst, RandomReader(), quant_format=QuantFormat.QDQ, per_channel=True,
+                    activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
+
+
+def output_step(model: onnx.ModelProto, output: str) -> float:
+    """The quantization step of a float graph output made by a DequantizeLinear (its
+    scale); 1.0 for an integer output."""
+    producer = {o: n for n in model.graph.node for o in n.output}[output]
+    if producer.op_type != "DequantizeLinear":
+        raise ValueError(f"output '{output}' is made by {producer.op_type}, not DequantizeLinear")
+    inits = {t.name: nh.to_array(t) for t in model.graph.initializer}
+    return float(np.max(inits[producer.input[1]]))
+
+
+# --------------------------------------------------------------------------------------
+# Models built here
+# --------------------------------------------------------------------------------------
+
+
+def _finish(nodes, name, inputs, outputs, inits) -> onnx.ModelProto:
+    graph = oh.make_graph(nodes, name, inputs, outputs, inits)
+    model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)], producer_name="tests/e2e_util.py")
+    model.ir_version = 8
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+MLP_SHAPE = (8, 512)
+MLP_HIDDEN = 1024
+
+
+def mlp_model(seed: int = 0) -> onnx.ModelProto:
+    """x[8, 512] -> Gemm(512 -> 1024) -> Relu -> Gemm(1024 -> 16): a 2 MiB dense layer,
+    worth offloading to the matrix DSP (and larger than either scratchpad, so it is tiled)."""
+    rng = np.random.default_rng(seed)
+    b, k = MLP_SHAPE
+    h, n = MLP_HIDDEN, 16
+    inits = [
+        nh.from_array((rng.standard_normal((h, k)) / np.sqrt(k)).astype(np.float32), "fc1.weight"),
+        nh.from_array((rng.standard_normal(h) * 0.05).astype(np.float32), "fc1.bias"),
+        nh.from_array((rng.standard_normal((n, h)) / np.sqrt(h)).astype(np.float32), "fc2.weight"),
+        nh.from_array((rng.standard_normal(n) * 0.05).astype(np.float32), "fc2.bias"),
+    ]
+    nodes = [
+        oh.make_node("Gemm", ["x", "fc1.weight", "fc1.bias"], ["fc1.out"], name="/fc1/Gemm", transB=1),
+        oh.make_node("Relu", ["fc1.out"], ["relu.out"], name="/relu/Relu"),
+        oh.make_node("Gemm", ["relu.out", "fc2.weight", "fc2.bias"], ["logits"], name="/fc2/Gemm", transB=1),
+    ]
+    return _finish(nodes, "mlp", [oh.make_tensor_value_info("x", TensorProto.FLOAT, list(MLP_SHAPE))],
+                   [oh.make_tensor_value_info("logits", TensorProto.FLOAT, [b, n])], inits)
+
+
+HOSTILE_INPUT = 'in"put\\ */ /* ??= ??/ %s%n\nnaïve ∑ 名前'
+"""Quotes, a backslash, comment delimiters, trigraphs, printf conversions, a newline and
+non-ASCII text in one input name."""
+HOSTILE_KEYWORD = "int"
+"""A C keyword as the second input's name."""
+HOSTILE_OUTPUTS = ("out-1", "out_1")
+"""Two output names that differ only in punctuation (one identifier if sanitized naively)."""
+HOSTILE_INTERNAL = ('s*/um\n', 'c\\onv', 'relu%d', 'w"*/eight\n', "bias ??= 'b'",
+                    'add "node" /* ?? */', "conv\\\n*/ int main(){}", "relu ñ")
+"""Names of intermediate tensors, weights and nodes."""
+HOSTILE_SHAPE = (1, 3, 8, 8)
+
+
+def hostile_model(seed: int = 0) -> onnx.ModelProto:
+    """Add -> Conv(3 -> 8, bias) -> Relu -> MaxPool -> GlobalAveragePool, two inputs
+    and two outputs (the pool and the global average), every name hostile to C."""
+    rng = np.random.default_rng(seed)
+    s_sum, s_conv, s_relu, w_name, b_name, n_add, n_conv, n_relu = HOSTILE_INTERNAL
+    o_gap, o_pool = HOSTILE_OUTPUTS
+    inits = [nh.from_array((rng.standard_normal((8, 3, 3, 3)) * 0.3).astype(np.float32), w_name),
+             nh.from_array((rng.standard_normal(8) * 0.1).astype(np.float32), b_name)]
+    nodes = [
+        oh.make_node("Add", [HOSTILE_INPUT, HOSTILE_KEYWORD], [s_sum], name=n_add),
+        oh.make_node("Conv", [s_sum, w_name, b_name], [s_conv], name=n_conv, pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
+        oh.make_node("Relu", [s_conv], [s_relu], name=n_relu),
+        oh.make_node("MaxPool", [s_relu], [o_pool], name="pool */", kernel_shape=[2, 2], strides=[2, 2]),
+        oh.make_node("GlobalAveragePool", [o_pool], [o_gap], name="gap\n"),
+    ]
+    ins = [oh.make_tensor_value_info(n, TensorProto.FLOAT, list(HOSTILE_SHAPE)) for n in (HOSTILE_INPUT, HOSTILE_KEYWORD)]
+    outs = [oh.make_tensor_value_info(o_gap, TensorProto.FLOAT, [1, 8, 1, 1]),
+            oh.make_tensor_value_info(o_pool, TensorProto.FLOAT, [1, 8, 4, 4])]
+    return _finish(nodes, "hostile */ graph", ins, outs, inits)
+
+
+# --------------------------------------------------------------------------------------
+# Sharing work between pytest-xdist workers
+# --------------------------------------------------------------------------------------
+
+
+def session_dir(tmp_path_factory) -> str:
+    """A directory shared by all workers of this pytest session (and only this one)."""
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    path = os.path.join(str(root), "e2e-shared")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+@contextlib.contextmanager
+def locked(path: str) -> Iterator[None]:
+    """An exclusive lock on `path` + '.lock' (so two workers never build the same thing)."""
+    with open(path + ".lock", "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+# --------------------------------------------------------------------------------------
+# The interpreter with the memory plan honoured
+# --------------------------------------------------------------------------------------
+
+
+def _view(memory: bytearray, offset: int, t: MemRefType, what: str) -> np.ndarray:
+    dt = numpy_dtype(t.element_type)
+    shape = tuple(t.get_shape())
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+    if offset < 0 or offset + nbytes > len(memory):
+        raise AssertionError(f"{what}: buffer {t} at offset {offset} ({nbytes} bytes) exceeds its {len(memory)} bytes")
+    return np.frombuffer(memory, dtype=dt, count=nbytes // dt.itemsize, offset=offset).reshape(shape)
+
+
+def enclosing_function(op: Operation) -> func.FuncOp:
+    parent = op.parent_op()
+    while not isinstance(parent, func.FuncOp):
+        assert parent is not None, f"{op.name} is not inside a function"
+        parent = parent.parent_op()
+    return parent
+
+
+def function_target(fn: func.FuncOp) -> str | None:
+    t = fn.attributes.get(TARGET_ATTR)
+    return t.data if isinstance(t, StringAttr) and t.data != "host" else None
+
+
+@register_impls
+class PlannedBufferFunctions(BufferFunctions):
+    """BufferFunctions whose planned buffers live at their planned offsets."""
+
+    def __init__(self, arena: bytearray, scratchpads: dict[str, bytearray]):
+        self.arena = arena
+        self.scratchpads = scratchpads
+
+    @impl(memref.AllocOp)
+    def run_alloc(self, interpreter: Interpreter, op: memref.AllocOp, args):
+        offset = op.attributes.get(OFFSET_ATTR)
+        if not isinstance(offset, IntegerAttr):
+            return (fresh_buffer(op.memref.type),)
+        return (_view(self.arena, offset.value.data, op.memref.type, "host arena"),)
+
+    @impl(accel.AllocOp)
+    def run_accel_alloc(self, interpreter: Interpreter, op: accel.AllocOp, args):
+        if op.offset is None or accel.memory_space(op.result.type) != "spm":
+            return (fresh_buffer(op.result.type),)
+        target = _alloc_target(op)
+        assert target is not None, "a scratchpad buffer outside an accelerator function names no target"
+        assert target in self.scratchpads, f"no scratchpad size known for target '{target}'"
+        return (_view(self.scratchpads[target], op.offset.value.data, op.result.type, f"{target} scratchpad"),)
+
+
+def _is_output(fn: func.FuncOp, i: int) -> bool:
+    if fn.arg_attrs is None or i >= len(fn.arg_attrs.data):
+        return False
+    d = fn.arg_attrs.data[i]
+    return isinstance(d, DictionaryAttr) and OUTPUT_ATTR in d.data
+
+
+def run_planned(module: ModuleOp, inputs: Mapping[str, Any], scratchpad_bytes: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """Run a bufferized `@main` (any level after `bufferize`) with planned buffers at their
+    offsets; `scratchpad_bytes` gives each target's scratchpad size."""
+    fn = relay_interpreter.find_function(module, "main")
+    n_args = len(fn.body.block.args)
+    n_out = sum(_is_output(fn, i) for i in range(n_args))
+    assert n_out, "run_planned needs bufferized IR (outputs as accel.output arguments)"
+    names = io_names(fn)[0]
+    in_names, out_names = names[:-n_out], names[-n_out:]
+    arrays = [np.array(inputs[n]) for n in in_names]
+    outs = [fresh_buffer(t) for t in fn.function_type.inputs.data[len(in_names):]]
+    arena_attr = module.attributes.get(ARENA_ATTR)
+    arena = bytearray(b"\xff" * (arena_attr.value.data if isinstance(arena_attr, IntegerAttr) else 0))
+    scratchpads = {t: bytearray(b"\xff" * n) for t, n in scratchpad_bytes.items()}
+    interpreter = Interpreter(module)
+    for impls in (FuncFunctions(), relay_interpreter.RelayFunctions(), PlannedBufferFunctions(arena, scratchpads),
+                  ScfFunctions(), ArithFunctions()):
+        interpreter.register_implementations(impls)
+    try:
+        with np.errstate(all="ignore"):
+            interpreter.call_op(fn, (*arrays, *outs))
+    except relay_interpreter._OpFailed as e:
+        raise e.error from None
+    return dict(zip(out_names, outs))
+
+
+# --------------------------------------------------------------------------------------
+# The scratchpad plan, structurally
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class SpmBuffer:
+    name: str
+    offset: int
+    nbytes: int
+    first: int
+    last: int
+
+    def describe(self) -> str:
+        return f"{self.name} at [{self.offset}, {self.offset + self.nbytes}) live over ops {self.first}..{self.last}"
+
+
+def _nbytes(t: MemRefType) -> int:
+    return int(np.prod(t.get_shape(), dtype=np.int64)) * numpy_dtype(t.element_type).itemsize
+
+
+class _Liveness:
+    """Live ranges of buffers in one function, in a pre-order numbering of its ops.
+
+    A buffer is live from the first op touching it (or a view of it) to the last; a
+    `dma_start` touches its buffers until the `dma_wait` of its token (followed through
+    loop-carried values); a use inside a loop (or by a loop) that does not contain the
+    buffer's definition counts as the whole loop."""
+
+    def __init__(self, fn: func.FuncOp):
+        self.fn = fn
+        self.position: dict[Operation, int] = {}
+        self.end: dict[Operation, int] = {}
+        for i, op in enumerate(fn.walk()):
+            self.position[op] = i
+        for op in reversed(list(self.position)):
+            last = self.position[op]
+            for region in op.regions:
+                for block in region.blocks:
+                    for inner in block.ops:
+                        last = max(last, self.end[inner])
+            self.end[op] = last
+
+    def span(self, use: Operation, block) -> tuple[int, int]:
+        top = use
+        while top.parent_block() is not block:
+            top = top.parent_op()
+            assert top is not None, "a use outside the definition's region"
+        if top is use and not use.regions:
+            return self.position[use], self.position[use]
+        return self.position[top], self.end[top]
+
+    def _token_spans(self, token: SSAValue, block) -> list[tuple[int, int]]:
+        spans, work, seen = [], [token], set()
+        while work:
+            t = work.pop()
+            if t in seen:
+                continue
+            seen.add(t)
+            for use in t.uses:
+                user = use.operation
+                spans.append(self.span(user, block))
+                if isinstance(user, scf.YieldOp) and isinstance(user.parent_op(), scf.ForOp):
+                    # Carried to the next iteration: live through the whole body.
+                    loop = user.parent_op()
+                    body = loop.body.block
+                    spans += [self.span(body.first_op, block), self.span(body.last_op, block)]
+                    work += [loop.results[use.index], body.args[use.index + 1]]
+                elif isinstance(user, scf.ForOp) and use.index >= 3:
+                    work += [user.results[use.index - 3], user.body.block.args[use.index - 2]]
+        return spans
+
+    def users(self, value: SSAValue) -> list[Operation]:
+        """Ops using `value` or a view of it (views followed)."""
+        out, work = [], [value]
+        while work:
+            v = work.pop()
+            for use in v.uses:
+                if isinstance(use.operation, memref.SubviewOp):
+                    work.append(use.operation.result)
+                else:
+                    out.append(use.operation)
+        return out
+
+    def live_range(self, value: SSAValue, block) -> tuple[int, int] | None:
+        spans = []
+        for user in self.users(value):
+            spans.append(self.span(user, block))
+            if isinstance(user, accel.DmaStartOp):
+                spans += self._token_spans(user.token, block) or [(self.end[self.fn], self.end[self.fn])]
+        if not spans:
+            return None
+        return min(s for s, _ in spans), max(e for _, e in spans)
+
+
+def _spm_allocs(fn: func.FuncOp) -> list[accel.AllocOp]:
+    allocs = [op for op in fn.walk() if isinstance(op, accel.AllocOp) and accel.memory_space(op.result.type) == "spm"]
+    for op in allocs:
+        assert op.offset is not None, f"scratchpad buffer {op.result.type} in @{fn.sym_name.data} has no offset"
+    return allocs
+
+
+def scratchpad_buffers(fn: func.FuncOp) -> list[SpmBuffer]:
+    """The scratchpad buffers a function allocates, with their live ranges (unused ones
+    left out)."""
+    live = _Liveness(fn)
+    return [SpmBuffer(f"@{fn.sym_name.data} {op.result.type}", op.offset.value.data, _nbytes(op.result.type), *r)
+            for op in _spm_allocs(fn) if (r := live.live_range(op.result, op.parent_block())) is not None]
+
+
+def _alloc_target(op: accel.AllocOp) -> str | None:
+    t = op.attributes.get(TARGET_ATTR)
+    return t.data if isinstance(t, StringAttr) else function_target(enclosing_function(op))
+
+
+def _overlaps(buffers: list[SpmBuffer], where: str) -> list[str]:
+    problems = []
+    by_first = sorted(buffers, key=lambda b: b.first)
+    for i, a in enumerate(by_first):
+        for b in by_first[i + 1:]:
+            if b.first > a.last:
+                break
+            if a.offset < b.offset + b.nbytes and b.offset < a.offset + a.nbytes:
+                problems.append(f"{where}: {a.describe()} overlaps {b.describe()}")
+    return problems
+
+
+def scratchpad_conflicts(module: ModuleOp, descs: Mapping[str, Any]) -> list[str]:
+    """Every violation of the scratchpad plan: two simultaneously live buffers sharing a
+    byte (within a region, among buffers kept on the device across regions in `@main`,
+    and between those and the buffers of the regions called while they are live), a
+    buffer past the end of its scratchpad, an offset not aligned to the target's
+    alignment."""
+    problems: list[str] = []
+    functions = {fn.sym_name.data: fn for fn in module.body.block.ops
+                 if isinstance(fn, func.FuncOp) and not fn.is_declaration}
+    main = functions.get("main")
+
+    def buffer(name: str, op: accel.AllocOp, live: tuple[int, int]) -> SpmBuffer:
+        return SpmBuffer(name, op.offset.value.data, _nbytes(op.result.type), *live)
+
+    # Buffers of @main (kept on the device across regions), per target.
+    resident: dict[str, list[tuple[accel.AllocOp, SpmBuffer]]] = {}
+    main_live = _Liveness(main) if main is not None else None
+    if main is not None:
+        for op in _spm_allocs(main):
+            target = _alloc_target(op)
+            assert target is not None, f"a scratchpad buffer {op.result.type} in @main names no target"
+            live = main_live.live_range(op.result, op.parent_block())
+            if live is not None:
+                resident.setdefault(target, []).append((op, buffer(f"@main {op.result.type}", op, live)))
+        for target, items in resident.items():
+            problems += _overlaps([b for _, b in items], f"@main ({target})")
+
+    for name, fn in functions.items():
+        target = function_target(fn)
+        allocs = _spm_allocs(fn)
+        if target is None:
+            allocs = [op for op in allocs if _alloc_target(op) is not None]
+        for op in allocs:
+            t = _alloc_target(op)
+            desc = descs[t]
+            size = _nbytes(op.result.type)
+            if op.offset.value.data + size > desc.memory.scratchpad_bytes:
+                problems.append(f"@{name}: {op.result.type} at {op.offset.value.data} exceeds the "
+                                f"{desc.memory.scratchpad_bytes}-byte scratchpad of {t}")
+            if op.offset.value.data % desc.memory.alignment:
+                problems.append(f"@{name}: {op.result.type} at {op.offset.value.data} is not aligned to "
+                                f"{desc.memory.alignment}")
+        if target is None:
+            continue
+        live = _Liveness(fn)
+        own = [buffer(f"@{name} {op.result.type}", op, r) for op in allocs
+               if (r := live.live_range(op.result, op.parent_block())) is not None]
+        problems += _overlaps(own, f"@{name} ({target})")
+        # Device-resident buffers of @main live while this region runs.
+        if main is None:
+            continue
+        for call in main.walk():
+            if not isinstance(call, func.CallOp) or call.callee.root_reference.data != name:
+                continue
+            at = main_live.position[call]
+            outside = []
+            for op, res in resident.get(target, []):
+                if not res.first <= at <= res.last:
+                    continue
+                args = [i for i, a in enumerate(call.arguments) if a is op.result]
+                if not args:  # live across the call without being an operand
+                    outside.append(SpmBuffer(res.name, res.offset, res.nbytes, 0, live.end[fn]))
+                    continue
+                inside = [r for i in args if (r := live.live_range(fn.body.block.args[i], fn.body.block)) is not None]
+                first = 0 if res.first < at else min((s for s, _ in inside), default=0)
+                last = live.end[fn] if res.last > at else max((e for _, e in inside), default=live.end[fn])
+                outside.append(SpmBuffer(res.name + " (argument)", res.offset, res.nbytes, first, last))
+            problems += [p for p in _overlaps(own + outside, f"@{name} ({target}) called while resident")
+                         if "@main" in p and p.count("@main") == 1]
+    return problems
+
+
+def multiplicity(op: Operation) -> int:
+    """How often `op` runs per call of its function (static scf.for trip counts)."""
+    from compiler.compile_report import trip_count
+
+    n = 1
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        if isinstance(parent, scf.ForOp):
+            n *= trip_count(parent)
+        parent = parent.parent_op()
+    return n
+
+
+def compute_op_count(module: ModuleOp) -> int:
+    """Accelerator compute ops executed by one run (each region is called once)."""
+    calls: dict[str, int] = {}
+    main = relay_interpreter.find_function(module, "main")
+    for op in main.body.block.ops:
+        if isinstance(op, func.CallOp):
+            name = op.callee.root_reference.data
+            calls[name] = calls.get(name, 0) + 1
+    total = 0
+    for fn in module.body.block.ops:
+        if isinstance(fn, func.FuncOp) and function_target(fn) is not None:
+            per_call = sum(multiplicity(op) for op in fn.walk() if isinstance(op, accel.ComputeOp))
+            total += per_call * calls.get(fn.sym_name.data, 0)
+    return total
+
+
+# --------------------------------------------------------------------------------------
+# C text
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class CText:
+    code: str
+    """The text with every comment replaced by a space and every literal by `""` / `''`."""
+    comments: list[str]
+    strings: list[str]
+    """String literals as written (with quotes and escapes)."""
+
+
+def c_lex(text: str) -> CText:
+    """Split C text the way the compiler's translation phases 1-3 do (trigraphs first,
+    then line splices, then comments and literals)."""
+    trigraphs = {"??=": "#", "??/": "\\", "??'": "^", "??(": "[", "??)": "]", "??!": "|", "??<": "{", "??>": "}", "??-": "~"}
+    for k, v in trigraphs.items():
+        text = text.replace(k, v)
+    text = text.replace("\\\n", "")
+    code, comments, strings = [], [], []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            assert j >= 0, "unterminated comment"
+            comments.append(text[i + 2:j])
+            code.append(" ")
+            i = j + 2
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            comments.append(text[i + 2:j])
+            i = j
+        elif ch in "\"'":
+            j = i + 1
+            while j < n and text[j] != ch:
+                assert text[j] != "\n", f"newline inside a literal at offset {j}"
+                j += 2 if text[j] == "\\" else 1
+            assert j < n, "unterminated literal"
+            if ch == '"':
+                strings.append(text[i:j + 1])
+            code.append(ch + ch)
+            i = j + 1
+        else:
+            code.append(ch)
+            i += 1
+    return CText("".join(code), comments, strings)
+
+
+def c_string_value(literal: str) -> bytes:
+    """The bytes a C string literal (as written, simple and octal/hex escapes) denotes."""
+    body = literal[1:-1]
+    simple = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, '"': 34, "'": 39, "?": 63, "a": 7, "b": 8, "f": 12, "v": 11}
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\":
+            out += ch.encode("utf-8")
+            i += 1
+            continue
+        nxt = body[i + 1]
+        if nxt in "01234567":
+            j = i + 1
+            while j < min(i + 4, len(body)) and body[j] in "01234567":
+                j += 1
+            out.append(int(body[i + 1:j], 8))
+            i = j
+        elif nxt == "x":
+            j = i + 2
+            while j < len(body) and body[j] in "0123456789abcdefABCDEF":
+                j += 1
+            out.append(int(body[i + 2:j], 16) & 0xFF)
+            i = j
+        else:
+            out.append(simple[nxt])
+            i += 2
+    return bytes(out)
