@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, DictionaryAttr, IntegerAttr, Me
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
+from compiler.index_arith import constant_index
 from compiler.tensors import numpy_dtype
 from dialects import accel
 
@@ -34,15 +35,8 @@ def nbytes(t: MemRefType) -> int:
     return int(math.prod(t.get_shape())) * numpy_dtype(t.element_type).itemsize
 
 
-def _const_int(v: SSAValue) -> int | None:
-    owner = v.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def trip_count(loop: scf.ForOp) -> int:
-    lb, ub, st = _const_int(loop.lb), _const_int(loop.ub), _const_int(loop.step)
+    lb, ub, st = constant_index(loop.lb), constant_index(loop.ub), constant_index(loop.step)
     if lb is None or ub is None or st is None or st <= 0:
         raise ValueError("loops with dynamic bounds have no static trip count")
     return max(0, -(-(ub - lb) // st))

@@ -81,10 +81,7 @@ def linear_scan(intervals: Sequence[tuple[int, int, int]]) -> tuple[list[int], i
 
 def _positions(fn) -> dict:
     """Execution-order numbers of every op of a function (nested ops included)."""
-    pos = {}
-    for i, op in enumerate(fn.walk()):
-        pos[op] = i
-    return pos
+    return {op: i for i, op in enumerate(fn.walk())}
 
 
 def _block_ancestor(op, block):
@@ -95,44 +92,49 @@ def _block_ancestor(op, block):
 
 
 def _span_end(op, pos) -> int:
-    """Last position inside `op` (itself when it has no regions)."""
-    last = pos[op]
-    for inner in op.walk():
-        last = max(last, pos.get(inner, last))
+    """Last position of `op`: its nested ops, or for a call its callee's ops."""
+    from xdsl.dialects import func
+    from xdsl.traits import SymbolTable
+
+    last = pos.get(op, 0)
+    body = op
+    if isinstance(op, func.CallOp):
+        module = op.parent_op()
+        while module is not None and module.parent_op() is not None:
+            module = module.parent_op()
+        body = SymbolTable.lookup_symbol(module, op.callee.root_reference.data) if module is not None else None
+    if body is not None:
+        for inner in body.walk():
+            last = max(last, pos.get(inner, last))
     return last
 
 
-def plan_scratchpad(fn, capacity: int, alignment: int) -> int:
-    """Give every scratchpad `accel.alloc` of `fn` a byte offset by liveness and return
-    the peak. A buffer lives from its alloc to its last use, where a DMA counts until
-    the `dma_wait` of its token and a use inside a loop counts until the loop's end
-    (unless the buffer is allocated inside that loop). Raises CompileError if the peak
-    exceeds `capacity`."""
+def _plan(allocs, pos, capacity: int, alignment: int, what: str, where) -> int:
+    """Offsets for scratchpad `accel.alloc`s by liveness: a buffer lives from its alloc
+    to its last use, where a transfer counts until the `dma_wait` of its token and a use
+    inside a loop (or a call) until its end, unless the buffer is allocated inside it."""
     from xdsl.dialects.builtin import IntegerAttr, i64
 
     from compiler.diagnostics import CompileError
     from compiler.tensors import numpy_dtype
     from dialects import accel
 
-    pos = _positions(fn)
-    allocs = [op for op in fn.walk() if isinstance(op, accel.AllocOp) and accel.memory_space(op.result.type) == "spm"]
     intervals = []
     for alloc in allocs:
         block = alloc.parent
         last = pos[alloc]
-        users = [use.operation for use in alloc.result.uses]
-        # Views of the buffer (tiles) extend its life.
-        stack = list(users)
+        stack = [use.operation for use in alloc.result.uses]
         while stack:
             user = stack.pop()
             anchor = _block_ancestor(user, block)
-            last = max(last, _span_end(anchor, pos) if anchor is not None else pos[user])
+            if anchor is not None:
+                last = max(last, _span_end(anchor, pos))
             if isinstance(user, accel.DmaStartOp):
                 for use in user.token.uses:
                     waiter = _block_ancestor(use.operation, block)
                     if waiter is not None:
                         last = max(last, _span_end(waiter, pos))
-            for r in user.results:
+            for r in user.results:  # views of the buffer extend its life
                 if r.type.__class__.__name__ == "MemRefType":
                     stack.extend(u.operation for u in r.uses)
         t = alloc.result.type
@@ -142,24 +144,31 @@ def plan_scratchpad(fn, capacity: int, alignment: int) -> int:
         intervals.append((pos[alloc], last, align(max(size, 1), alignment)))
     offsets, top = linear_scan(intervals)
     if top > capacity:
-        where = fn.sym_name.data if hasattr(fn, "sym_name") else "function"
-        raise CompileError(
-            f"@{where} needs {top} bytes of scratchpad at its peak, the target has {capacity} "
-            "(tile-for-scratchpad splits operations that are too large)", fn)
+        raise CompileError(f"{what} need{'s' if what.startswith('@') else ''} {top} bytes of scratchpad at "
+                           f"{'its' if what.startswith('@') else 'their'} peak, the target has {capacity} "
+                           "(tile-for-scratchpad splits operations that are too large)", where)
     for alloc, off in zip(allocs, offsets):
         alloc.properties["offset"] = IntegerAttr(off, i64)
     return top
 
 
-def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: int) -> int:
-    """`plan_scratchpad` across a whole module for one target: the scratchpad buffers of
-    all its regions, and those `@main` allocates for values kept on the device between
-    regions (tagged `accel.target`), planned together in execution order. Returns the peak."""
-    from xdsl.dialects import func
-    from xdsl.dialects.builtin import IntegerAttr, StringAttr, i64
+def plan_scratchpad(fn, capacity: int, alignment: int) -> int:
+    """Plan the scratchpad buffers of one accelerator function; returns the peak.
+    Raises CompileError if the peak exceeds `capacity`."""
+    from dialects import accel
 
-    from compiler.diagnostics import CompileError
-    from compiler.tensors import numpy_dtype
+    pos = _positions(fn)
+    allocs = [op for op in pos if isinstance(op, accel.AllocOp) and accel.memory_space(op.result.type) == "spm"]
+    return _plan(allocs, pos, capacity, alignment, f"@{fn.sym_name.data}", fn)
+
+
+def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: int) -> int:
+    """Plan the scratchpad buffers of all regions of one target together, in execution
+    order, including those `@main` allocates for values kept on the device between
+    regions (tagged `accel.target`). Returns the peak."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import StringAttr
+
     from compiler.transforms.plan_memory import schedule
     from dialects import accel
 
@@ -176,53 +185,4 @@ def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: i
             owner_target = op.attributes.get("accel.target")
         if isinstance(owner_target, StringAttr) and owner_target.data == target_name:
             allocs.append(op)
-    intervals = []
-    for alloc in allocs:
-        block = alloc.parent
-        last = pos[alloc]
-        stack = [use.operation for use in alloc.result.uses]
-        while stack:
-            user = stack.pop()
-            anchor = _block_ancestor(user, block)
-            if anchor is not None:
-                last = max(last, _span_end_global(anchor, pos))
-            if isinstance(user, accel.DmaStartOp):
-                for use in user.token.uses:
-                    waiter = _block_ancestor(use.operation, block)
-                    if waiter is not None:
-                        last = max(last, _span_end_global(waiter, pos))
-            for r in user.results:
-                if r.type.__class__.__name__ == "MemRefType":
-                    stack.extend(u.operation for u in r.uses)
-        t = alloc.result.type
-        size = numpy_dtype(t.element_type).itemsize
-        for d in t.get_shape():
-            size *= d
-        intervals.append((pos[alloc], last, align(max(size, 1), alignment)))
-    offsets, top = linear_scan(intervals)
-    if top > capacity:
-        raise CompileError(f"the regions of '{target_name}' need {top} bytes of scratchpad at their peak, "
-                           f"the target has {capacity}")
-    for alloc, off in zip(allocs, offsets):
-        alloc.properties["offset"] = IntegerAttr(off, i64)
-    return top
-
-
-def _span_end_global(op, pos) -> int:
-    """Last position of `op` in the global schedule: its nested ops, or its callee's."""
-    from xdsl.dialects import func
-    from xdsl.traits import SymbolTable
-
-    last = pos.get(op, 0)
-    if isinstance(op, func.CallOp):
-        module = op.parent_op()
-        while module is not None and module.parent_op() is not None:
-            module = module.parent_op()
-        callee = SymbolTable.lookup_symbol(module, op.callee.root_reference.data) if module is not None else None
-        if callee is not None:
-            for inner in callee.walk():
-                last = max(last, pos.get(inner, last))
-        return last
-    for inner in op.walk():
-        last = max(last, pos.get(inner, last))
-    return last
+    return _plan(allocs, pos, capacity, alignment, f"the regions of '{target_name}'", None)

@@ -80,6 +80,7 @@ from dialects.relay import (
     PropKind,
     Str,
     conv_out_dim,
+    declare_props,
     pool_out_dim,
 )
 
@@ -532,15 +533,7 @@ class ComputeOp(IRDLOperation):
 
 def compute_op(cls):
     """Class decorator: declare the properties listed in `PROPS`, then define the op."""
-    for klass in cls.__mro__:
-        # Upper-case class constants must be ClassVars for IRDL.
-        own = klass.__dict__.get("__annotations__", {})
-        consts = {n: ClassVar for n in klass.__dict__ if n.isupper() and n not in own}
-        if consts and issubclass(klass, ComputeOp):
-            klass.__annotations__ = {**own, **consts}
-    for kind in cls.PROPS:
-        setattr(cls, kind.name, kind.definition())
-    return irdl_op_definition(cls)
+    return irdl_op_definition(declare_props(cls))
 
 
 def _check(cond: bool, msg: str) -> None:

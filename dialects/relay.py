@@ -377,17 +377,23 @@ def format_float(v: float) -> str:
     return text
 
 
-def relay_op(cls):
-    """Class decorator: declare the properties listed in `PROPS`, then define the op."""
+def declare_props(cls):
+    """Mark upper-case class constants as ClassVars (as IRDL wants) and declare the
+    properties listed in `PROPS`; then `irdl_op_definition` can define the op. Shared by
+    the relay and accel op decorators."""
     for klass in cls.__mro__:
-        # Upper-case class constants must be ClassVars for IRDL.
         own = klass.__dict__.get("__annotations__", {})
         consts = {n: ClassVar for n in klass.__dict__ if n.isupper() and n not in own}
         if consts and issubclass(klass, IRDLOperation) and klass is not IRDLOperation:
             klass.__annotations__ = {**own, **consts}
     for kind in cls.PROPS:
         setattr(cls, kind.name, kind.definition())
-    cls = irdl_op_definition(cls)
+    return cls
+
+
+def relay_op(cls):
+    """Class decorator: declare the properties listed in `PROPS`, then define the op."""
+    cls = irdl_op_definition(declare_props(cls))
     # IRDL's own property check reports only the bad value ("2 : i64 should be of base
     # attribute array"); check the properties first so the message names the property.
     checked = cls.verify_

@@ -50,6 +50,7 @@ from xdsl.traits import SymbolTable
 from xdsl.transforms.common_subexpression_elimination import cse
 
 from compiler.diagnostics import CompileError
+from compiler.index_arith import constant_index, make_index
 from compiler.transforms.insert_dma import PLACEMENT_ATTR, accelerator_functions, target_of
 from dialects import accel
 
@@ -272,22 +273,9 @@ def _erase_dead_views(v: SSAValue) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _const(point: InsertPoint, v: int) -> SSAValue:
-    op = arith.ConstantOp(IntegerAttr(v, IndexType()))
-    Rewriter.insert_op(op, point)
-    return op.result
-
-
-def _static_int(v: SSAValue) -> int | None:
-    owner = v.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def double_buffer_loop(loop: scf.ForOp) -> bool:
     """Pipeline the streamed transfers of `loop` by one iteration (see the docstring)."""
-    lb, ub, step = (_static_int(v) for v in (loop.lb, loop.ub, loop.step))
+    lb, ub, step = (constant_index(v) for v in (loop.lb, loop.ub, loop.step))
     if lb is None or ub is None or step is None or loop.iter_args or (ub - lb) // step < 2:
         return False
     body = loop.body.block
@@ -335,7 +323,7 @@ def double_buffer_loop(loop: scf.ForOp) -> bool:
         return sv.result
 
     # Prologue: the first iteration's loads into slot 0.
-    mapping: dict[SSAValue, SSAValue] = {iv: _const(before, lb)}
+    mapping: dict[SSAValue, SSAValue] = {iv: make_index(before, lb)}
     first_tokens = []
     for d in loads:
         src = _clone_view(d.source, mapping, before, loop)
@@ -348,13 +336,13 @@ def double_buffer_loop(loop: scf.ForOp) -> bool:
     new_body = Block(arg_types=[IndexType(), IndexType(), *[accel.TokenType()] * len(loads)])
     new_iv, slot, tokens = new_body.args[0], new_body.args[1], list(new_body.args[2:])
     _emit_pipelined_body(new_body, ops, loads, slots, iv, new_iv, slot, tokens, step, slot_view, prefetch=True)
-    zero = _const(before, 0)
-    new_loop = scf.ForOp(_const(before, lb), _const(before, last), _const(before, step), [zero, *first_tokens],
+    zero = make_index(before, 0)
+    new_loop = scf.ForOp(make_index(before, lb), make_index(before, last), make_index(before, step), [zero, *first_tokens],
                          Region(new_body))
     Rewriter.insert_op(new_loop, before)
     # Epilogue: the last iteration, no prefetch.
     end_point = InsertPoint.before(loop)
-    last_iv = _const(end_point, last)
+    last_iv = make_index(end_point, last)
     _emit_pipelined_straight(end_point, ops, loads, slots, iv, last_iv, new_loop.results[0],
                              list(new_loop.results[1:]), slot_view)
     Rewriter.erase_op(loop, safe_erase=False)
@@ -381,12 +369,12 @@ def _clone_view(v: SSAValue, mapping: dict, point: InsertPoint, loop: Operation)
 def _emit_pipelined_body(block: Block, ops, loads, slots, old_iv, new_iv, slot, tokens, step, slot_view,
                          prefetch: bool) -> None:
     point = InsertPoint.at_end(block)
-    one = _const(point, 1)
+    one = make_index(point, 1)
     other = arith.SubiOp(one, slot)
     Rewriter.insert_op(other, point)
     next_tokens = []
     if prefetch:
-        st = _const(point, step)
+        st = make_index(point, step)
         nxt = arith.AddiOp(new_iv, st)
         Rewriter.insert_op(nxt, point)
         mapping = {old_iv: nxt.result}

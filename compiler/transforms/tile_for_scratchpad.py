@@ -47,6 +47,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from compiler.diagnostics import CompileError
+from compiler.index_arith import make_index
 from compiler.memory_plan import align
 from compiler.tensors import numpy_dtype
 from compiler.transforms.insert_dma import PLACEMENT_ATTR, accelerator_functions, target_of
@@ -68,7 +69,7 @@ class Emitter:
         return op
 
     def const(self, v: int) -> SSAValue:
-        return self.add(arith.ConstantOp(IntegerAttr(v, IndexType()))).results[0]
+        return make_index(self.point, v)
 
     def index(self, v: int | SSAValue) -> SSAValue:
         return self.const(v) if isinstance(v, int) else v
