@@ -91,25 +91,18 @@ def _block_ancestor(op, block):
     return op
 
 
-def _span_end(op, pos) -> int:
-    """Last position of `op`: its nested ops, or for a call its callee's ops."""
-    from xdsl.dialects import func
-    from xdsl.traits import SymbolTable
-
+def _span_end(op, pos, end) -> int:
+    """Last position of `op`: `end` knows it for top-level ops (a call spans its callee),
+    otherwise its nested ops."""
+    if op in end:
+        return end[op]
     last = pos.get(op, 0)
-    body = op
-    if isinstance(op, func.CallOp):
-        module = op.parent_op()
-        while module is not None and module.parent_op() is not None:
-            module = module.parent_op()
-        body = SymbolTable.lookup_symbol(module, op.callee.root_reference.data) if module is not None else None
-    if body is not None:
-        for inner in body.walk():
-            last = max(last, pos.get(inner, last))
+    for inner in op.walk():
+        last = max(last, pos.get(inner, last))
     return last
 
 
-def _plan(allocs, pos, capacity: int, alignment: int, what: str, where) -> int:
+def _plan(allocs, pos, end, capacity: int, alignment: int, what: str, where) -> int:
     """Offsets for scratchpad `accel.alloc`s by liveness: a buffer lives from its alloc
     to its last use, where a transfer counts until the `dma_wait` of its token and a use
     inside a loop (or a call) until its end, unless the buffer is allocated inside it."""
@@ -128,12 +121,12 @@ def _plan(allocs, pos, capacity: int, alignment: int, what: str, where) -> int:
             user = stack.pop()
             anchor = _block_ancestor(user, block)
             if anchor is not None:
-                last = max(last, _span_end(anchor, pos))
+                last = max(last, _span_end(anchor, pos, end))
             if isinstance(user, accel.DmaStartOp):
                 for use in user.token.uses:
                     waiter = _block_ancestor(use.operation, block)
                     if waiter is not None:
-                        last = max(last, _span_end(waiter, pos))
+                        last = max(last, _span_end(waiter, pos, end))
             for r in user.results:  # views of the buffer extend its life
                 if r.type.__class__.__name__ == "MemRefType":
                     stack.extend(u.operation for u in r.uses)
@@ -159,7 +152,7 @@ def plan_scratchpad(fn, capacity: int, alignment: int) -> int:
 
     pos = _positions(fn)
     allocs = [op for op in pos if isinstance(op, accel.AllocOp) and accel.memory_space(op.result.type) == "spm"]
-    return _plan(allocs, pos, capacity, alignment, f"@{fn.sym_name.data}", fn)
+    return _plan(allocs, pos, {}, capacity, alignment, f"@{fn.sym_name.data}", fn)
 
 
 def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: int) -> int:
@@ -172,7 +165,7 @@ def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: i
     from compiler.transforms.plan_memory import schedule
     from dialects import accel
 
-    pos, _ = schedule(module, entry=None)
+    pos, end = schedule(module, entry=None)
     allocs = []
     for op in pos:
         if not isinstance(op, accel.AllocOp) or accel.memory_space(op.result.type) != "spm":
@@ -185,4 +178,4 @@ def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: i
             owner_target = op.attributes.get("accel.target")
         if isinstance(owner_target, StringAttr) and owner_target.data == target_name:
             allocs.append(op)
-    return _plan(allocs, pos, capacity, alignment, f"the regions of '{target_name}'", None)
+    return _plan(allocs, pos, end, capacity, alignment, f"the regions of '{target_name}'", None)

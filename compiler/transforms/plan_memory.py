@@ -33,7 +33,6 @@ from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.traits import SymbolTable
 
 from compiler.diagnostics import CompileError
 from compiler.memory_plan import align, linear_scan
@@ -55,7 +54,8 @@ def schedule(module: ModuleOp, entry: str | None = "main") -> tuple[dict[Operati
     Returns (position of each op, end position of each top-level op of a function).
     With `entry=None`, a module without `@main` numbers its functions one after the
     other (for regions looked at on their own)."""
-    table = SymbolTable.lookup_symbol
+    # One symbol lookup table: a lookup per call would be quadratic in the number of calls.
+    functions = {f.sym_name.data: f for f in module.body.block.ops if isinstance(f, func.FuncOp)}
     position: dict[Operation, int] = {}
     end: dict[Operation, int] = {}
     counter = 0
@@ -71,7 +71,7 @@ def schedule(module: ModuleOp, entry: str | None = "main") -> tuple[dict[Operati
             position[op] = counter
             counter += 1
             if isinstance(op, func.CallOp):
-                callee = table(module, op.callee.root_reference.data)
+                callee = functions.get(op.callee.root_reference.data)
                 if enter_calls and isinstance(callee, func.FuncOp) and not callee.is_declaration:
                     visit_block_ops(callee, enter_calls)
             else:
@@ -82,7 +82,7 @@ def schedule(module: ModuleOp, entry: str | None = "main") -> tuple[dict[Operati
             end[op] = counter - 1
         visiting.discard(name)
 
-    main = table(module, entry or "main")
+    main = functions.get(entry or "main")
     if isinstance(main, func.FuncOp):
         visit_block_ops(main, True)
     elif entry is not None:
