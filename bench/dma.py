@@ -1,0 +1,404 @@
+"""Data movement of real models: naive vs optimized transfers vs the compulsory lower bound.
+
+    .venv/bin/python bench/dma.py                         # every model, npu, npu-shared and dsp
+    .venv/bin/python bench/dma.py --models cnn_large_resnet --targets npu --jobs 2
+
+For each model and target the model is compiled four ways and every build is run on the
+simulator (with a numerical check against the reference interpreter):
+
+- `naive`: the TVM-style baseline (every op copies its operands in and its result out,
+  even on npu-shared);
+- `full`: the optimized pipeline (tiles sized for double buffering, optimize-dma with
+  every part on);
+- `-DB`: `full` with `optimize-dma{double-buffer=false}`: the same tiles, no overlap of
+  the next tile's transfer with the current compute;
+- `-DB1`: `tile-for-scratchpad{double-buffer=false}` too: tiles sized for one buffer.
+
+Table 1 prints bytes (to device + to host, from the simulator's counters, which must equal
+report.json's) against `dma.lower_bound_bytes`, and simulated cycles against
+`cycles.lower_bound`. Table 2 explains the optimized traffic of every model/target that
+moves data: where the bytes of `full` go (the final IR's transfers, loops counted, grouped
+by the host buffer they touch: region inputs and outputs, weights, and intermediates that
+do not stay on the device, i.e. spills), a second lower bound valid for any schedule that
+runs one operator at a time (the compiler's), and how much of the DMA time overlaps compute:
+
+    overlap = (DMA busy + compute - simulated cycles) / DMA busy
+
+Not part of the test suite. Results and their explanation: bench/README.md and
+docs/data-movement.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import shutil
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+
+MODELS_DIR = os.path.join(REPO, "tests", "models")
+EXAMPLES = os.path.join(REPO, "examples")
+
+MODELS: dict[str, str] = {
+    "cnn_large_resnet": os.path.join(MODELS_DIR, "cnn_large_resnet.onnx"),
+    "cnn_large_mobilenet": os.path.join(MODELS_DIR, "cnn_large_mobilenet.onnx"),
+    "cnn_large_resnet_int8": os.path.join(MODELS_DIR, "cnn_large_resnet_int8.onnx"),
+    "resnet_legacy": os.path.join(MODELS_DIR, "resnet_legacy.onnx"),
+    "resnet_dynamo": os.path.join(MODELS_DIR, "resnet_dynamo.onnx"),
+    "mobilenet_legacy": os.path.join(MODELS_DIR, "mobilenet_legacy.onnx"),
+    "mobilenet_dynamo": os.path.join(MODELS_DIR, "mobilenet_dynamo.onnx"),
+    "mnist": os.path.join(MODELS_DIR, "mnist", "model.onnx"),
+    "tiny_resnet": os.path.join(EXAMPLES, "tiny_resnet.onnx"),
+    "tiny_resnet_int8": os.path.join(EXAMPLES, "tiny_resnet_int8.onnx"),
+}
+TARGETS = ("npu", "npu-shared", "dsp")
+
+_PARTITION = "byoc,bufferize,plan-memory,lower-to-accel"
+VARIANTS: dict[str, str] = {
+    "naive": "naive",
+    "full": "full",
+    "-DB": f"{_PARTITION},tile-for-scratchpad,insert-dma,optimize-dma{{double-buffer=false}},plan-memory",
+    "-DB1": f"{_PARTITION},tile-for-scratchpad{{double-buffer=false}},insert-dma,"
+            "optimize-dma{double-buffer=false},plan-memory",
+}
+
+
+# --------------------------------------------------------------------------------------
+# Inputs, reference and tolerance
+# --------------------------------------------------------------------------------------
+
+
+def model_io(path: str):
+    import onnx
+
+    g = onnx.load(path, load_external_data=False).graph
+    inits = {t.name for t in g.initializer}
+    ins = [(vi.name, tuple(d.dim_value for d in vi.type.tensor_type.shape.dim)) for vi in g.input
+           if vi.name not in inits]
+    return ins, [o.name for o in g.output]
+
+
+def random_inputs(path: str, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {n: rng.standard_normal(s).astype(np.float32) for n, s in model_io(path)[0]}
+
+
+def tolerance(path: str, output: str, ref: np.ndarray) -> float:
+    """One quantization step for an output made by a DequantizeLinear, else 1e-4 * max|ref|."""
+    import onnx
+    from onnx import numpy_helper
+
+    m = onnx.load(path)
+    producer = {o: n for n in m.graph.node for o in n.output}.get(output)
+    if producer is not None and producer.op_type == "DequantizeLinear":
+        inits = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
+        return float(np.max(inits[producer.input[1]])) * (1 + 1e-6)
+    return 1e-4 * float(np.abs(ref).max())
+
+
+# --------------------------------------------------------------------------------------
+# Building: the runtime objects are compiled once (cbuild's cache), the model's own sources
+# per directory. The result is the executable `run_directory` would build.
+# --------------------------------------------------------------------------------------
+
+
+def build_fast(out_dir: str) -> None:
+    import filecmp
+
+    from compiler.backend.artifacts import c_sources
+    from compiler.runtime import cbuild
+
+    packaged = {p.name: p for p in cbuild.simulator_sources()}
+    runtime, own = [], []
+    for s in c_sources(out_dir):
+        rel = os.path.relpath(s, out_dir)
+        name = os.path.basename(s)
+        if rel.startswith("runtime" + os.sep) and name in packaged and filecmp.cmp(s, packaged[name], shallow=False):
+            runtime.append(packaged[name])
+        else:
+            own.append(s)
+    if len(runtime) + len(own) != len(c_sources(out_dir)) or not runtime:
+        return  # let run_directory build it the ordinary way
+    incs = (out_dir, os.path.join(out_dir, "runtime"), os.path.join(out_dir, "runtime", "sim"))
+    objects = [cbuild.build([s], kind="object") for s in runtime]
+    objects += [cbuild.build([s], kind="object", include_dirs=incs) for s in own]
+    exe = cbuild.build(objects, kind="exe", name="model")
+    shutil.copy2(exe, os.path.join(out_dir, "model"))
+    os.utime(os.path.join(out_dir, "model"))
+
+
+# --------------------------------------------------------------------------------------
+# Where the optimized bytes go
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Breakdown:
+    inputs_moved: int = 0
+    inputs_size: int = 0
+    weights_moved: int = 0
+    weights_size: int = 0
+    spill_out: int = 0
+    spill_in: int = 0
+    spilled_size: int = 0
+    outputs_moved: int = 0
+    outputs_size: int = 0
+    dma_busy: float = 0.0
+    compute: float = 0.0
+    one_op_floor: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _root(v):
+    from xdsl.dialects import memref
+
+    while isinstance(v.owner, memref.SubviewOp):
+        v = v.owner.source
+    return v
+
+
+def traffic_breakdown(module, descs: dict) -> Breakdown:
+    """Classify every transfer of every DMA-placed region by the host buffer it touches."""
+    from xdsl.dialects import memref
+    from xdsl.ir import BlockArgument
+
+    from compiler.compile_report import accelerator_functions, compute_cycles, dma_cycles, multiplicity, nbytes
+    from dialects import accel
+
+    bd = Breakdown()
+    for fn, target in accelerator_functions(module):
+        desc = descs[target]
+        if desc.memory.shared_with_host:
+            continue
+        per_root: dict = {}
+        for op in fn.walk():
+            if isinstance(op, accel.ComputeOp):
+                bd.compute += compute_cycles(op, desc) * multiplicity(op)
+            if not isinstance(op, accel.DmaStartOp):
+                continue
+            k = multiplicity(op)
+            b = nbytes(op.source.type) * k
+            bd.dma_busy += dma_cycles(nbytes(op.source.type), desc) * k
+            host = _root(op.source if op.to_device else op.dest)
+            entry = per_root.setdefault(host, [0, 0])
+            entry[0 if op.to_device else 1] += b
+        for host, (b_in, b_out) in per_root.items():
+            size = nbytes(host.type)
+            if isinstance(host, BlockArgument):
+                if b_in:
+                    bd.inputs_moved += b_in
+                    bd.inputs_size += size
+                if b_out:
+                    bd.outputs_moved += b_out
+                    bd.outputs_size += size
+            elif isinstance(host.owner, accel.WeightOp):
+                bd.weights_moved += b_in
+                bd.weights_size += size
+            elif isinstance(host.owner, memref.AllocOp):
+                bd.spill_out += b_out
+                bd.spill_in += b_in
+                bd.spilled_size += size
+            else:
+                bd.notes.append(f"unclassified transfer of {host.type}")
+    return bd
+
+
+def one_op_floor(lowered, descs: dict) -> int:
+    """Bytes beyond the partition's lower bound that any schedule running one operator at a
+    time must move, from the IR before tiling: a value of S bytes larger than the
+    scratchpad C leaves at most C bytes on the device when its producer ends, so at least
+    S - C go out; and every reader finds at most C of it there, so at least S - C come in
+    per reader (the first reader of a region input and the write of a region output are
+    the partition bound's own crossing)."""
+    from xdsl.dialects import memref
+    from xdsl.ir import BlockArgument
+
+    from compiler.compile_report import _is_output_arg, accelerator_functions, nbytes
+    from dialects import accel
+
+    extra = 0
+    for fn, target in accelerator_functions(lowered):
+        desc = descs[target]
+        if desc.memory.shared_with_host:
+            continue
+        cap = desc.memory.scratchpad_bytes
+        readers: dict = {}
+        for op in fn.walk():
+            if isinstance(op, accel.ComputeOp):
+                for v in set(_root(i) for i in op.inputs):
+                    readers[v] = readers.get(v, 0) + 1
+        outputs = {a for i, a in enumerate(fn.body.block.args) if _is_output_arg(fn, i)}
+        for v, n_read in readers.items():
+            s = nbytes(v.type)
+            if s <= cap:
+                continue
+            if v in outputs:  # a region output also read inside the region
+                extra += (s - cap) * n_read
+            elif isinstance(v, BlockArgument):  # a region input (its first read is compulsory)
+                extra += (s - cap) * (n_read - 1)
+            elif isinstance(v.owner, memref.AllocOp):  # a local intermediate
+                extra += (s - cap) * (1 + n_read)
+    return extra
+
+
+# --------------------------------------------------------------------------------------
+# One model on one target
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    model: str
+    target: str
+    bytes: dict = field(default_factory=dict)  # variant -> bytes to device + to host
+    transfers: dict = field(default_factory=dict)
+    cycles: dict = field(default_factory=dict)  # variant -> simulated cycles
+    lower_bound: int = 0
+    cycle_bound: int = 0
+    offloaded: int = 0
+    max_err: float = 0.0
+    breakdown: Breakdown | None = None
+    seconds: float = 0.0
+
+
+def measure(model: str, target: str, work: str) -> Row:
+    from compiler.driver import compile_module, compile_to_directory, load_model, make_context
+    from compiler.frontend.onnx import import_onnx_file
+    from compiler.runtime.interpreter import run_function
+    from compiler.runtime.run_compiled import run_directory
+    from compiler.targets.registry import load_targets
+
+    start = time.perf_counter()
+    path = MODELS[model]
+    inputs = random_inputs(path)
+    ref = run_function(import_onnx_file(path), inputs)
+    row = Row(model, target)
+    for variant, spec in VARIANTS.items():
+        out_dir = os.path.join(work, f"{model}-{target}-{variant.strip('-')}")
+        report = compile_to_directory(path, target, out_dir, pipeline=spec)
+        build_fast(out_dir)
+        outputs, counters = run_directory(out_dir, inputs)
+        for key in ("bytes_to_device", "bytes_to_host", "transfers"):
+            if counters[key] != report["dma"][key]:
+                raise AssertionError(f"{model}/{target}/{variant}: {key} report {report['dma'][key]} "
+                                     f"!= simulator {counters[key]}")
+        for name, want in ref.items():
+            err = float(np.abs(outputs[name].astype(np.float64) - want).max())
+            if err > tolerance(path, name, want):
+                raise AssertionError(f"{model}/{target}/{variant}: output '{name}' off by {err}")
+            row.max_err = max(row.max_err, err / max(float(np.abs(want).max()), 1e-30))
+        row.bytes[variant] = counters["bytes_to_device"] + counters["bytes_to_host"]
+        row.transfers[variant] = counters["transfers"]
+        row.cycles[variant] = counters["cycles"]
+        if variant == "full":
+            row.lower_bound = report["dma"]["lower_bound_bytes"]
+            row.cycle_bound = report["cycles"]["lower_bound"]
+            row.offloaded = report.get("ops", {}).get("offloaded", 0)
+    if row.bytes["full"]:
+        descs = {d.name: d for d in load_targets(target)}
+        ctx = make_context()
+        module, _ = compile_module(load_model(path, ctx), ctx, target, "full")
+        row.breakdown = traffic_breakdown(module, descs)
+        ctx = make_context()
+        lowered, _ = compile_module(load_model(path, ctx), ctx, target, _PARTITION)
+        row.breakdown.one_op_floor = row.lower_bound + one_op_floor(lowered, descs)
+    row.seconds = time.perf_counter() - start
+    return row
+
+
+# --------------------------------------------------------------------------------------
+# Tables
+# --------------------------------------------------------------------------------------
+
+
+def ratio(a: float, b: float) -> str:
+    if b == 0:
+        return "  -  " if a == 0 else "  inf"
+    return f"{a / b:5.2f}"
+
+
+def mb(n: float) -> str:
+    return f"{n / 1e6:8.3f}" if n else "       0"
+
+
+def table(rows: list[Row]) -> str:
+    head = (f"{'model':<22} {'target':<10} {'ops':>3} | {'naive MB':>8} {'opt MB':>8} {'LB MB':>8} "
+            f"{'opt/LB':>6} {'nv/LB':>6} | {'cyc opt':>9} {'cyc -DB':>9} {'cyc -DB1':>9} {'cyc LB':>9} "
+            f"{'opt/LB':>6} {'-DB/LB':>6} {'-DB1/LB':>7}")
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        lines.append(
+            f"{r.model:<22} {r.target:<10} {r.offloaded:>3} | {mb(r.bytes['naive'])} {mb(r.bytes['full'])} "
+            f"{mb(r.lower_bound)} {ratio(r.bytes['full'], r.lower_bound):>6} {ratio(r.bytes['naive'], r.lower_bound):>6} | "
+            f"{r.cycles['full']:>9} {r.cycles['-DB']:>9} {r.cycles['-DB1']:>9} {r.cycle_bound:>9} "
+            f"{ratio(r.cycles['full'], r.cycle_bound):>6} {ratio(r.cycles['-DB'], r.cycle_bound):>6} "
+            f"{ratio(r.cycles['-DB1'], r.cycle_bound):>7}")
+    return "\n".join(lines)
+
+
+def breakdown_table(rows: list[Row]) -> str:
+    head = (f"{'model':<22} {'target':<7} | {'LB MB':>7} {'1-op MB':>8} {'opt MB':>7} {'opt/1op':>7} | "
+            f"{'in moved/size':>15} {'weights moved/size':>19} {'spill out/in/size':>23} {'out':>7} | "
+            f"{'DMA cyc':>8} {'compute':>8} {'overlap':>7}")
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        b = r.breakdown
+        if b is None:
+            continue
+        opt = r.bytes["full"]
+        overlap = (b.dma_busy + b.compute - r.cycles["full"]) / b.dma_busy if b.dma_busy else 0.0
+        lines.append(
+            f"{r.model:<22} {r.target:<7} | {r.lower_bound / 1e6:7.3f} {b.one_op_floor / 1e6:8.3f} {opt / 1e6:7.3f} "
+            f"{ratio(opt, b.one_op_floor):>7} | "
+            f"{b.inputs_moved / 1e6:7.3f}/{b.inputs_size / 1e6:<7.3f} "
+            f"{b.weights_moved / 1e6:9.3f}/{b.weights_size / 1e6:<9.3f} "
+            f"{b.spill_out / 1e6:7.3f}/{b.spill_in / 1e6:7.3f}/{b.spilled_size / 1e6:<7.3f} "
+            f"{b.outputs_moved / 1e6:7.3f} | {b.dma_busy:8.0f} {b.compute:8.0f} {overlap:7.1%}")
+        for note in b.notes:
+            lines.append(f"    note: {note}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", default=",".join(MODELS), help="comma-separated subset of: " + ", ".join(MODELS))
+    ap.add_argument("--targets", default=",".join(TARGETS))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--keep", metavar="DIR", help="write the compiled directories here (kept)")
+    args = ap.parse_args(argv)
+    models = [m for m in args.models.split(",") if m]
+    unknown = [m for m in models if m not in MODELS]
+    if unknown:
+        ap.error(f"unknown model '{unknown[0]}'")
+    targets = [t for t in args.targets.split(",") if t]
+    work = args.keep or tempfile.mkdtemp(prefix="accel-bench-dma-")
+    jobs = [(m, t) for m in models for t in targets]
+    start = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = [pool.submit(measure, m, t, work) for m, t in jobs]
+        rows = [f.result() for f in futures]
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    print("Table 1: bytes moved (to device + to host, simulator counters) and simulated cycles")
+    print(table(rows))
+    print()
+    print("Table 2: where the optimized (`full`) bytes go, on targets that move data")
+    print(breakdown_table(rows))
+    print()
+    worst = max((r.max_err for r in rows), default=0.0)
+    print(f"{len(rows)} model/target pairs x {len(VARIANTS)} pipelines, all outputs within tolerance "
+          f"(worst relative error {worst:.1e}); {time.perf_counter() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
