@@ -35,6 +35,7 @@ import collections
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -482,6 +483,30 @@ def test_hostile_names_compile_run_and_come_back(hostile, tmp_path):
     compare(got, run_function(import_onnx_file(path), inputs), f"hostile names on {target} vs interpreter")
     compare(got, ort_run(path, inputs), f"hostile names on {target} vs onnxruntime")
     assert not np.array_equal(got["out-1"].ravel(), got["out_1"].ravel()[:8]), "the two outputs are distinct"
+
+
+def test_hostile_directory_builds_with_its_makefile(hostile):
+    """The generated Makefile (`make`, CFLAGS -std=c99 -O2 -Wall -Wextra -Werror) builds
+    the runner; it reads raw inputs and writes raw outputs in the model's order."""
+    target, path, out_dir, _ = hostile
+    if shutil.which("make") is None:
+        pytest.skip("no make")
+    proc = subprocess.run(["make", "-C", out_dir], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rng = np.random.default_rng(8)
+    arrays = [rng.standard_normal((1, 3, 8, 8)).astype(np.float32) for _ in range(2)]
+    files = []
+    for i, a in enumerate(arrays):
+        files.append(os.path.join(out_dir, f"in{i}.raw"))
+        a.tofile(files[-1])
+    outs = [os.path.join(out_dir, f"out{i}.raw") for i in range(2)]
+    proc = subprocess.run([os.path.join(out_dir, "model"), os.path.join(out_dir, "weights.bin"), *files, *outs],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    want = ort_run(path, dict(zip((HOSTILE_INPUT, HOSTILE_KEYWORD), arrays)))
+    for name, out in zip(HOSTILE_OUTPUTS, outs):
+        got = np.fromfile(out, dtype=np.float32).reshape(want[name].shape)
+        assert np.max(np.abs(got - want[name])) <= FLOAT_TOL * np.max(np.abs(want[name])), name
 
 
 def test_hostile_names_reach_c_only_escaped(hostile):
