@@ -380,7 +380,17 @@ def test_scratchpad_plan(ws, name, target):
     assert peak <= descs[target].memory.scratchpad_bytes
 
 
-@pytest.mark.parametrize("name,target", CASES)
+ALLOC_ATTRS_BUG = pytest.mark.xfail(strict=True, reason=(
+    "accel.alloc with both an offset and a discardable attribute prints as "
+    "`accel.alloc {offset = 0} {accel.target = \"npu\"} : memref<...>` (two attribute dictionaries), and "
+    "AllocOp.parse reads only one: 'Expected ':''. Cross-region resident buffers in @main (optimize-dma) "
+    "carry accel.target, so the final IR of mobilenet on npu (and DIR/ir/*.mlir of --dump-ir) does not "
+    "parse again: `accel-opt tests/models/mobilenet_dynamo.onnx -p full --target npu -o m.mlir && accel-opt m.mlir`"))
+PARSE_BACK_CASES = [pytest.param(*p.values, id=p.id, marks=ALLOC_ATTRS_BUG)
+                    if p.id in ("mobilenet_dynamo-npu", "mobilenet_dynamo_int8-npu") else p for p in CASES]
+
+
+@pytest.mark.parametrize("name,target", PARSE_BACK_CASES)
 def test_final_ir_prints_and_parses_back(ws, name, target):
     """What --dump-ir writes and accel-opt / accel-compile read back: the same IR."""
     module = ws.final_module(name, target)
