@@ -59,6 +59,7 @@ MODELS: dict[str, str] = {
     "mnist": os.path.join(MODELS_DIR, "mnist", "model.onnx"),
     "tiny_resnet": os.path.join(EXAMPLES, "tiny_resnet.onnx"),
     "tiny_resnet_int8": os.path.join(EXAMPLES, "tiny_resnet_int8.onnx"),
+    "ffn": "",  # generated (ffn_model): the dsp's op set, no CNN layer at batch 1 is worth a dsp
 }
 TARGETS = ("npu", "npu-shared", "dsp")
 
@@ -70,6 +71,47 @@ VARIANTS: dict[str, str] = {
     "-DB1": f"{_PARTITION},tile-for-scratchpad{{double-buffer=false}},insert-dma,"
             "optimize-dma{double-buffer=false},plan-memory",
 }
+
+
+def ffn_model(seed: int = 0):
+    """x[64, 192] -> Gemm(192 -> 384) -> Relu -> Gemm(384 -> 192), as the legacy exporter
+    writes nn.Linear (the same model as tests/test_data_movement.py's): 295 KB weight
+    matrices, larger than the dsp's 128 KiB scratchpad."""
+    import onnx
+    from onnx import TensorProto
+    from onnx import helper as oh
+    from onnx import numpy_helper as nh
+
+    rng = np.random.default_rng(seed)
+    m, d, h = 64, 192, 384
+    inits = [
+        nh.from_array((rng.standard_normal((h, d)) / np.sqrt(d)).astype(np.float32), "fc1.weight"),
+        nh.from_array((rng.standard_normal(h) * 0.05).astype(np.float32), "fc1.bias"),
+        nh.from_array((rng.standard_normal((d, h)) / np.sqrt(h)).astype(np.float32), "fc2.weight"),
+        nh.from_array((rng.standard_normal(d) * 0.05).astype(np.float32), "fc2.bias"),
+    ]
+    nodes = [
+        oh.make_node("Gemm", ["input", "fc1.weight", "fc1.bias"], ["/fc1/Gemm_output_0"], name="/fc1/Gemm", transB=1),
+        oh.make_node("Relu", ["/fc1/Gemm_output_0"], ["/relu/Relu_output_0"], name="/relu/Relu"),
+        oh.make_node("Gemm", ["/relu/Relu_output_0", "fc2.weight", "fc2.bias"], ["output"], name="/fc2/Gemm", transB=1),
+    ]
+    graph = oh.make_graph(nodes, "ffn", [oh.make_tensor_value_info("input", TensorProto.FLOAT, [m, d])],
+                          [oh.make_tensor_value_info("output", TensorProto.FLOAT, [m, d])], inits)
+    model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)], producer_name="bench/dma.py")
+    model.ir_version = 8
+    return model
+
+
+def model_path(model: str, work: str) -> str:
+    if MODELS[model]:
+        return MODELS[model]
+    import onnx
+
+    path = os.path.join(work, f"{model}.onnx")
+    if not os.path.exists(path):
+        onnx.save(ffn_model(), path + f".{os.getpid()}.tmp")
+        os.replace(path + f".{os.getpid()}.tmp", path)
+    return path
 
 
 # --------------------------------------------------------------------------------------
@@ -152,6 +194,10 @@ class Breakdown:
     spilled_size: int = 0
     outputs_moved: int = 0
     outputs_size: int = 0
+    stores_waited_at_once: int = 0
+    """Bytes to the host whose `dma_wait` is the very next op (nothing overlaps them)."""
+    loads_prefetched: int = 0
+    """Bytes to the device issued one loop iteration ahead (their token is loop-carried)."""
     dma_busy: float = 0.0
     compute: float = 0.0
     one_op_floor: int = 0
@@ -168,7 +214,7 @@ def _root(v):
 
 def traffic_breakdown(module, descs: dict) -> Breakdown:
     """Classify every transfer of every DMA-placed region by the host buffer it touches."""
-    from xdsl.dialects import memref
+    from xdsl.dialects import memref, scf
     from xdsl.ir import BlockArgument
 
     from compiler.compile_report import accelerator_functions, compute_cycles, dma_cycles, multiplicity, nbytes
@@ -188,6 +234,11 @@ def traffic_breakdown(module, descs: dict) -> Breakdown:
             k = multiplicity(op)
             b = nbytes(op.source.type) * k
             bd.dma_busy += dma_cycles(nbytes(op.source.type), desc) * k
+            following = op.next_op
+            if not op.to_device and isinstance(following, accel.DmaWaitOp) and op.token in following.tokens:
+                bd.stores_waited_at_once += b
+            if op.to_device and any(isinstance(u.operation, scf.YieldOp) for u in op.token.uses):
+                bd.loads_prefetched += b
             host = _root(op.source if op.to_device else op.dest)
             entry = per_root.setdefault(host, [0, 0])
             entry[0 if op.to_device else 1] += b
@@ -266,6 +317,7 @@ class Row:
     cycle_bound: int = 0
     offloaded: int = 0
     max_err: float = 0.0
+    errors: dict = field(default_factory=dict)  # variant -> one line
     breakdown: Breakdown | None = None
     seconds: float = 0.0
 
@@ -278,32 +330,35 @@ def measure(model: str, target: str, work: str) -> Row:
     from compiler.targets.registry import load_targets
 
     start = time.perf_counter()
-    path = MODELS[model]
+    path = model_path(model, work)
     inputs = random_inputs(path)
     ref = run_function(import_onnx_file(path), inputs)
     row = Row(model, target)
     for variant, spec in VARIANTS.items():
         out_dir = os.path.join(work, f"{model}-{target}-{variant.strip('-')}")
-        report = compile_to_directory(path, target, out_dir, pipeline=spec)
-        build_fast(out_dir)
-        outputs, counters = run_directory(out_dir, inputs)
-        for key in ("bytes_to_device", "bytes_to_host", "transfers"):
-            if counters[key] != report["dma"][key]:
-                raise AssertionError(f"{model}/{target}/{variant}: {key} report {report['dma'][key]} "
-                                     f"!= simulator {counters[key]}")
-        for name, want in ref.items():
-            err = float(np.abs(outputs[name].astype(np.float64) - want).max())
-            if err > tolerance(path, name, want):
-                raise AssertionError(f"{model}/{target}/{variant}: output '{name}' off by {err}")
-            row.max_err = max(row.max_err, err / max(float(np.abs(want).max()), 1e-30))
+        try:
+            report = compile_to_directory(path, target, out_dir, pipeline=spec)
+            build_fast(out_dir)
+            outputs, counters = run_directory(out_dir, inputs)
+            for key in ("bytes_to_device", "bytes_to_host", "transfers"):
+                if counters[key] != report["dma"][key]:
+                    raise AssertionError(f"{key}: report {report['dma'][key]} != simulator {counters[key]}")
+            for name, want in ref.items():
+                err = float(np.abs(outputs[name].astype(np.float64) - want).max())
+                if err > tolerance(path, name, want):
+                    raise AssertionError(f"output '{name}' off by {err}")
+                row.max_err = max(row.max_err, err / max(float(np.abs(want).max()), 1e-30))
+        except Exception as e:  # reported under the tables; the other pipelines go on
+            row.errors[variant] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            continue
         row.bytes[variant] = counters["bytes_to_device"] + counters["bytes_to_host"]
         row.transfers[variant] = counters["transfers"]
         row.cycles[variant] = counters["cycles"]
-        if variant == "full":
+        if variant == "full" or not row.cycle_bound:
             row.lower_bound = report["dma"]["lower_bound_bytes"]
             row.cycle_bound = report["cycles"]["lower_bound"]
             row.offloaded = report.get("ops", {}).get("offloaded", 0)
-    if row.bytes["full"]:
+    if row.bytes.get("full"):
         descs = {d.name: d for d in load_targets(target)}
         ctx = make_context()
         module, _ = compile_module(load_model(path, ctx), ctx, target, "full")
@@ -326,6 +381,10 @@ def ratio(a: float, b: float) -> str:
     return f"{a / b:5.2f}"
 
 
+def share(part: float, whole: float) -> str:
+    return f"{part / whole:.0%}" if whole else "-"
+
+
 def mb(n: float) -> str:
     return f"{n / 1e6:8.3f}" if n else "       0"
 
@@ -335,26 +394,38 @@ def table(rows: list[Row]) -> str:
             f"{'opt/LB':>6} {'nv/LB':>6} | {'cyc opt':>9} {'cyc -DB':>9} {'cyc -DB1':>9} {'cyc LB':>9} "
             f"{'opt/LB':>6} {'-DB/LB':>6} {'-DB1/LB':>7}")
     lines = [head, "-" * len(head)]
+
+    def b(r: Row, v: str) -> str:
+        return mb(r.bytes[v]) if v in r.bytes else f"{'ERR':>8}"
+
+    def c(r: Row, v: str, w: int = 9) -> str:
+        return f"{r.cycles[v]:>{w}}" if v in r.cycles else f"{'ERR':>{w}}"
+
+    def q(num: dict, v: str, den: float, w: int = 6) -> str:
+        return f"{ratio(num[v], den):>{w}}" if v in num else f"{'ERR':>{w}}"
+
     for r in rows:
         lines.append(
-            f"{r.model:<22} {r.target:<10} {r.offloaded:>3} | {mb(r.bytes['naive'])} {mb(r.bytes['full'])} "
-            f"{mb(r.lower_bound)} {ratio(r.bytes['full'], r.lower_bound):>6} {ratio(r.bytes['naive'], r.lower_bound):>6} | "
-            f"{r.cycles['full']:>9} {r.cycles['-DB']:>9} {r.cycles['-DB1']:>9} {r.cycle_bound:>9} "
-            f"{ratio(r.cycles['full'], r.cycle_bound):>6} {ratio(r.cycles['-DB'], r.cycle_bound):>6} "
-            f"{ratio(r.cycles['-DB1'], r.cycle_bound):>7}")
+            f"{r.model:<22} {r.target:<10} {r.offloaded:>3} | {b(r, 'naive')} {b(r, 'full')} {mb(r.lower_bound)} "
+            f"{q(r.bytes, 'full', r.lower_bound)} {q(r.bytes, 'naive', r.lower_bound)} | "
+            f"{c(r, 'full')} {c(r, '-DB')} {c(r, '-DB1')} {r.cycle_bound:>9} "
+            f"{q(r.cycles, 'full', r.cycle_bound)} {q(r.cycles, '-DB', r.cycle_bound)} "
+            f"{q(r.cycles, '-DB1', r.cycle_bound, 7)}")
     return "\n".join(lines)
 
 
 def breakdown_table(rows: list[Row]) -> str:
     head = (f"{'model':<22} {'target':<7} | {'LB MB':>7} {'1-op MB':>8} {'opt MB':>7} {'opt/1op':>7} | "
             f"{'in moved/size':>15} {'weights moved/size':>19} {'spill out/in/size':>23} {'out':>7} | "
-            f"{'DMA cyc':>8} {'compute':>8} {'overlap':>7}")
+            f"{'DMA cyc':>8} {'compute':>8} {'overlap':>7} {'ld pref':>7} {'st@once':>7}")
     lines = [head, "-" * len(head)]
     for r in rows:
         b = r.breakdown
         if b is None:
             continue
         opt = r.bytes["full"]
+        loads = b.inputs_moved + b.weights_moved + b.spill_in
+        stores = b.outputs_moved + b.spill_out
         overlap = (b.dma_busy + b.compute - r.cycles["full"]) / b.dma_busy if b.dma_busy else 0.0
         lines.append(
             f"{r.model:<22} {r.target:<7} | {r.lower_bound / 1e6:7.3f} {b.one_op_floor / 1e6:8.3f} {opt / 1e6:7.3f} "
@@ -362,7 +433,8 @@ def breakdown_table(rows: list[Row]) -> str:
             f"{b.inputs_moved / 1e6:7.3f}/{b.inputs_size / 1e6:<7.3f} "
             f"{b.weights_moved / 1e6:9.3f}/{b.weights_size / 1e6:<9.3f} "
             f"{b.spill_out / 1e6:7.3f}/{b.spill_in / 1e6:7.3f}/{b.spilled_size / 1e6:<7.3f} "
-            f"{b.outputs_moved / 1e6:7.3f} | {b.dma_busy:8.0f} {b.compute:8.0f} {overlap:7.1%}")
+            f"{b.outputs_moved / 1e6:7.3f} | {b.dma_busy:8.0f} {b.compute:8.0f} {overlap:7.1%} "
+            f"{share(b.loads_prefetched, loads):>7} {share(b.stores_waited_at_once, stores):>7}")
         for note in b.notes:
             lines.append(f"    note: {note}")
     return "\n".join(lines)
@@ -394,10 +466,13 @@ def main(argv: list[str] | None = None) -> int:
     print("Table 2: where the optimized (`full`) bytes go, on targets that move data")
     print(breakdown_table(rows))
     print()
+    errors = [(r, v, e) for r in rows for v, e in r.errors.items()]
+    for r, v, e in errors:
+        print(f"ERR {r.model} on {r.target} ({v}): {e}")
     worst = max((r.max_err for r in rows), default=0.0)
-    print(f"{len(rows)} model/target pairs x {len(VARIANTS)} pipelines, all outputs within tolerance "
-          f"(worst relative error {worst:.1e}); {time.perf_counter() - start:.0f} s")
-    return 0
+    print(f"{len(rows)} model/target pairs x {len(VARIANTS)} pipelines; {len(errors)} failed; the others "
+          f"match the reference (worst relative error {worst:.1e}); {time.perf_counter() - start:.0f} s")
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":

@@ -27,8 +27,6 @@ Every build runs on the simulator (C built with the system compiler) and is chec
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import filecmp
 import json
 import os
@@ -42,6 +40,8 @@ import pytest
 from onnx import TensorProto
 from onnx import helper as oh
 from onnx import numpy_helper as nh
+
+from e2e_util import locked, session_dir
 
 from compiler.backend.artifacts import c_sources
 from compiler.diagnostics import CompileError
@@ -110,21 +110,9 @@ def ffn_model(seed: int = 0) -> onnx.ModelProto:
 # --------------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def locked(path: str):
-    with open(path + ".lock", "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
 @pytest.fixture(scope="session")
 def work(tmp_path_factory) -> str:
-    base = tmp_path_factory.getbasetemp()
-    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    path = os.path.join(str(root), "data-movement")
+    path = os.path.join(session_dir(tmp_path_factory), "data-movement")
     os.makedirs(path, exist_ok=True)
     return path
 
