@@ -276,14 +276,7 @@ def real_model_path(name: str, mlp: str) -> str:
     return os.path.join(MODELS, f"{name}.onnx")
 
 
-IRUSES_LEN_BUG = pytest.mark.xfail(strict=True, reason=(
-    "optimize-dma crashes on the MLP tiled for a 16 KiB npu scratchpad: compiler/transforms/optimize_dma.py "
-    "hoist_invariant_loads does `len(sv.result.uses)`, and xDSL 0.74's IRUses has no len() "
-    "(TypeError, shown by accel-compile as 'error: object of type 'IRUses' has no len()'). "
-    "Reproduce: the npu.toml with scratchpad_bytes = 16384 as npu-small.toml, "
-    "`accel-compile mlp.onnx --target npu-small.toml -o out` (mlp.onnx = tests/e2e_util.mlp_model())"))
-REAL_CASES = [pytest.param(n, t, id=f"{n}-{t}", marks=IRUSES_LEN_BUG if (n, t) == ("mlp", "small") else ())
-              for n, t in REAL]
+REAL_CASES = [pytest.param(n, t, id=f"{n}-{t}") for n, t in REAL]
 
 
 @pytest.mark.parametrize("name,target", REAL_CASES)
@@ -316,11 +309,12 @@ def test_real_models_keep_their_meaning_with_planned_memory(name, target, npu_sm
 
 
 def test_tiled_model_runs_in_c(npu_small, tmp_path):
-    """tiny_resnet with a 16 KiB scratchpad: row loops with double buffering, in C."""
+    """tiny_resnet with a 16 KiB scratchpad: row loops with double buffering (strided
+    2-D transfers of tiles, loop-carried tokens), in C built with ASan/UBSan."""
     path = os.path.join(EXAMPLES, "tiny_resnet.onnx")
     report = compile_to_directory(path, npu_small, str(tmp_path / "out"))
     x = np.random.default_rng(2).standard_normal((1, 3, 32, 32)).astype(np.float32)
-    outputs, counters = run_directory(str(tmp_path / "out"), {"input": x})
+    outputs, counters = run_directory(str(tmp_path / "out"), {"input": x}, sanitize=True)
     ctx = make_context()
     expected = run_function(load_model(path, ctx), {"input": x})
     assert_same(outputs, expected, "tiled C", False, 0.0)
