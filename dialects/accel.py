@@ -264,10 +264,23 @@ class AllocOp(IRDLOperation):
             raise VerifyException(f"offset must be non-negative, got {self.offset.value.data}")
 
     def print(self, printer: Printer) -> None:
+        # One dictionary: the offset first, then discardable attributes.
+        entries: list[tuple[str, Attribute | str]] = []
         if self.offset is not None:
-            printer.print_string(f" {{offset = {self.offset.value.data}}}")
-        if self.attributes:
-            printer.print_op_attributes(self.attributes)
+            entries.append(("offset", str(self.offset.value.data)))
+        entries.extend(self.attributes.items())
+        if entries:
+            printer.print_string(" {")
+            for i, (name, value) in enumerate(entries):
+                if i:
+                    printer.print_string(", ")
+                printer.print_identifier_or_string_literal(name)
+                printer.print_string(" = ")
+                if isinstance(value, str):
+                    printer.print_string(value)
+                else:
+                    printer.print_attribute(value)
+            printer.print_string("}")
         printer.print_string(" : ")
         printer.print_attribute(self.result.type)
 
@@ -275,6 +288,8 @@ class AllocOp(IRDLOperation):
     def parse(cls, parser: Parser):
         entries = parser.parse_optional_attr_dict()
         offset = entries.pop("offset", None)
+        if offset is not None and not isinstance(offset, IntegerAttr):
+            parser.raise_error(f"accel.alloc: offset must be an integer, got {offset}")
         parser.parse_punctuation(":")
         t = parser.parse_type()
         if not isinstance(t, MemRefType):

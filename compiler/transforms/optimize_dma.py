@@ -146,7 +146,7 @@ def hoist_invariant_loads(loop: scf.ForOp) -> bool:
             v = sv.source
         if not ok or not defined_outside(v, loop) or root(src) in written_in_loop:
             continue
-        if any(len(sv.result.uses) != 1 for sv in chain):
+        if any(len(list(sv.result.uses)) != 1 for sv in chain):
             continue
         alloc = dst.owner
         if not isinstance(alloc, accel.AllocOp) or alloc.parent is not body:

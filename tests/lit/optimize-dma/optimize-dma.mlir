@@ -35,7 +35,7 @@ func.func @npu_0(%a: memref<64xf32>, %out0: memref<64xf32> {accel.output}) attri
 // CHECK-NOT:     accel.dma_start %b
 // CHECK:         accel.eltwise ins(%b, %b : {{.*}})
 // CHECK-LABEL: func.func @main
-// CHECK:         %[[D:.*]] = accel.alloc {offset = {{[0-9]+}}} {accel.target = "npu"} : memref<64xf32, #accel.mem<"spm">>
+// CHECK:         %[[D:.*]] = accel.alloc {offset = {{[0-9]+}}, accel.target = "npu"} : memref<64xf32, #accel.mem<"spm">>
 // CHECK-NEXT:    func.call @npu_0(%x, %[[D]])
 // CHECK:         func.call @npu_1(%[[D]], %out0)
 // OFF-LABEL: func.func @npu_0(%a: memref<64xf32>, %out0: memref<64xf32> {accel.output})
