@@ -168,8 +168,8 @@ def build_fast(out_dir: str) -> None:
             runtime.append(packaged[name])
         else:
             own.append(s)
-    if len(runtime) + len(own) != len(c_sources(out_dir)) or not runtime:
-        return  # let run_directory build it the ordinary way
+    if not runtime:
+        return  # not the packaged runtime: run_directory builds it the ordinary way
     incs = (out_dir, os.path.join(out_dir, "runtime"), os.path.join(out_dir, "runtime", "sim"))
     objects = [cbuild.build([s], kind="object") for s in runtime]
     objects += [cbuild.build([s], kind="object", include_dirs=incs) for s in own]
@@ -269,12 +269,17 @@ def one_op_floor(lowered, descs: dict) -> int:
     scratchpad C leaves at most C bytes on the device when its producer ends, so at least
     S - C go out; and every reader finds at most C of it there, so at least S - C come in
     per reader (the first reader of a region input and the write of a region output are
-    the partition bound's own crossing)."""
+    the partition bound's own crossing). Recomputing a value instead of keeping it is not
+    considered (accel never recomputes)."""
     from xdsl.dialects import memref
     from xdsl.ir import BlockArgument
 
-    from compiler.compile_report import _is_output_arg, accelerator_functions, nbytes
+    from compiler.compile_report import accelerator_functions, nbytes
     from dialects import accel
+
+    def is_output(fn, i: int) -> bool:
+        attrs = fn.arg_attrs.data[i].data if fn.arg_attrs is not None and i < len(fn.arg_attrs.data) else {}
+        return "accel.output" in attrs
 
     extra = 0
     for fn, target in accelerator_functions(lowered):
@@ -287,7 +292,7 @@ def one_op_floor(lowered, descs: dict) -> int:
             if isinstance(op, accel.ComputeOp):
                 for v in set(_root(i) for i in op.inputs):
                     readers[v] = readers.get(v, 0) + 1
-        outputs = {a for i, a in enumerate(fn.body.block.args) if _is_output_arg(fn, i)}
+        outputs = {a for i, a in enumerate(fn.body.block.args) if is_output(fn, i)}
         for v, n_read in readers.items():
             s = nbytes(v.type)
             if s <= cap:
