@@ -31,7 +31,6 @@ docs/data-movement.md.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import shutil
 import sys
