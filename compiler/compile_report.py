@@ -220,7 +220,14 @@ class Timeline:
             base = alloc.offset.value.data
         es = numpy_dtype(v.type.element_type).itemsize
         lo = base + offset_elems * es
-        return lo, lo + nbytes(v.type)
+        hi = lo + nbytes(v.type)
+        capacity = self.desc.memory.scratchpad_bytes
+        if lo < 0 or hi > capacity:
+            from compiler.diagnostics import CompileError
+
+            raise CompileError(f"a scratchpad view of {nbytes(v.type)} bytes at offset {lo} runs past the end of "
+                               f"the scratchpad of '{self.desc.name}' ({capacity} bytes)", v.owner)
+        return lo, hi
 
     def blocks(self, r: tuple[int, int]) -> range:
         return range(r[0] // self.block, (r[1] - 1) // self.block + 1)

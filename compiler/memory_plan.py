@@ -52,6 +52,28 @@ class FreeList:
 
 
 
+def greedy_by_size(intervals: Sequence[tuple[int, int, int]]) -> tuple[list[int], int]:
+    """Offsets placing the largest buffers first, each at the lowest offset free over its
+    lifetime (TFLite's greedy-by-size): less fragmentation than the linear scan, at
+    O(n^2) in the worst case, so it is the fallback when the scan does not fit."""
+    order = sorted(range(len(intervals)), key=lambda i: (-intervals[i][2], intervals[i][0]))
+    offsets = [0] * len(intervals)
+    placed: list[tuple[int, int, int, int]] = []  # (first, last, offset, size)
+    top = 0
+    for i in order:
+        first, last, size = intervals[i]
+        busy = sorted((off, off + sz) for f, l, off, sz in placed if f <= last and first <= l)
+        offset = 0
+        for lo, hi in busy:
+            if lo - offset >= size:
+                break
+            offset = max(offset, hi)
+        offsets[i] = offset
+        placed.append((first, last, offset, size))
+        top = max(top, offset + size)
+    return offsets, top
+
+
 def align(n: int, a: int) -> int:
     return (n + a - 1) // a * a
 
@@ -136,6 +158,8 @@ def _plan(allocs, pos, end, capacity: int, alignment: int, what: str, where) -> 
             size *= d
         intervals.append((pos[alloc], last, align(max(size, 1), alignment)))
     offsets, top = linear_scan(intervals)
+    if top > capacity:
+        offsets, top = min((offsets, top), greedy_by_size(intervals), key=lambda plan: plan[1])
     if top > capacity:
         raise CompileError(f"{what} need{'s' if what.startswith('@') else ''} {top} bytes of scratchpad at "
                            f"{'its' if what.startswith('@') else 'their'} peak, the target has {capacity} "

@@ -45,27 +45,51 @@ def model_signature(out_dir: str) -> tuple[list[tuple[str, tuple[int, ...], np.d
 
 
 def build(out_dir: str, sanitize: bool = False) -> str:
+    """Build DIR/model (or DIR/model-sanitize) from the sources its Makefile lists, with the
+    flags of the Makefile. Objects are cached by content (compiler/runtime/cbuild.py): the
+    runtime files every model directory carries are compiled once per flag set."""
+    import shutil
+
+    from compiler.runtime import cbuild
+
     sources = c_sources(out_dir)
+    runtime_dirs = [os.path.join(out_dir, "runtime"), os.path.join(out_dir, "runtime", "sim")]
+    objects = []
+    for src in sources:
+        rel = os.path.relpath(src, runtime_dirs[0])
+        shipped = cbuild.C_DIR / rel
+        if not rel.startswith("..") and shipped.is_file() and _same_runtime(runtime_dirs[0], rel):
+            # An unmodified copy of the shipped runtime: build the shipped file, whose
+            # object every model directory shares.
+            objects.append(cbuild.build([shipped], kind="object", sanitize=sanitize))
+        else:
+            objects.append(cbuild.build([src], kind="object", sanitize=sanitize,
+                                        include_dirs=[out_dir, *runtime_dirs]))
+    linked = cbuild.build(objects, kind="exe", sanitize=sanitize, include_dirs=[], name="model")
     exe = os.path.join(out_dir, "model-sanitize" if sanitize else "model")
-    newest = max(os.path.getmtime(s) for s in sources + [os.path.join(out_dir, "Makefile")])
-    for h in os.listdir(out_dir):
-        if h.endswith(".h"):
-            newest = max(newest, os.path.getmtime(os.path.join(out_dir, h)))
-    if os.path.exists(exe) and os.path.getmtime(exe) >= newest:
-        return exe
-    flags = ["-std=c99", "-Wall", "-Wextra", "-Werror"]
-    if sanitize:
-        flags += ["-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all"]
-    else:
-        flags += ["-O2"]
-    includes = ["-I" + out_dir, "-I" + os.path.join(out_dir, "runtime"), "-I" + os.path.join(out_dir, "runtime", "sim")]
-    cmd = [os.environ.get("CC", "cc"), *flags, *includes, "-o", exe, *sources, "-lm"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        first = next((ln for ln in proc.stderr.splitlines() if "error" in ln), proc.stderr.strip().splitlines()[0]
-                     if proc.stderr.strip() else "unknown error")
-        raise CompileError(f"building {out_dir} failed: {one_line(first)}")
+    tmp = exe + ".tmp"
+    shutil.copyfile(linked, tmp)
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, exe)
     return exe
+
+
+def _same_runtime(runtime_dir: str, rel: str) -> bool:
+    """The file and every header of the directory's runtime equal the shipped ones."""
+    from compiler.runtime import cbuild
+
+    def same(path: str) -> bool:
+        shipped = cbuild.C_DIR / path
+        local = os.path.join(runtime_dir, path)
+        try:
+            with open(local, "rb") as f:
+                return shipped.is_file() and f.read() == shipped.read_bytes()
+        except OSError:
+            return False
+
+    headers = [os.path.relpath(os.path.join(d, h), runtime_dir)
+               for d, _, files in os.walk(runtime_dir) for h in files if h.endswith(".h")]
+    return same(rel) and all(same(h) for h in headers)
 
 
 def run_directory(out_dir: str, inputs: Mapping[str, Any], sanitize: bool = False,
