@@ -919,12 +919,16 @@ class AccelFunctionEmitter:
         src_strides, _ = strides_of(op.source.type)
         dst_strides, _ = strides_of(op.dest.type)
         fn = "dma_to_device" if op.to_device else "dma_to_host"
+        es = dtype_of(st).itemsize
+        call = (f"{self.prefix}{fn}({self.value(op.dest)}, {self.value(op.source)}, {es}, "
+                f"{len(shape)}, {m.shape_array(shape)}, {m.static_array('int64_t', list(dst_strides), 'strides')}, "
+                f"{m.static_array('int64_t', list(src_strides), 'strides')})")
+        if not op.token.uses:  # completed by the region's final sync
+            w.line(f"(void){call};")
+            return
         tok = m.fresh("t")
         self.ptr[op.token] = tok
-        es = dtype_of(st).itemsize
-        w.line(f"{self.prefix}token {tok} = {self.prefix}{fn}({self.value(op.dest)}, {self.value(op.source)}, {es}, "
-               f"{len(shape)}, {m.shape_array(shape)}, {m.static_array('int64_t', list(dst_strides), 'strides')}, "
-               f"{m.static_array('int64_t', list(src_strides), 'strides')});")
+        w.line(f"{self.prefix}token {tok} = {call};")
 
 
 class ComputeCallEmitter:

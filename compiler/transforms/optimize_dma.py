@@ -15,7 +15,9 @@ Each part can be switched off:
 - `double-buffer`: in a tiled loop, the transfer of the next tile is issued before the
   compute of the current one, into the other half of a two-slot scratchpad buffer (the
   slot and the pending token are loop-carried), so the DMA engine works while the
-  compute engine does; the last iteration is peeled.
+  compute engine does; the last iteration is peeled; computed tiles get two slots too and
+  their write-backs are not waited for in the loop. Outside loops, each load is issued
+  one compute op earlier (the next op's operands arrive while the current one computes).
 
 Every step is kept only if the scratchpad plan (by liveness, across regions) still fits;
 otherwise that step is undone. (Zero-copy for targets sharing host memory is decided by
@@ -172,16 +174,21 @@ def hoist_invariant_loads(loop: scf.ForOp) -> bool:
 # --------------------------------------------------------------------------------------
 
 
-def forward_block(block: Block, fits) -> bool:
+def forward_block(block: Block, fits, on_device: dict | None = None) -> bool:
     """Within one block: reuse device copies of host data (see the module docstring).
     Each reuse lengthens the life of a scratchpad buffer, so it is kept only when
-    `fits()` (the scratchpad plan) still holds; otherwise it is undone."""
+    `fits()` (the scratchpad plan) still holds; otherwise it is undone. `on_device`
+    (host key -> scratchpad value with the same bytes) carries what is known on entry;
+    a loop inherits what it does not overwrite, and keeps it past its end."""
     changed = False
-    on_device: dict = {}  # host key -> scratchpad value holding the same bytes
+    on_device = {} if on_device is None else on_device
+
+    def key_root(k) -> SSAValue:
+        return k[0] if isinstance(k, tuple) else root(k)
 
     def invalidate_host(h: SSAValue) -> None:
         r = root(h)
-        for k in [k for k in on_device if (k[0] if isinstance(k, tuple) else root(k)) is r]:
+        for k in [k for k in on_device if key_root(k) is r]:
             del on_device[k]
 
     def invalidate_device(s: SSAValue) -> None:
@@ -221,11 +228,13 @@ def forward_block(block: Block, fits) -> bool:
         elif isinstance(op, accel.ComputeOp):
             invalidate_device(op.output)
         elif op.regions:
-            on_device.clear()
+            # What the loop writes (host or device) is unknown inside it and after it.
+            written = {root(v) for inner in op.walk() for v in writes(inner)}
+            for k in [k for k, v in on_device.items() if key_root(k) in written or root(v) in written]:
+                del on_device[k]
             for region in op.regions:
                 for b in region.blocks:
-                    changed |= forward_block(b, fits)
-            on_device.clear()
+                    changed |= forward_block(b, fits, dict(on_device))
     return changed
 
 
@@ -273,8 +282,10 @@ def _erase_dead_views(v: SSAValue) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def double_buffer_loop(loop: scf.ForOp) -> bool:
-    """Pipeline the streamed transfers of `loop` by one iteration (see the docstring)."""
+def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True) -> bool:
+    """Pipeline the streamed transfers of `loop` by one iteration (see the docstring);
+    with `write_backs`, the computed tiles get two slots as well and their write-backs
+    are not waited for inside the loop."""
     lb, ub, step = (constant_index(v) for v in (loop.lb, loop.ub, loop.step))
     if lb is None or ub is None or step is None or loop.iter_args or (ub - lb) // step < 2:
         return False
@@ -292,7 +303,12 @@ def double_buffer_loop(loop: scf.ForOp) -> bool:
         waits = [u.operation for u in d.token.uses]
         if len(waits) != 1 or not isinstance(waits[0], accel.DmaWaitOp):
             return False
-    # The first wait of a load must come before any compute reads its buffer.
+    # Write-backs of tiles computed in the loop: two slots too, and nobody waits for them
+    # in the loop (the compute into a slot waits on the device for the write-back that
+    # still reads it; the region's final sync completes them).
+    stores = [op for op in ops if write_backs and isinstance(op, accel.DmaStartOp) and not op.to_device
+              and isinstance(op.source.owner, accel.AllocOp) and op.source.owner.parent is body
+              and all(isinstance(u.operation, accel.DmaWaitOp) for u in op.token.uses)]
     n = (ub - lb) // step
     last = lb + (n - 1) * step
 
@@ -304,6 +320,12 @@ def double_buffer_loop(loop: scf.ForOp) -> bool:
         two = accel.AllocOp(MemRefType(t.element_type, [2, *t.get_shape()], memory_space=accel.SPM))
         Rewriter.insert_op(two, before)
         slots[d.dest] = two.result
+    for st in stores:
+        t = st.source.type
+        two = accel.AllocOp(MemRefType(t.element_type, [2, *t.get_shape()], memory_space=accel.SPM))
+        Rewriter.insert_op(two, before)
+        slots[st.source] = two.result
+    deferred = {st.token for st in stores}
 
     def slot_view(point: InsertPoint, two: SSAValue, slot: int | SSAValue, shape) -> SSAValue:
         """Slot `slot` of a two-slot buffer, as a contiguous view of the tile's shape (a
@@ -335,7 +357,7 @@ def double_buffer_loop(loop: scf.ForOp) -> bool:
     # The new loop: iterations lb .. last - step, carrying (slot, tokens).
     new_body = Block(arg_types=[IndexType(), IndexType(), *[accel.TokenType()] * len(loads)])
     new_iv, slot, tokens = new_body.args[0], new_body.args[1], list(new_body.args[2:])
-    _emit_pipelined_body(new_body, ops, loads, slots, iv, new_iv, slot, tokens, step, slot_view, prefetch=True)
+    _emit_pipelined_body(new_body, ops, loads, slots, iv, new_iv, slot, tokens, step, slot_view, deferred)
     zero = make_index(before, 0)
     new_loop = scf.ForOp(make_index(before, lb), make_index(before, last), make_index(before, step), [zero, *first_tokens],
                          Region(new_body))
@@ -343,8 +365,8 @@ def double_buffer_loop(loop: scf.ForOp) -> bool:
     # Epilogue: the last iteration, no prefetch.
     end_point = InsertPoint.before(loop)
     last_iv = make_index(end_point, last)
-    _emit_pipelined_straight(end_point, ops, loads, slots, iv, last_iv, new_loop.results[0],
-                             list(new_loop.results[1:]), slot_view)
+    _emit_iteration(end_point, ops, loads, slots, iv, last_iv, new_loop.results[0],
+                    list(new_loop.results[1:]), slot_view, deferred)
     Rewriter.erase_op(loop, safe_erase=False)
     return True
 
@@ -367,39 +389,36 @@ def _clone_view(v: SSAValue, mapping: dict, point: InsertPoint, loop: Operation)
 
 
 def _emit_pipelined_body(block: Block, ops, loads, slots, old_iv, new_iv, slot, tokens, step, slot_view,
-                         prefetch: bool) -> None:
+                         deferred) -> None:
+    """Issue the next iteration's loads into the other slot, then run this iteration."""
     point = InsertPoint.at_end(block)
     one = make_index(point, 1)
     other = arith.SubiOp(one, slot)
     Rewriter.insert_op(other, point)
+    st = make_index(point, step)
+    nxt = arith.AddiOp(new_iv, st)
+    Rewriter.insert_op(nxt, point)
+    mapping = {old_iv: nxt.result}
     next_tokens = []
-    if prefetch:
-        st = make_index(point, step)
-        nxt = arith.AddiOp(new_iv, st)
-        Rewriter.insert_op(nxt, point)
-        mapping = {old_iv: nxt.result}
-        for d in loads:
-            src = _clone_view(d.source, mapping, point, d.parent_op())
-            view = slot_view(point, slots[d.dest], other.result, d.dest.type.get_shape())
-            dma = accel.DmaStartOp(src, view)
-            Rewriter.insert_op(dma, point)
-            next_tokens.append(dma.token)
-    _emit_iteration(point, ops, loads, slots, old_iv, new_iv, slot, tokens, slot_view)
+    for d in loads:
+        src = _clone_view(d.source, mapping, point, d.parent_op())
+        view = slot_view(point, slots[d.dest], other.result, d.dest.type.get_shape())
+        dma = accel.DmaStartOp(src, view)
+        Rewriter.insert_op(dma, point)
+        next_tokens.append(dma.token)
+    _emit_iteration(point, ops, loads, slots, old_iv, new_iv, slot, tokens, slot_view, deferred)
     Rewriter.insert_op(scf.YieldOp(other.result, *next_tokens), point)
 
 
-def _emit_pipelined_straight(point, ops, loads, slots, old_iv, iv, slot, tokens, slot_view) -> None:
-    _emit_iteration(point, ops, loads, slots, old_iv, iv, slot, tokens, slot_view)
-
-
-def _emit_iteration(point, ops, loads, slots, old_iv, iv, slot, tokens, slot_view) -> None:
-    """One iteration of the original body: loads replaced by a wait on the carried
-    tokens and the slot views; everything else cloned."""
+def _emit_iteration(point, ops, loads, slots, old_iv, iv, slot, tokens, slot_view, deferred) -> None:
+    """One iteration of the original body: its loads replaced by a wait on the carried
+    tokens, slotted buffers by the views of this iteration's slot, write-backs not waited
+    for; everything else cloned."""
     mapping: dict[SSAValue, SSAValue] = {old_iv: iv}
     load_set = set(loads)
     load_tokens = {d.token for d in loads}
-    for d, tok in zip(loads, tokens):
-        mapping[d.dest] = slot_view(point, slots[d.dest], slot, d.dest.type.get_shape())
+    for buf, two in slots.items():
+        mapping[buf] = slot_view(point, two, slot, buf.type.get_shape())
     waited = False
     for op in ops:
         if op in load_set or (isinstance(op, accel.AllocOp) and op.result in slots):
@@ -407,7 +426,7 @@ def _emit_iteration(point, ops, loads, slots, old_iv, iv, slot, tokens, slot_vie
         if isinstance(op, memref.SubviewOp) and all(u.operation in load_set for u in op.result.uses):
             continue
         if isinstance(op, accel.DmaWaitOp):
-            rest = [mapping.get(t, t) for t in op.tokens if t not in load_tokens]
+            rest = [mapping.get(t, t) for t in op.tokens if t not in load_tokens and t not in deferred]
             if not waited and any(t in load_tokens for t in op.tokens):
                 rest = [*tokens, *rest]
                 waited = True
@@ -418,6 +437,73 @@ def _emit_iteration(point, ops, loads, slots, old_iv, iv, slot, tokens, slot_vie
         Rewriter.insert_op(clone, point)
         for old, new in zip(op.results, clone.results):
             mapping[old] = new
+
+
+# --------------------------------------------------------------------------------------
+# Prefetching across ops
+# --------------------------------------------------------------------------------------
+
+
+def _movable_chain(v: SSAValue, block: Block, stop: Operation) -> list[Operation] | None:
+    """The ops in `block` after `stop` that compute view `v` (subviews, index
+    arithmetic), in order; None if one of them needs a value defined after `stop`."""
+    chain: list[Operation] = []
+
+    def visit(val: SSAValue) -> bool:
+        owner = val.owner
+        if not isinstance(owner, Operation) or owner.parent is not block or owner.is_before_in_block(stop):
+            return True
+        if owner in chain:
+            return True
+        if not isinstance(owner, (memref.SubviewOp, arith.ConstantOp, arith.AddiOp, arith.MuliOp, arith.SubiOp)):
+            return False
+        if not all(visit(o) for o in owner.operands):
+            return False
+        chain.append(owner)
+        return True
+
+    return chain if visit(v) else None
+
+
+def prefetch_loads(block: Block, fits) -> bool:
+    """Issue each load one compute op earlier (before the compute that precedes it), so
+    the DMA engine fetches the next op's operands while the current one computes. Kept
+    only when the scratchpad plan still fits."""
+    changed = False
+    for dma in [op for op in block.ops if isinstance(op, accel.DmaStartOp) and op.to_device]:
+        alloc = dma.dest.owner
+        if not isinstance(alloc, accel.AllocOp) or alloc.parent is not block:
+            continue
+        # The compute op before this load, and nothing in between that writes its source.
+        prev = dma.prev_op
+        src_root = root(dma.source)
+        blocked = False
+        while prev is not None and not isinstance(prev, accel.ComputeOp):
+            if isinstance(prev, accel.DmaStartOp) and not prev.to_device and root(prev.dest) is src_root:
+                blocked = True
+                break
+            if prev.regions:
+                blocked = True
+                break
+            prev = prev.prev_op
+        if blocked or prev is None or root(prev.output) is src_root:
+            continue
+        chain = _movable_chain(dma.source, block, prev)
+        if chain is None:
+            continue
+        moved = [*chain, alloc, dma] if not alloc.is_before_in_block(prev) else [*chain, dma]
+        anchors = [(op, op.next_op) for op in moved]
+        for op in moved:
+            op.detach()
+            Rewriter.insert_op(op, InsertPoint.before(prev))
+        if fits():
+            changed = True
+            continue
+        for op, nxt in reversed(anchors):  # undo
+            op.detach()
+            Rewriter.insert_op(op, InsertPoint.before(nxt) if nxt is not None and nxt.parent is block
+                               else InsertPoint.at_end(block))
+    return changed
 
 
 # --------------------------------------------------------------------------------------
@@ -583,23 +669,30 @@ class OptimizeDma(ModulePass):
                     forward_block(fn.body.block, fits)
                     drop_dead_writebacks(fn)
                 if self.double_buffer:
-                    fn = _per_loop(fn, double_buffer_loop, fits)
+                    fn = _per_loop(fn, double_buffer_loop, fits, lambda lp: double_buffer_loop(lp, False))
+                    prefetch_loads(fn.body.block, fits)
             if self.cross_region:
                 keep_on_device(op, name, plan)
         plan(op)
 
 
-def _per_loop(fn: func.FuncOp, step, fits) -> func.FuncOp:
-    """Apply `step` to each loop (innermost first), keeping it only if the plan fits."""
+def _per_loop(fn: func.FuncOp, step, fits, fallback=None) -> func.FuncOp:
+    """Apply `step` to each loop (innermost first), keeping it only if the plan fits;
+    when it does not, try `fallback` (a lighter variant) instead."""
     index = 0
     while True:
         loops = [o for o in fn.walk() if isinstance(o, scf.ForOp)][::-1]
         if index >= len(loops):
             return fn
-        snapshot = fn.clone()
-        if step(loops[index]) and not fits():
+        for attempt in (step, fallback):
+            if attempt is None:
+                continue
+            snapshot = fn.clone()
+            if not attempt(loops[index]) or fits():
+                break
             _replace_function(fn, snapshot)
             fn = snapshot
+            loops = [o for o in fn.walk() if isinstance(o, scf.ForOp)][::-1]
         index += 1
 
 

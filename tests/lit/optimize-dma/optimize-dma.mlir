@@ -14,9 +14,9 @@
 // CHECK-NEXT:    accel.dma_wait %[[S]]
 // OFF-LABEL: func.func @npu_0
 // OFF:         accel.dma_start %a,
+// OFF:         accel.dma_start %a,
 // OFF:         accel.dma_start %{{.*}}, %t
 // OFF:         accel.dma_start %t,
-// OFF:         accel.dma_start %a,
 func.func @npu_0(%a: memref<64xf32>, %out0: memref<64xf32> {accel.output}) attributes {accel.target = "npu"} {
   %t = memref.alloc() : memref<64xf32>
   accel.eltwise ins(%a : memref<64xf32>) outs(%t : memref<64xf32>) {kind = "relu"}
