@@ -9,9 +9,10 @@ Each part can be switched off:
   region: a value written back to host memory and read again by the next op stays in
   the scratchpad (store-to-load forwarding), a value read by several ops moves once,
   and a write-back of a region-local intermediate that nobody reads any more is dropped;
-- `cross-region`: a value produced by one region and consumed only by later regions of
-  the same target never goes back to the host: it gets a scratchpad buffer of its own,
-  allocated in `@main` and passed to both regions;
+- `cross-region`: a value that regions of one target pass among themselves (one writes
+  it, or the first one loads it, later ones read it) gets a scratchpad buffer of its own,
+  allocated in `@main` and passed to those regions: later regions do not transfer it, and
+  it goes back to the host only if the host needs it;
 - `double-buffer`: in a tiled loop, the transfer of the next tile is issued before the
   compute of the current one, into the other half of a two-slot scratchpad buffer (the
   slot and the pending token are loop-carried), so the DMA engine works while the
@@ -529,71 +530,110 @@ def _whole_buffer_transfers(arg: SSAValue) -> list[accel.DmaStartOp] | None:
     return dmas
 
 
-def _resident_candidate(module: ModuleOp, target_name: str, tried: set[int]):
-    """The first `@main` buffer (by index, not in `tried`) written by one region of the
-    target and read only by its other regions, each moving it whole; with its sides."""
+@dataclass
+class Resident:
+    """A host buffer of @main that regions of one target pass among themselves."""
+
+    buffer: SSAValue  # the host buffer (a memref.alloc or an argument of @main)
+    first: tuple[func.CallOp, func.FuncOp, int]  # the region that writes it, or reads it first
+    first_writes: bool
+    later: list[tuple[func.CallOp, func.FuncOp, int]]  # regions that read it afterwards
+    host_needs_it: bool  # read on the host, or the model's input/output
+
+
+def _resident_candidates(module: ModuleOp, target_name: str) -> list[Resident]:
+    """Host buffers written by one region of the target (or by the host) and read by
+    later regions of it, each region moving the whole buffer."""
     main = SymbolTable.lookup_symbol(module, "main")
     if not isinstance(main, func.FuncOp):
-        return None
+        return []
     fns = {fn.sym_name.data: fn for fn, t in accelerator_functions(module) if t == target_name
            and fn.attributes.get(PLACEMENT_ATTR) == StringAttr("dma")}
     calls_of: dict[str, int] = {}
     for op in main.body.block.ops:
         if isinstance(op, func.CallOp):
             calls_of[op.callee.root_reference.data] = calls_of.get(op.callee.root_reference.data, 0) + 1
-    bufs = [op for op in main.body.block.ops if isinstance(op, memref.AllocOp)]
-    for index, buf_op in enumerate(bufs):
-        if index in tried:
-            continue
-        writers, readers = [], []
+    buffers = [*main.body.block.args, *(op.memref for op in main.body.block.ops if isinstance(op, memref.AllocOp))]
+    found = []
+    for buf in buffers:
+        region_uses = []
+        host_needs_it = not isinstance(buf.owner, memref.AllocOp)
+        writers = 0
         ok = True
-        for use in buf_op.memref.uses:
+        for use in buf.uses:
             user = use.operation
             callee = user.callee.root_reference.data if isinstance(user, func.CallOp) else None
-            if callee not in fns or calls_of.get(callee) != 1:
+            if callee in fns and calls_of.get(callee) == 1:
+                fn = fns[callee]
+                arg = fn.body.block.args[use.index]
+                dmas = _whole_buffer_transfers(arg)
+                if dmas is None or len(dmas) != 1:
+                    ok = False
+                    break
+                region_uses.append((user, fn, use.index, _is_output(fn, use.index)))
+                writers += _is_output(fn, use.index)
+            elif isinstance(user, func.CallOp) and callee in fns:
                 ok = False
                 break
-            fn = fns[callee]
-            (writers if _is_output(fn, use.index) else readers).append((fn, use.index))
-        if not ok or len(writers) != 1 or not readers:
+            else:
+                host_needs_it = True
+                if isinstance(user, (accel.KernelOp, func.CallOp)) and buf in getattr(user, "outs", ()):
+                    writers += 1
+        if not ok or len(region_uses) < 2 or writers > 1:
             continue
-        sides = []
-        for fn, idx in [*writers, *readers]:
-            arg = fn.body.block.args[idx]
-            dmas = _whole_buffer_transfers(arg)
-            if dmas is None or any(tuple(d.source.type.get_shape()) != tuple(arg.type.get_shape()) for d in dmas):
-                ok = False
-                break
-            sides.append((fn, idx, arg, dmas))
-        if ok:
-            return index, buf_op, sides
-    return None
+        region_uses.sort(key=lambda u: main.body.block.get_operation_index(u[0]))
+        first, rest = region_uses[0], region_uses[1:]
+        if any(w for *_, w in rest):  # written by a later region: not a simple hand-over
+            continue
+        found.append(Resident(buf, first[:3], first[3], [r[:3] for r in rest], host_needs_it))
+    return found
 
 
-def make_resident(target_name: str, buf_op: memref.AllocOp, sides) -> None:
-    """Replace the host buffer by a scratchpad buffer allocated in @main and passed to
-    the regions, which then use it directly instead of transferring it."""
+def make_resident(target_name: str, res: Resident) -> None:
+    """Give the value a scratchpad buffer of its own, allocated in @main: the first region
+    computes (or loads) it there, later regions read it there instead of transferring it;
+    the host copy is kept only if the host needs it."""
     from xdsl.dialects.builtin import ArrayAttr, FunctionType
 
-    buf = buf_op.memref
+    buf = res.buffer
     dev = accel.AllocOp(MemRefType(buf.type.element_type, buf.type.get_shape(), memory_space=accel.SPM))
     dev.attributes["accel.target"] = StringAttr(target_name)
-    Rewriter.insert_op(dev, InsertPoint.before(buf_op))
-    buf.replace_all_uses_with(dev.result)
-    Rewriter.erase_op(buf_op)
-    for fn, idx, arg, dmas in sides:
-        # host -> local copy (a reader) or local result -> host (the writer): the local
-        # scratchpad buffer becomes the resident one. (Directions before retyping.)
-        locals_ = [d.dest if d.to_device else d.source for d in dmas]
-        new_arg = Rewriter.replace_value_with_new_type(arg, dev.result.type)
-        for d, local in zip(dmas, locals_):
-            erase_transfer(d)
+    first_call = res.first[0]
+    Rewriter.insert_op(dev, InsertPoint.before(first_call))
+
+    def retarget(fn: func.FuncOp, idx: int, keep_host: bool, call: func.CallOp) -> None:
+        arg = fn.body.block.args[idx]
+        (dma,) = _whole_buffer_transfers(arg)
+        local = dma.dest if dma.to_device else dma.source
+        if keep_host:
+            # The host copy stays: a new argument carries the scratchpad buffer.
+            new_arg = fn.body.block.insert_arg(dev.result.type, len(fn.body.block.args))
             local.replace_all_uses_with(new_arg)
             erase_if_unused(local.owner)
-        attrs = list(fn.arg_attrs.data)
-        attrs[idx] = DictionaryAttr({**attrs[idx].data, RESIDENT_ATTR: UnitAttr()})
+            attrs = [*fn.arg_attrs.data, DictionaryAttr({RESIDENT_ATTR: UnitAttr()})]
+            new_call = func.CallOp(call.callee, [*call.arguments, dev.result], [])
+            new_call.attributes.update(call.attributes)
+            new_call.location = call.location
+            Rewriter.replace_op(call, new_call)
+        else:
+            new_arg = Rewriter.replace_value_with_new_type(arg, dev.result.type)
+            erase_transfer(dma)
+            local.replace_all_uses_with(new_arg)
+            erase_if_unused(local.owner)
+            attrs = list(fn.arg_attrs.data)
+            attrs[idx] = DictionaryAttr({**attrs[idx].data, RESIDENT_ATTR: UnitAttr()})
+            call.operands[idx] = dev.result
         fn.arg_attrs = ArrayAttr(attrs)
         fn.function_type = FunctionType.from_lists([a.type for a in fn.body.block.args], [])
+
+    call, fn, idx = res.first
+    # The first region keeps its transfer when the host supplies the value (it loads it)
+    # or needs it (it writes it back).
+    retarget(fn, idx, keep_host=not res.first_writes or res.host_needs_it, call=call)
+    for call, fn, idx in res.later:
+        retarget(fn, idx, keep_host=False, call=call)
+    if isinstance(buf.owner, memref.AllocOp) and not buf.uses:
+        Rewriter.erase_op(buf.owner)
 
 
 def keep_on_device(module: ModuleOp, target_name: str, plan) -> bool:
@@ -602,18 +642,29 @@ def keep_on_device(module: ModuleOp, target_name: str, plan) -> bool:
     changed = False
     tried: set[int] = set()
     while True:
-        found = _resident_candidate(module, target_name, tried)
-        if found is None:
+        candidates = _resident_candidates(module, target_name)
+        pick = next(((i, c) for i, c in enumerate(candidates) if _key(c) not in tried), None)
+        if pick is None:
             return changed
-        index, buf_op, sides = found
+        _, res = pick
+        key = _key(res)
         snapshot = module.clone()
-        make_resident(target_name, buf_op, sides)
+        make_resident(target_name, res)
         try:
             plan(module)
             changed = True
         except CompileError:
             _restore(module, snapshot)
-            tried.add(index)
+        tried.add(key)
+
+
+def _key(res: Resident):
+    """A name for a candidate that survives restoring the module from a clone."""
+    owner = res.buffer.owner
+    main_block = res.first[0].parent
+    if isinstance(owner, memref.AllocOp):
+        return ("alloc", main_block.get_operation_index(owner))
+    return ("arg", res.buffer.index)
 
 
 def _restore(module: ModuleOp, snapshot: ModuleOp) -> None:

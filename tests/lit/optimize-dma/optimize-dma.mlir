@@ -59,3 +59,36 @@ func.func @main(%x: memref<64xf32>, %out0: memref<64xf32> {accel.output}) {
   func.call @npu_1(%0, %out0) : (memref<64xf32>, memref<64xf32>) -> ()
   func.return
 }
+
+// -----
+
+// A model input read by two regions of one target (a host op between them): the first
+// region loads it into a scratchpad buffer of @main's, the second reads it there.
+// CHECK-LABEL: func.func @npu_0(%a: memref<64xf32>, %out0: memref<64xf32> {accel.output}, %{{.*}}: memref<64xf32, #accel.mem<"spm">> {accel.resident})
+// CHECK:         accel.dma_start %a, %{{.*}} : memref<64xf32>, memref<64xf32, #accel.mem<"spm">>
+// CHECK-LABEL: func.func @npu_1(%b: memref<64xf32, #accel.mem<"spm">> {accel.resident}, %c: memref<64xf32>, %out0: memref<64xf32> {accel.output})
+// CHECK-NOT:     accel.dma_start %b
+// CHECK-LABEL: func.func @main
+// CHECK:         %[[D:.*]] = accel.alloc {offset = {{[0-9]+}}, accel.target = "npu"}
+// CHECK:         func.call @npu_0(%x, %{{.*}}, %[[D]])
+// CHECK:         func.call @npu_1(%[[D]], %{{.*}}, %out0)
+func.func @npu_0(%a: memref<64xf32>, %out0: memref<64xf32> {accel.output}) attributes {accel.target = "npu"} {
+  accel.eltwise ins(%a : memref<64xf32>) outs(%out0 : memref<64xf32>) {kind = "relu"}
+  func.return
+}
+func.func @npu_1(%b: memref<64xf32>, %c: memref<64xf32>, %out0: memref<64xf32> {accel.output}) attributes {accel.target = "npu"} {
+  accel.eltwise ins(%b, %c : memref<64xf32>, memref<64xf32>) outs(%out0 : memref<64xf32>) {kind = "add"}
+  func.return
+}
+func.func @main(%x: memref<64xf32>, %out0: memref<64xf32> {accel.output}) {
+  %0 = memref.alloc() : memref<64xf32>
+  func.call @npu_0(%x, %0) : (memref<64xf32>, memref<64xf32>) -> ()
+  %1 = memref.alloc() : memref<64xf32>
+  accel.kernel ins(%0 : memref<64xf32>) outs(%1 : memref<64xf32>) {
+  ^bb0(%v: tensor<64xf32>):
+    %s = relay.sigmoid %v : tensor<64xf32>
+    accel.yield %s : tensor<64xf32>
+  }
+  func.call @npu_1(%x, %1, %out0) : (memref<64xf32>, memref<64xf32>, memref<64xf32>) -> ()
+  func.return
+}
