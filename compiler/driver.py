@@ -71,8 +71,9 @@ def with_target(p: ModulePass, target: str | None) -> ModulePass:
 
 
 def build_passes(spec: str, target: str | None) -> list[ModulePass]:
-    pipeline = PassPipeline.parse_spec(ACCEL_PASSES, expand(spec))
-    return [with_target(p, target) for p in pipeline.passes]
+    from compiler.pipeline import parse_pipeline_spec
+
+    return [with_target(p, target) for p in parse_pipeline_spec(ACCEL_PASSES, spec)]
 
 
 def print_ir(module: ModuleOp) -> str:

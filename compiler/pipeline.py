@@ -38,3 +38,40 @@ def expand(spec: str) -> str:
     if current:
         parts.append(current)
     return ",".join(PIPELINES.get(p.strip(), p.strip()) for p in parts if p.strip())
+
+
+def parse_pipeline_spec(available, spec: str) -> list:
+    """The passes of a pipeline spec (pipeline names expanded), instantiated with their
+    options. Errors name the pass and the option: `pass 'optimize-dma': option 'hoist'
+    expects a bool, got 'maybe'` (xDSL's own messages name neither)."""
+    import dataclasses
+    from typing import get_type_hints
+
+    from xdsl.utils.arg_spec import _convert_arg_to_type, parse_pipeline
+
+    from compiler.diagnostics import CompileError
+
+    passes = []
+    for p in parse_pipeline(expand(spec)):
+        if p.name not in available:
+            raise CompileError(f"unknown pass '{p.name}' (accel-opt --list-passes lists them)")
+        cls = available[p.name]()
+        given = p.normalize_parameter_names().parameters
+        fields = {f.name: f for f in dataclasses.fields(cls) if f.init and f.name != "name"}
+        for name, value in given.items():
+            if name not in fields:
+                options = ", ".join(n.replace("_", "-") for n in fields) or "none"
+                raise CompileError(f"pass '{p.name}' has no option '{name.replace('_', '-')}' (options: {options})")
+            expected = get_type_hints(cls)[name]
+            try:
+                _convert_arg_to_type(value, expected)
+            except (ValueError, TypeError):
+                shown = value[0] if isinstance(value, tuple) and len(value) == 1 else value
+                kind = getattr(expected, "__name__", str(expected))
+                raise CompileError(f"pass '{p.name}': option '{name.replace('_', '-')}' expects {kind}, "
+                                   f"got '{shown}'") from None
+        try:
+            passes.append(cls.from_pass_spec(p))
+        except ValueError as e:
+            raise CompileError(f"pass '{p.name}': {e}") from None
+    return passes

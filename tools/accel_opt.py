@@ -101,10 +101,9 @@ class AccelOptMain(xDSLOptMain):
                 Printer(stream=sys.stdout).print_op(module)
                 print("\n")
 
-        from compiler.pipeline import expand
+        from compiler.pipeline import parse_pipeline_spec
 
-        pipeline = PassPipeline.parse_spec(self.available_passes, expand(self.args.passes), callback)
-        passes = tuple(self._with_target(p) for p in pipeline.passes)
+        passes = tuple(self._with_target(p) for p in parse_pipeline_spec(self.available_passes, self.args.passes))
         self.pipeline = PassPipeline(passes, callback)
 
     def _with_target(self, p: ModulePass) -> ModulePass:

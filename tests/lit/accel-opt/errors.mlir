@@ -11,7 +11,7 @@ func.func @main(%x: tensor<1x3x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x
   func.return %y : tensor<1x8x6x6xf32>
 }
 // CHECK-NOT: Traceback
-// PASS: accel-opt: error: Unrecognized passes: ['no-such-pass']
+// PASS: accel-opt: error: unknown pass 'no-such-pass' (accel-opt --list-passes lists them)
 // PASS-NOT: Traceback
 // OPTS: accel-opt: error: invalid pass pipeline:
 // OPTS-NOT: Traceback

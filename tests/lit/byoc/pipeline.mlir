@@ -60,7 +60,7 @@
 
 // MIN: relay.composite "npu.conv2d_bias_relu" {{.*}} {accel.target = "host", accel.reason = "npu: region of 6 ops is below min-ops=7"}
 // NOTARGET: accel-opt: error: byoc needs a target (e.g. byoc{target=npu} or --target npu)
-// NOPASS: accel-opt: error: Unrecognized passes
+// NOPASS: accel-opt: error: unknown pass
 // NOPART: accel-opt: error: --report, --explain and --dot need a partitioning pipeline (e.g. -p byoc)
 func.func @main(%x: tensor<1x16x32x32xf32>) -> tensor<1x16x32x32xf32> {
   %w1 = relay.constant dense<0.05> : tensor<16x16x3x3xf32>
