@@ -76,7 +76,6 @@ def ffn_model(seed: int = 0):
     """x[64, 192] -> Gemm(192 -> 384) -> Relu -> Gemm(384 -> 192), as the legacy exporter
     writes nn.Linear (the same model as tests/test_data_movement.py's): 295 KB weight
     matrices, larger than the dsp's 128 KiB scratchpad."""
-    import onnx
     from onnx import TensorProto
     from onnx import helper as oh
     from onnx import numpy_helper as nh

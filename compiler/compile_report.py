@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-import numpy as np
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, DictionaryAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue

@@ -17,11 +17,10 @@ import time
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass, PassPipeline
+from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
 from compiler.diagnostics import CompileError, LocatingParser, verify_located
-from compiler.pipeline import expand
 from compiler.tensors import set_ir_dir
 from compiler.transforms import ACCEL_PASSES
 

@@ -61,7 +61,6 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_prop_def,
-    prop_def,
     region_def,
     result_def,
     traits_def,

@@ -46,7 +46,6 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
-    Signedness,
     StringAttr,
     TensorType,
     UnitAttr,

@@ -27,7 +27,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from compiler.diagnostics import CompileError, format_error
-    from compiler.driver import compile_to_directory, make_context
+    from compiler.driver import compile_to_directory
     from compiler.frontend.onnx import import_onnx_file
     from compiler.runtime.interpreter import run_function
     from compiler.runtime.run_compiled import model_signature, run_directory

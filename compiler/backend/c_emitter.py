@@ -32,7 +32,6 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StridedLayoutAttr,
     StringAttr,
-    TensorType,
 )
 from xdsl.ir import Operation, SSAValue
 
@@ -40,7 +39,7 @@ from compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_comment
 from compiler.diagnostics import CompileError, format_location
 from compiler.frontend.builder import io_names
 from compiler.memory_plan import align
-from compiler.tensors import array_from_dense, constant_value, load_weights_file, numpy_dtype, enclosing_module, weights_path
+from compiler.tensors import constant_value, numpy_dtype
 from dialects import accel, relay
 
 OUTPUT_ATTR = "accel.output"

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DictionaryAttr, MemRefType, ModuleOp, StridedLayoutAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DictionaryAttr, MemRefType, ModuleOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, ReturnedValues, impl, impl_terminator, register_impls
 from xdsl.interpreters.arith import ArithFunctions
 from xdsl.interpreters.func import FuncFunctions

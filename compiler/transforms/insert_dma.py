@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 

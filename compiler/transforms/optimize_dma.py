@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import DictionaryAttr, IndexType, IntegerAttr, MemRefType, ModuleOp, StringAttr, UnitAttr
+from xdsl.dialects.builtin import DictionaryAttr, IndexType, MemRefType, ModuleOp, StringAttr, UnitAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter

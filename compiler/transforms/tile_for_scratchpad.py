@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
