@@ -379,10 +379,7 @@ def test_scratchpad_plan(ws, name, target):
     assert peak <= descs[target].memory.scratchpad_bytes
 
 
-PARSE_BACK_CASES = CASES
-
-
-@pytest.mark.parametrize("name,target", PARSE_BACK_CASES)
+@pytest.mark.parametrize("name,target", CASES)
 def test_final_ir_prints_and_parses_back(ws, name, target):
     """What --dump-ir writes and accel-opt / accel-compile read back: the same IR."""
     module = ws.final_module(name, target)
