@@ -317,10 +317,12 @@ def _nbytes(t: MemRefType) -> int:
 class _Liveness:
     """Live ranges of buffers in one function, in a pre-order numbering of its ops.
 
-    A buffer is live from the first op touching it (or a view of it) to the last; a
-    `dma_start` touches its buffers until the `dma_wait` of its token (followed through
-    loop-carried values); a use inside a loop (or by a loop) that does not contain the
-    buffer's definition counts as the whole loop."""
+    A buffer is live from the first op touching it (or a view of it) to the last, in
+    program order: that is the order in which the device's effects happen (the simulator
+    is sequential; its timeline delays a write to scratchpad bytes until earlier
+    transfers have read them, and reading bytes of a transfer not yet waited for is its
+    error), so a `dma_wait` extends nothing. A use inside a loop (or by a loop) that does
+    not contain the buffer's definition counts as the whole loop."""
 
     def __init__(self, fn: func.FuncOp):
         self.fn = fn
@@ -345,26 +347,6 @@ class _Liveness:
             return self.position[use], self.position[use]
         return self.position[top], self.end[top]
 
-    def _token_spans(self, token: SSAValue, block) -> list[tuple[int, int]]:
-        spans, work, seen = [], [token], set()
-        while work:
-            t = work.pop()
-            if t in seen:
-                continue
-            seen.add(t)
-            for use in t.uses:
-                user = use.operation
-                spans.append(self.span(user, block))
-                if isinstance(user, scf.YieldOp) and isinstance(user.parent_op(), scf.ForOp):
-                    # Carried to the next iteration: live through the whole body.
-                    loop = user.parent_op()
-                    body = loop.body.block
-                    spans += [self.span(body.first_op, block), self.span(body.last_op, block)]
-                    work += [loop.results[use.index], body.args[use.index + 1]]
-                elif isinstance(user, scf.ForOp) and use.index >= 3:
-                    work += [user.results[use.index - 3], user.body.block.args[use.index - 2]]
-        return spans
-
     def users(self, value: SSAValue) -> list[Operation]:
         """Ops using `value` or a view of it (views followed)."""
         out, work = [], [value]
@@ -382,7 +364,12 @@ class _Liveness:
         for user in self.users(value):
             spans.append(self.span(user, block))
             if isinstance(user, accel.DmaStartOp):
-                spans += self._token_spans(user.token, block) or [(self.end[self.fn], self.end[self.fn])]
+                # A transfer whose token a loop carries to its next iteration: the data
+                # crosses the back edge, so the buffer is live through the whole body.
+                for use in user.token.uses:
+                    if isinstance(use.operation, scf.YieldOp):
+                        body = use.operation.parent_block()
+                        spans += [self.span(body.first_op, block), self.span(body.last_op, block)]
         if not spans:
             return None
         return min(s for s, _ in spans), max(e for _, e in spans)
