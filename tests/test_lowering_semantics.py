@@ -217,6 +217,10 @@ def test_dsp_graphs(graph):
 def test_tiny_scratchpad_graphs(graph, npu_tiny):
     """Operands larger than 512 bytes are tiled; what cannot be tiled to fit must be a clean
     CompileError naming the scratchpad."""
+    # Known bug, test_tiled_avg_pool_with_ceil_mode_counts_only_real_padding (strict
+    # xfail): drop this filter with its marker once tiled ceil-mode average pools are right.
+    assume(not any(isinstance(op, relay.AvgPool2DOp) and op.prop("ceil_mode") and op.prop("count_include_pad")
+                   for op in graph.module.walk()))
     try:
         check_lowering(graph, npu_tiny, descriptions(npu_tiny))
     except CompileError as e:
@@ -405,6 +409,30 @@ def test_dense_on_a_3d_input_compiles_and_runs(tmp_path):
         assert counters["accel_ops"] >= 1
     else:  # kept on the host, saying why
         assert [r["op"] for r in report["rejected"]] == ["relay.nn.dense"] and "rank" in report["rejected"][0]["reason"]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "tile-for-scratchpad: a row-tiled avg_pool2d with ceil_mode=true and count_include_pad=true divides the "
+    "last output row by the full window (3) where the reference divides by the rows inside the input and "
+    "its padding (2): the ceil-mode overhang of the last tile becomes tile padding that count_include_pad "
+    "counts. x: [2, 3, 6, 3], pool_size [3, 1], strides [2, 2], no padding, on the npu with a 512-byte "
+    "scratchpad: output row 2 is 2/3 of the reference (max error 0.51), in the interpreter and in C alike; "
+    "untiled (256 KiB) it is right."))
+def test_tiled_avg_pool_with_ceil_mode_counts_only_real_padding(npu_tiny, tmp_path):
+    from compiler.frontend.builder import GraphBuilder
+
+    b = GraphBuilder()
+    x = b.input("x", (2, 3, 6, 3))
+    y = b.avg_pool2d(x, pool_size=(3, 1), strides=(2, 2), padding=(0, 0, 0, 0), ceil_mode=True, count_include_pad=True)
+    module = b.build([y], ["y"])
+    inputs = {"x": np.random.default_rng(0).standard_normal((2, 3, 6, 3)).astype(np.float32)}
+    expected = run_function(module, inputs)
+    ctx = make_context()
+    Byoc(target=(npu_tiny,), cost_model=False).apply(ctx, module)
+    for p in build_passes(PIPELINES["lower"], npu_tiny):
+        p.apply(ctx, module)
+    assert any(op.name == "scf.for" or isinstance(op, accel.PoolOp) for op in module.walk())
+    assert_same(run_module(module, inputs), expected, "tiled avg_pool2d", False, 0.0)
 
 
 # --------------------------------------------------------------------------------------
