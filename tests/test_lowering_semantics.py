@@ -217,10 +217,6 @@ def test_dsp_graphs(graph):
 def test_tiny_scratchpad_graphs(graph, npu_tiny):
     """Operands larger than 512 bytes are tiled; what cannot be tiled to fit must be a clean
     CompileError naming the scratchpad."""
-    # Known bug, test_tiled_avg_pool_with_ceil_mode_counts_only_real_padding (strict
-    # xfail): drop this filter with its marker once tiled ceil-mode average pools are right.
-    assume(not any(isinstance(op, relay.AvgPool2DOp) and op.prop("ceil_mode") and op.prop("count_include_pad")
-                   for op in graph.module.walk()))
     try:
         check_lowering(graph, npu_tiny, descriptions(npu_tiny))
     except CompileError as e:
@@ -411,13 +407,6 @@ def test_dense_on_a_3d_input_compiles_and_runs(tmp_path):
         assert [r["op"] for r in report["rejected"]] == ["relay.nn.dense"] and "rank" in report["rejected"][0]["reason"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "tile-for-scratchpad: a row-tiled avg_pool2d with ceil_mode=true and count_include_pad=true divides the "
-    "last output row by the full window (3) where the reference divides by the rows inside the input and "
-    "its padding (2): the ceil-mode overhang of the last tile becomes tile padding that count_include_pad "
-    "counts. x: [2, 3, 6, 3], pool_size [3, 1], strides [2, 2], no padding, on the npu with a 512-byte "
-    "scratchpad: output row 2 is 2/3 of the reference (max error 0.51), in the interpreter and in C alike; "
-    "untiled (256 KiB) it is right."))
 def test_tiled_avg_pool_with_ceil_mode_counts_only_real_padding(npu_tiny, tmp_path):
     from compiler.frontend.builder import GraphBuilder
 

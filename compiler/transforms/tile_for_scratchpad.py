@@ -268,7 +268,11 @@ def emit_spatial(op: accel.ComputeOp, plan: Plan) -> None:
             cin0, cin1 = c0, c1
         xs = e.subview(x, [0, cin0, in_row, 0], [n, cin1 - cin0, rt.in_rows, w])
         ys = e.subview(y, [0, c0, out_row, 0], [n, c1 - c0, rt.rows, ow])
-        padding = (rt.pad_top, pad[1], rt.pad_bottom, pad[3])
+        # A pool's last window may reach past the bottom padding in ceil mode: that
+        # overhang is not padding (count_include_pad must not count it), so the tile keeps
+        # ceil_mode and only the real padding.
+        pad_bottom = rt.pad_bottom if conv else min(rt.pad_bottom, pad[2])
+        padding = (rt.pad_top, pad[1], pad_bottom, pad[3])
         props: dict[str, Any] = {k: op.properties[k] for k in op.properties}
         props["padding"] = accel.Conv2DOp.PROPS[1].to_attr(padding)
         if conv:
