@@ -175,14 +175,62 @@ def hoist_invariant_loads(loop: scf.ForOp) -> bool:
 # --------------------------------------------------------------------------------------
 
 
-def forward_block(block: Block, fits, on_device: dict | None = None) -> bool:
-    """Within one block: reuse device copies of host data (see the module docstring).
-    Each reuse lengthens the life of a scratchpad buffer, so it is kept only when
-    `fits()` (the scratchpad plan) still holds; otherwise it is undone. `on_device`
-    (host key -> scratchpad value with the same bytes) carries what is known on entry;
-    a loop inherits what it does not overwrite, and keeps it past its end."""
-    changed = False
+@dataclass
+class Forwarding:
+    """A load whose readers now use a copy already on the device (tentatively: the load
+    stays until the plan says the longer life of that copy fits)."""
+
+    load: accel.DmaStartOp
+    uses: list[tuple[Operation, int]]
+    have: SSAValue
+
+    def apply(self) -> None:
+        for user, index in self.uses:
+            user.operands[index] = self.have
+
+    def undo(self) -> None:
+        for user, index in self.uses:
+            user.operands[index] = self.load.dest
+
+    def commit(self) -> None:
+        alloc, source = self.load.dest.owner, self.load.source
+        erase_transfer(self.load)
+        erase_if_unused(alloc)
+        erase_if_unused(source.owner if isinstance(source.owner, Operation) else None)
+
+
+def keep_fitting(changes: list, fits) -> list:
+    """Of tentatively applied `changes` (with apply/undo), keep a subset under which the
+    scratchpad plan fits: all if they fit, else halves tried recursively (a plan per
+    failure and level, not per change)."""
+    if not changes or fits():
+        return changes
+    for c in reversed(changes):
+        c.undo()
+    kept: list = []
+
+    def attempt(group: list) -> None:
+        for c in group:
+            c.apply()
+        if fits():
+            kept.extend(group)
+            return
+        for c in reversed(group):
+            c.undo()
+        if len(group) > 1:
+            attempt(group[: len(group) // 2])
+            attempt(group[len(group) // 2:])
+
+    attempt(changes)
+    return kept
+
+
+def find_forwardings(block: Block, on_device: dict | None = None, found: list | None = None) -> list[Forwarding]:
+    """Walk `block` (and its loops) tracking which host data has a copy on the device
+    (host key -> scratchpad value), and apply every reuse tentatively. A loop inherits
+    what it does not overwrite, and that stays known past its end."""
     on_device = {} if on_device is None else on_device
+    found = [] if found is None else found
 
     def key_root(k) -> SSAValue:
         return k[0] if isinstance(k, tuple) else root(k)
@@ -202,25 +250,15 @@ def forward_block(block: Block, fits, on_device: dict | None = None) -> bool:
             if op.to_device:
                 key = host_key(op.source)
                 have = on_device.get(key)
-                alloc = op.dest.owner
                 readers = [u for u in op.dest.uses if u.operation is not op]
-                if have is not None and isinstance(alloc, accel.AllocOp) and \
+                if have is not None and isinstance(op.dest.owner, accel.AllocOp) and \
                         tuple(have.type.get_shape()) == tuple(op.dest.type.get_shape()) and \
                         all(isinstance(u.operation, accel.ComputeOp) and u.operation.output is not op.dest
                             for u in readers):
-                    # Try: readers use the copy already on the device.
-                    uses = [(u.operation, u.index) for u in readers]
-                    for user, index in uses:
-                        user.operands[index] = have
-                    if fits():
-                        source = op.source
-                        erase_transfer(op)
-                        erase_if_unused(alloc)
-                        erase_if_unused(source.owner if isinstance(source.owner, Operation) else None)
-                        changed = True
-                        continue
-                    for user, index in uses:
-                        user.operands[index] = op.dest
+                    fwd = Forwarding(op, [(u.operation, u.index) for u in readers], have)
+                    fwd.apply()
+                    found.append(fwd)
+                    continue
                 invalidate_device(op.dest)
                 on_device[key] = op.dest
             else:
@@ -235,8 +273,17 @@ def forward_block(block: Block, fits, on_device: dict | None = None) -> bool:
                 del on_device[k]
             for region in op.regions:
                 for b in region.blocks:
-                    changed |= forward_block(b, fits, dict(on_device))
-    return changed
+                    find_forwardings(b, dict(on_device), found)
+    return found
+
+
+def forward_block(block: Block, fits) -> bool:
+    """Reuse device copies of host data in `block` (see the module docstring), keeping
+    the reuses under which the scratchpad plan fits."""
+    kept = keep_fitting(find_forwardings(block), fits)
+    for fwd in kept:
+        fwd.commit()
+    return bool(kept)
 
 
 def drop_dead_writebacks(fn: func.FuncOp) -> bool:
@@ -466,11 +513,30 @@ def _movable_chain(v: SSAValue, block: Block, stop: Operation) -> list[Operation
     return chain if visit(v) else None
 
 
+@dataclass
+class Prefetch:
+    """Ops of one load (its views, buffer and transfer) moved before a compute op."""
+
+    ops: list[Operation]
+    target: Operation  # the compute op they now precede
+    home: Operation  # the op they came before (not itself moved by any prefetch)
+
+    def apply(self) -> None:
+        for op in self.ops:
+            op.detach()
+            Rewriter.insert_op(op, InsertPoint.before(self.target))
+
+    def undo(self) -> None:
+        for op in self.ops:
+            op.detach()
+            Rewriter.insert_op(op, InsertPoint.before(self.home))
+
+
 def prefetch_loads(block: Block, fits) -> bool:
     """Issue each load one compute op earlier (before the compute that precedes it), so
     the DMA engine fetches the next op's operands while the current one computes. Kept
-    only when the scratchpad plan still fits."""
-    changed = False
+    where the scratchpad plan still fits."""
+    moves: list[Prefetch] = []
     for dma in [op for op in block.ops if isinstance(op, accel.DmaStartOp) and op.to_device]:
         alloc = dma.dest.owner
         if not isinstance(alloc, accel.AllocOp) or alloc.parent is not block:
@@ -492,19 +558,18 @@ def prefetch_loads(block: Block, fits) -> bool:
         chain = _movable_chain(dma.source, block, prev)
         if chain is None:
             continue
-        moved = [*chain, alloc, dma] if not alloc.is_before_in_block(prev) else [*chain, dma]
-        anchors = [(op, op.next_op) for op in moved]
-        for op in moved:
-            op.detach()
-            Rewriter.insert_op(op, InsertPoint.before(prev))
-        if fits():
-            changed = True
+        ops = [*chain, alloc, dma] if not alloc.is_before_in_block(prev) else [*chain, dma]
+        # The first op after the load that stays put: where an undo puts it back.
+        home = dma.next_op
+        while home is not None and isinstance(home, (accel.AllocOp, accel.DmaStartOp, memref.SubviewOp,
+                                                      arith.ConstantOp, arith.AddiOp, arith.MuliOp)):
+            home = home.next_op
+        if home is None:
             continue
-        for op, nxt in reversed(anchors):  # undo
-            op.detach()
-            Rewriter.insert_op(op, InsertPoint.before(nxt) if nxt is not None and nxt.parent is block
-                               else InsertPoint.at_end(block))
-    return changed
+        move = Prefetch(ops, prev, home)
+        move.apply()
+        moves.append(move)
+    return bool(keep_fitting(moves, fits))
 
 
 # --------------------------------------------------------------------------------------
@@ -702,48 +767,70 @@ class OptimizeDma(ModulePass):
             for name, desc in targets.items():
                 plan_scratchpad_module(module, name, desc.memory.scratchpad_bytes, desc.memory.alignment)
 
-        def fits() -> bool:
-            try:
-                plan(op)
-                return True
-            except CompileError:
-                return False
+        from compiler.memory_plan import plan_scratchpad
 
         for name, desc in targets.items():
             for fn, fname in list(accelerator_functions(op)):
                 if fname != name or fn.attributes.get(PLACEMENT_ATTR) != StringAttr("dma"):
                     continue
                 cse(fn)
+                # Until values are kept on the device across regions, a region's plan is
+                # its own: checking it alone keeps each check proportional to the region.
+                current = [fn]
+
+                def fits() -> bool:
+                    try:
+                        plan_scratchpad(current[0], desc.memory.scratchpad_bytes, desc.memory.alignment)
+                        return True
+                    except CompileError:
+                        return False
+
                 if self.hoist:
-                    fn = _per_loop(fn, hoist_invariant_loads, fits)
+                    _per_loop(current, hoist_invariant_loads, fits)
                 if self.forward:
-                    forward_block(fn.body.block, fits)
-                    drop_dead_writebacks(fn)
+                    forward_block(current[0].body.block, fits)
+                    drop_dead_writebacks(current[0])
                 if self.double_buffer:
-                    fn = _per_loop(fn, double_buffer_loop, fits, lambda lp: double_buffer_loop(lp, False))
-                    prefetch_loads(fn.body.block, fits)
+                    _per_loop(current, double_buffer_loop, fits, lambda lp: double_buffer_loop(lp, False))
+                    prefetch_loads(current[0].body.block, fits)
             if self.cross_region:
                 keep_on_device(op, name, plan)
         plan(op)
 
 
-def _per_loop(fn: func.FuncOp, step, fits, fallback=None) -> func.FuncOp:
-    """Apply `step` to each loop (innermost first), keeping it only if the plan fits;
-    when it does not, try `fallback` (a lighter variant) instead."""
+def _per_loop(holder: list, step, fits, fallback=None) -> None:
+    """Apply `step` to every loop of the function `holder[0]` (innermost first), keeping
+    it where the plan fits: all loops at once when that fits, else loop by loop, trying
+    `fallback` (a lighter variant) where `step` does not fit. A failed attempt restores
+    a snapshot of the function, which then replaces `holder[0]`."""
+
+    def loops() -> list[scf.ForOp]:
+        return [o for o in holder[0].walk() if isinstance(o, scf.ForOp)][::-1]
+
+    def restore(snapshot: func.FuncOp) -> None:
+        _replace_function(holder[0], snapshot)
+        holder[0] = snapshot
+
+    if not loops():
+        return
+    snapshot = holder[0].clone()
+    changed = False
+    for i in range(len(loops())):
+        current = loops()
+        if i < len(current):
+            changed |= step(current[i])
+    if not changed or fits():
+        return
+    restore(snapshot)
     index = 0
-    while True:
-        loops = [o for o in fn.walk() if isinstance(o, scf.ForOp)][::-1]
-        if index >= len(loops):
-            return fn
+    while index < len(loops()):
         for attempt in (step, fallback):
             if attempt is None:
                 continue
-            snapshot = fn.clone()
-            if not attempt(loops[index]) or fits():
+            snapshot = holder[0].clone()
+            if not attempt(loops()[index]) or fits():
                 break
-            _replace_function(fn, snapshot)
-            fn = snapshot
-            loops = [o for o in fn.walk() if isinstance(o, scf.ForOp)][::-1]
+            restore(snapshot)
         index += 1
 
 
