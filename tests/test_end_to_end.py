@@ -325,6 +325,8 @@ def test_planned_dma_is_what_the_simulator_counts(ws, name, target):
     moved = counters["bytes_to_device"] + counters["bytes_to_host"]
     assert dma["lower_bound_bytes"] <= moved, f"the DMA lower bound {dma['lower_bound_bytes']} exceeds the {moved} bytes moved"
     assert c.report["cycles"]["lower_bound"] <= counters["cycles"], "the cycle lower bound exceeds the simulated cycles"
+    # The compiler replays the simulator's timeline on the IR: the estimate is exact.
+    assert c.report["cycles"]["estimate"] == counters["cycles"], (c.report["cycles"], counters["cycles"])
     assert (counters["cycles"] > 0) == (counters["accel_ops"] > 0)
     if target == "npu-shared":
         assert dma["bytes_to_device"] == dma["bytes_to_host"] == dma["transfers"] == 0
