@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import onnxruntime as ort
 import pytest
-from onnx import ModelProto, TensorProto, helper, numpy_helper
+from onnx import ModelProto, helper, numpy_helper
 
 from compiler.frontend.builder import GraphBuilder
 from compiler.diagnostics import CompileError

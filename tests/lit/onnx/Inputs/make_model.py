@@ -8,7 +8,6 @@ Each NAME builds one model with onnx.helper (fixed seeds: the files are determin
 import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto as T
 from onnx import helper as h
 from onnx import numpy_helper as nh
