@@ -724,12 +724,10 @@ def keep_on_device(module: ModuleOp, target_name: str, plan) -> bool:
 
 
 def _key(res: Resident):
-    """A name for a candidate that survives restoring the module from a clone."""
-    owner = res.buffer.owner
-    main_block = res.first[0].parent
-    if isinstance(owner, memref.AllocOp):
-        return ("alloc", main_block.get_operation_index(owner))
-    return ("arg", res.buffer.index)
+    """A name for a candidate that survives restoring the module from a clone and other
+    candidates' rewrites: the region that writes (or first reads) it, and which argument."""
+    call, fn, idx = res.first
+    return (fn.sym_name.data, idx)
 
 
 def _restore(module: ModuleOp, snapshot: ModuleOp) -> None:
