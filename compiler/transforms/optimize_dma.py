@@ -18,7 +18,8 @@ Each part can be switched off:
   slot and the pending token are loop-carried), so the DMA engine works while the
   compute engine does; the last iteration is peeled; computed tiles get two slots too and
   their write-backs are not waited for in the loop. Outside loops, each load is issued
-  one compute op earlier (the next op's operands arrive while the current one computes).
+  one compute op earlier (the next op's operands arrive while the current one computes),
+  and no write-back is waited for (transfers run in order; the region ends with a sync).
 
 Every step is kept only if the scratchpad plan (by liveness, across regions) still fits;
 otherwise that step is undone. (Zero-copy for targets sharing host memory is decided by
@@ -572,6 +573,24 @@ def prefetch_loads(block: Block, fits) -> bool:
     return bool(keep_fitting(moves, fits))
 
 
+def defer_writebacks(fn: func.FuncOp) -> bool:
+    """Stop waiting for write-backs: the DMA engine runs transfers in order (a later load of
+    the same host bytes comes after), the device orders a later write of the scratchpad
+    bytes after the transfer that reads them, and the region ends with a sync; so the
+    host need not stall on each result while the next op could compute."""
+    changed = False
+    for wait in [op for op in fn.walk() if isinstance(op, accel.DmaWaitOp)]:
+        keep = [t for t in wait.tokens if not (isinstance(t.owner, accel.DmaStartOp) and not t.owner.to_device)]
+        if len(keep) == len(wait.tokens):
+            continue
+        if keep:
+            Rewriter.replace_op(wait, accel.DmaWaitOp(*keep))
+        else:
+            Rewriter.erase_op(wait)
+        changed = True
+    return changed
+
+
 # --------------------------------------------------------------------------------------
 # Values that stay on the device between regions
 # --------------------------------------------------------------------------------------
@@ -791,6 +810,10 @@ class OptimizeDma(ModulePass):
                 if self.double_buffer:
                     _per_loop(current, double_buffer_loop, fits, lambda lp: double_buffer_loop(lp, False))
                     prefetch_loads(current[0].body.block, fits)
+                    snapshot = current[0].clone()
+                    if defer_writebacks(current[0]) and not fits():
+                        _replace_function(current[0], snapshot)
+                        current[0] = snapshot
             if self.cross_region:
                 keep_on_device(op, name, plan)
         plan(op)
