@@ -189,6 +189,18 @@ def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: i
     from compiler.transforms.plan_memory import schedule
     from dialects import accel
 
+    # Without buffers that live across regions (in @main), each region's plan is its own.
+    resident = any(isinstance(op, accel.AllocOp) and isinstance(op.attributes.get("accel.target"), StringAttr)
+                   and op.attributes["accel.target"].data == target_name
+                   for fn in module.body.block.ops if isinstance(fn, func.FuncOp) for op in fn.body.block.ops
+                   ) if module.body.block.ops else False
+    if not resident:
+        peak = 0
+        for fn in module.body.block.ops:
+            t = fn.attributes.get("accel.target") if isinstance(fn, func.FuncOp) else None
+            if isinstance(t, StringAttr) and t.data == target_name and not fn.is_declaration:
+                peak = max(peak, plan_scratchpad(fn, capacity, alignment))
+        return peak
     pos, end = schedule(module, entry=None)
     allocs = []
     for op in pos:

@@ -533,12 +533,14 @@ class Prefetch:
             Rewriter.insert_op(op, InsertPoint.before(self.home))
 
 
-def prefetch_loads(block: Block, fits) -> bool:
-    """Issue each load one compute op earlier (before the compute that precedes it), so
-    the DMA engine fetches the next op's operands while the current one computes. Kept
-    where the scratchpad plan still fits."""
+def prefetch_loads(block: Block, fits, only: set | None = None) -> set:
+    """Issue each load (of `only`, if given) one compute op earlier (before the compute
+    that precedes it), so the DMA engine fetches the next op's operands while the current
+    one computes. Kept where the scratchpad plan still fits; returns the loads moved."""
     moves: list[Prefetch] = []
     for dma in [op for op in block.ops if isinstance(op, accel.DmaStartOp) and op.to_device]:
+        if only is not None and dma not in only:
+            continue
         alloc = dma.dest.owner
         if not isinstance(alloc, accel.AllocOp) or alloc.parent is not block:
             continue
@@ -570,7 +572,7 @@ def prefetch_loads(block: Block, fits) -> bool:
         move = Prefetch(ops, prev, home)
         move.apply()
         moves.append(move)
-    return bool(keep_fitting(moves, fits))
+    return {m.ops[-1] for m in keep_fitting(moves, fits)}
 
 
 def defer_writebacks(fn: func.FuncOp) -> bool:
@@ -771,6 +773,9 @@ class OptimizeDma(ModulePass):
     cross_region: bool = True
     double_buffer: bool = True
 
+    prefetch_depth: int = 3
+    """How many compute ops ahead a load may be issued (with double-buffer)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from compiler.memory_plan import plan_scratchpad_module
 
@@ -809,7 +814,12 @@ class OptimizeDma(ModulePass):
                     drop_dead_writebacks(current[0])
                 if self.double_buffer:
                     _per_loop(current, double_buffer_loop, fits, lambda lp: double_buffer_loop(lp, False))
-                    prefetch_loads(current[0].body.block, fits)
+                    # Each round issues the loads moved by the last one more op earlier.
+                    moved = None
+                    for _ in range(self.prefetch_depth):
+                        moved = prefetch_loads(current[0].body.block, fits, moved)
+                        if not moved:
+                            break
                     snapshot = current[0].clone()
                     if defer_writebacks(current[0]) and not fits():
                         _replace_function(current[0], snapshot)
