@@ -397,7 +397,7 @@ class ModelEmitter:
             desc = self.targets[t]
             p = desc.api.prefix
             cfg = self.fresh("cfg")
-            w.line(f"    {{")
+            w.line("    {")
             w.line(f"        {p}config {cfg};")
             w.line(f"        memset(&{cfg}, 0, sizeof {cfg});")
             for fld, val in config_fields(desc).items():
@@ -405,7 +405,7 @@ class ModelEmitter:
             w.line(f"        if ({p}init(&{cfg}) != 0) return 1;")
             w.line(f"        {p}register_host(model_arena, MODEL_ARENA_BYTES);")
             w.line(f"        {p}register_host(model_weights, MODEL_WEIGHTS_BYTES);")
-            w.line(f"    }}")
+            w.line("    }")
         w.line("    return 0;")
         w.line("}")
         w.line("")
