@@ -256,7 +256,7 @@ def run_module(module: ModuleOp, inputs: Mapping[str, Any] | Sequence[Any], name
         return relay_interpreter.run_function(module, inputs, name)
     names = io_names(fn)[0]
     in_names, out_names = names[:-n_out], names[-n_out:]
-    values = relay_interpreter._ordered_inputs(in_names, inputs)
+    values = relay_interpreter.ordered_inputs(in_names, inputs)
     arrays = []
     for n, v, t in zip(in_names, values, fn.function_type.inputs.data):
         arr = np.asarray(v)

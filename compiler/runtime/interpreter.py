@@ -213,7 +213,9 @@ def _check_inputs(fn: func.FuncOp, names: list[str], arrays: Sequence[Any]) -> l
     return checked
 
 
-def _ordered_inputs(names: list[str], inputs: Mapping[str, Any] | Sequence[Any]) -> list[Any]:
+def ordered_inputs(names: list[str], inputs: Mapping[str, Any] | Sequence[Any]) -> list[Any]:
+    """`inputs` (by name, or a sequence in order) as a list in the order of `names`; a
+    missing, unexpected or miscounted input is a one-line CompileError."""
     if isinstance(inputs, Mapping):
         missing = [n for n in names if n not in inputs]
         if missing:
@@ -261,7 +263,7 @@ def run_function(
     if len(set(out_names)) != len(out_names):
         dup = next(n for n in out_names if out_names.count(n) > 1)
         raise CompileError(f"two outputs of @{name} are named '{dup}'", fn)
-    arrays = _check_inputs(fn, in_names, _ordered_inputs(in_names, inputs))
+    arrays = _check_inputs(fn, in_names, ordered_inputs(in_names, inputs))
     return dict(zip(out_names, _run(module, fn, arrays)))
 
 
@@ -269,5 +271,5 @@ def interpret(module: ModuleOp, *arrays: Any, name: str = "main") -> tuple[np.nd
     """Run `@name` on positional inputs; returns its results in order."""
     fn = find_function(module, name)
     in_names, _ = io_names(fn)
-    checked = _check_inputs(fn, in_names, _ordered_inputs(in_names, arrays))
+    checked = _check_inputs(fn, in_names, ordered_inputs(in_names, arrays))
     return _run(module, fn, checked)

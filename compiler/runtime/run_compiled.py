@@ -95,13 +95,9 @@ def _same_runtime(runtime_dir: str, rel: str) -> bool:
 def run_directory(out_dir: str, inputs: Mapping[str, Any], sanitize: bool = False,
                   timeout: float = 600) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     ins, outs = model_signature(out_dir)
-    names = [n for n, _, _ in ins]
-    missing = [n for n in names if n not in inputs]
-    if missing:
-        raise CompileError(f"missing input '{missing[0]}' (the inputs are: {', '.join(names) or 'none'})")
-    extra = [k for k in inputs if k not in names]
-    if extra:
-        raise CompileError(f"unexpected input '{extra[0]}' (the inputs are: {', '.join(names) or 'none'})")
+    from compiler.runtime.interpreter import ordered_inputs
+
+    inputs = dict(zip([n for n, _, _ in ins], ordered_inputs([n for n, _, _ in ins], inputs)))
     exe = build(out_dir, sanitize)
     with tempfile.TemporaryDirectory(prefix="accel-run-") as tmp:
         in_files = []

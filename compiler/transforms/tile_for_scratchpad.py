@@ -155,8 +155,17 @@ def group_tiles(tiles: list[RowTile]) -> list[tuple[RowTile, int, int]]:
     return groups
 
 
-def _slice(values: tuple, lo: int, hi: int) -> list:
-    return list(values[lo:hi]) if len(values) > 1 else list(values)
+def uniform_runs(extent: int, tile: int) -> list[tuple[int, int, int]]:
+    """Tiles of `tile` over [0, extent) as runs of equal size: (first start, count, size);
+    the last, smaller tile (if any) is a run of its own (it is peeled out of the loop)."""
+    runs: list[list[int]] = []
+    for start in range(0, extent, tile):
+        size = min(tile, extent - start)
+        if runs and runs[-1][2] == size:
+            runs[-1][1] += 1
+        else:
+            runs.append([start, 1, size])
+    return [(a, b, c) for a, b, c in runs]
 
 
 # --------------------------------------------------------------------------------------
@@ -343,14 +352,7 @@ def tile_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool)
     top = Emitter(InsertPoint.before(op))
     for n0 in range(0, n, tn):
         n1 = min(n, n0 + tn)
-        runs = []
-        for m0 in range(0, m, tm):
-            size = min(tm, m - m0)
-            if runs and runs[-1][2] == size:
-                runs[-1][1] += 1
-            else:
-                runs.append([m0, 1, size])
-        for m0, count, size in runs:
+        for m0, count, size in uniform_runs(m, tm):
             miv, e = top.loop(m0, count, tm)
             row = e.affine(miv, 1, 0) if miv is not None else m0
             if vector:
@@ -393,14 +395,7 @@ def tile_eltwise(op: accel.EltwiseOp, capacity: int, alignment: int, double: boo
             iv, inner_e = e.loop(0, shape[depth], 1)
             level(inner_e, prefix + [iv if iv is not None else 0], depth + 1)
             return
-        runs = []
-        for s0 in range(0, shape[axis], t):
-            size = min(t, shape[axis] - s0)
-            if runs and runs[-1][2] == size:
-                runs[-1][1] += 1
-            else:
-                runs.append([s0, 1, size])
-        for s0, count, size in runs:
+        for s0, count, size in uniform_runs(shape[axis], t):
             iv, body = e.loop(s0, count, t)
             start = body.affine(iv, 1, 0) if iv is not None else s0
             offsets = prefix + [start] + [0] * (len(shape) - axis - 1)
