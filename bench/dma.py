@@ -154,8 +154,8 @@ def tolerance(path: str, output: str, ref: np.ndarray) -> float:
 def build_fast(out_dir: str) -> None:
     import filecmp
 
-    from compiler.backend.artifacts import c_sources
-    from compiler.runtime import cbuild
+    from accel.compiler.backend.artifacts import c_sources
+    from accel.compiler.runtime import cbuild
 
     packaged = {p.name: p for p in cbuild.simulator_sources()}
     runtime, own = [], []
@@ -215,8 +215,8 @@ def traffic_breakdown(module, descs: dict) -> Breakdown:
     from xdsl.dialects import memref, scf
     from xdsl.ir import BlockArgument
 
-    from compiler.compile_report import accelerator_functions, compute_cycles, dma_cycles, multiplicity, nbytes
-    from dialects import accel
+    from accel.compiler.compile_report import accelerator_functions, compute_cycles, dma_cycles, multiplicity, nbytes
+    from accel.dialects import accel
 
     bd = Breakdown()
     for fn, target in accelerator_functions(module):
@@ -272,8 +272,8 @@ def one_op_floor(lowered, descs: dict) -> int:
     from xdsl.dialects import memref
     from xdsl.ir import BlockArgument
 
-    from compiler.compile_report import accelerator_functions, nbytes
-    from dialects import accel
+    from accel.compiler.compile_report import accelerator_functions, nbytes
+    from accel.dialects import accel
 
     def is_output(fn, i: int) -> bool:
         attrs = fn.arg_attrs.data[i].data if fn.arg_attrs is not None and i < len(fn.arg_attrs.data) else {}
@@ -326,11 +326,11 @@ class Row:
 
 
 def measure(model: str, target: str, work: str) -> Row:
-    from compiler.driver import compile_module, compile_to_directory, load_model, make_context
-    from compiler.frontend.onnx import import_onnx_file
-    from compiler.runtime.interpreter import run_function
-    from compiler.runtime.run_compiled import run_directory
-    from compiler.targets.registry import load_targets
+    from accel.compiler.driver import compile_module, compile_to_directory, load_model, make_context
+    from accel.compiler.frontend.onnx import import_onnx_file
+    from accel.compiler.runtime.interpreter import run_function
+    from accel.compiler.runtime.run_compiled import run_directory
+    from accel.compiler.targets.registry import load_targets
 
     start = time.perf_counter()
     path = model_path(model, work)

@@ -37,10 +37,10 @@ from xdsl.printer import Printer
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from compiler.diagnostics import LocatingParser  # noqa: E402
-from compiler.frontend.builder import GraphBuilder  # noqa: E402
-from compiler.tensors import set_ir_dir  # noqa: E402
-from dialects.relay import Relay  # noqa: E402
+from accel.compiler.diagnostics import LocatingParser  # noqa: E402
+from accel.compiler.frontend.builder import GraphBuilder  # noqa: E402
+from accel.compiler.tensors import set_ir_dir  # noqa: E402
+from accel.dialects.relay import Relay  # noqa: E402
 
 CHANNELS = 8
 SIZE = 8
@@ -167,7 +167,7 @@ def measure(n_ops: int, repeat: int, interpret: bool, workdir: str) -> dict[str,
     assert printed == text, "print -> parse -> print is not a fixed point"
     row = {"ops": ops, "text_mb": len(text) / 1e6, "parse": t_parse, "verify": t_verify, "print": t_print}
     if interpret:
-        from compiler.runtime.interpreter import run_function
+        from accel.compiler.runtime.interpreter import run_function
 
         set_ir_dir(workdir)
         t_run, _ = median_ms(lambda: run_function(parsed, inputs), repeat)

@@ -75,9 +75,9 @@ def blocks_for(nodes: int) -> int:
 def time_accel(path: str) -> tuple[float, float, float, dict]:
     from xdsl.context import Context
 
-    from compiler.frontend.onnx import import_onnx_file
-    from compiler.partition_report import partition_report
-    from compiler.transforms.byoc import Byoc
+    from accel.compiler.frontend.onnx import import_onnx_file
+    from accel.compiler.partition_report import partition_report
+    from accel.compiler.transforms.byoc import Byoc
 
     start = time.process_time()
     module = import_onnx_file(path)
@@ -136,7 +136,7 @@ def main() -> None:
         script = os.path.join(tmp, "tvm_partition.py")
         with open(script, "w") as f:
             f.write(TVM_SCRIPT)
-        from compiler.targets import load_target
+        from accel.compiler.targets import load_target
 
         load_target("npu")
         header = f"{'nodes':>6} {'regions':>7} {'import ms/node':>15} {'byoc ms/node':>13} {'verify':>7}"

@@ -23,9 +23,9 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, DictionaryAttr, IntegerAttr, Me
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
-from compiler.index_arith import constant_index
-from compiler.tensors import numpy_dtype
-from dialects import accel
+from accel.compiler.index_arith import constant_index
+from accel.compiler.tensors import numpy_dtype
+from accel.dialects import accel
 
 OUTPUT_ATTR = "accel.output"
 
@@ -222,7 +222,7 @@ class Timeline:
         hi = lo + nbytes(v.type)
         capacity = self.desc.memory.scratchpad_bytes
         if lo < 0 or hi > capacity:
-            from compiler.diagnostics import CompileError
+            from accel.compiler.diagnostics import CompileError
 
             raise CompileError(f"a scratchpad view of {nbytes(v.type)} bytes at offset {lo} runs past the end of "
                                f"the scratchpad of '{self.desc.name}' ({capacity} bytes)", v.owner)

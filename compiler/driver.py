@@ -20,15 +20,15 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
-from compiler.diagnostics import CompileError, LocatingParser, verify_located
-from compiler.tensors import set_ir_dir
-from compiler.transforms import ACCEL_PASSES
+from accel.compiler.diagnostics import CompileError, LocatingParser, verify_located
+from accel.compiler.tensors import set_ir_dir
+from accel.compiler.transforms import ACCEL_PASSES
 
 
 def make_context() -> Context:
     from xdsl.dialects import arith, builtin, func, memref, scf
 
-    from dialects import ACCEL_DIALECTS
+    from accel.dialects import ACCEL_DIALECTS
 
     ctx = Context()
     for d in (builtin.Builtin, func.Func, memref.MemRef, arith.Arith, scf.Scf):
@@ -41,7 +41,7 @@ def make_context() -> Context:
 def load_model(path: str, ctx: Context) -> ModuleOp:
     """Import an ONNX model or parse textual IR; verified, one-line errors."""
     if path.endswith(".onnx"):
-        from compiler.frontend.onnx import import_onnx_file
+        from accel.compiler.frontend.onnx import import_onnx_file
 
         module = import_onnx_file(path)
     else:
@@ -70,7 +70,7 @@ def with_target(p: ModulePass, target: str | None) -> ModulePass:
 
 
 def build_passes(spec: str, target: str | None) -> list[ModulePass]:
-    from compiler.pipeline import parse_pipeline_spec
+    from accel.compiler.pipeline import parse_pipeline_spec
 
     return [with_target(p, target) for p in parse_pipeline_spec(ACCEL_PASSES, spec)]
 
@@ -95,7 +95,7 @@ def compile_module(module: ModuleOp, ctx: Context, target: str, pipeline: str = 
         verify_located(module)
         timing[p.name] = timing.get(p.name, 0.0) + time.perf_counter() - start
         if p.name in ("byoc", "outline-regions"):
-            from compiler.partition_report import partition_dot, partition_report
+            from accel.compiler.partition_report import partition_dot, partition_report
 
             partition = partition_report(module)
             dot = partition_dot(module)
@@ -106,10 +106,10 @@ def compile_module(module: ModuleOp, ctx: Context, target: str, pipeline: str = 
 
 def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: str = "full",
                          dump_ir: bool = False) -> dict:
-    from compiler.backend.artifacts import write_artifacts
-    from compiler.backend.c_emitter import ModelEmitter
-    from compiler.compile_report import build_report
-    from compiler.targets.registry import load_targets
+    from accel.compiler.backend.artifacts import write_artifacts
+    from accel.compiler.backend.c_emitter import ModelEmitter
+    from accel.compiler.compile_report import build_report
+    from accel.compiler.targets.registry import load_targets
 
     ctx = make_context()
     start = time.perf_counter()

@@ -130,9 +130,9 @@ def _plan(allocs, pos, end, capacity: int, alignment: int, what: str, where) -> 
     inside a loop (or a call) until its end, unless the buffer is allocated inside it."""
     from xdsl.dialects.builtin import IntegerAttr, i64
 
-    from compiler.diagnostics import CompileError
-    from compiler.tensors import numpy_dtype
-    from dialects import accel
+    from accel.compiler.diagnostics import CompileError
+    from accel.compiler.tensors import numpy_dtype
+    from accel.dialects import accel
 
     intervals = []
     for alloc in allocs:
@@ -172,7 +172,7 @@ def _plan(allocs, pos, end, capacity: int, alignment: int, what: str, where) -> 
 def plan_scratchpad(fn, capacity: int, alignment: int) -> int:
     """Plan the scratchpad buffers of one accelerator function; returns the peak.
     Raises CompileError if the peak exceeds `capacity`."""
-    from dialects import accel
+    from accel.dialects import accel
 
     pos = _positions(fn)
     allocs = [op for op in pos if isinstance(op, accel.AllocOp) and accel.memory_space(op.result.type) == "spm"]
@@ -186,8 +186,8 @@ def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: i
     from xdsl.dialects import func
     from xdsl.dialects.builtin import StringAttr
 
-    from compiler.transforms.plan_memory import schedule
-    from dialects import accel
+    from accel.compiler.transforms.plan_memory import schedule
+    from accel.dialects import accel
 
     # Without buffers that live across regions (in @main), each region's plan is its own.
     resident = any(isinstance(op, accel.AllocOp) and isinstance(op.attributes.get("accel.target"), StringAttr)

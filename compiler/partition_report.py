@@ -24,9 +24,9 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
-from compiler.diagnostics import format_location
-from compiler.targets import symbol_base
-from dialects.relay import CompositeOp, ConstantOp
+from accel.compiler.diagnostics import format_location
+from accel.compiler.targets import symbol_base
+from accel.dialects.relay import CompositeOp, ConstantOp
 
 TARGET_ATTR = "accel.target"
 REASON_ATTR = "accel.reason"

@@ -49,7 +49,7 @@ def parse_pipeline_spec(available, spec: str) -> list:
 
     from xdsl.utils.arg_spec import _convert_arg_to_type, parse_pipeline
 
-    from compiler.diagnostics import CompileError
+    from accel.compiler.diagnostics import CompileError
 
     passes = []
     for p in parse_pipeline(expand(spec)):

@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
-from dialects.relay import WEIGHTS_ATTR, ConstantOp
+from accel.dialects.relay import WEIGHTS_ATTR, ConstantOp
 
 _TO_NUMPY: dict[tuple[str, int, bool], np.dtype] = {
     ("f", 16, True): np.dtype(np.float16),

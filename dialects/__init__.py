@@ -6,13 +6,13 @@ from xdsl.ir import Dialect
 
 
 def _relay() -> Dialect:
-    from dialects.relay import Relay
+    from accel.dialects.relay import Relay
 
     return Relay
 
 
 def _accel() -> Dialect:
-    from dialects.accel import Accel
+    from accel.dialects.accel import Accel
 
     return Accel
 

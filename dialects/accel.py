@@ -71,7 +71,7 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
-from dialects.relay import (
+from accel.dialects.relay import (
     Bool,
     Float,
     Int,
@@ -477,7 +477,7 @@ class ComputeOp(IRDLOperation):
 
     @property
     def is_quantized(self) -> bool:
-        from dialects.relay import is_int8
+        from accel.dialects.relay import is_int8
 
         return is_int8(self.output.type.element_type)
 

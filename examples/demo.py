@@ -26,11 +26,11 @@ def main() -> int:
     parser.add_argument("-o", "--output", default=None, help="output directory (default: a temporary one)")
     args = parser.parse_args()
 
-    from compiler.diagnostics import CompileError, format_error
-    from compiler.driver import compile_to_directory
-    from compiler.frontend.onnx import import_onnx_file
-    from compiler.runtime.interpreter import run_function
-    from compiler.runtime.run_compiled import model_signature, run_directory
+    from accel.compiler.diagnostics import CompileError, format_error
+    from accel.compiler.driver import compile_to_directory
+    from accel.compiler.frontend.onnx import import_onnx_file
+    from accel.compiler.runtime.interpreter import run_function
+    from accel.compiler.runtime.run_compiled import model_signature, run_directory
 
     out_dir = args.output or tempfile.mkdtemp(prefix="accel-demo-")
     try:

@@ -40,11 +40,11 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Operation, SSAValue
 
-from compiler.frontend.builder import io_names
-from compiler.runtime import interpreter as relay_interpreter
-from compiler.runtime.buffer_interpreter import BufferFunctions, fresh_buffer
-from compiler.tensors import numpy_dtype
-from dialects import accel
+from accel.compiler.frontend.builder import io_names
+from accel.compiler.runtime import interpreter as relay_interpreter
+from accel.compiler.runtime.buffer_interpreter import BufferFunctions, fresh_buffer
+from accel.compiler.tensors import numpy_dtype
+from accel.dialects import accel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -481,7 +481,7 @@ def scratchpad_conflicts(module: ModuleOp, descs: Mapping[str, Any]) -> list[str
 
 def multiplicity(op: Operation) -> int:
     """How often `op` runs per call of its function (static scf.for trip counts)."""
-    from compiler.compile_report import trip_count
+    from accel.compiler.compile_report import trip_count
 
     n = 1
     parent = op.parent_op()

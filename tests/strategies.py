@@ -37,8 +37,8 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import SSAValue
 from xdsl.printer import Printer
 
-from compiler.frontend.builder import GraphBuilder
-from compiler.tensors import numpy_dtype
+from accel.compiler.frontend.builder import GraphBuilder
+from accel.compiler.tensors import numpy_dtype
 
 MAX_ELEMENTS = 4096
 """No drawn value has more elements than this."""

@@ -43,11 +43,11 @@ from onnx import numpy_helper as nh
 
 from e2e_util import locked, session_dir
 
-from compiler.backend.artifacts import c_sources
-from compiler.diagnostics import CompileError
-from compiler.driver import compile_to_directory
-from compiler.runtime import cbuild
-from compiler.runtime.run_compiled import run_directory
+from accel.compiler.backend.artifacts import c_sources
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.driver import compile_to_directory
+from accel.compiler.runtime import cbuild
+from accel.compiler.runtime.run_compiled import run_directory
 
 MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 CNNS = {
@@ -140,8 +140,8 @@ _REFERENCE: dict[str, dict[str, np.ndarray]] = {}
 
 def reference(path: str) -> dict[str, np.ndarray]:
     if path not in _REFERENCE:
-        from compiler.frontend.onnx import import_onnx_file
-        from compiler.runtime.interpreter import run_function
+        from accel.compiler.frontend.onnx import import_onnx_file
+        from accel.compiler.runtime.interpreter import run_function
 
         _REFERENCE[path] = run_function(import_onnx_file(path), inputs_of(path))
     return _REFERENCE[path]

@@ -27,10 +27,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from e2e_util import scratchpad_conflicts
 from strategies import relay_graphs
 
-from compiler.diagnostics import CompileError
-from compiler.driver import build_passes, make_context, print_ir
-from compiler.runtime.buffer_interpreter import run_module
-from compiler.targets.registry import load_target
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.driver import build_passes, make_context, print_ir
+from accel.compiler.runtime.buffer_interpreter import run_module
+from accel.compiler.targets.registry import load_target
 
 TARGETS_DIR = os.path.join(os.path.dirname(__file__), "..", "compiler", "targets")
 SCRATCHPAD = 2048
@@ -99,7 +99,7 @@ def test_each_pass_preserves_results(graph, tiny_target):
 @given(graph=relay_graphs(max_ops=6, ops=OPS))
 def test_optimize_dma_options_preserve_results(graph, tiny_target):
     """Every part of optimize-dma off in turn: results unchanged, never more bytes."""
-    from compiler.compile_report import planned_dma
+    from accel.compiler.compile_report import planned_dma
 
     results, traffic = {}, {}
     for extra in ("", "{hoist=false}", "{forward=false}", "{cross-region=false}", "{double-buffer=false}",
@@ -126,8 +126,8 @@ def test_optimize_dma_options_preserve_results(graph, tiny_target):
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(graph=relay_graphs(max_ops=6, ops=OPS, min_ops=3))
 def test_tiled_c_matches_interpreter(graph, tiny_target, tmp_path):
-    from compiler.driver import compile_to_directory
-    from compiler.runtime.run_compiled import run_directory
+    from accel.compiler.driver import compile_to_directory
+    from accel.compiler.runtime.run_compiled import run_directory
 
     src = tmp_path / f"g{abs(hash(graph.text())) % 10**8}.mlir"
     src.write_text(print_ir(graph.module))

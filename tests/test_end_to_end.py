@@ -64,14 +64,14 @@ from e2e_util import (
     session_dir,
 )
 
-from compiler.diagnostics import LocatingParser, verify_located
-from compiler.driver import compile_module, compile_to_directory, load_model, make_context, print_ir
-from compiler.frontend.onnx import import_onnx_file
-from compiler.pipeline import PIPELINES, expand
-from compiler.runtime.interpreter import run_function
-from compiler.runtime.run_compiled import model_signature, run_directory
-from compiler.targets.registry import load_targets
-from dialects import accel
+from accel.compiler.diagnostics import LocatingParser, verify_located
+from accel.compiler.driver import compile_module, compile_to_directory, load_model, make_context, print_ir
+from accel.compiler.frontend.onnx import import_onnx_file
+from accel.compiler.pipeline import PIPELINES, expand
+from accel.compiler.runtime.interpreter import run_function
+from accel.compiler.runtime.run_compiled import model_signature, run_directory
+from accel.compiler.targets.registry import load_targets
+from accel.dialects import accel
 
 pytest.importorskip("onnxruntime")
 

@@ -14,9 +14,9 @@ import subprocess
 import numpy as np
 import pytest
 
-from compiler.diagnostics import CompileError
-from compiler.runtime import cbuild
-from compiler.runtime import reference as ref
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.runtime import cbuild
+from accel.compiler.runtime import reference as ref
 
 I64P = C.POINTER(C.c_int64)
 VP = C.c_void_p

@@ -28,10 +28,10 @@ import onnxruntime as ort
 import pytest
 from onnx import ModelProto, helper, numpy_helper
 
-from compiler.frontend.builder import GraphBuilder
-from compiler.diagnostics import CompileError
-from compiler.runtime.interpreter import interpret, run_function
-from dialects import relay
+from accel.compiler.frontend.builder import GraphBuilder
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.runtime.interpreter import interpret, run_function
+from accel.dialects import relay
 
 OPSET = 21
 F32 = np.float32

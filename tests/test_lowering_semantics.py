@@ -4,7 +4,7 @@ the real models).
 A random relay graph (`tests/strategies.py`, restricted to ops each target takes plus a
 few host-only ones that split regions) is partitioned with `byoc{cost-model=false}` (so
 that even tiny graphs reach the accelerator), then every pass of the `lower` pipeline
-(`compiler.pipeline.PIPELINES["lower"]`: bufferize, plan-memory, lower-to-accel,
+(`accel.compiler.pipeline.PIPELINES["lower"]`: bufferize, plan-memory, lower-to-accel,
 tile-for-scratchpad, insert-dma, optimize-dma, plan-memory) is applied one at a time.
 After every pass:
 
@@ -58,15 +58,15 @@ from strategies import relay_graphs
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 
-from compiler.diagnostics import CompileError, verify_located
-from compiler.driver import build_passes, compile_module, compile_to_directory, load_model, make_context, print_ir
-from compiler.pipeline import PIPELINES
-from compiler.runtime.buffer_interpreter import run_module
-from compiler.runtime.interpreter import run_function
-from compiler.runtime.run_compiled import run_directory
-from compiler.targets.registry import load_targets
-from compiler.transforms.byoc import Byoc
-from dialects import accel, relay
+from accel.compiler.diagnostics import CompileError, verify_located
+from accel.compiler.driver import build_passes, compile_module, compile_to_directory, load_model, make_context, print_ir
+from accel.compiler.pipeline import PIPELINES
+from accel.compiler.runtime.buffer_interpreter import run_module
+from accel.compiler.runtime.interpreter import run_function
+from accel.compiler.runtime.run_compiled import run_directory
+from accel.compiler.targets.registry import load_targets
+from accel.compiler.transforms.byoc import Byoc
+from accel.dialects import accel, relay
 
 TARGETS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "compiler", "targets")
 TINY_SPM = 512
@@ -115,7 +115,7 @@ def npu_tiny(tmp_path_factory) -> str:
 
 def dequantize_step(module: ModuleOp) -> float:
     """The largest scale of any dequantize in the graph (0 if it has none)."""
-    from compiler.tensors import constant_value
+    from accel.compiler.tensors import constant_value
 
     step = 0.0
     for op in module.walk():
@@ -386,7 +386,7 @@ def test_dense_on_a_3d_input_compiles_and_runs(tmp_path):
     """byoc used to offload relay.nn.dense on a 3-D input that lower-to-accel then
     refused ("matrix products on the accelerator are 2-D"): now it runs, on the DSP or
     on the host with the reason recorded."""
-    from compiler.frontend.builder import GraphBuilder
+    from accel.compiler.frontend.builder import GraphBuilder
 
     b = GraphBuilder()
     x = b.input("x", (2, 3, 8))
@@ -407,7 +407,7 @@ def test_dense_on_a_3d_input_compiles_and_runs(tmp_path):
 
 
 def test_tiled_avg_pool_with_ceil_mode_counts_only_real_padding(npu_tiny, tmp_path):
-    from compiler.frontend.builder import GraphBuilder
+    from accel.compiler.frontend.builder import GraphBuilder
 
     b = GraphBuilder()
     x = b.input("x", (2, 3, 6, 3))
@@ -430,7 +430,7 @@ def test_tiled_avg_pool_with_ceil_mode_counts_only_real_padding(npu_tiny, tmp_pa
 
 def _chain(n: int) -> ModuleOp:
     """x -> relu -> add x -> relu -> ...: n elementwise ops, one region on the npu."""
-    from compiler.frontend.builder import GraphBuilder
+    from accel.compiler.frontend.builder import GraphBuilder
 
     b = GraphBuilder()
     x = b.input("x", (1, 8, 8, 8))

@@ -1,7 +1,7 @@
 """ONNX's own conformance cases through the importer and the reference interpreter.
 
 Three suites, each case imported with `import_onnx_model` and run with
-`compiler.runtime.interpreter.run_function`, compared with the case's expected outputs:
+`accel.compiler.runtime.interpreter.run_function`, compared with the case's expected outputs:
 
 - the backend *node* tests that onnx 1.23 builds in memory
   (`onnx.backend.test.loader.load_model_tests(kind="node")`, after `np.random.seed(0)`),
@@ -37,9 +37,9 @@ import onnx
 import pytest
 from onnx import numpy_helper
 
-from compiler.diagnostics import CompileError
-from compiler.frontend.onnx import SUPPORTED_OPS, import_onnx_model
-from compiler.runtime.interpreter import run_function
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.frontend.onnx import SUPPORTED_OPS, import_onnx_model
+from accel.compiler.runtime.interpreter import run_function
 
 ONNX_DATA = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
 DISK_SUITES = ("pytorch-converted", "pytorch-operator")

@@ -17,12 +17,12 @@ from onnx import numpy_helper as nh
 from xdsl.dialects import func
 from xdsl.dialects.builtin import NameLoc
 
-from compiler.diagnostics import CompileError
-from compiler.frontend.builder import io_names
-from compiler.frontend.onnx import import_onnx_file, import_onnx_model
-from compiler.runtime.interpreter import run_function
-from compiler.tensors import constant_value
-from dialects import relay
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.frontend.builder import io_names
+from accel.compiler.frontend.onnx import import_onnx_file, import_onnx_model
+from accel.compiler.runtime.interpreter import run_function
+from accel.compiler.tensors import constant_value
+from accel.dialects import relay
 
 ort = pytest.importorskip("onnxruntime")
 

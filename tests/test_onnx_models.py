@@ -28,9 +28,9 @@ import onnx
 import pytest
 from onnx import numpy_helper
 
-from compiler.frontend.onnx import import_onnx_file
-from compiler.runtime.interpreter import run_function
-from dialects import relay
+from accel.compiler.frontend.onnx import import_onnx_file
+from accel.compiler.runtime.interpreter import run_function
+from accel.dialects import relay
 
 ort = pytest.importorskip("onnxruntime")
 
@@ -318,7 +318,7 @@ def test_model_zoo_graph_imports(name):
 
 @pytest.mark.parametrize("name", ZOO_LRN)
 def test_model_zoo_graph_with_lrn_is_refused(name):
-    from compiler.diagnostics import CompileError
+    from accel.compiler.diagnostics import CompileError
 
     with pytest.raises(CompileError, match=r"node '\w+' \(LRN\): op LRN \(opset 9\) is not supported"):
         import_onnx_file(os.path.join(LIGHT, f"light_{name}.onnx"))

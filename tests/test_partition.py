@@ -24,14 +24,14 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.ir import Operation, OpResult
 
-from compiler.diagnostics import verify_located
-from compiler.frontend.builder import GraphBuilder
-from compiler.partition_report import partition_report
-from compiler.runtime.interpreter import run_function
-from compiler.transforms.byoc import Byoc
-from compiler.transforms.merge_regions import MergeRegions
-from compiler.transforms.outline_regions import OutlineRegions
-from dialects import relay
+from accel.compiler.diagnostics import verify_located
+from accel.compiler.frontend.builder import GraphBuilder
+from accel.compiler.partition_report import partition_report
+from accel.compiler.runtime.interpreter import run_function
+from accel.compiler.transforms.byoc import Byoc
+from accel.compiler.transforms.merge_regions import MergeRegions
+from accel.compiler.transforms.outline_regions import OutlineRegions
+from accel.dialects import relay
 
 ID = "test.id"
 CTX = Context()

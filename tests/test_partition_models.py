@@ -17,11 +17,11 @@ import pytest
 from xdsl.context import Context
 from xdsl.dialects import func
 
-from compiler.frontend.onnx import import_onnx_file
-from compiler.partition_report import explain_table, partition_dot, partition_report
-from compiler.runtime.interpreter import run_function
-from compiler.transforms.byoc import Byoc
-from dialects import relay
+from accel.compiler.frontend.onnx import import_onnx_file
+from accel.compiler.partition_report import explain_table, partition_dot, partition_report
+from accel.compiler.runtime.interpreter import run_function
+from accel.compiler.transforms.byoc import Byoc
+from accel.dialects import relay
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "models")

@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from compiler.runtime import reference as ref
-from dialects import relay
+from accel.compiler.runtime import reference as ref
+from accel.dialects import relay
 
 F32 = np.float32
 

@@ -18,8 +18,8 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
 
-from compiler.tensors import array_from_dense, dense_from_array
-from dialects import relay
+from accel.compiler.tensors import array_from_dense, dense_from_array
+from accel.dialects import relay
 
 u8 = IntegerType(8, Signedness.UNSIGNED)
 

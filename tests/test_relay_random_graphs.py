@@ -20,8 +20,8 @@ from xdsl.dialects.func import Func
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
-from compiler.runtime.interpreter import run_function
-from dialects import relay
+from accel.compiler.runtime.interpreter import run_function
+from accel.dialects import relay
 from strategies import FLOAT_OPS, OP_KINDS, QUANTIZED_OPS, RelayGraph, relay_graphs
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

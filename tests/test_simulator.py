@@ -18,8 +18,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from compiler.runtime import cbuild
-from compiler.runtime import reference as ref
+from accel.compiler.runtime import cbuild
+from accel.compiler.runtime import reference as ref
 
 VP = C.c_void_p
 I64P = C.POINTER(C.c_int64)

@@ -9,14 +9,14 @@ import textwrap
 import numpy as np
 import pytest
 
-from compiler.diagnostics import CompileError
-from compiler.frontend.builder import GraphBuilder
-from compiler.targets import builtin_target_names, dtype_name, load_target, load_targets, select, target_names
-from compiler.targets.cost import region_cost
-from compiler.targets.patterns import build_pattern, parse_pattern_source
-from compiler.targets.schema import OpSpec, PatternSpec, TargetDescription
-from compiler.transforms.merge_regions import region_boundary
-from dialects import relay
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.frontend.builder import GraphBuilder
+from accel.compiler.targets import builtin_target_names, dtype_name, load_target, load_targets, select, target_names
+from accel.compiler.targets.cost import region_cost
+from accel.compiler.targets.patterns import build_pattern, parse_pattern_source
+from accel.compiler.targets.schema import OpSpec, PatternSpec, TargetDescription
+from accel.compiler.transforms.merge_regions import region_boundary
+from accel.dialects import relay
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INPUTS = os.path.join(HERE, "lit", "targets", "Inputs")
@@ -227,7 +227,7 @@ def test_conv_limits(weight, props, verdict):
 
 
 def test_select_a_composite_and_a_foreign_one():
-    from compiler.transforms.merge_composite import MergeComposite
+    from accel.compiler.transforms.merge_composite import MergeComposite
     from xdsl.context import Context
 
     b = GraphBuilder()

@@ -13,7 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from compiler.diagnostics import format_error
+from accel.compiler.diagnostics import format_error
 
 
 def _die(message: str) -> None:
@@ -31,7 +31,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.error = lambda message: _die(f"error: {message}")  # type: ignore[method-assign]
     args = parser.parse_args(argv)
     try:
-        from compiler.driver import compile_to_directory
+        from accel.compiler.driver import compile_to_directory
 
         report = compile_to_directory(args.model, args.target, args.output, args.pipeline, args.dump_ir)
     except KeyboardInterrupt:

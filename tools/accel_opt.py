@@ -24,9 +24,9 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from compiler.diagnostics import CompileError, LocatingParser, format_error, verify_located
-from compiler.tensors import set_ir_dir
-from compiler.transforms import ACCEL_PASSES
+from accel.compiler.diagnostics import CompileError, LocatingParser, format_error, verify_located
+from accel.compiler.tensors import set_ir_dir
+from accel.compiler.transforms import ACCEL_PASSES
 
 
 def _die(message: str) -> None:
@@ -39,7 +39,7 @@ class AccelOptMain(xDSLOptMain):
 
     def register_all_dialects(self):
         super().register_all_dialects()
-        from dialects import ACCEL_DIALECTS
+        from accel.dialects import ACCEL_DIALECTS
 
         for name, factory in ACCEL_DIALECTS.items():
             self.ctx.register_dialect(name, factory)
@@ -51,7 +51,7 @@ class AccelOptMain(xDSLOptMain):
 
     def register_all_targets(self):
         super().register_all_targets()
-        from compiler.backend import ACCEL_OUTPUT_TARGETS
+        from accel.compiler.backend import ACCEL_OUTPUT_TARGETS
 
         self.available_targets.update(ACCEL_OUTPUT_TARGETS)
 
@@ -60,7 +60,7 @@ class AccelOptMain(xDSLOptMain):
         self.available_frontends["onnx"] = self._import_onnx
 
     def _import_onnx(self, io: IO[bytes]) -> ModuleOp:
-        from compiler.frontend.onnx import import_onnx_file
+        from accel.compiler.frontend.onnx import import_onnx_file
 
         return import_onnx_file(self.args.input_file or "-", data=io.read())
 
@@ -101,7 +101,7 @@ class AccelOptMain(xDSLOptMain):
                 Printer(stream=sys.stdout).print_op(module)
                 print("\n")
 
-        from compiler.pipeline import parse_pipeline_spec
+        from accel.compiler.pipeline import parse_pipeline_spec
 
         passes = tuple(self._with_target(p) for p in parse_pipeline_spec(self.available_passes, self.args.passes))
         self.pipeline = PassPipeline(passes, callback)
@@ -138,7 +138,7 @@ class AccelOptMain(xDSLOptMain):
         args = self.args
         if not (args.report or args.explain or args.dot):
             return
-        from compiler.partition_report import (
+        from accel.compiler.partition_report import (
             explain_table,
             partition_dot,
             partition_report,
@@ -205,7 +205,7 @@ def list_passes() -> str:
             if isinstance(default, bool):
                 default = str(default).lower()
             out.write(f"    {f.name.replace('_', '-')}={default}\n")
-    from compiler.pipeline import PIPELINES
+    from accel.compiler.pipeline import PIPELINES
 
     out.write("pipelines (-p NAME):\n")
     for name, spec in PIPELINES.items():

@@ -9,12 +9,12 @@ accelerator simulator (`--sanitize`: with -fsanitize=address,undefined) and run;
 simulator's counters go to DIR/counters.json.
 
 The IR file is parsed, verified and its `@main` (or `--function`) is run by
-`compiler.runtime.interpreter`; an `.onnx` model is imported first. Relative weight
+`accel.compiler.runtime.interpreter`; an `.onnx` model is imported first. Relative weight
 paths (`relay.weights`) are resolved against the IR file's directory.
 
 npz naming rule (inputs and outputs alike): an array's key is the name of the function's
 argument or result, i.e. its `accel.name` attribute, else the argument's SSA name (`%x`
--> `x`), else `arg<i>` / `out<i>` (`compiler.frontend.builder.io_names`).
+-> `x`), else `arg<i>` / `out<i>` (`accel.compiler.frontend.builder.io_names`).
 - `--inputs`: every input name must be a key, and no other key may be present. As a
   fallback, an archive whose keys are exactly `arg0 .. arg<n-1>`, or exactly
   `arr_0 .. arr_<n-1>` (what `np.savez(path, a, b)` writes), is taken positionally.
@@ -41,8 +41,8 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
-from compiler.diagnostics import CompileError, LocatingParser, format_error, verify_located
-from compiler.tensors import set_ir_dir
+from accel.compiler.diagnostics import CompileError, LocatingParser, format_error, verify_located
+from accel.compiler.tensors import set_ir_dir
 
 # The interpreter (which pulls in all of xDSL's interpreters) is imported where it runs,
 # so that argument and file errors answer quickly.
@@ -57,7 +57,7 @@ def _die(message: str) -> None:
 
 
 def make_context() -> Context:
-    from compiler.driver import make_context as context_with_all_dialects
+    from accel.compiler.driver import make_context as context_with_all_dialects
 
     return context_with_all_dialects()
 
@@ -66,7 +66,7 @@ def load_module(path: str) -> ModuleOp:
     """Parse and verify an IR file, or import an ONNX model."""
     set_ir_dir(os.path.dirname(os.path.abspath(path)))
     if path.endswith(".onnx"):
-        from compiler.frontend.onnx import import_onnx_file
+        from accel.compiler.frontend.onnx import import_onnx_file
 
         module = import_onnx_file(path)
     else:
@@ -113,11 +113,11 @@ def write_outputs(path: str, results: dict[str, np.ndarray]) -> None:
 
 
 def format_outputs(module: ModuleOp, name: str, results: dict[str, np.ndarray]) -> str:
-    from compiler.runtime.interpreter import find_function
+    from accel.compiler.runtime.interpreter import find_function
 
     types = list(find_function(module, name).function_type.outputs.data)
     if len(types) != len(results):  # bufferized: outputs are arguments
-        from compiler.tensors import tensor_type
+        from accel.compiler.tensors import tensor_type
 
         types = [tensor_type(v.shape, v.dtype) for v in results.values()]
     lines = []
@@ -144,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_compiled(args: argparse.Namespace) -> None:
-    from compiler.runtime.run_compiled import model_signature, run_directory
+    from accel.compiler.runtime.run_compiled import model_signature, run_directory
 
     ins, outs = model_signature(args.model)
     inputs = read_inputs(args.inputs, [n for n, _, _ in ins])
@@ -161,8 +161,8 @@ def run(args: argparse.Namespace) -> None:
     if os.path.isdir(args.model):
         run_compiled(args)
         return
-    from compiler.runtime.buffer_interpreter import io_signature, run_module
-    from compiler.runtime.interpreter import find_function
+    from accel.compiler.runtime.buffer_interpreter import io_signature, run_module
+    from accel.compiler.runtime.interpreter import find_function
 
     module = load_module(args.model)
     in_names, _ = io_signature(find_function(module, args.function))

@@ -3,7 +3,7 @@
 from collections.abc import Callable
 
 def _c_target() -> type:
-    from compiler.backend.c_target import CTarget
+    from accel.compiler.backend.c_target import CTarget
 
     return CTarget
 

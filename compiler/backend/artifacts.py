@@ -17,9 +17,9 @@ import json
 import os
 import shutil
 
-from compiler.backend.c_emitter import Emitted
-from compiler.backend.c_text import C_TYPES, c_comment
-from compiler.diagnostics import CompileError
+from accel.compiler.backend.c_emitter import Emitted
+from accel.compiler.backend.c_text import C_TYPES, c_comment
+from accel.compiler.diagnostics import CompileError
 
 MANIFEST = ".accel-manifest"
 RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "runtime", "c")

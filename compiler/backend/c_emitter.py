@@ -35,12 +35,12 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
-from compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_comment, c_double, c_float, c_int, c_string
-from compiler.diagnostics import CompileError, format_location
-from compiler.frontend.builder import io_names
-from compiler.memory_plan import align
-from compiler.tensors import constant_value, numpy_dtype
-from dialects import accel, relay
+from accel.compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_comment, c_double, c_float, c_int, c_string
+from accel.compiler.diagnostics import CompileError, format_location
+from accel.compiler.frontend.builder import io_names
+from accel.compiler.memory_plan import align
+from accel.compiler.tensors import constant_value, numpy_dtype
+from accel.dialects import accel, relay
 
 OUTPUT_ATTR = "accel.output"
 OFFSET_ATTR = "accel.offset"
@@ -183,7 +183,7 @@ class ModelEmitter:
         if isinstance(op, relay.ConstantOp):
             arr = constant_value(op)
         else:
-            from compiler.runtime.buffer_interpreter import weight_value
+            from accel.compiler.runtime.buffer_interpreter import weight_value
 
             arr = np.asarray(weight_value(op))
         offset = self.blob.add(_constant_key(op, arr), arr)
@@ -695,7 +695,7 @@ class HostKernelEmitter:
         if isinstance(op, relay.PadOp):
             s = shape_of(op.data.type)
             dt = dtype_of(op.data.type)
-            from compiler.runtime import reference as ref
+            from accel.compiler.runtime import reference as ref
 
             pv = ref.cast(np.asarray([op.prop("pad_value")], np.float64), dt)
             pva = m.static_array(C_TYPES[dt], list(pv.astype(np.float64) if dt.kind == "f" else pv.astype(np.int64)), "padv")

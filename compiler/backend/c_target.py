@@ -25,8 +25,8 @@ class CTarget(Target):
     the built-in descriptions named by the regions' `accel.target`."""
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        from compiler.backend.c_emitter import ModelEmitter
-        from compiler.targets.registry import load_target, load_targets
+        from accel.compiler.backend.c_emitter import ModelEmitter
+        from accel.compiler.targets.registry import load_target, load_targets
 
         descs = {d.name: d for d in load_targets(self.target)} if self.target else {}
         for op in module.body.block.ops:

@@ -25,9 +25,9 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from compiler.tensors import dense_from_array, numpy_dtype, tensor_type
-from dialects import relay
-from dialects.relay import WEIGHTS_ATTR
+from accel.compiler.tensors import dense_from_array, numpy_dtype, tensor_type
+from accel.dialects import relay
+from accel.dialects.relay import WEIGHTS_ATTR
 
 NAME_ATTR = "accel.name"
 """Argument/result attribute of `@main`: the model's name of an input or output."""

@@ -7,7 +7,7 @@ reference semantics of their fused form (see each `run_*`). Fresh buffers are fi
 with NaN (floats) or a marker pattern (ints), so a read of a never-written buffer shows.
 
 `run_module(module, inputs)` runs `@main` whatever its level: tensor functions go to
-`compiler.runtime.interpreter.run_function`; bufferized ones get output arrays
+`accel.compiler.runtime.interpreter.run_function`; bufferized ones get output arrays
 allocated for their `accel.output` arguments.
 """
 
@@ -24,12 +24,12 @@ from xdsl.interpreters.arith import ArithFunctions
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.scf import ScfFunctions
 
-from compiler.diagnostics import CompileError, one_line
-from compiler.frontend.builder import io_names
-from compiler.runtime import interpreter as relay_interpreter
-from compiler.runtime import reference as ref
-from compiler.tensors import WeightsError, array_from_dense, load_weights_file, enclosing_module, numpy_dtype, weights_path
-from dialects import accel
+from accel.compiler.diagnostics import CompileError, one_line
+from accel.compiler.frontend.builder import io_names
+from accel.compiler.runtime import interpreter as relay_interpreter
+from accel.compiler.runtime import reference as ref
+from accel.compiler.tensors import WeightsError, array_from_dense, load_weights_file, enclosing_module, numpy_dtype, weights_path
+from accel.dialects import accel
 
 OUTPUT_ATTR = "accel.output"
 

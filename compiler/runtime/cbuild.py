@@ -30,7 +30,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from compiler.diagnostics import CompileError, one_line
+from accel.compiler.diagnostics import CompileError, one_line
 
 C_DIR = Path(__file__).resolve().parent / "c"
 SIM_DIR = C_DIR / "sim"

@@ -4,7 +4,7 @@
     outs = run_function(module, {"x": x})    # {"y": array(...)}, keyed by output name
     (y,) = interpret(module, x)              # positional
 
-Every relay op maps to its function in `compiler.runtime.reference` (the semantics);
+Every relay op maps to its function in `accel.compiler.runtime.reference` (the semantics);
 `relay.constant` reads inline or external weights; `relay.composite` runs its body;
 `func.call` / `func.return` use xDSL's own `FuncFunctions`, so the output of
 `outline-regions` runs as is. Discardable attributes (`accel.target`, ...) are ignored.
@@ -37,11 +37,11 @@ from xdsl.ir import Attribute, Operation
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import InterpretationError
 
-from compiler.diagnostics import CompileError, one_line
-from compiler.frontend.builder import io_names
-from compiler.runtime import reference as ref
-from compiler.tensors import UnsupportedDtype, WeightsError, constant_value, numpy_dtype
-from dialects import relay
+from accel.compiler.diagnostics import CompileError, one_line
+from accel.compiler.frontend.builder import io_names
+from accel.compiler.runtime import reference as ref
+from accel.compiler.tensors import UnsupportedDtype, WeightsError, constant_value, numpy_dtype
+from accel.dialects import relay
 
 # --------------------------------------------------------------------------------------
 # Kernels

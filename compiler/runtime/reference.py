@@ -3,7 +3,7 @@
 One function per relay op, named after it (`conv2d`, `qnn_requantize`, ...). They take
 numpy arrays and the op's properties as Python values, never IR objects, so they can be
 read (and tested) as the specification of what every later lowering must compute. The
-interpreter (`compiler.runtime.interpreter`) calls them; `docs/semantics.md` summarises
+interpreter (`accel.compiler.runtime.interpreter`) calls them; `docs/semantics.md` summarises
 the rules.
 
 Conventions:

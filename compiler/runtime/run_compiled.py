@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from compiler.backend.artifacts import c_sources
-from compiler.diagnostics import CompileError, one_line
+from accel.compiler.backend.artifacts import c_sources
+from accel.compiler.diagnostics import CompileError, one_line
 
 _C_TYPE_DTYPES = {
     "float": np.float32, "double": np.float64, "int8_t": np.int8, "uint8_t": np.uint8, "int16_t": np.int16,
@@ -50,7 +50,7 @@ def build(out_dir: str, sanitize: bool = False) -> str:
     runtime files every model directory carries are compiled once per flag set."""
     import shutil
 
-    from compiler.runtime import cbuild
+    from accel.compiler.runtime import cbuild
 
     sources = c_sources(out_dir)
     runtime_dirs = [os.path.join(out_dir, "runtime"), os.path.join(out_dir, "runtime", "sim")]
@@ -76,7 +76,7 @@ def build(out_dir: str, sanitize: bool = False) -> str:
 
 def _same_runtime(runtime_dir: str, rel: str) -> bool:
     """The file and every header of the directory's runtime equal the shipped ones."""
-    from compiler.runtime import cbuild
+    from accel.compiler.runtime import cbuild
 
     def same(path: str) -> bool:
         shipped = cbuild.C_DIR / path
@@ -95,7 +95,7 @@ def _same_runtime(runtime_dir: str, rel: str) -> bool:
 def run_directory(out_dir: str, inputs: Mapping[str, Any], sanitize: bool = False,
                   timeout: float = 600) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     ins, outs = model_signature(out_dir)
-    from compiler.runtime.interpreter import ordered_inputs
+    from accel.compiler.runtime.interpreter import ordered_inputs
 
     inputs = dict(zip([n for n, _, _ in ins], ordered_inputs([n for n, _, _ in ins], inputs)))
     exe = build(out_dir, sanitize)

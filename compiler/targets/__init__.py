@@ -1,6 +1,6 @@
 """Accelerator descriptions (`--target`): schema, loader, registry, and what they accept.
 
-    from compiler.targets import load_target, select
+    from accel.compiler.targets import load_target, select
     npu = load_target("npu")                     # built-in, or load_target("path/x.toml")
     npu.memory.scratchpad_bytes, npu.api.prefix, npu.patterns[0].composite
     select(op, npu)       # -> OpSpec | PatternSpec (with .c_function) | "reason"
@@ -8,8 +8,8 @@
 The schema is documented with an annotated example in docs/targets.md.
 """
 
-from compiler.targets.registry import builtin_target_names, load_target, load_targets, target_names
-from compiler.targets.schema import (
+from accel.compiler.targets.registry import builtin_target_names, load_target, load_targets, target_names
+from accel.compiler.targets.schema import (
     Api,
     Compute,
     Dma,
@@ -21,7 +21,7 @@ from compiler.targets.schema import (
     Throughput,
     symbol_base,
 )
-from compiler.targets.support import dtype_name, select
+from accel.compiler.targets.support import dtype_name, select
 
 __all__ = [
     "Api",

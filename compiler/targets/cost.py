@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Operation, SSAValue
 
-from compiler.targets.schema import TargetDescription, Throughput
-from compiler.targets.support import is_constant
-from dialects.relay import CompositeOp, ConstantOp, RelayOp, YieldOp
+from accel.compiler.targets.schema import TargetDescription, Throughput
+from accel.compiler.targets.support import is_constant
+from accel.dialects.relay import CompositeOp, ConstantOp, RelayOp, YieldOp
 
 _MAC_OPS = {"relay.nn.conv2d", "relay.qnn.conv2d", "relay.nn.dense", "relay.qnn.dense", "relay.nn.matmul",
             "relay.nn.batch_matmul"}  # fmt: skip

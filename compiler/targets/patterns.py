@@ -41,8 +41,8 @@ from xdsl.dialects.builtin import ArrayAttr, Builtin, DictionaryAttr, UnitAttr
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.utils.exceptions import ParseError
 
-from compiler.diagnostics import CompileError, LocatingParser, format_location, one_line
-from dialects.relay import ConstantOp, Relay, RelayOp
+from accel.compiler.diagnostics import CompileError, LocatingParser, format_location, one_line
+from accel.dialects.relay import ConstantOp, Relay, RelayOp
 
 CONSTANT_ARG_ATTR = "accel.constant"
 """Argument attribute of a pattern: the operand must be a `relay.constant`."""

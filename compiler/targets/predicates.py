@@ -20,8 +20,8 @@ import math
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
-from compiler.targets.support import is_constant
-from dialects.relay import CompositeOp, DequantizeOp, QuantizeOp, RequantizeOp
+from accel.compiler.targets.support import is_constant
+from accel.dialects.relay import CompositeOp, DequantizeOp, QuantizeOp, RequantizeOp
 
 
 def _numel(v: SSAValue) -> int:

@@ -13,8 +13,8 @@ import os
 import tomllib
 from collections.abc import Iterable
 
-from compiler.diagnostics import CompileError, one_line
-from compiler.targets.schema import TargetDescription, parse_description
+from accel.compiler.diagnostics import CompileError, one_line
+from accel.compiler.targets.schema import TargetDescription, parse_description
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _CACHE: dict[str, TargetDescription] = {}

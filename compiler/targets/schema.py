@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler.diagnostics import CompileError
-from compiler.targets.patterns import Pattern, build_pattern, parse_pattern_source, shadowing_match
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.targets.patterns import Pattern, build_pattern, parse_pattern_source, shadowing_match
 
 # --------------------------------------------------------------------------------------
 # The description
@@ -83,7 +83,7 @@ measured in the accelerator's cycles."""
 @dataclass(frozen=True)
 class Limits:
     """Attribute limits of an op entry or a pattern (None = no limit). See
-    `compiler.targets.support` for exactly what each one checks."""
+    `accel.compiler.targets.support` for exactly what each one checks."""
 
     dtypes: tuple[str, ...] | None = None
     max_kernel: tuple[int, int] | None = None
@@ -398,7 +398,7 @@ def _check_applicable(limits: Limits, op_names: set[str], t: _Table, what: str) 
 
 
 def _graph_op_names() -> set[str]:
-    from dialects.relay import GRAPH_OPS, ConstantOp
+    from accel.dialects.relay import GRAPH_OPS, ConstantOp
 
     return {cls.name for cls in GRAPH_OPS if cls is not ConstantOp}
 

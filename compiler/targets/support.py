@@ -24,8 +24,8 @@ from collections.abc import Iterable, Sequence
 from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, IntegerType, Signedness, TensorType
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 
-from compiler.targets.schema import LIMIT_APPLIES_TO, Limits, OpSpec, PatternSpec, TargetDescription
-from dialects.relay import ConstantOp, RelayOp
+from accel.compiler.targets.schema import LIMIT_APPLIES_TO, Limits, OpSpec, PatternSpec, TargetDescription
+from accel.dialects.relay import ConstantOp, RelayOp
 
 
 def dtype_name(t: Attribute) -> str:

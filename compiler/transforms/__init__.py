@@ -13,7 +13,7 @@ def _lazy(module: str, cls: str) -> Callable[[], type[ModulePass]]:
     def factory() -> type[ModulePass]:
         import importlib
 
-        return getattr(importlib.import_module(f"compiler.transforms.{module}"), cls)
+        return getattr(importlib.import_module(f"accel.compiler.transforms.{module}"), cls)
 
     return factory
 

@@ -40,11 +40,11 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.diagnostics import CompileError
-from compiler.targets import TargetDescription, load_target, load_targets
-from compiler.targets.support import select_op
-from compiler.transforms.merge_composite import TARGET_ATTR, host_functions
-from dialects.relay import CompositeOp, ConstantOp, YieldOp
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.targets import TargetDescription, load_target, load_targets
+from accel.compiler.targets.support import select_op
+from accel.compiler.transforms.merge_composite import TARGET_ATTR, host_functions
+from accel.dialects.relay import CompositeOp, ConstantOp, YieldOp
 
 REASON_ATTR = "accel.reason"
 MANUAL_ATTR = "accel.manual"

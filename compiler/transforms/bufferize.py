@@ -53,8 +53,8 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.diagnostics import CompileError
-from dialects import accel, relay
+from accel.compiler.diagnostics import CompileError
+from accel.dialects import accel, relay
 
 OUTPUT_ATTR = "accel.output"
 """Argument attribute of a bufferized function: this argument receives a result."""

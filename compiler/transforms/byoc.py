@@ -41,12 +41,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from compiler.diagnostics import CompileError
-from compiler.targets import load_targets
-from compiler.transforms.annotate_target import AnnotateTarget
-from compiler.transforms.merge_composite import MergeComposite
-from compiler.transforms.merge_regions import MergeRegions
-from compiler.transforms.outline_regions import OutlineRegions
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.targets import load_targets
+from accel.compiler.transforms.annotate_target import AnnotateTarget
+from accel.compiler.transforms.merge_composite import MergeComposite
+from accel.compiler.transforms.merge_regions import MergeRegions
+from accel.compiler.transforms.outline_regions import OutlineRegions
 
 
 @dataclass(frozen=True)

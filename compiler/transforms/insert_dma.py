@@ -39,9 +39,9 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.diagnostics import CompileError
-from compiler.memory_plan import plan_scratchpad
-from dialects import accel
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.memory_plan import plan_scratchpad
+from accel.dialects import accel
 
 TARGET_ATTR = "accel.target"
 PLACEMENT_ATTR = "accel.placement"
@@ -59,7 +59,7 @@ def accelerator_functions(module: ModuleOp):
 def target_of(name: str, option: str | None):
     """The description of a function's target: the pass option when it names that
     target (a user's file), else the registry by name."""
-    from compiler.targets.registry import load_target, target_names
+    from accel.compiler.targets.registry import load_target, target_names
 
     if option:
         for t in target_names(option):

@@ -48,9 +48,9 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.diagnostics import CompileError
-from compiler.tensors import constant_value, dense_from_array
-from dialects import accel, relay
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.tensors import constant_value, dense_from_array
+from accel.dialects import accel, relay
 
 TARGET_ATTR = "accel.target"
 
@@ -273,7 +273,7 @@ class WeightCache:
 
 
 def _elem(arr: np.ndarray):
-    from compiler.tensors import element_type
+    from accel.compiler.tensors import element_type
 
     return element_type(arr.dtype)
 

@@ -41,10 +41,10 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.targets import TargetDescription, load_target
-from compiler.targets.patterns import Match
-from compiler.targets.support import check_match_limits, check_pattern_predicate
-from dialects.relay import CompositeOp, YieldOp
+from accel.compiler.targets import TargetDescription, load_target
+from accel.compiler.targets.patterns import Match
+from accel.compiler.targets.support import check_match_limits, check_pattern_predicate
+from accel.dialects.relay import CompositeOp, YieldOp
 
 TARGET_ATTR = "accel.target"
 

@@ -21,7 +21,7 @@ Then regions are dropped back to the host (`accel.target = "host"` plus `accel.r
 when they have fewer than `min-ops` ops (a composite counts its body's ops), or, with
 `cost-model=true`, when the accelerator would be slower than the host: compute from the
 target's throughputs plus the DMA of every tensor crossing the boundary (inputs, weights,
-outputs), see `compiler.targets.cost`. So a lone relu between host ops stays on the host.
+outputs), see `accel.compiler.targets.cost`. So a lone relu between host ops stays on the host.
 Regions holding an op the user marked (`accel.manual`) are never dropped. Kept regions are
 numbered in program order of their first op: `accel.region = <n>`.
 
@@ -49,12 +49,12 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 
-from compiler.diagnostics import CompileError
-from compiler.targets import TargetDescription, load_target, load_targets
-from compiler.targets.cost import region_cost
-from compiler.transforms.annotate_target import HOST, MANUAL_ATTR, REASON_ATTR, target_of
-from compiler.transforms.merge_composite import TARGET_ATTR, host_functions
-from dialects.relay import CompositeOp, ConstantOp, YieldOp
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.targets import TargetDescription, load_target, load_targets
+from accel.compiler.targets.cost import region_cost
+from accel.compiler.transforms.annotate_target import HOST, MANUAL_ATTR, REASON_ATTR, target_of
+from accel.compiler.transforms.merge_composite import TARGET_ATTR, host_functions
+from accel.dialects.relay import CompositeOp, ConstantOp, YieldOp
 
 REGION_ATTR = "accel.region"
 

@@ -53,10 +53,10 @@ from xdsl.traits import SymbolTable
 
 from xdsl.transforms.common_subexpression_elimination import cse
 
-from compiler.diagnostics import CompileError
-from compiler.index_arith import constant_index, make_index
-from compiler.transforms.insert_dma import PLACEMENT_ATTR, accelerator_functions, target_of
-from dialects import accel
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.index_arith import constant_index, make_index
+from accel.compiler.transforms.insert_dma import PLACEMENT_ATTR, accelerator_functions, target_of
+from accel.dialects import accel
 
 OUTPUT_ATTR = "accel.output"
 RESIDENT_ATTR = "accel.resident"
@@ -777,7 +777,7 @@ class OptimizeDma(ModulePass):
     """How many compute ops ahead a load may be issued (with double-buffer)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from compiler.memory_plan import plan_scratchpad_module
+        from accel.compiler.memory_plan import plan_scratchpad_module
 
         targets = {}
         for fn, name in accelerator_functions(op):
@@ -789,7 +789,7 @@ class OptimizeDma(ModulePass):
             for name, desc in targets.items():
                 plan_scratchpad_module(module, name, desc.memory.scratchpad_bytes, desc.memory.alignment)
 
-        from compiler.memory_plan import plan_scratchpad
+        from accel.compiler.memory_plan import plan_scratchpad
 
         for name, desc in targets.items():
             for fn, fname in list(accelerator_functions(op)):

@@ -50,12 +50,12 @@ from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.diagnostics import CompileError
-from compiler.targets import symbol_base
-from compiler.transforms.annotate_target import HOST, MANUAL_ATTR, target_of
-from compiler.transforms.merge_composite import TARGET_ATTR, host_functions
-from compiler.transforms.merge_regions import REGION_ATTR
-from dialects.relay import ConstantOp
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.targets import symbol_base
+from accel.compiler.transforms.annotate_target import HOST, MANUAL_ATTR, target_of
+from accel.compiler.transforms.merge_composite import TARGET_ATTR, host_functions
+from accel.compiler.transforms.merge_regions import REGION_ATTR
+from accel.dialects.relay import ConstantOp
 
 
 def _region_id(op: Operation) -> int | None:

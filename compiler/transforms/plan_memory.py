@@ -34,9 +34,9 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from compiler.diagnostics import CompileError
-from compiler.memory_plan import align, linear_scan
-from compiler.tensors import numpy_dtype
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.memory_plan import align, linear_scan
+from accel.compiler.tensors import numpy_dtype
 
 OFFSET_ATTR = "accel.offset"
 ARENA_ATTR = "accel.arena_bytes"

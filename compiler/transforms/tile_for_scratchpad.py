@@ -46,12 +46,12 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from compiler.diagnostics import CompileError
-from compiler.index_arith import make_index
-from compiler.memory_plan import align
-from compiler.tensors import numpy_dtype
-from compiler.transforms.insert_dma import PLACEMENT_ATTR, accelerator_functions, target_of
-from dialects import accel
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.index_arith import make_index
+from accel.compiler.memory_plan import align
+from accel.compiler.tensors import numpy_dtype
+from accel.compiler.transforms.insert_dma import PLACEMENT_ATTR, accelerator_functions, target_of
+from accel.dialects import accel
 
 # --------------------------------------------------------------------------------------
 # Helpers: IR building inside the current insertion point

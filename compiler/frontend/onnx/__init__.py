@@ -1,19 +1,19 @@
 """ONNX frontend: ONNX models (opsets 9 to 28; older ones are version-converted to 13 first)
 to a relay module with `@main`.
 
-    from compiler.frontend.onnx import import_onnx_file
+    from accel.compiler.frontend.onnx import import_onnx_file
     module = import_onnx_file("model.onnx")       # arguments: graph inputs; results: outputs
 
 `import_onnx_file(path, data=None)` reads a file (or takes its bytes, e.g. from stdin with
 path "-"); `import_onnx_model(model, weights_path=None)` takes an `onnx.ModelProto`.
-Errors are `compiler.diagnostics.CompileError`s of one line naming the node, its op type
+Errors are `accel.compiler.diagnostics.CompileError`s of one line naming the node, its op type
 and what is not supported. See `importer` for the details and `SUPPORTED_OPS` for the op
 list.
 """
 
-from compiler.frontend.onnx import folding, ops_nn, ops_quant, ops_tensor  # noqa: F401  (register ops)
-from compiler.frontend.onnx.context import OPS
-from compiler.frontend.onnx.importer import INLINE_LIMIT, import_onnx_file, import_onnx_model, parse_model
+from accel.compiler.frontend.onnx import folding, ops_nn, ops_quant, ops_tensor  # noqa: F401  (register ops)
+from accel.compiler.frontend.onnx.context import OPS
+from accel.compiler.frontend.onnx.importer import INLINE_LIMIT, import_onnx_file, import_onnx_model, parse_model
 
 SUPPORTED_OPS: frozenset[str] = frozenset(t for t, s in OPS.items() if s.convert is not None)
 """ONNX op types that import on run-time values (others are folded at import time only)."""

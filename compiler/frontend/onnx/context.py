@@ -28,11 +28,11 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from compiler.diagnostics import CompileError, one_line
-from compiler.tensors import UnsupportedDtype, element_type, numpy_dtype
+from accel.compiler.diagnostics import CompileError, one_line
+from accel.compiler.tensors import UnsupportedDtype, element_type, numpy_dtype
 
 if TYPE_CHECKING:
-    from compiler.frontend.onnx.importer import GraphImporter
+    from accel.compiler.frontend.onnx.importer import GraphImporter
 
 
 @dataclass(eq=False)

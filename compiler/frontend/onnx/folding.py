@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from compiler.frontend.onnx.context import Node, folder, np_dtype_of
+from accel.compiler.frontend.onnx.context import Node, folder, np_dtype_of
 
 _BINARY = {
     "Add": np.add,

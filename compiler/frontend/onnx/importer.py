@@ -46,9 +46,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from compiler.diagnostics import CompileError, one_line
-from compiler.frontend.builder import GraphBuilder, ssa_name_hint
-from compiler.frontend.onnx.context import (
+from accel.compiler.diagnostics import CompileError, one_line
+from accel.compiler.frontend.builder import GraphBuilder, ssa_name_hint
+from accel.compiler.frontend.onnx.context import (
     OPS,
     Const,
     Node,
@@ -60,9 +60,9 @@ from compiler.frontend.onnx.context import (
     tensor_to_array,
     verify_message,
 )
-from compiler.tensors import UnsupportedDtype, dense_from_array, register_weights, tensor_type
-from dialects import relay
-from dialects.relay import WEIGHTS_ATTR
+from accel.compiler.tensors import UnsupportedDtype, dense_from_array, register_weights, tensor_type
+from accel.dialects import relay
+from accel.dialects.relay import WEIGHTS_ATTR
 
 INLINE_LIMIT = 16
 """Constants with more elements than this are external when the model file holds them."""
@@ -153,7 +153,7 @@ def _default_opset(model: onnx.ModelProto, source: str | None) -> int:
 
 
 def _file_tensor_names(graph: onnx.GraphProto) -> set[str]:
-    """Names under which compiler.tensors finds a tensor in the model file."""
+    """Names under which accel.compiler.tensors finds a tensor in the model file."""
     names = {t.name for t in graph.initializer}
     for node in graph.node:
         if node.op_type == "Constant" and node.domain in DEFAULT_DOMAINS and node.output:

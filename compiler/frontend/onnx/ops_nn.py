@@ -19,9 +19,9 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.ir import SSAValue
 
-from compiler.frontend.onnx.context import Const, Node, Value, converter
-from compiler.frontend.onnx.ops_tensor import axes_operand, norm_axis, reshaped
-from dialects import relay
+from accel.compiler.frontend.onnx.context import Const, Node, Value, converter
+from accel.compiler.frontend.onnx.ops_tensor import axes_operand, norm_axis, reshaped
+from accel.dialects import relay
 
 # --------------------------------------------------------------------------------------
 # Window geometry (Conv, pools, QLinearConv)

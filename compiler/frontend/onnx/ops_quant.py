@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import SSAValue
 
-from compiler.frontend.onnx.context import Const, Node, Value, np_dtype_of, onnx_dtype_name, converter
-from compiler.frontend.onnx.ops_nn import CONV_ATTRS, check_kernel_shape, window_geometry
-from compiler.tensors import element_type
-from dialects import relay
+from accel.compiler.frontend.onnx.context import Const, Node, Value, np_dtype_of, onnx_dtype_name, converter
+from accel.compiler.frontend.onnx.ops_nn import CONV_ATTRS, check_kernel_shape, window_geometry
+from accel.compiler.tensors import element_type
+from accel.dialects import relay
 
 
 def _zero_point(n: Node, i: int, dtype: np.dtype) -> SSAValue:

@@ -18,10 +18,10 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.ir import SSAValue
 
-from compiler.frontend.onnx.context import Const, Node, Value, converter, folder, np_dtype_of, tensor_to_array
-from compiler.frontend.onnx.folding import slice_indices, slice_params
-from compiler.tensors import element_type
-from dialects import relay
+from accel.compiler.frontend.onnx.context import Const, Node, Value, converter, folder, np_dtype_of, tensor_to_array
+from accel.compiler.frontend.onnx.folding import slice_indices, slice_params
+from accel.compiler.tensors import element_type
+from accel.dialects import relay
 
 # --------------------------------------------------------------------------------------
 # Helpers shared by the converters
