@@ -215,7 +215,8 @@ def traffic_breakdown(module, descs: dict) -> Breakdown:
     from xdsl.dialects import memref, scf
     from xdsl.ir import BlockArgument
 
-    from accel.compiler.compile_report import accelerator_functions, compute_cycles, dma_cycles, multiplicity, nbytes
+    from accel.compiler.compile_report import compute_cycles, dma_cycles, multiplicity, nbytes
+    from accel.dialects.conventions import accelerator_functions
     from accel.dialects import accel
 
     bd = Breakdown()
@@ -272,7 +273,8 @@ def one_op_floor(lowered, descs: dict) -> int:
     from xdsl.dialects import memref
     from xdsl.ir import BlockArgument
 
-    from accel.compiler.compile_report import accelerator_functions, nbytes
+    from accel.compiler.compile_report import nbytes
+    from accel.dialects.conventions import accelerator_functions
     from accel.dialects import accel
 
     def is_output(fn, i: int) -> bool:

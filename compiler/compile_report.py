@@ -19,15 +19,14 @@ import math
 from collections import defaultdict
 
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DictionaryAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
 from accel.compiler.index_arith import constant_index
 from accel.compiler.tensors import numpy_dtype
 from accel.dialects import accel
-
-OUTPUT_ATTR = "accel.output"
+from accel.dialects.conventions import ARENA_ATTR, accelerator_functions, is_output_arg
 
 
 def nbytes(t: MemRefType) -> int:
@@ -49,16 +48,6 @@ def multiplicity(op: Operation) -> int:
             n *= trip_count(parent)
         parent = parent.parent_op()
     return n
-
-
-def accelerator_functions(module: ModuleOp) -> list[tuple[func.FuncOp, str]]:
-    out = []
-    for fn in module.body.block.ops:
-        if isinstance(fn, func.FuncOp) and not fn.is_declaration:
-            t = fn.attributes.get("accel.target")
-            if isinstance(t, StringAttr) and t.data != "host":
-                out.append((fn, t.data))
-    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -109,13 +98,6 @@ def planned_dma(module: ModuleOp) -> dict[str, int]:
     return {"bytes_to_device": to_dev, "bytes_to_host": to_host, "transfers": transfers}
 
 
-def _is_output_arg(fn: func.FuncOp, i: int) -> bool:
-    if fn.arg_attrs is None or i >= len(fn.arg_attrs.data):
-        return False
-    d = fn.arg_attrs.data[i]
-    return isinstance(d, DictionaryAttr) and OUTPUT_ATTR in d.data
-
-
 def lower_bound_bytes(module: ModuleOp, descs: dict) -> int:
     """Compulsory traffic of the partition (see the module docstring)."""
     main = SymbolTable.lookup_symbol(module, "main")
@@ -131,7 +113,7 @@ def lower_bound_bytes(module: ModuleOp, descs: dict) -> int:
     writers: dict[SSAValue, set[str]] = defaultdict(set)
     readers: dict[SSAValue, set[str]] = defaultdict(set)
     for i, arg in enumerate(main.body.block.args):
-        if _is_output_arg(main, i):
+        if is_output_arg(main, i):
             readers[arg].add("host")  # the model's caller reads it
         else:
             writers[arg].add("host")
@@ -139,7 +121,7 @@ def lower_bound_bytes(module: ModuleOp, descs: dict) -> int:
         if isinstance(op, func.CallOp) and op.callee.root_reference.data in targets:
             fn, t = targets[op.callee.root_reference.data]
             for i, a in enumerate(op.arguments):
-                (writers if _is_output_arg(fn, i) else readers)[a].add(t)
+                (writers if is_output_arg(fn, i) else readers)[a].add(t)
         elif isinstance(op, accel.KernelOp):
             for a in op.ins:
                 readers[a].add("host")
@@ -351,7 +333,7 @@ def build_report(module: ModuleOp, descs, partition: dict | None, timing: dict[s
     estimate, compute = cycles(module, by_name)
     bpc = min((d.dma.bytes_per_cycle for d in descs), default=1.0)
     report["cycles"] = {"estimate": round(estimate), "lower_bound": int(round(max(compute, lb / bpc)))}
-    arena = module.attributes.get("accel.arena_bytes")
+    arena = module.attributes.get(ARENA_ATTR)
     peak = 0
     for fn, _ in accelerator_functions(module):
         for op in fn.walk():

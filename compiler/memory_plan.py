@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+from accel.dialects.conventions import TARGET_ATTR
 from collections.abc import Sequence
 
 
@@ -190,14 +191,14 @@ def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: i
     from accel.dialects import accel
 
     # Without buffers that live across regions (in @main), each region's plan is its own.
-    resident = any(isinstance(op, accel.AllocOp) and isinstance(op.attributes.get("accel.target"), StringAttr)
-                   and op.attributes["accel.target"].data == target_name
+    resident = any(isinstance(op, accel.AllocOp) and isinstance(op.attributes.get(TARGET_ATTR), StringAttr)
+                   and op.attributes[TARGET_ATTR].data == target_name
                    for fn in module.body.block.ops if isinstance(fn, func.FuncOp) for op in fn.body.block.ops
                    ) if module.body.block.ops else False
     if not resident:
         peak = 0
         for fn in module.body.block.ops:
-            t = fn.attributes.get("accel.target") if isinstance(fn, func.FuncOp) else None
+            t = fn.attributes.get(TARGET_ATTR) if isinstance(fn, func.FuncOp) else None
             if isinstance(t, StringAttr) and t.data == target_name and not fn.is_declaration:
                 peak = max(peak, plan_scratchpad(fn, capacity, alignment))
         return peak
@@ -209,9 +210,9 @@ def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: i
         fn = op.parent_op()
         while fn is not None and not isinstance(fn, func.FuncOp):
             fn = fn.parent_op()
-        owner_target = fn.attributes.get("accel.target") if fn is not None else None
+        owner_target = fn.attributes.get(TARGET_ATTR) if fn is not None else None
         if owner_target is None:
-            owner_target = op.attributes.get("accel.target")
+            owner_target = op.attributes.get(TARGET_ATTR)
         if isinstance(owner_target, StringAttr) and owner_target.data == target_name:
             allocs.append(op)
     return _plan(allocs, pos, end, capacity, alignment, f"the regions of '{target_name}'", None)

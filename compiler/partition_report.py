@@ -27,11 +27,8 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 from accel.compiler.diagnostics import format_location
 from accel.compiler.targets import symbol_base
 from accel.dialects.relay import CompositeOp, ConstantOp
+from accel.dialects.conventions import HOST, REASON_ATTR, REGION_ATTR, TARGET_ATTR
 
-TARGET_ATTR = "accel.target"
-REASON_ATTR = "accel.reason"
-REGION_ATTR = "accel.region"
-HOST = "host"
 
 
 def _str_attr(op: Operation, name: str) -> str | None:

@@ -71,6 +71,7 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
+from accel.dialects.conventions import PLACEMENT_ATTR
 from accel.dialects.relay import (
     Bool,
     Float,
@@ -493,11 +494,11 @@ class ComputeOp(IRDLOperation):
 
     def verify_placement(self) -> None:
         fn = self.parent_op()
-        while fn is not None and "accel.placement" not in fn.attributes:
+        while fn is not None and PLACEMENT_ATTR not in fn.attributes:
             fn = fn.parent_op()
         if fn is None:
             return
-        placement = fn.attributes["accel.placement"]
+        placement = fn.attributes[PLACEMENT_ATTR]
         allowed = {"spm"} if placement == StringAttr("dma") else {"spm", "shared", None}
         for i, v in enumerate([*self.inputs, self.output]):
             space = memory_space(v.type)

@@ -33,28 +33,24 @@ from onnx import TensorProto
 from onnx import helper as oh
 from onnx import numpy_helper as nh
 from xdsl.dialects import func, memref, scf
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr
 from xdsl.interpreter import Interpreter, impl, register_impls
 from xdsl.interpreters.arith import ArithFunctions
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Operation, SSAValue
 
-from accel.compiler.frontend.builder import io_names
 from accel.compiler.runtime import interpreter as relay_interpreter
 from accel.compiler.runtime.buffer_interpreter import BufferFunctions, fresh_buffer
 from accel.compiler.tensors import numpy_dtype
 from accel.dialects import accel
+from accel.dialects.conventions import ARENA_ATTR, OFFSET_ATTR, TARGET_ATTR, io_names, is_output_arg
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 MODELS = os.path.join(HERE, "models")
 EXAMPLES = os.path.join(REPO, "examples")
 
-OUTPUT_ATTR = "accel.output"
-OFFSET_ATTR = "accel.offset"
-ARENA_ATTR = "accel.arena_bytes"
-TARGET_ATTR = "accel.target"
 
 # --------------------------------------------------------------------------------------
 # onnxruntime and quantization
@@ -260,19 +256,12 @@ class PlannedBufferFunctions(BufferFunctions):
         return (_view(self.scratchpads[target], op.offset.value.data, op.result.type, f"{target} scratchpad"),)
 
 
-def _is_output(fn: func.FuncOp, i: int) -> bool:
-    if fn.arg_attrs is None or i >= len(fn.arg_attrs.data):
-        return False
-    d = fn.arg_attrs.data[i]
-    return isinstance(d, DictionaryAttr) and OUTPUT_ATTR in d.data
-
-
 def run_planned(module: ModuleOp, inputs: Mapping[str, Any], scratchpad_bytes: Mapping[str, int]) -> dict[str, np.ndarray]:
     """Run a bufferized `@main` (any level after `bufferize`) with planned buffers at their
     offsets; `scratchpad_bytes` gives each target's scratchpad size."""
     fn = relay_interpreter.find_function(module, "main")
     n_args = len(fn.body.block.args)
-    n_out = sum(_is_output(fn, i) for i in range(n_args))
+    n_out = sum(is_output_arg(fn, i) for i in range(n_args))
     assert n_out, "run_planned needs bufferized IR (outputs as accel.output arguments)"
     names = io_names(fn)[0]
     in_names, out_names = names[:-n_out], names[-n_out:]

@@ -18,11 +18,11 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import NameLoc
 
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.frontend.builder import io_names
 from accel.compiler.frontend.onnx import import_onnx_file, import_onnx_model
 from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.tensors import constant_value
 from accel.dialects import relay
+from accel.dialects.conventions import io_names
 
 ort = pytest.importorskip("onnxruntime")
 

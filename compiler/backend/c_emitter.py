@@ -26,7 +26,6 @@ import numpy as np
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    DictionaryAttr,
     IntegerAttr,
     MemRefType,
     ModuleOp,
@@ -37,14 +36,11 @@ from xdsl.ir import Operation, SSAValue
 
 from accel.compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_comment, c_double, c_float, c_int, c_string
 from accel.compiler.diagnostics import CompileError, format_location
-from accel.compiler.frontend.builder import io_names
 from accel.compiler.memory_plan import align
 from accel.compiler.tensors import constant_value, numpy_dtype
 from accel.dialects import accel, relay
+from accel.dialects.conventions import ARENA_ATTR, OFFSET_ATTR, TARGET_ATTR, io_names, is_output_arg
 
-OUTPUT_ATTR = "accel.output"
-OFFSET_ATTR = "accel.offset"
-ARENA_ATTR = "accel.arena_bytes"
 WEIGHT_ALIGN = 64
 
 
@@ -202,7 +198,7 @@ class ModelEmitter:
         wrappers_by_target: dict[str, list[func.FuncOp]] = {}
         for op in self.module.body.block.ops:
             if isinstance(op, func.FuncOp) and op is not main and not op.is_declaration:
-                t = op.attributes.get("accel.target")
+                t = op.attributes.get(TARGET_ATTR)
                 if not isinstance(t, StringAttr) or t.data == "host":
                     raise CompileError(f"function @{op.sym_name.data} is neither @main nor an accelerator region", op)
                 wrappers_by_target.setdefault(t.data, []).append(op)
@@ -296,7 +292,7 @@ class ModelEmitter:
     def model_file(self, main: func.FuncOp, targets: list[str]):
         names = io_names(main)[0]
         args = list(main.body.block.args)
-        is_out = [_is_output(main, i) for i in range(len(args))]
+        is_out = [is_output_arg(main, i) for i in range(len(args))]
         inputs, outputs = [], []
         ptr: dict[SSAValue, str] = {}
         for i, arg in enumerate(args):
@@ -474,7 +470,7 @@ class ModelEmitter:
             ptr[v] = self.weight_ptr(owner)
             return ptr[v]
         if isinstance(owner, accel.AllocOp) and owner.offset is not None:
-            target = owner.attributes.get("accel.target")
+            target = owner.attributes.get(TARGET_ATTR)
             if not isinstance(target, StringAttr) or target.data not in self.targets:
                 raise CompileError("a scratchpad buffer in @main needs the 'accel.target' it belongs to", owner)
             prefix = self.targets[target.data].api.prefix
@@ -517,13 +513,6 @@ def _symbol(name: str) -> str:
 
 def region_symbol(fn: func.FuncOp) -> str:
     return _symbol(fn.sym_name.data)
-
-
-def _is_output(fn: func.FuncOp, i: int) -> bool:
-    if fn.arg_attrs is None or i >= len(fn.arg_attrs.data):
-        return False
-    d = fn.arg_attrs.data[i]
-    return isinstance(d, DictionaryAttr) and OUTPUT_ATTR in d.data
 
 
 def config_fields(desc) -> dict[str, str]:

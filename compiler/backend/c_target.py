@@ -14,6 +14,7 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.utils.target import Target
+from accel.dialects.conventions import TARGET_ATTR
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class CTarget(Target):
         descs = {d.name: d for d in load_targets(self.target)} if self.target else {}
         for op in module.body.block.ops:
             if isinstance(op, func.FuncOp):
-                t = op.attributes.get("accel.target")
+                t = op.attributes.get(TARGET_ATTR)
                 if isinstance(t, StringAttr) and t.data != "host" and t.data not in descs:
                     descs[t.data] = load_target(t.data)
         emitted = ModelEmitter(module, descs).emit()

@@ -22,14 +22,14 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from accel.compiler.tensors import dense_from_array, numpy_dtype, tensor_type
 from accel.dialects import relay
 from accel.dialects.relay import WEIGHTS_ATTR
+from accel.dialects.conventions import name_attrs
 
-NAME_ATTR = "accel.name"
 """Argument/result attribute of `@main`: the model's name of an input or output."""
 
 _OPS: dict[str, type[relay.RelayOp]] = {}
@@ -123,8 +123,8 @@ class GraphBuilder:
             name,
             (in_types, out_types),
             Region(self.block),
-            arg_attrs=_name_attrs([n for n, _ in self.inputs]),
-            res_attrs=_name_attrs(names_out),
+            arg_attrs=name_attrs([n for n, _ in self.inputs]),
+            res_attrs=name_attrs(names_out),
         )
         attrs: dict[str, Attribute] = {}
         if self.weights:
@@ -135,31 +135,6 @@ class GraphBuilder:
         module = ModuleOp([fn])
         module.attributes.update(attrs)
         return module
-
-
-def _name_attrs(names: Sequence[str]):
-    from xdsl.dialects.builtin import ArrayAttr
-
-    return ArrayAttr([DictionaryAttr({NAME_ATTR: StringAttr(n)}) for n in names])
-
-
-def io_names(fn: func.FuncOp) -> tuple[list[str], list[str]]:
-    """Input and output names of a function: `accel.name` attributes, else the SSA
-    name of the argument, else `arg<i>` / `out<i>`."""
-    ins: list[str] = []
-    for i, arg in enumerate(fn.body.block.args):
-        n = _attr_name(fn.arg_attrs, i) or arg.name_hint or f"arg{i}"
-        ins.append(n)
-    outs = [_attr_name(fn.res_attrs, i) or f"out{i}" for i in range(len(fn.function_type.outputs))]
-    return ins, outs
-
-
-def _attr_name(attrs, i: int) -> str | None:
-    if attrs is None or i >= len(attrs.data):
-        return None
-    d = attrs.data[i]
-    v = d.data.get(NAME_ATTR) if isinstance(d, DictionaryAttr) else None
-    return v.data if isinstance(v, StringAttr) else None
 
 
 def numpy_type_of(v: SSAValue) -> tuple[tuple[int, ...], np.dtype]:

@@ -18,20 +18,18 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DictionaryAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, ReturnedValues, impl, impl_terminator, register_impls
 from xdsl.interpreters.arith import ArithFunctions
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.scf import ScfFunctions
 
 from accel.compiler.diagnostics import CompileError, one_line
-from accel.compiler.frontend.builder import io_names
 from accel.compiler.runtime import interpreter as relay_interpreter
 from accel.compiler.runtime import reference as ref
 from accel.compiler.tensors import WeightsError, array_from_dense, load_weights_file, enclosing_module, numpy_dtype, weights_path
 from accel.dialects import accel
-
-OUTPUT_ATTR = "accel.output"
+from accel.dialects.conventions import io_names, is_output_arg
 
 
 def fresh_buffer(t: MemRefType) -> np.ndarray:
@@ -231,17 +229,10 @@ def _eltwise(kind: str, ins: list[np.ndarray], op: accel.EltwiseOp) -> np.ndarra
     return ref.clip(ins[0], op.prop("clip_min"), op.prop("clip_max"))
 
 
-def _is_output(fn: func.FuncOp, i: int) -> bool:
-    if fn.arg_attrs is None or i >= len(fn.arg_attrs.data):
-        return False
-    d = fn.arg_attrs.data[i]
-    return isinstance(d, DictionaryAttr) and OUTPUT_ATTR in d.data
-
-
 def io_signature(fn: func.FuncOp) -> tuple[list[str], list[str]]:
     """Input and output names of a function at any level (bufferized outputs are the
     arguments marked `accel.output`)."""
-    n_out = sum(_is_output(fn, i) for i in range(len(fn.body.block.args)))
+    n_out = sum(is_output_arg(fn, i) for i in range(len(fn.body.block.args)))
     if not n_out:
         return io_names(fn)
     names = io_names(fn)[0]
@@ -251,7 +242,7 @@ def io_signature(fn: func.FuncOp) -> tuple[list[str], list[str]]:
 def run_module(module: ModuleOp, inputs: Mapping[str, Any] | Sequence[Any], name: str = "main") -> dict[str, np.ndarray]:
     """Run `@name` at any level; returns its outputs keyed by output name."""
     fn = relay_interpreter.find_function(module, name)
-    n_out = sum(_is_output(fn, i) for i in range(len(fn.body.block.args)))
+    n_out = sum(is_output_arg(fn, i) for i in range(len(fn.body.block.args)))
     if not n_out:
         return relay_interpreter.run_function(module, inputs, name)
     names = io_names(fn)[0]

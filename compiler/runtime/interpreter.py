@@ -38,10 +38,10 @@ from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import InterpretationError
 
 from accel.compiler.diagnostics import CompileError, one_line
-from accel.compiler.frontend.builder import io_names
 from accel.compiler.runtime import reference as ref
 from accel.compiler.tensors import UnsupportedDtype, WeightsError, constant_value, numpy_dtype
 from accel.dialects import relay
+from accel.dialects.conventions import io_names
 
 # --------------------------------------------------------------------------------------
 # Kernels

@@ -43,11 +43,10 @@ from xdsl.utils.exceptions import ParseError
 
 from accel.compiler.diagnostics import CompileError, LocatingParser, format_location, one_line
 from accel.dialects.relay import ConstantOp, Relay, RelayOp
+from accel.dialects.conventions import CONSTANT_ARG_ATTR, DUPLICATE_ATTR
 
-CONSTANT_ARG_ATTR = "accel.constant"
 """Argument attribute of a pattern: the operand must be a `relay.constant`."""
 
-DUPLICATE_ATTR = "accel.duplicate"
 """Op attribute in a pattern: the op may be shared with code outside the match."""
 
 # Ops whose location a composite does not take (see `Pattern.anchor`).

@@ -43,21 +43,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets import TargetDescription, load_target, load_targets
 from accel.compiler.targets.support import select_op
-from accel.compiler.transforms.merge_composite import TARGET_ATTR, host_functions
 from accel.dialects.relay import CompositeOp, ConstantOp, YieldOp
-
-REASON_ATTR = "accel.reason"
-MANUAL_ATTR = "accel.manual"
-HOST = "host"
-
-
-def target_of(op: Operation) -> str | None:
-    attr = op.attributes.get(TARGET_ATTR)
-    return attr.data if isinstance(attr, StringAttr) else None
-
-
-def composite_target(op: CompositeOp) -> str:
-    return op.pattern.data.split(".", 1)[0]
+from accel.dialects.conventions import HOST, MANUAL_ATTR, REASON_ATTR, TARGET_ATTR, composite_target, host_functions, target_of
 
 
 def dissolve(composite: CompositeOp) -> list[Operation]:
@@ -90,13 +77,13 @@ def annotate_block(block: Block, targets: tuple[TargetDescription, ...]) -> None
             continue
         manual = target_of(op)
         if manual is not None:
-            if isinstance(op, CompositeOp) and manual not in (HOST, composite_target(op)):
+            if isinstance(op, CompositeOp) and manual not in (HOST, composite_target(op.pattern.data)):
                 raise CompileError(f"composite '{op.pattern.data}' cannot run on '{manual}'", op)
             _check_manual(op, manual)
             op.attributes[MANUAL_ATTR] = UnitAttr()
             continue
         if isinstance(op, CompositeOp):
-            owner = composite_target(op)
+            owner = composite_target(op.pattern.data)
             if owner in names:
                 op.attributes[TARGET_ATTR] = StringAttr(owner)
                 continue

@@ -55,8 +55,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.diagnostics import CompileError
 from accel.dialects import accel, relay
+from accel.dialects.conventions import OUTPUT_ATTR, TARGET_ATTR
 
-OUTPUT_ATTR = "accel.output"
 """Argument attribute of a bufferized function: this argument receives a result."""
 
 
@@ -125,7 +125,7 @@ class FunctionBufferizer:
     def run(self) -> None:
         fn = self.fn
         block = fn.body.block
-        if "accel.target" not in fn.attributes:
+        if TARGET_ATTR not in fn.attributes:
             for op in list(block.ops):
                 if isinstance(op, relay.CompositeOp):
                     inline_composite(op)

@@ -42,18 +42,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.memory_plan import plan_scratchpad
 from accel.dialects import accel
-
-TARGET_ATTR = "accel.target"
-PLACEMENT_ATTR = "accel.placement"
-
-
-def accelerator_functions(module: ModuleOp):
-    for fn in module.body.block.ops:
-        if not isinstance(fn, func.FuncOp) or fn.is_declaration:
-            continue
-        target = fn.attributes.get(TARGET_ATTR)
-        if isinstance(target, StringAttr) and target.data != "host":
-            yield fn, target.data
+from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions
 
 
 def target_of(name: str, option: str | None):

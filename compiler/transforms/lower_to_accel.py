@@ -51,8 +51,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.tensors import constant_value, dense_from_array
 from accel.dialects import accel, relay
+from accel.dialects.conventions import TARGET_ATTR
 
-TARGET_ATTR = "accel.target"
 
 ANCHORS = (
     relay.Conv2DOp, relay.QnnConv2DOp, relay.DenseOp, relay.MatmulOp, relay.QnnDenseOp,

@@ -35,7 +35,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -45,21 +44,7 @@ from accel.compiler.targets import TargetDescription, load_target
 from accel.compiler.targets.patterns import Match
 from accel.compiler.targets.support import check_match_limits, check_pattern_predicate
 from accel.dialects.relay import CompositeOp, YieldOp
-
-TARGET_ATTR = "accel.target"
-
-
-def host_functions(module: ModuleOp) -> list[func.FuncOp]:
-    """Functions with a body that are not outlined accelerator functions."""
-    return [
-        op for op in module.ops
-        if isinstance(op, func.FuncOp) and not op.is_declaration and TARGET_ATTR not in op.attributes
-    ]  # fmt: skip
-
-
-def _manual_target(op: Operation) -> str | None:
-    attr = op.attributes.get(TARGET_ATTR)
-    return attr.data if isinstance(attr, StringAttr) else None
+from accel.dialects.conventions import TARGET_ATTR, host_functions, target_of
 
 
 def build_composite(match: Match, composite_name: str) -> CompositeOp:
@@ -89,7 +74,7 @@ def merge_block(block: Block, target: TargetDescription) -> int:
     def usable(op: Operation) -> bool:
         if op in taken or op.parent is not block:
             return False
-        manual = _manual_target(op)
+        manual = target_of(op)
         return manual is None or manual == target.name
 
     count = 0
@@ -102,7 +87,7 @@ def merge_block(block: Block, target: TargetDescription) -> int:
                 continue
             if check_match_limits(spec, target, match.ops, match.inputs, match.root.results) is not None:
                 continue
-            manual = any(_manual_target(op) == target.name for op in match.ops)
+            manual = any(target_of(op) == target.name for op in match.ops)
             if spec.predicate_fn is None:
                 composite = _move_into_composite(match, spec.composite, taken)
             else:

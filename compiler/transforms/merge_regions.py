@@ -52,11 +52,9 @@ from xdsl.passes import ModulePass
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets import TargetDescription, load_target, load_targets
 from accel.compiler.targets.cost import region_cost
-from accel.compiler.transforms.annotate_target import HOST, MANUAL_ATTR, REASON_ATTR, target_of
-from accel.compiler.transforms.merge_composite import TARGET_ATTR, host_functions
 from accel.dialects.relay import CompositeOp, ConstantOp, YieldOp
+from accel.dialects.conventions import HOST, MANUAL_ATTR, REASON_ATTR, REGION_ATTR, TARGET_ATTR, host_functions, target_of
 
-REGION_ATTR = "accel.region"
 
 
 def graph_op_count(op: Operation) -> int:

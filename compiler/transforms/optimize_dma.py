@@ -55,11 +55,9 @@ from xdsl.transforms.common_subexpression_elimination import cse
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.index_arith import constant_index, make_index
-from accel.compiler.transforms.insert_dma import PLACEMENT_ATTR, accelerator_functions, target_of
+from accel.compiler.transforms.insert_dma import target_of
 from accel.dialects import accel
-
-OUTPUT_ATTR = "accel.output"
-RESIDENT_ATTR = "accel.resident"
+from accel.dialects.conventions import PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, accelerator_functions, is_output_arg
 
 
 # --------------------------------------------------------------------------------------
@@ -598,13 +596,6 @@ def defer_writebacks(fn: func.FuncOp) -> bool:
 # --------------------------------------------------------------------------------------
 
 
-def _is_output(fn: func.FuncOp, i: int) -> bool:
-    if fn.arg_attrs is None or i >= len(fn.arg_attrs.data):
-        return False
-    d = fn.arg_attrs.data[i]
-    return isinstance(d, DictionaryAttr) and OUTPUT_ATTR in d.data
-
-
 def _whole_buffer_transfers(arg: SSAValue) -> list[accel.DmaStartOp] | None:
     """The transfers of a region argument, if it is only ever moved whole."""
     dmas = []
@@ -656,8 +647,8 @@ def _resident_candidates(module: ModuleOp, target_name: str) -> list[Resident]:
                 if dmas is None or len(dmas) != 1:
                     ok = False
                     break
-                region_uses.append((user, fn, use.index, _is_output(fn, use.index)))
-                writers += _is_output(fn, use.index)
+                region_uses.append((user, fn, use.index, is_output_arg(fn, use.index)))
+                writers += is_output_arg(fn, use.index)
             elif isinstance(user, func.CallOp) and callee in fns:
                 ok = False
                 break
@@ -683,7 +674,7 @@ def make_resident(target_name: str, res: Resident) -> None:
 
     buf = res.buffer
     dev = accel.AllocOp(MemRefType(buf.type.element_type, buf.type.get_shape(), memory_space=accel.SPM))
-    dev.attributes["accel.target"] = StringAttr(target_name)
+    dev.attributes[TARGET_ATTR] = StringAttr(target_name)
     first_call = res.first[0]
     Rewriter.insert_op(dev, InsertPoint.before(first_call))
 

@@ -52,10 +52,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets import symbol_base
-from accel.compiler.transforms.annotate_target import HOST, MANUAL_ATTR, target_of
-from accel.compiler.transforms.merge_composite import TARGET_ATTR, host_functions
-from accel.compiler.transforms.merge_regions import REGION_ATTR
 from accel.dialects.relay import ConstantOp
+from accel.dialects.conventions import HOST, MANUAL_ATTR, REGION_ATTR, TARGET_ATTR, host_functions, target_of
 
 
 def _region_id(op: Operation) -> int | None:

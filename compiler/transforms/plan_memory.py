@@ -37,9 +37,8 @@ from xdsl.passes import ModulePass
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.memory_plan import align, linear_scan
 from accel.compiler.tensors import numpy_dtype
+from accel.dialects.conventions import ARENA_ATTR, OFFSET_ATTR
 
-OFFSET_ATTR = "accel.offset"
-ARENA_ATTR = "accel.arena_bytes"
 
 
 def buffer_bytes(t: MemRefType) -> int:

@@ -50,8 +50,9 @@ from accel.compiler.diagnostics import CompileError
 from accel.compiler.index_arith import make_index
 from accel.compiler.memory_plan import align
 from accel.compiler.tensors import numpy_dtype
-from accel.compiler.transforms.insert_dma import PLACEMENT_ATTR, accelerator_functions, target_of
+from accel.compiler.transforms.insert_dma import target_of
 from accel.dialects import accel
+from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions
 
 # --------------------------------------------------------------------------------------
 # Helpers: IR building inside the current insertion point

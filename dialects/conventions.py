@@ -1,0 +1,141 @@
+"""The IR's shared conventions: the discardable attributes that accel's passes, tools and
+emitter agree on, and their accessors. One home, so that a name is written once.
+
+| attribute | on | meaning | written by |
+|---|---|---|---|
+| `accel.target = "npu"` / `"host"` | op, composite, `func.func` | who runs it | annotate-target, outline-regions (or the user: a manual mark) |
+| `accel.reason` | op | why no target took it | annotate-target |
+| `accel.manual` | op | the target was given by the user | annotate-target |
+| `accel.region = N` | op | the region an op belongs to | merge-regions |
+| `accel.name` | argument / result attrs of `@main` | the model's input/output name | importer, builder |
+| `accel.output` | argument attrs | a bufferized result argument (destination-passing style) | bufferize |
+| `accel.offset` | `memref.alloc` | byte offset in the host arena | plan-memory |
+| `accel.arena_bytes` | module | the host arena's size | plan-memory |
+| `accel.placement` | `func.func` | the target's scratchpad plan of a region | insert-dma |
+| `accel.resident` | `accel.alloc` | a buffer that lives across regions | optimize-dma |
+| `accel.constant`, `accel.duplicate` | pattern IR | pattern-language marks | target descriptions |
+
+Functions: `@main` is the host schedule; a function with `accel.target = "<name>"` (not
+"host") is an outlined region of that target; other functions with a body are host
+functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr
+from xdsl.ir import Operation
+
+TARGET_ATTR = "accel.target"
+REASON_ATTR = "accel.reason"
+MANUAL_ATTR = "accel.manual"
+REGION_ATTR = "accel.region"
+NAME_ATTR = "accel.name"
+OUTPUT_ATTR = "accel.output"
+OFFSET_ATTR = "accel.offset"
+ARENA_ATTR = "accel.arena_bytes"
+PLACEMENT_ATTR = "accel.placement"
+RESIDENT_ATTR = "accel.resident"
+CONSTANT_ARG_ATTR = "accel.constant"
+DUPLICATE_ATTR = "accel.duplicate"
+
+HOST = "host"
+"""The pseudo-target of ops no accelerator runs."""
+
+MAIN = "main"
+"""The host schedule's function."""
+
+
+# -- an op's target ----------------------------------------------------------------------
+
+
+def target_of(op: Operation) -> str | None:
+    """The `accel.target` of an op or function, if it has one."""
+    attr = op.attributes.get(TARGET_ATTR)
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
+def set_target(op: Operation, name: str) -> None:
+    op.attributes[TARGET_ATTR] = StringAttr(name)
+
+
+def reason_of(op: Operation) -> str | None:
+    attr = op.attributes.get(REASON_ATTR)
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
+def composite_target(pattern_name: str) -> str:
+    """The target of a composite `<target>.<pattern>`."""
+    return pattern_name.split(".", 1)[0]
+
+
+# -- functions ---------------------------------------------------------------------------
+
+
+def host_functions(module: ModuleOp) -> list[func.FuncOp]:
+    """Functions with a body that are not outlined accelerator regions."""
+    return [
+        op for op in module.ops
+        if isinstance(op, func.FuncOp) and not op.is_declaration and TARGET_ATTR not in op.attributes
+    ]  # fmt: skip
+
+
+def accelerator_functions(module: ModuleOp) -> list[tuple[func.FuncOp, str]]:
+    """Outlined regions with their target names, in module order."""
+    out = []
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and not op.is_declaration:
+            t = target_of(op)
+            if t is not None and t != HOST:
+                out.append((op, t))
+    return out
+
+
+def iter_functions(module: ModuleOp) -> Iterator[func.FuncOp]:
+    for op in module.ops:
+        if isinstance(op, func.FuncOp):
+            yield op
+
+
+def main_function(module: ModuleOp) -> func.FuncOp | None:
+    for fn in iter_functions(module):
+        if fn.sym_name.data == MAIN:
+            return fn
+    return None
+
+
+# -- inputs and outputs ------------------------------------------------------------------
+
+
+def _dict_at(attrs: ArrayAttr | None, i: int) -> DictionaryAttr | None:
+    if attrs is None or i >= len(attrs.data):
+        return None
+    d = attrs.data[i]
+    return d if isinstance(d, DictionaryAttr) else None
+
+
+def is_output_arg(fn: func.FuncOp, i: int) -> bool:
+    """Argument `i` is a result buffer (bufferized, destination-passing style)."""
+    d = _dict_at(fn.arg_attrs, i)
+    return d is not None and OUTPUT_ATTR in d.data
+
+
+def _name_at(attrs: ArrayAttr | None, i: int) -> str | None:
+    d = _dict_at(attrs, i)
+    v = d.data.get(NAME_ATTR) if d is not None else None
+    return v.data if isinstance(v, StringAttr) else None
+
+
+def name_attrs(names) -> ArrayAttr:
+    """Argument/result attributes carrying the given I/O names."""
+    return ArrayAttr([DictionaryAttr({NAME_ATTR: StringAttr(n)}) for n in names])
+
+
+def io_names(fn: func.FuncOp) -> tuple[list[str], list[str]]:
+    """Input and output names of a function: `accel.name` attributes, else the SSA
+    name of the argument, else `arg<i>` / `out<i>`."""
+    ins = [_name_at(fn.arg_attrs, i) or arg.name_hint or f"arg{i}" for i, arg in enumerate(fn.body.block.args)]
+    outs = [_name_at(fn.res_attrs, i) or f"out{i}" for i in range(len(fn.function_type.outputs))]
+    return ins, outs
