@@ -332,7 +332,7 @@ def measure(model: str, target: str, work: str) -> Row:
     from accel.compiler.frontend.onnx import import_onnx_file
     from accel.compiler.runtime.interpreter import run_function
     from accel.compiler.runtime.run_compiled import run_directory
-    from accel.compiler.targets.registry import load_targets
+    from accel.compiler.targets import TargetContext
 
     start = time.perf_counter()
     path = model_path(model, work)
@@ -364,12 +364,12 @@ def measure(model: str, target: str, work: str) -> Row:
             row.cycle_bound = report["cycles"]["lower_bound"]
             row.offloaded = report.get("ops", {}).get("offloaded", 0)
     if row.bytes.get("full"):
-        descs = {d.name: d for d in load_targets(target)}
-        ctx = make_context()
-        module, _ = compile_module(load_model(path, ctx), ctx, target, "full")
+        descs = {d.name: d for d in TargetContext().load(target)}
+        ctx = make_context(target)
+        module, _ = compile_module(load_model(path, ctx), ctx, "full")
         row.breakdown = traffic_breakdown(module, descs)
-        ctx = make_context()
-        lowered, _ = compile_module(load_model(path, ctx), ctx, target, _PARTITION)
+        ctx = make_context(target)
+        lowered, _ = compile_module(load_model(path, ctx), ctx, _PARTITION)
         row.breakdown.one_op_floor = row.lower_bound + one_op_floor(lowered, descs)
     row.seconds = time.perf_counter() - start
     return row

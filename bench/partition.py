@@ -73,16 +73,16 @@ def blocks_for(nodes: int) -> int:
 
 
 def time_accel(path: str) -> tuple[float, float, float, dict]:
-    from xdsl.context import Context
 
     from accel.compiler.frontend.onnx import import_onnx_file
     from accel.compiler.partition_report import partition_report
+    from accel.compiler.targets import AccelContext
     from accel.compiler.transforms.byoc import Byoc
 
     start = time.process_time()
     module = import_onnx_file(path)
     imported = time.process_time()
-    Byoc(target=("npu",)).apply(Context(), module)
+    Byoc(target=("npu",)).apply(AccelContext(), module)
     partitioned = time.process_time()
     module.verify()
     verified = time.process_time()

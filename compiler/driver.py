@@ -9,36 +9,37 @@ after the import and after every pass goes to `DIR/ir/NN-<pass>.mlir`.
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import os
 import time
 
-from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
 from accel.compiler.diagnostics import CompileError, LocatingParser, verify_located
 from accel.compiler.tensors import set_ir_dir
+from accel.compiler.targets.context import AccelContext
 from accel.compiler.transforms import ACCEL_PASSES
+from accel.dialects import ACCEL_DIALECTS
 
 
-def make_context() -> Context:
-    from xdsl.dialects import arith, builtin, func, memref, scf
-
-    from accel.dialects import ACCEL_DIALECTS
-
-    ctx = Context()
+def make_context(targets: str = "") -> AccelContext:
+    """A context with every dialect accel's IR uses, and `targets` (a --target value)
+    loaded and selected."""
+    ctx = AccelContext()
     for d in (builtin.Builtin, func.Func, memref.MemRef, arith.Arith, scf.Scf):
         ctx.load_dialect(d)
     for factory in ACCEL_DIALECTS.values():
         ctx.load_dialect(factory())
+    if targets:
+        ctx.targets.select(targets)
     return ctx
 
 
-def load_model(path: str, ctx: Context) -> ModuleOp:
+def load_model(path: str, ctx: AccelContext) -> ModuleOp:
     """Import an ONNX model or parse textual IR; verified, one-line errors."""
     if path.endswith(".onnx"):
         from accel.compiler.frontend.onnx import import_onnx_file
@@ -56,23 +57,10 @@ def load_model(path: str, ctx: Context) -> ModuleOp:
     return module
 
 
-def with_target(p: ModulePass, target: str | None) -> ModulePass:
-    """Fill an unset `target`/`targets` option of a pass from the tool's --target."""
-    if not target:
-        return p
-    for f in dataclasses.fields(p):
-        if f.name not in ("target", "targets") or getattr(p, f.name) not in (None, "", ()):
-            continue
-        if isinstance(getattr(p, f.name), tuple):
-            return dataclasses.replace(p, **{f.name: tuple(n for n in target.split(",") if n)})
-        return dataclasses.replace(p, **{f.name: target})
-    return p
-
-
-def build_passes(spec: str, target: str | None) -> list[ModulePass]:
+def build_passes(spec: str) -> list[ModulePass]:
     from accel.compiler.pipeline import parse_pipeline_spec
 
-    return [with_target(p, target) for p in parse_pipeline_spec(ACCEL_PASSES, spec)]
+    return parse_pipeline_spec(ACCEL_PASSES, spec)
 
 
 def print_ir(module: ModuleOp) -> str:
@@ -82,14 +70,14 @@ def print_ir(module: ModuleOp) -> str:
     return out.getvalue()
 
 
-def compile_module(module: ModuleOp, ctx: Context, target: str, pipeline: str = "full",
+def compile_module(module: ModuleOp, ctx: AccelContext, pipeline: str = "full",
                    dump: list[tuple[str, str]] | None = None) -> tuple[ModuleOp, dict]:
     """Run the pipeline on `module` in place; returns it and the per-stage timing and
     partition report (taken right after partitioning)."""
     timing: dict[str, float] = {}
     partition: dict | None = None
     dot = ""
-    for i, p in enumerate(build_passes(pipeline, target)):
+    for i, p in enumerate(build_passes(pipeline)):
         start = time.perf_counter()
         p.apply(ctx, module)
         verify_located(module)
@@ -109,19 +97,18 @@ def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: s
     from accel.compiler.backend.artifacts import write_artifacts
     from accel.compiler.backend.c_emitter import ModelEmitter
     from accel.compiler.compile_report import build_report
-    from accel.compiler.targets.registry import load_targets
 
-    ctx = make_context()
+    ctx = make_context(target)
     start = time.perf_counter()
     module = load_model(model_path, ctx)
     import_seconds = time.perf_counter() - start
-    descs = load_targets(target)
     dump: list[tuple[str, str]] | None = [("00-import.mlir", print_ir(module))] if dump_ir else None
-    module, info = compile_module(module, ctx, target, pipeline, dump)
+    module, info = compile_module(module, ctx, pipeline, dump)
     start = time.perf_counter()
-    emitted = ModelEmitter(module, {d.name: d for d in descs}).emit()
+    emitted = ModelEmitter(module, ctx.targets.of_regions(module)).emit()
     emit_seconds = time.perf_counter() - start
     timing = {"import": import_seconds, **info["timing"], "emit": emit_seconds}
+    descs = ctx.targets.descriptions
     report = build_report(module, descs, info["partition"], timing)
     extra: dict[str, str | bytes] = {"report.json": json.dumps(report, indent=2, sort_keys=True) + "\n"}
     extra["partition.dot"] = info["dot"]

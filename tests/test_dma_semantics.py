@@ -72,13 +72,13 @@ def assert_same(before: dict[str, np.ndarray], after: dict[str, np.ndarray], whe
 def full_passes(target: str, extra: str = ""):
     spec = ("byoc{cost-model=false},bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,"
             f"optimize-dma{extra},plan-memory")
-    return build_passes(spec, target)
+    return build_passes(spec)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graph=relay_graphs(max_ops=8, ops=OPS))
 def test_each_pass_preserves_results(graph, tiny_target):
-    ctx = make_context()
+    ctx = make_context(tiny_target)
     module = graph.module
     before = run_module(module, graph.inputs)
     for p in full_passes(tiny_target):
@@ -104,7 +104,7 @@ def test_optimize_dma_options_preserve_results(graph, tiny_target):
     results, traffic = {}, {}
     for extra in ("", "{hoist=false}", "{forward=false}", "{cross-region=false}", "{double-buffer=false}",
                   "{hoist=false forward=false cross-region=false double-buffer=false}"):
-        ctx = make_context()
+        ctx = make_context(tiny_target)
         module = graph.module.clone()
         try:
             for p in full_passes(tiny_target, extra):

@@ -70,7 +70,7 @@ from accel.compiler.frontend.onnx import import_onnx_file
 from accel.compiler.pipeline import PIPELINES, expand
 from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.runtime.run_compiled import model_signature, run_directory
-from accel.compiler.targets.registry import load_targets
+from accel.compiler.targets import TargetContext
 from accel.dialects import accel
 
 pytest.importorskip("onnxruntime")
@@ -190,9 +190,9 @@ class Workspace:
         """The IR after the full pipeline (compiled in this process, as the driver does)."""
         key = (name, target)
         if key not in self.modules:
-            ctx = make_context()
+            ctx = make_context(target)
             module = load_model(self.model_path(name), ctx)
-            compile_module(module, ctx, target)
+            compile_module(module, ctx)
             self.modules[key] = module
         return self.modules[key]
 
@@ -375,7 +375,7 @@ def test_scratchpad_plan(ws, name, target):
     """No two live scratchpad buffers share bytes, across regions too; the report's
     peak is within the scratchpad."""
     module = ws.final_module(name, target)
-    descs = {d.name: d for d in load_targets(target)}
+    descs = {d.name: d for d in TargetContext().load(target)}
     assert scratchpad_conflicts(module, descs) == []
     peak = ws.get(name, target).report["memory"]["scratchpad_peak_bytes"]
     assert peak <= descs[target].memory.scratchpad_bytes

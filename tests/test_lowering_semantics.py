@@ -64,7 +64,7 @@ from accel.compiler.pipeline import PIPELINES
 from accel.compiler.runtime.buffer_interpreter import run_module
 from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.runtime.run_compiled import run_directory
-from accel.compiler.targets.registry import load_targets
+from accel.compiler.targets import TargetContext
 from accel.compiler.transforms.byoc import Byoc
 from accel.dialects import accel, relay
 
@@ -159,12 +159,12 @@ def check_lowering(graph, target_option: str, descs: dict) -> None:
     quantized = any(k in ("quantize", "qnn_conv2d", "qnn_dense", "qnn_add") for k in graph.kinds)
     step = dequantize_step(module)
     expected = run_function(module, graph.inputs)
-    ctx = make_context()
-    Byoc(target=(target_option,), cost_model=False).apply(ctx, module)
+    ctx = make_context(target_option)
+    Byoc(cost_model=False).apply(ctx, module)
     verify_located(module)
     scratchpads = {name: d.memory.scratchpad_bytes for name, d in descs.items()}
     planned = placed = False
-    for p in build_passes(PIPELINES["lower"], target_option):
+    for p in build_passes(PIPELINES["lower"]):
         p.apply(ctx, module)
         verify_located(module)
         what = f"after {p.name}"
@@ -184,7 +184,7 @@ PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[Healt
 
 
 def descriptions(option: str) -> dict:
-    return {d.name: d for d in load_targets(option)}
+    return {d.name: d for d in TargetContext().load(option)}
 
 
 @PROPERTY
@@ -287,7 +287,7 @@ def test_real_models_keep_their_meaning_with_planned_memory(name, target, npu_sm
     path = real_model_path(name, mlp_path)
     option = npu_small if target == "small" else target
     descs = descriptions(option)
-    ctx = make_context()
+    ctx = make_context(option)
     module = load_model(path, ctx)
     rng = np.random.default_rng(5)
     inputs = {n: rng.standard_normal(s).astype(np.float32) for n, s in input_signature(onnx.load(path))}
@@ -295,7 +295,7 @@ def test_real_models_keep_their_meaning_with_planned_memory(name, target, npu_sm
     quantized = name.endswith("int8")
     step = dequantize_step(module)
     placed = False
-    for p in build_passes(PIPELINES["full"], option):
+    for p in build_passes(PIPELINES["full"]):
         p.apply(ctx, module)
         verify_located(module)
         placed |= p.name == PLACED_FROM
@@ -332,11 +332,11 @@ def test_tiled_model_runs_in_c(npu_small, tmp_path):
 
 
 def _lowered_tiny_resnet():
-    ctx = make_context()
+    ctx = make_context("npu")
     module = load_model(os.path.join(EXAMPLES, "tiny_resnet.onnx"), ctx)
     x = np.random.default_rng(0).standard_normal((1, 3, 32, 32)).astype(np.float32)
     expected = run_function(module, {"input": x})
-    compile_module(module, ctx, "npu")
+    compile_module(module, ctx)
     return module, {"input": x}, expected
 
 
@@ -361,11 +361,11 @@ def test_a_broken_host_arena_plan_is_caught():
     """Every host buffer at offset 0: the planned interpreter sees it, the plain buffer
     interpreter (a fresh array per buffer) cannot. (MobileNet: values cross between the
     host and several regions, so host buffers really are live together.)"""
-    ctx = make_context()
+    ctx = make_context("npu")
     module = load_model(os.path.join(MODELS, "mobilenet_dynamo.onnx"), ctx)
     inputs = {"input": np.random.default_rng(0).standard_normal((1, 3, 32, 32)).astype(np.float32)}
     expected = run_function(module, inputs)
-    compile_module(module, ctx, "npu")
+    compile_module(module, ctx)
     allocs = [op for op in module.walk() if isinstance(op, memref.AllocOp) and "accel.offset" in op.attributes]
     assert len(allocs) >= 2
     offsets = {op.attributes["accel.offset"].value.data for op in allocs}
@@ -415,9 +415,9 @@ def test_tiled_avg_pool_with_ceil_mode_counts_only_real_padding(npu_tiny, tmp_pa
     module = b.build([y], ["y"])
     inputs = {"x": np.random.default_rng(0).standard_normal((2, 3, 6, 3)).astype(np.float32)}
     expected = run_function(module, inputs)
-    ctx = make_context()
-    Byoc(target=(npu_tiny,), cost_model=False).apply(ctx, module)
-    for p in build_passes(PIPELINES["lower"], npu_tiny):
+    ctx = make_context(npu_tiny)
+    Byoc(cost_model=False).apply(ctx, module)
+    for p in build_passes(PIPELINES["lower"]):
         p.apply(ctx, module)
     assert any(op.name == "scf.for" or isinstance(op, accel.PoolOp) for op in module.walk())
     assert_same(run_module(module, inputs), expected, "tiled avg_pool2d", False, 0.0)
@@ -446,13 +446,13 @@ def _pass_cpu_seconds(n: int) -> dict[str, float]:
     import gc
     import time
 
-    module, ctx = _chain(n), make_context()
-    Byoc(target=("npu",), cost_model=False).apply(ctx, module)
+    module, ctx = _chain(n), make_context("npu")
+    Byoc(cost_model=False).apply(ctx, module)
     seconds: dict[str, float] = {}
     gc.collect()
     gc.disable()
     try:
-        for p in build_passes(PIPELINES["lower"], "npu"):
+        for p in build_passes(PIPELINES["lower"]):
             start = time.process_time()
             p.apply(ctx, module)
             seconds[p.name] = seconds.get(p.name, 0.0) + time.process_time() - start

@@ -19,7 +19,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import relay_graphs
-from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.ir import Operation, OpResult
@@ -32,9 +31,9 @@ from accel.compiler.transforms.byoc import Byoc
 from accel.compiler.transforms.merge_regions import MergeRegions
 from accel.compiler.transforms.outline_regions import OutlineRegions
 from accel.dialects import relay
+from accel.compiler.targets import AccelContext
 
 ID = "test.id"
-CTX = Context()
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -103,7 +102,7 @@ def same_results(before: dict, after: dict) -> None:
 def test_byoc_random_graphs(graph, targets):
     expected = run_function(graph.module, graph.inputs)
     tagged = tag_ops(graph.module)
-    Byoc(target=tuple(targets.split(",")), cost_model=False).apply(CTX, graph.module)
+    Byoc(target=tuple(targets.split(",")), cost_model=False).apply(AccelContext(), graph.module)
     check_partition(graph.module, tagged)
     same_results(expected, run_function(graph.module, graph.inputs))
 
@@ -115,7 +114,7 @@ def test_byoc_with_cost_model(graph):
     partition is still valid and every dropped op says why."""
     expected = run_function(graph.module, graph.inputs)
     tagged = tag_ops(graph.module)
-    Byoc(target=("npu",)).apply(CTX, graph.module)
+    Byoc(target=("npu",)).apply(AccelContext(), graph.module)
     check_partition(graph.module, tagged)
     same_results(expected, run_function(graph.module, graph.inputs))
 
@@ -136,9 +135,9 @@ def test_random_targets_never_form_cycles(graph, data):
             op.attributes["accel.target"] = StringAttr(choice)
             if choice == "host":
                 op.attributes["accel.manual"] = _unit()
-    MergeRegions(cost_model=False).apply(CTX, graph.module)
+    MergeRegions(cost_model=False).apply(AccelContext(), graph.module)
     _check_regions_convex(_main(graph.module))
-    OutlineRegions().apply(CTX, graph.module)
+    OutlineRegions().apply(AccelContext(), graph.module)
     check_partition(graph.module, tagged)
     same_results(expected, run_function(graph.module, graph.inputs))
 
@@ -189,9 +188,9 @@ def test_merge_regions_on_random_target_dags(dag):
     module, inputs = dag.module, dag.inputs
     expected = run_function(module, inputs)
     tagged = tag_ops(module)
-    MergeRegions(cost_model=False).apply(CTX, module)
+    MergeRegions(cost_model=False).apply(AccelContext(), module)
     _check_regions_convex(_main(module))
-    OutlineRegions().apply(CTX, module)
+    OutlineRegions().apply(AccelContext(), module)
     check_partition(module, tagged)
     same_results(expected, run_function(module, inputs))
 
@@ -229,7 +228,7 @@ def test_diamond_is_split_and_still_computes_the_same():
     module = b.build([y], ["y"])
     data = {"x": np.random.default_rng(0).standard_normal((1, 16, 32, 32)).astype(np.float32)}
     expected = run_function(module, data)
-    Byoc(target=("npu",), cost_model=False).apply(CTX, module)
+    Byoc(target=("npu",), cost_model=False).apply(AccelContext(), module)
     report = partition_report(module)
     assert [r["ops"] for r in report["regions"]] == [1, 1]  # conv and add apart
     same_results(expected, run_function(module, data))
@@ -250,7 +249,7 @@ def test_merge_regions_cost_is_linear_enough(n):
             v = b.sigmoid(v)
     module = b.build([v], ["y"])
     start = time.perf_counter()
-    Byoc(target=("npu",), cost_model=False).apply(CTX, module)
+    Byoc(target=("npu",), cost_model=False).apply(AccelContext(), module)
     elapsed = time.perf_counter() - start
     report = partition_report(module)
     assert len(report["regions"]) == n // 4

@@ -14,7 +14,6 @@ import sys
 import numpy as np
 import onnx
 import pytest
-from xdsl.context import Context
 from xdsl.dialects import func
 
 from accel.compiler.frontend.onnx import import_onnx_file
@@ -22,6 +21,7 @@ from accel.compiler.partition_report import explain_table, partition_dot, partit
 from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.transforms.byoc import Byoc
 from accel.dialects import relay
+from accel.compiler.targets import AccelContext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "models")
@@ -43,7 +43,7 @@ def _partition_and_compare(path: str, targets=("npu",)):
     module = import_onnx_file(path)
     inputs = _input(model, 0)
     expected = run_function(module, inputs)
-    Byoc(target=targets).apply(Context(), module)
+    Byoc(target=targets).apply(AccelContext(), module)
     got = run_function(module, inputs)
     for k in expected:
         np.testing.assert_array_equal(got[k], expected[k], err_msg=k)

@@ -11,7 +11,15 @@ import pytest
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.frontend.builder import GraphBuilder
-from accel.compiler.targets import builtin_target_names, dtype_name, load_target, load_targets, select, target_names
+from accel.compiler.targets import (
+    AccelContext,
+    TargetContext,
+    builtin_target_names,
+    dtype_name,
+    load_target,
+    select,
+    target_names,
+)
 from accel.compiler.targets.cost import region_cost
 from accel.compiler.targets.patterns import build_pattern, parse_pattern_source
 from accel.compiler.targets.schema import OpSpec, PatternSpec, TargetDescription
@@ -98,9 +106,9 @@ def test_target_names_and_duplicates():
     assert target_names("npu,dsp") == ("npu", "dsp")
     assert target_names(("npu", "dsp")) == ("npu", "dsp")
     assert target_names(("npu,dsp",)) == ("npu", "dsp")
-    assert [t.name for t in load_targets("dsp,npu")] == ["dsp", "npu"]
+    assert [t.name for t in TargetContext().load("dsp,npu")] == ["dsp", "npu"]
     with pytest.raises(CompileError, match="listed twice"):
-        load_targets("npu,npu")
+        TargetContext().load("npu,npu")
     with pytest.raises(CompileError, match="unknown target 'nope'"):
         load_target("nope")
 
@@ -110,11 +118,14 @@ def test_target_names_and_duplicates():
 # --------------------------------------------------------------------------------------
 
 
-def test_user_file_by_path_is_then_known_by_name(tmp_path):
+def test_user_file_by_path_is_then_known_by_name_in_its_context(tmp_path):
     path = write(tmp_path, MINIMAL)
-    t = load_target(path)
+    known = TargetContext()
+    (t,) = known.load(path)
     assert t.name == "mini" and t.path == path
-    assert load_target("mini") is t
+    assert known.named("mini") is t and known.load("mini") == (t,)
+    with pytest.raises(CompileError, match="unknown target 'mini'"):
+        TargetContext().named("mini")  # another compile does not know it
     assert t.host == load_target("npu").host.__class__(4, 8, 4)  # the default host model
 
 
@@ -228,13 +239,12 @@ def test_conv_limits(weight, props, verdict):
 
 def test_select_a_composite_and_a_foreign_one():
     from accel.compiler.transforms.merge_composite import MergeComposite
-    from xdsl.context import Context
 
     b = GraphBuilder()
     x = b.input("x", (4, 16))
     y = b.relu(b.bias_add(b.dense(x, b.const(np.ones((16, 16), np.float32))), b.const(np.ones(16, np.float32))))
     module = b.build([y])
-    MergeComposite(target="npu").apply(Context(), module)
+    MergeComposite(target=("npu",)).apply(AccelContext(), module)
     composite = next(op for op in module.walk() if isinstance(op, relay.CompositeOp))
     spec = select(composite, load_target("npu"))
     assert isinstance(spec, PatternSpec) and spec.c_function == "npu_dense_bias_relu"
@@ -348,3 +358,35 @@ def test_malformed_lit_inputs_all_fail(tmp_path):
             continue
         with pytest.raises(CompileError):
             load_target(path)
+
+
+# --------------------------------------------------------------------------------------
+# The target context: one compile's descriptions
+# --------------------------------------------------------------------------------------
+
+
+def test_context_loads_each_description_once_and_selects_the_default():
+    known = TargetContext()
+    selected = known.select("npu,dsp")
+    assert [t.name for t in selected] == ["npu", "dsp"]
+    assert known.resolve((), "annotate-target") == selected  # an empty option: --target
+    assert known.resolve(("dsp",), "annotate-target") == (selected[1],)
+    assert known.named("npu") is selected[0]
+    with pytest.raises(CompileError, match=r"merge-composite needs a target \(e.g. merge-composite\{target=npu\}"):
+        TargetContext().resolve((), "merge-composite")
+
+
+def test_context_rejects_two_targets_sharing_a_c_prefix():
+    # npu and npu-shared both use `npu_`: one program cannot link two such APIs.
+    with pytest.raises(CompileError, match="targets 'npu' and 'npu-shared' share the C prefix 'npu_'"):
+        TargetContext().load("npu,npu-shared")
+
+
+def test_context_rejects_one_name_from_two_files(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, b = write(tmp_path / "a", MINIMAL), write(tmp_path / "b", MINIMAL)
+    known = TargetContext()
+    known.load(a)
+    with pytest.raises(CompileError, match="two descriptions are named 'mini'"):
+        known.load(b)

@@ -25,6 +25,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from accel.compiler.diagnostics import CompileError, LocatingParser, format_error, verify_located
+from accel.compiler.targets.context import AccelContext
 from accel.compiler.tensors import set_ir_dir
 from accel.compiler.transforms import ACCEL_PASSES
 
@@ -38,6 +39,7 @@ class AccelOptMain(xDSLOptMain):
     version_format = "accel-opt (xdsl {xdsl_version})"
 
     def register_all_dialects(self):
+        self.ctx = AccelContext()  # the compile's targets ride on the context
         super().register_all_dialects()
         from accel.dialects import ACCEL_DIALECTS
 
@@ -103,23 +105,10 @@ class AccelOptMain(xDSLOptMain):
 
         from accel.compiler.pipeline import parse_pipeline_spec
 
-        passes = tuple(self._with_target(p) for p in parse_pipeline_spec(self.available_passes, self.args.passes))
+        if self.args.accel_target:
+            self.ctx.targets.select(self.args.accel_target)
+        passes = tuple(parse_pipeline_spec(self.available_passes, self.args.passes))
         self.pipeline = PassPipeline(passes, callback)
-
-    def _with_target(self, p: ModulePass) -> ModulePass:
-        """Fill a pass's `target`/`targets` option from `--target` when the pipeline left
-        it unset (a tuple option takes a comma list: `--target npu,dsp`)."""
-        given = self.args.accel_target
-        if not given:
-            return p
-        for f in dataclasses.fields(p):
-            if f.name not in ("target", "targets") or getattr(p, f.name) not in (None, "", ()):
-                continue
-            value = getattr(p, f.name)
-            if isinstance(value, tuple):
-                return dataclasses.replace(p, **{f.name: tuple(n for n in given.split(",") if n)})
-            return dataclasses.replace(p, **{f.name: given})
-        return p
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:
         if file_extension == "mlir":
@@ -162,12 +151,11 @@ class AccelOptMain(xDSLOptMain):
             return
         if self.args.input_file is not None:
             set_ir_dir(os.path.dirname(os.path.abspath(self.args.input_file)))
-        if self.args.target == "c" and self.args.accel_target:
-            # The C emitter needs the descriptions: `--target` names them.
-            self.args.target = 'c{target="' + self.args.accel_target.replace('"', "") + '"}'
         chunks, file_extension = self.prepare_input()
         outputs: list[str] = []
         for i, (chunk, offset) in enumerate(chunks):
+            if i:
+                self.ctx.targets = self.ctx.targets.next_compile()
             try:
                 module = self.parse_chunk(chunk, file_extension, offset)
                 if module is not None:

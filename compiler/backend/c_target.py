@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from typing import IO
 
 from xdsl.context import Context
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
-from accel.dialects.conventions import TARGET_ATTR
+
+from accel.compiler.backend.c_emitter import ModelEmitter
+from accel.compiler.targets.context import target_context
 
 
 @dataclass(frozen=True)
@@ -22,20 +23,13 @@ class CTarget(Target):
     name = "c"
 
     target: str = ""
-    """Description(s) of the targets (names or .toml paths, comma-separated); by default
-    the built-in descriptions named by the regions' `accel.target`."""
+    """Descriptions (names or .toml paths, comma-separated) to load for the regions'
+    `accel.target` names; by default the compile's targets, then built-ins by name."""
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        from accel.compiler.backend.c_emitter import ModelEmitter
-        from accel.compiler.targets.registry import load_target, load_targets
-
-        descs = {d.name: d for d in load_targets(self.target)} if self.target else {}
-        for op in module.body.block.ops:
-            if isinstance(op, func.FuncOp):
-                t = op.attributes.get(TARGET_ATTR)
-                if isinstance(t, StringAttr) and t.data != "host" and t.data not in descs:
-                    descs[t.data] = load_target(t.data)
-        emitted = ModelEmitter(module, descs).emit()
+        known = target_context(ctx)
+        known.load(self.target)
+        emitted = ModelEmitter(module, known.of_regions(module)).emit()
         for name in sorted(emitted.files):
             output.write(f"// ===== {name} =====\n")
             output.write(emitted.files[name])

@@ -2,13 +2,15 @@
 
     from accel.compiler.targets import load_target, select
     npu = load_target("npu")                     # built-in, or load_target("path/x.toml")
+    ctx = AccelContext(); ctx.targets.select("npu,dsp")   # the targets of one compile
     npu.memory.scratchpad_bytes, npu.api.prefix, npu.patterns[0].composite
     select(op, npu)       # -> OpSpec | PatternSpec (with .c_function) | "reason"
 
 The schema is documented with an annotated example in docs/targets.md.
 """
 
-from accel.compiler.targets.registry import builtin_target_names, load_target, load_targets, target_names
+from accel.compiler.targets.context import AccelContext, TargetContext, target_context
+from accel.compiler.targets.registry import builtin_target_names, load_target, target_names
 from accel.compiler.targets.schema import (
     Api,
     Compute,
@@ -24,6 +26,7 @@ from accel.compiler.targets.schema import (
 from accel.compiler.targets.support import dtype_name, select
 
 __all__ = [
+    "AccelContext",
     "Api",
     "Compute",
     "Dma",
@@ -32,12 +35,13 @@ __all__ = [
     "OpSpec",
     "PatternSpec",
     "TargetDescription",
+    "TargetContext",
     "Throughput",
     "builtin_target_names",
     "dtype_name",
     "load_target",
-    "load_targets",
     "select",
     "symbol_base",
+    "target_context",
     "target_names",
 ]

@@ -2,9 +2,9 @@
 
 Built-in targets are the `*.toml` files shipped in this package (`npu`, `npu-shared`,
 `dsp`, ...), addressed by name; anything that looks like a path (contains a `/` or ends
-in `.toml`) is a user's file. Loads are cached per file. A description loaded from a
-path is also found by its `name` afterwards in the same process, so later passes can
-resolve `accel.target = "<name>"`.
+in `.toml`) is a user's file. Parsed files are cached per process (keyed by path and
+modification time). Which descriptions a compile uses, and what a name means in it, is
+the target context's business (`accel.compiler.targets.context`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from accel.compiler.diagnostics import CompileError, one_line
 from accel.compiler.targets.schema import TargetDescription, parse_description
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_CACHE: dict[str, TargetDescription] = {}
-_BY_NAME: dict[str, TargetDescription] = {}
+_CACHE: dict[tuple[str, int], TargetDescription] = {}
 
 
 def builtin_target_names() -> list[str]:
@@ -30,15 +29,13 @@ def _is_path(name_or_path: str) -> bool:
 
 
 def load_target(name_or_path: str) -> TargetDescription:
-    """A built-in target by name, a target loaded earlier by path (by its name), or a
-    user's `.toml` file. Bad input raises `CompileError` (one line: file, key, expected)."""
+    """A built-in target by name or a user's `.toml` file. Bad input raises
+    `CompileError` (one line: file, key, expected)."""
     if not name_or_path:
         raise CompileError("no target given (use --target NAME or a pass option like target=npu)")
     if _is_path(name_or_path):
         return load_target_file(name_or_path)
     builtin = os.path.join(_HERE, f"{name_or_path}.toml")
-    if name_or_path in _BY_NAME:
-        return _BY_NAME[name_or_path]
     if os.path.isfile(builtin):
         return load_target_file(builtin)
     raise CompileError(
@@ -48,11 +45,11 @@ def load_target(name_or_path: str) -> TargetDescription:
 
 
 def load_target_file(path: str) -> TargetDescription:
-    key = os.path.abspath(path)
-    cached = _CACHE.get(key)
-    if cached is not None:
-        return cached
     try:
+        key = (os.path.abspath(path), os.stat(path).st_mtime_ns)
+        cached = _CACHE.get(key)
+        if cached is not None:
+            return cached
         with open(path, "rb") as f:
             data = tomllib.load(f)
     except OSError as e:
@@ -61,8 +58,6 @@ def load_target_file(path: str) -> TargetDescription:
         raise CompileError(f"invalid TOML: {one_line(str(e))}", location=path) from None
     target = parse_description(data, path)
     _CACHE[key] = target
-    if os.path.dirname(key) != _HERE:
-        _BY_NAME[target.name] = target
     return target
 
 
@@ -74,13 +69,3 @@ def target_names(option: str | Iterable[str]) -> tuple[str, ...]:
         names.extend(n.strip() for n in item.split(",") if n.strip())
     return tuple(names)
 
-
-def load_targets(option: str | Iterable[str]) -> tuple[TargetDescription, ...]:
-    """Load every target of a (comma-separated) option, in order, without duplicates."""
-    targets: list[TargetDescription] = []
-    for n in target_names(option):
-        t = load_target(n)
-        if any(other.name == t.name for other in targets):
-            raise CompileError(f"target '{t.name}' is listed twice")
-        targets.append(t)
-    return tuple(targets)

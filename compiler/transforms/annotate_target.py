@@ -41,7 +41,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.targets import TargetDescription, load_target, load_targets
+from accel.compiler.targets import TargetContext, TargetDescription, target_context
 from accel.compiler.targets.support import select_op
 from accel.dialects.relay import CompositeOp, ConstantOp, YieldOp
 from accel.dialects.conventions import HOST, MANUAL_ATTR, REASON_ATTR, TARGET_ATTR, composite_target, host_functions, target_of
@@ -66,7 +66,7 @@ def dissolve(composite: CompositeOp) -> list[Operation]:
     return ops
 
 
-def annotate_block(block: Block, targets: tuple[TargetDescription, ...]) -> None:
+def annotate_block(block: Block, targets: tuple[TargetDescription, ...], known: TargetContext) -> None:
     names = {t.name for t in targets}
     constants: list[ConstantOp] = []
     for op in list(block.ops):
@@ -79,7 +79,7 @@ def annotate_block(block: Block, targets: tuple[TargetDescription, ...]) -> None
         if manual is not None:
             if isinstance(op, CompositeOp) and manual not in (HOST, composite_target(op.pattern.data)):
                 raise CompileError(f"composite '{op.pattern.data}' cannot run on '{manual}'", op)
-            _check_manual(op, manual)
+            _check_manual(op, manual, known)
             op.attributes[MANUAL_ATTR] = UnitAttr()
             continue
         if isinstance(op, CompositeOp):
@@ -111,11 +111,11 @@ def _annotate_op(op: Operation, targets: tuple[TargetDescription, ...]) -> None:
     op.attributes[REASON_ATTR] = StringAttr("; ".join(reasons))
 
 
-def _check_manual(op: Operation, name: str) -> None:
+def _check_manual(op: Operation, name: str, known: TargetContext) -> None:
     if name == HOST:
         return
     try:
-        load_target(name)
+        known.named(name)
     except CompileError as e:
         raise CompileError(f"'{op.name}' op has accel.target = \"{name}\": {e.message}", op) from None
 
@@ -130,8 +130,7 @@ class AnnotateTarget(ModulePass):
     """Targets in priority order: built-in names or paths (default: --target)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        targets = load_targets(self.targets)
-        if not targets:
-            raise CompileError("annotate-target needs targets (e.g. annotate-target{targets=npu} or --target npu)")
+        known = target_context(ctx)
+        targets = known.resolve(self.targets, self.name, "targets")
         for fn in host_functions(op):
-            annotate_block(fn.body.block, targets)
+            annotate_block(fn.body.block, targets, known)

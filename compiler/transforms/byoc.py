@@ -41,8 +41,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from accel.compiler.diagnostics import CompileError
-from accel.compiler.targets import load_targets
+from accel.compiler.targets import target_context
 from accel.compiler.transforms.annotate_target import AnnotateTarget
 from accel.compiler.transforms.merge_composite import MergeComposite
 from accel.compiler.transforms.merge_regions import MergeRegions
@@ -65,12 +64,8 @@ class Byoc(ModulePass):
     """Forwarded to merge-regions."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        targets = load_targets(self.target)
-        if not targets:
-            raise CompileError("byoc needs a target (e.g. byoc{target=npu} or --target npu)")
-        paths = tuple(t.path for t in targets)
-        for t in paths:
-            MergeComposite(target=t).apply(ctx, op)
-        AnnotateTarget(targets=paths).apply(ctx, op)
-        MergeRegions(min_ops=self.min_ops, cost_model=self.cost_model, targets=paths).apply(ctx, op)
+        names = tuple(t.name for t in target_context(ctx).resolve(self.target, self.name))
+        MergeComposite(target=names).apply(ctx, op)
+        AnnotateTarget(targets=names).apply(ctx, op)
+        MergeRegions(min_ops=self.min_ops, cost_model=self.cost_model).apply(ctx, op)
         OutlineRegions().apply(ctx, op)

@@ -40,22 +40,10 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.diagnostics import CompileError
+from accel.compiler.targets.context import target_context
 from accel.compiler.memory_plan import plan_scratchpad
 from accel.dialects import accel
 from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions
-
-
-def target_of(name: str, option: str | None):
-    """The description of a function's target: the pass option when it names that
-    target (a user's file), else the registry by name."""
-    from accel.compiler.targets.registry import load_target, target_names
-
-    if option:
-        for t in target_names(option):
-            desc = load_target(t)
-            if desc.name == name:
-                return desc
-    return load_target(name)
 
 
 def spm_type(t: MemRefType) -> MemRefType:
@@ -98,17 +86,20 @@ class InsertDma(ModulePass):
 
     name = "insert-dma"
 
-    target: str = ""
-    """Description(s) to use for functions of that name (a path or name; default: by name)."""
+    target: tuple[str, ...] = ()
+    """Descriptions (names or .toml paths) to load for the regions' `accel.target` names;
+    by default the compile's targets, then built-ins by name."""
 
     zero_copy: bool = True
     """On targets sharing host memory, compute in place instead of copying."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        known = target_context(ctx)
+        known.load(self.target)
         for fn, name in list(accelerator_functions(op)):
             if PLACEMENT_ATTR in fn.attributes:
                 continue
-            desc = target_of(name, self.target)
+            desc = known.named(name, fn)
             computes = [o for o in fn.walk() if isinstance(o, accel.ComputeOp)]
             if desc.memory.shared_with_host and self.zero_copy:
                 fn.attributes[PLACEMENT_ATTR] = StringAttr("zero-copy")

@@ -40,7 +40,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from accel.compiler.targets import TargetDescription, load_target
+from accel.compiler.targets import TargetDescription, target_context
 from accel.compiler.targets.patterns import Match
 from accel.compiler.targets.support import check_match_limits, check_pattern_predicate
 from accel.dialects.relay import CompositeOp, YieldOp
@@ -153,10 +153,10 @@ class MergeComposite(ModulePass):
 
     name = "merge-composite"
 
-    target: str = ""
-    """Built-in target name or path to a .toml description (default: --target)."""
+    target: tuple[str, ...] = ()
+    """Targets in priority order: built-in names or .toml paths (default: --target)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        target = load_target(self.target)
-        for fn in host_functions(op):
-            merge_block(fn.body.block, target)
+        for target in target_context(ctx).resolve(self.target, self.name):
+            for fn in host_functions(op):
+                merge_block(fn.body.block, target)

@@ -49,12 +49,10 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 
-from accel.compiler.diagnostics import CompileError
-from accel.compiler.targets import TargetDescription, load_target, load_targets
+from accel.compiler.targets import TargetDescription, target_context
 from accel.compiler.targets.cost import region_cost
 from accel.dialects.relay import CompositeOp, ConstantOp, YieldOp
 from accel.dialects.conventions import HOST, MANUAL_ATTR, REASON_ATTR, REGION_ATTR, TARGET_ATTR, host_functions, target_of
-
 
 
 def graph_op_count(op: Operation) -> int:
@@ -283,22 +281,6 @@ def _drop_reason(ops: list[Operation], target: TargetDescription | None, min_ops
     )
 
 
-def target_resolver(option: tuple[str, ...] | str) -> Callable[[str, Operation], TargetDescription]:
-    """Resolve annotated target names: the pass's `targets` first, then built-ins and
-    descriptions loaded earlier in this process."""
-    known = {t.name: t for t in load_targets(option)}
-
-    def resolve(name: str, op: Operation) -> TargetDescription:
-        if name not in known:
-            try:
-                known[name] = load_target(name)
-            except CompileError as e:
-                raise CompileError(f"accel.target \"{name}\": {e.message}", op) from None
-        return known[name]
-
-    return resolve
-
-
 @dataclass(frozen=True)
 class MergeRegions(ModulePass):
     """Merge same-target ops into maximal cycle-free regions (accel.region); drop small or unprofitable ones."""
@@ -312,9 +294,12 @@ class MergeRegions(ModulePass):
     """Keep a region on the host when compute + DMA on the target costs more."""
 
     targets: tuple[str, ...] = ()
-    """Descriptions for annotated target names that are not built-in (default: --target)."""
+    """Descriptions (names or .toml paths) to load for the annotated target names; by
+    default the compile's targets, then built-ins by name."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        resolve = target_resolver(self.targets)
+        known = target_context(ctx)
+        known.load(self.targets)
+        resolve = known.named
         for fn in host_functions(op):
             merge_block(fn.body.block, resolve, self.min_ops, self.cost_model)

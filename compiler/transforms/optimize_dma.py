@@ -54,8 +54,8 @@ from xdsl.traits import SymbolTable
 from xdsl.transforms.common_subexpression_elimination import cse
 
 from accel.compiler.diagnostics import CompileError
+from accel.compiler.targets.context import target_context
 from accel.compiler.index_arith import constant_index, make_index
-from accel.compiler.transforms.insert_dma import target_of
 from accel.dialects import accel
 from accel.dialects.conventions import PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, accelerator_functions, is_output_arg
 
@@ -756,8 +756,9 @@ class OptimizeDma(ModulePass):
 
     name = "optimize-dma"
 
-    target: str = ""
-    """Description(s) for functions of that name (default: the built-in one by name)."""
+    target: tuple[str, ...] = ()
+    """Descriptions (names or .toml paths) to load for the regions' `accel.target` names;
+    by default the compile's targets, then built-ins by name."""
 
     hoist: bool = True
     forward: bool = True
@@ -768,13 +769,15 @@ class OptimizeDma(ModulePass):
     """How many compute ops ahead a load may be issued (with double-buffer)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        known = target_context(ctx)
+        known.load(self.target)
         from accel.compiler.memory_plan import plan_scratchpad_module
 
         targets = {}
         for fn, name in accelerator_functions(op):
             if fn.attributes.get(PLACEMENT_ATTR) != StringAttr("dma"):
                 continue
-            targets[name] = target_of(name, self.target)
+            targets[name] = known.named(name, fn)
 
         def plan(module: ModuleOp) -> None:
             for name, desc in targets.items():

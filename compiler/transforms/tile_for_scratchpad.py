@@ -49,8 +49,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.index_arith import make_index
 from accel.compiler.memory_plan import align
+from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import numpy_dtype
-from accel.compiler.transforms.insert_dma import target_of
 from accel.dialects import accel
 from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions
 
@@ -422,8 +422,9 @@ class TileForScratchpad(ModulePass):
 
     name = "tile-for-scratchpad"
 
-    target: str = ""
-    """Description(s) for functions of that name (default: the built-in one by name)."""
+    target: tuple[str, ...] = ()
+    """Descriptions (names or .toml paths) to load for the regions' `accel.target` names;
+    by default the compile's targets, then built-ins by name."""
 
     double_buffer: bool = True
     """Size streamed tiles so that two of each fit (room for overlapping transfers)."""
@@ -432,8 +433,10 @@ class TileForScratchpad(ModulePass):
     """Leave targets that share host memory untiled: they compute in place (see insert-dma)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        known = target_context(ctx)
+        known.load(self.target)
         for fn, name in list(accelerator_functions(op)):
-            desc = target_of(name, self.target)
+            desc = known.named(name, fn)
             if desc.memory.shared_with_host and self.zero_copy:
                 continue
             if PLACEMENT_ATTR in fn.attributes:

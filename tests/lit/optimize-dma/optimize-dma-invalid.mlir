@@ -6,7 +6,7 @@
 // OPTION-NOT: Traceback
 
 // A region for a target nobody describes: the optimizer needs the scratchpad size.
-// CHECK: error: unknown target 'nosuchnpu'
+// CHECK: optimize-dma-invalid.mlir:11:1: error: accel.target "nosuchnpu": unknown target 'nosuchnpu'
 // CHECK-NOT: Traceback
 func.func @nosuchnpu_0(%a: memref<64xf32>, %out0: memref<64xf32> {accel.output}) attributes {accel.target = "nosuchnpu", accel.placement = "dma"} {
   func.return
