@@ -13,6 +13,7 @@ emitter agree on, and their accessors. One home, so that a name is written once.
 | `accel.arena_bytes` | module | the host arena's size | plan-memory |
 | `accel.placement` | `func.func` | the target's scratchpad plan of a region | insert-dma |
 | `accel.resident` | `accel.alloc` | a buffer that lives across regions | optimize-dma |
+| `accel.entry = "ops[3]"` | accel compute op | the description entry whose declared C call runs it | lower-to-accel (kept by tiling) |
 | `accel.constant`, `accel.duplicate` | pattern IR | pattern-language marks | target descriptions |
 
 Functions: `@main` is the host schedule; a function with `accel.target = "<name>"` (not
@@ -38,6 +39,7 @@ OFFSET_ATTR = "accel.offset"
 ARENA_ATTR = "accel.arena_bytes"
 PLACEMENT_ATTR = "accel.placement"
 RESIDENT_ATTR = "accel.resident"
+ENTRY_ATTR = "accel.entry"
 CONSTANT_ARG_ATTR = "accel.constant"
 DUPLICATE_ATTR = "accel.duplicate"
 
@@ -64,6 +66,16 @@ def set_target(op: Operation, name: str) -> None:
 def reason_of(op: Operation) -> str | None:
     attr = op.attributes.get(REASON_ATTR)
     return attr.data if isinstance(attr, StringAttr) else None
+
+
+def entry_of(op: Operation) -> str | None:
+    """The description entry ("ops[3]", "patterns[0]") a compute op was lowered from."""
+    attr = op.attributes.get(ENTRY_ATTR)
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
+def set_entry(op: Operation, key: str) -> None:
+    op.attributes[ENTRY_ATTR] = StringAttr(key)
 
 
 def composite_target(pattern_name: str) -> str:

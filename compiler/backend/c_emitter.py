@@ -39,7 +39,8 @@ from accel.compiler.diagnostics import CompileError, format_location
 from accel.compiler.memory_plan import align
 from accel.compiler.tensors import constant_value, numpy_dtype
 from accel.dialects import accel, relay
-from accel.dialects.conventions import ARENA_ATTR, OFFSET_ATTR, TARGET_ATTR, io_names, is_output_arg
+from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, Arg, Call, Value, compute_word
+from accel.dialects.conventions import ARENA_ATTR, ENTRY_ATTR, OFFSET_ATTR, TARGET_ATTR, entry_of, io_names, is_output_arg
 
 WEIGHT_ALIGN = 64
 
@@ -358,11 +359,13 @@ class ModelEmitter:
         for i in range(len(outputs)):
             w.line(f"    (void)out{i};")
         for t in targets:
-            p = self.targets[t].api.prefix
+            desc = self.targets[t]
+            if not has_runtime(desc, "register_host"):
+                continue
             for i, (_, shape, dt) in enumerate(inputs):
-                w.line(f"    {p}register_host(in{i}, {numel(shape) * dt.itemsize});")
+                w.line(f"    {runtime_call(desc, 'register_host', ptr=f'in{i}', bytes=str(numel(shape) * dt.itemsize))};")
             for i, (_, shape, dt) in enumerate(outputs):
-                w.line(f"    {p}register_host(out{i}, {numel(shape) * dt.itemsize});")
+                w.line(f"    {runtime_call(desc, 'register_host', ptr=f'out{i}', bytes=str(numel(shape) * dt.itemsize))};")
         w.lines.extend(body.lines)
         w.line("    return status;")
         w.line("}")
@@ -391,23 +394,24 @@ class ModelEmitter:
         w.line("    model_weights = weights_storage;")
         for t in targets:
             desc = self.targets[t]
-            p = desc.api.prefix
             cfg = self.fresh("cfg")
             w.line("    {")
-            w.line(f"        {p}config {cfg};")
+            w.line(f"        {desc.api.runtime.config.type} {cfg};")
             w.line(f"        memset(&{cfg}, 0, sizeof {cfg});")
             for fld, val in config_fields(desc).items():
                 w.line(f"        {cfg}.{fld} = {val};")
-            w.line(f"        if ({p}init(&{cfg}) != 0) return 1;")
-            w.line(f"        {p}register_host(model_arena, MODEL_ARENA_BYTES);")
-            w.line(f"        {p}register_host(model_weights, MODEL_WEIGHTS_BYTES);")
+            w.line(f"        if ({runtime_call(desc, 'init', config=f'&{cfg}')} != 0) return 1;")
+            if has_runtime(desc, "register_host"):
+                w.line(f"        {runtime_call(desc, 'register_host', ptr='model_arena', bytes='MODEL_ARENA_BYTES')};")
+                w.line(f"        {runtime_call(desc, 'register_host', ptr='model_weights', bytes='MODEL_WEIGHTS_BYTES')};")
             w.line("    }")
         w.line("    return 0;")
         w.line("}")
         w.line("")
         w.line("void model_free(void) {")
         for t in targets:
-            w.line(f"    {self.targets[t].api.prefix}shutdown();")
+            if has_runtime(self.targets[t], "shutdown"):
+                w.line(f"    {runtime_call(self.targets[t], 'shutdown')};")
         w.line("    free(model_arena);")
         w.line("    free(weights_storage);")
         w.line("    model_arena = 0;")
@@ -416,17 +420,16 @@ class ModelEmitter:
         w.line("}")
         w.line("")
         w.line("int model_write_counters(const char *path) {")
-        if targets:
+        counting = [t for t in targets if has_runtime(self.targets[t], "write_counters")]
+        if counting:
             # One JSON object per target would need merging; the counters of the first
             # target are written, the others to <path>.<target>.json.
-            first = self.targets[targets[0]].api.prefix
-            w.line(f"    int status = {first}write_counters_json(path);")
-            for t in targets[1:]:
-                p = self.targets[t].api.prefix
+            w.line(f"    int status = {runtime_call(self.targets[counting[0]], 'write_counters', path='path')};")
+            for t in counting[1:]:
                 w.line("    {")
                 w.line("        char other[4096];")
                 w.line(f'        snprintf(other, sizeof other, "%s.{_file_stem(t)}.json", path);')
-                w.line(f"        status |= {p}write_counters_json(other);")
+                w.line(f"        status |= {runtime_call(self.targets[t], 'write_counters', path='other')};")
                 w.line("    }")
             w.line("    return status;")
         else:
@@ -473,8 +476,8 @@ class ModelEmitter:
             target = owner.attributes.get(TARGET_ATTR)
             if not isinstance(target, StringAttr) or target.data not in self.targets:
                 raise CompileError("a scratchpad buffer in @main needs the 'accel.target' it belongs to", owner)
-            prefix = self.targets[target.data].api.prefix
-            ptr[v] = f"(({ctype} *)((unsigned char *){prefix}spm() + {owner.offset.value.data}))"
+            spm = runtime_call(self.targets[target.data], "spm")
+            ptr[v] = f"(({ctype} *)((unsigned char *){spm} + {owner.offset.value.data}))"
             return ptr[v]
         raise CompileError(f"the C emitter cannot address {v.type} here", owner if isinstance(owner, Operation) else None)
 
@@ -516,17 +519,31 @@ def region_symbol(fn: func.FuncOp) -> str:
 
 
 def config_fields(desc) -> dict[str, str]:
-    """The vendor config struct of a target, from its description."""
-    return {
-        "spm_bytes": c_int(desc.memory.scratchpad_bytes),
-        "alignment": c_int(desc.memory.alignment),
-        "shared_with_host": "1" if desc.memory.shared_with_host else "0",
-        "dma_bytes_per_cycle": c_double(desc.dma.bytes_per_cycle),
-        "dma_setup_cycles": c_double(desc.dma.setup_cycles),
-        "macs_per_cycle_f32": c_double(desc.compute.macs_per_cycle_f32),
-        "macs_per_cycle_int8": c_double(desc.compute.macs_per_cycle_int8),
-        "elementwise_per_cycle": c_double(desc.compute.elementwise_per_cycle),
-    }
+    """The vendor config struct of a target: its declared fields ([api.runtime.config])."""
+    out = {}
+    for f, v in desc.api.runtime.config.fields:
+        x = v.literal if v.word is None else CONFIG_WORDS[v.word](desc)
+        out[f] = c_number(x, "double")
+    return out
+
+
+def runtime_call(desc, name: str, **words: str) -> str:
+    """The C call of runtime function `name` ([api.runtime]) with its declared arguments;
+    `words` gives each argument word's C expression."""
+    call: Call = getattr(desc.api.runtime, name)
+    args = []
+    for a in call.args:
+        if a.struct is not None:
+            args.append(words[a.struct])
+        elif a.value.word is None:
+            args.append(c_number(a.value.literal, "double" if isinstance(a.value.literal, float) else "int64_t"))
+        else:
+            args.append(words[a.value.word])
+    return f"{call.function}({', '.join(args)})"
+
+
+def has_runtime(desc, name: str) -> bool:
+    return getattr(desc.api.runtime, name) is not None
 
 
 # --------------------------------------------------------------------------------------
@@ -778,7 +795,6 @@ class AccelFunctionEmitter:
         self.model = model
         self.fn = fn
         self.desc = desc
-        self.prefix = desc.api.prefix
         self.ptr: dict[SSAValue, str] = {}
         self.index: dict[SSAValue, str] = {}
 
@@ -789,7 +805,7 @@ class AccelFunctionEmitter:
         w.depth += 1
         for i, arg in enumerate(fn.body.block.args):
             self.ptr[arg] = f"a{i}"
-        w.line(f"unsigned char *spm = (unsigned char *){self.prefix}spm();")
+        w.line(f"unsigned char *spm = (unsigned char *){runtime_call(self.desc, 'spm')};")
         w.line("(void)spm;")
         self.emit_block(fn.body.block, w)
         w.depth -= 1
@@ -808,9 +824,8 @@ class AccelFunctionEmitter:
         raise CompileError(f"the C emitter has no value for {v.type}", v.owner if isinstance(v.owner, Operation) else None)
 
     def emit_op(self, op: Operation, w: CWriter) -> None:
-        p = self.prefix
         if isinstance(op, func.ReturnOp):
-            w.line(f"{p}sync();")
+            w.line(f"{runtime_call(self.desc, 'sync')};")
             w.line("return 0;")
             return
         if isinstance(op, accel.WeightOp):
@@ -830,7 +845,7 @@ class AccelFunctionEmitter:
             return
         if isinstance(op, accel.DmaWaitOp):
             for t in op.tokens:
-                w.line(f"{p}dma_wait({self.value(t)});")
+                w.line(f"{runtime_call(self.desc, 'dma_wait', token=self.value(t))};")
             return
         if isinstance(op, memref.SubviewOp):
             self.emit_subview(op)
@@ -884,7 +899,7 @@ class AccelFunctionEmitter:
 
     def c_scalar_type(self, t) -> str:
         if isinstance(t, accel.TokenType):
-            return f"{self.prefix}token"
+            return self.desc.api.runtime.token_type
         return "int64_t"
 
     def emit_subview(self, op: memref.SubviewOp) -> None:
@@ -908,138 +923,78 @@ class AccelFunctionEmitter:
         dst_strides, _ = strides_of(op.dest.type)
         fn = "dma_to_device" if op.to_device else "dma_to_host"
         es = dtype_of(st).itemsize
-        call = (f"{self.prefix}{fn}({self.value(op.dest)}, {self.value(op.source)}, {es}, "
-                f"{len(shape)}, {m.shape_array(shape)}, {m.static_array('int64_t', list(dst_strides), 'strides')}, "
-                f"{m.static_array('int64_t', list(src_strides), 'strides')})")
+        call = runtime_call(self.desc, fn, dst=self.value(op.dest), src=self.value(op.source), elem_bytes=str(es),
+                            rank=str(len(shape)), shape=m.shape_array(shape),
+                            dst_strides=m.static_array("int64_t", list(dst_strides), "strides"),
+                            src_strides=m.static_array("int64_t", list(src_strides), "strides"))
         if not op.token.uses:  # completed by the region's final sync
             w.line(f"(void){call};")
             return
         tok = m.fresh("t")
         self.ptr[op.token] = tok
-        w.line(f"{self.prefix}token {tok} = {call};")
+        w.line(f"{self.desc.api.runtime.token_type} {tok} = {call};")
 
 
 class ComputeCallEmitter:
-    """An accel compute op as a call of the vendor API (see compiler/runtime/c/sim/npu.h
-    for the contract every target's C library implements)."""
+    """An accel compute op as the call its description entry declares (`accel.entry`:
+    `c_function` and `args`, words of `accel.compiler.targets.c_api`). Nothing of the
+    vendor API is assumed here: names, argument order, structs and enum identifiers all
+    come from the description."""
 
     def __init__(self, region: AccelFunctionEmitter, op: accel.ComputeOp):
         self.region = region
         self.op = op
         self.model = region.model
-        self.prefix = region.prefix
+        self.desc = region.desc
 
     def emit(self, w: CWriter) -> None:
-        op = self.op
-        v = self.region.value
-        ins = [v(x) for x in op.inputs]
-        out = v(op.output)
-        dt = "s8" if op.is_quantized else "f32"
-        name = self.model.fresh("p")
-        p = self.prefix
-        if isinstance(op, accel.Conv2DOp):
-            fields = self.conv_fields()
-            fields.update(self.epilogue_fields())
-            self.declare(w, f"{p}conv2d_params", name, fields)
-            bias = ins[2] if len(ins) > 2 else "NULL"
-            w.line(f"if ({p}conv2d_{dt}({ins[0]}, {ins[1]}, {bias}, {out}, &{name}) != 0) return 1;")
-        elif isinstance(op, accel.MatmulOp):
-            a, b = shape_of(op.inputs[0].type), shape_of(op.inputs[1].type)
-            a = (1, a[0]) if len(a) == 1 else a
-            mm, k = (a[1], a[0]) if op.prop("transpose_a") else a
-            n = b[0] if op.prop("transpose_b") else b[1]
-            fields = {"m": mm, "k": k, "n": n, "transpose_a": int(op.prop("transpose_a")),
-                      "transpose_b": int(op.prop("transpose_b"))}
-            fields.update(self.epilogue_fields())
-            self.declare(w, f"{p}matmul_params", name, fields)
-            bias = ins[2] if len(ins) > 2 else "NULL"
-            w.line(f"if ({p}matmul_{dt}({ins[0]}, {ins[1]}, {bias}, {out}, &{name}) != 0) return 1;")
-        elif isinstance(op, accel.PoolOp):
-            x, y = shape_of(op.inputs[0].type), shape_of(op.output.type)
-            k, s, d, pd = (op.prop("pool_size"), op.prop("strides"), op.prop("dilation"), op.prop("padding"))
-            fields = {"kind": f"{p.upper()}POOL_{op.prop('kind').upper()}", "n": x[0], "c": x[1], "h": x[2],
-                      "w": x[3], "oh": y[2], "ow": y[3], "kh": k[0], "kw": k[1], "stride_h": s[0], "stride_w": s[1],
-                      "dil_h": d[0], "dil_w": d[1], "pad_top": pd[0], "pad_left": pd[1], "pad_bottom": pd[2],
-                      "pad_right": pd[3], "count_include_pad": int(op.prop("count_include_pad"))}
-            if op.is_quantized:
-                fields.update(self.pool_quant_fields())
-                fields.update(x_dtype=self.qtype(op.inputs[0]), y_dtype=self.qtype(op.output))
-            self.declare(w, f"{p}pool2d_params", name, fields)
-            w.line(f"if ({p}pool2d_{dt}({ins[0]}, {out}, &{name}) != 0) return 1;")
-        elif isinstance(op, accel.EltwiseOp):
-            kind = op.prop("kind")
-            fields = {"kind": f"{p.upper()}ELTWISE_{kind.upper()}", "count": numel(shape_of(op.output.type))}
-            fields.update(self.activation_fields())
-            if kind == "clip":
-                fields["act"] = f"{p.upper()}ACT_CLIP"
-                fields["act_min"] = c_float(op.prop("clip_min"))
-                fields["act_max"] = c_float(op.prop("clip_max"))
-            if op.is_quantized:
-                for side in ("lhs", "rhs"):
-                    fields[f"{side}_scale"] = c_float(op.prop(f"{side}_scale"))
-                    fields[f"{side}_zero_point"] = op.prop(f"{side}_zero_point")
-                fields["out_scale"] = c_float(op.prop("out_scale"))
-                fields["out_zero_point"] = op.prop("output_zero_point")
-                fields["lhs_dtype"] = self.qtype(op.inputs[0])
-                fields["rhs_dtype"] = self.qtype(op.inputs[1]) if len(op.inputs) > 1 else fields["lhs_dtype"]
-                fields["out_dtype"] = self.qtype(op.output)
-            self.declare(w, f"{p}eltwise_params", name, fields)
-            rhs = ins[1] if len(ins) > 1 else "NULL"
-            w.line(f"if ({p}eltwise_{dt}({ins[0]}, {rhs}, {out}, &{name}) != 0) return 1;")
-        else:
-            raise CompileError(f"no vendor call for '{op.name}'", op)
+        op, desc = self.op, self.desc
+        key = entry_of(op)
+        if key is None:
+            raise CompileError(f"'{op.name}' does not say which entry of target '{desc.name}' runs it "
+                               f"(no '{ENTRY_ATTR}': lower it with lower-to-accel)", op)
+        spec = desc.entry(key)
+        if spec is None:
+            raise CompileError(f"'{op.name}': target '{desc.name}' has no entry '{key}'", op)
+        if spec.call is None:
+            raise CompileError(f"'{op.name}': {key} of target '{desc.name}' declares no 'args' for its C call", op)
+        where = f"{desc.path}: {key}"
+        args = [self.arg(a, where) for a in spec.call.args]
+        w.line(f"if ({spec.call.function}({', '.join(args)}) != 0) return 1;")
 
-    def declare(self, w: CWriter, ctype: str, name: str, fields: dict[str, Any]) -> None:
-        init = ", ".join(f".{k} = {v}" for k, v in fields.items())
-        self.model.globals.append(f"static const {ctype} {name} = {{{init}}};")
+    def arg(self, a: Arg, where: str) -> str:
+        if a.struct is not None:
+            st = self.desc.struct(a.struct)
+            name = self.model.fresh("p")
+            fields = {f: self.value(v, f"{where}: api.structs.{st.name}.fields.{f}") for f, v in st.fields}
+            init = ", ".join(f".{k} = {v}" for k, v in fields.items())
+            self.model.globals.append(f"static const {st.type} {name} = {{{init}}};")
+            return f"&{name}"
+        assert a.value is not None
+        return self.value(a.value, where)
 
-    def conv_fields(self) -> dict[str, Any]:
-        op = self.op
-        n, c, h, w_ = shape_of(op.inputs[0].type)
-        oc, _, kh, kw = shape_of(op.inputs[1].type)
-        _, _, oh, ow = shape_of(op.output.type)
-        s, pd, d = op.prop("strides"), op.prop("padding"), op.prop("dilation")
-        return {"n": n, "c": c, "h": h, "w": w_, "oc": oc, "kh": kh, "kw": kw, "oh": oh, "ow": ow,
-                "stride_h": s[0], "stride_w": s[1], "pad_top": pd[0], "pad_left": pd[1], "pad_bottom": pd[2],
-                "pad_right": pd[3], "dil_h": d[0], "dil_w": d[1], "groups": op.prop("groups")}
+    def value(self, v: Value, where: str) -> str:
+        if v.word is None:
+            return c_number(v.literal, "int64_t" if isinstance(v.literal, int) else "double")
+        word = compute_word(v.word)
+        assert word is not None
+        x = word.evaluate(self.op)
+        if word.kind == BUFFER:
+            return "NULL" if x is None else self.region.value(x)
+        if word.kind == ARRAY:
+            return self.model.static_array(word.ctype, list(x), "k")
+        if v.enum is not None:
+            ident = v.enum_value(x)
+            if ident is None:
+                raise CompileError(f"{where}: the enum of '{v.word}' has no value for '{x}'", self.op)
+            return ident
+        return c_number(x, word.ctype)
 
-    def activation_fields(self) -> dict[str, Any]:
-        op = self.op
-        p = self.prefix.upper()
-        act = op.prop("activation")
-        return {"act": f"{p}ACT_{act.upper()}", "act_min": c_float(op.prop("clip_min")),
-                "act_max": c_float(op.prop("clip_max"))}
 
-    def epilogue_fields(self) -> dict[str, Any]:
-        op = self.op
-        fields = self.activation_fields()
-        if not op.is_quantized:
-            return fields
-        m = self.model
-        in_scale = op.prop("in_scale")
-        wzp = op.prop("weight_zero_point")
-        fields.update({
-            "x_dtype": self.qtype(op.inputs[0]),
-            "w_dtype": self.qtype(op.inputs[1]),
-            "y_dtype": self.qtype(op.output),
-            "input_zero_point": op.prop("input_zero_point"),
-            "weight_zero_point": m.static_array("int32_t", list(wzp) or [0], "wzp"),
-            "weight_zero_point_len": len(wzp) or 1,
-            "in_scale": m.static_array("float", list(in_scale), "scale"),
-            "in_scale_len": len(in_scale),
-            "out_scale": c_float(op.prop("out_scale")),
-            "out_zero_point": op.prop("output_zero_point"),
-        })
-        return fields
-
-    def qtype(self, v: SSAValue) -> str:
-        dt = dtype_of(v.type)
-        if dt not in (np.int8, np.uint8):
-            raise CompileError(f"the accelerator's 8-bit commands take int8 or uint8, got {v.type}", self.op)
-        return f"{self.prefix.upper()}{'I8' if dt == np.int8 else 'U8'}"
-
-    def pool_quant_fields(self) -> dict[str, Any]:
-        op = self.op
-        in_scale = op.prop("in_scale")
-        return {"in_scale": c_float(in_scale[0] if in_scale else 1.0), "in_zero_point": op.prop("input_zero_point"),
-                "out_scale": c_float(op.prop("out_scale")), "out_zero_point": op.prop("output_zero_point")}
+def c_number(x: Any, ctype: str) -> str:
+    """A C literal of a declared value: float32 for `float`, else double or integer."""
+    if isinstance(x, float):
+        return c_float(x) if ctype == "float" else c_double(x)
+    if ctype == "float":
+        return c_float(float(x))
+    return c_int(x)

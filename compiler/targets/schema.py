@@ -22,6 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accel.compiler.diagnostics import CompileError
+from accel.compiler.targets.c_api import (
+    ARRAY, BUFFER, COMPUTE_KINDS, CONFIG_WORDS, RELAY_TO_COMPUTE, RUNTIME_FUNCTIONS, Arg, Call, Runtime, Struct, Value,
+    compute_word,
+)
 from accel.compiler.targets.patterns import Pattern, build_pattern, parse_pattern_source, shadowing_match
 
 # --------------------------------------------------------------------------------------
@@ -41,9 +45,28 @@ class Api:
     """Prefix of every C identifier of the vendor API (e.g. "npu_")."""
     header: str
     """The vendor header the generated wrappers include (e.g. "npu.h")."""
+    runtime: Runtime | None = None
+    """The runtime functions ([api.runtime]); required by the built-in codegen."""
+    structs: tuple[Struct, ...] = ()
+    """The params structs of the vendor header ([api.structs.<name>])."""
     codegen: str | None = None
     """Optional Python code generator "module:function" (TVM's relay.ext.<name>);
     None means the built-in C-API emitter."""
+    codegen_fn: Callable | None = field(default=None, compare=False, repr=False)
+    """The imported `codegen` function."""
+
+
+@dataclass(frozen=True)
+class Library:
+    """The target's C library ([library]); absolute paths (given relative to the TOML)."""
+
+    headers: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    libraries: tuple[str, ...] = ()
+    """Prebuilt libraries (.a, .so, .o) linked into the model."""
+    include_dirs: tuple[str, ...] = ()
+    cflags: tuple[str, ...] = ()
+    ldflags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -109,6 +132,9 @@ class OpSpec:
     predicate_fn: Predicate | None = field(default=None, compare=False, repr=False)
     key: str = ""
     """Where it was declared, e.g. "ops[3]"."""
+    call: Call | None = None
+    """The call of `c_function` with its declared arguments (None: a codegen hook's entry
+    without `args`)."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +150,7 @@ class PatternSpec:
     predicate: str | None = None
     predicate_fn: Predicate | None = field(default=None, compare=False, repr=False)
     key: str = ""
+    call: Call | None = None
 
 
 @dataclass(frozen=True)
@@ -140,6 +167,17 @@ class TargetDescription:
     ops: tuple[OpSpec, ...]
     patterns: tuple[PatternSpec, ...]
     """In priority order: the first listed wins."""
+    library: Library = Library()
+
+    def entry(self, key: str) -> OpSpec | PatternSpec | None:
+        """An `[[ops]]` or `[[patterns]]` entry by its key ("ops[3]", "patterns[0]")."""
+        for e in (*self.ops, *self.patterns):
+            if e.key == key:
+                return e
+        return None
+
+    def struct(self, name: str) -> Struct:
+        return next(s for s in self.api.structs if s.name == name)
 
     def ops_named(self, op_name: str) -> tuple[OpSpec, ...]:
         return tuple(s for s in self.ops if s.op == op_name)
@@ -394,6 +432,192 @@ def _check_applicable(limits: Limits, op_names: set[str], t: _Table, what: str) 
             t.fail(t.where(name), f"does not apply to {what} (it applies to {', '.join(sorted(ops))})")
 
 
+
+# -- the C API (vocabulary: accel.compiler.targets.c_api) ------------------------------
+
+
+def _value(t: _Table, name: str, raw: Any, lookup: Callable[[str], Any], kinds: tuple[str, ...]) -> Value:
+    """A struct field or argument: a word, a literal number, or {value = word, enum = {...}}."""
+    where = t.where(name)
+    if isinstance(raw, bool) or isinstance(raw, (int, float)):
+        return Value(literal=raw)
+    enum = None
+    if isinstance(raw, dict):
+        unknown = set(raw) - {"value", "enum"}
+        if unknown or "value" not in raw or "enum" not in raw:
+            t.fail(where, f"expected {{value = \"<word>\", enum = {{...}}}}, got {_show(raw)}")
+        raw, enum_raw = raw["value"], raw["enum"]
+        if not isinstance(enum_raw, dict) or not enum_raw or not all(
+                isinstance(v, str) and _IDENT.match(v) for v in enum_raw.values()):
+            t.fail(f"{where}.enum", "expected a table of value = \"VENDOR_IDENTIFIER\"")
+        enum = tuple(enum_raw.items())
+    if not isinstance(raw, str):
+        t.fail(where, f"expected a vocabulary word (docs/targets.md), a number or {{value, enum}}, got {_show(raw)}")
+    word = lookup(raw)
+    if word is None:
+        t.fail(where, f"unknown word '{raw}' (the vocabulary is in docs/targets.md)")
+    kind = getattr(word, "kind", "scalar")
+    if kind not in kinds:
+        t.fail(where, f"'{raw}' is a {kind}, expected a {' or '.join(kinds)} here")
+    domain = getattr(word, "domain", None)
+    if domain is not None and enum is None:
+        t.fail(where, f"'{raw}' takes names ({', '.join(domain)}): map them with {{value = \"{raw}\", enum = {{...}}}}")
+    if enum is not None:
+        if domain is None:
+            t.fail(f"{where}.enum", f"'{raw}' is a number; an enum maps names")
+        bad = [k for k, _ in enum if k not in domain]
+        if bad:
+            t.fail(f"{where}.enum", f"'{bad[0]}' is not a value of '{raw}' (values: {', '.join(domain)})")
+    return Value(word=raw, enum=enum)
+
+
+def _struct(t: _Table, name: str, lookup: Callable[[str], Any], kinds: tuple[str, ...]) -> Struct:
+    ctype = t.get("type", _matching(_IDENT), "the C struct type of the vendor header")
+    fields_t = t.table("fields")
+    assert fields_t is not None
+    fields = []
+    for fname, raw in fields_t.data.items():
+        if not _IDENT.match(fname):
+            fields_t.fail(fields_t.where(fname), "expected a C field name")
+        fields.append((fname, _value(fields_t, fname, raw, lookup, kinds)))
+        fields_t.read.append(fname)
+    if not fields:
+        fields_t.fail(fields_t.key, "a struct needs at least one field")
+    return Struct(name, ctype, tuple(fields))
+
+
+def _structs(api_t: _Table) -> tuple[Struct, ...]:
+    structs_t = api_t.table("structs", required=False)
+    if structs_t is None:
+        return ()
+    out = []
+    for name in structs_t.data:
+        st = structs_t.table(name)
+        assert st is not None
+        base = st.get("base", _matching(_IDENT), "the name of another struct in api.structs", required=False)
+        own = _struct(st, name, compute_word, (SCALAR_KINDS))
+        st.finish()
+        if base is not None:
+            parent = next((s for s in out if s.name == base), None)
+            if parent is None:
+                st.fail(st.where("base"), f"no struct '{base}' declared before it in api.structs")
+            merged = dict(parent.fields)
+            merged.update(own.fields)
+            if parent.type != own.type:
+                st.fail(st.where("type"), f"'{own.type}' differs from its base's type '{parent.type}'")
+            own = Struct(name, own.type, tuple(merged.items()))
+        out.append(own)
+    return tuple(out)
+
+
+SCALAR_KINDS = ("scalar", ARRAY)
+
+
+def _call_args(t: _Table, function: str, lookup: Callable[[str], Any], structs: dict[str, Struct] | None,
+               allowed: tuple[str, ...] | None) -> Call:
+    raw = t.data.get("args")
+    t.read.append("args")
+    if raw is None:
+        t.fail(t.where("args"), "missing (expected the argument list of the call: vocabulary words, numbers, '&<struct>')")
+    if not isinstance(raw, list):
+        t.fail(t.where("args"), f"expected a list of arguments (vocabulary words, numbers, '&<struct>'), got {_show(raw)}")
+    args = []
+    for i, a in enumerate(raw):
+        key = f"args[{i}]"
+        if isinstance(a, str) and a.startswith("&"):
+            sname = a[1:]
+            if structs is None or sname not in structs:
+                known = ", ".join(sorted(structs or {})) or "none"
+                t.fail(t.where(key), f"no struct '{sname}' in api.structs (declared: {known})")
+            args.append(Arg(struct=sname))
+            continue
+        if allowed is not None and isinstance(a, str) and a not in allowed:
+            t.fail(t.where(key), f"unknown word '{a}' (this function's arguments: {', '.join(allowed) or 'none'})")
+        args.append(Arg(value=_value(t, key, a, lookup, (BUFFER, *SCALAR_KINDS))))
+    return Call(function, tuple(args))
+
+
+def _check_call_applies(call: Call, kind: str | None, structs: dict[str, Struct], t: _Table, what: str) -> None:
+    """Every word of an entry's call applies to the compute op the entry lowers to."""
+    if kind is None:
+        t.fail(t.where("args"), f"{what} does not lower to an accel compute op ({', '.join(COMPUTE_KINDS)}), "
+                                "so it has no built-in C call (use a codegen hook)")
+    values = [(t.where(f"args[{i}]"), a.value) for i, a in enumerate(call.args) if a.value is not None]
+    for i, a in enumerate(call.args):
+        if a.struct is not None:
+            values += [(f"api.structs.{a.struct}.fields.{f}", v) for f, v in structs[a.struct].fields]
+    for where, v in values:
+        if v.word is None:
+            continue
+        word = compute_word(v.word)
+        assert word is not None
+        if kind not in word.applies_to:
+            t.fail(where, f"'{v.word}' does not apply to {what} (accel.{kind}; it applies to "
+                          f"{', '.join('accel.' + k for k in sorted(word.applies_to))})")
+
+
+def compute_kind_of(op_names: set[str] | frozenset[str]) -> str | None:
+    """The accel compute op an entry lowers to: its anchor's (conv2d before matmul before
+    pool before elementwise, as the lowering recognises a fused form)."""
+    kinds = {RELAY_TO_COMPUTE[n] for n in op_names if n in RELAY_TO_COMPUTE}
+    return next((k for k in COMPUTE_KINDS if k in kinds), None)
+
+
+def _runtime(api_t: _Table) -> Runtime | None:
+    rt = api_t.table("runtime", required=False)
+    if rt is None:
+        return None
+    token_type = rt.get("token_type", _matching(_IDENT), "the C type of a DMA token")
+    config_t = rt.table("config")
+    assert config_t is not None
+    config = _struct(config_t, "config", lambda w: "scalar" if w in CONFIG_WORDS else None, ("scalar",))
+    config_t.finish()
+    calls: dict[str, Call | None] = {}
+    for name, (words, required) in RUNTIME_FUNCTIONS.items():
+        raw = rt.data.get(name)
+        rt.read.append(name)
+        if raw is None:
+            if required:
+                rt.fail(rt.where(name), f"missing (expected {{function = \"...\", args = [{', '.join(words)}]}})")
+            calls[name] = None
+            continue
+        ft = _Table(rt.path, raw, rt.where(name))
+        fn = ft.get("function", _matching(_IDENT), "a C function name")
+        calls[name] = _call_args(ft, fn, lambda w: "scalar" if w in words else None, {"config": config}, words)
+        ft.finish()
+    rt.finish()
+    return Runtime(config=config, token_type=token_type, **calls)  # type: ignore[arg-type]
+
+
+_LIBRARY_KEYS = ("headers", "sources", "libraries", "include_dirs")
+
+
+def _library(top: _Table, base_dir: str) -> Library:
+    lt = top.table("library", required=False)
+    if lt is None:
+        return Library()
+
+    def strings(v):
+        if not isinstance(v, list) or any(not isinstance(x, str) or not x for x in v):
+            raise _Expected
+        return tuple(v)
+
+    values: dict[str, tuple[str, ...]] = {}
+    for key in (*_LIBRARY_KEYS, "cflags", "ldflags"):
+        values[key] = lt.get(key, strings, "a list of strings", required=False, default=())
+    for key in _LIBRARY_KEYS:
+        paths = []
+        for i, rel in enumerate(values[key]):
+            path = os.path.normpath(rel if os.path.isabs(rel) else os.path.join(base_dir, rel))
+            exists = os.path.isdir(path) if key == "include_dirs" else os.path.isfile(path)
+            if not exists:
+                lt.fail(lt.where(f"{key}[{i}]"), f"no such {'directory' if key == 'include_dirs' else 'file'}: '{rel}'")
+            paths.append(path)
+        values[key] = tuple(paths)
+    lt.finish()
+    return Library(**values)
+
+
 # -- the description -------------------------------------------------------------------
 
 
@@ -418,8 +642,15 @@ def parse_description(data: dict, path: str) -> TargetDescription:
     prefix = api_t.get("prefix", _matching(_IDENT), "a C identifier prefix like \"npu_\"")
     header = api_t.get("header", _matching(re.compile(r"^[A-Za-z0-9_./-]+\.h$")), "a header file name like \"npu.h\"")
     codegen = api_t.get("codegen", _matching(_REF), "\"module:function\"", required=False)
+    codegen_fn = resolve_callable(codegen, base_dir, "api.codegen", path) if codegen else None
+    structs = _structs(api_t)
+    runtime = _runtime(api_t)
     api_t.finish()
-    api = Api(prefix, header, codegen)
+    if runtime is None and codegen is None:
+        api_t.fail("api.runtime", "missing (the built-in codegen needs the runtime functions; or set api.codegen)")
+    api = Api(prefix, header, runtime, structs, codegen, codegen_fn)
+    struct_names = {st.name: st for st in structs}
+    library = _library(top, base_dir)
 
     mem_t = top.table("memory")
     memory = Memory(
@@ -464,6 +695,14 @@ def parse_description(data: dict, path: str) -> TargetDescription:
             t.fail(t.where("c_function"), f"'{fn}' must start with the API prefix '{prefix}'")
         return fn
 
+    def call(t: _Table, fn: str, kind: str | None, what: str) -> Call | None:
+        if "args" not in t.data and codegen is not None:
+            t.read.append("args")
+            return None  # the hook decides what the entry means
+        c = _call_args(t, fn, compute_word, struct_names, None)
+        _check_call_applies(c, kind, struct_names, t, what)
+        return c
+
     def predicate(t: _Table) -> tuple[str | None, Predicate | None]:
         ref = t.get("predicate", _matching(_REF), "\"module:function\"", required=False)
         if ref is None:
@@ -479,9 +718,10 @@ def parse_description(data: dict, path: str) -> TargetDescription:
         fn = c_function(t)
         limits = _limits(t)
         ref, pred = predicate(t)
+        c = call(t, fn, compute_kind_of({op_name}), op_name)
         t.finish()
         _check_applicable(limits, {op_name}, t, op_name)
-        ops.append(OpSpec(op_name, fn, limits, ref, pred, t.key))
+        ops.append(OpSpec(op_name, fn, limits, ref, pred, t.key, c))
 
     patterns: list[PatternSpec] = []
     sources: dict[str, tuple[dict, dict]] = {}
@@ -495,6 +735,7 @@ def parse_description(data: dict, path: str) -> TargetDescription:
         fn = c_function(t)
         limits = _limits(t)
         ref, pred = predicate(t)
+        t.read.append("args")  # read below, once the pattern's ops are known
         t.finish()
         if (inline is None) == (file is None):
             t.fail(t.key, "needs exactly one of 'ir' (inline IR) and 'file' (a .mlir file next to the description)")
@@ -522,14 +763,15 @@ def parse_description(data: dict, path: str) -> TargetDescription:
             t.fail(t.where("function" if t.data.get("function") else "name"), f"no func.func @{fn_name} in {source}")
         pattern = build_pattern(pname, functions[fn_name], written, source)
         _check_applicable(limits, set(pattern.names), t, f"pattern '{pname}'")
-        patterns.append(PatternSpec(pname, f"{name}.{pname}", fn, pattern, limits, ref, pred, t.key))
+        c = call(t, fn, compute_kind_of(pattern.names), f"pattern '{pname}'")
+        patterns.append(PatternSpec(pname, f"{name}.{pname}", fn, pattern, limits, ref, pred, t.key, c))
 
     top.finish()
     if not ops and not patterns:
         top.fail("ops", "a description needs at least one [[ops]] or [[patterns]] entry")
     _check_shadowing(patterns, path)
     return TargetDescription(
-        name, description, path, api, dtypes, memory, dma, compute, host, tuple(ops), tuple(patterns)
+        name, description, path, api, dtypes, memory, dma, compute, host, tuple(ops), tuple(patterns), library
     )
 
 

@@ -24,24 +24,9 @@ from collections.abc import Iterable, Sequence
 from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, IntegerType, Signedness, TensorType
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 
+from accel.compiler.targets.c_api import dtype_name
 from accel.compiler.targets.schema import LIMIT_APPLIES_TO, Limits, OpSpec, PatternSpec, TargetDescription
 from accel.dialects.relay import ConstantOp, RelayOp
-
-
-def dtype_name(t: Attribute) -> str:
-    """The description's spelling of an element type: f32, i8 (signless or signed), ui8."""
-    if isinstance(t, TensorType):
-        t = t.element_type
-    if isinstance(t, Float16Type):
-        return "f16"
-    if isinstance(t, Float32Type):
-        return "f32"
-    if isinstance(t, Float64Type):
-        return "f64"
-    if isinstance(t, IntegerType):
-        prefix = "ui" if t.signedness.data == Signedness.UNSIGNED else "i"
-        return f"{prefix}{t.width.data}"
-    return str(t)
 
 
 def is_constant(value: SSAValue) -> bool:

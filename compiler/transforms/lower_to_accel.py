@@ -51,7 +51,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.tensors import constant_value, dense_from_array
 from accel.dialects import accel, relay
-from accel.dialects.conventions import TARGET_ATTR
+from accel.compiler.targets.context import target_context
+from accel.compiler.targets.support import select
+from accel.dialects.conventions import TARGET_ATTR, set_entry
 
 
 ANCHORS = (
@@ -413,6 +415,7 @@ class LowerToAccel(ModulePass):
             target = fn.attributes[TARGET_ATTR]
             if isinstance(target, StringAttr) and target.data == "host":
                 continue
+            desc = target_context(ctx).named(target.data, fn)
             weights = WeightCache(fn)
             for kernel in list(fn.body.block.ops):
                 if not isinstance(kernel, accel.KernelOp):
@@ -426,7 +429,18 @@ class LowerToAccel(ModulePass):
                     what = _describe(kernel)
                     raise CompileError(f"lower-to-accel: cannot run {what} on '{target.data}': {e}", kernel) from None
                 compute.location = kernel.location
+                stamp_entry(compute, kernel, desc)
                 Rewriter.replace_op(kernel, compute)
+
+
+def stamp_entry(compute: accel.ComputeOp, kernel: accel.KernelOp, desc) -> None:
+    """Record on `compute` the description entry that runs it (its declared C call):
+    the pattern of the kernel's composite, or the first `[[ops]]` entry accepting its op."""
+    anchor = next(o for o in kernel.body.block.ops if not isinstance(o, (relay.ConstantOp, accel.YieldOp)))
+    spec = select(anchor, desc)
+    if isinstance(spec, str):
+        raise CompileError(f"lower-to-accel: '{desc.name}' has no entry for {_describe(kernel)}: {spec}", kernel)
+    set_entry(compute, spec.key)
 
 
 def _describe(kernel: accel.KernelOp) -> str:

@@ -293,9 +293,9 @@ def emit_spatial(op: accel.ComputeOp, plan: Plan) -> None:
                 ins.append(e.subview(op.inputs[2], [c0], [c1 - c0]))
             props["groups"] = accel.Conv2DOp.PROPS[3].to_attr(tile_groups)
             _slice_quant(op, props, c0, c1)
-            new = accel.Conv2DOp(ins, ys, **{k: v for k, v in props.items()})
+            new = accel.Conv2DOp(ins, ys, dict(op.attributes), **{k: v for k, v in props.items()})
         else:
-            new = accel.PoolOp([xs], ys, **props)
+            new = accel.PoolOp([xs], ys, dict(op.attributes), **props)
         new.location = op.location
         e.add(new)
 
@@ -367,7 +367,7 @@ def tile_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool)
             props = {kname: op.properties[kname] for kname in op.properties}
             _slice_quant(op, props, n0, n1)
             out = e.subview(y, [n0], [n1 - n0]) if vector else e.subview(y, [row, n0], [size, n1 - n0])
-            new = accel.MatmulOp(ins, out, **props)
+            new = accel.MatmulOp(ins, out, dict(op.attributes), **props)
             new.location = op.location
             e.add(new)
     Rewriter.erase_op(op)
@@ -403,7 +403,7 @@ def tile_eltwise(op: accel.EltwiseOp, capacity: int, alignment: int, double: boo
             sizes = [1] * axis + [size] + shape[axis + 1:]
             ins = [body.subview(v, offsets, sizes) for v in op.inputs]
             props = {kname: op.properties[kname] for kname in op.properties}
-            new = accel.EltwiseOp(ins, body.subview(op.output, offsets, sizes), **props)
+            new = accel.EltwiseOp(ins, body.subview(op.output, offsets, sizes), dict(op.attributes), **props)
             new.location = op.location
             body.add(new)
 
