@@ -15,38 +15,93 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
+from dataclasses import dataclass, field
 
 from accel.compiler.backend.c_emitter import Emitted
 from accel.compiler.backend.c_text import C_TYPES, c_comment
 from accel.compiler.diagnostics import CompileError
 
 MANIFEST = ".accel-manifest"
+API_FUNCTIONS = "c_api.json"
+"""Written next to the Makefile: C function -> [target, description key]."""
 RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "runtime", "c")
 
 CFLAGS = "-std=c99 -O2 -Wall -Wextra -Werror"
 
 
-def runtime_sources(descs) -> list[str]:
-    """Runtime C files (relative to the package's runtime/c directory) a model needs:
-    the host kernels, the simulator core and each target's library."""
-    files = ["host_kernels.c", "host_kernels.h"]
-    libs = set()
+HOST_RUNTIME = ("host_kernels.c", "host_kernels.h")
+"""The host kernel library every model links (the simulators use it too)."""
+
+
+@dataclass
+class BuildPlan:
+    """What a model directory is built from: files copied into it (absolute source ->
+    path relative to DIR) and the targets' flags ([library] of their descriptions)."""
+
+    copies: dict[str, str] = field(default_factory=dict)
+    include_dirs: list[str] = field(default_factory=list)
+    cflags: list[str] = field(default_factory=list)
+    ldflags: list[str] = field(default_factory=list)
+    """Prebuilt libraries (absolute paths) and link flags, in order."""
+
+    def add_library(self, desc) -> None:
+        lib = desc.library
+        if not lib.headers and not lib.sources and not lib.libraries and not lib.ldflags:
+            raise CompileError(f"target '{desc.name}': its description declares no C library ([library] in {desc.path})")
+        for path in (*lib.headers, *lib.sources):
+            self.copies.setdefault(path, library_copy(desc, path))
+            self.add_include(os.path.dirname(self.copies[path]))
+        for d in lib.include_dirs:
+            self.add_include(d)
+        self.cflags += [f for f in lib.cflags if f not in self.cflags]
+        self.ldflags += [*lib.libraries, *lib.ldflags]
+
+    def add_include(self, d: str) -> None:
+        if d and d not in self.include_dirs:
+            self.include_dirs.append(d)
+
+
+def library_copy(desc, path: str) -> str:
+    """Where a library file goes in DIR: a file of the package's runtime keeps its place
+    under runtime/ (so unmodified copies share one cached object); a vendor's file goes
+    to lib/<target>/."""
+    rel = os.path.relpath(path, RUNTIME_DIR)
+    if not rel.startswith(".."):
+        return f"runtime/{rel}"
+    return f"lib/{_stem(desc.name)}/{os.path.basename(path)}"
+
+
+def _stem(name: str) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+
+
+def build_plan(descs) -> BuildPlan:
+    plan = BuildPlan()
+    for f in HOST_RUNTIME:
+        plan.copies[os.path.join(RUNTIME_DIR, f)] = f"runtime/{f}"
+    plan.add_include("runtime")
     for desc in descs:
-        libs.update(target_library(desc))
-    if libs:
-        files += ["sim/sim_core.c", "sim/sim_core.h", *sorted(libs)]
-    return files
+        plan.add_library(desc)
+    return plan
 
 
-def target_library(desc) -> list[str]:
-    """The C library of a target: for the built-in ones, the simulator named after the
-    API header (npu.h -> sim/npu.c)."""
-    stem = os.path.splitext(os.path.basename(desc.api.header))[0]
-    c, h = f"sim/{stem}.c", f"sim/{stem}.h"
-    if not os.path.exists(os.path.join(RUNTIME_DIR, c)):
-        raise CompileError(f"target '{desc.name}': no C library found for header '{desc.api.header}'")
-    return [c, h]
+def api_functions(descs) -> dict[str, list[str]]:
+    """Every C function a description declares, with its target and key: how a link
+    error names what the library lacks."""
+    out: dict[str, list[str]] = {}
+    for desc in descs:
+        for e in (*desc.ops, *desc.patterns):
+            out.setdefault(e.c_function, [desc.name, f"{e.key}.c_function"])
+        rt = desc.api.runtime
+        if rt is not None:
+            for name in ("init", "spm", "register_host", "dma_to_device", "dma_to_host", "dma_wait", "sync",
+                         "write_counters", "shutdown"):
+                call = getattr(rt, name)
+                if call is not None:
+                    out.setdefault(call.function, [desc.name, f"api.runtime.{name}"])
+    return out
 
 
 def runner_source(emitted: Emitted) -> str:
@@ -118,8 +173,12 @@ def runner_source(emitted: Emitted) -> str:
     return "\n".join(lines) + "\n"
 
 
-def makefile(c_files: list[str]) -> str:
+def makefile(c_files: list[str], plan: BuildPlan) -> str:
+    """The Makefile; `SRCS`, `INCLUDES`, `TARGET_CFLAGS` and `LDLIBS` are also what
+    accel-run builds with (`build_settings`)."""
     srcs = " ".join(c_files)
+    includes = " ".join(f"-I{d}" for d in [*plan.include_dirs, "."])
+    headers = " ".join(sorted({f"{d}/*.h" for d in plan.include_dirs if not os.path.isabs(d)}))
     return (
         "# Generated by accel-compile. `make` builds ./model; `make SANITIZE=1` with ASan/UBSan.\n"
         "CC ?= cc\n"
@@ -128,9 +187,12 @@ def makefile(c_files: list[str]) -> str:
         "CFLAGS += -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all\n"
         "endif\n"
         f"SRCS = {srcs}\n"
+        f"INCLUDES = {includes}\n"
+        f"TARGET_CFLAGS = {' '.join(plan.cflags)}\n"
+        f"LDLIBS = {' '.join([*plan.ldflags, '-lm'])}\n"
         "\n"
-        "model: $(SRCS) $(wildcard *.h runtime/*.h runtime/sim/*.h)\n"
-        "\t$(CC) $(CFLAGS) -Iruntime -Iruntime/sim -I. -o $@ $(SRCS) -lm\n"
+        f"model: $(SRCS) $(wildcard *.h {headers})\n"
+        "\t$(CC) $(CFLAGS) $(TARGET_CFLAGS) $(INCLUDES) -o $@ $(SRCS) $(LDLIBS)\n"
         "\n"
         "clean:\n"
         "\trm -f model\n"
@@ -185,20 +247,20 @@ def write_artifacts(out_dir: str, emitted: Emitted, descs, extra: dict[str, str 
     os.makedirs(out_dir, exist_ok=True)
     w = ArtifactWriter(out_dir)
     # Check everything before writing anything: a refusal leaves the directory as it was.
-    rels = [*emitted.files, "runner.c", "weights.bin", "Makefile", *extra]
-    rt = runtime_sources(descs)
-    rels += [f"runtime/{r}" for r in rt]
+    plan = build_plan(descs)
+    extra = {**extra, API_FUNCTIONS: json.dumps(api_functions(descs), indent=1, sort_keys=True) + "\n"}
+    rels = [*emitted.files, "runner.c", "weights.bin", "Makefile", *extra, *plan.copies.values()]
     for rel in rels:
         w.check(rel)
     for name, text in emitted.files.items():
         w.write_text(name, text)
     w.write_text("runner.c", runner_source(emitted))
     w.write_bytes("weights.bin", emitted.weights)
-    for r in rt:
-        w.copy(os.path.join(RUNTIME_DIR, r), f"runtime/{r}")
+    for src, rel in plan.copies.items():
+        w.copy(src, rel)
     c_files = sorted(n for n in emitted.files if n.endswith(".c")) + ["runner.c"]
-    c_files += [f"runtime/{r}" for r in rt if r.endswith(".c")]
-    w.write_text("Makefile", makefile(c_files))
+    c_files += [rel for rel in plan.copies.values() if rel.endswith(".c")]
+    w.write_text("Makefile", makefile(c_files, plan))
     for rel, content in extra.items():
         if isinstance(content, bytes):
             w.write_bytes(rel, content)
@@ -208,13 +270,37 @@ def write_artifacts(out_dir: str, emitted: Emitted, descs, extra: dict[str, str 
     return w.written
 
 
-def c_sources(out_dir: str) -> list[str]:
-    """The C files of a model directory, from its Makefile (what `make` compiles)."""
+@dataclass
+class BuildSettings:
+    sources: list[str]
+    include_dirs: list[str]
+    cflags: list[str]
+    ldflags: list[str]
+
+
+def build_settings(out_dir: str) -> BuildSettings:
+    """How a model directory builds, from its Makefile (what `make` does)."""
+    values: dict[str, str] = {}
     try:
         with open(os.path.join(out_dir, "Makefile")) as f:
             for line in f:
-                if line.startswith("SRCS = "):
-                    return [os.path.join(out_dir, s) for s in line[len("SRCS = "):].split()]
+                for key in ("SRCS", "INCLUDES", "TARGET_CFLAGS", "LDLIBS"):
+                    if line.startswith(f"{key} = "):
+                        values[key] = line[len(key) + 3:].strip()
     except OSError:
         pass
-    raise CompileError(f"{out_dir}: not a directory written by accel-compile (no Makefile with SRCS)")
+    if "SRCS" not in values:
+        raise CompileError(f"{out_dir}: not a directory written by accel-compile (no Makefile with SRCS)")
+
+    def here(p: str) -> str:
+        return p if os.path.isabs(p) else os.path.join(out_dir, p)
+
+    incs = [here(i[2:]) for i in shlex.split(values.get("INCLUDES", "")) if i.startswith("-I")]
+    ld = [here(x) if not x.startswith("-") else x for x in shlex.split(values.get("LDLIBS", ""))]
+    return BuildSettings([here(s) for s in values["SRCS"].split()], incs,
+                         shlex.split(values.get("TARGET_CFLAGS", "")), ld)
+
+
+def c_sources(out_dir: str) -> list[str]:
+    """The C files of a model directory, from its Makefile (what `make` compiles)."""
+    return build_settings(out_dir).sources

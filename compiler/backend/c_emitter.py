@@ -209,6 +209,13 @@ class ModelEmitter:
             desc = self.targets.get(target_name)
             if desc is None:
                 raise CompileError(f"no description of target '{target_name}' was given")
+            if desc.api.codegen is not None:
+                # Imported and checked at load; calling it per region is not wired yet.
+                raise CompileError(f"target '{target_name}': api.codegen ('{desc.api.codegen}') is not called by "
+                                   "this emitter yet; remove it to use the built-in C-API codegen")
+            if desc.api.runtime is None:
+                raise CompileError(f"target '{target_name}' declares no runtime functions ([api.runtime] in "
+                                   f"{desc.path}): the built-in C codegen cannot drive it")
             self.globals, self.global_names = [], {}
             body = CWriter()
             for fn in wrappers_by_target[target_name]:

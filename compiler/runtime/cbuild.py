@@ -77,6 +77,7 @@ def build(
     defines: Iterable[str] = (),
     extra_flags: Iterable[str] = (),
     libs: Iterable[str] = ("m",),
+    link_flags: Iterable[str] = (),
     name: str | None = None,
 ) -> Path:
     """Compile and link `sources` into a shared library (`kind="shared"`), an executable
@@ -84,7 +85,8 @@ def build(
     cache. Every source is compiled to its own cached object first, so a library shared
     by many programs (the runtime) is compiled once per flag set. `defines` are `NAME`
     or `NAME=VALUE`; `extra_flags` go to the compiler and the linker; `name` only makes
-    the cached file name readable."""
+    the cached file name readable; `link_flags` (libraries, `-L`/`-l` flags) go after
+    the objects on the link line."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     srcs = [Path(s).resolve() for s in sources]
@@ -120,7 +122,7 @@ def build(
         return objects[0]
 
     lflags = [*common, *(["-shared"] if kind == "shared" else [])]
-    link = [f"-l{lib}" for lib in libs]
+    link = [*link_flags, *(f"-l{lib}" for lib in libs)]
     key = _cache_key(cc, [*lflags, "|", *link], objects, [])
     out = _cached(f"{name or srcs[0].stem}{suffix}-{key[:20]}{'.so' if kind == 'shared' else ''}")
     if not out.exists():

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from accel.compiler.backend.artifacts import c_sources
+from accel.compiler.backend.artifacts import API_FUNCTIONS, build_settings
 from accel.compiler.diagnostics import CompileError, one_line
 
 _C_TYPE_DTYPES = {
@@ -52,10 +52,29 @@ def build(out_dir: str, sanitize: bool = False) -> str:
 
     from accel.compiler.runtime import cbuild
 
-    sources = c_sources(out_dir)
+    settings = build_settings(out_dir)
+    runtime_dirs = [os.path.join(out_dir, "runtime"), os.path.join(out_dir, "runtime", "sim")]
+    include_dirs = [out_dir, *runtime_dirs, *(d for d in settings.include_dirs if d not in runtime_dirs)]
+    try:
+        objects = _objects(out_dir, settings, include_dirs, sanitize)
+        linked = cbuild.build(objects, kind="exe", sanitize=sanitize, include_dirs=[], name="model",
+                              link_flags=settings.ldflags)
+    except CompileError as e:
+        raise _undefined_function(out_dir, e) from None
+    exe = os.path.join(out_dir, "model-sanitize" if sanitize else "model")
+    tmp = exe + ".tmp"
+    shutil.copyfile(linked, tmp)
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, exe)
+    return exe
+
+
+def _objects(out_dir: str, settings, include_dirs: list[str], sanitize: bool) -> list:
+    from accel.compiler.runtime import cbuild
+
     runtime_dirs = [os.path.join(out_dir, "runtime"), os.path.join(out_dir, "runtime", "sim")]
     objects = []
-    for src in sources:
+    for src in settings.sources:
         rel = os.path.relpath(src, runtime_dirs[0])
         shipped = cbuild.C_DIR / rel
         if not rel.startswith("..") and shipped.is_file() and _same_runtime(runtime_dirs[0], rel):
@@ -63,15 +82,30 @@ def build(out_dir: str, sanitize: bool = False) -> str:
             # object every model directory shares.
             objects.append(cbuild.build([shipped], kind="object", sanitize=sanitize))
         else:
-            objects.append(cbuild.build([src], kind="object", sanitize=sanitize,
-                                        include_dirs=[out_dir, *runtime_dirs]))
-    linked = cbuild.build(objects, kind="exe", sanitize=sanitize, include_dirs=[], name="model")
-    exe = os.path.join(out_dir, "model-sanitize" if sanitize else "model")
-    tmp = exe + ".tmp"
-    shutil.copyfile(linked, tmp)
-    os.chmod(tmp, 0o755)
-    os.replace(tmp, exe)
-    return exe
+            objects.append(cbuild.build([src], kind="object", sanitize=sanitize, include_dirs=include_dirs,
+                                        extra_flags=settings.cflags))
+    return objects
+
+
+_UNDEFINED = re.compile(r"(?:undefined reference to|implicit declaration of function) [`'\"\u2018]?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _undefined_function(out_dir: str, error: CompileError) -> CompileError:
+    """A link error naming a function a description declares, as one line naming the
+    function, its target and the description key; other errors unchanged."""
+    m = _UNDEFINED.search(error.message)
+    if m is None:
+        return error
+    try:
+        with open(os.path.join(out_dir, API_FUNCTIONS)) as f:
+            declared = json.load(f)
+    except (OSError, ValueError):
+        declared = {}
+    fn = m.group(1)
+    if fn not in declared:
+        return error
+    target, key = declared[fn]
+    return CompileError(f"target '{target}': the library does not define '{fn}' ({key})")
 
 
 def _same_runtime(runtime_dir: str, rel: str) -> bool:

@@ -646,8 +646,6 @@ def parse_description(data: dict, path: str) -> TargetDescription:
     structs = _structs(api_t)
     runtime = _runtime(api_t)
     api_t.finish()
-    if runtime is None and codegen is None:
-        api_t.fail("api.runtime", "missing (the built-in codegen needs the runtime functions; or set api.codegen)")
     api = Api(prefix, header, runtime, structs, codegen, codegen_fn)
     struct_names = {st.name: st for st in structs}
     library = _library(top, base_dir)
@@ -696,9 +694,9 @@ def parse_description(data: dict, path: str) -> TargetDescription:
         return fn
 
     def call(t: _Table, fn: str, kind: str | None, what: str) -> Call | None:
-        if "args" not in t.data and codegen is not None:
+        if "args" not in t.data:
             t.read.append("args")
-            return None  # the hook decides what the entry means
+            return None  # partitioning only, or a codegen hook's entry: the emitter asks for it
         c = _call_args(t, fn, compute_word, struct_names, None)
         _check_call_applies(c, kind, struct_names, t, what)
         return c
