@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accel.compiler.diagnostics import CompileError
+from accel.compiler.runtime.cbuild import SIM_DIR
 from accel.compiler.targets.c_api import (
     ARRAY, BUFFER, COMPUTE_KINDS, CONFIG_WORDS, RELAY_TO_COMPUTE, RUNTIME_FUNCTIONS, Arg, Call, Runtime, Struct, Value,
     compute_word,
@@ -590,6 +591,10 @@ def _runtime(api_t: _Table) -> Runtime | None:
 
 
 _LIBRARY_KEYS = ("headers", "sources", "libraries", "include_dirs")
+SIM_DIR_TOKEN = "{accel_sim}"
+"""A library path starting with `{accel_sim}/` names a file of accel's simulator
+(`sim_core.{c,h}`: device memory, DMA, counters, the two-engine timeline), which the
+built-in targets use and a vendor's simulated accelerator may reuse."""
 
 
 def _library(top: _Table, base_dir: str) -> Library:
@@ -608,7 +613,10 @@ def _library(top: _Table, base_dir: str) -> Library:
     for key in _LIBRARY_KEYS:
         paths = []
         for i, rel in enumerate(values[key]):
-            path = os.path.normpath(rel if os.path.isabs(rel) else os.path.join(base_dir, rel))
+            if rel.startswith(SIM_DIR_TOKEN + "/"):  # accel's simulator core, for simulated targets
+                path = os.path.normpath(os.path.join(SIM_DIR, rel[len(SIM_DIR_TOKEN) + 1 :]))
+            else:
+                path = os.path.normpath(rel if os.path.isabs(rel) else os.path.join(base_dir, rel))
             exists = os.path.isdir(path) if key == "include_dirs" else os.path.isfile(path)
             if not exists:
                 lt.fail(lt.where(f"{key}[{i}]"), f"no such {'directory' if key == 'include_dirs' else 'file'}: '{rel}'")
