@@ -84,6 +84,9 @@ class AccelOptMain(xDSLOptMain):
             if names == ("-t", "--target"):
                 names = ("-t", "--emit")
                 kwargs["dest"] = "target"
+                kwargs["metavar"] = "FORMAT"
+                kwargs["help"] = kwargs["help"].replace("Target to use for output", "Output format").replace(
+                    "Available targets are", "Available formats are")
             return original(*names, **kwargs)
 
         arg_parser.add_argument = add_argument  # type: ignore[method-assign]
@@ -101,7 +104,10 @@ class AccelOptMain(xDSLOptMain):
             "--explain", action="store_true", help="after partitioning: print op, location, target, reason to stderr"
         )
         arg_parser.add_argument("--dot", metavar="FILE", help="after partitioning: write a Graphviz picture")
-        arg_parser.error = lambda message: _die(f"error: {message}")  # type: ignore[method-assign]
+        # xDSL's own check of the output target names it by xDSL's flag spelling.
+        arg_parser.error = lambda message: _die(  # type: ignore[method-assign]
+            "error: " + message.replace("argument -t/--target:", "argument -t/--emit:")
+        )
 
     def setup_pipeline(self):
         from accel.compiler.pipeline import parse_pipeline_spec
@@ -158,6 +164,12 @@ class AccelOptMain(xDSLOptMain):
                 f.write(self._partition.dot)
         if args.explain:
             sys.stderr.write(self._partition.explain)
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        try:
+            return super().output_resulting_program(prog)
+        except ValueError as e:  # the output target's options (`-t 'c{...}'`)
+            raise CompileError(f"-t/--emit '{self.args.target}': {format_error(e).removeprefix('error: ')}") from None
 
     def _run_chunk(self, data: bytes, file_extension: str, offset: int) -> tuple[str | None, str | None, bool]:
         """(output, error, whether the error is a parse error) of one input chunk; the
