@@ -261,6 +261,9 @@ def list_passes() -> str:
     for name, spec in PIPELINES.items():
         out.write(f"  {name}: {spec}\n")
     out.write("xDSL's own passes are available too (see accel-opt -h).\n")
+    out.write("flags: --time-passes (each pass's time on stderr), --split-input-file (every chunk runs),\n"
+              "  --verify-diagnostics (expected-error annotations must match), -t/--emit FORMAT (output),\n"
+              "  --target T (accelerator), --report/--explain/--dot (the partition)\n")
     return out.getvalue()
 
 
