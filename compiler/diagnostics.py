@@ -9,9 +9,13 @@ verifier failures and pass errors can point back to the source.
 from __future__ import annotations
 
 import bisect
+import dataclasses
+import difflib
+from collections.abc import Iterable
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, NameLoc, StringAttr, UnknownLoc
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, OpTraits
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
@@ -47,6 +51,12 @@ def one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """` (did you mean 'x'?)` for the closest known name, or nothing."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
 class LocatingParser(Parser):
     """A parser that records `file:line:col` on every op that has no explicit `loc(...)`."""
 
@@ -62,6 +72,14 @@ class LocatingParser(Parser):
         self._file_attr = StringAttr(name)
         self._line_offset = line_offset
 
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        op_type = self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)
+        if op_type is not None:
+            return op_type
+        dialect = self.ctx.get_optional_dialect(name.split(".", 1)[0])
+        known = [o.name for o in dialect.operations] if dialect is not None else []
+        self.raise_error(f"Operation {name} is not registered{did_you_mean(name, known)}")
+
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
         op = super().parse_operation()
@@ -72,11 +90,59 @@ class LocatingParser(Parser):
         return op
 
 
+# xDSL's func.call verifier looks its callee up by a scan of the module's ops, which
+# makes verifying a module with many regions quadratic; calls are verified with the
+# call's definition minus that trait, and checked against a symbol table built once.
+_CALL_DEFINITION = dataclasses.replace(
+    func.CallOp.get_irdl_definition(),
+    traits=OpTraits(lambda: tuple(t for t in func.CallOp.get_irdl_definition().traits
+                                  if not isinstance(t, func.CallOpSymbolUserOpInterface))),
+)
+
+
+def _check_call(call: func.CallOp, functions: dict[str, Operation]) -> None:
+    name = call.callee.string_value()
+    callee = functions.get(name)
+    if callee is None:
+        raise VerifyException(f"'{call.callee}' could not be found in symbol table")
+    if not isinstance(callee, func.FuncOp):
+        raise VerifyException(f"'{call.callee}' does not reference a valid function")
+    expected = callee.function_type
+    if len(expected.inputs) != len(call.arguments):
+        raise VerifyException("incorrect number of operands for callee")
+    if len(expected.outputs) != len(call.result_types):
+        raise VerifyException("incorrect number of results for callee")
+    for i, (want, arg) in enumerate(zip(expected.inputs, call.arguments)):
+        if want != arg.type:
+            raise VerifyException(f"operand type mismatch: expected operand type {want}, "
+                                  f"but provided {arg.type} for operand number {i}")
+    for i, (want, got) in enumerate(zip(expected.outputs, call.result_types)):
+        if want != got:
+            raise VerifyException(f"result type mismatch: expected result type {want}, "
+                                  f"but provided {got} for result number {i}")
+
+
+def _verify_call(call: func.CallOp, functions: dict[str, Operation]) -> None:
+    block = call.parent_block()
+    if block is not None and block.last_op is call:
+        raise VerifyException(f"Operation {call.name} terminates block in single-block region "
+                              "but is not a terminator")
+    _CALL_DEFINITION.verify(call)
+    _check_call(call, functions)
+
+
 def verify_located(module: ModuleOp) -> None:
-    """Verify every op; the first failure becomes a CompileError at that op's location."""
+    """Verify every op, in time linear in the module; the first failure becomes a
+    CompileError at that op's location."""
+    functions = {
+        op.sym_name.data: op for op in module.ops if isinstance(getattr(op, "sym_name", None), StringAttr)
+    }
     for op in module.walk():
         try:
-            op.verify(verify_nested_ops=False)
+            if type(op) is func.CallOp and op.parent_op() is not None:
+                _verify_call(op, functions)
+            else:
+                op.verify(verify_nested_ops=False)
         except VerifyException as e:
             msg = str(e.args[0]) if e.args else str(e)
             msg = msg.removeprefix("Operation does not verify: ")

@@ -13,9 +13,10 @@ import io
 import json
 import os
 import time
+from collections.abc import Callable
 
 from xdsl.dialects import arith, builtin, func, memref, scf
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
@@ -24,6 +25,7 @@ from accel.compiler.tensors import set_ir_dir
 from accel.compiler.targets.context import AccelContext
 from accel.compiler.transforms import ACCEL_PASSES
 from accel.dialects import ACCEL_DIALECTS
+from accel.dialects.conventions import host_functions
 
 
 def make_context(targets: str = "") -> AccelContext:
@@ -70,47 +72,92 @@ def print_ir(module: ModuleOp) -> str:
     return out.getvalue()
 
 
+def at_tensor_level(module: ModuleOp) -> bool:
+    """Whether the host functions still take tensors (not yet bufferized): the emitter
+    needs the `lower` pipeline's output."""
+    return any(
+        isinstance(t, TensorType)
+        for fn in host_functions(module)
+        for t in (*fn.function_type.inputs.data, *fn.function_type.outputs.data)
+    )
+
+
 def compile_module(module: ModuleOp, ctx: AccelContext, pipeline: str = "full",
-                   dump: list[tuple[str, str]] | None = None) -> tuple[ModuleOp, dict]:
-    """Run the pipeline on `module` in place; returns it and the per-stage timing and
-    partition report (taken right after partitioning)."""
+                   dump: list[tuple[str, str]] | None = None, verify_each: bool = False,
+                   on_stage: Callable[[str], None] | None = None) -> tuple[ModuleOp, dict]:
+    """Run the pipeline on `module` in place, completed by `lower` when it leaves the IR
+    at tensor level (`-p byoc`: the emitter needs buffers and accel ops). Returns the
+    module and the per-pass timing and partition report, taken right after the last
+    partitioning pass (or of the input, when the pipeline does not partition).
+
+    The module is verified at the end; after every pass only with `verify_each` (a debug
+    aid: the import is verified by `load_model`, and verification is not free)."""
+    from accel.compiler.partition_report import is_partitioning, partition_dot, partition_report
+
     timing: dict[str, float] = {}
     partition: dict | None = None
     dot = ""
-    for i, p in enumerate(build_passes(pipeline)):
+    passes = build_passes(pipeline)
+    if at_tensor_level(module) and not any(is_partitioning(p.name) for p in passes):
+        partition, dot = partition_report(module), partition_dot(module)
+    i = 0
+    while i < len(passes):
+        p = passes[i]
+        if on_stage is not None:
+            on_stage(p.name)
         start = time.perf_counter()
         p.apply(ctx, module)
-        verify_located(module)
-        timing[p.name] = timing.get(p.name, 0.0) + time.perf_counter() - start
-        if p.name in ("byoc", "outline-regions"):
-            from accel.compiler.partition_report import partition_dot, partition_report
-
-            partition = partition_report(module)
-            dot = partition_dot(module)
+        seconds = time.perf_counter() - start
+        timing[stage_key(timing, p.name)] = seconds
+        if verify_each:
+            verify_located(module)
+        if is_partitioning(p.name):
+            partition, dot = partition_report(module), partition_dot(module)
         if dump is not None:
             dump.append((f"{i + 1:02d}-{p.name}.mlir", print_ir(module)))
+        i += 1
+        if i == len(passes) and at_tensor_level(module):
+            passes += build_passes("lower")
+    verify_located(module)
     return module, {"timing": timing, "partition": partition, "dot": dot}
 
 
+def stage_key(timing: dict[str, float], name: str) -> str:
+    """`plan-memory`, then `plan-memory#2`, ...: a pass that runs twice is two stages."""
+    if name not in timing:
+        return name
+    n = 2
+    while f"{name}#{n}" in timing:
+        n += 1
+    return f"{name}#{n}"
+
+
 def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: str = "full",
-                         dump_ir: bool = False) -> dict:
-    from accel.compiler.backend.artifacts import write_artifacts
+                         dump_ir: bool = False, verify_each: bool = False,
+                         on_stage: Callable[[str], None] | None = None) -> dict:
+    """Compile a model file into `out_dir`; returns the report (also `report.json`), whose
+    `timing` holds every stage: import, each pass, emit, write (seconds)."""
+    from accel.compiler.backend.artifacts import ArtifactWriter, write_artifacts
     from accel.compiler.backend.c_emitter import ModelEmitter
     from accel.compiler.compile_report import build_report
 
     ctx = make_context(target)
+    if on_stage is not None:
+        on_stage("import")
     start = time.perf_counter()
     module = load_model(model_path, ctx)
     import_seconds = time.perf_counter() - start
     dump: list[tuple[str, str]] | None = [("00-import.mlir", print_ir(module))] if dump_ir else None
-    module, info = compile_module(module, ctx, pipeline, dump)
+    module, info = compile_module(module, ctx, pipeline, dump, verify_each, on_stage)
+    if on_stage is not None:
+        on_stage("emit")
     start = time.perf_counter()
     emitted = ModelEmitter(module, ctx.targets.of_regions(module)).emit()
     emit_seconds = time.perf_counter() - start
     timing = {"import": import_seconds, **info["timing"], "emit": emit_seconds}
     descs = ctx.targets.descriptions
     report = build_report(module, descs, info["partition"], timing)
-    extra: dict[str, str | bytes] = {"report.json": json.dumps(report, indent=2, sort_keys=True) + "\n"}
+    extra: dict[str, str | bytes] = {"report.json": report_json(report)}
     extra["partition.dot"] = info["dot"]
     extra["io.json"] = json.dumps({
         kind: [{"name": n, "shape": list(shape), "dtype": dt.name} for n, shape, dt in items]
@@ -119,5 +166,18 @@ def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: s
     for name, text in dump or []:
         extra[f"ir/{name}"] = text
     used = [d for d in descs if d.name in emitted.targets]
+    if on_stage is not None:
+        on_stage("write")
+    start = time.perf_counter()
     write_artifacts(out_dir, emitted, used, extra)
+    report["timing"]["write"] = round(time.perf_counter() - start, 6)
+    # report.json is written with the other files (so a refusal leaves the directory as
+    # it was), then again with the time the writing took.
+    writer = ArtifactWriter(out_dir)
+    writer.write_text("report.json", report_json(report))
+    writer.finish()
     return report
+
+
+def report_json(report: dict) -> str:
+    return json.dumps(report, indent=2, sort_keys=True) + "\n"

@@ -316,6 +316,10 @@ def partition_dot(module: ModuleOp) -> str:
     return "\n".join(lines) + "\n"
 
 
-def wants_partition_output(pass_names: list[str]) -> bool:
-    """Whether a pipeline partitions (the report flags of accel-opt apply after it)."""
-    return any(n in ("byoc", "outline-regions", "merge-regions", "annotate-target") for n in pass_names)
+PARTITIONING_PASSES = ("byoc", "outline-regions", "merge-regions", "annotate-target")
+
+
+def is_partitioning(pass_name: str) -> bool:
+    """Whether the pass decides the partition: the report describes the IR right after
+    the last such pass of a pipeline."""
+    return pass_name in PARTITIONING_PASSES

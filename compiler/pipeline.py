@@ -49,12 +49,13 @@ def parse_pipeline_spec(available, spec: str) -> list:
 
     from xdsl.utils.arg_spec import _convert_arg_to_type, parse_pipeline
 
-    from accel.compiler.diagnostics import CompileError
+    from accel.compiler.diagnostics import CompileError, did_you_mean
 
     passes = []
     for p in parse_pipeline(expand(spec)):
         if p.name not in available:
-            raise CompileError(f"unknown pass '{p.name}' (accel-opt --list-passes lists them)")
+            hint = did_you_mean(p.name, available) or " (accel-opt --list-passes lists them)"
+            raise CompileError(f"unknown pass '{p.name}'{hint}")
         cls = available[p.name]()
         given = p.normalize_parameter_names().parameters
         fields = {f.name: f for f in dataclasses.fields(cls) if f.init and f.name != "name"}

@@ -1,10 +1,10 @@
 """accel-compile: a model (ONNX or textual IR) to a directory of C for host + accelerator.
 
-    accel-compile MODEL.(onnx|mlir) --target T -o DIR [-p PIPELINE] [--dump-ir]
+    accel-compile MODEL.(onnx|mlir) --target T -o DIR [-p PIPELINE] [--dump-ir] [--time-passes] [--verify-each]
 
 Writes DIR/model.h, model.c, <target>_wrappers.c, weights.bin, runtime/, Makefile,
 report.json and partition.dot (and DIR/ir/ with --dump-ir); `accel-run DIR` builds and
-runs it. Every error is one line on stderr and exit code 1.
+runs it. A pipeline that stops at tensor level (`-p byoc`) is completed by `lower`. Every error is one line on stderr and exit code 1.
 """
 
 from __future__ import annotations
@@ -28,12 +28,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("-o", "--output", required=True, help="output directory")
     parser.add_argument("-p", "--pipeline", default="full", help="pipeline name (byoc, lower, full) or pass list")
     parser.add_argument("--dump-ir", action="store_true", help="write the IR after every stage to DIR/ir/")
+    parser.add_argument("--time-passes", action="store_true",
+                        help="print each stage's time (import, every pass, emit, write) to stderr")
+    parser.add_argument("--verify-each", action="store_true",
+                        help="verify the IR after every pass (a debug aid; by default after import and at the end)")
     parser.error = lambda message: _die(f"error: {message}")  # type: ignore[method-assign]
     args = parser.parse_args(argv)
     try:
         from accel.compiler.driver import compile_to_directory
 
-        report = compile_to_directory(args.model, args.target, args.output, args.pipeline, args.dump_ir)
+        report = compile_to_directory(args.model, args.target, args.output, args.pipeline, args.dump_ir,
+                                      verify_each=args.verify_each)
     except KeyboardInterrupt:
         sys.exit(130)
     except BaseException as e:  # ArgSpecParseError is a BaseException
@@ -41,6 +46,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise
         _die(format_error(e))
         return
+    if args.time_passes:
+        for stage, seconds in report["timing"].items():
+            print(f"Pass {stage} took {seconds} seconds", file=sys.stderr)
     ops = report.get("ops", {})
     dma = report.get("dma", {})
     print(f"accel-compile: wrote {args.output} ({ops.get('offloaded', 0)}/{ops.get('total', 0)} ops offloaded, "

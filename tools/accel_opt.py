@@ -14,8 +14,9 @@ import argparse
 import dataclasses
 import os
 import sys
+import time
 from collections.abc import Sequence
-from io import StringIO
+from io import BytesIO, StringIO
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
@@ -25,6 +26,14 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from accel.compiler.diagnostics import CompileError, LocatingParser, format_error, verify_located
+from accel.compiler.expected_diagnostics import emitted_error, expected_errors, mismatches
+from accel.compiler.partition_report import (
+    explain_table,
+    is_partitioning,
+    partition_dot,
+    partition_report,
+    write_report,
+)
 from accel.compiler.targets.context import AccelContext
 from accel.compiler.tensors import set_ir_dir
 from accel.compiler.transforms import ACCEL_PASSES
@@ -75,6 +84,9 @@ class AccelOptMain(xDSLOptMain):
             if names == ("-t", "--target"):
                 names = ("-t", "--emit")
                 kwargs["dest"] = "target"
+                kwargs["metavar"] = "FORMAT"
+                kwargs["help"] = kwargs["help"].replace("Target to use for output", "Output format").replace(
+                    "Available targets are", "Available formats are")
             return original(*names, **kwargs)
 
         arg_parser.add_argument = add_argument  # type: ignore[method-assign]
@@ -92,23 +104,39 @@ class AccelOptMain(xDSLOptMain):
             "--explain", action="store_true", help="after partitioning: print op, location, target, reason to stderr"
         )
         arg_parser.add_argument("--dot", metavar="FILE", help="after partitioning: write a Graphviz picture")
-        arg_parser.error = lambda message: _die(f"error: {message}")  # type: ignore[method-assign]
+        # xDSL's own check of the output target names it by xDSL's flag spelling.
+        arg_parser.error = lambda message: _die(  # type: ignore[method-assign]
+            "error: " + message.replace("argument -t/--target:", "argument -t/--emit:")
+        )
 
     def setup_pipeline(self):
-        def callback(previous: ModulePass | None, module: ModuleOp, next_pass: ModulePass | None) -> None:
-            if not self.args.disable_verify:
-                verify_located(module)
-            if previous is not None and next_pass is not None and self.args.print_between_passes:
-                print(f"// -----// IR after {previous.name} //----- //")
-                Printer(stream=sys.stdout).print_op(module)
-                print("\n")
-
         from accel.compiler.pipeline import parse_pipeline_spec
 
         if self.args.accel_target:
             self.ctx.targets.select(self.args.accel_target)
         passes = tuple(parse_pipeline_spec(self.available_passes, self.args.passes))
-        self.pipeline = PassPipeline(passes, callback)
+        self.pipeline = PassPipeline(passes, self._between_passes)
+        self._pass_start = time.perf_counter()
+        self._partition: PartitionOutputs | None = None
+
+    def _between_passes(self, previous: ModulePass | None, module: ModuleOp, next_pass: ModulePass | None) -> None:
+        """Timing (xDSL's `--time-passes` lines, on stderr), verification, the partition
+        snapshot for --report/--explain/--dot, and --print-between-passes."""
+        if previous is not None and self.args.time_passes:
+            seconds = time.perf_counter() - self._pass_start
+            print(f"Pass {previous.name} took {seconds} seconds", file=sys.stderr)
+        if not self.args.disable_verify:
+            verify_located(module)
+        if previous is not None and is_partitioning(previous.name) and self._wants_partition():
+            self._partition = PartitionOutputs.of(module)
+        if previous is not None and next_pass is not None and self.args.print_between_passes:
+            print(f"// -----// IR after {previous.name} //----- //")
+            Printer(stream=sys.stdout).print_op(module)
+            print("\n")
+        self._pass_start = time.perf_counter()
+
+    def _wants_partition(self) -> bool:
+        return bool(self.args.report or self.args.explain or self.args.dot)
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:
         if file_extension == "mlir":
@@ -117,33 +145,46 @@ class AccelOptMain(xDSLOptMain):
         return super().parse_chunk(chunk, file_extension, start_offset)
 
     def apply_passes(self, prog: ModuleOp):
-        if not self.pipeline.passes and not self.args.disable_verify:
-            verify_located(prog)
+        self._partition = None
         super().apply_passes(prog)
-        self._partition_outputs(prog)
+        self._partition_outputs()
 
-    def _partition_outputs(self, prog: ModuleOp) -> None:
-        """--report / --explain / --dot, after a pipeline that partitions."""
-        args = self.args
-        if not (args.report or args.explain or args.dot):
+    def _partition_outputs(self) -> None:
+        """--report / --explain / --dot, of the IR right after the last partitioning pass
+        (as accel-compile's report), not of what later passes lower it to."""
+        if not self._wants_partition():
             return
-        from accel.compiler.partition_report import (
-            explain_table,
-            partition_dot,
-            partition_report,
-            wants_partition_output,
-            write_report,
-        )
-
-        if not wants_partition_output([p.name for p in self.pipeline.passes]):
+        if self._partition is None:
             raise CompileError("--report, --explain and --dot need a partitioning pipeline (e.g. -p byoc)")
+        args = self.args
         if args.report:
-            write_report(partition_report(prog), args.report)
+            write_report(self._partition.report, args.report)
         if args.dot:
             with open(args.dot, "w", encoding="utf-8") as f:
-                f.write(partition_dot(prog))
+                f.write(self._partition.dot)
         if args.explain:
-            sys.stderr.write(explain_table(prog))
+            sys.stderr.write(self._partition.explain)
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        try:
+            return super().output_resulting_program(prog)
+        except ValueError as e:  # the output target's options (`-t 'c{...}'`)
+            raise CompileError(f"-t/--emit '{self.args.target}': {format_error(e).removeprefix('error: ')}") from None
+
+    def _run_chunk(self, data: bytes, file_extension: str, offset: int) -> tuple[str | None, str | None, bool]:
+        """(output, error, whether the error is a parse error) of one input chunk; the
+        error is the one-line diagnostic."""
+        try:
+            module = self.parse_chunk(BytesIO(data), file_extension, offset)
+            if module is None:
+                return None, None, False
+            self.apply_passes(module)
+            return self.output_resulting_program(module), None, False
+        except ParseError as e:
+            e.span = dataclasses.replace(e.span, line_offset=offset)
+            return None, format_error(e), True
+        except (CompileError, DiagnosticException) as e:
+            return None, format_error(e), False
 
     def run(self):
         if self.args.list_passes:
@@ -152,34 +193,55 @@ class AccelOptMain(xDSLOptMain):
         if self.args.input_file is not None:
             set_ir_dir(os.path.dirname(os.path.abspath(self.args.input_file)))
         chunks, file_extension = self.prepare_input()
+        file = self.get_input_name()
+        to_file = self.args.output_file is not None
         outputs: list[str] = []
+        failed = False
+        # Every chunk runs, as in mlir-opt: its output goes to stdout (chunks joined by
+        # `// -----`), its error to stderr; any failure makes the exit code 1.
         for i, (chunk, offset) in enumerate(chunks):
             if i:
                 self.ctx.targets = self.ctx.targets.next_compile()
-            try:
-                module = self.parse_chunk(chunk, file_extension, offset)
-                if module is not None:
-                    self.apply_passes(module)
-                    outputs.append(self.output_resulting_program(module))
-            except ParseError as e:
-                e.span = dataclasses.replace(e.span, line_offset=offset)
-                if not self.args.parsing_diagnostics:
-                    raise
-                outputs.append(format_error(e) + "\n")
-            except (CompileError, DiagnosticException) as e:
-                if not self.args.verify_diagnostics:
-                    raise
-                outputs.append(format_error(e) + "\n")
-            finally:
-                chunk.close()
-        # Write only when everything succeeded: a failing run never truncates `-o`.
-        text = "// -----\n".join(outputs)
-        if self.args.output_file is None:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-        else:
+            data = chunk.read()
+            chunk.close()
+            output, error, parse_error = self._run_chunk(data, file_extension, offset)
+            problems: list[str] = []
+            if self.args.verify_diagnostics:
+                expected = expected_errors(data.decode("utf-8", "replace"), offset)
+                problems = mismatches(file, expected, [emitted_error(error)] if error else [])
+            elif error is not None and self.args.parsing_diagnostics and parse_error:
+                output = error + "\n"  # xDSL's --parsing-diagnostics: the error is the output
+            elif error is not None:
+                problems = [error]
+            if output is not None:
+                outputs.append(output)
+                if not to_file:
+                    sys.stdout.write(("// -----\n" if len(outputs) > 1 else "") + output)
+            if problems:
+                failed = True
+                sys.stdout.flush()
+                for p in problems:
+                    print(f"accel-opt: {p}", file=sys.stderr)
+        sys.stdout.flush()
+        # A failing run never truncates `-o`.
+        if to_file and not failed:
             with open(self.args.output_file, "w") as f:
-                f.write(text)
+                f.write("// -----\n".join(outputs))
+        if failed:
+            sys.exit(1)
+
+
+@dataclasses.dataclass
+class PartitionOutputs:
+    """What --report, --dot and --explain show, taken right after partitioning."""
+
+    report: dict
+    dot: str
+    explain: str
+
+    @staticmethod
+    def of(module: ModuleOp) -> PartitionOutputs:
+        return PartitionOutputs(partition_report(module), partition_dot(module), explain_table(module))
 
 
 def list_passes() -> str:
@@ -199,6 +261,9 @@ def list_passes() -> str:
     for name, spec in PIPELINES.items():
         out.write(f"  {name}: {spec}\n")
     out.write("xDSL's own passes are available too (see accel-opt -h).\n")
+    out.write("flags: --time-passes (each pass's time on stderr), --split-input-file (every chunk runs),\n"
+              "  --verify-diagnostics (expected-error annotations must match), -t/--emit FORMAT (output),\n"
+              "  --target T (accelerator), --report/--explain/--dot (the partition)\n")
     return out.getvalue()
 
 

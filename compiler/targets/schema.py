@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from accel.compiler.diagnostics import CompileError
+from accel.compiler.diagnostics import CompileError, did_you_mean
 from accel.compiler.runtime.cbuild import SIM_DIR
 from accel.compiler.targets.c_api import (
     ARRAY, BUFFER, COMPUTE_KINDS, CONFIG_WORDS, RELAY_TO_COMPUTE, RUNTIME_FUNCTIONS, Arg, Call, Runtime, Struct, Value,
@@ -719,7 +719,7 @@ def parse_description(data: dict, path: str) -> TargetDescription:
     for t in top.array_of_tables("ops"):
         op_name = t.get("op", _string, "a relay op name like \"relay.nn.conv2d\"")
         if op_name not in graph_ops:
-            hint = f" (did you mean 'relay.{op_name}'?)" if f"relay.{op_name}" in graph_ops else ""
+            hint = did_you_mean(f"relay.{op_name}" if f"relay.{op_name}" in graph_ops else op_name, graph_ops)
             t.fail(t.where("op"), f"'{op_name}' is not a relay graph op{hint}")
         fn = c_function(t)
         limits = _limits(t)

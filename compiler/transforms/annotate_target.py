@@ -7,6 +7,10 @@ target of the `targets` list that accepts it, else `"host"`. Every rejection is 
     %y = relay.nn.conv2d %x, %w {accel.target = "host",
            accel.reason = "npu: kernel 9x9 exceeds 7x7; dsp: op not supported"} : ...
 
+An op accepted by a later target keeps the earlier targets' rejections in `accel.reason`,
+so that a host op's reason names every target that declined it even when merge-regions
+drops its region (`"npu: op not supported; dsp: not profitable: ..."`).
+
 - Single ops: the target's first `[[ops]]` entry for the op whose dtypes, limits and
   predicate accept it.
 - Composites `<t>.<pattern>` were checked when they were formed (merge-composite): they
@@ -105,6 +109,8 @@ def _annotate_op(op: Operation, targets: tuple[TargetDescription, ...]) -> None:
         verdict = select_op(op, target)
         if not isinstance(verdict, str):
             op.attributes[TARGET_ATTR] = StringAttr(target.name)
+            if reasons:  # why the targets listed before it declined (kept if merge-regions drops it)
+                op.attributes[REASON_ATTR] = StringAttr("; ".join(reasons))
             return
         reasons.append(f"{target.name}: {verdict}")
     op.attributes[TARGET_ATTR] = StringAttr(HOST)

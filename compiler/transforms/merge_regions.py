@@ -232,8 +232,10 @@ def merge_block(
             reason = _drop_reason(ops, target, min_ops)
         if reason is not None:
             for op in ops:
+                earlier = op.attributes.get(REASON_ATTR)  # the rejections of higher-priority targets
+                why = f"{target_name}: {reason}"
                 op.attributes[TARGET_ATTR] = StringAttr(HOST)
-                op.attributes[REASON_ATTR] = StringAttr(f"{target_name}: {reason}")
+                op.attributes[REASON_ATTR] = StringAttr(f"{earlier.data}; {why}" if isinstance(earlier, StringAttr) else why)
                 op.attributes.pop(REGION_ATTR, None)
             continue
         for op in ops:

@@ -6,13 +6,13 @@
 // lists every target's reason, in order.
 // ND-LABEL: func.func @compete
 // ND:       relay.nn.dense %x, %w {accel.target = "npu"}
-// ND:       relay.nn.matmul %x, %m {accel.target = "dsp"}
+// ND:       relay.nn.matmul %x, %m {accel.target = "dsp", accel.reason = "npu: op not supported"}
 // ND:       relay.nn.relu %{{.*}} {accel.target = "npu"}
 // ND:       relay.sigmoid %{{.*}} {accel.target = "host", accel.reason = "npu: op not supported; dsp: op not supported"}
 // DN-LABEL: func.func @compete
 // DN:       relay.nn.dense %x, %w {accel.target = "dsp"}
 // DN:       relay.nn.matmul %x, %m {accel.target = "dsp"}
-// DN:       relay.nn.relu %{{.*}} {accel.target = "npu"}
+// DN:       relay.nn.relu %{{.*}} {accel.target = "npu", accel.reason = "dsp: op not supported"}
 // DN:       relay.sigmoid %{{.*}} {accel.target = "host", accel.reason = "dsp: op not supported; npu: op not supported"}
 func.func @compete(%x: tensor<64x256xf32>) -> (tensor<64x256xf32>, tensor<64x256xf32>) {
   %w = relay.constant dense<0.5> : tensor<256x256xf32>

@@ -1,0 +1,54 @@
+"""accel from Python (a notebook, a script): compile a model, run it, read the report.
+
+    from accel.compiler import api
+
+    compiled = api.compile("model.onnx", target="npu", out_dir="out/")
+    compiled.report["ops"]                   # {"total": 24, "offloaded": 21, "host": 3}
+    outputs = compiled.run({"input": x})     # built with cc, run on the simulator
+    expected = api.reference("model.onnx", {"input": x})   # the numpy interpreter
+
+Inputs and outputs are dicts keyed by the model's input and output names. Errors are
+`CompileError`s with the one-line message the command lines print. This module is thin:
+`compile` is `accel-compile`'s driver, `Compiled.run` is `accel-run DIR`, `reference` is
+`accel-run MODEL`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from accel.compiler.driver import compile_to_directory, load_model, make_context
+from accel.compiler.runtime.interpreter import run_function
+from accel.compiler.runtime.run_compiled import run_directory
+
+
+@dataclass
+class Compiled:
+    """A model compiled into `dir` (the files of accel-compile)."""
+
+    dir: str
+    report: dict
+    """report.json: ops, regions, rejected, dma, cycles, memory, timing."""
+    counters: dict = field(default_factory=dict)
+    """What the simulator counted in the last `run` (counters.json)."""
+
+    def run(self, inputs: Mapping[str, Any], sanitize: bool = False) -> dict[str, np.ndarray]:
+        """Build the directory (once) and run it on the simulator; outputs by name."""
+        outputs, self.counters = run_directory(self.dir, inputs, sanitize)
+        return outputs
+
+
+def compile(model: str, target: str, out_dir: str, pipeline: str = "full", dump_ir: bool = False) -> Compiled:
+    """Compile an .onnx or .mlir file for `target` (a built-in name, a .toml path, or a
+    comma list) into `out_dir`."""
+    report = compile_to_directory(model, target, out_dir, pipeline, dump_ir)
+    return Compiled(out_dir, report)
+
+
+def reference(model: str, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """Run an .onnx or .mlir file in the numpy reference interpreter; outputs by name."""
+    return run_function(load_model(model, make_context()), inputs)
