@@ -267,6 +267,24 @@ def run_function(
     return dict(zip(out_names, _run(module, fn, arrays)))
 
 
+class OpEvaluator:
+    """Runs single relay ops on known operand values with the interpreter's kernels
+    (constant folding evaluates ops with exactly the semantics the interpreter runs)."""
+
+    def __init__(self, module: ModuleOp):
+        self._interpreter = Interpreter(module)
+        self._interpreter.register_implementations(RelayFunctions())
+
+    def evaluate(self, op: Operation, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        """The op's results; a data-dependent failure (integer division by zero, ...)
+        is the op's located CompileError."""
+        try:
+            with np.errstate(all="ignore"):
+                return tuple(_owned(np.asarray(r)) for r in self._interpreter.run_op(op, tuple(operands)))
+        except _OpFailed as e:
+            raise e.error from None
+
+
 def interpret(module: ModuleOp, *arrays: Any, name: str = "main") -> tuple[np.ndarray, ...]:
     """Run `@name` on positional inputs; returns its results in order."""
     fn = find_function(module, name)

@@ -332,10 +332,14 @@ def batch_norm(
     """Inference: (x - mean) / sqrt(var + epsilon) * gamma + beta along `axis`."""
     shape = [1] * data.ndim
     shape[axis % data.ndim] = -1
-    eps = np.asarray(epsilon, data.dtype)
-    inv_std = 1 / np.sqrt(moving_var + eps)
     centred = data - moving_mean.reshape(shape)
-    return centred * (inv_std * gamma).reshape(shape) + beta.reshape(shape)
+    return centred * batch_norm_scale(gamma, moving_var, epsilon).reshape(shape) + beta.reshape(shape)
+
+
+def batch_norm_scale(gamma: np.ndarray, moving_var: np.ndarray, epsilon: float) -> np.ndarray:
+    """The per-channel factor of inference batch norm: gamma / sqrt(var + epsilon)."""
+    inv_std = 1 / np.sqrt(moving_var + np.asarray(epsilon, moving_var.dtype))
+    return inv_std * gamma
 
 
 def layer_norm(data: np.ndarray, gamma: np.ndarray, beta: np.ndarray, axis: int = -1, epsilon: float = 1e-5) -> np.ndarray:
