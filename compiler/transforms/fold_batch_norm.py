@@ -42,6 +42,7 @@ from xdsl.pattern_rewriter import (
 
 from accel.compiler.runtime.reference import batch_norm_scale
 from accel.compiler.tensors import inline_constant, known_value
+from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
 from accel.dialects.relay import normalize_axis, shape_of
 
@@ -55,20 +56,6 @@ class _Affine:
     weight: np.ndarray
     bias: np.ndarray | None
     replaced: list[Operation]
-
-
-def erase_dead(rewriter: PatternRewriter, ops: list[Operation]) -> None:
-    """Erase the ops of `ops` that nothing uses (visited last to first, so list users
-    after what they use), then the constants those ops used that became unused."""
-    operands: list[SSAValue] = []
-    for op in reversed(ops):
-        if all(not r.uses for r in op.results):
-            operands.extend(op.operands)
-            rewriter.erase_op(op)
-    for v in operands:
-        owner = v.owner
-        if isinstance(owner, relay.ConstantOp) and not owner.result.uses and owner.parent is not None:
-            rewriter.erase_op(owner)
 
 
 def _single_use(v: SSAValue) -> bool:
