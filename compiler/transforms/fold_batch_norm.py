@@ -149,6 +149,7 @@ class FoldBatchNormPattern(RewritePattern):
         new_linear.location = linear.location
         bias_add = relay.BiasAddOp(new_linear.results[0], b_op.result, axis=axis)
         bias_add.location = bn.location
+        bias_add.result.name_hint = bn.result.name_hint
         stats = _constant_owners(bn)
         rewriter.replace_op(bn, [w_op, b_op, new_linear, bias_add], [bias_add.result])
         erase_dead(rewriter, stats + affine.replaced)
@@ -165,6 +166,7 @@ class FoldBatchNormPattern(RewritePattern):
             mul = relay.MultiplyOp(bn.data, s_op.result)
             add = relay.AddOp(mul.result, t_op.result)
         mul.location = add.location = bn.location
+        add.results[0].name_hint = bn.result.name_hint
         stats = _constant_owners(bn)
         rewriter.replace_op(bn, [s_op, t_op, mul, add], [add.results[0]])
         erase_dead(rewriter, stats)

@@ -48,13 +48,18 @@ KEPT: tuple[type[relay.RelayOp], ...] = (relay.DequantizeOp,)
 
 
 def erase_dead(rewriter: PatternRewriter, ops: list[Operation]) -> None:
-    """Erase the ops of `ops` that nothing uses (visited last to first, so list users
-    after what they use), then the constants those ops used that became unused."""
+    """Erase the ops of `ops` that nothing uses, until none is left to erase (a few ops:
+    the order need not be known), then the constants they used that became unused."""
+    pending = list(dict.fromkeys(ops))
     operands: list[SSAValue] = []
-    for op in reversed(ops):
-        if all(not r.uses for r in op.results):
-            operands.extend(op.operands)
-            rewriter.erase_op(op)
+    erased = True
+    while erased:
+        erased = False
+        for op in pending:
+            if op.parent is not None and all(not r.uses for r in op.results):
+                operands.extend(op.operands)
+                rewriter.erase_op(op)
+                erased = True
     for v in operands:
         owner = v.owner
         if isinstance(owner, relay.ConstantOp) and not owner.result.uses and owner.parent is not None:
