@@ -21,7 +21,8 @@ Any other batch norm with constant statistics becomes a scale-shift the npu can 
 on NCHW data (axis 1) a depthwise 1x1 `conv2d` by s plus a `bias_add` of t (the npu has
 no broadcasting elementwise ops, but takes depthwise convolutions and conv2d_bias);
 on other data a `multiply` and an `add` of per-channel constants laid along the axis.
-A batch norm whose statistics are not constants is left alone.
+Statistics may also be dequantized constants (a QDQ model quantizes them too). A batch
+norm whose statistics are not known at compile time is left alone.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.runtime.interpreter import OpEvaluator
 from accel.compiler.runtime.reference import batch_norm_scale
 from accel.compiler.tensors import inline_constant, known_value
 from accel.compiler.transforms.fold_constants import erase_dead
@@ -112,8 +115,8 @@ def _affine_producer(bn: relay.BatchNormOp) -> _Affine | None:
 
 
 def _constant_owners(bn: relay.BatchNormOp) -> list[Operation]:
-    """The distinct constants defining the statistics (they may die with the batch norm)."""
-    return list(dict.fromkeys(v.owner for v in bn.operands[1:] if isinstance(v.owner, relay.ConstantOp)))
+    """The distinct ops defining the statistics (they may die with the batch norm)."""
+    return list(dict.fromkeys(v.owner for v in bn.operands[1:] if isinstance(v.owner, Operation)))
 
 
 def _channel_shape(rank: int, axis: int, channels: int) -> tuple[int, ...]:
@@ -122,9 +125,23 @@ def _channel_shape(rank: int, axis: int, channels: int) -> tuple[int, ...]:
 
 
 class FoldBatchNormPattern(RewritePattern):
+    def __init__(self, evaluator: OpEvaluator):
+        self.evaluator = evaluator
+
+    def statistic(self, v: SSAValue) -> np.ndarray | None:
+        """A constant, or the dequantized value of constants (a QDQ model quantizes the
+        statistics too; fold-constants keeps dequantize for the patterns)."""
+        op = v.owner
+        if isinstance(op, relay.DequantizeOp) and all(isinstance(o.owner, relay.ConstantOp) for o in op.operands):
+            try:
+                return self.evaluator.evaluate(op, [known_value(o) for o in op.operands])[0]
+            except CompileError:
+                return None
+        return known_value(v)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, bn: relay.BatchNormOp, rewriter: PatternRewriter) -> None:
-        stats = [known_value(v) for v in (bn.gamma, bn.beta, bn.moving_mean, bn.moving_var)]
+        stats = [self.statistic(v) for v in (bn.gamma, bn.beta, bn.moving_mean, bn.moving_var)]
         if any(s is None for s in stats):
             return
         gamma, beta, mean, var = stats
@@ -179,4 +196,4 @@ class FoldBatchNorm(ModulePass):
     name = "fold-batch-norm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(FoldBatchNormPattern(), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(FoldBatchNormPattern(OpEvaluator(op)), apply_recursively=False).rewrite_module(op)
