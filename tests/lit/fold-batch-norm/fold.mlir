@@ -79,3 +79,25 @@ func.func @dense(%x: tensor<4x3xf32>) -> tensor<4x2xf32> {
   %1 = relay.nn.batch_norm %0, %g, %b, %m, %v {epsilon = 1.0} : (tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<4x2xf32>
   func.return %1 : tensor<4x2xf32>
 }
+
+// -----
+
+// A QDQ model quantizes the statistics too: dequantized constants count as constants.
+// CHECK-LABEL: func.func @dequantized_stats
+// CHECK-NOT:     relay.qnn.dequantize
+// CHECK-NOT:     relay.nn.batch_norm
+// CHECK:         %[[T:.*]] = relay.constant dense<[5.000000e-01, -1.500000e+00]> : tensor<2xf32>
+// CHECK:         relay.nn.bias_add %{{.*}}, %[[T]]
+func.func @dequantized_stats(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = relay.constant dense<1.0> : tensor<2x2x1x1xf32>
+  %qg = relay.constant dense<[4, 8]> : tensor<2xi8>
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i8>
+  %g = relay.qnn.dequantize %qg, %s, %z : (tensor<2xi8>, tensor<f32>, tensor<i8>) -> tensor<2xf32>
+  %b = relay.constant dense<[1.0, -1.0]> : tensor<2xf32>
+  %m = relay.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %v = relay.constant dense<[3.0, 3.0]> : tensor<2xf32>
+  %0 = relay.nn.conv2d %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %1 = relay.nn.batch_norm %0, %g, %b, %m, %v {epsilon = 1.0} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  func.return %1 : tensor<1x2x4x4xf32>
+}
