@@ -61,10 +61,6 @@ class _Affine:
     replaced: list[Operation]
 
 
-def _single_use(v: SSAValue) -> bool:
-    return v.has_one_use()
-
-
 def per_channel(value: np.ndarray, out_shape: tuple[int, ...], axis: int) -> np.ndarray | None:
     """`value` as a vector along `axis` when, broadcast against `out_shape`, it varies
     along that axis only (a scalar, [C], [C,1,1], [1,C,1,1], ...); else None."""
@@ -80,7 +76,7 @@ def _bias_before(bn: relay.BatchNormOp, axis: int) -> tuple[SSAValue, np.ndarray
     """The value before an optional per-channel constant bias feeding the batch norm."""
     v = bn.data
     op = v.owner
-    if not _single_use(v):
+    if not v.has_one_use():
         return v, None, []
     if isinstance(op, relay.BiasAddOp) and normalize_axis(op.prop("axis"), len(shape_of(v.type))) == axis:
         bias = known_value(op.bias)
@@ -101,7 +97,7 @@ def _affine_producer(bn: relay.BatchNormOp) -> _Affine | None:
     axis = normalize_axis(bn.prop("axis"), len(shape))
     v, bias, replaced = _bias_before(bn, axis)
     linear = v.owner
-    if not _single_use(v):
+    if not v.has_one_use():
         return None
     if isinstance(linear, relay.Conv2DOp) and axis == 1:
         weight = known_value(linear.operands[1])
@@ -114,7 +110,7 @@ def _affine_producer(bn: relay.BatchNormOp) -> _Affine | None:
     return _Affine(linear, weight, bias, [linear, *replaced])
 
 
-def _constant_owners(bn: relay.BatchNormOp) -> list[Operation]:
+def _statistics_owners(bn: relay.BatchNormOp) -> list[Operation]:
     """The distinct ops defining the statistics (they may die with the batch norm)."""
     return list(dict.fromkeys(v.owner for v in bn.operands[1:] if isinstance(v.owner, Operation)))
 
@@ -167,7 +163,7 @@ class FoldBatchNormPattern(RewritePattern):
         bias_add = relay.BiasAddOp(new_linear.results[0], b_op.result, axis=axis)
         bias_add.location = bn.location
         bias_add.result.name_hint = bn.result.name_hint
-        stats = _constant_owners(bn)
+        stats = _statistics_owners(bn)
         rewriter.replace_op(bn, [w_op, b_op, new_linear, bias_add], [bias_add.result])
         erase_dead(rewriter, stats + affine.replaced)
 
@@ -184,7 +180,7 @@ class FoldBatchNormPattern(RewritePattern):
             add = relay.AddOp(mul.result, t_op.result)
         mul.location = add.location = bn.location
         add.results[0].name_hint = bn.result.name_hint
-        stats = _constant_owners(bn)
+        stats = _statistics_owners(bn)
         rewriter.replace_op(bn, [s_op, t_op, mul, add], [add.results[0]])
         erase_dead(rewriter, stats)
 

@@ -55,6 +55,9 @@ from accel.dialects.relay import is_float
 REL_TOL = 1e-5
 """Relative tolerance of a recognised constant (float32 rounding, 7-digit decimals)."""
 
+MAX_DEPTH = 4
+"""How deep a product is looked into (the deepest chain, GELU's 0.044715 * x * x * x, is 3)."""
+
 GELU_TANH_COEFF = 0.044715
 SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 
@@ -87,25 +90,28 @@ class Chain:
 
     ops: list[Operation] = field(default_factory=list)
 
-    def product(self, v: SSAValue) -> tuple[float, list[SSAValue]]:
+    def product(self, v: SSAValue, depth: int = 0) -> tuple[float, list[SSAValue]]:
         """`v` as coefficient * product of factors, looking through multiplies and
-        divisions by scalar constants."""
+        divisions by scalar constants: below `v`, only through single-use ones and at
+        most `MAX_DEPTH` deep (a tree of bounded size, so each root costs O(1))."""
         op = v.owner
+        if depth > MAX_DEPTH or (depth and not v.has_one_use()):
+            return 1.0, [v]
         if isinstance(op, relay.MultiplyOp):
             for a, b in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
                 c = scalar(b, a, v)
                 if c is not None:
-                    coeff, factors = self.product(a)
+                    coeff, factors = self.product(a, depth + 1)
                     self.ops.append(op)
                     return coeff * c, factors
-            ca, fa = self.product(op.lhs)
-            cb, fb = self.product(op.rhs)
+            ca, fa = self.product(op.lhs, depth + 1)
+            cb, fb = self.product(op.rhs, depth + 1)
             self.ops.append(op)
             return ca * cb, fa + fb
         if isinstance(op, relay.DivideOp):
             c = scalar(op.rhs, op.lhs, v)
             if c is not None and c != 0:
-                coeff, factors = self.product(op.lhs)
+                coeff, factors = self.product(op.lhs, depth + 1)
                 self.ops.append(op)
                 return coeff / c, factors
         return 1.0, [v]
