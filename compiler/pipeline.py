@@ -8,13 +8,14 @@ filled from `--target` by the tools.
 from __future__ import annotations
 
 PIPELINES: dict[str, str] = {
-    "byoc": "byoc",
+    "byoc": "canonicalize,byoc",
     "lower": "bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,optimize-dma,plan-memory",
-    "full": "byoc,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,optimize-dma,plan-memory",
-    "naive": "byoc,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad{zero-copy=false double-buffer=false},"
+    "full": "canonicalize,byoc,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,optimize-dma,plan-memory",
+    "naive": "canonicalize,byoc,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad{zero-copy=false double-buffer=false},"
              "insert-dma{zero-copy=false},plan-memory",
 }
-"""`byoc`: partition (merge-composite, annotate-target, merge-regions, outline-regions).
+"""`byoc`: canonicalize (fold-constants, fold-batch-norm, recognize-decompositions), then
+partition (merge-composite, annotate-target, merge-regions, outline-regions).
 `lower`: buffers, the host arena, accel ops, tiles, transfers and their optimization.
 `full`: both. `naive`: the TVM-style baseline: every op copies its operands in and its
 result out, even on targets that share memory with the host."""

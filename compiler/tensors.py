@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from accel.dialects.relay import WEIGHTS_ATTR, ConstantOp
 
@@ -235,3 +235,14 @@ def iter_constants(module: ModuleOp) -> Iterator[ConstantOp]:
     for op in module.walk():
         if isinstance(op, ConstantOp):
             yield op
+
+
+def known_value(v: SSAValue) -> np.ndarray | None:
+    """The value of `v` when a relay.constant defines it, else None."""
+    owner = v.owner
+    return constant_value(owner) if isinstance(owner, ConstantOp) else None
+
+
+def inline_constant(arr: np.ndarray) -> ConstantOp:
+    """A relay.constant holding `arr` inline (a computed value has no weights-file name)."""
+    return ConstantOp(dense_from_array(np.asarray(arr)))

@@ -1069,6 +1069,28 @@ class GeluOp(UnaryOp):
 
 
 @relay_op
+class HardSigmoidOp(UnaryOp):
+    """max(0, min(1, alpha * x + beta)) (ONNX HardSigmoid; PyTorch's is alpha = 1/6)."""
+
+    name = "relay.nn.hardsigmoid"
+    PROPS = (Float("alpha", 0.2), Float("beta", 0.5))
+
+
+@relay_op
+class HardSwishOp(UnaryOp):
+    """x * max(0, min(1, x / 6 + 1/2)) (ONNX HardSwish)."""
+
+    name = "relay.nn.hardswish"
+
+
+@relay_op
+class SiluOp(UnaryOp):
+    """x * sigmoid(x) (SiLU, Swish-1)."""
+
+    name = "relay.nn.silu"
+
+
+@relay_op
 class LeakyReluOp(UnaryOp):
     name = "relay.nn.leaky_relu"
     PROPS = (Float("alpha", 0.01),)
@@ -1977,7 +1999,7 @@ class YieldOp(IRDLOperation):
 GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     Conv2DOp, DenseOp, MatmulOp, BatchMatmulOp, BiasAddOp,
     AddOp, SubtractOp, MultiplyOp, DivideOp,
-    ReluOp, ClipOp, SigmoidOp, TanhOp, ErfOp, GeluOp, LeakyReluOp, SoftmaxOp,
+    ReluOp, ClipOp, SigmoidOp, TanhOp, ErfOp, GeluOp, HardSigmoidOp, HardSwishOp, SiluOp, LeakyReluOp, SoftmaxOp,
     MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, BatchNormOp, LayerNormOp, MeanOp,
     ReshapeOp, TransposeOp, ConcatenateOp, PadOp, BatchFlattenOp, TakeOp, CastOp, ConstantOp,
     QuantizeOp, DequantizeOp, RequantizeOp, QnnConv2DOp, QnnDenseOp, QnnAddOp,

@@ -70,6 +70,9 @@ SIGNATURES = {
     "acc_erf_f32": [VP, VP, i64],
     "acc_gelu_f32": [VP, VP, i64, i],
     "acc_leaky_relu_f32": [VP, VP, i64, d],
+    "acc_hardsigmoid_f32": [VP, VP, i64, d, d],
+    "acc_hardswish_f32": [VP, VP, i64],
+    "acc_silu_f32": [VP, VP, i64],
     "acc_softmax_f32": [VP, VP, i, I64P, i],
     "acc_max_pool2d": [i, VP, VP, C.POINTER(Pool2DParams)],
     "acc_avg_pool2d_f32": [VP, VP, C.POINTER(Pool2DParams)],
@@ -387,6 +390,7 @@ def test_clip(lib, dtype, lo, hi):
     ("sigmoid", ref.sigmoid), ("tanh", ref.tanh), ("erf", ref.erf),
     ("gelu", lambda x: ref.gelu(x, "none")), ("gelu_tanh", lambda x: ref.gelu(x, "tanh")),
     ("leaky_relu", lambda x: ref.leaky_relu(x, 0.1)),
+    ("hardsigmoid", lambda x: ref.hardsigmoid(x, 0.3, 0.4)), ("hardswish", ref.hardswish), ("silu", ref.silu),
 ])  # fmt: skip
 def test_float_unary(lib, name, fn):
     x = floats()
@@ -395,6 +399,8 @@ def test_float_unary(lib, name, fn):
         st = lib.acc_gelu_f32(ptr(x), ptr(y), x.size, int(name == "gelu_tanh"))
     elif name == "leaky_relu":
         st = lib.acc_leaky_relu_f32(ptr(x), ptr(y), x.size, 0.1)
+    elif name == "hardsigmoid":
+        st = lib.acc_hardsigmoid_f32(ptr(x), ptr(y), x.size, 0.3, 0.4)
     else:
         st = getattr(lib, f"acc_{name}_f32")(ptr(x), ptr(y), x.size)
     assert st == OK

@@ -319,6 +319,9 @@ UNARY = {
     "gelu-tanh": ("Gelu", "gelu", {"approximate": "tanh"}, {"approximate": "tanh"}),
     "leaky_relu": ("LeakyRelu", "leaky_relu", {"alpha": 0.1}, {"alpha": 0.1}),
     "leaky_relu-default": ("LeakyRelu", "leaky_relu", {"alpha": 0.01}, {}),
+    "hardsigmoid": ("HardSigmoid", "hardsigmoid", {"alpha": 0.3, "beta": 0.4}, {"alpha": 0.3, "beta": 0.4}),
+    "hardsigmoid-default": ("HardSigmoid", "hardsigmoid", {}, {}),
+    "hardswish": ("HardSwish", "hardswish", {}, {}),
     "softmax-last": ("Softmax", "softmax", {"axis": -1}, {"axis": -1}),
     "softmax-axis1": ("Softmax", "softmax", {"axis": 1}, {"axis": 1}),
 }
@@ -330,6 +333,14 @@ def unary_case(name, spec):
     rng = rng_for(name)
     xv = randn(rng, (2, 5, 7), scale=4.0)
     return Case(single(onnx_op, {"x": xv}, F32, **onnx_attrs), unary_relay(relay_op, xv, **props), {"x": xv})
+
+
+@case("silu")
+def silu_case():
+    """ONNX has no SiLU before opset 24's Swish: x * Sigmoid(x) on the ONNX side."""
+    xv = randn(rng_for("silu"), (2, 5, 7), scale=4.0)
+    nodes = [helper.make_node("Sigmoid", ["x"], ["s"]), helper.make_node("Mul", ["x", "s"], ["y"])]
+    return Case(onnx_model(nodes, {"x": xv}, {"y": F32}), unary_relay("silu", xv), {"x": xv})
 
 
 @cases("relu", {"i8": dict(dtype=np.int8), "i32": dict(dtype=np.int32)})

@@ -219,7 +219,8 @@ def test_integer_binary_ops_are_allowed():
     assert relay.DivideOp(x, y).result.type == t(4, dtype=i32)
 
 
-FLOAT_UNARY = [relay.SigmoidOp, relay.TanhOp, relay.ErfOp, relay.GeluOp, relay.LeakyReluOp, relay.SoftmaxOp]
+FLOAT_UNARY = [relay.SigmoidOp, relay.TanhOp, relay.ErfOp, relay.GeluOp, relay.LeakyReluOp, relay.SoftmaxOp,
+               relay.HardSigmoidOp, relay.HardSwishOp, relay.SiluOp]
 
 
 @pytest.mark.parametrize("cls", FLOAT_UNARY + [relay.ReluOp])

@@ -648,13 +648,18 @@ class HostKernelEmitter:
         if isinstance(op, relay.ClipOp):
             return [f"acc_clip({self.tag(op.data)}, {self.p(op.data)}, {y}, {count}, "
                     f"{c_double(op.prop('a_min'))}, {c_double(op.prop('a_max'))})"]
-        unary = {relay.SigmoidOp: "acc_sigmoid_f32", relay.TanhOp: "acc_tanh_f32", relay.ErfOp: "acc_erf_f32"}
+        unary = {relay.SigmoidOp: "acc_sigmoid_f32", relay.TanhOp: "acc_tanh_f32", relay.ErfOp: "acc_erf_f32",
+                 relay.HardSwishOp: "acc_hardswish_f32", relay.SiluOp: "acc_silu_f32"}
         if type(op) in unary:
             self.require_f32(op)
             return [f"{unary[type(op)]}({self.p(op.data)}, {y}, {count})"]
         if isinstance(op, relay.GeluOp):
             self.require_f32(op)
             return [f"acc_gelu_f32({self.p(op.data)}, {y}, {count}, {int(op.prop('approximate') == 'tanh')})"]
+        if isinstance(op, relay.HardSigmoidOp):
+            self.require_f32(op)
+            return [f"acc_hardsigmoid_f32({self.p(op.data)}, {y}, {count}, "
+                    f"{c_double(op.prop('alpha'))}, {c_double(op.prop('beta'))})"]
         if isinstance(op, relay.LeakyReluOp):
             self.require_f32(op)
             return [f"acc_leaky_relu_f32({self.p(op.data)}, {y}, {count}, {c_double(op.prop('alpha'))})"]

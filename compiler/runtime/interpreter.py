@@ -126,6 +126,9 @@ class RelayFunctions(InterpreterFunctions):
     run_tanh = kernel(relay.TanhOp)(_with_props(ref.tanh))
     run_erf = kernel(relay.ErfOp)(_with_props(ref.erf))
     run_gelu = kernel(relay.GeluOp)(_with_props(ref.gelu))
+    run_hardsigmoid = kernel(relay.HardSigmoidOp)(_with_props(ref.hardsigmoid))
+    run_hardswish = kernel(relay.HardSwishOp)(_with_props(ref.hardswish))
+    run_silu = kernel(relay.SiluOp)(_with_props(ref.silu))
     run_leaky_relu = kernel(relay.LeakyReluOp)(_with_props(ref.leaky_relu))
     run_softmax = kernel(relay.SoftmaxOp)(_with_props(ref.softmax))
     run_max_pool2d = kernel(relay.MaxPool2DOp)(_with_props(ref.max_pool2d))
@@ -265,6 +268,24 @@ def run_function(
         raise CompileError(f"two outputs of @{name} are named '{dup}'", fn)
     arrays = _check_inputs(fn, in_names, ordered_inputs(in_names, inputs))
     return dict(zip(out_names, _run(module, fn, arrays)))
+
+
+class OpEvaluator:
+    """Runs single relay ops on known operand values with the interpreter's kernels
+    (constant folding evaluates ops with exactly the semantics the interpreter runs)."""
+
+    def __init__(self, module: ModuleOp):
+        self._interpreter = Interpreter(module)
+        self._interpreter.register_implementations(RelayFunctions())
+
+    def evaluate(self, op: Operation, operands: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        """The op's results; a data-dependent failure (integer division by zero, ...)
+        is the op's located CompileError."""
+        try:
+            with np.errstate(all="ignore"):
+                return tuple(_owned(np.asarray(r)) for r in self._interpreter.run_op(op, tuple(operands)))
+        except _OpFailed as e:
+            raise e.error from None
 
 
 def interpret(module: ModuleOp, *arrays: Any, name: str = "main") -> tuple[np.ndarray, ...]:

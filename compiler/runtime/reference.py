@@ -222,6 +222,25 @@ def gelu(data: np.ndarray, approximate: str = "none") -> np.ndarray:
     return (0.5 * x64 * (1 + e)).astype(x.dtype)
 
 
+def hardsigmoid(data: np.ndarray, alpha: float = 0.2, beta: float = 0.5) -> np.ndarray:
+    """max(0, min(1, alpha * x + beta)), alpha and beta rounded to the data type."""
+    y = np.asarray(alpha, data.dtype) * data + np.asarray(beta, data.dtype)
+    return np.minimum(np.maximum(y, np.zeros((), data.dtype)), np.ones((), data.dtype))
+
+
+HARDSWISH_ALPHA = 1.0 / 6.0
+"""HardSwish is x * hardsigmoid(x) with alpha = 1/6, beta = 1/2 (ONNX HardSwish-14)."""
+
+
+def hardswish(data: np.ndarray) -> np.ndarray:
+    return data * hardsigmoid(data, HARDSWISH_ALPHA, 0.5)
+
+
+def silu(data: np.ndarray) -> np.ndarray:
+    """x * sigmoid(x)."""
+    return data * sigmoid(data)
+
+
 def leaky_relu(data: np.ndarray, alpha: float = 0.01) -> np.ndarray:
     return np.where(data >= 0, data, data * np.asarray(alpha, data.dtype)).astype(data.dtype, copy=False)
 
@@ -332,10 +351,14 @@ def batch_norm(
     """Inference: (x - mean) / sqrt(var + epsilon) * gamma + beta along `axis`."""
     shape = [1] * data.ndim
     shape[axis % data.ndim] = -1
-    eps = np.asarray(epsilon, data.dtype)
-    inv_std = 1 / np.sqrt(moving_var + eps)
     centred = data - moving_mean.reshape(shape)
-    return centred * (inv_std * gamma).reshape(shape) + beta.reshape(shape)
+    return centred * batch_norm_scale(gamma, moving_var, epsilon).reshape(shape) + beta.reshape(shape)
+
+
+def batch_norm_scale(gamma: np.ndarray, moving_var: np.ndarray, epsilon: float) -> np.ndarray:
+    """The per-channel factor of inference batch norm: gamma / sqrt(var + epsilon)."""
+    inv_std = 1 / np.sqrt(moving_var + np.asarray(epsilon, moving_var.dtype))
+    return inv_std * gamma
 
 
 def layer_norm(data: np.ndarray, gamma: np.ndarray, beta: np.ndarray, axis: int = -1, epsilon: float = 1e-5) -> np.ndarray:

@@ -19,6 +19,10 @@ def _lazy(module: str, cls: str) -> Callable[[], type[ModulePass]]:
 
 
 ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "canonicalize": _lazy("canonicalize", "Canonicalize"),
+    "fold-constants": _lazy("fold_constants", "FoldConstants"),
+    "fold-batch-norm": _lazy("fold_batch_norm", "FoldBatchNorm"),
+    "recognize-decompositions": _lazy("recognize_decompositions", "RecognizeDecompositions"),
     "merge-composite": _lazy("merge_composite", "MergeComposite"),
     "annotate-target": _lazy("annotate_target", "AnnotateTarget"),
     "merge-regions": _lazy("merge_regions", "MergeRegions"),

@@ -614,6 +614,36 @@ int acc_gelu_f32(const float *x, float *y, int64_t count, int tanh_approx) {
     return ACC_OK;
 }
 
+static float hardsigmoid1(float v, float a, float b) {
+    float t = a * v + b; /* NaN stays NaN, as numpy's maximum/minimum */
+    t = t < 0.0f ? 0.0f : t;
+    return t > 1.0f ? 1.0f : t;
+}
+
+int acc_hardsigmoid_f32(const float *x, float *y, int64_t count, double alpha, double beta) {
+    if (!x || !y || count < 0) return ACC_EINVAL;
+    float a = (float)alpha, b = (float)beta;
+    for (int64_t i = 0; i < count; i++) y[i] = hardsigmoid1(x[i], a, b);
+    return ACC_OK;
+}
+
+int acc_hardswish_f32(const float *x, float *y, int64_t count) {
+    if (!x || !y || count < 0) return ACC_EINVAL;
+    const float a = (float)(1.0 / 6.0);
+    for (int64_t i = 0; i < count; i++) y[i] = x[i] * hardsigmoid1(x[i], a, 0.5f);
+    return ACC_OK;
+}
+
+int acc_silu_f32(const float *x, float *y, int64_t count) {
+    if (!x || !y || count < 0) return ACC_EINVAL;
+    for (int64_t i = 0; i < count; i++) {
+        float v = x[i];
+        float e = expf(-fabsf(v));
+        y[i] = v * (v >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e));
+    }
+    return ACC_OK;
+}
+
 int acc_leaky_relu_f32(const float *x, float *y, int64_t count, double alpha) {
     if (!x || !y || count < 0) return ACC_EINVAL;
     float a = (float)alpha;

@@ -152,6 +152,15 @@ int acc_erf_f32(const float *x, float *y, int64_t count);
  * tanh_approx != 0: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))) in float. */
 int acc_gelu_f32(const float *x, float *y, int64_t count, int tanh_approx);
 
+/* relay.nn.hardsigmoid: max(0, min(1, alpha * x + beta)) (alpha, beta rounded to float). */
+int acc_hardsigmoid_f32(const float *x, float *y, int64_t count, double alpha, double beta);
+
+/* relay.nn.hardswish: x * max(0, min(1, x * (float)(1/6) + 0.5)). */
+int acc_hardswish_f32(const float *x, float *y, int64_t count);
+
+/* relay.nn.silu: x * sigmoid(x), the sigmoid as acc_sigmoid_f32's. */
+int acc_silu_f32(const float *x, float *y, int64_t count);
+
 /* relay.nn.leaky_relu: x >= 0 ? x : x * alpha (alpha rounded to float). */
 int acc_leaky_relu_f32(const float *x, float *y, int64_t count, double alpha);
 

@@ -47,3 +47,17 @@ func.func @main(%x: tensor<4xf32> {accel.name = "in\"put\n*/ x"}) -> (tensor<4xf
   %t = relay.tanh %x : tensor<4xf32>
   func.return %t : tensor<4xf32>
 }
+
+// -----
+
+// The activations recognize-decompositions makes run on the host.
+// CHECK-LABEL: // ===== model.c =====
+// CHECK:         acc_hardswish_f32(((float *)in0), {{.*}}, 64)
+// CHECK:         acc_hardsigmoid_f32({{.*}}, 64, 0.2{{0*}}, 0.5{{0*}})
+// CHECK:         acc_silu_f32({{.*}}, 64)
+func.func @main(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %0 = relay.nn.hardswish %x : tensor<4x16xf32>
+  %1 = relay.nn.hardsigmoid %0 : tensor<4x16xf32>
+  %2 = relay.nn.silu %1 : tensor<4x16xf32>
+  func.return %2 : tensor<4x16xf32>
+}

@@ -110,6 +110,25 @@ func.func @activations(%x: tensor<2x10xf32>) -> (tensor<2x10xf32>, tensor<2x10xf
 
 // -----
 
+func.func @hard_activations(%x: tensor<2x10xf32>) -> (tensor<2x10xf32>, tensor<2x10xf32>, tensor<2x10xf32>, tensor<2x10xf32>) {
+  %a = relay.nn.hardsigmoid %x : tensor<2x10xf32>
+  %b = relay.nn.hardsigmoid %x {alpha = 0.1666667, beta = 0.25} : tensor<2x10xf32>
+  %c = relay.nn.hardswish %x : tensor<2x10xf32>
+  %d = relay.nn.silu %x : tensor<2x10xf32>
+  func.return %a, %b, %c, %d : tensor<2x10xf32>, tensor<2x10xf32>, tensor<2x10xf32>, tensor<2x10xf32>
+}
+// CHECK-LABEL: func.func @hard_activations
+// CHECK-NEXT:  %a = relay.nn.hardsigmoid %x : tensor<2x10xf32>
+// CHECK-NEXT:  %b = relay.nn.hardsigmoid %x {alpha = 0.1666667, beta = 0.25} : tensor<2x10xf32>
+// CHECK-NEXT:  %c = relay.nn.hardswish %x : tensor<2x10xf32>
+// CHECK-NEXT:  %d = relay.nn.silu %x : tensor<2x10xf32>
+// GEN:         %a = "relay.nn.hardsigmoid"(%x) <{alpha = 2.000000e-01 : f64, beta = 5.000000e-01 : f64}> : (tensor<2x10xf32>) -> tensor<2x10xf32>
+// GEN:         %b = "relay.nn.hardsigmoid"(%x) <{alpha = 0.1666667 : f64, beta = 2.500000e-01 : f64}> : (tensor<2x10xf32>) -> tensor<2x10xf32>
+// GEN:         %c = "relay.nn.hardswish"(%x) : (tensor<2x10xf32>) -> tensor<2x10xf32>
+// GEN:         %d = "relay.nn.silu"(%x) : (tensor<2x10xf32>) -> tensor<2x10xf32>
+
+// -----
+
 func.func @pools(%x: tensor<1x4x7x7xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x3x3xf32>, tensor<1x4x1x1xf32>) {
   %m = relay.nn.max_pool2d %x {pool_size = [3, 3], strides = [2, 2], padding = [1, 1, 1, 1], ceil_mode = true} : (tensor<1x4x7x7xf32>) -> tensor<1x4x4x4xf32>
   %a = relay.nn.avg_pool2d %x {pool_size = [2, 2], strides = [2, 2], count_include_pad = true} : (tensor<1x4x7x7xf32>) -> tensor<1x4x3x3xf32>

@@ -1,0 +1,100 @@
+"""fold-constants: relay ops whose operands are all constants become constants.
+
+Each op is evaluated with the reference interpreter's kernel for it (`OpEvaluator`), so
+folding computes exactly what running the graph would. Folding visits ops in program
+order, so a chain of constant ops folds in one sweep; constants left without users are
+erased. In particular `relay.qnn.quantize` of constant float weights becomes an int8
+constant, so the QDQ weights of a model whose weights are `Constant` nodes take the
+`constant(int8) -> dequantize` form the int8 patterns of the targets match:
+
+    %w = relay.constant dense<...> : tensor<8x3x3x3xf32>
+    %s = relay.constant dense<0.02> : tensor<f32>
+    %z = relay.constant dense<0> : tensor<i8>
+    %q = relay.qnn.quantize %w, %s, %z : (...) -> tensor<8x3x3x3xi8>
+    %d = relay.qnn.dequantize %q, %s, %z : (...) -> tensor<8x3x3x3xf32>
+
+becomes
+
+    %q = relay.constant dense<...> : tensor<8x3x3x3xi8>
+    %s = relay.constant dense<0.02> : tensor<f32>
+    %z = relay.constant dense<0> : tensor<i8>
+    %d = relay.qnn.dequantize %q, %s, %z : (...) -> tensor<8x3x3x3xf32>
+
+`relay.qnn.dequantize` is never folded: it is how the patterns see that a float value
+is a quantized tensor. An op whose evaluation fails (integer division by zero, an
+overflowing accumulator) is kept, so that it fails where the graph runs. Folded values
+are inline constants (a computed tensor has no name in the model's weights file); large
+ones print as one hex string.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.runtime.interpreter import OpEvaluator
+from accel.compiler.tensors import inline_constant, known_value
+from accel.dialects import relay
+from accel.dialects.conventions import TARGET_ATTR
+
+KEPT: tuple[type[relay.RelayOp], ...] = (relay.DequantizeOp,)
+"""Ops never folded (see the module docstring)."""
+
+
+def erase_dead(rewriter: PatternRewriter, ops: list[Operation]) -> None:
+    """Erase the ops of `ops` that nothing uses, until none is left to erase (a few ops:
+    the order need not be known), then the constants they used that became unused."""
+    pending = list(dict.fromkeys(ops))
+    operands: list[SSAValue] = []
+    erased = True
+    while erased:
+        erased = False
+        for op in pending:
+            if op.parent is not None and all(not r.uses for r in op.results):
+                operands.extend(op.operands)
+                rewriter.erase_op(op)
+                erased = True
+    for v in operands:
+        owner = v.owner
+        if isinstance(owner, relay.ConstantOp) and not owner.result.uses and owner.parent is not None:
+            rewriter.erase_op(owner)
+
+
+class FoldConstantOp(RewritePattern):
+    def __init__(self, evaluator: OpEvaluator):
+        self.evaluator = evaluator
+
+    def match_and_rewrite(self, op, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, relay.RelayOp) or isinstance(op, KEPT) or len(op.results) != 1:
+            return
+        if not op.operands or TARGET_ATTR in op.attributes or isinstance(op.parent_op(), relay.CompositeOp):
+            return
+        if not all(isinstance(v.owner, relay.ConstantOp) for v in op.operands):
+            return
+        values = [known_value(v) for v in op.operands]
+        try:
+            (result,) = self.evaluator.evaluate(op, values)
+        except CompileError:
+            return  # fails at run time, where the user sees it
+        constant = inline_constant(result)
+        constant.location = op.location
+        operands = [v.owner for v in op.operands]
+        rewriter.replace_op(op, constant)
+        erase_dead(rewriter, list(dict.fromkeys(operands)))
+
+
+@dataclass(frozen=True)
+class FoldConstants(ModulePass):
+    """Evaluate relay ops whose operands are all constants (incl. quantize of weights)."""
+
+    name = "fold-constants"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        walker = PatternRewriteWalker(FoldConstantOp(OpEvaluator(op)), apply_recursively=False)
+        walker.rewrite_module(op)

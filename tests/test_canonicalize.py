@@ -1,0 +1,263 @@
+"""The canonicalization passes preserve what a graph computes (reference interpreter):
+
+- fold-constants on random graphs with some inputs bound as constants: bit for bit (it
+  evaluates with the interpreter's own kernels), and no foldable op is left;
+- fold-batch-norm on random conv/dense/batch-norm graphs: within 1e-5 of each output's
+  largest magnitude (folding reassociates float arithmetic), and no batch norm is left;
+- recognize-decompositions on random chains of exporter decompositions (HardSwish,
+  HardSigmoid, SiLU, GELU erf/tanh, ReLU6 spellings): within 1e-5 of the output's
+  largest magnitude, and every chain became its op; on random graphs it changes nothing
+  the interpreter can see beyond that tolerance;
+- canonicalize (all three) on random float graphs: within the same tolerance.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from xdsl.dialects.builtin import ArrayAttr, FunctionType, ModuleOp
+
+from accel.compiler.frontend.builder import GraphBuilder
+from accel.compiler.runtime.interpreter import run_function
+from accel.compiler.tensors import inline_constant
+from accel.compiler.transforms.canonicalize import Canonicalize
+from accel.compiler.transforms.fold_batch_norm import FoldBatchNorm
+from accel.compiler.transforms.fold_constants import KEPT, FoldConstants
+from accel.compiler.transforms.recognize_decompositions import RecognizeDecompositions
+from accel.compiler.driver import make_context
+from accel.dialects import relay
+from accel.dialects.conventions import io_names
+from strategies import FLOAT_OPS, RelayGraph, relay_graphs
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+TOLERANCE = 1e-5
+"""Relative to the largest magnitude of each output."""
+
+
+def main(module: ModuleOp):
+    return next(op for op in module.ops if getattr(op, "sym_name", None) and op.sym_name.data == "main")
+
+
+def bind_inputs(module: ModuleOp, values: dict[str, np.ndarray]) -> None:
+    """Turn the named inputs of @main into inline constants (TVM's freeze_params)."""
+    fn = main(module)
+    names, _ = io_names(fn)
+    block = fn.body.block
+    keep = [i for i, n in enumerate(names) if n not in values]
+    for i in reversed(range(len(names))):
+        if names[i] in values:
+            c = inline_constant(values[names[i]])
+            block.insert_op_before(c, block.first_op)
+            block.args[i].replace_all_uses_with(c.result)
+            block.erase_arg(block.args[i])
+    fn.function_type = FunctionType.from_lists([fn.function_type.inputs.data[i] for i in keep],
+                                               list(fn.function_type.outputs.data))
+    if fn.arg_attrs is not None:
+        fn.arg_attrs = ArrayAttr([fn.arg_attrs.data[i] for i in keep])
+    module.verify()
+
+
+def assert_close(want: dict[str, np.ndarray], got: dict[str, np.ndarray]) -> None:
+    assert list(got) == list(want)
+    for name, w in want.items():
+        g = got[name]
+        assert g.shape == w.shape and g.dtype == w.dtype, name
+        finite = np.abs(w[np.isfinite(w)]) if w.dtype.kind == "f" else np.abs(w)
+        scale = max(1.0, float(finite.max())) if finite.size else 1.0
+        np.testing.assert_allclose(g, w, rtol=0, atol=TOLERANCE * scale, equal_nan=True, err_msg=name)
+
+
+def relay_ops(module: ModuleOp) -> list:
+    return [op for op in main(module).body.walk() if isinstance(op, relay.RelayOp)]
+
+
+# --------------------------------------------------------------------------------------
+# fold-constants
+# --------------------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(graph=relay_graphs(max_ops=10), data=st.data())
+def test_fold_constants_is_exact(graph: RelayGraph, data):
+    names = list(graph.inputs)
+    bound = data.draw(st.lists(st.sampled_from(names), unique=True, min_size=1, max_size=len(names)))
+    bind_inputs(graph.module, {n: graph.inputs[n] for n in bound})
+    rest = {n: v for n, v in graph.inputs.items() if n not in bound}
+    want = run_function(graph.module, rest)
+    FoldConstants().apply(make_context(), graph.module)
+    graph.module.verify()
+    got = run_function(graph.module, rest)
+    for name in want:
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)  # nan == nan here
+    for op in relay_ops(graph.module):
+        if not isinstance(op, KEPT):
+            assert not op.operands or not all(isinstance(v.owner, relay.ConstantOp) for v in op.operands), op.name
+
+
+# --------------------------------------------------------------------------------------
+# fold-batch-norm
+# --------------------------------------------------------------------------------------
+
+BN_OPS = {"conv2d", "conv2d_bias_relu", "dense", "batch_norm", "relu", "add", "max_pool2d", "reshape"}
+
+
+@SETTINGS
+@given(relay_graphs(max_ops=10, ops=BN_OPS))
+def test_fold_batch_norm_preserves_results(graph: RelayGraph):
+    want = run_function(graph.module, graph.inputs)
+    FoldBatchNorm().apply(make_context(), graph.module)
+    graph.module.verify()
+    assert not any(isinstance(op, relay.BatchNormOp) for op in relay_ops(graph.module))
+    assert_close(want, run_function(graph.module, graph.inputs))
+
+
+@SETTINGS
+@given(data=st.data())
+def test_fold_batch_norm_after_linear_ops(data):
+    """conv2d / dense, then maybe a bias (bias_add or add of [C,1,1]), then batch norm,
+    sometimes with another user of an intermediate (then it cannot fold)."""
+    draw = data.draw
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    b = GraphBuilder()
+    conv = draw(st.booleans())
+    c = draw(st.integers(1, 4))
+    if conv:
+        x = b.input("x", (1, draw(st.integers(1, 3)), 5, 5))
+        k = draw(st.integers(1, 3))
+        y = b.conv2d(x, b.const(rng.uniform(-1, 1, (c, x.type.get_shape()[1], k, k)).astype(np.float32)))
+    else:
+        x = b.input("x", (draw(st.integers(1, 3)), 6))
+        y = b.dense(x, b.const(rng.uniform(-1, 1, (c, 6)).astype(np.float32)))
+    bias = draw(st.sampled_from(["none", "bias_add", "add"]))
+    outputs = []
+    if draw(st.booleans()):
+        outputs.append(y)  # another user: no fold
+    if bias == "bias_add":
+        y = b.bias_add(y, b.const(rng.uniform(-1, 1, (c,)).astype(np.float32)))
+    elif bias == "add":
+        shape = (c, 1, 1) if conv else (c,)
+        y = b.add(y, b.const(rng.uniform(-1, 1, shape).astype(np.float32)))
+    stats = [rng.uniform(0.5, 1.5, (c,)), rng.uniform(-1, 1, (c,)), rng.uniform(-1, 1, (c,)), rng.uniform(0.5, 2, (c,))]
+    y = b.batch_norm(y, *[b.const(p.astype(np.float32)) for p in stats], epsilon=1e-3)
+    module = b.build([y, *outputs])
+    inputs = {"x": rng.standard_normal(tuple(x.type.get_shape())).astype(np.float32)}
+    want = run_function(module, inputs)
+    FoldBatchNorm().apply(make_context(), module)
+    module.verify()
+    assert_close(want, run_function(module, inputs))
+    ops = relay_ops(module)
+    assert not any(isinstance(op, relay.BatchNormOp) for op in ops)
+    linear = [op for op in ops if isinstance(op, (relay.Conv2DOp, relay.DenseOp))]
+    assert len(linear) == (2 if outputs and conv else 1)  # a scale-shift of NCHW data is a depthwise conv
+
+
+# --------------------------------------------------------------------------------------
+# recognize-decompositions
+# --------------------------------------------------------------------------------------
+
+
+def _scalar(b: GraphBuilder, value: float):
+    return b.const(np.array(value, np.float32))
+
+
+def _mul(b: GraphBuilder, draw, x, c: float):
+    """x * c, spelt as a multiply (either order) or a division by 1/c."""
+    form = draw(st.sampled_from(["mul", "rmul", "div"]))
+    if form == "div":
+        return b.divide(x, _scalar(b, 1 / c))
+    return b.multiply(x, _scalar(b, c)) if form == "mul" else b.multiply(_scalar(b, c), x)
+
+
+def _product(b: GraphBuilder, draw, x, y):
+    return b.multiply(x, y) if draw(st.booleans()) else b.multiply(y, x)
+
+
+def _hardswish(b, draw, x):
+    form = draw(st.sampled_from(["onnx", "clip6_outer", "clip6_inner"]))
+    if form == "onnx":  # the importer's x * clip(x / 6 + 0.5, 0, 1), 1/6 as exporters print it
+        gate = b.clip(b.add(b.multiply(x, _scalar(b, 0.1666667)), _scalar(b, 0.5)), a_min=0.0, a_max=1.0)
+        return _product(b, draw, x, gate), relay.HardSwishOp
+    clip6 = b.clip(b.add(x, _scalar(b, 3.0)), a_min=0.0, a_max=6.0)
+    if form == "clip6_outer":
+        return _mul(b, draw, _product(b, draw, x, clip6), 1 / 6), relay.HardSwishOp
+    return _product(b, draw, x, _mul(b, draw, clip6, 1 / 6)), relay.HardSwishOp
+
+
+def _hardsigmoid(b, draw, x):
+    alpha = draw(st.sampled_from([0.2, 1 / 6, 0.25]))
+    gate = b.clip(b.add(_mul(b, draw, x, alpha), _scalar(b, 0.5)), a_min=0.0, a_max=1.0)
+    return gate, relay.HardSigmoidOp
+
+
+def _silu(b, draw, x):
+    return _product(b, draw, x, b.sigmoid(x)), relay.SiluOp
+
+
+def _gelu_erf(b, draw, x):
+    inner = b.add(b.erf(_mul(b, draw, x, 1 / math.sqrt(2))), _scalar(b, 1.0))
+    if draw(st.booleans()):
+        return _mul(b, draw, _product(b, draw, x, inner), 0.5), relay.GeluOp
+    return _product(b, draw, _mul(b, draw, x, 0.5), inner), relay.GeluOp
+
+
+def _gelu_tanh(b, draw, x):
+    cube = b.multiply(b.multiply(x, x), x)
+    inner = _mul(b, draw, b.add(x, _mul(b, draw, cube, 0.044715)), math.sqrt(2 / math.pi))
+    gate = b.add(_scalar(b, 1.0), b.tanh(inner))
+    return _product(b, draw, _mul(b, draw, x, 0.5), gate), relay.GeluOp
+
+
+def _relu6(b, draw, x):
+    if draw(st.booleans()):
+        return b.clip(b.relu(x), a_min=0.0, a_max=6.0), relay.ClipOp
+    return b.relu(b.clip(x, a_min=-6.0, a_max=6.0)), relay.ClipOp
+
+
+CHAINS = {"hardswish": _hardswish, "hardsigmoid": _hardsigmoid, "silu": _silu, "gelu_erf": _gelu_erf,
+          "gelu_tanh": _gelu_tanh, "relu6": _relu6}  # fmt: skip
+
+
+@SETTINGS
+@given(data=st.data())
+def test_recognize_decompositions_on_chains(data):
+    draw = data.draw
+    shape = tuple(draw(st.lists(st.integers(1, 6), min_size=1, max_size=4)))
+    b = GraphBuilder()
+    values = [b.input("x", shape)]
+    expected_ops = []
+    for name in draw(st.lists(st.sampled_from(sorted(CHAINS)), min_size=1, max_size=4)):
+        x = values[draw(st.integers(0, len(values) - 1))]
+        y, op_type = CHAINS[name](b, draw, x)
+        values.append(y)
+        expected_ops.append(op_type)
+    module = b.build(values[1:])
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    inputs = {"x": (rng.standard_normal(shape) * 4).astype(np.float32)}
+    want = run_function(module, inputs)
+    RecognizeDecompositions().apply(make_context(), module)
+    module.verify()
+    assert_close(want, run_function(module, inputs))
+    ops = relay_ops(module)
+    assert sorted(type(op).__name__ for op in ops if not isinstance(op, relay.ConstantOp)) == sorted(
+        t.__name__ for t in expected_ops)
+
+
+@SETTINGS
+@given(relay_graphs(max_ops=12, ops=FLOAT_OPS))
+def test_recognize_decompositions_on_random_graphs(graph: RelayGraph):
+    want = run_function(graph.module, graph.inputs)
+    RecognizeDecompositions().apply(make_context(), graph.module)
+    graph.module.verify()
+    assert_close(want, run_function(graph.module, graph.inputs))
+
+
+@SETTINGS
+@given(relay_graphs(max_ops=12, ops=FLOAT_OPS))
+def test_canonicalize_preserves_results(graph: RelayGraph):
+    want = run_function(graph.module, graph.inputs)
+    Canonicalize().apply(make_context(), graph.module)
+    graph.module.verify()
+    assert_close(want, run_function(graph.module, graph.inputs))

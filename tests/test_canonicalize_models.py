@@ -1,0 +1,212 @@
+"""canonicalize on a MobileNetV3-style CNN built here with onnx.helper (seeded weights,
+randomized BatchNorm statistics) and on its int8 QDQ version (onnxruntime's
+`quantize_static`, weights kept as float tensors with a QuantizeLinear each, as models
+whose weights are Constant nodes arrive): compiled for the npu through
+`compile_to_directory` and run with `run_directory` (C + simulator).
+
+- no batch norm reaches the host (report.json's `rejected` has none);
+- more ops are offloaded than with the same pipeline without `canonicalize`;
+- the float model matches onnxruntime within 1e-4 of the output's largest magnitude,
+  the int8 model within one quantization step of its output;
+- the int8 model's weight quantizers fold: its convolutions offload as int8 composites.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto
+from onnx import helper as oh
+from onnx import numpy_helper as nh
+
+from accel.compiler.driver import compile_to_directory
+from accel.compiler.pipeline import PIPELINES
+from accel.compiler.runtime.run_compiled import run_directory
+from e2e_util import ort_run, output_step
+
+INPUT = "image"
+OUTPUT = "logits"
+SHAPE = (1, 3, 32, 32)
+# The byoc pass alone (a bare "byoc" in a spec is the named pipeline, canonicalize included).
+FULL_WITHOUT_CANONICALIZE = PIPELINES["full"].replace("canonicalize,byoc,", "byoc{min-ops=1},")
+assert FULL_WITHOUT_CANONICALIZE != PIPELINES["full"]
+
+
+class _Net:
+    """onnx.helper graph under construction: conv -> BatchNorm -> activation blocks."""
+
+    def __init__(self, seed: int):
+        self.rng = np.random.default_rng(seed)
+        self.nodes: list[onnx.NodeProto] = []
+        self.inits: list[onnx.TensorProto] = []
+        self.count = 0
+
+    def name(self, kind: str) -> str:
+        self.count += 1
+        return f"{kind}_{self.count}"
+
+    def init(self, kind: str, value: np.ndarray) -> str:
+        name = self.name(kind)
+        self.inits.append(nh.from_array(value.astype(np.float32), name))
+        return name
+
+    def node(self, op: str, inputs: list[str], **attrs) -> str:
+        out = self.name(op.lower())
+        self.nodes.append(oh.make_node(op, inputs, [out], name=out, **attrs))
+        return out
+
+    def conv(self, x: str, cin: int, cout: int, k: int = 1, stride: int = 1, groups: int = 1,
+             bias: bool = False) -> str:
+        fan_in = cin // groups * k * k
+        w = self.init("w", self.rng.uniform(-1, 1, (cout, cin // groups, k, k)) * np.sqrt(3 / fan_in))
+        inputs = [x, w] + ([self.init("b", self.rng.uniform(-0.1, 0.1, cout))] if bias else [])
+        return self.node("Conv", inputs, kernel_shape=[k, k], strides=[stride, stride],
+                         pads=[k // 2] * 4, group=groups)
+
+    def bn(self, x: str, c: int) -> str:
+        stats = [self.rng.uniform(0.5, 1.5, c), self.rng.uniform(-0.2, 0.2, c),
+                 self.rng.uniform(-0.2, 0.2, c), self.rng.uniform(0.5, 2.0, c)]
+        return self.node("BatchNormalization", [x, *[self.init("bn", s) for s in stats]], epsilon=1e-3)
+
+    def hardswish_decomposed(self, x: str) -> str:
+        """x * clip(x + 3, 0, 6) / 6, as PyTorch's legacy exporter spells HardSwish."""
+        three, zero, six = (self.init("c", np.array(v)) for v in (3.0, 0.0, 6.0))
+        gate = self.node("Clip", [self.node("Add", [x, three]), zero, six])
+        return self.node("Div", [self.node("Mul", [x, gate]), six])
+
+    def block(self, x: str, cin: int, cout: int, act: str, **conv) -> str:
+        y = self.bn(self.conv(x, cin, cout, **conv), cout)
+        if act == "hardswish":
+            return self.node("HardSwish", [y])
+        if act == "hardswish_decomposed":
+            return self.hardswish_decomposed(y)
+        if act == "relu":
+            return self.node("Relu", [y])
+        return y
+
+    def squeeze_excite(self, x: str, c: int) -> str:
+        s = self.node("GlobalAveragePool", [x])
+        s = self.node("Relu", [self.conv(s, c, c // 4, bias=True)])
+        s = self.node("HardSigmoid", [self.conv(s, c // 4, c, bias=True)], alpha=1 / 6, beta=0.5)
+        return self.node("Mul", [x, s])
+
+
+def mobilenet_v3_style(seed: int = 0) -> onnx.ModelProto:
+    n = _Net(seed)
+    x = n.block(INPUT, 3, 16, "hardswish", k=3, stride=2)                       # 16x16
+    y = n.block(x, 16, 16, "relu", k=3, groups=16)                                # depthwise
+    y = n.block(y, 16, 16, "none")
+    x = n.node("Add", [x, y])                                                     # residual
+    x = n.block(x, 16, 48, "hardswish_decomposed")                                # expand
+    x = n.block(x, 48, 48, "hardswish", k=3, stride=2, groups=48)                 # 8x8 depthwise
+    x = n.squeeze_excite(x, 48)
+    x = n.block(x, 48, 32, "none")                                                # project
+    x = n.block(x, 32, 64, "hardswish")
+    x = n.node("Flatten", [n.node("GlobalAveragePool", [x])])
+    w = n.init("fc_w", n.rng.uniform(-0.2, 0.2, (10, 64)))
+    b = n.init("fc_b", n.rng.uniform(-0.1, 0.1, 10))
+    n.nodes.append(oh.make_node("Gemm", [x, w, b], [OUTPUT], name="fc", transB=1))
+    graph = oh.make_graph(n.nodes, "mobilenet_v3_style",
+                          [oh.make_tensor_value_info(INPUT, TensorProto.FLOAT, SHAPE)],
+                          [oh.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, (1, 10))], n.inits)
+    model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)], producer_name="tests/test_canonicalize_models.py")
+    model.ir_version = 8
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+def quantize_with_weight_quantizers(src: str, dst: str) -> None:
+    """int8 QDQ whose weights stay float, each behind a QuantizeLinear (the form of models
+    whose weights are Constant nodes): onnxruntime's `AddQDQPairToWeight`."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    class Reader(CalibrationDataReader):
+        def __init__(self) -> None:
+            rng = np.random.default_rng(1)
+            self.feeds = iter([{INPUT: rng.standard_normal(SHAPE).astype(np.float32)} for _ in range(8)])
+
+        def get_next(self):
+            return next(self.feeds, None)
+
+    quantize_static(src, dst, Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
+                    activation_type=QuantType.QInt8, weight_type=QuantType.QInt8,
+                    extra_options={"AddQDQPairToWeight": True})
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory) -> dict[str, str]:
+    d = tmp_path_factory.mktemp("canon_models")
+    float_path = str(d / "mobilenet_v3_style.onnx")
+    onnx.save(mobilenet_v3_style(), float_path)
+    int8_path = str(d / "mobilenet_v3_style_int8.onnx")
+    quantize_with_weight_quantizers(float_path, int8_path)
+    return {"float": float_path, "int8": int8_path}
+
+
+def _compile(path: str, out_dir: str, pipeline: str) -> dict:
+    compile_to_directory(path, "npu", out_dir, pipeline=pipeline)
+    with open(os.path.join(out_dir, "report.json")) as f:
+        return json.load(f)
+
+
+@pytest.fixture(scope="module")
+def compiled(models, tmp_path_factory) -> dict[tuple[str, str], tuple[str, dict]]:
+    out = {}
+    for kind, path in models.items():
+        for pipeline in ("full", FULL_WITHOUT_CANONICALIZE):
+            tag = "canon" if pipeline == "full" else "plain"
+            d = str(tmp_path_factory.mktemp(f"{kind}_{tag}"))
+            out[(kind, tag)] = (d, _compile(path, d, pipeline))
+    return out
+
+
+def _feeds(seed: int) -> dict[str, np.ndarray]:
+    return {INPUT: np.random.default_rng(seed).standard_normal(SHAPE).astype(np.float32)}
+
+
+@pytest.mark.parametrize("kind", ["float", "int8"])
+def test_no_batch_norm_on_the_host_and_more_offloaded(compiled, kind):
+    _, canon = compiled[(kind, "canon")]
+    _, plain = compiled[(kind, "plain")]
+    rejected = {r["op"] for r in canon["rejected"]}
+    assert not any("batch_norm" in op for op in rejected), rejected
+    assert any("batch_norm" in r["op"] for r in plain["rejected"])  # the baseline does leave them
+    assert canon["ops"]["offloaded"] > plain["ops"]["offloaded"], (canon["ops"], plain["ops"])
+    assert canon["ops"]["host"] < plain["ops"]["host"], (canon["ops"], plain["ops"])
+
+
+def _int8_conv_calls(out_dir: str) -> int:
+    with open(os.path.join(out_dir, "npu_wrappers.c")) as f:
+        return f.read().count("npu_conv2d_s8(")
+
+
+def test_int8_convolutions_offload_as_integer_convolutions(compiled):
+    # 9 convolutions: with their weight quantizers folded, the int8 patterns match (the
+    # two of the squeeze-excite block, on 1x1 pixels, stay on the host: not profitable).
+    assert _int8_conv_calls(compiled[("int8", "canon")][0]) == 7
+    assert _int8_conv_calls(compiled[("int8", "plain")][0]) == 0
+
+
+def test_float_model_matches_onnxruntime(models, compiled):
+    d, _ = compiled[("float", "canon")]
+    for seed in range(2):
+        feeds = _feeds(seed)
+        want = ort_run(models["float"], feeds)[OUTPUT]
+        got, _ = run_directory(d, feeds)
+        err = float(np.max(np.abs(got[OUTPUT] - want)))
+        assert err <= 1e-4 * float(np.max(np.abs(want))), err
+
+
+def test_int8_model_matches_onnxruntime_within_one_step(models, compiled):
+    d, _ = compiled[("int8", "canon")]
+    step = output_step(onnx.load(models["int8"]), OUTPUT)
+    for seed in range(2):
+        feeds = _feeds(seed)
+        want = ort_run(models["int8"], feeds, optimize=False)[OUTPUT]
+        got, _ = run_directory(d, feeds)
+        err = float(np.max(np.abs(got[OUTPUT] - want)))
+        assert err <= step * (1 + 1e-6), (err, step)
