@@ -41,6 +41,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.targets import TargetDescription, target_context
+from accel.compiler.targets.fused_forms import lowerable_match
 from accel.compiler.targets.patterns import Match
 from accel.compiler.targets.support import check_match_limits, check_pattern_predicate
 from accel.dialects.relay import CompositeOp, YieldOp
@@ -86,6 +87,8 @@ def merge_block(block: Block, target: TargetDescription) -> int:
             if match is None:
                 continue
             if check_match_limits(spec, target, match.ops, match.inputs, match.root.results) is not None:
+                continue
+            if lowerable_match(match.ops, match.inputs, match.root.results) is not None:
                 continue
             manual = any(target_of(op) == target.name for op in match.ops)
             if spec.predicate_fn is None:
