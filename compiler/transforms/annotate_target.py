@@ -8,13 +8,19 @@ target of the `targets` list that accepts it, else `"host"`. Every rejection is 
            accel.reason = "npu: kernel 9x9 exceeds 7x7; dsp: op not supported"} : ...
 
 - Single ops: the target's first `[[ops]]` entry for the op whose dtypes, limits and
-  predicate accept it.
+  predicate accept it, if the lowering can run the op (`fused_forms.lowerable`, the
+  answer lower-to-accel gives: a `relay.nn.batch_matmul` entry is rejected with
+  "'relay.nn.batch_matmul' has no accelerator form").
 - Composites `<t>.<pattern>` were checked when they were formed (merge-composite): they
-  go to `<t>` when `<t>` is in the list. Otherwise they are dissolved back into their ops,
-  which are then annotated one by one, so composites only ever run on their target.
+  go to `<t>` when `<t>` is in the list and the lowering can run their body (else they
+  stay on the host with the lowering's reason). Composites of other targets are dissolved
+  back into their ops, which are then annotated one by one, so composites only ever run
+  on their target.
 - An op that already carries `accel.target` keeps it (a manual override, TVM's
   compiler_begin/compiler_end) and gets the unit attribute `accel.manual`, which
-  merge-regions respects (no cost or size rule drops it).
+  merge-regions respects (no cost or size rule drops it). A mark the target's
+  description or the lowering cannot honour is an error here, naming the op:
+  `'relay.sigmoid' op has accel.target = "npu", but npu cannot run it: op not supported`.
 - `relay.constant` follows its users: their common target, else `"host"` (outlining copies
   the constants a region uses into its function).
 

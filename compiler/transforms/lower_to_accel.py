@@ -1,38 +1,52 @@
 """lower-to-accel: the kernels of accelerator functions become accel compute ops.
 
-Runs on bufferized IR. In every function carrying `accel.target`, each `accel.kernel`
-(one relay op or one composite) is recognised structurally as a fused form
+Runs on bufferized IR. In every function carrying `accel.target`, the body of each
+`accel.kernel` (one relay op or one composite, of any length) is split into fused forms
 
     [dequantize inputs] anchor [bias] [activation] [quantize | requantize]
 
 with anchor one of conv2d (also qnn.conv2d), dense / matmul (also qnn.dense), max/avg
-pooling, global average pooling, add / multiply (also qnn.add), relu, clip. The form
-becomes one compute op (`accel.conv2d`, `accel.matmul`, `accel.pool`, `accel.eltwise`)
-with its epilogue as properties; constant operands become `accel.weight` buffers at the
-top of the function. The ops still compute on host buffers (the logical form);
-`insert-dma` moves them onto the scratchpad. The recognition does not depend on pattern
-names, so a user's own patterns lower as long as their bodies have such a form.
+pooling, global average pooling, add / multiply (also qnn.add), relu, clip: greedily, in
+topological order, each form as long as it can be (see
+`accel.compiler.targets.fused_forms`, which partitioning asks too, so that whatever
+annotate-target offloads lowers). Each form becomes one compute op (`accel.conv2d`,
+`accel.matmul`, `accel.pool`, `accel.eltwise`) with its epilogue as properties; a value
+passed from one form to the next is a fresh `memref.alloc` (insert-dma and optimize-dma
+keep it in the scratchpad); constant operands become `accel.weight` buffers at the top of
+the function. The ops still compute on host buffers (the logical form); `insert-dma`
+moves them onto the scratchpad. The split does not depend on pattern names, so a user's
+own patterns lower as long as their bodies split into such forms.
 
 Quantized forms compute exactly in integers: int32 accumulation of zero-point-shifted
 int8 values, the int32 bias added, then f32(acc * in_scale[c]) / out_scale rounded half to
 even (`in_scale[c] = f32(s_x * s_w[c])`). The float QDQ reference computes the same sum in
-float32, so results may differ by one quantization step where float rounding flips.
+float32, so results may differ by one quantization step where float rounding flips. An
+int8 body splits where a form ends: `... relu quantize | dequantize max_pool quantize`.
 
-Before:
+Before (a user's pattern conv2d -> bias -> relu -> max_pool2d, two fused forms):
 
-    accel.kernel ins(%x : memref<1x8x8x8xf32>) outs(%y : memref<1x8x8x8xf32>) {
+    accel.kernel ins(%x : memref<1x8x8x8xf32>) outs(%y : memref<1x8x4x4xf32>) {
     ^bb0(%a: tensor<1x8x8x8xf32>):
       %w = relay.constant external "w" : tensor<8x8x3x3xf32>
       %b = relay.constant external "b" : tensor<8xf32>
-      %r = relay.composite "npu.conv2d_bias_relu" (%a, %w, %b) : (...) -> tensor<1x8x8x8xf32> { ... }
-      accel.yield %r : tensor<1x8x8x8xf32>
+      %r = relay.composite "cnn.conv2d_bias_relu_maxpool" (%a, %w, %b) : (...) -> tensor<1x8x4x4xf32> {
+      ^bb0(%a2: tensor<1x8x8x8xf32>, %w2: tensor<8x8x3x3xf32>, %b2: tensor<8xf32>):
+        %0 = relay.nn.conv2d %a2, %w2 {padding = [1, 1, 1, 1]} : ...
+        %1 = relay.nn.bias_add %0, %b2 : ...
+        %2 = relay.nn.relu %1 : ...
+        %3 = relay.nn.max_pool2d %2 {pool_size = [2, 2], strides = [2, 2]} : ...
+        relay.yield %3 : tensor<1x8x4x4xf32>
+      }
+      accel.yield %r : tensor<1x8x4x4xf32>
     }
 
 After:
 
     %w = accel.weight external "w" : memref<8x8x3x3xf32>
     %b = accel.weight external "b" : memref<8xf32>
-    accel.conv2d ins(%x, %w, %b : ...) outs(%y : ...) {padding = [1, 1, 1, 1], activation = "relu"}
+    %t = memref.alloc() : memref<1x8x8x8xf32>
+    accel.conv2d ins(%x, %w, %b : ...) outs(%t : ...) {padding = [1, 1, 1, 1], activation = "relu"}
+    accel.pool ins(%t : ...) outs(%y : ...) {pool_size = [2, 2], strides = [2, 2]}
 """
 
 from __future__ import annotations

@@ -5,8 +5,10 @@ patterns first; the loader rejects a pattern that an earlier one always shadows)
 pattern, candidate roots are visited in program order and each match takes its ops, so
 later patterns and later roots only see what is left. A match is not taken when an
 intermediate value is used outside it (a leaking intermediate), when one of its ops was
-marked by the user with another `accel.target`, or when the pattern's limits or predicate
-reject it; its ops then stay single ops (or join a shorter pattern).
+marked by the user with another `accel.target`, when the pattern's limits or predicate
+reject it, or when the lowering cannot run the matched body (`fused_forms.lowerable_match`:
+e.g. a pattern conv2d -> sigmoid, since sigmoid has no compute form); its ops then stay
+single ops (or join a shorter pattern).
 
 Weights stay operands of the composite: a composite is a pure function of its inputs, and
 whether an input is a constant is visible through its defining `relay.constant`. The
