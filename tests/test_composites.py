@@ -75,6 +75,48 @@ def test_small_cnn_with_multi_op_patterns_runs_on_the_simulator(tmp_path):
         assert report["dma"][k] == counters[k], k
 
 
+def small_qdq_cnn() -> tuple:
+    """The QDQ form (onnxruntime quantize_static) of conv -> bias -> relu -> max_pool, twice."""
+    rng = np.random.default_rng(11)
+    b = GraphBuilder()
+    x = b.input("image", (1, 4, 8, 8))
+    f32 = lambda v: b.const(np.array(v, np.float32))  # noqa: E731
+    i8 = lambda v: b.const(np.array(v, np.int8))  # noqa: E731
+    s_x, z_x = f32(0.05), i8(2)
+    q = b.qnn_quantize(x, s_x, z_x)
+    for _ in range(2):
+        w = b.const(rng.integers(-60, 60, (4, 4, 3, 3)).astype(np.int8))
+        s_w = 0.004
+        bias = b.const(rng.integers(-200, 200, 4).astype(np.int32))
+        xf = b.qnn_dequantize(q, s_x, z_x)
+        wf = b.qnn_dequantize(w, f32(s_w), i8(0))
+        bf = b.qnn_dequantize(bias, f32(float(np.float32(0.05) * np.float32(s_w))), b.const(np.array(0, np.int32)))
+        y = b.relu(b.bias_add(b.conv2d(xf, wf, padding=(1, 1, 1, 1)), bf))
+        s_y, z_y = f32(0.03), i8(-4)
+        yq = b.qnn_quantize(y, s_y, z_y)
+        p = b.max_pool2d(b.qnn_dequantize(yq, s_y, z_y), pool_size=(2, 2), strides=(1, 1), padding=(0, 1, 0, 1))
+        q = b.qnn_quantize(p, s_x, z_x)
+    out = b.qnn_dequantize(q, s_x, z_x)
+    return b.build([out], ["features"]), {"image": rng.standard_normal((1, 4, 8, 8)).astype(np.float32)}
+
+
+def test_small_int8_cnn_with_multi_op_patterns_runs_on_the_simulator(tmp_path):
+    """Each int8 block splits at quantize -> dequantize into an int8 conv and an int8
+    pool. Tolerance: one quantization step of the output (0.05): the accelerator
+    accumulates in exact integers where the float QDQ reference rounds."""
+    module, inputs = small_qdq_cnn()
+    path = str(tmp_path / "qcnn.mlir")
+    with open(path, "w") as f:
+        f.write(print_ir(module))
+    expected = run_function(module, inputs)
+    compile_to_directory(path, CNN_TARGET, str(tmp_path / "out"), pipeline="byoc{cost-model=false},lower")
+    outputs, counters = run_directory(str(tmp_path / "out"), inputs)
+    assert counters["accel_ops"] == 4, counters
+    err = float(np.max(np.abs(outputs["features"] - expected["features"])))
+    assert err <= 0.05 + 1e-6, err
+    assert float(np.max(np.abs(expected["features"]))) > 0.1  # not all zero
+
+
 def test_intermediates_of_a_composite_stay_in_the_scratchpad():
     """Transfers of the lowered CNN: each block's conv output (the value between its two
     compute ops) is never copied to the host."""
