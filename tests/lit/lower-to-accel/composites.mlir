@@ -85,3 +85,35 @@ func.func @main(%x: tensor<1x4x8x8xi8>) -> tensor<1x4x4x4xi8> {
   %y = relay.qnn.quantize %p, %ps, %pz : (tensor<1x4x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4x4x4xi8>
   func.return %y : tensor<1x4x4x4xi8>
 }
+
+// -----
+
+// A DAG body: the relu result has two users, so its form ends there and both the pool
+// and the add read its buffer; three compute ops, all on the scratchpad.
+// BYOC:           relay.composite "cnn.conv2d_relu_pool_add" (%x, %w) {accel.target = "cnn"}
+// CHECK-LABEL:  func.func private @cnn_0
+// CHECK:          %[[R:.*]] = memref.alloc() : memref<1x8x16x16xf32>
+// CHECK-NEXT:     accel.conv2d ins(%x, %{{.*}} : memref<1x8x16x16xf32>, memref<8x8x1x1xf32>) outs(%[[R]] : memref<1x8x16x16xf32>) {activation = "relu"}
+// CHECK-NEXT:     %[[P:.*]] = memref.alloc() : memref<1x8x16x16xf32>
+// CHECK-NEXT:     accel.pool ins(%[[R]] : memref<1x8x16x16xf32>) outs(%[[P]] : memref<1x8x16x16xf32>) {pool_size = [3, 3], padding = [1, 1, 1, 1]}
+// CHECK-NEXT:     accel.eltwise ins(%[[R]], %[[P]] : memref<1x8x16x16xf32>, memref<1x8x16x16xf32>) outs(%out0 : memref<1x8x16x16xf32>)
+// CHECK-NEXT:     func.return
+// DMA-LABEL:    func.func private @cnn_0
+// DMA:            accel.conv2d
+// DMA-NOT:        accel.dma_start
+// DMA:            accel.eltwise
+// DMA-NEXT:       accel.dma_start
+// DMA-NOT:        accel.dma_start
+// DMA:            func.return
+// C-LABEL:        ===== cnn_wrappers.c =====
+// C:              npu_conv2d_f32(
+// C-NEXT:         npu_pool2d_f32(
+// C-NEXT:         npu_eltwise_f32(
+func.func @main(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
+  %w = relay.constant dense<0.125> : tensor<8x8x1x1xf32>
+  %c = relay.nn.conv2d %x, %w : (tensor<1x8x16x16xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x16x16xf32>
+  %r = relay.nn.relu %c : tensor<1x8x16x16xf32>
+  %p = relay.nn.max_pool2d %r {pool_size = [3, 3], padding = [1, 1, 1, 1]} : (tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32>
+  %y = relay.add %r, %p : tensor<1x8x16x16xf32>
+  func.return %y : tensor<1x8x16x16xf32>
+}

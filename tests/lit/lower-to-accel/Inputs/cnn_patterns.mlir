@@ -54,3 +54,13 @@ func.func @conv2d_bias(
   %1 = relay.nn.bias_add %0, %b : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
   func.return %1 : tensor<*xf32>
 }
+
+func.func @conv2d_relu_pool_add(
+    %x: tensor<*xf32>,
+    %w: tensor<*xf32> {accel.constant}) -> tensor<*xf32> {
+  %0 = relay.nn.conv2d %x, %w : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %1 = relay.nn.relu %0 : tensor<*xf32>
+  %2 = relay.nn.max_pool2d %1 : tensor<*xf32>
+  %3 = relay.add %1, %2 : tensor<*xf32>
+  func.return %3 : tensor<*xf32>
+}
