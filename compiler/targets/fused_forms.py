@@ -195,7 +195,6 @@ class Body:
         return [use.operation for use in v.uses if use.operation in self.members]
 
 
-
 def _known(v: SSAValue, index: int) -> Operand:
     if isinstance(v, OpResult) and isinstance(v.op, relay.ConstantOp):
         return Operand(v, const=v.op)
