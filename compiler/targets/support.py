@@ -209,3 +209,32 @@ def select(op: Operation, target: TargetDescription) -> OpSpec | PatternSpec | s
             return f"composite {name} does not belong to {target.name}"
         return spec
     return select_op(op, target)
+
+
+# -- the entry of a lowered command --------------------------------------------------------
+
+_COMMAND_OPS: dict[tuple[str, str | None], tuple[str, ...]] = {
+    ("accel.conv2d", None): ("relay.nn.conv2d", "relay.qnn.conv2d"),
+    ("accel.matmul", None): ("relay.nn.dense", "relay.nn.matmul", "relay.qnn.dense"),
+    ("accel.pool", "max"): ("relay.nn.max_pool2d",),
+    ("accel.pool", "avg"): ("relay.nn.avg_pool2d", "relay.nn.global_avg_pool2d"),
+    ("accel.eltwise", "add"): ("relay.add", "relay.qnn.add"),
+    ("accel.eltwise", "mul"): ("relay.multiply",),
+    ("accel.eltwise", "relu"): ("relay.nn.relu",),
+    ("accel.eltwise", "clip"): ("relay.clip",),
+}
+"""The relay ops whose `[[ops]]` entries may run an accel command (by op and kind)."""
+
+
+def op_entry_for(compute: Operation, target: TargetDescription) -> OpSpec | None:
+    """The first `[[ops]]` entry with a declared call that runs `compute` (an accel
+    compute op): an entry of a relay op of the command's kind whose dtypes take the
+    command's element type. Used for the later commands of a composite that lowers to
+    several."""
+    kind = compute.properties.get("kind")
+    ops = _COMMAND_OPS.get((compute.name, kind.data if kind is not None else None), ())
+    element = dtype_name(compute.operands[0].type.element_type)
+    for spec in target.ops:
+        if spec.op in ops and spec.call is not None and element in (spec.limits.dtypes or target.dtypes):
+            return spec
+    return None

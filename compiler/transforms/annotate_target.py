@@ -12,13 +12,19 @@ so that a host op's reason names every target that declined it even when merge-r
 drops its region (`"npu: op not supported; dsp: not profitable: ..."`).
 
 - Single ops: the target's first `[[ops]]` entry for the op whose dtypes, limits and
-  predicate accept it.
+  predicate accept it, if the lowering can run the op (`fused_forms.lowerable`, the
+  answer lower-to-accel gives: a `relay.nn.batch_matmul` entry is rejected with
+  "'relay.nn.batch_matmul' has no accelerator form").
 - Composites `<t>.<pattern>` were checked when they were formed (merge-composite): they
-  go to `<t>` when `<t>` is in the list. Otherwise they are dissolved back into their ops,
-  which are then annotated one by one, so composites only ever run on their target.
+  go to `<t>` when `<t>` is in the list and the lowering can run their body (else they
+  stay on the host with the lowering's reason). Composites of other targets are dissolved
+  back into their ops, which are then annotated one by one, so composites only ever run
+  on their target.
 - An op that already carries `accel.target` keeps it (a manual override, TVM's
   compiler_begin/compiler_end) and gets the unit attribute `accel.manual`, which
-  merge-regions respects (no cost or size rule drops it).
+  merge-regions respects (no cost or size rule drops it). A mark the target's
+  description or the lowering cannot honour is an error here, naming the op:
+  `'relay.sigmoid' op has accel.target = "npu", but npu cannot run it: op not supported`.
 - `relay.constant` follows its users: their common target, else `"host"` (outlining copies
   the constants a region uses into its function).
 
@@ -46,6 +52,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets import TargetContext, TargetDescription, target_context
+from accel.compiler.targets.fused_forms import lowerable
 from accel.compiler.targets.support import select_op
 from accel.dialects.relay import CompositeOp, ConstantOp, YieldOp
 from accel.dialects.conventions import HOST, MANUAL_ATTR, REASON_ATTR, TARGET_ATTR, composite_target, host_functions, target_of
@@ -89,7 +96,10 @@ def annotate_block(block: Block, targets: tuple[TargetDescription, ...], known: 
         if isinstance(op, CompositeOp):
             owner = composite_target(op.pattern.data)
             if owner in names:
-                op.attributes[TARGET_ATTR] = StringAttr(owner)
+                reason = lowerable(op)
+                op.attributes[TARGET_ATTR] = StringAttr(owner if reason is None else HOST)
+                if reason is not None:
+                    op.attributes[REASON_ATTR] = StringAttr(f"{owner}: {reason}")
                 continue
             for inner in dissolve(op):
                 if isinstance(inner, ConstantOp):
@@ -105,25 +115,37 @@ def annotate_block(block: Block, targets: tuple[TargetDescription, ...], known: 
 
 def _annotate_op(op: Operation, targets: tuple[TargetDescription, ...]) -> None:
     reasons: list[str] = []
+    lowering: list[str | None] = []  # lowerable(op), asked once: it does not depend on the target
     for target in targets:
         verdict = select_op(op, target)
         if not isinstance(verdict, str):
-            op.attributes[TARGET_ATTR] = StringAttr(target.name)
-            if reasons:  # why the targets listed before it declined (kept if merge-regions drops it)
-                op.attributes[REASON_ATTR] = StringAttr("; ".join(reasons))
-            return
+            if not lowering:
+                lowering.append(lowerable(op))
+            if lowering[0] is None:
+                op.attributes[TARGET_ATTR] = StringAttr(target.name)
+                if reasons:  # why the targets listed before it declined (kept if merge-regions drops it)
+                    op.attributes[REASON_ATTR] = StringAttr("; ".join(reasons))
+                return
+            verdict = lowering[0]
         reasons.append(f"{target.name}: {verdict}")
     op.attributes[TARGET_ATTR] = StringAttr(HOST)
     op.attributes[REASON_ATTR] = StringAttr("; ".join(reasons))
 
 
 def _check_manual(op: Operation, name: str, known: TargetContext) -> None:
+    """A manual mark the target's description or the lowering cannot honour is an error here,
+    not a failure in a later pass."""
     if name == HOST:
         return
     try:
-        known.named(name)
+        target = known.named(name)
     except CompileError as e:
         raise CompileError(f"'{op.name}' op has accel.target = \"{name}\": {e.message}", op) from None
+    verdict = None if isinstance(op, CompositeOp) else select_op(op, target)
+    reason = verdict if isinstance(verdict, str) else lowerable(op)
+    if reason is not None:
+        what = f"composite '{op.pattern.data}'" if isinstance(op, CompositeOp) else f"'{op.name}' op"
+        raise CompileError(f"{what} has accel.target = \"{name}\", but {name} cannot run it: {reason}", op)
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,10 @@ patterns first; the loader rejects a pattern that an earlier one always shadows)
 pattern, candidate roots are visited in program order and each match takes its ops, so
 later patterns and later roots only see what is left. A match is not taken when an
 intermediate value is used outside it (a leaking intermediate), when one of its ops was
-marked by the user with another `accel.target`, or when the pattern's limits or predicate
-reject it; its ops then stay single ops (or join a shorter pattern).
+marked by the user with another `accel.target`, when the pattern's limits or predicate
+reject it, or when the lowering cannot run the matched body (`fused_forms.lowerable_match`:
+e.g. a pattern conv2d -> sigmoid, since sigmoid has no compute form); its ops then stay
+single ops (or join a shorter pattern).
 
 Weights stay operands of the composite: a composite is a pure function of its inputs, and
 whether an input is a constant is visible through its defining `relay.constant`. The
@@ -41,6 +43,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.targets import TargetDescription, target_context
+from accel.compiler.targets.fused_forms import lowerable_match
 from accel.compiler.targets.patterns import Match
 from accel.compiler.targets.support import check_match_limits, check_pattern_predicate
 from accel.dialects.relay import CompositeOp, YieldOp
@@ -86,6 +89,8 @@ def merge_block(block: Block, target: TargetDescription) -> int:
             if match is None:
                 continue
             if check_match_limits(spec, target, match.ops, match.inputs, match.root.results) is not None:
+                continue
+            if lowerable_match(match.ops, match.inputs, match.root.results) is not None:
                 continue
             manual = any(target_of(op) == target.name for op in match.ops)
             if spec.predicate_fn is None:

@@ -1,0 +1,501 @@
+"""Fused forms: what one accel compute op computes, and how a body of relay ops splits into them.
+
+One answer to "can the lowering run this op or composite on an accelerator", shared by
+partitioning (merge-composite, annotate-target) and by lower-to-accel, so that whatever
+annotate-target sends to an accelerator lowers.
+
+A fused form is
+
+    [dequantize inputs] anchor [bias] [activation] [quantize | requantize]
+
+with anchor one of conv2d (also qnn.conv2d), dense / matmul (also qnn.dense), max/avg
+pooling, global average pooling, add / multiply (also qnn.add), relu, clip. Which
+epilogue an anchor takes: convolutions and matrix products all of it; add / multiply an
+activation and a quantize; pools, relu and clip only a quantize. One form becomes one
+compute op (`accel.conv2d`, `accel.matmul`, `accel.pool`, `accel.eltwise`).
+
+A body (one op, or a composite's ops: a DAG in topological order) is split greedily into
+maximal fused forms: each anchor, in order, takes the following epilogue ops as long as
+the value it extends has one user, that user is the next epilogue op the form admits,
+and the value does not leave the body. Dequantize ops are folded into the forms that
+read their results (as input quantization), so int8 chains
+`dequantize conv quantize dequantize max_pool quantize` split at the quantize/dequantize
+boundary into two int8 forms. Values passed from one form to the next become fresh
+buffers in the lowering.
+
+    %0 = relay.nn.conv2d %x, %w      \
+    %1 = relay.nn.bias_add %0, %b     >  accel.conv2d {activation = "relu"}  -> %t
+    %2 = relay.nn.relu %1            /
+    %3 = relay.nn.max_pool2d %2      -   accel.pool ins(%t)
+
+`plan_body` also computes every compute op's properties (and so runs every check the
+lowering makes) without building IR: `lowerable(op)` is None exactly when lower-to-accel
+can lower `op`, else the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation, OpResult, SSAValue
+
+from accel.compiler.tensors import constant_value
+from accel.dialects import accel, relay
+
+ANCHORS = (
+    relay.Conv2DOp, relay.QnnConv2DOp, relay.DenseOp, relay.MatmulOp, relay.QnnDenseOp,
+    relay.MaxPool2DOp, relay.AvgPool2DOp, relay.GlobalAvgPool2DOp,
+    relay.AddOp, relay.MultiplyOp, relay.QnnAddOp, relay.ReluOp, relay.ClipOp,
+)  # fmt: skip
+PRODUCTS = (relay.Conv2DOp, relay.QnnConv2DOp, relay.DenseOp, relay.MatmulOp, relay.QnnDenseOp)
+"""Anchors that take a bias."""
+ACTIVATED = (*PRODUCTS, relay.AddOp, relay.MultiplyOp)
+"""Anchors that take a fused activation."""
+
+
+class NotLowerable(Exception):
+    """The body has no split into fused forms the accel dialect can express (message says why)."""
+
+
+@dataclass
+class Operand:
+    """A value a form reads: input `input` of the body, a constant, or `temp`, the result
+    of an earlier form of the same body. `value` is the relay value (for its shape)."""
+
+    value: SSAValue
+    input: int | None = None
+    const: relay.ConstantOp | None = None
+    temp: SSAValue | None = None
+
+    def array(self) -> np.ndarray:
+        assert self.const is not None
+        return constant_value(self.const)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return _shape(self.value)
+
+
+@dataclass
+class Quant:
+    scale: np.ndarray
+    zero_point: np.ndarray
+
+
+@dataclass
+class FusedForm:
+    anchor: Operation
+    inputs: list[Operand]  # data operands of the anchor (after dequantize)
+    input_quant: list[Quant | None]
+    result: SSAValue = field(init=False)
+    """The value the form computes (the last op it covers)."""
+    bias: Operand | None = None
+    bias_is_int: bool = False
+    activation: str = "none"
+    clip: tuple[float, float] = (float("-inf"), float("inf"))
+    output_quant: Quant | None = None
+    requant_in: Quant | None = None  # qnn forms: the accumulator's scale (s_x * s_w)
+
+    def __post_init__(self) -> None:
+        self.result = self.anchor.results[0]
+
+
+@dataclass
+class ComputePlan:
+    """One compute op to build: `op_type(ins, out, **props)`; `shapes[i]` (when not None)
+    is the shape input `i` is read with (a bias as a vector)."""
+
+    op_type: type[accel.ComputeOp]
+    inputs: list[Operand]
+    shapes: list[tuple[int, ...] | None]
+    props: dict[str, Any]
+    result: SSAValue
+    anchor: Operation
+
+
+def _shape(v: SSAValue) -> tuple[int, ...]:
+    t = v.type
+    return tuple(t.get_shape()) if isinstance(t, TensorType) else ()
+
+
+def _flat(v: np.ndarray) -> np.ndarray:
+    return np.asarray(v).reshape(-1)
+
+
+def _f32(x) -> float:
+    return float(np.float32(x))
+
+
+# --------------------------------------------------------------------------------------
+# Bodies
+# --------------------------------------------------------------------------------------
+
+
+class Body:
+    """A DAG of relay ops with known inputs and results: `ops` in topological order
+    (constants and composite wrappers left out), `values` the operands known from the
+    start (inputs and constants), `outputs` the values that leave the body."""
+
+    def __init__(self, ops: list[Operation], values: dict[SSAValue, Operand], outputs: Sequence[SSAValue]):
+        self.ops = ops
+        self.members = set(ops)
+        self.values = values
+        self.outputs = list(outputs)
+
+    @staticmethod
+    def build(top: Sequence[Operation], inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]) -> Body:
+        """`top`: ops in order, composites entered; `inputs[i]` is body input `i` (a value
+        defined by a `relay.constant` counts as that constant); `outputs`: the values that
+        leave (a composite's result stands for the value its body yields)."""
+        values: dict[SSAValue, Operand] = {}
+        for i, v in enumerate(inputs):
+            values[v] = _known(v, i)
+        ops: list[Operation] = []
+        yielded: dict[SSAValue, SSAValue] = {}
+
+        def add(op: Operation) -> None:
+            if isinstance(op, relay.ConstantOp):
+                values[op.result] = Operand(op.result, const=op)
+            elif isinstance(op, relay.CompositeOp):
+                block = op.body.block
+                for arg, v in zip(block.args, op.inputs):
+                    if v in values:
+                        known = values[v]
+                        values[arg] = Operand(arg, known.input, known.const, known.temp)
+                for inner in block.ops:
+                    if isinstance(inner, relay.YieldOp):
+                        yielded.update(zip(op.outputs, inner.values))
+                    else:
+                        add(inner)
+            elif not isinstance(op, (accel.YieldOp, relay.YieldOp)):
+                ops.append(op)
+
+        for op in top:
+            add(op)
+        return Body(ops, values, [yielded.get(v, v) for v in outputs])
+
+    @staticmethod
+    def of_kernel(kernel: accel.KernelOp) -> Body:
+        block = kernel.body.block
+        term = block.last_op
+        assert isinstance(term, accel.YieldOp)
+        return Body.build(list(block.ops), list(block.args), list(term.values))
+
+    @staticmethod
+    def of_op(op: Operation) -> Body:
+        """A relay op or composite of a (tensor-level) graph; constants are its operands'
+        defining `relay.constant`s."""
+        return Body.build([op], list(op.operands), list(op.results))
+
+    def users(self, v: SSAValue) -> list[Operation]:
+        return [use.operation for use in v.uses if use.operation in self.members]
+
+
+def _known(v: SSAValue, index: int) -> Operand:
+    if isinstance(v, OpResult) and isinstance(v.op, relay.ConstantOp):
+        return Operand(v, const=v.op)
+    return Operand(v, input=index)
+
+
+# --------------------------------------------------------------------------------------
+# Splitting a body into fused forms
+# --------------------------------------------------------------------------------------
+
+
+class _Splitter:
+    def __init__(self, body: Body):
+        self.body = body
+        self.values = dict(body.values)
+        self.dequantized: dict[SSAValue, tuple[SSAValue, Quant]] = {}
+        self.outputs = set(body.outputs)
+
+    def const(self, v: SSAValue, what: str) -> np.ndarray:
+        o = self.values.get(v)
+        if o is None or o.const is None:
+            raise NotLowerable(f"{what} must be a constant")
+        return o.array()
+
+    def quant(self, scale: SSAValue, zero_point: SSAValue, what: str) -> Quant:
+        return Quant(_flat(self.const(scale, f"{what} scale")), _flat(self.const(zero_point, f"{what} zero point")))
+
+    def operand(self, v: SSAValue, anchor: Operation) -> tuple[Operand, Quant | None]:
+        q = None
+        if v in self.dequantized:
+            v, q = self.dequantized[v]
+        o = self.values.get(v)
+        if o is None:
+            producer = v.op.name if isinstance(v, OpResult) else "an argument"
+            raise NotLowerable(f"an operand of '{anchor.name}' comes from '{producer}', which no fused form ends with")
+        return o, q
+
+    def split(self) -> list[FusedForm]:
+        forms: list[FusedForm] = []
+        taken: set[Operation] = set()
+        for op in self.body.ops:
+            if op in taken:
+                continue
+            if isinstance(op, relay.DequantizeOp):
+                if op.result in self.outputs:
+                    raise NotLowerable("a dequantized value leaves the body: no fused form ends with 'relay.qnn.dequantize'")
+                self.dequantized[op.result] = (op.data, self.quant(op.scale, op.zero_point, "a dequantize"))
+                continue
+            if not isinstance(op, ANCHORS):
+                raise NotLowerable(f"'{op.name}' has no accelerator form")
+            form = self.start(op)
+            while True:
+                nxt = self.next_epilogue(form)
+                if nxt is None:
+                    break
+                taken.add(nxt)
+                form.result = nxt.results[0]
+            self.values[form.result] = Operand(form.result, temp=form.result)
+            forms.append(form)
+        return forms
+
+    def start(self, anchor: Operation) -> FusedForm:
+        inputs, quants = [], []
+        for v in _data_operands(anchor):
+            o, q = self.operand(v, anchor)
+            inputs.append(o)
+            quants.append(q)
+        form = FusedForm(anchor, inputs, quants)
+        if isinstance(anchor, (relay.QnnConv2DOp, relay.QnnDenseOp)):
+            form.input_quant = [self.quant(anchor.input_scale, anchor.input_zero_point, "the input"),
+                                self.quant(anchor.kernel_scale, anchor.kernel_zero_point, "the kernel")]
+        if isinstance(anchor, relay.QnnAddOp):
+            form.input_quant = [self.quant(anchor.lhs_scale, anchor.lhs_zero_point, "the lhs"),
+                                self.quant(anchor.rhs_scale, anchor.rhs_zero_point, "the rhs")]
+            form.output_quant = self.quant(anchor.output_scale, anchor.output_zero_point, "the output")
+        if isinstance(anchor, relay.ClipOp):
+            form.clip = (anchor.prop("a_min"), anchor.prop("a_max"))
+        return form
+
+    def next_epilogue(self, form: FusedForm) -> Operation | None:
+        """The op that extends `form` (see the module docstring), else None."""
+        current = form.result
+        if current in self.outputs:
+            return None
+        users = self.body.users(current)
+        if len(users) != 1:
+            return None
+        op = users[0]
+        anchor = form.anchor
+        open_epilogue = form.output_quant is None
+        if isinstance(op, (relay.BiasAddOp, relay.AddOp)) and isinstance(anchor, PRODUCTS) and open_epilogue \
+                and form.bias is None and form.activation == "none":
+            other = op.operands[1] if op.operands[0] is current else op.operands[0]
+            if other is current:
+                return None
+            bias = self.bias(other, form, op)
+            if bias is None:
+                return None
+            form.bias, form.bias_is_int = bias
+            return op
+        if isinstance(op, (relay.ReluOp, relay.ClipOp)) and isinstance(anchor, ACTIVATED) and open_epilogue \
+                and form.activation == "none":
+            if isinstance(op, relay.ReluOp):
+                form.activation = "relu"
+            else:
+                form.activation = "clip"
+                form.clip = (op.prop("a_min"), op.prop("a_max"))
+            return op
+        if isinstance(op, relay.QuantizeOp) and open_epilogue and not isinstance(anchor, (relay.QnnConv2DOp, relay.QnnDenseOp)):
+            form.output_quant = self.quant(op.scale, op.zero_point, "a quantize")
+            return op
+        if isinstance(op, relay.RequantizeOp) and open_epilogue and isinstance(anchor, (relay.QnnConv2DOp, relay.QnnDenseOp)):
+            form.requant_in = self.quant(op.input_scale, op.input_zero_point, "the requantize input")
+            form.output_quant = self.quant(op.output_scale, op.output_zero_point, "the requantize output")
+            return op
+        return None
+
+    def bias(self, v: SSAValue, form: FusedForm, op: Operation) -> tuple[Operand, bool] | None:
+        """The per-channel constant `op` adds to the product, or None (then `op` is not a bias)."""
+        anchor = form.anchor
+        is_int = isinstance(anchor, (relay.QnnConv2DOp, relay.QnnDenseOp))
+        if v in self.dequantized:
+            v, q = self.dequantized[v]
+            if np.any(q.zero_point != 0):
+                return None
+            is_int = True
+        o = self.values.get(v)
+        if o is None or o.const is None:
+            return None
+        out = _shape(anchor.results[0])
+        channels = out[1] if len(out) == 4 else out[-1] if out else 0
+        per_channel = {(channels,), (1, channels, 1, 1), (channels, 1, 1)} if len(out) == 4 else {(channels,), (1, channels)}
+        if o.shape not in per_channel:
+            return None
+        return o, is_int
+
+
+def _data_operands(anchor: Operation) -> list[SSAValue]:
+    if isinstance(anchor, (relay.QnnConv2DOp, relay.QnnDenseOp)):
+        return [anchor.data, anchor.weight]
+    if isinstance(anchor, relay.QnnAddOp):
+        return [anchor.lhs, anchor.rhs]
+    return list(anchor.operands)
+
+
+def split_forms(body: Body) -> list[FusedForm]:
+    """The greedy split of `body` into maximal fused forms, in topological order."""
+    return _Splitter(body).split()
+
+
+# --------------------------------------------------------------------------------------
+# The compute op of a form
+# --------------------------------------------------------------------------------------
+
+
+def _quant_props(form: FusedForm, channels: int) -> dict[str, Any]:
+    """Integer epilogue properties (see accel.QUANT)."""
+    q_in, q_w = form.input_quant[0], form.input_quant[1] if len(form.input_quant) > 1 else None
+    if form.requant_in is not None:
+        in_scale = form.requant_in.scale.astype(np.float32)
+    else:
+        if q_in is None or q_w is None or form.output_quant is None:
+            raise NotLowerable("an int8 form needs dequantized data and weight and a quantized output")
+        in_scale = (np.float32(q_in.scale.reshape(-1)[0]) * q_w.scale.astype(np.float32)).astype(np.float32)
+    if in_scale.size not in (1, channels):
+        raise NotLowerable(f"the scale has {in_scale.size} values for {channels} channels")
+    if q_in is None or q_w is None or form.output_quant is None:
+        raise NotLowerable("an int8 form needs quantized data, weight and output")
+    if q_in.zero_point.size != 1 or form.output_quant.scale.size != 1 or form.output_quant.zero_point.size != 1:
+        raise NotLowerable("input and output quantization must be per tensor")
+    wzp = q_w.zero_point.astype(np.int64)
+    return {
+        "input_zero_point": int(q_in.zero_point[0]),
+        "weight_zero_point": [] if not np.any(wzp) else [int(v) for v in wzp],
+        "in_scale": [_f32(v) for v in in_scale],
+        "out_scale": _f32(form.output_quant.scale[0]),
+        "output_zero_point": int(form.output_quant.zero_point[0]),
+    }
+
+
+def _activation_props(form: FusedForm) -> dict[str, Any]:
+    props: dict[str, Any] = {"activation": form.activation}
+    if form.activation == "clip":
+        props["clip_min"], props["clip_max"] = form.clip
+    return props
+
+
+def plan_compute(form: FusedForm) -> ComputePlan:
+    """The compute op of one form: its type, inputs and properties."""
+    anchor = form.anchor
+    out_shape = _shape(form.result)
+    quantized = any(q is not None for q in form.input_quant) or form.output_quant is not None
+
+    def plan(op_type, inputs, props, shapes=None) -> ComputePlan:
+        return ComputePlan(op_type, inputs, shapes or [None] * len(inputs), props, form.result, anchor)
+
+    if isinstance(anchor, (relay.Conv2DOp, relay.QnnConv2DOp)):
+        props = {k: anchor.prop(k) for k in ("strides", "padding", "dilation", "groups")}
+        channels = _shape(anchor.results[0])[1]
+        ins, shapes = [form.inputs[0], form.inputs[1]], [None, None]
+        if form.bias is not None:
+            if form.bias_is_int != quantized:
+                raise NotLowerable("the bias must be int32 exactly when the convolution is quantized")
+            ins.append(form.bias)
+            shapes.append((channels,))
+        props.update(_activation_props(form))
+        if quantized:
+            props.update(_quant_props(form, channels))
+        return plan(accel.Conv2DOp, ins, props, shapes)
+
+    if isinstance(anchor, (relay.DenseOp, relay.MatmulOp, relay.QnnDenseOp)):
+        rank = len(_shape(anchor.results[0]))
+        if rank not in (1, 2) or (rank == 1 and isinstance(anchor, relay.MatmulOp)):
+            raise NotLowerable("matrix products on the accelerator are 2-D (or a vector times a matrix)")
+        channels = _shape(anchor.results[0])[-1]
+        ins, shapes = [form.inputs[0], form.inputs[1]], [None, None]
+        if form.bias is not None:
+            ins.append(form.bias)
+            shapes.append((channels,))
+        if isinstance(anchor, relay.MatmulOp):
+            props = {"transpose_a": anchor.prop("transpose_a"), "transpose_b": anchor.prop("transpose_b")}
+        else:
+            props = {"transpose_a": False, "transpose_b": True}
+        props.update(_activation_props(form))
+        if quantized:
+            props.update(_quant_props(form, channels))
+        return plan(accel.MatmulOp, ins, props, shapes)
+
+    if isinstance(anchor, (relay.MaxPool2DOp, relay.AvgPool2DOp, relay.GlobalAvgPool2DOp)):
+        if isinstance(anchor, relay.GlobalAvgPool2DOp):
+            h, w = _shape(anchor.data)[2:]
+            props = {"kind": "avg", "pool_size": (h, w)}
+        else:
+            props = {k: anchor.prop(k) for k in ("pool_size", "strides", "dilation", "padding", "ceil_mode")}
+            props["kind"] = "max" if isinstance(anchor, relay.MaxPool2DOp) else "avg"
+            if isinstance(anchor, relay.AvgPool2DOp):
+                props["count_include_pad"] = anchor.prop("count_include_pad")
+        if quantized:
+            q_in, q_out = form.input_quant[0], form.output_quant
+            if q_in is None or q_out is None or q_in.scale.size != 1 or q_out.scale.size != 1:
+                raise NotLowerable("an int8 pool needs per-tensor dequantize and quantize")
+            props.update(input_zero_point=int(q_in.zero_point[0]), in_scale=[_f32(q_in.scale[0])],
+                         out_scale=_f32(q_out.scale[0]), output_zero_point=int(q_out.zero_point[0]))
+        return plan(accel.PoolOp, [form.inputs[0]], props)
+
+    kind = {relay.AddOp: "add", relay.QnnAddOp: "add", relay.MultiplyOp: "mul",
+            relay.ReluOp: "relu", relay.ClipOp: "clip"}[type(anchor)]
+    for o in form.inputs:
+        if o.shape != out_shape:
+            raise NotLowerable("elementwise operands on the accelerator must have the result's shape")
+    props = _activation_props(form)
+    if kind == "clip":
+        props = {"clip_min": form.clip[0], "clip_max": form.clip[1]}
+    if quantized:
+        if form.output_quant is None or any(q is None for q in form.input_quant):
+            raise NotLowerable("an int8 elementwise form needs quantized inputs and output")
+        for side, q in zip(("lhs", "rhs"), form.input_quant):
+            assert q is not None
+            if q.scale.size != 1 or q.zero_point.size != 1:
+                raise NotLowerable("elementwise quantization must be per tensor")
+            props[f"{side}_scale"] = _f32(q.scale[0])
+            props[f"{side}_zero_point"] = int(q.zero_point[0])
+        props["out_scale"] = _f32(form.output_quant.scale[0])
+        props["output_zero_point"] = int(form.output_quant.zero_point[0])
+    return plan(accel.EltwiseOp, list(form.inputs), {"kind": kind, **props})
+
+
+def plan_body(body: Body) -> list[ComputePlan]:
+    """The compute ops of `body`, in order; raises NotLowerable."""
+    if len(body.outputs) != 1:
+        raise NotLowerable("accelerator operations have one result")
+    plans = [plan_compute(form) for form in split_forms(body)]
+    if not plans:
+        raise NotLowerable("no accelerator operation")
+    produced = {p.result for p in plans}
+    for v in body.outputs:
+        if v not in produced:
+            raise NotLowerable("a result of the body is not computed by an accelerator operation")
+    return plans
+
+
+# --------------------------------------------------------------------------------------
+# The shared answer
+# --------------------------------------------------------------------------------------
+
+
+def lowerable_body(body: Body) -> str | None:
+    try:
+        plan_body(body)
+    except NotLowerable as e:
+        return str(e)
+    return None
+
+
+def lowerable(op: Operation) -> str | None:
+    """None when lower-to-accel can run `op` (a relay op or a composite of a tensor-level
+    graph) as accel compute ops, else why not."""
+    return lowerable_body(Body.of_op(op))
+
+
+def lowerable_match(ops: Sequence[Operation], inputs: Sequence[SSAValue], results: Sequence[SSAValue]) -> str | None:
+    """`lowerable` for a pattern match before it becomes a composite: `ops` matched in
+    topological order, `inputs` bound to the pattern's arguments, `results` of the root."""
+    return lowerable_body(Body.build(list(ops), list(inputs), list(results)))
