@@ -86,7 +86,7 @@ func.func @leaky_relu(%x: tensor<2x10xi32>) -> tensor<2x10xi32> {
 
 func.func @hardswish(%x: tensor<2x10xi8>) -> tensor<2x10xi8> {
   // CHECK: nn-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.nn.hardswish' op operand 'data' must have a float element type, got tensor<2x10xi8>
-  %y = relay.nn.hardswish %x : tensor<2x10xi8>
+  %y = relay.nn.hardswish %x : tensor<2x10xi8> // expected-error {{'relay.nn.hardswish' op operand 'data' must have a float element type, got tensor<2x10xi8>}}
   func.return %y : tensor<2x10xi8>
 }
 
@@ -94,7 +94,7 @@ func.func @hardswish(%x: tensor<2x10xi8>) -> tensor<2x10xi8> {
 
 func.func @silu(%x: tensor<2x10xf32>) -> tensor<2x5xf32> {
   // CHECK: nn-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.nn.silu' op result type tensor<2x5xf32> does not match the inferred type tensor<2x10xf32>
-  %y = "relay.nn.silu"(%x) : (tensor<2x10xf32>) -> tensor<2x5xf32>
+  %y = "relay.nn.silu"(%x) : (tensor<2x10xf32>) -> tensor<2x5xf32> // expected-error {{'relay.nn.silu' op result type tensor<2x5xf32> does not match the inferred type tensor<2x10xf32>}}
   func.return %y : tensor<2x5xf32>
 }
 
@@ -102,7 +102,7 @@ func.func @silu(%x: tensor<2x10xf32>) -> tensor<2x5xf32> {
 
 func.func @hardsigmoid(%x: tensor<2x10xf32>) -> tensor<2x10xf32> {
   // CHECK: nn-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.nn.hardsigmoid' op property 'alpha' must be a float, got "x"
-  %y = "relay.nn.hardsigmoid"(%x) <{alpha = "x"}> : (tensor<2x10xf32>) -> tensor<2x10xf32>
+  %y = "relay.nn.hardsigmoid"(%x) <{alpha = "x"}> : (tensor<2x10xf32>) -> tensor<2x10xf32> // expected-error {{'relay.nn.hardsigmoid' op property 'alpha' must be a float, got "x"}}
   func.return %y : tensor<2x10xf32>
 }
 
