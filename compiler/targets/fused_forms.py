@@ -43,6 +43,8 @@ import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, OpResult, SSAValue
 
+from accel.compiler.targets.schema import TargetDescription
+from accel.compiler.targets.support import command_element, op_entry_for
 from accel.compiler.tensors import constant_value
 from accel.dialects import accel, relay
 
@@ -481,21 +483,28 @@ def plan_body(body: Body) -> list[ComputePlan]:
 # --------------------------------------------------------------------------------------
 
 
-def lowerable_body(body: Body) -> str | None:
+def lowerable_body(body: Body, target: TargetDescription | None = None) -> str | None:
     try:
-        plan_body(body)
+        plans = plan_body(body)
     except NotLowerable as e:
         return str(e)
+    if target is not None:  # the later commands of a body run on single-op entries
+        for plan in plans[1:]:
+            kind = plan.props.get("kind")
+            if op_entry_for(plan.op_type.name, kind, command_element(plan.result), target) is None:
+                return f"{target.name} has no single-op entry for its '{plan.op_type.name}' command"
     return None
 
 
-def lowerable(op: Operation) -> str | None:
+def lowerable(op: Operation, target: TargetDescription | None = None) -> str | None:
     """None when lower-to-accel can run `op` (a relay op or a composite of a tensor-level
-    graph) as accel compute ops, else why not."""
-    return lowerable_body(Body.of_op(op))
+    graph) as accel compute ops — with `target`, also when the target declares an entry
+    for each command after the first — else why not."""
+    return lowerable_body(Body.of_op(op), target)
 
 
-def lowerable_match(ops: Sequence[Operation], inputs: Sequence[SSAValue], results: Sequence[SSAValue]) -> str | None:
+def lowerable_match(ops: Sequence[Operation], inputs: Sequence[SSAValue], results: Sequence[SSAValue],
+                    target: TargetDescription | None = None) -> str | None:
     """`lowerable` for a pattern match before it becomes a composite: `ops` matched in
     topological order, `inputs` bound to the pattern's arguments, `results` of the root."""
-    return lowerable_body(Body.build(list(ops), list(inputs), list(results)))
+    return lowerable_body(Body.build(list(ops), list(inputs), list(results)), target)

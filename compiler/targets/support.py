@@ -226,15 +226,19 @@ _COMMAND_OPS: dict[tuple[str, str | None], tuple[str, ...]] = {
 """The relay ops whose `[[ops]]` entries may run an accel command (by op and kind)."""
 
 
-def op_entry_for(compute: Operation, target: TargetDescription) -> OpSpec | None:
-    """The first `[[ops]]` entry with a declared call that runs `compute` (an accel
-    compute op): an entry of a relay op of the command's kind whose dtypes take the
-    command's element type. Used for the later commands of a composite that lowers to
+def command_element(result: SSAValue) -> str:
+    """The element type that picks a command's entry: its result's (an int8 command
+    writes int8)."""
+    return dtype_name(result.type.element_type)
+
+
+def op_entry_for(command: str, kind: str | None, element: str, target: TargetDescription) -> OpSpec | None:
+    """The first `[[ops]]` entry that runs an accel command (`accel.pool`, kind "max",
+    element "i8"): an entry of a relay op of the command's kind whose dtypes take the
+    element type. Used for the commands after the first of a composite that lowers to
     several."""
-    kind = compute.properties.get("kind")
-    ops = _COMMAND_OPS.get((compute.name, kind.data if kind is not None else None), ())
-    element = dtype_name(compute.operands[0].type.element_type)
+    ops = _COMMAND_OPS.get((command, kind), ())
     for spec in target.ops:
-        if spec.op in ops and spec.call is not None and element in (spec.limits.dtypes or target.dtypes):
+        if spec.op in ops and element in (spec.limits.dtypes or target.dtypes):
             return spec
     return None

@@ -96,7 +96,7 @@ def annotate_block(block: Block, targets: tuple[TargetDescription, ...], known: 
         if isinstance(op, CompositeOp):
             owner = composite_target(op.pattern.data)
             if owner in names:
-                reason = lowerable(op)
+                reason = lowerable(op, next(t for t in targets if t.name == owner))
                 op.attributes[TARGET_ATTR] = StringAttr(owner if reason is None else HOST)
                 if reason is not None:
                     op.attributes[REASON_ATTR] = StringAttr(f"{owner}: {reason}")
@@ -142,7 +142,7 @@ def _check_manual(op: Operation, name: str, known: TargetContext) -> None:
     except CompileError as e:
         raise CompileError(f"'{op.name}' op has accel.target = \"{name}\": {e.message}", op) from None
     verdict = None if isinstance(op, CompositeOp) else select_op(op, target)
-    reason = verdict if isinstance(verdict, str) else lowerable(op)
+    reason = verdict if isinstance(verdict, str) else lowerable(op, target)
     if reason is not None:
         what = f"composite '{op.pattern.data}'" if isinstance(op, CompositeOp) else f"'{op.name}' op"
         raise CompileError(f"{what} has accel.target = \"{name}\", but {name} cannot run it: {reason}", op)

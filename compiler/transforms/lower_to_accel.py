@@ -68,7 +68,7 @@ from accel.compiler.tensors import constant_value, dense_from_array, element_typ
 from accel.dialects import accel, relay
 from accel.compiler.targets.context import target_context
 from accel.compiler.targets.schema import TargetDescription
-from accel.compiler.targets.support import op_entry_for, select
+from accel.compiler.targets.support import command_element, op_entry_for, select
 from accel.dialects.conventions import TARGET_ATTR, set_entry
 
 
@@ -187,7 +187,8 @@ def stamp_entries(lowered: list[Operation], kernel: accel.KernelOp, desc: Target
         raise CompileError(f"lower-to-accel: '{desc.name}' has no entry for {_describe(kernel)}: {spec}", kernel)
     set_entry(computes[0], spec.key)
     for compute in computes[1:]:
-        entry = op_entry_for(compute, desc)
+        kind = compute.properties.get("kind")
+        entry = op_entry_for(compute.name, kind.data if kind is not None else None, command_element(compute.output), desc)
         if entry is None:
             raise CompileError(f"lower-to-accel: '{desc.name}' declares no call for the '{compute.name}' command "
                                f"of {_describe(kernel)} (add an [[ops]] entry for it)", kernel)

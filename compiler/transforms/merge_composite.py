@@ -90,7 +90,7 @@ def merge_block(block: Block, target: TargetDescription) -> int:
                 continue
             if check_match_limits(spec, target, match.ops, match.inputs, match.root.results) is not None:
                 continue
-            if lowerable_match(match.ops, match.inputs, match.root.results) is not None:
+            if lowerable_match(match.ops, match.inputs, match.root.results, target) is not None:
                 continue
             manual = any(target_of(op) == target.name for op in match.ops)
             if spec.predicate_fn is None:
