@@ -19,7 +19,8 @@ temporary directory). Each (model, size, target) compiles in its own process (so
 `ru_maxrss`, is that compile's): import (`load_model` without verification), each pass of
 `full` with byoc split into its four passes (`p.apply`, as `compile_module` does), the C
 emitter, and verification once at the end (shown apart: the `tools` branch owns its policy).
-Times are wall-clock (`perf_counter`), in ms per ONNX node; `growth` is the ratio of whole
+Times are CPU time of the compiling process (`process_time`: the machine is shared, wall
+clock is not comparable between runs), in ms per ONNX node; `growth` is the ratio of whole
 compile times between consecutive sizes (linear = the size ratio, 10x).
 """
 
@@ -165,25 +166,25 @@ def compile_once(model_path: str, target: str, profile: str | None) -> dict:
     if profile:
         import cProfile
 
-        profiler = cProfile.Profile()
+        profiler = cProfile.Profile(time.process_time)
         profiler.enable()
     timing: dict[str, float] = {}
-    start = time.perf_counter()
+    start = time.process_time()
     module = import_onnx_file(model_path)
-    timing["import"] = time.perf_counter() - start
+    timing["import"] = time.process_time() - start
     for p in build_passes(",".join(STAGES)):
-        start = time.perf_counter()
+        start = time.process_time()
         p.apply(ctx, module)
-        timing[p.name] = timing.get(p.name, 0.0) + time.perf_counter() - start
-    start = time.perf_counter()
+        timing[p.name] = timing.get(p.name, 0.0) + time.process_time() - start
+    start = time.process_time()
     ModelEmitter(module, ctx.targets.of_regions(module)).emit()
-    timing["emit"] = time.perf_counter() - start
+    timing["emit"] = time.process_time() - start
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(profile)
-    start = time.perf_counter()
+    start = time.process_time()
     module.verify()
-    verify = time.perf_counter() - start
+    verify = time.process_time() - start
     transfers = sum(1 for op in module.walk() if op.name == "accel.dma_start")
     return {
         "timing": timing,
@@ -248,7 +249,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         targets = {t: (npu_64k_description(tmp) if t == "npu-64k" else t) for t in args.targets.split(",") if t}
-        print("ms per ONNX node per stage (wall clock; verify apart); growth = total / total at the previous size")
+        print("ms per ONNX node per stage (CPU time; verify apart); growth = total / total at the previous size")
         print_header()
         sizes = [int(s) for s in args.sizes.split(",") if s]
         for name in (m for m in args.models.split(",") if m and sizes):
