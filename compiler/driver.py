@@ -9,10 +9,13 @@ after the import and after every pass goes to `DIR/ir/NN-<pass>.mlir`.
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import ModuleOp
@@ -24,6 +27,23 @@ from accel.compiler.tensors import set_ir_dir
 from accel.compiler.targets.context import AccelContext
 from accel.compiler.transforms import ACCEL_PASSES
 from accel.dialects import ACCEL_DIALECTS
+
+
+@contextmanager
+def cycle_collection_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while the IR is built and rewritten. The IR is a
+    graph of reference cycles (ops, blocks, values, uses) alive for the whole compile, so
+    each full collection walks all of it, and their number grows with the work done:
+    without this, passes grow superlinearly in graph size (4k nodes: +30 % time). The
+    garbage of a compile is freed by reference counting, or by the next collection once
+    it is resumed (peak memory grows by about 40 %)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def make_context(targets: str = "") -> AccelContext:
@@ -77,18 +97,19 @@ def compile_module(module: ModuleOp, ctx: AccelContext, pipeline: str = "full",
     timing: dict[str, float] = {}
     partition: dict | None = None
     dot = ""
-    for i, p in enumerate(build_passes(pipeline)):
-        start = time.perf_counter()
-        p.apply(ctx, module)
-        verify_located(module)
-        timing[p.name] = timing.get(p.name, 0.0) + time.perf_counter() - start
-        if p.name in ("byoc", "outline-regions"):
-            from accel.compiler.partition_report import partition_dot, partition_report
+    with cycle_collection_paused():
+        for i, p in enumerate(build_passes(pipeline)):
+            start = time.perf_counter()
+            p.apply(ctx, module)
+            verify_located(module)
+            timing[p.name] = timing.get(p.name, 0.0) + time.perf_counter() - start
+            if p.name in ("byoc", "outline-regions"):
+                from accel.compiler.partition_report import partition_dot, partition_report
 
-            partition = partition_report(module)
-            dot = partition_dot(module)
-        if dump is not None:
-            dump.append((f"{i + 1:02d}-{p.name}.mlir", print_ir(module)))
+                partition = partition_report(module)
+                dot = partition_dot(module)
+            if dump is not None:
+                dump.append((f"{i + 1:02d}-{p.name}.mlir", print_ir(module)))
     return module, {"timing": timing, "partition": partition, "dot": dot}
 
 
@@ -99,14 +120,15 @@ def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: s
     from accel.compiler.compile_report import build_report
 
     ctx = make_context(target)
-    start = time.perf_counter()
-    module = load_model(model_path, ctx)
-    import_seconds = time.perf_counter() - start
-    dump: list[tuple[str, str]] | None = [("00-import.mlir", print_ir(module))] if dump_ir else None
-    module, info = compile_module(module, ctx, pipeline, dump)
-    start = time.perf_counter()
-    emitted = ModelEmitter(module, ctx.targets.of_regions(module)).emit()
-    emit_seconds = time.perf_counter() - start
+    with cycle_collection_paused():
+        start = time.perf_counter()
+        module = load_model(model_path, ctx)
+        import_seconds = time.perf_counter() - start
+        dump: list[tuple[str, str]] | None = [("00-import.mlir", print_ir(module))] if dump_ir else None
+        module, info = compile_module(module, ctx, pipeline, dump)
+        start = time.perf_counter()
+        emitted = ModelEmitter(module, ctx.targets.of_regions(module)).emit()
+        emit_seconds = time.perf_counter() - start
     timing = {"import": import_seconds, **info["timing"], "emit": emit_seconds}
     descs = ctx.targets.descriptions
     report = build_report(module, descs, info["partition"], timing)
