@@ -9,11 +9,14 @@ after the import and after every pass goes to `DIR/ir/NN-<pass>.mlir`.
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import os
 import time
 from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -26,6 +29,23 @@ from accel.compiler.targets.context import AccelContext
 from accel.compiler.transforms import ACCEL_PASSES
 from accel.dialects import ACCEL_DIALECTS
 from accel.dialects.conventions import host_functions
+
+
+@contextmanager
+def cycle_collection_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while the IR is built and rewritten. The IR is a
+    graph of reference cycles (ops, blocks, values, uses) alive for the whole compile, so
+    each full collection walks all of it, and their number grows with the work done:
+    without this, passes grow superlinearly in graph size (4k nodes: +30 % time). The
+    garbage of a compile is freed by reference counting, or by the next collection once
+    it is resumed (peak memory grows by about 40 %)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def make_context(targets: str = "") -> AccelContext:
@@ -97,28 +117,29 @@ def compile_module(module: ModuleOp, ctx: AccelContext, pipeline: str = "full",
     timing: dict[str, float] = {}
     partition: dict | None = None
     dot = ""
-    passes = build_passes(pipeline)
-    if at_tensor_level(module) and not any(is_partitioning(p.name) for p in passes):
-        partition, dot = partition_report(module), partition_dot(module)
-    i = 0
-    while i < len(passes):
-        p = passes[i]
-        if on_stage is not None:
-            on_stage(p.name)
-        start = time.perf_counter()
-        p.apply(ctx, module)
-        seconds = time.perf_counter() - start
-        timing[stage_key(timing, p.name)] = seconds
-        if verify_each:
-            verify_located(module)
-        if is_partitioning(p.name):
+    with cycle_collection_paused():
+        passes = build_passes(pipeline)
+        if at_tensor_level(module) and not any(is_partitioning(p.name) for p in passes):
             partition, dot = partition_report(module), partition_dot(module)
-        if dump is not None:
-            dump.append((f"{i + 1:02d}-{p.name}.mlir", print_ir(module)))
-        i += 1
-        if i == len(passes) and at_tensor_level(module):
-            passes += build_passes("lower")
-    verify_located(module)
+        i = 0
+        while i < len(passes):
+            p = passes[i]
+            if on_stage is not None:
+                on_stage(p.name)
+            start = time.perf_counter()
+            p.apply(ctx, module)
+            seconds = time.perf_counter() - start
+            timing[stage_key(timing, p.name)] = seconds
+            if verify_each:
+                verify_located(module)
+            if is_partitioning(p.name):
+                partition, dot = partition_report(module), partition_dot(module)
+            if dump is not None:
+                dump.append((f"{i + 1:02d}-{p.name}.mlir", print_ir(module)))
+            i += 1
+            if i == len(passes) and at_tensor_level(module):
+                passes += build_passes("lower")
+        verify_located(module)
     return module, {"timing": timing, "partition": partition, "dot": dot}
 
 
@@ -142,18 +163,19 @@ def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: s
     from accel.compiler.compile_report import build_report
 
     ctx = make_context(target)
-    if on_stage is not None:
-        on_stage("import")
-    start = time.perf_counter()
-    module = load_model(model_path, ctx)
-    import_seconds = time.perf_counter() - start
-    dump: list[tuple[str, str]] | None = [("00-import.mlir", print_ir(module))] if dump_ir else None
-    module, info = compile_module(module, ctx, pipeline, dump, verify_each, on_stage)
-    if on_stage is not None:
-        on_stage("emit")
-    start = time.perf_counter()
-    emitted = ModelEmitter(module, ctx.targets.of_regions(module)).emit()
-    emit_seconds = time.perf_counter() - start
+    with cycle_collection_paused():
+        if on_stage is not None:
+            on_stage("import")
+        start = time.perf_counter()
+        module = load_model(model_path, ctx)
+        import_seconds = time.perf_counter() - start
+        dump: list[tuple[str, str]] | None = [("00-import.mlir", print_ir(module))] if dump_ir else None
+        module, info = compile_module(module, ctx, pipeline, dump, verify_each, on_stage)
+        if on_stage is not None:
+            on_stage("emit")
+        start = time.perf_counter()
+        emitted = ModelEmitter(module, ctx.targets.of_regions(module)).emit()
+        emit_seconds = time.perf_counter() - start
     timing = {"import": import_seconds, **info["timing"], "emit": emit_seconds}
     descs = ctx.targets.descriptions
     report = build_report(module, descs, info["partition"], timing)

@@ -38,6 +38,7 @@ Three kinds of ops:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -134,8 +135,22 @@ def memory_space(t: Attribute) -> str | None:
     return None
 
 
+def memref_type(element_type: Attribute, shape: Sequence[int], layout: Attribute | None = None,
+                space: Attribute | None = None) -> MemRefType:
+    """`MemRefType(element_type, shape, layout, space)`, built once per distinct type:
+    constructing one verifies its parameters (~60 us), and a compile builds the same few
+    types for thousands of buffers."""
+    return _memref_type(element_type, tuple(shape), NoneAttr() if layout is None else layout,
+                        NoneAttr() if space is None else space)
+
+
+@functools.cache
+def _memref_type(element_type: Attribute, shape: tuple[int, ...], layout: Attribute, space: Attribute) -> MemRefType:
+    return MemRefType(element_type, shape, layout, space)
+
+
 def in_space(t: MemRefType, space: MemSpaceAttr | None) -> MemRefType:
-    return MemRefType(t.element_type, t.get_shape(), t.layout, space if space is not None else NoneAttr())
+    return memref_type(t.element_type, t.get_shape(), t.layout, space)
 
 
 def _memref(t: Attribute, what: str) -> MemRefType:

@@ -26,6 +26,8 @@ dictionary with the properties.
 
 from __future__ import annotations
 
+import functools
+
 import math
 import re
 import struct
@@ -97,6 +99,12 @@ def is_int32(t: Attribute) -> bool:
 
 
 def tensor(shape: Sequence[int], element_type: Attribute) -> TensorType:
+    """A tensor type, built once per distinct type (construction verifies it)."""
+    return _tensor(tuple(shape), element_type)
+
+
+@functools.cache
+def _tensor(shape: tuple[int, ...], element_type: Attribute) -> TensorType:
     return TensorType(element_type, list(shape))
 
 

@@ -61,7 +61,7 @@ from accel.dialects.conventions import OUTPUT_ATTR, TARGET_ATTR
 
 
 def memref_of(t: TensorType) -> MemRefType:
-    return MemRefType(t.element_type, t.get_shape())
+    return accel.memref_type(t.element_type, t.get_shape())
 
 
 def is_bufferized(fn: func.FuncOp) -> bool:
@@ -107,7 +107,7 @@ def _kernel_for(op: Operation, operand_buffers: list[SSAValue | None], outs: lis
                 mapping[operand] = block.args[ins.index(buf)]
                 continue
             ins.append(buf)
-            mapping[operand] = block.insert_arg(TensorType(buf.type.element_type, buf.type.get_shape()), len(block.args))
+            mapping[operand] = block.insert_arg(relay.tensor(buf.type.get_shape(), buf.type.element_type), len(block.args))
     inner = op.clone(value_mapper=mapping)
     block.add_op(inner)
     block.add_op(accel.YieldOp(*inner.results))

@@ -48,7 +48,7 @@ from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions
 
 def spm_type(t: MemRefType) -> MemRefType:
     """A contiguous scratchpad buffer with the shape of `t`."""
-    return MemRefType(t.element_type, t.get_shape(), memory_space=accel.SPM)
+    return accel.memref_type(t.element_type, t.get_shape(), space=accel.SPM)
 
 
 def stage(op: accel.ComputeOp) -> None:

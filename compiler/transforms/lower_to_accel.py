@@ -83,7 +83,7 @@ class WeightCache:
             value: np.ndarray | None = None) -> SSAValue:
         t = const.result.type
         shape = tuple(t.get_shape()) if shape is None else shape
-        mtype = MemRefType(t.element_type if value is None else _elem(value), shape)
+        mtype = accel.memref_type(t.element_type if value is None else _elem(value), shape)
         if value is None and const.external is not None:
             key = ("ext", const.external.data, shape)
             make = lambda: accel.WeightOp(mtype, external=const.external.data)  # noqa: E731

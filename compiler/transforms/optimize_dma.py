@@ -56,6 +56,7 @@ from xdsl.transforms.common_subexpression_elimination import cse
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets.context import target_context
 from accel.compiler.index_arith import constant_index, make_index
+from accel.compiler.memory_plan import plan_scratchpad_module, scratchpad_fits
 from accel.dialects import accel
 from accel.dialects.conventions import PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, accelerator_functions, is_output_arg
 
@@ -364,12 +365,12 @@ def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True) -> bool:
     slots: dict[SSAValue, SSAValue] = {}
     for d in loads:
         t = d.dest.type
-        two = accel.AllocOp(MemRefType(t.element_type, [2, *t.get_shape()], memory_space=accel.SPM))
+        two = accel.AllocOp(accel.memref_type(t.element_type, [2, *t.get_shape()], space=accel.SPM))
         Rewriter.insert_op(two, before)
         slots[d.dest] = two.result
     for st in stores:
         t = st.source.type
-        two = accel.AllocOp(MemRefType(t.element_type, [2, *t.get_shape()], memory_space=accel.SPM))
+        two = accel.AllocOp(accel.memref_type(t.element_type, [2, *t.get_shape()], space=accel.SPM))
         Rewriter.insert_op(two, before)
         slots[st.source] = two.result
     deferred = {st.token for st in stores}
@@ -771,7 +772,6 @@ class OptimizeDma(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         known = target_context(ctx)
         known.load(self.target)
-        from accel.compiler.memory_plan import plan_scratchpad_module
 
         targets = {}
         for fn, name in accelerator_functions(op):
@@ -783,8 +783,6 @@ class OptimizeDma(ModulePass):
             for name, desc in targets.items():
                 plan_scratchpad_module(module, name, desc.memory.scratchpad_bytes, desc.memory.alignment)
 
-        from accel.compiler.memory_plan import plan_scratchpad
-
         for name, desc in targets.items():
             for fn, fname in list(accelerator_functions(op)):
                 if fname != name or fn.attributes.get(PLACEMENT_ATTR) != StringAttr("dma"):
@@ -795,11 +793,7 @@ class OptimizeDma(ModulePass):
                 current = [fn]
 
                 def fits() -> bool:
-                    try:
-                        plan_scratchpad(current[0], desc.memory.scratchpad_bytes, desc.memory.alignment)
-                        return True
-                    except CompileError:
-                        return False
+                    return scratchpad_fits(current[0], desc.memory.scratchpad_bytes, desc.memory.alignment)
 
                 if self.hoist:
                     _per_loop(current, hoist_invariant_loads, fits)

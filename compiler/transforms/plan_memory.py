@@ -8,6 +8,10 @@ caller's buffers and weights live in their own read-only area (`accel.weight`,
 constants inside kernels), so neither is planned here. The module records the arena
 size as `accel.arena_bytes`.
 
+Buffers must be addressable: a buffer of `@main` (input, output or intermediate) larger
+than `MAX_BUFFER_BYTES` (2^40 bytes, 1 TiB), or an arena larger than that, is refused with
+one line naming the tensor (a declared 2^20 x 2^20 float input, 4 TiB, cannot be run).
+
 Allocation is a linear scan in schedule order with a first-fit free list (offsets
 aligned to `alignment` bytes): O(n log n) in the number of buffers.
 
@@ -37,7 +41,11 @@ from xdsl.passes import ModulePass
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.memory_plan import align, linear_scan
 from accel.compiler.tensors import numpy_dtype
-from accel.dialects.conventions import ARENA_ATTR, OFFSET_ATTR
+from accel.dialects.conventions import ARENA_ATTR, OFFSET_ATTR, io_names
+
+MAX_BUFFER_BYTES = 1 << 40
+"""The largest buffer or host arena accel plans (1 TiB: far beyond any device's memory,
+and every byte offset and size stays exact in the C code's 64-bit arithmetic)."""
 
 
 
@@ -46,6 +54,21 @@ def buffer_bytes(t: MemRefType) -> int:
     for d in t.get_shape():
         n *= d
     return n
+
+
+def _too_large(what: str, t: MemRefType, size: int) -> str:
+    return (f"plan-memory: {what} ({t}) needs {size} bytes, more than the {MAX_BUFFER_BYTES} bytes "
+            "(1 TiB) a buffer may have")
+
+
+def check_main_buffers(module: ModuleOp) -> None:
+    """@main's inputs and outputs are the caller's buffers: refuse those too large to exist."""
+    main = next((f for f in module.body.block.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "main"), None)
+    if main is None or main.is_declaration:
+        return
+    for arg, name in zip(main.body.block.args, io_names(main)[0]):
+        if isinstance(arg.type, MemRefType) and buffer_bytes(arg.type) > MAX_BUFFER_BYTES:
+            raise CompileError(_too_large(f"tensor '{name}' of @main", arg.type, buffer_bytes(arg.type)), main)
 
 
 def schedule(module: ModuleOp, entry: str | None = "main") -> tuple[dict[Operation, int], dict[Operation, int]]:
@@ -122,14 +145,20 @@ class PlanMemory(ModulePass):
         if self.alignment < 1:
             raise CompileError(f"plan-memory: alignment must be positive, got {self.alignment}")
         position, end = schedule(op)
+        check_main_buffers(op)
         allocs = [o for o in position if isinstance(o, memref.AllocOp)]
         intervals = []
         for alloc in allocs:
             t = alloc.memref.type
             assert isinstance(t, MemRefType)
+            if buffer_bytes(t) > MAX_BUFFER_BYTES:
+                raise CompileError(_too_large("an intermediate tensor", t, buffer_bytes(t)), alloc)
             size = align(max(buffer_bytes(t), 1), self.alignment)
             intervals.append((position[alloc], _last_use(alloc.memref, position, end), size, alloc))
         offsets, top = linear_scan([(start, last, size) for start, last, size, _ in intervals])
+        if top > MAX_BUFFER_BYTES:
+            raise CompileError(f"plan-memory: the host arena needs {top} bytes, more than the {MAX_BUFFER_BYTES} "
+                               "bytes (1 TiB) it may have")
         for (_, _, _, alloc), offset in zip(intervals, offsets):
             alloc.attributes[OFFSET_ATTR] = IntegerAttr(offset, i64)
         op.attributes[ARENA_ATTR] = IntegerAttr(top, i64)

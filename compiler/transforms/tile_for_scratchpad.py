@@ -131,14 +131,22 @@ class RowTile:
 
 
 def row_tiles(out: int, size: int, k: int, stride: int, dil: int, pad_lo: int, in_size: int, tile: int) -> list[RowTile]:
+    """Output rows in tiles of `tile`, with the input rows each reads and its padding. A
+    tile whose windows lie wholly in the padding (only possible first or last) reads no
+    input row, which no op accepts: it is merged into its neighbour."""
     eff = dil * (k - 1) + 1
-    tiles = []
-    for r0 in range(0, out, tile):
-        r1 = min(out, r0 + tile)
+
+    def tile_of(r0: int, r1: int) -> RowTile:
         lo = r0 * stride - pad_lo
         hi = (r1 - 1) * stride - pad_lo + eff
         start = max(lo, 0)
-        tiles.append(RowTile(r0, r1 - r0, max(0, -lo), max(0, hi - in_size), start, min(hi, in_size) - start))
+        return RowTile(r0, r1 - r0, max(0, -lo), max(0, hi - in_size), start, min(hi, in_size) - start)
+
+    tiles = [tile_of(r0, min(out, r0 + tile)) for r0 in range(0, out, tile)]
+    while len(tiles) > 1 and tiles[0].in_rows <= 0:
+        tiles[:2] = [tile_of(0, tiles[1].start + tiles[1].rows)]
+    while len(tiles) > 1 and tiles[-1].in_rows <= 0:
+        tiles[-2:] = [tile_of(tiles[-2].start, out)]
     return tiles
 
 
@@ -212,19 +220,24 @@ def plan_spatial(op: accel.ComputeOp, capacity: int, alignment: int, double: boo
         s, d, p = op.prop("strides")[0], op.prop("dilation")[0], op.prop("padding")[0]
         channel_steps = candidates(oc)
     bpc, setup = desc.dma.bytes_per_cycle, desc.dma.setup_cycles
+    # Per row tile size: its tiles, and the input and output rows of the largest (a merged
+    # all-padding tile, see row_tiles, may exceed the others).
+    row_plans = []
+    for tr in candidates(oh):
+        tiles = row_tiles(oh, tr, kh, s, d, p, h, tr)
+        in_rows = max(min(h, (tr - 1) * s + d * (kh - 1) + 1), *(t.in_rows for t in tiles))
+        row_plans.append((tr, tiles, in_rows, max(tr, *(t.rows for t in tiles))))
     best: Plan | None = None
     for tc in channel_steps:
         cin = c if (conv and groups == 1) else (tc // per_group) * cin_per_group
         n_ct = -(-oc // tc)
-        for tr in candidates(oh):
-            in_rows = min(h, (tr - 1) * s + d * (kh - 1) + 1)
+        for tr, tiles, in_rows, out_rows in row_plans:
             x_tile = n * cin * in_rows * w * xe
-            y_tile = n * tc * tr * ow * ye
+            y_tile = n * tc * out_rows * ow * ye
             w_tile = tc * (w_per_channel + b_per_channel)
             if not _fits([x_tile, y_tile], [w_tile], capacity, alignment, double):
                 continue
-            n_rt = -(-oh // tr)
-            tiles = row_tiles(oh, tr, kh, s, d, p, h, tr)
+            n_rt = len(tiles)
             x_rows_total = sum(t.in_rows for t in tiles)
             x_pass = n * c * x_rows_total * w * xe  # every input row tile once, all channels
             w_total = oc * (w_per_channel + b_per_channel)

@@ -60,3 +60,23 @@ func.func @main(%x: memref<16xf32>, %out0: memref<16xf32> {accel.output}) {
   func.call @npu_0(%0, %out0) : (memref<16xf32>, memref<16xf32>) -> ()
   func.return
 }
+
+// -----
+
+// Exactly 2^40 bytes per buffer is allowed (the limit, see too-large.mlir), the arena too.
+// CHECK: builtin.module attributes {accel.arena_bytes = 1099511627776 : i64}
+// CHECK: memref.alloc() {accel.offset = 0 : i64} : memref<262144x1048576xf32>
+func.func @main(%x: memref<262144x1048576xf32>, %out0: memref<262144x1048576xf32> {accel.output}) {
+  %0 = memref.alloc() : memref<262144x1048576xf32>
+  accel.kernel ins(%x : memref<262144x1048576xf32>) outs(%0 : memref<262144x1048576xf32>) {
+  ^bb0(%a: tensor<262144x1048576xf32>):
+    %r = relay.nn.relu %a : tensor<262144x1048576xf32>
+    accel.yield %r : tensor<262144x1048576xf32>
+  }
+  accel.kernel ins(%0 : memref<262144x1048576xf32>) outs(%out0 : memref<262144x1048576xf32>) {
+  ^bb0(%a: tensor<262144x1048576xf32>):
+    %r = relay.nn.relu %a : tensor<262144x1048576xf32>
+    accel.yield %r : tensor<262144x1048576xf32>
+  }
+  func.return
+}

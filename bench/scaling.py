@@ -1,0 +1,279 @@
+"""Compile speed at scale: ms per ONNX node per stage, growth factors and peak memory.
+
+    .venv/bin/python bench/scaling.py                                   # 1k, 10k, 100k nodes; all targets
+    .venv/bin/python bench/scaling.py --sizes 1000,10000 --targets npu  # a quick run
+    .venv/bin/python bench/scaling.py --models cnn --sizes 1000 --profile /tmp/p.prof
+    .venv/bin/python bench/scaling.py --zoo                             # model-zoo graphs only
+
+Models (generated with onnx.helper, seeded random weights, about `size` nodes each):
+- `cnn`: blocks of [Conv 3x3 8->8 + bias, Relu, Add(skip)] on 1x8x16x16, a MaxPool 3x3/1
+  every 3rd block, a host-only Sigmoid every 4th block (so there is one region per 4 blocks);
+- `transformer`: blocks of [Gemm 32->64 + bias, Relu, Gemm 64->32 + bias, Add(skip)] on
+  16x32 tokens, a host-only Tanh after every 2nd block.
+With `--zoo`, the onnx wheel's model-zoo graphs (`onnx/backend/test/data/light/`: ResNet-50 and
+Inception v2 (v1 has LRN, which the importer lacks), stored without weights: the initializers get seeded random values) are
+compiled too, on npu and npu-shared.
+
+Targets: `npu`, `npu-shared`, and `npu-64k` (npu.toml with a 64 KiB scratchpad, written to a
+temporary directory). Each (model, size, target) compiles in its own process (so peak RSS,
+`ru_maxrss`, is that compile's): import (`load_model` without verification), each pass of
+`full` with byoc split into its four passes (`p.apply`, as `compile_module` does), the C
+emitter, and verification once at the end (shown apart: the `tools` branch owns its policy).
+Times are CPU time of the compiling process (`process_time`: the machine is shared, wall
+clock is not comparable between runs), in ms per ONNX node; `growth` is the ratio of whole
+compile times between consecutive sizes (linear = the size ratio, 10x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+STAGES = ("merge-composite", "annotate-target", "merge-regions", "outline-regions", "bufferize",
+          "plan-memory", "lower-to-accel", "tile-for-scratchpad", "insert-dma", "optimize-dma",
+          "plan-memory")
+"""`full`, with byoc written out as its four passes."""
+
+SHORT = {"import": "imp", "merge-composite": "mcomp", "annotate-target": "annot",
+         "merge-regions": "mreg", "outline-regions": "outl", "bufferize": "buf",
+         "plan-memory": "plan", "lower-to-accel": "lower", "tile-for-scratchpad": "tile",
+         "insert-dma": "idma", "optimize-dma": "odma", "emit": "emit"}
+
+
+# ---- models ---------------------------------------------------------------------------------
+
+def _finish(nodes, inits, inputs, output, name) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, name, inputs, [output], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model
+
+
+def cnn_model(size: int) -> onnx.ModelProto:
+    """Conv+bias+Relu+Add blocks with pools and host-only Sigmoids; about `size` nodes."""
+    rng = np.random.default_rng(0)
+    nodes, inits = [], []
+    x = "x"
+    i = 0
+    while len(nodes) < size:
+        w, b = f"w{i}", f"b{i}"
+        inits.append(numpy_helper.from_array((rng.standard_normal((8, 8, 3, 3)) * 0.1).astype(np.float32), w))
+        inits.append(numpy_helper.from_array((rng.standard_normal(8) * 0.1).astype(np.float32), b))
+        nodes.append(helper.make_node("Conv", [x, w, b], [f"c{i}"], name=f"conv{i}", pads=[1, 1, 1, 1]))
+        nodes.append(helper.make_node("Relu", [f"c{i}"], [f"r{i}"], name=f"relu{i}"))
+        nodes.append(helper.make_node("Add", [f"r{i}", x], [f"a{i}"], name=f"add{i}"))
+        x = f"a{i}"
+        if i % 3 == 2:
+            nodes.append(helper.make_node("MaxPool", [x], [f"p{i}"], name=f"pool{i}",
+                                          kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+            x = f"p{i}"
+        if i % 4 == 3:
+            nodes.append(helper.make_node("Sigmoid", [x], [f"s{i}"], name=f"sigmoid{i}"))
+            x = f"s{i}"
+        i += 1
+    shape = [1, 8, 16, 16]
+    return _finish(nodes, inits, [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                   helper.make_tensor_value_info(x, TensorProto.FLOAT, shape), "cnn")
+
+
+def transformer_model(size: int) -> onnx.ModelProto:
+    """Feed-forward blocks (dense+bias, Relu, dense+bias, residual Add), host-only Tanh
+    after every 2nd block; about `size` nodes."""
+    rng = np.random.default_rng(0)
+    nodes, inits = [], []
+    x = "x"
+    i = 0
+    while len(nodes) < size:
+        for k, (n_out, n_in) in enumerate(((64, 32), (32, 64))):
+            w, b = f"w{i}_{k}", f"b{i}_{k}"
+            inits.append(numpy_helper.from_array((rng.standard_normal((n_out, n_in)) * 0.1).astype(np.float32), w))
+            inits.append(numpy_helper.from_array((rng.standard_normal(n_out) * 0.1).astype(np.float32), b))
+        nodes.append(helper.make_node("Gemm", [x, f"w{i}_0", f"b{i}_0"], [f"h{i}"], name=f"fc{i}a", transB=1))
+        nodes.append(helper.make_node("Relu", [f"h{i}"], [f"r{i}"], name=f"relu{i}"))
+        nodes.append(helper.make_node("Gemm", [f"r{i}", f"w{i}_1", f"b{i}_1"], [f"o{i}"], name=f"fc{i}b", transB=1))
+        nodes.append(helper.make_node("Add", [f"o{i}", x], [f"a{i}"], name=f"add{i}"))
+        x = f"a{i}"
+        if i % 2 == 1:
+            nodes.append(helper.make_node("Tanh", [x], [f"t{i}"], name=f"tanh{i}"))
+            x = f"t{i}"
+        i += 1
+    shape = [16, 32]
+    return _finish(nodes, inits, [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                   helper.make_tensor_value_info(x, TensorProto.FLOAT, shape), "transformer")
+
+
+GENERATORS = {"cnn": cnn_model, "transformer": transformer_model}
+
+ZOO = ("resnet50", "inception_v2")
+
+
+def zoo_model(name: str) -> onnx.ModelProto | None:
+    """A model-zoo graph of the onnx wheel, its weights filled with seeded values."""
+    path = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light", f"light_{name}.onnx")
+    if not os.path.exists(path):
+        return None
+    model = onnx.load(path)
+    rng = np.random.default_rng(0)
+    for init in model.graph.initializer:
+        if init.data_type != TensorProto.FLOAT or init.raw_data or init.float_data:
+            continue
+        shape = tuple(init.dims)
+        values = (rng.standard_normal(shape) * 0.05).astype(np.float32)
+        init.CopyFrom(numpy_helper.from_array(values, init.name))
+    return model
+
+
+def npu_64k_description(directory: str) -> str:
+    """npu.toml with a 64 KiB scratchpad, written with its pattern file into `directory`."""
+    from accel.compiler.targets.registry import load_target
+
+    npu = load_target("npu")
+    here = os.path.dirname(npu.path)
+    with open(npu.path) as f:
+        text = f.read()
+    text = text.replace('name = "npu"', 'name = "npu-64k"', 1)
+    text = text.replace("scratchpad_bytes = 262144", "scratchpad_bytes = 65536", 1)
+    assert 'name = "npu-64k"' in text and "scratchpad_bytes = 65536" in text
+    out = os.path.join(directory, "npu-64k.toml")
+    with open(out, "w") as f:
+        f.write(text)
+    with open(os.path.join(here, "patterns.mlir")) as src, open(os.path.join(directory, "patterns.mlir"), "w") as dst:
+        dst.write(src.read())
+    return out
+
+
+# ---- one compile (in a worker process) ------------------------------------------------------
+
+def compile_once(model_path: str, target: str, profile: str | None) -> dict:
+    from accel.compiler.backend.c_emitter import ModelEmitter
+    from accel.compiler.driver import build_passes, cycle_collection_paused, make_context
+    from accel.compiler.frontend.onnx import import_onnx_file
+    from accel.dialects.conventions import accelerator_functions
+
+    ctx = make_context(target)
+    profiler = None
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile(time.process_time)
+        profiler.enable()
+    timing: dict[str, float] = {}
+    with cycle_collection_paused():
+        start = time.process_time()
+        module = import_onnx_file(model_path)
+        timing["import"] = time.process_time() - start
+        for p in build_passes(",".join(STAGES)):
+            start = time.process_time()
+            p.apply(ctx, module)
+            timing[p.name] = timing.get(p.name, 0.0) + time.process_time() - start
+        start = time.process_time()
+        ModelEmitter(module, ctx.targets.of_regions(module)).emit()
+        timing["emit"] = time.process_time() - start
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(profile)
+    start = time.process_time()
+    module.verify()
+    verify = time.process_time() - start
+    transfers = sum(1 for op in module.walk() if op.name == "accel.dma_start")
+    return {
+        "timing": timing,
+        "verify": verify,
+        "regions": len(list(accelerator_functions(module))),
+        "transfers": transfers,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def run_worker(model_path: str, target: str, profile: str | None, timeout: float) -> dict:
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", model_path, target]
+    if profile:
+        cmd += ["--profile", profile]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timeout after {timeout:.0f} s"}
+    if out.returncode != 0:
+        lines = out.stderr.strip().splitlines()
+        return {"error": lines[-1] if lines else f"exit {out.returncode}"}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# ---- the table ------------------------------------------------------------------------------
+
+def print_header() -> None:
+    cols = ["imp"] + [SHORT[s] for s in STAGES[:-1]] + ["emit"]
+    print(f"{'model':<12} {'target':<10} {'nodes':>7} {'regs':>5} {'dma':>6} | "
+          + " ".join(f"{c:>6}" for c in cols) + f" | {'total':>6} {'verify':>6} {'s':>7} {'growth':>6} {'MB':>6}")
+
+
+def print_row(model: str, target: str, nodes: int, r: dict, previous: dict | None) -> None:
+    if "error" in r:
+        print(f"{model:<12} {target:<10} {nodes:>7} | {r['error']}", flush=True)
+        return
+    t = r["timing"]
+    cols = ["import"] + list(dict.fromkeys(STAGES)) + ["emit"]
+    per_node = [t.get(c, 0.0) * 1000 / nodes for c in cols]
+    total = sum(t.values())
+    growth = "" if not previous or "error" in previous else f"{total / sum(previous['timing'].values()):.2f}"
+    print(f"{model:<12} {target:<10} {nodes:>7} {r['regions']:>5} {r['transfers']:>6} | "
+          + " ".join(f"{v:>6.3f}" for v in per_node)
+          + f" | {total * 1000 / nodes:>6.3f} {r['verify'] * 1000 / nodes:>6.3f} {total:>7.2f} {growth:>6} {r['peak_mb']:>6.0f}",
+          flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1000,10000,100000", help="approximate ONNX node counts")
+    ap.add_argument("--targets", default="npu,npu-shared,npu-64k")
+    ap.add_argument("--models", default="cnn,transformer")
+    ap.add_argument("--zoo", action="store_true", help="also (with --sizes '' only) the model-zoo graphs")
+    ap.add_argument("--timeout", type=float, default=1800, help="seconds per compile")
+    ap.add_argument("--profile", help="write a cProfile of the (last) compile to this file")
+    ap.add_argument("--worker", nargs=2, metavar=("MODEL", "TARGET"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+
+    if args.worker:
+        print(json.dumps(compile_once(args.worker[0], args.worker[1], args.profile)))
+        return
+
+    with tempfile.TemporaryDirectory() as tmp:
+        targets = {t: (npu_64k_description(tmp) if t == "npu-64k" else t) for t in args.targets.split(",") if t}
+        print("ms per ONNX node per stage (CPU time; verify apart); growth = total / total at the previous size")
+        print_header()
+        sizes = [int(s) for s in args.sizes.split(",") if s]
+        for name in (m for m in args.models.split(",") if m and sizes):
+            for target, spec in targets.items():
+                previous = None
+                for size in sizes:
+                    model = GENERATORS[name](size)
+                    path = os.path.join(tmp, f"{name}{size}.onnx")
+                    onnx.save(model, path)
+                    r = run_worker(path, spec, args.profile, args.timeout)
+                    print_row(name, target, len(model.graph.node), r, previous)
+                    previous = r
+        if args.zoo:
+            for name in ZOO:
+                model = zoo_model(name)
+                if model is None:
+                    print(f"{name}: not in this onnx wheel")
+                    continue
+                path = os.path.join(tmp, f"{name}.onnx")
+                onnx.save(model, path)
+                for target in ("npu", "npu-shared"):
+                    print_row(name, target, len(model.graph.node), run_worker(path, target, args.profile, args.timeout), None)
+
+
+if __name__ == "__main__":
+    main()
