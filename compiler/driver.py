@@ -105,7 +105,7 @@ def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: s
     dump: list[tuple[str, str]] | None = [("00-import.mlir", print_ir(module))] if dump_ir else None
     module, info = compile_module(module, ctx, pipeline, dump)
     start = time.perf_counter()
-    emitted = ModelEmitter(module, ctx.targets.of_regions(module)).emit()
+    emitted = ModelEmitter(module, ctx.targets.of_regions(module), ctx.targets).emit()
     emit_seconds = time.perf_counter() - start
     timing = {"import": import_seconds, **info["timing"], "emit": emit_seconds}
     descs = ctx.targets.descriptions
