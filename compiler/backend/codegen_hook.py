@@ -105,7 +105,7 @@ class RegionCodegenResult:
     headers: Mapping[str, str] = field(default_factory=dict)
     """Headers, file name -> text, written next to model.c."""
     includes: tuple[str, ...] = ()
-    """Headers model.c includes (what `init` and `free` call), e.g. ("cblas.h",)."""
+    """Headers model.c includes (what `init` and `free` call), e.g. ("vendor.h",)."""
     include_dirs: tuple[str, ...] = ()
     cflags: tuple[str, ...] = ()
     ldflags: tuple[str, ...] = ()
