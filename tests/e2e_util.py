@@ -578,3 +578,13 @@ def c_string_value(literal: str) -> bytes:
             out.append(simple[nxt])
             i += 2
     return bytes(out)
+
+
+def npu_description_text() -> str:
+    """The built-in npu.toml as text to save elsewhere as a user's file: its `[library]`
+    paths (relative to the built-in file) made absolute."""
+    from accel.compiler.targets import registry
+
+    targets = os.path.dirname(registry.__file__)
+    with open(os.path.join(targets, "npu.toml")) as f:
+        return f.read().replace('"../runtime/c/', f'"{os.path.join(os.path.dirname(targets), "runtime", "c")}/')

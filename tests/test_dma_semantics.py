@@ -24,7 +24,7 @@ import re
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
-from e2e_util import scratchpad_conflicts
+from e2e_util import npu_description_text, scratchpad_conflicts
 from strategies import relay_graphs
 
 from accel.compiler.diagnostics import CompileError
@@ -43,7 +43,7 @@ OPS = ("conv2d", "conv2d_bias_relu", "dense", "add", "multiply", "relu", "clip",
 def tiny_target(tmp_path_factory) -> str:
     """npu.toml with a 2 KiB scratchpad, as a user's file (patterns next to it)."""
     d = tmp_path_factory.mktemp("tiny-target")
-    text = open(os.path.join(TARGETS_DIR, "npu.toml")).read()
+    text = npu_description_text()
     text = re.sub(r'^name = "npu"', 'name = "tinynpu"', text, flags=re.M)
     text = re.sub(r"^scratchpad_bytes = \d+.*$", f"scratchpad_bytes = {SCRATCHPAD}", text, flags=re.M)
     (d / "tinynpu.toml").write_text(text)

@@ -49,6 +49,7 @@ from e2e_util import (
     function_target,
     input_signature,
     mlp_model,
+    npu_description_text,
     run_planned,
     scratchpad_conflicts,
 )
@@ -87,7 +88,7 @@ def small_target(directory: str, name: str, spm_bytes: int) -> str:
     """The built-in npu description with a smaller scratchpad, as a user's file."""
     path = os.path.join(directory, f"{name}.toml")
     if not os.path.exists(path):
-        text = open(os.path.join(TARGETS_DIR, "npu.toml")).read()
+        text = npu_description_text()
         assert 'name = "npu"' in text and "scratchpad_bytes = 262144" in text
         text = text.replace('name = "npu"', f'name = "{name}"', 1).replace(
             "scratchpad_bytes = 262144", f"scratchpad_bytes = {spm_bytes}", 1)
