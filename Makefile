@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 JOBS ?= 2
 
-.PHONY: setup test lit pytest demo bench clean
+.PHONY: setup openblas test lit pytest demo bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -14,16 +14,21 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	@touch $(STAMP)
 
-setup: $(STAMP)
+# `make setup` also installs CBLAS (libopenblas-dev) where it is missing: the cblas
+# example target (examples/targets/cblas) links it.
+setup: $(STAMP) openblas
 
-test: $(STAMP)
+openblas:
+	@.ci/openblas
+
+test: $(STAMP) openblas
 	$(BIN)/lit -sv -j $(JOBS) tests/lit
 	$(BIN)/pytest -q -n $(JOBS) tests
 
 lit: $(STAMP)
 	$(BIN)/lit -sv -j $(JOBS) tests/lit
 
-pytest: $(STAMP)
+pytest: $(STAMP) openblas
 	$(BIN)/pytest -q -n $(JOBS) tests
 
 demo: $(STAMP)

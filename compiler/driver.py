@@ -174,7 +174,7 @@ def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: s
         if on_stage is not None:
             on_stage("emit")
         start = time.perf_counter()
-        emitted = ModelEmitter(module, ctx.targets.of_regions(module)).emit()
+        emitted = ModelEmitter(module, ctx.targets.of_regions(module), ctx.targets).emit()
         emit_seconds = time.perf_counter() - start
     timing = {"import": import_seconds, **info["timing"], "emit": emit_seconds}
     descs = ctx.targets.descriptions

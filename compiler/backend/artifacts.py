@@ -48,7 +48,8 @@ class BuildPlan:
 
     def add_library(self, desc) -> None:
         lib = desc.library
-        if not lib.headers and not lib.sources and not lib.libraries and not lib.ldflags:
+        # A codegen hook may bring everything it needs through its result's flags.
+        if desc.api.codegen is None and not lib.headers and not lib.sources and not lib.libraries and not lib.ldflags:
             raise CompileError(f"target '{desc.name}': its description declares no C library ([library] in {desc.path})")
         for path in (*lib.headers, *lib.sources):
             self.copies.setdefault(path, library_copy(desc, path))
@@ -57,6 +58,13 @@ class BuildPlan:
             self.add_include(d)
         self.cflags += [f for f in lib.cflags if f not in self.cflags]
         self.ldflags += [*lib.libraries, *lib.ldflags]
+
+    def add_codegen(self, emitted: Emitted) -> None:
+        """What the regions' codegen hooks asked for (after the libraries' flags)."""
+        for d in emitted.include_dirs:
+            self.add_include(d)
+        self.cflags += [f for f in emitted.cflags if f not in self.cflags]
+        self.ldflags += [f for f in emitted.ldflags if f not in self.ldflags]
 
     def add_include(self, d: str) -> None:
         if d and d not in self.include_dirs:
@@ -77,13 +85,15 @@ def _stem(name: str) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in name)
 
 
-def build_plan(descs) -> BuildPlan:
+def build_plan(descs, emitted: Emitted | None = None) -> BuildPlan:
     plan = BuildPlan()
     for f in HOST_RUNTIME:
         plan.copies[os.path.join(RUNTIME_DIR, f)] = f"runtime/{f}"
     plan.add_include("runtime")
     for desc in descs:
         plan.add_library(desc)
+    if emitted is not None:
+        plan.add_codegen(emitted)
     return plan
 
 
@@ -247,7 +257,7 @@ def write_artifacts(out_dir: str, emitted: Emitted, descs, extra: dict[str, str 
     os.makedirs(out_dir, exist_ok=True)
     w = ArtifactWriter(out_dir)
     # Check everything before writing anything: a refusal leaves the directory as it was.
-    plan = build_plan(descs)
+    plan = build_plan(descs, emitted)
     extra = {**extra, API_FUNCTIONS: json.dumps(api_functions(descs), indent=1, sort_keys=True) + "\n"}
     rels = [*emitted.files, "runner.c", "weights.bin", "Makefile", *extra, *plan.copies.values()]
     for rel in rels:

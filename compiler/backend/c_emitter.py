@@ -34,6 +34,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
+from accel.compiler.backend.codegen_hook import (
+    MergedCodegen, RegionCodegenInput, RegionCodegenResult, RegionParam, call_hook,
+)
 from accel.compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_comment, c_double, c_float, c_int, c_string
 from accel.compiler.diagnostics import CompileError, format_location
 from accel.compiler.memory_plan import align
@@ -138,12 +141,19 @@ class Emitted:
     inputs: list[tuple[str, tuple[int, ...], np.dtype]]
     outputs: list[tuple[str, tuple[int, ...], np.dtype]]
     arena_bytes: int
+    include_dirs: list[str] = field(default_factory=list)
+    cflags: list[str] = field(default_factory=list)
+    ldflags: list[str] = field(default_factory=list)
+    """What the regions' codegen hooks ask the build for."""
 
 
 class ModelEmitter:
-    def __init__(self, module: ModuleOp, targets: dict[str, Any]):
+    def __init__(self, module: ModuleOp, targets: dict[str, Any], context: Any = None):
         self.module = module
         self.targets = targets  # name -> TargetDescription
+        self.context = context
+        """The compile's TargetContext (the hooks get it, with its region clones)."""
+        self.codegen = MergedCodegen()
         self.blob = WeightBlob()
         self.globals: list[str] = []  # file-scope static data of the file being written
         self.global_names: dict[str, str] = {}
@@ -195,42 +205,56 @@ class ModelEmitter:
                 main = op
         if main is None:
             raise CompileError("the module has no @main function")
-        files: dict[str, str] = {}
-        wrappers_by_target: dict[str, list[func.FuncOp]] = {}
+        regions_by_target: dict[str, list[func.FuncOp]] = {}
         for op in self.module.body.block.ops:
             if isinstance(op, func.FuncOp) and op is not main and not op.is_declaration:
                 t = op.attributes.get(TARGET_ATTR)
                 if not isinstance(t, StringAttr) or t.data == "host":
                     raise CompileError(f"function @{op.sym_name.data} is neither @main nor an accelerator region", op)
-                wrappers_by_target.setdefault(t.data, []).append(op)
+                regions_by_target.setdefault(t.data, []).append(op)
 
-        target_files = {}
-        for target_name in sorted(wrappers_by_target):
+        # Every region through the codegen hook of its target (the built-in one by default).
+        merged = MergedCodegen()
+        builtin = CApiCodegen(self)
+        for target_name in sorted(regions_by_target):
             desc = self.targets.get(target_name)
             if desc is None:
                 raise CompileError(f"no description of target '{target_name}' was given")
-            if desc.api.codegen is not None:
-                # Imported and checked at load; calling it per region is not wired yet.
-                raise CompileError(f"target '{target_name}': api.codegen ('{desc.api.codegen}') is not called by "
-                                   "this emitter yet; remove it to use the built-in C-API codegen")
-            if desc.api.runtime is None:
-                raise CompileError(f"target '{target_name}' declares no runtime functions ([api.runtime] in "
-                                   f"{desc.path}): the built-in C codegen cannot drive it")
-            self.globals, self.global_names = [], {}
-            body = CWriter()
-            for fn in wrappers_by_target[target_name]:
-                AccelFunctionEmitter(self, fn, desc).emit(body)
-            target_files[f"{_file_stem(target_name)}_wrappers.c"] = self.wrappers_file(desc, body)
+            hook, hook_name = (desc.api.codegen_fn, desc.api.codegen) if desc.api.codegen else (builtin, BUILTIN_HOOK)
+            for fn in regions_by_target[target_name]:
+                region = self.region_input(fn, desc)
+                merged.add(region, call_hook(hook, hook_name, region), hook_name)
+        self.codegen = merged
 
         self.globals, self.global_names = [], {}
-        model_c, inputs, outputs = self.model_file(main, sorted(wrappers_by_target))
+        model_c, inputs, outputs = self.model_file(main, sorted(regions_by_target))
+        files: dict[str, str] = {}
         files["model.h"] = self.model_header(inputs, outputs)
-        files["model_internal.h"] = self.internal_header(wrappers_by_target)
+        files["model_internal.h"] = self.internal_header(regions_by_target)
         files["model.c"] = model_c
-        files.update(target_files)
+        files.update(merged.files)
         arena = self.module.attributes.get(ARENA_ATTR)
-        return Emitted(files, self.blob.tobytes(), sorted(wrappers_by_target), inputs, outputs,
-                       arena.value.data if isinstance(arena, IntegerAttr) else 0)
+        return Emitted(files, self.blob.tobytes(), sorted(regions_by_target), inputs, outputs,
+                       arena.value.data if isinstance(arena, IntegerAttr) else 0,
+                       merged.include_dirs, merged.cflags, merged.ldflags)
+
+    def region_input(self, fn: func.FuncOp, desc) -> RegionCodegenInput:
+        """The hook's input for region `fn` (see codegen_hook.py)."""
+        params = []
+        ptr: dict[SSAValue, str] = {}
+        for i, arg in enumerate(fn.body.block.args):
+            ptr[arg] = f"a{i}"
+            params.append(RegionParam(f"a{i}", C_TYPES[dtype_of(arg.type)], shape_of(arg.type), is_output_arg(fn, i), arg))
+        name = fn.sym_name.data
+        relay_fn = self.context.region_clone(name) if self.context is not None else None
+        return RegionCodegenInput(name, desc, self.context, relay_fn, fn, tuple(params),
+                                  lambda v: self.region_buffer(v, ptr))
+
+    def region_buffer(self, v: SSAValue, ptr: dict[SSAValue, str]) -> str:
+        """A buffer of a region function as C (RegionCodegenInput.c_buffer)."""
+        if isinstance(v.owner, relay.ConstantOp):  # a weight inside an accel.kernel
+            return self.weight_ptr(v.owner)
+        return self.buffer_ptr(v, ptr)
 
     # -- model.h / model_internal.h ----------------------------------------------------
 
@@ -270,7 +294,7 @@ class ModelEmitter:
         w.line("#endif")
         return w.text()
 
-    def internal_header(self, wrappers_by_target: dict[str, list[func.FuncOp]]) -> str:
+    def internal_header(self, regions_by_target: dict[str, list[func.FuncOp]]) -> str:
         w = CWriter()
         w.line("/* Generated by accel-compile: shared by model.c and the region wrappers. */")
         w.line("#ifndef ACCEL_MODEL_INTERNAL_H")
@@ -281,9 +305,9 @@ class ModelEmitter:
         w.line("extern unsigned char *model_arena;")
         w.line("extern const unsigned char *model_weights;")
         w.line("")
-        for target in sorted(wrappers_by_target):
-            for fn in wrappers_by_target[target]:
-                w.line(f"int {region_symbol(fn)}({self.region_params(fn)});")
+        for target in sorted(regions_by_target):
+            for fn in regions_by_target[target]:
+                w.line(f"int {self.codegen.functions[fn.sym_name.data]}({self.region_params(fn)});")
         w.line("")
         w.line("#endif")
         return w.text()
@@ -328,8 +352,8 @@ class ModelEmitter:
         w.line('#include "host_kernels.h"')
         w.line('#include "model.h"')
         w.line('#include "model_internal.h"')
-        for t in targets:
-            w.line(f'#include "{self.targets[t].api.header}"')
+        for header in self.model_includes(targets):
+            w.line(f"#include {header if header.startswith('<') else c_string(header)}")
         w.line("")
         arena = self.module.attributes.get(ARENA_ATTR)
         arena_bytes = arena.value.data if isinstance(arena, IntegerAttr) else 0
@@ -399,26 +423,14 @@ class ModelEmitter:
         w.line("        }")
         w.line("    }")
         w.line("    model_weights = weights_storage;")
-        for t in targets:
-            desc = self.targets[t]
-            cfg = self.fresh("cfg")
-            w.line("    {")
-            w.line(f"        {desc.api.runtime.config.type} {cfg};")
-            w.line(f"        memset(&{cfg}, 0, sizeof {cfg});")
-            for fld, val in config_fields(desc).items():
-                w.line(f"        {cfg}.{fld} = {val};")
-            w.line(f"        if ({runtime_call(desc, 'init', config=f'&{cfg}')} != 0) return 1;")
-            if has_runtime(desc, "register_host"):
-                w.line(f"        {runtime_call(desc, 'register_host', ptr='model_arena', bytes='MODEL_ARENA_BYTES')};")
-                w.line(f"        {runtime_call(desc, 'register_host', ptr='model_weights', bytes='MODEL_WEIGHTS_BYTES')};")
-            w.line("    }")
+        for snippet in self.codegen.init:
+            w.lines.extend("    " + ln if ln else "" for ln in snippet.rstrip("\n").split("\n"))
         w.line("    return 0;")
         w.line("}")
         w.line("")
         w.line("void model_free(void) {")
-        for t in targets:
-            if has_runtime(self.targets[t], "shutdown"):
-                w.line(f"    {runtime_call(self.targets[t], 'shutdown')};")
+        for snippet in self.codegen.free:
+            w.lines.extend("    " + ln if ln else "" for ln in snippet.rstrip("\n").split("\n"))
         w.line("    free(model_arena);")
         w.line("    free(weights_storage);")
         w.line("    model_arena = 0;")
@@ -447,20 +459,16 @@ class ModelEmitter:
         w.line("}")
         w.line("")
 
-    def wrappers_file(self, desc, body: CWriter) -> str:
-        w = CWriter()
-        w.line(f"/* Generated by accel-compile: region wrappers for target {c_comment(desc.name)}. */")
-        w.line("#include <math.h>")
-        w.line("#include <stdint.h>")
-        w.line("")
-        w.line(f'#include "{desc.api.header}"')
-        w.line('#include "model_internal.h"')
-        w.line("")
-        for g in self.globals:
-            w.line(g)
-        w.line("")
-        w.lines.extend(body.lines)
-        return w.text()
+    def model_includes(self, targets: list[str]) -> list[str]:
+        """The headers model.c includes: what the hooks' init/free code needs, and the
+        header of every target whose runtime functions model.c calls (register_host,
+        write_counters)."""
+        out = list(self.codegen.includes)
+        for t in targets:
+            header = self.targets[t].api.header
+            if self.targets[t].api.runtime is not None and header not in out:
+                out.append(header)
+        return out
 
     # -- host ops ----------------------------------------------------------------------
 
@@ -502,7 +510,10 @@ class ModelEmitter:
         if isinstance(op, func.CallOp):
             args = ", ".join(self.buffer_ptr(a, ptr) for a in op.arguments)
             idx = self.describe(op)
-            w.line(f"if ((status = {_symbol(op.callee.root_reference.data)}({args})) != 0) return fail(status, {idx});")
+            callee = self.codegen.functions.get(op.callee.root_reference.data)
+            if callee is None:
+                raise CompileError(f"'{op.callee.root_reference.data}' is not an accelerator region of this module", op)
+            w.line(f"if ((status = {callee}({args})) != 0) return fail(status, {idx});")
             return
         if isinstance(op, accel.KernelOp):
             HostKernelEmitter(self, op, ptr).emit(w)
@@ -550,7 +561,7 @@ def runtime_call(desc, name: str, **words: str) -> str:
 
 
 def has_runtime(desc, name: str) -> bool:
-    return getattr(desc.api.runtime, name) is not None
+    return desc.api.runtime is not None and getattr(desc.api.runtime, name) is not None
 
 
 # --------------------------------------------------------------------------------------
@@ -798,6 +809,61 @@ class HostKernelEmitter:
 # --------------------------------------------------------------------------------------
 # Accelerator region wrappers
 # --------------------------------------------------------------------------------------
+
+
+BUILTIN_HOOK = "accel.compiler.backend.c_emitter:CApiCodegen"
+"""The name of the built-in codegen in messages."""
+
+
+class CApiCodegen:
+    """The built-in codegen hook: a lowered region as a C function calling the target's
+    declared C API ([api.runtime], entries' calls), in `<target>_wrappers.c` (one fragment
+    per region: the merge joins them); the target's init (config struct, `init`, host
+    memory registration) and shutdown go to model_init / model_free."""
+
+    def __init__(self, model: ModelEmitter):
+        self.model = model
+
+    def __call__(self, region: RegionCodegenInput) -> RegionCodegenResult:
+        desc, m = region.target, self.model
+        if desc.api.runtime is None:
+            raise CompileError(f"target '{desc.name}' declares no runtime functions ([api.runtime] in "
+                               f"{desc.path}): the built-in C codegen cannot drive it")
+        m.globals, m.global_names = [], {}
+        body = CWriter()
+        AccelFunctionEmitter(m, region.function, desc).emit(body)
+        w = CWriter()
+        w.line(f"/* Generated by accel-compile: region @{c_comment(region.name)} on target {c_comment(desc.name)}. */")
+        w.line("#include <math.h>")
+        w.line("#include <stdint.h>")
+        w.line("")
+        w.line(f'#include "{desc.api.header}"')
+        w.line('#include "model_internal.h"')
+        w.line("")
+        for g in m.globals:
+            w.line(g)
+        w.line("")
+        w.lines.extend(body.lines)
+        shutdown = f"{runtime_call(desc, 'shutdown')};" if has_runtime(desc, "shutdown") else ""
+        return RegionCodegenResult(region_symbol(region.function), sources={f"{_file_stem(desc.name)}_wrappers.c": w.text()},
+                                   includes=(desc.api.header,), init=self.init_code(desc), free=shutdown)
+
+    @staticmethod
+    def init_code(desc) -> str:
+        w = CWriter()
+        w.line("{")
+        w.depth += 1
+        w.line(f"{desc.api.runtime.config.type} cfg;")
+        w.line("memset(&cfg, 0, sizeof cfg);")
+        for fld, val in config_fields(desc).items():
+            w.line(f"cfg.{fld} = {val};")
+        w.line(f"if ({runtime_call(desc, 'init', config='&cfg')} != 0) return 1;")
+        if has_runtime(desc, "register_host"):
+            w.line(f"{runtime_call(desc, 'register_host', ptr='model_arena', bytes='MODEL_ARENA_BYTES')};")
+            w.line(f"{runtime_call(desc, 'register_host', ptr='model_weights', bytes='MODEL_WEIGHTS_BYTES')};")
+        w.depth -= 1
+        w.line("}")
+        return w.text()
 
 
 class AccelFunctionEmitter:

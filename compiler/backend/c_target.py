@@ -29,7 +29,7 @@ class CTarget(Target):
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         known = target_context(ctx)
         known.load(self.target)
-        emitted = ModelEmitter(module, known.of_regions(module)).emit()
+        emitted = ModelEmitter(module, known.of_regions(module), known).emit()
         for name in sorted(emitted.files):
             output.write(f"// ===== {name} =====\n")
             output.write(emitted.files[name])

@@ -39,6 +39,9 @@ class TargetContext:
         self._by_name: dict[str, TargetDescription] = {}
         self.selected: tuple[TargetDescription, ...] = ()
         """The tool's `--target`, in priority order: the default of every target option."""
+        self._region_clones: dict[str, Operation] = {}
+        """Region symbol -> its function at relay/composite level, as outline-regions made
+        it (kept for targets with a codegen hook: the hook's `relay_function`)."""
 
     def _add(self, spec: str) -> TargetDescription:
         desc = self._by_spec.get(spec) or self._by_name.get(spec)
@@ -104,6 +107,13 @@ class TargetContext:
     def of_regions(self, module: ModuleOp) -> dict[str, TargetDescription]:
         """The description of every target that has a region in `module`, by name."""
         return {name: self.named(name, fn) for fn, name in accelerator_functions(module)}
+
+    def keep_region(self, symbol: str, fn: Operation) -> None:
+        """Keep `fn` (a clone, outside the module) as region `symbol` at relay level."""
+        self._region_clones[symbol] = fn
+
+    def region_clone(self, symbol: str) -> Operation | None:
+        return self._region_clones.get(symbol)
 
     def get(self, name: str) -> TargetDescription | None:
         return self._by_name.get(name)

@@ -35,6 +35,7 @@ from accel.compiler.targets.patterns import Pattern, build_pattern, parse_patter
 
 DTYPES = ("f16", "f32", "f64", "i1", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64")
 GROUP_KINDS = ("one", "depthwise", "grouped")
+LOWERINGS = ("accel", "none")
 RESERVED_NAMES = ("host",)
 
 Predicate = Callable[[Any, "TargetDescription"], "str | None"]
@@ -55,6 +56,9 @@ class Api:
     None means the built-in C-API emitter."""
     codegen_fn: Callable | None = field(default=None, compare=False, repr=False)
     """The imported `codegen` function."""
+    lowering: str = "accel"
+    """"accel": the regions are lowered to accel ops (lower-to-accel, tiling, DMA);
+    "none": the codegen hook gets them bufferized only (on host memory)."""
 
 
 @dataclass(frozen=True)
@@ -189,6 +193,12 @@ class TargetDescription:
             if p.name == name or p.composite == name:
                 return p
         return None
+
+    @property
+    def lowers_to_accel(self) -> bool:
+        """Whether lower-to-accel, tile-for-scratchpad, insert-dma and optimize-dma
+        handle this target's regions (`api.lowering`)."""
+        return self.api.lowering == "accel"
 
     @property
     def symbol_base(self) -> str:
@@ -344,6 +354,15 @@ def _pairs(v) -> tuple[tuple[int, int], ...]:
     if not isinstance(v, list) or not v:
         raise _Expected
     return tuple(_pair(p) for p in v)
+
+
+def _one_of(choices: tuple[str, ...]) -> Callable[[Any], str]:
+    def kind(v):
+        if v not in choices:
+            raise _Expected
+        return v
+
+    return kind
 
 
 def _choices(choices: tuple[str, ...]) -> Callable[[Any], tuple[str, ...]]:
@@ -651,10 +670,15 @@ def parse_description(data: dict, path: str) -> TargetDescription:
     header = api_t.get("header", _matching(re.compile(r"^[A-Za-z0-9_./-]+\.h$")), "a header file name like \"npu.h\"")
     codegen = api_t.get("codegen", _matching(_REF), "\"module:function\"", required=False)
     codegen_fn = resolve_callable(codegen, base_dir, "api.codegen", path) if codegen else None
+    lowering = api_t.get("lowering", _one_of(LOWERINGS), " or ".join(f'"{x}"' for x in LOWERINGS),
+                         required=False, default="accel")
+    if lowering == "none" and codegen is None:
+        api_t.fail(api_t.where("lowering"), '"none" needs a codegen hook (api.codegen): the built-in C codegen '
+                                            "emits lowered accel IR only")
     structs = _structs(api_t)
     runtime = _runtime(api_t)
     api_t.finish()
-    api = Api(prefix, header, runtime, structs, codegen, codegen_fn)
+    api = Api(prefix, header, runtime, structs, codegen, codegen_fn, lowering)
     struct_names = {st.name: st for st in structs}
     library = _library(top, base_dir)
 
@@ -665,6 +689,9 @@ def parse_description(data: dict, path: str) -> TargetDescription:
         shared_with_host=mem_t.get("shared_with_host", _bool, "true or false"),
     )
     mem_t.finish()
+    if lowering == "none" and not memory.shared_with_host:
+        api_t.fail(api_t.where("lowering"), '"none" leaves the regions on host memory: the target needs '
+                                            "memory.shared_with_host = true")
 
     dma_t = top.table("dma")
     dma = Dma(

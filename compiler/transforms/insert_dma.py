@@ -100,6 +100,8 @@ class InsertDma(ModulePass):
             if PLACEMENT_ATTR in fn.attributes:
                 continue
             desc = known.named(name, fn)
+            if not desc.lowers_to_accel:
+                continue  # api.lowering = "none": host memory, no placement
             computes = [o for o in fn.walk() if isinstance(o, accel.ComputeOp)]
             if desc.memory.shared_with_host and self.zero_copy:
                 fn.attributes[PLACEMENT_ATTR] = StringAttr("zero-copy")

@@ -156,6 +156,8 @@ class LowerToAccel(ModulePass):
             if isinstance(target, StringAttr) and target.data == "host":
                 continue
             desc = target_context(ctx).named(target.data, fn)
+            if not desc.lowers_to_accel:
+                continue  # api.lowering = "none": its codegen hook takes the bufferized region
             weights = WeightCache(fn)
             for kernel in list(fn.body.block.ops):
                 if not isinstance(kernel, accel.KernelOp):

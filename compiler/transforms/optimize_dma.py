@@ -777,7 +777,9 @@ class OptimizeDma(ModulePass):
         for fn, name in accelerator_functions(op):
             if fn.attributes.get(PLACEMENT_ATTR) != StringAttr("dma"):
                 continue
-            targets[name] = known.named(name, fn)
+            desc = known.named(name, fn)
+            if desc.lowers_to_accel:  # api.lowering = "none": nothing of its regions is moved
+                targets[name] = desc
 
         def plan(module: ModuleOp) -> None:
             for name, desc in targets.items():

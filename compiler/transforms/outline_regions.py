@@ -51,7 +51,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.targets import symbol_base
+from accel.compiler.targets import AccelContext, symbol_base
 from accel.dialects.relay import ConstantOp
 from accel.dialects.conventions import HOST, MANUAL_ATTR, REGION_ATTR, TARGET_ATTR, host_functions, target_of
 
@@ -214,3 +214,15 @@ class OutlineRegions(ModulePass):
             new.extend(outline_block(fn.body.block, names))
         for fn in new:
             op.body.block.add_op(fn)
+        keep_hook_regions(ctx, new)
+
+
+def keep_hook_regions(ctx: Context, functions: list[func.FuncOp]) -> None:
+    """Keep a clone of each region of a target with a codegen hook in the target context:
+    the hook gets the region at relay/composite level (docs/targets.md, "The codegen hook")."""
+    if not isinstance(ctx, AccelContext):
+        return
+    for fn in functions:
+        desc = ctx.targets.get(target_of(fn) or "")
+        if desc is not None and desc.api.codegen is not None:
+            ctx.targets.keep_region(fn.sym_name.data, fn.clone())

@@ -450,7 +450,7 @@ class TileForScratchpad(ModulePass):
         known.load(self.target)
         for fn, name in list(accelerator_functions(op)):
             desc = known.named(name, fn)
-            if desc.memory.shared_with_host and self.zero_copy:
+            if not desc.lowers_to_accel or (desc.memory.shared_with_host and self.zero_copy):
                 continue
             if PLACEMENT_ATTR in fn.attributes:
                 raise CompileError(f"tile-for-scratchpad: @{fn.sym_name.data} is already placed (run it before insert-dma)", fn)
