@@ -8,7 +8,13 @@ import heapq
 from collections.abc import Sequence
 
 import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.ir import Operation
 
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.tensors import numpy_dtype
+from accel.dialects import accel
 from accel.dialects.conventions import TARGET_ATTR
 
 
@@ -53,7 +59,6 @@ class FreeList:
             return
         self.starts.insert(i, start)
         self.sizes[start] = size
-
 
 
 def greedy_by_size(intervals: Sequence[tuple[int, int, int]]) -> tuple[list[int], int]:
@@ -185,8 +190,6 @@ def _intervals(allocs, pos, end, alignment: int, memo: dict) -> list[tuple[int, 
     buffer lives from its alloc to its last use, where a transfer counts until the
     `dma_wait` of its token and a use inside a loop (or a call) until its end, unless the
     buffer is allocated inside it."""
-    from accel.compiler.tensors import numpy_dtype
-    from accel.dialects import accel
 
     intervals = []
     for alloc in allocs:
@@ -220,9 +223,7 @@ def _plan(allocs, pos, end, capacity: int, alignment: int, what: str, where, mem
 
 
 def _place(allocs, intervals, capacity: int, what: str, where) -> int:
-    from xdsl.dialects.builtin import IntegerAttr, i64
 
-    from accel.compiler.diagnostics import CompileError
 
     offsets, top = linear_scan(intervals)
     if top > capacity:
@@ -237,7 +238,6 @@ def _place(allocs, intervals, capacity: int, what: str, where) -> int:
 
 
 def _function_allocs(fn) -> tuple[list, dict, dict]:
-    from accel.dialects import accel
 
     pos, last = _positions(fn)
     allocs = [op for op in pos if isinstance(op, accel.AllocOp) and accel.memory_space(op.result.type) == "spm"]
@@ -255,7 +255,6 @@ def scratchpad_fits(fn, capacity: int, alignment: int) -> bool:
     """Whether `plan_scratchpad` succeeds (and if so, its offsets are set as by it); a
     function whose live buffers exceed `capacity` at some point is rejected without
     trying the allocators."""
-    from accel.compiler.diagnostics import CompileError
 
     allocs, pos, last = _function_allocs(fn)
     intervals = _intervals(allocs, pos, {}, alignment, last)
@@ -272,11 +271,7 @@ def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: i
     """Plan the scratchpad buffers of all regions of one target together, in execution
     order, including those `@main` allocates for values kept on the device between
     regions (tagged `accel.target`). Returns the peak."""
-    from xdsl.dialects import func
-    from xdsl.dialects.builtin import StringAttr
 
-    from accel.compiler.transforms.plan_memory import schedule
-    from accel.dialects import accel
 
     # Without buffers that live across regions (in @main), each region's plan is its own.
     resident = any(isinstance(op, accel.AllocOp) and isinstance(op.attributes.get(TARGET_ATTR), StringAttr)
@@ -304,3 +299,48 @@ def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: i
         if isinstance(owner_target, StringAttr) and owner_target.data == target_name:
             allocs.append(op)
     return _plan(allocs, pos, end, capacity, alignment, f"the regions of '{target_name}'", None)
+
+
+def schedule(module: ModuleOp, entry: str | None = "main") -> tuple[dict[Operation, int], dict[Operation, int]]:
+    """Number every op in execution order, entering callees at their call sites.
+    Returns (position of each op, end position of each top-level op of a function).
+    With `entry=None`, a module without `@main` numbers its functions one after the
+    other (for regions looked at on their own)."""
+    # One symbol lookup table: a lookup per call would be quadratic in the number of calls.
+    functions = {f.sym_name.data: f for f in module.body.block.ops if isinstance(f, func.FuncOp)}
+    position: dict[Operation, int] = {}
+    end: dict[Operation, int] = {}
+    counter = 0
+    visiting: set[str] = set()
+
+    def visit_block_ops(fn: func.FuncOp, enter_calls: bool) -> None:
+        nonlocal counter
+        name = fn.sym_name.data
+        if name in visiting:
+            raise CompileError(f"plan-memory: recursive call of @{name}", fn)
+        visiting.add(name)
+        for op in fn.body.block.ops:
+            position[op] = counter
+            counter += 1
+            if isinstance(op, func.CallOp):
+                callee = functions.get(op.callee.root_reference.data)
+                if enter_calls and isinstance(callee, func.FuncOp) and not callee.is_declaration:
+                    visit_block_ops(callee, enter_calls)
+            else:
+                for inner in op.walk():
+                    if inner is not op:
+                        position[inner] = counter
+                        counter += 1
+            end[op] = counter - 1
+        visiting.discard(name)
+
+    main = functions.get(entry or "main")
+    if isinstance(main, func.FuncOp):
+        visit_block_ops(main, True)
+    elif entry is not None:
+        raise CompileError(f"plan-memory: no @{entry} function")
+    else:
+        for fn in module.body.block.ops:
+            if isinstance(fn, func.FuncOp) and not fn.is_declaration:
+                visit_block_ops(fn, False)
+    return position, end

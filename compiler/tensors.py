@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from accel.dialects import accel
 from accel.dialects.relay import WEIGHTS_ATTR, ConstantOp
 
 _TO_NUMPY: dict[tuple[str, int, bool], np.dtype] = {
@@ -208,8 +209,9 @@ def weights_path(module: ModuleOp) -> str | None:
     return attr.data if isinstance(attr, StringAttr) else None
 
 
-def constant_value(op: ConstantOp) -> np.ndarray:
-    """The value of a relay.constant, inline or external."""
+def constant_value(op: ConstantOp | accel.WeightOp) -> np.ndarray:
+    """The value of a relay.constant or an accel.weight (its buffer-level form), inline
+    or external, in the op's shape and element type."""
     if op.value is not None:
         return array_from_dense(op.value)
     assert op.external is not None
@@ -217,7 +219,8 @@ def constant_value(op: ConstantOp) -> np.ndarray:
     module = enclosing_module(op)
     path = weights_path(module) if module is not None else None
     if path is None:
-        raise WeightsError(f"external constant '{name}' needs a '{WEIGHTS_ATTR}' attribute on the module")
+        what = "constant" if isinstance(op, ConstantOp) else "weight"
+        raise WeightsError(f"external {what} '{name}' needs a '{WEIGHTS_ATTR}' attribute on the module")
     tensors = load_weights_file(path)
     if name not in tensors:
         raise WeightsError(f"{path}: has no tensor named '{name}'")
@@ -246,3 +249,31 @@ def known_value(v: SSAValue) -> np.ndarray | None:
 def inline_constant(arr: np.ndarray) -> ConstantOp:
     """A relay.constant holding `arr` inline (a computed value has no weights-file name)."""
     return ConstantOp(dense_from_array(np.asarray(arr)))
+
+
+def cast(data: np.ndarray, dtype) -> np.ndarray:
+    """Element type conversion.
+    - to bool: x != 0;
+    - float -> integer: truncate toward zero, saturate to the target range, NaN -> 0;
+    - integer -> integer: two's-complement wrap-around (C's conversion);
+    - -> float: round to nearest even."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return data != 0
+    if data.dtype.kind != "f" or dtype.kind == "f":
+        return data.astype(dtype)
+    info = np.iinfo(dtype)
+    t = np.trunc(data.astype(np.float64))
+    below = t < info.min
+    # float(info.max) + 1 is the first float past the range (2^31, 2^63, 2^64, ...).
+    above = t >= float(info.max) + 1
+    nan = np.isnan(t)
+    out = np.where(below | above | nan, 0, t).astype(dtype)
+    out[below] = info.min
+    out[above] = info.max
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Quantized ops (exact integer arithmetic, ONNX rounding)
+# --------------------------------------------------------------------------------------

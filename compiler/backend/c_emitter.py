@@ -40,7 +40,7 @@ from accel.compiler.backend.codegen_hook import (
 from accel.compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_comment, c_double, c_float, c_int, c_string
 from accel.compiler.diagnostics import CompileError, format_location
 from accel.compiler.memory_plan import align
-from accel.compiler.tensors import constant_value, numpy_dtype
+from accel.compiler.tensors import cast, constant_value, numpy_dtype
 from accel.dialects import accel, relay
 from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, Arg, Call, Value, compute_word
 from accel.dialects.conventions import ARENA_ATTR, ENTRY_ATTR, OFFSET_ATTR, TARGET_ATTR, entry_of, io_names, is_output_arg
@@ -187,12 +187,7 @@ class ModelEmitter:
     # -- weights -----------------------------------------------------------------------
 
     def weight_ptr(self, op: relay.ConstantOp | accel.WeightOp) -> str:
-        if isinstance(op, relay.ConstantOp):
-            arr = constant_value(op)
-        else:
-            from accel.compiler.runtime.buffer_interpreter import weight_value
-
-            arr = np.asarray(weight_value(op))
+        arr = constant_value(op)
         offset = self.blob.add(_constant_key(op, arr), arr)
         return f"(({C_TYPES[arr.dtype]} *)(model_weights + {offset}))"
 
@@ -724,9 +719,7 @@ class HostKernelEmitter:
         if isinstance(op, relay.PadOp):
             s = shape_of(op.data.type)
             dt = dtype_of(op.data.type)
-            from accel.compiler.runtime import reference as ref
-
-            pv = ref.cast(np.asarray([op.prop("pad_value")], np.float64), dt)
+            pv = cast(np.asarray([op.prop("pad_value")], np.float64), dt)
             pva = m.static_array(C_TYPES[dt], list(pv.astype(np.float64) if dt.kind == "f" else pv.astype(np.int64)), "padv")
             mode = {"constant": "ACC_PAD_CONSTANT", "edge": "ACC_PAD_EDGE", "reflect": "ACC_PAD_REFLECT"}[op.prop("pad_mode")]
             pw = m.static_array("int64_t", list(op.prop("pad_width")), "padw")

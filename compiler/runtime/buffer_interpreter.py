@@ -27,7 +27,7 @@ from xdsl.interpreters.scf import ScfFunctions
 from accel.compiler.diagnostics import CompileError, one_line
 from accel.compiler.runtime import interpreter as relay_interpreter
 from accel.compiler.runtime import reference as ref
-from accel.compiler.tensors import WeightsError, array_from_dense, load_weights_file, enclosing_module, numpy_dtype, weights_path
+from accel.compiler.tensors import WeightsError, constant_value, numpy_dtype
 from accel.dialects import accel
 from accel.dialects.conventions import io_names, is_output_arg
 
@@ -41,20 +41,8 @@ def fresh_buffer(t: MemRefType) -> np.ndarray:
 
 
 def weight_value(op: accel.WeightOp) -> np.ndarray:
-    if op.value is not None:
-        arr = array_from_dense(op.value)
-    else:
-        module = enclosing_module(op)
-        path = weights_path(module) if module is not None else None
-        if path is None:
-            raise WeightsError(f"external weight '{op.external.data}' needs a 'relay.weights' attribute on the module")
-        tensors = load_weights_file(path)
-        if op.external.data not in tensors:
-            raise WeightsError(f"{path}: has no tensor named '{op.external.data}'")
-        arr = tensors[op.external.data]
-    t = op.result.type
-    arr = np.asarray(arr).astype(numpy_dtype(t.element_type), copy=False).reshape(tuple(t.get_shape()))
-    view = arr.view()
+    """A weight's value as a read-only array (buffers of the interpreter are views)."""
+    view = constant_value(op).view()
     view.flags.writeable = False
     return view
 

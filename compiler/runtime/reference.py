@@ -27,6 +27,9 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from accel.compiler.tensors import cast  # noqa: F401 (the `cast` op's semantics, defined with the tensors)
+from accel.dialects.relay import pool_out_dim
+
 # --------------------------------------------------------------------------------------
 # Helpers
 # --------------------------------------------------------------------------------------
@@ -257,20 +260,6 @@ def softmax(data: np.ndarray, axis: int = -1) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 
 
-def pool_out_dim(size: int, k: int, stride: int, dil: int, pad_lo: int, pad_hi: int, ceil_mode: bool) -> int:
-    """Output length of a pooling window (the rule of `relay.pool_out_dim`): with
-    `ceil_mode` the last window must still start inside the input or its leading
-    padding, so one output is dropped when it would start in the trailing padding."""
-    eff = dil * (k - 1) + 1
-    span = size + pad_lo + pad_hi - eff
-    if not ceil_mode:
-        return span // stride + 1
-    out = -(-span // stride) + 1
-    if (out - 1) * stride >= size + pad_lo:
-        out -= 1
-    return out
-
-
 def _pool_geometry(shape, pool_size, strides, dilation, padding, ceil_mode):
     """Output size and the extra trailing cells ceil_mode needs, per spatial axis."""
     _, _, h, w = shape
@@ -424,34 +413,6 @@ def take(data: np.ndarray, indices: np.ndarray, axis: int = 0) -> np.ndarray:
         first = int(idx[bad].flat[0])
         raise ValueError(f"index {first} is out of range for axis {axis} of size {n}")
     return np.take(data, np.where(idx < 0, idx + n, idx), axis=axis)
-
-
-def cast(data: np.ndarray, dtype) -> np.ndarray:
-    """Element type conversion.
-    - to bool: x != 0;
-    - float -> integer: truncate toward zero, saturate to the target range, NaN -> 0;
-    - integer -> integer: two's-complement wrap-around (C's conversion);
-    - -> float: round to nearest even."""
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return data != 0
-    if data.dtype.kind != "f" or dtype.kind == "f":
-        return data.astype(dtype)
-    info = np.iinfo(dtype)
-    t = np.trunc(data.astype(np.float64))
-    below = t < info.min
-    # float(info.max) + 1 is the first float past the range (2^31, 2^63, 2^64, ...).
-    above = t >= float(info.max) + 1
-    nan = np.isnan(t)
-    out = np.where(below | above | nan, 0, t).astype(dtype)
-    out[below] = info.min
-    out[above] = info.max
-    return out
-
-
-# --------------------------------------------------------------------------------------
-# Quantized ops (exact integer arithmetic, ONNX rounding)
-# --------------------------------------------------------------------------------------
 
 
 def qnn_quantize(data: np.ndarray, scale: np.ndarray, zero_point: np.ndarray, axis: int = -1) -> np.ndarray:

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, IntegerType, Signedness, TensorType
-from xdsl.ir import Attribute, Operation, OpResult, SSAValue
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation, OpResult, SSAValue
 
 from accel.compiler.targets.c_api import dtype_name
 from accel.compiler.targets.schema import LIMIT_APPLIES_TO, Limits, OpSpec, PatternSpec, TargetDescription

@@ -39,7 +39,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.memory_plan import align, linear_scan
+from accel.compiler.memory_plan import align, linear_scan, schedule
 from accel.compiler.tensors import numpy_dtype
 from accel.dialects.conventions import ARENA_ATTR, OFFSET_ATTR, io_names
 
@@ -69,51 +69,6 @@ def check_main_buffers(module: ModuleOp) -> None:
     for arg, name in zip(main.body.block.args, io_names(main)[0]):
         if isinstance(arg.type, MemRefType) and buffer_bytes(arg.type) > MAX_BUFFER_BYTES:
             raise CompileError(_too_large(f"tensor '{name}' of @main", arg.type, buffer_bytes(arg.type)), main)
-
-
-def schedule(module: ModuleOp, entry: str | None = "main") -> tuple[dict[Operation, int], dict[Operation, int]]:
-    """Number every op in execution order, entering callees at their call sites.
-    Returns (position of each op, end position of each top-level op of a function).
-    With `entry=None`, a module without `@main` numbers its functions one after the
-    other (for regions looked at on their own)."""
-    # One symbol lookup table: a lookup per call would be quadratic in the number of calls.
-    functions = {f.sym_name.data: f for f in module.body.block.ops if isinstance(f, func.FuncOp)}
-    position: dict[Operation, int] = {}
-    end: dict[Operation, int] = {}
-    counter = 0
-    visiting: set[str] = set()
-
-    def visit_block_ops(fn: func.FuncOp, enter_calls: bool) -> None:
-        nonlocal counter
-        name = fn.sym_name.data
-        if name in visiting:
-            raise CompileError(f"plan-memory: recursive call of @{name}", fn)
-        visiting.add(name)
-        for op in fn.body.block.ops:
-            position[op] = counter
-            counter += 1
-            if isinstance(op, func.CallOp):
-                callee = functions.get(op.callee.root_reference.data)
-                if enter_calls and isinstance(callee, func.FuncOp) and not callee.is_declaration:
-                    visit_block_ops(callee, enter_calls)
-            else:
-                for inner in op.walk():
-                    if inner is not op:
-                        position[inner] = counter
-                        counter += 1
-            end[op] = counter - 1
-        visiting.discard(name)
-
-    main = functions.get(entry or "main")
-    if isinstance(main, func.FuncOp):
-        visit_block_ops(main, True)
-    elif entry is not None:
-        raise CompileError(f"plan-memory: no @{entry} function")
-    else:
-        for fn in module.body.block.ops:
-            if isinstance(fn, func.FuncOp) and not fn.is_declaration:
-                visit_block_ops(fn, False)
-    return position, end
 
 
 def _last_use(buf: SSAValue, position: dict[Operation, int], end: dict[Operation, int]) -> int:
