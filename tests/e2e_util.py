@@ -23,6 +23,8 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import subprocess
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -578,3 +580,18 @@ def c_string_value(literal: str) -> bytes:
             out.append(simple[nxt])
             i += 2
     return bytes(out)
+
+
+def run_tool(tool: str, *args: str) -> subprocess.CompletedProcess:
+    """One of accel's command lines of this interpreter's environment."""
+    return subprocess.run([os.path.join(os.path.dirname(sys.executable), tool), *args],
+                          capture_output=True, text=True, timeout=600)
+
+
+def one_error_line(proc: subprocess.CompletedProcess) -> str:
+    """The one line a failing tool prints (and no traceback)."""
+    assert proc.returncode != 0
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    return lines[0]

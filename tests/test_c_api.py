@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 
 import pytest
+from e2e_util import one_error_line, run_tool
 
 from accel.compiler.targets import registry
 
@@ -34,16 +34,7 @@ def npu_variant(tmp_path, old: str, new: str, count: int = -1) -> str:
     return str(path)
 
 
-def run(tool: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([os.path.join(BIN, tool), *args], capture_output=True, text=True, timeout=600)
-
-
-def one_error_line(proc: subprocess.CompletedProcess) -> str:
-    assert proc.returncode != 0
-    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1, proc.stderr
-    assert "Traceback" not in proc.stderr
-    return lines[0]
+run = run_tool
 
 
 def compile_error(tmp_path, toml: str) -> str:

@@ -16,6 +16,7 @@ import sys
 import numpy as np
 import onnx
 import pytest
+from e2e_util import one_error_line, run_tool
 from onnx import TensorProto
 from onnx import helper as oh
 from onnx import numpy_helper as nh
@@ -30,16 +31,7 @@ TOLERANCE = 1e-4
 """Of the output's largest magnitude: float32 sums in another order (BLAS vs numpy)."""
 
 
-def run(tool: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([os.path.join(BIN, tool), *args], capture_output=True, text=True, timeout=600)
-
-
-def one_error_line(proc: subprocess.CompletedProcess) -> str:
-    assert proc.returncode != 0
-    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1, proc.stderr
-    assert "Traceback" not in proc.stderr
-    return lines[0]
+run = run_tool
 
 
 def weights(seed: int = 0):
