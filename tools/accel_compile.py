@@ -1,6 +1,6 @@
 """accel-compile: a model (ONNX or textual IR) to a directory of C for host + accelerator.
 
-    accel-compile MODEL.(onnx|mlir) --target T -o DIR [-p PIPELINE] [--dump-ir] [--time-passes] [--verify-each]
+    accel-compile MODEL.(onnx|mlir) --target T -o DIR [-p PIPELINE] [--dump-ir] [--time-passes] [--verify-each] [-q]
 
 Writes DIR/model.h, model.c, <target>_wrappers.c, weights.bin, runtime/, Makefile,
 report.json and partition.dot (and DIR/ir/ with --dump-ir); `accel-run DIR` builds and
@@ -30,15 +30,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--dump-ir", action="store_true", help="write the IR after every stage to DIR/ir/")
     parser.add_argument("--time-passes", action="store_true",
                         help="print each stage's time (import, every pass, emit, write) to stderr")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress display and no summary line (progress shows only on a terminal)")
     parser.add_argument("--verify-each", action="store_true",
                         help="verify the IR after every pass (a debug aid; by default after import and at the end)")
     parser.error = lambda message: _die(f"error: {message}")  # type: ignore[method-assign]
     args = parser.parse_args(argv)
     try:
         from accel.compiler.driver import compile_to_directory
+        from accel.compiler.progress import StageProgress
 
-        report = compile_to_directory(args.model, args.target, args.output, args.pipeline, args.dump_ir,
-                                      verify_each=args.verify_each)
+        with StageProgress("accel-compile", enabled=not args.quiet) as progress:
+            report = compile_to_directory(args.model, args.target, args.output, args.pipeline, args.dump_ir,
+                                          verify_each=args.verify_each, on_stage=progress.stage)
     except KeyboardInterrupt:
         sys.exit(130)
     except BaseException as e:  # ArgSpecParseError is a BaseException
@@ -49,6 +53,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.time_passes:
         for stage, seconds in report["timing"].items():
             print(f"Pass {stage} took {seconds} seconds", file=sys.stderr)
+    if args.quiet:
+        return
     ops = report.get("ops", {})
     dma = report.get("dma", {})
     print(f"accel-compile: wrote {args.output} ({ops.get('offloaded', 0)}/{ops.get('total', 0)} ops offloaded, "
