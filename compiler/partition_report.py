@@ -25,9 +25,8 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from accel.compiler.diagnostics import format_location
-from accel.compiler.targets import symbol_base
 from accel.dialects.relay import CompositeOp, ConstantOp
-from accel.dialects.conventions import HOST, REASON_ATTR, REGION_ATTR, TARGET_ATTR
+from accel.dialects.conventions import HOST, REASON_ATTR, REGION_ATTR, TARGET_ATTR, symbol_base
 
 
 

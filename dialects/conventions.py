@@ -23,6 +23,7 @@ functions.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from xdsl.dialects import func
@@ -76,6 +77,12 @@ def entry_of(op: Operation) -> str | None:
 
 def set_entry(op: Operation, key: str) -> None:
     op.attributes[ENTRY_ATTR] = StringAttr(key)
+
+
+def symbol_base(target_name: str) -> str:
+    """A target name as part of a C identifier and a region's symbol (`npu-shared` ->
+    `npu_shared`, regions `@npu_shared_0`)."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", target_name)
 
 
 def composite_target(pattern_name: str) -> str:

@@ -9,21 +9,24 @@
 The schema is documented with an annotated example in docs/targets.md.
 """
 
-from accel.compiler.targets.context import AccelContext, TargetContext, target_context
-from accel.compiler.targets.registry import builtin_target_names, load_target, target_names
-from accel.compiler.targets.schema import (
-    Api,
-    Compute,
-    Dma,
-    Limits,
-    Memory,
-    OpSpec,
-    PatternSpec,
-    TargetDescription,
-    Throughput,
-    symbol_base,
-)
-from accel.compiler.targets.support import dtype_name, select
+from importlib import import_module
+
+_HOME = {
+    "AccelContext": "context", "TargetContext": "context", "target_context": "context",
+    "builtin_target_names": "registry", "load_target": "registry", "target_names": "registry",
+    "Api": "schema", "Compute": "schema", "Dma": "schema", "Limits": "schema", "Memory": "schema",
+    "OpSpec": "schema", "PatternSpec": "schema", "TargetDescription": "schema", "Throughput": "schema",
+    "dtype_name": "support", "select": "support",
+}  # fmt: skip
+"""Where each name of this package lives: imported on first use (PEP 562), so a tool
+that never reads a description does not pay for the schema (and numpy) at start-up."""
+
+
+def __getattr__(name: str):
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_HOME[name]}"), name)
+
 
 __all__ = [
     "AccelContext",
@@ -41,7 +44,6 @@ __all__ = [
     "dtype_name",
     "load_target",
     "select",
-    "symbol_base",
     "target_context",
     "target_names",
 ]

@@ -20,15 +20,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.targets.registry import load_target, target_names
-from accel.compiler.targets.schema import TargetDescription
 from accel.dialects.conventions import accelerator_functions
+
+if TYPE_CHECKING:
+    from accel.compiler.targets.schema import TargetDescription
+
+
+def _registry():
+    """The description reader, imported when a compile first names a target (the schema
+    and numpy cost a tool's start-up otherwise)."""
+    from accel.compiler.targets import registry
+
+    return registry
 
 
 class TargetContext:
@@ -47,7 +57,7 @@ class TargetContext:
         desc = self._by_spec.get(spec) or self._by_name.get(spec)
         if desc is not None:
             return desc
-        desc = load_target(spec)
+        desc = _registry().load_target(spec)
         known = self._by_name.get(desc.name)
         if known is not None and known.path != desc.path:
             raise CompileError(f"two descriptions are named '{desc.name}': {known.path} and {desc.path}")
@@ -65,7 +75,7 @@ class TargetContext:
         """The descriptions of a target option ("npu,dsp", a tuple, paths), loaded into
         the context if they are not there yet; in order, without duplicates."""
         out: list[TargetDescription] = []
-        for spec in target_names(option):
+        for spec in _registry().target_names(option):
             desc = self._add(spec)
             if any(d.name == desc.name for d in out):
                 raise CompileError(f"target '{desc.name}' is listed twice")
@@ -79,7 +89,7 @@ class TargetContext:
 
     def resolve(self, option: str | Iterable[str], pass_name: str, key: str = "target") -> tuple[TargetDescription, ...]:
         """A pass's target option (`key`), or the selected targets when it is empty."""
-        descs = self.load(option) if target_names(option) else self.selected
+        descs = self.load(option) if _registry().target_names(option) else self.selected
         if not descs:
             raise CompileError(f"{pass_name} needs a target (e.g. {pass_name}{{{key}=npu}} or --target npu)")
         return descs

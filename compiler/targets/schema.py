@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accel.compiler.diagnostics import CompileError, did_you_mean
+from accel.dialects.conventions import symbol_base
 from accel.compiler.runtime.cbuild import SIM_DIR
 from accel.compiler.targets.c_api import (
     ARRAY, BUFFER, COMPUTE_KINDS, CONFIG_WORDS, RELAY_TO_COMPUTE, RUNTIME_FUNCTIONS, Arg, Call, Runtime, Struct, Value,
@@ -204,10 +205,6 @@ class TargetDescription:
     def symbol_base(self) -> str:
         """The target name as part of an identifier (`npu-shared` -> `npu_shared`)."""
         return symbol_base(self.name)
-
-
-def symbol_base(target_name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_]", "_", target_name)
 
 
 # --------------------------------------------------------------------------------------

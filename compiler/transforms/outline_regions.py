@@ -51,9 +51,9 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.targets import AccelContext, symbol_base
+from accel.compiler.targets.context import AccelContext
 from accel.dialects.relay import ConstantOp
-from accel.dialects.conventions import HOST, MANUAL_ATTR, REGION_ATTR, TARGET_ATTR, host_functions, target_of
+from accel.dialects.conventions import HOST, MANUAL_ATTR, REGION_ATTR, TARGET_ATTR, host_functions, symbol_base, target_of
 
 
 def _region_id(op: Operation) -> int | None:

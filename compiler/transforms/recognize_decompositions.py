@@ -11,7 +11,7 @@ of scalar arithmetic; each chain becomes one op, which a target can take as a wh
 | `x * sigmoid(x)` | `relay.nn.silu` |
 | `0.5 * x * (1 + erf(x * (1/sqrt 2)))` | `relay.nn.gelu` |
 | `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x * x * x)))` | `relay.nn.gelu {approximate = "tanh"}` |
-| `clip(relu(x), lo, hi)`, `relu(clip(x, lo, hi))` (ReLU6 and kin) | `relay.clip` |
+| `clip(relu(x), lo, hi)`, `relu(clip(x, lo, hi))` (ReLU6 and kin), `clip(clip(x))` (overlapping ranges) | `relay.clip` |
 
 Constants are scalars (one element, not widening the result) compared with a relative
 tolerance of `REL_TOL` (exporters write 0.1666667 for 1/6). For example
@@ -258,7 +258,8 @@ class ProductPatterns(RewritePattern):
 
 
 class MergeReluClip(RewritePattern):
-    """clip(relu(x), lo, hi) with lo >= 0 and relu(clip(x, lo, hi)) -> one clip (ReLU6)."""
+    """clip(relu(x), lo, hi) with lo >= 0, relu(clip(x, lo, hi)) and clip(clip(x)) with
+    overlapping ranges -> one clip (ReLU6)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         chain = Chain()
@@ -269,6 +270,14 @@ class MergeReluClip(RewritePattern):
             clip = op.data.owner
             chain.ops.append(clip)
             new = relay.ClipOp(clip.data, a_min=max(clip.prop("a_min"), 0.0), a_max=max(clip.prop("a_max"), 0.0))
+        elif isinstance(op, relay.ClipOp) and isinstance(op.data.owner, relay.ClipOp):
+            # Two clips whose ranges overlap are one (a relu6 chain after another one).
+            inner = op.data.owner
+            lo, hi = max(inner.prop("a_min"), op.prop("a_min")), min(inner.prop("a_max"), op.prop("a_max"))
+            if lo > hi:
+                return
+            chain.ops.append(inner)
+            new = relay.ClipOp(inner.data, a_min=lo, a_max=hi)
         else:
             return
         replace(rewriter, op, new, chain)

@@ -138,3 +138,25 @@ func.func @relu6(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
   %b = relay.nn.relu %1 : tensor<4x8xf32>
   func.return %a, %b : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// A relu6 after a relu6, and two clips whose ranges overlap: one clip each; ranges that
+// do not overlap stay two clips.
+// CHECK-LABEL: func.func @clip_clip
+// CHECK-NEXT:    %a = relay.clip %x {a_min = 0.0, a_max = 6.0} : tensor<4x8xf32>
+// CHECK-NEXT:    %b = relay.clip %x {a_min = 0.0, a_max = 6.0} : tensor<4x8xf32>
+// CHECK-NEXT:    %c = relay.clip %x {a_min = 1.0, a_max = 3.0} : tensor<4x8xf32>
+// CHECK-NEXT:    %[[KEPT:.*]] = relay.clip %x {a_min = 0.0, a_max = 1.0} : tensor<4x8xf32>
+// CHECK-NEXT:    %d = relay.clip %[[KEPT]] {a_min = 2.0, a_max = 3.0} : tensor<4x8xf32>
+func.func @clip_clip(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = relay.nn.relu %x : tensor<4x8xf32>
+  %a = relay.clip %0 {a_min = 0.0, a_max = 6.0} : tensor<4x8xf32>
+  %1 = relay.nn.relu %a : tensor<4x8xf32>
+  %b = relay.clip %1 {a_min = 0.0, a_max = 6.0} : tensor<4x8xf32>
+  %3 = relay.clip %x {a_min = -1.0, a_max = 3.0} : tensor<4x8xf32>
+  %c = relay.clip %3 {a_min = 1.0, a_max = 6.0} : tensor<4x8xf32>
+  %2 = relay.clip %x {a_min = 0.0, a_max = 1.0} : tensor<4x8xf32>
+  %d = relay.clip %2 {a_min = 2.0, a_max = 3.0} : tensor<4x8xf32>
+  func.return %a, %b, %c, %d : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
