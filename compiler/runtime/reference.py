@@ -325,7 +325,8 @@ def avg_pool2d(
 
 
 def global_avg_pool2d(data: np.ndarray) -> np.ndarray:
-    return np.mean(data, axis=(2, 3), keepdims=True)
+    # Contiguous first: numpy's summation order (so the last bit) follows the layout.
+    return np.mean(np.ascontiguousarray(data), axis=(2, 3), keepdims=True)
 
 
 def batch_norm(
@@ -364,7 +365,7 @@ def layer_norm(data: np.ndarray, gamma: np.ndarray, beta: np.ndarray, axis: int 
 
 def mean(data: np.ndarray, axes: Sequence[int], keepdims: bool = False) -> np.ndarray:
     """Mean over `axes` (already resolved: relay's `exclude` and "all axes" applied)."""
-    return np.asarray(np.mean(data, axis=tuple(axes), keepdims=keepdims), dtype=data.dtype)
+    return np.asarray(np.mean(np.ascontiguousarray(data), axis=tuple(axes), keepdims=keepdims), dtype=data.dtype)
 
 
 # --------------------------------------------------------------------------------------
