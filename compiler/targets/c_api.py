@@ -102,14 +102,20 @@ class Runtime:
 COMPUTE_KINDS = ("conv2d", "matmul", "pool", "eltwise")
 """The accel compute ops (`accel.<kind>`) an entry can lower to."""
 
-RELAY_TO_COMPUTE: dict[str, str] = {
-    "relay.nn.conv2d": "conv2d", "relay.qnn.conv2d": "conv2d",
-    "relay.nn.dense": "matmul", "relay.nn.matmul": "matmul", "relay.qnn.dense": "matmul",
-    "relay.nn.max_pool2d": "pool", "relay.nn.avg_pool2d": "pool", "relay.nn.global_avg_pool2d": "pool",
-    "relay.add": "eltwise", "relay.multiply": "eltwise", "relay.qnn.add": "eltwise",
-    "relay.nn.relu": "eltwise", "relay.clip": "eltwise",
+COMMANDS: dict[str, tuple[str, str | None]] = {
+    "relay.nn.conv2d": ("conv2d", None), "relay.qnn.conv2d": ("conv2d", None),
+    "relay.nn.dense": ("matmul", None), "relay.nn.matmul": ("matmul", None), "relay.qnn.dense": ("matmul", None),
+    "relay.nn.max_pool2d": ("pool", "max"), "relay.nn.avg_pool2d": ("pool", "avg"),
+    "relay.nn.global_avg_pool2d": ("pool", "avg"),
+    "relay.add": ("eltwise", "add"), "relay.qnn.add": ("eltwise", "add"), "relay.multiply": ("eltwise", "mul"),
+    "relay.nn.relu": ("eltwise", "relu"), "relay.clip": ("eltwise", "clip"),
 }  # fmt: skip
-"""The anchor ops of lower-to-accel's fused forms and the compute op each becomes."""
+"""The one table of which relay op becomes which accel command (`accel.<kind>` and its
+`kind` property): the anchors of lower-to-accel's fused forms (`fused_forms.ANCHORS`),
+the words that apply to an entry, and the entry that runs a command (`support.op_entry_for`)."""
+
+RELAY_TO_COMPUTE: dict[str, str] = {op: kind for op, (kind, _) in COMMANDS.items()}
+"""The compute op (`accel.<kind>`) each anchor op becomes."""
 
 ALL = frozenset(COMPUTE_KINDS)
 CONV_MM = frozenset({"conv2d", "matmul"})

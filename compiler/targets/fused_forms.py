@@ -43,16 +43,14 @@ import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, OpResult, SSAValue
 
+from accel.compiler.targets.c_api import COMMANDS
 from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.targets.support import command_element, op_entry_for
 from accel.compiler.tensors import constant_value
 from accel.dialects import accel, relay
 
-ANCHORS = (
-    relay.Conv2DOp, relay.QnnConv2DOp, relay.DenseOp, relay.MatmulOp, relay.QnnDenseOp,
-    relay.MaxPool2DOp, relay.AvgPool2DOp, relay.GlobalAvgPool2DOp,
-    relay.AddOp, relay.MultiplyOp, relay.QnnAddOp, relay.ReluOp, relay.ClipOp,
-)  # fmt: skip
+ANCHORS = tuple(cls for cls in relay.GRAPH_OPS if cls.name in COMMANDS)
+"""The ops a fused form is built around (`c_api.COMMANDS`: the command each becomes)."""
 PRODUCTS = (relay.Conv2DOp, relay.QnnConv2DOp, relay.DenseOp, relay.MatmulOp, relay.QnnDenseOp)
 """Anchors that take a bias."""
 ACTIVATED = (*PRODUCTS, relay.AddOp, relay.MultiplyOp)

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, OpResult, SSAValue
 
-from accel.compiler.targets.c_api import dtype_name
+from accel.compiler.targets.c_api import COMMANDS, dtype_name
 from accel.compiler.targets.schema import LIMIT_APPLIES_TO, Limits, OpSpec, PatternSpec, TargetDescription
 from accel.dialects.relay import ConstantOp, RelayOp
 
@@ -213,17 +213,6 @@ def select(op: Operation, target: TargetDescription) -> OpSpec | PatternSpec | s
 
 # -- the entry of a lowered command --------------------------------------------------------
 
-_COMMAND_OPS: dict[tuple[str, str | None], tuple[str, ...]] = {
-    ("accel.conv2d", None): ("relay.nn.conv2d", "relay.qnn.conv2d"),
-    ("accel.matmul", None): ("relay.nn.dense", "relay.nn.matmul", "relay.qnn.dense"),
-    ("accel.pool", "max"): ("relay.nn.max_pool2d",),
-    ("accel.pool", "avg"): ("relay.nn.avg_pool2d", "relay.nn.global_avg_pool2d"),
-    ("accel.eltwise", "add"): ("relay.add", "relay.qnn.add"),
-    ("accel.eltwise", "mul"): ("relay.multiply",),
-    ("accel.eltwise", "relu"): ("relay.nn.relu",),
-    ("accel.eltwise", "clip"): ("relay.clip",),
-}
-"""The relay ops whose `[[ops]]` entries may run an accel command (by op and kind)."""
 
 
 def command_element(result: SSAValue) -> str:
@@ -237,8 +226,8 @@ def op_entry_for(command: str, kind: str | None, element: str, target: TargetDes
     element "i8"): an entry of a relay op of the command's kind whose dtypes take the
     element type. Used for the commands after the first of a composite that lowers to
     several."""
-    ops = _COMMAND_OPS.get((command, kind), ())
+    wanted = (command.removeprefix("accel."), kind)
     for spec in target.ops:
-        if spec.op in ops and element in (spec.limits.dtypes or target.dtypes):
+        if COMMANDS.get(spec.op) == wanted and element in (spec.limits.dtypes or target.dtypes):
             return spec
     return None
