@@ -267,6 +267,55 @@ def scratchpad_fits(fn, capacity: int, alignment: int) -> bool:
     return True
 
 
+class LiveProfile:
+    """Scratchpad bytes live at each position of one function, kept up to date while
+    tentative rewrites move ops or change which buffer an op reads. Its peak is a
+    necessary condition for a plan (no plan is smaller), so optimize-dma screens
+    rewrites one by one against it in O(size of the rewrite), and runs the planner once
+    per batch instead of once per rewrite.
+
+    Positions are those of `_positions`, doubled; an op moved before another sits at the
+    odd slot just before it (ops moved before the same op share that slot)."""
+
+    def __init__(self, fn, alignment: int) -> None:
+        self.alignment = alignment
+        self.pos, self.last = _positions(fn)
+        self.profile = np.zeros(2 * len(self.pos) + 2, np.int64)
+        self.intervals: dict = {}
+        allocs = [op for op in self.pos if isinstance(op, accel.AllocOp) and accel.memory_space(op.result.type) == "spm"]
+        for alloc, interval in zip(allocs, _intervals(allocs, self.pos, {}, alignment, self.last)):
+            self._add(alloc, interval)
+
+    def _add(self, alloc, interval) -> None:
+        first, last, size = interval
+        self.profile[int(2 * first):int(2 * last) + 1] += size
+        self.intervals[alloc] = interval
+
+    def peak(self) -> int:
+        return int(self.profile.max())
+
+    def moved(self, ops, before) -> dict:
+        """Record that `ops` now sit just before `before`; returns their old positions."""
+        saved = {op: self.pos[op] for op in ops}
+        slot = self.pos[before] - 0.5
+        for op in ops:
+            self.pos[op] = slot
+        return saved
+
+    def restore(self, saved: dict) -> None:
+        self.pos.update(saved)
+
+    def refresh(self, allocs) -> None:
+        """Recompute the lives of `allocs` from the IR as it is now."""
+        for alloc in allocs:
+            old = self.intervals.pop(alloc, None)
+            if old is not None:
+                first, last, size = old
+                self.profile[int(2 * first):int(2 * last) + 1] -= size
+            if alloc.parent is not None and alloc in self.pos:
+                self._add(alloc, _intervals([alloc], self.pos, {}, self.alignment, self.last)[0])
+
+
 def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: int) -> int:
     """Plan the scratchpad buffers of all regions of one target together, in execution
     order, including those `@main` allocates for values kept on the device between

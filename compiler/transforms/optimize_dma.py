@@ -56,7 +56,7 @@ from xdsl.transforms.common_subexpression_elimination import cse
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets.context import target_context
 from accel.compiler.index_arith import constant_index, make_index
-from accel.compiler.memory_plan import plan_scratchpad_module, scratchpad_fits
+from accel.compiler.memory_plan import LiveProfile, plan_scratchpad_module, scratchpad_fits
 from accel.dialects import accel
 from accel.dialects.conventions import PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, accelerator_functions, is_output_arg
 
@@ -192,6 +192,12 @@ class Forwarding:
         for user, index in self.uses:
             user.operands[index] = self.load.dest
 
+    def moved(self) -> None:
+        return None
+
+    def buffers(self) -> list[Operation]:
+        return [*_alloc_of(self.have), *_alloc_of(self.load.dest)]
+
     def commit(self) -> None:
         alloc, source = self.load.dest.owner, self.load.source
         erase_transfer(self.load)
@@ -199,14 +205,50 @@ class Forwarding:
         erase_if_unused(source.owner if isinstance(source.owner, Operation) else None)
 
 
-def keep_fitting(changes: list, fits) -> list:
+def _alloc_of(v: SSAValue) -> list[Operation]:
+    owner = root(v).owner
+    return [owner] if isinstance(owner, accel.AllocOp) else []
+
+
+def _admit(change, profile: LiveProfile, limit: int) -> bool:
+    """Apply `change` if the live bytes stay within `limit` everywhere."""
+    moved = change.moved()
+    change.apply()
+    saved = profile.moved(*moved) if moved else None
+    profile.refresh(change.buffers())
+    if profile.peak() <= limit:
+        return True
+    change.undo()
+    if saved is not None:
+        profile.restore(saved)
+    profile.refresh(change.buffers())
+    return False
+
+
+SCREEN_LIMITS = (1.0, 0.9, 0.75)
+"""Fractions of the scratchpad the live-bytes screen of `keep_fitting` allows, tried in
+turn while the planner, which fragments, does not fit what the screen admitted."""
+
+
+def keep_fitting(changes: list, fits, screen=None) -> list:
     """Of tentatively applied `changes` (with apply/undo), keep a subset under which the
-    scratchpad plan fits: all if they fit, else halves tried recursively (a plan per
-    failure and level, not per change)."""
+    scratchpad plan fits: all if they fit. Else, with `screen` (a function giving a fresh
+    `LiveProfile` of the IR and the capacity), changes are re-applied one by one while the
+    live bytes stay within a fraction of the capacity, and the planner checks the batch
+    (a plan per limit tried, not per change); without one, or when no limit fits, halves
+    are tried recursively (a plan per failure and level)."""
     if not changes or fits():
         return changes
     for c in reversed(changes):
         c.undo()
+    if screen is not None:
+        for fraction in SCREEN_LIMITS:
+            profile, capacity = screen()
+            kept = [c for c in changes if _admit(c, profile, int(capacity * fraction))]
+            if fits():
+                return kept
+            for c in reversed(kept):
+                c.undo()
     kept: list = []
 
     def attempt(group: list) -> None:
@@ -277,10 +319,10 @@ def find_forwardings(block: Block, on_device: dict | None = None, found: list | 
     return found
 
 
-def forward_block(block: Block, fits) -> bool:
+def forward_block(block: Block, fits, screen=None) -> bool:
     """Reuse device copies of host data in `block` (see the module docstring), keeping
     the reuses under which the scratchpad plan fits."""
-    kept = keep_fitting(find_forwardings(block), fits)
+    kept = keep_fitting(find_forwardings(block), fits, screen)
     for fwd in kept:
         fwd.commit()
     return bool(kept)
@@ -531,8 +573,14 @@ class Prefetch:
             op.detach()
             Rewriter.insert_op(op, InsertPoint.before(self.home))
 
+    def moved(self) -> tuple[list[Operation], Operation]:
+        return self.ops, self.target
 
-def prefetch_loads(block: Block, fits, only: set | None = None) -> set:
+    def buffers(self) -> list[Operation]:
+        return _alloc_of(self.ops[-1].dest)
+
+
+def prefetch_loads(block: Block, fits, only: set | None = None, screen=None) -> set:
     """Issue each load (of `only`, if given) one compute op earlier (before the compute
     that precedes it), so the DMA engine fetches the next op's operands while the current
     one computes. Kept where the scratchpad plan still fits; returns the loads moved."""
@@ -571,7 +619,7 @@ def prefetch_loads(block: Block, fits, only: set | None = None) -> set:
         move = Prefetch(ops, prev, home)
         move.apply()
         moves.append(move)
-    return {m.ops[-1] for m in keep_fitting(moves, fits)}
+    return {m.ops[-1] for m in keep_fitting(moves, fits, screen)}
 
 
 def defer_writebacks(fn: func.FuncOp) -> bool:
@@ -797,17 +845,20 @@ class OptimizeDma(ModulePass):
                 def fits() -> bool:
                     return scratchpad_fits(current[0], desc.memory.scratchpad_bytes, desc.memory.alignment)
 
+                def screen() -> tuple[LiveProfile, int]:
+                    return LiveProfile(current[0], desc.memory.alignment), desc.memory.scratchpad_bytes
+
                 if self.hoist:
                     _per_loop(current, hoist_invariant_loads, fits)
                 if self.forward:
-                    forward_block(current[0].body.block, fits)
+                    forward_block(current[0].body.block, fits, screen)
                     drop_dead_writebacks(current[0])
                 if self.double_buffer:
                     _per_loop(current, double_buffer_loop, fits, lambda lp: double_buffer_loop(lp, False))
                     # Each round issues the loads moved by the last one more op earlier.
                     moved = None
                     for _ in range(self.prefetch_depth):
-                        moved = prefetch_loads(current[0].body.block, fits, moved)
+                        moved = prefetch_loads(current[0].body.block, fits, moved, screen)
                         if not moved:
                             break
                     snapshot = current[0].clone()
