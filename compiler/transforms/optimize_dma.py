@@ -134,7 +134,11 @@ def hoist_invariant_loads(loop: scf.ForOp) -> bool:
     """Move the loop-invariant transfers of `loop` (with their buffers and views) before it."""
     changed = False
     body = loop.body.block
-    written_in_loop = {root(v) for op in loop.walk() for v in writes(op)}
+    # How many ops of the loop write each buffer (a transfer into it counts).
+    writers: dict[SSAValue, int] = {}
+    for op in loop.walk():
+        for v in writes(op):
+            writers[root(v)] = writers.get(root(v), 0) + 1
     for dma in [op for op in body.ops if isinstance(op, accel.DmaStartOp) and op.to_device]:
         src, dst = dma.source, dma.dest
         chain = []
@@ -147,14 +151,14 @@ def hoist_invariant_loads(loop: scf.ForOp) -> bool:
                 break
             chain.append(sv)
             v = sv.source
-        if not ok or not defined_outside(v, loop) or root(src) in written_in_loop:
+        if not ok or not defined_outside(v, loop) or root(src) in writers:
             continue
         if any(len(list(sv.result.uses)) != 1 for sv in chain):
             continue
         alloc = dst.owner
         if not isinstance(alloc, accel.AllocOp) or alloc.parent is not body:
             continue
-        if any(root(w) is dst for op in loop.walk() for w in writes(op) if op is not dma):
+        if writers.get(dst, 0) > 1:  # written by something besides this transfer
             continue
         # Move the view chain, the buffer and the transfer before the loop; wait there.
         point = InsertPoint.before(loop)
@@ -873,15 +877,12 @@ class OptimizeDma(ModulePass):
 def _per_loop(holder: list, step, fits, fallback=None) -> None:
     """Apply `step` to every loop of the function `holder[0]` (innermost first), keeping
     it where the plan fits: all loops at once when that fits, else loop by loop, trying
-    `fallback` (a lighter variant) where `step` does not fit. A failed attempt restores
-    a snapshot of the function, which then replaces `holder[0]`."""
+    `fallback` (a lighter variant) where `step` does not fit. A failed attempt on one loop
+    is undone from a copy of that loop (steps only change the loop and put ops just
+    before it), so trying every loop costs the loops' sizes, not the function's per loop."""
 
     def loops() -> list[scf.ForOp]:
         return [o for o in holder[0].walk() if isinstance(o, scf.ForOp)][::-1]
-
-    def restore(snapshot: func.FuncOp) -> None:
-        _replace_function(holder[0], snapshot)
-        holder[0] = snapshot
 
     if not loops():
         return
@@ -893,17 +894,39 @@ def _per_loop(holder: list, step, fits, fallback=None) -> None:
             changed |= step(current[i])
     if not changed or fits():
         return
-    restore(snapshot)
+    _replace_function(holder[0], snapshot)
+    holder[0] = snapshot
     index = 0
     while index < len(loops()):
+        loop = loops()[index]
         for attempt in (step, fallback):
             if attempt is None:
                 continue
-            snapshot = holder[0].clone()
-            if not attempt(loops()[index]) or fits():
+            undo = _undoable(loop, attempt)
+            if undo is None or fits():
                 break
-            restore(snapshot)
+            undo()
+            loop = loops()[index]
         index += 1
+
+
+def _undoable(loop: scf.ForOp, step):
+    """Apply `step` to `loop`; None if it changed nothing, else a function undoing it."""
+    block, before, after = loop.parent, loop.prev_op, loop.next_op
+    copy = loop.clone()
+    if not step(loop):
+        copy.erase(safe_erase=False)
+        return None
+
+    def undo() -> None:
+        op = after.prev_op if after is not None else block.last_op
+        while op is not None and op is not before:
+            prev = op.prev_op
+            Rewriter.erase_op(op, safe_erase=False)
+            op = prev
+        Rewriter.insert_op(copy, InsertPoint.before(after) if after is not None else InsertPoint.at_end(block))
+
+    return undo
 
 
 def _replace_function(fn: func.FuncOp, snapshot: func.FuncOp) -> None:
