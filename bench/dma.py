@@ -215,7 +215,8 @@ def traffic_breakdown(module, descs: dict) -> Breakdown:
     from xdsl.dialects import memref, scf
     from xdsl.ir import BlockArgument
 
-    from accel.compiler.compile_report import compute_cycles, dma_cycles, multiplicity, nbytes
+    from accel.compiler.compile_report import compute_cycles, dma_cycles, multiplicity
+    from accel.compiler.tensors import buffer_bytes
     from accel.dialects.conventions import accelerator_functions
     from accel.dialects import accel
 
@@ -231,8 +232,8 @@ def traffic_breakdown(module, descs: dict) -> Breakdown:
             if not isinstance(op, accel.DmaStartOp):
                 continue
             k = multiplicity(op)
-            b = nbytes(op.source.type) * k
-            bd.dma_busy += dma_cycles(nbytes(op.source.type), desc) * k
+            b = buffer_bytes(op.source.type) * k
+            bd.dma_busy += dma_cycles(buffer_bytes(op.source.type), desc) * k
             following = op.next_op
             if not op.to_device and isinstance(following, accel.DmaWaitOp) and op.token in following.tokens:
                 bd.stores_waited_at_once += b
@@ -242,7 +243,7 @@ def traffic_breakdown(module, descs: dict) -> Breakdown:
             entry = per_root.setdefault(host, [0, 0])
             entry[0 if op.to_device else 1] += b
         for host, (b_in, b_out) in per_root.items():
-            size = nbytes(host.type)
+            size = buffer_bytes(host.type)
             if isinstance(host, BlockArgument):
                 if b_in:
                     bd.inputs_moved += b_in
@@ -273,7 +274,7 @@ def one_op_floor(lowered, descs: dict) -> int:
     from xdsl.dialects import memref
     from xdsl.ir import BlockArgument
 
-    from accel.compiler.compile_report import nbytes
+    from accel.compiler.tensors import buffer_bytes
     from accel.dialects.conventions import accelerator_functions
     from accel.dialects import accel
 
@@ -294,7 +295,7 @@ def one_op_floor(lowered, descs: dict) -> int:
                     readers[v] = readers.get(v, 0) + 1
         outputs = {a for i, a in enumerate(fn.body.block.args) if is_output(fn, i)}
         for v, n_read in readers.items():
-            s = nbytes(v.type)
+            s = buffer_bytes(v.type)
             if s <= cap:
                 continue
             if v in outputs:  # a region output also read inside the region

@@ -24,13 +24,9 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
 from accel.compiler.index_arith import constant_index
-from accel.compiler.tensors import numpy_dtype
+from accel.compiler.tensors import buffer_bytes, numpy_dtype
 from accel.dialects import accel
 from accel.dialects.conventions import ARENA_ATTR, accelerator_functions, is_output_arg
-
-
-def nbytes(t: MemRefType) -> int:
-    return int(math.prod(t.get_shape())) * numpy_dtype(t.element_type).itemsize
 
 
 def trip_count(loop: scf.ForOp) -> int:
@@ -89,7 +85,7 @@ def planned_dma(module: ModuleOp) -> dict[str, int]:
         for op in fn.walk():
             if isinstance(op, accel.DmaStartOp):
                 k = multiplicity(op)
-                b = nbytes(op.source.type) * k
+                b = buffer_bytes(op.source.type) * k
                 transfers += k
                 if op.to_device:
                     to_dev += b
@@ -132,7 +128,7 @@ def lower_bound_bytes(module: ModuleOp, descs: dict) -> int:
             writers[op.destination].add("host")
     total = 0
     for buf in set(writers) | set(readers):
-        b = nbytes(buf.type)
+        b = buffer_bytes(buf.type)
         for w in writers[buf]:
             for r in readers[buf]:
                 if w == r:
@@ -151,7 +147,7 @@ def lower_bound_bytes(module: ModuleOp, descs: dict) -> int:
                 key = (t, op.external.data if op.external is not None else id(op), op.result.type)
                 if key not in seen:
                     seen.add(key)
-                    total += nbytes(op.result.type)
+                    total += buffer_bytes(op.result.type)
     return total
 
 
@@ -201,12 +197,12 @@ class Timeline:
             base = alloc.offset.value.data
         es = numpy_dtype(v.type.element_type).itemsize
         lo = base + offset_elems * es
-        hi = lo + nbytes(v.type)
+        hi = lo + buffer_bytes(v.type)
         capacity = self.desc.memory.scratchpad_bytes
         if lo < 0 or hi > capacity:
             from accel.compiler.diagnostics import CompileError
 
-            raise CompileError(f"a scratchpad view of {nbytes(v.type)} bytes at offset {lo} runs past the end of "
+            raise CompileError(f"a scratchpad view of {buffer_bytes(v.type)} bytes at offset {lo} runs past the end of "
                                f"the scratchpad of '{self.desc.name}' ({capacity} bytes)", v.owner)
         return lo, hi
 
@@ -245,7 +241,7 @@ class Timeline:
                     start = max([start] + [self.ready[b] for b in self.blocks(src)])
                 if dst is not None:
                     start = max([start] + [self.reads_end[b] for b in self.blocks(dst)])
-                done = start + dma_cycles(nbytes(op.source.type), self.desc)
+                done = start + dma_cycles(buffer_bytes(op.source.type), self.desc)
                 self.dma_free = done
                 if dst is not None:
                     for b in self.blocks(dst):
@@ -338,7 +334,7 @@ def build_report(module: ModuleOp, descs, partition: dict | None, timing: dict[s
     for fn, _ in accelerator_functions(module):
         for op in fn.walk():
             if isinstance(op, accel.AllocOp) and op.offset is not None:
-                peak = max(peak, op.offset.value.data + nbytes(op.result.type))
+                peak = max(peak, op.offset.value.data + buffer_bytes(op.result.type))
     report["memory"] = {
         "host_arena_bytes": arena.value.data if isinstance(arena, IntegerAttr) else 0,
         "scratchpad_peak_bytes": peak,

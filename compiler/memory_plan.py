@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.ir import Operation
 
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.tensors import numpy_dtype
+from accel.compiler.tensors import buffer_bytes
 from accel.dialects import accel
 from accel.dialects.conventions import TARGET_ATTR
 
@@ -209,11 +209,7 @@ def _intervals(allocs, pos, end, alignment: int, memo: dict) -> list[tuple[int, 
             for r in user.results:  # views of the buffer extend its life
                 if r.type.__class__.__name__ == "MemRefType":
                     stack.extend(u.operation for u in r.uses)
-        t = alloc.result.type
-        size = numpy_dtype(t.element_type).itemsize
-        for d in t.get_shape():
-            size *= d
-        intervals.append((pos[alloc], last, align(max(size, 1), alignment)))
+        intervals.append((pos[alloc], last, align(max(buffer_bytes(alloc.result.type), 1), alignment)))
     return intervals
 
 

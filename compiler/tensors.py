@@ -68,6 +68,14 @@ def numpy_dtype(t: Attribute) -> np.dtype:
     raise UnsupportedDtype(f"element type {t} has no numpy equivalent")
 
 
+def buffer_bytes(t) -> int:
+    """Bytes of a memref or tensor of static shape: the one formula of a buffer's size."""
+    n = numpy_dtype(t.element_type).itemsize
+    for d in t.get_shape():
+        n *= d
+    return n
+
+
 def element_type(dtype: np.dtype | type) -> Attribute:
     """IR element type of a numpy dtype (unsigned -> `ui<N>`)."""
     dtype = np.dtype(dtype)

@@ -44,7 +44,7 @@ from xdsl.ir import Operation, SSAValue
 
 from accel.compiler.runtime import interpreter as relay_interpreter
 from accel.compiler.runtime.buffer_interpreter import BufferFunctions, fresh_buffer
-from accel.compiler.tensors import numpy_dtype
+from accel.compiler.tensors import buffer_bytes, numpy_dtype
 from accel.dialects import accel
 from accel.dialects.conventions import ARENA_ATTR, OFFSET_ATTR, TARGET_ATTR, io_names, is_output_arg
 
@@ -301,10 +301,6 @@ class SpmBuffer:
         return f"{self.name} at [{self.offset}, {self.offset + self.nbytes}) live over ops {self.first}..{self.last}"
 
 
-def _nbytes(t: MemRefType) -> int:
-    return int(np.prod(t.get_shape(), dtype=np.int64)) * numpy_dtype(t.element_type).itemsize
-
-
 class _Liveness:
     """Live ranges of buffers in one function, in a pre-order numbering of its ops.
 
@@ -377,7 +373,7 @@ def scratchpad_buffers(fn: func.FuncOp) -> list[SpmBuffer]:
     """The scratchpad buffers a function allocates, with their live ranges (unused ones
     left out)."""
     live = _Liveness(fn)
-    return [SpmBuffer(f"@{fn.sym_name.data} {op.result.type}", op.offset.value.data, _nbytes(op.result.type), *r)
+    return [SpmBuffer(f"@{fn.sym_name.data} {op.result.type}", op.offset.value.data, buffer_bytes(op.result.type), *r)
             for op in _spm_allocs(fn) if (r := live.live_range(op.result, op.parent_block())) is not None]
 
 
@@ -410,7 +406,7 @@ def scratchpad_conflicts(module: ModuleOp, descs: Mapping[str, Any]) -> list[str
     main = functions.get("main")
 
     def buffer(name: str, op: accel.AllocOp, live: tuple[int, int]) -> SpmBuffer:
-        return SpmBuffer(name, op.offset.value.data, _nbytes(op.result.type), *live)
+        return SpmBuffer(name, op.offset.value.data, buffer_bytes(op.result.type), *live)
 
     # Buffers of @main (kept on the device across regions), per target.
     resident: dict[str, list[tuple[accel.AllocOp, SpmBuffer]]] = {}
@@ -433,7 +429,7 @@ def scratchpad_conflicts(module: ModuleOp, descs: Mapping[str, Any]) -> list[str
         for op in allocs:
             t = _alloc_target(op)
             desc = descs[t]
-            size = _nbytes(op.result.type)
+            size = buffer_bytes(op.result.type)
             if op.offset.value.data + size > desc.memory.scratchpad_bytes:
                 problems.append(f"@{name}: {op.result.type} at {op.offset.value.data} exceeds the "
                                 f"{desc.memory.scratchpad_bytes}-byte scratchpad of {t}")

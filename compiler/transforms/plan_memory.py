@@ -40,20 +40,13 @@ from xdsl.passes import ModulePass
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.memory_plan import align, linear_scan, schedule
-from accel.compiler.tensors import numpy_dtype
+from accel.compiler.tensors import buffer_bytes
 from accel.dialects.conventions import ARENA_ATTR, OFFSET_ATTR, io_names
 
 MAX_BUFFER_BYTES = 1 << 40
 """The largest buffer or host arena accel plans (1 TiB: far beyond any device's memory,
 and every byte offset and size stays exact in the C code's 64-bit arithmetic)."""
 
-
-
-def buffer_bytes(t: MemRefType) -> int:
-    n = numpy_dtype(t.element_type).itemsize
-    for d in t.get_shape():
-        n *= d
-    return n
 
 
 def _too_large(what: str, t: MemRefType, size: int) -> str:

@@ -41,7 +41,7 @@ from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp
+from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -50,7 +50,7 @@ from accel.compiler.diagnostics import CompileError
 from accel.compiler.index_arith import make_index
 from accel.compiler.memory_plan import align
 from accel.compiler.targets.context import target_context
-from accel.compiler.tensors import numpy_dtype
+from accel.compiler.tensors import buffer_bytes, numpy_dtype
 from accel.dialects import accel
 from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions
 
@@ -102,10 +102,6 @@ class Emitter:
         lb, ub, st = self.const(start), self.const(start + count * step), self.const(step)
         self.add(scf.ForOp(lb, ub, st, [], Region(body)))
         return body.args[0], Emitter(InsertPoint.before(body.last_op))
-
-
-def nbytes(t: MemRefType) -> int:
-    return math.prod(t.get_shape()) * numpy_dtype(t.element_type).itemsize
 
 
 def esize(v: SSAValue) -> int:
@@ -426,7 +422,7 @@ def tile_eltwise(op: accel.EltwiseOp, capacity: int, alignment: int, double: boo
 
 def working_set(op: accel.ComputeOp, alignment: int) -> int:
     values = list(dict.fromkeys([*op.inputs, op.output]))
-    return sum(align(nbytes(v.type), alignment) for v in values)
+    return sum(align(buffer_bytes(v.type), alignment) for v in values)
 
 
 @dataclass(frozen=True)
