@@ -1510,14 +1510,14 @@ class ProdOp(ReduceOp):
 
 @relay_op
 class MaxOp(ReduceOp):
-    """Maximum; nan wins."""
+    """Maximum; nan wins; over no element: the type's lowest value (-inf)."""
 
     name = "relay.max"
 
 
 @relay_op
 class MinOp(ReduceOp):
-    """Minimum; nan wins."""
+    """Minimum; nan wins; over no element: the type's highest value (inf)."""
 
     name = "relay.min"
 

@@ -183,7 +183,7 @@ def test_reduce(lib, op, dtype, axes):
         np.testing.assert_array_equal(y, want)  # exact: integers wrap alike, max/min pick an element
 
 
-def test_reduce_nan_wins_and_rejects_bad_axes(lib):
+def test_reduce_nan_wins_empty_gives_the_identity_and_bad_axes_fail(lib):
     x = rand((2, 3))
     x[1, 2] = np.nan
     for op, name in ((2, "max"), (3, "min")):
@@ -193,6 +193,9 @@ def test_reduce_nan_wins_and_rejects_bad_axes(lib):
         np.testing.assert_array_equal(y, REDUCE[name](x, (1,)))
     twice = np.array([1, -1], np.intc)
     assert lib.acc_reduce(0, 0, ptr(x), ptr(y), 2, sp(x.shape), ptr(twice), 2) == EINVAL
-    empty = np.zeros((2, 0), np.float32)
+    empty = np.zeros((2, 0), np.int8)
     ax = np.array([1], np.intc)
-    assert lib.acc_reduce(2, 0, ptr(empty), ptr(y), 2, sp(empty.shape), ptr(ax), 1) == EINVAL
+    for op, name in enumerate(REDUCE):
+        y = np.full(2, 5, np.int8)
+        assert lib.acc_reduce(op, DT[empty.dtype], ptr(empty), ptr(y), 2, sp(empty.shape), ptr(ax), 1) == OK
+        np.testing.assert_array_equal(y, REDUCE[name](empty, (1,)))  # 0, 1, -128, 127

@@ -576,10 +576,17 @@ def reduce_prod(data: np.ndarray, axes: Sequence[int], keepdims: bool = False) -
 
 
 def reduce_max(data: np.ndarray, axes: Sequence[int], keepdims: bool = False) -> np.ndarray:
-    """relay.max over resolved `axes`; nan wins."""
-    return _reduce(np.max, data, axes, keepdims)
+    """relay.max over resolved `axes`; nan wins; an empty reduction gives the type's
+    lowest value (-inf for floats), as ONNX ReduceMax."""
+    return _reduce(lambda a, **kw: np.max(a, initial=_lowest(data.dtype), **kw), data, axes, keepdims)
 
 
 def reduce_min(data: np.ndarray, axes: Sequence[int], keepdims: bool = False) -> np.ndarray:
-    """relay.min over resolved `axes`; nan wins."""
-    return _reduce(np.min, data, axes, keepdims)
+    """relay.min over resolved `axes`; nan wins; an empty reduction gives the type's
+    highest value (inf for floats), as ONNX ReduceMin."""
+    return _reduce(lambda a, **kw: np.min(a, initial=_highest(data.dtype), **kw), data, axes, keepdims)
+
+
+def _highest(dtype: np.dtype):
+    dtype = np.dtype(dtype)
+    return np.inf if dtype.kind == "f" else np.iinfo(dtype).max

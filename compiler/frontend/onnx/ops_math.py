@@ -1,7 +1,8 @@
 """Converters of run-time math: elementwise functions, comparisons, selection and
 reductions on values computed at run time (RMSNorm, rotary embeddings, causal masks).
 
-    Pow(x, 2.0)                      ->  relay.power %x, %c   (constant exponent cast to x's type)
+    Pow(x, 2.0)                      ->  relay.power %x, %c   (constant exponent cast to x's type;
+                                         an integer x is raised in f64 and cast back)
     Reciprocal(x)                    ->  relay.divide %one, %x
     Less(a, b)                       ->  relay.less %a, %b : (...) -> tensor<...xi1>
     Where(c, x, y)                   ->  relay.where %c, %x, %y
@@ -43,18 +44,21 @@ def reciprocal(n: Node):
 
 @converter("Pow")
 def pow_(n: Node):
-    """ONNX lets the exponent have its own type; it is converted to the base's."""
+    """ONNX lets the exponent have its own type. A float base takes the exponent in its
+    own type; an integer base is raised in float64 and the result truncated back (as
+    onnxruntime's std::pow; exact while the result fits 53 bits)."""
     base_dtype = n.dtype(0)
-    if base_dtype.kind != "f":
-        raise n.error(f"Pow of {base_dtype} values is only supported at import time")
+    compute = base_dtype if base_dtype.kind == "f" else np.dtype(np.float64)
+    base = n.input(0) if compute == base_dtype else n.emit(relay.CastOp(n.input(0), element_type(compute)))
     exponent = n.value(1)
     if isinstance(exponent, Const):
-        e = n.importer.materialize(Const(exponent.value.astype(base_dtype)))
-    elif n.dtype(1) != base_dtype:
-        e = n.emit(relay.CastOp(n.input(1), element_type(base_dtype)))
+        e = n.importer.materialize(Const(exponent.value.astype(compute)))
+    elif n.dtype(1) != compute:
+        e = n.emit(relay.CastOp(n.input(1), element_type(compute)))
     else:
         e = n.input(1)
-    return n.emit(relay.PowerOp(n.input(0), e))
+    y = n.emit(relay.PowerOp(base, e))
+    return y if compute == base_dtype else n.emit(relay.CastOp(y, element_type(base_dtype)))
 
 
 _VARIADIC = {"Max": relay.MaximumOp, "Min": relay.MinimumOp}
@@ -102,11 +106,17 @@ _REDUCE = {"ReduceSum": (relay.SumOp, 13), "ReduceMax": (relay.MaxOp, 18), "Redu
 @converter(*_REDUCE, attrs=("axes", "keepdims", "noop_with_empty_axes"))
 def reduce(n: Node):
     """Axes as an attribute before `since`, as a constant input from then on; no axes
-    reduce everything unless noop_with_empty_axes."""
+    reduce everything unless noop_with_empty_axes. Bool ReduceMax/ReduceMin (any/all)
+    reduce the values as ui8."""
     op_cls, since = _REDUCE[n.op_type]
     axes = axes_operand(n, since)
     if not axes:
         if n.version >= since and n.attr("noop_with_empty_axes", 0):
             return n.value(0)
         axes = None
-    return n.emit(op_cls(n.input(0), axis=axes, keepdims=bool(n.attr("keepdims", 1))))
+    x = n.input(0)
+    is_bool = n.dtype(0) == np.bool_ and op_cls in (relay.MaxOp, relay.MinOp)
+    if is_bool:
+        x = n.emit(relay.CastOp(x, element_type(np.dtype(np.uint8))))
+    y = n.emit(op_cls(x, axis=axes, keepdims=bool(n.attr("keepdims", 1))))
+    return n.emit(relay.CastOp(y, element_type(np.dtype(np.bool_)))) if is_bool else y

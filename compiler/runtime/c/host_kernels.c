@@ -1669,7 +1669,6 @@ int acc_reduce(acc_reduce_op op, acc_dtype t, const void *x, void *y, int rank, 
         else
             out_n *= shape[i];
     }
-    if (red_n == 0 && (op == ACC_REDUCE_MAX || op == ACC_REDUCE_MIN)) return ACC_EINVAL; /* no identity */
     int is_f = is_float_type(t);
     double *fa = is_f ? malloc((size_t)(out_n > 0 ? out_n : 1) * sizeof(double)) : NULL;
     int64_t *ia = is_f ? NULL : malloc((size_t)(out_n > 0 ? out_n : 1) * sizeof(int64_t));

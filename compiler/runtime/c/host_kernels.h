@@ -271,7 +271,8 @@ typedef enum acc_reduce_op {
 
 /* Reduces x over the `n_axes` distinct `axes` (resolved as for acc_mean_f32; y holds the
  * remaining axes in order). Numeric dtypes: floats accumulate sum/prod in double (nan
- * wins max/min), integers wrap in their own type. max/min of an empty axis: ACC_EINVAL. */
+ * wins max/min), integers wrap in their own type. Over no element: sum 0, prod 1, max the
+ * type's lowest value (-inf), min its highest (inf). */
 int acc_reduce(acc_reduce_op op, acc_dtype t, const void *x, void *y, int rank, const int64_t *shape,
                const int *axes, int n_axes);
 
