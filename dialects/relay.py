@@ -1522,12 +1522,79 @@ class MinOp(ReduceOp):
     name = "relay.min"
 
 
+def slice_range(dim: int, begin: int, end: int, stride: int) -> range:
+    """The indices numpy's basic slice `begin:end:stride` picks from a dimension of `dim`
+    (negative bounds count from the end, then clamp; ONNX Slice's rule too)."""
+    if stride == 0:
+        raise VerifyException("property 'strides' must not contain 0")
+    return range(*slice(begin, end, stride).indices(dim))
+
+
+@relay_op
+class StridedSliceOp(RelayOp):
+    """data[begin:end:strides] along `axes` (default: the first len(begin) axes), numpy's
+    basic slicing per axis (TVM's strided_slice); the other axes are kept whole."""
+
+    name = "relay.strided_slice"
+    PROPS = (Ints("begin"), Ints("end"), Ints("strides", optional=True), Ints("axes", optional=True))
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def ranges(cls, shape: Sequence[int], props) -> list[range]:
+        """The picked indices of every axis of `shape`."""
+        begin, end = props["begin"], props["end"]
+        if begin is None or end is None:
+            raise VerifyException("properties 'begin' and 'end' are required")
+        n = len(begin)
+        for name in ("end", "strides", "axes"):
+            if props[name] is not None and len(props[name]) != n:
+                raise VerifyException(f"property '{name}' {list(props[name])} must have as many entries as "
+                                      f"'begin' {list(begin)}")
+        strides = props["strides"] if props["strides"] is not None else (1,) * n
+        axes = props["axes"] if props["axes"] is not None else tuple(range(n))
+        out = [range(d) for d in shape]
+        seen = set()
+        for b, e, st, a in zip(begin, end, strides, axes):
+            ax = normalize_axis(a, len(shape), "property 'axes' entry")
+            if ax in seen:
+                raise VerifyException(f"property 'axes' repeats axis {a}")
+            seen.add(ax)
+            out[ax] = slice_range(shape[ax], b, e, st)
+            if not out[ax]:
+                raise VerifyException(f"the slice {b}:{e}:{st} of axis {ax} (size {shape[ax]}) is empty")
+        return out
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        return [tensor(tuple(len(r) for r in cls.ranges(shape_of(d), props)), d.element_type)]
+
+
+@relay_op
+class BroadcastToOp(RelayOp):
+    """data broadcast (numpy) to `shape` (TVM's broadcast_to, ONNX Expand): the result
+    has the broadcast of the data's shape and `shape`."""
+
+    name = "relay.broadcast_to"
+    PROPS = (Ints("shape"),)
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        if props["shape"] is None:
+            raise VerifyException("missing property 'shape'")
+        return [tensor(broadcast_shapes(shape_of(d), props["shape"], ("data", "shape")), d.element_type)]
+
+
 MATH_OPS: tuple[type[IRDLOperation], ...] = (
     SqrtOp, ExpOp, LogOp, NegativeOp, AbsOp, PowerOp, MaximumOp, MinimumOp,
     EqualOp, NotEqualOp, LessOp, LessEqualOp, GreaterOp, GreaterEqualOp, LogicalNotOp, WhereOp,
-    SumOp, ProdOp, MaxOp, MinOp,
+    SumOp, ProdOp, MaxOp, MinOp, StridedSliceOp, BroadcastToOp,
 )  # fmt: skip
-"""The run-time math ops (in GRAPH_OPS)."""
+"""The run-time math ops and the slicing/broadcasting of activations (in GRAPH_OPS)."""
 
 
 # --------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """The run-time math host kernels (sqrt/exp/log, negative/abs, maximum/minimum/power,
-compare, logical_not, where, reduce) against the numpy reference, through ctypes.
+compare, logical_not, where, reduce, strided_slice, broadcast_to) against the numpy
+reference, through ctypes.
 
 Exact where one IEEE operation per element gives the result (sqrt, negative, abs,
 maximum, minimum, comparisons, where, integer reductions, float max/min); libm's expf,
@@ -31,6 +32,8 @@ SIGNATURES = {
     "acc_compare": [i, *BIN], "acc_logical_not": [VP, VP, i64],
     "acc_where": [sz, VP, i, I64P, VP, i, I64P, VP, i, I64P, VP, i, I64P],
     "acc_reduce": [i, i, VP, VP, i, I64P, VP, i],
+    "acc_strided_slice": [sz, VP, i, I64P, I64P, I64P, VP, I64P],
+    "acc_broadcast_to": [sz, VP, i, I64P, VP, i, I64P],
 }  # fmt: skip
 CMP = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
 REDUCE = {"sum": ref.reduce_sum, "prod": ref.reduce_prod, "max": ref.reduce_max, "min": ref.reduce_min}
@@ -199,3 +202,40 @@ def test_reduce_nan_wins_empty_gives_the_identity_and_bad_axes_fail(lib):
         y = np.full(2, 5, np.int8)
         assert lib.acc_reduce(op, DT[empty.dtype], ptr(empty), ptr(y), 2, sp(empty.shape), ptr(ax), 1) == OK
         np.testing.assert_array_equal(y, REDUCE[name](empty, (1,)))  # 0, 1, -128, 127
+
+
+@pytest.mark.parametrize("props", [
+    dict(begin=[7, -1], end=[0, -100], strides=[-2, -2], axes=[1, 2]),
+    dict(begin=[1], end=[2]),
+    dict(begin=[0, 3], end=[2, 4], strides=[1, 1], axes=[2, 1]),
+], ids=str)  # fmt: skip
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.int64, np.bool_])
+def test_strided_slice(lib, props, dtype):
+    from accel.dialects.relay import StridedSliceOp
+
+    x = rng.integers(0, 2, (2, 9, 4)).astype(dtype) if dtype == np.bool_ else rand((2, 9, 4), dtype)
+    full = {"strides": None, "axes": None, **props}
+    ranges = StridedSliceOp.ranges(x.shape, full)
+    want = ref.strided_slice(x, ranges)
+    y = np.zeros(want.shape, dtype)
+    begin, step = np.array([r.start for r in ranges], np.int64), np.array([r.step for r in ranges], np.int64)
+    st = lib.acc_strided_slice(x.itemsize, ptr(x), 3, sp(x.shape), begin.ctypes.data_as(I64P),
+                               step.ctypes.data_as(I64P), ptr(y), sp(want.shape))
+    assert st == OK
+    np.testing.assert_array_equal(y, want)
+    begin[1] = 9  # out of range
+    assert lib.acc_strided_slice(x.itemsize, ptr(x), 3, sp(x.shape), begin.ctypes.data_as(I64P),
+                                 step.ctypes.data_as(I64P), ptr(y), sp(want.shape)) == EINVAL
+
+
+@pytest.mark.parametrize("x_shape, shape", [((3, 1), (2, 1, 4)), ((), (2, 3)), ((4,), (3, 1)), ((2, 3), (2, 3))],
+                         ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.int16, np.bool_])
+def test_broadcast_to(lib, x_shape, shape, dtype):
+    x = np.asarray(rand(x_shape, np.float32) > 0).astype(dtype) if dtype == np.bool_ else np.asarray(rand(x_shape, dtype))
+    want = ref.broadcast_to(x, shape)
+    y = np.zeros(want.shape, dtype)
+    assert lib.acc_broadcast_to(x.itemsize, ptr(x), x.ndim, sp(x.shape), ptr(y), y.ndim, sp(y.shape)) == OK
+    np.testing.assert_array_equal(y, want)
+    if x.ndim:  # (a scalar broadcasts to anything)
+        assert lib.acc_broadcast_to(x.itemsize, ptr(x), x.ndim, sp(x.shape), ptr(y), 1, sp((y.size + 1,))) == EINVAL

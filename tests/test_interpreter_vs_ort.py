@@ -894,6 +894,30 @@ def reduce_case(name, op, relay_name, axes, keep, dt):
     return Case(model, unary_relay(relay_name, xv, axis=axes, keepdims=bool(keep)), {"x": xv})
 
 
+@cases("strided_slice", {
+    "steps": dict(starts=[1, -1], ends=[8, -100], axes=[1, 2], steps=[2, -2]),
+    "default-axes": dict(starts=[1], ends=[2], axes=None, steps=None),
+})  # fmt: skip
+def strided_slice_case(name, starts, ends, axes, steps):
+    rng = rng_for(name)
+    xv = randn(rng, (2, 9, 4))
+    inits = {"starts": np.array(starts, np.int64), "ends": np.array(ends, np.int64)}
+    if axes is not None:
+        inits.update(axes=np.array(axes, np.int64), steps=np.array(steps, np.int64))
+    model = single("Slice", {"x": xv}, F32, inits)
+    b = GraphBuilder()
+    y = b.strided_slice(b.input("x", xv.shape), begin=starts, end=ends, strides=steps, axes=axes)
+    return Case(model, b.build([y], ["y"]), {"x": xv})
+
+
+@cases("broadcast_to", {"f32": dict(dt=F32, x=(3, 1), shape=(2, 1, 4)), "i64": dict(dt=np.int64, x=(4,), shape=(3, 1))})
+def broadcast_to_case(name, dt, x, shape):
+    rng = rng_for(name)
+    xv = randn(rng, x) if dt == F32 else randint(rng, x, dt, -9, 9)
+    model = single("Expand", {"x": xv}, dt, {"shape": np.array(shape, np.int64)})
+    return Case(model, unary_relay("broadcast_to", xv, shape=shape), {"x": xv})
+
+
 # --------------------------------------------------------------------------------------
 
 

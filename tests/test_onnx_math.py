@@ -6,7 +6,7 @@ every run-time math op.
   ReduceMax through ui8), nodes whose inputs are all known are still folded, and
   unsupported forms are one-line errors naming the node.
 - C: one ONNX graph using every run-time math op (float and integer, broadcasting, bool
-  results) compiled host-only, built and run; it must equal onnxruntime (float within
+  results; Slice with negative steps, Split, Expand of a bool mask) compiled host-only, built and run; it must equal onnxruntime (float within
   1e-5 of the output's magnitude: libm's expf/logf/powf differ from numpy's in the last
   bit; integers and bools exactly).
 """
@@ -186,14 +186,21 @@ def every_math_op_model() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
         n("Neg", ["i"], ["ni"]), n("Abs", ["ni"], ["ai"]), n("Max", ["ai", "j"], ["i_max"]), n("Min", ["ni", "j"], ["i_min"]),
         n("ReduceSum", ["i_max", "last"], ["i_sum"], keepdims=0), n("ReduceMax", ["i_min", "mid"], ["i_rmax"], keepdims=1),
         n("ReduceMin", ["ni", "mid"], ["i_rmin"], keepdims=0), n("ReduceProd", ["j", "mid"], ["i_prod"], keepdims=0),
+        n("Slice", ["x", "s_start", "s_end", "s_axes", "s_step"], ["f_slice"]),
+        n("Split", ["i", "split"], ["i_a", "i_b"], axis=2), n("Expand", ["b_ge", "e_shape"], ["b_expand"]),
     ]
     inits = [("one", np.array(1.0, np.float32)), ("half3", np.array(1.5, np.float32)),
              ("row", (rng.standard_normal(4) * 0.5).astype(np.float32)), ("last", np.array([-1], np.int64)),
-             ("mid", np.array([1], np.int64)), ("three", np.array(3, np.int32))]
+             ("mid", np.array([1], np.int64)), ("three", np.array(3, np.int32)),
+             ("s_start", np.array([-1, 2], np.int64)), ("s_end", np.array([-100, 0], np.int64)),
+             ("s_axes", np.array([2, 1], np.int64)), ("s_step", np.array([-2, -1], np.int64)),
+             ("split", np.array([1, 3], np.int64)), ("e_shape", np.array([2, 1, 1], np.int64))]
     outs = {"f_where": (T.FLOAT, [2, 3, 4]), "f_sum": (T.FLOAT, [2, 3, 1]), "f_max": (T.FLOAT, [2, 4]),
             "f_min": (T.FLOAT, []), "f_prod": (T.FLOAT, [2, 3]), "b_eq": (T.BOOL, [2, 3, 4]), "b_gt": (T.BOOL, [2, 3, 4]),
             "b_le": (T.BOOL, [2, 3, 4]), "b_ge": (T.BOOL, [3, 4]), "i_sum": (T.INT32, [2, 3]),
-            "i_rmax": (T.INT32, [2, 1, 4]), "i_rmin": (T.INT32, [2, 4]), "i_prod": (T.INT32, [3])}
+            "i_rmax": (T.INT32, [2, 1, 4]), "i_rmin": (T.INT32, [2, 4]), "i_prod": (T.INT32, [3]),
+            "f_slice": (T.FLOAT, [2, 2, 2]), "i_a": (T.INT32, [2, 3, 1]), "i_b": (T.INT32, [2, 3, 3]),
+            "b_expand": (T.BOOL, [2, 3, 4])}
     m = make(nodes, [vi("x", [2, 3, 4]), vi("i", [2, 3, 4], T.INT32), vi("j", [3, 4], T.INT32)],
              [vi(k, s, t) for k, (t, s) in outs.items()], inits)
     onnx.checker.check_model(m, full_check=True)
@@ -210,7 +217,7 @@ def test_every_math_op_runs_in_c_and_matches_onnxruntime(tmp_path):
     math_ops = {"relay.sqrt", "relay.exp", "relay.log", "relay.negative", "relay.abs", "relay.power",
                 "relay.maximum", "relay.minimum", "relay.equal", "relay.less", "relay.less_equal", "relay.greater",
                 "relay.greater_equal", "relay.logical_not", "relay.where", "relay.sum", "relay.prod", "relay.max",
-                "relay.min"}
+                "relay.min", "relay.strided_slice", "relay.broadcast_to"}
     assert math_ops <= set(ops(module)), sorted(math_ops - set(ops(module)))
     compile_to_directory(path, "", str(tmp_path / "out"), pipeline="canonicalize,bufferize,plan-memory")
     got, _ = run_directory(str(tmp_path / "out"), feeds)

@@ -909,3 +909,25 @@ def test_reductions_share_mean_axes_rules_and_take_integers(cls):
         cls(x, axis=[1, -2])
     with pytest.raises(VerifyException, match="float or integer element type"):
         cls(*vals(t(2, dtype=i1)))
+
+
+def test_strided_slice_is_numpy_basic_slicing():
+    (x,) = vals(t(2, 9, 4))
+    assert shape(relay.StridedSliceOp(x, begin=[7, -1], end=[0, -100], strides=[-2, -2], axes=[1, 2])) == (2, 4, 2)
+    assert shape(relay.StridedSliceOp(x, begin=[1], end=[100])) == (1, 9, 4)  # clamped, default axes
+    with pytest.raises(VerifyException, match="the slice 3:3:1 of axis 1 .size 9. is empty"):
+        relay.StridedSliceOp(x, begin=[3], end=[3], axes=[1])
+    with pytest.raises(VerifyException, match="must not contain 0"):
+        relay.StridedSliceOp(x, begin=[0], end=[1], strides=[0])
+    with pytest.raises(VerifyException, match=r"property 'end' \[1\] must have as many entries as 'begin' \[0, 0\]"):
+        relay.StridedSliceOp(x, begin=[0, 0], end=[1])
+    with pytest.raises(VerifyException, match="repeats axis"):
+        relay.StridedSliceOp(x, begin=[0, 0], end=[1, 1], axes=[1, -2])
+
+
+def test_broadcast_to():
+    (x,) = vals(t(3, 1, dtype=i1))
+    assert relay.BroadcastToOp(x, shape=[2, 1, 4]).result.type == t(2, 3, 4, dtype=i1)
+    assert relay.BroadcastToOp(x, shape=[2]).result.type == t(3, 2, dtype=i1)  # numpy: both sides broadcast
+    with pytest.raises(VerifyException, match="operands 'data' .3, 1. and 'shape' .2, 2. are not broadcast-compatible"):
+        relay.BroadcastToOp(x, shape=[2, 2])

@@ -792,6 +792,19 @@ class HostKernelEmitter:
             return [f"acc_where({es}, {self.p(op.condition)}, {len(sc)}, {m.shape_array(sc)}, {self.p(op.x)}, "
                     f"{len(sx)}, {m.shape_array(sx)}, {self.p(op.y)}, {len(sy)}, {m.shape_array(sy)}, {y}, "
                     f"{len(so)}, {m.shape_array(so)})"]
+        if isinstance(op, relay.StridedSliceOp):
+            es = dtype_of(op.result.type).itemsize
+            s = shape_of(op.data.type)
+            ranges = op.ranges(s, op.py_props())
+            begin = m.static_array("int64_t", [r.start for r in ranges] or [0], "begin")
+            step = m.static_array("int64_t", [r.step for r in ranges] or [1], "step")
+            return [f"acc_strided_slice({es}, {self.p(op.data)}, {len(s)}, {m.shape_array(s)}, {begin}, {step}, {y}, "
+                    f"{m.shape_array([len(r) for r in ranges])})"]
+        if isinstance(op, relay.BroadcastToOp):
+            es = dtype_of(op.result.type).itemsize
+            sx, so = shape_of(op.data.type), shape_of(op.result.type)
+            return [f"acc_broadcast_to({es}, {self.p(op.data)}, {len(sx)}, {m.shape_array(sx)}, {y}, {len(so)}, "
+                    f"{m.shape_array(so)})"]
         assert isinstance(op, relay.ReduceOp)
         s = shape_of(op.data.type)
         axes = op.reduced_axes(len(s), op.py_props())

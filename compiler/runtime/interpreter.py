@@ -181,6 +181,12 @@ class RelayFunctions(InterpreterFunctions):
               relay.MinOp: ref.reduce_min}[type(op)]
         return fn(data, op.reduced_axes(data.ndim, op.py_props()), keepdims=op.prop("keepdims"))
 
+    run_broadcast_to = kernel(relay.BroadcastToOp)(_with_props(ref.broadcast_to))
+
+    @kernel(relay.StridedSliceOp)
+    def run_strided_slice(self, op: relay.StridedSliceOp, data):
+        return ref.strided_slice(data, op.ranges(data.shape, op.py_props()))
+
     run_sum = kernel(relay.SumOp)(_reduce)
     run_prod = kernel(relay.ProdOp)(_reduce)
     run_max = kernel(relay.MaxOp)(_reduce)

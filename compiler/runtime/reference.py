@@ -590,3 +590,14 @@ def reduce_min(data: np.ndarray, axes: Sequence[int], keepdims: bool = False) ->
 def _highest(dtype: np.dtype):
     dtype = np.dtype(dtype)
     return np.inf if dtype.kind == "f" else np.iinfo(dtype).max
+
+
+def strided_slice(data: np.ndarray, ranges: Sequence[range]) -> np.ndarray:
+    """relay.strided_slice with every axis's picked indices resolved
+    (`relay.StridedSliceOp.ranges`: numpy basic slicing per axis)."""
+    return data[tuple(slice(r.start, r.stop if r.stop >= 0 else None, r.step) for r in ranges)]
+
+
+def broadcast_to(data: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+    """relay.broadcast_to: numpy broadcasting of data against `shape`."""
+    return np.broadcast_to(data, np.broadcast_shapes(data.shape, tuple(shape))).copy()

@@ -1710,3 +1710,54 @@ int acc_reduce(acc_reduce_op op, acc_dtype t, const void *x, void *y, int rank, 
     free(ia);
     return ACC_OK;
 }
+
+int acc_strided_slice(size_t elem_size, const void *x, int rank, const int64_t *shape, const int64_t *begin,
+                      const int64_t *step, void *y, const int64_t *out_shape) {
+    if (!x || !y || elem_size == 0 || !valid_shape(rank, shape) || (rank > 0 && (!begin || !step || !out_shape)))
+        return ACC_EINVAL;
+    int64_t stride[ACC_MAX_RANK]; /* input elements per output step along each axis */
+    int64_t k = 1, off = 0;
+    for (int d = rank - 1; d >= 0; d--) {
+        int64_t last = begin[d] + (out_shape[d] - 1) * step[d];
+        if (out_shape[d] < 1 || step[d] == 0 || begin[d] < 0 || begin[d] >= shape[d] || last < 0 || last >= shape[d])
+            return ACC_EINVAL;
+        off += begin[d] * k;
+        stride[d] = step[d] * k;
+        k *= shape[d];
+    }
+    int64_t total = numel(rank, out_shape), idx[ACC_MAX_RANK] = {0};
+    const char *px = (const char *)x;
+    char *py = (char *)y;
+    for (int64_t i = 0; i < total; i++) {
+        memcpy(py + i * (int64_t)elem_size, px + off * (int64_t)elem_size, elem_size);
+        for (int d = rank - 1; d >= 0; d--) {
+            idx[d]++;
+            off += stride[d];
+            if (idx[d] < out_shape[d]) break;
+            off -= stride[d] * idx[d];
+            idx[d] = 0;
+        }
+    }
+    return ACC_OK;
+}
+
+int acc_broadcast_to(size_t elem_size, const void *x, int x_rank, const int64_t *x_shape, void *y, int rank,
+                     const int64_t *shape) {
+    if (!x || !y || elem_size == 0 || !valid_shape(rank, shape)) return ACC_EINVAL;
+    int64_t sx[ACC_MAX_RANK];
+    if (bcast_strides(rank, shape, x_rank, x_shape, sx)) return ACC_EINVAL;
+    int64_t total = numel(rank, shape), idx[ACC_MAX_RANK] = {0}, off = 0;
+    const char *px = (const char *)x;
+    char *py = (char *)y;
+    for (int64_t i = 0; i < total; i++) {
+        memcpy(py + i * (int64_t)elem_size, px + off * (int64_t)elem_size, elem_size);
+        for (int d = rank - 1; d >= 0; d--) {
+            idx[d]++;
+            off += sx[d];
+            if (idx[d] < shape[d]) break;
+            off -= sx[d] * idx[d];
+            idx[d] = 0;
+        }
+    }
+    return ACC_OK;
+}

@@ -276,6 +276,18 @@ typedef enum acc_reduce_op {
 int acc_reduce(acc_reduce_op op, acc_dtype t, const void *x, void *y, int rank, const int64_t *shape,
                const int *axes, int n_axes);
 
+/* relay.strided_slice: y[i_0, ...] = x[begin_0 + i_0 * step_0, ...] for every output
+ * index (any element type: elem_size bytes). begin, step and out_shape have `rank`
+ * entries, resolved for every axis (a kept axis: begin 0, step 1, its full size); steps
+ * may be negative. Every picked index must lie inside `shape`, else ACC_EINVAL. */
+int acc_strided_slice(size_t elem_size, const void *x, int rank, const int64_t *shape, const int64_t *begin,
+                      const int64_t *step, void *y, const int64_t *out_shape);
+
+/* relay.broadcast_to: y (shape, rank) = x broadcast like numpy (right-aligned, dims of 1
+ * repeat); any element type. ACC_EINVAL when x does not broadcast to `shape`. */
+int acc_broadcast_to(size_t elem_size, const void *x, int x_rank, const int64_t *x_shape, void *y, int rank,
+                     const int64_t *shape);
+
 /* ---------------------------------------------------------------------------------
  * Data movement (any element type: elem_size in bytes)
  * --------------------------------------------------------------------------------- */

@@ -171,7 +171,47 @@ func.func @max_20(%x: tensor<2x3xf32>) -> tensor<2xf32> {
 
 // -----
 
-func.func @min_21(%x: tensor<2x3xi32>) -> tensor<3xi32> {
+func.func @strided_slice_21(%x: tensor<2x9xf32>) -> tensor<2x1xf32> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.strided_slice' op the slice 3:3:1 of axis 1 (size 9) is empty
+  %y = relay.strided_slice %x {begin = [3], end = [3], axes = [1]} : (tensor<2x9xf32>) -> tensor<2x1xf32> // expected-error {{'relay.strided_slice' op the slice 3:3:1 of axis 1 (size 9) is empty}}
+  func.return %y : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @strided_slice_22(%x: tensor<2x9xf32>) -> tensor<1x9xf32> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.strided_slice' op property 'end' [1] must have as many entries as 'begin' [0, 1]
+  %y = relay.strided_slice %x {begin = [0, 1], end = [1]} : (tensor<2x9xf32>) -> tensor<1x9xf32> // expected-error {{'relay.strided_slice' op property 'end' [1] must have as many entries as 'begin' [0, 1]}}
+  func.return %y : tensor<1x9xf32>
+}
+
+// -----
+
+func.func @strided_slice_23(%x: tensor<2x9xf32>) -> tensor<1x9xf32> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.strided_slice' op property 'strides' must not contain 0
+  %y = relay.strided_slice %x {begin = [0], end = [1], strides = [0]} : (tensor<2x9xf32>) -> tensor<1x9xf32> // expected-error {{'relay.strided_slice' op property 'strides' must not contain 0}}
+  func.return %y : tensor<1x9xf32>
+}
+
+// -----
+
+func.func @broadcast_to_24(%x: tensor<3x1xf32>) -> tensor<3x2xf32> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.broadcast_to' op operands 'data' [3, 1] and 'shape' [2, 2] are not broadcast-compatible (dimension 0: 3 vs 2)
+  %y = relay.broadcast_to %x {shape = [2, 2]} : (tensor<3x1xf32>) -> tensor<3x2xf32> // expected-error {{'relay.broadcast_to' op operands 'data' [3, 1] and 'shape' [2, 2] are not broadcast-compatible (dimension 0: 3 vs 2)}}
+  func.return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @broadcast_to_25(%x: tensor<3x1xf32>) -> tensor<2x3x1xf32> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.broadcast_to' op result type tensor<2x3x1xf32> does not match the inferred type tensor<2x3x4xf32>
+  %y = relay.broadcast_to %x {shape = [2, 1, 4]} : (tensor<3x1xf32>) -> tensor<2x3x1xf32> // expected-error {{'relay.broadcast_to' op result type tensor<2x3x1xf32> does not match the inferred type tensor<2x3x4xf32>}}
+  func.return %y : tensor<2x3x1xf32>
+}
+
+// -----
+
+func.func @min_26(%x: tensor<2x3xi32>) -> tensor<3xi32> {
   // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.min' op result type tensor<3xi32> does not match the inferred type tensor<1x3xi32>
   %y = relay.min %x {axis = [0], keepdims = true} : (tensor<2x3xi32>) -> tensor<3xi32> // expected-error {{'relay.min' op result type tensor<3xi32> does not match the inferred type tensor<1x3xi32>}}
   func.return %y : tensor<3xi32>

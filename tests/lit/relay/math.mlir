@@ -106,3 +106,20 @@ func.func @reduce(%x: tensor<2x3x4xf32>, %i: tensor<2x3x4xi32>) -> (tensor<2x3x1
 // GEN:         %p = "relay.prod"(%x) <{keepdims = false, exclude = false}> : (tensor<2x3x4xf32>) -> tensor<f32>
 // GEN:         %mx = "relay.max"(%i) <{axis = array<i64: 1>, keepdims = false, exclude = true}> : (tensor<2x3x4xi32>) -> tensor<3xi32>
 // GEN:         %mn = "relay.min"(%i) <{axis = array<i64: 1>, keepdims = true, exclude = false}> : (tensor<2x3x4xi32>) -> tensor<2x1x4xi32>
+
+// -----
+
+func.func @slice(%x: tensor<2x9x4xf32>, %b: tensor<3x1xi1>) -> (tensor<2x4x2xf32>, tensor<1x9x4xf32>, tensor<2x3x4xi1>) {
+  %s = relay.strided_slice %x {begin = [7, -1], end = [0, -100], strides = [-2, -2], axes = [1, 2]} : (tensor<2x9x4xf32>) -> tensor<2x4x2xf32>
+  %f = relay.strided_slice %x {begin = [1], end = [100]} : (tensor<2x9x4xf32>) -> tensor<1x9x4xf32>
+  %e = relay.broadcast_to %b {shape = [2, 1, 4]} : (tensor<3x1xi1>) -> tensor<2x3x4xi1>
+  func.return %s, %f, %e : tensor<2x4x2xf32>, tensor<1x9x4xf32>, tensor<2x3x4xi1>
+}
+// CHECK-LABEL: func.func @slice
+// CHECK-NEXT:  %s = relay.strided_slice %x {begin = [7, -1], end = [0, -100], strides = [-2, -2], axes = [1, 2]} : (tensor<2x9x4xf32>) -> tensor<2x4x2xf32>
+// CHECK-NEXT:  %f = relay.strided_slice %x {begin = [1], end = [100]} : (tensor<2x9x4xf32>) -> tensor<1x9x4xf32>
+// CHECK-NEXT:  %e = relay.broadcast_to %b {shape = [2, 1, 4]} : (tensor<3x1xi1>) -> tensor<2x3x4xi1>
+// CHECK-NEXT:  func.return %s, %f, %e : tensor<2x4x2xf32>, tensor<1x9x4xf32>, tensor<2x3x4xi1>
+// GEN:         %s = "relay.strided_slice"(%x) <{begin = array<i64: 7, -1>, end = array<i64: 0, -100>, strides = array<i64: -2, -2>, axes = array<i64: 1, 2>}> : (tensor<2x9x4xf32>) -> tensor<2x4x2xf32>
+// GEN:         %f = "relay.strided_slice"(%x) <{begin = array<i64: 1>, end = array<i64: 100>}> : (tensor<2x9x4xf32>) -> tensor<1x9x4xf32>
+// GEN:         %e = "relay.broadcast_to"(%b) <{shape = array<i64: 2, 1, 4>}> : (tensor<3x1xi1>) -> tensor<2x3x4xi1>
