@@ -155,6 +155,26 @@ def test_nodes_on_constants_are_still_folded():
     np.testing.assert_allclose(run_function(module, {"x": np.ones((1, 1), np.float32)})["y"], [[0.25 + 2.0]])
 
 
+def test_causal_mask_subgraph_folds_to_one_where():
+    """GPT-2's mask as exporters build it from shapes (Shape -> ConstantOfShape -> Trilu ->
+    Equal, Range for positions): all known at import time; only the Where on the scores
+    and the position Add run."""
+    n = h.make_node
+    nodes = [n("Shape", ["x"], ["shp"]), n("ConstantOfShape", ["shp"], ["ones"],
+                                           value=h.make_tensor("v", T.FLOAT, [1], [1.0])),
+             n("Trilu", ["ones"], ["tril"], upper=0), n("Equal", ["tril", "zero"], ["masked"]),
+             n("Where", ["masked", "ninf", "x"], ["scores"]),
+             n("Range", ["r0", "r4", "r1"], ["pos"]), n("Cast", ["pos"], ["posf"], to=T.FLOAT),
+             n("Add", ["scores", "posf"], ["y"])]
+    inits = [("zero", np.array(0.0, np.float32)), ("ninf", np.array(-np.inf, np.float32)),
+             ("r0", np.array(0, np.int64)), ("r4", np.array(4, np.int64)), ("r1", np.array(1, np.int64))]
+    m = make(nodes, [vi("x", [4, 4])], [vi("y", [4, 4])], inits)
+    module = import_onnx_model(m)
+    assert ops(module) == ["relay.where", "relay.nn.bias_add"]  # positions: a bias along the last axis
+    x = rng.standard_normal((4, 4)).astype(np.float32)
+    np.testing.assert_array_equal(run_function(module, {"x": x})["y"], ort_outputs(m, {"x": x})["y"])
+
+
 def test_errors_are_one_line_naming_the_node():
     m = make([h.make_node("ReduceSum", ["x", "axes"], ["y"], name="rs")], [vi("x", [2, 3]), vi("axes", [1], T.INT64)],
              [vi("y", None)], opset=13)
