@@ -1447,6 +1447,38 @@ class LogicalNotOp(RelayOp):
         return [d]
 
 
+class LogicalBinaryOp(RelayOp):
+    """Boolean op of two `i1` tensors with numpy broadcasting."""
+
+    SAME_TYPE_SYNTAX = True
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        a, b = _tensor_type(ts[0], "lhs"), _tensor_type(ts[1], "rhs")
+        for t, n in ((a, "lhs"), (b, "rhs")):
+            if t.element_type != i1:
+                raise VerifyException(f"operand '{n}' must be a boolean (i1) tensor, got {t}")
+        return [tensor(broadcast_shapes(shape_of(a), shape_of(b)), i1)]
+
+
+@relay_op
+class LogicalAndOp(LogicalBinaryOp):
+    name = "relay.logical_and"
+
+
+@relay_op
+class LogicalOrOp(LogicalBinaryOp):
+    name = "relay.logical_or"
+
+
+@relay_op
+class LogicalXorOp(LogicalBinaryOp):
+    name = "relay.logical_xor"
+
+
 @relay_op
 class WhereOp(RelayOp):
     """condition ? x : y elementwise; the three operands broadcast together (numpy)."""
@@ -1591,7 +1623,8 @@ class BroadcastToOp(RelayOp):
 
 MATH_OPS: tuple[type[IRDLOperation], ...] = (
     SqrtOp, ExpOp, LogOp, NegativeOp, AbsOp, PowerOp, MaximumOp, MinimumOp,
-    EqualOp, NotEqualOp, LessOp, LessEqualOp, GreaterOp, GreaterEqualOp, LogicalNotOp, WhereOp,
+    EqualOp, NotEqualOp, LessOp, LessEqualOp, GreaterOp, GreaterEqualOp, LogicalNotOp,
+    LogicalAndOp, LogicalOrOp, LogicalXorOp, WhereOp,
     SumOp, ProdOp, MaxOp, MinOp, StridedSliceOp, BroadcastToOp,
 )  # fmt: skip
 """The run-time math ops and the slicing/broadcasting of activations (in GRAPH_OPS)."""

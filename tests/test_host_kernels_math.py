@@ -29,7 +29,7 @@ SIGNATURES = {
     "acc_sqrt_f32": [VP, VP, i64], "acc_exp_f32": [VP, VP, i64], "acc_log_f32": [VP, VP, i64],
     "acc_negative": [i, VP, VP, i64], "acc_abs": [i, VP, VP, i64],
     "acc_maximum": BIN, "acc_minimum": BIN, "acc_power": BIN,
-    "acc_compare": [i, *BIN], "acc_logical_not": [VP, VP, i64],
+    "acc_compare": [i, *BIN], "acc_logical_not": [VP, VP, i64], "acc_logical": [i, VP, i, I64P, VP, i, I64P, VP],
     "acc_where": [sz, VP, i, I64P, VP, i, I64P, VP, i, I64P, VP, i, I64P],
     "acc_reduce": [i, i, VP, VP, i, I64P, VP, i],
     "acc_strided_slice": [sz, VP, i, I64P, I64P, I64P, VP, I64P],
@@ -141,6 +141,16 @@ def test_compare_broadcast(lib, op, dtype):
     assert lib.acc_compare(op, DT[a.dtype], ptr(a), 2, sp(a.shape), ptr(b), 1, sp(b.shape), ptr(y)) == OK
     np.testing.assert_array_equal(y.astype(bool), want)
     assert set(np.unique(y)) <= {0, 1}
+
+
+@pytest.mark.parametrize("op", range(3), ids=["and", "or", "xor"])
+def test_logical_binary_broadcast(lib, op):
+    a, b = rng.integers(0, 2, (3, 4)).astype(bool), rng.integers(0, 2, (4,)).astype(bool)
+    want = [ref.logical_and, ref.logical_or, ref.logical_xor][op](a, b)
+    y = np.full(want.shape, 7, np.uint8)
+    assert lib.acc_logical(op, ptr(a), 2, sp(a.shape), ptr(b), 1, sp(b.shape), ptr(y)) == OK
+    np.testing.assert_array_equal(y, want.astype(np.uint8))
+    assert lib.acc_logical(3, ptr(a), 2, sp(a.shape), ptr(b), 1, sp(b.shape), ptr(y)) == EINVAL
 
 
 def test_logical_not(lib):

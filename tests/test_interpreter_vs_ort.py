@@ -863,6 +863,16 @@ def compare_case(name, op, relay_name):
     return Case(model, b.build([y], ["y"]), {"a": av, "b": bv})
 
 
+@cases("logical", {"and": dict(op="And", relay_name="logical_and"), "or": dict(op="Or", relay_name="logical_or"),
+                   "xor": dict(op="Xor", relay_name="logical_xor")})
+def logical_case(name, op, relay_name):
+    rng = rng_for(name)
+    av, bv = rng.integers(0, 2, (3, 4)).astype(bool), rng.integers(0, 2, (4,)).astype(bool)
+    b = GraphBuilder()
+    y = getattr(b, relay_name)(b.input("a", av.shape, np.bool_), b.input("b", bv.shape, np.bool_))
+    return Case(single(op, {"a": av, "b": bv}, np.bool_), b.build([y], ["y"]), {"a": av, "b": bv})
+
+
 @case("where-logical_not")
 def where_case():
     """Where(Not(x < 0), x, fill) with a broadcast condition and a scalar fill."""

@@ -202,7 +202,8 @@ def every_math_op_model() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
         n("ReduceSum", ["f_where", "last"], ["f_sum"], keepdims=1), n("ReduceMax", ["rc", "mid"], ["f_max"], keepdims=0),
         n("ReduceMin", ["x"], ["f_min"], keepdims=0), n("ReduceProd", ["sq1", "last"], ["f_prod"], keepdims=0),
         n("Equal", ["i", "three"], ["b_eq"]), n("Greater", ["i", "j"], ["b_gt"]), n("LessOrEqual", ["i", "j"], ["b_le"]),
-        n("GreaterOrEqual", ["j", "three"], ["b_ge"]),
+        n("GreaterOrEqual", ["j", "three"], ["b_ge"]), n("And", ["b_gt", "b_ge"], ["b_and"]),
+        n("Or", ["b_eq", "b_le"], ["b_or"]), n("Xor", ["b_and", "b_or"], ["b_xor"]),
         n("Neg", ["i"], ["ni"]), n("Abs", ["ni"], ["ai"]), n("Max", ["ai", "j"], ["i_max"]), n("Min", ["ni", "j"], ["i_min"]),
         n("ReduceSum", ["i_max", "last"], ["i_sum"], keepdims=0), n("ReduceMax", ["i_min", "mid"], ["i_rmax"], keepdims=1),
         n("ReduceMin", ["ni", "mid"], ["i_rmin"], keepdims=0), n("ReduceProd", ["j", "mid"], ["i_prod"], keepdims=0),
@@ -220,7 +221,7 @@ def every_math_op_model() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
             "b_le": (T.BOOL, [2, 3, 4]), "b_ge": (T.BOOL, [3, 4]), "i_sum": (T.INT32, [2, 3]),
             "i_rmax": (T.INT32, [2, 1, 4]), "i_rmin": (T.INT32, [2, 4]), "i_prod": (T.INT32, [3]),
             "f_slice": (T.FLOAT, [2, 2, 2]), "i_a": (T.INT32, [2, 3, 1]), "i_b": (T.INT32, [2, 3, 3]),
-            "b_expand": (T.BOOL, [2, 3, 4])}
+            "b_expand": (T.BOOL, [2, 3, 4]), "b_xor": (T.BOOL, [2, 3, 4])}
     m = make(nodes, [vi("x", [2, 3, 4]), vi("i", [2, 3, 4], T.INT32), vi("j", [3, 4], T.INT32)],
              [vi(k, s, t) for k, (t, s) in outs.items()], inits)
     onnx.checker.check_model(m, full_check=True)
@@ -237,7 +238,8 @@ def test_every_math_op_runs_in_c_and_matches_onnxruntime(tmp_path):
     math_ops = {"relay.sqrt", "relay.exp", "relay.log", "relay.negative", "relay.abs", "relay.power",
                 "relay.maximum", "relay.minimum", "relay.equal", "relay.less", "relay.less_equal", "relay.greater",
                 "relay.greater_equal", "relay.logical_not", "relay.where", "relay.sum", "relay.prod", "relay.max",
-                "relay.min", "relay.strided_slice", "relay.broadcast_to"}
+                "relay.min", "relay.strided_slice", "relay.broadcast_to", "relay.logical_and", "relay.logical_or",
+                "relay.logical_xor"}
     assert math_ops <= set(ops(module)), sorted(math_ops - set(ops(module)))
     compile_to_directory(path, "", str(tmp_path / "out"), pipeline="canonicalize,bufferize,plan-memory")
     got, _ = run_directory(str(tmp_path / "out"), feeds)

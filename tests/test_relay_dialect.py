@@ -931,3 +931,11 @@ def test_broadcast_to():
     assert relay.BroadcastToOp(x, shape=[2]).result.type == t(3, 2, dtype=i1)  # numpy: both sides broadcast
     with pytest.raises(VerifyException, match="operands 'data' .3, 1. and 'shape' .2, 2. are not broadcast-compatible"):
         relay.BroadcastToOp(x, shape=[2, 2])
+
+
+@pytest.mark.parametrize("cls", [relay.LogicalAndOp, relay.LogicalOrOp, relay.LogicalXorOp])
+def test_logical_binary_ops_take_bools_and_broadcast(cls):
+    a, b = vals(t(2, 1, dtype=i1), t(3, dtype=i1))
+    assert cls(a, b).result.type == t(2, 3, dtype=i1)
+    with pytest.raises(VerifyException, match="operand 'rhs' must be a boolean"):
+        cls(a, *vals(t(3, dtype=i8)))

@@ -765,6 +765,8 @@ class HostKernelEmitter:
     MATH_BINARY = {relay.PowerOp: "acc_power", relay.MaximumOp: "acc_maximum", relay.MinimumOp: "acc_minimum"}
     COMPARE = {relay.EqualOp: "ACC_CMP_EQ", relay.NotEqualOp: "ACC_CMP_NE", relay.LessOp: "ACC_CMP_LT",
                relay.LessEqualOp: "ACC_CMP_LE", relay.GreaterOp: "ACC_CMP_GT", relay.GreaterEqualOp: "ACC_CMP_GE"}
+    LOGICAL = {relay.LogicalAndOp: "ACC_LOGICAL_AND", relay.LogicalOrOp: "ACC_LOGICAL_OR",
+               relay.LogicalXorOp: "ACC_LOGICAL_XOR"}
     REDUCE = {relay.SumOp: "ACC_REDUCE_SUM", relay.ProdOp: "ACC_REDUCE_PROD", relay.MaxOp: "ACC_REDUCE_MAX",
               relay.MinOp: "ACC_REDUCE_MIN"}
 
@@ -779,6 +781,10 @@ class HostKernelEmitter:
             return [f"{fn}({self.tag(op.data)}, {self.p(op.data)}, {y}, {count})"]
         if isinstance(op, relay.LogicalNotOp):
             return [f"acc_logical_not({self.p(op.data)}, {y}, {count})"]
+        if isinstance(op, relay.LogicalBinaryOp):
+            sa, sb = shape_of(op.lhs.type), shape_of(op.rhs.type)
+            return [f"acc_logical({self.LOGICAL[type(op)]}, {self.p(op.lhs)}, {len(sa)}, {m.shape_array(sa)}, "
+                    f"{self.p(op.rhs)}, {len(sb)}, {m.shape_array(sb)}, {y})"]
         if type(op) in self.MATH_BINARY or type(op) in self.COMPARE:
             sa, sb = shape_of(op.lhs.type), shape_of(op.rhs.type)
             operands = (f"{self.tag(op.lhs)}, {self.p(op.lhs)}, {len(sa)}, {m.shape_array(sa)}, "

@@ -164,6 +164,9 @@ class RelayFunctions(InterpreterFunctions):
     run_maximum = kernel(relay.MaximumOp)(_with_props(ref.maximum))
     run_minimum = kernel(relay.MinimumOp)(_with_props(ref.minimum))
     run_logical_not = kernel(relay.LogicalNotOp)(_with_props(ref.logical_not))
+    run_logical_and = kernel(relay.LogicalAndOp)(_with_props(ref.logical_and))
+    run_logical_or = kernel(relay.LogicalOrOp)(_with_props(ref.logical_or))
+    run_logical_xor = kernel(relay.LogicalXorOp)(_with_props(ref.logical_xor))
     run_where = kernel(relay.WhereOp)(_with_props(ref.where))
 
     def _compare(self, op: relay.CompareOp, lhs, rhs):

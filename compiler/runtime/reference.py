@@ -555,6 +555,18 @@ def logical_not(data: np.ndarray) -> np.ndarray:
     return np.logical_not(data)
 
 
+def logical_and(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return np.logical_and(lhs, rhs)
+
+
+def logical_or(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return np.logical_or(lhs, rhs)
+
+
+def logical_xor(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return np.logical_xor(lhs, rhs)
+
+
 def where(condition: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(condition, x, y)
 

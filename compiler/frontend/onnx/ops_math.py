@@ -88,6 +88,14 @@ def compare(n: Node):
     return n.emit(_COMPARE[n.op_type](n.input(0), n.input(1)))
 
 
+_LOGICAL = {"And": relay.LogicalAndOp, "Or": relay.LogicalOrOp, "Xor": relay.LogicalXorOp}
+
+
+@converter(*_LOGICAL)
+def logical(n: Node):
+    return n.emit(_LOGICAL[n.op_type](n.input(0), n.input(1)))
+
+
 @converter("Where")
 def where(n: Node):
     if n.dtype(0) != np.bool_:

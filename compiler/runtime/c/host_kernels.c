@@ -1578,6 +1578,18 @@ int acc_compare(acc_compare_op op, acc_dtype t, const void *a, int a_rank, const
     return ACC_OK;
 }
 
+/* Boolean rows: any nonzero byte is true; the result is 0 or 1. */
+FLOAT_ROW(and_b, uint8_t, (uint8_t)((u != 0) & (v != 0)))
+FLOAT_ROW(or_b, uint8_t, (uint8_t)((u != 0) | (v != 0)))
+FLOAT_ROW(xor_b, uint8_t, (uint8_t)((u != 0) ^ (v != 0)))
+
+int acc_logical(acc_logical_op op, const uint8_t *a, int a_rank, const int64_t *a_shape, const uint8_t *b,
+                int b_rank, const int64_t *b_shape, uint8_t *y) {
+    static const bcast_row_fn rows[3] = {and_b, or_b, xor_b};
+    if ((int)op < 0 || (int)op > 2) return ACC_EINVAL;
+    return math_binary(rows[op], ACC_BOOL, a, a_rank, a_shape, b, b_rank, b_shape, y);
+}
+
 int acc_logical_not(const uint8_t *x, uint8_t *y, int64_t count) {
     if (!x || !y || count < 0) return ACC_EINVAL;
     for (int64_t i = 0; i < count; i++) y[i] = (uint8_t)(x[i] == 0);

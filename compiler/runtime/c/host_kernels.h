@@ -255,6 +255,12 @@ int acc_compare(acc_compare_op op, acc_dtype t, const void *a, int a_rank, const
 /* relay.logical_not of `count` bool bytes. */
 int acc_logical_not(const uint8_t *x, uint8_t *y, int64_t count);
 
+/* relay.logical_and / logical_or / logical_xor of bool bytes, broadcasting as acc_add.
+ * The numbering is part of the ABI. */
+typedef enum acc_logical_op { ACC_LOGICAL_AND = 0, ACC_LOGICAL_OR = 1, ACC_LOGICAL_XOR = 2 } acc_logical_op;
+int acc_logical(acc_logical_op op, const uint8_t *a, int a_rank, const int64_t *a_shape, const uint8_t *b,
+                int b_rank, const int64_t *b_shape, uint8_t *y);
+
 /* relay.where: out = cond ? x : y elementwise; cond (bool bytes), x and y (elements of
  * elem_size bytes) each broadcast (numpy, right-aligned) to the output `shape`. */
 int acc_where(size_t elem_size, const uint8_t *cond, int c_rank, const int64_t *c_shape, const void *x, int x_rank,

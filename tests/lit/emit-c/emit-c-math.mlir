@@ -60,6 +60,9 @@ func.func @main(%x: tensor<2x3x4xf32>, %i: tensor<3x4xi32>) -> (tensor<2x3x1xf32
 // CHECK:       acc_compare(ACC_CMP_LE, ACC_F32, {{.*}})
 // CHECK:       acc_compare(ACC_CMP_GT, ACC_F32, {{.*}})
 // CHECK:       acc_logical_not({{.*}}, 8)
+// CHECK:       acc_logical(ACC_LOGICAL_AND, {{.*}})
+// CHECK:       acc_logical(ACC_LOGICAL_OR, {{.*}})
+// CHECK:       acc_logical(ACC_LOGICAL_XOR, {{.*}})
 // CHECK:       acc_reduce(ACC_REDUCE_PROD, ACC_F32, {{.*}}, 2, {{shape[0-9]+}}, {{axes[0-9]+}}, 2)
 // CHECK:       acc_reduce(ACC_REDUCE_MIN, ACC_F32, {{.*}}, 2, {{shape[0-9]+}}, {{axes[0-9]+}}, 1)
 func.func @main(%x: tensor<2x4xf32>) -> (tensor<2x4xi1>, tensor<2x4xi1>, tensor<2x4xi1>, tensor<2x4xi1>, tensor<f32>, tensor<4xf32>) {
@@ -71,7 +74,10 @@ func.func @main(%x: tensor<2x4xf32>) -> (tensor<2x4xi1>, tensor<2x4xi1>, tensor<
   %ne = relay.not_equal %m, %x : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xi1>
   %le = relay.less_equal %m, %x : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xi1>
   %gt = relay.greater %m, %x : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xi1>
-  %n = relay.logical_not %gt : tensor<2x4xi1>
+  %n0 = relay.logical_not %gt : tensor<2x4xi1>
+  %na = relay.logical_and %n0, %eq : tensor<2x4xi1>
+  %no = relay.logical_or %na, %ne : tensor<2x4xi1>
+  %n = relay.logical_xor %no, %le : tensor<2x4xi1>
   %p = relay.prod %m : (tensor<2x4xf32>) -> tensor<f32>
   %mn = relay.min %x {axis = [0]} : (tensor<2x4xf32>) -> tensor<4xf32>
   func.return %eq, %ne, %le, %n, %p, %mn : tensor<2x4xi1>, tensor<2x4xi1>, tensor<2x4xi1>, tensor<2x4xi1>, tensor<f32>, tensor<4xf32>

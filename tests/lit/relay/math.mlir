@@ -123,3 +123,20 @@ func.func @slice(%x: tensor<2x9x4xf32>, %b: tensor<3x1xi1>) -> (tensor<2x4x2xf32
 // GEN:         %s = "relay.strided_slice"(%x) <{begin = array<i64: 7, -1>, end = array<i64: 0, -100>, strides = array<i64: -2, -2>, axes = array<i64: 1, 2>}> : (tensor<2x9x4xf32>) -> tensor<2x4x2xf32>
 // GEN:         %f = "relay.strided_slice"(%x) <{begin = array<i64: 1>, end = array<i64: 100>}> : (tensor<2x9x4xf32>) -> tensor<1x9x4xf32>
 // GEN:         %e = "relay.broadcast_to"(%b) <{shape = array<i64: 2, 1, 4>}> : (tensor<3x1xi1>) -> tensor<2x3x4xi1>
+
+// -----
+
+func.func @logical(%a: tensor<2x4xi1>, %b: tensor<4xi1>) -> (tensor<2x4xi1>, tensor<2x4xi1>, tensor<2x4xi1>) {
+  %and = relay.logical_and %a, %b : (tensor<2x4xi1>, tensor<4xi1>) -> tensor<2x4xi1>
+  %or = relay.logical_or %and, %a : tensor<2x4xi1>
+  %xor = relay.logical_xor %b, %or : (tensor<4xi1>, tensor<2x4xi1>) -> tensor<2x4xi1>
+  func.return %and, %or, %xor : tensor<2x4xi1>, tensor<2x4xi1>, tensor<2x4xi1>
+}
+// CHECK-LABEL: func.func @logical
+// CHECK-NEXT:  %and = relay.logical_and %a, %b : (tensor<2x4xi1>, tensor<4xi1>) -> tensor<2x4xi1>
+// CHECK-NEXT:  %or = relay.logical_or %and, %a : tensor<2x4xi1>
+// CHECK-NEXT:  %xor = relay.logical_xor %b, %or : (tensor<4xi1>, tensor<2x4xi1>) -> tensor<2x4xi1>
+// CHECK-NEXT:  func.return %and, %or, %xor : tensor<2x4xi1>, tensor<2x4xi1>, tensor<2x4xi1>
+// GEN:         %and = "relay.logical_and"(%a, %b) : (tensor<2x4xi1>, tensor<4xi1>) -> tensor<2x4xi1>
+// GEN:         %or = "relay.logical_or"(%and, %a) : (tensor<2x4xi1>, tensor<2x4xi1>) -> tensor<2x4xi1>
+// GEN:         %xor = "relay.logical_xor"(%b, %or) : (tensor<4xi1>, tensor<2x4xi1>) -> tensor<2x4xi1>
