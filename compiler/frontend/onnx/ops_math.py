@@ -16,6 +16,7 @@ Comparisons give boolean (`i1`) tensors, as ONNX and TVM do.
 from __future__ import annotations
 
 import numpy as np
+
 from accel.compiler.frontend.onnx.context import Const, Node, converter
 from accel.compiler.frontend.onnx.ops_tensor import axes_operand
 from accel.compiler.tensors import element_type
