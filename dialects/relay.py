@@ -1293,6 +1293,344 @@ class MeanOp(RelayOp):
 
 
 # --------------------------------------------------------------------------------------
+# Run-time math: elementwise functions, comparisons, selection, reductions
+# (what exporters emit for RMSNorm, rotary embeddings, causal masks, ...)
+# --------------------------------------------------------------------------------------
+
+
+def _numeric(t: TensorType, operand: str) -> None:
+    if not (is_float(t.element_type) or is_int(t.element_type)):
+        raise VerifyException(f"operand '{operand}' must have a float or integer element type, got {t}")
+
+
+@relay_op
+class SqrtOp(UnaryOp):
+    """IEEE square root (sqrt(-1) is nan)."""
+
+    name = "relay.sqrt"
+
+
+@relay_op
+class ExpOp(UnaryOp):
+    name = "relay.exp"
+
+
+@relay_op
+class LogOp(UnaryOp):
+    """Natural logarithm (log(0) is -inf, log(-1) is nan)."""
+
+    name = "relay.log"
+
+
+class SignedUnaryOp(UnaryOp):
+    """An elementwise op on float or signed/unsigned integer data (integers wrap)."""
+
+    FLOAT_ONLY = False
+
+    @classmethod
+    def infer(cls, ts, props):
+        (d,) = super().infer(ts, props)
+        _numeric(d, "data")
+        return [d]
+
+
+@relay_op
+class NegativeOp(SignedUnaryOp):
+    """-x; integers wrap (-INT_MIN == INT_MIN, unsigned: 2^n - x)."""
+
+    name = "relay.negative"
+
+
+@relay_op
+class AbsOp(SignedUnaryOp):
+    """|x|; integers wrap (|INT_MIN| == INT_MIN), unsigned data is unchanged."""
+
+    name = "relay.abs"
+
+
+@relay_op
+class PowerOp(BinaryOp):
+    """lhs ** rhs elementwise (float only), numpy broadcasting (C's powf)."""
+
+    name = "relay.power"
+
+    @classmethod
+    def infer(cls, ts, props):
+        (r,) = super().infer(ts, props)
+        _float(_tensor_type(ts[0], "lhs"), "lhs")
+        return [r]
+
+
+class NumericBinaryOp(BinaryOp):
+    @classmethod
+    def infer(cls, ts, props):
+        (r,) = super().infer(ts, props)
+        _numeric(_tensor_type(ts[0], "lhs"), "lhs")
+        return [r]
+
+
+@relay_op
+class MaximumOp(NumericBinaryOp):
+    """Elementwise max; nan wins (np.maximum)."""
+
+    name = "relay.maximum"
+
+
+@relay_op
+class MinimumOp(NumericBinaryOp):
+    """Elementwise min; nan wins (np.minimum)."""
+
+    name = "relay.minimum"
+
+
+class CompareOp(RelayOp):
+    """Elementwise comparison with numpy broadcasting; the result is boolean (`i1`), as
+    in TVM and ONNX (any comparison with nan is false, except `not_equal`)."""
+
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        a, b = _tensor_type(ts[0], "lhs"), _tensor_type(ts[1], "rhs")
+        _same_elem(a, b, "lhs", "rhs")
+        if a.element_type != i1:
+            _numeric(a, "lhs")
+        return [tensor(broadcast_shapes(shape_of(a), shape_of(b)), i1)]
+
+
+@relay_op
+class EqualOp(CompareOp):
+    name = "relay.equal"
+
+
+@relay_op
+class NotEqualOp(CompareOp):
+    name = "relay.not_equal"
+
+
+@relay_op
+class LessOp(CompareOp):
+    name = "relay.less"
+
+
+@relay_op
+class LessEqualOp(CompareOp):
+    name = "relay.less_equal"
+
+
+@relay_op
+class GreaterOp(CompareOp):
+    name = "relay.greater"
+
+
+@relay_op
+class GreaterEqualOp(CompareOp):
+    name = "relay.greater_equal"
+
+
+@relay_op
+class LogicalNotOp(RelayOp):
+    """Boolean negation of an `i1` tensor."""
+
+    name = "relay.logical_not"
+    SAME_TYPE_SYNTAX = True
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        if d.element_type != i1:
+            raise VerifyException(f"operand 'data' must be a boolean (i1) tensor, got {d}")
+        return [d]
+
+
+class LogicalBinaryOp(RelayOp):
+    """Boolean op of two `i1` tensors with numpy broadcasting."""
+
+    SAME_TYPE_SYNTAX = True
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        a, b = _tensor_type(ts[0], "lhs"), _tensor_type(ts[1], "rhs")
+        for t, n in ((a, "lhs"), (b, "rhs")):
+            if t.element_type != i1:
+                raise VerifyException(f"operand '{n}' must be a boolean (i1) tensor, got {t}")
+        return [tensor(broadcast_shapes(shape_of(a), shape_of(b)), i1)]
+
+
+@relay_op
+class LogicalAndOp(LogicalBinaryOp):
+    name = "relay.logical_and"
+
+
+@relay_op
+class LogicalOrOp(LogicalBinaryOp):
+    name = "relay.logical_or"
+
+
+@relay_op
+class LogicalXorOp(LogicalBinaryOp):
+    name = "relay.logical_xor"
+
+
+@relay_op
+class WhereOp(RelayOp):
+    """condition ? x : y elementwise; the three operands broadcast together (numpy)."""
+
+    name = "relay.where"
+    condition = operand_def(TensorType)
+    x = operand_def(TensorType)
+    y = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        c = _tensor_type(ts[0], "condition")
+        x, y = _tensor_type(ts[1], "x"), _tensor_type(ts[2], "y")
+        if c.element_type != i1:
+            raise VerifyException(f"operand 'condition' must be a boolean (i1) tensor, got {c}")
+        _same_elem(x, y, "x", "y")
+        xy = broadcast_shapes(shape_of(x), shape_of(y), ("x", "y"))
+        shape = broadcast_shapes(shape_of(c), xy, ("condition", "x and y"))
+        return [tensor(shape, x.element_type)]
+
+
+class ReduceOp(RelayOp):
+    """A reduction over `axis` (the complement when `exclude`; no axis: every axis), as
+    `relay.mean`; float or integer data, the result in the data's type."""
+
+    PROPS = MeanOp.PROPS
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def reduced_axes(cls, rank: int, props) -> tuple[int, ...]:
+        return MeanOp.reduced_axes(rank, props)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        _numeric(d, "data")
+        ds = shape_of(d)
+        red = cls.reduced_axes(len(ds), props)
+        if props["keepdims"]:
+            out = tuple(1 if i in red else s for i, s in enumerate(ds))
+        else:
+            out = tuple(s for i, s in enumerate(ds) if i not in red)
+        return [tensor(out, d.element_type)]
+
+
+@relay_op
+class SumOp(ReduceOp):
+    """Sum; integers wrap in their own type."""
+
+    name = "relay.sum"
+
+
+@relay_op
+class ProdOp(ReduceOp):
+    """Product; integers wrap in their own type."""
+
+    name = "relay.prod"
+
+
+@relay_op
+class MaxOp(ReduceOp):
+    """Maximum; nan wins; over no element: the type's lowest value (-inf)."""
+
+    name = "relay.max"
+
+
+@relay_op
+class MinOp(ReduceOp):
+    """Minimum; nan wins; over no element: the type's highest value (inf)."""
+
+    name = "relay.min"
+
+
+def slice_range(dim: int, begin: int, end: int, stride: int) -> range:
+    """The indices numpy's basic slice `begin:end:stride` picks from a dimension of `dim`
+    (negative bounds count from the end, then clamp; ONNX Slice's rule too)."""
+    if stride == 0:
+        raise VerifyException("property 'strides' must not contain 0")
+    return range(*slice(begin, end, stride).indices(dim))
+
+
+@relay_op
+class StridedSliceOp(RelayOp):
+    """data[begin:end:strides] along `axes` (default: the first len(begin) axes), numpy's
+    basic slicing per axis (TVM's strided_slice); the other axes are kept whole."""
+
+    name = "relay.strided_slice"
+    PROPS = (Ints("begin"), Ints("end"), Ints("strides", optional=True), Ints("axes", optional=True))
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def ranges(cls, shape: Sequence[int], props) -> list[range]:
+        """The picked indices of every axis of `shape`."""
+        begin, end = props["begin"], props["end"]
+        if begin is None or end is None:
+            raise VerifyException("properties 'begin' and 'end' are required")
+        n = len(begin)
+        for name in ("end", "strides", "axes"):
+            if props[name] is not None and len(props[name]) != n:
+                raise VerifyException(f"property '{name}' {list(props[name])} must have as many entries as "
+                                      f"'begin' {list(begin)}")
+        strides = props["strides"] if props["strides"] is not None else (1,) * n
+        axes = props["axes"] if props["axes"] is not None else tuple(range(n))
+        out = [range(d) for d in shape]
+        seen = set()
+        for b, e, st, a in zip(begin, end, strides, axes):
+            ax = normalize_axis(a, len(shape), "property 'axes' entry")
+            if ax in seen:
+                raise VerifyException(f"property 'axes' repeats axis {a}")
+            seen.add(ax)
+            out[ax] = slice_range(shape[ax], b, e, st)
+            if not out[ax]:
+                raise VerifyException(f"the slice {b}:{e}:{st} of axis {ax} (size {shape[ax]}) is empty")
+        return out
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        return [tensor(tuple(len(r) for r in cls.ranges(shape_of(d), props)), d.element_type)]
+
+
+@relay_op
+class BroadcastToOp(RelayOp):
+    """data broadcast (numpy) to `shape` (TVM's broadcast_to, ONNX Expand): the result
+    has the broadcast of the data's shape and `shape`."""
+
+    name = "relay.broadcast_to"
+    PROPS = (Ints("shape"),)
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        if props["shape"] is None:
+            raise VerifyException("missing property 'shape'")
+        return [tensor(broadcast_shapes(shape_of(d), props["shape"], ("data", "shape")), d.element_type)]
+
+
+MATH_OPS: tuple[type[IRDLOperation], ...] = (
+    SqrtOp, ExpOp, LogOp, NegativeOp, AbsOp, PowerOp, MaximumOp, MinimumOp,
+    EqualOp, NotEqualOp, LessOp, LessEqualOp, GreaterOp, GreaterEqualOp, LogicalNotOp,
+    LogicalAndOp, LogicalOrOp, LogicalXorOp, WhereOp,
+    SumOp, ProdOp, MaxOp, MinOp, StridedSliceOp, BroadcastToOp,
+)  # fmt: skip
+"""The run-time math ops and the slicing/broadcasting of activations (in GRAPH_OPS)."""
+
+
+# --------------------------------------------------------------------------------------
 # Shape manipulation
 # --------------------------------------------------------------------------------------
 
@@ -2011,6 +2349,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, BatchNormOp, LayerNormOp, MeanOp,
     ReshapeOp, TransposeOp, ConcatenateOp, PadOp, BatchFlattenOp, TakeOp, CastOp, ConstantOp,
     QuantizeOp, DequantizeOp, RequantizeOp, QnnConv2DOp, QnnDenseOp, QnnAddOp,
+    *MATH_OPS,
 )  # fmt: skip
 
 Relay = Dialect("relay", [*GRAPH_OPS, CompositeOp, YieldOp], [])

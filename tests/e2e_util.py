@@ -80,9 +80,10 @@ def input_signature(model: onnx.ModelProto) -> list[tuple[str, tuple[int, ...]]]
             for vi in model.graph.input if vi.name not in inits]
 
 
-def quantize_qdq(src: str, dst: str, seed: int = 1) -> None:
+def quantize_qdq(src: str, dst: str, seed: int = 1, calibration: list[dict[str, np.ndarray]] | None = None) -> None:
     """int8 QDQ (activations per tensor, weights per channel) calibrated on 8 seeded
-    random inputs: the format onnxruntime's quantization tool writes by default."""
+    random float inputs (or on the given `calibration` feeds): the format onnxruntime's
+    quantization tool writes by default."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
 
     sig = input_signature(onnx.load(src))
@@ -90,7 +91,8 @@ def quantize_qdq(src: str, dst: str, seed: int = 1) -> None:
     class RandomReader(CalibrationDataReader):
         def __init__(self) -> None:
             rng = np.random.default_rng(seed)
-            self.feeds = iter([{n: rng.standard_normal(s).astype(np.float32) for n, s in sig} for _ in range(8)])
+            self.feeds = iter(calibration if calibration is not None else
+                              [{n: rng.standard_normal(s).astype(np.float32) for n, s in sig} for _ in range(8)])
 
         def get_next(self):
             return next(self.feeds, None)

@@ -806,6 +806,129 @@ def qnn_add_case(name, dt, b_shape):
 
 
 # --------------------------------------------------------------------------------------
+# Run-time math
+# --------------------------------------------------------------------------------------
+
+
+@cases("math-unary", {
+    "sqrt": dict(op="Sqrt", relay_name="sqrt", dt=F32), "exp": dict(op="Exp", relay_name="exp", dt=F32),
+    "log": dict(op="Log", relay_name="log", dt=F32), "neg": dict(op="Neg", relay_name="negative", dt=F32),
+    "neg-i8": dict(op="Neg", relay_name="negative", dt=np.int8), "abs": dict(op="Abs", relay_name="abs", dt=F32),
+    "abs-i32": dict(op="Abs", relay_name="abs", dt=np.int32),
+})  # fmt: skip
+def math_unary_case(name, op, relay_name, dt):
+    rng = rng_for(name)
+    xv = np.abs(randn(rng, (2, 3, 4), 2.0)) if op in ("Sqrt", "Log") else randn(rng, (2, 3, 4), 2.0)
+    if dt != F32:
+        xv = randint(rng, (2, 3, 4), dt, -100, 100)
+    return Case(single(op, {"x": xv}, dt), unary_relay(relay_name, xv), {"x": xv})
+
+
+@cases("math-binary", {
+    "pow": dict(op="Pow", relay_name="power", dt=F32, b_shape=(4,)),
+    "max": dict(op="Max", relay_name="maximum", dt=F32, b_shape=(3, 1)),
+    "min-i64": dict(op="Min", relay_name="minimum", dt=np.int64, b_shape=(1, 4)),
+})  # fmt: skip
+def math_binary_case(name, op, relay_name, dt, b_shape):
+    rng = rng_for(name)
+    if dt == F32:
+        av, bv = randn(rng, (2, 3, 4)), randn(rng, b_shape)
+        if op == "Pow":
+            av = np.abs(av) + F32(0.1)
+    else:
+        av, bv = randint(rng, (2, 3, 4), dt, -50, 50), randint(rng, b_shape, dt, -50, 50)
+    b = GraphBuilder()
+    y = getattr(b, relay_name)(b.input("a", av.shape, dt), b.input("b", bv.shape, dt))
+    return Case(single(op, {"a": av, "b": bv}, dt), b.build([y], ["y"]), {"a": av, "b": bv})
+
+
+@cases("compare", {
+    "equal": dict(op="Equal", relay_name="equal"), "less": dict(op="Less", relay_name="less"),
+    "less_equal": dict(op="LessOrEqual", relay_name="less_equal"), "greater": dict(op="Greater", relay_name="greater"),
+    "greater_equal": dict(op="GreaterOrEqual", relay_name="greater_equal"),
+    "not_equal": dict(op="NotEqual", relay_name="not_equal"),
+})  # fmt: skip
+def compare_case(name, op, relay_name):
+    """Integer operands (some equal pairs) broadcast; the result is bool. ONNX has no
+    NotEqual: it is Not(Equal) there."""
+    rng = rng_for(name)
+    av, bv = randint(rng, (3, 4), np.int32, -3, 3), randint(rng, (4,), np.int32, -3, 3)
+    if op == "NotEqual":
+        nodes = [helper.make_node("Equal", ["a", "b"], ["e"]), helper.make_node("Not", ["e"], ["y"])]
+        model = onnx_model(nodes, {"a": av, "b": bv}, {"y": np.bool_})
+    else:
+        model = single(op, {"a": av, "b": bv}, np.bool_)
+    b = GraphBuilder()
+    y = getattr(b, relay_name)(b.input("a", av.shape, np.int32), b.input("b", bv.shape, np.int32))
+    return Case(model, b.build([y], ["y"]), {"a": av, "b": bv})
+
+
+@cases("logical", {"and": dict(op="And", relay_name="logical_and"), "or": dict(op="Or", relay_name="logical_or"),
+                   "xor": dict(op="Xor", relay_name="logical_xor")})
+def logical_case(name, op, relay_name):
+    rng = rng_for(name)
+    av, bv = rng.integers(0, 2, (3, 4)).astype(bool), rng.integers(0, 2, (4,)).astype(bool)
+    b = GraphBuilder()
+    y = getattr(b, relay_name)(b.input("a", av.shape, np.bool_), b.input("b", bv.shape, np.bool_))
+    return Case(single(op, {"a": av, "b": bv}, np.bool_), b.build([y], ["y"]), {"a": av, "b": bv})
+
+
+@case("where-logical_not")
+def where_case():
+    """Where(Not(x < 0), x, fill) with a broadcast condition and a scalar fill."""
+    rng = rng_for("where")
+    xv = randn(rng, (2, 3, 4))
+    fill = np.array(-1e9, F32)
+    nodes = [helper.make_node("Less", ["x", "zero"], ["neg"]), helper.make_node("Not", ["neg"], ["pos"]),
+             helper.make_node("Where", ["pos", "x", "fill"], ["y"])]
+    zero = np.zeros((3, 1), F32)
+    model = onnx_model(nodes, {"x": xv}, {"y": F32}, {"zero": zero, "fill": fill})
+    b = GraphBuilder()
+    x = b.input("x", xv.shape)
+    y = b.where(b.logical_not(b.less(x, b.const(zero))), x, b.const(fill))
+    return Case(model, b.build([y], ["y"]), {"x": xv})
+
+
+@cases("reduce", {
+    "sum-last-keep": dict(op="ReduceSum", relay_name="sum", axes=[-1], keep=1, dt=F32),
+    "sum-i32-all": dict(op="ReduceSum", relay_name="sum", axes=None, keep=0, dt=np.int32),
+    "max-01": dict(op="ReduceMax", relay_name="max", axes=[0, 1], keep=0, dt=F32),
+    "min-i8": dict(op="ReduceMin", relay_name="min", axes=[1], keep=1, dt=np.int8),
+    "prod-2": dict(op="ReduceProd", relay_name="prod", axes=[2], keep=0, dt=F32),
+})  # fmt: skip
+def reduce_case(name, op, relay_name, axes, keep, dt):
+    rng = rng_for(name)
+    xv = randn(rng, (2, 3, 4)) if dt == F32 else randint(rng, (2, 3, 4), dt, -20, 20)
+    inits = {} if axes is None else {"axes": np.array(axes, np.int64)}
+    model = single(op, {"x": xv}, dt, inits, keepdims=keep)
+    return Case(model, unary_relay(relay_name, xv, axis=axes, keepdims=bool(keep)), {"x": xv})
+
+
+@cases("strided_slice", {
+    "steps": dict(starts=[1, -1], ends=[8, -100], axes=[1, 2], steps=[2, -2]),
+    "default-axes": dict(starts=[1], ends=[2], axes=None, steps=None),
+})  # fmt: skip
+def strided_slice_case(name, starts, ends, axes, steps):
+    rng = rng_for(name)
+    xv = randn(rng, (2, 9, 4))
+    inits = {"starts": np.array(starts, np.int64), "ends": np.array(ends, np.int64)}
+    if axes is not None:
+        inits.update(axes=np.array(axes, np.int64), steps=np.array(steps, np.int64))
+    model = single("Slice", {"x": xv}, F32, inits)
+    b = GraphBuilder()
+    y = b.strided_slice(b.input("x", xv.shape), begin=starts, end=ends, strides=steps, axes=axes)
+    return Case(model, b.build([y], ["y"]), {"x": xv})
+
+
+@cases("broadcast_to", {"f32": dict(dt=F32, x=(3, 1), shape=(2, 1, 4)), "i64": dict(dt=np.int64, x=(4,), shape=(3, 1))})
+def broadcast_to_case(name, dt, x, shape):
+    rng = rng_for(name)
+    xv = randn(rng, x) if dt == F32 else randint(rng, x, dt, -9, 9)
+    model = single("Expand", {"x": xv}, dt, {"shape": np.array(shape, np.int64)})
+    return Case(model, unary_relay("broadcast_to", xv, shape=shape), {"x": xv})
+
+
+# --------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("factory", CASES)

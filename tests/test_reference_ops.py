@@ -387,3 +387,50 @@ def test_dense_is_x_times_w_transposed():
     x = a([[1.0, 2.0]])
     w = a([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # [N=3, K=2]
     assert ref.dense(x, w).tolist() == [[1.0, 2.0, 3.0]]
+
+
+# --------------------------------------------------------------------------------------
+# Run-time math
+# --------------------------------------------------------------------------------------
+
+
+def test_integer_negative_and_abs_wrap():
+    x = np.array([-128, -1, 0, 127], np.int8)
+    assert ref.negative(x).tolist() == [-128, 1, 0, -127]
+    assert ref.absolute(x).tolist() == [-128, 1, 0, 127]
+    assert ref.negative(np.array([1, 0], np.uint8)).tolist() == [255, 0]
+
+
+def test_maximum_minimum_nan_wins_and_comparisons_with_nan_are_false():
+    x, y = a([1.0, np.nan, 3.0]), a([np.nan, 2.0, 1.0])
+    assert np.isnan(ref.maximum(x, y)[:2]).all() and ref.maximum(x, y)[2] == 3.0
+    assert np.isnan(ref.minimum(x, y)[:2]).all() and ref.minimum(x, y)[2] == 1.0
+    assert ref.compare("less", x, y).tolist() == [False, False, False]
+    assert ref.compare("not_equal", x, y).tolist() == [True, True, True]
+    assert ref.compare("equal", x, y).dtype == np.bool_
+
+
+def test_reductions_wrap_and_empty_max_min_give_the_extremes():
+    x = np.array([[100, 100, 100]], np.int8)
+    assert ref.reduce_sum(x, (1,)).tolist() == [44]  # 300 wraps
+    assert ref.reduce_prod(np.array([16, 16], np.int8), (0,)).tolist() == 0  # 256 wraps
+    empty = np.zeros((2, 0), F32)
+    assert ref.reduce_max(empty, (1,)).tolist() == [-math.inf, -math.inf]
+    assert ref.reduce_min(np.zeros((0,), np.int8), (0,)).tolist() == 127
+    assert ref.reduce_sum(empty, (1,)).tolist() == [0.0, 0.0]
+
+
+def test_strided_slice_negative_steps_and_clamping():
+    x = np.arange(9, dtype=np.int32)
+    r = relay.StridedSliceOp.ranges((9,), {"begin": (7,), "end": (0,), "strides": (-2,), "axes": None})
+    assert ref.strided_slice(x, r).tolist() == [7, 5, 3, 1]
+    r = relay.StridedSliceOp.ranges((9,), {"begin": (-1,), "end": (-100,), "strides": (-3,), "axes": None})
+    assert ref.strided_slice(x, r).tolist() == [8, 5, 2]  # down to index 0 and past it
+    r = relay.StridedSliceOp.ranges((9,), {"begin": (-3,), "end": (100,), "strides": None, "axes": None})
+    assert ref.strided_slice(x, r).tolist() == [6, 7, 8]
+
+
+def test_where_broadcasts_all_three():
+    c = np.array([[True], [False]])
+    assert ref.where(c, a([1.0, 2.0]), a(0.0)).tolist() == [[1.0, 2.0], [0.0, 0.0]]
+    assert ref.broadcast_to(a([1.0, 2.0]), (2, 1)).tolist() == [[1.0, 2.0], [1.0, 2.0]]

@@ -833,3 +833,109 @@ def test_every_op_has_round_trip_and_negative_lit_tests():
     no_negative = [op.name for op in ops if f"error: '{op.name}' op " not in negative]
     assert not no_round_trip, f"ops without a round-trip lit test: {no_round_trip}"
     assert not no_negative, f"ops without a negative verifier lit test: {no_negative}"
+
+
+# --------------------------------------------------------------------------------------
+# Run-time math
+# --------------------------------------------------------------------------------------
+
+i1 = IntegerType(1)
+
+
+@pytest.mark.parametrize("cls", [relay.SqrtOp, relay.ExpOp, relay.LogOp])
+def test_math_float_unary(cls):
+    (x,) = vals(t(2, 3))
+    assert cls(x).result.type == t(2, 3)
+    (n,) = vals(t(4, dtype=i32))
+    with pytest.raises(VerifyException, match="operand 'data' must have a float element type"):
+        cls(n)
+
+
+@pytest.mark.parametrize("cls", [relay.NegativeOp, relay.AbsOp])
+def test_negative_and_abs_take_floats_and_integers_not_bools(cls):
+    x, n, b = vals(t(2, 3), t(4, dtype=i8), t(4, dtype=i1))
+    assert cls(x).result.type == t(2, 3)
+    assert cls(n).result.type == t(4, dtype=i8)
+    with pytest.raises(VerifyException, match="float or integer element type"):
+        cls(b)
+
+
+@pytest.mark.parametrize("cls", [relay.PowerOp, relay.MaximumOp, relay.MinimumOp])
+def test_math_binary_broadcasts(cls):
+    a, b = vals(t(2, 3, 1), t(4))
+    assert shape(cls(a, b)) == (2, 3, 4)
+    with pytest.raises(VerifyException, match="not broadcast-compatible"):
+        cls(*vals(t(2, 3), t(2)))
+
+
+def test_power_is_float_only_and_maximum_takes_integers():
+    a, b = vals(t(4, dtype=i32), t(4, dtype=i32))
+    assert relay.MaximumOp(a, b).result.type == t(4, dtype=i32)
+    with pytest.raises(VerifyException, match="operand 'lhs' must have a float element type"):
+        relay.PowerOp(a, b)
+
+
+COMPARE = [relay.EqualOp, relay.NotEqualOp, relay.LessOp, relay.LessEqualOp, relay.GreaterOp, relay.GreaterEqualOp]
+
+
+@pytest.mark.parametrize("cls", COMPARE)
+def test_comparisons_broadcast_to_bool(cls):
+    a, b = vals(t(3, 1), t(4))
+    assert cls(a, b).result.type == t(3, 4, dtype=i1)
+    with pytest.raises(VerifyException, match="same element type"):
+        cls(*vals(t(4), t(4, dtype=i32)))
+
+
+def test_logical_not_and_where():
+    c, x, y = vals(t(1, 4, dtype=i1), t(3, 1), t())
+    assert relay.LogicalNotOp(c).result.type == t(1, 4, dtype=i1)
+    assert relay.WhereOp(c, x, y).result.type == t(3, 4)
+    with pytest.raises(VerifyException, match="operand 'data' must be a boolean"):
+        relay.LogicalNotOp(x)
+    with pytest.raises(VerifyException, match="operand 'condition' must be a boolean"):
+        relay.WhereOp(x, x, y)
+    with pytest.raises(VerifyException, match="'x' and 'y' must have the same element type"):
+        relay.WhereOp(c, x, *vals(t(dtype=i32)))
+
+
+@pytest.mark.parametrize("cls", [relay.SumOp, relay.ProdOp, relay.MaxOp, relay.MinOp])
+def test_reductions_share_mean_axes_rules_and_take_integers(cls):
+    x, n = vals(t(2, 3, 4), t(2, 3, 4, dtype=i32))
+    assert shape(cls(x, axis=[-1], keepdims=True)) == (2, 3, 1)
+    assert shape(cls(x)) == ()
+    assert shape(cls(x, axis=[1], exclude=True)) == (3,)
+    assert cls(n, axis=[0]).result.type == t(3, 4, dtype=i32)
+    with pytest.raises(VerifyException, match="repeats axis"):
+        cls(x, axis=[1, -2])
+    with pytest.raises(VerifyException, match="float or integer element type"):
+        cls(*vals(t(2, dtype=i1)))
+
+
+def test_strided_slice_is_numpy_basic_slicing():
+    (x,) = vals(t(2, 9, 4))
+    assert shape(relay.StridedSliceOp(x, begin=[7, -1], end=[0, -100], strides=[-2, -2], axes=[1, 2])) == (2, 4, 2)
+    assert shape(relay.StridedSliceOp(x, begin=[1], end=[100])) == (1, 9, 4)  # clamped, default axes
+    with pytest.raises(VerifyException, match="the slice 3:3:1 of axis 1 .size 9. is empty"):
+        relay.StridedSliceOp(x, begin=[3], end=[3], axes=[1])
+    with pytest.raises(VerifyException, match="must not contain 0"):
+        relay.StridedSliceOp(x, begin=[0], end=[1], strides=[0])
+    with pytest.raises(VerifyException, match=r"property 'end' \[1\] must have as many entries as 'begin' \[0, 0\]"):
+        relay.StridedSliceOp(x, begin=[0, 0], end=[1])
+    with pytest.raises(VerifyException, match="repeats axis"):
+        relay.StridedSliceOp(x, begin=[0, 0], end=[1, 1], axes=[1, -2])
+
+
+def test_broadcast_to():
+    (x,) = vals(t(3, 1, dtype=i1))
+    assert relay.BroadcastToOp(x, shape=[2, 1, 4]).result.type == t(2, 3, 4, dtype=i1)
+    assert relay.BroadcastToOp(x, shape=[2]).result.type == t(3, 2, dtype=i1)  # numpy: both sides broadcast
+    with pytest.raises(VerifyException, match="operands 'data' .3, 1. and 'shape' .2, 2. are not broadcast-compatible"):
+        relay.BroadcastToOp(x, shape=[2, 2])
+
+
+@pytest.mark.parametrize("cls", [relay.LogicalAndOp, relay.LogicalOrOp, relay.LogicalXorOp])
+def test_logical_binary_ops_take_bools_and_broadcast(cls):
+    a, b = vals(t(2, 1, dtype=i1), t(3, dtype=i1))
+    assert cls(a, b).result.type == t(2, 3, dtype=i1)
+    with pytest.raises(VerifyException, match="operand 'rhs' must be a boolean"):
+        cls(a, *vals(t(3, dtype=i8)))

@@ -755,7 +755,68 @@ class HostKernelEmitter:
                     f"{f(op.lhs_scale)}, {z(op.lhs_zero_point)}, {self.tag(op.rhs)}, {self.p(op.rhs)}, {len(sb)}, "
                     f"{m.shape_array(sb)}, {f(op.rhs_scale)}, {z(op.rhs_zero_point)}, {self.tag(op.result)}, {y}, "
                     f"{f(op.output_scale)}, {z(op.output_zero_point)})"]
+        if isinstance(op, relay.MATH_OPS):
+            return self.math_calls(op, count)
         raise CompileError(f"the host C library has no kernel for '{op.name}'", op)
+
+    # -- run-time math -----------------------------------------------------------------
+
+    MATH_UNARY_F32 = {relay.SqrtOp: "acc_sqrt_f32", relay.ExpOp: "acc_exp_f32", relay.LogOp: "acc_log_f32"}
+    MATH_BINARY = {relay.PowerOp: "acc_power", relay.MaximumOp: "acc_maximum", relay.MinimumOp: "acc_minimum"}
+    COMPARE = {relay.EqualOp: "ACC_CMP_EQ", relay.NotEqualOp: "ACC_CMP_NE", relay.LessOp: "ACC_CMP_LT",
+               relay.LessEqualOp: "ACC_CMP_LE", relay.GreaterOp: "ACC_CMP_GT", relay.GreaterEqualOp: "ACC_CMP_GE"}
+    LOGICAL = {relay.LogicalAndOp: "ACC_LOGICAL_AND", relay.LogicalOrOp: "ACC_LOGICAL_OR",
+               relay.LogicalXorOp: "ACC_LOGICAL_XOR"}
+    REDUCE = {relay.SumOp: "ACC_REDUCE_SUM", relay.ProdOp: "ACC_REDUCE_PROD", relay.MaxOp: "ACC_REDUCE_MAX",
+              relay.MinOp: "ACC_REDUCE_MIN"}
+
+    def math_calls(self, op: Operation, count: int) -> list[str]:
+        m = self.model
+        y = self.out
+        if type(op) in self.MATH_UNARY_F32:
+            self.require_f32(op)
+            return [f"{self.MATH_UNARY_F32[type(op)]}({self.p(op.data)}, {y}, {count})"]
+        if isinstance(op, (relay.NegativeOp, relay.AbsOp)):
+            fn = "acc_negative" if isinstance(op, relay.NegativeOp) else "acc_abs"
+            return [f"{fn}({self.tag(op.data)}, {self.p(op.data)}, {y}, {count})"]
+        if isinstance(op, relay.LogicalNotOp):
+            return [f"acc_logical_not({self.p(op.data)}, {y}, {count})"]
+        if isinstance(op, relay.LogicalBinaryOp):
+            sa, sb = shape_of(op.lhs.type), shape_of(op.rhs.type)
+            return [f"acc_logical({self.LOGICAL[type(op)]}, {self.p(op.lhs)}, {len(sa)}, {m.shape_array(sa)}, "
+                    f"{self.p(op.rhs)}, {len(sb)}, {m.shape_array(sb)}, {y})"]
+        if type(op) in self.MATH_BINARY or type(op) in self.COMPARE:
+            sa, sb = shape_of(op.lhs.type), shape_of(op.rhs.type)
+            operands = (f"{self.tag(op.lhs)}, {self.p(op.lhs)}, {len(sa)}, {m.shape_array(sa)}, "
+                        f"{self.p(op.rhs)}, {len(sb)}, {m.shape_array(sb)}, {y}")
+            if type(op) in self.COMPARE:
+                return [f"acc_compare({self.COMPARE[type(op)]}, {operands})"]
+            return [f"{self.MATH_BINARY[type(op)]}({operands})"]
+        if isinstance(op, relay.WhereOp):
+            es = dtype_of(op.result.type).itemsize
+            sc, sx, sy, so = (shape_of(v.type) for v in (op.condition, op.x, op.y, op.result))
+            return [f"acc_where({es}, {self.p(op.condition)}, {len(sc)}, {m.shape_array(sc)}, {self.p(op.x)}, "
+                    f"{len(sx)}, {m.shape_array(sx)}, {self.p(op.y)}, {len(sy)}, {m.shape_array(sy)}, {y}, "
+                    f"{len(so)}, {m.shape_array(so)})"]
+        if isinstance(op, relay.StridedSliceOp):
+            es = dtype_of(op.result.type).itemsize
+            s = shape_of(op.data.type)
+            ranges = op.ranges(s, op.py_props())
+            begin = m.static_array("int64_t", [r.start for r in ranges] or [0], "begin")
+            step = m.static_array("int64_t", [r.step for r in ranges] or [1], "step")
+            return [f"acc_strided_slice({es}, {self.p(op.data)}, {len(s)}, {m.shape_array(s)}, {begin}, {step}, {y}, "
+                    f"{m.shape_array([len(r) for r in ranges])})"]
+        if isinstance(op, relay.BroadcastToOp):
+            es = dtype_of(op.result.type).itemsize
+            sx, so = shape_of(op.data.type), shape_of(op.result.type)
+            return [f"acc_broadcast_to({es}, {self.p(op.data)}, {len(sx)}, {m.shape_array(sx)}, {y}, {len(so)}, "
+                    f"{m.shape_array(so)})"]
+        assert isinstance(op, relay.ReduceOp)
+        s = shape_of(op.data.type)
+        axes = op.reduced_axes(len(s), op.py_props())
+        ax = m.static_array("int", list(axes) or [0], "axes")
+        return [f"acc_reduce({self.REDUCE[type(op)]}, {self.tag(op.data)}, {self.p(op.data)}, {y}, {len(s)}, "
+                f"{m.shape_array(s)}, {ax}, {len(axes)})"]
 
     def tag(self, v: SSAValue) -> str:
         dt = dtype_of(v.type)

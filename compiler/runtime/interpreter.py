@@ -154,6 +154,47 @@ class RelayFunctions(InterpreterFunctions):
         axes = relay.MeanOp.reduced_axes(data.ndim, op.py_props())
         return ref.mean(data, axes, keepdims=op.prop("keepdims"))
 
+    # -- run-time math ---------------------------------------------------------------
+    run_sqrt = kernel(relay.SqrtOp)(_with_props(ref.sqrt))
+    run_exp = kernel(relay.ExpOp)(_with_props(ref.exp))
+    run_log = kernel(relay.LogOp)(_with_props(ref.log))
+    run_negative = kernel(relay.NegativeOp)(_with_props(ref.negative))
+    run_abs = kernel(relay.AbsOp)(_with_props(ref.absolute))
+    run_power = kernel(relay.PowerOp)(_with_props(ref.power))
+    run_maximum = kernel(relay.MaximumOp)(_with_props(ref.maximum))
+    run_minimum = kernel(relay.MinimumOp)(_with_props(ref.minimum))
+    run_logical_not = kernel(relay.LogicalNotOp)(_with_props(ref.logical_not))
+    run_logical_and = kernel(relay.LogicalAndOp)(_with_props(ref.logical_and))
+    run_logical_or = kernel(relay.LogicalOrOp)(_with_props(ref.logical_or))
+    run_logical_xor = kernel(relay.LogicalXorOp)(_with_props(ref.logical_xor))
+    run_where = kernel(relay.WhereOp)(_with_props(ref.where))
+
+    def _compare(self, op: relay.CompareOp, lhs, rhs):
+        return ref.compare(op.name.removeprefix("relay."), lhs, rhs)
+
+    run_equal = kernel(relay.EqualOp)(_compare)
+    run_not_equal = kernel(relay.NotEqualOp)(_compare)
+    run_less = kernel(relay.LessOp)(_compare)
+    run_less_equal = kernel(relay.LessEqualOp)(_compare)
+    run_greater = kernel(relay.GreaterOp)(_compare)
+    run_greater_equal = kernel(relay.GreaterEqualOp)(_compare)
+
+    def _reduce(self, op: relay.ReduceOp, data):
+        fn = {relay.SumOp: ref.reduce_sum, relay.ProdOp: ref.reduce_prod, relay.MaxOp: ref.reduce_max,
+              relay.MinOp: ref.reduce_min}[type(op)]
+        return fn(data, op.reduced_axes(data.ndim, op.py_props()), keepdims=op.prop("keepdims"))
+
+    run_broadcast_to = kernel(relay.BroadcastToOp)(_with_props(ref.broadcast_to))
+
+    @kernel(relay.StridedSliceOp)
+    def run_strided_slice(self, op: relay.StridedSliceOp, data):
+        return ref.strided_slice(data, op.ranges(data.shape, op.py_props()))
+
+    run_sum = kernel(relay.SumOp)(_reduce)
+    run_prod = kernel(relay.ProdOp)(_reduce)
+    run_max = kernel(relay.MaxOp)(_reduce)
+    run_min = kernel(relay.MinOp)(_reduce)
+
     @kernel(relay.ReshapeOp)
     def run_reshape(self, op: relay.ReshapeOp, data):
         return ref.reshape(data, relay.resolve_newshape(data.shape, op.prop("newshape")))

@@ -490,3 +490,126 @@ def qnn_add(
     a = qnn_dequantize(lhs, lhs_scale, lhs_zero_point)
     b = qnn_dequantize(rhs, rhs_scale, rhs_zero_point)
     return qnn_quantize(a + b, output_scale, output_zero_point)
+
+
+# --------------------------------------------------------------------------------------
+# Run-time math: elementwise functions, comparisons, selection, reductions
+# --------------------------------------------------------------------------------------
+
+
+def sqrt(data: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        return np.sqrt(data)
+
+
+def exp(data: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore", under="ignore"):
+        return np.exp(data)
+
+
+def log(data: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(data)
+
+
+def negative(data: np.ndarray) -> np.ndarray:
+    """-x; integers wrap (unsigned: 2^n - x)."""
+    with np.errstate(over="ignore"):
+        return np.negative(data)
+
+
+def absolute(data: np.ndarray) -> np.ndarray:
+    """|x| (relay.abs); integers wrap (|INT_MIN| == INT_MIN)."""
+    return np.abs(data)
+
+
+def power(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return np.power(lhs, rhs)
+
+
+def maximum(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return np.maximum(lhs, rhs)
+
+
+def minimum(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return np.minimum(lhs, rhs)
+
+
+COMPARISONS = {
+    "equal": np.equal,
+    "not_equal": np.not_equal,
+    "less": np.less,
+    "less_equal": np.less_equal,
+    "greater": np.greater,
+    "greater_equal": np.greater_equal,
+}
+"""relay comparison op (short name) -> numpy function; results are bool."""
+
+
+def compare(kind: str, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return COMPARISONS[kind](lhs, rhs)
+
+
+def logical_not(data: np.ndarray) -> np.ndarray:
+    return np.logical_not(data)
+
+
+def logical_and(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return np.logical_and(lhs, rhs)
+
+
+def logical_or(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return np.logical_or(lhs, rhs)
+
+
+def logical_xor(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return np.logical_xor(lhs, rhs)
+
+
+def where(condition: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.where(condition, x, y)
+
+
+def _reduce(fn, data: np.ndarray, axes: Sequence[int], keepdims: bool) -> np.ndarray:
+    # Contiguous first: numpy's summation order follows the memory layout.
+    out = fn(np.ascontiguousarray(data), axis=tuple(axes), keepdims=keepdims)
+    return np.asarray(out).astype(data.dtype, copy=False)
+
+
+def reduce_sum(data: np.ndarray, axes: Sequence[int], keepdims: bool = False) -> np.ndarray:
+    """relay.sum over resolved `axes`; integers wrap in their own type."""
+    return _reduce(lambda a, **kw: np.sum(a, dtype=data.dtype, **kw), data, axes, keepdims)
+
+
+def reduce_prod(data: np.ndarray, axes: Sequence[int], keepdims: bool = False) -> np.ndarray:
+    """relay.prod over resolved `axes`; integers wrap in their own type."""
+    return _reduce(lambda a, **kw: np.prod(a, dtype=data.dtype, **kw), data, axes, keepdims)
+
+
+def reduce_max(data: np.ndarray, axes: Sequence[int], keepdims: bool = False) -> np.ndarray:
+    """relay.max over resolved `axes`; nan wins; an empty reduction gives the type's
+    lowest value (-inf for floats), as ONNX ReduceMax."""
+    return _reduce(lambda a, **kw: np.max(a, initial=_lowest(data.dtype), **kw), data, axes, keepdims)
+
+
+def reduce_min(data: np.ndarray, axes: Sequence[int], keepdims: bool = False) -> np.ndarray:
+    """relay.min over resolved `axes`; nan wins; an empty reduction gives the type's
+    highest value (inf for floats), as ONNX ReduceMin."""
+    return _reduce(lambda a, **kw: np.min(a, initial=_highest(data.dtype), **kw), data, axes, keepdims)
+
+
+def _highest(dtype: np.dtype):
+    dtype = np.dtype(dtype)
+    return np.inf if dtype.kind == "f" else np.iinfo(dtype).max
+
+
+def strided_slice(data: np.ndarray, ranges: Sequence[range]) -> np.ndarray:
+    """relay.strided_slice with every axis's picked indices resolved
+    (`relay.StridedSliceOp.ranges`: numpy basic slicing per axis)."""
+    return data[tuple(slice(r.start, r.stop if r.stop >= 0 else None, r.step) for r in ranges)]
+
+
+def broadcast_to(data: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+    """relay.broadcast_to: numpy broadcasting of data against `shape`."""
+    return np.broadcast_to(data, np.broadcast_shapes(data.shape, tuple(shape))).copy()

@@ -2,7 +2,7 @@
 .onnx files are committed, so the tests need neither torch nor this script).
 
     .venv/bin/pip install torch==2.13.0 onnxscript      # into a dev venv, never a test dependency
-    .venv/bin/python tests/models/export_models.py
+    .venv/bin/python tests/models/export_models.py [ARCH ...]    # e.g. gpt2 llama (default: all)
 
 Each architecture is written by hand (torchvision cannot be used) with seeded random
 weights (BatchNorm statistics randomized too, so that folding them is not a no-op), and
@@ -15,6 +15,7 @@ Node metadata (FX stack traces with absolute paths) and doc strings are stripped
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 
 import onnx
@@ -124,8 +125,141 @@ class EncoderBlock(nn.Module):
         return x + self.ff2(nn.functional.gelu(self.ff1(self.ln2(x))))
 
 
+# --------------------------------------------------------------------------------------
+# Transformers and an MLP of our own (tests/test_transformer_models.py)
+# --------------------------------------------------------------------------------------
+
+
+class CausalSelfAttention(nn.Module):
+    """GPT-2 attention: one fused qkv projection, a causal mask filled with -inf."""
+
+    def __init__(self, d: int, heads: int, seq: int):
+        super().__init__()
+        self.heads, self.dh = heads, d // heads
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.register_buffer("mask", torch.tril(torch.ones(seq, seq)).view(1, 1, seq, seq))
+
+    def forward(self, x):
+        b, s, d = x.shape
+        q, k, v = self.qkv(x).split(d, dim=2)
+        q, k, v = (t.view(b, s, self.heads, self.dh).transpose(1, 2) for t in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / self.dh ** 0.5)
+        att = att.masked_fill(self.mask[:, :, :s, :s] == 0, float("-inf"))
+        y = torch.softmax(att, dim=-1) @ v
+        return self.proj(y.transpose(1, 2).reshape(b, s, d))
+
+
+class GPT2Block(nn.Module):
+    def __init__(self, d: int, heads: int, seq: int):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.attn = CausalSelfAttention(d, heads, seq)
+        self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln1(x))
+        return x + self.out(nn.functional.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+
+class TinyGPT2(nn.Module):
+    """A GPT-2-style decoder: token and position embeddings, 2 pre-LN blocks with a causal
+    mask and tanh-GELU, final LayerNorm, LM head. Input: token ids [1, seq] (int64)."""
+
+    def __init__(self, vocab: int = 64, d: int = 32, heads: int = 4, seq: int = 16, layers: int = 2):
+        super().__init__()
+        self.wte, self.wpe = nn.Embedding(vocab, d), nn.Embedding(seq, d)
+        self.blocks = nn.Sequential(*(GPT2Block(d, heads, seq) for _ in range(layers)))
+        self.ln_f, self.head = nn.LayerNorm(d), nn.Linear(d, vocab, bias=False)
+
+    def forward(self, ids):
+        pos = torch.arange(ids.shape[1], dtype=torch.long).unsqueeze(0)
+        return self.head(self.ln_f(self.blocks(self.wte(ids) + self.wpe(pos))))
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, d: int, eps: float = 1e-6):
+        super().__init__()
+        self.eps, self.weight = eps, nn.Parameter(torch.ones(d))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def rotate_half(x):
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+class LlamaBlock(nn.Module):
+    """A LLaMA-style block: RMSNorm, rotary position embeddings on q and k, causal
+    attention, SwiGLU feed-forward (silu(x W1) * x W3) W2, no biases. Input [1, seq, d]."""
+
+    def __init__(self, d: int = 32, heads: int = 4, seq: int = 16, ff: int = 64):
+        super().__init__()
+        self.heads, self.dh = heads, d // heads
+        self.norm1, self.norm2 = RMSNorm(d), RMSNorm(d)
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d, bias=False) for _ in range(4))
+        self.w1, self.w3 = nn.Linear(d, ff, bias=False), nn.Linear(d, ff, bias=False)
+        self.w2 = nn.Linear(ff, d, bias=False)
+        inv = 1.0 / (10000 ** (torch.arange(0, self.dh, 2).float() / self.dh))
+        freqs = torch.outer(torch.arange(seq).float(), inv)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        self.register_buffer("cos", emb.cos()[None, None])
+        self.register_buffer("sin", emb.sin()[None, None])
+        self.register_buffer("mask", torch.triu(torch.full((seq, seq), float("-inf")), diagonal=1))
+
+    def forward(self, x):
+        b, s, d = x.shape
+        h = self.norm1(x)
+        q, k, v = (p(h).view(b, s, self.heads, self.dh).transpose(1, 2) for p in (self.q, self.k, self.v))
+        q = q * self.cos + rotate_half(q) * self.sin
+        k = k * self.cos + rotate_half(k) * self.sin
+        att = torch.softmax(q @ k.transpose(-2, -1) / self.dh ** 0.5 + self.mask, dim=-1)
+        x = x + self.o((att @ v).transpose(1, 2).reshape(b, s, d))
+        h = self.norm2(x)
+        return x + self.w2(nn.functional.silu(self.w1(h)) * self.w3(h))
+
+
+class TinyViT(nn.Module):
+    """A ViT: 4x4 patch convolution, class token, position embeddings, 2 encoder blocks
+    (EncoderBlock), final LayerNorm, classifier on the class token. Input [1, 3, 16, 16]."""
+
+    def __init__(self, d: int = 32, patch: int = 4, image: int = 16, classes: int = 10, layers: int = 2):
+        super().__init__()
+        n = (image // patch) ** 2
+        self.patch = nn.Conv2d(3, d, patch, patch)
+        self.cls = nn.Parameter(torch.randn(1, 1, d) * 0.02)
+        self.pos = nn.Parameter(torch.randn(1, n + 1, d) * 0.02)
+        self.blocks = nn.Sequential(*(EncoderBlock(d, 4, 2 * d) for _ in range(layers)))
+        self.norm, self.head = nn.LayerNorm(d), nn.Linear(d, classes)
+
+    def forward(self, x):
+        t = self.patch(x).flatten(2).transpose(1, 2)
+        t = torch.cat((self.cls.expand(t.shape[0], -1, -1), t), dim=1) + self.pos
+        return self.head(self.norm(self.blocks(t))[:, 0])
+
+
+class KerasMLP(nn.Module):
+    """A Keras-style MLP: weights stored [in, out] (x @ W + b), ReLU between layers."""
+
+    def __init__(self, sizes=(32, 64, 64, 10)):
+        super().__init__()
+        self.ws = nn.ParameterList(nn.Parameter(torch.randn(a, b) / a ** 0.5) for a, b in zip(sizes, sizes[1:]))
+        self.bs = nn.ParameterList(nn.Parameter(torch.randn(b) * 0.1) for b in sizes[1:])
+
+    def forward(self, x):
+        for i, (w, b) in enumerate(zip(self.ws, self.bs)):
+            x = torch.matmul(x, w) + b
+            if i < len(self.ws) - 1:
+                x = torch.relu(x)
+        return x
+
+
 def randomize(model: nn.Module) -> nn.Module:
     for m in model.modules():
+        if isinstance(m, RMSNorm):
+            with torch.no_grad():
+                m.weight.uniform_(0.5, 1.5)
         if isinstance(m, (nn.BatchNorm2d, nn.LayerNorm)):
             with torch.no_grad():
                 m.weight.uniform_(0.5, 1.5)
@@ -152,7 +286,7 @@ def strip(path: str) -> None:
     onnx.save(m, path)
 
 
-def export(model: nn.Module, example: torch.Tensor, name: str, **legacy_kw) -> None:
+def export(model: nn.Module, example: torch.Tensor, name: str, input_name: str = "input", **legacy_kw) -> None:
     for kind in ("dynamo", "legacy"):
         path = os.path.join(HERE, f"{name}_{kind}.onnx")
         try:
@@ -160,10 +294,10 @@ def export(model: nn.Module, example: torch.Tensor, name: str, **legacy_kw) -> N
                 warnings.simplefilter("ignore")
                 if kind == "dynamo":
                     torch.onnx.export(model, (example,), path, dynamo=True, external_data=False,
-                                      input_names=["input"], output_names=["output"], opset_version=20)
+                                      input_names=[input_name], output_names=["output"], opset_version=20)
                 else:
                     torch.onnx.export(model, (example,), path, dynamo=False, opset_version=17,
-                                      input_names=["input"], output_names=["output"], **legacy_kw)
+                                      input_names=[input_name], output_names=["output"], **legacy_kw)
         except Exception as e:  # report and go on: not every exporter handles every model
             print(f"{name} ({kind}): export failed: {type(e).__name__}: {str(e).splitlines()[0]}")
             continue
@@ -171,13 +305,24 @@ def export(model: nn.Module, example: torch.Tensor, name: str, **legacy_kw) -> N
         print(f"{path}: {os.path.getsize(path)} bytes")
 
 
-def main() -> None:
+def main(only: set[str]) -> None:
+    """Exports every architecture, or those named in `only`; the models are built (and
+    their random weights drawn) in the same order either way, so the files match."""
     torch.manual_seed(0)
-    export(randomize(TinyResNet()), torch.randn(1, 3, 32, 32), "resnet")
-    # The legacy exporter keeps BatchNormalization nodes without constant folding.
-    export(randomize(TinyMobileNet()), torch.randn(1, 3, 32, 32), "mobilenet", do_constant_folding=False)
-    export(randomize(EncoderBlock()), torch.randn(1, 8, 32), "encoder")
+    runs = [
+        (randomize(TinyResNet()), torch.randn(1, 3, 32, 32), "resnet", {}),
+        # The legacy exporter keeps BatchNormalization nodes without constant folding.
+        (randomize(TinyMobileNet()), torch.randn(1, 3, 32, 32), "mobilenet", {"do_constant_folding": False}),
+        (randomize(EncoderBlock()), torch.randn(1, 8, 32), "encoder", {}),
+        (randomize(TinyGPT2()), torch.randint(0, 64, (1, 16)), "gpt2", {"input_name": "input_ids"}),
+        (randomize(LlamaBlock()), torch.randn(1, 16, 32), "llama", {}),
+        (randomize(TinyViT()), torch.randn(1, 3, 16, 16), "vit", {}),
+        (randomize(KerasMLP()), torch.randn(4, 32), "mlp", {}),
+    ]
+    for model, example, name, kw in runs:
+        if not only or name in only:
+            export(model, example, name, **kw)
 
 
 if __name__ == "__main__":
-    main()
+    main(set(sys.argv[1:]))

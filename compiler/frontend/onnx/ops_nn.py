@@ -258,27 +258,6 @@ def prelu(n: Node):
     return n.emit(relay.AddOp(r, n.emit(relay.MultiplyOp(n.importer.materialize(slope), below))))
 
 
-def _negate(n: Node, x: SSAValue) -> SSAValue:
-    if n.dtype(0).kind == "u":
-        raise n.error("negation of an unsigned type is not supported")
-    return n.emit(relay.MultiplyOp(x, n.const_value(np.array(-1, dtype=n.dtype(0)))))
-
-
-@converter("Neg")
-def neg(n: Node):
-    """x * -1 (exact: a sign flip)."""
-    return _negate(n, n.input(0))
-
-
-@converter("Abs")
-def abs_(n: Node):
-    """relu(x) + relu(-x) (exact: one of the two terms is zero)."""
-    x = n.input(0)
-    if n.dtype(0).kind == "u":
-        return x
-    return n.emit(relay.AddOp(n.emit(relay.ReluOp(x)), n.emit(relay.ReluOp(_negate(n, x)))))
-
-
 @converter("HardSigmoid", attrs=("alpha", "beta"))
 def hard_sigmoid(n: Node):
     return _hard_sigmoid(n, n.input(0), float(n.attr("alpha", 0.2)), float(n.attr("beta", 0.5)))

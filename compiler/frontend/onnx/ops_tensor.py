@@ -3,7 +3,7 @@ transpose, concat, pad, gather, slice, split, cast.
 
     Unsqueeze(x: [3, 4], axes = [0])      ->  relay.reshape %x {newshape = [1, 3, 4]}
     Slice(x: [1, 8], starts=[2], ends=[5], axes=[1])
-                                          ->  relay.take %x, dense<[2, 3, 4]> {axis = 1}
+                                          ->  relay.strided_slice %x {begin = [2], end = [5], strides = [1], axes = [1]}
     Shape(x: tensor<1x3x8x8xf32>)         ->  (known at import time: [1, 3, 8, 8])
 
 Reshape-like ops on constants keep the constant's file name (only its shape changes), so
@@ -16,7 +16,6 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.ir import SSAValue
 
 from accel.compiler.frontend.onnx.context import Const, Node, Value, converter, folder, np_dtype_of, tensor_to_array
 from accel.compiler.frontend.onnx.folding import slice_indices, slice_params
@@ -268,28 +267,34 @@ def gather(n: Node):
     return n.emit(relay.TakeOp(n.input(0), n.input(1), axis=n.attr("axis", 0)))
 
 
-def _take(n: Node, x: SSAValue, indices: np.ndarray, axis: int) -> SSAValue:
-    return n.emit(relay.TakeOp(x, n.const_value(indices), axis=axis))
-
-
 @converter("Slice", attrs=("starts", "ends", "axes"))
 def slice_(n: Node):
-    """A slice along each axis is a `relay.take` of the picked indices."""
+    """One `relay.strided_slice` of the picked range of every sliced axis (ONNX's clamping
+    resolved here; axes sliced whole are left out)."""
     dims = n.shape(0)
     params = [n.opt_const(i, f"input {i} of Slice") for i in range(1, 5)]
-    out = n.input(0)
-    for axis, start, end, step in slice_params(n, len(dims), params):
+    begin, end, strides, axes = [], [], [], []
+    for axis, start, stop, step in slice_params(n, len(dims), params):
         axis = norm_axis(n, axis, len(dims))
         try:
-            idx = slice_indices(dims[axis], start, end, step)
+            idx = slice_indices(dims[axis], start, stop, step)
         except ValueError as e:
             raise n.error(str(e)) from None
         if idx.size == 0:
             raise n.error(f"the slice of axis {axis} is empty; empty tensors are not supported")
+        if axis in axes:
+            raise n.error(f"axis {axis} is sliced twice")
         if np.array_equal(idx, np.arange(dims[axis])):
             continue
-        out = _take(n, out, idx, axis)
-    return out
+        begin.append(int(idx[0]))
+        # The end just past the last index; below index 0 (a negative step) is -dim - 1.
+        last = int(idx[-1]) + step
+        end.append(last if last >= 0 else -dims[axis] - 1)
+        strides.append(step)
+        axes.append(axis)
+    if not axes:
+        return n.value(0)
+    return n.emit(relay.StridedSliceOp(n.input(0), begin=begin, end=end, strides=strides, axes=axes))
 
 
 def split_sizes(n: Node, dim: int, n_out: int) -> list[int]:
@@ -326,21 +331,21 @@ def fold_split(n: Node, xs):
 
 @converter("Split", attrs=("axis", "split", "num_outputs"))
 def split(n: Node):
+    """One `relay.strided_slice` per output."""
     axis, parts = _split_parts(n, n.shape(0))
     x = n.input(0)
-    return [_take(n, x, idx, axis) for idx in parts]
+    return [n.emit(relay.StridedSliceOp(x, begin=[int(idx[0])], end=[int(idx[-1]) + 1], axes=[axis]))
+            for idx in parts]
 
 
 @converter("Expand")
 def expand(n: Node):
-    """Broadcast by a multiplication with ones (exact: x * 1 == x)."""
     target = tuple(int(s) for s in n.const(1, "the shape input").reshape(-1))
     dims = n.shape(0)
     out = np.broadcast_shapes(dims, target)
     if out == dims:
         return n.value(0)
-    ones = Const(np.ones(target, dtype=n.dtype(0)))
-    return n.emit(relay.MultiplyOp(n.input(0), n.importer.materialize(ones)))
+    return n.emit(relay.BroadcastToOp(n.input(0), shape=target))
 
 
 # --------------------------------------------------------------------------------------

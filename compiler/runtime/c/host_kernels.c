@@ -1421,3 +1421,355 @@ int acc_qnn_add(acc_dtype a_type, const void *a, int a_rank, const int64_t *a_sh
     free(c);
     return ACC_OK;
 }
+
+/* -------------------------------------------------------------------------------
+ * Run-time math: elementwise functions, comparisons, selection, reductions
+ * ------------------------------------------------------------------------------- */
+
+#define UNARY_F32(NAME, EXPR)                                               \
+    int NAME(const float *x, float *y, int64_t count) {                     \
+        if (!x || !y || count < 0) return ACC_EINVAL;                       \
+        for (int64_t i = 0; i < count; i++) {                               \
+            float v = x[i];                                                 \
+            y[i] = EXPR;                                                    \
+        }                                                                   \
+        return ACC_OK;                                                      \
+    }
+
+UNARY_F32(acc_sqrt_f32, sqrtf(v))
+UNARY_F32(acc_exp_f32, expf(v))
+UNARY_F32(acc_log_f32, logf(v))
+
+/* Integer negation and abs wrap through the unsigned type of the same width. */
+#define SIGN_LOOP(T, UT, X, Y, N, NEG_ONLY)                                 \
+    do {                                                                    \
+        const T *x_ = (const T *)(X);                                       \
+        T *y_ = (T *)(Y);                                                   \
+        for (int64_t i_ = 0; i_ < (N); i_++) {                              \
+            T v_ = x_[i_];                                                  \
+            y_[i_] = ((NEG_ONLY) || v_ < 0) ? (T)((UT)0 - (UT)v_) : v_;     \
+        }                                                                   \
+    } while (0)
+
+static int sign_op(acc_dtype t, const void *x, void *y, int64_t count, int neg_only) {
+    if (!x || !y || count < 0 || !is_numeric(t)) return ACC_EINVAL;
+    switch (t) {
+    case ACC_F32: {
+        const float *a = (const float *)x;
+        float *b = (float *)y;
+        for (int64_t i = 0; i < count; i++) b[i] = neg_only ? -a[i] : fabsf(a[i]);
+        break;
+    }
+    case ACC_F64: {
+        const double *a = (const double *)x;
+        double *b = (double *)y;
+        for (int64_t i = 0; i < count; i++) b[i] = neg_only ? -a[i] : fabs(a[i]);
+        break;
+    }
+    case ACC_I8: SIGN_LOOP(int8_t, uint8_t, x, y, count, neg_only); break;
+    case ACC_U8: { /* |x| == x */
+        const uint8_t *a = (const uint8_t *)x;
+        uint8_t *b = (uint8_t *)y;
+        for (int64_t i = 0; i < count; i++) b[i] = neg_only ? (uint8_t)(0u - a[i]) : a[i];
+        break;
+    }
+    case ACC_I16: SIGN_LOOP(int16_t, uint16_t, x, y, count, neg_only); break;
+    case ACC_I32: SIGN_LOOP(int32_t, uint32_t, x, y, count, neg_only); break;
+    case ACC_I64: SIGN_LOOP(int64_t, uint64_t, x, y, count, neg_only); break;
+    default: return ACC_EINVAL;
+    }
+    return ACC_OK;
+}
+
+int acc_negative(acc_dtype t, const void *x, void *y, int64_t count) { return sign_op(t, x, y, count, 1); }
+
+int acc_abs(acc_dtype t, const void *x, void *y, int64_t count) { return sign_op(t, x, y, count, 0); }
+
+/* Broadcast binary rows of maximum, minimum (nan wins, like np.maximum) and power. */
+#define MAX_EXPR(u, v) ((u) != (u) || (u) > (v) ? (u) : (v))
+#define MIN_EXPR(u, v) ((u) != (u) || (u) < (v) ? (u) : (v))
+#define MINMAX_ROWS(SUFFIX, T)                                  \
+    FLOAT_ROW(max_##SUFFIX, T, ((v) != (v) ? (v) : MAX_EXPR(u, v))) \
+    FLOAT_ROW(min_##SUFFIX, T, ((v) != (v) ? (v) : MIN_EXPR(u, v)))
+
+MINMAX_ROWS(f32, float)
+MINMAX_ROWS(f64, double)
+MINMAX_ROWS(i8, int8_t)
+MINMAX_ROWS(u8, uint8_t)
+MINMAX_ROWS(i16, int16_t)
+MINMAX_ROWS(i32, int32_t)
+MINMAX_ROWS(i64, int64_t)
+FLOAT_ROW(pow_f32, float, powf(u, v))
+FLOAT_ROW(pow_f64, double, pow(u, v))
+
+static int math_binary(bcast_row_fn row, acc_dtype t, const void *a, int a_rank, const int64_t *a_shape,
+                       const void *b, int b_rank, const int64_t *b_shape, void *y) {
+    if (!row || !a || !b || !y) return ACC_EINVAL;
+    bcast bc;
+    int st = bcast_setup(a_rank, a_shape, b_rank, b_shape, &bc);
+    if (st) return st;
+    size_t es = acc_dtype_size(t);
+    bcast_run(&bc, row, NULL, (const char *)a, es, (const char *)b, es, (char *)y, es);
+    return ACC_OK;
+}
+
+static bcast_row_fn minmax_row(int is_max, acc_dtype t) {
+    static const bcast_row_fn table[2][7] = {
+        {min_f32, min_f64, min_i8, min_u8, min_i16, min_i32, min_i64},
+        {max_f32, max_f64, max_i8, max_u8, max_i16, max_i32, max_i64},
+    };
+    return is_numeric(t) ? table[is_max][t] : NULL;
+}
+
+int acc_maximum(acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b, int b_rank,
+                const int64_t *b_shape, void *y) {
+    return math_binary(minmax_row(1, t), t, a, a_rank, a_shape, b, b_rank, b_shape, y);
+}
+
+int acc_minimum(acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b, int b_rank,
+                const int64_t *b_shape, void *y) {
+    return math_binary(minmax_row(0, t), t, a, a_rank, a_shape, b, b_rank, b_shape, y);
+}
+
+int acc_power(acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b, int b_rank,
+              const int64_t *b_shape, void *y) {
+    bcast_row_fn row = t == ACC_F32 ? pow_f32 : t == ACC_F64 ? pow_f64 : NULL;
+    return math_binary(row, t, a, a_rank, a_shape, b, b_rank, b_shape, y);
+}
+
+/* Comparison rows: operands of type T, one byte (0/1) per output. */
+#define CMP_ROW(NAME, T, OP)                                                                        \
+    static void NAME(const void *ctx, const void *pa, int64_t sa, const void *pb, int64_t sb, void *py, \
+                     int64_t n) {                                                                    \
+        (void)ctx;                                                                                   \
+        const T *a = (const T *)pa;                                                                  \
+        const T *b = (const T *)pb;                                                                  \
+        uint8_t *y = (uint8_t *)py;                                                                  \
+        for (int64_t i = 0; i < n; i++) y[i] = (uint8_t)(a[i * sa] OP b[i * sb]);                    \
+    }
+#define CMP_ROWS(SUFFIX, T)               \
+    CMP_ROW(eq_##SUFFIX, T, ==)           \
+    CMP_ROW(ne_##SUFFIX, T, !=)           \
+    CMP_ROW(lt_##SUFFIX, T, <)            \
+    CMP_ROW(le_##SUFFIX, T, <=)           \
+    CMP_ROW(gt_##SUFFIX, T, >)            \
+    CMP_ROW(ge_##SUFFIX, T, >=)
+
+CMP_ROWS(f32, float)
+CMP_ROWS(f64, double)
+CMP_ROWS(i8, int8_t)
+CMP_ROWS(u8, uint8_t)
+CMP_ROWS(i16, int16_t)
+CMP_ROWS(i32, int32_t)
+CMP_ROWS(i64, int64_t)
+
+#define CMP_TABLE_ROW(P) {P##_f32, P##_f64, P##_i8, P##_u8, P##_i16, P##_i32, P##_i64, P##_u8}
+
+int acc_compare(acc_compare_op op, acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b,
+                int b_rank, const int64_t *b_shape, uint8_t *y) {
+    static const bcast_row_fn table[6][8] = {CMP_TABLE_ROW(eq), CMP_TABLE_ROW(ne), CMP_TABLE_ROW(lt),
+                                             CMP_TABLE_ROW(le), CMP_TABLE_ROW(gt), CMP_TABLE_ROW(ge)};
+    if ((int)op < 0 || (int)op > 5 || acc_dtype_size(t) == 0 || !a || !b || !y) return ACC_EINVAL;
+    bcast bc;
+    int st = bcast_setup(a_rank, a_shape, b_rank, b_shape, &bc);
+    if (st) return st;
+    size_t es = acc_dtype_size(t);
+    bcast_run(&bc, table[op][t], NULL, (const char *)a, es, (const char *)b, es, (char *)y, 1);
+    return ACC_OK;
+}
+
+/* Boolean rows: any nonzero byte is true; the result is 0 or 1. */
+FLOAT_ROW(and_b, uint8_t, (uint8_t)((u != 0) & (v != 0)))
+FLOAT_ROW(or_b, uint8_t, (uint8_t)((u != 0) | (v != 0)))
+FLOAT_ROW(xor_b, uint8_t, (uint8_t)((u != 0) ^ (v != 0)))
+
+int acc_logical(acc_logical_op op, const uint8_t *a, int a_rank, const int64_t *a_shape, const uint8_t *b,
+                int b_rank, const int64_t *b_shape, uint8_t *y) {
+    static const bcast_row_fn rows[3] = {and_b, or_b, xor_b};
+    if ((int)op < 0 || (int)op > 2) return ACC_EINVAL;
+    return math_binary(rows[op], ACC_BOOL, a, a_rank, a_shape, b, b_rank, b_shape, y);
+}
+
+int acc_logical_not(const uint8_t *x, uint8_t *y, int64_t count) {
+    if (!x || !y || count < 0) return ACC_EINVAL;
+    for (int64_t i = 0; i < count; i++) y[i] = (uint8_t)(x[i] == 0);
+    return ACC_OK;
+}
+
+/* Element strides of an operand right-aligned against an output of rank `rank`
+ * (0 where the operand broadcasts); ACC_EINVAL when it does not broadcast to `shape`. */
+static int bcast_strides(int rank, const int64_t *shape, int x_rank, const int64_t *x_shape, int64_t *strides) {
+    if (!valid_shape(x_rank, x_shape) || x_rank > rank) return ACC_EINVAL;
+    int64_t k = 1;
+    for (int i = rank - 1; i >= 0; i--) {
+        int ix = i - (rank - x_rank);
+        int64_t d = ix >= 0 ? x_shape[ix] : 1;
+        if (d != shape[i] && d != 1) return ACC_EINVAL;
+        strides[i] = d == 1 ? 0 : k;
+        k *= d;
+    }
+    return ACC_OK;
+}
+
+int acc_where(size_t elem_size, const uint8_t *cond, int c_rank, const int64_t *c_shape, const void *x, int x_rank,
+              const int64_t *x_shape, const void *y, int y_rank, const int64_t *y_shape, void *out, int rank,
+              const int64_t *shape) {
+    if (!cond || !x || !y || !out || elem_size == 0 || !valid_shape(rank, shape)) return ACC_EINVAL;
+    int64_t sc[ACC_MAX_RANK], sx[ACC_MAX_RANK], sy[ACC_MAX_RANK];
+    if (bcast_strides(rank, shape, c_rank, c_shape, sc) || bcast_strides(rank, shape, x_rank, x_shape, sx) ||
+        bcast_strides(rank, shape, y_rank, y_shape, sy))
+        return ACC_EINVAL;
+    int64_t total = numel(rank, shape);
+    int64_t idx[ACC_MAX_RANK] = {0}, oc = 0, ox = 0, oy = 0;
+    const char *px = (const char *)x, *py = (const char *)y;
+    char *po = (char *)out;
+    for (int64_t k = 0; k < total; k++) {
+        const char *src = cond[oc] ? px + ox * (int64_t)elem_size : py + oy * (int64_t)elem_size;
+        memcpy(po + k * (int64_t)elem_size, src, elem_size);
+        for (int d = rank - 1; d >= 0; d--) { /* odometer */
+            idx[d]++;
+            oc += sc[d];
+            ox += sx[d];
+            oy += sy[d];
+            if (idx[d] < shape[d]) break;
+            oc -= sc[d] * idx[d];
+            ox -= sx[d] * idx[d];
+            oy -= sy[d] * idx[d];
+            idx[d] = 0;
+        }
+    }
+    return ACC_OK;
+}
+
+/* One reduction step. Floats accumulate in double (sum, prod) or exactly (max, min: nan
+ * sticks); integers in 64-bit unsigned arithmetic, wrapped to the type at the end. */
+static double reduce_f(acc_reduce_op op, double acc, double v) {
+    switch (op) {
+    case ACC_REDUCE_SUM: return acc + v;
+    case ACC_REDUCE_PROD: return acc * v;
+    case ACC_REDUCE_MAX: return acc != acc ? acc : MAX_EXPR(v, acc);
+    default: return acc != acc ? acc : MIN_EXPR(v, acc);
+    }
+}
+
+static int64_t reduce_i(acc_reduce_op op, int64_t acc, int64_t v) {
+    switch (op) {
+    case ACC_REDUCE_SUM: return (int64_t)((uint64_t)acc + (uint64_t)v);
+    case ACC_REDUCE_PROD: return (int64_t)((uint64_t)acc * (uint64_t)v);
+    case ACC_REDUCE_MAX: return v > acc ? v : acc;
+    default: return v < acc ? v : acc;
+    }
+}
+
+int acc_reduce(acc_reduce_op op, acc_dtype t, const void *x, void *y, int rank, const int64_t *shape,
+               const int *axes, int n_axes) {
+    if (!x || !y || !is_numeric(t) || (int)op < 0 || (int)op > 3 || !valid_shape(rank, shape) || n_axes < 0 ||
+        n_axes > rank || (n_axes && !axes))
+        return ACC_EINVAL;
+    int reduced[ACC_MAX_RANK] = {0};
+    for (int i = 0; i < n_axes; i++) {
+        int ax = norm_axis(axes[i], rank);
+        if (ax < 0 || reduced[ax]) return ACC_EINVAL;
+        reduced[ax] = 1;
+    }
+    int64_t ostride[ACC_MAX_RANK];
+    int64_t out_n = 1, red_n = 1;
+    for (int i = rank - 1; i >= 0; i--) {
+        ostride[i] = reduced[i] ? 0 : out_n;
+        if (reduced[i])
+            red_n *= shape[i];
+        else
+            out_n *= shape[i];
+    }
+    int is_f = is_float_type(t);
+    double *fa = is_f ? malloc((size_t)(out_n > 0 ? out_n : 1) * sizeof(double)) : NULL;
+    int64_t *ia = is_f ? NULL : malloc((size_t)(out_n > 0 ? out_n : 1) * sizeof(int64_t));
+    if (is_f ? !fa : !ia) return ACC_ENOMEM;
+    int64_t lo, hi;
+    int_range(t, &lo, &hi);
+    for (int64_t i = 0; i < out_n; i++) {
+        if (is_f)
+            fa[i] = op == ACC_REDUCE_SUM ? 0.0 : op == ACC_REDUCE_PROD ? 1.0 : op == ACC_REDUCE_MAX ? -INFINITY : INFINITY;
+        else
+            ia[i] = op == ACC_REDUCE_SUM ? 0 : op == ACC_REDUCE_PROD ? 1 : op == ACC_REDUCE_MAX ? lo : hi;
+    }
+    int64_t total = numel(rank, shape);
+    int64_t idx[ACC_MAX_RANK] = {0}, off = 0;
+    for (int64_t k = 0; k < total; k++) {
+        if (t == ACC_F32)
+            fa[off] = reduce_f(op, fa[off], (double)((const float *)x)[k]);
+        else if (t == ACC_F64)
+            fa[off] = reduce_f(op, fa[off], ((const double *)x)[k]);
+        else
+            ia[off] = reduce_i(op, ia[off], load_int(t, x, k));
+        for (int d = rank - 1; d >= 0; d--) {
+            idx[d]++;
+            off += ostride[d];
+            if (idx[d] < shape[d]) break;
+            off -= ostride[d] * idx[d];
+            idx[d] = 0;
+        }
+    }
+    for (int64_t i = 0; i < out_n; i++) {
+        if (t == ACC_F32)
+            ((float *)y)[i] = (float)fa[i];
+        else if (t == ACC_F64)
+            ((double *)y)[i] = fa[i];
+        else
+            store_int(t, y, i, ia[i]); /* the narrowing cast wraps */
+    }
+    free(fa);
+    free(ia);
+    return ACC_OK;
+}
+
+int acc_strided_slice(size_t elem_size, const void *x, int rank, const int64_t *shape, const int64_t *begin,
+                      const int64_t *step, void *y, const int64_t *out_shape) {
+    if (!x || !y || elem_size == 0 || !valid_shape(rank, shape) || (rank > 0 && (!begin || !step || !out_shape)))
+        return ACC_EINVAL;
+    int64_t stride[ACC_MAX_RANK]; /* input elements per output step along each axis */
+    int64_t k = 1, off = 0;
+    for (int d = rank - 1; d >= 0; d--) {
+        int64_t last = begin[d] + (out_shape[d] - 1) * step[d];
+        if (out_shape[d] < 1 || step[d] == 0 || begin[d] < 0 || begin[d] >= shape[d] || last < 0 || last >= shape[d])
+            return ACC_EINVAL;
+        off += begin[d] * k;
+        stride[d] = step[d] * k;
+        k *= shape[d];
+    }
+    int64_t total = numel(rank, out_shape), idx[ACC_MAX_RANK] = {0};
+    const char *px = (const char *)x;
+    char *py = (char *)y;
+    for (int64_t i = 0; i < total; i++) {
+        memcpy(py + i * (int64_t)elem_size, px + off * (int64_t)elem_size, elem_size);
+        for (int d = rank - 1; d >= 0; d--) {
+            idx[d]++;
+            off += stride[d];
+            if (idx[d] < out_shape[d]) break;
+            off -= stride[d] * idx[d];
+            idx[d] = 0;
+        }
+    }
+    return ACC_OK;
+}
+
+int acc_broadcast_to(size_t elem_size, const void *x, int x_rank, const int64_t *x_shape, void *y, int rank,
+                     const int64_t *shape) {
+    if (!x || !y || elem_size == 0 || !valid_shape(rank, shape)) return ACC_EINVAL;
+    int64_t sx[ACC_MAX_RANK];
+    if (bcast_strides(rank, shape, x_rank, x_shape, sx)) return ACC_EINVAL;
+    int64_t total = numel(rank, shape), idx[ACC_MAX_RANK] = {0}, off = 0;
+    const char *px = (const char *)x;
+    char *py = (char *)y;
+    for (int64_t i = 0; i < total; i++) {
+        memcpy(py + i * (int64_t)elem_size, px + off * (int64_t)elem_size, elem_size);
+        for (int d = rank - 1; d >= 0; d--) {
+            idx[d]++;
+            off += sx[d];
+            if (idx[d] < shape[d]) break;
+            off -= sx[d] * idx[d];
+            idx[d] = 0;
+        }
+    }
+    return ACC_OK;
+}

@@ -215,6 +215,86 @@ int acc_layer_norm_f32(const float *x, const float *gamma, const float *beta, fl
 int acc_mean_f32(const float *x, float *y, int rank, const int64_t *shape, const int *axes, int n_axes);
 
 /* ---------------------------------------------------------------------------------
+ * Run-time math: elementwise functions, comparisons, selection, reductions
+ * --------------------------------------------------------------------------------- */
+
+/* relay.sqrt, relay.exp, relay.log on float32 (sqrtf, expf, logf; y may equal x). */
+int acc_sqrt_f32(const float *x, float *y, int64_t count);
+int acc_exp_f32(const float *x, float *y, int64_t count);
+int acc_log_f32(const float *x, float *y, int64_t count);
+
+/* relay.negative and relay.abs: numeric dtypes; integers wrap (-INT_MIN == INT_MIN,
+ * |INT_MIN| == INT_MIN, unsigned negation is 2^n - x). y may equal x. */
+int acc_negative(acc_dtype t, const void *x, void *y, int64_t count);
+int acc_abs(acc_dtype t, const void *x, void *y, int64_t count);
+
+/* relay.maximum / relay.minimum (numeric dtypes; nan wins, like np.maximum) and
+ * relay.power (ACC_F32, ACC_F64: powf/pow), broadcasting as acc_add. */
+int acc_maximum(acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b, int b_rank,
+                const int64_t *b_shape, void *y);
+int acc_minimum(acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b, int b_rank,
+                const int64_t *b_shape, void *y);
+int acc_power(acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b, int b_rank,
+              const int64_t *b_shape, void *y);
+
+/* Comparisons (relay.equal, ...). The numbering is part of the ABI. */
+typedef enum acc_compare_op {
+    ACC_CMP_EQ = 0,
+    ACC_CMP_NE = 1,
+    ACC_CMP_LT = 2,
+    ACC_CMP_LE = 3,
+    ACC_CMP_GT = 4,
+    ACC_CMP_GE = 5
+} acc_compare_op;
+
+/* y (bool: one byte, 0 or 1) = a OP b with numpy broadcasting (as acc_add); operands of
+ * any dtype t, ACC_BOOL included. Comparisons with nan are false except ACC_CMP_NE. */
+int acc_compare(acc_compare_op op, acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b,
+                int b_rank, const int64_t *b_shape, uint8_t *y);
+
+/* relay.logical_not of `count` bool bytes. */
+int acc_logical_not(const uint8_t *x, uint8_t *y, int64_t count);
+
+/* relay.logical_and / logical_or / logical_xor of bool bytes, broadcasting as acc_add.
+ * The numbering is part of the ABI. */
+typedef enum acc_logical_op { ACC_LOGICAL_AND = 0, ACC_LOGICAL_OR = 1, ACC_LOGICAL_XOR = 2 } acc_logical_op;
+int acc_logical(acc_logical_op op, const uint8_t *a, int a_rank, const int64_t *a_shape, const uint8_t *b,
+                int b_rank, const int64_t *b_shape, uint8_t *y);
+
+/* relay.where: out = cond ? x : y elementwise; cond (bool bytes), x and y (elements of
+ * elem_size bytes) each broadcast (numpy, right-aligned) to the output `shape`. */
+int acc_where(size_t elem_size, const uint8_t *cond, int c_rank, const int64_t *c_shape, const void *x, int x_rank,
+              const int64_t *x_shape, const void *y, int y_rank, const int64_t *y_shape, void *out, int rank,
+              const int64_t *shape);
+
+/* Reductions (relay.sum, relay.prod, relay.max, relay.min). The numbering is part of the ABI. */
+typedef enum acc_reduce_op {
+    ACC_REDUCE_SUM = 0,
+    ACC_REDUCE_PROD = 1,
+    ACC_REDUCE_MAX = 2,
+    ACC_REDUCE_MIN = 3
+} acc_reduce_op;
+
+/* Reduces x over the `n_axes` distinct `axes` (resolved as for acc_mean_f32; y holds the
+ * remaining axes in order). Numeric dtypes: floats accumulate sum/prod in double (nan
+ * wins max/min), integers wrap in their own type. Over no element: sum 0, prod 1, max the
+ * type's lowest value (-inf), min its highest (inf). */
+int acc_reduce(acc_reduce_op op, acc_dtype t, const void *x, void *y, int rank, const int64_t *shape,
+               const int *axes, int n_axes);
+
+/* relay.strided_slice: y[i_0, ...] = x[begin_0 + i_0 * step_0, ...] for every output
+ * index (any element type: elem_size bytes). begin, step and out_shape have `rank`
+ * entries, resolved for every axis (a kept axis: begin 0, step 1, its full size); steps
+ * may be negative. Every picked index must lie inside `shape`, else ACC_EINVAL. */
+int acc_strided_slice(size_t elem_size, const void *x, int rank, const int64_t *shape, const int64_t *begin,
+                      const int64_t *step, void *y, const int64_t *out_shape);
+
+/* relay.broadcast_to: y (shape, rank) = x broadcast like numpy (right-aligned, dims of 1
+ * repeat); any element type. ACC_EINVAL when x does not broadcast to `shape`. */
+int acc_broadcast_to(size_t elem_size, const void *x, int x_rank, const int64_t *x_shape, void *y, int rank,
+                     const int64_t *shape);
+
+/* ---------------------------------------------------------------------------------
  * Data movement (any element type: elem_size in bytes)
  * --------------------------------------------------------------------------------- */
 
