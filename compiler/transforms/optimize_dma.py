@@ -902,31 +902,48 @@ def _per_loop(holder: list, step, fits, fallback=None) -> None:
         for attempt in (step, fallback):
             if attempt is None:
                 continue
-            undo = _undoable(loop, attempt)
-            if undo is None or fits():
+            change = _undoable(loop, attempt)
+            if change is None:
                 break
-            undo()
+            if fits():
+                change.keep()
+                break
+            change.undo()
             loop = loops()[index]
         index += 1
 
 
-def _undoable(loop: scf.ForOp, step):
-    """Apply `step` to `loop`; None if it changed nothing, else a function undoing it."""
-    block, before, after = loop.parent, loop.prev_op, loop.next_op
-    copy = loop.clone()
-    if not step(loop):
-        copy.erase(safe_erase=False)
-        return None
+@dataclass
+class _LoopChange:
+    """A step applied to a loop, with a copy of the loop from before it. Steps change only
+    the loop and put ops just before it, so undoing replaces the ops between the loop's
+    old neighbours with the copy."""
 
-    def undo() -> None:
-        op = after.prev_op if after is not None else block.last_op
-        while op is not None and op is not before:
+    block: Block
+    before: Operation | None
+    after: Operation
+    copy: scf.ForOp
+
+    def undo(self) -> None:
+        op = self.after.prev_op
+        while op is not None and op is not self.before:
             prev = op.prev_op
             Rewriter.erase_op(op, safe_erase=False)
             op = prev
-        Rewriter.insert_op(copy, InsertPoint.before(after) if after is not None else InsertPoint.at_end(block))
+        Rewriter.insert_op(self.copy, InsertPoint.before(self.after))
 
-    return undo
+    def keep(self) -> None:
+        # The detached copy still counts as a user of the values it reads: drop it.
+        self.copy.erase(safe_erase=False)
+
+
+def _undoable(loop: scf.ForOp, step) -> _LoopChange | None:
+    """Apply `step` to `loop` (never a block's last op: blocks end in a terminator)."""
+    change = _LoopChange(loop.parent, loop.prev_op, loop.next_op, loop.clone())
+    if not step(loop):
+        change.keep()
+        return None
+    return change
 
 
 def _replace_function(fn: func.FuncOp, snapshot: func.FuncOp) -> None:
