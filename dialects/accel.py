@@ -600,7 +600,9 @@ class Conv2DOp(ComputeOp):
 @compute_op
 class MatmulOp(ComputeOp):
     """out[M, N] = data[M, K] x weight (weight [N, K] when `transpose_b`, the dense form),
-    optional bias [N], activation and int8 requantization. A vector data [K] gives [N]."""
+    optional bias [N], activation and int8 requantization. A vector data [K] gives [N].
+    Batched: operands [..., M, K] x [..., K, N] -> [..., M, N] with the same leading dims
+    (both operands activations: attention's QKᵀ and PV)."""
 
     name = "accel.matmul"
     N_INPUTS = (2, 3)
@@ -610,6 +612,9 @@ class MatmulOp(ComputeOp):
         a, b, y = (_shape(self.inputs[0].type), _shape(self.inputs[1].type), _shape(self.output.type))
         if len(a) == 1 and len(y) == 1 and not self.prop("transpose_a"):
             a, y = (1, a[0]), (1, y[0])  # a vector is one row
+        if len(y) > 2:
+            _check(a[:-2] == b[:-2] == y[:-2], f"batch dims of {list(a)} x {list(b)} -> {list(y)} differ")
+            a, b, y = a[-2:], b[-2:], y[-2:]
         _check(len(a) == 2 and len(b) == 2 and len(y) == 2, "operands must be 2-D (or a vector data row)")
         m, k = (a[1], a[0]) if self.prop("transpose_a") else a
         n, k2 = b if self.prop("transpose_b") else (b[1], b[0])

@@ -105,6 +105,7 @@ COMPUTE_KINDS = ("conv2d", "matmul", "pool", "eltwise")
 COMMANDS: dict[str, tuple[str, str | None]] = {
     "relay.nn.conv2d": ("conv2d", None), "relay.qnn.conv2d": ("conv2d", None),
     "relay.nn.dense": ("matmul", None), "relay.nn.matmul": ("matmul", None), "relay.qnn.dense": ("matmul", None),
+    "relay.nn.batch_matmul": ("matmul", None),
     "relay.nn.max_pool2d": ("pool", "max"), "relay.nn.avg_pool2d": ("pool", "avg"),
     "relay.nn.global_avg_pool2d": ("pool", "avg"),
     "relay.add": ("eltwise", "add"), "relay.qnn.add": ("eltwise", "add"), "relay.multiply": ("eltwise", "mul"),
@@ -146,12 +147,13 @@ def _input(i: int) -> Callable[[Any], Any]:
     return lambda op: op.inputs[i] if len(op.inputs) > i else None
 
 
-def _matmul_mkn(op) -> tuple[int, int, int]:
-    a, b = _shape(op.inputs[0]), _shape(op.inputs[1])
+def matmul_dims(op) -> tuple[int, int, int, int]:
+    """(batch, m, k, n) of an accel.matmul: `batch` products of [m, k] x [k, n]."""
+    a, b = _shape(op.inputs[0])[-2:], _shape(op.inputs[1])[-2:]
     a = (1, a[0]) if len(a) == 1 else a
     m, k = (a[1], a[0]) if op.prop("transpose_a") else a
     n = b[0] if op.prop("transpose_b") else b[1]
-    return m, k, n
+    return math.prod(_shape(op.output)[:-2]), m, k, n
 
 
 def _prop(name: str) -> Callable[[Any], Any]:
@@ -213,9 +215,10 @@ WORDS: dict[str, Word] = {
     "rhs_scale": Word(SCALAR, frozenset({"eltwise"}), _prop("rhs_scale"), "float"),
     "rhs_zero_point": Word(SCALAR, frozenset({"eltwise"}), _prop("rhs_zero_point"), "int32_t"),
     # shape values of a matrix product
-    "m": Word(SCALAR, frozenset({"matmul"}), lambda op: _matmul_mkn(op)[0]),
-    "k": Word(SCALAR, frozenset({"matmul"}), lambda op: _matmul_mkn(op)[1]),
-    "n": Word(SCALAR, frozenset({"matmul"}), lambda op: _matmul_mkn(op)[2]),
+    "batch": Word(SCALAR, frozenset({"matmul"}), lambda op: matmul_dims(op)[0]),
+    "m": Word(SCALAR, frozenset({"matmul"}), lambda op: matmul_dims(op)[1]),
+    "k": Word(SCALAR, frozenset({"matmul"}), lambda op: matmul_dims(op)[2]),
+    "n": Word(SCALAR, frozenset({"matmul"}), lambda op: matmul_dims(op)[3]),
 }  # fmt: skip
 
 _INDEXED = {  # attribute arrays: `<name>` (a static array) or `<name>[i]` (a scalar)

@@ -53,7 +53,9 @@ ANCHORS = tuple(cls for cls in relay.GRAPH_OPS if cls.name in COMMANDS)
 """The ops a fused form is built around (`c_api.COMMANDS`: the command each becomes)."""
 PRODUCTS = (relay.Conv2DOp, relay.QnnConv2DOp, relay.DenseOp, relay.MatmulOp, relay.QnnDenseOp)
 """Anchors that take a bias."""
-ACTIVATED = (*PRODUCTS, relay.AddOp, relay.MultiplyOp)
+BATCHED = (relay.BatchMatmulOp,)
+"""Products of two activations per batch (attention's QKᵀ and PV): no bias."""
+ACTIVATED = (*PRODUCTS, *BATCHED, relay.AddOp, relay.MultiplyOp)
 """Anchors that take a fused activation."""
 
 
@@ -404,6 +406,16 @@ def plan_compute(form: FusedForm) -> ComputePlan:
         if quantized:
             props.update(_quant_props(form, channels))
         return plan(accel.Conv2DOp, ins, props, shapes)
+
+    if isinstance(anchor, relay.BatchMatmulOp):
+        a, b, y = _shape(anchor.lhs), _shape(anchor.rhs), _shape(anchor.results[0])
+        if not (a[:-2] == b[:-2] == y[:-2]):
+            raise NotLowerable(f"batched products on the accelerator need equal batch dims, got {list(a)} x {list(b)}")
+        props = {"transpose_a": anchor.prop("transpose_a"), "transpose_b": anchor.prop("transpose_b")}
+        props.update(_activation_props(form))
+        if quantized:
+            props.update(_quant_props(form, y[-1]))
+        return plan(accel.MatmulOp, [form.inputs[0], form.inputs[1]], props)
 
     if isinstance(anchor, (relay.DenseOp, relay.MatmulOp, relay.QnnDenseOp)):
         rank = len(_shape(anchor.results[0]))

@@ -89,6 +89,9 @@ static acc_pool2d_params pool_of(const npu_pool2d_params *p) {
     return c;
 }
 
+/* A batched product's matrix count; 0 (a description that sets no batch) is one. */
+static int64_t batch_of(const npu_matmul_params *p) { return p->batch ? p->batch : 1; }
+
 static int no_params(const char *fn) {
     fprintf(stderr, "npu: error: %s: no parameters\n", fn);
     return NPU_EINVAL;
@@ -117,7 +120,7 @@ int npu_matmul_f32(const float *a, const float *b, const float *bias, float *y, 
     sim_device *d = dev("npu_matmul_f32");
     if (!p) return no_params("npu_matmul_f32");
     sim_act act = act_of(p->act, p->act_min, p->act_max);
-    return sim_matmul_f32(d, "npu_matmul_f32", a, b, bias, y, p->m, p->k, p->n, p->transpose_a, p->transpose_b, &act);
+    return sim_matmul_f32(d, "npu_matmul_f32", a, b, bias, y, batch_of(p), p->m, p->k, p->n, p->transpose_a, p->transpose_b, &act);
 }
 
 int npu_matmul_s8(const void *a, const void *b, const int32_t *bias, void *y, const npu_matmul_params *p) {
@@ -125,7 +128,7 @@ int npu_matmul_s8(const void *a, const void *b, const int32_t *bias, void *y, co
     if (!p) return no_params("npu_matmul_s8");
     sim_quant q = QUANT_OF(p);
     sim_act act = act_of(p->act, p->act_min, p->act_max);
-    return sim_matmul_q8(d, "npu_matmul_s8", a, b, bias, y, p->m, p->k, p->n, p->transpose_a, p->transpose_b, &q,
+    return sim_matmul_q8(d, "npu_matmul_s8", a, b, bias, y, batch_of(p), p->m, p->k, p->n, p->transpose_a, p->transpose_b, &q,
                          &act);
 }
 
@@ -133,7 +136,7 @@ int npu_dense_f32(const float *x, const float *weight, const float *bias, float 
     sim_device *d = dev("npu_dense_f32");
     if (!p) return no_params("npu_dense_f32");
     sim_act act = act_of(p->act, p->act_min, p->act_max);
-    return sim_matmul_f32(d, "npu_dense_f32", x, weight, bias, y, p->m, p->k, p->n, 0, 1, &act);
+    return sim_matmul_f32(d, "npu_dense_f32", x, weight, bias, y, 1, p->m, p->k, p->n, 0, 1, &act);
 }
 
 int npu_dense_s8(const void *x, const void *weight, const int32_t *bias, void *y, const npu_matmul_params *p) {
@@ -141,7 +144,7 @@ int npu_dense_s8(const void *x, const void *weight, const int32_t *bias, void *y
     if (!p) return no_params("npu_dense_s8");
     sim_quant q = QUANT_OF(p);
     sim_act act = act_of(p->act, p->act_min, p->act_max);
-    return sim_matmul_q8(d, "npu_dense_s8", x, weight, bias, y, p->m, p->k, p->n, 0, 1, &q, &act);
+    return sim_matmul_q8(d, "npu_dense_s8", x, weight, bias, y, 1, p->m, p->k, p->n, 0, 1, &q, &act);
 }
 
 int npu_pool2d_f32(const float *x, float *y, const npu_pool2d_params *p) {

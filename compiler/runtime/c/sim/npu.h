@@ -155,7 +155,8 @@ int npu_conv2d_s8(const void *x, const void *w, const int32_t *bias, void *y, co
 
 /* Matrix product y [m][n] = op(a) · op(b) (+ bias [n]): a is stored [m][k] ([k][m] with
  * transpose_a), b is stored [k][n] ([n][k] with transpose_b: the dense form, weight
- * [n][k]). Per-channel quantization parameters run along n. */
+ * [n][k]). Per-channel quantization parameters run along n. With batch > 1, a, b and y
+ * hold `batch` such matrices one after the other (attention's QK^T and PV per head). */
 typedef struct npu_matmul_params {
     int64_t m, k, n;
     int transpose_a, transpose_b;
@@ -170,9 +171,10 @@ typedef struct npu_matmul_params {
     int64_t in_scale_len;
     float out_scale;
     int32_t out_zero_point;
+    int64_t batch; /* matrices per operand; 0 = 1 */
 } npu_matmul_params;
 
-/* y = act(op(a) · op(b) + bias). Cost: m*n*k MACs. */
+/* y = act(op(a) · op(b) + bias). Cost: batch*m*n*k MACs. */
 int npu_matmul_f32(const float *a, const float *b, const float *bias, float *y, const npu_matmul_params *p);
 int npu_matmul_s8(const void *a, const void *b, const int32_t *bias, void *y, const npu_matmul_params *p);
 

@@ -744,23 +744,28 @@ int sim_conv2d_q8(sim_device *d, const char *op, const void *x, const void *w, c
     return kernel_status(d, op, st);
 }
 
-static int bad_matmul(const sim_device *d, const char *op, int64_t m, int64_t k, int64_t n) {
-    if (m >= 0 && k >= 0 && n >= 0) return 0;
-    sim_report(d, "%s: inconsistent parameters (m %lld, k %lld, n %lld)", op, (long long)m, (long long)k, (long long)n);
+static int bad_matmul(const sim_device *d, const char *op, int64_t batch, int64_t m, int64_t k, int64_t n) {
+    if (batch >= 1 && m >= 0 && k >= 0 && n >= 0) return 0;
+    sim_report(d, "%s: inconsistent parameters (batch %lld, m %lld, k %lld, n %lld)", op, (long long)batch, (long long)m,
+               (long long)k, (long long)n);
     return 1;
 }
 
 int sim_matmul_f32(sim_device *d, const char *op, const float *a, const float *b, const float *bias, float *y,
-                   int64_t m, int64_t k, int64_t n, int ta, int tb, const sim_act *act) {
-    if (bad_matmul(d, op, m, k, n)) return 1;
-    sim_operand in[3] = {{"a", a, (size_t)(m * k) * 4}, {"b", b, (size_t)(k * n) * 4}, {"bias", bias, bias ? (size_t)n * 4 : 0}};
-    sim_operand out[1] = {{"y", y, (size_t)(m * n) * 4}};
-    sim_compute(d, op, in, 3, out, 1, 0, sim_cost(d, (double)m * (double)n * (double)k, SIM_MACS_F32));
-    int st = acc_matmul_f32(a, b, y, m, k, n, ta, tb);
-    if (st) return kernel_status(d, op, st);
-    for (int64_t i = 0; bias && i < m; i++)
-        for (int64_t j = 0; j < n; j++) y[i * n + j] += bias[j];
-    sim_act_f32(y, m * n, act);
+                   int64_t batch, int64_t m, int64_t k, int64_t n, int ta, int tb, const sim_act *act) {
+    if (bad_matmul(d, op, batch, m, k, n)) return 1;
+    sim_operand in[3] = {{"a", a, (size_t)(batch * m * k) * 4}, {"b", b, (size_t)(batch * k * n) * 4},
+                         {"bias", bias, bias ? (size_t)n * 4 : 0}};
+    sim_operand out[1] = {{"y", y, (size_t)(batch * m * n) * 4}};
+    sim_compute(d, op, in, 3, out, 1, 0, sim_cost(d, (double)batch * (double)m * (double)n * (double)k, SIM_MACS_F32));
+    for (int64_t s = 0; s < batch; s++) {
+        float *ys = y + s * m * n;
+        int st = acc_matmul_f32(a + s * m * k, b + s * k * n, ys, m, k, n, ta, tb);
+        if (st) return kernel_status(d, op, st);
+        for (int64_t i = 0; bias && i < m; i++)
+            for (int64_t j = 0; j < n; j++) ys[i * n + j] += bias[j];
+    }
+    sim_act_f32(y, batch * m * n, act);
     return 0;
 }
 
@@ -775,26 +780,32 @@ static uint8_t *transposed8(sim_device *d, const void *src, int64_t rows, int64_
 }
 
 int sim_matmul_q8(sim_device *d, const char *op, const void *a, const void *b, const int32_t *bias, void *y,
-                  int64_t m, int64_t k, int64_t n, int ta, int tb, const sim_quant *q, const sim_act *act) {
-    if (bad_matmul(d, op, m, k, n)) return 1;
+                  int64_t batch, int64_t m, int64_t k, int64_t n, int ta, int tb, const sim_quant *q,
+                  const sim_act *act) {
+    if (bad_matmul(d, op, batch, m, k, n)) return 1;
     if (!quant_ok(d, op, q, n)) return 1;
-    sim_operand in[3] = {{"a", a, (size_t)(m * k)}, {"b", b, (size_t)(k * n)}, {"bias", bias, bias ? (size_t)n * 4 : 0}};
-    sim_operand out[1] = {{"y", y, (size_t)(m * n)}};
-    sim_compute(d, op, in, 3, out, 1, 0, sim_cost(d, (double)m * (double)n * (double)k, SIM_MACS_INT8));
-    /* The integer kernel wants a [m][k] and b [n][k]. */
-    uint8_t *at = ta ? transposed8(d, a, k, m) : NULL;
-    uint8_t *bt = tb ? NULL : transposed8(d, b, k, n);
+    sim_operand in[3] = {{"a", a, (size_t)(batch * m * k)}, {"b", b, (size_t)(batch * k * n)},
+                         {"bias", bias, bias ? (size_t)n * 4 : 0}};
+    sim_operand out[1] = {{"y", y, (size_t)(batch * m * n)}};
+    sim_compute(d, op, in, 3, out, 1, 0, sim_cost(d, (double)batch * (double)m * (double)n * (double)k, SIM_MACS_INT8));
     int32_t *acc = malloc((size_t)(m * n > 0 ? m * n : 1) * sizeof(int32_t));
     if (!acc) sim_fail(d, "%s: out of memory", op);
-    int st = acc_qnn_dense(q->x_unsigned ? ACC_U8 : ACC_I8, at ? (const void *)at : a, q->w_unsigned ? ACC_U8 : ACC_I8,
-                           bt ? (const void *)bt : b, bias, acc, m, k, n, q->x_zero_point, q->w_zero_point,
+    int st = ACC_OK;
+    for (int64_t s = 0; s < batch && st == ACC_OK; s++) {
+        const uint8_t *as = (const uint8_t *)a + s * m * k, *bs = (const uint8_t *)b + s * k * n;
+        /* The integer kernel wants a [m][k] and b [n][k]. */
+        uint8_t *at = ta ? transposed8(d, as, k, m) : NULL;
+        uint8_t *bt = tb ? NULL : transposed8(d, bs, k, n);
+        st = acc_qnn_dense(q->x_unsigned ? ACC_U8 : ACC_I8, at ? (const void *)at : as, q->w_unsigned ? ACC_U8 : ACC_I8,
+                           bt ? (const void *)bt : bs, bias, acc, m, k, n, q->x_zero_point, q->w_zero_point,
                            q->w_zero_point_len);
-    if (st == ACC_OK)
-        sim_requantize_acc(acc, y, q->y_unsigned, m, n, 1, q->in_scale, q->in_scale_len, q->out_scale,
-                           q->out_zero_point, act);
+        if (st == ACC_OK)
+            sim_requantize_acc(acc, (uint8_t *)y + s * m * n, q->y_unsigned, m, n, 1, q->in_scale, q->in_scale_len,
+                               q->out_scale, q->out_zero_point, act);
+        free(at);
+        free(bt);
+    }
     free(acc);
-    free(at);
-    free(bt);
     return kernel_status(d, op, st);
 }
 

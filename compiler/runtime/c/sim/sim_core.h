@@ -215,14 +215,16 @@ int sim_conv2d_f32(sim_device *d, const char *op, const float *x, const float *w
 int sim_conv2d_q8(sim_device *d, const char *op, const void *x, const void *w, const int32_t *bias, void *y,
                   const acc_conv2d_params *p, const sim_quant *q, const sim_act *act);
 
-/* y [m][n] = act(op(a) · op(b) + bias): a stored [m][k] ([k][m] when ta), b stored
- * [k][n] ([n][k] when tb); bias NULL or [n]. */
+/* y [batch][m][n] = act(op(a) · op(b) + bias) for each of `batch` (>= 1) matrices stored
+ * one after the other: a stored [m][k] ([k][m] when ta), b stored [k][n] ([n][k] when
+ * tb); bias NULL or [n]. Cost: batch*m*n*k MACs, one launch. */
 int sim_matmul_f32(sim_device *d, const char *op, const float *a, const float *b, const float *bias, float *y,
-                   int64_t m, int64_t k, int64_t n, int ta, int tb, const sim_act *act);
+                   int64_t batch, int64_t m, int64_t k, int64_t n, int ta, int tb, const sim_act *act);
 
 /* The quantized matrix product; per-channel parameters along n. */
 int sim_matmul_q8(sim_device *d, const char *op, const void *a, const void *b, const int32_t *bias, void *y,
-                  int64_t m, int64_t k, int64_t n, int ta, int tb, const sim_quant *q, const sim_act *act);
+                  int64_t batch, int64_t m, int64_t k, int64_t n, int ta, int tb, const sim_quant *q,
+                  const sim_act *act);
 
 /* Max (is_max) or average pooling with the reference's semantics. */
 int sim_pool2d_f32(sim_device *d, const char *op, const float *x, float *y, int is_max, const acc_pool2d_params *p);
