@@ -68,7 +68,8 @@ def compute_cycles(op: accel.ComputeOp, desc) -> float:
     if isinstance(op, accel.PoolOp):
         kh, kw = op.prop("pool_size")
         return math.prod(op.output.type.get_shape()) * kh * kw / c.elementwise_per_cycle
-    return math.prod(op.output.type.get_shape()) / c.elementwise_per_cycle
+    passes = accel.EltwiseOp.PASSES.get(op.prop("kind"), 1) if isinstance(op, accel.EltwiseOp) else 1
+    return passes * math.prod(op.output.type.get_shape()) / c.elementwise_per_cycle
 
 
 def dma_cycles(nbytes_: int, desc) -> float:

@@ -110,6 +110,10 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
     "relay.nn.global_avg_pool2d": ("pool", "avg"),
     "relay.add": ("eltwise", "add"), "relay.qnn.add": ("eltwise", "add"), "relay.multiply": ("eltwise", "mul"),
     "relay.nn.relu": ("eltwise", "relu"), "relay.clip": ("eltwise", "clip"),
+    "relay.subtract": ("eltwise", "sub"), "relay.divide": ("eltwise", "div"),
+    "relay.sigmoid": ("eltwise", "sigmoid"), "relay.tanh": ("eltwise", "tanh"), "relay.nn.gelu": ("eltwise", "gelu"),
+    "relay.nn.silu": ("eltwise", "silu"), "relay.nn.softmax": ("eltwise", "softmax"),
+    "relay.nn.layer_norm": ("eltwise", "layer_norm"),
 }  # fmt: skip
 """The one table of which relay op becomes which accel command (`accel.<kind>` and its
 `kind` property): the anchors of lower-to-accel's fused forms (`fused_forms.ANCHORS`),
@@ -183,6 +187,7 @@ def _dtype_name(v) -> str:
 BUFFERS: dict[str, tuple[frozenset[str], Callable[[Any], Any]]] = {
     "input0": (ALL, _input(0)),
     "input1": (frozenset({"eltwise"}), _input(1)),  # NULL for a unary op
+    "input2": (frozenset({"eltwise"}), _input(2)),  # layer norm's beta (NULL without)
     "weight": (CONV_MM, _input(1)),
     "bias": (CONV_MM, _input(2)),  # NULL without bias
     "output": (ALL, lambda op: op.output),
@@ -194,7 +199,11 @@ _DTYPES = ("f16", "f32", "f64", "i1", "i8", "i16", "i32", "i64", "ui8", "ui16", 
 WORDS: dict[str, Word] = {
     # attributes
     "groups": Word(SCALAR, frozenset({"conv2d"}), _prop("groups")),
-    "kind": Word(SCALAR, frozenset({"pool", "eltwise"}), _prop("kind"), domain=("max", "avg", "add", "mul", "relu", "clip")),
+    "kind": Word(SCALAR, frozenset({"pool", "eltwise"}), _prop("kind"),
+                 domain=("max", "avg", "add", "mul", "relu", "clip", "sub", "div", "sigmoid", "tanh", "gelu", "silu",
+                         "softmax", "layer_norm")),
+    "epsilon": Word(SCALAR, frozenset({"eltwise"}), _prop("epsilon"), "float"),
+    "row_length": Word(SCALAR, frozenset({"eltwise"}), lambda op: (_shape(op.output) or (1,))[-1]),
     "activation": Word(SCALAR, frozenset({"conv2d", "matmul", "eltwise"}), _prop("activation"),
                        domain=("none", "relu", "clip")),
     "clip_min": Word(SCALAR, frozenset({"conv2d", "matmul", "eltwise"}), _prop("clip_min"), "float"),
@@ -232,7 +241,7 @@ for _name, (_ops, _n) in _INDEXED.items():
     for _i in range(_n):
         WORDS[f"{_name}[{_i}]"] = Word(SCALAR, _ops, lambda op, n=_name, i=_i: op.prop(n)[i])
 
-_BUFFER_FIELD = re.compile(r"^(input0|input1|weight|bias|output)\.(shape\[(\d)\]|shape|rank|numel|elem_bytes|dtype)$")
+_BUFFER_FIELD = re.compile(r"^(input0|input1|input2|weight|bias|output)\.(shape\[(\d)\]|shape|rank|numel|elem_bytes|dtype)$")
 
 
 def compute_word(text: str) -> Word | None:

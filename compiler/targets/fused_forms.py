@@ -35,6 +35,7 @@ can lower `op`, else the reason.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -452,15 +453,38 @@ def plan_compute(form: FusedForm) -> ComputePlan:
                          out_scale=_f32(q_out.scale[0]), output_zero_point=int(q_out.zero_point[0]))
         return plan(accel.PoolOp, [form.inputs[0]], props)
 
-    kind = {relay.AddOp: "add", relay.QnnAddOp: "add", relay.MultiplyOp: "mul",
-            relay.ReluOp: "relu", relay.ClipOp: "clip"}[type(anchor)]
-    for o in form.inputs:
-        if o.shape != out_shape:
-            raise NotLowerable("elementwise operands on the accelerator must have the result's shape")
+    kind = COMMANDS[anchor.name][1]
+    inputs, shapes = list(form.inputs), [None] * len(form.inputs)
+    if kind in accel.EltwiseOp.BINARY:
+        if inputs[0].shape != out_shape and inputs[1].shape == out_shape and kind in ("add", "mul"):
+            inputs.reverse()  # commutative: the full-shape operand first
+            form.input_quant.reverse()
+        rhs = inputs[1].shape
+        if inputs[0].shape != out_shape:
+            raise NotLowerable("the lhs of an elementwise op on the accelerator must have the result's shape")
+        if rhs != out_shape and (quantized or not accel.broadcasts_as_rows(rhs, out_shape)):
+            raise NotLowerable("the rhs of an elementwise op on the accelerator must have the result's shape, "
+                               "one element or its trailing dims" + (" (int8: the result's shape)" if quantized else ""))
+        if rhs != out_shape and math.prod(rhs) == 1 and inputs[1].const is not None:
+            shapes[1] = (1,)  # a scalar constant as a one-element buffer
+    elif any(o.shape != out_shape for o in inputs[:1]) or (kind != "layer_norm" and len(inputs) > 1):
+        raise NotLowerable("elementwise operands on the accelerator must have the result's shape")
     props = _activation_props(form)
     if kind == "clip":
         props = {"clip_min": form.clip[0], "clip_max": form.clip[1]}
+    if kind == "gelu" and anchor.prop("approximate") != "none":
+        raise NotLowerable("the accelerator's gelu is the exact (erf) form")
+    if kind in accel.EltwiseOp.ROWS:
+        axis = anchor.prop("axis") % max(1, len(out_shape))
+        if axis != len(out_shape) - 1:
+            raise NotLowerable(f"{kind} on the accelerator runs along the last axis, not axis {axis}")
+    if kind == "layer_norm":
+        if any(o.const is None for o in inputs[1:]):
+            raise NotLowerable("layer norm's gamma and beta must be constants")
+        props["epsilon"] = anchor.prop("epsilon")
     if quantized:
+        if kind not in ("add", "mul", "relu", "clip"):
+            raise NotLowerable(f"no int8 '{kind}' on the accelerator")
         if form.output_quant is None or any(q is None for q in form.input_quant):
             raise NotLowerable("an int8 elementwise form needs quantized inputs and output")
         for side, q in zip(("lhs", "rhs"), form.input_quant):
@@ -471,7 +495,7 @@ def plan_compute(form: FusedForm) -> ComputePlan:
             props[f"{side}_zero_point"] = int(q.zero_point[0])
         props["out_scale"] = _f32(form.output_quant.scale[0])
         props["output_zero_point"] = int(form.output_quant.zero_point[0])
-    return plan(accel.EltwiseOp, list(form.inputs), {"kind": kind, **props})
+    return plan(accel.EltwiseOp, inputs, {"kind": kind, **props}, shapes)
 
 
 def plan_body(body: Body) -> list[ComputePlan]:

@@ -91,9 +91,9 @@ static int matmul(const char *fn, int quantized, int dense, const void *a, const
     if (!p) return no_params(fn);
     sim_act act = act_of(p);
     int ta = dense ? 0 : p->transpose_a, tb = dense ? 1 : p->transpose_b;
-    if (!quantized) return sim_matmul_f32(d, fn, a, b, bias, y, 1, p->m, p->k, p->n, ta, tb, &act);
+    if (!quantized) return sim_matmul_f32(d, fn, a, b, bias, y, p->m, p->k, p->n, ta, tb, &act);
     sim_quant q = quant_of(p);
-    return sim_matmul_q8(d, fn, a, b, bias, y, 1, p->m, p->k, p->n, ta, tb, &q, &act);
+    return sim_matmul_q8(d, fn, a, b, bias, y, p->m, p->k, p->n, ta, tb, &q, &act);
 }
 
 int dsp_matmul_f32(const float *a, const float *b, const float *bias, float *y, const dsp_matmul_params *p) {
