@@ -34,8 +34,11 @@ After:
     %3 = relay.nn.gelu %2 : tensor<64x512xf32>
     %4 = relay.reshape %3 {newshape = [1, 64, 512]} : (tensor<64x512xf32>) -> tensor<1x64x512xf32>
 
-Products of two activations (attention's QKᵀ and PV) and products with a transposed left
-operand stay as they are.
+A transpose swapping the last two axes of an activation operand becomes the product's
+`transpose_a` / `transpose_b` (QKᵀ as torch exports it, `MatMul(q, Transpose(k))`, is
+`batch_matmul %q, %k {transpose_b = true}`: the accelerator reads k row by row). Products
+of two activations otherwise stay as they are, and so do products with a transposed
+left operand and a constant right one.
 """
 
 from __future__ import annotations
@@ -203,6 +206,37 @@ class ProductToDense(RewritePattern):
         _replace(rewriter, op, ops, ops[-1].results[0], [])
 
 
+def _swaps_last_two(op: Operation) -> bool:
+    """Whether `op` is a transpose that swaps the last two axes and keeps the others."""
+    if not isinstance(op, relay.TransposeOp):
+        return False
+    rank = len(_shape(op.data))
+    perm = relay.TransposeOp.perm(rank, op.prop("axes"))
+    return rank >= 2 and perm == (*range(rank - 2), rank - 1, rank - 2)
+
+
+class TransposeIntoProduct(RewritePattern):
+    """matmul / batch_matmul of a transpose that swaps the last two axes -> the product
+    with that operand's transpose flag flipped (QKᵀ as exported: MatMul(q, Transpose(k)))."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, (relay.MatmulOp, relay.BatchMatmulOp)):
+            return
+        lhs, rhs = op.lhs, op.rhs
+        ta, tb = op.prop("transpose_a"), op.prop("transpose_b")
+        dead = []
+        if _swaps_last_two(rhs.owner) and known_value(rhs.owner.data) is None:
+            dead.append(rhs.owner)
+            rhs, tb = rhs.owner.data, not tb
+        if _swaps_last_two(lhs.owner) and known_value(lhs.owner.data) is None:
+            dead.append(lhs.owner)
+            lhs, ta = lhs.owner.data, not ta
+        if not dead:
+            return
+        new = type(op)(lhs, rhs, transpose_a=ta, transpose_b=tb)
+        _replace(rewriter, op, [new], new.results[0], dead)
+
+
 class DenseOnRows(RewritePattern):
     """dense on data of rank > 2 -> reshape to rows, dense, reshape back."""
 
@@ -299,5 +333,5 @@ class CanonicalizeLinear(ModulePass):
     name = "canonicalize-linear"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = [ProductToDense(), DenseOnRows(), EpilogueBeforeReshape(), DequantizeAfterReshape(), FoldReshapes()]
+        patterns = [TransposeIntoProduct(), ProductToDense(), DenseOnRows(), EpilogueBeforeReshape(), DequantizeAfterReshape(), FoldReshapes()]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=False)).rewrite_module(op)

@@ -63,3 +63,15 @@ func.func @k_axis_quant(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
   %0 = relay.nn.matmul %x, %wf : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
   func.return %0 : tensor<2x2xf32>
 }
+
+// -----
+
+// A transpose that moves a batch axis is no matrix transpose.
+// CHECK-LABEL: func.func @other_transpose
+// CHECK:         relay.transpose
+// CHECK-NEXT:    relay.nn.batch_matmul %q, %{{.*}} {transpose_b = false}
+func.func @other_transpose(%q: tensor<2x2x4x4xf32>, %k: tensor<2x2x4x4xf32>) -> tensor<2x2x4x4xf32> {
+  %kt = relay.transpose %k {axes = [1, 0, 3, 2]} : (tensor<2x2x4x4xf32>) -> tensor<2x2x4x4xf32>
+  %0 = relay.nn.batch_matmul %q, %kt {transpose_b = false} : (tensor<2x2x4x4xf32>, tensor<2x2x4x4xf32>) -> tensor<2x2x4x4xf32>
+  func.return %0 : tensor<2x2x4x4xf32>
+}

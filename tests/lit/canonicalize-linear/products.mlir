@@ -104,3 +104,15 @@ func.func @qdq(%q: tensor<1x4x3xi8>) -> tensor<1x4x2xi8> {
   %y = relay.qnn.quantize %0, %s, %z : (tensor<1x4x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4x2xi8>
   func.return %y : tensor<1x4x2xi8>
 }
+
+// -----
+
+// QK^T as torch exports it: the transpose of the last two axes becomes transpose_b.
+// CHECK-LABEL: func.func @qk_transposed
+// CHECK-NEXT:    %[[S:.*]] = relay.nn.batch_matmul %q, %k : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x4xf32>
+// CHECK-NEXT:    func.return %[[S]]
+func.func @qk_transposed(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>) -> tensor<1x2x4x4xf32> {
+  %kt = relay.transpose %k {axes = [0, 1, 3, 2]} : (tensor<1x2x4x8xf32>) -> tensor<1x2x8x4xf32>
+  %0 = relay.nn.batch_matmul %q, %kt {transpose_b = false} : (tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x4x4xf32>
+  func.return %0 : tensor<1x2x4x4xf32>
+}
