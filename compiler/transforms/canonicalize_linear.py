@@ -296,13 +296,14 @@ class EpilogueBeforeReshape(RewritePattern):
 
 class DequantizeAfterReshape(RewritePattern):
     """reshape(dequantize(q)) -> dequantize(reshape(q)) (per tensor) before a dense, so
-    that the int8 value reaches the dense's pattern through its dequantize."""
+    that the int8 value reaches the dense's pattern through its dequantize (QKV
+    projections reading one dequantized value each get their own)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: relay.ReshapeOp, rewriter: PatternRewriter) -> None:
         dq = op.data.owner
-        if not isinstance(dq, relay.DequantizeOp) or not _per_tensor(dq) or not dq.result.has_one_use():
-            return
+        if not isinstance(dq, relay.DequantizeOp) or not _per_tensor(dq):
+            return  # (a dequantize with other users stays for them: this reshape gets its own)
         if not any(isinstance(u.operation, relay.DenseOp) for u in op.result.uses):
             return
         reshaped = _reshape(dq.data, _shape(op.result))
