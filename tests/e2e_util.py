@@ -223,8 +223,8 @@ def encoder_model(seed: int = 0, layers: int = 1, seq: int = 16, dim: int = 32, 
         f = node("Mul", [node("Mul", [f, half], f"{p}.gelu.half"), node("Add", [erf, one], f"{p}.gelu.one")],
                  f"{p}.gelu")
         f = linear(f, f"{p}.ffn2", ffn, dim)
-        x = node("LayerNormalization", [node("Add", [h, f], f"{p}.res2"), ln_w[2], ln_w[3]], f"{p}.ln2", axis=-1)
-    nodes.append(oh.make_node("Identity", [x], ["y"], name="/output"))
+        out = "y" if i == layers - 1 else f"{p}.ln2"
+        x = node("LayerNormalization", [node("Add", [h, f], f"{p}.res2"), ln_w[2], ln_w[3]], out, axis=-1)
     return _finish(nodes, "encoder", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, seq, dim])],
                    [oh.make_tensor_value_info("y", TensorProto.FLOAT, [1, seq, dim])], inits)
 
