@@ -8,8 +8,11 @@ A fused form is
 
     [dequantize inputs] anchor [bias] [activation] [quantize | requantize]
 
-with anchor one of conv2d (also qnn.conv2d), dense / matmul (also qnn.dense), max/avg
-pooling, global average pooling, add / multiply (also qnn.add), relu, clip. Which
+with anchor one of conv2d (also qnn.conv2d), dense / matmul (also qnn.dense), batch_matmul
+(two activations, equal batch dims), max/avg pooling, global average pooling, add /
+subtract / multiply / divide (also qnn.add; the rhs may be a scalar or the result's
+trailing dims), relu, clip, sigmoid, tanh, gelu, silu, and the row ops softmax and
+layer norm (last axis). Which
 epilogue an anchor takes: convolutions and matrix products all of it; add / multiply an
 activation and a quantize; pools, relu and clip only a quantize. One form becomes one
 compute op (`accel.conv2d`, `accel.matmul`, `accel.pool`, `accel.eltwise`).
