@@ -24,6 +24,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
 from accel.compiler.index_arith import constant_index
+from accel.compiler.targets.c_api import matmul_dims
 from accel.compiler.tensors import buffer_bytes, numpy_dtype
 from accel.dialects import accel
 from accel.dialects.conventions import ARENA_ATTR, accelerator_functions, is_output_arg
@@ -59,15 +60,12 @@ def compute_cycles(op: accel.ComputeOp, desc) -> float:
         macs = n * oc * oh * ow * cg * kh * kw
         return macs / (c.macs_per_cycle_int8 if op.is_quantized else c.macs_per_cycle_f32)
     if isinstance(op, accel.MatmulOp):
-        y = tuple(op.output.type.get_shape())
-        m, n = (1, y[0]) if len(y) == 1 else y
-        a = op.inputs[0].type.get_shape()
-        k = a[-1] if len(a) == 1 or not op.prop("transpose_a") else a[0]
-        return m * n * k / (c.macs_per_cycle_int8 if op.is_quantized else c.macs_per_cycle_f32)
+        return math.prod(matmul_dims(op)) / (c.macs_per_cycle_int8 if op.is_quantized else c.macs_per_cycle_f32)
     if isinstance(op, accel.PoolOp):
         kh, kw = op.prop("pool_size")
         return math.prod(op.output.type.get_shape()) * kh * kw / c.elementwise_per_cycle
-    return math.prod(op.output.type.get_shape()) / c.elementwise_per_cycle
+    passes = accel.EltwiseOp.PASSES.get(op.prop("kind"), 1) if isinstance(op, accel.EltwiseOp) else 1
+    return passes * math.prod(op.output.type.get_shape()) / c.elementwise_per_cycle
 
 
 def dma_cycles(nbytes_: int, desc) -> float:

@@ -8,7 +8,9 @@ a Graphviz picture.
 They read partitioned IR in any of its forms: after `outline-regions`/`byoc` (regions
 are the functions with `accel.target`), after `merge-regions` (regions are the
 `accel.region` ids) or after `annotate-target` (no regions yet). An "op" is a model op:
-a composite counts the ops of its body; constants and calls are not ops.
+a composite counts the ops of its body; constants and calls are not ops. Work is
+counted in multiply-accumulates (`macs`: conv2d, dense, matmul and batch_matmul ops, the
+cost model's formula, `targets.cost.op_work`).
 
 `partition_report` returns a plain dict (JSON-ready) that later stages extend with their
 own sections (`dma`, `memory`, `cycles`, `timing`).
@@ -25,6 +27,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from accel.compiler.diagnostics import format_location
+from accel.compiler.targets.cost import op_work
 from accel.dialects.relay import CompositeOp, ConstantOp
 from accel.dialects.conventions import HOST, REASON_ATTR, REGION_ATTR, TARGET_ATTR, symbol_base
 
@@ -175,8 +178,10 @@ def partition_report(module: ModuleOp) -> dict:
     part = analyze(module)
     offloaded = sum(op_count(v.op) for v in part.views if v.target != HOST)
     total = sum(op_count(v.op) for v in part.views)
+    macs = [(op_work(v.op).macs, v.target != HOST) for v in part.views]
     return {
         "ops": {"total": total, "offloaded": offloaded, "host": total - offloaded},
+        "macs": {"total": sum(m for m, _ in macs), "offloaded": sum(m for m, off in macs if off)},
         "regions": [
             {
                 "name": r.name,
@@ -195,6 +200,11 @@ def partition_report(module: ModuleOp) -> dict:
             if v.target == HOST and v.reason
         ],
     }
+
+
+def mac_share(macs: dict) -> str:
+    """The offloaded share of `report["macs"]` as a percentage ("-" without MACs)."""
+    return f"{100 * macs['offloaded'] / macs['total']:.1f} %" if macs["total"] else "- %"
 
 
 def write_report(report: dict, path: str) -> None:
@@ -224,10 +234,10 @@ def explain_table(module: ModuleOp) -> str:
         lines.append("  ".join(c.ljust(w) for c, w in zip(r[:3], widths)) + "  " + r[3])
         if i == 0:
             lines.append("  ".join("-" * w for w in widths) + "  " + "-" * len(header[3]))
-    part_report = partition_report(module)["ops"]
-    lines.append(
-        f"{part_report['offloaded']} of {part_report['total']} ops offloaded, {part_report['host']} on the host"
-    )
+    report = partition_report(module)
+    ops, macs = report["ops"], report["macs"]
+    lines.append(f"{ops['offloaded']} of {ops['total']} ops offloaded, {ops['host']} on the host")
+    lines.append(f"{macs['offloaded']} of {macs['total']} MACs offloaded ({mac_share(macs)})")
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 

@@ -14,7 +14,8 @@ PIPELINES: dict[str, str] = {
     "naive": "canonicalize,byoc,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad{zero-copy=false double-buffer=false},"
              "insert-dma{zero-copy=false},plan-memory",
 }
-"""`byoc`: canonicalize (fold-constants, fold-batch-norm, recognize-decompositions), then
+"""`byoc`: canonicalize (fold-constants, fold-batch-norm, recognize-decompositions,
+canonicalize-linear), then
 partition (merge-composite, annotate-target, merge-regions, outline-regions).
 `lower`: buffers, the host arena, accel ops, tiles, transfers and their optimization.
 `full`: both. `naive`: the TVM-style baseline: every op copies its operands in and its

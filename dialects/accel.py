@@ -39,6 +39,7 @@ Three kinds of ops:
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -597,10 +598,24 @@ class Conv2DOp(ComputeOp):
             _check(_shape(self.inputs[2].type) == (w[0],), f"bias must have {w[0]} elements")
 
 
+def broadcasts_as_rows(rhs: Sequence[int], out: Sequence[int]) -> bool:
+    """Whether an elementwise rhs of shape `rhs` broadcasts over `out` as accel.eltwise
+    reads it: one element, or `out`'s trailing dims (leading 1s aside), repeated."""
+    rhs, out = tuple(rhs), tuple(out)
+    if math.prod(rhs) == 1:
+        return True
+    core = rhs
+    while core and core[0] == 1:
+        core = core[1:]
+    return len(rhs) <= len(out) and core == out[len(out) - len(core):]
+
+
 @compute_op
 class MatmulOp(ComputeOp):
     """out[M, N] = data[M, K] x weight (weight [N, K] when `transpose_b`, the dense form),
-    optional bias [N], activation and int8 requantization. A vector data [K] gives [N]."""
+    optional bias [N], activation and int8 requantization. A vector data [K] gives [N].
+    Batched: operands [..., M, K] x [..., K, N] -> [..., M, N] with the same leading dims
+    (both operands activations: attention's QKᵀ and PV)."""
 
     name = "accel.matmul"
     N_INPUTS = (2, 3)
@@ -610,6 +625,9 @@ class MatmulOp(ComputeOp):
         a, b, y = (_shape(self.inputs[0].type), _shape(self.inputs[1].type), _shape(self.output.type))
         if len(a) == 1 and len(y) == 1 and not self.prop("transpose_a"):
             a, y = (1, a[0]), (1, y[0])  # a vector is one row
+        if len(y) > 2:
+            _check(a[:-2] == b[:-2] == y[:-2], f"batch dims of {list(a)} x {list(b)} -> {list(y)} differ")
+            a, b, y = a[-2:], b[-2:], y[-2:]
         _check(len(a) == 2 and len(b) == 2 and len(y) == 2, "operands must be 2-D (or a vector data row)")
         m, k = (a[1], a[0]) if self.prop("transpose_a") else a
         n, k2 = b if self.prop("transpose_b") else (b[1], b[0])
@@ -641,23 +659,43 @@ class PoolOp(ComputeOp):
 
 @compute_op
 class EltwiseOp(ComputeOp):
-    """Elementwise `add`/`mul` of two same-shape buffers or `relu`/`clip` of one, with a
-    fused activation; int8 forms dequantize the inputs, compute in f32 and quantize."""
+    """Elementwise `add`/`sub`/`mul`/`div` of two buffers, unary `relu`/`clip`/`sigmoid`/
+    `tanh`/`gelu`/`silu` of one, with a fused activation; int8 forms dequantize the
+    inputs, compute in f32 and quantize. The rhs of a binary kind has the output's shape,
+    or one element (a scalar), or the output's trailing dims (a row broadcast, e.g. an
+    attention mask over heads). Row kinds work along the last axis: `softmax`, and
+    `layer_norm` with optional gamma and beta [D] (inputs 1 and 2) and `epsilon`."""
 
     name = "accel.eltwise"
-    N_INPUTS = (1, 2)
+    N_INPUTS = (1, 2, 3)
+    BINARY: ClassVar[tuple[str, ...]] = ("add", "sub", "mul", "div")
+    UNARY: ClassVar[tuple[str, ...]] = ("relu", "clip", "sigmoid", "tanh", "gelu", "silu")
+    ROWS: ClassVar[tuple[str, ...]] = ("softmax", "layer_norm")
     PROPS = (
-        Str("kind", "add", choices=("add", "mul", "relu", "clip")), *ACTIVATION,
+        Str("kind", "add", choices=(*BINARY, *UNARY, *ROWS)), *ACTIVATION,
         Float("lhs_scale", 1.0), Int("lhs_zero_point", 0), Float("rhs_scale", 1.0), Int("rhs_zero_point", 0),
-        Float("out_scale", 1.0), Int("output_zero_point", 0),
+        Float("out_scale", 1.0), Int("output_zero_point", 0), Float("epsilon", 1e-5),
     )
 
+    PASSES: ClassVar[dict[str, int]] = {"softmax": 3, "layer_norm": 3}
+    """Passes over the data per kind (1 when not listed): a row op reads each row three
+    times (max or mean, sum or variance, output). The simulator charges the same
+    (`SIM_ROW_PASSES`)."""
+
     def verify_shapes(self) -> None:
-        binary = self.prop("kind") in ("add", "mul")
-        _check(len(self.inputs) == (2 if binary else 1), f"'{self.prop('kind')}' takes {2 if binary else 1} inputs")
+        kind = self.prop("kind")
         y = _shape(self.output.type)
-        for i, v in enumerate(self.inputs):
-            _check(_shape(v.type) == y, f"input #{i} {v.type} must have the output's shape {list(y)}")
+        n = {**dict.fromkeys(self.BINARY, (2,)), **dict.fromkeys(self.UNARY, (1,)),
+             "softmax": (1,), "layer_norm": (1, 3)}[kind]
+        _check(len(self.inputs) in n, f"'{kind}' takes {' or '.join(map(str, n))} inputs")
+        _check(_shape(self.inputs[0].type) == y, f"input #0 {self.inputs[0].type} must have the output's shape {list(y)}")
+        if kind in self.BINARY:
+            b = _shape(self.inputs[1].type)
+            _check(b == y or broadcasts_as_rows(b, y),
+                   f"input #1 {self.inputs[1].type} must have the output's shape {list(y)}, one element or its trailing dims")
+        if kind == "layer_norm" and len(self.inputs) == 3:
+            for i in (1, 2):
+                _check(_shape(self.inputs[i].type) == y[-1:], f"input #{i} {self.inputs[i].type} must be [{y[-1]}]")
 
 
 COMPUTE_OPS = (Conv2DOp, MatmulOp, PoolOp, EltwiseOp)

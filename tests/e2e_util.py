@@ -4,7 +4,8 @@
   ones with `quantize_static` (`quantize_qdq`), the quantization step of an output
   (`output_step`);
 - models built here with onnx.helper: a two-layer MLP with a large dense layer
-  (`mlp_model`) and a small CNN whose every name is hostile to C (`hostile_model`);
+  (`mlp_model`), a Keras-style MLP (`keras_mlp_model`), transformer encoder blocks
+  (`encoder_model`) and a small CNN whose every name is hostile to C (`hostile_model`);
 - `run_planned`: the buffer-level reference interpreter with the compiler's memory plan
   honoured: every planned host buffer (`memref.alloc {accel.offset}`) is a view into one
   host arena and every placed scratchpad buffer (`accel.alloc {offset}`) a view into its
@@ -147,6 +148,87 @@ def mlp_model(seed: int = 0) -> onnx.ModelProto:
     ]
     return _finish(nodes, "mlp", [oh.make_tensor_value_info("x", TensorProto.FLOAT, list(MLP_SHAPE))],
                    [oh.make_tensor_value_info("logits", TensorProto.FLOAT, [b, n])], inits)
+
+
+def keras_mlp_model(seed: int = 0, batch: int = 4, sizes: tuple[int, ...] = (64, 128, 10)) -> onnx.ModelProto:
+    """Keras-style MLP: MatMul with [in, out] weights + Add of the bias + Relu (none after
+    the last layer)."""
+    rng = np.random.default_rng(seed)
+    inits, nodes, x = [], [], "x"
+    for i, (k, n) in enumerate(zip(sizes, sizes[1:])):
+        inits += [nh.from_array((rng.standard_normal((k, n)) / np.sqrt(k)).astype(np.float32), f"dense_{i}/kernel"),
+                  nh.from_array((rng.standard_normal(n) * 0.1).astype(np.float32), f"dense_{i}/bias")]
+        nodes += [oh.make_node("MatMul", [x, f"dense_{i}/kernel"], [f"mm{i}"], name=f"dense_{i}/MatMul"),
+                  oh.make_node("Add", [f"mm{i}", f"dense_{i}/bias"], [f"add{i}"], name=f"dense_{i}/BiasAdd")]
+        x = f"add{i}"
+        if i < len(sizes) - 2:
+            nodes.append(oh.make_node("Relu", [x], [f"relu{i}"], name=f"dense_{i}/Relu"))
+            x = f"relu{i}"
+    nodes[-1].output[0] = "y"
+    return _finish(nodes, "keras_mlp", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [batch, sizes[0]])],
+                   [oh.make_tensor_value_info("y", TensorProto.FLOAT, [batch, sizes[-1]])], inits)
+
+
+def encoder_model(seed: int = 0, layers: int = 1, seq: int = 16, dim: int = 32, heads: int = 2, ffn: int = 128,
+                  causal: bool = True) -> onnx.ModelProto:
+    """Transformer encoder blocks as torch exports them (post-norm): x [1, seq, dim] ->
+    QKV MatMul+Add -> Reshape/Transpose into heads -> MatMul(q, Transpose(k)) -> Mul by
+    1/sqrt(d) -> [Add a causal mask] -> Softmax -> MatMul(p, v) -> heads merged -> output
+    MatMul+Add -> residual Add -> LayerNormalization -> FFN MatMul+Add -> GELU (erf form,
+    as opset-17 exporters write it) -> MatMul+Add -> residual Add -> LayerNormalization."""
+    rng = np.random.default_rng(seed)
+    dh = dim // heads
+    inits: list = []
+    nodes: list = []
+
+    def const(name: str, value: np.ndarray) -> str:
+        inits.append(nh.from_array(np.asarray(value), name))
+        return name
+
+    def node(op: str, ins: list[str], out: str, **attrs) -> str:
+        nodes.append(oh.make_node(op, ins, [out], name=f"/{out}/{op}", **attrs))
+        return out
+
+    def linear(x: str, name: str, k: int, n: int) -> str:
+        w = const(f"{name}.weight", (rng.standard_normal((k, n)) / np.sqrt(k)).astype(np.float32))
+        b = const(f"{name}.bias", (rng.standard_normal(n) * 0.1).astype(np.float32))
+        return node("Add", [node("MatMul", [x, w], f"{name}.mm"), b], f"{name}.out")
+
+    split = const("split_shape", np.array([1, seq, heads, dh], np.int64))
+    merged = const("merged_shape", np.array([1, seq, dim], np.int64))
+    scale = const("scale", np.array(1 / np.sqrt(dh), np.float32))
+    mask = const("mask", np.triu(np.full((seq, seq), -1e4, np.float32), 1)) if causal else None
+    half, one, rsqrt2 = (const(n, np.array(v, np.float32)) for n, v in
+                         (("half", 0.5), ("one", 1.0), ("rsqrt2", 1 / np.sqrt(2))))
+    x = "x"
+    for i in range(layers):
+        p = f"layer{i}"
+        heads_of = {}
+        for part in ("q", "k", "v"):
+            y = linear(x, f"{p}.{part}", dim, dim)
+            y = node("Reshape", [y, split], f"{p}.{part}.split")
+            heads_of[part] = node("Transpose", [y], f"{p}.{part}.heads", perm=[0, 2, 1, 3])
+        kt = node("Transpose", [heads_of["k"]], f"{p}.kT", perm=[0, 1, 3, 2])
+        s = node("Mul", [node("MatMul", [heads_of["q"], kt], f"{p}.qk"), scale], f"{p}.scaled")
+        if mask is not None:
+            s = node("Add", [s, mask], f"{p}.masked")
+        a = node("Softmax", [s], f"{p}.probs", axis=-1)
+        o = node("MatMul", [a, heads_of["v"]], f"{p}.pv")
+        o = node("Reshape", [node("Transpose", [o], f"{p}.pvT", perm=[0, 2, 1, 3]), merged], f"{p}.merged")
+        o = linear(o, f"{p}.proj", dim, dim)
+        ln_w = [const(f"{p}.ln{j}.{w}", (1 + 0.1 * rng.standard_normal(dim) if w == "weight" else
+                                         0.1 * rng.standard_normal(dim)).astype(np.float32))
+                for j in (1, 2) for w in ("weight", "bias")]
+        h = node("LayerNormalization", [node("Add", [x, o], f"{p}.res1"), ln_w[0], ln_w[1]], f"{p}.ln1", axis=-1)
+        f = linear(h, f"{p}.ffn1", dim, ffn)
+        erf = node("Erf", [node("Mul", [f, rsqrt2], f"{p}.gelu.scaled")], f"{p}.gelu.erf")
+        f = node("Mul", [node("Mul", [f, half], f"{p}.gelu.half"), node("Add", [erf, one], f"{p}.gelu.one")],
+                 f"{p}.gelu")
+        f = linear(f, f"{p}.ffn2", ffn, dim)
+        out = "y" if i == layers - 1 else f"{p}.ln2"
+        x = node("LayerNormalization", [node("Add", [h, f], f"{p}.res2"), ln_w[2], ln_w[3]], out, axis=-1)
+    return _finish(nodes, "encoder", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, seq, dim])],
+                   [oh.make_tensor_value_info("y", TensorProto.FLOAT, [1, seq, dim])], inits)
 
 
 HOSTILE_INPUT = 'in"put\\ */ /* ??= ??/ %s%n\nnaïve ∑ 名前'

@@ -228,6 +228,17 @@ def _batch_matmul(g: _Gen):
     return g.b.batch_matmul(x, g.const(g.floats(rhs_batch + (n, k))))
 
 
+@kind("matmul")
+def _matmul(g: _Gen):
+    """x [M, K] times a constant [K, N] (Keras, Gemm transB = 0) or [N, K] (transB = 1)."""
+    x = g.pick(lambda v: is_float(v) and len(shape(v)) == 2 and shape(v)[-1] <= 64)
+    if x is None:
+        return None
+    k, n = shape(x)[-1], g.draw(st.integers(1, 6))
+    transpose_b = g.draw(st.booleans())
+    return g.b.matmul(x, g.const(g.floats((n, k) if transpose_b else (k, n))), transpose_b=transpose_b)
+
+
 def _broadcast_partner(g: _Gen, s: tuple[int, ...]) -> tuple[int, ...]:
     """A shape that broadcasts with `s` to `s`: some dims set to 1, leading dims dropped."""
     dims = [d if g.draw(st.booleans()) else 1 for d in s]

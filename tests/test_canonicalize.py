@@ -8,7 +8,9 @@
   HardSigmoid, SiLU, GELU erf/tanh, ReLU6 spellings): within 1e-5 of the output's
   largest magnitude, and every chain became its op; on random graphs it changes nothing
   the interpreter can see beyond that tolerance;
-- canonicalize (all three) on random float graphs: within the same tolerance.
+- canonicalize-linear on random graphs of products, reshapes and epilogues: within the
+  same tolerance, and every product with a constant right operand became a 2-D dense;
+- canonicalize (all four) on random float graphs: within the same tolerance.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from accel.compiler.frontend.builder import GraphBuilder
 from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.tensors import inline_constant
 from accel.compiler.transforms.canonicalize import Canonicalize
+from accel.compiler.transforms.canonicalize_linear import CanonicalizeLinear
 from accel.compiler.transforms.fold_batch_norm import FoldBatchNorm
 from accel.compiler.transforms.fold_constants import KEPT, FoldConstants
 from accel.compiler.transforms.recognize_decompositions import RecognizeDecompositions
@@ -261,3 +264,28 @@ def test_canonicalize_preserves_results(graph: RelayGraph):
     Canonicalize().apply(make_context(), graph.module)
     graph.module.verify()
     assert_close(want, run_function(graph.module, graph.inputs))
+
+
+# --------------------------------------------------------------------------------------
+# canonicalize-linear
+# --------------------------------------------------------------------------------------
+
+LINEAR_OPS = {"dense", "batch_matmul", "matmul", "reshape", "relu", "gelu", "add", "clip", "quantize",
+              "dequantize", "transpose"}
+
+
+@SETTINGS
+@given(relay_graphs(max_ops=10, ops=LINEAR_OPS))
+def test_canonicalize_linear_preserves_results(graph: RelayGraph):
+    """Within the tolerance (a dense sums in another order than a matmul), and every
+    product with a constant unbatched right operand became a dense on rows."""
+    want = run_function(graph.module, graph.inputs)
+    CanonicalizeLinear().apply(make_context(), graph.module)
+    graph.module.verify()
+    assert_close(want, run_function(graph.module, graph.inputs))
+    for op in relay_ops(graph.module):
+        if isinstance(op, relay.DenseOp):
+            assert len(op.data.type.get_shape()) <= 2
+        if isinstance(op, (relay.MatmulOp, relay.BatchMatmulOp)) and not op.prop("transpose_a"):
+            w = op.rhs.owner
+            assert not isinstance(w, relay.ConstantOp) or any(d != 1 for d in w.result.type.get_shape()[:-2]), op

@@ -40,7 +40,7 @@ CNN_TARGET = os.path.join(HERE, "lit", "lower-to-accel", "Inputs", "cnn.toml")
 
 
 def small_cnn() -> tuple:
-    """Two conv -> bias -> relu -> max_pool blocks, then flatten, dense and a sigmoid."""
+    """Two conv -> bias -> relu -> max_pool blocks, then flatten, dense and an erf."""
     rng = np.random.default_rng(7)
     b = GraphBuilder()
     x = b.input("image", (1, 3, 16, 16))
@@ -52,7 +52,7 @@ def small_cnn() -> tuple:
         v = b.max_pool2d(v, pool_size=(2, 2), strides=(2, 2))
     flat = b.batch_flatten(v)
     logits = b.dense(flat, b.const((rng.standard_normal((10, 8 * 4 * 4)) / 12).astype(np.float32)))
-    return b.build([b.sigmoid(logits)], ["probs"]), {"image": rng.standard_normal((1, 3, 16, 16)).astype(np.float32)}
+    return b.build([b.erf(logits)], ["probs"]), {"image": rng.standard_normal((1, 3, 16, 16)).astype(np.float32)}
 
 
 def test_small_cnn_with_multi_op_patterns_runs_on_the_simulator(tmp_path):
@@ -70,7 +70,7 @@ def test_small_cnn_with_multi_op_patterns_runs_on_the_simulator(tmp_path):
     # Each block is one composite of two fused forms; the dense runs alone.
     assert counters["accel_ops"] == 5, counters
     rejected = {r["op"]: r["reason"] for r in report["rejected"]}
-    assert rejected.get("relay.sigmoid") == "cnn: 'relay.sigmoid' has no accelerator form", rejected
+    assert rejected.get("relay.erf") == "cnn: 'relay.erf' has no accelerator form", rejected
     for k in ("bytes_to_device", "bytes_to_host", "transfers"):
         assert report["dma"][k] == counters[k], k
 
@@ -136,12 +136,14 @@ def test_lowerable_is_the_lowering_s_answer():
     b = GraphBuilder()
     x = b.input("x", (2, 4, 8))
     y = b.batch_matmul(x, x)
-    s = b.sigmoid(x)
+    s = b.erf(x)
     r = b.relu(x)
-    b.build([y, s, r])
-    assert lowerable(y.owner) == "'relay.nn.batch_matmul' has no accelerator form"
-    assert lowerable(s.owner) == "'relay.sigmoid' has no accelerator form"
+    w = b.batch_matmul(x, b.input("w", (1, 4, 8)))
+    b.build([y, s, r, w])
+    assert lowerable(y.owner) is None
+    assert lowerable(s.owner) == "'relay.erf' has no accelerator form"
     assert lowerable(r.owner) is None
+    assert lowerable(w.owner) == "batched products on the accelerator need equal batch dims, got [2, 4, 8] x [1, 4, 8]"
 
 
 # --------------------------------------------------------------------------------------
@@ -155,10 +157,10 @@ CHAIN_OPS = {
     "clip": (None, "relay.clip {v} : tensor<*xf32>"),
     "max_pool2d": (None, "relay.nn.max_pool2d {v} : tensor<*xf32>"),
     "avg_pool2d": (None, "relay.nn.avg_pool2d {v} : tensor<*xf32>"),
-    "sigmoid": (None, "relay.sigmoid {v} : tensor<*xf32>"),  # no compute form
+    "erf": (None, "relay.erf {v} : tensor<*xf32>"),  # no compute form
 }
 SINGLE_OPS = ("relay.nn.conv2d", "relay.nn.relu", "relay.clip", "relay.nn.max_pool2d", "relay.nn.avg_pool2d",
-              "relay.add", "relay.sigmoid", "relay.nn.batch_matmul")
+              "relay.add", "relay.erf", "relay.nn.leaky_relu")
 
 
 def pattern_function(name: str, chain: tuple[str, ...]) -> str:

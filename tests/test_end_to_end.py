@@ -285,6 +285,7 @@ def test_matches_onnxruntime(ws, name, target):
 
 REPORT_FIELDS = {
     "ops": ("total", "offloaded", "host"),
+    "macs": ("total", "offloaded"),
     "dma": ("bytes_to_device", "bytes_to_host", "transfers", "lower_bound_bytes"),
     "cycles": ("estimate", "lower_bound"),
     "memory": ("host_arena_bytes", "scratchpad_peak_bytes"),

@@ -51,7 +51,7 @@ class ConvParams(C.Structure):
 
 class MatmulParams(C.Structure):
     _fields_ = [("m", C.c_int64), ("k", C.c_int64), ("n", C.c_int64), ("transpose_a", C.c_int),
-                ("transpose_b", C.c_int)] + ACT_FIELDS + QUANT_FIELDS  # fmt: skip
+                ("transpose_b", C.c_int)] + ACT_FIELDS + QUANT_FIELDS + [("batch", C.c_int64)]  # fmt: skip
 
 
 class PoolParams(C.Structure):
@@ -63,7 +63,7 @@ class PoolParams(C.Structure):
 
 
 class EltwiseParams(C.Structure):
-    _fields_ = [("kind", C.c_int), ("count", C.c_int64)] + ACT_FIELDS + [
+    _fields_ = [("kind", C.c_int), ("count", C.c_int64), ("rhs_count", C.c_int64)] + ACT_FIELDS + [
         ("lhs_dtype", C.c_int), ("rhs_dtype", C.c_int), ("out_dtype", C.c_int), ("lhs_scale", C.c_float),
         ("lhs_zero_point", C.c_int32), ("rhs_scale", C.c_float), ("rhs_zero_point", C.c_int32),
         ("out_scale", C.c_float), ("out_zero_point", C.c_int32)]  # fmt: skip

@@ -247,7 +247,7 @@ def test_select_a_composite_and_a_foreign_one():
     MergeComposite(target=("npu",)).apply(AccelContext(), module)
     composite = next(op for op in module.walk() if isinstance(op, relay.CompositeOp))
     spec = select(composite, load_target("npu"))
-    assert isinstance(spec, PatternSpec) and spec.key == "patterns[19]" and spec.c_function == "npu_matmul_f32"
+    assert isinstance(spec, PatternSpec) and spec.key == "patterns[23]" and spec.c_function == "npu_matmul_f32"
     assert select(composite, load_target("dsp")) == "composite npu.dense_bias_relu does not belong to dsp"
 
 

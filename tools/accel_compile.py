@@ -38,6 +38,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     try:
         from accel.compiler.driver import compile_to_directory
+        from accel.compiler.partition_report import mac_share
         from accel.compiler.progress import StageProgress
 
         with StageProgress("accel-compile", enabled=not args.quiet) as progress:
@@ -57,7 +58,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     ops = report.get("ops", {})
     dma = report.get("dma", {})
+    macs = report.get("macs", {"total": 0, "offloaded": 0})
     print(f"accel-compile: wrote {args.output} ({ops.get('offloaded', 0)}/{ops.get('total', 0)} ops offloaded, "
+          f"{mac_share(macs)} of MACs, "
           f"{len(report.get('regions', []))} regions, {dma.get('bytes_to_device', 0)} B to device, "
           f"{dma.get('bytes_to_host', 0)} B to host)")
 

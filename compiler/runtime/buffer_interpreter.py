@@ -156,17 +156,23 @@ class BufferFunctions(InterpreterFunctions):
         a, b, *rest = args[:-1]
         out = args[-1]
         ta, tb = op.prop("transpose_a"), op.prop("transpose_b")
+        if a.ndim == 1:  # a vector data row
+            a = a.reshape(1, -1)
+
+        def t(v: np.ndarray) -> np.ndarray:  # the matrix transpose of the last two axes
+            return np.swapaxes(v, -1, -2)
+
         if op.is_quantized:
-            x = (a.T if ta else a).astype(np.int64) - op.prop("input_zero_point")
-            wt = b if tb else b.T  # [N, K]
+            x = (t(a) if ta else a).astype(np.int64) - op.prop("input_zero_point")
+            wt = b if tb else t(b)  # [..., N, K]
             zp = _weight_zero_point(op, np.int64)
             w = wt.astype(np.int64) - (zp.reshape(-1, 1) if zp.size > 1 else zp)
-            acc = x @ w.T
+            acc = x @ t(w)
             if rest:
                 acc = acc + rest[0].astype(np.int64)
-            y = _requantize(acc.astype(np.int32), op, 1, out.dtype)
+            y = _requantize(acc.astype(np.int32), op, acc.ndim - 1, out.dtype).reshape(out.shape)
         else:
-            y = ref.matmul(a, b, ta, tb)
+            y = np.matmul(t(a) if ta else a, t(b) if tb else b).reshape(out.shape)
             if rest:
                 y = y + rest[0]
             y = _activation(y.astype(out.dtype), op)
@@ -207,14 +213,26 @@ class BufferFunctions(InterpreterFunctions):
         return ()
 
 
+_BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
+_UNARY = {"relu": ref.relu, "sigmoid": ref.sigmoid, "tanh": ref.tanh, "gelu": ref.gelu, "silu": ref.silu,
+          "softmax": ref.softmax}
+
+
 def _eltwise(kind: str, ins: list[np.ndarray], op: accel.EltwiseOp) -> np.ndarray:
-    if kind == "add":
-        return ins[0] + ins[1]
-    if kind == "mul":
-        return ins[0] * ins[1]
-    if kind == "relu":
-        return ref.relu(ins[0])
-    return ref.clip(ins[0], op.prop("clip_min"), op.prop("clip_max"))
+    """One elementwise or row command; a broadcast rhs is aligned with the trailing dims."""
+    x = ins[0]
+    if kind in _BINARY:
+        rhs = ins[1]
+        if rhs.shape != x.shape and rhs.size == 1:
+            rhs = rhs.reshape(())
+        return _BINARY[kind](x, rhs).astype(x.dtype, copy=False)
+    if kind in _UNARY:
+        return _UNARY[kind](x)
+    if kind == "layer_norm":
+        gamma = ins[1] if len(ins) > 1 else np.ones(x.shape[-1:], x.dtype)
+        beta = ins[2] if len(ins) > 2 else np.zeros(x.shape[-1:], x.dtype)
+        return ref.layer_norm(x, gamma, beta, -1, op.prop("epsilon"))
+    return ref.clip(x, op.prop("clip_min"), op.prop("clip_max"))
 
 
 def io_signature(fn: func.FuncOp) -> tuple[list[str], list[str]]:

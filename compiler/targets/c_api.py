@@ -105,10 +105,15 @@ COMPUTE_KINDS = ("conv2d", "matmul", "pool", "eltwise")
 COMMANDS: dict[str, tuple[str, str | None]] = {
     "relay.nn.conv2d": ("conv2d", None), "relay.qnn.conv2d": ("conv2d", None),
     "relay.nn.dense": ("matmul", None), "relay.nn.matmul": ("matmul", None), "relay.qnn.dense": ("matmul", None),
+    "relay.nn.batch_matmul": ("matmul", None),
     "relay.nn.max_pool2d": ("pool", "max"), "relay.nn.avg_pool2d": ("pool", "avg"),
     "relay.nn.global_avg_pool2d": ("pool", "avg"),
     "relay.add": ("eltwise", "add"), "relay.qnn.add": ("eltwise", "add"), "relay.multiply": ("eltwise", "mul"),
     "relay.nn.relu": ("eltwise", "relu"), "relay.clip": ("eltwise", "clip"),
+    "relay.subtract": ("eltwise", "sub"), "relay.divide": ("eltwise", "div"),
+    "relay.sigmoid": ("eltwise", "sigmoid"), "relay.tanh": ("eltwise", "tanh"), "relay.nn.gelu": ("eltwise", "gelu"),
+    "relay.nn.silu": ("eltwise", "silu"), "relay.nn.softmax": ("eltwise", "softmax"),
+    "relay.nn.layer_norm": ("eltwise", "layer_norm"),
 }  # fmt: skip
 """The one table of which relay op becomes which accel command (`accel.<kind>` and its
 `kind` property): the anchors of lower-to-accel's fused forms (`fused_forms.ANCHORS`),
@@ -146,12 +151,13 @@ def _input(i: int) -> Callable[[Any], Any]:
     return lambda op: op.inputs[i] if len(op.inputs) > i else None
 
 
-def _matmul_mkn(op) -> tuple[int, int, int]:
-    a, b = _shape(op.inputs[0]), _shape(op.inputs[1])
+def matmul_dims(op) -> tuple[int, int, int, int]:
+    """(batch, m, k, n) of an accel.matmul: `batch` products of [m, k] x [k, n]."""
+    a, b = _shape(op.inputs[0])[-2:], _shape(op.inputs[1])[-2:]
     a = (1, a[0]) if len(a) == 1 else a
     m, k = (a[1], a[0]) if op.prop("transpose_a") else a
     n = b[0] if op.prop("transpose_b") else b[1]
-    return m, k, n
+    return math.prod(_shape(op.output)[:-2]), m, k, n
 
 
 def _prop(name: str) -> Callable[[Any], Any]:
@@ -181,6 +187,7 @@ def _dtype_name(v) -> str:
 BUFFERS: dict[str, tuple[frozenset[str], Callable[[Any], Any]]] = {
     "input0": (ALL, _input(0)),
     "input1": (frozenset({"eltwise"}), _input(1)),  # NULL for a unary op
+    "input2": (frozenset({"eltwise"}), _input(2)),  # layer norm's beta (NULL without)
     "weight": (CONV_MM, _input(1)),
     "bias": (CONV_MM, _input(2)),  # NULL without bias
     "output": (ALL, lambda op: op.output),
@@ -192,7 +199,11 @@ _DTYPES = ("f16", "f32", "f64", "i1", "i8", "i16", "i32", "i64", "ui8", "ui16", 
 WORDS: dict[str, Word] = {
     # attributes
     "groups": Word(SCALAR, frozenset({"conv2d"}), _prop("groups")),
-    "kind": Word(SCALAR, frozenset({"pool", "eltwise"}), _prop("kind"), domain=("max", "avg", "add", "mul", "relu", "clip")),
+    "kind": Word(SCALAR, frozenset({"pool", "eltwise"}), _prop("kind"),
+                 domain=("max", "avg", "add", "mul", "relu", "clip", "sub", "div", "sigmoid", "tanh", "gelu", "silu",
+                         "softmax", "layer_norm")),
+    "epsilon": Word(SCALAR, frozenset({"eltwise"}), _prop("epsilon"), "float"),
+    "row_length": Word(SCALAR, frozenset({"eltwise"}), lambda op: (_shape(op.output) or (1,))[-1]),
     "activation": Word(SCALAR, frozenset({"conv2d", "matmul", "eltwise"}), _prop("activation"),
                        domain=("none", "relu", "clip")),
     "clip_min": Word(SCALAR, frozenset({"conv2d", "matmul", "eltwise"}), _prop("clip_min"), "float"),
@@ -213,9 +224,10 @@ WORDS: dict[str, Word] = {
     "rhs_scale": Word(SCALAR, frozenset({"eltwise"}), _prop("rhs_scale"), "float"),
     "rhs_zero_point": Word(SCALAR, frozenset({"eltwise"}), _prop("rhs_zero_point"), "int32_t"),
     # shape values of a matrix product
-    "m": Word(SCALAR, frozenset({"matmul"}), lambda op: _matmul_mkn(op)[0]),
-    "k": Word(SCALAR, frozenset({"matmul"}), lambda op: _matmul_mkn(op)[1]),
-    "n": Word(SCALAR, frozenset({"matmul"}), lambda op: _matmul_mkn(op)[2]),
+    "batch": Word(SCALAR, frozenset({"matmul"}), lambda op: matmul_dims(op)[0]),
+    "m": Word(SCALAR, frozenset({"matmul"}), lambda op: matmul_dims(op)[1]),
+    "k": Word(SCALAR, frozenset({"matmul"}), lambda op: matmul_dims(op)[2]),
+    "n": Word(SCALAR, frozenset({"matmul"}), lambda op: matmul_dims(op)[3]),
 }  # fmt: skip
 
 _INDEXED = {  # attribute arrays: `<name>` (a static array) or `<name>[i]` (a scalar)
@@ -229,7 +241,7 @@ for _name, (_ops, _n) in _INDEXED.items():
     for _i in range(_n):
         WORDS[f"{_name}[{_i}]"] = Word(SCALAR, _ops, lambda op, n=_name, i=_i: op.prop(n)[i])
 
-_BUFFER_FIELD = re.compile(r"^(input0|input1|weight|bias|output)\.(shape\[(\d)\]|shape|rank|numel|elem_bytes|dtype)$")
+_BUFFER_FIELD = re.compile(r"^(input0|input1|input2|weight|bias|output)\.(shape\[(\d)\]|shape|rank|numel|elem_bytes|dtype)$")
 
 
 def compute_word(text: str) -> Word | None:

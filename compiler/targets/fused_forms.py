@@ -8,8 +8,11 @@ A fused form is
 
     [dequantize inputs] anchor [bias] [activation] [quantize | requantize]
 
-with anchor one of conv2d (also qnn.conv2d), dense / matmul (also qnn.dense), max/avg
-pooling, global average pooling, add / multiply (also qnn.add), relu, clip. Which
+with anchor one of conv2d (also qnn.conv2d), dense / matmul (also qnn.dense), batch_matmul
+(two activations, equal batch dims), max/avg pooling, global average pooling, add /
+subtract / multiply / divide (also qnn.add; the rhs may be a scalar or the result's
+trailing dims), relu, clip, sigmoid, tanh, gelu, silu, and the row ops softmax and
+layer norm (last axis). Which
 epilogue an anchor takes: convolutions and matrix products all of it; add / multiply an
 activation and a quantize; pools, relu and clip only a quantize. One form becomes one
 compute op (`accel.conv2d`, `accel.matmul`, `accel.pool`, `accel.eltwise`).
@@ -35,6 +38,7 @@ can lower `op`, else the reason.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,7 +57,9 @@ ANCHORS = tuple(cls for cls in relay.GRAPH_OPS if cls.name in COMMANDS)
 """The ops a fused form is built around (`c_api.COMMANDS`: the command each becomes)."""
 PRODUCTS = (relay.Conv2DOp, relay.QnnConv2DOp, relay.DenseOp, relay.MatmulOp, relay.QnnDenseOp)
 """Anchors that take a bias."""
-ACTIVATED = (*PRODUCTS, relay.AddOp, relay.MultiplyOp)
+BATCHED = (relay.BatchMatmulOp,)
+"""Products of two activations per batch (attention's QKᵀ and PV): no bias."""
+ACTIVATED = (*PRODUCTS, *BATCHED, relay.AddOp, relay.MultiplyOp)
 """Anchors that take a fused activation."""
 
 
@@ -405,6 +411,16 @@ def plan_compute(form: FusedForm) -> ComputePlan:
             props.update(_quant_props(form, channels))
         return plan(accel.Conv2DOp, ins, props, shapes)
 
+    if isinstance(anchor, relay.BatchMatmulOp):
+        a, b, y = _shape(anchor.lhs), _shape(anchor.rhs), _shape(anchor.results[0])
+        if not (a[:-2] == b[:-2] == y[:-2]):
+            raise NotLowerable(f"batched products on the accelerator need equal batch dims, got {list(a)} x {list(b)}")
+        props = {"transpose_a": anchor.prop("transpose_a"), "transpose_b": anchor.prop("transpose_b")}
+        props.update(_activation_props(form))
+        if quantized:
+            props.update(_quant_props(form, y[-1]))
+        return plan(accel.MatmulOp, [form.inputs[0], form.inputs[1]], props)
+
     if isinstance(anchor, (relay.DenseOp, relay.MatmulOp, relay.QnnDenseOp)):
         rank = len(_shape(anchor.results[0]))
         if rank not in (1, 2) or (rank == 1 and isinstance(anchor, relay.MatmulOp)):
@@ -440,15 +456,38 @@ def plan_compute(form: FusedForm) -> ComputePlan:
                          out_scale=_f32(q_out.scale[0]), output_zero_point=int(q_out.zero_point[0]))
         return plan(accel.PoolOp, [form.inputs[0]], props)
 
-    kind = {relay.AddOp: "add", relay.QnnAddOp: "add", relay.MultiplyOp: "mul",
-            relay.ReluOp: "relu", relay.ClipOp: "clip"}[type(anchor)]
-    for o in form.inputs:
-        if o.shape != out_shape:
-            raise NotLowerable("elementwise operands on the accelerator must have the result's shape")
+    kind = COMMANDS[anchor.name][1]
+    inputs, shapes = list(form.inputs), [None] * len(form.inputs)
+    if kind in accel.EltwiseOp.BINARY:
+        if inputs[0].shape != out_shape and inputs[1].shape == out_shape and kind in ("add", "mul"):
+            inputs.reverse()  # commutative: the full-shape operand first
+            form.input_quant.reverse()
+        rhs = inputs[1].shape
+        if inputs[0].shape != out_shape:
+            raise NotLowerable("the lhs of an elementwise op on the accelerator must have the result's shape")
+        if rhs != out_shape and (quantized or not accel.broadcasts_as_rows(rhs, out_shape)):
+            raise NotLowerable("the rhs of an elementwise op on the accelerator must have the result's shape, "
+                               "one element or its trailing dims" + (" (int8: the result's shape)" if quantized else ""))
+        if rhs != out_shape and math.prod(rhs) == 1 and inputs[1].const is not None:
+            shapes[1] = (1,)  # a scalar constant as a one-element buffer
+    elif any(o.shape != out_shape for o in inputs[:1]) or (kind != "layer_norm" and len(inputs) > 1):
+        raise NotLowerable("elementwise operands on the accelerator must have the result's shape")
     props = _activation_props(form)
     if kind == "clip":
         props = {"clip_min": form.clip[0], "clip_max": form.clip[1]}
+    if kind == "gelu" and anchor.prop("approximate") != "none":
+        raise NotLowerable("the accelerator's gelu is the exact (erf) form")
+    if kind in accel.EltwiseOp.ROWS:
+        axis = anchor.prop("axis") % max(1, len(out_shape))
+        if axis != len(out_shape) - 1:
+            raise NotLowerable(f"{kind} on the accelerator runs along the last axis, not axis {axis}")
+    if kind == "layer_norm":
+        if any(o.const is None for o in inputs[1:]):
+            raise NotLowerable("layer norm's gamma and beta must be constants")
+        props["epsilon"] = anchor.prop("epsilon")
     if quantized:
+        if kind not in ("add", "mul", "relu", "clip"):
+            raise NotLowerable(f"no int8 '{kind}' on the accelerator")
         if form.output_quant is None or any(q is None for q in form.input_quant):
             raise NotLowerable("an int8 elementwise form needs quantized inputs and output")
         for side, q in zip(("lhs", "rhs"), form.input_quant):
@@ -459,7 +498,7 @@ def plan_compute(form: FusedForm) -> ComputePlan:
             props[f"{side}_zero_point"] = int(q.zero_point[0])
         props["out_scale"] = _f32(form.output_quant.scale[0])
         props["output_zero_point"] = int(form.output_quant.zero_point[0])
-    return plan(accel.EltwiseOp, list(form.inputs), {"kind": kind, **props})
+    return plan(accel.EltwiseOp, inputs, {"kind": kind, **props}, shapes)
 
 
 def plan_body(body: Body) -> list[ComputePlan]:

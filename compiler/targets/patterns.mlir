@@ -161,6 +161,24 @@ func.func @qdense(
   func.return %y : tensor<*xi8>
 }
 
+// ---- int8 products of two activations (attention's QK^T and PV): QDQ on both inputs ----
+
+func.func @qbatch_matmul(
+    %a: tensor<*xi8>,
+    %as: tensor<*xf32> {accel.constant},
+    %az: tensor<*xi8> {accel.constant},
+    %b: tensor<*xi8>,
+    %bs: tensor<*xf32> {accel.constant},
+    %bz: tensor<*xi8> {accel.constant},
+    %ys: tensor<*xf32> {accel.constant},
+    %yz: tensor<*xi8> {accel.constant}) -> tensor<*xi8> {
+  %af = relay.qnn.dequantize %a, %as, %az {accel.duplicate} : (tensor<*xi8>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xf32>
+  %bf = relay.qnn.dequantize %b, %bs, %bz {accel.duplicate} : (tensor<*xi8>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xf32>
+  %0 = relay.nn.batch_matmul %af, %bf : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %y = relay.qnn.quantize %0, %ys, %yz : (tensor<*xf32>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xi8>
+  func.return %y : tensor<*xi8>
+}
+
 // ---- int8 elementwise and pooling ----
 
 func.func @qadd_relu(
@@ -327,6 +345,37 @@ func.func @conv2d_relu(
   %0 = relay.nn.conv2d %x, %w : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
   %1 = relay.nn.relu %0 : tensor<*xf32>
   func.return %1 : tensor<*xf32>
+}
+
+// ---- float transformer blocks: several commands per composite, intermediates on the device ----
+
+// Scaled dot-product attention per head: softmax(q kᵀ * scale + mask) v.
+func.func @attention_mask(%q: tensor<*xf32>, %k: tensor<*xf32>, %scale: tensor<*xf32> {accel.constant},
+                          %mask: tensor<*xf32>, %v: tensor<*xf32>) -> tensor<*xf32> {
+  %0 = relay.nn.batch_matmul %q, %k {transpose_b = true} : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %1 = relay.multiply %0, %scale : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %2 = relay.add %1, %mask : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %3 = relay.nn.softmax %2 : tensor<*xf32>
+  %4 = relay.nn.batch_matmul %3, %v {transpose_b = false} : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  func.return %4 : tensor<*xf32>
+}
+
+func.func @attention(%q: tensor<*xf32>, %k: tensor<*xf32>, %scale: tensor<*xf32> {accel.constant},
+                     %v: tensor<*xf32>) -> tensor<*xf32> {
+  %0 = relay.nn.batch_matmul %q, %k {transpose_b = true} : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %1 = relay.multiply %0, %scale : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %3 = relay.nn.softmax %1 : tensor<*xf32>
+  %4 = relay.nn.batch_matmul %3, %v {transpose_b = false} : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  func.return %4 : tensor<*xf32>
+}
+
+// A transformer's FFN up-projection: dense, bias, GELU (the GELU a second command).
+func.func @dense_bias_gelu(%x: tensor<*xf32>, %w: tensor<*xf32> {accel.constant},
+                           %b: tensor<*xf32> {accel.constant}) -> tensor<*xf32> {
+  %0 = relay.nn.dense %x, %w : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %1 = relay.nn.bias_add %0, %b : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %2 = relay.nn.gelu %1 : tensor<*xf32>
+  func.return %2 : tensor<*xf32>
 }
 
 func.func @dense_bias_relu(

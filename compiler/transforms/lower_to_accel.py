@@ -5,8 +5,11 @@ Runs on bufferized IR. In every function carrying `accel.target`, the body of ea
 
     [dequantize inputs] anchor [bias] [activation] [quantize | requantize]
 
-with anchor one of conv2d (also qnn.conv2d), dense / matmul (also qnn.dense), max/avg
-pooling, global average pooling, add / multiply (also qnn.add), relu, clip: greedily, in
+with anchor one of conv2d (also qnn.conv2d), dense / matmul (also qnn.dense), batch_matmul
+(two activations, equal batch dims), max/avg pooling, global average pooling, add /
+subtract / multiply / divide (also qnn.add; the rhs may be a scalar or the result's
+trailing dims), relu, clip, sigmoid, tanh, gelu, silu, and the row ops softmax and
+layer norm (last axis): greedily, in
 topological order, each form as long as it can be (see
 `accel.compiler.targets.fused_forms`, which partitioning asks too, so that whatever
 annotate-target offloads lowers). Each form becomes one compute op (`accel.conv2d`,

@@ -9,8 +9,10 @@ current compute):
 - `accel.conv2d`: output channels (whole groups) and output rows; each row tile reads
   the input rows its windows need (with the halo) and gets its own padding;
 - `accel.pool`: channels and output rows, likewise;
-- `accel.matmul`: output features (weight rows) and data rows;
-- `accel.eltwise`: its leading dimensions.
+- `accel.matmul`: output features (weight rows) and data rows; a batched product along
+  its batch dims (whole matrices);
+- `accel.eltwise`: its leading dimensions (row ops keep their rows whole; a broadcast rhs
+  is cut along the dims it shares with the output).
 
 Channel tiles are unrolled (their per-channel weights, bias and quantization scales are
 static slices); row tiles run in `scf.for` loops over `memref.subview`s, with the first
@@ -338,8 +340,46 @@ def _slice_quant(op: accel.ComputeOp, props: dict[str, Any], c0: int, c1: int) -
 # --------------------------------------------------------------------------------------
 
 
+def tile_batched_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool) -> None:
+    """A batched product split along its batch dims: whole matrices per tile, as many
+    along the last batch dim as fit (the earlier batch dims one at a time)."""
+    a, b, y = op.inputs[0], op.inputs[1], op.output
+    shape = list(y.type.get_shape())
+    lead = len(shape) - 2
+    per_matrix = [math.prod(v.type.get_shape()[lead:]) * esize(v) for v in (a, b, y)]
+    t = shape[lead - 1]
+    while t > 1 and not _fits([t * p for p in per_matrix], [], capacity, alignment, double):
+        t -= 1
+    if not _fits([t * p for p in per_matrix], [], capacity, alignment, double):
+        raise CompileError(f"'{op.name}' does not fit the scratchpad ({capacity} bytes) even one matrix of the batch "
+                           "at a time (batched products are not tiled within a matrix)", op)
+
+    def level(e: Emitter, prefix: list[int | SSAValue], depth: int) -> None:
+        if depth < lead - 1:
+            iv, inner_e = e.loop(0, shape[depth], 1)
+            level(inner_e, prefix + [iv if iv is not None else 0], depth + 1)
+            return
+        for s0, count, size in uniform_runs(shape[depth], t):
+            iv, body = e.loop(s0, count, t)
+            start = body.affine(iv, 1, 0) if iv is not None else s0
+            offsets = prefix + [start]
+            sizes = [1] * (lead - 1) + [size]
+            ins = [body.subview(v, offsets + [0, 0], sizes + list(v.type.get_shape()[lead:])) for v in (a, b)]
+            out = body.subview(y, offsets + [0, 0], sizes + shape[lead:])
+            props = {kname: op.properties[kname] for kname in op.properties}
+            new = accel.MatmulOp(ins, out, dict(op.attributes), **props)
+            new.location = op.location
+            body.add(new)
+
+    level(Emitter(InsertPoint.before(op)), [], 0)
+    Rewriter.erase_op(op)
+
+
 def tile_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool) -> None:
     a, b, y = op.inputs[0], op.inputs[1], op.output
+    if len(y.type.get_shape()) > 2:
+        tile_batched_matmul(op, capacity, alignment, double)
+        return
     vector = len(y.type.get_shape()) == 1
     m, n = (1, y.type.get_shape()[0]) if vector else y.type.get_shape()
     ta, tb = op.prop("transpose_a"), op.prop("transpose_b")
@@ -382,21 +422,40 @@ def tile_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool)
     Rewriter.erase_op(op)
 
 
+def _eltwise_tile_of(v: SSAValue, shape: list[int], offsets: list[int | SSAValue], sizes: list[int],
+                     e: Emitter) -> SSAValue:
+    """The part of operand `v` that an output tile (`offsets`, `sizes` of `shape`) reads:
+    the same tile for a full-shape operand; for a broadcast rhs (its dims aligned with the
+    output's trailing dims) the tile's trailing part, whole along its broadcast (size 1) dims."""
+    vs = list(v.type.get_shape())
+    if vs == shape:
+        return e.subview(v, offsets, sizes)
+    lead = len(shape) - len(vs)
+    v_off = [0 if d == 1 else offsets[lead + i] for i, d in enumerate(vs)]
+    v_size = [1 if d == 1 else sizes[lead + i] for i, d in enumerate(vs)]
+    return e.subview(v, v_off, v_size)
+
+
 def tile_eltwise(op: accel.EltwiseOp, capacity: int, alignment: int, double: bool) -> None:
     shape = list(op.output.type.get_shape())
-    per_elem = sum(esize(v) for v in op.inputs) + esize(op.output)
-    # Split the leading axes: the tile keeps every later axis whole.
+    rows = op.prop("kind") in accel.EltwiseOp.ROWS
+    streamed = [op.inputs[0]] if rows else list(op.inputs)  # a layer norm's gamma and beta stay whole
+    per_elem = sum(esize(v) for v in streamed) + esize(op.output)
+    resident = [nbytes(v.type) for v in op.inputs if v not in streamed]
+    # Split the leading axes: the tile keeps every later axis whole (a row op its rows).
     axis = 0
-    while axis < len(shape):
+    last = len(shape) - 1 if rows else len(shape)
+    while axis < last:
         inner = math.prod(shape[axis + 1:])
-        if _fits([inner * per_elem], [], capacity, alignment, double):
+        if _fits([inner * per_elem], resident, capacity, alignment, double):
             break
         axis += 1
-    if axis == len(shape):
-        raise CompileError(f"'{op.name}' does not fit the scratchpad ({capacity} bytes) even element by element", op)
+    if axis == last:
+        what = "row by row" if rows else "element by element"
+        raise CompileError(f"'{op.name}' does not fit the scratchpad ({capacity} bytes) even {what}", op)
     inner = math.prod(shape[axis + 1:])
     t = max(1, min(shape[axis], max(1, (capacity // (2 if double else 1)) // max(1, inner * per_elem + 3 * alignment))))
-    while t > 1 and not _fits([t * inner * per_elem], [], capacity, alignment, double):
+    while t > 1 and not _fits([t * inner * per_elem], resident, capacity, alignment, double):
         t -= 1
     top = Emitter(InsertPoint.before(op))
 
@@ -410,7 +469,8 @@ def tile_eltwise(op: accel.EltwiseOp, capacity: int, alignment: int, double: boo
             start = body.affine(iv, 1, 0) if iv is not None else s0
             offsets = prefix + [start] + [0] * (len(shape) - axis - 1)
             sizes = [1] * axis + [size] + shape[axis + 1:]
-            ins = [body.subview(v, offsets, sizes) for v in op.inputs]
+            ins = [_eltwise_tile_of(v, shape, offsets, sizes, body) if v in streamed or not rows else v
+                   for v in op.inputs]
             props = {kname: op.properties[kname] for kname in op.properties}
             new = accel.EltwiseOp(ins, body.subview(op.output, offsets, sizes), dict(op.attributes), **props)
             new.location = op.location

@@ -13,7 +13,7 @@
 // it (not worth a round trip).
 // CHECK-LABEL: func.func @main(%x: tensor<1x16x32x32xf32>) -> tensor<1x16x32x32xf32> {
 // CHECK-NEXT:    %[[R:.*]] = func.call @npu_0(%x) : (tensor<1x16x32x32xf32>) -> tensor<1x16x32x32xf32>
-// CHECK-NEXT:    %s = relay.sigmoid %[[R]] {accel.target = "host", accel.reason = "npu: op not supported"}
+// CHECK-NEXT:    %s = relay.erf %[[R]] {accel.target = "host", accel.reason = "npu: op not supported"}
 // CHECK-NEXT:    %t = relay.nn.relu %s {accel.target = "host", accel.reason = "npu: not profitable: {{.*}}"}
 // CHECK-NEXT:    func.return %t
 // CHECK:       func.func private @npu_0(%x: tensor<1x16x32x32xf32>) -> tensor<1x16x32x32xf32> attributes {accel.target = "npu"} {
@@ -32,7 +32,7 @@
 // EXPLAIN-NEXT: npu.conv2d_bias_relu   {{.*}}pipeline.mlir:[[# @LINE + 38]]:3  npu (npu_0)
 // EXPLAIN-NEXT: npu.conv2d_bias        {{.*}}pipeline.mlir:[[# @LINE + 40]]:3  npu (npu_0)
 // EXPLAIN-NEXT: relay.add              {{.*}}pipeline.mlir:[[# @LINE + 41]]:3  npu (npu_0)
-// EXPLAIN-NEXT: relay.sigmoid          {{.*}}pipeline.mlir:[[# @LINE + 41]]:3  host         npu: op not supported
+// EXPLAIN-NEXT: relay.erf          {{.*}}pipeline.mlir:[[# @LINE + 41]]:3  host         npu: op not supported
 // EXPLAIN-NEXT: relay.nn.relu          {{.*}}pipeline.mlir:[[# @LINE + 41]]:3  host         npu: not profitable: {{.*}}
 // EXPLAIN-NEXT: 6 of 8 ops offloaded, 2 on the host
 
@@ -45,12 +45,12 @@
 // REPORT-NEXT: "ops": 6,
 // REPORT:      "rejected": [
 // REPORT-NEXT:   {
-// REPORT-NEXT:     "op": "relay.sigmoid",
+// REPORT-NEXT:     "op": "relay.erf",
 // REPORT-NEXT:     "location": "{{.*}}pipeline.mlir:[[# @LINE + 27]]:3",
 // REPORT-NEXT:     "reason": "npu: op not supported"
 
 // DOT:     digraph partition {
-// DOT-DAG: op3 [label="sigmoid\n{{.*}}\nnpu: op not supported"];
+// DOT-DAG: op3 [label="erf\n{{.*}}\nnpu: op not supported"];
 // DOT-DAG: subgraph cluster_npu_0 {
 // DOT-DAG: label="npu_0 (npu)"
 // DOT-DAG: op0 [label="npu.conv2d_bias_relu\n{{.*}}"
@@ -73,7 +73,7 @@ func.func @main(%x: tensor<1x16x32x32xf32>) -> tensor<1x16x32x32xf32> {
   %3 = relay.nn.conv2d %2, %w2 {padding = [1, 1, 1, 1]} : (tensor<1x16x32x32xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x32x32xf32>
   %4 = relay.nn.bias_add %3, %b2 : (tensor<1x16x32x32xf32>, tensor<16xf32>) -> tensor<1x16x32x32xf32>
   %5 = relay.add %4, %x : tensor<1x16x32x32xf32>
-  %s = relay.sigmoid %5 : tensor<1x16x32x32xf32>
+  %s = relay.erf %5 : tensor<1x16x32x32xf32>
   %t = relay.nn.relu %s : tensor<1x16x32x32xf32>
   func.return %t : tensor<1x16x32x32xf32>
 }

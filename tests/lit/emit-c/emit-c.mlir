@@ -9,9 +9,9 @@
 // CHECK:       const char *const model_input_names[] = {"x", 0};
 // CHECK:       int model_run(const float *in0, float *out0) {
 // CHECK:         npu_register_host(in0, 4096);
-// CHECK:         if ((status = acc_sigmoid_f32(((float *)in0), ((float *)(model_arena + [[A:[0-9]+]])), 1024)) != 0) return fail(status, {{[0-9]+}});
+// CHECK:         if ((status = acc_erf_f32(((float *)in0), ((float *)(model_arena + [[A:[0-9]+]])), 1024)) != 0) return fail(status, {{[0-9]+}});
 // CHECK:         if ((status = npu_0(((float *)(model_arena + [[A]])), ((float *)(model_arena + [[B:[0-9]+]])))) != 0) return fail(status, {{[0-9]+}});
-// CHECK:         acc_tanh_f32(((float *)(model_arena + [[B]])), out0, 2048)
+// CHECK:         acc_erf_f32(((float *)(model_arena + [[B]])), out0, 2048)
 // CHECK-LABEL: // ===== model.h =====
 // CHECK:       #define MODEL_INPUT0_BYTES 4096
 // CHECK:       int model_run(const float *in0, float *out0);
@@ -25,13 +25,13 @@
 // CHECK:         npu_sync();
 // CHECK-NEXT:    return 0;
 func.func @main(%x: tensor<1x4x16x16xf32>) -> tensor<1x8x16x16xf32> {
-  %s = relay.sigmoid %x : tensor<1x4x16x16xf32>
+  %s = relay.erf %x : tensor<1x4x16x16xf32>
   %w = relay.constant dense<0.5> : tensor<8x4x3x3xf32>
   %b = relay.constant dense<0.25> : tensor<8xf32>
   %c = relay.nn.conv2d %s, %w {padding = [1, 1, 1, 1]} : (tensor<1x4x16x16xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x16x16xf32>
   %d = relay.nn.bias_add %c, %b : (tensor<1x8x16x16xf32>, tensor<8xf32>) -> tensor<1x8x16x16xf32>
   %r = relay.nn.relu %d : tensor<1x8x16x16xf32>
-  %t = relay.tanh %r : tensor<1x8x16x16xf32>
+  %t = relay.erf %r : tensor<1x8x16x16xf32>
   func.return %t : tensor<1x8x16x16xf32>
 }
 

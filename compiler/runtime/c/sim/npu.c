@@ -89,6 +89,9 @@ static acc_pool2d_params pool_of(const npu_pool2d_params *p) {
     return c;
 }
 
+/* A batched product's matrix count; 0 (a description that sets no batch) is one. */
+static int64_t batch_of(const npu_matmul_params *p) { return p->batch ? p->batch : 1; }
+
 static int no_params(const char *fn) {
     fprintf(stderr, "npu: error: %s: no parameters\n", fn);
     return NPU_EINVAL;
@@ -117,7 +120,7 @@ int npu_matmul_f32(const float *a, const float *b, const float *bias, float *y, 
     sim_device *d = dev("npu_matmul_f32");
     if (!p) return no_params("npu_matmul_f32");
     sim_act act = act_of(p->act, p->act_min, p->act_max);
-    return sim_matmul_f32(d, "npu_matmul_f32", a, b, bias, y, p->m, p->k, p->n, p->transpose_a, p->transpose_b, &act);
+    return sim_batch_matmul_f32(d, "npu_matmul_f32", a, b, bias, y, batch_of(p), p->m, p->k, p->n, p->transpose_a, p->transpose_b, &act);
 }
 
 int npu_matmul_s8(const void *a, const void *b, const int32_t *bias, void *y, const npu_matmul_params *p) {
@@ -125,7 +128,7 @@ int npu_matmul_s8(const void *a, const void *b, const int32_t *bias, void *y, co
     if (!p) return no_params("npu_matmul_s8");
     sim_quant q = QUANT_OF(p);
     sim_act act = act_of(p->act, p->act_min, p->act_max);
-    return sim_matmul_q8(d, "npu_matmul_s8", a, b, bias, y, p->m, p->k, p->n, p->transpose_a, p->transpose_b, &q,
+    return sim_batch_matmul_q8(d, "npu_matmul_s8", a, b, bias, y, batch_of(p), p->m, p->k, p->n, p->transpose_a, p->transpose_b, &q,
                          &act);
 }
 
@@ -165,6 +168,12 @@ static sim_eltwise_kind eltwise_of(npu_eltwise_kind k) {
     case NPU_ELTWISE_MUL: return SIM_MUL;
     case NPU_ELTWISE_RELU: return SIM_RELU;
     case NPU_ELTWISE_CLIP: return SIM_CLIP;
+    case NPU_ELTWISE_SUB: return SIM_SUB;
+    case NPU_ELTWISE_DIV: return SIM_DIV;
+    case NPU_ELTWISE_SIGMOID: return SIM_SIGMOID;
+    case NPU_ELTWISE_TANH: return SIM_TANH;
+    case NPU_ELTWISE_GELU: return SIM_GELU;
+    case NPU_ELTWISE_SILU: return SIM_SILU;
     }
     return (sim_eltwise_kind)-1;
 }
@@ -173,8 +182,9 @@ int npu_eltwise_f32(const float *lhs, const float *rhs, float *y, const npu_eltw
     sim_device *d = dev("npu_eltwise_f32");
     if (!p) return no_params("npu_eltwise_f32");
     sim_act act = act_of(p->act, p->act_min, p->act_max);
-    return sim_eltwise_f32(d, "npu_eltwise_f32", eltwise_of(p->kind), lhs, rhs, y, p->count, p->act_min, p->act_max,
-                           &act);
+    int64_t rhs_count = p->rhs_count ? p->rhs_count : (p->count > 0 ? p->count : 1);
+    return sim_eltwise_bcast_f32(d, "npu_eltwise_f32", eltwise_of(p->kind), lhs, rhs, y, p->count, rhs_count,
+                                 p->act_min, p->act_max, &act);
 }
 
 int npu_eltwise_s8(const void *lhs, const void *rhs, void *y, const npu_eltwise_params *p) {
@@ -186,4 +196,13 @@ int npu_eltwise_s8(const void *lhs, const void *rhs, void *y, const npu_eltwise_
                       p->lhs_zero_point, p->rhs_zero_point, p->out_zero_point};
     return sim_eltwise_q8(d, "npu_eltwise_s8", eltwise_of(p->kind), lhs, rhs, y, p->count, p->act_min, p->act_max, &q,
                           &act);
+}
+
+int npu_rows_f32(const float *x, const float *gamma, const float *beta, float *y, const npu_rows_params *p) {
+    sim_device *d = dev("npu_rows_f32");
+    if (!p) return no_params("npu_rows_f32");
+    int64_t rows = p->row_length > 0 ? p->count / p->row_length : -1;
+    sim_row_kind kind = p->kind == NPU_ROW_SOFTMAX ? SIM_SOFTMAX : p->kind == NPU_ROW_LAYER_NORM ? SIM_LAYER_NORM
+                                                                                                  : (sim_row_kind)-1;
+    return sim_rows_f32(d, "npu_rows_f32", kind, x, gamma, beta, y, rows, p->row_length, p->epsilon);
 }

@@ -155,7 +155,8 @@ int npu_conv2d_s8(const void *x, const void *w, const int32_t *bias, void *y, co
 
 /* Matrix product y [m][n] = op(a) · op(b) (+ bias [n]): a is stored [m][k] ([k][m] with
  * transpose_a), b is stored [k][n] ([n][k] with transpose_b: the dense form, weight
- * [n][k]). Per-channel quantization parameters run along n. */
+ * [n][k]). Per-channel quantization parameters run along n. With batch > 1, a, b and y
+ * hold `batch` such matrices one after the other (attention's QK^T and PV per head). */
 typedef struct npu_matmul_params {
     int64_t m, k, n;
     int transpose_a, transpose_b;
@@ -170,9 +171,10 @@ typedef struct npu_matmul_params {
     int64_t in_scale_len;
     float out_scale;
     int32_t out_zero_point;
+    int64_t batch; /* matrices per operand; 0 = 1 */
 } npu_matmul_params;
 
-/* y = act(op(a) · op(b) + bias). Cost: m*n*k MACs. */
+/* y = act(op(a) · op(b) + bias). Cost: batch*m*n*k MACs. */
 int npu_matmul_f32(const float *a, const float *b, const float *bias, float *y, const npu_matmul_params *p);
 int npu_matmul_s8(const void *a, const void *b, const int32_t *bias, void *y, const npu_matmul_params *p);
 
@@ -212,16 +214,25 @@ typedef enum npu_eltwise_kind {
     NPU_ELTWISE_ADD = 0,  /* lhs + rhs */
     NPU_ELTWISE_MUL = 1,  /* lhs * rhs */
     NPU_ELTWISE_RELU = 2, /* max(lhs, 0); rhs unused (NULL) */
-    NPU_ELTWISE_CLIP = 3  /* min(max(lhs, act_min), act_max); rhs unused (NULL) */
+    NPU_ELTWISE_CLIP = 3, /* min(max(lhs, act_min), act_max); rhs unused (NULL) */
+    NPU_ELTWISE_SUB = 4,  /* lhs - rhs */
+    NPU_ELTWISE_DIV = 5,  /* lhs / rhs */
+    NPU_ELTWISE_SIGMOID = 6, /* unary from here on: rhs unused (NULL) */
+    NPU_ELTWISE_TANH = 7,
+    NPU_ELTWISE_GELU = 8, /* lhs/2 (1 + erf(lhs / sqrt 2)) */
+    NPU_ELTWISE_SILU = 9  /* lhs * sigmoid(lhs) */
 } npu_eltwise_kind;
 
-/* Elementwise op over `count` elements of same-shape buffers, then the fused
- * activation. y may be exactly lhs or rhs (in place). _s8: each input is dequantized
- * with its scale and zero point, the op and the activation run in float, the result is
- * quantized with out_scale / out_zero_point (relay.qnn.add for ADD). */
+/* Elementwise op over `count` elements, then the fused activation. rhs holds rhs_count
+ * elements (0: count): 1 is a scalar, fewer than count are the trailing dims of lhs,
+ * repeated (a row broadcast). y may be exactly lhs or rhs (in place). _s8 (same shapes
+ * only): each input is dequantized with its scale and zero point, the op and the
+ * activation run in float, the result is quantized with out_scale / out_zero_point
+ * (relay.qnn.add for ADD). */
 typedef struct npu_eltwise_params {
     npu_eltwise_kind kind;
     int64_t count;
+    int64_t rhs_count;
     npu_act act;
     float act_min, act_max;
     /* _s8 only */
@@ -237,6 +248,22 @@ typedef struct npu_eltwise_params {
 /* Cost: count elementwise units. */
 int npu_eltwise_f32(const float *lhs, const float *rhs, float *y, const npu_eltwise_params *p);
 int npu_eltwise_s8(const void *lhs, const void *rhs, void *y, const npu_eltwise_params *p);
+
+typedef enum npu_row_kind {
+    NPU_ROW_SOFTMAX = 0,   /* exp(x - max) / sum(exp(x - max)) along each row */
+    NPU_ROW_LAYER_NORM = 1 /* (x - mean) / sqrt(var + epsilon) * gamma + beta along each row */
+} npu_row_kind;
+
+/* Row ops over the last axis of `count` elements in rows of `row_length`. */
+typedef struct npu_rows_params {
+    npu_row_kind kind;
+    int64_t count, row_length;
+    float epsilon;
+} npu_rows_params;
+
+/* gamma, beta: [row_length] (NULL: 1 and 0; softmax takes neither). y may be exactly x.
+ * Cost: 3 * count elementwise units (three passes over each row). */
+int npu_rows_f32(const float *x, const float *gamma, const float *beta, float *y, const npu_rows_params *p);
 
 #ifdef __cplusplus
 }

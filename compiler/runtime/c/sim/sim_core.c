@@ -744,23 +744,33 @@ int sim_conv2d_q8(sim_device *d, const char *op, const void *x, const void *w, c
     return kernel_status(d, op, st);
 }
 
-static int bad_matmul(const sim_device *d, const char *op, int64_t m, int64_t k, int64_t n) {
-    if (m >= 0 && k >= 0 && n >= 0) return 0;
-    sim_report(d, "%s: inconsistent parameters (m %lld, k %lld, n %lld)", op, (long long)m, (long long)k, (long long)n);
+static int bad_matmul(const sim_device *d, const char *op, int64_t batch, int64_t m, int64_t k, int64_t n) {
+    if (batch >= 1 && m >= 0 && k >= 0 && n >= 0) return 0;
+    sim_report(d, "%s: inconsistent parameters (batch %lld, m %lld, k %lld, n %lld)", op, (long long)batch, (long long)m,
+               (long long)k, (long long)n);
     return 1;
 }
 
 int sim_matmul_f32(sim_device *d, const char *op, const float *a, const float *b, const float *bias, float *y,
                    int64_t m, int64_t k, int64_t n, int ta, int tb, const sim_act *act) {
-    if (bad_matmul(d, op, m, k, n)) return 1;
-    sim_operand in[3] = {{"a", a, (size_t)(m * k) * 4}, {"b", b, (size_t)(k * n) * 4}, {"bias", bias, bias ? (size_t)n * 4 : 0}};
-    sim_operand out[1] = {{"y", y, (size_t)(m * n) * 4}};
-    sim_compute(d, op, in, 3, out, 1, 0, sim_cost(d, (double)m * (double)n * (double)k, SIM_MACS_F32));
-    int st = acc_matmul_f32(a, b, y, m, k, n, ta, tb);
-    if (st) return kernel_status(d, op, st);
-    for (int64_t i = 0; bias && i < m; i++)
-        for (int64_t j = 0; j < n; j++) y[i * n + j] += bias[j];
-    sim_act_f32(y, m * n, act);
+    return sim_batch_matmul_f32(d, op, a, b, bias, y, 1, m, k, n, ta, tb, act);
+}
+
+int sim_batch_matmul_f32(sim_device *d, const char *op, const float *a, const float *b, const float *bias, float *y,
+                         int64_t batch, int64_t m, int64_t k, int64_t n, int ta, int tb, const sim_act *act) {
+    if (bad_matmul(d, op, batch, m, k, n)) return 1;
+    sim_operand in[3] = {{"a", a, (size_t)(batch * m * k) * 4}, {"b", b, (size_t)(batch * k * n) * 4},
+                         {"bias", bias, bias ? (size_t)n * 4 : 0}};
+    sim_operand out[1] = {{"y", y, (size_t)(batch * m * n) * 4}};
+    sim_compute(d, op, in, 3, out, 1, 0, sim_cost(d, (double)batch * (double)m * (double)n * (double)k, SIM_MACS_F32));
+    for (int64_t s = 0; s < batch; s++) {
+        float *ys = y + s * m * n;
+        int st = acc_matmul_f32(a + s * m * k, b + s * k * n, ys, m, k, n, ta, tb);
+        if (st) return kernel_status(d, op, st);
+        for (int64_t i = 0; bias && i < m; i++)
+            for (int64_t j = 0; j < n; j++) ys[i * n + j] += bias[j];
+    }
+    sim_act_f32(y, batch * m * n, act);
     return 0;
 }
 
@@ -776,25 +786,36 @@ static uint8_t *transposed8(sim_device *d, const void *src, int64_t rows, int64_
 
 int sim_matmul_q8(sim_device *d, const char *op, const void *a, const void *b, const int32_t *bias, void *y,
                   int64_t m, int64_t k, int64_t n, int ta, int tb, const sim_quant *q, const sim_act *act) {
-    if (bad_matmul(d, op, m, k, n)) return 1;
+    return sim_batch_matmul_q8(d, op, a, b, bias, y, 1, m, k, n, ta, tb, q, act);
+}
+
+int sim_batch_matmul_q8(sim_device *d, const char *op, const void *a, const void *b, const int32_t *bias, void *y,
+                        int64_t batch, int64_t m, int64_t k, int64_t n, int ta, int tb, const sim_quant *q,
+                        const sim_act *act) {
+    if (bad_matmul(d, op, batch, m, k, n)) return 1;
     if (!quant_ok(d, op, q, n)) return 1;
-    sim_operand in[3] = {{"a", a, (size_t)(m * k)}, {"b", b, (size_t)(k * n)}, {"bias", bias, bias ? (size_t)n * 4 : 0}};
-    sim_operand out[1] = {{"y", y, (size_t)(m * n)}};
-    sim_compute(d, op, in, 3, out, 1, 0, sim_cost(d, (double)m * (double)n * (double)k, SIM_MACS_INT8));
-    /* The integer kernel wants a [m][k] and b [n][k]. */
-    uint8_t *at = ta ? transposed8(d, a, k, m) : NULL;
-    uint8_t *bt = tb ? NULL : transposed8(d, b, k, n);
+    sim_operand in[3] = {{"a", a, (size_t)(batch * m * k)}, {"b", b, (size_t)(batch * k * n)},
+                         {"bias", bias, bias ? (size_t)n * 4 : 0}};
+    sim_operand out[1] = {{"y", y, (size_t)(batch * m * n)}};
+    sim_compute(d, op, in, 3, out, 1, 0, sim_cost(d, (double)batch * (double)m * (double)n * (double)k, SIM_MACS_INT8));
     int32_t *acc = malloc((size_t)(m * n > 0 ? m * n : 1) * sizeof(int32_t));
     if (!acc) sim_fail(d, "%s: out of memory", op);
-    int st = acc_qnn_dense(q->x_unsigned ? ACC_U8 : ACC_I8, at ? (const void *)at : a, q->w_unsigned ? ACC_U8 : ACC_I8,
-                           bt ? (const void *)bt : b, bias, acc, m, k, n, q->x_zero_point, q->w_zero_point,
+    int st = ACC_OK;
+    for (int64_t s = 0; s < batch && st == ACC_OK; s++) {
+        const uint8_t *as = (const uint8_t *)a + s * m * k, *bs = (const uint8_t *)b + s * k * n;
+        /* The integer kernel wants a [m][k] and b [n][k]. */
+        uint8_t *at = ta ? transposed8(d, as, k, m) : NULL;
+        uint8_t *bt = tb ? NULL : transposed8(d, bs, k, n);
+        st = acc_qnn_dense(q->x_unsigned ? ACC_U8 : ACC_I8, at ? (const void *)at : as, q->w_unsigned ? ACC_U8 : ACC_I8,
+                           bt ? (const void *)bt : bs, bias, acc, m, k, n, q->x_zero_point, q->w_zero_point,
                            q->w_zero_point_len);
-    if (st == ACC_OK)
-        sim_requantize_acc(acc, y, q->y_unsigned, m, n, 1, q->in_scale, q->in_scale_len, q->out_scale,
-                           q->out_zero_point, act);
+        if (st == ACC_OK)
+            sim_requantize_acc(acc, (uint8_t *)y + s * m * n, q->y_unsigned, m, n, 1, q->in_scale, q->in_scale_len,
+                               q->out_scale, q->out_zero_point, act);
+        free(at);
+        free(bt);
+    }
     free(acc);
-    free(at);
-    free(bt);
     return kernel_status(d, op, st);
 }
 
@@ -883,9 +904,13 @@ int sim_pool2d_q8(sim_device *d, const char *op, const void *x, void *y, int is_
     return kernel_status(d, op, st);
 }
 
+static int is_binary(sim_eltwise_kind kind) {
+    return kind == SIM_ADD || kind == SIM_MUL || kind == SIM_SUB || kind == SIM_DIV;
+}
+
 static int eltwise_operands(sim_device *d, const char *op, sim_eltwise_kind kind, const void *a, const void *b,
-                            void *y, int64_t count, size_t elem, double *work) {
-    if (kind != SIM_ADD && kind != SIM_MUL && kind != SIM_RELU && kind != SIM_CLIP) {
+                            void *y, int64_t count, int64_t b_count, size_t elem, double *work) {
+    if ((int)kind < (int)SIM_ADD || (int)kind > (int)SIM_SILU) {
         sim_report(d, "%s: unknown elementwise kind %d", op, (int)kind);
         return 1;
     }
@@ -893,8 +918,12 @@ static int eltwise_operands(sim_device *d, const char *op, sim_eltwise_kind kind
         sim_report(d, "%s: negative element count %lld", op, (long long)count);
         return 1;
     }
-    int binary = kind == SIM_ADD || kind == SIM_MUL;
-    sim_operand in[2] = {{"lhs", a, (size_t)count * elem}, {"rhs", b, binary ? (size_t)count * elem : 0}};
+    int binary = is_binary(kind);
+    if (binary && (b_count < 1 || (count > 0 && count % b_count != 0))) {
+        sim_report(d, "%s: %lld rhs elements do not broadcast over %lld", op, (long long)b_count, (long long)count);
+        return 1;
+    }
+    sim_operand in[2] = {{"lhs", a, (size_t)count * elem}, {"rhs", b, binary ? (size_t)b_count * elem : 0}};
     sim_operand out[1] = {{"y", y, (size_t)count * elem}};
     *work = (double)count;
     sim_compute(d, op, in, 2, out, 1, 1, sim_cost(d, *work, SIM_ELEMENTS));
@@ -905,19 +934,66 @@ static float eltwise_value(sim_eltwise_kind kind, float u, float v, float lo, fl
     switch (kind) {
     case SIM_ADD: return u + v;
     case SIM_MUL: return u * v;
+    case SIM_SUB: return u - v;
+    case SIM_DIV: return u / v;
     case SIM_RELU: return u < 0.0f ? 0.0f : u;
+    case SIM_SIGMOID: return (float)(1.0 / (1.0 + exp(-(double)u)));
+    case SIM_TANH: return (float)tanh((double)u);
+    case SIM_GELU: return (float)(0.5 * (double)u * (1.0 + erf((double)u * 0.70710678118654752440)));
+    case SIM_SILU: return u * (float)(1.0 / (1.0 + exp(-(double)u)));
     default:
         u = u < lo ? lo : u;
         return u > hi ? hi : u;
     }
 }
 
+int sim_eltwise_bcast_f32(sim_device *d, const char *op, sim_eltwise_kind kind, const float *a, const float *b,
+                          float *y, int64_t count, int64_t b_count, float clip_min, float clip_max, const sim_act *act) {
+    double work;
+    if (eltwise_operands(d, op, kind, a, b, y, count, b_count, 4, &work)) return 1;
+    for (int64_t i = 0; i < count; i++)
+        y[i] = sim_act_value(eltwise_value(kind, a[i], b ? b[i % b_count] : 0.0f, clip_min, clip_max), act);
+    return 0;
+}
+
 int sim_eltwise_f32(sim_device *d, const char *op, sim_eltwise_kind kind, const float *a, const float *b, float *y,
                     int64_t count, float clip_min, float clip_max, const sim_act *act) {
-    double work;
-    if (eltwise_operands(d, op, kind, a, b, y, count, 4, &work)) return 1;
-    for (int64_t i = 0; i < count; i++)
-        y[i] = sim_act_value(eltwise_value(kind, a[i], b ? b[i] : 0.0f, clip_min, clip_max), act);
+    return sim_eltwise_bcast_f32(d, op, kind, a, b, y, count, count > 0 ? count : 1, clip_min, clip_max, act);
+}
+
+int sim_rows_f32(sim_device *d, const char *op, sim_row_kind kind, const float *x, const float *gamma,
+                 const float *beta, float *y, int64_t rows, int64_t n, float eps) {
+    if ((kind != SIM_SOFTMAX && kind != SIM_LAYER_NORM) || rows < 0 || n < 1) {
+        sim_report(d, "%s: bad row op (kind %d, %lld rows of %lld)", op, (int)kind, (long long)rows, (long long)n);
+        return 1;
+    }
+    int norm = kind == SIM_LAYER_NORM;
+    sim_operand in[3] = {{"x", x, (size_t)(rows * n) * 4}, {"gamma", gamma, norm && gamma ? (size_t)n * 4 : 0},
+                         {"beta", beta, norm && beta ? (size_t)n * 4 : 0}};
+    sim_operand out[1] = {{"y", y, (size_t)(rows * n) * 4}};
+    sim_compute(d, op, in, 3, out, 1, 1, sim_cost(d, (double)SIM_ROW_PASSES * (double)(rows * n), SIM_ELEMENTS));
+    for (int64_t r = 0; r < rows; r++) {
+        const float *xr = x + r * n;
+        float *yr = y + r * n;
+        if (norm) {
+            float mean = 0.0f, var = 0.0f;
+            for (int64_t j = 0; j < n; j++) mean += xr[j];
+            mean /= (float)n;
+            for (int64_t j = 0; j < n; j++) var += (xr[j] - mean) * (xr[j] - mean);
+            var /= (float)n;
+            float inv = 1.0f / sqrtf(var + eps);
+            for (int64_t j = 0; j < n; j++)
+                yr[j] = (xr[j] - mean) * inv * (gamma ? gamma[j] : 1.0f) + (beta ? beta[j] : 0.0f);
+        } else {
+            float mx = xr[0], sum = 0.0f;
+            for (int64_t j = 1; j < n; j++) mx = xr[j] > mx ? xr[j] : mx;
+            for (int64_t j = 0; j < n; j++) {
+                yr[j] = expf(xr[j] - mx);
+                sum += yr[j];
+            }
+            for (int64_t j = 0; j < n; j++) yr[j] /= sum;
+        }
+    }
     return 0;
 }
 
@@ -928,13 +1004,13 @@ int sim_eltwise_q8(sim_device *d, const char *op, sim_eltwise_kind kind, const v
         return 1;
     }
     double work;
-    if (eltwise_operands(d, op, kind, a, b, y, count, 1, &work)) return 1;
+    if (eltwise_operands(d, op, kind, a, b, y, count, count > 0 ? count : 1, 1, &work)) return 1;
     float ta[256], tb[256];
     dequant_table(q->a_unsigned, q->a_scale, q->a_zero_point, ta);
     dequant_table(q->b_unsigned, q->b_scale, q->b_zero_point, tb);
     const uint8_t *ab = (const uint8_t *)a, *bb = (const uint8_t *)b;
     for (int64_t i = 0; i < count; i++) {
-        float v = eltwise_value(kind, ta[ab[i]], bb && (kind == SIM_ADD || kind == SIM_MUL) ? tb[bb[i]] : 0.0f,
+        float v = eltwise_value(kind, ta[ab[i]], bb && is_binary(kind) ? tb[bb[i]] : 0.0f,
                                 clip_min, clip_max);
         store8(y, i, sim_quantize8(sim_act_value(v, act), q->y_scale, q->y_zero_point, q->y_unsigned), q->y_unsigned);
     }

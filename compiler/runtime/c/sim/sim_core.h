@@ -224,6 +224,15 @@ int sim_matmul_f32(sim_device *d, const char *op, const float *a, const float *b
 int sim_matmul_q8(sim_device *d, const char *op, const void *a, const void *b, const int32_t *bias, void *y,
                   int64_t m, int64_t k, int64_t n, int ta, int tb, const sim_quant *q, const sim_act *act);
 
+/* The same for `batch` (>= 1) products of matrices stored one after the other in a, b
+ * and y (the bias and quantization parameters shared). Cost: batch*m*n*k MACs, one
+ * launch. */
+int sim_batch_matmul_f32(sim_device *d, const char *op, const float *a, const float *b, const float *bias, float *y,
+                         int64_t batch, int64_t m, int64_t k, int64_t n, int ta, int tb, const sim_act *act);
+int sim_batch_matmul_q8(sim_device *d, const char *op, const void *a, const void *b, const int32_t *bias, void *y,
+                        int64_t batch, int64_t m, int64_t k, int64_t n, int ta, int tb, const sim_quant *q,
+                        const sim_act *act);
+
 /* Max (is_max) or average pooling with the reference's semantics. */
 int sim_pool2d_f32(sim_device *d, const char *op, const float *x, float *y, int is_max, const acc_pool2d_params *p);
 
@@ -232,12 +241,30 @@ int sim_pool2d_q8(sim_device *d, const char *op, const void *x, void *y, int is_
                   int x_unsigned, float in_scale, int32_t in_zero_point, int y_unsigned, float out_scale,
                   int32_t out_zero_point);
 
-typedef enum sim_eltwise_kind { SIM_ADD = 0, SIM_MUL = 1, SIM_RELU = 2, SIM_CLIP = 3 } sim_eltwise_kind;
+typedef enum sim_eltwise_kind {
+    SIM_ADD = 0, SIM_MUL = 1, SIM_RELU = 2, SIM_CLIP = 3, SIM_SUB = 4, SIM_DIV = 5,
+    SIM_SIGMOID = 6, SIM_TANH = 7, SIM_GELU = 8, SIM_SILU = 9 /* gelu: x/2 (1 + erf(x / sqrt 2)) */
+} sim_eltwise_kind;
 
-/* y = act(a + b | a * b | relu(a) | clip(a, clip_min, clip_max)) over `count` elements;
+/* y = act(a + b | a * b | relu(a) | clip(a, clip_min, clip_max) | ...) over `count` elements;
  * y may be exactly a or b. */
 int sim_eltwise_f32(sim_device *d, const char *op, sim_eltwise_kind kind, const float *a, const float *b, float *y,
                     int64_t count, float clip_min, float clip_max, const sim_act *act);
+
+/* The same with b broadcast: b holds b_count elements (1: a scalar; a divisor of count:
+ * the trailing dims of a, repeated), element i reads b[i % b_count]. */
+int sim_eltwise_bcast_f32(sim_device *d, const char *op, sim_eltwise_kind kind, const float *a, const float *b,
+                          float *y, int64_t count, int64_t b_count, float clip_min, float clip_max, const sim_act *act);
+
+typedef enum sim_row_kind { SIM_SOFTMAX = 0, SIM_LAYER_NORM = 1 } sim_row_kind;
+
+#define SIM_ROW_PASSES 3 /* a row op reads its row three times: max/mean, sum/variance, output */
+
+/* Row ops over the last axis: x and y hold `rows` rows of `n`. Softmax: exp(x - max) /
+ * sum; layer norm: (x - mean) / sqrt(var + eps) * gamma + beta (gamma, beta [n], NULL = 1
+ * and 0). Cost: SIM_ROW_PASSES * rows * n elementwise units. */
+int sim_rows_f32(sim_device *d, const char *op, sim_row_kind kind, const float *x, const float *gamma,
+                 const float *beta, float *y, int64_t rows, int64_t n, float eps);
 
 /* Parameters of a quantized elementwise command. */
 typedef struct sim_qeltwise {

@@ -38,11 +38,11 @@ func.func @conv2d_bias_relu_maxpool(
   func.return %3 : tensor<*xf32>
 }
 
-func.func @conv2d_sigmoid(
+func.func @conv2d_erf(
     %x: tensor<*xf32>,
     %w: tensor<*xf32> {accel.constant}) -> tensor<*xf32> {
   %0 = relay.nn.conv2d %x, %w : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
-  %1 = relay.sigmoid %0 : tensor<*xf32>
+  %1 = relay.erf %0 : tensor<*xf32>
   func.return %1 : tensor<*xf32>
 }
 

@@ -1,0 +1,32 @@
+// Shape errors of accel's transformer commands: one line each, file:line:col.
+// RUN: not accel-opt %s --split-input-file 2>&1 | filecheck %s
+
+// CHECK: compute-shapes-invalid.mlir:[[# @LINE + 2]]:3: error: 'accel.matmul' op batch dims of [2, 4, 8] x [1, 4, 8] -> [2, 4, 4] differ
+func.func @batch(%q: memref<2x4x8xf32>, %k: memref<1x4x8xf32>, %s: memref<2x4x4xf32>) {
+  accel.matmul ins(%q, %k : memref<2x4x8xf32>, memref<1x4x8xf32>) outs(%s : memref<2x4x4xf32>)
+  func.return
+}
+
+// -----
+
+// CHECK: compute-shapes-invalid.mlir:[[# @LINE + 2]]:3: error: 'accel.eltwise' op input #1 memref<4x1xf32> must have the output's shape [4, 4], one element or its trailing dims
+func.func @column(%s: memref<4x4xf32>, %m: memref<4x1xf32>) {
+  accel.eltwise ins(%s, %m : memref<4x4xf32>, memref<4x1xf32>) outs(%s : memref<4x4xf32>) {kind = "mul"}
+  func.return
+}
+
+// -----
+
+// CHECK: compute-shapes-invalid.mlir:[[# @LINE + 2]]:3: error: 'accel.eltwise' op 'softmax' takes 1 inputs
+func.func @softmax(%s: memref<4x4xf32>) {
+  accel.eltwise ins(%s, %s : memref<4x4xf32>, memref<4x4xf32>) outs(%s : memref<4x4xf32>) {kind = "softmax"}
+  func.return
+}
+
+// -----
+
+// CHECK: compute-shapes-invalid.mlir:[[# @LINE + 2]]:3: error: 'accel.eltwise' op input #1 memref<4xf32> must be [8]
+func.func @gamma(%x: memref<2x8xf32>, %g: memref<4xf32>) {
+  accel.eltwise ins(%x, %g, %g : memref<2x8xf32>, memref<4xf32>, memref<4xf32>) outs(%x : memref<2x8xf32>) {kind = "layer_norm"}
+  func.return
+}

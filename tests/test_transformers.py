@@ -1,0 +1,94 @@
+"""Transformers and MLPs end to end (issue 10): models built with onnx.helper
+(`e2e_util.keras_mlp_model`, `e2e_util.encoder_model`: QKV projections, multi-head
+attention with a causal mask, layer norms, a GELU FFN), float and int8 QDQ
+(`quantize_qdq`), compiled for npu, npu-shared and dsp, run on the simulator and compared
+with onnxruntime: float within FLOAT_TOL of the output's largest magnitude, int8 within
+INT8_STEPS quantization steps (onnxruntime without graph optimizations: its fused int8
+kernels round differently from the ONNX semantics). The npu takes at least MIN_NPU_SHARE
+of the multiply-accumulates (report.json `macs`); a 128-token FFN (256 -> 1024 -> 256,
+2 MiB of weights) is tiled to the npu's 256 KiB scratchpad.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import onnx
+import pytest
+
+from accel.compiler.driver import compile_to_directory
+from accel.compiler.runtime.run_compiled import run_directory
+from e2e_util import encoder_model, input_signature, keras_mlp_model, ort_run, output_step, quantize_qdq
+
+FLOAT_TOL = 1e-4
+INT8_STEPS = 2
+MIN_NPU_SHARE = 0.9
+
+MODELS = {
+    "keras_mlp": lambda: keras_mlp_model(),
+    "encoder": lambda: encoder_model(),
+    "ffn128": lambda: keras_mlp_model(batch=128, sizes=(256, 1024, 256)),
+}
+CASES = [("keras_mlp", "npu"), ("keras_mlp", "dsp"), ("encoder", "npu"), ("encoder", "npu-shared"),
+         ("encoder", "dsp"), ("encoder_int8", "npu"), ("encoder_int8", "npu-shared"), ("encoder_int8", "dsp"),
+         ("keras_mlp_int8", "npu"), ("ffn128", "npu")]
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("transformers")
+    paths = {}
+    for name, make in MODELS.items():
+        paths[name] = str(root / f"{name}.onnx")
+        onnx.save(make(), paths[name])
+    for name in ("keras_mlp", "encoder"):
+        paths[f"{name}_int8"] = str(root / f"{name}_int8.onnx")
+        quantize_qdq(paths[name], paths[f"{name}_int8"])
+    return paths
+
+
+@pytest.mark.parametrize("name,target", CASES)
+def test_runs_on_the_simulator_like_onnxruntime(models, tmp_path, name, target):
+    path = models[name]
+    model = onnx.load(path)
+    rng = np.random.default_rng(3)
+    feeds = {n: rng.standard_normal(s).astype(np.float32) for n, s in input_signature(model)}
+    report = compile_to_directory(path, target, str(tmp_path / "out"))
+    got, counters = run_directory(str(tmp_path / "out"), feeds)
+    int8 = name.endswith("_int8")
+    want = ort_run(path, feeds, optimize=not int8)
+    for out, ref in want.items():
+        err = float(np.max(np.abs(got[out].astype(np.float64) - ref)))
+        if int8:
+            step = output_step(model, out)
+            assert err <= INT8_STEPS * step * (1 + 1e-6), f"{name} on {target}: {out} off by {err / step:.2f} steps"
+        else:
+            scale = float(np.max(np.abs(ref)))
+            assert err <= FLOAT_TOL * scale, f"{name} on {target}: {out}: {err} > {FLOAT_TOL} x {scale}"
+    macs = report["macs"]
+    assert 0 < macs["offloaded"] <= macs["total"] and counters["accel_ops"] > 0
+    if target.startswith("npu"):
+        share = macs["offloaded"] / macs["total"]
+        assert share >= MIN_NPU_SHARE, f"{name} on {target}: the npu takes {share:.1%} of {macs['total']} MACs"
+
+
+def test_the_npu_runs_attention_as_its_own_commands(models, tmp_path):
+    """Both attention products, the scale, the mask, the softmax, the GELU and the layer
+    norms are npu commands; the int8 encoder's products run in int8 (qdense, qbatch_matmul)."""
+    report = compile_to_directory(models["encoder"], "npu", str(tmp_path / "f"))
+    composites = {c for r in report["regions"] for c in r["composites"]}
+    assert {"npu.attention_mask", "npu.dense_bias_gelu", "npu.dense_bias"} <= composites, composites
+    on_host = {r["op"] for r in report["rejected"]}
+    assert not on_host & {"relay.nn.batch_matmul", "relay.nn.softmax", "relay.nn.dense"}, on_host
+    report = compile_to_directory(models["encoder_int8"], "npu", str(tmp_path / "q"))
+    composites = [c for r in report["regions"] for c in r["composites"]]
+    assert composites.count("npu.qdense") == 6 and composites.count("npu.qbatch_matmul") == 2, composites
+
+
+def test_the_ffn_is_tiled_to_the_scratchpad(models, tmp_path):
+    """2 MiB of FFN weights through a 256 KiB scratchpad: tiles, several commands per layer."""
+    report = compile_to_directory(models["ffn128"], "npu", str(tmp_path / "out"))
+    assert report["memory"]["scratchpad_peak_bytes"] <= 256 * 1024
+    with open(os.path.join(str(tmp_path / "out"), "npu_wrappers.c")) as f:
+        assert "for (" in f.read()  # the row tiles loop
