@@ -362,19 +362,23 @@ class ModelEmitter:
         w.line("const char *const model_input_names[] = {" + ", ".join(c_string(n) for n, _, _ in inputs) + (", " if inputs else "") + "0};")
         w.line("const char *const model_output_names[] = {" + ", ".join(c_string(n) for n, _, _ in outputs) + (", " if outputs else "") + "0};")
         w.line("")
-        w.line("static const char *const op_descriptions[] = {")
-        for d in self.op_descriptions:
-            w.line(f"    {c_string(d)},")
-        w.line("    0};")
-        w.line("")
+        # A model without a single op (an Identity, a folded Shape) calls no kernel: no
+        # `fail` then, which -Werror would reject as unused.
+        if self.op_descriptions:
+            w.line("static const char *const op_descriptions[] = {")
+            for d in self.op_descriptions:
+                w.line(f"    {c_string(d)},")
+            w.line("    0};")
+            w.line("")
         for g in self.globals:
             w.line(g)
         w.line("")
-        w.line("static int fail(int status, int op) {")
-        w.line('    fprintf(stderr, "model: error: %s failed: %s\\n", op_descriptions[op], acc_status_string(status));')
-        w.line("    return status;")
-        w.line("}")
-        w.line("")
+        if self.op_descriptions:
+            w.line("static int fail(int status, int op) {")
+            w.line('    fprintf(stderr, "model: error: %s failed: %s\\n", op_descriptions[op], acc_status_string(status));')
+            w.line("    return status;")
+            w.line("}")
+            w.line("")
         self.emit_init(w, inputs, outputs, targets)
         params = [f"const {C_TYPES[dt]} *in{i}" for i, (_, _, dt) in enumerate(inputs)]
         params += [f"{C_TYPES[dt]} *out{i}" for i, (_, _, dt) in enumerate(outputs)]
