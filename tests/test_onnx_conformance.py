@@ -56,6 +56,8 @@ STATIC_INPUTS: dict[str, tuple[int, ...]] = {
     "Expand": (1,),
     "ConstantOfShape": (0,),
     "Dropout": (1, 2),
+    "Resize": (1, 2, 3),
+    "Upsample": (1,),
 }
 """Inputs (by op type and position) that must be known when compiling."""
 

@@ -759,6 +759,51 @@ class HostKernelEmitter:
                     f"{f(op.lhs_scale)}, {z(op.lhs_zero_point)}, {self.tag(op.rhs)}, {self.p(op.rhs)}, {len(sb)}, "
                     f"{m.shape_array(sb)}, {f(op.rhs_scale)}, {z(op.rhs_zero_point)}, {self.tag(op.result)}, {y}, "
                     f"{f(op.output_scale)}, {z(op.output_zero_point)})"]
+        if isinstance(op, relay.IMAGE_OPS):
+            return self.image_op_calls(op, es)
+        raise CompileError(f"the host C library has no kernel for '{op.name}'", op)
+
+    def image_op_calls(self, op: Operation, es: int) -> list[str]:
+        """Calls of the image and layout ops (issue 11): resize, conv2d_transpose,
+        depth/space, gather, max-pool indices."""
+        m = self.model
+        y = self.out
+        if isinstance(op, relay.Resize2DOp):
+            n, c, h, w_ = shape_of(op.data.type)
+            oh, ow = op.prop("size")
+            sh, sw = relay.Resize2DOp.scales((h, w_), op.py_props())
+            coord = "ACC_RESIZE_" + op.prop("coordinate_transformation_mode").upper()
+            geometry = f"{n}, {c}, {h}, {w_}, {oh}, {ow}, {c_double(sh)}, {c_double(sw)}, {coord}"
+            if op.prop("method") == "linear":
+                self.require_f32(op)
+                return [f"acc_resize2d_linear_f32({self.p(op.data)}, {y}, {geometry})"]
+            nearest = "ACC_NEAREST_" + op.prop("nearest_mode").upper()
+            return [f"acc_resize2d_nearest({es}, {self.p(op.data)}, {y}, {geometry}, {nearest})"]
+        if isinstance(op, relay.Conv2DTransposeOp):
+            self.require_f32(op)
+            n, c, h, w_ = shape_of(op.data.type)
+            _, oc, oh, ow = shape_of(op.result.type)
+            _, _, kh, kw = shape_of(op.weight.type)
+            s, p, d = op.prop("strides"), op.prop("padding"), op.prop("dilation")
+            name = m.fresh("deconv")
+            m.globals.append(
+                f"static const acc_conv2d_params {name} = {{{n}, {c}, {h}, {w_}, {oc}, {kh}, {kw}, {oh}, {ow}, "
+                f"{s[0]}, {s[1]}, {p[0]}, {p[1]}, {p[2]}, {p[3]}, {d[0]}, {d[1]}, {op.prop('groups')}}};")
+            return [f"acc_conv2d_transpose_f32({self.p(op.data)}, {self.p(op.weight)}, {y}, &{name})"]
+        if isinstance(op, (relay.DepthToSpaceOp, relay.SpaceToDepthOp)):
+            to_space = isinstance(op, relay.DepthToSpaceOp)
+            n, c, h, w_ = shape_of((op.data if to_space else op.result).type)
+            crd = int(op.prop("mode") == "CRD")
+            return [f"acc_depth_space({es}, {self.p(op.data)}, {y}, {n}, {c}, {h}, {w_}, {op.prop('block_size')}, "
+                    f"{crd}, {int(to_space)})"]
+        if isinstance(op, relay.GatherOp):
+            s, si = shape_of(op.data.type), shape_of(op.indices.type)
+            return [f"acc_gather_elements({es}, {self.p(op.data)}, {len(s)}, {m.shape_array(s)}, {op.prop('axis')}, "
+                    f"{self.tag(op.indices)}, {self.p(op.indices)}, {m.shape_array(si)}, {y})"]
+        if isinstance(op, relay.MaxPool2DIndicesOp):
+            pp = self.pool_params(op)
+            return [f"acc_max_pool2d_indices({self.tag(op.data)}, {self.p(op.data)}, {y}, &{pp}, "
+                    f"{op.prop('storage_order')})"]
         raise CompileError(f"the host C library has no kernel for '{op.name}'", op)
 
     def tag(self, v: SSAValue) -> str:

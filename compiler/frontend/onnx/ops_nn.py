@@ -361,9 +361,12 @@ def _pool(n: Node, op_cls, **extra):
 @converter("MaxPool", attrs=("auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order",
                              "strides"))
 def max_pool(n: Node):
-    if len(n.proto.output) > 1 and n.proto.output[1]:
-        raise n.error("the Indices output is not supported")
-    return _pool(n, relay.MaxPool2DOp)
+    y = _pool(n, relay.MaxPool2DOp)
+    if len(n.proto.output) < 2 or not n.proto.output[1]:
+        return y
+    # The Indices output: flat indices into [N, C, H, W] (1-D: [N, C, 1, L] has the same).
+    order = n.attr("storage_order", 0)
+    return [y, _pool(n, relay.MaxPool2DIndicesOp, storage_order=order)]
 
 
 @converter("AveragePool", attrs=("auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape",

@@ -311,6 +311,65 @@ int acc_qnn_add(acc_dtype a_type, const void *a, int a_rank, const int64_t *a_sh
                 float b_scale, int32_t b_zero_point, acc_dtype y_type, void *y, float y_scale,
                 int32_t y_zero_point);
 
+/* ---------------------------------------------------------------------------------
+ * Image and layout ops (issue 11): resize, transposed convolution, depth/space
+ * rearrangement, element gather, max-pool indices
+ * --------------------------------------------------------------------------------- */
+
+/* ONNX Resize's coordinate_transformation_mode (output -> input coordinate). */
+typedef enum acc_resize_coord {
+    ACC_RESIZE_HALF_PIXEL = 0,
+    ACC_RESIZE_HALF_PIXEL_SYMMETRIC = 1,
+    ACC_RESIZE_PYTORCH_HALF_PIXEL = 2,
+    ACC_RESIZE_ALIGN_CORNERS = 3,
+    ACC_RESIZE_ASYMMETRIC = 4,
+    ACC_RESIZE_TF_HALF_PIXEL_FOR_NN = 5
+} acc_resize_coord;
+
+/* ONNX Resize's nearest_mode. */
+typedef enum acc_resize_nearest {
+    ACC_NEAREST_ROUND_PREFER_FLOOR = 0,
+    ACC_NEAREST_ROUND_PREFER_CEIL = 1,
+    ACC_NEAREST_FLOOR = 2,
+    ACC_NEAREST_CEIL = 3
+} acc_resize_nearest;
+
+/* relay.image.resize2d: x [n][c][h][w] -> y [n][c][oh][ow]. scale_h/scale_w map output
+ * to input coordinates (in double, as the reference). Nearest works on any element
+ * type (elem_size bytes); the index is clamped to the input. */
+int acc_resize2d_nearest(size_t elem_size, const void *x, void *y, int64_t n, int64_t c, int64_t h, int64_t w,
+                         int64_t oh, int64_t ow, double scale_h, double scale_w, acc_resize_coord coord,
+                         acc_resize_nearest nearest);
+
+/* relay.image.resize2d, bilinear on float32: the 2x2 neighbours of the coordinate
+ * (clamped to the input) weighted in double, rounded once. */
+int acc_resize2d_linear_f32(const float *x, float *y, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
+                            int64_t ow, double scale_h, double scale_w, acc_resize_coord coord);
+
+/* relay.nn.conv2d_transpose on float32: weight [c][oc / groups][kh][kw] (IOHW); p->h,
+ * p->w are the input's size, p->oh, p->ow the output's, padding removes output cells
+ * at the start (top, left) and end; p->oc is the number of output channels. Sums in
+ * double. */
+int acc_conv2d_transpose_f32(const float *x, const float *w, float *y, const acc_conv2d_params *p);
+
+/* relay.nn.depth_to_space (to_space = 1: [n][c][h][w] -> [n][c / b²][h·b][w·b]) and
+ * relay.nn.space_to_depth (to_space = 0: [n][c][h][w] -> [n][c·b²][h / b][w / b]); `crd`
+ * selects the CRD channel order, else DCR. Any element type. n, c, h, w describe the
+ * tensor in depth form ([n][c][h][w] with c = channels·b²) for both directions. */
+int acc_depth_space(size_t elem_size, const void *x, void *y, int64_t n, int64_t c, int64_t h, int64_t w,
+                    int64_t block, int crd, int to_space);
+
+/* relay.gather (ONNX GatherElements): indices has x's rank and shape idx_shape; y has
+ * idx_shape. An index outside [-shape[axis], shape[axis]) returns ACC_ERANGE before
+ * anything is written. */
+int acc_gather_elements(size_t elem_size, const void *x, int rank, const int64_t *shape, int axis,
+                        acc_dtype index_type, const void *indices, const int64_t *idx_shape, void *y);
+
+/* relay.nn.max_pool2d_indices: int64 flat index into x [n][c][h][w] of the first
+ * maximum of each window (storage_order 1: c-plane offset + col * h + row). Numeric
+ * dtypes; NaN wins like numpy's argmax. */
+int acc_max_pool2d_indices(acc_dtype t, const void *x, int64_t *y, const acc_pool2d_params *p, int storage_order);
+
 #ifdef __cplusplus
 }
 #endif
