@@ -100,8 +100,54 @@ def future_opset():
     return model([h.make_node("Relu", ["x"], ["y"])], [vi("x", [2])], [vi("y", [2])], opset=99)
 
 
+def image_ops():
+    """The image and layout ops exporters write: Resize (scales and sizes), Upsample-9,
+    ConvTranspose, DepthToSpace, SpaceToDepth, GatherElements, MaxPool with Indices."""
+    return model(
+        [h.make_node("Resize", ["x", "", "scales"], ["up"], name="resize_nearest", mode="nearest",
+                     coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+         h.make_node("Resize", ["up", "", "", "sizes"], ["lin"], name="resize_linear", mode="linear",
+                     coordinate_transformation_mode="pytorch_half_pixel"),
+         h.make_node("ConvTranspose", ["lin", "w", "b"], ["ct"], name="deconv", strides=[2, 2], pads=[1, 1, 1, 1],
+                     output_padding=[1, 1], group=2),
+         h.make_node("DepthToSpace", ["ct"], ["d2s"], name="d2s", blocksize=2, mode="CRD"),
+         h.make_node("SpaceToDepth", ["d2s"], ["s2d"], name="s2d", blocksize=2),
+         h.make_node("MaxPool", ["s2d"], ["mp", "idx"], name="pool", kernel_shape=[2, 2], strides=[2, 2]),
+         h.make_node("GatherElements", ["mp", "gi"], ["y"], name="gather", axis=1)],
+        [vi("x", [1, 2, 3, 3])], [vi("y", [1, 2, 6, 6]), vi("idx", [1, 8, 6, 6], T.INT64)],
+        [("scales", np.array([1, 1, 2, 2], np.float32)), ("sizes", np.array([1, 2, 6, 6], np.int64)),
+         ("w", f32(2, 4, 3, 3)), ("b", f32(8)), ("gi", rng.integers(0, 8, (1, 2, 6, 6)).astype(np.int64))])
+
+
+def upsample9():
+    return model([h.make_node("Upsample", ["x", "scales"], ["y"], name="up", mode="nearest")],
+                 [vi("x", [1, 1, 2, 2])], [vi("y", [1, 1, 4, 6])], [("scales", np.array([1, 1, 2, 3], np.float32))],
+                 opset=9)
+
+
+def resize_cubic():
+    return model([h.make_node("Resize", ["x", "", "scales"], ["y"], name="resize_3", mode="cubic")],
+                 [vi("x", [1, 1, 2, 2])], [vi("y", [1, 1, 4, 4])], [("scales", np.array([1, 1, 2, 2], np.float32))])
+
+
+def resize_channels():
+    return model([h.make_node("Resize", ["x", "", "scales"], ["y"], name="resize_4")],
+                 [vi("x", [1, 2, 2, 2])], [vi("y", [1, 4, 4, 4])], [("scales", np.array([1, 2, 2, 2], np.float32))])
+
+
+def resize_runtime_scales():
+    return model([h.make_node("Resize", ["x", "", "s"], ["y"], name="resize_5")],
+                 [vi("x", [1, 1, 2, 2]), vi("s", [4])], [vi("y", [1, 1, 4, 4])])
+
+
+def conv_transpose_3d():
+    return model([h.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv3d")],
+                 [vi("x", [1, 1, 2, 2, 2])], [vi("y", [1, 1, 3, 3, 3])], [("w", f32(1, 1, 2, 2, 2))])
+
+
 MODELS = {f.__name__: f for f in (conv_relu, shape_chain, qdq, unsupported_op, bad_attribute, unknown_attribute,
-                                   dynamic_dim, foreign_domain, runtime_shape, future_opset)}
+                                   dynamic_dim, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
+                                   resize_cubic, resize_channels, resize_runtime_scales, conv_transpose_3d)}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
