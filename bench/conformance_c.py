@@ -1,5 +1,5 @@
-"""ONNX backend node tests through the C path: import (shape inputs bound, see
-tests/test_onnx_conformance.py's STATIC_INPUTS), compile for `--target` (default npu),
+"""ONNX backend node tests through the C path: import (shape inputs bound with
+`bind_inputs`, see tests/test_onnx_conformance.py's STATIC_INPUTS), compile for `--target` (default npu),
 build with -Werror and run; compare with the case's expected outputs.
 
     .venv/bin/python bench/conformance_c.py [--target npu] [-k REGEX] [--fails]
@@ -22,7 +22,7 @@ import onnx
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
 
-from test_onnx_conformance import all_cases, compare, freeze_static_inputs, known_deviation  # noqa: E402
+from test_onnx_conformance import all_cases, compare, known_deviation, static_bindings  # noqa: E402
 
 from accel.compiler.diagnostics import CompileError  # noqa: E402
 from accel.compiler.driver import compile_to_directory  # noqa: E402
@@ -32,13 +32,13 @@ from accel.compiler.runtime.run_compiled import run_directory  # noqa: E402
 def run_case_c(case, target: str, tmp: str) -> str | None:
     try:
         for i, (inputs, expected) in enumerate(case.data_sets):
-            model, feeds = freeze_static_inputs(case.model, inputs)
+            bindings, feeds = static_bindings(case.model, inputs)
             path = os.path.join(tmp, f"{case.name}_{i}.onnx")
-            onnx.save(model, path)
+            onnx.save(case.model, path)
             out_dir = os.path.join(tmp, f"{case.name}_{i}")
-            compile_to_directory(path, target, out_dir)
+            compile_to_directory(path, target, out_dir, bind_inputs=bindings)
             got, _ = run_directory(out_dir, feeds)
-            for vi, want in zip(model.graph.output, expected):
+            for vi, want in zip(case.model.graph.output, expected):
                 why = compare(got[vi.name], want, case.rtol, case.atol)
                 if why:
                     return f"output '{vi.name}': {why}"

@@ -195,7 +195,11 @@ class Node:
         """The value of input `i`, which must be known at import time."""
         v = self.value(i)
         if not isinstance(v, Const):
-            label = f"{what or f'input {i}'} ('{self.proto.input[i]}')"
+            name = self.proto.input[i]
+            label = f"{what or f'input {i}'} ('{name}')"
+            if name in self.importer.runtime_inputs:
+                raise self.error(f"{label} must be a constant; it is a graph input: bind it with "
+                                 f"--bind-inputs {name}=VALUE")
             raise self.error(f"{label} must be a constant; a value computed at run time is not supported")
         return v.value
 

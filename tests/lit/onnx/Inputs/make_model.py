@@ -145,9 +145,24 @@ def conv_transpose_3d():
                  [vi("x", [1, 1, 2, 2, 2])], [vi("y", [1, 1, 3, 3, 3])], [("w", f32(1, 1, 2, 2, 2))])
 
 
+def shape_inputs():
+    """Reshape / Unsqueeze / Pad / ReduceMean / Squeeze whose shape, axes and pads are
+    graph inputs (what --bind-inputs serves)."""
+    return model(
+        [h.make_node("Reshape", ["x", "shape"], ["r"], name="reshape"),
+         h.make_node("Unsqueeze", ["r", "uaxes"], ["u"], name="unsqueeze"),
+         h.make_node("Pad", ["u", "pads"], ["p"], name="pad"),
+         h.make_node("ReduceMean", ["p", "raxes"], ["m"], name="mean", keepdims=1),
+         h.make_node("Squeeze", ["m", "saxes"], ["y"], name="squeeze")],
+        [vi("x", [2, 6]), vi("shape", [2], T.INT64), vi("uaxes", [1], T.INT64), vi("pads", [6], T.INT64),
+         vi("raxes", [1], T.INT64), vi("saxes", [1], T.INT64)],
+        [vi("y", [5, 6])], opset=18)
+
+
 MODELS = {f.__name__: f for f in (conv_relu, shape_chain, qdq, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
-                                   resize_cubic, resize_channels, resize_runtime_scales, conv_transpose_3d)}
+                                   resize_cubic, resize_channels, resize_runtime_scales, conv_transpose_3d,
+                                   shape_inputs)}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
