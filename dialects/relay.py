@@ -2003,8 +2003,8 @@ class YieldOp(IRDLOperation):
 
 
 # --------------------------------------------------------------------------------------
-# Image and layout ops that exporters emit: resize, transposed convolution, depth/space
-# rearrangement, element gather, max-pool indices (issue 11)
+# Ops that exporters emit (issue 11): resize, transposed convolution, depth/space
+# rearrangement, element gather, max-pool indices, clip with run-time bounds
 # --------------------------------------------------------------------------------------
 
 RESIZE_COORDINATE_MODES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
@@ -2199,8 +2199,31 @@ class MaxPool2DIndicesOp(RelayOp):
         return [tensor(shape_of(pooled), i64)]
 
 
+@relay_op
+class DynClipOp(RelayOp):
+    """min(max(x, a_min), a_max) with the bounds as run-time scalar tensors of x's type
+    (ONNX Clip-11+ whose min/max are computed or graph inputs; TVM's `dyn` namespace
+    holds ops whose attributes became operands). a_min > a_max gives a_max everywhere."""
+
+    name = "relay.dyn.clip"
+    data = operand_def(TensorType)
+    a_min = operand_def(TensorType)
+    a_max = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        for t, name in ((ts[1], "a_min"), (ts[2], "a_max")):
+            b = _tensor_type(t, name)
+            _same_elem(d, b, "data", name)
+            if numel(shape_of(b)) != 1 or len(shape_of(b)) > 1:
+                raise VerifyException(f"operand '{name}' must be a scalar (rank 0 or [1]), got {b}")
+        return [d]
+
+
 IMAGE_OPS: tuple[type[IRDLOperation], ...] = (
-    Resize2DOp, Conv2DTransposeOp, DepthToSpaceOp, SpaceToDepthOp, GatherOp, MaxPool2DIndicesOp,
+    Resize2DOp, Conv2DTransposeOp, DepthToSpaceOp, SpaceToDepthOp, GatherOp, MaxPool2DIndicesOp, DynClipOp,
 )  # fmt: skip
 
 

@@ -1,5 +1,5 @@
-"""The image and layout ops of issue 11 (Resize/Upsample, ConvTranspose, DepthToSpace,
-SpaceToDepth, GatherElements, MaxPool's Indices) against onnxruntime, through both the
+"""The ops of issue 11 (Resize/Upsample, ConvTranspose, DepthToSpace, SpaceToDepth,
+GatherElements, MaxPool's Indices, Clip with run-time bounds) against onnxruntime, through both the
 reference interpreter and the compiled C (host kernels, `-Werror`).
 
 Each case is a one- or two-node model built here. Tolerances: float outputs within
@@ -117,6 +117,11 @@ CASES = {
     "maxpool_indices": _max_pool_indices([2, 3, 6, 7], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
     "maxpool_indices_col_major": _max_pool_indices([1, 2, 5, 5], kernel_shape=[2, 2], storage_order=1,
                                                    dilations=[2, 1]),
+    # Clip with run-time bounds (relay.dyn.clip), one of them missing.
+    "clip_runtime_bounds": _model([oh.make_node("Clip", ["x", "lo", "hi"], ["y"])],
+                                  [_vi("x", [3, 4]), _vi("lo", []), _vi("hi", [])], [_vi("y", None)]),
+    "clip_runtime_min_int8": _model([oh.make_node("Clip", ["x", "lo"], ["y"])],
+                                    [_vi("x", [2, 5], T.INT8), _vi("lo", [], T.INT8)], [_vi("y", None, T.INT8)]),
 }
 
 EXACT = ("resize_nearest", "upsample9_nearest", "depth_to_space", "space_to_depth", "gather_elements", "maxpool")
@@ -137,11 +142,14 @@ def _compare(name: str, got: dict, want: dict) -> None:
 def feeds():
     out = {}
     for name, m in CASES.items():
-        shape = [d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim]
-        x = rng.standard_normal(shape).astype(np.float32)
-        if name.startswith("maxpool"):
-            x = rng.permutation(x.size).reshape(shape).astype(np.float32)  # no ties: one first maximum
-        out[name] = {"x": x}
+        out[name] = {}
+        for vi in m.graph.input:
+            shape = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+            dtype = oh.tensor_dtype_to_np_dtype(vi.type.tensor_type.elem_type)
+            x = np.asarray(rng.standard_normal(shape) * (1 if dtype.kind == "f" else 50)).astype(dtype)
+            if name.startswith("maxpool"):
+                x = rng.permutation(x.size).reshape(shape).astype(np.float32)  # no ties: one first maximum
+            out[name][vi.name] = x
     return out
 
 

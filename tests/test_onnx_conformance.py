@@ -53,7 +53,6 @@ STATIC_INPUTS: dict[str, tuple[int, ...]] = {
     "Slice": (1, 2, 3, 4),
     "Split": (1,),
     "ReduceMean": (1,),
-    "Clip": (1, 2),
     "Expand": (1,),
     "ConstantOfShape": (0,),
     "Dropout": (1, 2),

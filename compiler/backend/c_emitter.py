@@ -764,8 +764,8 @@ class HostKernelEmitter:
         raise CompileError(f"the host C library has no kernel for '{op.name}'", op)
 
     def image_op_calls(self, op: Operation, es: int) -> list[str]:
-        """Calls of the image and layout ops (issue 11): resize, conv2d_transpose,
-        depth/space, gather, max-pool indices."""
+        """Calls of the ops of issue 11: resize, conv2d_transpose, depth/space, gather,
+        max-pool indices, dyn.clip."""
         m = self.model
         y = self.out
         if isinstance(op, relay.Resize2DOp):
@@ -804,6 +804,10 @@ class HostKernelEmitter:
             pp = self.pool_params(op)
             return [f"acc_max_pool2d_indices({self.tag(op.data)}, {self.p(op.data)}, {y}, &{pp}, "
                     f"{op.prop('storage_order')})"]
+        if isinstance(op, relay.DynClipOp):
+            count = numel(shape_of(op.result.type))
+            return [f"acc_dyn_clip({self.tag(op.data)}, {self.p(op.data)}, {self.p(op.a_min)}, {self.p(op.a_max)}, "
+                    f"{y}, {count})"]
         raise CompileError(f"the host C library has no kernel for '{op.name}'", op)
 
     def tag(self, v: SSAValue) -> str:

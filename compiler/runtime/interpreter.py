@@ -150,6 +150,7 @@ class RelayFunctions(InterpreterFunctions):
     run_space_to_depth = kernel(relay.SpaceToDepthOp)(_with_props(ref.space_to_depth))
     run_gather = kernel(relay.GatherOp)(_with_props(ref.gather))
     run_max_pool2d_indices = kernel(relay.MaxPool2DIndicesOp)(_with_props(ref.max_pool2d_indices))
+    run_dyn_clip = kernel(relay.DynClipOp)(_with_props(ref.dyn_clip))
 
     @kernel(relay.ConcatenateOp)
     def run_concatenate(self, op: relay.ConcatenateOp, *inputs):

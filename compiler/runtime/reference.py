@@ -655,3 +655,8 @@ def max_pool2d_indices(
     plane = (np.arange(n)[:, None, None, None] * c + np.arange(c)[None, :, None, None]) * (h * w)
     within = row * w + col if storage_order == 0 else col * h + row
     return (plane + within).astype(np.int64)
+
+
+def dyn_clip(data: np.ndarray, a_min: np.ndarray, a_max: np.ndarray) -> np.ndarray:
+    """min(max(x, a_min), a_max) with scalar bounds of x's type (NaN stays NaN)."""
+    return np.minimum(np.maximum(data, a_min.reshape(())), a_max.reshape(()))

@@ -305,6 +305,8 @@ def clip(n: Node):
         lim = np.finfo(dt) if dt.kind == "f" else np.iinfo(dt)
         lo, hi = float(n.attr("min", lim.min)), float(n.attr("max", lim.max))
     else:
+        if any(n.has(i) and not n.is_const(i) for i in (1, 2)):
+            return _dyn_clip(n, dt)
         lo_c = n.opt_const(1, "the min input")
         hi_c = n.opt_const(2, "the max input")
         if lo_c is None and hi_c is None:
@@ -315,6 +317,14 @@ def clip(n: Node):
     if lo > hi:
         lo = hi  # ONNX: min > max sets every value to max
     return n.emit(relay.ClipOp(n.input(0), a_min=lo, a_max=hi))
+
+
+def _dyn_clip(n: Node, dt: np.dtype) -> SSAValue:
+    """Clip whose min or max is a run-time value: relay.dyn.clip (a missing bound is the
+    type's unbounded end)."""
+    unbounded = (-math.inf, math.inf) if dt.kind == "f" else (np.iinfo(dt).min, np.iinfo(dt).max)
+    bounds = [n.input(i) if n.has(i) else n.const_value(np.array(u, dtype=dt)) for i, u in zip((1, 2), unbounded)]
+    return n.emit(relay.DynClipOp(n.input(0), *bounds))
 
 
 @converter("Softmax", attrs=("axis",))

@@ -1677,3 +1677,8 @@ int acc_max_pool2d_indices(acc_dtype t, const void *x, int64_t *y, const acc_poo
     }
     return ACC_OK;
 }
+
+int acc_dyn_clip(acc_dtype t, const void *x, const void *a_min, const void *a_max, void *y, int64_t count) {
+    if (!a_min || !a_max || !is_numeric(t)) return ACC_EINVAL;
+    return acc_clip(t, x, y, count, load_number(t, a_min, 0), load_number(t, a_max, 0));
+}

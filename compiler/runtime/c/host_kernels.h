@@ -312,8 +312,8 @@ int acc_qnn_add(acc_dtype a_type, const void *a, int a_rank, const int64_t *a_sh
                 int32_t y_zero_point);
 
 /* ---------------------------------------------------------------------------------
- * Image and layout ops (issue 11): resize, transposed convolution, depth/space
- * rearrangement, element gather, max-pool indices
+ * Ops exporters emit (issue 11): resize, transposed convolution, depth/space
+ * rearrangement, element gather, max-pool indices, clip with run-time bounds
  * --------------------------------------------------------------------------------- */
 
 /* ONNX Resize's coordinate_transformation_mode (output -> input coordinate). */
@@ -369,6 +369,10 @@ int acc_gather_elements(size_t elem_size, const void *x, int rank, const int64_t
  * maximum of each window (storage_order 1: c-plane offset + col * h + row). Numeric
  * dtypes; NaN wins like numpy's argmax. */
 int acc_max_pool2d_indices(acc_dtype t, const void *x, int64_t *y, const acc_pool2d_params *p, int storage_order);
+
+/* relay.dyn.clip: acc_clip with the bounds read at run time from one element of x's
+ * type each (int64 bounds beyond 2^53 are rounded to double first). */
+int acc_dyn_clip(acc_dtype t, const void *x, const void *a_min, const void *a_max, void *y, int64_t count);
 
 #ifdef __cplusplus
 }

@@ -33,3 +33,11 @@
 // RUN: not accel-opt %t.ct3.onnx 2>&1 | filecheck %s --check-prefix=CT3
 // CT3: accel-opt: {{.*}}ct3.onnx: error: node 'deconv3d' (ConvTranspose): transposed convolution on rank-5 input is not supported (only 1-D and 2-D: rank 3 or 4)
 // CT3-NOT: {{.}}
+
+// Clip with a run-time bound is relay.dyn.clip (the missing max: +inf); bound, a clip.
+// RUN: %python %S/Inputs/make_model.py runtime_clip %t.clip.onnx
+// RUN: accel-opt %t.clip.onnx | filecheck %s --check-prefix=CLIP
+// CLIP:      %0 = relay.constant dense<"0x0000807F"> : tensor<f32>
+// CLIP-NEXT: %y = relay.dyn.clip %x, %lo, %0 : (tensor<2x3xf32>, tensor<f32>, tensor<f32>) -> tensor<2x3xf32>
+// RUN: accel-opt %t.clip.onnx --bind-inputs lo=0.5 | filecheck %s --check-prefix=BOUND
+// BOUND: %y = relay.clip %x {a_min = 0.5, a_max = inf} : tensor<2x3xf32>

@@ -121,3 +121,19 @@ func.func @max_pool_indices_order(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xi64
   %y = relay.nn.max_pool2d_indices %x {pool_size = [2, 2], strides = [2, 2], storage_order = 2} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xi64> // expected-error {{'relay.nn.max_pool2d_indices' op property 'storage_order' must be 0 or 1, got 2}}
   func.return %y : tensor<1x1x2x2xi64>
 }
+
+// -----
+
+func.func @dyn_clip_type(%x: tensor<4xf32>, %lo: tensor<f64>, %hi: tensor<f32>) -> tensor<4xf32> {
+  // CHECK: image-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.dyn.clip' op operands 'data' and 'a_min' must have the same element type, got f32 and f64
+  %y = relay.dyn.clip %x, %lo, %hi : (tensor<4xf32>, tensor<f64>, tensor<f32>) -> tensor<4xf32> // expected-error {{'relay.dyn.clip' op operands 'data' and 'a_min' must have the same element type, got f32 and f64}}
+  func.return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @dyn_clip_scalar(%x: tensor<4xf32>, %lo: tensor<f32>, %hi: tensor<2xf32>) -> tensor<4xf32> {
+  // CHECK: image-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.dyn.clip' op operand 'a_max' must be a scalar (rank 0 or [1]), got tensor<2xf32>
+  %y = relay.dyn.clip %x, %lo, %hi : (tensor<4xf32>, tensor<f32>, tensor<2xf32>) -> tensor<4xf32> // expected-error {{'relay.dyn.clip' op operand 'a_max' must be a scalar (rank 0 or [1]), got tensor<2xf32>}}
+  func.return %y : tensor<4xf32>
+}

@@ -84,3 +84,13 @@ func.func @max_pool_indices(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x2x2xi64> {
 // CHECK-LABEL: func.func @max_pool_indices
 // CHECK-NEXT:  %y = relay.nn.max_pool2d_indices %x {pool_size = [2, 2], strides = [2, 2], storage_order = 1} : (tensor<1x2x5x5xf32>) -> tensor<1x2x2x2xi64>
 // GEN:         "relay.nn.max_pool2d_indices"(%x) <{pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilation = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, ceil_mode = false, storage_order = 1 : i64}>
+
+// -----
+
+func.func @dyn_clip(%x: tensor<2x3xi8>, %lo: tensor<i8>, %hi: tensor<1xi8>) -> tensor<2x3xi8> {
+  %y = relay.dyn.clip %x, %lo, %hi : (tensor<2x3xi8>, tensor<i8>, tensor<1xi8>) -> tensor<2x3xi8>
+  func.return %y : tensor<2x3xi8>
+}
+// CHECK-LABEL: func.func @dyn_clip
+// CHECK-NEXT:  %y = relay.dyn.clip %x, %lo, %hi : (tensor<2x3xi8>, tensor<i8>, tensor<1xi8>) -> tensor<2x3xi8>
+// GEN:         "relay.dyn.clip"(%x, %lo, %hi) : (tensor<2x3xi8>, tensor<i8>, tensor<1xi8>) -> tensor<2x3xi8>

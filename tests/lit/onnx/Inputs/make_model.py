@@ -159,10 +159,16 @@ def shape_inputs():
         [vi("y", [5, 6])], opset=18)
 
 
+def runtime_clip():
+    """Clip whose min is a graph input and max is missing."""
+    return model([h.make_node("Clip", ["x", "lo"], ["y"], name="clip")],
+                 [vi("x", [2, 3]), vi("lo", [])], [vi("y", [2, 3])])
+
+
 MODELS = {f.__name__: f for f in (conv_relu, shape_chain, qdq, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_channels, resize_runtime_scales, conv_transpose_3d,
-                                   shape_inputs)}
+                                   shape_inputs, runtime_clip)}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
