@@ -50,6 +50,8 @@ from accel.compiler.diagnostics import CompileError, one_line
 from accel.compiler.frontend.builder import GraphBuilder, ssa_name_hint
 from accel.compiler.frontend.onnx.bind import OPTION, Bindings, bound_value, parse_bindings
 from accel.compiler.frontend.onnx.context import (
+    MICROSOFT_DOMAIN,
+    MICROSOFT_OPS,
     OPS,
     Const,
     Node,
@@ -427,10 +429,13 @@ class GraphImporter:
         return v
 
     def import_node(self, proto: onnx.NodeProto) -> None:
-        if proto.domain not in DEFAULT_DOMAINS:
+        if proto.domain == MICROSOFT_DOMAIN and proto.op_type in MICROSOFT_OPS:
+            version, support = 1, MICROSOFT_OPS[proto.op_type]
+        elif proto.domain not in DEFAULT_DOMAINS:
             raise self.node_error(proto, f"ops of domain '{proto.domain}' are not supported")
-        version = self.op_version(proto)
-        support = OPS.get(proto.op_type)
+        else:
+            version = self.op_version(proto)
+            support = OPS.get(proto.op_type)
         inputs = [self.lookup(proto, name) if name else None for name in proto.input]
         all_const = all(v is None or isinstance(v, Const) for v in inputs)
         if support is None:

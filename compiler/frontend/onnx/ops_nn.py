@@ -346,7 +346,8 @@ def softmax(n: Node):
 # --------------------------------------------------------------------------------------
 
 
-def _pool(n: Node, op_cls, **extra):
+def _pool(n: Node, op_cls, x: Value | None = None, **extra):
+    """Input 0 (or `x`, a value of its shape) pooled with the node's window attributes."""
     dims = n.shape(0)
     d = spatial_rank(n, len(dims), "pooling")
     kernel = n.ints("kernel_shape")
@@ -354,7 +355,7 @@ def _pool(n: Node, op_cls, **extra):
         raise n.error(f"kernel_shape {kernel} must have {d} entries")
     dilations = n.op_type == "MaxPool" and n.version >= 10 or n.op_type == "AveragePool" and n.version >= 19
     strides, dil, begin, end = window_geometry(n, dims[2:], kernel, dilations=dilations)
-    x = n.value(0)
+    x = n.value(0) if x is None else x
     if d == 1:
         strides, dil, begin, end = lift_1d(strides, dil, begin, end)
         kernel = [1, *kernel]

@@ -165,10 +165,26 @@ def runtime_clip():
                  [vi("x", [2, 3]), vi("lo", [])], [vi("y", [2, 3])])
 
 
+def qoperator():
+    """com.microsoft QLinearAdd and QGemm (transB = 0, per-column weight scales, int32
+    bias, float output), as onnxruntime's QOperator quantizer writes them."""
+    i8 = lambda v: np.array(v, np.int8)  # noqa: E731
+    f = lambda v: np.array(v, np.float32)  # noqa: E731
+    ms = "com.microsoft"
+    return model(
+        [h.make_node("QLinearAdd", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], ["s"], name="qadd", domain=ms),
+         h.make_node("QGemm", ["s", "ys", "yz", "w", "ws", "wz", "c"], ["y"], name="qgemm", domain=ms)],
+        [vi("a", [2, 4], T.INT8), vi("b", [2, 4], T.INT8)], [vi("y", [2, 3])],
+        [("as", f(0.1)), ("az", i8(1)), ("bs", f(0.2)), ("bz", i8(-2)), ("ys", f(0.3)), ("yz", i8(0)),
+         ("w", rng.integers(-100, 100, (4, 3)).astype(np.int8)), ("ws", f([0.01, 0.02, 0.03])),
+         ("wz", np.zeros(3, np.int8)), ("c", np.array([5, -6, 7], np.int32))],
+        opsets=[h.make_opsetid("", 17), h.make_opsetid(ms, 1)])
+
+
 MODELS = {f.__name__: f for f in (conv_relu, shape_chain, qdq, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_channels, resize_runtime_scales, conv_transpose_3d,
-                                   shape_inputs, runtime_clip)}
+                                   shape_inputs, runtime_clip, qoperator)}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
