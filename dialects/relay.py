@@ -48,6 +48,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    Signedness,
     StringAttr,
     TensorType,
     UnitAttr,
@@ -2004,7 +2005,8 @@ class YieldOp(IRDLOperation):
 
 # --------------------------------------------------------------------------------------
 # Ops that exporters emit (issue 11): resize, transposed convolution, depth/space
-# rearrangement, element gather, max-pool indices, clip with run-time bounds
+# rearrangement, element gather, max-pool indices, clip with run-time bounds, the
+# parameters of dynamic quantization
 # --------------------------------------------------------------------------------------
 
 RESIZE_COORDINATE_MODES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
@@ -2222,8 +2224,41 @@ class DynClipOp(RelayOp):
         return [d]
 
 
+class _DynamicQParamOp(RelayOp):
+    """A parameter of ONNX DynamicQuantizeLinear's uint8 quantization of float32 data:
+    the range [min(0, min(x)), max(0, max(x))] mapped onto [0, 255]."""
+
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+    RESULT: ClassVar[Attribute]
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        if d.element_type != Float32Type():
+            raise VerifyException(f"operand 'data' must be a float32 tensor, got {d}")
+        return [tensor((), cls.RESULT)]
+
+
+@relay_op
+class DynamicScaleOp(_DynamicQParamOp):
+    """scale = (max - min) / 255 (1 / 255 when the range is empty), a f32 scalar."""
+
+    name = "relay.qnn.dynamic_scale"
+    RESULT = Float32Type()
+
+
+@relay_op
+class DynamicZeroPointOp(_DynamicQParamOp):
+    """zero point = round_half_even(saturate(0 - min / scale)), a ui8 scalar."""
+
+    name = "relay.qnn.dynamic_zero_point"
+    RESULT = IntegerType(8, Signedness.UNSIGNED)
+
+
 IMAGE_OPS: tuple[type[IRDLOperation], ...] = (
     Resize2DOp, Conv2DTransposeOp, DepthToSpaceOp, SpaceToDepthOp, GatherOp, MaxPool2DIndicesOp, DynClipOp,
+    DynamicScaleOp, DynamicZeroPointOp,
 )  # fmt: skip
 
 

@@ -151,6 +151,8 @@ class RelayFunctions(InterpreterFunctions):
     run_gather = kernel(relay.GatherOp)(_with_props(ref.gather))
     run_max_pool2d_indices = kernel(relay.MaxPool2DIndicesOp)(_with_props(ref.max_pool2d_indices))
     run_dyn_clip = kernel(relay.DynClipOp)(_with_props(ref.dyn_clip))
+    run_dynamic_scale = kernel(relay.DynamicScaleOp)(_with_props(ref.dynamic_scale))
+    run_dynamic_zero_point = kernel(relay.DynamicZeroPointOp)(_with_props(ref.dynamic_zero_point))
 
     @kernel(relay.ConcatenateOp)
     def run_concatenate(self, op: relay.ConcatenateOp, *inputs):

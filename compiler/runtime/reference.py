@@ -660,3 +660,21 @@ def max_pool2d_indices(
 def dyn_clip(data: np.ndarray, a_min: np.ndarray, a_max: np.ndarray) -> np.ndarray:
     """min(max(x, a_min), a_max) with scalar bounds of x's type (NaN stays NaN)."""
     return np.minimum(np.maximum(data, a_min.reshape(())), a_max.reshape(()))
+
+
+def _dynamic_range(data: np.ndarray) -> tuple[np.float32, np.float32]:
+    """scale and the unrounded zero point of DynamicQuantizeLinear (ONNX's formulas, in
+    float32)."""
+    hi = np.float32(max(0.0, float(np.max(data)))) if data.size else np.float32(0)
+    lo = np.float32(min(0.0, float(np.min(data)))) if data.size else np.float32(0)
+    scale = np.float32(np.float32(1.0) if hi == lo else hi - lo) / np.float32(255)
+    return scale, np.float32(0) - lo / scale
+
+
+def dynamic_scale(data: np.ndarray) -> np.ndarray:
+    return np.array(_dynamic_range(data)[0], np.float32)
+
+
+def dynamic_zero_point(data: np.ndarray) -> np.ndarray:
+    zp = _dynamic_range(data)[1]
+    return np.array(np.rint(min(max(zp, np.float32(0)), np.float32(255))), np.uint8)

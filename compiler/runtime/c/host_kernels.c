@@ -1682,3 +1682,29 @@ int acc_dyn_clip(acc_dtype t, const void *x, const void *a_min, const void *a_ma
     if (!a_min || !a_max || !is_numeric(t)) return ACC_EINVAL;
     return acc_clip(t, x, y, count, load_number(t, a_min, 0), load_number(t, a_max, 0));
 }
+
+static void dynamic_range(const float *x, int64_t count, float *scale, float *zero_point) {
+    float lo = 0.0f, hi = 0.0f;
+    for (int64_t i = 0; i < count; i++) {
+        if (x[i] < lo) lo = x[i];
+        if (x[i] > hi) hi = x[i];
+    }
+    *scale = (hi == lo ? 1.0f : hi - lo) / 255.0f;
+    *zero_point = 0.0f - lo / *scale;
+}
+
+int acc_dynamic_scale_f32(const float *x, float *scale, int64_t count) {
+    if (!x || !scale || count < 0) return ACC_EINVAL;
+    float zp;
+    dynamic_range(x, count, scale, &zp);
+    return ACC_OK;
+}
+
+int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t count) {
+    if (!x || !zero_point || count < 0) return ACC_EINVAL;
+    float scale, zp;
+    dynamic_range(x, count, &scale, &zp);
+    zp = zp < 0.0f ? 0.0f : zp > 255.0f ? 255.0f : zp;
+    *zero_point = (uint8_t)nearbyintf(zp);
+    return ACC_OK;
+}

@@ -374,6 +374,13 @@ int acc_max_pool2d_indices(acc_dtype t, const void *x, int64_t *y, const acc_poo
  * type each (int64 bounds beyond 2^53 are rounded to double first). */
 int acc_dyn_clip(acc_dtype t, const void *x, const void *a_min, const void *a_max, void *y, int64_t count);
 
+/* relay.qnn.dynamic_scale / dynamic_zero_point (ONNX DynamicQuantizeLinear's uint8
+ * parameters of x): lo = min(0, min x), hi = max(0, max x), scale = (hi - lo) / 255
+ * (1 / 255 when hi == lo), zero point = round_half_even(clamp(0 - lo / scale, 0, 255)),
+ * all in float. */
+int acc_dynamic_scale_f32(const float *x, float *scale, int64_t count);
+int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -137,3 +137,19 @@ func.func @dyn_clip_scalar(%x: tensor<4xf32>, %lo: tensor<f32>, %hi: tensor<2xf3
   %y = relay.dyn.clip %x, %lo, %hi : (tensor<4xf32>, tensor<f32>, tensor<2xf32>) -> tensor<4xf32> // expected-error {{'relay.dyn.clip' op operand 'a_max' must be a scalar (rank 0 or [1]), got tensor<2xf32>}}
   func.return %y : tensor<4xf32>
 }
+
+// -----
+
+func.func @dynamic_scale_type(%x: tensor<4xf64>) -> tensor<f32> {
+  // CHECK: image-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.qnn.dynamic_scale' op operand 'data' must be a float32 tensor, got tensor<4xf64>
+  %y = relay.qnn.dynamic_scale %x : (tensor<4xf64>) -> tensor<f32> // expected-error {{'relay.qnn.dynamic_scale' op operand 'data' must be a float32 tensor, got tensor<4xf64>}}
+  func.return %y : tensor<f32>
+}
+
+// -----
+
+func.func @dynamic_zero_point_result(%x: tensor<4xf32>) -> tensor<i8> {
+  // CHECK: image-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.qnn.dynamic_zero_point' op result type tensor<i8> does not match the inferred type tensor<ui8>
+  %y = relay.qnn.dynamic_zero_point %x : (tensor<4xf32>) -> tensor<i8> // expected-error {{'relay.qnn.dynamic_zero_point' op result type tensor<i8> does not match the inferred type tensor<ui8>}}
+  func.return %y : tensor<i8>
+}

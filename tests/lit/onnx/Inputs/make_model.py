@@ -181,10 +181,25 @@ def qoperator():
         opsets=[h.make_opsetid("", 17), h.make_opsetid(ms, 1)])
 
 
+def dynamic_quant():
+    """quantize_dynamic's MatMul: DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul."""
+    return model(
+        [h.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"], name="dq"),
+         h.make_node("MatMulInteger", ["xq", "w", "xz", "wz"], ["acc"], name="mmi"),
+         h.make_node("Cast", ["acc"], ["accf"], to=T.FLOAT),
+         h.make_node("Mul", ["xs", "ws"], ["s"]),
+         h.make_node("Mul", ["accf", "s"], ["y"]),
+         h.make_node("ConvInteger", ["img", "k", "iz"], ["c"], name="convi", pads=[1, 1, 1, 1])],
+        [vi("x", [2, 4]), vi("img", [1, 2, 3, 3], T.UINT8)], [vi("y", [2, 3]), vi("c", [1, 2, 3, 3], T.INT32)],
+        [("w", rng.integers(-100, 100, (4, 3)).astype(np.int8)), ("wz", np.array(0, np.int8)),
+         ("ws", np.array(0.01, np.float32)), ("k", rng.integers(0, 255, (2, 2, 3, 3)).astype(np.uint8)),
+         ("iz", np.array(128, np.uint8))])
+
+
 MODELS = {f.__name__: f for f in (conv_relu, shape_chain, qdq, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_channels, resize_runtime_scales, conv_transpose_3d,
-                                   shape_inputs, runtime_clip, qoperator)}
+                                   shape_inputs, runtime_clip, qoperator, dynamic_quant)}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
