@@ -25,6 +25,9 @@ size_t acc_dtype_size(acc_dtype t) {
     case ACC_I32: return 4;
     case ACC_I64: return 8;
     case ACC_BOOL: return 1;
+    case ACC_U16: return 2;
+    case ACC_U32: return 4;
+    case ACC_U64: return 8;
     }
     return 0;
 }
@@ -46,7 +49,8 @@ static int is_numeric(acc_dtype t) { return acc_dtype_size(t) != 0 && t != ACC_B
 static int is_float_type(acc_dtype t) { return t == ACC_F32 || t == ACC_F64; }
 
 static int is_int_type(acc_dtype t) {
-    return t == ACC_I8 || t == ACC_U8 || t == ACC_I16 || t == ACC_I32 || t == ACC_I64;
+    return t == ACC_I8 || t == ACC_U8 || t == ACC_I16 || t == ACC_I32 || t == ACC_I64 || t == ACC_U16 ||
+           t == ACC_U32 || t == ACC_U64;
 }
 
 /* Range of an integer type (ACC_BOOL: 0..1). */
@@ -57,6 +61,9 @@ static void int_range(acc_dtype t, int64_t *lo, int64_t *hi) {
     case ACC_I16: *lo = INT16_MIN; *hi = INT16_MAX; return;
     case ACC_I32: *lo = INT32_MIN; *hi = INT32_MAX; return;
     case ACC_I64: *lo = INT64_MIN; *hi = INT64_MAX; return;
+    case ACC_U16: *lo = 0; *hi = UINT16_MAX; return;
+    case ACC_U32: *lo = 0; *hi = UINT32_MAX; return;
+    case ACC_U64: *lo = 0; *hi = INT64_MAX; return; /* as far as int64 reaches */
     default: *lo = 0; *hi = 1; return;
     }
 }
@@ -96,6 +103,9 @@ static int64_t load_int(acc_dtype t, const void *p, int64_t i) {
     case ACC_I32: return ((const int32_t *)p)[i];
     case ACC_I64: return ((const int64_t *)p)[i];
     case ACC_BOOL: return ((const uint8_t *)p)[i] != 0;
+    case ACC_U16: return ((const uint16_t *)p)[i];
+    case ACC_U32: return ((const uint32_t *)p)[i];
+    case ACC_U64: return (int64_t)((const uint64_t *)p)[i];
     default: return 0;
     }
 }
@@ -109,6 +119,9 @@ static void store_int(acc_dtype t, void *p, int64_t i, int64_t v) {
     case ACC_I32: ((int32_t *)p)[i] = (int32_t)v; return;
     case ACC_I64: ((int64_t *)p)[i] = v; return;
     case ACC_BOOL: ((uint8_t *)p)[i] = (uint8_t)(v != 0); return;
+    case ACC_U16: ((uint16_t *)p)[i] = (uint16_t)v; return;
+    case ACC_U32: ((uint32_t *)p)[i] = (uint32_t)v; return;
+    case ACC_U64: ((uint64_t *)p)[i] = (uint64_t)v; return;
     default: return;
     }
 }
@@ -447,18 +460,26 @@ INT_ROWS(i16, int16_t, uint32_t)
 INT_ROWS(i32, int32_t, uint32_t)
 INT_ROWS(i64, int64_t, uint64_t)
 
-/* Unsigned 8-bit: u / -1 does not arise, plain C division. */
-FLOAT_ROW(add_u8, uint8_t, (uint8_t)((uint32_t)u + (uint32_t)v))
-FLOAT_ROW(sub_u8, uint8_t, (uint8_t)((uint32_t)u - (uint32_t)v))
-FLOAT_ROW(mul_u8, uint8_t, (uint8_t)((uint32_t)u * (uint32_t)v))
-FLOAT_ROW(div_u8, uint8_t, (uint8_t)(u / v))
+/* Unsigned types: u / -1 does not arise, plain C division; wrap through a type of at
+ * least 32 bits (no promotion to a signed int can overflow). */
+#define UINT_ROWS(SUFFIX, T, UT)                                                                    \
+    FLOAT_ROW(add_##SUFFIX, T, (T)((UT)u + (UT)v))                                                  \
+    FLOAT_ROW(sub_##SUFFIX, T, (T)((UT)u - (UT)v))                                                  \
+    FLOAT_ROW(mul_##SUFFIX, T, (T)((UT)u * (UT)v))                                                  \
+    FLOAT_ROW(div_##SUFFIX, T, (T)(u / v))
+
+UINT_ROWS(u8, uint8_t, uint32_t)
+UINT_ROWS(u16, uint16_t, uint32_t)
+UINT_ROWS(u32, uint32_t, uint32_t)
+UINT_ROWS(u64, uint64_t, uint64_t)
 
 static bcast_row_fn binary_row(int op, acc_dtype t) {
-    static const bcast_row_fn table[N_BINOPS][7] = {
-        {add_f32, add_f64, add_i8, add_u8, add_i16, add_i32, add_i64},
-        {sub_f32, sub_f64, sub_i8, sub_u8, sub_i16, sub_i32, sub_i64},
-        {mul_f32, mul_f64, mul_i8, mul_u8, mul_i16, mul_i32, mul_i64},
-        {div_f32, div_f64, div_i8, div_u8, div_i16, div_i32, div_i64},
+    /* Indexed by acc_dtype; ACC_BOOL (7) has no arithmetic. */
+    static const bcast_row_fn table[N_BINOPS][11] = {
+        {add_f32, add_f64, add_i8, add_u8, add_i16, add_i32, add_i64, NULL, add_u16, add_u32, add_u64},
+        {sub_f32, sub_f64, sub_i8, sub_u8, sub_i16, sub_i32, sub_i64, NULL, sub_u16, sub_u32, sub_u64},
+        {mul_f32, mul_f64, mul_i8, mul_u8, mul_i16, mul_i32, mul_i64, NULL, mul_u16, mul_u32, mul_u64},
+        {div_f32, div_f64, div_i8, div_u8, div_i16, div_i32, div_i64, NULL, div_u16, div_u32, div_u64},
     };
     if (!is_numeric(t)) return NULL;
     return table[op][t];
@@ -1105,6 +1126,8 @@ static int64_t wrap_int(acc_dtype t, int64_t v) {
     case ACC_U8: return (uint8_t)u;
     case ACC_I16: return (int16_t)(uint16_t)u;
     case ACC_I32: return (int32_t)(uint32_t)u;
+    case ACC_U16: return (uint16_t)u;
+    case ACC_U32: return (uint32_t)u;
     default: return v;
     }
 }
@@ -1122,6 +1145,12 @@ int acc_cast(acc_dtype from, const void *x, acc_dtype to, void *y, int64_t count
             case ACC_BOOL: ((uint8_t *)y)[i] = d != 0.0; break;
             default: store_int(to, y, i, float_to_int(d, lo, hi));
             }
+        } else if (from == ACC_U64 && is_float_type(to)) { /* values above INT64_MAX */
+            uint64_t v = ((const uint64_t *)x)[i];
+            if (to == ACC_F32)
+                ((float *)y)[i] = (float)v;
+            else
+                ((double *)y)[i] = (double)v;
         } else {
             int64_t v = load_int(from, x, i);
             switch (to) {
@@ -1139,7 +1168,7 @@ int acc_cast(acc_dtype from, const void *x, acc_dtype to, void *y, int64_t count
  * Quantization
  * ------------------------------------------------------------------------------- */
 
-static int is_qint(acc_dtype t) { return t == ACC_I8 || t == ACC_U8 || t == ACC_I16 || t == ACC_I32; }
+static int is_qint(acc_dtype t) { return t == ACC_I8 || t == ACC_U8 || t == ACC_I16 || t == ACC_U16 || t == ACC_I32; }
 
 static int is_int8(acc_dtype t) { return t == ACC_I8 || t == ACC_U8; }
 

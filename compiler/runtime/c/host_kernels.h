@@ -54,7 +54,13 @@ typedef enum acc_dtype {
     ACC_I16 = 4,  /* int16_t */
     ACC_I32 = 5,  /* int32_t */
     ACC_I64 = 6,  /* int64_t */
-    ACC_BOOL = 7  /* one byte, 0 or 1 (i1 tensors) */
+    ACC_BOOL = 7, /* one byte, 0 or 1 (i1 tensors) */
+    /* The wide unsigned types: elementwise arithmetic (add, subtract, multiply, divide),
+     * cast and data movement; uint64 values above INT64_MAX only in add/subtract/
+     * multiply/divide and moves (other kernels widen to int64). */
+    ACC_U16 = 8,  /* uint16_t */
+    ACC_U32 = 9,  /* uint32_t */
+    ACC_U64 = 10  /* uint64_t */
 } acc_dtype;
 
 /* Size in bytes of one element of `t`; 0 for an unknown tag. */
@@ -273,12 +279,12 @@ typedef struct acc_qparams {
 
 /* relay.qnn.quantize: y = saturate(round_half_even(x / scale) + zero_point), the
  * division in float; NaN quantizes to the zero point, ±inf saturates. y_type is
- * ACC_I8, ACC_U8, ACC_I16 or ACC_I32. */
+ * ACC_I8, ACC_U8, ACC_I16, ACC_U16 or ACC_I32. */
 int acc_quantize(const float *x, acc_dtype y_type, void *y, int rank, const int64_t *shape, int axis,
                  const acc_qparams *q);
 
 /* relay.qnn.dequantize: y = float(x - zero_point) * scale (difference exact, product in
- * float). x_type is ACC_I8, ACC_U8, ACC_I16 or ACC_I32. */
+ * float). x_type is ACC_I8, ACC_U8, ACC_I16, ACC_U16 or ACC_I32. */
 int acc_dequantize(acc_dtype x_type, const void *x, float *y, int rank, const int64_t *shape, int axis,
                    const acc_qparams *q);
 
