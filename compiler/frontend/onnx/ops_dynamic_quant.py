@@ -17,7 +17,7 @@ from xdsl.ir import SSAValue
 
 from accel.compiler.frontend.onnx.context import Node, converter
 from accel.compiler.frontend.onnx.ops_nn import CONV_ATTRS, check_kernel_shape, window_geometry
-from accel.compiler.frontend.onnx.ops_quant import _centered_f64, _transposed
+from accel.compiler.frontend.onnx.ops_quant import centered_f64, transposed
 from accel.compiler.tensors import element_type
 from accel.dialects import relay
 
@@ -64,8 +64,8 @@ def matmul_integer(n: Node):
         raise n.error(f"1-D operands are not supported (A {list(a_dims)}, B {list(b_dims)})")
     bz_per_column = n.has(3) and n.shape(3) not in ((), (1,))
     if len(b_dims) == 2:
-        weight = _transposed(n, n.value(1))
+        weight = transposed(n, n.value(1))
         return n.emit(relay.QnnDenseOp(n.input(0), weight, _zero_point(n, 2, 0), _zero_point(n, 3, 1),
                                        _unit_scale(n), _unit_scale(n, b_dims[1] if bz_per_column else None)))
-    lhs, rhs = _centered_f64(n, 0, 2), _centered_f64(n, 1, 3)
+    lhs, rhs = centered_f64(n, 0, 2), centered_f64(n, 1, 3)
     return n.emit(relay.CastOp(n.emit(relay.BatchMatmulOp(lhs, rhs, transpose_b=False)), element_type(np.int32)))

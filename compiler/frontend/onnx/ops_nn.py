@@ -346,7 +346,7 @@ def softmax(n: Node):
 # --------------------------------------------------------------------------------------
 
 
-def _pool(n: Node, op_cls, x: Value | None = None, **extra):
+def pool(n: Node, op_cls, x: Value | None = None, **extra):
     """Input 0 (or `x`, a value of its shape) pooled with the node's window attributes."""
     dims = n.shape(0)
     d = spatial_rank(n, len(dims), "pooling")
@@ -372,18 +372,18 @@ def _pool(n: Node, op_cls, x: Value | None = None, **extra):
 @converter("MaxPool", attrs=("auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order",
                              "strides"))
 def max_pool(n: Node):
-    y = _pool(n, relay.MaxPool2DOp)
+    y = pool(n, relay.MaxPool2DOp)
     if len(n.proto.output) < 2 or not n.proto.output[1]:
         return y
     # The Indices output: flat indices into [N, C, H, W] (1-D: [N, C, 1, L] has the same).
     order = n.attr("storage_order", 0)
-    return [y, _pool(n, relay.MaxPool2DIndicesOp, storage_order=order)]
+    return [y, pool(n, relay.MaxPool2DIndicesOp, storage_order=order)]
 
 
 @converter("AveragePool", attrs=("auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape",
                                  "pads", "strides"))
 def avg_pool(n: Node):
-    return _pool(n, relay.AvgPool2DOp, count_include_pad=bool(n.attr("count_include_pad", 0)))
+    return pool(n, relay.AvgPool2DOp, count_include_pad=bool(n.attr("count_include_pad", 0)))
 
 
 @converter("GlobalAveragePool")

@@ -22,8 +22,8 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from accel.compiler.frontend.onnx.context import MICROSOFT_DOMAIN, Const, Node, converter
-from accel.compiler.frontend.onnx.ops_nn import _pool, add_bias
-from accel.compiler.frontend.onnx.ops_quant import _product_scale
+from accel.compiler.frontend.onnx.ops_nn import add_bias, pool
+from accel.compiler.frontend.onnx.ops_quant import product_scale
 from accel.compiler.frontend.onnx.ops_tensor import norm_axis
 from accel.dialects import relay
 
@@ -102,7 +102,7 @@ def qlinear_avg_pool(n: Node):
     _check_layout(n)
     if n.attr("ceil_mode", 0):
         raise n.error("ceil_mode = 1 is not supported")
-    y = _pool(n, relay.AvgPool2DOp, dequantized(n, 0, 1, 2), count_include_pad=bool(n.attr("count_include_pad", 0)))
+    y = pool(n, relay.AvgPool2DOp, dequantized(n, 0, 1, 2), count_include_pad=bool(n.attr("count_include_pad", 0)))
     return quantized(n, y, 3, 4, 0)
 
 
@@ -145,7 +145,7 @@ def qgemm(n: Node):
         y = n.emit(relay.MultiplyOp(y, n.const_value(np.array(alpha, dtype=np.float32))))
     if n.has(6):
         zero = n.const_value(np.zeros((), dtype=np.int32))
-        scale = _product_scale(n, 1, 4)
+        scale = product_scale(n, 1, 4)
         axis = None if len(scale.type.get_shape()) == 0 or tuple(scale.type.get_shape()) == (1,) else n.rank(6) - 1
         bias = n.emit(relay.DequantizeOp(n.input(6), scale, zero, axis=axis))
         y = add_bias(n, y, bias)

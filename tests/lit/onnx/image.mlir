@@ -41,3 +41,11 @@
 // CLIP-NEXT: %y = relay.dyn.clip %x, %lo, %0 : (tensor<2x3xf32>, tensor<f32>, tensor<f32>) -> tensor<2x3xf32>
 // RUN: accel-opt %t.clip.onnx --bind-inputs lo=0.5 | filecheck %s --check-prefix=BOUND
 // BOUND: %y = relay.clip %x {a_min = 0.5, a_max = inf} : tensor<2x3xf32>
+
+// Resize's scales as a graph input: bound, it imports; unbound, the error says how.
+// RUN: %python %S/Inputs/make_model.py resize_runtime_scales %t.rs.onnx
+// RUN: not accel-opt %t.rs.onnx 2>&1 | filecheck %s --check-prefix=RUNTIME
+// RUNTIME: accel-opt: {{.*}}rs.onnx: error: node 'resize_5' (Resize): the scales input ('s') must be a constant; it is a graph input: bind it with --bind-inputs s=VALUE
+// RUN: accel-opt %t.rs.onnx --bind-inputs 's=[1,1,2,2]' | filecheck %s --check-prefix=RSBOUND
+// RSBOUND: func.func @main(%x: tensor<1x1x2x2xf32> {accel.name = "x"}) -> (tensor<1x1x4x4xf32> {accel.name = "y"})
+// RSBOUND: relay.image.resize2d %x {size = [4, 4], scale_h = 2.0, scale_w = 2.0} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
