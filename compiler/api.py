@@ -42,13 +42,22 @@ class Compiled:
         return outputs
 
 
-def compile(model: str, target: str, out_dir: str, pipeline: str = "full", dump_ir: bool = False) -> Compiled:
+def compile(model: str, target: str, out_dir: str, pipeline: str = "full", dump_ir: bool = False,
+            bind_inputs: Mapping[str, Any] | str | None = None) -> Compiled:
     """Compile an .onnx or .mlir file for `target` (a built-in name, a .toml path, or a
-    comma list) into `out_dir`."""
-    report = compile_to_directory(model, target, out_dir, pipeline, dump_ir)
+    comma list) into `out_dir`. `bind_inputs` (arrays by input name, or the
+    `--bind-inputs` text) makes those graph inputs constants, e.g. a Reshape's shape."""
+    report = compile_to_directory(model, target, out_dir, pipeline, dump_ir, bind_inputs=_bindings(bind_inputs))
     return Compiled(out_dir, report)
 
 
-def reference(model: str, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
+def reference(model: str, inputs: Mapping[str, Any],
+              bind_inputs: Mapping[str, Any] | str | None = None) -> dict[str, np.ndarray]:
     """Run an .onnx or .mlir file in the numpy reference interpreter; outputs by name."""
-    return run_function(load_model(model, make_context()), inputs)
+    return run_function(load_model(model, make_context(), _bindings(bind_inputs)), inputs)
+
+
+def _bindings(bind_inputs: Mapping[str, Any] | str | None) -> dict[str, np.ndarray] | str | None:
+    if bind_inputs is None or isinstance(bind_inputs, str):
+        return bind_inputs
+    return {name: np.asarray(value) for name, value in bind_inputs.items()}

@@ -14,9 +14,11 @@ import io
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+import numpy as np
 
 from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -61,13 +63,16 @@ def make_context(targets: str = "") -> AccelContext:
     return ctx
 
 
-def load_model(path: str, ctx: AccelContext) -> ModuleOp:
-    """Import an ONNX model or parse textual IR; verified, one-line errors."""
+def load_model(path: str, ctx: AccelContext, bind_inputs: Mapping[str, np.ndarray] | str | None = None) -> ModuleOp:
+    """Import an ONNX model (graph inputs in `bind_inputs`, `NAME=VALUE,...` or an .npz
+    path, become constants) or parse textual IR; verified, one-line errors."""
     if path.endswith(".onnx"):
         from accel.compiler.frontend.onnx import import_onnx_file
 
-        module = import_onnx_file(path)
+        module = import_onnx_file(path, bind_inputs=bind_inputs)
     else:
+        if bind_inputs:
+            raise CompileError("--bind-inputs applies to ONNX models only", location=path)
         try:
             with open(path, "rb") as f:
                 text = f.read()
@@ -155,9 +160,11 @@ def stage_key(timing: dict[str, float], name: str) -> str:
 
 def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: str = "full",
                          dump_ir: bool = False, verify_each: bool = False,
-                         on_stage: Callable[[str], None] | None = None) -> dict:
+                         on_stage: Callable[[str], None] | None = None,
+                         bind_inputs: Mapping[str, np.ndarray] | str | None = None) -> dict:
     """Compile a model file into `out_dir`; returns the report (also `report.json`), whose
-    `timing` holds every stage: import, each pass, emit, write (seconds)."""
+    `timing` holds every stage: import, each pass, emit, write (seconds). `bind_inputs`:
+    see `load_model`."""
     from accel.compiler.backend.artifacts import ArtifactWriter, write_artifacts
     from accel.compiler.backend.c_emitter import ModelEmitter
     from accel.compiler.compile_report import build_report
@@ -167,7 +174,7 @@ def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: s
         if on_stage is not None:
             on_stage("import")
         start = time.perf_counter()
-        module = load_model(model_path, ctx)
+        module = load_model(model_path, ctx, bind_inputs)
         import_seconds = time.perf_counter() - start
         dump: list[tuple[str, str]] | None = [("00-import.mlir", print_ir(module))] if dump_ir else None
         module, info = compile_module(module, ctx, pipeline, dump, verify_each, on_stage)

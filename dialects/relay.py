@@ -48,6 +48,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    Signedness,
     StringAttr,
     TensorType,
     UnitAttr,
@@ -2341,6 +2342,265 @@ class YieldOp(IRDLOperation):
 
 
 # --------------------------------------------------------------------------------------
+# Ops that exporters emit (issue 11): resize, transposed convolution, depth/space
+# rearrangement, element gather, max-pool indices, clip with run-time bounds, the
+# parameters of dynamic quantization
+# --------------------------------------------------------------------------------------
+
+RESIZE_COORDINATE_MODES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
+                           "asymmetric", "tf_half_pixel_for_nn")
+RESIZE_NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+
+
+@relay_op
+class Resize2DOp(RelayOp):
+    """Resize the two spatial axes of NCHW data to `size` = [OH, OW] (ONNX Resize,
+    Upsample). `scale_h`/`scale_w` map output to input coordinates as ONNX does (the
+    scales a model gives; absent: OH / H and OW / W). `method = "nearest"` rounds the
+    mapped coordinate with `nearest_mode`; `"linear"` interpolates the 2x2 neighbours
+    (bilinear) with the coordinate clamped to the input."""
+
+    name = "relay.image.resize2d"
+    PROPS = (
+        Ints("size"),
+        Float("scale_h", optional=True),
+        Float("scale_w", optional=True),
+        Str("method", "nearest", choices=("nearest", "linear")),
+        Str("coordinate_transformation_mode", "half_pixel", choices=RESIZE_COORDINATE_MODES),
+        Str("nearest_mode", "round_prefer_floor", choices=RESIZE_NEAREST_MODES),
+    )
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        n, c, _, _ = _rank(d, 4, "data")
+        if props["size"] is None:
+            raise VerifyException("missing property 'size'")
+        oh, ow = _len(props, "size", 2)
+        _positive(props, "size")
+        for name in ("scale_h", "scale_w"):
+            s = props[name]
+            if s is not None and not (s > 0 and math.isfinite(s)):
+                raise VerifyException(f"property '{name}' must be a positive finite number, got {s}")
+        if props["method"] == "linear":
+            _float(d, "data")
+        return [tensor((n, c, oh, ow), d.element_type)]
+
+    @staticmethod
+    def scales(in_hw: Sequence[int], props) -> tuple[float, float]:
+        """The output-to-input coordinate scales (the given ones, else size / input)."""
+        out = props["size"]
+        sh = props["scale_h"] if props["scale_h"] is not None else out[0] / in_hw[0]
+        sw = props["scale_w"] if props["scale_w"] is not None else out[1] / in_hw[1]
+        return sh, sw
+
+
+def conv_transpose_out_dim(size: int, k: int, stride: int, dil: int, pad_lo: int, pad_hi: int, out_pad: int) -> int:
+    return (size - 1) * stride - pad_lo - pad_hi + dil * (k - 1) + 1 + out_pad
+
+
+@relay_op
+class Conv2DTransposeOp(RelayOp):
+    """Transposed 2-D convolution (ONNX ConvTranspose), NCHW data, weight
+    [C, O / groups, KH, KW] (IOHW, as ONNX and TVM store it); padding is (top, left,
+    bottom, right) and removes output cells, `output_padding` adds cells at the end."""
+
+    name = "relay.nn.conv2d_transpose"
+    PROPS = CONV_PROPS + (Ints("output_padding", (0, 0)),)
+    data = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d, w = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "weight")
+        _float(d, "data")
+        _same_elem(d, w, "data", "weight")
+        n, c, h, w_ = _rank(d, 4, "data")
+        wc, og, kh, kw = _rank(w, 4, "weight")
+        strides = _len(props, "strides", 2)
+        dilation = _len(props, "dilation", 2)
+        padding = _len(props, "padding", 4)
+        out_pad = _len(props, "output_padding", 2)
+        for name in ("strides", "dilation"):
+            _positive(props, name)
+        for name in ("padding", "output_padding"):
+            _non_negative(props, name)
+        groups = props["groups"]
+        if groups < 1 or c % groups:
+            raise VerifyException(f"property 'groups' ({groups}) must be positive and divide the input channels ({c})")
+        if wc != c:
+            raise VerifyException(f"operand 'weight' has {wc} input channels, 'data' has {c}")
+        if any(p >= max(s, dl) for p, s, dl in zip(out_pad, strides, dilation)):
+            raise VerifyException(f"property 'output_padding' {list(out_pad)} must be smaller than the stride "
+                                  f"or the dilation")
+        oh = conv_transpose_out_dim(h, kh, strides[0], dilation[0], padding[0], padding[2], out_pad[0])
+        ow = conv_transpose_out_dim(w_, kw, strides[1], dilation[1], padding[1], padding[3], out_pad[1])
+        if oh < 1 or ow < 1:
+            raise VerifyException(f"the padding {list(padding)} removes the whole output ({oh}x{ow})")
+        return [tensor((n, og * groups, oh, ow), d.element_type)]
+
+
+@relay_op
+class DepthToSpaceOp(RelayOp):
+    """NCHW [N, C, H, W] -> [N, C / b², H·b, W·b]; `mode` "DCR" takes the channel as
+    (block row, block column, channel), "CRD" as (channel, block row, block column)."""
+
+    name = "relay.nn.depth_to_space"
+    PROPS = (Int("block_size"), Str("mode", "DCR", choices=("DCR", "CRD")))
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        n, c, h, w = _rank(d, 4, "data")
+        b = props["block_size"]
+        if b is None or b < 1:
+            raise VerifyException(f"property 'block_size' must be a positive integer, got {b}")
+        if c % (b * b):
+            raise VerifyException(f"the channels ({c}) must be a multiple of block_size² ({b * b})")
+        return [tensor((n, c // (b * b), h * b, w * b), d.element_type)]
+
+
+@relay_op
+class SpaceToDepthOp(RelayOp):
+    """NCHW [N, C, H, W] -> [N, C·b², H / b, W / b], the inverse of depth_to_space of
+    the same `mode` ("DCR": channel ordered (block row, block column, channel), ONNX's
+    SpaceToDepth; "CRD": (channel, block row, block column))."""
+
+    name = "relay.nn.space_to_depth"
+    PROPS = (Int("block_size"), Str("mode", "DCR", choices=("DCR", "CRD")))
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        n, c, h, w = _rank(d, 4, "data")
+        b = props["block_size"]
+        if b is None or b < 1:
+            raise VerifyException(f"property 'block_size' must be a positive integer, got {b}")
+        if h % b or w % b:
+            raise VerifyException(f"the spatial size {h}x{w} must be a multiple of block_size ({b})")
+        return [tensor((n, c * b * b, h // b, w // b), d.element_type)]
+
+
+@relay_op
+class GatherOp(RelayOp):
+    """y[i_0, ..., i_k] = data[i_0, ..., indices[i_0, ..., i_k], ..., i_k] with the index
+    at `axis` (ONNX GatherElements, TVM's relay.gather); indices has data's rank, each
+    dimension at most data's (the result has the indices' shape); negative indices count
+    from the end."""
+
+    name = "relay.gather"
+    PROPS = (Int("axis", 0),)
+    data = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d, ix = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "indices")
+        if not is_int(ix.element_type):
+            raise VerifyException(f"operand 'indices' must be an integer tensor, got {ix}")
+        ds, xs = shape_of(d), shape_of(ix)
+        if not ds:
+            raise VerifyException("operand 'data' must have rank >= 1")
+        if len(xs) != len(ds):
+            raise VerifyException(f"operand 'indices' must have the rank of 'data' ({len(ds)}), got {ix}")
+        ax = normalize_axis(props["axis"], len(ds), "property 'axis'")
+        for i, (a, b) in enumerate(zip(ds, xs)):
+            if i != ax and b > a:
+                raise VerifyException(f"operand 'indices' has {b} elements along axis {i}, 'data' only {a}")
+        return [tensor(xs, d.element_type)]
+
+
+@relay_op
+class MaxPool2DIndicesOp(RelayOp):
+    """The indices of relay.nn.max_pool2d's maxima (ONNX MaxPool's second output, i64):
+    the flat index of the first maximum in data's [N, C, H, W] (row-major;
+    `storage_order = 1`: column-major within each image, n·C·H·W + c·H·W + w·H + h)."""
+
+    name = "relay.nn.max_pool2d_indices"
+    PROPS = POOL_PROPS + (Int("storage_order", 0),)
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        if props["pool_size"] is None:
+            raise VerifyException("missing property 'pool_size'")
+        if props["storage_order"] not in (0, 1):
+            raise VerifyException(f"property 'storage_order' must be 0 or 1, got {props['storage_order']}")
+        (pooled,) = _pool(ts, props, props["ceil_mode"])
+        return [tensor(shape_of(pooled), i64)]
+
+
+@relay_op
+class DynClipOp(RelayOp):
+    """min(max(x, a_min), a_max) with the bounds as run-time scalar tensors of x's type
+    (ONNX Clip-11+ whose min/max are computed or graph inputs; TVM's `dyn` namespace
+    holds ops whose attributes became operands). a_min > a_max gives a_max everywhere."""
+
+    name = "relay.dyn.clip"
+    data = operand_def(TensorType)
+    a_min = operand_def(TensorType)
+    a_max = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        for t, name in ((ts[1], "a_min"), (ts[2], "a_max")):
+            b = _tensor_type(t, name)
+            _same_elem(d, b, "data", name)
+            if numel(shape_of(b)) != 1 or len(shape_of(b)) > 1:
+                raise VerifyException(f"operand '{name}' must be a scalar (rank 0 or [1]), got {b}")
+        return [d]
+
+
+class _DynamicQParamOp(RelayOp):
+    """A parameter of ONNX DynamicQuantizeLinear's uint8 quantization of float32 data:
+    the range [min(0, min(x)), max(0, max(x))] mapped onto [0, 255]."""
+
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+    RESULT: ClassVar[Attribute]
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        if d.element_type != Float32Type():
+            raise VerifyException(f"operand 'data' must be a float32 tensor, got {d}")
+        return [tensor((), cls.RESULT)]
+
+
+@relay_op
+class DynamicScaleOp(_DynamicQParamOp):
+    """scale = (max - min) / 255 (1 / 255 when the range is empty), a f32 scalar."""
+
+    name = "relay.qnn.dynamic_scale"
+    RESULT = Float32Type()
+
+
+@relay_op
+class DynamicZeroPointOp(_DynamicQParamOp):
+    """zero point = round_half_even(saturate(0 - min / scale)), a ui8 scalar."""
+
+    name = "relay.qnn.dynamic_zero_point"
+    RESULT = IntegerType(8, Signedness.UNSIGNED)
+
+
+IMAGE_OPS: tuple[type[IRDLOperation], ...] = (
+    Resize2DOp, Conv2DTransposeOp, DepthToSpaceOp, SpaceToDepthOp, GatherOp, MaxPool2DIndicesOp, DynClipOp,
+    DynamicScaleOp, DynamicZeroPointOp,
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------
 
 GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     Conv2DOp, DenseOp, MatmulOp, BatchMatmulOp, BiasAddOp,
@@ -2350,6 +2610,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     ReshapeOp, TransposeOp, ConcatenateOp, PadOp, BatchFlattenOp, TakeOp, CastOp, ConstantOp,
     QuantizeOp, DequantizeOp, RequantizeOp, QnnConv2DOp, QnnDenseOp, QnnAddOp,
     *MATH_OPS,
+    *IMAGE_OPS,
 )  # fmt: skip
 
 Relay = Dialect("relay", [*GRAPH_OPS, CompositeOp, YieldOp], [])

@@ -929,6 +929,91 @@ def broadcast_to_case(name, dt, x, shape):
 
 
 # --------------------------------------------------------------------------------------
+# Ops of issue 11: resize, conv2d_transpose, depth/space, gather, max-pool indices,
+# dyn.clip, dynamic quantization parameters
+# --------------------------------------------------------------------------------------
+
+
+@cases("resize", {
+    "nearest-asymmetric-floor": dict(method="nearest", coord="asymmetric", nearest="floor", out=(8, 9)),
+    "nearest-half-pixel": dict(method="nearest", coord="half_pixel", nearest="round_prefer_ceil", out=(3, 7)),
+    "linear-half-pixel": dict(method="linear", coord="half_pixel", nearest="round_prefer_floor", out=(7, 4)),
+    "linear-align-corners": dict(method="linear", coord="align_corners", nearest="round_prefer_floor", out=(9, 9)),
+})
+def resize_case(name, method, coord, nearest, out):
+    xv = randn(rng_for(name), (1, 2, 4, 5))
+    model = single("Resize", {"x": xv}, F32, {"sizes": np.array([1, 2, *out], np.int64)}, inputs=["x", "", "", "sizes"],
+                   mode=method, coordinate_transformation_mode=coord, nearest_mode=nearest)
+    module = unary_relay("resize2d", xv, size=out, method=method, coordinate_transformation_mode=coord,
+                         nearest_mode=nearest)
+    return Case(model, module, {"x": xv})
+
+
+@case("conv_transpose")
+def conv_transpose_case():
+    rng = rng_for("conv_transpose")
+    xv, wv = randn(rng, (1, 4, 5, 4)), randn(rng, (4, 3, 3, 3))
+    model = single("ConvTranspose", {"x": xv}, F32, {"w": wv}, group=2, strides=[2, 2], pads=[1, 0, 0, 1],
+                   output_padding=[1, 1], dilations=[1, 2])
+    b = GraphBuilder()
+    y = b.conv2d_transpose(b.input("x", xv.shape), b.const(wv), groups=2, strides=(2, 2), padding=(1, 0, 0, 1),
+                           output_padding=(1, 1), dilation=(1, 2))
+    return Case(model, b.build([y], ["y"]), {"x": xv})
+
+
+@cases("depth_space", {"d2s-dcr": dict(op="DepthToSpace", mode="DCR"), "d2s-crd": dict(op="DepthToSpace", mode="CRD"),
+                       "s2d": dict(op="SpaceToDepth", mode=None)})
+def depth_space_case(name, op, mode):
+    xv = randn(rng_for(name), (1, 8, 4, 6) if op == "DepthToSpace" else (1, 2, 4, 6))
+    attrs = {"mode": mode} if mode else {}
+    model = single(op, {"x": xv}, F32, blocksize=2, **attrs)
+    relay_name = "depth_to_space" if op == "DepthToSpace" else "space_to_depth"
+    return Case(model, unary_relay(relay_name, xv, block_size=2, **attrs), {"x": xv})
+
+
+@case("gather_elements")
+def gather_elements_case():
+    rng = rng_for("gather_elements")
+    xv, iv = randn(rng, (3, 5)), rng.integers(-3, 3, (2, 4)).astype(np.int64)
+    model = single("GatherElements", {"x": xv}, F32, {"i": iv}, axis=0)
+    b = GraphBuilder()
+    y = b.gather(b.input("x", xv.shape), b.const(iv), axis=0)
+    return Case(model, b.build([y], ["y"]), {"x": xv})
+
+
+@case("max_pool_indices")
+def max_pool_indices_case():
+    xv = rng_for("max_pool_indices").permutation(2 * 3 * 7 * 7).reshape(2, 3, 7, 7).astype(F32)
+    node = helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    model = onnx_model([node], {"x": xv}, {"y": F32, "i": np.int64})
+    b = GraphBuilder()
+    x = b.input("x", xv.shape)
+    props = dict(pool_size=(3, 3), strides=(2, 2), padding=(1, 1, 1, 1))
+    return Case(model, b.build([b.max_pool2d(x, **props), b.max_pool2d_indices(x, **props)], ["y", "i"]), {"x": xv})
+
+
+@case("dyn_clip")
+def dyn_clip_case():
+    rng = rng_for("dyn_clip")
+    xv, lo, hi = randn(rng, (3, 4), scale=2.0), np.array(-0.5, F32), np.array(1.0, F32)
+    model = single("Clip", {"x": xv, "lo": lo, "hi": hi}, F32)
+    b = GraphBuilder()
+    y = b.dyn_clip(b.input("x", xv.shape), b.input("lo", ()), b.input("hi", ()))
+    return Case(model, b.build([y], ["y"]), {"x": xv, "lo": lo, "hi": hi})
+
+
+@case("dynamic_quantize")
+def dynamic_quantize_case():
+    xv = randn(rng_for("dynamic_quantize"), (4, 6), scale=3.0)
+    node = helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"])
+    model = onnx_model([node], {"x": xv}, {"y": np.uint8, "s": F32, "z": np.uint8})
+    b = GraphBuilder()
+    x = b.input("x", xv.shape)
+    scale, zero_point = b.qnn_dynamic_scale(x), b.qnn_dynamic_zero_point(x)
+    return Case(model, b.build([b.qnn_quantize(x, scale, zero_point), scale, zero_point], ["y", "s", "z"]), {"x": xv})
+
+
+# --------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("factory", CASES)

@@ -813,6 +813,85 @@ def test_generic_form_names_a_property_of_the_wrong_kind():
         module.verify()
 
 
+# ---- ops of issue 11 (resize, conv2d_transpose, depth/space, gather, max-pool
+# indices, dyn.clip, dynamic quantization parameters) ----
+
+
+def test_resize2d():
+    (x,) = vals(t(1, 3, 4, 5))
+    assert shape(relay.Resize2DOp(x, size=(8, 3))) == (1, 3, 8, 3)
+    op = relay.Resize2DOp(x, size=(8, 10))
+    assert relay.Resize2DOp.scales((4, 5), op.py_props()) == (2.0, 2.0)
+    op = relay.Resize2DOp(x, size=(6, 7), scale_h=1.5, scale_w=1.4)
+    assert relay.Resize2DOp.scales((4, 5), op.py_props()) == (1.5, 1.4)
+    (q,) = vals(t(1, 1, 2, 2, dtype=i8))
+    assert shape(relay.Resize2DOp(q, size=(4, 4))) == (1, 1, 4, 4)  # nearest moves any type
+    with pytest.raises(VerifyException, match="operand 'data' must have a float element type"):
+        relay.Resize2DOp(q, size=(4, 4), method="linear")
+    with pytest.raises(VerifyException, match="property 'size' must have 2 elements"):
+        relay.Resize2DOp(x, size=(4,))
+    with pytest.raises(VerifyException, match="property 'scale_w' must be a positive finite number"):
+        relay.Resize2DOp(x, size=(4, 4), scale_w=0.0)
+
+
+def test_conv2d_transpose():
+    x, w = vals(t(2, 4, 5, 5), t(4, 3, 3, 3))
+    assert shape(relay.Conv2DTransposeOp(x, w)) == (2, 3, 7, 7)
+    assert shape(relay.Conv2DTransposeOp(x, w, strides=(2, 2), padding=(1, 1, 1, 1), output_padding=(1, 0))) == (
+        2, 3, 10, 9)
+    assert shape(relay.Conv2DTransposeOp(x, w, groups=2)) == (2, 6, 7, 7)
+    assert shape(relay.Conv2DTransposeOp(x, w, dilation=(2, 1))) == (2, 3, 9, 7)
+    (w_bad,) = vals(t(3, 3, 3, 3))
+    with pytest.raises(VerifyException, match="operand 'weight' has 3 input channels, 'data' has 4"):
+        relay.Conv2DTransposeOp(x, w_bad)
+    with pytest.raises(VerifyException, match="property 'groups' \\(3\\) must be positive and divide"):
+        relay.Conv2DTransposeOp(x, w, groups=3)
+
+
+def test_depth_space():
+    (x,) = vals(t(1, 8, 2, 3))
+    assert shape(relay.DepthToSpaceOp(x, block_size=2)) == (1, 2, 4, 6)
+    assert shape(relay.DepthToSpaceOp(x, block_size=2, mode="CRD")) == (1, 2, 4, 6)
+    (y,) = vals(t(1, 2, 4, 6))
+    assert shape(relay.SpaceToDepthOp(y, block_size=2)) == (1, 8, 2, 3)
+    with pytest.raises(VerifyException, match="must be a multiple of block_size"):
+        relay.DepthToSpaceOp(x, block_size=3)
+    with pytest.raises(VerifyException, match="property 'block_size' must be a positive integer"):
+        relay.SpaceToDepthOp(y)
+
+
+def test_gather():
+    x, i = vals(t(3, 4), t(2, 4, dtype=i64))
+    assert shape(relay.GatherOp(x, i)) == (2, 4)
+    (i1,) = vals(t(3, 2, dtype=i32))
+    assert shape(relay.GatherOp(x, i1, axis=-1)) == (3, 2)
+    with pytest.raises(VerifyException, match="operand 'indices' has 3 elements along axis 0, 'data' only 2"):
+        relay.GatherOp(*vals(t(2, 4), t(3, 4, dtype=i64)), axis=1)
+
+
+def test_max_pool2d_indices():
+    (x,) = vals(t(1, 2, 5, 5))
+    op = relay.MaxPool2DIndicesOp(x, pool_size=(2, 2), strides=(2, 2))
+    assert shape(op) == (1, 2, 2, 2) and op.result.type.element_type == i64
+    with pytest.raises(VerifyException, match="property 'storage_order' must be 0 or 1"):
+        relay.MaxPool2DIndicesOp(x, pool_size=(2, 2), storage_order=3)
+
+
+def test_dyn_clip():
+    x, lo, hi = vals(t(2, 3, dtype=i8), t(dtype=i8), t(1, dtype=i8))
+    assert shape(relay.DynClipOp(x, lo, hi)) == (2, 3)
+    with pytest.raises(VerifyException, match="operands 'data' and 'a_max' must have the same element type"):
+        relay.DynClipOp(x, lo, vals(t(dtype=f32))[0])
+
+
+def test_dynamic_quantization_parameters():
+    (x,) = vals(t(2, 8))
+    assert relay.DynamicScaleOp(x).result.type == t(dtype=f32)
+    assert relay.DynamicZeroPointOp(x).result.type == t(dtype=u8)
+    with pytest.raises(VerifyException, match="operand 'data' must be a float32 tensor"):
+        relay.DynamicScaleOp(vals(t(2, dtype=f16))[0])
+
+
 def test_every_graph_op_is_covered_here():
     """Each op of GRAPH_OPS is built somewhere in this file (keeps the list honest when
     ops are added)."""

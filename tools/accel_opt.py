@@ -73,7 +73,7 @@ class AccelOptMain(xDSLOptMain):
     def _import_onnx(self, io: IO[bytes]) -> ModuleOp:
         from accel.compiler.frontend.onnx import import_onnx_file
 
-        return import_onnx_file(self.args.input_file or "-", data=io.read())
+        return import_onnx_file(self.args.input_file or "-", data=io.read(), bind_inputs=self.args.bind_inputs)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         # `--target` names the accelerator here (as in accel-compile); xdsl-opt's output
@@ -97,6 +97,10 @@ class AccelOptMain(xDSLOptMain):
         arg_parser.add_argument(
             "--target", dest="accel_target", default=None,
             help="accelerator description (built-in name or path to a .toml) for passes that need one",
+        )
+        arg_parser.add_argument(
+            "--bind-inputs", metavar="NAME=VALUE,...|B.npz",
+            help="ONNX graph inputs that become constants at import (shape, axes, pads inputs), e.g. shape=[1,-1]",
         )
         arg_parser.add_argument("--list-passes", action="store_true", help="list accel's passes with their options")
         arg_parser.add_argument("--report", metavar="FILE.json", help="after partitioning: write the partition report")

@@ -362,19 +362,23 @@ class ModelEmitter:
         w.line("const char *const model_input_names[] = {" + ", ".join(c_string(n) for n, _, _ in inputs) + (", " if inputs else "") + "0};")
         w.line("const char *const model_output_names[] = {" + ", ".join(c_string(n) for n, _, _ in outputs) + (", " if outputs else "") + "0};")
         w.line("")
-        w.line("static const char *const op_descriptions[] = {")
-        for d in self.op_descriptions:
-            w.line(f"    {c_string(d)},")
-        w.line("    0};")
-        w.line("")
+        # A model without a single op (an Identity, a folded Shape) calls no kernel: no
+        # `fail` then, which -Werror would reject as unused.
+        if self.op_descriptions:
+            w.line("static const char *const op_descriptions[] = {")
+            for d in self.op_descriptions:
+                w.line(f"    {c_string(d)},")
+            w.line("    0};")
+            w.line("")
         for g in self.globals:
             w.line(g)
         w.line("")
-        w.line("static int fail(int status, int op) {")
-        w.line('    fprintf(stderr, "model: error: %s failed: %s\\n", op_descriptions[op], acc_status_string(status));')
-        w.line("    return status;")
-        w.line("}")
-        w.line("")
+        if self.op_descriptions:
+            w.line("static int fail(int status, int op) {")
+            w.line('    fprintf(stderr, "model: error: %s failed: %s\\n", op_descriptions[op], acc_status_string(status));')
+            w.line("    return status;")
+            w.line("}")
+            w.line("")
         self.emit_init(w, inputs, outputs, targets)
         params = [f"const {C_TYPES[dt]} *in{i}" for i, (_, _, dt) in enumerate(inputs)]
         params += [f"{C_TYPES[dt]} *out{i}" for i, (_, _, dt) in enumerate(outputs)]
@@ -610,11 +614,10 @@ class HostKernelEmitter:
             cp = self.conv_params(op)
             if isinstance(op, relay.Conv2DOp):
                 return [f"acc_conv2d_f32({self.p(op.data)}, {self.p(op.weight)}, NULL, {y}, &{cp})"]
-            xzp = int(self.const(op.input_zero_point).reshape(-1)[0])
-            wzp = self.const(op.kernel_zero_point).reshape(-1).astype(np.int64)
-            wz = m.static_array("int32_t", list(wzp), "zp")
+            xzp = self.zero_point_value(op.input_zero_point)
+            wz, wz_len = self.zero_point_array(op.kernel_zero_point), numel(shape_of(op.kernel_zero_point.type))
             return [f"acc_qnn_conv2d({ACC_DTYPES[dtype_of(op.data.type)]}, {self.p(op.data)}, "
-                    f"{ACC_DTYPES[dtype_of(op.weight.type)]}, {self.p(op.weight)}, NULL, {y}, &{cp}, {xzp}, {wz}, {wzp.size})"]
+                    f"{ACC_DTYPES[dtype_of(op.weight.type)]}, {self.p(op.weight)}, NULL, {y}, &{cp}, {xzp}, {wz}, {wz_len})"]
         if isinstance(op, relay.DenseOp):
             ds = shape_of(op.data.type)
             n, k = shape_of(op.weight.type)
@@ -622,19 +625,20 @@ class HostKernelEmitter:
         if isinstance(op, relay.QnnDenseOp):
             ds = shape_of(op.data.type)
             n, k = shape_of(op.weight.type)
-            xzp = int(self.const(op.input_zero_point).reshape(-1)[0])
-            wzp = self.const(op.kernel_zero_point).reshape(-1).astype(np.int64)
-            wz = m.static_array("int32_t", list(wzp), "zp")
+            xzp = self.zero_point_value(op.input_zero_point)
+            wz, wz_len = self.zero_point_array(op.kernel_zero_point), numel(shape_of(op.kernel_zero_point.type))
             return [f"acc_qnn_dense({ACC_DTYPES[dtype_of(op.data.type)]}, {self.p(op.data)}, "
                     f"{ACC_DTYPES[dtype_of(op.weight.type)]}, {self.p(op.weight)}, NULL, {y}, "
-                    f"{numel(ds[:-1])}, {k}, {n}, {xzp}, {wz}, {wzp.size})"]
+                    f"{numel(ds[:-1])}, {k}, {n}, {xzp}, {wz}, {wz_len})"]
         if isinstance(op, relay.MatmulOp):
+            self.require_f32(op)
             m_, n_ = shape_of(op.result.type)
             a = shape_of(op.lhs.type)
             k = a[0] if op.prop("transpose_a") else a[1]
             return [f"acc_matmul_f32({self.p(op.lhs)}, {self.p(op.rhs)}, {y}, {m_}, {k}, {n_}, "
                     f"{int(op.prop('transpose_a'))}, {int(op.prop('transpose_b'))})"]
         if isinstance(op, relay.BatchMatmulOp):
+            self.require_f32(op)
             sa, sb = shape_of(op.lhs.type), shape_of(op.rhs.type)
             return [f"acc_batch_matmul_f32({self.p(op.lhs)}, {len(sa)}, {m.shape_array(sa)}, {self.p(op.rhs)}, "
                     f"{len(sb)}, {m.shape_array(sb)}, {y}, {int(op.prop('transpose_a'))}, {int(op.prop('transpose_b'))})"]
@@ -735,18 +739,18 @@ class HostKernelEmitter:
             s = shape_of(op.data.type)
             q = self.qparams(op.scale, op.zero_point)
             return [f"acc_quantize({self.p(op.data)}, {self.tag(op.result)}, {y}, {len(s)}, {m.shape_array(s)}, "
-                    f"{op.prop('axis')}, &{q})"]
+                    f"{op.prop('axis')}, {q})"]
         if isinstance(op, relay.DequantizeOp):
             s = shape_of(op.data.type)
             q = self.qparams(op.scale, op.zero_point)
             return [f"acc_dequantize({self.tag(op.data)}, {self.p(op.data)}, {y}, {len(s)}, {m.shape_array(s)}, "
-                    f"{op.prop('axis')}, &{q})"]
+                    f"{op.prop('axis')}, {q})"]
         if isinstance(op, relay.RequantizeOp):
             s = shape_of(op.data.type)
             qi = self.qparams(op.input_scale, op.input_zero_point)
             qo = self.qparams(op.output_scale, op.output_zero_point)
             return [f"acc_requantize({self.tag(op.data)}, {self.p(op.data)}, {self.tag(op.result)}, {y}, {len(s)}, "
-                    f"{m.shape_array(s)}, {op.prop('axis')}, &{qi}, &{qo})"]
+                    f"{m.shape_array(s)}, {op.prop('axis')}, {qi}, {qo})"]
         if isinstance(op, relay.QnnAddOp):
             sa, sb = shape_of(op.lhs.type), shape_of(op.rhs.type)
             f = lambda v: c_float(self.const(v).reshape(-1)[0])  # noqa: E731
@@ -757,6 +761,58 @@ class HostKernelEmitter:
                     f"{f(op.output_scale)}, {z(op.output_zero_point)})"]
         if isinstance(op, relay.MATH_OPS):
             return self.math_calls(op, count)
+        if isinstance(op, relay.IMAGE_OPS):
+            return self.image_op_calls(op, es)
+        raise CompileError(f"the host C library has no kernel for '{op.name}'", op)
+
+    def image_op_calls(self, op: Operation, es: int) -> list[str]:
+        """Calls of the ops of issue 11: resize, conv2d_transpose, depth/space, gather,
+        max-pool indices, dyn.clip, the dynamic quantization parameters."""
+        m = self.model
+        y = self.out
+        if isinstance(op, relay.Resize2DOp):
+            n, c, h, w_ = shape_of(op.data.type)
+            oh, ow = op.prop("size")
+            sh, sw = relay.Resize2DOp.scales((h, w_), op.py_props())
+            coord = "ACC_RESIZE_" + op.prop("coordinate_transformation_mode").upper()
+            geometry = f"{n}, {c}, {h}, {w_}, {oh}, {ow}, {c_double(sh)}, {c_double(sw)}, {coord}"
+            if op.prop("method") == "linear":
+                self.require_f32(op)
+                return [f"acc_resize2d_linear_f32({self.p(op.data)}, {y}, {geometry})"]
+            nearest = "ACC_NEAREST_" + op.prop("nearest_mode").upper()
+            return [f"acc_resize2d_nearest({es}, {self.p(op.data)}, {y}, {geometry}, {nearest})"]
+        if isinstance(op, relay.Conv2DTransposeOp):
+            self.require_f32(op)
+            n, c, h, w_ = shape_of(op.data.type)
+            _, oc, oh, ow = shape_of(op.result.type)
+            _, _, kh, kw = shape_of(op.weight.type)
+            s, p, d = op.prop("strides"), op.prop("padding"), op.prop("dilation")
+            name = m.fresh("deconv")
+            m.globals.append(
+                f"static const acc_conv2d_params {name} = {{{n}, {c}, {h}, {w_}, {oc}, {kh}, {kw}, {oh}, {ow}, "
+                f"{s[0]}, {s[1]}, {p[0]}, {p[1]}, {p[2]}, {p[3]}, {d[0]}, {d[1]}, {op.prop('groups')}}};")
+            return [f"acc_conv2d_transpose_f32({self.p(op.data)}, {self.p(op.weight)}, {y}, &{name})"]
+        if isinstance(op, (relay.DepthToSpaceOp, relay.SpaceToDepthOp)):
+            to_space = isinstance(op, relay.DepthToSpaceOp)
+            n, c, h, w_ = shape_of((op.data if to_space else op.result).type)
+            crd = int(op.prop("mode") == "CRD")
+            return [f"acc_depth_space({es}, {self.p(op.data)}, {y}, {n}, {c}, {h}, {w_}, {op.prop('block_size')}, "
+                    f"{crd}, {int(to_space)})"]
+        if isinstance(op, relay.GatherOp):
+            s, si = shape_of(op.data.type), shape_of(op.indices.type)
+            return [f"acc_gather_elements({es}, {self.p(op.data)}, {len(s)}, {m.shape_array(s)}, {op.prop('axis')}, "
+                    f"{self.tag(op.indices)}, {self.p(op.indices)}, {m.shape_array(si)}, {y})"]
+        if isinstance(op, relay.MaxPool2DIndicesOp):
+            pp = self.pool_params(op)
+            return [f"acc_max_pool2d_indices({self.tag(op.data)}, {self.p(op.data)}, {y}, &{pp}, "
+                    f"{op.prop('storage_order')})"]
+        if isinstance(op, relay.DynClipOp):
+            count = numel(shape_of(op.result.type))
+            return [f"acc_dyn_clip({self.tag(op.data)}, {self.p(op.data)}, {self.p(op.a_min)}, {self.p(op.a_max)}, "
+                    f"{y}, {count})"]
+        if isinstance(op, (relay.DynamicScaleOp, relay.DynamicZeroPointOp)):
+            kind = "scale" if isinstance(op, relay.DynamicScaleOp) else "zero_point"
+            return [f"acc_dynamic_{kind}_f32({self.p(op.data)}, {y}, {numel(shape_of(op.data.type))})"]
         raise CompileError(f"the host C library has no kernel for '{op.name}'", op)
 
     # -- run-time math -----------------------------------------------------------------
@@ -851,13 +907,41 @@ class HostKernelEmitter:
         return name
 
     def qparams(self, scale: SSAValue, zero_point: SSAValue) -> str:
-        s = self.const(scale).reshape(-1).astype(np.float32)
-        z = self.const(zero_point).reshape(-1).astype(np.int64)
-        sa = self.model.static_array("float", list(s), "scale")
-        za = self.model.static_array("int32_t", list(z), "zp")
-        name = self.model.fresh("q")
-        self.model.globals.append(f"static const acc_qparams {name} = {{{sa}, {s.size}, {za}, {z.size}}};")
-        return name
+        """A pointer to the acc_qparams of (scale, zero_point): a static struct when both
+        are constants, else a compound literal reading the run-time values (the zero
+        points widened to int32)."""
+        if isinstance(scale.owner, relay.ConstantOp) and isinstance(zero_point.owner, relay.ConstantOp):
+            s = self.const(scale).reshape(-1).astype(np.float32)
+            z = self.const(zero_point).reshape(-1).astype(np.int64)
+            sa = self.model.static_array("float", list(s), "scale")
+            za = self.model.static_array("int32_t", list(z), "zp")
+            name = self.model.fresh("q")
+            self.model.globals.append(f"static const acc_qparams {name} = {{{sa}, {s.size}, {za}, {z.size}}};")
+            return f"&{name}"
+        s_len, z_len = numel(shape_of(scale.type)), numel(shape_of(zero_point.type))
+        return f"&(acc_qparams){{{self.scale_array(scale)}, {s_len}, {self.zero_point_array(zero_point)}, {z_len}}}"
+
+    def scale_array(self, scale: SSAValue) -> str:
+        if isinstance(scale.owner, relay.ConstantOp):
+            return self.model.static_array("float", list(self.const(scale).reshape(-1).astype(np.float32)), "scale")
+        if dtype_of(scale.type) != np.float32:
+            raise CompileError(f"'{self.op.name}': a run-time scale must be float32, got {scale.type}", self.op)
+        return f"(const float *){self.p(scale)}"
+
+    def zero_point_array(self, zero_point: SSAValue) -> str:
+        """The zero points as int32: a static array, or a compound literal widening the
+        run-time values."""
+        if isinstance(zero_point.owner, relay.ConstantOp):
+            z = self.const(zero_point).reshape(-1).astype(np.int64)
+            return self.model.static_array("int32_t", list(z), "zp")
+        n = numel(shape_of(zero_point.type))
+        return "(const int32_t[]){" + ", ".join(self.zero_point_value(zero_point, i) for i in range(n)) + "}"
+
+    def zero_point_value(self, zero_point: SSAValue, i: int = 0) -> str:
+        """Element `i` of a zero point as an int32 C expression (a literal when constant)."""
+        if isinstance(zero_point.owner, relay.ConstantOp):
+            return str(int(self.const(zero_point).reshape(-1)[i]))
+        return f"(int32_t){self.p(zero_point)}[{i}]"
 
 
 # --------------------------------------------------------------------------------------

@@ -34,6 +34,9 @@ ACC_DTYPES = {
     np.dtype(np.int32): "ACC_I32",
     np.dtype(np.int64): "ACC_I64",
     np.dtype(np.bool_): "ACC_BOOL",
+    np.dtype(np.uint16): "ACC_U16",
+    np.dtype(np.uint32): "ACC_U32",
+    np.dtype(np.uint64): "ACC_U64",
 }
 
 

@@ -37,7 +37,10 @@ for _cls in relay.GRAPH_OPS:
     if _cls is relay.ConstantOp:
         continue
     _short = _cls.name.split(".")[-1]
-    _OPS["qnn_" + _short if ".qnn." in _cls.name else _short] = _cls
+    # qnn and dyn ops share their last name with a float/static op: `qnn_add`, `dyn_clip`.
+    _prefix = next((f"{ns}_" for ns in ("qnn", "dyn") if f".{ns}." in _cls.name), "")
+    assert _prefix + _short not in _OPS, _cls.name
+    _OPS[_prefix + _short] = _cls
 
 _SSA_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$.]*$")
 

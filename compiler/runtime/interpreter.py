@@ -144,6 +144,15 @@ class RelayFunctions(InterpreterFunctions):
     run_dequantize = kernel(relay.DequantizeOp)(_with_props(ref.qnn_dequantize))
     run_requantize = kernel(relay.RequantizeOp)(_with_props(ref.qnn_requantize))
     run_qnn_add = kernel(relay.QnnAddOp)(_with_props(ref.qnn_add))
+    run_resize2d = kernel(relay.Resize2DOp)(_with_props(ref.resize2d))
+    run_conv2d_transpose = kernel(relay.Conv2DTransposeOp)(_with_props(ref.conv2d_transpose))
+    run_depth_to_space = kernel(relay.DepthToSpaceOp)(_with_props(ref.depth_to_space))
+    run_space_to_depth = kernel(relay.SpaceToDepthOp)(_with_props(ref.space_to_depth))
+    run_gather = kernel(relay.GatherOp)(_with_props(ref.gather))
+    run_max_pool2d_indices = kernel(relay.MaxPool2DIndicesOp)(_with_props(ref.max_pool2d_indices))
+    run_dyn_clip = kernel(relay.DynClipOp)(_with_props(ref.dyn_clip))
+    run_dynamic_scale = kernel(relay.DynamicScaleOp)(_with_props(ref.dynamic_scale))
+    run_dynamic_zero_point = kernel(relay.DynamicZeroPointOp)(_with_props(ref.dynamic_zero_point))
 
     @kernel(relay.ConcatenateOp)
     def run_concatenate(self, op: relay.ConcatenateOp, *inputs):

@@ -613,3 +613,191 @@ def strided_slice(data: np.ndarray, ranges: Sequence[range]) -> np.ndarray:
 def broadcast_to(data: np.ndarray, shape: Sequence[int]) -> np.ndarray:
     """relay.broadcast_to: numpy broadcasting of data against `shape`."""
     return np.broadcast_to(data, np.broadcast_shapes(data.shape, tuple(shape))).copy()
+
+
+# --------------------------------------------------------------------------------------
+# Image and layout ops (issue 11): resize, conv2d_transpose, depth_to_space,
+# space_to_depth, gather (GatherElements), max_pool2d_indices
+# --------------------------------------------------------------------------------------
+
+
+def resize_source_coordinate(x: np.ndarray, scale: float, in_len: int, out_len: int, mode: str) -> np.ndarray:
+    """Input coordinates (float64) of output coordinates `x` along one axis (ONNX Resize's
+    coordinate_transformation_mode; the modes that special-case a single output cell test
+    the unrounded output length `scale * in_len`, as ONNX does)."""
+    out_f = scale * in_len
+    if mode == "half_pixel":
+        return (x + 0.5) / scale - 0.5
+    if mode == "half_pixel_symmetric":
+        offset = in_len / 2 * (1 - out_len / out_f)
+        return offset + (x + 0.5) / scale - 0.5
+    if mode == "pytorch_half_pixel":
+        return (x + 0.5) / scale - 0.5 if out_f != 1 else np.full_like(x, -0.5)
+    if mode == "align_corners":
+        return x * (in_len - 1) / (out_f - 1) if out_f != 1 else np.zeros_like(x)
+    if mode == "asymmetric":
+        return x / scale
+    if mode == "tf_half_pixel_for_nn":
+        return (x + 0.5) / scale
+    raise ValueError(f"unknown coordinate_transformation_mode '{mode}'")
+
+
+def resize_nearest_index(coord: np.ndarray, in_len: int, mode: str) -> np.ndarray:
+    """The nearest input index of each coordinate (ONNX nearest_mode), clamped to the input."""
+    if mode == "round_prefer_floor":
+        idx = np.where(coord - np.floor(coord) == 0.5, np.floor(coord), np.round(coord))
+    elif mode == "round_prefer_ceil":
+        idx = np.where(coord - np.floor(coord) == 0.5, np.ceil(coord), np.round(coord))
+    elif mode == "floor":
+        idx = np.floor(coord)
+    elif mode == "ceil":
+        idx = np.ceil(coord)
+    else:
+        raise ValueError(f"unknown nearest_mode '{mode}'")
+    return np.clip(idx, 0, in_len - 1).astype(np.int64)
+
+
+def _linear_taps(coord: np.ndarray, in_len: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Lower and upper neighbour (clamped to the input) and the upper one's weight."""
+    c = np.clip(coord, 0, in_len - 1)
+    lo = np.floor(c).astype(np.int64)
+    hi = np.minimum(lo + 1, in_len - 1)
+    return lo, hi, c - lo
+
+
+def resize2d(
+    data: np.ndarray,
+    size: Sequence[int],
+    scale_h: float | None = None,
+    scale_w: float | None = None,
+    method: str = "nearest",
+    coordinate_transformation_mode: str = "half_pixel",
+    nearest_mode: str = "round_prefer_floor",
+) -> np.ndarray:
+    """ONNX Resize of the last two axes of NCHW data; coordinates and the linear weights
+    in float64, one rounding to the data's type at the end."""
+    _, _, h, w = data.shape
+    oh, ow = size
+    sh = scale_h if scale_h is not None else oh / h
+    sw = scale_w if scale_w is not None else ow / w
+    ys = resize_source_coordinate(np.arange(oh, dtype=np.float64), sh, h, oh, coordinate_transformation_mode)
+    xs = resize_source_coordinate(np.arange(ow, dtype=np.float64), sw, w, ow, coordinate_transformation_mode)
+    if method == "nearest":
+        iy, ix = resize_nearest_index(ys, h, nearest_mode), resize_nearest_index(xs, w, nearest_mode)
+        return np.ascontiguousarray(data[:, :, iy[:, None], ix[None, :]])
+    y0, y1, fy = _linear_taps(ys, h)
+    x0, x1, fx = _linear_taps(xs, w)
+    d = data.astype(np.float64)
+    fy, fx = fy[:, None], fx[None, :]
+    top = d[:, :, y0[:, None], x0[None, :]] * (1 - fx) + d[:, :, y0[:, None], x1[None, :]] * fx
+    bottom = d[:, :, y1[:, None], x0[None, :]] * (1 - fx) + d[:, :, y1[:, None], x1[None, :]] * fx
+    return (top * (1 - fy) + bottom * fy).astype(data.dtype)
+
+
+def conv2d_transpose(
+    data: np.ndarray,
+    weight: np.ndarray,
+    strides: Sequence[int] = (1, 1),
+    padding: Sequence[int] = (0, 0, 0, 0),
+    dilation: Sequence[int] = (1, 1),
+    groups: int = 1,
+    output_padding: Sequence[int] = (0, 0),
+) -> np.ndarray:
+    """Each input cell scatters weight[c] (IOHW) times its value into the output at
+    (ih * stride + kh * dilation - top, ...); cells outside the output are dropped."""
+    n, c, h, w = data.shape
+    _, og, kh, kw = weight.shape
+    cg = c // groups
+    (sh, sw), (dh, dw) = strides, dilation
+    top, left, bottom, right = padding
+    full_h = (h - 1) * sh + dh * (kh - 1) + 1 + output_padding[0]
+    full_w = (w - 1) * sw + dw * (kw - 1) + 1 + output_padding[1]
+    full = np.zeros((n, groups, og, full_h, full_w), dtype=np.float64)
+    x = data.astype(np.float64).reshape(n, groups, cg, h, w)
+    wt = weight.astype(np.float64).reshape(groups, cg, og, kh, kw)
+    for i in range(kh):
+        for j in range(kw):
+            tap = np.einsum("ngchw,gco->ngohw", x, wt[:, :, :, i, j])
+            full[:, :, :, i * dh : i * dh + (h - 1) * sh + 1 : sh, j * dw : j * dw + (w - 1) * sw + 1 : sw] += tap
+    out = full[:, :, :, top : full_h - bottom, left : full_w - right]
+    return np.ascontiguousarray(out.reshape(n, groups * og, out.shape[3], out.shape[4])).astype(data.dtype)
+
+
+def depth_to_space(data: np.ndarray, block_size: int, mode: str = "DCR") -> np.ndarray:
+    n, c, h, w = data.shape
+    b = block_size
+    if mode == "DCR":
+        t = data.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    else:
+        t = data.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+    return np.ascontiguousarray(t.reshape(n, c // (b * b), h * b, w * b))
+
+
+def space_to_depth(data: np.ndarray, block_size: int, mode: str = "DCR") -> np.ndarray:
+    n, c, h, w = data.shape
+    b = block_size
+    t = data.reshape(n, c, h // b, b, w // b, b)
+    t = t.transpose(0, 3, 5, 1, 2, 4) if mode == "DCR" else t.transpose(0, 1, 3, 5, 2, 4)
+    return np.ascontiguousarray(t.reshape(n, c * b * b, h // b, w // b))
+
+
+def gather(data: np.ndarray, indices: np.ndarray, axis: int = 0) -> np.ndarray:
+    """ONNX GatherElements; an index outside [-n, n) is an error."""
+    ax = axis % data.ndim
+    n = data.shape[ax]
+    idx = indices.astype(np.int64)
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = idx[(idx < -n) | (idx >= n)].reshape(-1)[0]
+        raise ValueError(f"gather index {bad} is out of range for axis {axis} of size {n}")
+    idx = np.where(idx < 0, idx + n, idx)
+    # take_along_axis wants the other axes to broadcast: cut data to the indices' extent.
+    cut = tuple(slice(None) if i == ax else slice(0, s) for i, s in enumerate(idx.shape))
+    return np.ascontiguousarray(np.take_along_axis(data[cut], idx, axis=ax))
+
+
+def max_pool2d_indices(
+    data: np.ndarray,
+    pool_size: Sequence[int],
+    strides: Sequence[int] = (1, 1),
+    dilation: Sequence[int] = (1, 1),
+    padding: Sequence[int] = (0, 0, 0, 0),
+    ceil_mode: bool = False,
+    storage_order: int = 0,
+) -> np.ndarray:
+    """Flat index (int64) of the first maximum of each max_pool2d window."""
+    n, c, h, w = data.shape
+    (oh, extra_h), (ow, extra_w) = _pool_geometry(data.shape, pool_size, strides, dilation, padding, ceil_mode)
+    top, left, bottom, right = padding
+    padded = _pad_hw(data, top, left, bottom + extra_h, right + extra_w, _lowest(data.dtype))
+    windows = _windows(padded, pool_size, strides, dilation)[:, :, :oh, :ow]
+    kh, kw = pool_size
+    first = windows.reshape(n, c, oh, ow, kh * kw).argmax(axis=-1)
+    ky, kx = first // kw, first % kw
+    row = np.arange(oh)[:, None] * strides[0] + ky * dilation[0] - top
+    col = np.arange(ow)[None, :] * strides[1] + kx * dilation[1] - left
+    plane = (np.arange(n)[:, None, None, None] * c + np.arange(c)[None, :, None, None]) * (h * w)
+    within = row * w + col if storage_order == 0 else col * h + row
+    return (plane + within).astype(np.int64)
+
+
+def dyn_clip(data: np.ndarray, a_min: np.ndarray, a_max: np.ndarray) -> np.ndarray:
+    """min(max(x, a_min), a_max) with scalar bounds of x's type (NaN stays NaN)."""
+    return np.minimum(np.maximum(data, a_min.reshape(())), a_max.reshape(()))
+
+
+def _dynamic_range(data: np.ndarray) -> tuple[np.float32, np.float32]:
+    """scale and the unrounded zero point of DynamicQuantizeLinear (ONNX's formulas, in
+    float32)."""
+    hi = np.float32(max(0.0, float(np.max(data)))) if data.size else np.float32(0)
+    lo = np.float32(min(0.0, float(np.min(data)))) if data.size else np.float32(0)
+    scale = np.float32(np.float32(1.0) if hi == lo else hi - lo) / np.float32(255)
+    return scale, np.float32(0) - lo / scale
+
+
+def dynamic_scale(data: np.ndarray) -> np.ndarray:
+    return np.array(_dynamic_range(data)[0], np.float32)
+
+
+def dynamic_zero_point(data: np.ndarray) -> np.ndarray:
+    zp = _dynamic_range(data)[1]
+    return np.array(np.rint(min(max(zp, np.float32(0)), np.float32(255))), np.uint8)

@@ -441,7 +441,7 @@ def tile_eltwise(op: accel.EltwiseOp, capacity: int, alignment: int, double: boo
     rows = op.prop("kind") in accel.EltwiseOp.ROWS
     streamed = [op.inputs[0]] if rows else list(op.inputs)  # a layer norm's gamma and beta stay whole
     per_elem = sum(esize(v) for v in streamed) + esize(op.output)
-    resident = [nbytes(v.type) for v in op.inputs if v not in streamed]
+    resident = [buffer_bytes(v.type) for v in op.inputs if v not in streamed]
     # Split the leading axes: the tile keeps every later axis whole (a row op its rows).
     axis = 0
     last = len(shape) - 1 if rows else len(shape)

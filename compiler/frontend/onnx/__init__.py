@@ -11,7 +11,9 @@ and what is not supported. See `importer` for the details and `SUPPORTED_OPS` fo
 list.
 """
 
-from accel.compiler.frontend.onnx import folding, ops_math, ops_nn, ops_quant, ops_tensor  # noqa: F401  (register ops)
+from accel.compiler.frontend.onnx import (  # noqa: F401  (register ops)
+    folding, ops_dynamic_quant, ops_image, ops_math, ops_nn, ops_qoperator, ops_quant, ops_tensor,
+)
 from accel.compiler.frontend.onnx.context import OPS
 from accel.compiler.frontend.onnx.importer import INLINE_LIMIT, import_onnx_file, import_onnx_model, parse_model
 

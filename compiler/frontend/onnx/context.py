@@ -70,21 +70,28 @@ class OpSupport:
 
 OPS: dict[str, OpSupport] = {}
 
+MICROSOFT_DOMAIN = "com.microsoft"
+MICROSOFT_OPS: dict[str, OpSupport] = {}
+"""Converters of the com.microsoft ops onnxruntime's quantizer writes (version 1 each)."""
 
-def _register(op_types: Sequence[str], attrs: Sequence[str], **kw) -> None:
+
+def _register(op_types: Sequence[str], attrs: Sequence[str], registry: dict[str, OpSupport] = OPS, **kw) -> None:
     for t in op_types:
-        old = OPS.get(t)
+        old = registry.get(t)
         merged = frozenset(attrs) | (old.attrs if old else frozenset())
         fields = {"convert": old.convert, "fold": old.fold, "keeps_values": old.keeps_values} if old else {}
         fields.update({k: v for k, v in kw.items() if v is not None})
-        OPS[t] = OpSupport(merged, **fields)
+        registry[t] = OpSupport(merged, **fields)
 
 
-def converter(*op_types: str, attrs: Sequence[str] = ()):
-    """Register the relay converter of `op_types` (accepting `attrs`)."""
+def converter(*op_types: str, attrs: Sequence[str] = (), domain: str = ""):
+    """Register the relay converter of `op_types` (accepting `attrs`) of the default
+    domain, or of `domain` "com.microsoft"."""
+    registry = MICROSOFT_OPS if domain == MICROSOFT_DOMAIN else OPS
+    assert domain in ("", MICROSOFT_DOMAIN), domain
 
     def deco(fn: ConvertFn) -> ConvertFn:
-        _register(op_types, attrs, convert=fn)
+        _register(op_types, attrs, registry, convert=fn)
         return fn
 
     return deco
@@ -195,7 +202,11 @@ class Node:
         """The value of input `i`, which must be known at import time."""
         v = self.value(i)
         if not isinstance(v, Const):
-            label = f"{what or f'input {i}'} ('{self.proto.input[i]}')"
+            name = self.proto.input[i]
+            label = f"{what or f'input {i}'} ('{name}')"
+            if name in self.importer.runtime_inputs:
+                raise self.error(f"{label} must be a constant; it is a graph input: bind it with "
+                                 f"--bind-inputs {name}=VALUE")
             raise self.error(f"{label} must be a constant; a value computed at run time is not supported")
         return v.value
 

@@ -48,7 +48,10 @@ from xdsl.utils.exceptions import VerifyException
 
 from accel.compiler.diagnostics import CompileError, one_line
 from accel.compiler.frontend.builder import GraphBuilder, ssa_name_hint
+from accel.compiler.frontend.onnx.bind import OPTION, Bindings, bound_value, parse_bindings
 from accel.compiler.frontend.onnx.context import (
+    MICROSOFT_DOMAIN,
+    MICROSOFT_OPS,
     OPS,
     Const,
     Node,
@@ -78,9 +81,12 @@ DEFAULT_DOMAINS = ("", "ai.onnx")
 # --------------------------------------------------------------------------------------
 
 
-def import_onnx_file(path: str, data: bytes | None = None) -> ModuleOp:
+def import_onnx_file(path: str, data: bytes | None = None, bind_inputs: Bindings | str | None = None) -> ModuleOp:
     """Import the ONNX model at `path` (`data`: its bytes when already read; `path` "-"
-    means standard input, whose model has no file: every constant is then inline)."""
+    means standard input, whose model has no file: every constant is then inline).
+    `bind_inputs` gives graph inputs a value (arrays by name, or the `--bind-inputs`
+    text: `NAME=VALUE,...` or an .npz path); they become constants."""
+    bindings = parse_bindings(bind_inputs) if isinstance(bind_inputs, str) else bind_inputs
     source = "<stdin>" if path == "-" else path
     if data is None:
         try:
@@ -92,13 +98,15 @@ def import_onnx_file(path: str, data: bytes | None = None) -> ModuleOp:
     weights_path = None if path == "-" else os.path.abspath(path)
     if weights_path is not None and _has_external_data(model):
         _load_external_data(model, os.path.dirname(weights_path), source)
-    return _import(model, source, weights_path)
+    return _import(model, source, weights_path, bindings)
 
 
-def import_onnx_model(model: onnx.ModelProto, weights_path: str | None = None) -> ModuleOp:
+def import_onnx_model(model: onnx.ModelProto, weights_path: str | None = None,
+                      bind_inputs: Bindings | str | None = None) -> ModuleOp:
     """Import an in-memory model. With `weights_path` (the .onnx file the model was loaded
     from), large initializers stay external tensors of that file; without it every
-    constant is inline. `model` is not modified."""
+    constant is inline. `bind_inputs` as for `import_onnx_file`. `model` is not modified."""
+    bindings = parse_bindings(bind_inputs) if isinstance(bind_inputs, str) else bind_inputs
     source = weights_path
     abs_weights = os.path.abspath(weights_path) if weights_path is not None else None
     if _has_external_data(model):
@@ -108,7 +116,7 @@ def import_onnx_model(model: onnx.ModelProto, weights_path: str | None = None) -
         copy.CopyFrom(model)
         _load_external_data(copy, os.path.dirname(abs_weights), source)
         model = copy
-    return _import(model, source, abs_weights)
+    return _import(model, source, abs_weights, bindings)
 
 
 def parse_model(data: bytes, source: str) -> onnx.ModelProto:
@@ -162,7 +170,8 @@ def _file_tensor_names(graph: onnx.GraphProto) -> set[str]:
     return names
 
 
-def _import(model: onnx.ModelProto, source: str | None, weights_path: str | None) -> ModuleOp:
+def _import(model: onnx.ModelProto, source: str | None, weights_path: str | None,
+            bindings: Bindings | None = None) -> ModuleOp:
     opset = _default_opset(model, source)
     file_names = _file_tensor_names(model.graph) if weights_path else set()
     if opset > MAX_OPSET:
@@ -187,7 +196,8 @@ def _import(model: onnx.ModelProto, source: str | None, weights_path: str | None
                                f"(opsets below {MIN_OPSET} are converted first): {one_line(str(e))}",
                                location=source) from None
         opset = CONVERT_TO_OPSET
-    return GraphImporter(model.graph, opset, source, weights_path, file_names, original_opset=original_opset).run()
+    return GraphImporter(model.graph, opset, source, weights_path, file_names, original_opset=original_opset,
+                         bindings=bindings).run()
 
 
 # --------------------------------------------------------------------------------------
@@ -199,7 +209,8 @@ class GraphImporter:
     """Converts one graph, node by node in the (topological) order of the file."""
 
     def __init__(self, graph: onnx.GraphProto, opset: int, source: str | None,
-                 weights_path: str | None, file_names: set[str], *, original_opset: int | None = None):
+                 weights_path: str | None, file_names: set[str], *, original_opset: int | None = None,
+                 bindings: Bindings | None = None):
         self.graph = graph
         self.opset = opset
         self.original_opset = opset if original_opset is None else original_opset  # before conversion
@@ -213,6 +224,9 @@ class GraphImporter:
         self.file_tensors: dict[str, np.ndarray] = {}
         self._loc: NameLoc | None = None
         self._schemas: dict[str, int] = {}
+        self.bindings: Bindings = bindings or {}
+        self.bound: set[str] = set()
+        self.runtime_inputs: set[str] = set()  # graph inputs left to run time
 
     # -- errors ------------------------------------------------------------------------
 
@@ -296,11 +310,15 @@ class GraphImporter:
             self.values[init.name] = self.file_const(init.name, arr)
         if g.sparse_initializer:
             raise self.error(f"sparse initializer '{g.sparse_initializer[0].values.name}' is not supported")
+        self.bind_inputs()
         for vi in g.input:
+            if vi.name in self.bound:
+                continue
             if vi.name in self.values or vi.name in self.unusable:
                 continue  # IR < 4: initializers are listed as inputs too
             shape, dtype = self.input_type(vi)
             self.values[vi.name] = self.builder.input(vi.name, shape, dtype)
+            self.runtime_inputs.add(vi.name)
         for proto in g.node:
             self.import_node(proto)
         outputs: list[SSAValue] = []
@@ -329,6 +347,27 @@ class GraphImporter:
             if name not in out and isinstance(v, Const):
                 out[name] = v.value
         return out
+
+    def bind_inputs(self) -> None:
+        """Graph inputs given a value (`--bind-inputs`) become constants (an input that
+        also has an initializer takes the bound value)."""
+        inputs = {vi.name: vi for vi in self.graph.input}
+        for name, value in self.bindings.items():
+            vi = inputs.get(name)
+            if vi is None:
+                listed = ", ".join(n for n in inputs if n not in self.values) or "none"
+                raise self.error(f"{OPTION}: the model has no graph input '{name}' (its inputs: {listed})")
+            dims = vi.type.tensor_type.shape.dim if vi.type.HasField("tensor_type") else []
+            shape = tuple(d.dim_value if d.HasField("dim_value") else None for d in dims)
+            try:
+                dtype = np_dtype_of(vi.type.tensor_type.elem_type)
+            except UnsupportedDtype as e:
+                raise self.error(f"graph input '{name}': {verify_message(e)}") from None
+            try:
+                self.values[name] = Const(bound_value(name, value, shape, dtype))
+            except CompileError as e:
+                raise self.error(e.message) from None
+            self.bound.add(name)
 
     def input_type(self, vi: onnx.ValueInfoProto) -> tuple[tuple[int, ...], np.dtype]:
         t = vi.type
@@ -390,10 +429,13 @@ class GraphImporter:
         return v
 
     def import_node(self, proto: onnx.NodeProto) -> None:
-        if proto.domain not in DEFAULT_DOMAINS:
+        if proto.domain == MICROSOFT_DOMAIN and proto.op_type in MICROSOFT_OPS:
+            version, support = 1, MICROSOFT_OPS[proto.op_type]
+        elif proto.domain not in DEFAULT_DOMAINS:
             raise self.node_error(proto, f"ops of domain '{proto.domain}' are not supported")
-        version = self.op_version(proto)
-        support = OPS.get(proto.op_type)
+        else:
+            version = self.op_version(proto)
+            support = OPS.get(proto.op_type)
         inputs = [self.lookup(proto, name) if name else None for name in proto.input]
         all_const = all(v is None or isinstance(v, Const) for v in inputs)
         if support is None:

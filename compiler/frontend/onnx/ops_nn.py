@@ -284,6 +284,8 @@ def clip(n: Node):
         lim = np.finfo(dt) if dt.kind == "f" else np.iinfo(dt)
         lo, hi = float(n.attr("min", lim.min)), float(n.attr("max", lim.max))
     else:
+        if any(n.has(i) and not n.is_const(i) for i in (1, 2)):
+            return _dyn_clip(n, dt)
         lo_c = n.opt_const(1, "the min input")
         hi_c = n.opt_const(2, "the max input")
         if lo_c is None and hi_c is None:
@@ -294,6 +296,14 @@ def clip(n: Node):
     if lo > hi:
         lo = hi  # ONNX: min > max sets every value to max
     return n.emit(relay.ClipOp(n.input(0), a_min=lo, a_max=hi))
+
+
+def _dyn_clip(n: Node, dt: np.dtype) -> SSAValue:
+    """Clip whose min or max is a run-time value: relay.dyn.clip (a missing bound is the
+    type's unbounded end)."""
+    unbounded = (-math.inf, math.inf) if dt.kind == "f" else (np.iinfo(dt).min, np.iinfo(dt).max)
+    bounds = [n.input(i) if n.has(i) else n.const_value(np.array(u, dtype=dt)) for i, u in zip((1, 2), unbounded)]
+    return n.emit(relay.DynClipOp(n.input(0), *bounds))
 
 
 @converter("Softmax", attrs=("axis",))
@@ -315,7 +325,8 @@ def softmax(n: Node):
 # --------------------------------------------------------------------------------------
 
 
-def _pool(n: Node, op_cls, **extra):
+def pool(n: Node, op_cls, x: Value | None = None, **extra):
+    """Input 0 (or `x`, a value of its shape) pooled with the node's window attributes."""
     dims = n.shape(0)
     d = spatial_rank(n, len(dims), "pooling")
     kernel = n.ints("kernel_shape")
@@ -323,7 +334,7 @@ def _pool(n: Node, op_cls, **extra):
         raise n.error(f"kernel_shape {kernel} must have {d} entries")
     dilations = n.op_type == "MaxPool" and n.version >= 10 or n.op_type == "AveragePool" and n.version >= 19
     strides, dil, begin, end = window_geometry(n, dims[2:], kernel, dilations=dilations)
-    x = n.value(0)
+    x = n.value(0) if x is None else x
     if d == 1:
         strides, dil, begin, end = lift_1d(strides, dil, begin, end)
         kernel = [1, *kernel]
@@ -340,15 +351,18 @@ def _pool(n: Node, op_cls, **extra):
 @converter("MaxPool", attrs=("auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order",
                              "strides"))
 def max_pool(n: Node):
-    if len(n.proto.output) > 1 and n.proto.output[1]:
-        raise n.error("the Indices output is not supported")
-    return _pool(n, relay.MaxPool2DOp)
+    y = pool(n, relay.MaxPool2DOp)
+    if len(n.proto.output) < 2 or not n.proto.output[1]:
+        return y
+    # The Indices output: flat indices into [N, C, H, W] (1-D: [N, C, 1, L] has the same).
+    order = n.attr("storage_order", 0)
+    return [y, pool(n, relay.MaxPool2DIndicesOp, storage_order=order)]
 
 
 @converter("AveragePool", attrs=("auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape",
                                  "pads", "strides"))
 def avg_pool(n: Node):
-    return _pool(n, relay.AvgPool2DOp, count_include_pad=bool(n.attr("count_include_pad", 0)))
+    return pool(n, relay.AvgPool2DOp, count_include_pad=bool(n.attr("count_include_pad", 0)))
 
 
 @converter("GlobalAveragePool")

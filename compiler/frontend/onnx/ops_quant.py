@@ -64,7 +64,7 @@ def dequantize(n: Node):
     return n.emit(relay.DequantizeOp(n.input(0), n.input(1), _zero_point(n, 2, n.dtype(0)), axis=_axis(n)))
 
 
-def _product_scale(n: Node, i: int, j: int) -> SSAValue:
+def product_scale(n: Node, i: int, j: int) -> SSAValue:
     """The accumulator's scale, input scale * weight scale (per channel when the weight's is)."""
     a, b = n.value(i), n.value(j)
     if isinstance(a, Const) and isinstance(b, Const):
@@ -77,7 +77,7 @@ def _requantize(n: Node, acc: SSAValue, scale_a: int, scale_b: int, axis: int) -
     y_scale = n.input(6)
     y_zp = _zero_point(n, 7, n.dtype(0))
     zero = n.const_value(np.zeros((), dtype=np.int32))
-    return n.emit(relay.RequantizeOp(acc, _product_scale(n, scale_a, scale_b), zero, y_scale, y_zp, axis=axis))
+    return n.emit(relay.RequantizeOp(acc, product_scale(n, scale_a, scale_b), zero, y_scale, y_zp, axis=axis))
 
 
 @converter("QLinearConv", attrs=CONV_ATTRS)
@@ -95,7 +95,7 @@ def qlinear_conv(n: Node):
     return _requantize(n, acc, 1, 4, axis=1)
 
 
-def _transposed(n: Node, v: Value) -> SSAValue:
+def transposed(n: Node, v: Value) -> SSAValue:
     if isinstance(v, Const) and v.value.size <= 16:
         return n.importer.materialize(Const(np.ascontiguousarray(v.value.T)))
     return n.emit(relay.TransposeOp(n.importer.materialize(v), axes=(1, 0)))
@@ -109,17 +109,17 @@ def qlinear_matmul(n: Node):
     if len(b_dims) < 2 or len(a_dims) < 2:
         raise n.error(f"1-D operands are not supported (A {list(a_dims)}, B {list(b_dims)})")
     if len(b_dims) == 2:
-        weight = _transposed(n, n.value(3))
+        weight = transposed(n, n.value(3))
         acc = n.emit(relay.QnnDenseOp(n.input(0), weight, _zero_point(n, 2, n.dtype(0)),
                                       _zero_point(n, 5, n.dtype(3)), n.input(1), n.input(4)))
     else:
-        lhs, rhs = _centered_f64(n, 0, 2), _centered_f64(n, 3, 5)
+        lhs, rhs = centered_f64(n, 0, 2), centered_f64(n, 3, 5)
         prod = n.emit(relay.BatchMatmulOp(lhs, rhs, transpose_b=False))
         acc = n.emit(relay.CastOp(prod, element_type(np.int32)))
     return _requantize(n, acc, 1, 4, axis=-1)
 
 
-def _centered_f64(n: Node, data: int, zero_point: int) -> SSAValue:
+def centered_f64(n: Node, data: int, zero_point: int) -> SSAValue:
     """(q - zero_point) as f64: exact for 8-bit data, and so are the products and sums."""
     x = n.emit(relay.CastOp(n.input(data), element_type(np.float64)))
     if not n.has(zero_point):

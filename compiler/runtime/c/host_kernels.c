@@ -25,6 +25,9 @@ size_t acc_dtype_size(acc_dtype t) {
     case ACC_I32: return 4;
     case ACC_I64: return 8;
     case ACC_BOOL: return 1;
+    case ACC_U16: return 2;
+    case ACC_U32: return 4;
+    case ACC_U64: return 8;
     }
     return 0;
 }
@@ -46,7 +49,8 @@ static int is_numeric(acc_dtype t) { return acc_dtype_size(t) != 0 && t != ACC_B
 static int is_float_type(acc_dtype t) { return t == ACC_F32 || t == ACC_F64; }
 
 static int is_int_type(acc_dtype t) {
-    return t == ACC_I8 || t == ACC_U8 || t == ACC_I16 || t == ACC_I32 || t == ACC_I64;
+    return t == ACC_I8 || t == ACC_U8 || t == ACC_I16 || t == ACC_I32 || t == ACC_I64 || t == ACC_U16 ||
+           t == ACC_U32 || t == ACC_U64;
 }
 
 /* Range of an integer type (ACC_BOOL: 0..1). */
@@ -57,6 +61,9 @@ static void int_range(acc_dtype t, int64_t *lo, int64_t *hi) {
     case ACC_I16: *lo = INT16_MIN; *hi = INT16_MAX; return;
     case ACC_I32: *lo = INT32_MIN; *hi = INT32_MAX; return;
     case ACC_I64: *lo = INT64_MIN; *hi = INT64_MAX; return;
+    case ACC_U16: *lo = 0; *hi = UINT16_MAX; return;
+    case ACC_U32: *lo = 0; *hi = UINT32_MAX; return;
+    case ACC_U64: *lo = 0; *hi = INT64_MAX; return; /* as far as int64 reaches */
     default: *lo = 0; *hi = 1; return;
     }
 }
@@ -96,6 +103,9 @@ static int64_t load_int(acc_dtype t, const void *p, int64_t i) {
     case ACC_I32: return ((const int32_t *)p)[i];
     case ACC_I64: return ((const int64_t *)p)[i];
     case ACC_BOOL: return ((const uint8_t *)p)[i] != 0;
+    case ACC_U16: return ((const uint16_t *)p)[i];
+    case ACC_U32: return ((const uint32_t *)p)[i];
+    case ACC_U64: return (int64_t)((const uint64_t *)p)[i];
     default: return 0;
     }
 }
@@ -109,6 +119,9 @@ static void store_int(acc_dtype t, void *p, int64_t i, int64_t v) {
     case ACC_I32: ((int32_t *)p)[i] = (int32_t)v; return;
     case ACC_I64: ((int64_t *)p)[i] = v; return;
     case ACC_BOOL: ((uint8_t *)p)[i] = (uint8_t)(v != 0); return;
+    case ACC_U16: ((uint16_t *)p)[i] = (uint16_t)v; return;
+    case ACC_U32: ((uint32_t *)p)[i] = (uint32_t)v; return;
+    case ACC_U64: ((uint64_t *)p)[i] = (uint64_t)v; return;
     default: return;
     }
 }
@@ -447,18 +460,26 @@ INT_ROWS(i16, int16_t, uint32_t)
 INT_ROWS(i32, int32_t, uint32_t)
 INT_ROWS(i64, int64_t, uint64_t)
 
-/* Unsigned 8-bit: u / -1 does not arise, plain C division. */
-FLOAT_ROW(add_u8, uint8_t, (uint8_t)((uint32_t)u + (uint32_t)v))
-FLOAT_ROW(sub_u8, uint8_t, (uint8_t)((uint32_t)u - (uint32_t)v))
-FLOAT_ROW(mul_u8, uint8_t, (uint8_t)((uint32_t)u * (uint32_t)v))
-FLOAT_ROW(div_u8, uint8_t, (uint8_t)(u / v))
+/* Unsigned types: u / -1 does not arise, plain C division; wrap through a type of at
+ * least 32 bits (no promotion to a signed int can overflow). */
+#define UINT_ROWS(SUFFIX, T, UT)                                                                    \
+    FLOAT_ROW(add_##SUFFIX, T, (T)((UT)u + (UT)v))                                                  \
+    FLOAT_ROW(sub_##SUFFIX, T, (T)((UT)u - (UT)v))                                                  \
+    FLOAT_ROW(mul_##SUFFIX, T, (T)((UT)u * (UT)v))                                                  \
+    FLOAT_ROW(div_##SUFFIX, T, (T)(u / v))
+
+UINT_ROWS(u8, uint8_t, uint32_t)
+UINT_ROWS(u16, uint16_t, uint32_t)
+UINT_ROWS(u32, uint32_t, uint32_t)
+UINT_ROWS(u64, uint64_t, uint64_t)
 
 static bcast_row_fn binary_row(int op, acc_dtype t) {
-    static const bcast_row_fn table[N_BINOPS][7] = {
-        {add_f32, add_f64, add_i8, add_u8, add_i16, add_i32, add_i64},
-        {sub_f32, sub_f64, sub_i8, sub_u8, sub_i16, sub_i32, sub_i64},
-        {mul_f32, mul_f64, mul_i8, mul_u8, mul_i16, mul_i32, mul_i64},
-        {div_f32, div_f64, div_i8, div_u8, div_i16, div_i32, div_i64},
+    /* Indexed by acc_dtype; ACC_BOOL (7) has no arithmetic. */
+    static const bcast_row_fn table[N_BINOPS][11] = {
+        {add_f32, add_f64, add_i8, add_u8, add_i16, add_i32, add_i64, NULL, add_u16, add_u32, add_u64},
+        {sub_f32, sub_f64, sub_i8, sub_u8, sub_i16, sub_i32, sub_i64, NULL, sub_u16, sub_u32, sub_u64},
+        {mul_f32, mul_f64, mul_i8, mul_u8, mul_i16, mul_i32, mul_i64, NULL, mul_u16, mul_u32, mul_u64},
+        {div_f32, div_f64, div_i8, div_u8, div_i16, div_i32, div_i64, NULL, div_u16, div_u32, div_u64},
     };
     if (!is_numeric(t)) return NULL;
     return table[op][t];
@@ -1105,6 +1126,8 @@ static int64_t wrap_int(acc_dtype t, int64_t v) {
     case ACC_U8: return (uint8_t)u;
     case ACC_I16: return (int16_t)(uint16_t)u;
     case ACC_I32: return (int32_t)(uint32_t)u;
+    case ACC_U16: return (uint16_t)u;
+    case ACC_U32: return (uint32_t)u;
     default: return v;
     }
 }
@@ -1122,6 +1145,12 @@ int acc_cast(acc_dtype from, const void *x, acc_dtype to, void *y, int64_t count
             case ACC_BOOL: ((uint8_t *)y)[i] = d != 0.0; break;
             default: store_int(to, y, i, float_to_int(d, lo, hi));
             }
+        } else if (from == ACC_U64 && is_float_type(to)) { /* values above INT64_MAX */
+            uint64_t v = ((const uint64_t *)x)[i];
+            if (to == ACC_F32)
+                ((float *)y)[i] = (float)v;
+            else
+                ((double *)y)[i] = (double)v;
         } else {
             int64_t v = load_int(from, x, i);
             switch (to) {
@@ -1139,7 +1168,7 @@ int acc_cast(acc_dtype from, const void *x, acc_dtype to, void *y, int64_t count
  * Quantization
  * ------------------------------------------------------------------------------- */
 
-static int is_qint(acc_dtype t) { return t == ACC_I8 || t == ACC_U8 || t == ACC_I16 || t == ACC_I32; }
+static int is_qint(acc_dtype t) { return t == ACC_I8 || t == ACC_U8 || t == ACC_I16 || t == ACC_U16 || t == ACC_I32; }
 
 static int is_int8(acc_dtype t) { return t == ACC_I8 || t == ACC_U8; }
 
@@ -1771,5 +1800,292 @@ int acc_broadcast_to(size_t elem_size, const void *x, int x_rank, const int64_t 
             idx[d] = 0;
         }
     }
+    return ACC_OK;
+}
+
+/* -------------------------------------------------------------------------------
+ * Image and layout ops (issue 11)
+ * ------------------------------------------------------------------------------- */
+
+/* Input coordinate of output coordinate `x` (reference.resize_source_coordinate). */
+static double resize_source(int64_t x, double scale, int64_t in_len, int64_t out_len, acc_resize_coord mode) {
+    double xd = (double)x, out_f = scale * (double)in_len;
+    switch (mode) {
+    case ACC_RESIZE_HALF_PIXEL: return (xd + 0.5) / scale - 0.5;
+    case ACC_RESIZE_HALF_PIXEL_SYMMETRIC:
+        return (double)in_len / 2 * (1 - (double)out_len / out_f) + ((xd + 0.5) / scale - 0.5);
+    case ACC_RESIZE_PYTORCH_HALF_PIXEL: return out_f != 1 ? (xd + 0.5) / scale - 0.5 : -0.5;
+    case ACC_RESIZE_ALIGN_CORNERS: return out_f != 1 ? xd * (double)(in_len - 1) / (out_f - 1) : 0.0;
+    case ACC_RESIZE_ASYMMETRIC: return xd / scale;
+    case ACC_RESIZE_TF_HALF_PIXEL_FOR_NN: return (xd + 0.5) / scale;
+    }
+    return 0.0;
+}
+
+static int64_t clamp_index(double v, int64_t len) {
+    if (!(v > 0)) return 0; /* also NaN */
+    if (v > (double)(len - 1)) return len - 1;
+    return (int64_t)v;
+}
+
+static int64_t resize_nearest(double v, int64_t len, acc_resize_nearest mode) {
+    double f = floor(v), r;
+    switch (mode) {
+    case ACC_NEAREST_ROUND_PREFER_FLOOR: r = v - f == 0.5 ? f : rint(v); break;
+    case ACC_NEAREST_ROUND_PREFER_CEIL: r = v - f == 0.5 ? ceil(v) : rint(v); break;
+    case ACC_NEAREST_FLOOR: r = f; break;
+    default: r = ceil(v); break;
+    }
+    return clamp_index(r, len);
+}
+
+static int resize_check(int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh, int64_t ow, double sh, double sw) {
+    if (n < 0 || c < 0 || h < 1 || w < 1 || oh < 1 || ow < 1) return ACC_EINVAL;
+    if (!(sh > 0) || !(sw > 0)) return ACC_EINVAL;
+    return ACC_OK;
+}
+
+int acc_resize2d_nearest(size_t elem_size, const void *x, void *y, int64_t n, int64_t c, int64_t h, int64_t w,
+                         int64_t oh, int64_t ow, double scale_h, double scale_w, acc_resize_coord coord,
+                         acc_resize_nearest nearest) {
+    int st = resize_check(n, c, h, w, oh, ow, scale_h, scale_w);
+    if (st) return st;
+    if (!x || !y || elem_size == 0) return ACC_EINVAL;
+    int64_t *cols = malloc((size_t)ow * sizeof *cols);
+    if (!cols) return ACC_ENOMEM;
+    for (int64_t j = 0; j < ow; j++) cols[j] = resize_nearest(resize_source(j, scale_w, w, ow, coord), w, nearest);
+    const char *xb = (const char *)x;
+    char *dst = (char *)y;
+    for (int64_t p = 0; p < n * c; p++)
+        for (int64_t i = 0; i < oh; i++) {
+            int64_t r = resize_nearest(resize_source(i, scale_h, h, oh, coord), h, nearest);
+            const char *row = xb + ((p * h + r) * w) * (int64_t)elem_size;
+            for (int64_t j = 0; j < ow; j++) {
+                memcpy(dst, row + cols[j] * (int64_t)elem_size, elem_size);
+                dst += elem_size;
+            }
+        }
+    free(cols);
+    return ACC_OK;
+}
+
+/* Neighbours and upper weight of a linear tap (reference._linear_taps). */
+static void linear_tap(double v, int64_t len, int64_t *lo, int64_t *hi, double *frac) {
+    double cv = v < 0 ? 0 : v > (double)(len - 1) ? (double)(len - 1) : v;
+    int64_t l = (int64_t)floor(cv);
+    *lo = l;
+    *hi = l + 1 < len ? l + 1 : len - 1;
+    *frac = cv - (double)l;
+}
+
+int acc_resize2d_linear_f32(const float *x, float *y, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
+                            int64_t ow, double scale_h, double scale_w, acc_resize_coord coord) {
+    int st = resize_check(n, c, h, w, oh, ow, scale_h, scale_w);
+    if (st) return st;
+    if (!x || !y) return ACC_EINVAL;
+    int64_t *x0 = malloc((size_t)ow * 2 * sizeof *x0);
+    double *fx = malloc((size_t)ow * sizeof *fx);
+    if (!x0 || !fx) {
+        free(x0);
+        free(fx);
+        return ACC_ENOMEM;
+    }
+    int64_t *x1 = x0 + ow;
+    for (int64_t j = 0; j < ow; j++) linear_tap(resize_source(j, scale_w, w, ow, coord), w, &x0[j], &x1[j], &fx[j]);
+    for (int64_t p = 0; p < n * c; p++) {
+        const float *plane = x + p * h * w;
+        for (int64_t i = 0; i < oh; i++) {
+            int64_t y0, y1;
+            double fy;
+            linear_tap(resize_source(i, scale_h, h, oh, coord), h, &y0, &y1, &fy);
+            const float *r0 = plane + y0 * w, *r1 = plane + y1 * w;
+            for (int64_t j = 0; j < ow; j++) {
+                double top = (double)r0[x0[j]] * (1 - fx[j]) + (double)r0[x1[j]] * fx[j];
+                double bottom = (double)r1[x0[j]] * (1 - fx[j]) + (double)r1[x1[j]] * fx[j];
+                *y++ = (float)(top * (1 - fy) + bottom * fy);
+            }
+        }
+    }
+    free(x0);
+    free(fx);
+    return ACC_OK;
+}
+
+int acc_conv2d_transpose_f32(const float *x, const float *w, float *y, const acc_conv2d_params *p) {
+    if (!x || !w || !y || !p) return ACC_EINVAL;
+    if (p->n < 0 || p->c < 1 || p->h < 1 || p->w < 1 || p->oc < 1 || p->kh < 1 || p->kw < 1 || p->oh < 1 ||
+        p->ow < 1 || p->groups < 1 || p->c % p->groups || p->oc % p->groups)
+        return ACC_EINVAL;
+    if (p->stride_h < 1 || p->stride_w < 1 || p->dil_h < 1 || p->dil_w < 1 || p->pad_top < 0 || p->pad_left < 0)
+        return ACC_EINVAL;
+    int64_t cg = p->c / p->groups, og = p->oc / p->groups;
+    for (int64_t b = 0; b < p->n; b++)
+        for (int64_t o = 0; o < p->oc; o++) {
+            int64_t g = o / og, oo = o % og;
+            for (int64_t oy = 0; oy < p->oh; oy++)
+                for (int64_t ox = 0; ox < p->ow; ox++) {
+                    double acc = 0;
+                    for (int64_t ky = 0; ky < p->kh; ky++) {
+                        int64_t ty = oy + p->pad_top - ky * p->dil_h;
+                        if (ty < 0 || ty % p->stride_h) continue;
+                        int64_t iy = ty / p->stride_h;
+                        if (iy >= p->h) continue;
+                        for (int64_t kx = 0; kx < p->kw; kx++) {
+                            int64_t tx = ox + p->pad_left - kx * p->dil_w;
+                            if (tx < 0 || tx % p->stride_w) continue;
+                            int64_t ix = tx / p->stride_w;
+                            if (ix >= p->w) continue;
+                            for (int64_t ci = 0; ci < cg; ci++) {
+                                int64_t ch = g * cg + ci;
+                                acc += (double)x[((b * p->c + ch) * p->h + iy) * p->w + ix] *
+                                       (double)w[((ch * og + oo) * p->kh + ky) * p->kw + kx];
+                            }
+                        }
+                    }
+                    y[((b * p->oc + o) * p->oh + oy) * p->ow + ox] = (float)acc;
+                }
+        }
+    return ACC_OK;
+}
+
+int acc_depth_space(size_t elem_size, const void *x, void *y, int64_t n, int64_t c, int64_t h, int64_t w,
+                    int64_t block, int crd, int to_space) {
+    if (!x || !y || elem_size == 0 || n < 0 || c < 1 || h < 1 || w < 1 || block < 1 || c % (block * block))
+        return ACC_EINVAL;
+    int64_t cs = c / (block * block), es = (int64_t)elem_size;
+    const char *src = (const char *)x;
+    char *dst = (char *)y;
+    /* Depth element (b, ch, i, j) with ch = DCR (by, bx, k) or CRD (k, by, bx) is space
+     * element (b, k, i * block + by, j * block + bx). */
+    for (int64_t b = 0; b < n; b++)
+        for (int64_t ch = 0; ch < c; ch++) {
+            int64_t k, by, bx;
+            if (crd) {
+                k = ch / (block * block);
+                by = ch / block % block;
+                bx = ch % block;
+            } else {
+                by = ch / (block * cs);
+                bx = ch / cs % block;
+                k = ch % cs;
+            }
+            for (int64_t i = 0; i < h; i++)
+                for (int64_t j = 0; j < w; j++) {
+                    int64_t depth = ((b * c + ch) * h + i) * w + j;
+                    int64_t space = ((b * cs + k) * h * block + i * block + by) * w * block + j * block + bx;
+                    if (to_space)
+                        memcpy(dst + space * es, src + depth * es, elem_size);
+                    else
+                        memcpy(dst + depth * es, src + space * es, elem_size);
+                }
+        }
+    return ACC_OK;
+}
+
+int acc_gather_elements(size_t elem_size, const void *x, int rank, const int64_t *shape, int axis,
+                        acc_dtype index_type, const void *indices, const int64_t *idx_shape, void *y) {
+    if (!x || !y || elem_size == 0 || rank < 1 || !valid_shape(rank, shape) || !valid_shape(rank, idx_shape))
+        return ACC_EINVAL;
+    if (!is_int_type(index_type)) return ACC_EINVAL;
+    int ax = norm_axis(axis, rank);
+    if (ax < 0) return ACC_EINVAL;
+    for (int d = 0; d < rank; d++)
+        if (d != ax && idx_shape[d] > shape[d]) return ACC_EINVAL;
+    int64_t count = numel(rank, idx_shape), size = shape[ax];
+    if (count && !indices) return ACC_EINVAL;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t v = load_int(index_type, indices, i);
+        if (v < -size || v >= size) return ACC_ERANGE;
+    }
+    int64_t strides[ACC_MAX_RANK], idx[ACC_MAX_RANK] = {0};
+    int64_t s = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+        strides[d] = s;
+        s *= shape[d];
+    }
+    const char *src = (const char *)x;
+    char *dst = (char *)y;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t v = load_int(index_type, indices, i), off = 0;
+        if (v < 0) v += size;
+        for (int d = 0; d < rank; d++) off += (d == ax ? v : idx[d]) * strides[d];
+        memcpy(dst + i * (int64_t)elem_size, src + off * (int64_t)elem_size, elem_size);
+        for (int d = rank - 1; d >= 0; d--) {
+            if (++idx[d] < idx_shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return ACC_OK;
+}
+
+/* Element i of x as a double for comparisons (integers up to 2^53 exactly; larger
+ * int64 pooled values may tie where they differ). */
+static double load_number(acc_dtype t, const void *p, int64_t i) {
+    switch (t) {
+    case ACC_F32: return ((const float *)p)[i];
+    case ACC_F64: return ((const double *)p)[i];
+    default: return (double)load_int(t, p, i);
+    }
+}
+
+int acc_max_pool2d_indices(acc_dtype t, const void *x, int64_t *y, const acc_pool2d_params *p, int storage_order) {
+    int st = pool_check(p);
+    if (st) return st;
+    if (!x || !y || !is_numeric(t) || (storage_order != 0 && storage_order != 1)) return ACC_EINVAL;
+    for (int64_t nc = 0; nc < p->n * p->c; nc++) {
+        int64_t plane = nc * p->h * p->w;
+        for (int64_t i = 0; i < p->oh; i++) {
+            int64_t r0 = i * p->stride_h - p->pad_top, rlo, rhi;
+            window_taps(r0, p->kh, p->dil_h, 0, p->h, &rlo, &rhi);
+            for (int64_t j = 0; j < p->ow; j++) {
+                int64_t c0 = j * p->stride_w - p->pad_left, clo, chi, best_r = -1, best_c = -1;
+                window_taps(c0, p->kw, p->dil_w, 0, p->w, &clo, &chi);
+                double m = 0;
+                for (int64_t r = rlo; r < rhi; r++)
+                    for (int64_t s = clo; s < chi; s++) {
+                        int64_t row = r0 + r * p->dil_h, col = c0 + s * p->dil_w;
+                        double v = load_number(t, x, plane + row * p->w + col);
+                        if (best_r < 0 || (m == m && (v > m || v != v))) {
+                            m = v;
+                            best_r = row;
+                            best_c = col;
+                        }
+                    }
+                if (best_r < 0) return ACC_EINVAL; /* a window of padding only */
+                *y++ = plane + (storage_order ? best_c * p->h + best_r : best_r * p->w + best_c);
+            }
+        }
+    }
+    return ACC_OK;
+}
+
+int acc_dyn_clip(acc_dtype t, const void *x, const void *a_min, const void *a_max, void *y, int64_t count) {
+    if (!a_min || !a_max || !is_numeric(t)) return ACC_EINVAL;
+    return acc_clip(t, x, y, count, load_number(t, a_min, 0), load_number(t, a_max, 0));
+}
+
+static void dynamic_range(const float *x, int64_t count, float *scale, float *zero_point) {
+    float lo = 0.0f, hi = 0.0f;
+    for (int64_t i = 0; i < count; i++) {
+        if (x[i] < lo) lo = x[i];
+        if (x[i] > hi) hi = x[i];
+    }
+    *scale = (hi == lo ? 1.0f : hi - lo) / 255.0f;
+    *zero_point = 0.0f - lo / *scale;
+}
+
+int acc_dynamic_scale_f32(const float *x, float *scale, int64_t count) {
+    if (!x || !scale || count < 0) return ACC_EINVAL;
+    float zp;
+    dynamic_range(x, count, scale, &zp);
+    return ACC_OK;
+}
+
+int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t count) {
+    if (!x || !zero_point || count < 0) return ACC_EINVAL;
+    float scale, zp;
+    dynamic_range(x, count, &scale, &zp);
+    zp = zp < 0.0f ? 0.0f : zp > 255.0f ? 255.0f : zp;
+    *zero_point = (uint8_t)nearbyintf(zp);
     return ACC_OK;
 }

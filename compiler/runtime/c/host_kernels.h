@@ -54,7 +54,13 @@ typedef enum acc_dtype {
     ACC_I16 = 4,  /* int16_t */
     ACC_I32 = 5,  /* int32_t */
     ACC_I64 = 6,  /* int64_t */
-    ACC_BOOL = 7  /* one byte, 0 or 1 (i1 tensors) */
+    ACC_BOOL = 7, /* one byte, 0 or 1 (i1 tensors) */
+    /* The wide unsigned types: elementwise arithmetic (add, subtract, multiply, divide),
+     * cast and data movement; uint64 values above INT64_MAX only in add/subtract/
+     * multiply/divide and moves (other kernels widen to int64). */
+    ACC_U16 = 8,  /* uint16_t */
+    ACC_U32 = 9,  /* uint32_t */
+    ACC_U64 = 10  /* uint64_t */
 } acc_dtype;
 
 /* Size in bytes of one element of `t`; 0 for an unknown tag. */
@@ -353,12 +359,12 @@ typedef struct acc_qparams {
 
 /* relay.qnn.quantize: y = saturate(round_half_even(x / scale) + zero_point), the
  * division in float; NaN quantizes to the zero point, ±inf saturates. y_type is
- * ACC_I8, ACC_U8, ACC_I16 or ACC_I32. */
+ * ACC_I8, ACC_U8, ACC_I16, ACC_U16 or ACC_I32. */
 int acc_quantize(const float *x, acc_dtype y_type, void *y, int rank, const int64_t *shape, int axis,
                  const acc_qparams *q);
 
 /* relay.qnn.dequantize: y = float(x - zero_point) * scale (difference exact, product in
- * float). x_type is ACC_I8, ACC_U8, ACC_I16 or ACC_I32. */
+ * float). x_type is ACC_I8, ACC_U8, ACC_I16, ACC_U16 or ACC_I32. */
 int acc_dequantize(acc_dtype x_type, const void *x, float *y, int rank, const int64_t *shape, int axis,
                    const acc_qparams *q);
 
@@ -390,6 +396,76 @@ int acc_qnn_add(acc_dtype a_type, const void *a, int a_rank, const int64_t *a_sh
                 int32_t a_zero_point, acc_dtype b_type, const void *b, int b_rank, const int64_t *b_shape,
                 float b_scale, int32_t b_zero_point, acc_dtype y_type, void *y, float y_scale,
                 int32_t y_zero_point);
+
+/* ---------------------------------------------------------------------------------
+ * Ops exporters emit (issue 11): resize, transposed convolution, depth/space
+ * rearrangement, element gather, max-pool indices, clip with run-time bounds
+ * --------------------------------------------------------------------------------- */
+
+/* ONNX Resize's coordinate_transformation_mode (output -> input coordinate). */
+typedef enum acc_resize_coord {
+    ACC_RESIZE_HALF_PIXEL = 0,
+    ACC_RESIZE_HALF_PIXEL_SYMMETRIC = 1,
+    ACC_RESIZE_PYTORCH_HALF_PIXEL = 2,
+    ACC_RESIZE_ALIGN_CORNERS = 3,
+    ACC_RESIZE_ASYMMETRIC = 4,
+    ACC_RESIZE_TF_HALF_PIXEL_FOR_NN = 5
+} acc_resize_coord;
+
+/* ONNX Resize's nearest_mode. */
+typedef enum acc_resize_nearest {
+    ACC_NEAREST_ROUND_PREFER_FLOOR = 0,
+    ACC_NEAREST_ROUND_PREFER_CEIL = 1,
+    ACC_NEAREST_FLOOR = 2,
+    ACC_NEAREST_CEIL = 3
+} acc_resize_nearest;
+
+/* relay.image.resize2d: x [n][c][h][w] -> y [n][c][oh][ow]. scale_h/scale_w map output
+ * to input coordinates (in double, as the reference). Nearest works on any element
+ * type (elem_size bytes); the index is clamped to the input. */
+int acc_resize2d_nearest(size_t elem_size, const void *x, void *y, int64_t n, int64_t c, int64_t h, int64_t w,
+                         int64_t oh, int64_t ow, double scale_h, double scale_w, acc_resize_coord coord,
+                         acc_resize_nearest nearest);
+
+/* relay.image.resize2d, bilinear on float32: the 2x2 neighbours of the coordinate
+ * (clamped to the input) weighted in double, rounded once. */
+int acc_resize2d_linear_f32(const float *x, float *y, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
+                            int64_t ow, double scale_h, double scale_w, acc_resize_coord coord);
+
+/* relay.nn.conv2d_transpose on float32: weight [c][oc / groups][kh][kw] (IOHW); p->h,
+ * p->w are the input's size, p->oh, p->ow the output's, padding removes output cells
+ * at the start (top, left) and end; p->oc is the number of output channels. Sums in
+ * double. */
+int acc_conv2d_transpose_f32(const float *x, const float *w, float *y, const acc_conv2d_params *p);
+
+/* relay.nn.depth_to_space (to_space = 1: [n][c][h][w] -> [n][c / b²][h·b][w·b]) and
+ * relay.nn.space_to_depth (to_space = 0: [n][c][h][w] -> [n][c·b²][h / b][w / b]); `crd`
+ * selects the CRD channel order, else DCR. Any element type. n, c, h, w describe the
+ * tensor in depth form ([n][c][h][w] with c = channels·b²) for both directions. */
+int acc_depth_space(size_t elem_size, const void *x, void *y, int64_t n, int64_t c, int64_t h, int64_t w,
+                    int64_t block, int crd, int to_space);
+
+/* relay.gather (ONNX GatherElements): indices has x's rank and shape idx_shape; y has
+ * idx_shape. An index outside [-shape[axis], shape[axis]) returns ACC_ERANGE before
+ * anything is written. */
+int acc_gather_elements(size_t elem_size, const void *x, int rank, const int64_t *shape, int axis,
+                        acc_dtype index_type, const void *indices, const int64_t *idx_shape, void *y);
+
+/* relay.nn.max_pool2d_indices: int64 flat index into x [n][c][h][w] of the first
+ * maximum of each window (storage_order 1: c-plane offset + col * h + row). Numeric
+ * dtypes; NaN wins like numpy's argmax. */
+int acc_max_pool2d_indices(acc_dtype t, const void *x, int64_t *y, const acc_pool2d_params *p, int storage_order);
+
+/* relay.dyn.clip: acc_clip with the bounds read at run time from one element of x's
+ * type each (int64 bounds beyond 2^53 are rounded to double first). */
+int acc_dyn_clip(acc_dtype t, const void *x, const void *a_min, const void *a_max, void *y, int64_t count);
+
+/* relay.qnn.dynamic_scale / dynamic_zero_point (ONNX DynamicQuantizeLinear's uint8
+ * parameters of x): lo = min(0, min x), hi = max(0, max x), scale = (hi - lo) / 255
+ * (1 / 255 when hi == lo), zero point = round_half_even(clamp(0 - lo / scale, 0, 255)),
+ * all in float. */
+int acc_dynamic_scale_f32(const float *x, float *scale, int64_t count);
+int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t count);
 
 #ifdef __cplusplus
 }

@@ -27,7 +27,7 @@
 
 // RUN: %python %S/Inputs/make_model.py runtime_shape %t.shape.onnx
 // RUN: not accel-opt %t.shape.onnx 2>&1 | filecheck %s --check-prefix=SHAPE
-// SHAPE: accel-opt: {{.*}}shape.onnx: error: node 'reshape_4' (Reshape): the shape input ('s') must be a constant; a value computed at run time is not supported
+// SHAPE: accel-opt: {{.*}}shape.onnx: error: node 'reshape_4' (Reshape): the shape input ('s') must be a constant; it is a graph input: bind it with --bind-inputs s=VALUE
 // SHAPE-NOT: {{.}}
 
 // RUN: %python %S/Inputs/make_model.py future_opset %t.opset.onnx

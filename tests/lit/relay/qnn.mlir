@@ -61,3 +61,17 @@ func.func @qnn_add(%a: tensor<2x3xi8>, %b: tensor<3xi8>, %s: tensor<f32>, %z: te
 // CHECK-NEXT:  %y = relay.qnn.add %a, %b, %s, %z, %s, %z, %s, %z : (tensor<2x3xi8>, tensor<3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
 // CHECK-NEXT:  func.return %y : tensor<2x3xi8>
 // GEN:         %y = "relay.qnn.add"(%a, %b, %s, %z, %s, %z, %s, %z) : (tensor<2x3xi8>, tensor<3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
+
+// -----
+
+// The parameters of dynamic quantization (ONNX DynamicQuantizeLinear), then a quantize
+// with those run-time parameters.
+func.func @dynamic_quantize(%x: tensor<2x8xf32>) -> tensor<2x8xui8> {
+  %s = relay.qnn.dynamic_scale %x : (tensor<2x8xf32>) -> tensor<f32>
+  %z = relay.qnn.dynamic_zero_point %x : (tensor<2x8xf32>) -> tensor<ui8>
+  %y = relay.qnn.quantize %x, %s, %z : (tensor<2x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x8xui8>
+  func.return %y : tensor<2x8xui8>
+}
+// CHECK-LABEL: func.func @dynamic_quantize
+// CHECK-NEXT:  %s = relay.qnn.dynamic_scale %x : (tensor<2x8xf32>) -> tensor<f32>
+// CHECK-NEXT:  %z = relay.qnn.dynamic_zero_point %x : (tensor<2x8xf32>) -> tensor<ui8>

@@ -100,8 +100,106 @@ def future_opset():
     return model([h.make_node("Relu", ["x"], ["y"])], [vi("x", [2])], [vi("y", [2])], opset=99)
 
 
+def image_ops():
+    """The image and layout ops exporters write: Resize (scales and sizes), Upsample-9,
+    ConvTranspose, DepthToSpace, SpaceToDepth, GatherElements, MaxPool with Indices."""
+    return model(
+        [h.make_node("Resize", ["x", "", "scales"], ["up"], name="resize_nearest", mode="nearest",
+                     coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+         h.make_node("Resize", ["up", "", "", "sizes"], ["lin"], name="resize_linear", mode="linear",
+                     coordinate_transformation_mode="pytorch_half_pixel"),
+         h.make_node("ConvTranspose", ["lin", "w", "b"], ["ct"], name="deconv", strides=[2, 2], pads=[1, 1, 1, 1],
+                     output_padding=[1, 1], group=2),
+         h.make_node("DepthToSpace", ["ct"], ["d2s"], name="d2s", blocksize=2, mode="CRD"),
+         h.make_node("SpaceToDepth", ["d2s"], ["s2d"], name="s2d", blocksize=2),
+         h.make_node("MaxPool", ["s2d"], ["mp", "idx"], name="pool", kernel_shape=[2, 2], strides=[2, 2]),
+         h.make_node("GatherElements", ["mp", "gi"], ["y"], name="gather", axis=1)],
+        [vi("x", [1, 2, 3, 3])], [vi("y", [1, 2, 6, 6]), vi("idx", [1, 8, 6, 6], T.INT64)],
+        [("scales", np.array([1, 1, 2, 2], np.float32)), ("sizes", np.array([1, 2, 6, 6], np.int64)),
+         ("w", f32(2, 4, 3, 3)), ("b", f32(8)), ("gi", rng.integers(0, 8, (1, 2, 6, 6)).astype(np.int64))])
+
+
+def upsample9():
+    return model([h.make_node("Upsample", ["x", "scales"], ["y"], name="up", mode="nearest")],
+                 [vi("x", [1, 1, 2, 2])], [vi("y", [1, 1, 4, 6])], [("scales", np.array([1, 1, 2, 3], np.float32))],
+                 opset=9)
+
+
+def resize_cubic():
+    return model([h.make_node("Resize", ["x", "", "scales"], ["y"], name="resize_3", mode="cubic")],
+                 [vi("x", [1, 1, 2, 2])], [vi("y", [1, 1, 4, 4])], [("scales", np.array([1, 1, 2, 2], np.float32))])
+
+
+def resize_channels():
+    return model([h.make_node("Resize", ["x", "", "scales"], ["y"], name="resize_4")],
+                 [vi("x", [1, 2, 2, 2])], [vi("y", [1, 4, 4, 4])], [("scales", np.array([1, 2, 2, 2], np.float32))])
+
+
+def resize_runtime_scales():
+    return model([h.make_node("Resize", ["x", "", "s"], ["y"], name="resize_5")],
+                 [vi("x", [1, 1, 2, 2]), vi("s", [4])], [vi("y", [1, 1, 4, 4])])
+
+
+def conv_transpose_3d():
+    return model([h.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv3d")],
+                 [vi("x", [1, 1, 2, 2, 2])], [vi("y", [1, 1, 3, 3, 3])], [("w", f32(1, 1, 2, 2, 2))])
+
+
+def shape_inputs():
+    """Reshape / Unsqueeze / Pad / ReduceMean / Squeeze whose shape, axes and pads are
+    graph inputs (what --bind-inputs serves)."""
+    return model(
+        [h.make_node("Reshape", ["x", "shape"], ["r"], name="reshape"),
+         h.make_node("Unsqueeze", ["r", "uaxes"], ["u"], name="unsqueeze"),
+         h.make_node("Pad", ["u", "pads"], ["p"], name="pad"),
+         h.make_node("ReduceMean", ["p", "raxes"], ["m"], name="mean", keepdims=1),
+         h.make_node("Squeeze", ["m", "saxes"], ["y"], name="squeeze")],
+        [vi("x", [2, 6]), vi("shape", [2], T.INT64), vi("uaxes", [1], T.INT64), vi("pads", [6], T.INT64),
+         vi("raxes", [1], T.INT64), vi("saxes", [1], T.INT64)],
+        [vi("y", [5, 6])], opset=18)
+
+
+def runtime_clip():
+    """Clip whose min is a graph input and max is missing."""
+    return model([h.make_node("Clip", ["x", "lo"], ["y"], name="clip")],
+                 [vi("x", [2, 3]), vi("lo", [])], [vi("y", [2, 3])])
+
+
+def qoperator():
+    """com.microsoft QLinearAdd and QGemm (transB = 0, per-column weight scales, int32
+    bias, float output), as onnxruntime's QOperator quantizer writes them."""
+    i8 = lambda v: np.array(v, np.int8)  # noqa: E731
+    f = lambda v: np.array(v, np.float32)  # noqa: E731
+    ms = "com.microsoft"
+    return model(
+        [h.make_node("QLinearAdd", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], ["s"], name="qadd", domain=ms),
+         h.make_node("QGemm", ["s", "ys", "yz", "w", "ws", "wz", "c"], ["y"], name="qgemm", domain=ms)],
+        [vi("a", [2, 4], T.INT8), vi("b", [2, 4], T.INT8)], [vi("y", [2, 3])],
+        [("as", f(0.1)), ("az", i8(1)), ("bs", f(0.2)), ("bz", i8(-2)), ("ys", f(0.3)), ("yz", i8(0)),
+         ("w", rng.integers(-100, 100, (4, 3)).astype(np.int8)), ("ws", f([0.01, 0.02, 0.03])),
+         ("wz", np.zeros(3, np.int8)), ("c", np.array([5, -6, 7], np.int32))],
+        opsets=[h.make_opsetid("", 17), h.make_opsetid(ms, 1)])
+
+
+def dynamic_quant():
+    """quantize_dynamic's MatMul: DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul."""
+    return model(
+        [h.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"], name="dq"),
+         h.make_node("MatMulInteger", ["xq", "w", "xz", "wz"], ["acc"], name="mmi"),
+         h.make_node("Cast", ["acc"], ["accf"], to=T.FLOAT),
+         h.make_node("Mul", ["xs", "ws"], ["s"]),
+         h.make_node("Mul", ["accf", "s"], ["y"]),
+         h.make_node("ConvInteger", ["img", "k", "iz"], ["c"], name="convi", pads=[1, 1, 1, 1])],
+        [vi("x", [2, 4]), vi("img", [1, 2, 3, 3], T.UINT8)], [vi("y", [2, 3]), vi("c", [1, 2, 3, 3], T.INT32)],
+        [("w", rng.integers(-100, 100, (4, 3)).astype(np.int8)), ("wz", np.array(0, np.int8)),
+         ("ws", np.array(0.01, np.float32)), ("k", rng.integers(0, 255, (2, 2, 3, 3)).astype(np.uint8)),
+         ("iz", np.array(128, np.uint8))])
+
+
 MODELS = {f.__name__: f for f in (conv_relu, shape_chain, qdq, unsupported_op, bad_attribute, unknown_attribute,
-                                   dynamic_dim, foreign_domain, runtime_shape, future_opset)}
+                                   dynamic_dim, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
+                                   resize_cubic, resize_channels, resize_runtime_scales, conv_transpose_3d,
+                                   shape_inputs, runtime_clip, qoperator, dynamic_quant)}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]

@@ -1,0 +1,51 @@
+// The image and layout ops import into their relay ops: Resize with constant scales or
+// sizes (Upsample-9 as Resize), ConvTranspose with groups/strides/pads/output_padding
+// (+ bias_add), DepthToSpace/SpaceToDepth, GatherElements, and MaxPool's Indices output.
+
+// RUN: %python %S/Inputs/make_model.py image_ops %t.img.onnx
+// RUN: accel-opt %t.img.onnx | filecheck %s
+// CHECK:      func.func @main(%x: tensor<1x2x3x3xf32> {accel.name = "x"}) -> (tensor<1x2x6x6xf32> {accel.name = "y"}, tensor<1x8x6x6xi64> {accel.name = "idx"}) {
+// CHECK-NEXT:   %up = relay.image.resize2d %x {size = [6, 6], scale_h = 2.0, scale_w = 2.0, coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"} : (tensor<1x2x3x3xf32>) -> tensor<1x2x6x6xf32>
+// CHECK-NEXT:   %lin = relay.image.resize2d %up {size = [6, 6], method = "linear", coordinate_transformation_mode = "pytorch_half_pixel"} : (tensor<1x2x6x6xf32>) -> tensor<1x2x6x6xf32>
+// CHECK:        %0 = relay.nn.conv2d_transpose %lin, %w {strides = [2, 2], padding = [1, 1, 1, 1], groups = 2, output_padding = [1, 1]} : (tensor<1x2x6x6xf32>, tensor<2x4x3x3xf32>) -> tensor<1x8x12x12xf32>
+// CHECK:        %ct = relay.nn.bias_add %0, %b : (tensor<1x8x12x12xf32>, tensor<8xf32>) -> tensor<1x8x12x12xf32>
+// CHECK-NEXT:   %d2s = relay.nn.depth_to_space %ct {block_size = 2, mode = "CRD"} : (tensor<1x8x12x12xf32>) -> tensor<1x2x24x24xf32>
+// CHECK-NEXT:   %s2d = relay.nn.space_to_depth %d2s {block_size = 2} : (tensor<1x2x24x24xf32>) -> tensor<1x8x12x12xf32>
+// CHECK-NEXT:   %mp = relay.nn.max_pool2d %s2d {pool_size = [2, 2], strides = [2, 2]} : (tensor<1x8x12x12xf32>) -> tensor<1x8x6x6xf32>
+// CHECK-NEXT:   %idx = relay.nn.max_pool2d_indices %s2d {pool_size = [2, 2], strides = [2, 2]} : (tensor<1x8x12x12xf32>) -> tensor<1x8x6x6xi64>
+// CHECK:        %y = relay.gather %mp, %gi {axis = 1} : (tensor<1x8x6x6xf32>, tensor<1x2x6x6xi64>) -> tensor<1x2x6x6xf32>
+// CHECK-NEXT:   func.return %y, %idx : tensor<1x2x6x6xf32>, tensor<1x8x6x6xi64>
+
+// RUN: %python %S/Inputs/make_model.py upsample9 %t.up.onnx
+// RUN: accel-opt %t.up.onnx | filecheck %s --check-prefix=UP
+// UP: %y = relay.image.resize2d %x {size = [4, 6], scale_h = 2.0, scale_w = 3.0, coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x6xf32>
+
+// What does not import is one line naming the node.
+// RUN: %python %S/Inputs/make_model.py resize_cubic %t.cubic.onnx
+// RUN: not accel-opt %t.cubic.onnx 2>&1 | filecheck %s --check-prefix=CUBIC
+// CUBIC: accel-opt: {{.*}}cubic.onnx: error: node 'resize_3' (Resize): mode 'cubic' is not supported (nearest and linear are)
+// CUBIC-NOT: {{.}}
+// RUN: %python %S/Inputs/make_model.py resize_channels %t.chan.onnx
+// RUN: not accel-opt %t.chan.onnx 2>&1 | filecheck %s --check-prefix=CHAN
+// CHAN: accel-opt: {{.*}}chan.onnx: error: node 'resize_4' (Resize): scales [1.0, 2.0, 2.0, 2.0] may only scale the two spatial axes
+// CHAN-NOT: {{.}}
+// RUN: %python %S/Inputs/make_model.py conv_transpose_3d %t.ct3.onnx
+// RUN: not accel-opt %t.ct3.onnx 2>&1 | filecheck %s --check-prefix=CT3
+// CT3: accel-opt: {{.*}}ct3.onnx: error: node 'deconv3d' (ConvTranspose): transposed convolution on rank-5 input is not supported (only 1-D and 2-D: rank 3 or 4)
+// CT3-NOT: {{.}}
+
+// Clip with a run-time bound is relay.dyn.clip (the missing max: +inf); bound, a clip.
+// RUN: %python %S/Inputs/make_model.py runtime_clip %t.clip.onnx
+// RUN: accel-opt %t.clip.onnx | filecheck %s --check-prefix=CLIP
+// CLIP:      %0 = relay.constant dense<"0x0000807F"> : tensor<f32>
+// CLIP-NEXT: %y = relay.dyn.clip %x, %lo, %0 : (tensor<2x3xf32>, tensor<f32>, tensor<f32>) -> tensor<2x3xf32>
+// RUN: accel-opt %t.clip.onnx --bind-inputs lo=0.5 | filecheck %s --check-prefix=BOUND
+// BOUND: %y = relay.clip %x {a_min = 0.5, a_max = inf} : tensor<2x3xf32>
+
+// Resize's scales as a graph input: bound, it imports; unbound, the error says how.
+// RUN: %python %S/Inputs/make_model.py resize_runtime_scales %t.rs.onnx
+// RUN: not accel-opt %t.rs.onnx 2>&1 | filecheck %s --check-prefix=RUNTIME
+// RUNTIME: accel-opt: {{.*}}rs.onnx: error: node 'resize_5' (Resize): the scales input ('s') must be a constant; it is a graph input: bind it with --bind-inputs s=VALUE
+// RUN: accel-opt %t.rs.onnx --bind-inputs 's=[1,1,2,2]' | filecheck %s --check-prefix=RSBOUND
+// RSBOUND: func.func @main(%x: tensor<1x1x2x2xf32> {accel.name = "x"}) -> (tensor<1x1x4x4xf32> {accel.name = "y"})
+// RSBOUND: relay.image.resize2d %x {size = [4, 4], scale_h = 2.0, scale_w = 2.0} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
