@@ -1,6 +1,6 @@
 """Hypothesis strategies for random valid relay graphs.
 
-    from strategies import relay_graphs, FLOAT_OPS   # pytest puts tests/ on sys.path
+    from accel.compiler.fuzz.graphs import relay_graphs, FLOAT_OPS
 
     @given(relay_graphs(max_ops=12))
     def test_pass_preserves_semantics(graph):
@@ -22,6 +22,9 @@ e.g. `{"conv2d", "add", "relu"}`). Tensors stay small (at most a few thousand
 elements) so interpreting a graph takes milliseconds. Data is well conditioned: divisors
 are bounded away from zero, quantization scales are positive, gather indices are in
 range, so results are finite unless an op makes them infinite by itself.
+
+The tests and the differential fuzzer (`accel.compiler.fuzz.differential`, `accel-fuzz`)
+share this generator; it needs hypothesis (the `test` extra).
 """
 
 from __future__ import annotations
