@@ -15,8 +15,8 @@ A case (`FuzzCase`, drawn by `fuzz_cases`) is
 
 `check_case` compiles it with `compile_to_directory` (what accel-compile does), runs it
 with `run_directory` (accel-run) and compares every output with `run_function` on the
-graph. Outcomes: `passed`; `refused` (a `CompileError` naming the scratchpad: an operand
-that no tile of it fits, which is the compiler's documented answer); or a failure:
+graph. Outcomes: `passed`; `refused: <reason>` (a `CompileError` that is the compiler's
+documented answer, `REFUSALS`); or a failure:
 `mismatch`, `compile-error` (any other CompileError), `run-error` (the C build or the
 simulator failed) or `crash` (any other exception: a compiler bug by definition).
 
@@ -66,8 +66,12 @@ from accel.dialects import relay
 PIPELINES = ("full", "naive", "byoc")
 TARGET_SETS = (("npu",), ("npu-shared",), ("dsp",), ("npu", "dsp"), ("npu-shared", "dsp"))
 """What one compile may target (npu and npu-shared share their C prefix: one at a time)."""
-REFUSALS = re.compile(r"scratchpad")
-"""CompileErrors that are the compiler's answer to a valid but unfittable case."""
+REFUSALS = {
+    "scratchpad": re.compile(r"scratchpad"),
+    "f16 in C": re.compile(r"the C backend has no type for f16"),
+}
+"""CompileErrors that are the compiler's documented answer to a valid case: an operand
+no scratchpad tile fits; an f16 value (the cast kind's f32 -> f16 -> f32) in C."""
 
 FLOAT_RTOL = 1e-4
 FLOAT_ATOL = 1e-5
@@ -219,7 +223,7 @@ def write_case(case: FuzzCase, directory: str) -> Written:
 
 
 def check_case(case: FuzzCase, workdir: str) -> str:
-    """'passed' or 'refused', else raises `Failure`."""
+    """'passed' or 'refused: <reason>', else raises `Failure`."""
     quantized = any(k in QUANTIZED_OPS for k in case.graph.kinds)
     try:
         expected = run_function(case.graph.module, case.graph.inputs)
@@ -231,8 +235,9 @@ def check_case(case: FuzzCase, workdir: str) -> str:
     try:
         compile_to_directory(files.graph, ",".join(files.targets), out, case.pipeline_spec())
     except CompileError as e:
-        if REFUSALS.search(e.message):
-            return "refused"
+        for reason, pattern in REFUSALS.items():
+            if pattern.search(e.message):
+                return f"refused: {reason}"
         raise Failure("compile-error", str(e), _origin_of_message("compile-error", e.message)) from None
     except Exception as e:
         raise _crash(e) from None
@@ -366,7 +371,7 @@ def write_regression(directory: str, seed: int, index: int, original: FuzzCase, 
 class Outcome:
     index: int
     status: str
-    """passed | refused | failed"""
+    """passed | refused: <reason> | failed"""
     summary: str = ""
     regression: str = ""
 
