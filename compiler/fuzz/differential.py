@@ -302,13 +302,14 @@ def minimise(choices: tuple, failure: Failure, max_ops: int, workdir: str, budge
     count = [0]
 
     def test_function(data: ConjectureData) -> None:
-        if time.monotonic() - start > budget_s:
-            raise _BudgetSpent
-        count[0] += 1
         try:
             case = draw_case(data, max_ops)
         except Unsuitable:
             data.mark_invalid()
+        # (after the draw: a test function that draws less than before is "flaky")
+        if count[0] and time.monotonic() - start > budget_s:
+            raise _BudgetSpent
+        count[0] += 1
         with tempfile.TemporaryDirectory(dir=workdir) as tmp:
             try:
                 check_case(case, tmp)
