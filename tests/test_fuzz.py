@@ -204,3 +204,19 @@ def test_an_unterminated_string_literal_fails_at_once(tmp_path):
     proc = subprocess.run([_tool("accel-opt"), str(path)], capture_output=True, text=True, timeout=20)
     assert proc.returncode == 1
     assert proc.stderr.strip().endswith("unterminated.mlir:2:44: error: End of file reached before closing string literal.")
+
+
+@pytest.mark.parametrize("name", [b"xq", b"qconv"])
+def test_a_name_that_is_not_utf8_is_a_corrupt_model(name, tmp_path):
+    # protobuf hands invalid UTF-8 in a proto2 string over as bytes: it was a TypeError
+    # deep in the import ("'<' not supported between instances of 'str' and 'bytes'").
+    data = parsers.seed_models()[1].SerializeToString()
+    field = bytes([len(name)]) + name
+    assert field in data
+    bad = name[:-1] + b"\xe2"
+    broken = data.replace(field, bytes([len(name)]) + bad)
+    path = tmp_path / "broken.onnx"
+    path.write_bytes(broken)
+    proc = subprocess.run([_tool("accel-opt"), str(path)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr == f"accel-opt: {path}: error: not a valid ONNX model (a name is not UTF-8 text: {bad!r}; corrupt file?)\n"
