@@ -61,6 +61,7 @@ def test_cases_are_deterministic_by_seed():
     assert a.graph.text() == b.graph.text() and [t.text for t in a.targets] == [t.text for t in b.targets]
     assert a.describe() == b.describe()
     assert c.graph.text() != a.graph.text()
+    assert all(len(draw_from(case_random(7, i), 2)[0].graph.kinds) <= 2 for i in range(10))  # --max-ops
     # the choice sequence replays the case (what the minimiser shrinks)
     assert differential.replay(choices_a, 8).graph.text() == a.graph.text()
 
@@ -157,6 +158,11 @@ def test_accel_fuzz_summary_and_exit_code(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("accel-fuzz: 3 graphs (seed 4, cases 0..2): ")
     assert proc.stdout.rstrip().endswith("0 failures")
+    # --minutes bounds the run (at most 2 cases per worker were in flight), --start picks the case
+    timed = subprocess.run([_tool("accel-fuzz"), "-n", "1000", "--minutes", "0.001", "-j", "1", "--start", "5",
+                            "--max-ops", "2", "-o", str(tmp_path)], capture_output=True, text=True)
+    assert timed.returncode == 0, timed.stderr
+    assert timed.stdout.startswith("accel-fuzz: 2 graphs (seed 0, cases 5..6): "), timed.stdout
     bad = subprocess.run([_tool("accel-fuzz"), "-j", "0"], capture_output=True, text=True)
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
 

@@ -17,6 +17,7 @@ case at any -j. Progress on a terminal; exit 1 if anything failed. Needs hypothe
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 import time
@@ -99,9 +100,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if min(args.n, args.start, args.shrink_seconds, args.minutes) < 0 or args.jobs < 1 or args.max_ops < 1:
         _die("error: -n, --start, --shrink-seconds, --minutes must be >= 0 and -j, --max-ops >= 1")
-    try:
-        import hypothesis  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("hypothesis") is None:
         _die("error: accel-fuzz needs hypothesis (pip install -e '.[test]', or make setup)")
     what = "parsers" if args.parsers else "graphs"
     os.makedirs(args.output, exist_ok=True)

@@ -34,9 +34,7 @@ from `Random(s * 2**32 + i)`.
 
 from __future__ import annotations
 
-import io
 import json
-import math
 import os
 import re
 import shlex
