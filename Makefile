@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 JOBS ?= 2
 
-.PHONY: setup openblas test lit pytest demo bench clean
+.PHONY: setup openblas test lit pytest demo bench fuzz clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,15 @@ pytest: $(STAMP) openblas
 
 demo: $(STAMP)
 	@$(PY) examples/demo.py
+
+# `make fuzz N=2000 [SEED=0] [JOBS=2] [MINUTES=20]`: N random graphs x targets x pipelines
+# through C against the reference interpreter (or as many as MINUTES allow); minimised
+# failures in fuzz-failures/ (exit 1 if any).
+N ?= 200
+SEED ?= 0
+MINUTES ?= 0
+fuzz: $(STAMP)
+	$(BIN)/accel-fuzz -n $(N) --seed $(SEED) -j $(JOBS) --minutes $(MINUTES) -o fuzz-failures
 
 bench: $(STAMP)
 	$(PY) bench/ir_costs.py

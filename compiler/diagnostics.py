@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import difflib
+import re
 from collections.abc import Iterable
 
 from xdsl.dialects import func
@@ -18,6 +19,7 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, NameLoc, St
 from xdsl.ir import Attribute, Operation, OpTraits
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.mlir_lexer import MLIRLexer
 
 
 class CompileError(Exception):
@@ -55,6 +57,14 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
     """` (did you mean 'x'?)` for the closest known name, or nothing."""
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
     return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+# xDSL 0.74 lexes string literals with `"(?:[^"\\\n\v\f]+|\\...)*"`: a nested quantifier that
+# backtracks exponentially on an unterminated string (a stray `"` in a line of 40
+# characters never returns; the fuzzer found it). The same language with possessive
+# quantifiers fails in linear time, so the lexer reports "End of file reached before
+# closing string literal" at once.
+MLIRLexer._unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
 
 
 class LocatingParser(Parser):

@@ -373,6 +373,11 @@ class WeightOp(IRDLOperation):
         return op
 
 
+MAX_TRANSFER_RANK = 4
+"""A DMA transfer (and so every buffer an accelerator reads or writes) has at most this
+many dimensions (the simulator's and the vendor APIs' descriptors)."""
+
+
 @irdl_op_definition
 class DmaStartOp(IRDLOperation):
     """Starts an N-d strided copy `source -> dest` between host memory and a scratchpad;
@@ -394,8 +399,8 @@ class DmaStartOp(IRDLOperation):
         spaces = {memory_space(s), memory_space(d)}
         if "spm" not in spaces or spaces == {"spm"}:
             raise VerifyException(f"a transfer goes between host memory and a scratchpad, got {s} -> {d}")
-        if not 1 <= len(_shape(s)) <= 4:
-            raise VerifyException(f"transfers have rank 1 to 4, got {s}")
+        if not 1 <= len(_shape(s)) <= MAX_TRANSFER_RANK:
+            raise VerifyException(f"transfers have rank 1 to {MAX_TRANSFER_RANK}, got {s}")
 
     @property
     def to_device(self) -> bool:

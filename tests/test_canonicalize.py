@@ -33,7 +33,7 @@ from accel.compiler.transforms.recognize_decompositions import RecognizeDecompos
 from accel.compiler.driver import make_context
 from accel.dialects import relay
 from accel.dialects.conventions import io_names
-from strategies import FLOAT_OPS, RelayGraph, relay_graphs
+from accel.compiler.fuzz.graphs import FLOAT_OPS, RelayGraph, relay_graphs
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TOLERANCE = 1e-5

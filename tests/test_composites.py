@@ -21,7 +21,7 @@ import os
 import numpy as np
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
-from strategies import RelayGraph
+from accel.compiler.fuzz.graphs import RelayGraph
 from test_lowering_semantics import check_lowering, descriptions
 
 from accel.compiler.diagnostics import CompileError

@@ -1,6 +1,6 @@
 """Semantic properties of the data-movement passes on random graphs.
 
-Random relay graphs (tests/strategies.py) are partitioned for a user target that is the
+Random relay graphs (accel.compiler.fuzz.graphs) are partitioned for a user target that is the
 built-in `npu` with a tiny scratchpad (2 KiB), so that `tile-for-scratchpad` really splits
 ops and `optimize-dma` has loops, chains and regions to work on. After every pass of the
 `full` pipeline the reference interpreter (`run_module`, any IR level) must give the same
@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from e2e_util import scratchpad_conflicts
-from strategies import relay_graphs
+from accel.compiler.fuzz.graphs import relay_graphs
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.driver import build_passes, make_context, print_ir

@@ -1,7 +1,7 @@
 """The lowering passes keep the meaning of the program (hypothesis on random graphs, and
 the real models).
 
-A random relay graph (`tests/strategies.py`, restricted to ops each target takes plus a
+A random relay graph (`accel.compiler.fuzz.graphs`, restricted to ops each target takes plus a
 few host-only ones that split regions) is partitioned with `byoc{cost-model=false}` (so
 that even tiny graphs reach the accelerator), then every pass of the `lower` pipeline
 (`accel.compiler.pipeline.PIPELINES["lower"]`: bufferize, plan-memory, lower-to-accel,
@@ -54,7 +54,7 @@ from e2e_util import (
 )
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
-from strategies import relay_graphs
+from accel.compiler.fuzz.graphs import relay_graphs
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 

@@ -1,4 +1,4 @@
-"""Properties of random valid relay graphs (see `tests/strategies.py`):
+"""Properties of random valid relay graphs (see `accel.compiler.fuzz.graphs`):
 
 1. printing is a fixed point: print -> parse -> print gives the same text, in the custom
    and in the generic form, and the generic form parses back to the custom text;
@@ -22,7 +22,7 @@ from xdsl.printer import Printer
 
 from accel.compiler.runtime.interpreter import run_function
 from accel.dialects import relay
-from strategies import FLOAT_OPS, OP_KINDS, QUANTIZED_OPS, RelayGraph, relay_graphs
+from accel.compiler.fuzz.graphs import FLOAT_OPS, OP_KINDS, QUANTIZED_OPS, RelayGraph, relay_graphs
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -52,6 +52,17 @@ def dtype_of(t) -> np.dtype:
     return numpy_dtype(t.element_type)
 
 
+def check_c_types(module: ModuleOp) -> None:
+    """Every buffer's element type has a C type (numpy's f16 has none in C99): one line
+    naming the first op that makes such a value, instead of a failure deep in emission."""
+    for op in module.walk():
+        values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
+        for v in values:
+            if isinstance(v.type, MemRefType) and dtype_of(v.type) not in C_TYPES:
+                raise CompileError(f"the C backend has no type for {v.type.element_type} values "
+                                   "(keep the model in f32 or integer types)", op)
+
+
 def shape_of(t) -> tuple[int, ...]:
     return tuple(t.get_shape())
 
@@ -194,6 +205,7 @@ class ModelEmitter:
     # -- entry -------------------------------------------------------------------------
 
     def emit(self) -> Emitted:
+        check_c_types(self.module)
         main = None
         for op in self.module.body.block.ops:
             if isinstance(op, func.FuncOp) and op.sym_name.data == "main":

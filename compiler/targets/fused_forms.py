@@ -505,6 +505,10 @@ def plan_body(body: Body) -> list[ComputePlan]:
     """The compute ops of `body`, in order; raises NotLowerable."""
     if len(body.outputs) != 1:
         raise NotLowerable("accelerator operations have one result")
+    for v in (*body.values, *body.outputs):
+        if len(_shape(v)) > accel.MAX_TRANSFER_RANK:
+            # (the fuzzer found a rank-5 relu sent to the npu, then refused by the verifier)
+            raise NotLowerable(f"rank {len(_shape(v))} exceeds the {accel.MAX_TRANSFER_RANK} dimensions of a DMA transfer")
     plans = [plan_compute(form) for form in split_forms(body)]
     if not plans:
         raise NotLowerable("no accelerator operation")

@@ -130,7 +130,32 @@ def parse_model(data: bytes, source: str) -> onnx.ModelProto:
     if model.ir_version <= 0 or not model.HasField("graph"):
         raise CompileError("not a valid ONNX model (no IR version or no graph; corrupt or truncated file?)",
                            location=source)
+    bad = _non_text_name(model.graph)
+    if bad is not None:
+        raise CompileError(f"not a valid ONNX model (a name is not UTF-8 text: {bad!r}; corrupt file?)",
+                           location=source)
     return model
+
+
+def _non_text_name(graph: onnx.GraphProto) -> bytes | None:
+    """The first name of `graph` (and its subgraphs) that is not UTF-8: protobuf hands
+    such proto2 strings over as bytes, which no later step expects (the parser fuzzer
+    found them as TypeErrors deep in the import)."""
+    for node in graph.node:
+        for text in (node.name, node.op_type, node.domain, *node.input, *node.output):
+            if isinstance(text, bytes):
+                return text
+        for attr in node.attribute:
+            if isinstance(attr.name, bytes):
+                return attr.name
+            for sub in ((attr.g,) if attr.HasField("g") else ()) + tuple(attr.graphs):
+                if (found := _non_text_name(sub)) is not None:
+                    return found
+    for infos in (graph.input, graph.output, graph.value_info, graph.initializer):
+        for info in infos:
+            if isinstance(info.name, bytes):
+                return info.name
+    return None
 
 
 # --------------------------------------------------------------------------------------

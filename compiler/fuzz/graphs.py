@@ -1,6 +1,6 @@
 """Hypothesis strategies for random valid relay graphs.
 
-    from strategies import relay_graphs, FLOAT_OPS   # pytest puts tests/ on sys.path
+    from accel.compiler.fuzz.graphs import relay_graphs, FLOAT_OPS
 
     @given(relay_graphs(max_ops=12))
     def test_pass_preserves_semantics(graph):
@@ -22,6 +22,9 @@ e.g. `{"conv2d", "add", "relu"}`). Tensors stay small (at most a few thousand
 elements) so interpreting a graph takes milliseconds. Data is well conditioned: divisors
 are bounded away from zero, quantization scales are positive, gather indices are in
 range, so results are finite unless an op makes them infinite by itself.
+
+The tests and the differential fuzzer (`accel.compiler.fuzz.differential`, `accel-fuzz`)
+share this generator; it needs hypothesis (the `test` extra).
 """
 
 from __future__ import annotations
@@ -598,10 +601,22 @@ def _input_shapes(draw, kinds: Collection[str]) -> list[tuple[int, ...]]:
 
 
 @st.composite
+def _one_op(draw, g: _Gen, kinds: tuple[str, ...], optional: bool) -> tuple[str, SSAValue | None] | None:
+    """One op kind and what it builds, or None (no more ops; one in five when `optional`).
+    Like an element of `st.lists`, the decision and the op are one hypothesis span, so the
+    shrinker deletes an op as a whole (the fuzzer's minimisation drops ops this way)."""
+    if optional and draw(st.integers(0, 4)) == 0:
+        return None
+    name = draw(st.sampled_from(kinds))
+    return name, KINDS[name](g)
+
+
+@st.composite
 def relay_graphs(draw, max_ops: int = 12, ops: Collection[str] | None = None, min_ops: int = 1) -> RelayGraph:
     """A random valid relay graph with `min_ops`..`max_ops` op kinds drawn from `ops`
     (default: every kind in OP_KINDS; one kind may build a short chain, e.g. quantize +
-    dequantize, conv2d + bias_add), and random inputs for it."""
+    dequantize, conv2d + bias_add; after `min_ops`, each further op with probability
+    4/5), and random inputs for it."""
     kinds = tuple(OP_KINDS if ops is None else ops)
     unknown = sorted(set(kinds) - set(KINDS))
     if unknown:
@@ -618,12 +633,13 @@ def relay_graphs(draw, max_ops: int = 12, ops: Collection[str] | None = None, mi
         inputs[name] = rng.standard_normal(s).astype(np.float32)
 
     used: list[str] = []
-    target = draw(st.integers(min_ops, max_ops))
     attempts = 0
-    while len(used) < target and attempts < 4 * max_ops:
+    while len(used) < max_ops and attempts < 4 * max_ops:
         attempts += 1
-        name = draw(st.sampled_from(kinds))
-        value = KINDS[name](g)
+        step = draw(_one_op(g, kinds, optional=len(used) >= min_ops))
+        if step is None:
+            break
+        name, value = step
         if value is None:
             continue
         used.append(name)
