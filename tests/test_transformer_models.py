@@ -197,3 +197,17 @@ def test_keras_mlp_matmuls_go_to_the_dsp(ws):
     """The dsp runs matmul/dense: the MLP's [in, out] MatMuls are offloaded there."""
     r = ws.compiled("mlp_dynamo", "dsp")
     assert r.report["ops"]["offloaded"] >= 1 and r.report["regions"]
+
+
+NPU_MAC_SHARE = 0.90
+"""Issue 10's bar: the npu runs at least this share of a transformer's multiply-accumulates."""
+
+
+@pytest.mark.parametrize("name", [model_param(n) for n in FLOAT_MODELS + INT8_MODELS])
+def test_the_npu_takes_most_of_the_macs(ws, name):
+    r = ws.compiled(name, "npu")
+    macs = r.report["macs"]
+    assert macs["total"] > 0
+    share = macs["offloaded"] / macs["total"]
+    print(f"{name}: {macs['offloaded']} of {macs['total']} MACs on the npu ({share:.1%})")
+    assert share >= NPU_MAC_SHARE, f"{name}: only {share:.1%} of the MACs on the npu"
