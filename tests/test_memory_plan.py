@@ -108,7 +108,7 @@ def test_live_profile_follows_prefetches_and_forwardings(model):
             alloc = dma.dest.owner
             if prev is None or not isinstance(alloc, accel.AllocOp) or alloc.parent is not block:
                 continue
-            chain = od._movable_chain(dma.source, block, prev)
+            chain = od._movable_chain(dma.source, block, prev, od.BlockOrder(block))
             if chain is None or dma.next_op is None:
                 continue
             ops = [*chain, alloc, dma] if not alloc.is_before_in_block(prev) else [*chain, dma]

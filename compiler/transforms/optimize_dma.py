@@ -271,25 +271,56 @@ def keep_fitting(changes: list, fits, screen=None) -> list:
     return kept
 
 
-def find_forwardings(block: Block, on_device: dict | None = None, found: list | None = None) -> list[Forwarding]:
-    """Walk `block` (and its loops) tracking which host data has a copy on the device
-    (host key -> scratchpad value), and apply every reuse tentatively. A loop inherits
-    what it does not overwrite, and that stays known past its end."""
-    on_device = {} if on_device is None else on_device
-    found = [] if found is None else found
+class DeviceCopies:
+    """Which host data has a copy on the device: host key -> scratchpad value, indexed by
+    the root buffer on either side so that a write invalidates in time proportional to
+    what it invalidates (a region's walk stays linear in its ops)."""
 
-    def key_root(k) -> SSAValue:
+    def __init__(self, copies: dict | None = None) -> None:
+        self.copies: dict = {}
+        self.by_host: dict[SSAValue, set] = {}
+        self.by_device: dict[SSAValue, set] = {}
+        for k, v in (copies or {}).items():
+            self.set(k, v)
+
+    @staticmethod
+    def host_root(k) -> SSAValue:
         return k[0] if isinstance(k, tuple) else root(k)
 
-    def invalidate_host(h: SSAValue) -> None:
-        r = root(h)
-        for k in [k for k in on_device if key_root(k) is r]:
-            del on_device[k]
+    def get(self, k) -> SSAValue | None:
+        return self.copies.get(k)
 
-    def invalidate_device(s: SSAValue) -> None:
-        r = root(s)
-        for k in [k for k, v in on_device.items() if root(v) is r]:
-            del on_device[k]
+    def set(self, k, v: SSAValue) -> None:
+        self.drop(k)
+        self.copies[k] = v
+        self.by_host.setdefault(self.host_root(k), set()).add(k)
+        self.by_device.setdefault(root(v), set()).add(k)
+
+    def drop(self, k) -> None:
+        v = self.copies.pop(k, None)
+        if v is not None:
+            self.by_host[self.host_root(k)].discard(k)
+            self.by_device[root(v)].discard(k)
+
+    def invalidate_host(self, r: SSAValue) -> None:
+        for k in list(self.by_host.get(r, ())):
+            self.drop(k)
+
+    def invalidate_device(self, r: SSAValue) -> None:
+        for k in list(self.by_device.get(r, ())):
+            self.drop(k)
+
+    def copy(self) -> DeviceCopies:
+        return DeviceCopies(self.copies)
+
+
+def find_forwardings(block: Block, on_device: DeviceCopies | None = None,
+                     found: list | None = None) -> list[Forwarding]:
+    """Walk `block` (and its loops) tracking which host data has a copy on the device,
+    and apply every reuse tentatively. A loop inherits what it does not overwrite, and
+    that stays known past its end."""
+    on_device = DeviceCopies() if on_device is None else on_device
+    found = [] if found is None else found
 
     for op in list(block.ops):
         if isinstance(op, accel.DmaStartOp):
@@ -305,21 +336,21 @@ def find_forwardings(block: Block, on_device: dict | None = None, found: list | 
                     fwd.apply()
                     found.append(fwd)
                     continue
-                invalidate_device(op.dest)
-                on_device[key] = op.dest
+                on_device.invalidate_device(root(op.dest))
+                on_device.set(key, op.dest)
             else:
-                invalidate_host(op.dest)
-                on_device[host_key(op.dest)] = op.source
+                on_device.invalidate_host(root(op.dest))
+                on_device.set(host_key(op.dest), op.source)
         elif isinstance(op, accel.ComputeOp):
-            invalidate_device(op.output)
+            on_device.invalidate_device(root(op.output))
         elif op.regions:
             # What the loop writes (host or device) is unknown inside it and after it.
-            written = {root(v) for inner in op.walk() for v in writes(inner)}
-            for k in [k for k, v in on_device.items() if key_root(k) in written or root(v) in written]:
-                del on_device[k]
+            for r in {root(v) for inner in op.walk() for v in writes(inner)}:
+                on_device.invalidate_host(r)
+                on_device.invalidate_device(r)
             for region in op.regions:
                 for b in region.blocks:
-                    find_forwardings(b, dict(on_device), found)
+                    find_forwardings(b, on_device.copy(), found)
     return found
 
 
@@ -538,14 +569,32 @@ def _emit_iteration(point, ops, loads, slots, old_iv, iv, slot, tokens, slot_vie
 # --------------------------------------------------------------------------------------
 
 
-def _movable_chain(v: SSAValue, block: Block, stop: Operation) -> list[Operation] | None:
+class BlockOrder:
+    """Positions of a block's ops, kept valid for comparisons with ops that stay put while
+    others move before them (`is_before_in_block` walks the block: quadratic when asked
+    per op)."""
+
+    def __init__(self, block: Block) -> None:
+        self.index: dict[Operation, float] = {op: float(i) for i, op in enumerate(block.ops)}
+
+    def before(self, a: Operation, b: Operation) -> bool:
+        return self.index[a] < self.index[b]
+
+    def moved(self, ops: list[Operation], successor: Operation) -> None:
+        # Between the op that preceded `successor` and it; ops moved before the same op
+        # share a position (they are only ever compared with ops that do not move).
+        for op in ops:
+            self.index[op] = self.index[successor] - 0.5
+
+
+def _movable_chain(v: SSAValue, block: Block, stop: Operation, order: BlockOrder) -> list[Operation] | None:
     """The ops in `block` after `stop` that compute view `v` (subviews, index
     arithmetic), in order; None if one of them needs a value defined after `stop`."""
     chain: list[Operation] = []
 
     def visit(val: SSAValue) -> bool:
         owner = val.owner
-        if not isinstance(owner, Operation) or owner.parent is not block or owner.is_before_in_block(stop):
+        if not isinstance(owner, Operation) or owner.parent is not block or order.before(owner, stop):
             return True
         if owner in chain:
             return True
@@ -589,6 +638,7 @@ def prefetch_loads(block: Block, fits, only: set | None = None, screen=None) -> 
     that precedes it), so the DMA engine fetches the next op's operands while the current
     one computes. Kept where the scratchpad plan still fits; returns the loads moved."""
     moves: list[Prefetch] = []
+    order = BlockOrder(block)
     for dma in [op for op in block.ops if isinstance(op, accel.DmaStartOp) and op.to_device]:
         if only is not None and dma not in only:
             continue
@@ -609,10 +659,10 @@ def prefetch_loads(block: Block, fits, only: set | None = None, screen=None) -> 
             prev = prev.prev_op
         if blocked or prev is None or root(prev.output) is src_root:
             continue
-        chain = _movable_chain(dma.source, block, prev)
+        chain = _movable_chain(dma.source, block, prev, order)
         if chain is None:
             continue
-        ops = [*chain, alloc, dma] if not alloc.is_before_in_block(prev) else [*chain, dma]
+        ops = [*chain, alloc, dma] if not order.before(alloc, prev) else [*chain, dma]
         # The first op after the load that stays put: where an undo puts it back.
         home = dma.next_op
         while home is not None and isinstance(home, (accel.AllocOp, accel.DmaStartOp, memref.SubviewOp,
@@ -622,6 +672,7 @@ def prefetch_loads(block: Block, fits, only: set | None = None, screen=None) -> 
             continue
         move = Prefetch(ops, prev, home)
         move.apply()
+        order.moved(ops, prev)
         moves.append(move)
     return {m.ops[-1] for m in keep_fitting(moves, fits, screen)}
 
