@@ -7,9 +7,9 @@
 
 Models (generated with onnx.helper, seeded random weights, about `size` nodes each):
 - `cnn`: blocks of [Conv 3x3 8->8 + bias, Relu, Add(skip)] on 1x8x16x16, a MaxPool 3x3/1
-  every 3rd block, a host-only Sigmoid every 4th block (so there is one region per 4 blocks);
+  every 3rd block, a host-only Erf (no npu command) every 4th block (so there is one region per 4 blocks);
 - `transformer`: blocks of [Gemm 32->64 + bias, Relu, Gemm 64->32 + bias, Add(skip)] on
-  16x32 tokens, a host-only Tanh after every 2nd block.
+  16x32 tokens, a host-only Erf after every 2nd block.
 With `--zoo`, the onnx wheel's model-zoo graphs (`onnx/backend/test/data/light/`: ResNet-50 and
 Inception v2 (v1 has LRN, which the importer lacks), stored without weights: the initializers get seeded random values) are
 compiled too, on npu and npu-shared.
@@ -61,7 +61,7 @@ def _finish(nodes, inits, inputs, output, name) -> onnx.ModelProto:
 
 
 def cnn_model(size: int) -> onnx.ModelProto:
-    """Conv+bias+Relu+Add blocks with pools and host-only Sigmoids; about `size` nodes."""
+    """Conv+bias+Relu+Add blocks with pools and host-only Erfs; about `size` nodes."""
     rng = np.random.default_rng(0)
     nodes, inits = [], []
     x = "x"
@@ -79,7 +79,7 @@ def cnn_model(size: int) -> onnx.ModelProto:
                                           kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
             x = f"p{i}"
         if i % 4 == 3:
-            nodes.append(helper.make_node("Sigmoid", [x], [f"s{i}"], name=f"sigmoid{i}"))
+            nodes.append(helper.make_node("Erf", [x], [f"s{i}"], name=f"erf{i}"))
             x = f"s{i}"
         i += 1
     shape = [1, 8, 16, 16]
@@ -88,7 +88,7 @@ def cnn_model(size: int) -> onnx.ModelProto:
 
 
 def transformer_model(size: int) -> onnx.ModelProto:
-    """Feed-forward blocks (dense+bias, Relu, dense+bias, residual Add), host-only Tanh
+    """Feed-forward blocks (dense+bias, Relu, dense+bias, residual Add), host-only Erf
     after every 2nd block; about `size` nodes."""
     rng = np.random.default_rng(0)
     nodes, inits = [], []
@@ -105,7 +105,7 @@ def transformer_model(size: int) -> onnx.ModelProto:
         nodes.append(helper.make_node("Add", [f"o{i}", x], [f"a{i}"], name=f"add{i}"))
         x = f"a{i}"
         if i % 2 == 1:
-            nodes.append(helper.make_node("Tanh", [x], [f"t{i}"], name=f"tanh{i}"))
+            nodes.append(helper.make_node("Erf", [x], [f"t{i}"], name=f"erf_t{i}"))
             x = f"t{i}"
         i += 1
     shape = [16, 32]
