@@ -24,6 +24,10 @@ runs one operator at a time (the compiler's), and how much of the DMA time overl
 
     overlap = (DMA busy + compute - simulated cycles) / DMA busy
 
+Inputs are seeded standard normal floats; an integer input (gpt2's token ids) is drawn
+uniformly over the rows of the table it indexes. `encoder_dynamo_int8` is made from
+encoder_dynamo by tests/e2e_util.quantize_qdq (onnxruntime) on first use.
+
 Not part of the test suite. Results and their explanation: bench/README.md and
 docs/data-movement.md.
 """
