@@ -24,6 +24,10 @@ runs one operator at a time (the compiler's), and how much of the DMA time overl
 
     overlap = (DMA busy + compute - simulated cycles) / DMA busy
 
+Inputs are seeded standard normal floats; an integer input (gpt2's token ids) is drawn
+uniformly over the rows of the table it indexes. `encoder_dynamo_int8` is made from
+encoder_dynamo by tests/e2e_util.quantize_qdq (onnxruntime) on first use.
+
 Not part of the test suite. Results and their explanation: bench/README.md and
 docs/data-movement.md.
 """
@@ -59,7 +63,13 @@ MODELS: dict[str, str] = {
     "tiny_resnet": os.path.join(EXAMPLES, "tiny_resnet.onnx"),
     "tiny_resnet_int8": os.path.join(EXAMPLES, "tiny_resnet_int8.onnx"),
     "ffn": "",  # generated (ffn_model): the dsp's op set, no CNN layer at batch 1 is worth a dsp
+    # the transformers and the MLP of tests/models/export_models.py (dynamo exports)
+    **{f"{a}_dynamo": os.path.join(MODELS_DIR, f"{a}_dynamo.onnx") for a in ("encoder", "gpt2", "llama", "vit", "mlp")},
+    "encoder_dynamo_int8": "",  # generated: QUANTIZED's int8 QDQ version of encoder_dynamo
 }
+QUANTIZED: dict[str, str] = {"encoder_dynamo_int8": "encoder_dynamo"}
+"""Models made here with tests/e2e_util.quantize_qdq (as tests/test_transformer_models.py
+makes its int8 models: calibrated on the inputs of seeds 100..107) from a float model."""
 TARGETS = ("npu", "npu-shared", "dsp")
 
 _PARTITION = "byoc,bufferize,plan-memory,lower-to-accel"
@@ -107,8 +117,16 @@ def model_path(model: str, work: str) -> str:
 
     path = os.path.join(work, f"{model}.onnx")
     if not os.path.exists(path):
-        onnx.save(ffn_model(), path + f".{os.getpid()}.tmp")
-        os.replace(path + f".{os.getpid()}.tmp", path)
+        tmp = path + f".{os.getpid()}.tmp"
+        if model in QUANTIZED:
+            sys.path.insert(0, os.path.join(REPO, "tests"))
+            from e2e_util import quantize_qdq
+
+            src = model_path(QUANTIZED[model], work)
+            quantize_qdq(src, tmp, calibration=[random_inputs(src, 100 + i) for i in range(8)])
+        else:
+            onnx.save(ffn_model(), tmp)
+        os.replace(tmp, path)
     return path
 
 
@@ -127,9 +145,31 @@ def model_io(path: str):
     return ins, [o.name for o in g.output]
 
 
+def index_bound(graph, name: str) -> int:
+    """The number of rows of the smallest table an integer graph input indexes (a Gather's
+    constant data), so that random ids in [0, bound) are valid (gpt2's token ids: 64)."""
+    rows = {t.name: t.dims[0] for t in graph.initializer if t.dims}
+    bounds = [rows[n.input[0]] for n in graph.node
+              if n.op_type == "Gather" and n.input[1] == name and n.input[0] in rows]
+    if not bounds:
+        raise ValueError(f"integer input '{name}' indexes no constant table: no valid random values known")
+    return min(bounds)
+
+
 def random_inputs(path: str, seed: int = 0) -> dict[str, np.ndarray]:
+    """Standard normal floats; integer inputs (token ids) uniform over their table's rows."""
+    import onnx
+
+    g = onnx.load(path, load_external_data=False).graph
+    types = {vi.name: vi.type.tensor_type.elem_type for vi in g.input}
     rng = np.random.default_rng(seed)
-    return {n: rng.standard_normal(s).astype(np.float32) for n, s in model_io(path)[0]}
+    out = {}
+    for n, s in model_io(path)[0]:
+        if types[n] == onnx.TensorProto.INT64:
+            out[n] = rng.integers(0, index_bound(g, n), s).astype(np.int64)
+        else:
+            out[n] = rng.standard_normal(s).astype(np.float32)
+    return out
 
 
 def tolerance(path: str, output: str, ref: np.ndarray) -> float:
@@ -322,6 +362,7 @@ class Row:
     lower_bound: int = 0
     cycle_bound: int = 0
     offloaded: int = 0
+    macs: dict = field(default_factory=lambda: {"total": 0, "offloaded": 0})  # report.json's
     max_err: float = 0.0
     errors: dict = field(default_factory=dict)  # variant -> one line
     breakdown: Breakdown | None = None
@@ -364,6 +405,7 @@ def measure(model: str, target: str, work: str) -> Row:
             row.lower_bound = report["dma"]["lower_bound_bytes"]
             row.cycle_bound = report["cycles"]["lower_bound"]
             row.offloaded = report.get("ops", {}).get("offloaded", 0)
+            row.macs = report["macs"]
     if row.bytes.get("full"):
         descs = {d.name: d for d in TargetContext().load(target)}
         ctx = make_context(target)
@@ -396,7 +438,9 @@ def mb(n: float) -> str:
 
 
 def table(rows: list[Row]) -> str:
-    head = (f"{'model':<22} {'target':<10} {'ops':>3} | {'naive MB':>8} {'opt MB':>8} {'LB MB':>8} "
+    from accel.compiler.partition_report import mac_share
+
+    head = (f"{'model':<22} {'target':<10} {'ops':>3} {'MACs off':>8} | {'naive MB':>8} {'opt MB':>8} {'LB MB':>8} "
             f"{'opt/LB':>6} {'nv/LB':>6} | {'cyc opt':>9} {'cyc -DB':>9} {'cyc -DB1':>9} {'cyc LB':>9} "
             f"{'opt/LB':>6} {'-DB/LB':>6} {'-DB1/LB':>7}")
     lines = [head, "-" * len(head)]
@@ -412,7 +456,7 @@ def table(rows: list[Row]) -> str:
 
     for r in rows:
         lines.append(
-            f"{r.model:<22} {r.target:<10} {r.offloaded:>3} | {b(r, 'naive')} {b(r, 'full')} {mb(r.lower_bound)} "
+            f"{r.model:<22} {r.target:<10} {r.offloaded:>3} {mac_share(r.macs):>8} | {b(r, 'naive')} {b(r, 'full')} {mb(r.lower_bound)} "
             f"{q(r.bytes, 'full', r.lower_bound)} {q(r.bytes, 'naive', r.lower_bound)} | "
             f"{c(r, 'full')} {c(r, '-DB')} {c(r, '-DB1')} {r.cycle_bound:>9} "
             f"{q(r.cycles, 'full', r.cycle_bound)} {q(r.cycles, '-DB', r.cycle_bound)} "
