@@ -116,7 +116,10 @@ def test_the_minimiser_shrinks_to_a_small_case_of_the_same_failure(monkeypatch, 
             break
     else:
         pytest.fail("no big case with a convolution drawn")
-    result = minimise(choices, Failure("mismatch", "conv", "mismatch"), 8, str(tmp_path), 15)
+    # The budget is far above what shrinking takes: it ends by converging, not by the clock
+    # (a time bound made the result depend on how loaded the machine is).
+    result = minimise(choices, Failure("mismatch", "conv", "mismatch"), 8, str(tmp_path), 600)
+    assert result.seconds < 600
     assert result.failure.origin == "mismatch"
     assert any(op.name == "relay.nn.conv2d" for op in result.case.graph.module.walk())
     assert len(result.case.graph.kinds) < len(case.graph.kinds)
