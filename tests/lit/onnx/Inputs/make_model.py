@@ -196,10 +196,40 @@ def dynamic_quant():
          ("iz", np.array(128, np.uint8))])
 
 
+def _lstm(direction="forward", **attrs):
+    nd = 2 if direction == "bidirectional" else 1
+    return model(
+        [h.make_node("LSTM", ["x", "w", "r", "b", "", "h0"], ["y", "y_h", ""], name="lstm_1", hidden_size=2,
+                     direction=direction, **attrs)],
+        [vi("x", [2, 1, 3]), vi("h0", [nd, 1, 2])], [vi("y", [2, nd, 1, 2]), vi("y_h", [nd, 1, 2])],
+        [("w", f32(nd, 8, 3)), ("r", f32(nd, 8, 2)), ("b", f32(nd, 16))])
+
+
+def lstm():
+    """A 2-step forward LSTM with initial_h (initial_c absent: zero) and a bias."""
+    return _lstm()
+
+
+def lstm_bidirectional():
+    return _lstm("bidirectional")
+
+
+def lstm_relu():
+    return _lstm(activations=["Relu", "Tanh", "Tanh"])
+
+
+def lstm_sequence_lens():
+    m = _lstm()
+    m.graph.node[0].input[4] = "lens"
+    m.graph.initializer.append(nh.from_array(np.array([1], np.int32), "lens"))
+    return m
+
+
 MODELS = {f.__name__: f for f in (conv_relu, shape_chain, qdq, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_channels, resize_runtime_scales, conv_transpose_3d,
-                                   shape_inputs, runtime_clip, qoperator, dynamic_quant)}
+                                   shape_inputs, runtime_clip, qoperator, dynamic_quant, lstm, lstm_bidirectional,
+                                   lstm_relu, lstm_sequence_lens)}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]

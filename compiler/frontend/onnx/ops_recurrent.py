@@ -1,0 +1,227 @@
+"""Converters of recurrent networks and control flow (issue 11): LSTM and GRU unrolled over
+their static sequence length into relay ops, and If with a condition known at import time.
+
+LSTM (direction=forward, layout 0; X: [T, B, I], W: [1, 4H, I], R: [1, 4H, H], B: [1, 8H]):
+
+    %x2  = relay.reshape %X {newshape = [T*B, I]}
+    %xw  = relay.nn.dense %x2, %W0                 one matmul of every step's input
+    %xwb = relay.nn.bias_add %xw, %Wb_plus_Rb      (Wb + Rb folded at import)
+    per step t:
+      %g  = relay.add (relay.strided_slice %xwb rows t*B..(t+1)*B), (relay.nn.dense %h, %R0)
+      %i, %o, %f = relay.sigmoid (relay.strided_slice %g ...)    %c~ = relay.tanh (...)
+      %c  = %f * %c + %i * %c~                     %h = %o * relay.tanh %c
+    Y   = relay.concatenate of the steps' %h       Y_h, Y_c = the last %h, %c
+
+Why unrolled rather than one `relay.lstm` op: every matmul becomes a `relay.nn.dense` with a
+constant weight, the form the partitioner already offloads to an accelerator, while the
+gates (slices, sigmoid, tanh, multiply) stay cheap elementwise host ops; no new kernel,
+interpreter rule or pattern is needed. The cost is IR linear in T (ONNX sequence lengths
+are static here). A missing initial state is zero: its recurrent matmul and forget product
+are left out of the first step.
+
+GRU is the same with gates z, r, h (linear_before_reset 0 and 1).
+
+If(cond) whose cond folds to a constant at import: the taken branch's nodes are imported
+in place (they see the outer graph's values); the other branch is never looked at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from xdsl.ir import SSAValue
+
+from accel.compiler.frontend.onnx.context import Const, Node, Value, converter, tensor_to_array
+from accel.compiler.frontend.onnx.ops_tensor import reshaped
+from accel.dialects import relay
+
+_DIRECTIONS = {"forward": 1, "reverse": 1, "bidirectional": 2}
+
+
+# --------------------------------------------------------------------------------------
+# Helpers shared by LSTM and GRU
+# --------------------------------------------------------------------------------------
+
+
+class Unroller:
+    """The parts of an ONNX recurrent node that LSTM and GRU share: checked attributes and
+    inputs, the input projection of all steps, per-step slices and the outputs."""
+
+    def __init__(self, n: Node, gates: int, activations: list[str]):
+        self.n = n
+        self.gates = gates
+        self.clip = n.attr("clip")
+        if self.clip is not None and not self.clip > 0:
+            raise n.error(f"clip {self.clip} must be positive")
+        if n.attr("activation_alpha") is not None or n.attr("activation_beta") is not None:
+            raise n.error("attributes 'activation_alpha' and 'activation_beta' are not supported "
+                          "(only the default activations are)")
+        direction = n.string("direction", "forward")
+        if direction not in _DIRECTIONS:
+            raise n.error(f"direction '{direction}' is not one of forward, reverse, bidirectional")
+        self.direction = direction
+        self.num_dir = _DIRECTIONS[direction]
+        given = n.attr("activations")
+        if given is not None and [a.lower() for a in given] != [a.lower() for a in activations] * self.num_dir:
+            raise n.error(f"activations {list(given)} are not supported (only the default "
+                          f"{activations * self.num_dir})")
+        self.layout = int(n.attr("layout", 0))
+        if self.layout not in (0, 1):
+            raise n.error(f"layout {self.layout} is not 0 or 1")
+        x_dims = n.shape(0)
+        if len(x_dims) != 3:
+            raise n.error(f"X {list(x_dims)} must be rank 3")
+        self.steps, self.batch = (x_dims[0], x_dims[1]) if self.layout == 0 else (x_dims[1], x_dims[0])
+        self.input_size = x_dims[2]
+        self.rows: SSAValue | None = None  # X as [T*B, I] (layout 1: [B*T, I]), shared by the directions
+        self.dtype = n.dtype(0)
+        self.w = n.const(1, "W")
+        self.r = n.const(2, "R")
+        hidden = self.r.shape[-1] if self.r.ndim == 3 else None
+        self.hidden = int(n.attr("hidden_size", hidden))
+        h = self.hidden
+        if self.w.shape != (self.num_dir, gates * h, self.input_size):
+            raise n.error(f"W {list(self.w.shape)} must be [{self.num_dir}, {gates * h}, {self.input_size}]")
+        if self.r.shape != (self.num_dir, gates * h, h):
+            raise n.error(f"R {list(self.r.shape)} must be [{self.num_dir}, {gates * h}, {h}]")
+        self.b = n.opt_const(3, "B")
+        if self.b is None:
+            self.b = np.zeros((self.num_dir, 2 * gates * h), self.dtype)
+        if self.b.shape != (self.num_dir, 2 * gates * h):
+            raise n.error(f"B {list(self.b.shape)} must be [{self.num_dir}, {2 * gates * h}]")
+        lens = n.opt_const(4, "sequence_lens")
+        if lens is not None and np.any(lens.reshape(-1) != self.steps):
+            raise n.error(f"sequence_lens {lens.reshape(-1).tolist()} is not supported (only every batch entry "
+                          f"at the full length {self.steps})")
+
+    # -- inputs ------------------------------------------------------------------------
+
+    def weight(self, arr: np.ndarray, d: int, index: int) -> SSAValue:
+        """Direction `d` of a constant [num_dir, ...] input (one direction keeps the file tensor)."""
+        v = self.n.value(index)
+        part = reshaped(self.n, v, arr.shape[1:]) if self.num_dir == 1 else Const(np.ascontiguousarray(arr[d]))
+        return self.n.importer.materialize(part)
+
+    def initial_state(self, index: int, d: int) -> SSAValue | None:
+        """Direction `d` of initial_h / initial_c as [B, H], or None when absent (zero)."""
+        n = self.n
+        if not n.has(index):
+            return None
+        want = (self.num_dir, self.batch, self.hidden) if self.layout == 0 else (self.batch, self.num_dir, self.hidden)
+        if n.shape(index) != want:
+            raise n.error(f"input {index} {list(n.shape(index))} must be {list(want)}")
+        v = n.value(index)
+        if isinstance(v, Const):
+            arr = v.value[d] if self.layout == 0 else v.value[:, d]
+            return n.importer.materialize(Const(np.ascontiguousarray(arr)))
+        if self.num_dir > 1:
+            v = n.emit(relay.StridedSliceOp(v, begin=[d], end=[d + 1], axes=[self.layout]))
+        return n.emit(relay.ReshapeOp(v, newshape=(self.batch, self.hidden)))
+
+    # -- steps -------------------------------------------------------------------------
+
+    def input_projection(self, d: int, bias: np.ndarray) -> list[SSAValue]:
+        """X W_dᵀ + bias of every step with one dense: the [B, gates*H] rows of each step t."""
+        n, width = self.n, self.gates * self.hidden
+        if self.rows is None:
+            self.rows = n.emit(relay.ReshapeOp(n.input(0), newshape=(self.steps * self.batch, self.input_size)))
+        xw = n.emit(relay.DenseOp(self.rows, self.weight(self.w, d, 1)))
+        if np.any(bias):
+            xw = n.emit(relay.BiasAddOp(xw, n.importer.materialize(Const(bias.astype(self.dtype))), axis=1))
+        if self.layout == 0:  # rows t*B .. (t+1)*B
+            return [n.emit(relay.StridedSliceOp(xw, begin=[t * self.batch], end=[(t + 1) * self.batch], axes=[0]))
+                    for t in range(self.steps)]
+        xw = n.emit(relay.ReshapeOp(xw, newshape=(self.batch, self.steps, width)))
+        return [n.emit(relay.ReshapeOp(n.emit(relay.StridedSliceOp(xw, begin=[t], end=[t + 1], axes=[1])),
+                                       newshape=(self.batch, width)))
+                for t in range(self.steps)]
+
+    def order(self, d: int) -> range:
+        reverse = self.direction == "reverse" or d == 1
+        return range(self.steps - 1, -1, -1) if reverse else range(self.steps)
+
+    def gate(self, g: SSAValue, k: int, act: type[relay.UnaryOp] | None = None) -> SSAValue:
+        """Gate `k` of the [B, gates*H] pre-activations `g`, through `act`."""
+        h = self.hidden
+        part = self.n.emit(relay.StridedSliceOp(g, begin=[k * h], end=[(k + 1) * h], axes=[1]))
+        return part if act is None else self.n.emit(act(self.clipped(part)))
+
+    def clipped(self, x: SSAValue) -> SSAValue:
+        """The `clip` attribute bounds every activation's input to [-clip, clip]."""
+        if self.clip is None:
+            return x
+        return self.n.emit(relay.ClipOp(x, a_min=-float(self.clip), a_max=float(self.clip)))
+
+    # -- outputs -----------------------------------------------------------------------
+
+    def sequence_output(self, per_dir: list[list[SSAValue]]) -> SSAValue:
+        """Y from every direction's per-step [B, H] states (in time order)."""
+        n, h = self.n, self.hidden
+        shape = (1, 1, self.batch, h) if self.layout == 0 else (self.batch, 1, 1, h)
+        time_axis, dir_axis = (0, 1) if self.layout == 0 else (1, 2)
+        dirs = []
+        for states in per_dir:
+            parts = [n.emit(relay.ReshapeOp(s, newshape=shape)) for s in states]
+            dirs.append(parts[0] if len(parts) == 1 else n.emit(relay.ConcatenateOp(*parts, axis=time_axis)))
+        return dirs[0] if len(dirs) == 1 else n.emit(relay.ConcatenateOp(*dirs, axis=dir_axis))
+
+    def final_output(self, finals: list[SSAValue]) -> SSAValue:
+        """Y_h / Y_c from every direction's last [B, H] state."""
+        n = self.n
+        shape = (1, self.batch, self.hidden) if self.layout == 0 else (self.batch, 1, self.hidden)
+        parts = [n.emit(relay.ReshapeOp(s, newshape=shape)) for s in finals]
+        return parts[0] if len(parts) == 1 else n.emit(relay.ConcatenateOp(*parts, axis=self.layout))
+
+    def wants(self, i: int) -> bool:
+        out = self.n.proto.output
+        return i < len(out) and out[i] != ""
+
+    def recurrence(self, h: SSAValue, r: SSAValue) -> SSAValue:
+        """h Rᵀ: the per-step dense of the state with a constant recurrent weight."""
+        return self.n.emit(relay.DenseOp(h, r))
+
+    def add(self, a: SSAValue | None, b: SSAValue) -> SSAValue:
+        return b if a is None else self.n.emit(relay.AddOp(a, b))
+
+    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.n.emit(relay.MultiplyOp(a, b))
+
+
+# --------------------------------------------------------------------------------------
+# LSTM
+# --------------------------------------------------------------------------------------
+
+_RNN_ATTRS = ("activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size", "layout")
+
+
+@converter("LSTM", attrs=(*_RNN_ATTRS, "input_forget"))
+def lstm(n: Node):
+    """Gates i, o, f, c (ONNX's order in W, R, B):
+    i = σ(x Wiᵀ + h Riᵀ + b_i), o, f alike, c~ = tanh(...); c = f c + i c~; h = o tanh(c)."""
+    u = Unroller(n, 4, ["Sigmoid", "Tanh", "Tanh"])
+    if n.attr("input_forget", 0):
+        raise n.error("input_forget = 1 is not supported")
+    if n.has(7):
+        raise n.error("peephole weights (input P) are not supported")
+    hs, finals_h, finals_c = [], [], []
+    for d in range(u.num_dir):
+        xw = u.input_projection(d, u.b[d, :4 * u.hidden] + u.b[d, 4 * u.hidden:])
+        r = u.weight(u.r, d, 2)
+        h, c = u.initial_state(5, d), u.initial_state(6, d)
+        states: dict[int, SSAValue] = {}
+        for t in u.order(d):
+            g = xw[t] if h is None else u.add(xw[t], u.recurrence(h, r))
+            i = u.gate(g, 0, relay.SigmoidOp)
+            o = u.gate(g, 1, relay.SigmoidOp)
+            f = u.gate(g, 2, relay.SigmoidOp)
+            cand = u.gate(g, 3, relay.TanhOp)
+            c = u.add(None if c is None else u.mul(f, c), u.mul(i, cand))
+            h = u.mul(o, n.emit(relay.TanhOp(c)))
+            states[t] = h
+        hs.append([states[t] for t in range(u.steps)])
+        finals_h.append(h)
+        finals_c.append(c)
+    return [u.sequence_output(hs) if u.wants(0) else None,
+            u.final_output(finals_h) if u.wants(1) else None,
+            u.final_output(finals_c) if u.wants(2) else None]
