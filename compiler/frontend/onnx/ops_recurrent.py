@@ -225,3 +225,33 @@ def lstm(n: Node):
     return [u.sequence_output(hs) if u.wants(0) else None,
             u.final_output(finals_h) if u.wants(1) else None,
             u.final_output(finals_c) if u.wants(2) else None]
+
+
+# --------------------------------------------------------------------------------------
+# If
+# --------------------------------------------------------------------------------------
+
+
+@converter("If", attrs=("then_branch", "else_branch"))
+def if_(n: Node):
+    """The branch the constant condition takes, imported in place: its initializers become
+    constants, its nodes are converted like the outer graph's (they see its values), and
+    its outputs are the If's."""
+    if not n.is_const(0) and n.proto.input[0] not in n.importer.runtime_inputs:
+        raise n.error(f"the condition ('{n.proto.input[0]}') is computed at run time; only an If whose "
+                      "condition is known at import time is supported")
+    cond = n.const(0, "the condition")  # a graph input: the error says to bind it
+    if cond.size != 1:
+        raise n.error(f"the condition has {cond.size} elements, not one")
+    taken = "then_branch" if bool(cond.reshape(-1)[0]) else "else_branch"
+    branch = n.attr(taken)
+    if branch is None:
+        raise n.error(f"attribute '{taken}' is missing")
+    if len(branch.output) != len(n.proto.output):
+        raise n.error(f"{taken} has {len(branch.output)} outputs, the node {len(n.proto.output)}")
+    importer = n.importer
+    for init in branch.initializer:
+        importer.values[init.name] = Const(tensor_to_array(init))
+    for proto in branch.node:
+        importer.import_node(proto)
+    return [importer.lookup(n.proto, out.name) for out in branch.output]

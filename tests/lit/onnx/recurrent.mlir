@@ -70,3 +70,28 @@
 // RUN: not accel-opt %t.lens.onnx 2>&1 | filecheck %s --check-prefix=LENS
 // LENS: accel-opt: {{.*}}lens.onnx: error: node 'lstm_1' (LSTM): sequence_lens [1] is not supported (only every batch entry at the full length 2)
 // LENS-NOT: {{.}}
+
+// If whose condition folds at import (a shape test) is the taken branch, inlined: its
+// nodes see the outer x and its own initializer; the other branch (an unsupported Det) is
+// never imported.
+// RUN: %python %S/Inputs/make_model.py if_const %t.if.onnx
+// RUN: accel-opt %t.if.onnx | filecheck %s --check-prefix=IF
+// IF:      func.func @main(%x: tensor<2x3xf32> {accel.name = "x"}) -> (tensor<2x3xf32> {accel.name = "y"}) {
+// IF-NEXT:   %0 = relay.constant dense<1.000000e+00> : tensor<2x3xf32>
+// IF-NEXT:   %t = relay.add %x, %0 : tensor<2x3xf32>
+// IF-NEXT:   func.return %t : tensor<2x3xf32>
+
+// A condition that is a graph input: bound, the branch it picks is imported; unbound, the
+// error says how to bind it. A condition computed at run time is one line.
+// RUN: %python %S/Inputs/make_model.py if_runtime %t.ifr.onnx
+// RUN: accel-opt %t.ifr.onnx --bind-inputs c_in=1 | filecheck %s --check-prefix=IF
+// RUN: not accel-opt %t.ifr.onnx --bind-inputs c_in=0 2>&1 | filecheck %s --check-prefix=ELSE
+// ELSE: accel-opt: {{.*}}ifr.onnx: error: node 'else_det' (Det): op Det (opset 17) is not supported
+// ELSE-NOT: {{.}}
+// RUN: not accel-opt %t.ifr.onnx 2>&1 | filecheck %s --check-prefix=UNBOUND
+// UNBOUND: accel-opt: {{.*}}ifr.onnx: error: node 'if_1' (If): the condition ('c_in') must be a constant; it is a graph input: bind it with --bind-inputs c_in=VALUE
+// UNBOUND-NOT: {{.}}
+// RUN: %python %S/Inputs/make_model.py if_computed %t.ifc.onnx
+// RUN: not accel-opt %t.ifc.onnx 2>&1 | filecheck %s --check-prefix=RUNTIME
+// RUNTIME: accel-opt: {{.*}}ifc.onnx: error: node 'if_1' (If): the condition ('positive') is computed at run time; only an If whose condition is known at import time is supported
+// RUNTIME-NOT: {{.}}

@@ -225,11 +225,43 @@ def lstm_sequence_lens():
     return m
 
 
+def if_const():
+    """If on a shape test (Shape -> Gather -> Equal, known at import): then adds the
+    branch's own initializer to the outer x; else (never imported) has an unsupported op."""
+    then_g = h.make_graph([h.make_node("Add", ["x", "one"], ["t"], name="then_add")], "then", [],
+                          [vi("t", [2, 3])], [nh.from_array(np.ones((2, 3), np.float32), "one")])
+    else_g = h.make_graph([h.make_node("Det", ["x"], ["e"], name="else_det")], "else", [], [vi("e", [2, 3])])
+    return model(
+        [h.make_node("Shape", ["x"], ["s"]),
+         h.make_node("Gather", ["s", "zero"], ["d0"], axis=0),
+         h.make_node("Equal", ["d0", "two"], ["c"]),
+         h.make_node("If", ["c"], ["y"], name="if_1", then_branch=then_g, else_branch=else_g)],
+        [vi("x", [2, 3])], [vi("y", [2, 3])], [("zero", np.array(0, np.int64)), ("two", np.array(2, np.int64))])
+
+
+def if_runtime():
+    m = if_const()
+    m.graph.input.append(vi("c_in", [], T.BOOL))
+    m.graph.node[3].input[0] = "c_in"
+    return m
+
+
+def if_computed():
+    """If on a value computed at run time (x's sum > 0)."""
+    m = if_const()
+    m.graph.node[3].input[0] = "positive"
+    m.graph.node.insert(3, h.make_node("ReduceSum", ["x"], ["sum"], keepdims=0))
+    m.graph.node.insert(4, h.make_node("Greater", ["sum", "zero_f"], ["positive"]))
+    m.graph.initializer.append(nh.from_array(np.array(0, np.float32), "zero_f"))
+    return m
+
+
 MODELS = {f.__name__: f for f in (conv_relu, shape_chain, qdq, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_channels, resize_runtime_scales, conv_transpose_3d,
                                    shape_inputs, runtime_clip, qoperator, dynamic_quant, lstm, lstm_bidirectional,
-                                   lstm_relu, lstm_sequence_lens)}
+                                   lstm_relu, lstm_sequence_lens, if_const, if_runtime,
+                                   if_computed)}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
