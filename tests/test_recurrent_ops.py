@@ -1,4 +1,4 @@
-"""LSTM, GRU (unrolled at import into dense/slice/sigmoid/tanh/multiply) and If with a
+"""LSTM and GRU (unrolled at import into dense/slice/sigmoid/tanh/multiply) and If with a
 condition known at import time, against onnxruntime: through the reference interpreter,
 the compiled C on the host alone, and the compiled C with `--target npu` (at a CRNN's
 sizes every dense, the per-step matmuls with constant weights, is offloaded).
@@ -92,6 +92,15 @@ CASES = {
     "lstm_default_activations_named": _recurrent("LSTM", activations=["Sigmoid", "Tanh", "Tanh"]),
     "lstm_clip": _recurrent("LSTM", "bidirectional", initial=True, clip=0.7),
     "lstm_layout1_bidirectional": _recurrent("LSTM", "bidirectional", initial=True, layout=1),
+    "gru_forward": _recurrent("GRU"),
+    "gru_reverse_initial": _recurrent("GRU", "reverse", initial=True),
+    "gru_bidirectional_initial": _recurrent("GRU", "bidirectional", initial=True),
+    "gru_no_bias": _recurrent("GRU", bias=False, initial=True),
+    "gru_before_reset": _recurrent("GRU", linear_before_reset=1),
+    "gru_before_reset_bidirectional_initial": _recurrent("GRU", "bidirectional", initial=True,
+                                                         linear_before_reset=1),
+    "gru_before_reset_clip": _recurrent("GRU", "reverse", initial=True, linear_before_reset=1, clip=0.6),
+    "gru_layout1": _recurrent("GRU", "bidirectional", initial=True, layout=1, linear_before_reset=1),
     "if_then": _if_model(True),
     "if_else": _if_model(False),
 }
@@ -152,16 +161,18 @@ def test_compiled_c_on_npu_matches_onnxruntime(tmp_path, feeds, name):
     _compare(got, _expected(name, path, feeds[name]))
 
 
-def test_lstm_matmuls_offload_at_model_size(tmp_path):
+@pytest.mark.parametrize("op, attrs", [("LSTM", {}), ("GRU", {}), ("GRU", {"linear_before_reset": 1})])
+def test_matmuls_offload_at_model_size(tmp_path, op, attrs):
     """At a CRNN's sizes the cost rule sends every matmul to the npu (at the tiny sizes
     above the DMA costs more than the host takes, so they stay there)."""
-    model = _recurrent("LSTM", "bidirectional", initial=True, sizes=(8, 4, 64, 64))
-    path = os.path.join(tmp_path, "lstm.onnx")
+    model = _recurrent(op, "bidirectional", initial=True, sizes=(8, 4, 64, 64), **attrs)
+    path = os.path.join(tmp_path, "rnn.onnx")
     onnx.save(model, path)
     out_dir = os.path.join(tmp_path, "out")
     report = compile_to_directory(path, "npu", out_dir)
-    # two directions x 8 steps x (input + recurrent dense): [4, 64] x [256, 64]ᵀ each
-    assert report["macs"]["total"] == 2 * 8 * 2 * 4 * 64 * 256
+    gates = {"LSTM": 4, "GRU": 3}[op]
+    # two directions x 8 steps x (input + recurrent dense): [4, 64] x [gates*64, 64]ᵀ each
+    assert report["macs"]["total"] == 2 * 8 * 2 * 4 * 64 * gates * 64
     assert report["macs"]["offloaded"] == report["macs"]["total"], report["macs"]
     feeds = {vi.name: rng.standard_normal([d.dim_value for d in vi.type.tensor_type.shape.dim]).astype(np.float32)
              for vi in model.graph.input}
@@ -181,6 +192,8 @@ def test_refusals_are_one_line():
     assert "only the default" in _error(_recurrent("LSTM", activations=["Relu", "Tanh", "Tanh"]))
     assert "clip -1.0 must be positive" in _error(_recurrent("LSTM", clip=-1.0))
     assert "input_forget = 1" in _error(_recurrent("LSTM", input_forget=1))
+    assert "only the default ['Sigmoid', 'Tanh', 'Sigmoid', 'Tanh']" in _error(
+        _recurrent("GRU", "bidirectional", activations=["Sigmoid", "Tanh", "Sigmoid", "Relu"]))
     m = _recurrent("LSTM")
     node = m.graph.node[0]
     node.input.extend(["lens"])

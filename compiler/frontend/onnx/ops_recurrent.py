@@ -141,10 +141,10 @@ class Unroller:
         reverse = self.direction == "reverse" or d == 1
         return range(self.steps - 1, -1, -1) if reverse else range(self.steps)
 
-    def gate(self, g: SSAValue, k: int, act: type[relay.UnaryOp] | None = None) -> SSAValue:
-        """Gate `k` of the [B, gates*H] pre-activations `g`, through `act`."""
+    def gate(self, g: SSAValue, k: int, act: type[relay.UnaryOp] | None = None, count: int = 1) -> SSAValue:
+        """Gates `k` .. `k + count` of the [B, gates*H] pre-activations `g`, through `act`."""
         h = self.hidden
-        part = self.n.emit(relay.StridedSliceOp(g, begin=[k * h], end=[(k + 1) * h], axes=[1]))
+        part = self.n.emit(relay.StridedSliceOp(g, begin=[k * h], end=[(k + count) * h], axes=[1]))
         return part if act is None else self.n.emit(act(self.clipped(part)))
 
     def clipped(self, x: SSAValue) -> SSAValue:
@@ -225,6 +225,63 @@ def lstm(n: Node):
     return [u.sequence_output(hs) if u.wants(0) else None,
             u.final_output(finals_h) if u.wants(1) else None,
             u.final_output(finals_c) if u.wants(2) else None]
+
+
+# --------------------------------------------------------------------------------------
+# GRU
+# --------------------------------------------------------------------------------------
+
+
+@converter("GRU", attrs=(*_RNN_ATTRS, "linear_before_reset"))
+def gru(n: Node):
+    """Gates z, r, h (ONNX's order): z = σ(x Wzᵀ + h Rzᵀ + b_z), r alike;
+    linear_before_reset 0: h~ = tanh(x Whᵀ + (r h) Rhᵀ + Wb_h + Rb_h),
+    linear_before_reset 1: h~ = tanh(x Whᵀ + Wb_h + r (h Rhᵀ + Rb_h));
+    h' = (1 - z) h~ + z h, computed as h~ + z (h - h~)."""
+    u = Unroller(n, 3, ["Sigmoid", "Tanh"])
+    before_reset = bool(n.attr("linear_before_reset", 0))
+    hid = u.hidden
+    hs, finals = [], []
+    for d in range(u.num_dir):
+        wb, rb = u.b[d, :3 * hid], u.b[d, 3 * hid:]
+        folded = wb + np.concatenate([rb[:2 * hid], np.zeros(hid, rb.dtype) if before_reset else rb[2 * hid:]])
+        xw = u.input_projection(d, folded)
+        r_all = u.r[d]
+        if before_reset:
+            r_full = u.weight(u.r, d, 2)
+            rb_h = rb[2 * hid:].astype(u.dtype)
+            rb_full = n.importer.materialize(Const(np.concatenate([np.zeros(2 * hid, u.dtype), rb_h])))
+        else:
+            r_zr = n.importer.materialize(Const(np.ascontiguousarray(r_all[:2 * hid])))
+            r_h = n.importer.materialize(Const(np.ascontiguousarray(r_all[2 * hid:])))
+        h = u.initial_state(5, d)
+        states: dict[int, SSAValue] = {}
+        for t in u.order(d):
+            x_zr, x_h = xw[t], u.gate(xw[t], 2)
+            if h is None:  # zero state: no recurrent products
+                z, r = u.gate(x_zr, 0, relay.SigmoidOp), u.gate(x_zr, 1, relay.SigmoidOp)
+                lin = x_h
+                if before_reset and np.any(rb_h):
+                    lin = u.add(x_h, u.mul(r, n.importer.materialize(Const(rb_h))))
+            elif before_reset:
+                hr = n.emit(relay.BiasAddOp(u.recurrence(h, r_full), rb_full, axis=1)) if np.any(rb_h) \
+                    else u.recurrence(h, r_full)
+                g = u.add(x_zr, hr)
+                z, r = u.gate(g, 0, relay.SigmoidOp), u.gate(g, 1, relay.SigmoidOp)
+                lin = u.add(x_h, u.mul(r, u.gate(hr, 2)))
+            else:
+                g = u.add(u.gate(x_zr, 0, None, 2), u.recurrence(h, r_zr))
+                z, r = u.gate(g, 0, relay.SigmoidOp), u.gate(g, 1, relay.SigmoidOp)
+                lin = u.add(x_h, u.recurrence(u.mul(r, h), r_h))
+            cand = n.emit(relay.TanhOp(u.clipped(lin)))
+            if h is None:
+                h = n.emit(relay.SubtractOp(cand, u.mul(z, cand)))
+            else:
+                h = u.add(cand, u.mul(z, n.emit(relay.SubtractOp(h, cand))))
+            states[t] = h
+        hs.append([states[t] for t in range(u.steps)])
+        finals.append(h)
+    return [u.sequence_output(hs) if u.wants(0) else None, u.final_output(finals) if u.wants(1) else None]
 
 
 # --------------------------------------------------------------------------------------

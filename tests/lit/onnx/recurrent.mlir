@@ -95,3 +95,34 @@
 // RUN: not accel-opt %t.ifc.onnx 2>&1 | filecheck %s --check-prefix=RUNTIME
 // RUNTIME: accel-opt: {{.*}}ifc.onnx: error: node 'if_1' (If): the condition ('positive') is computed at run time; only an If whose condition is known at import time is supported
 // RUNTIME-NOT: {{.}}
+
+// GRU, linear_before_reset = 1: Rb_h stays with the recurrent dense (a bias_add of
+// [0, 0, Rb_h]), r scales that product, and h' = h~ + z (h - h~). Y is not asked for, so
+// no concatenate is built.
+// RUN: %python %S/Inputs/make_model.py gru %t.gru.onnx
+// RUN: accel-opt %t.gru.onnx | filecheck %s --check-prefix=GRU
+// GRU:      %w = relay.constant external "w" : tensor<6x3xf32>
+// GRU-NEXT: %1 = relay.nn.dense %0, %w : (tensor<2x3xf32>, tensor<6x3xf32>) -> tensor<2x6xf32>
+// GRU:      %6 = relay.constant dense<[0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, {{.*}}]> : tensor<6xf32>
+// GRU-NEXT: %7 = relay.reshape %h0 {newshape = [1, 2]} : (tensor<1x1x2xf32>) -> tensor<1x2xf32>
+// GRU-NEXT: %8 = relay.strided_slice %4 {begin = [4], end = [6], axes = [1]} : (tensor<1x6xf32>) -> tensor<1x2xf32>
+// GRU-NEXT: %9 = relay.nn.dense %7, %r : (tensor<1x2xf32>, tensor<6x2xf32>) -> tensor<1x6xf32>
+// GRU-NEXT: %10 = relay.nn.bias_add %9, %6 : (tensor<1x6xf32>, tensor<6xf32>) -> tensor<1x6xf32>
+// GRU-NEXT: %11 = relay.add %4, %10 : tensor<1x6xf32>
+// GRU-NEXT: %12 = relay.strided_slice %11 {begin = [0], end = [2], axes = [1]} : (tensor<1x6xf32>) -> tensor<1x2xf32>
+// GRU-NEXT: %13 = relay.sigmoid %12 : tensor<1x2xf32>
+// GRU-NEXT: %14 = relay.strided_slice %11 {begin = [2], end = [4], axes = [1]} : (tensor<1x6xf32>) -> tensor<1x2xf32>
+// GRU-NEXT: %15 = relay.sigmoid %14 : tensor<1x2xf32>
+// GRU-NEXT: %16 = relay.strided_slice %10 {begin = [4], end = [6], axes = [1]} : (tensor<1x6xf32>) -> tensor<1x2xf32>
+// GRU-NEXT: %17 = relay.multiply %15, %16 : tensor<1x2xf32>
+// GRU-NEXT: %18 = relay.add %8, %17 : tensor<1x2xf32>
+// GRU-NEXT: %19 = relay.tanh %18 : tensor<1x2xf32>
+// GRU-NEXT: %20 = relay.subtract %7, %19 : tensor<1x2xf32>
+// GRU-NEXT: %21 = relay.multiply %13, %20 : tensor<1x2xf32>
+// GRU-NEXT: %22 = relay.add %19, %21 : tensor<1x2xf32>
+// GRU-NOT:  relay.concatenate
+// GRU:      func.return %y_h : tensor<1x1x2xf32>
+// RUN: %python %S/Inputs/make_model.py gru_activations %t.gruact.onnx
+// RUN: not accel-opt %t.gruact.onnx 2>&1 | filecheck %s --check-prefix=GRUACT
+// GRUACT: accel-opt: {{.*}}gruact.onnx: error: node 'gru_1' (GRU): activations ['Sigmoid', 'Relu'] are not supported (only the default ['Sigmoid', 'Tanh'])
+// GRUACT-NOT: {{.}}

@@ -225,6 +225,21 @@ def lstm_sequence_lens():
     return m
 
 
+def gru():
+    """A 2-step forward GRU, linear_before_reset = 1, with initial_h and a bias."""
+    return model(
+        [h.make_node("GRU", ["x", "w", "r", "b", "", "h0"], ["", "y_h"], name="gru_1", hidden_size=2,
+                     linear_before_reset=1)],
+        [vi("x", [2, 1, 3]), vi("h0", [1, 1, 2])], [vi("y_h", [1, 1, 2])],
+        [("w", f32(1, 6, 3)), ("r", f32(1, 6, 2)), ("b", f32(1, 12))])
+
+
+def gru_activations():
+    m = gru()
+    m.graph.node[0].attribute.append(h.make_attribute("activations", ["Sigmoid", "Relu"]))
+    return m
+
+
 def if_const():
     """If on a shape test (Shape -> Gather -> Equal, known at import): then adds the
     branch's own initializer to the outer x; else (never imported) has an unsupported op."""
@@ -261,7 +276,7 @@ MODELS = {f.__name__: f for f in (conv_relu, shape_chain, qdq, unsupported_op, b
                                    resize_cubic, resize_channels, resize_runtime_scales, conv_transpose_3d,
                                    shape_inputs, runtime_clip, qoperator, dynamic_quant, lstm, lstm_bidirectional,
                                    lstm_relu, lstm_sequence_lens, if_const, if_runtime,
-                                   if_computed)}
+                                   if_computed, gru, gru_activations)}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
