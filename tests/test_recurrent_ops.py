@@ -45,7 +45,7 @@ def _model(nodes, inputs, outputs, inits=(), opset=14) -> onnx.ModelProto:
 
 
 def _recurrent(op, direction="forward", bias=True, initial=False, layout=0, outputs=("Y", "Y_h", "Y_c"),
-               sizes=(SEQ, BATCH, INPUT, HIDDEN), **attrs):
+               sizes=(SEQ, BATCH, INPUT, HIDDEN), peepholes=False, **attrs):
     seq, batch, input_size, hidden = sizes
     gates = {"LSTM": 4, "GRU": 3}[op]
     nd = 2 if direction == "bidirectional" else 1
@@ -61,6 +61,9 @@ def _recurrent(op, direction="forward", bias=True, initial=False, layout=0, outp
     if initial:
         ins += ["", "h0"] + (["c0"] if op == "LSTM" else [])
         graph_inputs += [_vi("h0", state)] + ([_vi("c0", state)] if op == "LSTM" else [])
+    if peepholes:
+        inits.append(("P", rng.standard_normal((nd, 3 * hidden)).astype(np.float32)))
+        ins += [""] * (7 - len(ins)) + ["P"]
     outputs = outputs[:3 if op == "LSTM" else 2]
     node = oh.make_node(op, ins, list(outputs), hidden_size=hidden, direction=direction, layout=layout, **attrs)
     return _model([node], graph_inputs, [_vi(o, None) for o in outputs if o], inits)
@@ -90,6 +93,8 @@ CASES = {
     "lstm_forward_no_bias_initial": _recurrent("LSTM", bias=False, initial=True),
     "lstm_only_y_h": _recurrent("LSTM", "reverse", outputs=("", "Y_h", "")),
     "lstm_default_activations_named": _recurrent("LSTM", activations=["Sigmoid", "Tanh", "Tanh"]),
+    "lstm_peepholes": _recurrent("LSTM", "bidirectional", initial=True, peepholes=True),
+    "lstm_peepholes_zero_initial": _recurrent("LSTM", "reverse", peepholes=True),
     "lstm_clip": _recurrent("LSTM", "bidirectional", initial=True, clip=0.7),
     "lstm_layout1_bidirectional": _recurrent("LSTM", "bidirectional", initial=True, layout=1),
     "gru_forward": _recurrent("GRU"),

@@ -145,7 +145,10 @@ class Unroller:
         """Gates `k` .. `k + count` of the [B, gates*H] pre-activations `g`, through `act`."""
         h = self.hidden
         part = self.n.emit(relay.StridedSliceOp(g, begin=[k * h], end=[(k + count) * h], axes=[1]))
-        return part if act is None else self.n.emit(act(self.clipped(part)))
+        return part if act is None else self.activate(part, act)
+
+    def activate(self, x: SSAValue, act: type[relay.UnaryOp]) -> SSAValue:
+        return self.n.emit(act(self.clipped(x)))
 
     def clipped(self, x: SSAValue) -> SSAValue:
         """The `clip` attribute bounds every activation's input to [-clip, clip]."""
@@ -187,6 +190,10 @@ class Unroller:
     def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.n.emit(relay.MultiplyOp(a, b))
 
+    def peephole(self, pre: SSAValue, p: SSAValue | None, c: SSAValue | None) -> SSAValue:
+        """pre + p ⊙ c (LSTM's peephole; nothing without weights or with a zero cell state)."""
+        return pre if p is None or c is None else self.add(pre, self.mul(c, p))
+
 
 # --------------------------------------------------------------------------------------
 # LSTM
@@ -197,26 +204,32 @@ _RNN_ATTRS = ("activation_alpha", "activation_beta", "activations", "clip", "dir
 
 @converter("LSTM", attrs=(*_RNN_ATTRS, "input_forget"))
 def lstm(n: Node):
-    """Gates i, o, f, c (ONNX's order in W, R, B):
-    i = σ(x Wiᵀ + h Riᵀ + b_i), o, f alike, c~ = tanh(...); c = f c + i c~; h = o tanh(c)."""
+    """Gates i, o, f, c (ONNX's order in W, R, B), peephole weights P = [p_i, p_o, p_f]:
+    i = σ(x Wiᵀ + h Riᵀ + b_i + p_i c), f alike, c~ = tanh(x Wcᵀ + h Rcᵀ + b_c);
+    c' = f c + i c~; o = σ(x Woᵀ + h Roᵀ + b_o + p_o c'); h' = o tanh(c')."""
     u = Unroller(n, 4, ["Sigmoid", "Tanh", "Tanh"])
     if n.attr("input_forget", 0):
         raise n.error("input_forget = 1 is not supported")
-    if n.has(7):
-        raise n.error("peephole weights (input P) are not supported")
+    hid = u.hidden
+    peepholes = n.opt_const(7, "P")
+    if peepholes is not None and peepholes.shape != (u.num_dir, 3 * hid):
+        raise n.error(f"P {list(peepholes.shape)} must be [{u.num_dir}, {3 * hid}]")
     hs, finals_h, finals_c = [], [], []
     for d in range(u.num_dir):
-        xw = u.input_projection(d, u.b[d, :4 * u.hidden] + u.b[d, 4 * u.hidden:])
+        xw = u.input_projection(d, u.b[d, :4 * hid] + u.b[d, 4 * hid:])
         r = u.weight(u.r, d, 2)
+        # P is [p_i, p_o, p_f]: i and f see the previous cell state, o the new one.
+        p_i, p_o, p_f = ([n.importer.materialize(Const(np.ascontiguousarray(peepholes[d, k * hid:(k + 1) * hid])))
+                          for k in range(3)] if peepholes is not None and np.any(peepholes[d]) else (None,) * 3)
         h, c = u.initial_state(5, d), u.initial_state(6, d)
         states: dict[int, SSAValue] = {}
         for t in u.order(d):
             g = xw[t] if h is None else u.add(xw[t], u.recurrence(h, r))
-            i = u.gate(g, 0, relay.SigmoidOp)
-            o = u.gate(g, 1, relay.SigmoidOp)
-            f = u.gate(g, 2, relay.SigmoidOp)
+            i = u.activate(u.peephole(u.gate(g, 0), p_i, c), relay.SigmoidOp)
+            f = u.activate(u.peephole(u.gate(g, 2), p_f, c), relay.SigmoidOp)
             cand = u.gate(g, 3, relay.TanhOp)
             c = u.add(None if c is None else u.mul(f, c), u.mul(i, cand))
+            o = u.activate(u.peephole(u.gate(g, 1), p_o, c), relay.SigmoidOp)
             h = u.mul(o, n.emit(relay.TanhOp(c)))
             states[t] = h
         hs.append([states[t] for t in range(u.steps)])

@@ -1,6 +1,6 @@
 // LSTM unrolls at import over its static sequence length: one dense of every step's input
 // (W kept as the model file's tensor, Wb + Rb folded into one bias_add), then per step a
-// dense of the state with the constant R, the gate slices (i, o, f, c) through sigmoid /
+// dense of the state with the constant R, the gate slices (i, f, c, then o) through sigmoid /
 // tanh, and the cell update; a missing initial_c is zero, so the first step has no f * c.
 
 // RUN: %python %S/Inputs/make_model.py lstm %t.lstm.onnx
@@ -19,22 +19,22 @@
 // CHECK-NEXT:   %8 = relay.add %4, %7 : tensor<1x8xf32>
 // CHECK-NEXT:   %9 = relay.strided_slice %8 {begin = [0], end = [2], axes = [1]} : (tensor<1x8xf32>) -> tensor<1x2xf32>
 // CHECK-NEXT:   %10 = relay.sigmoid %9 : tensor<1x2xf32>
-// CHECK-NEXT:   %11 = relay.strided_slice %8 {begin = [2], end = [4], axes = [1]} : (tensor<1x8xf32>) -> tensor<1x2xf32>
+// CHECK-NEXT:   %11 = relay.strided_slice %8 {begin = [4], end = [6], axes = [1]} : (tensor<1x8xf32>) -> tensor<1x2xf32>
 // CHECK-NEXT:   %12 = relay.sigmoid %11 : tensor<1x2xf32>
-// CHECK-NEXT:   %13 = relay.strided_slice %8 {begin = [4], end = [6], axes = [1]} : (tensor<1x8xf32>) -> tensor<1x2xf32>
-// CHECK-NEXT:   %14 = relay.sigmoid %13 : tensor<1x2xf32>
-// CHECK-NEXT:   %15 = relay.strided_slice %8 {begin = [6], end = [8], axes = [1]} : (tensor<1x8xf32>) -> tensor<1x2xf32>
-// CHECK-NEXT:   %16 = relay.tanh %15 : tensor<1x2xf32>
-// CHECK-NEXT:   %17 = relay.multiply %10, %16 : tensor<1x2xf32>
-// CHECK-NEXT:   %18 = relay.tanh %17 : tensor<1x2xf32>
-// CHECK-NEXT:   %19 = relay.multiply %12, %18 : tensor<1x2xf32>
+// CHECK-NEXT:   %13 = relay.strided_slice %8 {begin = [6], end = [8], axes = [1]} : (tensor<1x8xf32>) -> tensor<1x2xf32>
+// CHECK-NEXT:   %14 = relay.tanh %13 : tensor<1x2xf32>
+// CHECK-NEXT:   %15 = relay.multiply %10, %14 : tensor<1x2xf32>
+// CHECK-NEXT:   %16 = relay.strided_slice %8 {begin = [2], end = [4], axes = [1]} : (tensor<1x8xf32>) -> tensor<1x2xf32>
+// CHECK-NEXT:   %17 = relay.sigmoid %16 : tensor<1x2xf32>
+// CHECK-NEXT:   %18 = relay.tanh %15 : tensor<1x2xf32>
+// CHECK-NEXT:   %19 = relay.multiply %17, %18 : tensor<1x2xf32>
 // CHECK-NEXT:   %20 = relay.nn.dense %19, %r : (tensor<1x2xf32>, tensor<8x2xf32>) -> tensor<1x8xf32>
 // CHECK-NEXT:   %21 = relay.add %5, %20 : tensor<1x8xf32>
-// CHECK:        %30 = relay.multiply %27, %17 : tensor<1x2xf32>
-// CHECK-NEXT:   %31 = relay.multiply %23, %29 : tensor<1x2xf32>
-// CHECK-NEXT:   %32 = relay.add %30, %31 : tensor<1x2xf32>
-// CHECK-NEXT:   %33 = relay.tanh %32 : tensor<1x2xf32>
-// CHECK-NEXT:   %34 = relay.multiply %25, %33 : tensor<1x2xf32>
+// CHECK:        %28 = relay.multiply %25, %15 : tensor<1x2xf32>
+// CHECK-NEXT:   %29 = relay.multiply %23, %27 : tensor<1x2xf32>
+// CHECK-NEXT:   %30 = relay.add %28, %29 : tensor<1x2xf32>
+// CHECK:        %33 = relay.tanh %30 : tensor<1x2xf32>
+// CHECK-NEXT:   %34 = relay.multiply %32, %33 : tensor<1x2xf32>
 // CHECK-NEXT:   %35 = relay.reshape %19 {newshape = [1, 1, 1, 2]} : (tensor<1x2xf32>) -> tensor<1x1x1x2xf32>
 // CHECK-NEXT:   %36 = relay.reshape %34 {newshape = [1, 1, 1, 2]} : (tensor<1x2xf32>) -> tensor<1x1x1x2xf32>
 // CHECK-NEXT:   %y = relay.concatenate %35, %36 : (tensor<1x1x1x2xf32>, tensor<1x1x1x2xf32>) -> tensor<2x1x1x2xf32>
