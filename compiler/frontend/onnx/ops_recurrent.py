@@ -8,16 +8,21 @@ LSTM (direction=forward, layout 0; X: [T, B, I], W: [1, 4H, I], R: [1, 4H, H], B
     %xwb = relay.nn.bias_add %xw, %Wb_plus_Rb      (Wb + Rb folded at import)
     per step t:
       %g  = relay.add (relay.strided_slice %xwb rows t*B..(t+1)*B), (relay.nn.dense %h, %R0)
-      %i, %o, %f = relay.sigmoid (relay.strided_slice %g ...)    %c~ = relay.tanh (...)
-      %c  = %f * %c + %i * %c~                     %h = %o * relay.tanh %c
+      %i, %f = relay.sigmoid (relay.strided_slice %g ...)    %c~ = relay.tanh (...)
+      %c  = %f * %c + %i * %c~      %o = relay.sigmoid (...)      %h = %o * relay.tanh %c
     Y   = relay.concatenate of the steps' %h       Y_h, Y_c = the last %h, %c
 
 Why unrolled rather than one `relay.lstm` op: every matmul becomes a `relay.nn.dense` with a
-constant weight, the form the partitioner already offloads to an accelerator, while the
-gates (slices, sigmoid, tanh, multiply) stay cheap elementwise host ops; no new kernel,
-interpreter rule or pattern is needed. The cost is IR linear in T (ONNX sequence lengths
-are static here). A missing initial state is zero: its recurrent matmul and forget product
-are left out of the first step.
+constant weight, the form the partitioner already offloads (at a CRNN's sizes all of an
+LSTM's MACs go to the npu), and the gates are slices and elementwise ops that it places by
+its usual rules; no new op, kernel, interpreter rule or pattern is needed. The cost is IR
+linear in T (sequence lengths are static here). A missing initial state is zero: its
+recurrent matmul and forget product are left out of the first step.
+
+Supported: directions forward / reverse / bidirectional, layout 0 and 1, optional B,
+initial_h / initial_c, LSTM peepholes P, `clip`. Refused with one line: other activations
+(and activation_alpha / beta), LSTM input_forget = 1, sequence_lens other than the full
+length, W / R / B / P computed at run time (a graph input can be bound).
 
 GRU is the same with gates z, r, h (linear_before_reset 0 and 1).
 
@@ -27,12 +32,10 @@ in place (they see the outer graph's values); the other branch is never looked a
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from xdsl.ir import SSAValue
 
-from accel.compiler.frontend.onnx.context import Const, Node, Value, converter, tensor_to_array
+from accel.compiler.frontend.onnx.context import Const, Node, converter, tensor_to_array
 from accel.compiler.frontend.onnx.ops_tensor import reshaped
 from accel.dialects import relay
 
@@ -78,9 +81,10 @@ class Unroller:
         self.dtype = n.dtype(0)
         self.w = n.const(1, "W")
         self.r = n.const(2, "R")
-        hidden = self.r.shape[-1] if self.r.ndim == 3 else None
-        self.hidden = int(n.attr("hidden_size", hidden))
-        h = self.hidden
+        h = n.attr("hidden_size", self.r.shape[-1] if self.r.ndim == 3 else None)
+        if h is None or h < 1:
+            raise n.error(f"hidden_size {h} must be positive (or R [num_directions, {gates}H, H] must give it)")
+        self.hidden = h = int(h)
         if self.w.shape != (self.num_dir, gates * h, self.input_size):
             raise n.error(f"W {list(self.w.shape)} must be [{self.num_dir}, {gates * h}, {self.input_size}]")
         if self.r.shape != (self.num_dir, gates * h, h):
