@@ -62,6 +62,9 @@ STATIC_INPUTS: dict[str, tuple[int, ...]] = {
     "Dropout": (1, 2),
     "Resize": (1, 2, 3),
     "Upsample": (1,),
+    "LSTM": (1, 2, 3, 4, 7),
+    "GRU": (1, 2, 3, 4),
+    "If": (0,),
 }
 """Inputs (by op type and position) that must be known when compiling."""
 
@@ -106,6 +109,8 @@ KNOWN_DEVIATIONS: dict[str, str] = {
     "test_equal_string_broadcast": "string tensors are not supported",
     "test_identity_sequence": "sequence values are not supported (tensors only)",
     "test_identity_opt": "optional values are not supported (tensors only)",
+    "test_if_seq": "sequence values are not supported (tensors only): the branch builds a SequenceConstruct",
+    "test_if_opt": "optional values are not supported (tensors only): the branch builds an optional sequence",
     "test_wrap_pad": "Pad mode 'wrap' is not supported (relay.nn.pad has constant, edge, reflect)",
     "test_reshape_allowzero_reordered": _EMPTY,
     "test_slice_start_out_of_bounds": _EMPTY,

@@ -196,10 +196,87 @@ def dynamic_quant():
          ("iz", np.array(128, np.uint8))])
 
 
+def _lstm(direction="forward", **attrs):
+    nd = 2 if direction == "bidirectional" else 1
+    return model(
+        [h.make_node("LSTM", ["x", "w", "r", "b", "", "h0"], ["y", "y_h", ""], name="lstm_1", hidden_size=2,
+                     direction=direction, **attrs)],
+        [vi("x", [2, 1, 3]), vi("h0", [nd, 1, 2])], [vi("y", [2, nd, 1, 2]), vi("y_h", [nd, 1, 2])],
+        [("w", f32(nd, 8, 3)), ("r", f32(nd, 8, 2)), ("b", f32(nd, 16))])
+
+
+def lstm():
+    """A 2-step forward LSTM with initial_h (initial_c absent: zero) and a bias."""
+    return _lstm()
+
+
+def lstm_bidirectional():
+    return _lstm("bidirectional")
+
+
+def lstm_relu():
+    return _lstm(activations=["Relu", "Tanh", "Tanh"])
+
+
+def lstm_sequence_lens():
+    m = _lstm()
+    m.graph.node[0].input[4] = "lens"
+    m.graph.initializer.append(nh.from_array(np.array([1], np.int32), "lens"))
+    return m
+
+
+def gru():
+    """A 2-step forward GRU, linear_before_reset = 1, with initial_h and a bias."""
+    return model(
+        [h.make_node("GRU", ["x", "w", "r", "b", "", "h0"], ["", "y_h"], name="gru_1", hidden_size=2,
+                     linear_before_reset=1)],
+        [vi("x", [2, 1, 3]), vi("h0", [1, 1, 2])], [vi("y_h", [1, 1, 2])],
+        [("w", f32(1, 6, 3)), ("r", f32(1, 6, 2)), ("b", f32(1, 12))])
+
+
+def gru_activations():
+    m = gru()
+    m.graph.node[0].attribute.append(h.make_attribute("activations", ["Sigmoid", "Relu"]))
+    return m
+
+
+def if_const():
+    """If on a shape test (Shape -> Gather -> Equal, known at import): then adds the
+    branch's own initializer to the outer x; else (never imported) has an unsupported op."""
+    then_g = h.make_graph([h.make_node("Add", ["x", "one"], ["t"], name="then_add")], "then", [],
+                          [vi("t", [2, 3])], [nh.from_array(np.ones((2, 3), np.float32), "one")])
+    else_g = h.make_graph([h.make_node("Det", ["x"], ["e"], name="else_det")], "else", [], [vi("e", [2, 3])])
+    return model(
+        [h.make_node("Shape", ["x"], ["s"]),
+         h.make_node("Gather", ["s", "zero"], ["d0"], axis=0),
+         h.make_node("Equal", ["d0", "two"], ["c"]),
+         h.make_node("If", ["c"], ["y"], name="if_1", then_branch=then_g, else_branch=else_g)],
+        [vi("x", [2, 3])], [vi("y", [2, 3])], [("zero", np.array(0, np.int64)), ("two", np.array(2, np.int64))])
+
+
+def if_runtime():
+    m = if_const()
+    m.graph.input.append(vi("c_in", [], T.BOOL))
+    m.graph.node[3].input[0] = "c_in"
+    return m
+
+
+def if_computed():
+    """If on a value computed at run time (x's sum > 0)."""
+    m = if_const()
+    m.graph.node[3].input[0] = "positive"
+    m.graph.node.insert(3, h.make_node("ReduceSum", ["x"], ["sum"], keepdims=0))
+    m.graph.node.insert(4, h.make_node("Greater", ["sum", "zero_f"], ["positive"]))
+    m.graph.initializer.append(nh.from_array(np.array(0, np.float32), "zero_f"))
+    return m
+
+
 MODELS = {f.__name__: f for f in (conv_relu, shape_chain, qdq, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_channels, resize_runtime_scales, conv_transpose_3d,
-                                   shape_inputs, runtime_clip, qoperator, dynamic_quant)}
+                                   shape_inputs, runtime_clip, qoperator, dynamic_quant, lstm, lstm_bidirectional,
+                                   lstm_relu, lstm_sequence_lens, if_const, if_runtime,
+                                   if_computed, gru, gru_activations)}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
