@@ -503,6 +503,11 @@ class ComputeOp(IRDLOperation):
 
         return is_int8(self.output.type.element_type)
 
+    @property
+    def reads_output(self) -> bool:
+        """Whether the op reads what its output holds (an accumulating product)."""
+        return False
+
     def verify_(self) -> None:
         if len(self.inputs) not in self.N_INPUTS:
             raise VerifyException(f"expects {' or '.join(map(str, self.N_INPUTS))} inputs, got {len(self.inputs)}")
@@ -642,6 +647,10 @@ class MatmulOp(ComputeOp):
         if len(self.inputs) == 3:
             _check(_shape(self.inputs[2].type) == (n,), f"bias must have {n} elements")
         _check(not (self.prop("accumulate") and self.is_quantized), "an int8 product cannot accumulate")
+
+    @property
+    def reads_output(self) -> bool:
+        return self.prop("accumulate")
 
 
 @compute_op

@@ -51,11 +51,6 @@ def spm_type(t: MemRefType) -> MemRefType:
     return accel.memref_type(t.element_type, t.get_shape(), space=accel.SPM)
 
 
-def reads_output(op: accel.ComputeOp) -> bool:
-    """An accumulating product adds to what its output holds."""
-    return isinstance(op, accel.MatmulOp) and op.prop("accumulate")
-
-
 def stage(op: accel.ComputeOp) -> None:
     """Copy the operands of `op` into fresh scratchpad buffers and its result back."""
     tokens: list[SSAValue] = []
@@ -78,7 +73,7 @@ def stage(op: accel.ComputeOp) -> None:
     if accel.memory_space(out.type) != "spm":
         alloc = accel.AllocOp(spm_type(out.type))
         Rewriter.insert_op(alloc, InsertPoint.before(op))
-        if reads_output(op):  # its partial sums come in first (optimize-dma keeps them on the device)
+        if op.reads_output:  # its partial sums come in first (optimize-dma keeps them on the device)
             load = accel.DmaStartOp(out, alloc.result)
             Rewriter.insert_op([load, accel.DmaWaitOp(load.token)], InsertPoint.before(op))
         dma = accel.DmaStartOp(alloc.result, out)
