@@ -66,5 +66,7 @@ def test_k_tiled_dense_matches_onnxruntime(relu, small_npu, tmp_path):
     # The report's model of the accumulating tiles (their reads of the partial sums) is the simulator's.
     assert report["cycles"]["estimate"] == counters["cycles"]
     assert report["dma"]["bytes_to_device"] == counters["bytes_to_device"]
+    # The partial sums stay on the device: only data, weights and bias are loaded, once.
+    assert counters["bytes_to_device"] == x.nbytes + (N * K + N) * 4
     err = float(np.max(np.abs(got["y"] - ref)))
     assert err <= 1e-4 * float(np.max(np.abs(ref))), f"differs by {err} (max |ref| {np.max(np.abs(ref))})"

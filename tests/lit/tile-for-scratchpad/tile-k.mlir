@@ -1,5 +1,6 @@
 // RUN: accel-opt %s --split-input-file -p tile-for-scratchpad | filecheck %s
 // RUN: accel-opt %s --split-input-file -p tile-for-scratchpad,insert-dma | filecheck %s --check-prefix=DMA
+// RUN: accel-opt %s --split-input-file -p tile-for-scratchpad,insert-dma,optimize-dma | filecheck %s --check-prefix=OPT
 
 // A dense row of K = 32768 (one feature's weights alone take 128 KiB): no tile with
 // whole K rows fits (streamed tiles twice) in the 256 KiB scratchpad, so K is split. The first K tile
@@ -16,6 +17,16 @@
 // DMA:           accel.dma_start %y, %[[S:.*]] : memref<1x16xf32>, memref<1x16xf32, #accel.mem<"spm">>
 // DMA-NEXT:      accel.dma_wait
 // DMA-NEXT:      accel.matmul ins({{.*}}) outs(%[[S]] : {{.*}}) {accumulate = true}
+// optimize-dma forwards the partial sums: the first K tile's output buffer is the one
+// every later tile accumulates into, and nothing is loaded from %y.
+// OPT:           %[[ACC:.*]] = accel.alloc {{.*}} : memref<1x16xf32, #accel.mem<"spm">>
+// OPT-NOT:       accel.dma_start %y,
+// OPT:           accel.matmul ins({{.*}}) outs(%[[ACC]] : {{.*}}){{$}}
+// OPT-NOT:       accel.dma_start %y,
+// OPT:           accel.matmul ins({{.*}}) outs(%[[ACC]] : {{.*}}) {accumulate = true}
+// OPT-NOT:       accel.dma_start %y,
+// OPT:           accel.matmul ins({{.*}}) outs(%[[ACC]] : {{.*}}) {accumulate = true, activation = "relu"}
+// OPT-NOT:       accel.dma_start %y,
 func.func @npu_0(%x: memref<1x32768xf32>, %y: memref<1x16xf32> {accel.output}) attributes {accel.target = "npu"} {
   %w = accel.weight dense<0.01> : tensor<16x32768xf32> : memref<16x32768xf32>
   %b = accel.weight dense<0.5> : tensor<16xf32> : memref<16xf32>
