@@ -60,7 +60,10 @@ def compute_cycles(op: accel.ComputeOp, desc) -> float:
         macs = n * oc * oh * ow * cg * kh * kw
         return macs / (c.macs_per_cycle_int8 if op.is_quantized else c.macs_per_cycle_f32)
     if isinstance(op, accel.MatmulOp):
-        return math.prod(matmul_dims(op)) / (c.macs_per_cycle_int8 if op.is_quantized else c.macs_per_cycle_f32)
+        macs = math.prod(matmul_dims(op)) / (c.macs_per_cycle_int8 if op.is_quantized else c.macs_per_cycle_f32)
+        # An accumulating K tile also reads its partial sums.
+        reads = math.prod(op.output.type.get_shape()) / c.elementwise_per_cycle if op.reads_output else 0.0
+        return macs + reads
     if isinstance(op, accel.PoolOp):
         kh, kw = op.prop("pool_size")
         return math.prod(op.output.type.get_shape()) * kh * kw / c.elementwise_per_cycle
@@ -253,7 +256,8 @@ class Timeline:
                 for t in op.tokens:
                     self.host = max(self.host, env.get(t, 0.0))
             elif isinstance(op, accel.ComputeOp):
-                ins = [r for r in (self.spm_range(v, env) for v in dict.fromkeys(op.inputs)) if r is not None]
+                read = [*op.inputs, op.output] if op.reads_output else op.inputs
+                ins = [r for r in (self.spm_range(v, env) for v in dict.fromkeys(read)) if r is not None]
                 out = self.spm_range(op.output, env)
                 start = max(self.host, self.compute_free)
                 for r in ins:

@@ -503,6 +503,11 @@ class ComputeOp(IRDLOperation):
 
         return is_int8(self.output.type.element_type)
 
+    @property
+    def reads_output(self) -> bool:
+        """Whether the op reads what its output holds (an accumulating product)."""
+        return False
+
     def verify_(self) -> None:
         if len(self.inputs) not in self.N_INPUTS:
             raise VerifyException(f"expects {' or '.join(map(str, self.N_INPUTS))} inputs, got {len(self.inputs)}")
@@ -620,11 +625,13 @@ class MatmulOp(ComputeOp):
     """out[M, N] = data[M, K] x weight (weight [N, K] when `transpose_b`, the dense form),
     optional bias [N], activation and int8 requantization. A vector data [K] gives [N].
     Batched: operands [..., M, K] x [..., K, N] -> [..., M, N] with the same leading dims
-    (both operands activations: attention's QKᵀ and PV)."""
+    (both operands activations: attention's QKᵀ and PV). With `accumulate` the product is
+    added to what `out` holds (a K tile of a product split along K, float only): out =
+    act(out + data x weight + bias)."""
 
     name = "accel.matmul"
     N_INPUTS = (2, 3)
-    PROPS = (Bool("transpose_a", False), Bool("transpose_b", True), *ACTIVATION, *QUANT)
+    PROPS = (Bool("transpose_a", False), Bool("transpose_b", True), Bool("accumulate", False), *ACTIVATION, *QUANT)
 
     def verify_shapes(self) -> None:
         a, b, y = (_shape(self.inputs[0].type), _shape(self.inputs[1].type), _shape(self.output.type))
@@ -639,6 +646,11 @@ class MatmulOp(ComputeOp):
         _check(k == k2 and y == (m, n), f"shapes {list(a)} x {list(b)} -> {list(y)} do not agree")
         if len(self.inputs) == 3:
             _check(_shape(self.inputs[2].type) == (n,), f"bias must have {n} elements")
+        _check(not (self.prop("accumulate") and self.is_quantized), "an int8 product cannot accumulate")
+
+    @property
+    def reads_output(self) -> bool:
+        return self.prop("accumulate")
 
 
 @compute_op

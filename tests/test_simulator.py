@@ -51,7 +51,7 @@ class ConvParams(C.Structure):
 
 class MatmulParams(C.Structure):
     _fields_ = [("m", C.c_int64), ("k", C.c_int64), ("n", C.c_int64), ("transpose_a", C.c_int),
-                ("transpose_b", C.c_int)] + ACT_FIELDS + QUANT_FIELDS + [("batch", C.c_int64)]  # fmt: skip
+                ("transpose_b", C.c_int)] + ACT_FIELDS + QUANT_FIELDS + [("batch", C.c_int64), ("accumulate", C.c_int)]  # fmt: skip
 
 
 class PoolParams(C.Structure):
@@ -451,6 +451,34 @@ def test_matmul_f32_transposes(dll, prefix, ta, tb):
     p = MatmulParams(m=m, k=k, n=n, transpose_a=ta, transpose_b=tb, act=ACT_CLIP, act_min=-0.5, act_max=1.0)
     dev.run([a, b, bias], [y], lambda sa, sb, sc, sy: dev.call("matmul_f32", sa, sb, sc, sy, C.byref(p)))
     close(y, ref.clip(ref.matmul(a, b, bool(ta), bool(tb)) + bias, -0.5, 1.0))
+
+
+def _k_halves(dll, accumulate: int):
+    """y = clip(a · b + bias) as two K tiles on the npu: the second accumulates (or, with
+    accumulate 0, overwrites) and applies bias and activation."""
+    dev = Device(dll, "npu_")
+    m, k, n = 8, 24, 8  # whole cycles: m*n/32 and m*n*k/2/64
+    a, b, bias = rand((m, k)), rand((n, k)), rand(n)
+    halves = [np.ascontiguousarray(v[:, h * k // 2:(h + 1) * k // 2]) for h in (0, 1) for v in (a, b)]
+    y = np.zeros((m, n), np.float32)
+    first = MatmulParams(m=m, k=k // 2, n=n, transpose_b=1)
+    last = MatmulParams(m=m, k=k // 2, n=n, transpose_b=1, act=ACT_CLIP, act_min=-0.5, act_max=1.0,
+                        accumulate=accumulate)
+
+    def compute(sa0, sb0, sa1, sb1, sbias, sy):
+        assert dev.call("matmul_f32", sa0, sb0, None, sy, C.byref(first)) == 0
+        return dev.call("matmul_f32", sa1, sb1, sbias, sy, C.byref(last))
+
+    dev.run([*halves, bias], [y], compute)
+    return y, ref.clip(ref.matmul(a, b, False, True) + bias, -0.5, 1.0), dev.counters()["cycles"], m * n
+
+
+def test_matmul_f32_accumulates_k_tiles(dll):
+    y, want, cycles, mn = _k_halves(dll, 1)
+    close(y, want)
+    y_over, _, cycles_over, _ = _k_halves(dll, 0)
+    assert not np.allclose(y_over, want)  # without accumulate the second tile overwrites
+    assert cycles - cycles_over == mn / 32  # reading the partial sums: m*n elementwise work
 
 
 @pytest.mark.parametrize("prefix", ["npu_", "dsp_"])

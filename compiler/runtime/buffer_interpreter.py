@@ -173,6 +173,8 @@ class BufferFunctions(InterpreterFunctions):
             y = _requantize(acc.astype(np.int32), op, acc.ndim - 1, out.dtype).reshape(out.shape)
         else:
             y = np.matmul(t(a) if ta else a, t(b) if tb else b).reshape(out.shape)
+            if op.prop("accumulate"):
+                y = y + out
             if rest:
                 y = y + rest[0]
             y = _activation(y.astype(out.dtype), op)

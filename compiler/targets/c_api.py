@@ -210,6 +210,7 @@ WORDS: dict[str, Word] = {
     "clip_max": Word(SCALAR, frozenset({"conv2d", "matmul", "eltwise"}), _prop("clip_max"), "float"),
     "transpose_a": Word(SCALAR, frozenset({"matmul"}), lambda op: int(op.prop("transpose_a")), "int"),
     "transpose_b": Word(SCALAR, frozenset({"matmul"}), lambda op: int(op.prop("transpose_b")), "int"),
+    "accumulate": Word(SCALAR, frozenset({"matmul"}), lambda op: int(op.prop("accumulate")), "int"),
     "count_include_pad": Word(SCALAR, frozenset({"pool"}), lambda op: int(op.prop("count_include_pad")), "int"),
     "input_zero_point": Word(SCALAR, QUANT_KINDS, _prop("input_zero_point"), "int32_t"),
     "weight_zero_point": Word(ARRAY, CONV_MM, lambda op: list(op.prop("weight_zero_point")) or [0], "int32_t"),

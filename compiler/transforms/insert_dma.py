@@ -73,6 +73,9 @@ def stage(op: accel.ComputeOp) -> None:
     if accel.memory_space(out.type) != "spm":
         alloc = accel.AllocOp(spm_type(out.type))
         Rewriter.insert_op(alloc, InsertPoint.before(op))
+        if op.reads_output:  # its partial sums come in first (optimize-dma keeps them on the device)
+            load = accel.DmaStartOp(out, alloc.result)
+            Rewriter.insert_op([load, accel.DmaWaitOp(load.token)], InsertPoint.before(op))
         dma = accel.DmaStartOp(alloc.result, out)
         Rewriter.insert_op([dma, accel.DmaWaitOp(dma.token)], InsertPoint.after(op))
         op.operands = [*new_inputs, alloc.result]

@@ -8,7 +8,9 @@ Each part can be switched off:
 - `forward`: data already on the device is reused instead of transferred again, within a
   region: a value written back to host memory and read again by the next op stays in
   the scratchpad (store-to-load forwarding), a value read by several ops moves once,
-  and a write-back of a region-local intermediate that nobody reads any more is dropped;
+  a write-back of a region-local intermediate that nobody reads any more is dropped, and
+  the partial sums of a product split along K, written back and loaded again for the
+  next K tile, stay in the first tile's buffer (the later tiles accumulate into it);
 - `cross-region`: a value that regions of one target pass among themselves (one writes
   it, or the first one loads it, later ones read it) gets a scratchpad buffer of its own,
   allocated in `@main` and passed to those regions: later regions do not transfer it, and
@@ -271,6 +273,17 @@ def keep_fitting(changes: list, fits, screen=None) -> list:
     return kept
 
 
+def reuses_copy(user: Operation, dest: SSAValue, readers) -> bool:
+    """Whether `user` of a loaded buffer `dest` can use a device copy instead: an op
+    reading it, or one accumulating into it (partial sums of a K tile stay on the device)
+    together with the write-back of its result."""
+    if isinstance(user, accel.ComputeOp):
+        return user.output is not dest or user.reads_output
+    accumulates = any(isinstance(u.operation, accel.ComputeOp) and u.operation.output is dest and
+                      u.operation.reads_output for u in readers)
+    return isinstance(user, accel.DmaStartOp) and user.source is dest and accumulates
+
+
 class DeviceCopies:
     """Which host data has a copy on the device: host key -> scratchpad value, indexed by
     the root buffer on either side so that a write invalidates in time proportional to
@@ -330,8 +343,7 @@ def find_forwardings(block: Block, on_device: DeviceCopies | None = None,
                 readers = [u for u in op.dest.uses if u.operation is not op]
                 if have is not None and isinstance(op.dest.owner, accel.AllocOp) and \
                         tuple(have.type.get_shape()) == tuple(op.dest.type.get_shape()) and \
-                        all(isinstance(u.operation, accel.ComputeOp) and u.operation.output is not op.dest
-                            for u in readers):
+                        all(reuses_copy(u.operation, op.dest, readers) for u in readers):
                     fwd = Forwarding(op, [(u.operation, u.index) for u in readers], have)
                     fwd.apply()
                     found.append(fwd)

@@ -9,8 +9,11 @@ current compute):
 - `accel.conv2d`: output channels (whole groups) and output rows; each row tile reads
   the input rows its windows need (with the halo) and gets its own padding;
 - `accel.pool`: channels and output rows, likewise;
-- `accel.matmul`: output features (weight rows) and data rows; a batched product along
-  its batch dims (whole matrices);
+- `accel.matmul`: output features (weight rows) and data rows; when one row and one
+  feature with whole K rows do not fit, a float product on a target that accumulates is
+  also split along K: the first K tile writes the output tile, the later ones (unrolled)
+  add to it on the device (`accumulate`), and only the last applies bias and activation;
+  a batched product along its batch dims (whole matrices);
 - `accel.eltwise`: its leading dimensions (row ops keep their rows whole; a broadcast rhs
   is cut along the dims it shares with the output).
 
@@ -375,15 +378,27 @@ def tile_batched_matmul(op: accel.MatmulOp, capacity: int, alignment: int, doubl
     Rewriter.erase_op(op)
 
 
-def tile_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool) -> None:
+@dataclass(frozen=True)
+class MatmulPlan:
+    m_tile: int
+    n_tile: int
+    k_tile: int  # K when the product is not split along K
+
+
+def accumulates(desc) -> bool:
+    """Whether the target's matrix product can add to its output (a params field reads the
+    `accumulate` word), which splitting K needs."""
+    return any(v.word == "accumulate" for st in desc.api.structs for _, v in st.fields)
+
+
+def plan_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool, split_k: bool) -> MatmulPlan:
+    """M and N tiles with whole K rows, the cheapest that fits; failing that (and when the
+    target accumulates, for a float product) K tiles too, their partial sums accumulated
+    into the output tile on the device."""
     a, b, y = op.inputs[0], op.inputs[1], op.output
-    if len(y.type.get_shape()) > 2:
-        tile_batched_matmul(op, capacity, alignment, double)
-        return
     vector = len(y.type.get_shape()) == 1
     m, n = (1, y.type.get_shape()[0]) if vector else y.type.get_shape()
-    ta, tb = op.prop("transpose_a"), op.prop("transpose_b")
-    k = a.type.get_shape()[-1] if vector or not ta else a.type.get_shape()[0]
+    k = a.type.get_shape()[-1] if vector or not op.prop("transpose_a") else a.type.get_shape()[0]
     ae, be, ye = esize(a), esize(b), esize(y)
     bias_e = esize(op.inputs[2]) if len(op.inputs) > 2 else 0
     best = None
@@ -394,31 +409,73 @@ def tile_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool)
             n_m, n_n = -(-m // tm), -(-n // tn)
             cost = n * k * be + m * k * ae * (n_n if n_m > 1 else 1) + m * n * ye + 64 * n_m * n_n
             if best is None or cost < best[0]:
-                best = (cost, tm, tn)
+                best = (cost, MatmulPlan(tm, tn, k))
+    if best is None and split_k and not op.is_quantized:
+        # Every K tile brings its data and weight slices; the output tile stays.
+        for tk in candidates(k):
+            for tn in candidates(n):
+                for tm in candidates(m):
+                    if not _fits([tm * tk * ae, tn * tk * be, tm * tn * ye], [tn * bias_e], capacity, alignment, double):
+                        continue
+                    n_m, n_n, n_k = -(-m // tm), -(-n // tn), -(-k // tk)
+                    cost = n * k * be * n_m + m * k * ae * n_n + m * n * ye + 64 * n_m * n_n * n_k
+                    if best is None or cost < best[0]:
+                        best = (cost, MatmulPlan(tm, tn, tk))
     if best is None:
+        why = "" if split_k and not op.is_quantized else (
+            " (int8 products are not split along K)" if op.is_quantized else
+            " (the target cannot accumulate, so K is not split)")
         raise CompileError(f"'{op.name}' does not fit the scratchpad ({capacity} bytes) even with one row and "
-                           "one output feature per tile", op)
-    _, tm, tn = best
+                           f"one output feature per tile{why}", op)
+    return best[1]
+
+
+def _k_tile_props(op: accel.MatmulOp, first: bool, last: bool) -> dict[str, Any]:
+    """Properties of one K tile: later tiles accumulate; bias and activation (kept by the
+    caller for the last tile only) apply once, after the last."""
+    props = {kname: op.properties[kname] for kname in op.properties}
+    if not first:
+        props["accumulate"] = next(p for p in accel.MatmulOp.PROPS if p.name == "accumulate").to_attr(True)
+    if not last:
+        for kind in accel.ACTIVATION:
+            props.pop(kind.name, None)
+    return props
+
+
+def tile_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool, split_k: bool) -> None:
+    a, b, y = op.inputs[0], op.inputs[1], op.output
+    if len(y.type.get_shape()) > 2:
+        tile_batched_matmul(op, capacity, alignment, double)
+        return
+    vector = len(y.type.get_shape()) == 1
+    m, n = (1, y.type.get_shape()[0]) if vector else y.type.get_shape()
+    ta, tb = op.prop("transpose_a"), op.prop("transpose_b")
+    k = a.type.get_shape()[-1] if vector or not ta else a.type.get_shape()[0]
+    plan = plan_matmul(op, capacity, alignment, double, split_k)
+    tm, tn, tk = plan.m_tile, plan.n_tile, plan.k_tile
+    k_ranges = [(k0, min(k, k0 + tk)) for k0 in range(0, k, tk)]
     top = Emitter(InsertPoint.before(op))
     for n0 in range(0, n, tn):
         n1 = min(n, n0 + tn)
         for m0, count, size in uniform_runs(m, tm):
             miv, e = top.loop(m0, count, tm)
             row = e.affine(miv, 1, 0) if miv is not None else m0
-            if vector:
-                a_tile = a
-            else:
-                a_tile = e.subview(a, [0, row] if ta else [row, 0], [k, size] if ta else [size, k])
-            b_tile = e.subview(b, [n0, 0] if tb else [0, n0], [n1 - n0, k] if tb else [k, n1 - n0])
-            ins = [a_tile, b_tile]
-            if len(op.inputs) > 2:
-                ins.append(e.subview(op.inputs[2], [n0], [n1 - n0]))
-            props = {kname: op.properties[kname] for kname in op.properties}
-            _slice_quant(op, props, n0, n1)
             out = e.subview(y, [n0], [n1 - n0]) if vector else e.subview(y, [row, n0], [size, n1 - n0])
-            new = accel.MatmulOp(ins, out, dict(op.attributes), **props)
-            new.location = op.location
-            e.add(new)
+            for i, (k0, k1) in enumerate(k_ranges):
+                last = i == len(k_ranges) - 1
+                if vector:
+                    a_tile = e.subview(a, [k0], [k1 - k0])
+                else:
+                    a_tile = e.subview(a, [k0, row] if ta else [row, k0], [k1 - k0, size] if ta else [size, k1 - k0])
+                b_tile = e.subview(b, [n0, k0] if tb else [k0, n0], [n1 - n0, k1 - k0] if tb else [k1 - k0, n1 - n0])
+                ins = [a_tile, b_tile]
+                if len(op.inputs) > 2 and last:
+                    ins.append(e.subview(op.inputs[2], [n0], [n1 - n0]))
+                props = _k_tile_props(op, i == 0, last)
+                _slice_quant(op, props, n0, n1)
+                new = accel.MatmulOp(ins, out, dict(op.attributes), **props)
+                new.location = op.location
+                e.add(new)
     Rewriter.erase_op(op)
 
 
@@ -517,6 +574,6 @@ class TileForScratchpad(ModulePass):
                 if isinstance(c, (accel.Conv2DOp, accel.PoolOp)):
                     emit_spatial(c, plan_spatial(c, capacity, alignment, self.double_buffer, desc))
                 elif isinstance(c, accel.MatmulOp):
-                    tile_matmul(c, capacity, alignment, self.double_buffer)
+                    tile_matmul(c, capacity, alignment, self.double_buffer, accumulates(desc))
                 else:
                     tile_eltwise(c, capacity, alignment, self.double_buffer)

@@ -120,12 +120,17 @@ int npu_matmul_f32(const float *a, const float *b, const float *bias, float *y, 
     sim_device *d = dev("npu_matmul_f32");
     if (!p) return no_params("npu_matmul_f32");
     sim_act act = act_of(p->act, p->act_min, p->act_max);
-    return sim_batch_matmul_f32(d, "npu_matmul_f32", a, b, bias, y, batch_of(p), p->m, p->k, p->n, p->transpose_a, p->transpose_b, &act);
+    return sim_batch_matmul_acc_f32(d, "npu_matmul_f32", a, b, bias, y, batch_of(p), p->m, p->k, p->n, p->transpose_a,
+                                    p->transpose_b, p->accumulate, &act);
 }
 
 int npu_matmul_s8(const void *a, const void *b, const int32_t *bias, void *y, const npu_matmul_params *p) {
     sim_device *d = dev("npu_matmul_s8");
     if (!p) return no_params("npu_matmul_s8");
+    if (p->accumulate) {
+        fprintf(stderr, "npu: error: npu_matmul_s8: int8 products do not accumulate\n");
+        return NPU_EINVAL;
+    }
     sim_quant q = QUANT_OF(p);
     sim_act act = act_of(p->act, p->act_min, p->act_max);
     return sim_batch_matmul_q8(d, "npu_matmul_s8", a, b, bias, y, batch_of(p), p->m, p->k, p->n, p->transpose_a, p->transpose_b, &q,

@@ -172,9 +172,11 @@ typedef struct npu_matmul_params {
     float out_scale;
     int32_t out_zero_point;
     int64_t batch; /* matrices per operand; 0 = 1 */
+    int accumulate; /* _f32 only: add the product to what y holds (a K tile of a longer product) */
 } npu_matmul_params;
 
-/* y = act(op(a) · op(b) + bias). Cost: batch*m*n*k MACs. */
+/* y = act(op(a) · op(b) + bias), with `accumulate` y = act(y + op(a) · op(b) + bias).
+ * Cost: batch*m*n*k MACs (+ batch*m*n elementwise reads of y when accumulating). */
 int npu_matmul_f32(const float *a, const float *b, const float *bias, float *y, const npu_matmul_params *p);
 int npu_matmul_s8(const void *a, const void *b, const int32_t *bias, void *y, const npu_matmul_params *p);
 

@@ -758,18 +758,35 @@ int sim_matmul_f32(sim_device *d, const char *op, const float *a, const float *b
 
 int sim_batch_matmul_f32(sim_device *d, const char *op, const float *a, const float *b, const float *bias, float *y,
                          int64_t batch, int64_t m, int64_t k, int64_t n, int ta, int tb, const sim_act *act) {
+    return sim_batch_matmul_acc_f32(d, op, a, b, bias, y, batch, m, k, n, ta, tb, 0, act);
+}
+
+int sim_batch_matmul_acc_f32(sim_device *d, const char *op, const float *a, const float *b, const float *bias, float *y,
+                             int64_t batch, int64_t m, int64_t k, int64_t n, int ta, int tb, int accumulate,
+                             const sim_act *act) {
     if (bad_matmul(d, op, batch, m, k, n)) return 1;
-    sim_operand in[3] = {{"a", a, (size_t)(batch * m * k) * 4}, {"b", b, (size_t)(batch * k * n) * 4},
-                         {"bias", bias, bias ? (size_t)n * 4 : 0}};
-    sim_operand out[1] = {{"y", y, (size_t)(batch * m * n) * 4}};
-    sim_compute(d, op, in, 3, out, 1, 0, sim_cost(d, (double)batch * (double)m * (double)n * (double)k, SIM_MACS_F32));
+    size_t y_bytes = (size_t)(batch * m * n) * 4;
+    /* An accumulating product reads y too (in place: the same buffer). */
+    sim_operand in[4] = {{"a", a, (size_t)(batch * m * k) * 4}, {"b", b, (size_t)(batch * k * n) * 4},
+                         {"bias", bias, bias ? (size_t)n * 4 : 0}, {"y", y, accumulate ? y_bytes : 0}};
+    sim_operand out[1] = {{"y", y, y_bytes}};
+    double cycles = sim_cost(d, (double)batch * (double)m * (double)n * (double)k, SIM_MACS_F32);
+    if (accumulate) cycles += sim_cost(d, (double)batch * (double)m * (double)n, SIM_ELEMENTS) - d->cfg.launch_cycles;
+    sim_compute(d, op, in, 4, out, 1, accumulate, cycles);
+    float *partial = NULL;
+    if (accumulate && !(partial = malloc((size_t)(m * n > 0 ? m * n : 1) * sizeof(float)))) sim_fail(d, "%s: out of memory", op);
     for (int64_t s = 0; s < batch; s++) {
         float *ys = y + s * m * n;
-        int st = acc_matmul_f32(a + s * m * k, b + s * k * n, ys, m, k, n, ta, tb);
-        if (st) return kernel_status(d, op, st);
+        int st = acc_matmul_f32(a + s * m * k, b + s * k * n, partial ? partial : ys, m, k, n, ta, tb);
+        if (st) {
+            free(partial);
+            return kernel_status(d, op, st);
+        }
+        for (int64_t i = 0; partial && i < m * n; i++) ys[i] += partial[i];
         for (int64_t i = 0; bias && i < m; i++)
             for (int64_t j = 0; j < n; j++) ys[i * n + j] += bias[j];
     }
+    free(partial);
     sim_act_f32(y, batch * m * n, act);
     return 0;
 }

@@ -229,6 +229,12 @@ int sim_matmul_q8(sim_device *d, const char *op, const void *a, const void *b, c
  * launch. */
 int sim_batch_matmul_f32(sim_device *d, const char *op, const float *a, const float *b, const float *bias, float *y,
                          int64_t batch, int64_t m, int64_t k, int64_t n, int ta, int tb, const sim_act *act);
+/* sim_batch_matmul_f32 that, with `accumulate`, adds the products to what y holds before
+ * the bias and activation: y = act(y + op(a) · op(b) + bias); y is then read as well
+ * (batch*m*n more elementwise work). */
+int sim_batch_matmul_acc_f32(sim_device *d, const char *op, const float *a, const float *b, const float *bias, float *y,
+                             int64_t batch, int64_t m, int64_t k, int64_t n, int ta, int tb, int accumulate,
+                             const sim_act *act);
 int sim_batch_matmul_q8(sim_device *d, const char *op, const void *a, const void *b, const int32_t *bias, void *y,
                         int64_t batch, int64_t m, int64_t k, int64_t n, int ta, int tb, const sim_quant *q,
                         const sim_act *act);
