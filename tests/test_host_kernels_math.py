@@ -22,7 +22,7 @@ I64P = C.POINTER(C.c_int64)
 VP = C.c_void_p
 i, i64, sz = C.c_int, C.c_int64, C.c_size_t
 DT = {np.dtype(t): k for k, t in enumerate([np.float32, np.float64, np.int8, np.uint8, np.int16, np.int32,
-                                             np.int64, np.bool_])}
+                                             np.int64, np.bool_, np.uint16, np.uint32, np.uint64])}
 OK, EINVAL = 0, 1
 BIN = [i, VP, i, I64P, VP, i, I64P, VP]
 SIGNATURES = {
@@ -101,7 +101,8 @@ SHAPES = [((2, 3, 4), (2, 3, 4)), ((2, 3, 4), (3, 1)), ((), (4, 5)), ((2, 1, 3, 
 
 
 @pytest.mark.parametrize("shapes", SHAPES, ids=str)
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.uint8, np.int64])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.uint8, np.int64, np.uint16, np.uint32,
+                                   np.uint64])  # the unsigned wide types once indexed past the kernel table
 @pytest.mark.parametrize("name", ["maximum", "minimum"])
 def test_minmax_broadcast_nan_wins(lib, name, dtype, shapes):
     a, b = rand(shapes[0], dtype), rand(shapes[1], dtype)
@@ -126,7 +127,8 @@ def test_power(lib, shapes):
     assert lib.acc_power(DT[n.dtype], ptr(n), 1, sp(n.shape), ptr(n), 1, sp(n.shape), ptr(n)) == EINVAL
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.uint8, np.int32, np.int64, np.bool_])
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.uint8, np.int32, np.int64, np.bool_, np.uint16,
+                                   np.uint32, np.uint64])
 @pytest.mark.parametrize("op", range(len(CMP)), ids=CMP)
 def test_compare_broadcast(lib, op, dtype):
     if dtype == np.bool_:

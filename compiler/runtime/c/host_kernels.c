@@ -1528,6 +1528,9 @@ MINMAX_ROWS(u8, uint8_t)
 MINMAX_ROWS(i16, int16_t)
 MINMAX_ROWS(i32, int32_t)
 MINMAX_ROWS(i64, int64_t)
+MINMAX_ROWS(u16, uint16_t)
+MINMAX_ROWS(u32, uint32_t)
+MINMAX_ROWS(u64, uint64_t)
 FLOAT_ROW(pow_f32, float, powf(u, v))
 FLOAT_ROW(pow_f64, double, pow(u, v))
 
@@ -1543,9 +1546,10 @@ static int math_binary(bcast_row_fn row, acc_dtype t, const void *a, int a_rank,
 }
 
 static bcast_row_fn minmax_row(int is_max, acc_dtype t) {
-    static const bcast_row_fn table[2][7] = {
-        {min_f32, min_f64, min_i8, min_u8, min_i16, min_i32, min_i64},
-        {max_f32, max_f64, max_i8, max_u8, max_i16, max_i32, max_i64},
+    /* Indexed by acc_dtype; ACC_BOOL (7) has none. */
+    static const bcast_row_fn table[2][11] = {
+        {min_f32, min_f64, min_i8, min_u8, min_i16, min_i32, min_i64, NULL, min_u16, min_u32, min_u64},
+        {max_f32, max_f64, max_i8, max_u8, max_i16, max_i32, max_i64, NULL, max_u16, max_u32, max_u64},
     };
     return is_numeric(t) ? table[is_max][t] : NULL;
 }
@@ -1591,14 +1595,19 @@ CMP_ROWS(u8, uint8_t)
 CMP_ROWS(i16, int16_t)
 CMP_ROWS(i32, int32_t)
 CMP_ROWS(i64, int64_t)
+CMP_ROWS(u16, uint16_t)
+CMP_ROWS(u32, uint32_t)
+CMP_ROWS(u64, uint64_t)
 
-#define CMP_TABLE_ROW(P) {P##_f32, P##_f64, P##_i8, P##_u8, P##_i16, P##_i32, P##_i64, P##_u8}
+/* Indexed by acc_dtype; ACC_BOOL (7) compares its bytes. */
+#define CMP_TABLE_ROW(P) {P##_f32, P##_f64, P##_i8, P##_u8, P##_i16, P##_i32, P##_i64, P##_u8, P##_u16, P##_u32, P##_u64}
 
 int acc_compare(acc_compare_op op, acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b,
                 int b_rank, const int64_t *b_shape, uint8_t *y) {
-    static const bcast_row_fn table[6][8] = {CMP_TABLE_ROW(eq), CMP_TABLE_ROW(ne), CMP_TABLE_ROW(lt),
+    static const bcast_row_fn table[6][11] = {CMP_TABLE_ROW(eq), CMP_TABLE_ROW(ne), CMP_TABLE_ROW(lt),
                                              CMP_TABLE_ROW(le), CMP_TABLE_ROW(gt), CMP_TABLE_ROW(ge)};
-    if ((int)op < 0 || (int)op > 5 || acc_dtype_size(t) == 0 || !a || !b || !y) return ACC_EINVAL;
+    if ((int)op < 0 || (int)op > 5 || (int)t < 0 || (int)t > ACC_U64 || acc_dtype_size(t) == 0 || !a || !b || !y)
+        return ACC_EINVAL;
     bcast bc;
     int st = bcast_setup(a_rank, a_shape, b_rank, b_shape, &bc);
     if (st) return st;
