@@ -860,25 +860,34 @@ int acc_layer_norm_f32(const float *x, const float *gamma, const float *beta, fl
     return ACC_OK;
 }
 
-int acc_mean_f32(const float *x, float *y, int rank, const int64_t *shape, const int *axes, int n_axes) {
-    if (!x || !y || !valid_shape(rank, shape) || n_axes < 0 || n_axes > rank || (n_axes && !axes))
-        return ACC_EINVAL;
+/* Output strides of a reduction over `axes` (0 along reduced axes), and the output and
+ * reduced element counts; ACC_EINVAL for an axis out of range or given twice. */
+static int reduce_layout(int rank, const int64_t *shape, const int *axes, int n_axes, int64_t *ostride,
+                         int64_t *out_n, int64_t *red_n) {
     int reduced[ACC_MAX_RANK] = {0};
     for (int i = 0; i < n_axes; i++) {
         int ax = norm_axis(axes[i], rank);
         if (ax < 0 || reduced[ax]) return ACC_EINVAL;
         reduced[ax] = 1;
     }
-    /* Output strides, 0 along reduced axes. */
-    int64_t ostride[ACC_MAX_RANK];
-    int64_t out_n = 1, red_n = 1;
+    *out_n = 1;
+    *red_n = 1;
     for (int i = rank - 1; i >= 0; i--) {
-        ostride[i] = reduced[i] ? 0 : out_n;
+        ostride[i] = reduced[i] ? 0 : *out_n;
         if (reduced[i])
-            red_n *= shape[i];
+            *red_n *= shape[i];
         else
-            out_n *= shape[i];
+            *out_n *= shape[i];
     }
+    return ACC_OK;
+}
+
+int acc_mean_f32(const float *x, float *y, int rank, const int64_t *shape, const int *axes, int n_axes) {
+    if (!x || !y || !valid_shape(rank, shape) || n_axes < 0 || n_axes > rank || (n_axes && !axes))
+        return ACC_EINVAL;
+    int64_t ostride[ACC_MAX_RANK];
+    int64_t out_n, red_n;
+    if (reduce_layout(rank, shape, axes, n_axes, ostride, &out_n, &red_n)) return ACC_EINVAL;
     double *acc = calloc((size_t)(out_n > 0 ? out_n : 1), sizeof(double));
     if (!acc) return ACC_ENOMEM;
     int64_t total = numel(rank, shape);
@@ -1704,21 +1713,9 @@ int acc_reduce(acc_reduce_op op, acc_dtype t, const void *x, void *y, int rank, 
     if (!x || !y || !is_numeric(t) || (int)op < 0 || (int)op > 3 || !valid_shape(rank, shape) || n_axes < 0 ||
         n_axes > rank || (n_axes && !axes))
         return ACC_EINVAL;
-    int reduced[ACC_MAX_RANK] = {0};
-    for (int i = 0; i < n_axes; i++) {
-        int ax = norm_axis(axes[i], rank);
-        if (ax < 0 || reduced[ax]) return ACC_EINVAL;
-        reduced[ax] = 1;
-    }
     int64_t ostride[ACC_MAX_RANK];
-    int64_t out_n = 1, red_n = 1;
-    for (int i = rank - 1; i >= 0; i--) {
-        ostride[i] = reduced[i] ? 0 : out_n;
-        if (reduced[i])
-            red_n *= shape[i];
-        else
-            out_n *= shape[i];
-    }
+    int64_t out_n, red_n;
+    if (reduce_layout(rank, shape, axes, n_axes, ostride, &out_n, &red_n)) return ACC_EINVAL;
     int is_f = is_float_type(t);
     double *fa = is_f ? malloc((size_t)(out_n > 0 ? out_n : 1) * sizeof(double)) : NULL;
     int64_t *ia = is_f ? NULL : malloc((size_t)(out_n > 0 ? out_n : 1) * sizeof(int64_t));
