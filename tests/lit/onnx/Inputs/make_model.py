@@ -271,7 +271,32 @@ def if_computed():
     return m
 
 
-MODELS = {f.__name__: f for f in (conv_relu, shape_chain, qdq, unsupported_op, bad_attribute, unknown_attribute,
+def composed():
+    """Ops relay composes from its own: LogSoftmax, ArgMax (first index), ReduceL2, Tile,
+    InstanceNormalization and LRN (its window sum a banded 1x1 convolution)."""
+    return model(
+        [h.make_node("LogSoftmax", ["x"], ["ls"], name="logsoftmax", axis=-1),
+         h.make_node("ArgMax", ["x"], ["am"], name="argmax", axis=1, keepdims=0),
+         h.make_node("ReduceL2", ["x"], ["l2"], name="l2", axes=[2, 3], keepdims=1),
+         h.make_node("Tile", ["l2", "reps"], ["t"], name="tile"),
+         h.make_node("InstanceNormalization", ["x", "s", "b"], ["inorm"], name="inorm", epsilon=1e-3),
+         h.make_node("LRN", ["inorm"], ["y"], name="lrn", size=3, alpha=1e-3, beta=0.5, bias=2.0)],
+        [vi("x", [1, 3, 2, 2])], [vi("ls", [1, 3, 2, 2]), vi("am", [1, 2, 2], T.INT64), vi("t", [1, 3, 2, 4]),
+                                  vi("y", [1, 3, 2, 2])],
+        [("reps", np.array([1, 1, 2, 4], np.int64)), ("s", f32(3)), ("b", f32(3))], opset=17)
+
+
+def tile_runtime_repeats():
+    return model([h.make_node("Tile", ["x", "r"], ["y"], name="tile_rt")],
+                 [vi("x", [2, 3]), vi("r", [2], T.INT64)], [vi("y", [4, 3])])
+
+
+def lp_norm_p3():
+    return model([h.make_node("LpNormalization", ["x"], ["y"], name="lp3", p=3)], [vi("x", [2, 3])],
+                 [vi("y", [2, 3])])
+
+
+MODELS = {f.__name__: f for f in (composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_channels, resize_runtime_scales, conv_transpose_3d,
                                    shape_inputs, runtime_clip, qoperator, dynamic_quant, lstm, lstm_bidirectional,
