@@ -102,7 +102,7 @@ KNOWN_DEVIATION_PATTERNS: list[tuple[str, str]] = [
     (r"test_resize_tf_crop_and_resize\w*", "Resize coordinate mode 'tf_crop_and_resize' (roi and extrapolation) "
                                             "is not supported"),
     (r"test_training_dropout\w*", _TRAINING),
-    (r"test_\w*?(?P<t>bfloat16)\w*", _NO_TYPE),
+    (r"test_\w*?(?P<t>bfloat16|bf16)\w*", _NO_TYPE),
 ]
 """Families of deviations: case-name regex (full match) -> reason."""
 

@@ -296,7 +296,20 @@ def lp_norm_p3():
                  [vi("y", [2, 3])])
 
 
-MODELS = {f.__name__: f for f in (composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, unsupported_op, bad_attribute, unknown_attribute,
+def attention_gqa():
+    """Attention-23 on 3-D inputs: 2 query heads sharing 1 key/value head, causal."""
+    return model([h.make_node("Attention", ["q", "k", "v"], ["y"], name="attn", q_num_heads=2, kv_num_heads=1,
+                              is_causal=1)],
+                 [vi("q", [1, 2, 4]), vi("k", [1, 2, 2]), vi("v", [1, 2, 2])], [vi("y", [1, 2, 4])], opset=23)
+
+
+def attention_3d_no_heads():
+    m = attention_gqa()
+    del m.graph.node[0].attribute[:]
+    return m
+
+
+MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_channels, resize_runtime_scales, conv_transpose_3d,
                                    shape_inputs, runtime_clip, qoperator, dynamic_quant, lstm, lstm_bidirectional,
