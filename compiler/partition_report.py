@@ -9,7 +9,7 @@ They read partitioned IR in any of its forms: after `outline-regions`/`byoc` (re
 are the functions with `accel.target`), after `merge-regions` (regions are the
 `accel.region` ids) or after `annotate-target` (no regions yet). An "op" is a model op:
 a composite counts the ops of its body; constants and calls are not ops. Work is
-counted in multiply-accumulates (`macs`: conv2d, dense, matmul and batch_matmul ops, the
+counted in multiply-accumulates (`macs`: conv2d, conv2d_transpose, dense, matmul and batch_matmul ops, the
 cost model's formula, `targets.cost.op_work`).
 
 `partition_report` returns a plain dict (JSON-ready) that later stages extend with their

@@ -101,8 +101,10 @@ def _conv2d_core(
     oh, ow = windows.shape[2], windows.shape[3]
     # (N, G, Cg, OH, OW, KH, KW) -> (G, N*OH*OW, Cg*KH*KW)
     cols = windows.reshape(n, groups, cg, oh, ow, kh, kw).transpose(1, 0, 3, 4, 2, 5, 6)
-    cols = cols.reshape(groups, n * oh * ow, cg * kh * kw)
-    kernels = weight.reshape(groups, og, cg * kh * kw).transpose(0, 2, 1)
+    # Contiguous operands: numpy's matmul sums in an order that depends on the strides,
+    # and the result must not depend on how the data happens to be laid out.
+    cols = np.ascontiguousarray(cols.reshape(groups, n * oh * ow, cg * kh * kw))
+    kernels = np.ascontiguousarray(weight.reshape(groups, og, cg * kh * kw).transpose(0, 2, 1))
     out = np.matmul(cols, kernels)  # (G, N*OH*OW, Og)
     return out.reshape(groups, n, oh, ow, og).transpose(1, 0, 4, 2, 3).reshape(n, o, oh, ow)
 
@@ -249,7 +251,8 @@ def leaky_relu(data: np.ndarray, alpha: float = 0.01) -> np.ndarray:
 
 
 def softmax(data: np.ndarray, axis: int = -1) -> np.ndarray:
-    """exp(x - max) / sum(exp(x - max)) along `axis`."""
+    """exp(x - max) / sum(exp(x - max)) along `axis` (summed in a layout-independent order)."""
+    data = np.ascontiguousarray(data)
     shifted = data - np.max(data, axis=axis, keepdims=True)
     e = np.exp(shifted)
     return e / np.sum(e, axis=axis, keepdims=True)
@@ -355,8 +358,8 @@ def layer_norm(data: np.ndarray, gamma: np.ndarray, beta: np.ndarray, axis: int 
     """ONNX LayerNormalization: normalise over axes [axis, rank) with the population
     variance; float16 data is normalised in float32 (ONNX's stash_type = 1)."""
     axes = tuple(range(axis % data.ndim, data.ndim))
-    x = data.astype(np.float32) if data.dtype == np.float16 else data
-    mean = np.mean(x, axis=axes, keepdims=True)
+    x = np.ascontiguousarray(data.astype(np.float32) if data.dtype == np.float16 else data)
+    mean = np.mean(x, axis=axes, keepdims=True)  # contiguous: the sum order must not depend on the layout
     centred = x - mean
     var = np.mean(centred * centred, axis=axes, keepdims=True)
     normed = centred / np.sqrt(var + np.asarray(epsilon, x.dtype))

@@ -27,8 +27,8 @@ from accel.compiler.targets.schema import TargetDescription, Throughput
 from accel.compiler.targets.support import is_constant
 from accel.dialects.relay import CompositeOp, ConstantOp, RelayOp, YieldOp
 
-_MAC_OPS = {"relay.nn.conv2d", "relay.qnn.conv2d", "relay.nn.dense", "relay.qnn.dense", "relay.nn.matmul",
-            "relay.nn.batch_matmul"}  # fmt: skip
+_MAC_OPS = {"relay.nn.conv2d", "relay.qnn.conv2d", "relay.nn.conv2d_transpose", "relay.nn.dense", "relay.qnn.dense",
+            "relay.nn.matmul", "relay.nn.batch_matmul"}  # fmt: skip
 
 
 def _shape(v: SSAValue) -> tuple[int, ...]:
@@ -74,6 +74,9 @@ def op_work(op: Operation) -> Work:
         if name in ("relay.nn.conv2d", "relay.qnn.conv2d"):
             w = _shape(op.operands[1])
             return Work(macs=out * w[1] * w[2] * w[3], int8=int8)
+        if name == "relay.nn.conv2d_transpose":  # every input element meets Cout/groups x kh x kw weights
+            w = _shape(op.operands[1])
+            return Work(macs=math.prod(_shape(op.operands[0])) * w[1] * w[2] * w[3])
         a = _shape(op.operands[0])
         transposed = isinstance(op, RelayOp) and op.prop_kind("transpose_a") is not None and op.prop("transpose_a")
         k = (a[-2] if transposed else a[-1]) if a else 1

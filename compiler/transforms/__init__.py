@@ -23,6 +23,7 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "fold-constants": _lazy("fold_constants", "FoldConstants"),
     "fold-batch-norm": _lazy("fold_batch_norm", "FoldBatchNorm"),
     "recognize-decompositions": _lazy("recognize_decompositions", "RecognizeDecompositions"),
+    "canonicalize-conv-transpose": _lazy("canonicalize_conv_transpose", "CanonicalizeConvTranspose"),
     "canonicalize-linear": _lazy("canonicalize_linear", "CanonicalizeLinear"),
     "merge-composite": _lazy("merge_composite", "MergeComposite"),
     "annotate-target": _lazy("annotate_target", "AnnotateTarget"),

@@ -2,7 +2,8 @@
 
 A batch norm with constant statistics is a per-channel affine map, y = x * s + t with
 s = gamma / sqrt(var + epsilon) and t = beta - mean * s. When x is a `relay.nn.conv2d`
-(NCHW, batch norm along axis 1) or a `relay.nn.dense` (batch norm along the last axis)
+or a `relay.nn.conv2d_transpose` of one group (NCHW, batch norm along axis 1) or a
+`relay.nn.dense` (batch norm along the last axis)
 with constant weights, optionally followed by a `bias_add` or an `add` of a per-channel
 constant, and no other op uses those intermediates, s scales the weights' output
 channels and the bias becomes b * s + t:
@@ -55,7 +56,7 @@ class _Affine:
     """A linear op with constant weights, its optional constant bias and the ops that the
     fold replaces (in program order, the batch norm's operand last)."""
 
-    linear: relay.Conv2DOp | relay.DenseOp
+    linear: relay.Conv2DOp | relay.Conv2DTransposeOp | relay.DenseOp
     weight: np.ndarray
     bias: np.ndarray | None
     replaced: list[Operation]
@@ -100,6 +101,8 @@ def _affine_producer(bn: relay.BatchNormOp) -> _Affine | None:
     if not v.has_one_use():
         return None
     if isinstance(linear, relay.Conv2DOp) and axis == 1:
+        weight = known_value(linear.operands[1])
+    elif isinstance(linear, relay.Conv2DTransposeOp) and axis == 1 and linear.prop("groups") == 1:
         weight = known_value(linear.operands[1])
     elif isinstance(linear, relay.DenseOp) and axis == len(shape) - 1:
         weight = known_value(linear.operands[1])
@@ -155,7 +158,9 @@ class FoldBatchNormPattern(RewritePattern):
     def fold(self, bn: relay.BatchNormOp, affine: _Affine, scale, shift, axis: int, rewriter: PatternRewriter):
         linear = affine.linear
         w = affine.weight
-        weight = (w * scale.reshape((-1,) + (1,) * (w.ndim - 1))).astype(w.dtype, copy=False)
+        # Output channels are the weight's axis 0, but axis 1 of a transposed convolution's.
+        out_axis = 1 if isinstance(linear, relay.Conv2DTransposeOp) else 0
+        weight = (w * scale.reshape((-1,) + (1,) * (w.ndim - 1 - out_axis))).astype(w.dtype, copy=False)
         bias = shift if affine.bias is None else (affine.bias * scale + shift).astype(shift.dtype, copy=False)
         w_op, b_op = inline_constant(weight), inline_constant(bias)
         new_linear = type(linear)(linear.operands[0], w_op.result, **linear.py_props())

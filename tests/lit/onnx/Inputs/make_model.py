@@ -66,8 +66,8 @@ def qdq():
 
 def unsupported_op():
     return model([h.make_node("Relu", ["x"], ["r"], name="relu_0"),
-                  h.make_node("Hardmax", ["r"], ["y"], name="hardmax_3")],
-                 [vi("x", [2, 3])], [vi("y", [2, 3])])
+                  h.make_node("Det", ["r"], ["y"], name="det_3")],
+                 [vi("x", [3, 3])], [vi("y", [])])
 
 
 def bad_attribute():
