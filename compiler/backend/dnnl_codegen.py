@@ -151,7 +151,11 @@ def _scalar_constant(v: SSAValue) -> float | None:
     return float(np.asarray(constant_value(c)).reshape(-1)[0])
 
 
-def _eltwise(op: Operation) -> PostOp | None:
+def _eltwise(op: Operation) -> list[PostOp] | None:
+    """The eltwise operations computing `op` (oneDNN 2.6 has no hardsigmoid: linear, then clip)."""
+    if op.name == "relay.nn.hardsigmoid":
+        return [PostOp("eltwise", "dnnl_eltwise_linear", float(op.prop("alpha")), float(op.prop("beta"))),
+                PostOp("eltwise", "dnnl_eltwise_clip", 0.0, 1.0)]
     entry = ELTWISE.get(op.name)
     if entry is None:
         return None
@@ -162,7 +166,7 @@ def _eltwise(op: Operation) -> PostOp | None:
         alpha = float(op.prop("alpha"))
     elif op.name == "relay.nn.gelu" and op.prop("approximate") == "tanh":
         alg = "dnnl_eltwise_gelu_tanh"
-    return PostOp("eltwise", alg, alpha, beta)
+    return [PostOp("eltwise", alg, alpha, beta)]
 
 
 def _broadcastable(small: tuple[int, ...], big: tuple[int, ...]) -> bool:
@@ -185,7 +189,7 @@ def _anchor_kind(op: Operation) -> str:
         if name == "relay.nn.avg_pool2d" and op.prop("count_include_pad") and op.prop("ceil_mode"):
             raise Unsupported("average pooling counting padding in ceil mode: oneDNN also counts the cells ceil mode adds")
         return "pool"
-    if name in ELTWISE:
+    if name in ELTWISE or name == "relay.nn.hardsigmoid":
         return "eltwise"
     if name in BINARY:
         a, b = (_shape(v) for v in op.operands)
@@ -243,6 +247,8 @@ def _plan_body(ops: list[Operation], outer: dict[SSAValue, SSAValue]) -> Step:
             inputs.append(out(v))
             input_quant.append(None)
     step = Step(kind, anchor, inputs, anchor.results[0], input_quant=input_quant)
+    if kind == "eltwise":  # the primitive computes the first; the rest are its post-ops
+        step.post_ops = _eltwise(anchor)[1:]
     if kind == "layer_norm":
         step.inputs += [out(v) for v in anchor.operands[1:]]
     quantized = any(q is not None for q in input_quant)
@@ -261,7 +267,7 @@ def _plan_body(ops: list[Operation], outer: dict[SSAValue, SSAValue]) -> Step:
                 raise Unsupported("a bias that is not a constant")
             step.bias = out(bias)
         elif (post := _eltwise(op)) is not None and kind in ("conv", "matmul", "binary", "pool", "eltwise"):
-            step.post_ops.append(post)
+            step.post_ops += post
         elif op.name in BINARY and kind in ("conv", "matmul", "binary") and not quantized:
             other = op.operands[1] if op.operands[0] == chain else op.operands[0]
             if op.operands[1] == chain and op.name not in COMMUTATIVE:
@@ -759,6 +765,11 @@ class RegionPrinter:
                 alg = "dnnl_pooling_max"
             else:
                 alg = "dnnl_pooling_avg_include_padding" if op.prop("count_include_pad") else "dnnl_pooling_avg_exclude_padding"
+        self.pool(step, x, alg, kernel, strides, dil, pads)
+
+    def pool(self, step: Step, x: SSAValue, alg: str, kernel, strides, dil, pads) -> None:
+        h, w = _shape(x)[2:]
+        out = _shape(step.result)
         pt, pl, pb, pr = pads
         # ceil mode: the extra output row/column reads past the end; oneDNN's padding says so
         pb = max(pb, (out[2] - 1) * strides[0] + (kernel[0] - 1) * dil[0] + 1 - h - pt)
@@ -781,7 +792,7 @@ class RegionPrinter:
     def print_eltwise(self, step: Step) -> None:
         (x,) = step.inputs
         mem, src = self.activation(x)
-        p = _eltwise(step.anchor)
+        p = _eltwise(step.anchor)[0]
         desc = self.fresh("elt")
         self.line(f"dnnl_eltwise_desc_t {desc};")
         self.check(f"dnnl_eltwise_forward_desc_init(&{desc}, dnnl_forward_inference, {p.alg}, &{src}, "
@@ -895,6 +906,9 @@ class RegionPrinter:
         if op.prop("exclude"):
             axes = set(range(len(shape))) - axes
         kept = tuple(1 if i in axes else d for i, d in enumerate(shape))
+        if len(shape) == 4 and axes == {2, 3} and _shape(step.result) == kept:  # global average pooling: JIT kernels
+            self.pool(step, x, "dnnl_pooling_avg_exclude_padding", shape[2:], (1, 1), (1, 1), (0, 0, 0, 0))
+            return
         mem, src = self.activation(x)
         dst = self.plain_md(kept, "f32")
         desc = self.fresh("red")
