@@ -223,6 +223,8 @@ def _plan_body(ops: list[Operation], outer: dict[SSAValue, SSAValue]) -> Step:
     def out(v: SSAValue) -> SSAValue:
         return outer.get(v, v)
 
+    if len(ops) == 1 and isinstance(ops[0], (relay.QuantizeOp, relay.DequantizeOp)):
+        return _plan_requantize(ops[0], out)
     dequant: dict[SSAValue, tuple[SSAValue, Quant]] = {}
     rest: list[Operation] = []
     for op in ops:
@@ -288,6 +290,20 @@ def _plan_body(ops: list[Operation], outer: dict[SSAValue, SSAValue]) -> Step:
         chain = op.results[0]
     step.result = chain
     _check_quantization(step)
+    return step
+
+
+def _plan_requantize(op: Operation, out) -> Step:
+    """A single quantize (f32 -> int8) or dequantize (int8 -> f32): a reorder with a scale
+    and a zero point."""
+    q = Quant(_array(out(op.scale)), _array(out(op.zero_point)))
+    if q.scale.size != 1 or q.zero_point.size != 1:
+        raise Unsupported("per-channel quantization of an activation")
+    step = Step("requantize", op, [out(op.data)], op.results[0])
+    if isinstance(op, relay.QuantizeOp):
+        step.output_quant = q
+    else:
+        step.input_quant = [q]
     return step
 
 
@@ -601,15 +617,8 @@ class RegionPrinter:
                 zps.insert(1, ("DNNL_ARG_WEIGHTS", wq.zero_point))
             for arg, zp in zps:
                 value = int(np.asarray(zp).reshape(-1)[0])
-                if value == 0:
-                    continue
-                self.check(f"dnnl_primitive_attr_set_zero_points({attr}, {arg}, 1, 0, (const int32_t[]){{DNNL_RUNTIME_S32_VAL}})")
-                zmd = self.plain_md((1,), "i32")
-                zmem = self.fresh("zp")
-                name = self.static_floats([value], "int32_t")
-                self.line(f"dnnl_memory_t {zmem};")
-                self.attempt(f"accel_dnnl_memory(r, &{zmd}, {name}, &{zmem})")
-                args.append(f"{{DNNL_ARG_ATTR_ZERO_POINTS | {arg}, {zmem}}}")
+                if value != 0:
+                    args.append(self.zero_point(attr, arg, value))
         if step.post_ops:
             po = self.fresh("po")
             self.line(f"dnnl_post_ops_t {po};")
@@ -874,6 +883,50 @@ class RegionPrinter:
                     f"{{DNNL_ARG_DST, {y}}}"]
 
         self.finish(desc, None, args)
+
+    def print_requantize(self, step: Step) -> None:
+        """quantize: dst = src / s + z; dequantize: dst = s (src - z) (a reorder that keeps the layout)."""
+        (x,) = step.inputs
+        mem, src = self.activation(x)
+        attr = self.fresh("attr")
+        self.line(f"dnnl_primitive_attr_t {attr};")
+        self.check(f"dnnl_primitive_attr_create(&{attr})")
+        if step.output_quant is not None:
+            scale = 1.0 / float(step.output_quant.scale.reshape(-1)[0])
+            zp, arg = int(step.output_quant.zero_point.reshape(-1)[0]), "DNNL_ARG_DST"
+        else:
+            scale = float(step.input_quant[0].scale.reshape(-1)[0])
+            zp, arg = int(step.input_quant[0].zero_point.reshape(-1)[0]), "DNNL_ARG_SRC"
+        self.check(f"dnnl_primitive_attr_set_output_scales({attr}, 1, 0, (const float[]){{{c_float(scale)}}})")
+        extra = []
+        if zp != 0:
+            extra.append(self.zero_point(attr, arg, zp))
+        dst = self.fresh("md")
+        self.line(f"dnnl_memory_desc_t {dst} = {src};")
+        self.line(f"{dst}.data_type = {DATA_TYPES[_dtype(step.result)]};")
+        pd, prim = self.fresh("pd"), self.fresh("p")
+        self.line(f"dnnl_primitive_desc_t {pd};")
+        self.line(f"dnnl_status_t {pd}_s = dnnl_reorder_primitive_desc_create(&{pd}, &{src}, accel_dnnl_engine, &{dst}, "
+                  f"accel_dnnl_engine, {attr});")
+        self.line(f"dnnl_primitive_attr_destroy({attr});")
+        self.line(f"if ({pd}_s != dnnl_success) return accel_dnnl_fail(r, \"dnnl_reorder_primitive_desc_create\", {pd}_s);")
+        self.line(f"dnnl_primitive_t {prim};")
+        self.line(f"if (accel_dnnl_primitive(r, {pd}, &{prim})) {{ dnnl_primitive_desc_destroy({pd}); return 1; }}")
+        self.line(f"dnnl_primitive_desc_destroy({pd});")
+        y = self.output(step.result, "&" + dst)
+        args = [f"{{DNNL_ARG_FROM, {mem}}}", f"{{DNNL_ARG_TO, {y}}}", *extra]
+        self.line(f"const dnnl_exec_arg_t args[] = {{{', '.join(args)}}};")
+        self.attempt(f"accel_dnnl_exec(r, {prim}, {len(args)}, args)")
+
+    def zero_point(self, attr: str, arg: str, value: int) -> str:
+        """A zero point given at run time (what oneDNN 2.6's int8 kernels take); its exec arg."""
+        self.check(f"dnnl_primitive_attr_set_zero_points({attr}, {arg}, 1, 0, (const int32_t[]){{DNNL_RUNTIME_S32_VAL}})")
+        zmd = self.plain_md((1,), "i32")
+        zmem = self.fresh("zp")
+        name = self.static_floats([value], "int32_t")
+        self.line(f"dnnl_memory_t {zmem};")
+        self.attempt(f"accel_dnnl_memory(r, &{zmd}, {name}, &{zmem})")
+        return f"{{DNNL_ARG_ATTR_ZERO_POINTS | {arg}, {zmem}}}"
 
     def print_reshape(self, step: Step) -> None:
         (x,) = step.inputs
