@@ -52,8 +52,12 @@ INT8_MODELS = ("resnet_dynamo", "mobilenet_dynamo", "mlp_dynamo", "encoder_dynam
 
 
 def inputs_of(path: str, seed: int = 0) -> dict[str, np.ndarray]:
+    """Seeded inputs: normal floats; token ids (int64 inputs) below 16."""
     rng = np.random.default_rng(seed)
-    return {n: rng.standard_normal(s).astype(np.float32) for n, s in input_signature(onnx.load(path))}
+    model = onnx.load(path)
+    int64 = {i.name for i in model.graph.input if i.type.tensor_type.elem_type == onnx.TensorProto.INT64}
+    return {n: rng.integers(0, 16, s) if n in int64 else rng.standard_normal(s).astype(np.float32)
+            for n, s in input_signature(model)}
 
 
 def compile_dnnl(model: str, out_dir) -> api.Compiled:
