@@ -240,3 +240,49 @@ def test_report_counts_the_offloaded_ops(tmp_path):
     assert region["target"] == "dnnl" and report["cycles"]["estimate"] == 0
     assert "dnnl.conv2d_bias_add_relu" in region["composites"] or "dnnl.conv2d_bias_radd_relu" in region["composites"]
     assert "-ldnnl" in (out / "Makefile").read_text()
+
+
+def conv_zoo(path) -> None:
+    """Convolutions oneDNN is asked to run in every variant (groups, depthwise, dilation,
+    strides, asymmetric pads) with fused epilogues, then ceil-mode pools and a softmax."""
+    from onnx import TensorProto
+    from onnx import helper as oh
+    from onnx import numpy_helper as nh
+
+    rng = np.random.default_rng(7)
+
+    def weights(name, *shape):
+        return nh.from_array((rng.standard_normal(shape) / np.sqrt(np.prod(shape[1:]))).astype(np.float32), name)
+
+    inits = [weights("w0", 8, 2, 3, 3), weights("b0", 8), weights("w1", 8, 1, 3, 3), weights("b1", 8),
+             weights("w2", 16, 8, 1, 1), weights("b2", 16)]
+    nodes = [
+        oh.make_node("Conv", ["x", "w0", "b0"], ["c0"], group=2, dilations=[2, 2], strides=[1, 2], pads=[2, 1, 1, 2]),
+        oh.make_node("Sigmoid", ["c0"], ["s0"]),
+        oh.make_node("Conv", ["s0", "w1", "b1"], ["c1"], group=8, pads=[1, 1, 1, 1]),
+        oh.make_node("HardSwish", ["c1"], ["h1"]),
+        oh.make_node("MaxPool", ["h1"], ["p0"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
+        oh.make_node("Conv", ["p0", "w2", "b2"], ["c2"]),
+        oh.make_node("Clip", ["c2", "lo", "hi"], ["k2"]),
+        oh.make_node("AveragePool", ["k2"], ["p1"], kernel_shape=[2, 2], strides=[2, 2], pads=[0, 0, 1, 1], ceil_mode=1),
+        oh.make_node("Softmax", ["p1"], ["y"], axis=1),
+    ]
+    inits += [nh.from_array(np.array(-1.0, np.float32), "lo"), nh.from_array(np.array(2.5, np.float32), "hi")]
+    graph = oh.make_graph(nodes, "zoo", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 19, 17])],
+                          [oh.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)]), path)
+
+
+def test_conv_variants_and_ceil_mode_pools_match_onnxruntime(tmp_path):
+    path = str(tmp_path / "zoo.onnx")
+    conv_zoo(path)
+    compiled = compile_dnnl(path, tmp_path / "out")
+    assert compiled.report["ops"]["host"] == 0, compiled.report["rejected"]
+    composites = set(compiled.report["regions"][0]["composites"])
+    assert {"dnnl.conv2d_bias_sigmoid", "dnnl.conv2d_bias_hardswish", "dnnl.conv2d_bias_clip"} <= composites
+    feeds = inputs_of(path)
+    want = ort_run(path, feeds)["y"]
+    for sanitize in (False, True):  # and clean under ASan/UBSan (leaks included)
+        got = compiled.run(feeds, sanitize=sanitize)["y"]
+        assert got.shape == want.shape
+        assert np.abs(got - want).max() <= FLOAT_TOL * np.abs(want).max()
