@@ -43,10 +43,10 @@ FLOAT_MODELS = {
     "cnn_large_mobilenet": 0,
     "encoder_dynamo": 0,
     "encoder_legacy": 0,
-    "vit_dynamo": 2,  # the class token's concatenate and the take of it
+    "vit_dynamo": 1,  # the take of the class token
     "mlp_dynamo": 0,
-    "gpt2_dynamo": 9,  # embeddings (take), the causal mask (strided_slice, where)
-    "llama_dynamo": 10,  # RMS norm's power/mean/sqrt chain and rotary slices/concatenates
+    "gpt2_dynamo": 3,  # the embeddings (take), the causal mask (where)
+    "llama_dynamo": 0,
 }
 INT8_MODELS = ("resnet_dynamo", "mobilenet_dynamo", "mlp_dynamo", "encoder_dynamo")
 

@@ -117,8 +117,8 @@ class Step:
     input_quant: list[Quant | None] = field(default_factory=list)
     bias_quant: Quant | None = None
     output_quant: Quant | None = None
-    swapped: bool = False
-    """binary: the operands exchanged (the broadcast one second)."""
+    eltwise: PostOp | None = None
+    """eltwise: the operation of the primitive itself."""
 
 
 def _shape(v: SSAValue) -> tuple[int, ...]:
@@ -151,8 +151,44 @@ def _scalar_constant(v: SSAValue) -> float | None:
     return float(np.asarray(constant_value(c)).reshape(-1)[0])
 
 
-def _eltwise(op: Operation) -> list[PostOp] | None:
+def _scalar_operand(op: Operation, outer: dict[SSAValue, SSAValue] | None = None) -> tuple[int, float] | None:
+    """A binary op with one scalar constant operand (and the other of the result's shape):
+    the constant's index and value (`outer`: a composite's arguments -> its operands)."""
+    if op.name not in BINARY and op.name != "relay.power":
+        return None
+    for i in (1, 0):
+        v = op.operands[i]
+        c = _scalar_constant(outer.get(v, v) if outer else v)
+        if c is not None and _shape(op.operands[1 - i]) == _shape(op.results[0]):
+            return i, c
+    return None
+
+
+def _scalar_eltwise(op: Operation, outer: dict[SSAValue, SSAValue] | None = None) -> PostOp | None:
+    """`x op c` or `c op x` as one eltwise operation: linear (alpha x + beta) or pow
+    (alpha x^beta)."""
+    found = _scalar_operand(op, outer)
+    if found is None:
+        return None
+    i, c = found
+    name, lhs_constant = op.name, i == 0
+    if name == "relay.add":
+        return PostOp("eltwise", "dnnl_eltwise_linear", 1.0, c)
+    if name == "relay.subtract":
+        return PostOp("eltwise", "dnnl_eltwise_linear", -1.0, c) if lhs_constant else PostOp("eltwise", "dnnl_eltwise_linear", 1.0, -c)
+    if name == "relay.multiply":
+        return PostOp("eltwise", "dnnl_eltwise_linear", c, 0.0)
+    if name == "relay.divide":
+        return PostOp("eltwise", "dnnl_eltwise_pow", c, -1.0) if lhs_constant else PostOp("eltwise", "dnnl_eltwise_linear", 1.0 / c, 0.0)
+    if name == "relay.power" and not lhs_constant:
+        return PostOp("eltwise", "dnnl_eltwise_pow", 1.0, c)
+    return None
+
+
+def _eltwise(op: Operation, outer: dict[SSAValue, SSAValue] | None = None) -> list[PostOp] | None:
     """The eltwise operations computing `op` (oneDNN 2.6 has no hardsigmoid: linear, then clip)."""
+    if (scalar := _scalar_eltwise(op, outer)) is not None:
+        return [scalar]
     if op.name == "relay.nn.hardsigmoid":
         return [PostOp("eltwise", "dnnl_eltwise_linear", float(op.prop("alpha")), float(op.prop("beta"))),
                 PostOp("eltwise", "dnnl_eltwise_clip", 0.0, 1.0)]
@@ -176,7 +212,7 @@ def _broadcastable(small: tuple[int, ...], big: tuple[int, ...]) -> bool:
     return all(s in (1, b) for s, b in zip(padded, big))
 
 
-def _anchor_kind(op: Operation) -> str:
+def _anchor_kind(op: Operation, outer: dict[SSAValue, SSAValue]) -> str:
     name = op.name
     if name == "relay.nn.conv2d":
         return "conv"
@@ -189,7 +225,7 @@ def _anchor_kind(op: Operation) -> str:
         if name == "relay.nn.avg_pool2d" and op.prop("count_include_pad") and op.prop("ceil_mode"):
             raise Unsupported("average pooling counting padding in ceil mode: oneDNN also counts the cells ceil mode adds")
         return "pool"
-    if name in ELTWISE or name == "relay.nn.hardsigmoid":
+    if name in ELTWISE or name == "relay.nn.hardsigmoid" or _scalar_eltwise(op, outer) is not None:
         return "eltwise"
     if name in BINARY:
         a, b = (_shape(v) for v in op.operands)
@@ -213,6 +249,13 @@ def _anchor_kind(op: Operation) -> str:
         return "transpose"
     if name == "relay.mean":
         return "mean"
+    if name == "relay.strided_slice":
+        ranges = relay.StridedSliceOp.ranges(_shape(op.operands[0]), op.py_props())
+        if any(r.step < 0 for r in ranges):
+            raise Unsupported("a strided slice with a negative step")
+        return "slice"
+    if name == "relay.concatenate":
+        return "concat"
     raise Unsupported(f"'{name}' has no oneDNN primitive here")
 
 
@@ -235,10 +278,12 @@ def _plan_body(ops: list[Operation], outer: dict[SSAValue, SSAValue]) -> Step:
     if not rest:
         raise Unsupported("nothing to compute")
     anchor, *epilogue = rest
-    kind = _anchor_kind(anchor)
+    kind = _anchor_kind(anchor, outer)
     data_operands = list(anchor.operands)
     if kind == "layer_norm":
         data_operands = data_operands[:1]
+    elif kind == "eltwise" and (scalar := _scalar_operand(anchor, outer)) is not None:
+        data_operands = [anchor.operands[1 - scalar[0]]]
     inputs, input_quant = [], []
     for v in data_operands:
         if v in dequant:
@@ -250,7 +295,7 @@ def _plan_body(ops: list[Operation], outer: dict[SSAValue, SSAValue]) -> Step:
             input_quant.append(None)
     step = Step(kind, anchor, inputs, anchor.results[0], input_quant=input_quant)
     if kind == "eltwise":  # the primitive computes the first; the rest are its post-ops
-        step.post_ops = _eltwise(anchor)[1:]
+        step.eltwise, *step.post_ops = _eltwise(anchor, outer)
     if kind == "layer_norm":
         step.inputs += [out(v) for v in anchor.operands[1:]]
     quantized = any(q is not None for q in input_quant)
@@ -268,8 +313,10 @@ def _plan_body(ops: list[Operation], outer: dict[SSAValue, SSAValue]) -> Step:
             if _constant(out(bias)) is None:
                 raise Unsupported("a bias that is not a constant")
             step.bias = out(bias)
-        elif (post := _eltwise(op)) is not None and kind in ("conv", "matmul", "binary", "pool", "eltwise"):
+        elif (post := _eltwise(op, outer)) is not None and kind in ("conv", "matmul", "binary", "pool", "eltwise"):
             step.post_ops += post
+        elif (scalar := _scalar_eltwise(op, outer)) is not None and kind in ("conv", "matmul", "binary", "pool", "eltwise"):
+            step.post_ops.append(scalar)
         elif op.name in BINARY and kind in ("conv", "matmul", "binary") and not quantized:
             other = op.operands[1] if op.operands[0] == chain else op.operands[0]
             if op.operands[1] == chain and op.name not in COMMUTATIVE:
@@ -278,13 +325,7 @@ def _plan_body(ops: list[Operation], outer: dict[SSAValue, SSAValue]) -> Step:
                 raise Unsupported("a quantized residual")
             if not _broadcastable(_shape(other), _shape(op.results[0])) or _shape(op.results[0]) != _shape(chain):
                 raise Unsupported(f"'{op.name}' operands do not broadcast")
-            scale = _scalar_constant(out(other))
-            if scale is not None and op.name == "relay.multiply":
-                step.post_ops.append(PostOp("eltwise", "dnnl_eltwise_linear", scale, 0.0))
-            elif scale is not None and op.name == "relay.divide":
-                step.post_ops.append(PostOp("eltwise", "dnnl_eltwise_linear", 1.0 / scale, 0.0))
-            else:
-                step.post_ops.append(PostOp("binary", BINARY[op.name], operand=out(other)))
+            step.post_ops.append(PostOp("binary", BINARY[op.name], operand=out(other)))
         else:
             raise Unsupported(f"'{op.name}' cannot be fused after '{anchor.name}'")
         chain = op.results[0]
@@ -801,7 +842,7 @@ class RegionPrinter:
     def print_eltwise(self, step: Step) -> None:
         (x,) = step.inputs
         mem, src = self.activation(x)
-        p = _eltwise(step.anchor)[0]
+        p = step.eltwise
         desc = self.fresh("elt")
         self.line(f"dnnl_eltwise_desc_t {desc};")
         self.check(f"dnnl_eltwise_forward_desc_init(&{desc}, dnnl_forward_inference, {p.alg}, &{src}, "
@@ -949,6 +990,36 @@ class RegionPrinter:
         view = self.alias(plain, md)
         y = self.plain_output(step.result)
         self.attempt(f"accel_dnnl_copy(r, {view}, {y})")
+
+    def print_slice(self, step: Step) -> None:
+        """A reorder of the strided view of the picked elements into a plain result."""
+        (x,) = step.inputs
+        shape = _shape(x)
+        ranges = relay.StridedSliceOp.ranges(shape, step.anchor.py_props())
+        strides = _strides(shape)
+        plain, _ = self.plain_input(x)
+        md = self.strided_md(tuple(len(r) for r in ranges), tuple(s * r.step for s, r in zip(strides, ranges)), _dtype(x))
+        self.line(f"{md}.offset0 = {sum(r.start * s for r, s in zip(ranges, strides))};")
+        view = self.alias(plain, md)
+        y = self.plain_output(step.result)
+        self.attempt(f"accel_dnnl_copy(r, {view}, {y})")
+
+    def print_concat(self, step: Step) -> None:
+        axis = int(step.anchor.prop("axis")) % len(_shape(step.result))
+        mems, mds = zip(*(self.activation(v) for v in step.inputs))
+        srcs = self.fresh("srcs")
+        self.line(f"const dnnl_memory_desc_t {srcs}[] = {{{', '.join(mds)}}};")
+        dst = self.any_md(_shape(step.result), _dtype(step.result))
+        pd, prim = self.fresh("pd"), self.fresh("p")
+        self.line(f"dnnl_primitive_desc_t {pd};")
+        self.check(f"dnnl_concat_primitive_desc_create(&{pd}, &{dst}, {len(mds)}, {axis}, {srcs}, NULL, accel_dnnl_engine)")
+        self.line(f"dnnl_primitive_t {prim};")
+        self.line(f"if (accel_dnnl_primitive(r, {pd}, &{prim})) {{ dnnl_primitive_desc_destroy({pd}); return 1; }}")
+        y = self.output(step.result, f"accel_dnnl_md({pd}, dnnl_query_dst_md, 0)")
+        self.line(f"dnnl_primitive_desc_destroy({pd});")
+        args = [f"{{DNNL_ARG_MULTIPLE_SRC + {i}, {m}}}" for i, m in enumerate(mems)] + [f"{{DNNL_ARG_DST, {y}}}"]
+        self.line(f"const dnnl_exec_arg_t args[] = {{{', '.join(args)}}};")
+        self.attempt(f"accel_dnnl_exec(r, {prim}, {len(args)}, args)")
 
     def print_mean(self, step: Step) -> None:
         op = step.anchor
