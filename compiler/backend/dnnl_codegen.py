@@ -1009,7 +1009,10 @@ class RegionPrinter:
         mems, mds = zip(*(self.activation(v) for v in step.inputs))
         srcs = self.fresh("srcs")
         self.line(f"const dnnl_memory_desc_t {srcs}[] = {{{', '.join(mds)}}};")
-        dst = self.any_md(_shape(step.result), _dtype(step.result))
+        out = _shape(step.result)
+        # 4-D: the blocked layout of the convolutions around it; else plain (oneDNN's own
+        # choice for a 3-D concat, `bac`, sends the following elementwise ops to reference code)
+        dst = self.any_md(out, _dtype(step.result)) if len(out) == 4 else self.plain_md(out, _dtype(step.result))
         pd, prim = self.fresh("pd"), self.fresh("p")
         self.line(f"dnnl_primitive_desc_t {pd};")
         self.check(f"dnnl_concat_primitive_desc_create(&{pd}, &{dst}, {len(mds)}, {axis}, {srcs}, NULL, accel_dnnl_engine)")
