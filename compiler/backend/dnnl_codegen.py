@@ -637,7 +637,7 @@ class RegionPrinter:
 
     # -- attributes --
 
-    def attr(self, step: Step, out_channels: int | None = None, out_rank: int | None = None) -> tuple[str, list[str]]:
+    def attr(self, step: Step, out_rank: int | None = None) -> tuple[str, list[str]]:
         """The primitive's attribute (post-ops, scales, zero points) and the extra exec args."""
         attr = self.fresh("attr")
         args: list[str] = []
@@ -717,7 +717,7 @@ class RegionPrinter:
         self.check(f"dnnl_dilated_convolution_forward_desc_init(&{desc}, dnnl_forward_inference, dnnl_convolution_direct, "
                    f"&{src}, &{wei}, {'&' + bias_md if bias_md else 'NULL'}, &{dst}, (dnnl_dims_t){{{sh}, {sw}}}, "
                    f"(dnnl_dims_t){{{dh - 1}, {dw - 1}}}, (dnnl_dims_t){{{pt}, {pl}}}, (dnnl_dims_t){{{pb}, {pr}}})")
-        attr, extra = self.attr(step, out_channels=o)
+        attr, extra = self.attr(step)
 
         def args(pd: str) -> list[str]:
             xm = self.input(x, f"accel_dnnl_md({pd}, dnnl_query_src_md, 0)")
