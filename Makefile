@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 JOBS ?= 2
 
-.PHONY: setup openblas test lit pytest demo bench fuzz clean
+.PHONY: setup openblas dnnl test lit pytest demo bench fuzz clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -14,21 +14,25 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	@touch $(STAMP)
 
-# `make setup` also installs CBLAS (libopenblas-dev) where it is missing: the cblas
-# example target (examples/targets/cblas) links it.
-setup: $(STAMP) openblas
+# `make setup` also installs CBLAS (libopenblas-dev) and oneDNN (libdnnl-dev) where they
+# are missing: the cblas example target (examples/targets/cblas) and the built-in dnnl
+# target link them.
+setup: $(STAMP) openblas dnnl
 
 openblas:
 	@.ci/openblas
 
-test: $(STAMP) openblas
+dnnl:
+	@.ci/dnnl
+
+test: $(STAMP) openblas dnnl
 	$(BIN)/lit -sv -j $(JOBS) tests/lit
 	$(BIN)/pytest -q -n $(JOBS) tests
 
 lit: $(STAMP)
 	$(BIN)/lit -sv -j $(JOBS) tests/lit
 
-pytest: $(STAMP) openblas
+pytest: $(STAMP) openblas dnnl
 	$(BIN)/pytest -q -n $(JOBS) tests
 
 demo: $(STAMP)

@@ -525,6 +525,8 @@ def plan_body(body: Body) -> list[ComputePlan]:
 
 
 def lowerable_body(body: Body, target: TargetDescription | None = None) -> str | None:
+    if target is not None and not target.lowers_to_accel:
+        return None  # api.lowering = "none": not lowered; the codegen hook emits the body
     try:
         plans = plan_body(body)
     except NotLowerable as e:

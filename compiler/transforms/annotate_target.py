@@ -14,7 +14,9 @@ drops its region (`"npu: op not supported; dsp: not profitable: ..."`).
 - Single ops: the target's first `[[ops]]` entry for the op whose dtypes, limits and
   predicate accept it, if the lowering can run the op (`fused_forms.lowerable`, the
   answer lower-to-accel gives: a `relay.nn.batch_matmul` entry is rejected with
-  "'relay.nn.batch_matmul' has no accelerator form").
+  "'relay.nn.batch_matmul' has no accelerator form"). A target with `api.lowering =
+  "none"` is not lowered: its entries and predicates alone decide (its codegen hook
+  emits the op).
 - Composites `<t>.<pattern>` were checked when they were formed (merge-composite): they
   go to `<t>` when `<t>` is in the list and the lowering can run their body (else they
   stay on the host with the lowering's reason). Composites of other targets are dissolved
@@ -118,15 +120,17 @@ def _annotate_op(op: Operation, targets: tuple[TargetDescription, ...]) -> None:
     lowering: list[str | None] = []  # lowerable(op), asked once: it does not depend on the target
     for target in targets:
         verdict = select_op(op, target)
-        if not isinstance(verdict, str):
+        if not isinstance(verdict, str) and not target.lowers_to_accel:
+            verdict = None  # api.lowering = "none": the entry (and its predicate) decide, the hook emits
+        elif not isinstance(verdict, str):
             if not lowering:
                 lowering.append(lowerable(op))
-            if lowering[0] is None:
-                op.attributes[TARGET_ATTR] = StringAttr(target.name)
-                if reasons:  # why the targets listed before it declined (kept if merge-regions drops it)
-                    op.attributes[REASON_ATTR] = StringAttr("; ".join(reasons))
-                return
             verdict = lowering[0]
+        if verdict is None:
+            op.attributes[TARGET_ATTR] = StringAttr(target.name)
+            if reasons:  # why the targets listed before it declined (kept if merge-regions drops it)
+                op.attributes[REASON_ATTR] = StringAttr("; ".join(reasons))
+            return
         reasons.append(f"{target.name}: {verdict}")
     op.attributes[TARGET_ATTR] = StringAttr(HOST)
     op.attributes[REASON_ATTR] = StringAttr("; ".join(reasons))

@@ -1,0 +1,252 @@
+/* accel's runtime for the `dnnl` target (see accel_dnnl.h). */
+#include "accel_dnnl.h"
+
+#include <oneapi/dnnl/dnnl_debug.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+dnnl_engine_t accel_dnnl_engine = NULL;
+dnnl_stream_t accel_dnnl_stream = NULL;
+static int accel_dnnl_users = 0;
+
+int accel_dnnl_fail(accel_dnnl_region_t *r, const char *call, dnnl_status_t status) {
+    fprintf(stderr, "dnnl: region %s, %s: %.*s failed: %s\n", r->name, r->what ? r->what : "setup",
+            (int)strcspn(call, "("), call, dnnl_status2str(status));
+    return 1;
+}
+
+static int grow(void **items, int *cap, int n, size_t size) {
+    if (n < *cap) return 0;
+    int next = *cap ? 2 * *cap : 16;
+    void *p = realloc(*items, (size_t)next * size);
+    if (!p) return 1;
+    *items = p;
+    *cap = next;
+    return 0;
+}
+
+static int out_of_memory(accel_dnnl_region_t *r) {
+    fprintf(stderr, "dnnl: region %s, %s: out of memory\n", r->name, r->what ? r->what : "setup");
+    return 1;
+}
+
+int accel_dnnl_begin(accel_dnnl_region_t *r) {
+    const dnnl_version_t *v = dnnl_version();
+    if (v->major != DNNL_VERSION_MAJOR || v->minor < DNNL_VERSION_MINOR) {
+        fprintf(stderr, "dnnl: region %s: built for oneDNN %d.%d, the loaded library is %d.%d.%d (install libdnnl-dev %d.%d)\n",
+                r->name, DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR, v->major, v->minor, v->patch, DNNL_VERSION_MAJOR,
+                DNNL_VERSION_MINOR);
+        return 1;
+    }
+    if (accel_dnnl_users == 0) {
+        ACCEL_DNNL(r, dnnl_engine_create(&accel_dnnl_engine, dnnl_cpu, 0));
+        ACCEL_DNNL(r, dnnl_stream_create(&accel_dnnl_stream, accel_dnnl_engine, dnnl_stream_default_flags));
+    }
+    accel_dnnl_users++;
+    r->acquired = 1;
+    return 0;
+}
+
+void accel_dnnl_end(accel_dnnl_region_t *r) {
+    for (int i = 0; i < r->n_primitives; i++) dnnl_primitive_destroy(r->primitives[i]);
+    for (int i = 0; i < r->n_memories; i++) dnnl_memory_destroy(r->memories[i]);
+    free(r->execs);
+    free(r->primitives);
+    free(r->memories);
+    free(r->aliases);
+    r->execs = NULL;
+    r->primitives = NULL;
+    r->memories = NULL;
+    r->aliases = NULL;
+    r->n_execs = r->cap_execs = r->n_primitives = r->cap_primitives = 0;
+    r->n_memories = r->cap_memories = r->n_aliases = r->cap_aliases = r->pending = 0;
+    if (r->acquired && --accel_dnnl_users == 0) {
+        dnnl_stream_destroy(accel_dnnl_stream);
+        dnnl_engine_destroy(accel_dnnl_engine);
+        accel_dnnl_stream = NULL;
+        accel_dnnl_engine = NULL;
+    }
+    r->acquired = 0;
+}
+
+int accel_dnnl_plain(accel_dnnl_region_t *r, dnnl_memory_desc_t *md, int ndims, const dnnl_dim_t *dims,
+                     dnnl_data_type_t dt) {
+    dnnl_dims_t strides;
+    dnnl_dim_t stride = 1;
+    for (int i = ndims - 1; i >= 0; i--) {
+        strides[i] = stride;
+        stride *= dims[i];
+    }
+    ACCEL_DNNL(r, dnnl_memory_desc_init_by_strides(md, ndims, dims, dt, strides));
+    return 0;
+}
+
+int accel_dnnl_memory(accel_dnnl_region_t *r, const dnnl_memory_desc_t *md, void *handle, dnnl_memory_t *out) {
+    if (grow((void **)&r->memories, &r->cap_memories, r->n_memories, sizeof *r->memories)) return out_of_memory(r);
+    ACCEL_DNNL(r, dnnl_memory_create(out, md, accel_dnnl_engine, handle ? handle : DNNL_MEMORY_ALLOCATE));
+    r->memories[r->n_memories++] = *out;
+    return 0;
+}
+
+int accel_dnnl_boundary(accel_dnnl_region_t *r, const dnnl_memory_desc_t *md, dnnl_memory_t *out) {
+    if (grow((void **)&r->memories, &r->cap_memories, r->n_memories, sizeof *r->memories)) return out_of_memory(r);
+    ACCEL_DNNL(r, dnnl_memory_create(out, md, accel_dnnl_engine, DNNL_MEMORY_NONE));
+    r->memories[r->n_memories++] = *out;
+    return 0;
+}
+
+int accel_dnnl_view(accel_dnnl_region_t *r, dnnl_memory_t source, const dnnl_memory_desc_t *md, dnnl_memory_t *out) {
+    void *handle = NULL;
+    ACCEL_DNNL(r, dnnl_memory_get_data_handle(source, &handle));
+    if (grow((void **)&r->memories, &r->cap_memories, r->n_memories, sizeof *r->memories)) return out_of_memory(r);
+    ACCEL_DNNL(r, dnnl_memory_create(out, md, accel_dnnl_engine, DNNL_MEMORY_NONE));
+    r->memories[r->n_memories++] = *out;
+    if (handle) ACCEL_DNNL(r, dnnl_memory_set_data_handle(*out, handle));
+    if (grow((void **)&r->aliases, &r->cap_aliases, r->n_aliases, sizeof *r->aliases)) return out_of_memory(r);
+    r->aliases[r->n_aliases].memory = *out;
+    r->aliases[r->n_aliases].source = source;
+    r->n_aliases++;
+    return 0;
+}
+
+int accel_dnnl_primitive_desc(accel_dnnl_region_t *r, const void *op_desc, dnnl_primitive_attr_t attr,
+                              dnnl_primitive_desc_t *pd) {
+    dnnl_status_t s = dnnl_primitive_desc_create(pd, op_desc, attr, accel_dnnl_engine, NULL);
+    if (attr) dnnl_primitive_attr_destroy(attr);
+    if (s != dnnl_success) return accel_dnnl_fail(r, "dnnl_primitive_desc_create", s);
+    return 0;
+}
+
+int accel_dnnl_primitive(accel_dnnl_region_t *r, dnnl_primitive_desc_t pd, dnnl_primitive_t *out) {
+    if (grow((void **)&r->primitives, &r->cap_primitives, r->n_primitives, sizeof *r->primitives))
+        return out_of_memory(r);
+    dnnl_status_t s = dnnl_primitive_create(out, pd);
+    if (s != dnnl_success) return accel_dnnl_fail(r, "dnnl_primitive_create", s);
+    r->primitives[r->n_primitives++] = *out;
+    return 0;
+}
+
+const dnnl_memory_desc_t *accel_dnnl_md(dnnl_primitive_desc_t pd, dnnl_query_t what, int index) {
+    return dnnl_primitive_desc_query_md(pd, what, index);
+}
+
+static int reorder(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst, dnnl_primitive_t *out) {
+    const dnnl_memory_desc_t *src_md, *dst_md;
+    ACCEL_DNNL(r, dnnl_memory_get_memory_desc(src, &src_md));
+    ACCEL_DNNL(r, dnnl_memory_get_memory_desc(dst, &dst_md));
+    dnnl_primitive_desc_t pd;
+    ACCEL_DNNL(r, dnnl_reorder_primitive_desc_create(&pd, src_md, accel_dnnl_engine, dst_md, accel_dnnl_engine, NULL));
+    int failed = accel_dnnl_primitive(r, pd, out);
+    dnnl_primitive_desc_destroy(pd);
+    return failed;
+}
+
+static int add_exec(accel_dnnl_region_t *r, dnnl_primitive_t p, int nargs, const dnnl_exec_arg_t *args) {
+    if (grow((void **)&r->execs, &r->cap_execs, r->n_execs, sizeof *r->execs)) return out_of_memory(r);
+    accel_dnnl_exec_t *e = &r->execs[r->n_execs++];
+    e->primitive = p;
+    e->nargs = nargs;
+    memcpy(e->args, args, (size_t)nargs * sizeof *args);
+    e->what = r->what;
+    return 0;
+}
+
+static int add_reorder(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst) {
+    dnnl_primitive_t p;
+    ACCEL_DNNL_TRY(reorder(r, src, dst, &p));
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}};
+    return add_exec(r, p, 2, args);
+}
+
+int accel_dnnl_input(accel_dnnl_region_t *r, dnnl_memory_t value, const dnnl_memory_desc_t *want, dnnl_memory_t *out) {
+    const dnnl_memory_desc_t *have;
+    ACCEL_DNNL(r, dnnl_memory_get_memory_desc(value, &have));
+    if (dnnl_memory_desc_equal(have, want)) {
+        *out = value;
+        return 0;
+    }
+    ACCEL_DNNL_TRY(accel_dnnl_memory(r, want, NULL, out));
+    return add_reorder(r, value, *out);
+}
+
+int accel_dnnl_output(accel_dnnl_region_t *r, const dnnl_memory_desc_t *have, dnnl_memory_t *value, dnnl_memory_t *out) {
+    if (*value == NULL) {
+        ACCEL_DNNL_TRY(accel_dnnl_memory(r, have, NULL, value));
+        *out = *value;
+        return 0;
+    }
+    const dnnl_memory_desc_t *boundary;
+    ACCEL_DNNL(r, dnnl_memory_get_memory_desc(*value, &boundary));
+    if (dnnl_memory_desc_equal(have, boundary)) {
+        *out = *value;
+        return 0;
+    }
+    if (r->pending == 4) return accel_dnnl_fail(r, "accel_dnnl_output", dnnl_unimplemented);
+    ACCEL_DNNL_TRY(accel_dnnl_memory(r, have, NULL, out));
+    r->pending_src[r->pending] = *out;
+    r->pending_dst[r->pending] = *value;
+    r->pending++;
+    return 0;
+}
+
+int accel_dnnl_weights(accel_dnnl_region_t *r, const dnnl_memory_desc_t *md, const void *data,
+                       const dnnl_memory_desc_t *want, dnnl_memory_t *out) {
+    dnnl_memory_t plain;
+    ACCEL_DNNL(r, dnnl_memory_create(&plain, md, accel_dnnl_engine, (void *)data));
+    if (dnnl_memory_desc_equal(md, want)) { /* used in place, in weights.bin */
+        if (grow((void **)&r->memories, &r->cap_memories, r->n_memories, sizeof *r->memories)) {
+            dnnl_memory_destroy(plain);
+            return out_of_memory(r);
+        }
+        r->memories[r->n_memories++] = plain;
+        *out = plain;
+        return 0;
+    }
+    int failed = accel_dnnl_memory(r, want, NULL, out);
+    dnnl_primitive_t p = NULL;
+    if (!failed) failed = reorder(r, plain, *out, &p);
+    if (!failed) {
+        dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, plain}, {DNNL_ARG_TO, *out}};
+        dnnl_status_t s = dnnl_primitive_execute(p, accel_dnnl_stream, 2, args);
+        if (s == dnnl_success) s = dnnl_stream_wait(accel_dnnl_stream);
+        if (s != dnnl_success) failed = accel_dnnl_fail(r, "dnnl_primitive_execute (weights reorder)", s);
+        /* the reorder primitive is not needed again */
+        r->n_primitives--;
+        dnnl_primitive_destroy(p);
+    }
+    dnnl_memory_destroy(plain);
+    return failed;
+}
+
+int accel_dnnl_copy(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst) { return add_reorder(r, src, dst); }
+
+int accel_dnnl_exec(accel_dnnl_region_t *r, dnnl_primitive_t p, int nargs, const dnnl_exec_arg_t *args) {
+    ACCEL_DNNL_TRY(add_exec(r, p, nargs, args));
+    int pending = r->pending;
+    r->pending = 0;
+    for (int i = 0; i < pending; i++) ACCEL_DNNL_TRY(add_reorder(r, r->pending_src[i], r->pending_dst[i]));
+    return 0;
+}
+
+int accel_dnnl_bind(accel_dnnl_region_t *r, dnnl_memory_t m, void *handle) {
+    ACCEL_DNNL(r, dnnl_memory_set_data_handle(m, handle));
+    return 0;
+}
+
+int accel_dnnl_run(accel_dnnl_region_t *r) {
+    for (int i = 0; i < r->n_aliases; i++) { /* views follow the buffers of this call */
+        void *handle = NULL;
+        r->what = "view";
+        ACCEL_DNNL(r, dnnl_memory_get_data_handle(r->aliases[i].source, &handle));
+        ACCEL_DNNL(r, dnnl_memory_set_data_handle(r->aliases[i].memory, handle));
+    }
+    for (int i = 0; i < r->n_execs; i++) {
+        accel_dnnl_exec_t *e = &r->execs[i];
+        r->what = e->what;
+        ACCEL_DNNL(r, dnnl_primitive_execute(e->primitive, accel_dnnl_stream, e->nargs, e->args));
+    }
+    r->what = "run";
+    ACCEL_DNNL(r, dnnl_stream_wait(accel_dnnl_stream));
+    return 0;
+}

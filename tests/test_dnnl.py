@@ -1,0 +1,288 @@
+"""The built-in `dnnl` target (issue 14, items 1, 2 and 5): regions offloaded to the real
+oneDNN library (Debian's libdnnl-dev, the v2 C API) through the codegen hook
+(`accel.compiler.backend.dnnl_codegen`), compared with onnxruntime on the repository's
+real models.
+
+Tolerances: float outputs within 1e-4 of the output's largest magnitude (oneDNN sums in
+another order, with FMA); int8 QDQ outputs within one quantization step of onnxruntime
+run without graph optimizations (the ONNX semantics), plus 1e-5 of a step for the float32
+rounding of the dequantized output itself.
+
+Nothing here is skipped: without oneDNN these tests fail (`make test` and `.ci/run`
+install libdnnl-dev first, `.ci/dnnl`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import pytest
+from e2e_util import input_signature, one_error_line, ort_run, output_step, quantize_qdq, run_tool
+
+from accel.compiler import api
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODELS = os.path.join(ROOT, "tests", "models")
+COMPILER = os.path.join(ROOT, "compiler")
+FLOAT_TOL = 1e-4
+STEP_SLACK = 1e-5
+
+FLOAT_MODELS = {
+    # model: ops the host keeps (the rest runs on oneDNN)
+    "resnet_dynamo": 0,
+    "resnet_legacy": 0,
+    "mobilenet_dynamo": 0,
+    "mobilenet_legacy": 0,
+    "cnn_large_resnet": 0,
+    "cnn_large_mobilenet": 0,
+    "encoder_dynamo": 0,
+    "encoder_legacy": 0,
+    "vit_dynamo": 1,  # the take of the class token
+    "mlp_dynamo": 0,
+    "gpt2_dynamo": 3,  # the embeddings (take), the causal mask (where)
+    "llama_dynamo": 0,
+}
+INT8_MODELS = ("resnet_dynamo", "mobilenet_dynamo", "mlp_dynamo", "encoder_dynamo")
+
+
+def inputs_of(path: str, seed: int = 0) -> dict[str, np.ndarray]:
+    """Seeded inputs: normal floats; token ids (int64 inputs) below 16."""
+    rng = np.random.default_rng(seed)
+    model = onnx.load(path)
+    int64 = {i.name for i in model.graph.input if i.type.tensor_type.elem_type == onnx.TensorProto.INT64}
+    return {n: rng.integers(0, 16, s) if n in int64 else rng.standard_normal(s).astype(np.float32)
+            for n, s in input_signature(model)}
+
+
+def compile_dnnl(model: str, out_dir) -> api.Compiled:
+    return api.compile(model, target="dnnl", out_dir=str(out_dir))
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT_MODELS))
+def test_float_models_match_onnxruntime(tmp_path, name):
+    path = os.path.join(MODELS, f"{name}.onnx")
+    compiled = compile_dnnl(path, tmp_path / "out")
+    report = compiled.report
+    assert report["ops"]["host"] == FLOAT_MODELS[name], report["rejected"]
+    assert report["macs"]["offloaded"] == report["macs"]["total"] > 0
+    assert report["dma"]["transfers"] == 0 and report["memory"]["scratchpad_peak_bytes"] == 0
+    feeds = inputs_of(path)
+    got = compiled.run(feeds)
+    want = ort_run(path, feeds)
+    for k, ref in want.items():
+        err = float(np.max(np.abs(got[k].astype(np.float64) - ref)))
+        assert err <= FLOAT_TOL * float(np.max(np.abs(ref))), f"{name}: {k}: max error {err}"
+
+
+@pytest.mark.parametrize("name", INT8_MODELS)
+def test_int8_qdq_models_within_one_step(tmp_path, name):
+    path = str(tmp_path / f"{name}_int8.onnx")
+    quantize_qdq(os.path.join(MODELS, f"{name}.onnx"), path)
+    compiled = compile_dnnl(path, tmp_path / "out")
+    composites = {c for r in compiled.report["regions"] for c in r["composites"]}
+    assert composites & {"dnnl.qconv2d_bias", "dnnl.qdense_bias", "dnnl.qdense"}, composites
+    source = "".join((tmp_path / "out" / f"{r['name']}.c").read_text() for r in compiled.report["regions"])
+    assert "dnnl_primitive_attr_set_output_scales" in source and "DNNL_ARG_ATTR_ZERO_POINTS" in source
+    feeds = inputs_of(path, seed=3)
+    got = compiled.run(feeds)
+    want = ort_run(path, feeds, optimize=False)
+    model = onnx.load(path)
+    for k, ref in want.items():
+        step = output_step(model, k)
+        err = float(np.max(np.abs(got[k].astype(np.float64) - ref)))
+        assert err <= step * (1 + STEP_SLACK), f"{name}: {k}: max error {err} = {err / step:.3f} steps"
+
+
+def test_primitives_and_weights_are_prepared_once_and_layouts_stay_blocked(tmp_path):
+    """model_init creates every primitive and reorders every weight; a call only binds its
+    buffers and executes the list. Inside the region activations keep oneDNN's blocked
+    layout: oneDNN's verbose log shows blocked convolutions and reorders of activations only
+    at the region's boundary (the NCHW input and the plain output)."""
+    path = os.path.join(MODELS, "resnet_dynamo.onnx")
+    out = tmp_path / "out"
+    compiled = compile_dnnl(path, out)
+    (region,) = compiled.report["regions"]
+    source = (out / f"{region['name']}.c").read_text()
+    init, run = source.split(f"int {region['name']}(")
+    assert init.count("accel_dnnl_weights(") >= 9 and "accel_dnnl_primitive_desc(" in init
+    assert re.fullmatch(r"[^{]*\{\s*(ACCEL_DNNL_TRY\(accel_dnnl_bind\([^;]*\);\s*)+return accel_dnnl_run\(&R\);\s*\}\s*",
+                        run), run
+    assert "dnnl_format_tag_any" in init
+    compiled.run(inputs_of(path))  # builds ./model
+    x = inputs_of(path)["input"]
+    x.tofile(tmp_path / "in.bin")
+    proc = subprocess.run([str(out / "model"), str(out / "weights.bin"), str(tmp_path / "in.bin"), str(tmp_path / "y.bin")],
+                          env={**os.environ, "ONEDNN_VERBOSE": "1", "OMP_NUM_THREADS": "1"}, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    execs = [line for line in proc.stdout.splitlines() if line.startswith("onednn_verbose,exec,cpu")]
+    convs = [e for e in execs if ",convolution," in e]
+    assert len(convs) == 9 and all("dst_f32::blocked:aBcd8b" in e for e in convs), convs
+    # reorders of activations (4-D, one blocked dim): the first convolution reads the NCHW
+    # input as it is; the only one makes the pooled features plain for the flatten + dense
+    activation_reorders = [e for e in execs if ",reorder," in e and re.search(r"\baBcd8b\b", e) and "8a" not in e]
+    assert len(activation_reorders) == 1 and "1x32x1x1" in activation_reorders[0], activation_reorders
+    assert sum("post-ops:binary_add:" in e for e in convs) == 3, "the residual adds are post-ops of convolutions"
+
+
+def test_what_dnnl_rejects_is_reported_with_the_reason(tmp_path):
+    """An average pooling that counts padding in ceil mode stays on the host: oneDNN would
+    also count the cells ceil mode adds past the end."""
+    from onnx import TensorProto
+    from onnx import helper as oh
+
+    node = oh.make_node("AveragePool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
+                        ceil_mode=1, count_include_pad=1, name="pool")
+    relu = oh.make_node("Relu", ["y"], ["z"], name="relu")
+    graph = oh.make_graph([node, relu], "g", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 8, 8])],
+                          [oh.make_tensor_value_info("z", TensorProto.FLOAT, None)])
+    path = tmp_path / "pool.onnx"
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)]), path)
+    compiled = compile_dnnl(str(path), tmp_path / "out")
+    (rejected,) = compiled.report["rejected"]
+    assert rejected["op"] == "relay.nn.avg_pool2d"
+    assert "ceil mode" in rejected["reason"] and rejected["reason"].startswith("dnnl: ")
+    feeds = inputs_of(str(path))
+    ref = api.reference(str(path), feeds)["z"]
+    assert np.abs(compiled.run(feeds)["z"] - ref).max() <= FLOAT_TOL * np.abs(ref).max()
+
+
+def test_a_failing_primitive_names_itself_and_the_status(tmp_path):
+    """A oneDNN status other than success at run time: one line naming the region, the op
+    and oneDNN's status; the run fails."""
+    path = os.path.join(MODELS, "resnet_dynamo.onnx")
+    out = tmp_path / "out"
+    compiled = compile_dnnl(path, out)
+    (region,) = compiled.report["regions"]
+    source = out / f"{region['name']}.c"
+    text = source.read_text()
+    # Break the max pooling's descriptor as a wrong argument would (no stride).
+    broken = re.sub(r"(dnnl_pooling_v2_forward_desc_init\([^;]*?), \(dnnl_dims_t\)\{2, 2\}", r"\1, (dnnl_dims_t){0, 0}",
+                    text, count=1)
+    assert broken != text
+    source.write_text(broken)
+    np.savez(tmp_path / "in.npz", **inputs_of(path))
+    proc = run_tool("accel-run", str(out), "--inputs", str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "o.npz"))
+    assert proc.returncode == 1
+    line = one_error_line(proc)
+    assert "dnnl: region dnnl_0, relay.nn.max_pool2d (node_max_pool2d): dnnl_pooling_v2_forward_desc_init failed: " \
+           "invalid_arguments" in line, line
+
+
+def test_a_missing_onednn_is_one_line_naming_the_package(tmp_path):
+    """accel-compile checks that <oneapi/dnnl/dnnl.h> compiles and -ldnnl links (here a C
+    compiler that cannot find them)."""
+    fake_cc = tmp_path / "cc"
+    fake_cc.write_text("#!/bin/sh\necho 'probe.c:1:10: fatal error: oneapi/dnnl/dnnl.h: No such file or directory' >&2\n"
+                       "exit 1\n")
+    fake_cc.chmod(0o755)
+    proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), "accel-compile"),
+                           os.path.join(MODELS, "mlp_dynamo.onnx"), "--target", "dnnl", "-o", str(tmp_path / "out")],
+                          env={**os.environ, "CC": str(fake_cc)}, capture_output=True, text=True)
+    assert proc.returncode == 1
+    line = one_error_line(proc)
+    assert "oneDNN not found (header <oneapi/dnnl/dnnl.h>)" in line and "libdnnl-dev" in line, line
+
+
+@pytest.mark.parametrize("case", ["missing", "version"])
+def test_the_runtime_header_checks_onednn_at_build_time(tmp_path, case):
+    """The generated C's first error says what to install (no wall of undefined names):
+    without the header at all, and with a oneDNN of another major version (v3's API)."""
+    header = os.path.join(COMPILER, "runtime", "c", "dnnl", "accel_dnnl.h")
+    args = ["cc", "-fsyntax-only", "-x", "c", header]
+    if case == "missing":
+        (tmp_path / "empty").mkdir()
+        args += ["-nostdinc", "-I", str(tmp_path / "empty")]
+    else:
+        fake = tmp_path / "oneapi" / "dnnl"
+        fake.mkdir(parents=True)
+        (fake / "dnnl.h").write_text("#define DNNL_VERSION_MAJOR 3\n#define DNNL_VERSION_MINOR 0\n")
+        args += ["-I", str(tmp_path)]
+    proc = subprocess.run(args, capture_output=True, text=True)
+    assert proc.returncode != 0
+    first = next(line for line in proc.stderr.splitlines() if "error" in line)
+    want = "apt-get install libdnnl-dev" if case == "missing" else "needs oneDNN 2.x with x >= 6"
+    assert want in first, proc.stderr
+
+
+def test_the_emitter_does_not_name_dnnl():
+    """dnnl is an implementation of the codegen hook: only its own files name it."""
+    own = {os.path.join(COMPILER, "backend", "dnnl_codegen.py"), os.path.join(COMPILER, "targets", "dnnl.toml"),
+           os.path.join(COMPILER, "targets", "dnnl_patterns.mlir")}
+    offenders = []
+    for base, _, files in os.walk(COMPILER):
+        if os.path.join("runtime", "c", "dnnl") in base:
+            continue
+        for f in files:
+            path = os.path.join(base, f)
+            if path in own or not f.endswith((".py", ".c", ".h", ".toml", ".mlir")):
+                continue
+            with open(path, errors="replace") as fh:
+                if re.search("dnnl", fh.read(), re.IGNORECASE):
+                    offenders.append(os.path.relpath(path, ROOT))
+    assert offenders == []
+
+
+def test_report_counts_the_offloaded_ops(tmp_path):
+    path = os.path.join(MODELS, "cnn_large_resnet.onnx")
+    out = tmp_path / "out"
+    proc = run_tool("accel-compile", path, "--target", "dnnl", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "31/31 ops offloaded" in proc.stdout
+    report = json.loads((out / "report.json").read_text())
+    (region,) = report["regions"]
+    assert region["target"] == "dnnl" and report["cycles"]["estimate"] == 0
+    assert "dnnl.conv2d_bias_add_relu" in region["composites"] or "dnnl.conv2d_bias_radd_relu" in region["composites"]
+    assert "-ldnnl" in (out / "Makefile").read_text()
+
+
+def conv_zoo(path) -> None:
+    """Convolutions oneDNN is asked to run in every variant (groups, depthwise, dilation,
+    strides, asymmetric pads) with fused epilogues, then ceil-mode pools and a softmax."""
+    from onnx import TensorProto
+    from onnx import helper as oh
+    from onnx import numpy_helper as nh
+
+    rng = np.random.default_rng(7)
+
+    def weights(name, *shape):
+        return nh.from_array((rng.standard_normal(shape) / np.sqrt(np.prod(shape[1:]))).astype(np.float32), name)
+
+    inits = [weights("w0", 8, 2, 3, 3), weights("b0", 8), weights("w1", 8, 1, 3, 3), weights("b1", 8),
+             weights("w2", 16, 8, 1, 1), weights("b2", 16)]
+    nodes = [
+        oh.make_node("Conv", ["x", "w0", "b0"], ["c0"], group=2, dilations=[2, 2], strides=[1, 2], pads=[2, 1, 1, 2]),
+        oh.make_node("Sigmoid", ["c0"], ["s0"]),
+        oh.make_node("Conv", ["s0", "w1", "b1"], ["c1"], group=8, pads=[1, 1, 1, 1]),
+        oh.make_node("HardSwish", ["c1"], ["h1"]),
+        oh.make_node("MaxPool", ["h1"], ["p0"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
+        oh.make_node("Conv", ["p0", "w2", "b2"], ["c2"]),
+        oh.make_node("Clip", ["c2", "lo", "hi"], ["k2"]),
+        oh.make_node("AveragePool", ["k2"], ["p1"], kernel_shape=[2, 2], strides=[2, 2], pads=[0, 0, 1, 1], ceil_mode=1),
+        oh.make_node("Softmax", ["p1"], ["y"], axis=1),
+    ]
+    inits += [nh.from_array(np.array(-1.0, np.float32), "lo"), nh.from_array(np.array(2.5, np.float32), "hi")]
+    graph = oh.make_graph(nodes, "zoo", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 19, 17])],
+                          [oh.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)]), path)
+
+
+def test_conv_variants_and_ceil_mode_pools_match_onnxruntime(tmp_path):
+    path = str(tmp_path / "zoo.onnx")
+    conv_zoo(path)
+    compiled = compile_dnnl(path, tmp_path / "out")
+    assert compiled.report["ops"]["host"] == 0, compiled.report["rejected"]
+    composites = set(compiled.report["regions"][0]["composites"])
+    assert {"dnnl.conv2d_bias_sigmoid", "dnnl.conv2d_bias_hardswish", "dnnl.conv2d_bias_clip"} <= composites
+    feeds = inputs_of(path)
+    want = ort_run(path, feeds)["y"]
+    for sanitize in (False, True):  # and clean under ASan/UBSan (leaks included)
+        got = compiled.run(feeds, sanitize=sanitize)["y"]
+        assert got.shape == want.shape
+        assert np.abs(got - want).max() <= FLOAT_TOL * np.abs(want).max()
