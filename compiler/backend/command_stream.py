@@ -26,6 +26,7 @@ stream, for accel-disasm) and report `{"stream_bytes", "commands", "relocs"}`.
 from __future__ import annotations
 
 import struct
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -46,8 +47,16 @@ BASES = ("arena", "weights")
 """The relocation bases after the region's parameters."""
 
 
-class Spm(int):
-    """A scratchpad byte offset."""
+@dataclass(frozen=True)
+class Spm:
+    """A scratchpad byte offset, relative to the scratchpad or (a parameter kept on the
+    device) to parameter `param`."""
+
+    offset: int
+    param: int | None = None
+
+    def field(self) -> int | tuple[int, int]:
+        return self.offset if self.param is None else (self.param, self.offset)
 
 
 class StreamBuilder:
@@ -68,7 +77,7 @@ class StreamBuilder:
     def build(self) -> Stream:
         fn = self.region.function
         for i, arg in enumerate(fn.body.block.args):
-            self.env[arg] = (i, 0)
+            self.env[arg] = Spm(0, i) if accel.memory_space(arg.type) == "spm" else (i, 0)
         self.block(fn.body.block.ops)
         return Stream({}, self.instrs, bytes(self.data), self.params + len(BASES))
 
@@ -157,7 +166,7 @@ class StreamBuilder:
         for o, st in zip(op.static_offsets.get_values(), strides):
             elems += (self.value(dyn.pop(0)) if o == DYNAMIC_INDEX else o) * st
         delta = elems * dtype_of(op.source.type).itemsize
-        self.env[op.result] = Spm(src + delta) if isinstance(src, Spm) else (src[0], src[1] + delta)
+        self.env[op.result] = Spm(src.offset + delta, src.param) if isinstance(src, Spm) else (src[0], src[1] + delta)
 
     def dma(self, op: accel.DmaStartOp) -> None:
         to_device = op.to_device
@@ -171,7 +180,7 @@ class StreamBuilder:
         pad = [0] * (4 - len(shape))
         spm_strides = list(strides_of(spm_v.type)[0]) + pad
         host_strides = list(strides_of(host_v.type)[0]) + pad
-        values = {"elem_bytes": dtype_of(op.source.type).itemsize, "rank": len(shape), "spm": int(spm), "host": host,
+        values = {"elem_bytes": dtype_of(op.source.type).itemsize, "rank": len(shape), "spm": spm.field(), "host": host,
                   **{f"shape{i}": d for i, d in enumerate(list(shape) + pad)},
                   **{f"spm_stride{i}": s for i, s in enumerate(spm_strides)},
                   **{f"host_stride{i}": s for i, s in enumerate(host_strides)}}
@@ -198,7 +207,7 @@ class StreamBuilder:
                 at = self.value(x)
                 if not isinstance(at, Spm):
                     raise CompileError(f"target '{self.desc.name}' computes on its scratchpad only", op)
-                values[fld] = int(at)
+                values[fld] = at.field()
             elif fkind == V.DATA:
                 values[fld] = self.array(list(x), extra)
             else:

@@ -4,7 +4,8 @@ decoding, the text form, and the C tables the simulator decodes with.
     stream   = header words, then (each at a multiple of isa.alignment, zero padded)
                commands | data | relocations
     command  = `words` 32-bit little-endian words; word 0 holds opcode and length
-    reloc    = [index of a host field's low word in the commands section, base]
+    reloc    = [index of a command's first word in the commands section,
+                base | (index of the field in the command's fields) << 16]
     bases    = the region's parameters a0..aN-1, then the model's arena, then weights
 
 `encode` checks that every value fits its field (one line naming the key); `decode`
@@ -34,7 +35,8 @@ from accel.compiler.targets.isa import Command, InstructionSet
 @dataclass
 class Instr:
     """One command with its field values: numbers, float, enum value names, scratchpad
-    offsets (None: absent), host addresses as (base, byte offset), data byte offsets."""
+    offsets (None: absent), data byte offsets; relocated addresses (host, and scratchpad
+    buffers that are region parameters) as (base, byte offset)."""
 
     command: Command
     values: dict[str, Any]
@@ -48,7 +50,7 @@ class Stream:
     bases: int = 0
     """Relocation bases: the parameters, then arena and weights."""
     relocs: list[tuple[int, int]] = field(default_factory=list)
-    """(word index in the commands section, base) as stored."""
+    """The relocation entries as stored."""
 
 
 def base_name(base: int, bases: int) -> str:
@@ -77,7 +79,7 @@ def field_code(isa: InstructionSet, cmd: Command, name: str, value: Any) -> int:
         return code
     if kind == V.SPM and value is None:
         return V.absent(f.width)
-    if kind == V.HOST:
+    if isinstance(value, tuple):  # (base, offset): relocated, the offset is encoded
         value = value[1]
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and value.is_integer():
@@ -129,9 +131,10 @@ def encode(isa: InstructionSet, desc, stream: Stream, where: Sequence[Any] = ())
             name = next(n for n in instr.command.fields if _fails(isa, instr, n))
             op = where[i] if i < len(where) else None
             raise CompileError(f"target '{desc.name}': key '{instr.command.key}.fields.{name}': {e}", op) from None
-        for name, f in instr.command.fields.items():
-            if V.FIELDS[name][0] == V.HOST:
-                relocs.append((len(words) + f.word, instr.values[name][0]))
+        for k, name in enumerate(instr.command.fields):
+            base = relocated(name, instr.values[name])
+            if base is not None:
+                relocs.append((len(words), base | k << 16))
         words += encoded
     commands_bytes, data_bytes = 4 * len(words), len(stream.data)
     header = header_values(isa, desc, commands_bytes, data_bytes, len(relocs), stream.bases)
@@ -140,9 +143,18 @@ def encode(isa: InstructionSet, desc, stream: Stream, where: Sequence[Any] = ())
     struct.pack_into(f"<{len(isa.header)}I", out, 0, *(header[w] for w in isa.header))
     struct.pack_into(f"<{len(words)}I", out, c_off, *words)
     out[d_off:d_off + data_bytes] = stream.data
-    for i, (word, base) in enumerate(relocs):
-        struct.pack_into("<2I", out, r_off + 8 * i, word, base)
+    for i, (word, entry) in enumerate(relocs):
+        struct.pack_into("<2I", out, r_off + 8 * i, word, entry)
     return bytes(out)
+
+
+def relocated(name: str, value: Any) -> int | None:
+    """The base a field's value is relative to: always for a host address, for a
+    scratchpad offset when the buffer is a region parameter (kept on the device)."""
+    kind = V.FIELDS[name][0]
+    if kind == V.HOST or (kind == V.SPM and isinstance(value, tuple)):
+        return value[0]
+    return None
 
 
 def _fails(isa: InstructionSet, instr: Instr, name: str) -> bool:
@@ -182,7 +194,7 @@ def decode(isa: InstructionSet, blob: bytes, what: str = "stream") -> Stream:
         fail(f"truncated: the header announces {total} bytes, the stream has {len(blob)}", len(blob))
     words = struct.unpack_from(f"<{cb // 4}I", blob, c_off)
     instrs: list[Instr] = []
-    host_words: dict[int, int] = {}
+    starts: dict[int, int] = {}
     i = 0
     ended = False
     while i < len(words):
@@ -212,11 +224,9 @@ def decode(isa: InstructionSet, blob: bytes, what: str = "stream") -> Stream:
                 vals[name] = value
             elif kind == V.SPM:
                 vals[name] = None if raw == V.absent(f.width) else raw
-            elif kind == V.HOST:
-                host_words[i + f.word] = len(instrs)
-                vals[name] = [None, raw]
             else:
                 vals[name] = raw
+        starts[i] = len(instrs)
         instrs.append(Instr(cmd, vals))
         ended = cmd.op == "end"
         i += length
@@ -224,22 +234,25 @@ def decode(isa: InstructionSet, blob: bytes, what: str = "stream") -> Stream:
         fail("no 'end' command", c_off + cb)
     relocs = []
     for k in range(nr):
-        word, base = struct.unpack_from("<2I", blob, r_off + 8 * k)
-        if word not in host_words:
-            fail(f"relocation {k} points at word {word}, which is no host address", r_off + 8 * k)
+        at = r_off + 8 * k
+        word, entry = struct.unpack_from("<2I", blob, at)
+        base, index = entry & 0xFFFF, entry >> 16
+        if word not in starts:
+            fail(f"relocation {k} points at word {word}, where no command starts", at)
+        instr = instrs[starts[word]]
+        names = list(instr.command.fields)
+        if index >= len(names) or V.FIELDS[names[index]][0] not in (V.HOST, V.SPM) or isinstance(
+                instr.values[names[index]], tuple) or instr.values[names[index]] is None:
+            fail(f"relocation {k}: field {index} of '{instr.command.name}' is no address to relocate", at)
         if base >= header["bases"]:
-            fail(f"relocation {k}: base {base} of {header['bases']}", r_off + 8 * k)
-        instr = instrs[host_words.pop(word)]
-        host = next(n for n in instr.command.fields if V.FIELDS[n][0] == V.HOST)
-        instr.values[host][0] = base
-        relocs.append((word, base))
-    if host_words:
-        fail(f"the host address at word {min(host_words)} has no relocation", c_off + 4 * min(host_words))
+            fail(f"relocation {k}: base {base} of {header['bases']}", at)
+        instr.values[names[index]] = (base, instr.values[names[index]])
+        relocs.append((word, entry))
     for instr in instrs:
-        for name, f in instr.command.fields.items():
-            kind, extra = V.FIELDS[name]
-            if kind == V.HOST:
-                instr.values[name] = tuple(instr.values[name])
+        for name in instr.command.fields:
+            kind = V.FIELDS[name][0]
+            if kind == V.HOST and not isinstance(instr.values[name], tuple):
+                fail(f"the host address of a '{instr.command.name}' has no relocation", c_off)
             if kind == V.DATA:
                 n = instr.values.get(f"{name}_len", 0)
                 if instr.values[name] % 4 or instr.values[name] + 4 * n > db:
@@ -259,7 +272,7 @@ def show(name: str, value: Any, bases: int) -> str:
         return _float(value)
     if kind == V.SPM and value is None:
         return "none"
-    if kind == V.HOST:
+    if isinstance(value, tuple):
         return f"{base_name(value[0], bases)}+{value[1]}"
     if kind == V.DATA:
         return f"data+{value}"

@@ -71,19 +71,17 @@ static int enum_value(const npu_cmd_isa *isa, int enum_id, uint64_t code) {
 }
 
 /* A decoded command: integer values (scratchpad offsets: -1 when absent; enums: their
- * value), floats, and the byte offset of the host field's low word (or -1). */
+ * value), floats, and the host address. */
 typedef struct decoded {
     const npu_cmd_command *cmd;
     int64_t v[NPU_CMD_N_FIELDS];
     float f[NPU_CMD_N_FIELDS];
     uint64_t host;
-    long host_word;
 } decoded;
 
 static void decode_fields(const stream_ctx *s, const uint8_t *cmd, size_t at, decoded *d) {
     memset(d->v, 0, sizeof d->v);
     memset(d->f, 0, sizeof d->f);
-    d->host_word = -1;
     for (uint16_t i = 0; i < d->cmd->n_fields; i++) {
         const npu_cmd_field *fl = &d->cmd->fields[i];
         uint64_t raw = bits_of(cmd, fl->at);
@@ -102,7 +100,6 @@ static void decode_fields(const stream_ctx *s, const uint8_t *cmd, size_t at, de
             break;
         case NPU_CMD_K_HOST:
             d->host = raw;
-            d->host_word = fl->at.word;
             break;
         case NPU_CMD_K_ENUM:
             value = enum_value(s->isa, fl->enum_id, raw);
@@ -187,34 +184,29 @@ static const npu_cmd_command *command_at(const stream_ctx *s, const layout *l, s
     return cmd;
 }
 
-/* Pass 1: every command and relocation checked; returns the number of transfers. */
-static size_t check_stream(const stream_ctx *s, const layout *l, size_t n_bases) {
-    size_t n_words = l->commands_bytes / 4, transfers = 0;
-    size_t spm_bytes = npu_get_config()->spm_bytes;
-    uint8_t *host_word = calloc(n_words ? n_words : 1, 1); /* 1: a host field's low word, 2: relocated */
-    if (!host_word) fail(s, 0, "out of memory");
+static void put_bits(uint8_t *cmd, npu_cmd_bits b, uint64_t value) {
+    if (b.width == 64) {
+        put_word(cmd + 4 * b.word, (uint32_t)value);
+        put_word(cmd + 4 * b.word + 4, (uint32_t)(value >> 32));
+        return;
+    }
+    uint32_t mask = b.width >= 32 ? 0xFFFFFFFFu : ((1u << b.width) - 1u);
+    uint32_t w = word_at(cmd + 4 * b.word) & ~(mask << b.bit);
+    put_word(cmd + 4 * b.word, w | (((uint32_t)value & mask) << b.bit));
+}
+
+/* Pass 1: the structure (opcodes, lengths, enum codes, waits, an `end` last); marks
+ * where commands start. Returns the number of transfers. */
+static size_t check_structure(const stream_ctx *s, const layout *l, uint8_t *starts) {
+    size_t transfers = 0;
     int ended = 0;
     size_t at = l->commands;
     while (at < l->commands + l->commands_bytes) {
         if (ended) fail(s, at, "command after 'end'");
-        if (at + 4 > l->commands + l->commands_bytes) fail(s, at, "truncated command");
         decoded d;
         d.cmd = command_at(s, l, at);
         decode_fields(s, s->bytes + at, at, &d);
-        for (uint16_t i = 0; i < d.cmd->n_fields; i++) {
-            const npu_cmd_field *fl = &d.cmd->fields[i];
-            int64_t v = d.v[fl->id];
-            if (fl->kind == NPU_CMD_K_SPM && v >= 0 && (uint64_t)v >= spm_bytes)
-                fail(s, at, "'%s': scratchpad offset %lld is outside the %zu-byte scratchpad", d.cmd->name,
-                     (long long)v, spm_bytes);
-            if (fl->kind == NPU_CMD_K_DATA) {
-                int64_t n = fl->id == NPU_CMD_F_IN_SCALE ? d.v[NPU_CMD_F_IN_SCALE_LEN] : d.v[NPU_CMD_F_WEIGHT_ZERO_POINT_LEN];
-                if (v % 4 || n < 0 || (uint64_t)v + 4u * (uint64_t)n > l->data_bytes)
-                    fail(s, at, "'%s': data [%lld, +%lld) is outside the %zu-byte data section", d.cmd->name,
-                         (long long)v, (long long)(4 * n), l->data_bytes);
-            }
-        }
-        if (d.host_word >= 0) host_word[(at - l->commands) / 4 + (size_t)d.host_word] = 1;
+        starts[(at - l->commands) / 4] = 1;
         switch (d.cmd->op) {
         case NPU_CMD_OP_DMA_TO_DEVICE:
         case NPU_CMD_OP_DMA_TO_HOST:
@@ -233,19 +225,72 @@ static size_t check_stream(const stream_ctx *s, const layout *l, size_t n_bases)
         at += 4u * d.cmd->words;
     }
     if (!ended) fail(s, at, "no 'end' command");
+    return transfers;
+}
+
+/* Checks every relocation and applies it to `copy` (host: base + offset; a scratchpad
+ * field: the base's scratchpad offset + offset); marks relocated fields in `done`
+ * (bit `field index` of the command's byte group). */
+static void relocate(const stream_ctx *s, const layout *l, const uint8_t *starts, uint8_t *copy,
+                     const void *const *bases, size_t n_bases, uint64_t *done) {
+    size_t n_words = l->commands_bytes / 4, spm_bytes = npu_get_config()->spm_bytes;
+    uintptr_t spm = (uintptr_t)npu_spm();
     for (size_t k = 0; k < l->n_relocs; k++) {
         size_t r = l->relocs + 8 * k;
-        uint32_t word = word_at(s->bytes + r), base = word_at(s->bytes + r + 4);
-        if (word >= n_words || host_word[word] == 0)
-            fail(s, r, "relocation %zu points at word %u, which is no host address", k, word);
-        if (host_word[word] == 2) fail(s, r, "relocation %zu: word %u is relocated twice", k, word);
+        uint32_t word = word_at(s->bytes + r), entry = word_at(s->bytes + r + 4);
+        uint32_t base = entry & 0xFFFFu, index = entry >> 16;
+        if (word >= n_words || !starts[word]) fail(s, r, "relocation %zu points at word %u, where no command starts", k, word);
+        uint8_t *cmd = copy + l->commands + 4u * word;
+        const npu_cmd_command *c = by_opcode(s->isa, (uint32_t)bits_of(cmd, s->isa->opcode));
+        if (index >= c->n_fields || index >= 64 ||
+            (c->fields[index].kind != NPU_CMD_K_HOST && c->fields[index].kind != NPU_CMD_K_SPM))
+            fail(s, r, "relocation %zu: field %u of '%s' is no address to relocate", k, index, c->name);
+        if (done[word] >> index & 1u) fail(s, r, "relocation %zu: field %u of '%s' is relocated twice", k, index, c->name);
         if (base >= n_bases) fail(s, r, "relocation %zu: base %u of %zu", k, base, n_bases);
-        host_word[word] = 2;
+        done[word] |= (uint64_t)1 << index;
+        npu_cmd_bits at = c->fields[index].at;
+        uint64_t offset = bits_of(cmd, at);
+        if (c->fields[index].kind == NPU_CMD_K_HOST) {
+            put_bits(cmd, at, (uint64_t)(uintptr_t)bases[base] + offset);
+            continue;
+        }
+        uint64_t absent = at.width >= 32 ? 0xFFFFFFFFu : ((1u << at.width) - 1u);
+        uintptr_t p = (uintptr_t)bases[base];
+        if (offset == absent || p < spm || p - spm >= spm_bytes)
+            fail(s, r, "relocation %zu: base %u of '%s' is no scratchpad buffer", k, base, c->name);
+        uint64_t value = (uint64_t)(p - spm) + offset;
+        if (value >= absent) fail(s, r, "relocation %zu: scratchpad offset %llu cannot fit '%s'", k,
+                                  (unsigned long long)value, c->name);
+        put_bits(cmd, at, value);
     }
-    for (size_t w = 0; w < n_words; w++)
-        if (host_word[w] == 1) fail(s, l->commands + 4 * w, "the host address at word %zu has no relocation", w);
-    free(host_word);
-    return transfers;
+}
+
+/* Pass 2, on the relocated copy: operands inside the scratchpad, data arrays inside the
+ * data section, every host address relocated. */
+static void check_operands(const stream_ctx *s, const layout *l, const uint64_t *done) {
+    size_t spm_bytes = npu_get_config()->spm_bytes;
+    size_t at = l->commands;
+    while (at < l->commands + l->commands_bytes) {
+        decoded d;
+        d.cmd = command_at(s, l, at);
+        decode_fields(s, s->bytes + at, at, &d);
+        for (uint16_t i = 0; i < d.cmd->n_fields; i++) {
+            const npu_cmd_field *fl = &d.cmd->fields[i];
+            int64_t v = d.v[fl->id];
+            if (fl->kind == NPU_CMD_K_HOST && !(done[(at - l->commands) / 4] >> i & 1u))
+                fail(s, at, "the host address of '%s' has no relocation", d.cmd->name);
+            if (fl->kind == NPU_CMD_K_SPM && v >= 0 && (uint64_t)v >= spm_bytes)
+                fail(s, at, "'%s': scratchpad offset %lld is outside the %zu-byte scratchpad", d.cmd->name,
+                     (long long)v, spm_bytes);
+            if (fl->kind == NPU_CMD_K_DATA) {
+                int64_t n = fl->id == NPU_CMD_F_IN_SCALE ? d.v[NPU_CMD_F_IN_SCALE_LEN] : d.v[NPU_CMD_F_WEIGHT_ZERO_POINT_LEN];
+                if (v % 4 || n < 0 || (uint64_t)v + 4u * (uint64_t)n > l->data_bytes)
+                    fail(s, at, "'%s': data [%lld, +%lld) is outside the %zu-byte data section", d.cmd->name,
+                         (long long)v, (long long)(4 * n), l->data_bytes);
+            }
+        }
+        at += 4u * d.cmd->words;
+    }
 }
 
 static void *spm_ptr(int64_t off) { return off < 0 ? NULL : (unsigned char *)npu_spm() + off; }
@@ -414,20 +459,19 @@ int64_t npu_cmd_submit(const npu_cmd_isa *isa, const char *name, const uint8_t *
     if (!isa || !stream) fail(&s, 0, "no stream or no instruction set");
     layout l;
     read_header(&s, n_bases, &l);
-    size_t transfers = check_stream(&s, &l, n_bases);
+    size_t n_words = l.commands_bytes / 4;
+    uint8_t *starts = calloc(n_words ? n_words : 1, 1);
+    uint64_t *done = calloc(n_words ? n_words : 1, sizeof *done);
     uint8_t *copy = malloc(bytes ? bytes : 1);
-    if (!copy) fail(&s, 0, "out of memory");
+    if (!starts || !done || !copy) fail(&s, 0, "out of memory");
+    size_t transfers = check_structure(&s, &l, starts);
     memcpy(copy, stream, bytes);
-    for (size_t k = 0; k < l.n_relocs; k++) {
-        size_t r = l.relocs + 8 * k;
-        uint8_t *field = copy + l.commands + 4u * word_at(stream + r);
-        uint64_t offset = (uint64_t)word_at(field) | ((uint64_t)word_at(field + 4) << 32);
-        uint64_t address = (uint64_t)(uintptr_t)bases[word_at(stream + r + 4)] + offset;
-        put_word(field, (uint32_t)address);
-        put_word(field + 4, (uint32_t)(address >> 32));
-    }
-    stream_ctx run = {isa, name, copy, bytes};
-    last_status = run_stream(&run, &l, transfers);
+    relocate(&s, &l, starts, copy, bases, n_bases, done);
+    stream_ctx patched = {isa, name, copy, bytes};
+    check_operands(&patched, &l, done);
+    free(starts);
+    free(done);
+    last_status = run_stream(&patched, &l, transfers);
     free(copy);
     return ++last_handle;
 }

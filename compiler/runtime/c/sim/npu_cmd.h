@@ -3,8 +3,10 @@
  * A stream is a static binary program of one region: 32-bit little-endian words, a
  * header, then (each section at a multiple of the instruction set's alignment) the
  * commands, a data section (per-channel arrays) and a relocation table (two words per
- * entry: the index of a 64-bit host address field's low word in the commands section,
- * and the base it is relative to). The *encoding* (opcodes, the word, bit and width of
+ * entry: the index of a command's first word in the commands section, then
+ * base | field << 16: the base the field (its index in the command's fields) is relative
+ * to: a host address field is base + its value, a scratchpad field of a buffer passed
+ * as a region parameter is the base's scratchpad offset + its value). The *encoding* (opcodes, the word, bit and width of
  * every field, enum codes, the header's words) is not written here: it comes from the
  * target description as a table (`npu_cmd_isa`, a header the compiler generates), so a
  * different encoding needs no change of this decoder. What the commands *do* is fixed
@@ -14,11 +16,11 @@
  * version, section sizes within the stream, the configuration words against the
  * device's), every command (a known opcode, its length, enum codes, scratchpad offsets
  * inside the scratchpad, data arrays inside the data section, waits for transfers
- * already issued, an `end` last), every relocation (to a host field, a known base; each
- * host field relocated once). A malformed stream prints ONE line
+ * already issued, an `end` last), every relocation (to an address field, a known base,
+ * each field once, every host address relocated). A malformed stream prints ONE line
  * `npu-cmd: error: stream <name>: <what> (at byte N)` and exits with status 3; nothing
- * is read past the stream's end. Then it copies the stream, patches the host addresses
- * (base + the field's offset) and runs the commands in order on the npu.
+ * is read past the stream's end. The checks after relocation run on a patched copy,
+ * which then runs, command by command, on the npu.
  */
 #ifndef ACC_NPU_CMD_H
 #define ACC_NPU_CMD_H
