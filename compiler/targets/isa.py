@@ -147,9 +147,15 @@ def op_for(kind: str, dtype: str, eltwise_kind: str | None = None) -> str | None
 
 
 HEADER_WORDS = ("magic", "version", "commands_bytes", "data_bytes", "relocs", "bases")
-"""Header words besides `config.<word>` (the description's numbers, as the C API's
-config struct takes them: accel.compiler.targets.c_api.CONFIG_WORDS); all are required
-but the config words, which the simulator compares with the device's configuration."""
+"""Header words besides `config.<word>`; all are required."""
+
+HEADER_CONFIG = ("memory.scratchpad_bytes", "memory.alignment", "memory.shared_with_host", "dma.bytes_per_cycle",
+                 "dma.setup_cycles", "compute.macs_per_cycle_f32", "compute.macs_per_cycle_int8",
+                 "compute.elementwise_per_cycle")
+"""Optional `config.<word>` header words: the description's numbers
+(accel.compiler.targets.c_api.CONFIG_WORDS) that the device's configuration has, which
+the simulator compares with its own (`compute.launch_cycles` is the cost model's
+per-region number, not the device's)."""
 
 # --------------------------------------------------------------------------------------
 # The declared encoding

@@ -920,9 +920,9 @@ def _isa(t: _Table, desc: TargetDescription) -> InstructionSet:
     for i, word in enumerate(header):
         if word.startswith("config."):
             fn = CONFIG_WORDS.get(word.removeprefix("config."))
-            if fn is None:
+            if fn is None or word.removeprefix("config.") not in isa_vocab.HEADER_CONFIG:
                 t.fail(t.where(f"header[{i}]"), f"unknown config word '{word}' (config.<word> of: "
-                                                f"{', '.join(CONFIG_WORDS)})")
+                                                f"{', '.join(isa_vocab.HEADER_CONFIG)})")
             value = isa_vocab.integral(fn(desc))
             if value is None or not 0 <= value < 1 << 32:
                 t.fail(t.where(f"header[{i}]"), f"'{word}' = {fn(desc)} cannot fit a 32-bit unsigned word")

@@ -152,7 +152,6 @@ static void read_header(const stream_ctx *s, size_t n_bases, layout *l) {
         {NPU_CMD_H_CONFIG_COMPUTE_MACS_PER_CYCLE_F32, cfg->macs_per_cycle_f32, "compute.macs_per_cycle_f32"},
         {NPU_CMD_H_CONFIG_COMPUTE_MACS_PER_CYCLE_INT8, cfg->macs_per_cycle_int8, "compute.macs_per_cycle_int8"},
         {NPU_CMD_H_CONFIG_COMPUTE_ELEMENTWISE_PER_CYCLE, cfg->elementwise_per_cycle, "compute.elementwise_per_cycle"},
-        {NPU_CMD_H_CONFIG_COMPUTE_LAUNCH_CYCLES, cfg->launch_cycles, "compute.launch_cycles"},
     };
     for (uint16_t i = 0; i < isa->n_header; i++)
         for (size_t k = 0; k < sizeof config / sizeof config[0]; k++)
