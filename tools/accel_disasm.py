@@ -34,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 blob = f.read()
         except OSError as e:
             raise CompileError(f"cannot read '{args.file}': {e.strerror or e}") from None
-        sys.stdout.write(disassemble(desc.isa, blob, args.file))
+        sys.stdout.write(disassemble(desc.isa, blob, args.file, desc.memory.scratchpad_bytes))
     except CompileError as e:
         print(f"accel-disasm: {format_error(e)}", file=sys.stderr)
         sys.exit(1)

@@ -42,7 +42,8 @@ class CommandsTarget(Target):
                 continue
             name = f"{c_symbol(op.sym_name.data)}.bin"
             output.write(f"// ===== {name} ({target.data}) =====\n")
-            output.write(disassemble(descs[target.data].isa, emitted.data[name], name))
+            output.write(disassemble(descs[target.data].isa, emitted.data[name], name,
+                                      descs[target.data].memory.scratchpad_bytes))
             streams += 1
         if not streams:
             raise CompileError("-t commands: no region runs on a command-stream target (a target with [isa])")

@@ -170,8 +170,9 @@ def _fails(isa: InstructionSet, instr: Instr, name: str) -> bool:
 # --------------------------------------------------------------------------------------
 
 
-def decode(isa: InstructionSet, blob: bytes, what: str = "stream") -> Stream:
-    """The stream's values; a malformed stream raises CompileError (one line)."""
+def decode(isa: InstructionSet, blob: bytes, what: str = "stream", spm_bytes: int | None = None) -> Stream:
+    """The stream's values; a malformed stream raises CompileError (one line): the checks
+    of the simulator's npu_cmd_submit (scratchpad offsets against `spm_bytes` if given)."""
 
     def fail(message: str, at: int) -> None:
         raise CompileError(f"{what}: {message} (at byte {at})")
@@ -197,6 +198,8 @@ def decode(isa: InstructionSet, blob: bytes, what: str = "stream") -> Stream:
     starts: dict[int, int] = {}
     i = 0
     ended = False
+    transfers = 0
+    offsets: list[int] = []
     while i < len(words):
         at = c_off + 4 * i
         if ended:
@@ -226,7 +229,12 @@ def decode(isa: InstructionSet, blob: bytes, what: str = "stream") -> Stream:
                 vals[name] = None if raw == V.absent(f.width) else raw
             else:
                 vals[name] = raw
+        if cmd.op in ("dma_to_device", "dma_to_host"):
+            transfers += 1
+        if cmd.op == "dma_wait" and not 1 <= vals["token"] <= transfers:
+            fail(f"wait for transfer {vals['token']}, but {transfers} were issued", at)
         starts[i] = len(instrs)
+        offsets.append(at)
         instrs.append(Instr(cmd, vals))
         ended = cmd.op == "end"
         i += length
@@ -248,16 +256,19 @@ def decode(isa: InstructionSet, blob: bytes, what: str = "stream") -> Stream:
             fail(f"relocation {k}: base {base} of {header['bases']}", at)
         instr.values[names[index]] = (base, instr.values[names[index]])
         relocs.append((word, entry))
-    for instr in instrs:
+    for instr, at in zip(instrs, offsets):
         for name in instr.command.fields:
             kind = V.FIELDS[name][0]
+            value = instr.values[name]
+            if kind == V.SPM and isinstance(value, int) and spm_bytes is not None and value >= spm_bytes:
+                fail(f"'{instr.command.name}': scratchpad offset {value} is outside the {spm_bytes}-byte scratchpad", at)
             if kind == V.HOST and not isinstance(instr.values[name], tuple):
-                fail(f"the host address of a '{instr.command.name}' has no relocation", c_off)
+                fail(f"the host address of '{instr.command.name}' has no relocation", at)
             if kind == V.DATA:
                 n = instr.values.get(f"{name}_len", 0)
                 if instr.values[name] % 4 or instr.values[name] + 4 * n > db:
-                    fail(f"'{instr.command.name}': {name} [{instr.values[name]}, +{4 * n}) is outside the "
-                         f"{db}-byte data section", c_off)
+                    fail(f"'{instr.command.name}': data [{instr.values[name]}, +{4 * n}) is outside the "
+                         f"{db}-byte data section", at)
     return Stream(header, instrs, bytes(blob[d_off:d_off + db]), header["bases"], relocs)
 
 
@@ -287,8 +298,8 @@ def _float(x: float) -> str:
     return f"{x:.9g}"
 
 
-def disassemble(isa: InstructionSet, blob: bytes, what: str = "stream") -> str:
-    s = decode(isa, blob, what)
+def disassemble(isa: InstructionSet, blob: bytes, what: str = "stream", spm_bytes: int | None = None) -> str:
+    s = decode(isa, blob, what, spm_bytes)
     lines = [f"header {' '.join(f'{k}={v:#010x}' if k == 'magic' else f'{k}={v}' for k, v in s.header.items())}"]
     for i, instr in enumerate(s.instrs):
         fields = " ".join(f"{n}={show(n, instr.values[n], s.bases)}" for n in instr.command.fields)
