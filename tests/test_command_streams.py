@@ -96,6 +96,13 @@ def test_a_second_instruction_set_runs_a_model(shared, name, int8):
     assert_same_run(shared, model_path(shared, name, int8), STRIPE)
 
 
+def test_a_stream_runs_clean_under_the_sanitizers(shared):
+    want, _, compiled, out = compile_run(shared, TINY, "npu-cmd")
+    with locked(out):
+        got = compiled.run(feeds_of(TINY), sanitize=True)
+    assert all(np.array_equal(got[k], want[k]) for k in want)
+
+
 def test_npu_cmd_shares_the_npu_entries():
     npu, cmd, stripe = load_target("npu"), load_target("npu-cmd"), load_target(STRIPE)
     for other in (cmd, stripe):
@@ -311,7 +318,8 @@ def test_the_simulator_rejects_a_corrupted_stream(tiny_stream, tmp_path, case):
     out, blob = tiny_stream
     bad, message = corruptions(ISAS["npu-cmd"].isa, blob)[case]
     copy = tmp_path / "model"
-    shutil.copytree(out, copy)
+    with locked(out):
+        shutil.copytree(out, copy)
     wrappers = copy / "npu_cmd_wrappers.c"
     text = wrappers.read_text()
     body = ",\n".join("    " + ", ".join(f"0x{b:02x}" for b in bad[i:i + 16]) for i in range(0, len(bad), 16))

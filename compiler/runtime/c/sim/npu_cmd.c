@@ -169,9 +169,7 @@ static void read_header(const stream_ctx *s, size_t n_bases, layout *l) {
 /* The command at byte `at` of the commands section, its length checked. */
 static const npu_cmd_command *command_at(const stream_ctx *s, const layout *l, size_t at) {
     const uint8_t *p = s->bytes + at;
-    uint32_t w0 = word_at(p);
     uint32_t code = (uint32_t)bits_of(p, s->isa->opcode);
-    (void)w0;
     const npu_cmd_command *cmd = by_opcode(s->isa, code);
     if (!cmd) fail(s, at, "reserved opcode 0x%x", code);
     uint64_t length = bits_of(p, s->isa->length);
