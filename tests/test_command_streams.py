@@ -29,7 +29,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accel.compiler import api
-from accel.compiler.backend.stream_format import Instr, Stream, decode, disassemble, encode, layout
+from accel.compiler.backend.stream_format import Instr, Stream, c_name, decode, disassemble, encode, layout
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets import isa as V
 from accel.compiler.targets.registry import load_target
@@ -346,3 +346,15 @@ def test_a_valid_stream_disassembles_as_accel_opt_prints_it(tiny_stream):
     assert lines[0].startswith("header magic=0x31444d43 version=1 ")
     assert re.match(r"\s+0: dma_load elem_bytes=4 rank=4 spm=0 host=arg0\+0 shape0=1 shape1=3 shape2=32 shape3=32 ", lines[1])
     assert lines[-2:] == [f"{len(lines) - 3:4d}: barrier", f"{len(lines) - 2:4d}: end"]
+
+
+def test_the_simulator_header_names_the_whole_vocabulary():
+    """The generated tables name operations, fields, kinds, enums and header words by the
+    C identifiers of npu_cmd.h: every one of the Python vocabulary must exist there."""
+    header = open(os.path.join(ROOT, "compiler", "runtime", "c", "sim", "npu_cmd.h")).read()
+    names = set(re.findall(r"\bNPU_CMD_[A-Z0-9_]+\b", header))
+    want = {c_name("NPU_CMD_OP_", o) for o in V.OPS} | {c_name("NPU_CMD_F_", f) for f in V.FIELDS}
+    want |= {c_name("NPU_CMD_K_", k) for k in (V.UINT, V.INT, V.F32, V.SPM, V.HOST, V.DATA, V.ENUM)}
+    want |= {c_name("NPU_CMD_E_", e) for e in V.ENUMS} | {c_name("NPU_CMD_H_", w) for w in V.HEADER_WORDS}
+    want |= {c_name("NPU_CMD_H_", f"config.{w}") for w in V.HEADER_CONFIG}
+    assert want - names == set()

@@ -315,7 +315,7 @@ def disassemble(isa: InstructionSet, blob: bytes, what: str = "stream", spm_byte
 # --------------------------------------------------------------------------------------
 
 
-def _c_name(prefix: str, name: str) -> str:
+def c_name(prefix: str, name: str) -> str:
     return f"{prefix}{''.join(c if c.isalnum() else '_' for c in name).upper()}"
 
 
@@ -330,22 +330,22 @@ def isa_table_c(isa: InstructionSet, target: str, symbol: str) -> str:
         rows = []
         for name, f in c.fields.items():
             kind, extra = V.FIELDS[name]
-            enum = _c_name("NPU_CMD_E_", extra) if kind == V.ENUM else "0"
-            rows.append(f"    {{{_c_name('NPU_CMD_F_', name)}, {_c_name('NPU_CMD_K_', kind)}, {enum}, "
+            enum = c_name("NPU_CMD_E_", extra) if kind == V.ENUM else "0"
+            rows.append(f"    {{{c_name('NPU_CMD_F_', name)}, {c_name('NPU_CMD_K_', kind)}, {enum}, "
                         f"{{{f.word}, {f.bit}, {f.width}}}}},")
         lines += [f"static const npu_cmd_field {symbol}_{c.name}_fields[] = {{", *rows, "};"]
     lines.append(f"static const npu_cmd_command {symbol}_commands[] = {{")
     for c in isa.commands:
         fields = f"{symbol}_{c.name}_fields" if c.fields else "NULL"
-        lines.append(f'    {{"{c.name}", {c.opcode}u, {_c_name("NPU_CMD_OP_", c.op)}, {c.words}, {len(c.fields)}, '
+        lines.append(f'    {{"{c.name}", {c.opcode}u, {c_name("NPU_CMD_OP_", c.op)}, {c.words}, {len(c.fields)}, '
                      f"{fields}}},")
     lines.append("};")
     lines.append(f"static const npu_cmd_enum {symbol}_enums[] = {{")
     for enum, codes in isa.enums.items():
         for value, code in codes.items():
-            lines.append(f"    {{{_c_name('NPU_CMD_E_', enum)}, {V.ENUMS[enum].index(value)}, {code}u}}, /* {value} */")
+            lines.append(f"    {{{c_name('NPU_CMD_E_', enum)}, {V.ENUMS[enum].index(value)}, {code}u}}, /* {value} */")
     lines.append("};")
-    header = ", ".join(_c_name("NPU_CMD_H_", w) for w in isa.header)
+    header = ", ".join(c_name("NPU_CMD_H_", w) for w in isa.header)
     lines.append(f"static const uint16_t {symbol}_header[] = {{{header}}};")
     op, ln = isa.opcode, isa.length
     lines += [f"static const npu_cmd_isa {symbol} = {{",
