@@ -313,10 +313,17 @@ def test_the_decoder_rejects_a_corrupted_stream(tiny_stream, tmp_path, case):
     assert line.startswith(f"accel-disasm: error: {path}: ")
 
 
-@pytest.mark.parametrize("case", CASES)
+def device_corruptions(isa, blob: bytes) -> dict[str, tuple[bytes, str]]:
+    """What only the device can tell: a stream compiled for another configuration."""
+    at = 4 * isa.header.index("config.compute.macs_per_cycle_f32")
+    return {**corruptions(isa, blob), "config": (_poke(blob, at, 999), r"compiled for compute\.macs_per_cycle_f32 = 999, "
+                                                                       rf"the device has 64 \(at byte {at}\)")}
+
+
+@pytest.mark.parametrize("case", (*CASES, "config"))
 def test_the_simulator_rejects_a_corrupted_stream(tiny_stream, tmp_path, case):
     out, blob = tiny_stream
-    bad, message = corruptions(ISAS["npu-cmd"].isa, blob)[case]
+    bad, message = device_corruptions(ISAS["npu-cmd"].isa, blob)[case]
     copy = tmp_path / "model"
     with locked(out):
         shutil.copytree(out, copy)

@@ -16,10 +16,10 @@ whose calls the simulator's commands are). The result:
     static const uint8_t npu_cmd_0_stream[] = {...};          (<target>_wrappers.c)
     int npu_cmd_0(float *a0, float *a1) {
         const void *bases[] = {a0, a1, model_arena, model_weights};
-        return npu_cmd_wait(npu_cmd_submit(&npu_cmd_isa, "npu_cmd_0", npu_cmd_0_stream, ..., bases, 4));
+        return npu_cmd_wait(npu_cmd_submit(&npu_cmd_isa_table, "npu_cmd_0", npu_cmd_0_stream, ..., bases, 4));
     }
 
-plus `<target>_isa.h` (the decoding tables, from the description), `<region>.bin` (the
+plus `<target>_isa_table.h` (the decoding tables, from the description), `<region>.bin` (the
 stream, for accel-disasm) and report `{"stream_bytes", "commands", "relocs"}`.
 """
 
