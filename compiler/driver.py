@@ -186,6 +186,8 @@ def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: s
     timing = {"import": import_seconds, **info["timing"], "emit": emit_seconds}
     descs = ctx.targets.descriptions
     report = build_report(module, descs, info["partition"], timing)
+    if emitted.codegen_report:
+        report["codegen"] = emitted.codegen_report
     extra: dict[str, str | bytes] = {"report.json": report_json(report)}
     extra["partition.dot"] = info["dot"]
     extra["io.json"] = json.dumps({

@@ -8,4 +8,10 @@ def _c_target() -> type:
     return CTarget
 
 
-ACCEL_OUTPUT_TARGETS: dict[str, Callable[[], type]] = {"c": _c_target}
+def _commands_target() -> type:
+    from accel.compiler.backend.commands_target import CommandsTarget
+
+    return CommandsTarget
+
+
+ACCEL_OUTPUT_TARGETS: dict[str, Callable[[], type]] = {"c": _c_target, "commands": _commands_target}

@@ -266,11 +266,13 @@ def write_artifacts(out_dir: str, emitted: Emitted, descs, extra: dict[str, str 
     # Check everything before writing anything: a refusal leaves the directory as it was.
     plan = build_plan(descs, emitted)
     extra = {**extra, API_FUNCTIONS: json.dumps(api_functions(descs), indent=1, sort_keys=True) + "\n"}
-    rels = [*emitted.files, "runner.c", "weights.bin", "Makefile", *extra, *plan.copies.values()]
+    rels = [*emitted.files, *emitted.data, "runner.c", "weights.bin", "Makefile", *extra, *plan.copies.values()]
     for rel in rels:
         w.check(rel)
     for name, text in emitted.files.items():
         w.write_text(name, text)
+    for name, blob in emitted.data.items():
+        w.write_bytes(name, blob)
     w.write_text("runner.c", runner_source(emitted))
     w.write_bytes("weights.bin", emitted.weights)
     for src, rel in plan.copies.items():

@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
     StridedLayoutAttr,
     StringAttr,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from accel.compiler.backend.codegen_hook import (
     MergedCodegen, RegionCodegenInput, RegionCodegenResult, RegionParam, call_hook,
@@ -156,6 +156,10 @@ class Emitted:
     cflags: list[str] = field(default_factory=list)
     ldflags: list[str] = field(default_factory=list)
     """What the regions' codegen hooks ask the build for."""
+    data: dict[str, bytes] = field(default_factory=dict)
+    """The hooks' binary files (RegionCodegenResult.data)."""
+    codegen_report: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Region -> its hook's report (RegionCodegenResult.report)."""
 
 
 class ModelEmitter:
@@ -243,7 +247,7 @@ class ModelEmitter:
         arena = self.module.attributes.get(ARENA_ATTR)
         return Emitted(files, self.blob.tobytes(), sorted(regions_by_target), inputs, outputs,
                        arena.value.data if isinstance(arena, IntegerAttr) else 0,
-                       merged.include_dirs, merged.cflags, merged.ldflags)
+                       merged.include_dirs, merged.cflags, merged.ldflags, merged.data, merged.reports)
 
     def region_input(self, fn: func.FuncOp, desc) -> RegionCodegenInput:
         """The hook's input for region `fn` (see codegen_hook.py)."""
@@ -255,7 +259,22 @@ class ModelEmitter:
         name = fn.sym_name.data
         relay_fn = self.context.region_clone(name) if self.context is not None else None
         return RegionCodegenInput(name, desc, self.context, relay_fn, fn, tuple(params),
-                                  lambda v: self.region_buffer(v, ptr))
+                                  lambda v: self.region_buffer(v, ptr), lambda v: self.host_location(v, fn))
+
+    def host_location(self, v: SSAValue, fn: func.FuncOp) -> tuple[str, int]:
+        """RegionCodegenInput.host_location: a parameter, arena or weights offset."""
+        if isinstance(v, BlockArgument) and v.owner is fn.body.block:
+            return "param", v.index
+        owner = v.owner
+        if isinstance(owner, memref.AllocOp):
+            off = owner.attributes.get(OFFSET_ATTR)
+            if not isinstance(off, IntegerAttr):
+                raise CompileError("a host buffer has no planned offset (run plan-memory)", owner)
+            return "arena", off.value.data
+        if isinstance(owner, (accel.WeightOp, relay.ConstantOp)):
+            arr = constant_value(owner)
+            return "weights", self.blob.add(_constant_key(owner, arr), arr)
+        raise CompileError(f"{v.type} is not a host buffer", owner if isinstance(owner, Operation) else None)
 
     def region_buffer(self, v: SSAValue, ptr: dict[SSAValue, str]) -> str:
         """A buffer of a region function as C (RegionCodegenInput.c_buffer)."""

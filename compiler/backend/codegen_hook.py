@@ -82,6 +82,11 @@ class RegionCodegenInput:
     a planned host buffer (`memref.alloc`, in the model's arena) or a weight (a
     `relay.constant` or `accel.weight`, placed in weights.bin). Raises CompileError for
     anything else."""
+    host_location: Callable[[SSAValue], tuple[str, int]] | None = field(default=None, repr=False)
+    """Where a host buffer of `function` lies, for code that is not C (a command stream
+    relocating addresses): ("param", i) for parameter `a<i>`, ("arena", byte offset) for a
+    planned host buffer, ("weights", byte offset in weights.bin) for a weight. Raises
+    CompileError for anything else."""
 
     @property
     def symbol(self) -> str:
@@ -115,6 +120,12 @@ class RegionCodegenResult:
     `return 1;`."""
     free: str = ""
     """C statements run by `model_free`."""
+    data: Mapping[str, bytes] = field(default_factory=dict)
+    """Binary files, file name -> bytes, written next to model.c (a region's command
+    stream, for accel-disasm); not compiled."""
+    report: Mapping[str, Any] = field(default_factory=dict)
+    """JSON-able facts about the region's code (a stream's size), in report.json under
+    `codegen.<region>`."""
 
 
 CodegenHook = Callable[[RegionCodegenInput], RegionCodegenResult]
@@ -164,6 +175,12 @@ def malformed(result: Any) -> str | None:
         value = getattr(result, key)
         if isinstance(value, str) or not isinstance(value, (tuple, list)) or not all(isinstance(x, str) for x in value):
             return f"'{key}' must be a list of strings, got {value!r}"
+    if not isinstance(result.data, Mapping) or not all(
+            isinstance(n, str) and _FILE_NAME.match(n) and n not in RESERVED_FILES and isinstance(b, bytes)
+            for n, b in result.data.items()):
+        return "'data' must map file names to bytes"
+    if not isinstance(result.report, Mapping):
+        return f"'report' must be a table, got {type(result.report).__name__}"
     for key in ("init", "free"):
         if not isinstance(getattr(result, key), str):
             return f"'{key}' must be C text, got {type(getattr(result, key)).__name__}"
@@ -184,6 +201,9 @@ class MergedCodegen:
     free: list[str] = field(default_factory=list)
     functions: dict[str, str] = field(default_factory=dict)
     """Region symbol -> the C function the host calls."""
+    data: dict[str, bytes] = field(default_factory=dict)
+    reports: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Region symbol -> its result's `report`."""
 
     def add(self, region: RegionCodegenInput, result: RegionCodegenResult, hook_name: str) -> None:
         owner = next((r for r, f in self.functions.items() if f == result.function), None)
@@ -199,6 +219,13 @@ class MergedCodegen:
         for mine, theirs in ((self.includes, result.includes), (self.include_dirs, result.include_dirs),
                              (self.cflags, result.cflags), (self.ldflags, result.ldflags)):
             mine.extend(x for x in theirs if x not in mine)
+        for name, blob in result.data.items():
+            if name in self.data or name in self.files:
+                raise CompileError(f"target '{region.target.name}': codegen hook '{hook_name}' writes '{name}' "
+                                   f"for @{region.name}, but another region already did")
+            self.data[name] = blob
+        if result.report:
+            self.reports[region.name] = dict(result.report)
         for mine, snippet in ((self.init, result.init), (self.free, result.free)):
             if snippet and snippet not in mine:
                 mine.append(snippet)

@@ -11,12 +11,14 @@ lowering use.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import json
 import os
 import re
 import sys
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,9 +27,11 @@ from accel.compiler.diagnostics import CompileError, did_you_mean
 from accel.dialects.conventions import symbol_base
 from accel.compiler.runtime.cbuild import SIM_DIR
 from accel.compiler.targets.c_api import (
-    ARRAY, BUFFER, COMPUTE_KINDS, CONFIG_WORDS, RELAY_TO_COMPUTE, RUNTIME_FUNCTIONS, Arg, Call, Runtime, Struct, Value,
+    ARRAY, BUFFER, COMMANDS, COMPUTE_KINDS, CONFIG_WORDS, RELAY_TO_COMPUTE, RUNTIME_FUNCTIONS, Arg, Call, Runtime, Struct, Value,
     compute_word,
 )
+from accel.compiler.targets import isa as isa_vocab
+from accel.compiler.targets.isa import BitField, Command, InstructionSet
 from accel.compiler.targets.patterns import Pattern, build_pattern, parse_pattern_source, shadowing_match
 
 # --------------------------------------------------------------------------------------
@@ -174,6 +178,8 @@ class TargetDescription:
     patterns: tuple[PatternSpec, ...]
     """In priority order: the first listed wins."""
     library: Library = Library()
+    isa: InstructionSet | None = None
+    """The instruction set of a command-stream target ([isa]), or None."""
 
     def entry(self, key: str) -> OpSpec | PatternSpec | None:
         """An `[[ops]]` or `[[patterns]]` entry by its key ("ops[3]", "patterns[0]")."""
@@ -655,7 +661,9 @@ def parse_description(data: dict, path: str) -> TargetDescription:
     """Build a `TargetDescription` from parsed TOML; `path` is used for messages and to
     find pattern files and predicate modules next to the description."""
     base_dir = os.path.dirname(os.path.abspath(path))
+    data = _extended(data, path)
     top = _Table(path, data, "")
+    top.read.append("extends")
     name = top.get("name", _matching(_TARGET_NAME), "a name of letters, digits, '_' and '-'")
     if name in RESERVED_NAMES:
         top.fail("name", f"'{name}' is reserved")
@@ -796,13 +804,19 @@ def parse_description(data: dict, path: str) -> TargetDescription:
         c = call(t, fn, compute_kind_of(pattern.names), f"pattern '{pname}'")
         patterns.append(PatternSpec(pname, f"{name}.{pname}", fn, pattern, limits, ref, pred, t.key, c))
 
+    isa_t = top.table("isa", required=False)
     top.finish()
     if not ops and not patterns:
         top.fail("ops", "a description needs at least one [[ops]] or [[patterns]] entry")
     _check_shadowing(patterns, path)
-    return TargetDescription(
+    desc = TargetDescription(
         name, description, path, api, dtypes, memory, dma, compute, host, tuple(ops), tuple(patterns), library
     )
+    if isa_t is None:
+        return desc
+    instruction_set = _isa(isa_t, desc)
+    _check_mapped(instruction_set, desc, isa_t)
+    return dataclasses.replace(desc, isa=instruction_set)
 
 
 def _check_shadowing(patterns: list[PatternSpec], path: str) -> None:
@@ -818,3 +832,221 @@ def _check_shadowing(patterns: list[PatternSpec], path: str) -> None:
                     f"({earlier.key}) is tried first and matches part of it; list longer patterns first",
                     location=path,
                 )
+
+
+# -- extends: a description on top of another -------------------------------------------
+
+
+def _extended(data: dict, path: str) -> dict:
+    """`extends = "npu"` (a built-in name) or `"other.toml"` (relative to this file): the
+    other description's keys, with this file's merged over them (tables key by key,
+    anything else replaced), so a variant shares its base's entries instead of copying
+    them. The base's relative paths (pattern files, library files) stay its own."""
+    ref = data.get("extends")
+    if ref is None:
+        return data
+    if not isinstance(ref, str) or not ref:
+        raise CompileError("key 'extends': expected a built-in target name or a path to a .toml file, "
+                           f"got {_show(ref)}", location=path)
+    here = os.path.dirname(os.path.abspath(__file__))
+    if "/" in ref or ref.endswith(".toml"):
+        base_path = ref if os.path.isabs(ref) else os.path.join(os.path.dirname(os.path.abspath(path)), ref)
+    else:
+        base_path = os.path.join(here, f"{ref}.toml")
+    try:
+        with open(base_path, "rb") as f:
+            base = tomllib.load(f)
+    except OSError as e:
+        raise CompileError(f"key 'extends': cannot read '{ref}': {e.strerror or e}", location=path) from None
+    except tomllib.TOMLDecodeError as e:
+        raise CompileError(f"key 'extends': '{ref}' is not valid TOML: {e}", location=path) from None
+    if os.path.abspath(base_path) == os.path.abspath(path):
+        raise CompileError("key 'extends': a description cannot extend itself", location=path)
+    base = _extended(base, base_path)
+    _absolute_paths(base, os.path.dirname(os.path.abspath(base_path)))
+    merged = _merge(base, {k: v for k, v in data.items() if k != "extends"})
+    return merged
+
+
+def _absolute_paths(data: dict, base_dir: str) -> None:
+    for p in data.get("patterns", []):
+        if isinstance(p, dict) and isinstance(p.get("file"), str) and not os.path.isabs(p["file"]):
+            p["file"] = os.path.join(base_dir, p["file"])
+    lib = data.get("library")
+    if isinstance(lib, dict):
+        for key in _LIBRARY_KEYS:
+            paths = lib.get(key)
+            if isinstance(paths, list):
+                lib[key] = [p if not isinstance(p, str) or os.path.isabs(p) or p.startswith(SIM_DIR_TOKEN + "/")
+                            else os.path.join(base_dir, p) for p in paths]
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+# -- the instruction set of a command-stream target (vocabulary: accel.compiler.targets.isa)
+
+
+def _u32(v):
+    if _int(v) < 0 or v >= 1 << 32:
+        raise _Expected
+    return v
+
+
+def _bitfield(v) -> BitField:
+    if not isinstance(v, list) or len(v) != 3:
+        raise _Expected
+    word, bit, width = (_non_negative_int(x) for x in v)
+    if not 1 <= width <= 64 or (width == 64 and bit != 0) or (width < 64 and (width > 32 or bit + width > 32)):
+        raise _Expected
+    return BitField(word, bit, width)
+
+
+_BITFIELD = "[word, bit, width] (width 1..32 within one word, or 64 at bit 0: two words)"
+
+
+def _isa(t: _Table, desc: TargetDescription) -> InstructionSet:
+    magic = t.get("magic", _u32, "a 32-bit unsigned integer")
+    version = t.get("version", _u32, "a 32-bit unsigned integer")
+    alignment = t.get("alignment", _power_of_two, "a power of two (bytes)")
+    if alignment < 4:
+        t.fail(t.where("alignment"), f"{alignment} is less than a word (4 bytes)")
+    header = t.get("header", lambda v: tuple(_string(x) for x in v) if isinstance(v, list) else _string(None),
+                   "a list of header words")
+    for i, word in enumerate(header):
+        if word.startswith("config."):
+            fn = CONFIG_WORDS.get(word.removeprefix("config."))
+            if fn is None or word.removeprefix("config.") not in isa_vocab.HEADER_CONFIG:
+                t.fail(t.where(f"header[{i}]"), f"unknown config word '{word}' (config.<word> of: "
+                                                f"{', '.join(isa_vocab.HEADER_CONFIG)})")
+            value = isa_vocab.integral(fn(desc))
+            if value is None or not 0 <= value < 1 << 32:
+                t.fail(t.where(f"header[{i}]"), f"'{word}' = {fn(desc)} cannot fit a 32-bit unsigned word")
+        elif word not in isa_vocab.HEADER_WORDS:
+            t.fail(t.where(f"header[{i}]"), f"unknown header word '{word}' (expected "
+                                            f"{', '.join(isa_vocab.HEADER_WORDS)} or config.<word>)")
+    for word in isa_vocab.HEADER_WORDS:
+        if word not in header:
+            t.fail(t.where("header"), f"missing '{word}' (the header needs {', '.join(isa_vocab.HEADER_WORDS)})")
+    if len(set(header)) != len(header):
+        t.fail(t.where("header"), "a header word is listed twice")
+    opcode = t.get("opcode", _bitfield, _BITFIELD)
+    length = t.get("length", _bitfield, _BITFIELD)
+    for key, f in (("opcode", opcode), ("length", length)):
+        if f.word != 0 or f.width > 32:
+            t.fail(t.where(key), "must lie in a command's first word")
+    if _overlap(opcode, length):
+        t.fail(t.where("length"), "overlaps 'opcode'")
+
+    enums_t = t.table("enums")
+    assert enums_t is not None
+    enums: dict[str, dict[str, int]] = {}
+    for name, values in isa_vocab.ENUMS.items():
+        codes_t = enums_t.table(name, required=False)
+        if codes_t is None:
+            continue
+        codes = {}
+        for value in codes_t.data:
+            if value not in values:
+                codes_t.fail(codes_t.where(value), f"unknown value '{value}' of enum '{name}' "
+                                                   f"(values: {', '.join(values)})")
+            codes[value] = codes_t.get(value, _u32, "an unsigned code")
+        codes_t.finish()
+        missing = [v for v in values if v not in codes]
+        if missing:
+            codes_t.fail(codes_t.key, f"no code for '{missing[0]}'")
+        if len(set(codes.values())) != len(codes):
+            codes_t.fail(codes_t.key, "two values share a code")
+        enums[name] = codes
+    for name in enums_t.data:
+        if name not in isa_vocab.ENUMS:
+            enums_t.fail(enums_t.where(name), f"unknown enum '{name}' (enums: {', '.join(isa_vocab.ENUMS)})")
+
+    commands_t = t.table("commands")
+    assert commands_t is not None
+    commands: list[Command] = []
+    for cname in commands_t.data:
+        ct = commands_t.table(cname)
+        assert ct is not None
+        if not _IDENT.match(cname):
+            ct.fail(ct.key, "a command name is an identifier")
+        op = ct.get("op", _one_of(tuple(isa_vocab.OPS)), f"one of {', '.join(isa_vocab.OPS)}")
+        code = ct.get("opcode", _non_negative_int, "a non-negative integer")
+        if not isa_vocab.fits(isa_vocab.UINT, code, opcode.width):
+            ct.fail(ct.where("opcode"), f"{code} cannot fit the {opcode.width}-bit opcode field (isa.opcode)")
+        other = next((c for c in commands if c.opcode == code), None)
+        if other is not None:
+            ct.fail(ct.where("opcode"), f"{code} is also the opcode of '{other.name}'")
+        words = ct.get("words", _positive_int, "the command's length in 32-bit words")
+        if not isa_vocab.fits(isa_vocab.UINT, words, length.width):
+            ct.fail(ct.where("words"), f"{words} cannot fit the {length.width}-bit length field (isa.length)")
+        fields_t = ct.table("fields", required=False) or _Table(t.path, {}, ct.where("fields"))
+        fields: dict[str, BitField] = {}
+        taken: list[tuple[str, BitField]] = [("opcode", opcode), ("length", length)]
+        for fname in fields_t.data:
+            where = fields_t.where(fname)
+            if fname not in isa_vocab.OPS[op]:
+                fields_t.fail(where, f"'{op}' has no field '{fname}' (its fields: "
+                                     f"{', '.join(isa_vocab.OPS[op]) or 'none'})")
+            f = fields_t.get(fname, _bitfield, _BITFIELD)
+            kind, enum = isa_vocab.FIELDS[fname]
+            if f.word + (2 if f.width == 64 else 1) > words:
+                fields_t.fail(where, f"lies past the command's {words} words")
+            if (kind == isa_vocab.HOST) != (f.width == 64):
+                fields_t.fail(where, "a host address is 64 bits at bit 0; no other field is" if kind == isa_vocab.HOST
+                              else "only host addresses are 64 bits wide")
+            if kind == isa_vocab.F32 and f.width != 32:
+                fields_t.fail(where, "a float field is 32 bits wide")
+            if kind == isa_vocab.ENUM:
+                if enum not in enums:
+                    fields_t.fail(where, f"enum '{enum}' has no codes (isa.enums.{enum})")
+                big = max(enums[enum].values())
+                if not isa_vocab.fits(isa_vocab.UINT, big, f.width):
+                    fields_t.fail(where, f"code {big} of enum '{enum}' cannot fit {f.width} bits")
+            for other_name, g in taken:
+                if _overlap(f, g):
+                    fields_t.fail(where, f"overlaps '{other_name}' (word {g.word}, bits {g.bit}..{g.bit + g.width - 1})"
+                                  if g.width < 64 else f"overlaps '{other_name}' (words {g.word}..{g.word + 1})")
+            taken.append((fname, f))
+            fields[fname] = f
+        fields_t.finish()
+        missing = [f for f in isa_vocab.OPS[op] if f not in fields]
+        if missing:
+            fields_t.fail(fields_t.key, f"'{op}' needs field '{missing[0]}'")
+        ct.finish()
+        commands.append(Command(cname, op, code, words, dict(sorted(fields.items(), key=lambda kv:
+                                                                      isa_vocab.OPS[op].index(kv[0]))),
+                                ct.key))
+    for op in ("dma_to_device", "dma_to_host", "dma_wait", "barrier", "end"):
+        if not any(c.op == op for c in commands):
+            commands_t.fail(commands_t.key, f"no command runs '{op}' (every stream needs it)")
+    t.finish()
+    return InstructionSet(magic, version, alignment, header, opcode, length, enums, tuple(commands))
+
+
+def _overlap(a: BitField, b: BitField) -> bool:
+    (a0, a1), (b0, b1) = a.span(), b.span()
+    return a0 < b1 and b0 < a1
+
+
+def _check_mapped(instruction_set: InstructionSet, desc: TargetDescription, t: _Table) -> None:
+    """Every op the target offloads has a command: an entry's compute ops (its anchor
+    and the epilogues it may run alone, for each element type it accepts)."""
+    for entry in (*desc.ops, *desc.patterns):
+        names = {entry.op} if isinstance(entry, OpSpec) else set(entry.pattern.names)
+        dtypes = entry.limits.dtypes or desc.dtypes
+        for name in sorted(names):
+            if name not in COMMANDS:
+                continue
+            kind, sub = COMMANDS[name]
+            for dtype in dtypes:
+                if dtype not in ("f32", *isa_vocab.QUANTIZED):
+                    continue
+                op = isa_vocab.op_for(kind, dtype, sub)
+                if op is not None and instruction_set.command(op) is None:
+                    t.fail(t.where("commands"), f"no command runs '{op}': {entry.key} ({name} on {dtype}) "
+                                                "is unmapped")

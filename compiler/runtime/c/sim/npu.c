@@ -7,6 +7,7 @@
 #include "sim_core.h"
 
 static sim_device *npu_device;
+static npu_config npu_cfg;
 
 /* The device, or a fatal error when npu_init has not run. */
 static sim_device *dev(const char *fn) {
@@ -28,8 +29,11 @@ int npu_init(const npu_config *cfg) {
                     cfg->dma_setup_cycles, cfg->macs_per_cycle_f32, cfg->macs_per_cycle_int8,
                     cfg->elementwise_per_cycle, cfg->launch_cycles};
     npu_device = sim_create("npu", &c);
+    if (npu_device) npu_cfg = *cfg;
     return npu_device ? 0 : 1;
 }
+
+const npu_config *npu_get_config(void) { return &npu_cfg; }
 
 void *npu_spm(void) { return sim_spm(dev("npu_spm")); }
 

@@ -75,6 +75,10 @@ typedef struct npu_counters {
  * or non-zero after one line on stderr when the configuration is invalid. */
 int npu_init(const npu_config *cfg);
 
+/* The configuration of the last successful npu_init (zeros before): what a command
+ * stream (npu_cmd.h) checks its header's configuration words against. */
+const npu_config *npu_get_config(void);
+
 /* Base address of the scratchpad (aligned to cfg.alignment, at least 64). */
 void *npu_spm(void);
 
