@@ -21,7 +21,8 @@ import math
 import numpy as np
 from xdsl.ir import SSAValue
 
-from accel.compiler.frontend.onnx.context import Node, converter, np_dtype_of
+from accel.compiler.frontend.onnx.context import Node, converter, folder, np_dtype_of
+from accel.compiler.frontend.onnx.ops_composed import fold_by_reference
 from accel.compiler.frontend.onnx.ops_tensor import reshaped
 from accel.compiler.tensors import element_type
 from accel.dialects import relay
@@ -60,6 +61,9 @@ def _static_mask(q_len: int, kv_len: int, causal: bool, offset: int, left: int, 
     if right >= 0:
         allowed &= j - i <= right
     return allowed
+
+
+folder("Attention", attrs=_ATTRS)(fold_by_reference)
 
 
 @converter("Attention", attrs=_ATTRS)

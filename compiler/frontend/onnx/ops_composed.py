@@ -12,8 +12,9 @@ offload and run with the kernels that exist.
     LRN(x)                      ->  x / (bias + alpha / size * window_sum(x^2))^beta, the window
                                     sum a 1x1 convolution with a banded 0/1 weight
 
-Each converter works on run-time values; when every input is known the fold-constants pass
-evaluates the composition.
+Each converter works on run-time values; a node whose inputs are all known (a causal mask
+built from shapes, say) is evaluated at import time by ONNX's reference implementation of
+the op, as any other foldable node.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.ir import SSAValue
 
-from accel.compiler.frontend.onnx.context import Node, converter, np_dtype_of
+from accel.compiler.frontend.onnx.context import Const, Node, converter, folder, np_dtype_of
 from accel.compiler.frontend.onnx.ops_tensor import axes_operand, norm_axis, reshaped
 from accel.compiler.tensors import element_type
 from accel.dialects import relay
@@ -522,3 +523,24 @@ def one_hot(n: Node):
     expanded = n.importer.materialize(reshaped(n, idx, [1 if i == axis else d for i, d in enumerate(out_dims)]))
     hit = n.emit(relay.EqualOp(expanded, _iota(n, out_dims, axis)))
     return n.emit(relay.WhereOp(hit, n.const_value(values[1]), n.const_value(values[0])))
+
+
+# --------------------------------------------------------------------------------------
+# Import-time evaluation
+# --------------------------------------------------------------------------------------
+
+COMPOSED_OPS = (*_REDUCE_COMPOSED, "ArgMax", "ArgMin", "Hardmax", "Mean", "LogSoftmax", "Elu", "Selu", "Celu",
+                "Softplus", "Softsign", "Mish", "Swish", "ThresholdedRelu", "Shrink", "Sign", "IsNaN", "IsInf",
+                "InstanceNormalization", "GroupNormalization", "MeanVarianceNormalization", "LpNormalization",
+                "RMSNormalization", "LRN", "Tile", "Trilu", "EyeLike", "OneHot")
+
+
+def fold_by_reference(n: Node, arrays: list[np.ndarray | None]) -> list[np.ndarray]:
+    """A node on known inputs, evaluated by ONNX's reference implementation of its version."""
+    outs = n.importer.fold_with_reference(n.proto, [None if a is None else Const(a) for a in arrays])
+    if outs is None:
+        raise n.error("cannot evaluate the node on its constant inputs")
+    return [o.value for o in outs]
+
+
+folder(*COMPOSED_OPS)(fold_by_reference)
