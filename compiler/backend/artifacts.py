@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from accel.compiler.backend.c_emitter import Emitted
 from accel.compiler.backend.c_text import C_TYPES, c_comment
 from accel.compiler.diagnostics import CompileError
+from accel.compiler.runtime import cbuild
 
 MANIFEST = ".accel-manifest"
 API_FUNCTIONS = "c_api.json"
@@ -31,7 +32,7 @@ RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "runtime"
 CFLAGS = "-std=c99 -O2 -Wall -Wextra -Werror"
 
 
-HOST_RUNTIME = ("host_kernels.c", "host_kernels.h")
+HOST_RUNTIME = ("host_kernels.c", "host_kernels.h", "host_gemm.c", "host_gemm.h")
 """The host kernel library every model links (the simulators use it too)."""
 
 
@@ -239,8 +240,11 @@ def runner_source(emitted: Emitted) -> str:
 
 
 def makefile(c_files: list[str], plan: BuildPlan) -> str:
-    """The Makefile; `SRCS`, `INCLUDES`, `TARGET_CFLAGS` and `LDLIBS` are also what
-    accel-run builds with (`build_settings`)."""
+    """The Makefile; `SRCS`, `INCLUDES`, `TARGET_CFLAGS`, `LDLIBS`, `HOST_CFLAGS` and
+    `HOST_LDLIBS` are also what accel-run builds with (`build_settings`). The HOST_ pair
+    is the host kernels' build probed on the compiling machine (cbuild.host_runtime:
+    -O3, -march=native, CBLAS); `make HOST_CFLAGS= HOST_LDLIBS=` builds the portable way."""
+    host = cbuild.host_runtime()
     srcs = " ".join(c_files)
     includes = " ".join(f"-I{d}" for d in [*plan.include_dirs, "."])
     headers = " ".join(sorted({f"{d}/*.h" for d in plan.include_dirs if not os.path.isabs(d)}))
@@ -255,9 +259,11 @@ def makefile(c_files: list[str], plan: BuildPlan) -> str:
         f"INCLUDES = {includes}\n"
         f"TARGET_CFLAGS = {' '.join(plan.cflags)}\n"
         f"LDLIBS = {' '.join([*plan.ldflags, '-lm'])}\n"
+        f"HOST_CFLAGS = {' '.join(host.cflags)}\n"
+        f"HOST_LDLIBS = {' '.join(host.link_flags)}\n"
         "\n"
         f"model: $(SRCS) $(wildcard *.h {headers})\n"
-        "\t$(CC) $(CFLAGS) $(TARGET_CFLAGS) $(INCLUDES) -o $@ $(SRCS) $(LDLIBS)\n"
+        "\t$(CC) $(CFLAGS) $(HOST_CFLAGS) $(TARGET_CFLAGS) $(INCLUDES) -o $@ $(SRCS) $(HOST_LDLIBS) $(LDLIBS)\n"
         "\n"
         "clean:\n"
         "\trm -f model\n"
@@ -341,6 +347,9 @@ class BuildSettings:
     include_dirs: list[str]
     cflags: list[str]
     ldflags: list[str]
+    host_cflags: list[str] = field(default_factory=list)
+    """For every file, the shipped runtime included (HOST_CFLAGS)."""
+    host_ldflags: list[str] = field(default_factory=list)
 
 
 def build_settings(out_dir: str) -> BuildSettings:
@@ -349,7 +358,7 @@ def build_settings(out_dir: str) -> BuildSettings:
     try:
         with open(os.path.join(out_dir, "Makefile")) as f:
             for line in f:
-                for key in ("SRCS", "INCLUDES", "TARGET_CFLAGS", "LDLIBS"):
+                for key in ("SRCS", "INCLUDES", "TARGET_CFLAGS", "LDLIBS", "HOST_CFLAGS", "HOST_LDLIBS"):
                     if line.startswith(f"{key} = "):
                         values[key] = line[len(key) + 3:].strip()
     except OSError:
@@ -363,7 +372,8 @@ def build_settings(out_dir: str) -> BuildSettings:
     incs = [here(i[2:]) for i in shlex.split(values.get("INCLUDES", "")) if i.startswith("-I")]
     ld = [here(x) if not x.startswith("-") else x for x in shlex.split(values.get("LDLIBS", ""))]
     return BuildSettings([here(s) for s in values["SRCS"].split()], incs,
-                         shlex.split(values.get("TARGET_CFLAGS", "")), ld)
+                         shlex.split(values.get("TARGET_CFLAGS", "")), ld, shlex.split(values.get("HOST_CFLAGS", "")),
+                         shlex.split(values.get("HOST_LDLIBS", "")))
 
 
 def c_sources(out_dir: str) -> list[str]:

@@ -3,7 +3,7 @@
     outputs, counters = run_directory("out/", {"x": x})
 
 The model is built from the sources its Makefile lists (`cc -std=c99 -O2 -Wall -Wextra
--Werror`, or with `-fsanitize=address,undefined` when `sanitize`), into DIR/model (or
+-Werror` + the Makefile's HOST_CFLAGS, or with `-fsanitize=address,undefined` when `sanitize`), into DIR/model (or
 DIR/model-sanitize). Inputs go in as raw files, outputs come back keyed by the model's
 output names, and the simulator's counters are written to DIR/counters.json.
 
@@ -63,7 +63,7 @@ def build(out_dir: str, sanitize: bool = False) -> str:
     try:
         objects = _objects(out_dir, settings, include_dirs, sanitize)
         linked = cbuild.build(objects, kind="exe", sanitize=sanitize, include_dirs=[], name="model",
-                              link_flags=settings.ldflags)
+                              link_flags=[*settings.host_ldflags, *settings.ldflags])
     except CompileError as e:
         raise _undefined_function(out_dir, e) from None
     exe = os.path.join(out_dir, "model-sanitize" if sanitize else "model")
@@ -85,10 +85,11 @@ def _objects(out_dir: str, settings, include_dirs: list[str], sanitize: bool) ->
         if not rel.startswith("..") and shipped.is_file() and _same_runtime(runtime_dirs[0], rel):
             # An unmodified copy of the shipped runtime: build the shipped file, whose
             # object every model directory shares.
-            objects.append(cbuild.build([shipped], kind="object", sanitize=sanitize))
+            objects.append(cbuild.build([shipped], kind="object", sanitize=sanitize,
+                                        extra_flags=settings.host_cflags))
         else:
             objects.append(cbuild.build([src], kind="object", sanitize=sanitize, include_dirs=include_dirs,
-                                        extra_flags=settings.cflags))
+                                        extra_flags=[*settings.host_cflags, *settings.cflags]))
     return objects
 
 
