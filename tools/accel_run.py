@@ -146,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--function", default="main", metavar="NAME", help="function to run (default: main)")
     parser.add_argument("--sanitize", action="store_true",
                         help="with a compiled DIR: build with -fsanitize=address,undefined")
-    parser.add_argument("--repeat", type=int, default=0, metavar="N",
+    parser.add_argument("--repeat", type=int, metavar="N",
                         help="with a compiled DIR: run the model W + N times in one process and report the median, "
                              "min and max milliseconds of the N timed runs (also DIR/latency.json)")
     parser.add_argument("--warmup", type=int, metavar="W",
@@ -160,7 +160,7 @@ def run_compiled(args: argparse.Namespace) -> None:
 
     ins, outs = model_signature(args.model)
     inputs = read_inputs(args.inputs, [n for n, _, _ in ins])
-    if args.repeat:
+    if args.repeat is not None:
         if args.sanitize:
             raise CompileError("--repeat times the optimized build; it does not combine with --sanitize")
         results, latency = time_directory(args.model, inputs, args.repeat,
@@ -179,7 +179,7 @@ def run_compiled(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    if (args.repeat or args.warmup is not None) and not os.path.isdir(args.model):
+    if (args.repeat is not None or args.warmup is not None) and not os.path.isdir(args.model):
         raise CompileError("--repeat and --warmup time a compiled DIR (accel-compile's output)")
     if os.path.isdir(args.model):
         if args.bind_inputs:
