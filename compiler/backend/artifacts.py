@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from accel.compiler.backend.c_emitter import Emitted
 from accel.compiler.backend.c_text import C_TYPES, c_comment
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.runtime import cbuild
 
 MANIFEST = ".accel-manifest"
 API_FUNCTIONS = "c_api.json"
@@ -239,12 +238,19 @@ def runner_source(emitted: Emitted) -> str:
     return "\n".join(lines) + "\n"
 
 
-def makefile(c_files: list[str], plan: BuildPlan) -> str:
+@dataclass(frozen=True)
+class HostBuild:
+    """The host kernels' build probed on the compiling machine (the driver passes
+    `cbuild.host_runtime()`: -O3, -march=native, CBLAS)."""
+
+    cflags: tuple[str, ...] = ()
+    link_flags: tuple[str, ...] = ()
+
+
+def makefile(c_files: list[str], plan: BuildPlan, host: HostBuild = HostBuild()) -> str:
     """The Makefile; `SRCS`, `INCLUDES`, `TARGET_CFLAGS`, `LDLIBS`, `HOST_CFLAGS` and
-    `HOST_LDLIBS` are also what accel-run builds with (`build_settings`). The HOST_ pair
-    is the host kernels' build probed on the compiling machine (cbuild.host_runtime:
-    -O3, -march=native, CBLAS); `make HOST_CFLAGS= HOST_LDLIBS=` builds the portable way."""
-    host = cbuild.host_runtime()
+    `HOST_LDLIBS` are also what accel-run builds with (`build_settings`). `make
+    HOST_CFLAGS= HOST_LDLIBS=` builds the portable way (-O2, the blocked GEMM)."""
     srcs = " ".join(c_files)
     includes = " ".join(f"-I{d}" for d in [*plan.include_dirs, "."])
     headers = " ".join(sorted({f"{d}/*.h" for d in plan.include_dirs if not os.path.isabs(d)}))
@@ -313,7 +319,8 @@ class ArtifactWriter:
             json.dump(sorted(set(self.written) | self.previous), f, indent=1)
 
 
-def write_artifacts(out_dir: str, emitted: Emitted, descs, extra: dict[str, str | bytes]) -> list[str]:
+def write_artifacts(out_dir: str, emitted: Emitted, descs, extra: dict[str, str | bytes],
+                    host: HostBuild = HostBuild()) -> list[str]:
     """Write the model directory; returns the relative paths written."""
     os.makedirs(out_dir, exist_ok=True)
     w = ArtifactWriter(out_dir)
@@ -331,7 +338,7 @@ def write_artifacts(out_dir: str, emitted: Emitted, descs, extra: dict[str, str 
         w.copy(src, rel)
     c_files = sorted(n for n in emitted.files if n.endswith(".c")) + ["runner.c"]
     c_files += [rel for rel in plan.copies.values() if rel.endswith(".c")]
-    w.write_text("Makefile", makefile(c_files, plan))
+    w.write_text("Makefile", makefile(c_files, plan, host))
     for rel, content in extra.items():
         if isinstance(content, bytes):
             w.write_bytes(rel, content)
