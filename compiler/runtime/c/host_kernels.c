@@ -138,6 +138,15 @@ static int64_t quantize_value(float x, float scale, int32_t zero_point, int64_t 
     return (int64_t)q;
 }
 
+/* quantize_value in float for a small zero point and an 8-bit range [lo, hi], without
+ * branches (vectorizable); NaN gives the zero point. */
+static inline float quantize_clamped(float x, float scale, float zero_point, float lo, float hi) {
+    float r = nearbyintf(x / scale);
+    float q = (r == r ? r : 0.0f) + zero_point;
+    q = q < lo ? lo : q;
+    return q > hi ? hi : q;
+}
+
 /* Dequantizes one integer: float(q - zero_point) * scale, the difference exact. */
 static float dequantize_value(int64_t q, float scale, int32_t zero_point) {
     return (float)(q - (int64_t)zero_point) * scale;
@@ -1283,13 +1292,18 @@ int acc_quantize(const float *x, acc_dtype y_type, void *y, int rank, const int6
             float s = q_scale(q, c);
             int32_t zp = q_zp(q, c);
             int64_t base = (o * ch + c) * inner;
-            /* 8-bit rows typed (no per-element dispatch): the hot case of QDQ models. */
-            if (y_type == ACC_I8) {
-                int8_t *yr = (int8_t *)y + base;
-                for (int64_t i = 0; i < inner; i++) yr[i] = (int8_t)quantize_value(x[base + i], s, zp, lo, hi);
-            } else if (y_type == ACC_U8) {
-                uint8_t *yr = (uint8_t *)y + base;
-                for (int64_t i = 0; i < inner; i++) yr[i] = (uint8_t)quantize_value(x[base + i], s, zp, lo, hi);
+            /* 8-bit rows typed and branch-free (the hot case of QDQ models): in float,
+             * r + zp is exact wherever the clamp does not decide the result. */
+            if ((y_type == ACC_I8 || y_type == ACC_U8) && zp >= INT16_MIN && zp <= INT16_MAX) {
+                const float *xr = x + base;
+                float fz = (float)zp, flo = (float)lo, fhi = (float)hi;
+                if (y_type == ACC_I8) {
+                    int8_t *yr = (int8_t *)y + base;
+                    for (int64_t i = 0; i < inner; i++) yr[i] = (int8_t)(int)quantize_clamped(xr[i], s, fz, flo, fhi);
+                } else {
+                    uint8_t *yr = (uint8_t *)y + base;
+                    for (int64_t i = 0; i < inner; i++) yr[i] = (uint8_t)(int)quantize_clamped(xr[i], s, fz, flo, fhi);
+                }
             } else {
                 for (int64_t i = 0; i < inner; i++)
                     store_int(y_type, y, base + i, quantize_value(x[base + i], s, zp, lo, hi));
