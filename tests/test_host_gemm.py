@@ -20,7 +20,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from e2e_util import ort_run, run_tool
+from e2e_util import ort_run, quantize_qdq, run_tool
 from test_host_kernels import DT, OK, SIGNATURES, VP, close, conv_params, ptr, rand, shape_arr, sp
 
 from accel.compiler.driver import compile_to_directory
@@ -29,7 +29,7 @@ from accel.compiler.runtime import reference as ref
 from accel.compiler.runtime.run_compiled import LATENCY_FILE, run_directory, time_directory
 
 MODELS = os.path.join(os.path.dirname(__file__), "models")
-HOST_ONLY = "canonicalize,bufferize,plan-memory"
+HOST_ONLY = "host"
 GEMM_PATHS = ("cblas", "own")
 rng = np.random.default_rng(7)
 
@@ -218,6 +218,25 @@ def test_models_sanitized_on_both_paths(tmp_path, monkeypatch, model, path):
     want = ort_run(os.path.join(MODELS, f"{model}.onnx"), {"input": x})
     for name, value in want.items():
         assert np.abs(got[name] - value).max() <= 1e-4 * np.abs(value).max()
+
+
+def test_host_pipeline_dequantizes_weights_at_compile_time(tmp_path):
+    qdq = str(tmp_path / "resnet_qdq.onnx")
+    quantize_qdq(os.path.join(MODELS, "resnet_dynamo.onnx"), qdq)
+    x = rng.uniform(-1, 1, (1, 3, 32, 32)).astype(np.float32)
+    runs, dequantizes = {}, {}
+    for pipeline in ("host", "canonicalize,bufferize,plan-memory"):
+        out = str(tmp_path / pipeline.split(",")[0])
+        report = compile_to_directory(qdq, "npu", out, pipeline)
+        assert report["ops"]["offloaded"] == 0
+        with open(os.path.join(out, "model.c")) as f:
+            dequantizes[pipeline] = f.read().count("acc_dequantize(")
+        runs[pipeline], _ = run_directory(out, {"input": x})
+    # the weights' dequantize moved to compile time; activations keep theirs
+    assert 0 < dequantizes["host"] < dequantizes["canonicalize,bufferize,plan-memory"]
+    # numpy's dequantize at compile time computes the C kernel's float values
+    for name, value in runs["host"].items():
+        np.testing.assert_array_equal(value, runs["canonicalize,bufferize,plan-memory"][name])
 
 
 # ---- the runner's repeat mode ---------------------------------------------------------------
