@@ -9,7 +9,8 @@ by its own runner with `--repeat` (`time_directory`: model_run `--warmup` times 
 then `--runs` timed runs in one process; the median is reported). onnxruntime runs the
 same inputs in this process on the CPU provider, with intra_op_num_threads = 1 and = all
 cores (inter-op 1, the same warm-up and number of runs, each run timed around
-`session.run`). The ratios are the target's median over onnxruntime's; `err` is the
+`session.run`). The ratios are the target's median (`--stat min`: fastest run, the
+least disturbed on a shared machine) over onnxruntime's; `err` is the
 largest difference from onnxruntime's outputs relative to their largest magnitude, so a
 fast wrong result shows.
 
@@ -100,9 +101,13 @@ def model_inputs(onnx_path: Path, seed: int = 0) -> dict[str, np.ndarray]:
     return inputs
 
 
+STATS = {"median": lambda times: float(np.median(times)), "min": min}
+"""How the timed runs of one measurement are summarized (`--stat`)."""
+
+
 def ort_latency(onnx_path: Path, inputs: dict[str, np.ndarray], threads: int, runs: int,
-                warmup: int) -> tuple[float, list[np.ndarray]]:
-    """Median ms of `runs` timed session.run calls after `warmup`, and the outputs."""
+                warmup: int) -> tuple[list[float], list[np.ndarray]]:
+    """The ms of `runs` timed session.run calls after `warmup`, and the outputs."""
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
@@ -118,18 +123,18 @@ def ort_latency(onnx_path: Path, inputs: dict[str, np.ndarray], threads: int, ru
         start = time.perf_counter()
         session.run(None, inputs)
         times.append((time.perf_counter() - start) * 1e3)
-    return float(np.median(times)), outputs
+    return times, outputs
 
 
 def compiled_latency(onnx_path: Path, name: str, inputs: dict[str, np.ndarray], work: str, runs: int,
-                     warmup: int) -> tuple[float, list[np.ndarray]]:
+                     warmup: int) -> tuple[list[float], list[np.ndarray]]:
     build = target_build(name)
     out_dir = os.path.join(work, f"{onnx_path.stem}-{name.replace('/', '_')}")
     with host_blas(build.host_blas):
         compile_to_directory(str(onnx_path), build.target, out_dir, build.pipeline)
     ins, _ = model_signature(out_dir)
     results, latency = time_directory(out_dir, {n: inputs[n] for n, _, _ in ins}, repeat=runs, warmup=warmup)
-    return latency["median_ms"], list(results.values())
+    return latency["times_ms"], list(results.values())
 
 
 def relative_error(got: list[np.ndarray], expected: list[np.ndarray]) -> float:
@@ -148,13 +153,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--targets", default="host", help="comma list: host, host-gemm, or accel-compile targets")
     parser.add_argument("--runs", type=int, default=31, help="timed runs per measurement (median reported)")
     parser.add_argument("--warmup", type=int, default=3, help="untimed runs first")
-    parser.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
+    parser.add_argument("--stat", choices=sorted(STATS), default="median",
+                        help="summary of the timed runs (min: the least disturbed run, on a loaded machine)")
+    parser.add_argument("--json", metavar="PATH", help="also write the rows (with every run's time) as JSON")
     args = parser.parse_args(argv)
     models = [m for m in args.models.split(",") if m]
     targets = [t for t in args.targets.split(",") if t]
     cores = os.cpu_count() or 1
     blas = "CBLAS" if cbuild.host_runtime().uses_cblas else "own GEMM"
-    print(f"median of {args.runs} runs after {args.warmup} warm-up, ms per inference; host build: "
+    stat = STATS[args.stat]
+    print(f"{args.stat} of {args.runs} runs after {args.warmup} warm-up, ms per inference; host build: "
           f"{' '.join(cbuild.host_runtime().cflags)} ({blas}); onnxruntime on 1 and {cores} threads")
     head = f"{'model':22} {'ort-1':>8} {f'ort-{cores}':>8}"
     for t in targets:
@@ -166,20 +174,24 @@ def main(argv: list[str] | None = None) -> int:
         for m in models:
             path = Path(m) if m.endswith(".onnx") else MODELS_DIR / f"{m}.onnx"
             inputs = model_inputs(path)
-            ort1, expected = ort_latency(path, inputs, 1, args.runs, args.warmup)
-            ortn, _ = ort_latency(path, inputs, cores, args.runs, args.warmup)
-            row = {"model": path.stem, "ort_1_ms": ort1, f"ort_{cores}_ms": ortn}
+            ort1_times, expected = ort_latency(path, inputs, 1, args.runs, args.warmup)
+            ortn_times, _ = ort_latency(path, inputs, cores, args.runs, args.warmup)
+            ort1, ortn = stat(ort1_times), stat(ortn_times)
+            row = {"model": path.stem, "stat": args.stat, "ort_1_ms": ort1, f"ort_{cores}_ms": ortn,
+                   "ort_1_times_ms": ort1_times, f"ort_{cores}_times_ms": ortn_times}
             line = f"{path.stem:22} {ort1:8.3f} {ortn:8.3f}"
             for t in targets:
                 try:
-                    ms, got = compiled_latency(path, t, inputs, work, args.runs, args.warmup)
+                    times, got = compiled_latency(path, t, inputs, work, args.runs, args.warmup)
+                    ms = stat(times)
                 except CompileError as e:
                     failed += 1
                     line += f" | {'failed':>10} {'':7} {'':7} {'':7}"
                     print(f"{path.stem} on {t}: {format_error(e)}", file=sys.stderr)
                     continue
                 err = relative_error(got, expected)
-                row[t] = {"median_ms": ms, "vs_ort_1": ms / ort1, f"vs_ort_{cores}": ms / ortn, "rel_err": err}
+                row[t] = {"ms": ms, "vs_ort_1": ms / ort1, f"vs_ort_{cores}": ms / ortn, "rel_err": err,
+                          "times_ms": times}
                 line += f" | {ms:10.3f} {ms / ort1:7.2f} {ms / ortn:7.2f} {err:7.1e}"
             rows.append(row)
             print(line, flush=True)
