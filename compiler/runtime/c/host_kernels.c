@@ -1260,10 +1260,10 @@ static int per_axis(const acc_qparams *q) { return q->scale_len > 1 || (q->zero_
 static int qparams_layout(const acc_qparams *q, int rank, const int64_t *shape, int axis, int64_t *outer,
                           int64_t *ch, int64_t *inner) {
     if (!q || !q->scale || q->scale_len < 1 || (q->zero_point && q->zero_point_len < 1)) return ACC_EINVAL;
-    if (!per_axis(q)) {
-        *outer = numel(rank, shape);
+    if (!per_axis(q)) { /* one row of every element: the inner loops vectorize */
+        *outer = 1;
         *ch = 1;
-        *inner = 1;
+        *inner = numel(rank, shape);
         return ACC_OK;
     }
     int ax = norm_axis(axis, rank);
