@@ -3,6 +3,7 @@
     .venv/bin/python bench/latency.py                                    # every model, target `host`
     .venv/bin/python bench/latency.py --models cnn_large_resnet,encoder_dynamo --targets host,host-gemm
     .venv/bin/python bench/latency.py --targets host,dnnl --runs 51 --json /tmp/latency.json
+    .venv/bin/python bench/latency.py --clock cpu        # on a loaded machine: CPU time, not wall clock
 
 Each model of tests/models is compiled once per target into a temporary directory and run
 by its own runner with `--repeat` (`time_directory`: model_run `--warmup` times untimed,
@@ -106,8 +107,9 @@ STATS = {"median": lambda times: float(np.median(times)), "min": min}
 
 
 def ort_latency(onnx_path: Path, inputs: dict[str, np.ndarray], threads: int, runs: int,
-                warmup: int) -> tuple[list[float], list[np.ndarray]]:
-    """The ms of `runs` timed session.run calls after `warmup`, and the outputs."""
+                warmup: int, cpu: bool = False) -> tuple[list[float], list[np.ndarray]]:
+    """The ms of `runs` timed session.run calls after `warmup` (`cpu`: the process's CPU
+    time, which is the latency's work only on one thread), and the outputs."""
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
@@ -118,23 +120,24 @@ def ort_latency(onnx_path: Path, inputs: dict[str, np.ndarray], threads: int, ru
     outputs = session.run(None, inputs)
     for _ in range(max(warmup - 1, 0)):
         session.run(None, inputs)
+    clock = time.process_time if cpu else time.perf_counter
     times = []
     for _ in range(runs):
-        start = time.perf_counter()
+        start = clock()
         session.run(None, inputs)
-        times.append((time.perf_counter() - start) * 1e3)
+        times.append((clock() - start) * 1e3)
     return times, outputs
 
 
 def compiled_latency(onnx_path: Path, name: str, inputs: dict[str, np.ndarray], work: str, runs: int,
-                     warmup: int) -> tuple[list[float], list[np.ndarray]]:
+                     warmup: int, cpu: bool = False) -> tuple[list[float], list[np.ndarray]]:
     build = target_build(name)
     out_dir = os.path.join(work, f"{onnx_path.stem}-{name.replace('/', '_')}")
     with host_blas(build.host_blas):
         compile_to_directory(str(onnx_path), build.target, out_dir, build.pipeline)
     ins, _ = model_signature(out_dir)
     results, latency = time_directory(out_dir, {n: inputs[n] for n, _, _ in ins}, repeat=runs, warmup=warmup)
-    return latency["times_ms"], list(results.values())
+    return latency["cpu_times_ms" if cpu else "times_ms"], list(results.values())
 
 
 def relative_error(got: list[np.ndarray], expected: list[np.ndarray]) -> float:
@@ -155,6 +158,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=3, help="untimed runs first")
     parser.add_argument("--stat", choices=sorted(STATS), default="median",
                         help="summary of the timed runs (min: the least disturbed run, on a loaded machine)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="cpu: CPU time of each run (the compiled model and onnxruntime on 1 thread; "
+                             "onnxruntime on all cores stays wall clock): the work, without the waiting "
+                             "of a loaded machine")
     parser.add_argument("--json", metavar="PATH", help="also write the rows (with every run's time) as JSON")
     args = parser.parse_args(argv)
     models = [m for m in args.models.split(",") if m]
@@ -162,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     cores = os.cpu_count() or 1
     blas = "CBLAS" if cbuild.host_runtime().uses_cblas else "own GEMM"
     stat = STATS[args.stat]
-    print(f"{args.stat} of {args.runs} runs after {args.warmup} warm-up, ms per inference; host build: "
+    cpu = args.clock == "cpu"
+    print(f"{args.stat} of {args.runs} runs after {args.warmup} warm-up, {args.clock} ms per inference; host build: "
           f"{' '.join(cbuild.host_runtime().cflags)} ({blas}); onnxruntime on 1 and {cores} threads")
     head = f"{'model':22} {'ort-1':>8} {f'ort-{cores}':>8}"
     for t in targets:
@@ -174,15 +182,15 @@ def main(argv: list[str] | None = None) -> int:
         for m in models:
             path = Path(m) if m.endswith(".onnx") else MODELS_DIR / f"{m}.onnx"
             inputs = model_inputs(path)
-            ort1_times, expected = ort_latency(path, inputs, 1, args.runs, args.warmup)
+            ort1_times, expected = ort_latency(path, inputs, 1, args.runs, args.warmup, cpu)
             ortn_times, _ = ort_latency(path, inputs, cores, args.runs, args.warmup)
             ort1, ortn = stat(ort1_times), stat(ortn_times)
-            row = {"model": path.stem, "stat": args.stat, "ort_1_ms": ort1, f"ort_{cores}_ms": ortn,
+            row = {"model": path.stem, "stat": args.stat, "clock": args.clock, "ort_1_ms": ort1, f"ort_{cores}_ms": ortn,
                    "ort_1_times_ms": ort1_times, f"ort_{cores}_times_ms": ortn_times}
             line = f"{path.stem:22} {ort1:8.3f} {ortn:8.3f}"
             for t in targets:
                 try:
-                    times, got = compiled_latency(path, t, inputs, work, args.runs, args.warmup)
+                    times, got = compiled_latency(path, t, inputs, work, args.runs, args.warmup, cpu)
                     ms = stat(times)
                 except CompileError as e:
                     failed += 1

@@ -257,6 +257,8 @@ def test_repeat_times_each_run_and_keeps_the_outputs(mlp_dir):
     assert latency["runs"] == 5 and latency["warmup"] == 2 and len(latency["times_ms"]) == 5
     assert 0 < latency["min_ms"] <= latency["median_ms"] <= latency["max_ms"]
     assert latency["median_ms"] == float(np.median(latency["times_ms"]))
+    assert len(latency["cpu_times_ms"]) == 5 and latency["cpu_median_ms"] == float(np.median(latency["cpu_times_ms"]))
+    assert all(t >= 0 for t in latency["cpu_times_ms"])
     with open(os.path.join(mlp_dir, LATENCY_FILE)) as f:
         assert json.load(f) == latency
 
