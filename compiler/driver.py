@@ -165,7 +165,8 @@ def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: s
     """Compile a model file into `out_dir`; returns the report (also `report.json`), whose
     `timing` holds every stage: import, each pass, emit, write (seconds). `bind_inputs`:
     see `load_model`."""
-    from accel.compiler.backend.artifacts import ArtifactWriter, write_artifacts
+    from accel.compiler.backend.artifacts import ArtifactWriter, HostBuild, write_artifacts
+    from accel.compiler.runtime.cbuild import host_runtime
     from accel.compiler.backend.c_emitter import ModelEmitter
     from accel.compiler.compile_report import build_report
 
@@ -200,7 +201,8 @@ def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: s
     if on_stage is not None:
         on_stage("write")
     start = time.perf_counter()
-    write_artifacts(out_dir, emitted, used, extra)
+    host = host_runtime()
+    write_artifacts(out_dir, emitted, used, extra, HostBuild(host.cflags, host.link_flags))
     report["timing"]["write"] = round(time.perf_counter() - start, 6)
     # report.json is written with the other files (so a refusal leaves the directory as
     # it was), then again with the time the writing took.

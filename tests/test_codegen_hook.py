@@ -118,15 +118,21 @@ def test_cblas_runs_an_onnx_matmul_add_mlp(tmp_path):
 
 
 def test_no_compiler_file_names_the_example_targets():
-    """The example accelerators live outside the compiler: nothing under compiler/ knows them."""
+    """The example accelerators live outside the compiler: nothing under compiler/ knows them.
+    (The host kernels' GEMM links CBLAS itself, so `cblas` counts only as the target's
+    name: quoted, or its directory or description file.)"""
+    cblas_target = re.compile(r"[\"']cblas[\"']|targets/cblas|cblas\.toml")
     found = []
     for d, dirs, files in os.walk(os.path.join(ROOT, "compiler")):
         dirs[:] = [x for x in dirs if x != "__pycache__"]
         for name in files:
             path = os.path.join(d, name)
             with open(path, "rb") as f:
-                text = f.read().decode("utf-8", "replace")
-            found += [f"{os.path.relpath(path, ROOT)}: {w}" for w in ("cblas", "mesh") if w in text.lower() or w in name]
+                text = f.read().decode("utf-8", "replace").lower()
+            if "mesh" in text or "mesh" in name:
+                found.append(f"{os.path.relpath(path, ROOT)}: mesh")
+            if cblas_target.search(text) or name.startswith("cblas"):
+                found.append(f"{os.path.relpath(path, ROOT)}: cblas")
     assert not found, found
 
 

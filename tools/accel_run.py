@@ -2,11 +2,13 @@
 
     accel-run FILE.mlir [--inputs IN.npz] [--outputs OUT.npz] [--function NAME]
     accel-run MODEL.onnx ...
-    accel-run DIR [--inputs IN.npz] [--outputs OUT.npz] [--sanitize]
+    accel-run DIR [--inputs IN.npz] [--outputs OUT.npz] [--sanitize] [--repeat N [--warmup W]]
 
 A DIR written by accel-compile is built with the system C compiler against the bundled
 accelerator simulator (`--sanitize`: with -fsanitize=address,undefined) and run; the
-simulator's counters go to DIR/counters.json.
+simulator's counters go to DIR/counters.json. `--repeat N` runs model_run W + N times in
+one process (`--warmup W`, default 1, untimed) and prints `latency: median X ms, min Y ms,
+max Z ms (N runs after W warm-up)`; DIR/latency.json holds the same and every run's time.
 
 The IR file is parsed, verified and its `@main` (or `--function`) is run by
 `accel.compiler.runtime.interpreter`; an `.onnx` model is imported first. Relative weight
@@ -144,16 +146,30 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--function", default="main", metavar="NAME", help="function to run (default: main)")
     parser.add_argument("--sanitize", action="store_true",
                         help="with a compiled DIR: build with -fsanitize=address,undefined")
+    parser.add_argument("--repeat", type=int, metavar="N",
+                        help="with a compiled DIR: run the model W + N times in one process and report the median, "
+                             "min and max milliseconds of the N timed runs (also DIR/latency.json)")
+    parser.add_argument("--warmup", type=int, metavar="W",
+                        help="with --repeat: untimed runs first (default: 1)")
     parser.error = lambda message: _die(f"error: {message}")  # type: ignore[method-assign]
     return parser
 
 
 def run_compiled(args: argparse.Namespace) -> None:
-    from accel.compiler.runtime.run_compiled import model_signature, run_directory
+    from accel.compiler.runtime.run_compiled import model_signature, run_directory, time_directory
 
     ins, outs = model_signature(args.model)
     inputs = read_inputs(args.inputs, [n for n, _, _ in ins])
-    results, _ = run_directory(args.model, inputs, sanitize=args.sanitize)
+    if args.repeat is not None:
+        if args.sanitize:
+            raise CompileError("--repeat times the optimized build; it does not combine with --sanitize")
+        results, latency = time_directory(args.model, inputs, args.repeat,
+                                          1 if args.warmup is None else args.warmup)
+        sys.stdout.write(f"latency: median {latency['median_ms']:.3f} ms, min {latency['min_ms']:.3f} ms, "
+                         f"max {latency['max_ms']:.3f} ms ({latency['runs']} runs after {latency['warmup']} "
+                         f"warm-up)\n")
+    else:
+        results, _ = run_directory(args.model, inputs, sanitize=args.sanitize)
     if args.outputs is None:
         for (name, _, dt), value in zip(outs, results.values()):
             text = np.array2string(value, separator=", ", threshold=1000, formatter={"all": str})
@@ -163,6 +179,8 @@ def run_compiled(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    if (args.repeat is not None or args.warmup is not None) and not os.path.isdir(args.model):
+        raise CompileError("--repeat and --warmup time a compiled DIR (accel-compile's output)")
     if os.path.isdir(args.model):
         if args.bind_inputs:
             raise CompileError(f"{args.model}: --bind-inputs applies to a model file; a compiled directory "

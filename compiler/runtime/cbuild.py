@@ -15,7 +15,8 @@ half-written file. A failed compile raises `CompileError` carrying the compiler'
 error line.
 
 The C sources shipped with the package: `host_kernels.c` (every relay op on host memory,
-header `host_kernels.h`) and the simulator of the built-in accelerators (`sim/`: the
+header `host_kernels.h`) with its matrix products `host_gemm.c` (CBLAS or a blocked GEMM:
+`host_runtime()` probes which, and `-march=native`, once per process) and the simulator of the built-in accelerators (`sim/`: the
 generic core `sim_core.c` and one API file per target, headers `npu.h`, `dsp.h`).
 """
 
@@ -28,6 +29,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from accel.compiler.diagnostics import CompileError, one_line
@@ -46,8 +48,77 @@ KINDS = ("shared", "exe", "object")
 
 
 def host_kernel_sources() -> list[Path]:
-    """The host kernel library (header: `host_kernels.h` in `C_DIR`)."""
-    return [C_DIR / "host_kernels.c"]
+    """The host kernel library (headers: `host_kernels.h`, `host_gemm.h` in `C_DIR`)."""
+    return [C_DIR / "host_kernels.c", C_DIR / "host_gemm.c"]
+
+
+HOST_BLAS_ENV = "ACCEL_HOST_BLAS"
+"""`0` builds the host kernels on their own blocked GEMM even where CBLAS links."""
+HOST_OPT_FLAGS = ("-O3",)
+CBLAS_DEFINE = "ACC_HAVE_CBLAS"
+CBLAS_LIBS = ("-lopenblas",)
+_CBLAS_PROBE = """#include <cblas.h>
+int main(void) {
+    float a = 1, b = 1, c = 0;
+    openblas_set_num_threads(1);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0f, &a, 1, &b, 1, 0.0f, &c, 1);
+    return c != 1;
+}
+"""
+
+
+@dataclass(frozen=True)
+class HostRuntime:
+    """How the host kernels build on this machine: `cflags` for every C file of a model
+    (optimization, `-march=native` where the compiler takes it, `-DACC_HAVE_CBLAS` where
+    a cblas program links) and `link_flags` (`-lopenblas`)."""
+
+    cflags: tuple[str, ...]
+    link_flags: tuple[str, ...]
+
+    @property
+    def uses_cblas(self) -> bool:
+        return f"-D{CBLAS_DEFINE}" in self.cflags
+
+
+_HOST_RUNTIME: dict[tuple[tuple[str, ...], bool], HostRuntime] = {}
+
+
+def host_runtime(blas: bool | None = None) -> HostRuntime:
+    """The probed build of the host kernels (cached per process and compiler). `blas`:
+    None follows `$ACCEL_HOST_BLAS` (default: CBLAS where it links); False never uses it;
+    True requires it (CompileError naming libopenblas-dev when it does not link)."""
+    if blas is None and os.environ.get(HOST_BLAS_ENV) == "0":
+        blas = False
+    cc = compiler_command()
+    key = (tuple(cc), blas is not False)
+    if key not in _HOST_RUNTIME:
+        flags = list(HOST_OPT_FLAGS)
+        if _compiles(cc, "int main(void) { return 0; }\n", ["-march=native"]):
+            flags.append("-march=native")
+        links: tuple[str, ...] = ()
+        if blas is not False and _compiles(cc, _CBLAS_PROBE, [], CBLAS_LIBS):
+            flags.append(f"-D{CBLAS_DEFINE}")
+            links = CBLAS_LIBS
+        _HOST_RUNTIME[key] = HostRuntime(tuple(flags), links)
+    runtime = _HOST_RUNTIME[key]
+    if blas is True and not runtime.uses_cblas:
+        raise CompileError("CBLAS does not link (cblas.h and -lopenblas): install libopenblas-dev")
+    return runtime
+
+
+def _compiles(cc: list[str], program: str, flags: list[str], libs: Sequence[str] = ()) -> bool:
+    """Whether `program` compiles and links with `flags` and `libs` (-Werror: a flag the
+    compiler only warns about counts as refused)."""
+    with tempfile.TemporaryDirectory(prefix="accel-probe-") as tmp:
+        src = Path(tmp) / "probe.c"
+        src.write_text(program)
+        try:
+            proc = subprocess.run([*cc, *BASE_FLAGS, *flags, str(src), "-o", str(Path(tmp) / "probe"), *libs],
+                                  capture_output=True, text=True)
+        except OSError:
+            return False
+        return proc.returncode == 0
 
 
 def simulator_sources() -> list[Path]:

@@ -3,9 +3,14 @@
     outputs, counters = run_directory("out/", {"x": x})
 
 The model is built from the sources its Makefile lists (`cc -std=c99 -O2 -Wall -Wextra
--Werror`, or with `-fsanitize=address,undefined` when `sanitize`), into DIR/model (or
+-Werror` + the Makefile's HOST_CFLAGS, or with `-fsanitize=address,undefined` when `sanitize`), into DIR/model (or
 DIR/model-sanitize). Inputs go in as raw files, outputs come back keyed by the model's
 output names, and the simulator's counters are written to DIR/counters.json.
+
+    outputs, latency = time_directory("out/", {"x": x}, repeat=31, warmup=3)
+
+runs model_run 3 + 31 times in one process and times each of the 31 (DIR/latency.json;
+the counters then cover every run).
 """
 
 from __future__ import annotations
@@ -58,7 +63,7 @@ def build(out_dir: str, sanitize: bool = False) -> str:
     try:
         objects = _objects(out_dir, settings, include_dirs, sanitize)
         linked = cbuild.build(objects, kind="exe", sanitize=sanitize, include_dirs=[], name="model",
-                              link_flags=settings.ldflags)
+                              link_flags=[*settings.host_ldflags, *settings.ldflags])
     except CompileError as e:
         raise _undefined_function(out_dir, e) from None
     exe = os.path.join(out_dir, "model-sanitize" if sanitize else "model")
@@ -80,10 +85,11 @@ def _objects(out_dir: str, settings, include_dirs: list[str], sanitize: bool) ->
         if not rel.startswith("..") and shipped.is_file() and _same_runtime(runtime_dirs[0], rel):
             # An unmodified copy of the shipped runtime: build the shipped file, whose
             # object every model directory shares.
-            objects.append(cbuild.build([shipped], kind="object", sanitize=sanitize))
+            objects.append(cbuild.build([shipped], kind="object", sanitize=sanitize,
+                                        extra_flags=settings.host_cflags))
         else:
             objects.append(cbuild.build([src], kind="object", sanitize=sanitize, include_dirs=include_dirs,
-                                        extra_flags=settings.cflags))
+                                        extra_flags=[*settings.host_cflags, *settings.cflags]))
     return objects
 
 
@@ -128,6 +134,40 @@ def _same_runtime(runtime_dir: str, rel: str) -> bool:
 
 def run_directory(out_dir: str, inputs: Mapping[str, Any], sanitize: bool = False,
                   timeout: float = 600) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    results, counters, _ = _run_directory(out_dir, inputs, sanitize, timeout, repeat=0, warmup=0)
+    return results, counters
+
+
+def time_directory(out_dir: str, inputs: Mapping[str, Any], repeat: int, warmup: int = 1,
+                   timeout: float = 600) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Runs model_run `warmup + repeat` times in one process (the outputs are the last
+    run's) and returns them with the latency of the `repeat` timed runs, which is also
+    written to DIR/latency.json: {"runs", "warmup", "median_ms", "min_ms", "max_ms",
+    "times_ms", "cpu_median_ms", "cpu_times_ms"}."""
+    if repeat < 1 or warmup < 0:
+        raise CompileError(f"--repeat must be at least 1 and --warmup at least 0 (got {repeat} and {warmup})")
+    results, _, latency = _run_directory(out_dir, inputs, False, timeout, repeat, warmup)
+    assert latency is not None
+    with open(os.path.join(out_dir, LATENCY_FILE), "w") as f:
+        json.dump(latency, f, indent=1)
+        f.write("\n")
+    return results, latency
+
+
+LATENCY_FILE = "latency.json"
+
+
+def latency_summary(times_ms: list[float], warmup: int, cpu_times_ms: list[float]) -> dict[str, Any]:
+    """Median, min and max of the timed runs (wall-clock milliseconds per inference), and
+    the process's CPU time of each run (on a loaded machine, the work without the waiting:
+    the model runs on one thread)."""
+    return {"runs": len(times_ms), "warmup": warmup, "median_ms": float(np.median(times_ms)),
+            "min_ms": min(times_ms), "max_ms": max(times_ms), "times_ms": times_ms,
+            "cpu_median_ms": float(np.median(cpu_times_ms)), "cpu_times_ms": cpu_times_ms}
+
+
+def _run_directory(out_dir: str, inputs: Mapping[str, Any], sanitize: bool, timeout: float, repeat: int,
+                   warmup: int) -> tuple[dict[str, np.ndarray], dict[str, Any], dict[str, Any] | None]:
     ins, outs = model_signature(out_dir)
     from accel.compiler.runtime.interpreter import ordered_inputs
 
@@ -145,7 +185,9 @@ def run_directory(out_dir: str, inputs: Mapping[str, Any], sanitize: bool = Fals
             in_files.append(p)
         out_files = [os.path.join(tmp, f"out{i}.bin") for i in range(len(outs))]
         counters_path = os.path.join(out_dir, "counters.json")
-        cmd = [exe, os.path.join(out_dir, "weights.bin"), *in_files, *out_files, counters_path]
+        times_path = os.path.join(tmp, "times.txt")
+        timing = ["--repeat", str(repeat), "--warmup", str(warmup), "--times", times_path] if repeat else []
+        cmd = [exe, *timing, os.path.join(out_dir, "weights.bin"), *in_files, *out_files, counters_path]
         env = dict(os.environ)
         if sanitize:
             env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
@@ -158,9 +200,14 @@ def run_directory(out_dir: str, inputs: Mapping[str, Any], sanitize: bool = Fals
         results = {}
         for (name, shape, dt), p in zip(outs, out_files):
             results[name] = np.fromfile(p, dtype=dt.newbyteorder("<")).astype(dt).reshape(shape)
+        latency = None
+        if repeat:
+            with open(times_path) as f:
+                rows = [line.split() for line in f if line.strip()]
+            latency = latency_summary([float(r[0]) for r in rows], warmup, [float(r[1]) for r in rows])
     try:
         with open(counters_path) as f:
             counters = json.load(f)
     except (OSError, ValueError):
         counters = {}
-    return results, counters
+    return results, counters, latency

@@ -20,8 +20,13 @@ becomes
     %z = relay.constant dense<0> : tensor<i8>
     %d = relay.qnn.dequantize %q, %s, %z : (...) -> tensor<8x3x3x3xf32>
 
-`relay.qnn.dequantize` is never folded: it is how the patterns see that a float value
-is a quantized tensor. An op whose evaluation fails (integer division by zero, an
+`relay.qnn.dequantize` is not folded: it is how the patterns see that a float value
+is a quantized tensor. With `fold-constants{dequantize=true}` it is (for a module that
+runs on the host, where no pattern looks for quantized weights: the float weights are
+then computed once at compile time, not at every run):
+
+    %d = relay.constant dense<...> : tensor<8x3x3x3xf32>
+ An op whose evaluation fails (integer division by zero, an
 overflowing accumulator) is kept, so that it fails where the graph runs. Folded values
 are inline constants (a computed tensor has no name in the model's weights file); large
 ones print as one hex string.
@@ -67,11 +72,12 @@ def erase_dead(rewriter: PatternRewriter, ops: list[Operation]) -> None:
 
 
 class FoldConstantOp(RewritePattern):
-    def __init__(self, evaluator: OpEvaluator):
+    def __init__(self, evaluator: OpEvaluator, kept: tuple[type[relay.RelayOp], ...] = KEPT):
         self.evaluator = evaluator
+        self.kept = kept
 
     def match_and_rewrite(self, op, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, relay.RelayOp) or isinstance(op, KEPT) or len(op.results) != 1:
+        if not isinstance(op, relay.RelayOp) or isinstance(op, self.kept) or len(op.results) != 1:
             return
         if not op.operands or TARGET_ATTR in op.attributes or isinstance(op.parent_op(), relay.CompositeOp):
             return
@@ -95,6 +101,10 @@ class FoldConstants(ModulePass):
 
     name = "fold-constants"
 
+    dequantize: bool = False
+    """Fold relay.qnn.dequantize of constants too (see the module docstring)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        walker = PatternRewriteWalker(FoldConstantOp(OpEvaluator(op)), apply_recursively=False)
+        kept = () if self.dequantize else KEPT
+        walker = PatternRewriteWalker(FoldConstantOp(OpEvaluator(op), kept), apply_recursively=False)
         walker.rewrite_module(op)

@@ -6,6 +6,7 @@
  * the innermost loop contiguous over the output so the compiler can vectorize it.
  */
 #include "host_kernels.h"
+#include "host_gemm.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -135,6 +136,15 @@ static int64_t quantize_value(float x, float scale, int32_t zero_point, int64_t 
     if (q < (double)lo) return lo;
     if (q > (double)hi) return hi;
     return (int64_t)q;
+}
+
+/* quantize_value in float for a small zero point and an 8-bit range [lo, hi], without
+ * branches (vectorizable); NaN gives the zero point. */
+static inline float quantize_clamped(float x, float scale, float zero_point, float lo, float hi) {
+    float r = nearbyintf(x / scale);
+    float q = (r == r ? r : 0.0f) + zero_point;
+    q = q < lo ? lo : q;
+    return q > hi ? hi : q;
 }
 
 /* Dequantizes one integer: float(q - zero_point) * scale, the difference exact. */
@@ -290,93 +300,135 @@ static void valid_cols(int64_t out, int64_t size, int64_t stride, int64_t pad, i
             }                                                                                        \
     } while (0)
 
+/* A depthwise-like convolution (one input and one output channel per group): a matrix
+ * product of one row, so the direct loop nest is faster. */
+static int conv_is_per_channel(const acc_conv2d_params *p) {
+    return p->c == p->groups && p->oc == p->groups;
+}
+
+/* A 1x1 convolution whose input plane is its im2col matrix (stride 1, no padding). */
+static int conv_is_pointwise(const acc_conv2d_params *p) {
+    return p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_top == 0 &&
+           p->pad_left == 0 && p->pad_bottom == 0 && p->pad_right == 0;
+}
+
+/* im2col of one group: col[(ci * kh + r) * kw + s][i * ow + j] = the input at output
+ * (i, j) under tap (r, s) of channel ci, or `zero` in the padding; x points at the
+ * group's first channel. One template for float and the int16 offsets; TRANSPOSED
+ * stores col[i * ow + j][(ci * kh + r) * kw + s] (rows of taps, for dot products). */
+#define IM2COL(T, X, COL, P, ZERO, TRANSPOSED)                                                     \
+    do {                                                                                             \
+        const acc_conv2d_params *ip_ = (P);                                                          \
+        int64_t cg_ = ip_->c / ip_->groups, npix_ = ip_->oh * ip_->ow;                               \
+        int64_t taps_ = cg_ * ip_->kh * ip_->kw;                                                     \
+        for (int64_t ci_ = 0; ci_ < cg_; ci_++)                                                      \
+            for (int64_t r_ = 0; r_ < ip_->kh; r_++)                                                 \
+                for (int64_t s_ = 0; s_ < ip_->kw; s_++) {                                           \
+                    int64_t t_ = (ci_ * ip_->kh + r_) * ip_->kw + s_;                                \
+                    int64_t off_ = s_ * ip_->dil_w, jlo_, jhi_;                                      \
+                    valid_cols(ip_->ow, ip_->w, ip_->stride_w, ip_->pad_left, off_, &jlo_, &jhi_);   \
+                    const T *xc_ = (X) + ci_ * ip_->h * ip_->w;                                      \
+                    for (int64_t i_ = 0; i_ < ip_->oh; i_++) {                                       \
+                        int64_t row_ = i_ * ip_->stride_h - ip_->pad_top + r_ * ip_->dil_h;          \
+                        int64_t lo_ = jlo_, hi_ = jhi_;                                              \
+                        if (row_ < 0 || row_ >= ip_->h) lo_ = hi_ = 0;                               \
+                        int64_t base_ = row_ * ip_->w - ip_->pad_left + off_;                        \
+                        int64_t q_ = TRANSPOSED ? i_ * ip_->ow * taps_ + t_ : t_ * npix_ + i_ * ip_->ow; \
+                        int64_t step_ = TRANSPOSED ? taps_ : 1;                                      \
+                        for (int64_t j_ = 0; j_ < lo_; j_++) (COL)[q_ + j_ * step_] = (ZERO);        \
+                        for (int64_t j_ = lo_; j_ < hi_; j_++)                                       \
+                            (COL)[q_ + j_ * step_] = xc_[base_ + j_ * ip_->stride_w];                \
+                        for (int64_t j_ = hi_; j_ < ip_->ow; j_++) (COL)[q_ + j_ * step_] = (ZERO);  \
+                    }                                                                                \
+                }                                                                                    \
+    } while (0)
+
+/* Rows [0, rows) of y (`cols` wide) set to bias[row] (0 without a bias). */
+static void fill_rows(float *y, const float *bias, int64_t rows, int64_t cols) {
+    for (int64_t o = 0; o < rows; o++) {
+        float v = bias ? bias[o] : 0.0f;
+        for (int64_t i = 0; i < cols; i++) y[o * cols + i] = v;
+    }
+}
+
+/* A per-channel (depthwise) convolution: each input plane is copied once into a zero
+ * padded plane, so that every output row is a sum of whole shifted input rows with no
+ * bounds to check; 3x3 windows without dilation sum their nine taps in registers. The
+ * taps are added in the window's order, starting from the bias, as CONV_NEST does. */
+static int depthwise_f32(const float *x, const float *w, const float *bias, float *y, const acc_conv2d_params *p) {
+    int64_t ph = p->h + p->pad_top + p->pad_bottom, pw = p->w + p->pad_left + p->pad_right;
+    float *pad = calloc((size_t)(ph * pw), sizeof(float));
+    if (!pad) return ACC_ENOMEM;
+    int64_t sh = p->stride_h, sw = p->stride_w, kh = p->kh, kw = p->kw;
+    int nine = kh == 3 && kw == 3 && p->dil_h == 1 && p->dil_w == 1;
+    for (int64_t b = 0; b < p->n; b++)
+        for (int64_t ch = 0; ch < p->c; ch++) {
+            const float *xp = x + (b * p->c + ch) * p->h * p->w;
+            for (int64_t i = 0; i < p->h; i++)
+                memcpy(pad + (i + p->pad_top) * pw + p->pad_left, xp + i * p->w, (size_t)p->w * sizeof(float));
+            const float *wk = w + ch * kh * kw;
+            float b0 = bias ? bias[ch] : 0.0f;
+            float *yp = y + (b * p->oc + ch) * p->oh * p->ow;
+            for (int64_t i = 0; i < p->oh; i++) {
+                float *yr = yp + i * p->ow;
+                const float *r0 = pad + i * sh * pw;
+                if (nine) {
+                    const float *r1 = r0 + pw, *r2 = r1 + pw;
+                    for (int64_t j = 0; j < p->ow; j++) {
+                        const float *a = r0 + j * sw, *c = r1 + j * sw, *d = r2 + j * sw;
+                        yr[j] = b0 + wk[0] * a[0] + wk[1] * a[1] + wk[2] * a[2] + wk[3] * c[0] + wk[4] * c[1] +
+                                wk[5] * c[2] + wk[6] * d[0] + wk[7] * d[1] + wk[8] * d[2];
+                    }
+                    continue;
+                }
+                for (int64_t j = 0; j < p->ow; j++) yr[j] = b0;
+                for (int64_t r = 0; r < kh; r++)
+                    for (int64_t t = 0; t < kw; t++) {
+                        const float *xr = r0 + r * p->dil_h * pw + t * p->dil_w;
+                        float wv = wk[r * kw + t];
+                        for (int64_t j = 0; j < p->ow; j++) yr[j] += wv * xr[j * sw];
+                    }
+            }
+        }
+    free(pad);
+    return ACC_OK;
+}
+
 int acc_conv2d_f32(const float *x, const float *w, const float *bias, float *y, const acc_conv2d_params *p) {
     int st = conv_check(p);
     if (st) return st;
     if (!x || !w || !y) return ACC_EINVAL;
     int64_t plane = p->oh * p->ow;
-    for (int64_t b = 0; b < p->n; b++)
-        for (int64_t o = 0; o < p->oc; o++) {
-            float init = bias ? bias[o] : 0.0f;
-            float *yp = y + (b * p->oc + o) * plane;
-            for (int64_t i = 0; i < plane; i++) yp[i] = init;
+    if (conv_is_per_channel(p)) return depthwise_f32(x, w, bias, y, p);
+    /* Per image and group: y[og][plane] = w[og][taps] x col[taps][plane]. */
+    int64_t cg = p->c / p->groups, og = p->oc / p->groups, taps = cg * p->kh * p->kw;
+    int pointwise = conv_is_pointwise(p);
+    float *col = pointwise ? NULL : malloc((size_t)(taps * plane) * sizeof(float));
+    if (!pointwise && !col) return ACC_ENOMEM;
+    for (int64_t b = 0; b < p->n && !st; b++)
+        for (int64_t g = 0; g < p->groups && !st; g++) {
+            const float *xg = x + (b * p->c + g * cg) * p->h * p->w;
+            if (!pointwise) IM2COL(float, xg, col, p, 0.0f, 0);
+            float *yg = y + (b * p->oc + g * og) * plane;
+            if (bias) fill_rows(yg, bias + g * og, og, plane);
+            st = acc_sgemm(0, 0, og, plane, taps, w + g * og * taps, taps, pointwise ? xg : col, plane, yg, plane,
+                           bias != NULL);
         }
-    CONV_NEST(float, float, float, x, w, y, p);
-    return ACC_OK;
-}
-
-/* y[i][j] = sum_p a(i, p) * bt[j][p] with a(i, p) = a[i * ars + p * acs]: every output is
- * a dot product of two contiguous rows when acs == 1. Four partial sums keep the adds
- * independent (vectorizable). */
-static void gemm_nt(const float *a, int64_t ars, int64_t acs, const float *bt, float *y, int64_t m, int64_t k,
-                    int64_t n, float *row_tmp) {
-    for (int64_t i = 0; i < m; i++) {
-        const float *ar = a + i * ars;
-        if (acs != 1) {
-            for (int64_t p = 0; p < k; p++) row_tmp[p] = ar[p * acs];
-            ar = row_tmp;
-        }
-        for (int64_t j = 0; j < n; j++) {
-            const float *br = bt + j * k;
-            float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
-            int64_t p = 0;
-            for (; p + 4 <= k; p += 4) {
-                s0 += ar[p] * br[p];
-                s1 += ar[p + 1] * br[p + 1];
-                s2 += ar[p + 2] * br[p + 2];
-                s3 += ar[p + 3] * br[p + 3];
-            }
-            for (; p < k; p++) s0 += ar[p] * br[p];
-            y[i * n + j] = (s0 + s1) + (s2 + s3);
-        }
-    }
-}
-
-/* y[i][:] = sum_p a(i, p) * b[p][:] (b row-major [k][n]): axpy over contiguous rows. */
-static void gemm_nn(const float *a, int64_t ars, int64_t acs, const float *b, float *y, int64_t m, int64_t k,
-                    int64_t n) {
-    for (int64_t i = 0; i < m; i++) {
-        float *yr = y + i * n;
-        for (int64_t j = 0; j < n; j++) yr[j] = 0.0f;
-        for (int64_t p = 0; p < k; p++) {
-            float av = a[i * ars + p * acs];
-            const float *br = b + p * n;
-            for (int64_t j = 0; j < n; j++) yr[j] += av * br[j];
-        }
-    }
-}
-
-/* One 2-D product with the given storage transposes; row_tmp has k floats (or NULL when
- * not needed: transpose_a == 0 or transpose_b == 0). */
-static void matmul_core(const float *a, const float *b, float *y, int64_t m, int64_t k, int64_t n, int ta, int tb,
-                        float *row_tmp) {
-    int64_t ars = ta ? 1 : k, acs = ta ? m : 1;
-    if (tb)
-        gemm_nt(a, ars, acs, b, y, m, k, n, row_tmp);
-    else
-        gemm_nn(a, ars, acs, b, y, m, k, n);
+    free(col);
+    return st;
 }
 
 int acc_dense_f32(const float *x, const float *w, const float *bias, float *y, int64_t m, int64_t k, int64_t n) {
     if (!x || !w || !y || m < 0 || k < 0 || n < 0) return ACC_EINVAL;
-    gemm_nt(x, k, 1, w, y, m, k, n, NULL);
     if (bias)
-        for (int64_t i = 0; i < m; i++)
-            for (int64_t j = 0; j < n; j++) y[i * n + j] += bias[j];
-    return ACC_OK;
+        for (int64_t i = 0; i < m; i++) memcpy(y + i * n, bias, (size_t)n * sizeof(float));
+    return acc_sgemm(0, 1, m, n, k, x, k, w, k, y, n, bias != NULL);
 }
 
 int acc_matmul_f32(const float *a, const float *b, float *y, int64_t m, int64_t k, int64_t n, int transpose_a,
                    int transpose_b) {
     if (!a || !b || !y || m < 0 || k < 0 || n < 0) return ACC_EINVAL;
-    float *tmp = NULL;
-    if (transpose_a && transpose_b && k > 0) {
-        tmp = malloc((size_t)k * sizeof(float));
-        if (!tmp) return ACC_ENOMEM;
-    }
-    matmul_core(a, b, y, m, k, n, transpose_a, transpose_b, tmp);
-    free(tmp);
-    return ACC_OK;
+    return acc_sgemm(transpose_a, transpose_b, m, n, k, a, transpose_a ? m : k, b, transpose_b ? k : n, y, n, 0);
 }
 
 int acc_batch_matmul_f32(const float *a, int a_rank, const int64_t *a_shape, const float *b, int b_rank,
@@ -391,19 +443,15 @@ int acc_batch_matmul_f32(const float *a, int a_rank, const int64_t *a_shape, con
     bcast bc;
     int st = bcast_setup(a_rank - 2, a_shape, b_rank - 2, b_shape, &bc);
     if (st) return st;
-    float *tmp = NULL;
-    if (transpose_a && transpose_b && k > 0) {
-        tmp = malloc((size_t)k * sizeof(float));
-        if (!tmp) return ACC_ENOMEM;
-    }
     /* Walk the broadcast batch with the same odometer as bcast_run; strides count
      * matrices. */
     int64_t batches = 1;
     for (int i = 0; i < bc.rank; i++) batches *= bc.shape[i];
     int64_t idx[ACC_MAX_RANK] = {0};
     int64_t oa = 0, ob = 0;
-    for (int64_t t = 0; t < batches; t++) {
-        matmul_core(a + oa * m * k, b + ob * k * n, y + t * m * n, m, k, n, transpose_a, transpose_b, tmp);
+    for (int64_t t = 0; t < batches && !st; t++) {
+        st = acc_sgemm(transpose_a, transpose_b, m, n, k, a + oa * m * k, transpose_a ? m : k, b + ob * k * n,
+                       transpose_b ? k : n, y + t * m * n, n, 0);
         for (int d = bc.rank - 1; d >= 0; d--) {
             idx[d]++;
             oa += bc.sa[d];
@@ -414,8 +462,7 @@ int acc_batch_matmul_f32(const float *a, int a_rank, const int64_t *a_shape, con
             idx[d] = 0;
         }
     }
-    free(tmp);
-    return ACC_OK;
+    return st;
 }
 
 /* -------------------------------------------------------------------------------
@@ -432,9 +479,29 @@ enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, N_BINOPS };
         const T *a = (const T *)pa;                                                                  \
         const T *b = (const T *)pb;                                                                  \
         T *y = (T *)py;                                                                              \
-        for (int64_t i = 0; i < n; i++) {                                                            \
-            T u = a[i * sa], v = b[i * sb];                                                          \
-            y[i] = EXPR;                                                                             \
+        /* The common strides get loops of their own, which the compiler vectorizes. */          \
+        if (sa == 1 && sb == 1) {                                                                    \
+            for (int64_t i = 0; i < n; i++) {                                                        \
+                T u = a[i], v = b[i];                                                                \
+                y[i] = EXPR;                                                                         \
+            }                                                                                        \
+        } else if (sa == 1 && sb == 0) {                                                             \
+            T v = b[0];                                                                              \
+            for (int64_t i = 0; i < n; i++) {                                                        \
+                T u = a[i];                                                                          \
+                y[i] = EXPR;                                                                         \
+            }                                                                                        \
+        } else if (sa == 0 && sb == 1) {                                                             \
+            T u = a[0];                                                                              \
+            for (int64_t i = 0; i < n; i++) {                                                        \
+                T v = b[i];                                                                          \
+                y[i] = EXPR;                                                                         \
+            }                                                                                        \
+        } else {                                                                                     \
+            for (int64_t i = 0; i < n; i++) {                                                        \
+                T u = a[i * sa], v = b[i * sb];                                                      \
+                y[i] = EXPR;                                                                         \
+            }                                                                                        \
         }                                                                                            \
     }
 
@@ -731,6 +798,10 @@ static void window_taps(int64_t start, int64_t k, int64_t dil, int64_t from, int
     *hi = h;
 }
 
+/* Per output row: the row starts at LOWEST and each valid tap (r, s) takes the maximum
+ * with the input row under it, over the output columns where that tap lands (one
+ * contiguous range, so the loop over columns vectorizes). Taps go in the order of the
+ * window, so a NaN sticks like np.max. */
 #define MAX_POOL_LOOP(T, LOWEST)                                                                    \
     do {                                                                                             \
         const T *x_ = (const T *)x;                                                                  \
@@ -741,18 +812,19 @@ static void window_taps(int64_t start, int64_t k, int64_t dil, int64_t from, int
             for (int64_t i_ = 0; i_ < p->oh; i_++) {                                                 \
                 int64_t r0_ = i_ * p->stride_h - p->pad_top, rlo_, rhi_;                             \
                 window_taps(r0_, p->kh, p->dil_h, 0, p->h, &rlo_, &rhi_);                            \
-                for (int64_t j_ = 0; j_ < p->ow; j_++) {                                             \
-                    int64_t c0_ = j_ * p->stride_w - p->pad_left, clo_, chi_;                        \
-                    window_taps(c0_, p->kw, p->dil_w, 0, p->w, &clo_, &chi_);                        \
-                    T m_ = (LOWEST);                                                                 \
-                    for (int64_t r_ = rlo_; r_ < rhi_; r_++) {                                       \
-                        int64_t base_ = (r0_ + r_ * p->dil_h) * p->w + c0_;                          \
-                        for (int64_t s_ = clo_; s_ < chi_; s_++) {                                   \
-                            T v_ = xp_[base_ + s_ * p->dil_w];                                       \
-                            if (v_ > m_ || v_ != v_) m_ = v_; /* NaN sticks, like np.max */          \
+                T *yr_ = yp_ + i_ * p->ow;                                                           \
+                for (int64_t j_ = 0; j_ < p->ow; j_++) yr_[j_] = (LOWEST);                           \
+                for (int64_t r_ = rlo_; r_ < rhi_; r_++) {                                           \
+                    const T *xr_ = xp_ + (r0_ + r_ * p->dil_h) * p->w;                               \
+                    for (int64_t s_ = 0; s_ < p->kw; s_++) {                                         \
+                        int64_t off_ = s_ * p->dil_w, jlo_, jhi_;                                    \
+                        valid_cols(p->ow, p->w, p->stride_w, p->pad_left, off_, &jlo_, &jhi_);       \
+                        int64_t sw_ = p->stride_w, base_ = off_ - p->pad_left;                       \
+                        for (int64_t j_ = jlo_; j_ < jhi_; j_++) {                                   \
+                            T v_ = xr_[base_ + j_ * sw_], m_ = yr_[j_];                              \
+                            yr_[j_] = v_ > m_ || v_ != v_ ? v_ : m_;                                 \
                         }                                                                            \
                     }                                                                                \
-                    yp_[i_ * p->ow + j_] = m_;                                                       \
                 }                                                                                    \
             }                                                                                        \
         }                                                                                            \
@@ -1188,10 +1260,10 @@ static int per_axis(const acc_qparams *q) { return q->scale_len > 1 || (q->zero_
 static int qparams_layout(const acc_qparams *q, int rank, const int64_t *shape, int axis, int64_t *outer,
                           int64_t *ch, int64_t *inner) {
     if (!q || !q->scale || q->scale_len < 1 || (q->zero_point && q->zero_point_len < 1)) return ACC_EINVAL;
-    if (!per_axis(q)) {
-        *outer = numel(rank, shape);
+    if (!per_axis(q)) { /* one row of every element: the inner loops vectorize */
+        *outer = 1;
         *ch = 1;
-        *inner = 1;
+        *inner = numel(rank, shape);
         return ACC_OK;
     }
     int ax = norm_axis(axis, rank);
@@ -1220,7 +1292,22 @@ int acc_quantize(const float *x, acc_dtype y_type, void *y, int rank, const int6
             float s = q_scale(q, c);
             int32_t zp = q_zp(q, c);
             int64_t base = (o * ch + c) * inner;
-            for (int64_t i = 0; i < inner; i++) store_int(y_type, y, base + i, quantize_value(x[base + i], s, zp, lo, hi));
+            /* 8-bit rows typed and branch-free (the hot case of QDQ models): in float,
+             * r + zp is exact wherever the clamp does not decide the result. */
+            if ((y_type == ACC_I8 || y_type == ACC_U8) && zp >= INT16_MIN && zp <= INT16_MAX) {
+                const float *xr = x + base;
+                float fz = (float)zp, flo = (float)lo, fhi = (float)hi;
+                if (y_type == ACC_I8) {
+                    int8_t *yr = (int8_t *)y + base;
+                    for (int64_t i = 0; i < inner; i++) yr[i] = (int8_t)(int)quantize_clamped(xr[i], s, fz, flo, fhi);
+                } else {
+                    uint8_t *yr = (uint8_t *)y + base;
+                    for (int64_t i = 0; i < inner; i++) yr[i] = (uint8_t)(int)quantize_clamped(xr[i], s, fz, flo, fhi);
+                }
+            } else {
+                for (int64_t i = 0; i < inner; i++)
+                    store_int(y_type, y, base + i, quantize_value(x[base + i], s, zp, lo, hi));
+            }
         }
     return ACC_OK;
 }
@@ -1236,7 +1323,17 @@ int acc_dequantize(acc_dtype x_type, const void *x, float *y, int rank, const in
             float s = q_scale(q, c);
             int32_t zp = q_zp(q, c);
             int64_t base = (o * ch + c) * inner;
-            for (int64_t i = 0; i < inner; i++) y[base + i] = dequantize_value(load_int(x_type, x, base + i), s, zp);
+            int small_zp = zp >= INT16_MIN && zp <= INT16_MAX; /* x - zp fits int32 */
+            if (x_type == ACC_I8 && small_zp) {
+                const int8_t *xr = (const int8_t *)x + base;
+                for (int64_t i = 0; i < inner; i++) y[base + i] = (float)((int32_t)xr[i] - zp) * s;
+            } else if (x_type == ACC_U8 && small_zp) {
+                const uint8_t *xr = (const uint8_t *)x + base;
+                for (int64_t i = 0; i < inner; i++) y[base + i] = (float)((int32_t)xr[i] - zp) * s;
+            } else {
+                for (int64_t i = 0; i < inner; i++)
+                    y[base + i] = dequantize_value(load_int(x_type, x, base + i), s, zp);
+            }
         }
     return ACC_OK;
 }
@@ -1353,7 +1450,26 @@ int acc_qnn_conv2d(acc_dtype x_type, const void *x, acc_dtype w_type, const void
     st = quant_operands(x_type, x, nx, x_zero_point, w_type, w, p->oc, row, w_zero_point, w_zero_point_len, row,
                         &xo, &wo, &exact32);
     if (st) return st;
-    if (exact32) {
+    if (exact32 && !conv_is_per_channel(p)) {
+        /* Per image and group: y[o][pixel] = dot(w offsets[o], taps of the pixel), the
+         * taps gathered pixel-major (transposed im2col; padding is offset 0). */
+        int64_t og = p->oc / p->groups;
+        int16_t *col = malloc((size_t)(row * plane > 0 ? row * plane : 1) * sizeof(int16_t));
+        if (!col) {
+            st = ACC_ENOMEM;
+        } else {
+            for (int64_t b = 0; b < p->n; b++)
+                for (int64_t g = 0; g < p->groups; g++) {
+                    const int16_t *xg = xo + (b * p->c + g * cg) * p->h * p->w;
+                    IM2COL(int16_t, xg, col, p, 0, 1);
+                    acc_igemm_s16(og, plane, row, wo + g * og * row, row, col, row, y + (b * p->oc + g * og) * plane,
+                                  plane);
+                }
+            free(col);
+            if (bias)
+                for (int64_t i = 0; i < ny; i++) y[i] = (int32_t)((uint32_t)y[i] + (uint32_t)bias[(i / plane) % p->oc]);
+        }
+    } else if (exact32) {
         memset(y, 0, (size_t)ny * sizeof(int32_t));
         CONV_NEST(int16_t, int16_t, int32_t, xo, wo, y, p);
         if (bias)
@@ -1391,22 +1507,21 @@ int acc_qnn_dense(acc_dtype x_type, const void *x, acc_dtype w_type, const void 
             return ACC_ENOMEM;
         }
     }
-    for (int64_t i = 0; i < m; i++) {
-        const int16_t *xr = xo + i * k;
-        for (int64_t j = 0; j < n; j++) {
-            const int16_t *wr = wo + j * k;
-            if (exact32) {
-                int32_t s = 0;
-                for (int64_t p = 0; p < k; p++) s += (int32_t)xr[p] * wr[p];
-                y[i * n + j] = bias ? (int32_t)((uint32_t)s + (uint32_t)bias[j]) : s;
-            } else {
+    if (exact32) {
+        acc_igemm_s16(m, n, k, xo, k, wo, k, y, n);
+        if (bias)
+            for (int64_t i = 0; i < m; i++)
+                for (int64_t j = 0; j < n; j++) y[i * n + j] = (int32_t)((uint32_t)y[i * n + j] + (uint32_t)bias[j]);
+    } else {
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++) {
+                const int16_t *xr = xo + i * k, *wr = wo + j * k;
                 int64_t s = 0;
                 for (int64_t p = 0; p < k; p++) s += (int64_t)xr[p] * wr[p];
                 wide[i * n + j] = s;
             }
-        }
+        st = finish_wide(wide, y, m * n, bias, n, 1);
     }
-    if (!exact32) st = finish_wide(wide, y, m * n, bias, n, 1);
     free(wide);
     free(xo);
     free(wo);

@@ -1,7 +1,9 @@
 /* Host kernel library of accel: every relay op that can run on the host CPU, on
  * host memory, with the semantics of `compiler/runtime/reference.py`.
  *
- * Plain C99, libc + libm only. Thread-compatible (no global state).
+ * Plain C99, libc + libm only; the matrix products go through host_gemm.h, which uses
+ * CBLAS when built with -DACC_HAVE_CBLAS. Thread-compatible (no global state except
+ * OpenBLAS's thread count, set to one on first use).
  *
  * Conventions (the contract the C emitter relies on):
  * - Naming: `acc_<op>_<dtype>` for kernels of one fixed element type (`_f32` = float);
@@ -20,7 +22,8 @@
  * - Float kernels compute in float32 like the reference; long reductions (mean,
  *   softmax, layer_norm and pool sums) accumulate in double, which is at least as
  *   accurate as numpy's float32 pairwise sums. Results may differ from the reference
- *   in the last bits where the summation order differs (conv, dense, matmul).
+ *   in the last bits where the summation order differs (conv, dense, matmul: blocked
+ *   or BLAS GEMM).
  * - Integer kernels are exact: add/subtract/multiply wrap like C's fixed-width
  *   unsigned arithmetic (two's complement), quantized accumulation is exact int32.
  */

@@ -2,7 +2,7 @@
 // RUN: accel-opt %s --split-input-file -p fold-constants | filecheck %s
 // RUN: not accel-opt %s -p 'fold-constants{limit=4}' 2>&1 | filecheck %s --check-prefix=OPTION
 
-// OPTION: accel-opt: error: pass 'fold-constants' has no option 'limit' (options: none)
+// OPTION: accel-opt: error: pass 'fold-constants' has no option 'limit' (options: dequantize)
 // OPTION-NOT: Traceback
 
 // A chain folds in one sweep; the dead constants go.
