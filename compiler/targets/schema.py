@@ -29,6 +29,7 @@ from accel.compiler.targets.c_api import (
     compute_word,
 )
 from accel.compiler.targets.patterns import Pattern, build_pattern, parse_pattern_source, shadowing_match
+from accel.compiler.targets.tuning_space import TuningSpace, parse_tuning
 
 # --------------------------------------------------------------------------------------
 # The description
@@ -174,6 +175,8 @@ class TargetDescription:
     patterns: tuple[PatternSpec, ...]
     """In priority order: the first listed wins."""
     library: Library = Library()
+    tuning: TuningSpace | None = None
+    """The `[tuning]` tables: knobs accel-tune may search (compiler/targets/tuning_space.py)."""
 
     def entry(self, key: str) -> OpSpec | PatternSpec | None:
         """An `[[ops]]` or `[[patterns]]` entry by its key ("ops[3]", "patterns[0]")."""
@@ -796,12 +799,14 @@ def parse_description(data: dict, path: str) -> TargetDescription:
         c = call(t, fn, compute_kind_of(pattern.names), f"pattern '{pname}'")
         patterns.append(PatternSpec(pname, f"{name}.{pname}", fn, pattern, limits, ref, pred, t.key, c))
 
+    top.read.append("tuning")
+    tuning = parse_tuning(data.get("tuning"), path)
     top.finish()
     if not ops and not patterns:
         top.fail("ops", "a description needs at least one [[ops]] or [[patterns]] entry")
     _check_shadowing(patterns, path)
     return TargetDescription(
-        name, description, path, api, dtypes, memory, dma, compute, host, tuple(ops), tuple(patterns), library
+        name, description, path, api, dtypes, memory, dma, compute, host, tuple(ops), tuple(patterns), library, tuning
     )
 
 
