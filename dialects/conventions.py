@@ -16,6 +16,7 @@ emitter agree on, and their accessors. One home, so that a name is written once.
 | `accel.entry = "ops[3]"` | accel compute op | the description entry whose declared C call runs it | lower-to-accel (kept by tiling) |
 | `accel.constant`, `accel.duplicate` | pattern IR | pattern-language marks | target descriptions |
 | `accel.tuning = {row_tile = 4, ...}` | accel compute op | the tuning configuration of this op instance (knobs of the target's `[tuning]` space; absent: the heuristics) | apply-tuning (kept by tiling) |
+| `accel.tuned = [{task = ..., ...}]` | module | the tasks a tuning log configured: key, op, instances, config, measured default and tuned cycles (report.json's `tuning`) | apply-tuning |
 
 Functions: `@main` is the host schedule; a function with `accel.target = "<name>"` (not
 "host") is an outlined region of that target; other functions with a body are host
@@ -45,6 +46,7 @@ ENTRY_ATTR = "accel.entry"
 CONSTANT_ARG_ATTR = "accel.constant"
 DUPLICATE_ATTR = "accel.duplicate"
 TUNING_ATTR = "accel.tuning"
+TUNED_ATTR = "accel.tuned"
 
 HOST = "host"
 """The pseudo-target of ops no accelerator runs."""

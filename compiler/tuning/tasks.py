@@ -28,13 +28,14 @@ op change; layer fusion, which tunes chains, adds its own tasks keyed by the cha
 from __future__ import annotations
 
 import hashlib
+import io
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, MemRefType, ModuleOp, NoneAttr, StringAttr, UnitAttr
 from xdsl.ir import Block, Region, SSAValue
+from xdsl.printer import Printer
 
-from accel.compiler.driver import print_ir
 from accel.compiler.tensors import numpy_dtype
 from accel.dialects import accel
 from accel.dialects.conventions import (NAME_ATTR, OUTPUT_ATTR, TARGET_ATTR, TUNING_ATTR, accelerator_functions,
@@ -130,7 +131,9 @@ def task_of(op: accel.ComputeOp, target: str) -> Task | None:
     module = ModuleOp([main, region_fn])
     if specs:
         module.attributes[WEIGHTS_ATTR] = StringAttr(TASK_WEIGHTS_FILE)
-    text = print_ir(module)
+    out = io.StringIO()
+    Printer(stream=out).print_op(module)
+    text = out.getvalue() + "\n"
     key = hashlib.sha256(text.encode()).hexdigest()[:16]
     return Task(key, target, kind, summary_of(op), text, specs)
 
