@@ -39,6 +39,8 @@ class Request:
     target: str
     """A built-in name or a description path (as accel-tune was given it)."""
     config: dict = field(default_factory=dict)
+    centre: int = 0
+    """Which compute op the configuration is for (Task.centre)."""
     timeout: float = 120.0
     """Seconds the compiled program may run."""
 
@@ -60,8 +62,8 @@ def random_array(shape: tuple[int, ...], dtype: str, rng: np.random.Generator) -
     return rng.integers(max(info.min, -8), min(info.max, 8) + 1, size=shape).astype(dt)
 
 
-def configured_text(text: str, config: dict, target: str) -> str:
-    """The one-task module with `config` on its compute op."""
+def configured_text(text: str, config: dict, target: str, centre: int = 0) -> str:
+    """The one-task module with `config` on its tuned compute op (the `centre`-th)."""
     if not config:
         return text
     ctx = make_context(target)
@@ -71,9 +73,8 @@ def configured_text(text: str, config: dict, target: str) -> str:
             f.write(text)
         module = load_model(path, ctx)
     for fn, _ in accelerator_functions(module):
-        for op in fn.body.block.ops:
-            if isinstance(op, accel.ComputeOp):
-                set_tuning(op, config)
+        ops = [op for op in fn.body.block.ops if isinstance(op, accel.ComputeOp)]
+        set_tuning(ops[centre], config)
     return print_ir(module)
 
 
@@ -84,7 +85,7 @@ def measure(request: Request) -> Result:
         with tempfile.TemporaryDirectory(prefix="accel-tune-") as tmp:
             path = os.path.join(tmp, "task.mlir")
             with open(path, "w") as f:
-                f.write(configured_text(request.text, request.config, request.target))
+                f.write(configured_text(request.text, request.config, request.target, request.centre))
             if request.weights:
                 np.savez(os.path.join(tmp, TASK_WEIGHTS_FILE),
                          **{name: random_array(shape, dt, rng) for name, shape, dt in request.weights})

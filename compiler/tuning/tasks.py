@@ -31,7 +31,7 @@ import hashlib
 import io
 from dataclasses import dataclass, field
 
-from xdsl.dialects import func
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, MemRefType, ModuleOp, NoneAttr, StringAttr, UnitAttr
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.printer import Printer
@@ -67,6 +67,11 @@ class Task:
     weights: list[tuple[str, tuple[int, ...], str]] = field(default_factory=list)
     """External weights of the module: (name, shape, numpy dtype name)."""
     instances: int = 1
+    centre: int = 0
+    """Which compute op of the module (in order) is the tuned one; the others are its
+    neighbours, compiled with the heuristics."""
+    context: int = 0
+    """How many neighbours the module holds."""
 
 
 def _plain(t) -> bool:
@@ -83,23 +88,50 @@ def summary_of(op: accel.ComputeOp) -> str:
     return f"{op.name.removeprefix('accel.')} ({ins}) -> {show(op.output)}"
 
 
+def _writer(v: SSAValue) -> accel.ComputeOp | None:
+    return next((u.operation for u in v.uses if isinstance(u.operation, accel.ComputeOp)
+                 and u.operation.output is v), None)
+
+
+def neighbourhood(op: accel.ComputeOp) -> list[accel.ComputeOp]:
+    """`op` with the compute ops of its region that write its inputs or read its result,
+    in block order: whether a neighbour leaves an operand on the device or takes the result
+    from there changes what the op's tiles cost (a tiled result is written back)."""
+    chain = {op}
+    for v in op.inputs:
+        w = _writer(v)
+        if w is not None and w.parent is op.parent:
+            chain.add(w)
+    for u in op.output.uses:
+        c = u.operation
+        if isinstance(c, accel.ComputeOp) and c is not op and c.parent is op.parent and op.output in c.inputs:
+            chain.add(c)
+    return sorted(chain, key=lambda o: o.parent.get_operation_index(o))
+
+
 def task_of(op: accel.ComputeOp, target: str) -> Task | None:
-    """The task of a compute op of a region of `target` (None: not tunable)."""
+    """The task of a compute op of a region of `target` (None: not tunable): the op with
+    its neighbours (`neighbourhood`); the configuration applies to the op alone."""
     kind = tunable_kind(op)
     if kind is None:
         return None
-    values = list(dict.fromkeys([*op.inputs, op.output]))
+    chain = neighbourhood(op)
+    in_chain = set(chain)
+    values = list(dict.fromkeys(v for c in chain for v in (*c.inputs, c.output)))
     if not all(_plain(v.type) for v in values):
         return None
+    outputs = {c.output for c in chain}
     weights = [v for v in values if isinstance(v.owner, accel.WeightOp)]
-    data = [v for v in op.inputs if v not in weights and v is not op.output]
-    data = list(dict.fromkeys(data))
-    arg_types = [*(v.type for v in data), op.output.type]
+    # Results read outside the chain (or region results) stay results; the others are
+    # intermediates of the task's region.
+    results = [v for v in values if v in outputs and (not isinstance(v.owner, memref.AllocOp) or any(
+        u.operation not in in_chain for u in v.uses))]
+    data = [v for v in values if v not in weights and v not in outputs]
+    arg_types = [*(v.type for v in data), *(v.type for v in results)]
     region_name = f"{symbol_base(target)}_0"
 
     body = Block(arg_types=arg_types)
-    mapping: dict[SSAValue, SSAValue] = {v: body.args[i] for i, v in enumerate(data)}
-    mapping[op.output] = body.args[-1]
+    mapping: dict[SSAValue, SSAValue] = {v: body.args[i] for i, v in enumerate([*data, *results])}
     specs = []
     for i, w in enumerate(weights):
         t = w.type
@@ -107,35 +139,44 @@ def task_of(op: accel.ComputeOp, target: str) -> Task | None:
         body.add_op(wop)
         mapping[w] = wop.results[0]
         specs.append((f"w{i}", tuple(t.get_shape()), _numpy_name(t.element_type)))
-    clone = op.clone(value_mapper=dict(mapping))
-    clone.attributes.pop(TUNING_ATTR, None)
-    body.add_op(clone)
+    for v in values:
+        if v in outputs and v not in mapping:
+            alloc = memref.AllocOp([], [], v.type)
+            body.add_op(alloc)
+            mapping[v] = alloc.results[0]
+    centre = 0
+    for i, c in enumerate(chain):
+        clone = c.clone(value_mapper=dict(mapping))
+        clone.attributes.pop(TUNING_ATTR, None)
+        body.add_op(clone)
+        if c is op:
+            centre = i
     body.add_op(func.ReturnOp())
-    for i, a in enumerate(body.args[:-1]):
-        a.name_hint = f"in{i}"
-    body.args[-1].name_hint = "out0"
+    names = [*(f"in{i}" for i in range(len(data))), *(f"out{i}" for i in range(len(results)))]
+    for a, n in zip(body.args, names):
+        a.name_hint = n
     out_attrs = DictionaryAttr({OUTPUT_ATTR: UnitAttr()})
     region_fn = func.FuncOp(region_name, (arg_types, []), Region(body), "private",
-                            arg_attrs=ArrayAttr([DictionaryAttr({}) for _ in data] + [out_attrs]))
+                            arg_attrs=ArrayAttr([DictionaryAttr({}) for _ in data] + [out_attrs for _ in results]))
     region_fn.attributes[TARGET_ATTR] = StringAttr(target)
 
     main_body = Block(arg_types=arg_types)
     main_body.add_op(func.CallOp(region_name, list(main_body.args), []))
     main_body.add_op(func.ReturnOp())
-    names = [*(f"in{i}" for i in range(len(data))), "out0"]
     for a, n in zip(main_body.args, names):
         a.name_hint = n
-    attrs = [DictionaryAttr({NAME_ATTR: StringAttr(n)}) for n in names[:-1]]
-    attrs.append(DictionaryAttr({NAME_ATTR: StringAttr("out0"), OUTPUT_ATTR: UnitAttr()}))
+    attrs = [DictionaryAttr({NAME_ATTR: StringAttr(n)}) for n in names[:len(data)]]
+    attrs += [DictionaryAttr({NAME_ATTR: StringAttr(n), OUTPUT_ATTR: UnitAttr()}) for n in names[len(data):]]
     main = func.FuncOp("main", (arg_types, []), Region(main_body), arg_attrs=ArrayAttr(attrs))
     module = ModuleOp([main, region_fn])
     if specs:
         module.attributes[WEIGHTS_ATTR] = StringAttr(TASK_WEIGHTS_FILE)
     out = io.StringIO()
     Printer(stream=out).print_op(module)
-    text = out.getvalue() + "\n"
+    text = out.getvalue() + f"\n// centre: {centre}\n"
     key = hashlib.sha256(text.encode()).hexdigest()[:16]
-    return Task(key, target, kind, summary_of(op), text, specs)
+    return Task(key, target, kind, summary_of(op), text, specs, centre=centre,
+                context=len(chain) - 1)
 
 
 def _numpy_name(element_type) -> str:
