@@ -4,7 +4,8 @@
         for request, result in ex.run(requests):      # results as they complete
             ...
 
-Every request is measured by `compiler/tuning/measure.py:measure`. A measurement that
+Every request is measured by `compiler/tuning/measure.py:measure` (or the `fn` given:
+a module-level function, so that workers can import it). A measurement that
 does not answer within `timeout` seconds (a hung compile or program) is abandoned - its
 local worker process is killed and replaced, its Ray task cancelled - and retried, up to
 `retries` times; then it counts as failed (`Result.error`), so a tune never hangs on one
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import multiprocessing
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
 
 from accel.compiler.diagnostics import CompileError
@@ -49,7 +50,7 @@ class Executor:
 # -- local worker processes --------------------------------------------------------------
 
 
-def _worker_main(conn: Connection) -> None:
+def _worker_main(conn: Connection, fn: Callable[[Request], Result]) -> None:
     while True:
         try:
             request = conn.recv()
@@ -57,13 +58,13 @@ def _worker_main(conn: Connection) -> None:
             return
         if request is None:
             return
-        conn.send(measure(request))
+        conn.send(fn(request))
 
 
 class _Worker:
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx, fn: Callable[[Request], Result]) -> None:
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_worker_main, args=(child,), daemon=True)
+        self.process = ctx.Process(target=_worker_main, args=(child, fn), daemon=True)
         self.process.start()
         child.close()
         self.request: Request | None = None
@@ -83,8 +84,9 @@ class _Worker:
 class LocalExecutor(Executor):
     """`jobs` long-lived worker processes (spawned: no state shared with the tuner)."""
 
-    def __init__(self, jobs: int = 1, timeout: float = 300.0, retries: int = 1) -> None:
-        self.jobs, self.timeout, self.retries = max(1, jobs), timeout, retries
+    def __init__(self, jobs: int = 1, timeout: float = 300.0, retries: int = 1,
+                 fn: Callable[[Request], Result] = measure) -> None:
+        self.jobs, self.timeout, self.retries, self.fn = max(1, jobs), timeout, retries, fn
         self._ctx = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
 
@@ -92,7 +94,7 @@ class LocalExecutor(Executor):
         pending: list[tuple[Request, int]] = [(r, 0) for r in requests]
         pending.reverse()
         while len(self._workers) < min(self.jobs, len(pending)):
-            self._workers.append(_Worker(self._ctx))
+            self._workers.append(_Worker(self._ctx, self.fn))
         busy: list[_Worker] = []
         idle = list(self._workers)
         while pending or busy:
@@ -124,7 +126,7 @@ class LocalExecutor(Executor):
                 busy.remove(w)
                 w.kill()
                 self._workers.remove(w)
-                fresh = _Worker(self._ctx)
+                fresh = _Worker(self._ctx, self.fn)
                 self._workers.append(fresh)
                 idle.append(fresh)
                 if w.attempt < self.retries:
@@ -161,7 +163,8 @@ class RayExecutor(Executor):
     """Each measurement a Ray task (one CPU); at most `jobs` in flight (default: the
     cluster's CPUs)."""
 
-    def __init__(self, address: str | None = None, jobs: int = 0, timeout: float = 300.0, retries: int = 1) -> None:
+    def __init__(self, address: str | None = None, jobs: int = 0, timeout: float = 300.0, retries: int = 1,
+                 fn: Callable[[Request], Result] = measure) -> None:
         ray = _ray()
         self.ray, self.timeout, self.retries = ray, timeout, retries
         self._owned = not ray.is_initialized()
@@ -174,7 +177,7 @@ class RayExecutor(Executor):
                                    f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.jobs = max(1, min(jobs, cpus) if jobs else cpus)
-        self._remote = ray.remote(num_cpus=1, max_retries=0)(measure)
+        self._remote = ray.remote(num_cpus=1, max_retries=0)(fn)
 
     def run(self, requests: Iterable[Request]) -> Iterator[tuple[Request, Result]]:
         ray = self.ray
