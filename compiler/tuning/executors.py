@@ -21,6 +21,7 @@ machines it must be installed there.
 from __future__ import annotations
 
 import multiprocessing
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
@@ -50,7 +51,13 @@ class Executor:
 # -- local worker processes --------------------------------------------------------------
 
 
+_READY = "ready"
+STARTUP_SECONDS = 120.0
+"""How long a fresh worker may take to import accel before it counts as hung."""
+
+
 def _worker_main(conn: Connection, fn: Callable[[Request], Result]) -> None:
+    conn.send(_READY)  # the clock of a measurement starts once the worker is up
     while True:
         try:
             request = conn.recv()
@@ -69,11 +76,13 @@ class _Worker:
         child.close()
         self.request: Request | None = None
         self.attempt = 0
+        self.spawned = time.monotonic()
         self.started = 0.0
+        self.ready = False
 
     def submit(self, request: Request, attempt: int) -> None:
         self.request, self.attempt, self.started = request, attempt, time.monotonic()
-        self.conn.send(request)
+        self.conn.send(request)  # queued in the pipe until the worker is up
 
     def kill(self) -> None:
         self.process.kill()
@@ -113,14 +122,19 @@ class LocalExecutor(Executor):
                     except (EOFError, OSError):
                         failure = "the worker process died"
                     else:
+                        if result == _READY:
+                            w.ready, w.started = True, now
+                            continue
                         busy.remove(w)
                         idle.append(w)
                         yield w.request, result
                         continue
                 elif not w.process.is_alive():
                     failure = f"the worker process died (exit {w.process.exitcode})"
-                elif now - w.started > self.timeout:
+                elif w.ready and now - w.started > self.timeout:
                     failure = f"no answer within {self.timeout:g} s"
+                elif not w.ready and now - w.spawned > STARTUP_SECONDS:
+                    failure = f"the worker did not start within {STARTUP_SECONDS:g} s"
                 if failure is None:
                     continue
                 busy.remove(w)
@@ -173,8 +187,8 @@ class RayExecutor(Executor):
             try:
                 ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False, **kwargs)
             except Exception as e:  # ConnectionError, RuntimeError, ...: one line
-                raise CompileError(f"cannot {'connect to the Ray cluster at ' + address if address else 'start a local Ray cluster'}: "
-                                   f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+                what = f"connect to the Ray cluster at {address}" if address else "start a local Ray cluster"
+                raise CompileError(f"cannot {what}: {_last_line(e)}") from None
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.jobs = max(1, min(jobs, cpus) if jobs else cpus)
         self._remote = ray.remote(num_cpus=1, max_retries=0)(fn)
@@ -195,7 +209,7 @@ class RayExecutor(Executor):
                 try:
                     yield request, ray.get(ref)
                 except Exception as e:  # the worker died (RayTaskError, WorkerCrashedError, ...)
-                    failure = str(e).splitlines()[0] if str(e) else type(e).__name__
+                    failure = _last_line(e)
                     if attempt < self.retries:
                         pending.append((request, attempt + 1))
                     else:
@@ -214,6 +228,13 @@ class RayExecutor(Executor):
     def close(self) -> None:
         if self._owned and self.ray.is_initialized():
             self.ray.shutdown()
+
+
+def _last_line(e: BaseException) -> str:
+    """The line of a (Ray) exception that says what went wrong: its last, without colours."""
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", ln).strip() for ln in str(e).splitlines()]
+    lines = [ln for ln in lines if ln]
+    return lines[-1] if lines else type(e).__name__
 
 
 def make_executor(spec: str, jobs: int = 1, timeout: float = 300.0, retries: int = 1) -> Executor:

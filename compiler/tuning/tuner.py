@@ -193,13 +193,14 @@ def tune(model: str, target: str, log_path: str, executor: Executor, trials: int
 
 def _split_budget(trials: int, tasks: list[Task], share: dict[str, float], searches: dict[str, TaskSearch],
                   min_share: float) -> dict[str, int]:
-    """Trials per task by share of the cycles (at least one for a task above `min_share`),
-    less what the log already holds, capped by the space."""
+    """Trials per task by share of the cycles (tasks below `min_share` get none; what
+    rounding leaves goes one each to the largest), less what the log already holds,
+    capped by the space."""
     worth = [t for t in tasks if share[t.key] >= min_share]
     weight = sum(share[t.key] for t in worth) or 1.0
     budget = {t.key: 0 for t in tasks}
     for t in worth:
-        budget[t.key] = max(1, int(trials * share[t.key] / weight))
+        budget[t.key] = int(trials * share[t.key] / weight)
     spare = trials - sum(budget.values())
     for t in sorted(worth, key=lambda t: -share[t.key]):
         if spare <= 0:
