@@ -8,7 +8,8 @@ apply its best configurations (`accel-compile --tuning-log`).
 
 The first line names each target the log was tuned for by a fingerprint of its
 description file and its `[tuning] version`: a log read against a different description
-is stale and refused (never silently used). Each later line is one measurement; the
+is stale and refused (never silently used); a target the header does not name (a log
+written by hand) is not checked. Each later line is one measurement; the
 default configuration `{}` is measured for every task. A line cut short by an
 interrupted write (the last one) is ignored; any other malformed line is an error
 naming the file and line. The best configuration of a task is its measured one with the
