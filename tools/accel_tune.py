@@ -6,8 +6,10 @@ candidates on the simulator; `accel-compile --tuning-log LOG` applies the result
                [--bind-inputs B] [-q]
 
 The log is appended per measurement; Ctrl-C keeps what was measured, and running the same
-command again resumes (measured candidates are skipped). Prints one line per task
-(default and best cycles, share of the model's cycles) and a summary. Every error is one
+command again resumes (measured candidates are skipped). At the end each task's choice is
+checked in the whole model (a choice that does not pay there gives way to the default).
+Prints one line per task (default and chosen cycles, share of the model's cycles) and a
+summary with the whole model's estimated cycles without and with the log. Every error is one
 line on stderr and exit code 1.
 """
 
@@ -65,8 +67,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         gain = f"{t.default / t.best:.3f}x" if t.default and t.best else "-"
         print(f"{t.task.key}  {t.share * 100:5.1f} %  x{t.task.instances}  default {t.default}  best {t.best} "
               f"({gain}, {t.measured}/{t.space} measured)  {t.task.summary}  {t.config}")
+    ratio = summary.model_tuned / summary.model_default if summary.model_default else 1.0
     print(f"accel-tune: {len(summary.tasks)} tasks, {summary.measurements} measurements ({summary.failures} failed) "
-          f"in {summary.seconds:.1f} s; predicted {summary.predicted_speedup:.3f}x on the tuned ops; log {args.output}")
+          f"in {summary.seconds:.1f} s; whole model {summary.model_default} -> {summary.model_tuned} cycles "
+          f"({ratio:.3f}x, estimated); log {args.output}")
 
 
 if __name__ == "__main__":

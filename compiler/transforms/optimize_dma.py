@@ -23,6 +23,10 @@ Each part can be switched off:
   one compute op earlier (the next op's operands arrive while the current one computes),
   and no write-back is waited for (transfers run in order; the region ends with a sync).
 
+A tuned op (`accel.tuning`) may ask for single buffering (`double_buffer = false`: its
+loops are not double-buffered) or a prefetch distance of its own (`prefetch = N`: its
+loads move at most N compute ops earlier, instead of `prefetch-depth`).
+
 Every step is kept only if the scratchpad plan (by liveness, across regions) still fits;
 otherwise that step is undone. (Zero-copy for targets sharing host memory is decided by
 `insert-dma`: such regions have no transfers to optimize.)

@@ -25,6 +25,12 @@ that does not change across iterations on the device: rows-inside-channels strea
 weights once and re-reads the input per channel tile; channels-inside-rows reads the input
 once and re-reads the weights per row tile unless they all fit.
 
+A tuning configuration on an op (`accel.tuning`, see apply-tuning and
+compiler/targets/tuning_space.py) fixes the knobs it names: channel/row tiles (conv,
+pool), row/feature/K tiles (2-D products), the resident operand (rows inside or outside
+channels), and whether tiles are sized for double buffering; such an op is tiled even when
+it fits whole, and a configuration that does not fit is an error, never shrunk.
+
 Before (a 1x64x56x56 conv, 3.2 MB of operands):
 
     accel.conv2d ins(%x, %w, %b : ...) outs(%y : memref<1x64x56x56xf32>) {padding = [1, 1, 1, 1]}

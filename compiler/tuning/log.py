@@ -14,7 +14,9 @@ default configuration `{}` is measured for every task. A line cut short by an
 interrupted write (the last one) is ignored; any other malformed line is an error
 naming the file and line. The best configuration of a task is its measured one with the
 fewest cycles (the default included, so applying a log is never worse than the default
-as measured).
+as measured). Measured alone, a task's best may still lose in the whole model (a
+neighbour further away changes what stays on the device): the tune then records the
+task's default again with `"selected": true`, which wins.
 """
 
 from __future__ import annotations
@@ -55,12 +57,17 @@ class Record:
     config: dict
     cycles: int | None
     error: str | None = None
+    selected: bool = False
+    """Chosen by the tune's check of the whole model (see tuner.py): it wins over the
+    task's fewest cycles."""
 
     def to_json(self) -> str:
         d = {"task": self.task, "target": self.target, "op": self.op, "instances": self.instances,
              "config": self.config, "cycles": self.cycles}
         if self.error is not None:
             d["error"] = self.error
+        if self.selected:
+            d["selected"] = True
         return json.dumps(d, sort_keys=True)
 
 
@@ -75,11 +82,15 @@ class TuningLog:
         return {config_key(r.config): r for r in self.records if r.task == task}
 
     def best(self, task: str) -> tuple[Record | None, Record | None]:
-        """(best measured, default measured) of a task."""
+        """(best, default measured) of a task: its last selected record, else its measured
+        configuration with the fewest cycles."""
         rs = [r for r in self.records if r.task == task and r.cycles is not None]
         if not rs:
             return None, None
         default = next((r for r in rs if not r.config), None)
+        selected = [r for r in rs if r.selected]
+        if selected:
+            return selected[-1], default
         return min(rs, key=lambda r: (r.cycles, bool(r.config))), default
 
     def check_target(self, desc: TargetDescription) -> None:
@@ -146,7 +157,7 @@ def _record(data, path: str, line: int) -> Record:
             fail(f"config value of '{k}' must be an integer, a boolean or a string")
     instances = data.get("instances", 1)
     return Record(data["task"], data["target"], str(data.get("op", "")), instances if isinstance(instances, int) else 1,
-                  data["config"], cycles, data.get("error"))
+                  data["config"], cycles, data.get("error"), data.get("selected") is True)
 
 
 class LogWriter:

@@ -7,8 +7,7 @@ them):
 - `grid`: the whole space, best predicted first (exhaustive when the budget allows);
 - `random`: a seeded random sample of the space, four candidates drawn per one measured,
   the best predicted of them measured;
-- `anneal`: simulated annealing over neighbouring configurations (one knob changed by
-  one step), the energy being the measured cycles where known, else the analytic
+- `anneal`: simulated annealing over neighbouring configurations (one knob changed), the energy being the measured cycles where known, else the analytic
   estimate scaled by the task's measured/predicted ratio;
 - `model`: a learned cost model (scikit-learn's gradient-boosted trees, the `tune`
   extra), fitted on every measurement of the tune so far (all tasks: the features are

@@ -26,7 +26,7 @@ from accel.compiler.tuning.tasks import tunable_kind
 from accel.dialects import accel
 
 
-def _extents(op: accel.ComputeOp) -> dict[str, int]:
+def extents(op: accel.ComputeOp) -> dict[str, int]:
     """The extent each tile knob of the op's kind divides."""
     if isinstance(op, (accel.Conv2DOp, accel.PoolOp)):
         _, oc, oh, _ = op.output.type.get_shape()
@@ -52,10 +52,10 @@ def kind_space(op: accel.ComputeOp, desc: TargetDescription) -> KindSpace | None
 
 def knob_values(op: accel.ComputeOp, space: KindSpace, desc: TargetDescription) -> dict[str, list]:
     """Each declared knob's admitted values for this op (before the fit check)."""
-    extents = _extents(op)
+    sizes = extents(op)
     values: dict[str, list] = {}
     for name, rng in space.tiles:
-        n = extents[name]
+        n = sizes[name]
         vals = [t for t in candidates(n) if rng.admits(t, n)]
         if name == "channel_tile" and isinstance(op, accel.Conv2DOp) and op.prop("groups") > 1:
             per_group = n // op.prop("groups")

@@ -14,6 +14,11 @@ task, measurements on an executor, every result appended to the log.
    measured in parallel; the learned model is refitted between rounds.
 4. Resume: measurements already in the log count against their task's budget and are
    never repeated; a log for another version of a target is refused.
+5. The whole model: compiled with the log's choices and without, compared by the compile
+   report's cycle estimate (the simulator's two-engine timeline replayed on the IR: the
+   simulator counts the same). Each tuned task whose choice does not pay in the model
+   (the model is not faster with it than with that task's default) gets its default
+   back (a `selected` record), so the tuned model is never slower than the default.
 """
 
 from __future__ import annotations
@@ -24,13 +29,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from accel.compiler.compile_report import build_report
 from accel.compiler.driver import compile_module, load_model, make_context
+from accel.compiler.pipeline import with_tuning_log
 from accel.compiler.targets.tuning_space import TILE_KNOBS
 from accel.compiler.tuning.executors import Executor
 from accel.compiler.tuning.log import LogWriter, Record, TuningLog, config_key, fingerprint, read_log
 from accel.compiler.tuning.measure import Request, Result
 from accel.compiler.tuning.search import STRATEGIES, TaskSearch, fit_model, propose
-from accel.compiler.tuning.space import _extents, analytic_cycles, space_of
+from accel.compiler.tuning.space import analytic_cycles, extents, space_of
 from accel.compiler.tuning.tasks import Task, distinct_tasks, module_tasks
 from accel.compiler.diagnostics import CompileError
 
@@ -54,6 +61,9 @@ class Summary:
     measurements: int = 0
     failures: int = 0
     seconds: float = 0.0
+    model_default: int = 0
+    """The whole model's cycle estimate without the log, and with it (after the check)."""
+    model_tuned: int = 0
 
     @property
     def predicted_speedup(self) -> float:
@@ -73,7 +83,7 @@ class Progress:
 
 
 def features(op, config: dict, analytic: float, kind: str) -> list[float]:
-    ext = _extents(op)
+    ext = extents(op)
     names = TILE_KNOBS[kind]
     rel = [config[n] / ext[n] if n in config else 1.0 for n in ("channel_tile", "row_tile", "feature_tile", "k_tile")]
     tiles = math.prod(-(-ext[n] // config[n]) for n in names if n in config)
@@ -177,18 +187,63 @@ def tune(model: str, target: str, log_path: str, executor: Executor, trials: int
                 learned = fit_model(list(searches.values()))
         tasks_done[0] = len(tasks)
         progress.update(tasks_done[0], done[0], speedup())
+        summary.model_default, summary.model_tuned = check_in_model(
+            model, target, log_path, writer, tasks, searches, bind_inputs)
     finally:
         writer.close()
         progress.finish()
+    final = read_log(log_path)
     for t in tasks:
         s = searches[t.key]
-        best = s.best()
+        chosen, _ = final.best(t.key)
+        best = s.index.get(config_key(chosen.config)) if chosen is not None else None
         summary.tasks.append(TaskResult(
             by_key[t.key], share.get(t.key, 0.0), s.measured.get(0),
             s.measured[best] if best is not None else None, s.configs[best] if best is not None else {},
             len(s.measured), len(s.configs)))
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def model_estimate(model: str, target: str, log: str | None, bind_inputs=None) -> int:
+    """The whole model's cycle estimate, compiled with `log` applied (or without)."""
+    ctx = make_context(target)
+    module = load_model(model, ctx, bind_inputs)
+    module, _ = compile_module(module, ctx, with_tuning_log("full", log) if log else "full")
+    return int(build_report(module, ctx.targets.descriptions, None, {})["cycles"]["estimate"])
+
+
+def check_in_model(model: str, target: str, log_path: str, writer: LogWriter, tasks: list[Task],
+                   searches: dict[str, TaskSearch], bind_inputs=None) -> tuple[int, int]:
+    """Give back its default to each tuned task whose choice does not make the whole model
+    faster (largest measured gain first); returns (default, tuned) model estimates."""
+    default = model_estimate(model, target, None, bind_inputs)
+    current = model_estimate(model, target, log_path, bind_inputs)
+    log = read_log(log_path)
+    tuned = []
+    for t in tasks:
+        best, base = log.best(t.key)
+        if best is not None and best.config and base is not None:
+            tuned.append((base.cycles - best.cycles, t, base))
+    kept = []
+    for _, t, base in sorted(tuned, key=lambda x: x[0]):  # the smallest measured gains first
+        if current <= default:
+            break
+        writer.append(Record(t.key, t.target, t.summary, t.instances, {}, base.cycles, selected=True))
+        without = model_estimate(model, target, log_path, bind_inputs)
+        if without < current:
+            current = without
+            continue
+        # the choice pays in the model: select it again
+        chosen = min((r for r in read_log(log_path).records if r.task == t.key and r.cycles is not None
+                      and not r.selected), key=lambda r: (r.cycles, bool(r.config)))
+        writer.append(Record(t.key, t.target, t.summary, t.instances, chosen.config, chosen.cycles, selected=True))
+        kept.append((t, base))
+    if current > default:  # together the kept choices still lose: the defaults everywhere
+        for t, base in kept:
+            writer.append(Record(t.key, t.target, t.summary, t.instances, {}, base.cycles, selected=True))
+        current = model_estimate(model, target, log_path, bind_inputs)
+    return default, current
 
 
 def _split_budget(trials: int, tasks: list[Task], share: dict[str, float], searches: dict[str, TaskSearch],
