@@ -297,7 +297,9 @@ def test_local_executor_retries_hung_and_dead_workers():
     start = time.monotonic()
     with LocalExecutor(jobs=2, timeout=3, retries=1, fn=slow_or_crashing) as ex:
         results = {json.dumps(r.config): res for r, res in ex.run(requests)}
-    assert time.monotonic() - start < 40
+    # the hung measurement sleeps 120 s per attempt: it was abandoned (the bound leaves room
+    # for respawned workers importing accel on a loaded machine)
+    assert time.monotonic() - start < 100
     assert results['{}'].cycles == 1
     assert "after 2 attempts: no answer within 3 s" in results['{"hang": 1}'].error
     assert "after 2 attempts: the worker process died" in results['{"crash": 1}'].error
