@@ -11,7 +11,7 @@ JOBS ?= 2
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[test,tune]'
 	@touch $(STAMP)
 
 # `make setup` also installs CBLAS (libopenblas-dev) and oneDNN (libdnnl-dev) where they

@@ -43,11 +43,13 @@ class Compiled:
 
 
 def compile(model: str, target: str, out_dir: str, pipeline: str = "full", dump_ir: bool = False,
-            bind_inputs: Mapping[str, Any] | str | None = None) -> Compiled:
+            bind_inputs: Mapping[str, Any] | str | None = None, tuning_log: str | None = None) -> Compiled:
     """Compile an .onnx or .mlir file for `target` (a built-in name, a .toml path, or a
     comma list) into `out_dir`. `bind_inputs` (arrays by input name, or the
-    `--bind-inputs` text) makes those graph inputs constants, e.g. a Reshape's shape."""
-    report = compile_to_directory(model, target, out_dir, pipeline, dump_ir, bind_inputs=_bindings(bind_inputs))
+    `--bind-inputs` text) makes those graph inputs constants, e.g. a Reshape's shape.
+    `tuning_log`: an accel-tune log to apply (report["tuning"] lists the tuned ops)."""
+    report = compile_to_directory(model, target, out_dir, pipeline, dump_ir, bind_inputs=_bindings(bind_inputs),
+                                  tuning_log=tuning_log)
     return Compiled(out_dir, report)
 
 

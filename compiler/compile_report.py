@@ -15,11 +15,12 @@ memory, and cycles, computed statically from the final IR.
 
 from __future__ import annotations
 
+import json
 import math
 from collections import defaultdict
 
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
@@ -27,7 +28,7 @@ from accel.compiler.index_arith import constant_index
 from accel.compiler.targets.c_api import matmul_dims
 from accel.compiler.tensors import buffer_bytes, numpy_dtype
 from accel.dialects import accel
-from accel.dialects.conventions import ARENA_ATTR, accelerator_functions, is_output_arg
+from accel.dialects.conventions import ARENA_ATTR, TUNED_ATTR, accelerator_functions, is_output_arg
 
 
 def trip_count(loop: scf.ForOp) -> int:
@@ -342,4 +343,26 @@ def build_report(module: ModuleOp, descs, partition: dict | None, timing: dict[s
         "scratchpad_peak_bytes": peak,
     }
     report["timing"] = {k: round(v, 6) for k, v in timing.items()}
+    tuned = tuning_section(module)
+    if tuned is not None:
+        report["tuning"] = tuned
     return report
+
+
+def tuning_section(module: ModuleOp) -> dict | None:
+    """What apply-tuning configured (`accel.tuned`): each tuned task with its measured
+    default and tuned cycles, and the predicted gain over all instances (measured in
+    isolation: in the model a task's neighbours may keep its operands on the device)."""
+    attr = module.attributes.get(TUNED_ATTR)
+    if not isinstance(attr, ArrayAttr):
+        return None
+    tasks = []
+    for d in attr.data:
+        e = {k: (v.data if isinstance(v, StringAttr) else v.value.data) for k, v in d.data.items()}
+        e["config"] = json.loads(e["config"])
+        tasks.append(e)
+    default = sum(t["default_cycles"] * t["instances"] for t in tasks)
+    tuned = sum(t["tuned_cycles"] * t["instances"] for t in tasks)
+    return {"tasks": tasks, "tuned_ops": sum(t["instances"] for t in tasks if t["config"]),
+            "predicted_gain_cycles": default - tuned,
+            "predicted_speedup": round(default / tuned, 4) if tuned else 1.0}

@@ -161,14 +161,20 @@ def stage_key(timing: dict[str, float], name: str) -> str:
 def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: str = "full",
                          dump_ir: bool = False, verify_each: bool = False,
                          on_stage: Callable[[str], None] | None = None,
-                         bind_inputs: Mapping[str, np.ndarray] | str | None = None) -> dict:
+                         bind_inputs: Mapping[str, np.ndarray] | str | None = None,
+                         tuning_log: str | None = None) -> dict:
     """Compile a model file into `out_dir`; returns the report (also `report.json`), whose
     `timing` holds every stage: import, each pass, emit, write (seconds). `bind_inputs`:
-    see `load_model`."""
+    see `load_model`; `tuning_log`: an accel-tune log whose best configurations the
+    pipeline applies (`apply-tuning` before `tile-for-scratchpad`)."""
     from accel.compiler.backend.artifacts import ArtifactWriter, HostBuild, write_artifacts
-    from accel.compiler.runtime.cbuild import host_runtime
+    from accel.compiler.pipeline import with_tuning_log
     from accel.compiler.backend.c_emitter import ModelEmitter
     from accel.compiler.compile_report import build_report
+    from accel.compiler.runtime.cbuild import host_runtime
+
+    if tuning_log:
+        pipeline = with_tuning_log(pipeline, tuning_log)
 
     ctx = make_context(target)
     with cycle_collection_paused():

@@ -27,6 +27,11 @@ models dequantized at compile time)."""
 
 def expand(spec: str) -> str:
     """Replace pipeline names in a comma-separated spec by their passes."""
+    return ",".join(PIPELINES.get(p, p) for p in _split(spec))
+
+
+def _split(spec: str) -> list[str]:
+    """The top-level comma-separated parts of a spec (options in braces kept whole)."""
     parts = []
     depth = 0
     current = ""
@@ -42,7 +47,19 @@ def expand(spec: str) -> str:
             current += ch
     if current:
         parts.append(current)
-    return ",".join(PIPELINES.get(p.strip(), p.strip()) for p in parts if p.strip())
+    return [p.strip() for p in parts if p.strip()]
+
+
+def with_tuning_log(spec: str, log: str) -> str:
+    """`spec` (names expanded) with `apply-tuning{log=...}` before its tile-for-scratchpad;
+    a spec that stops at tensor level gets `lower` first (as the driver would complete it)."""
+    parts = _split(expand(spec))
+    if not any(p.split("{", 1)[0] == "tile-for-scratchpad" for p in parts):
+        parts += _split(PIPELINES["lower"])
+    at = next(i for i, p in enumerate(parts) if p.split("{", 1)[0] == "tile-for-scratchpad")
+    quoted = log.replace("\\", "\\\\").replace('"', '\\"')
+    parts.insert(at, f'apply-tuning{{log="{quoted}"}}')
+    return ",".join(parts)
 
 
 def parse_pipeline_spec(available, spec: str) -> list:

@@ -15,6 +15,8 @@ emitter agree on, and their accessors. One home, so that a name is written once.
 | `accel.resident` | `accel.alloc` | a buffer that lives across regions | optimize-dma |
 | `accel.entry = "ops[3]"` | accel compute op | the description entry whose declared C call runs it | lower-to-accel (kept by tiling) |
 | `accel.constant`, `accel.duplicate` | pattern IR | pattern-language marks | target descriptions |
+| `accel.tuning = {row_tile = 4, ...}` | accel compute op | the tuning configuration of this op instance (knobs of the target's `[tuning]` space; absent: the heuristics) | apply-tuning (kept by tiling) |
+| `accel.tuned = [{task = ..., ...}]` | module | the tasks a tuning log configured: key, op, instances, config, measured default and tuned cycles (report.json's `tuning`) | apply-tuning |
 
 Functions: `@main` is the host schedule; a function with `accel.target = "<name>"` (not
 "host") is an outlined region of that target; other functions with a body are host
@@ -27,7 +29,7 @@ import re
 from collections.abc import Iterator
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i1, i64
 from xdsl.ir import Operation
 
 TARGET_ATTR = "accel.target"
@@ -43,6 +45,8 @@ RESIDENT_ATTR = "accel.resident"
 ENTRY_ATTR = "accel.entry"
 CONSTANT_ARG_ATTR = "accel.constant"
 DUPLICATE_ATTR = "accel.duplicate"
+TUNING_ATTR = "accel.tuning"
+TUNED_ATTR = "accel.tuned"
 
 HOST = "host"
 """The pseudo-target of ops no accelerator runs."""
@@ -77,6 +81,29 @@ def entry_of(op: Operation) -> str | None:
 
 def set_entry(op: Operation, key: str) -> None:
     op.attributes[ENTRY_ATTR] = StringAttr(key)
+
+
+def tuning_of(op: Operation) -> dict[str, int | bool | str] | None:
+    """The tuning configuration of a compute op (knob -> value), if it has one."""
+    attr = op.attributes.get(TUNING_ATTR)
+    if not isinstance(attr, DictionaryAttr):
+        return None
+    out: dict[str, int | bool | str] = {}
+    for k, v in attr.data.items():
+        if isinstance(v, StringAttr):
+            out[k] = v.data
+        elif isinstance(v, IntegerAttr):
+            out[k] = bool(v.value.data) if v.type == i1 else v.value.data
+    return out
+
+
+def set_tuning(op: Operation, config: dict[str, int | bool | str]) -> None:
+    def attr(v):
+        if isinstance(v, bool):
+            return IntegerAttr(int(v), i1)
+        return StringAttr(v) if isinstance(v, str) else IntegerAttr(v, i64)
+
+    op.attributes[TUNING_ATTR] = DictionaryAttr({k: attr(v) for k, v in sorted(config.items())})
 
 
 def symbol_base(target_name: str) -> str:

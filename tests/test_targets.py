@@ -146,7 +146,7 @@ def test_user_file_by_path_is_then_known_by_name_in_its_context(tmp_path):
         (('op = "relay.nn.relu"', 'op = "relay.nn.relu"\nstrides = [[1, 1]]'),
          "key 'ops[0].strides': does not apply to relay.nn.relu"),
         (('op = "relay.nn.relu"', 'op = "relay.constant"'), "key 'ops[0].op': 'relay.constant' is not a relay graph op"),
-        (("[[ops]]", "[tuning]\nx = 1\n[[ops]]"), "key 'tuning': unknown key"),
+        (("[[ops]]", "[tuning]\nx = 1\n[[ops]]"), "key 'tuning.version': missing"),
     ],
 )
 def test_malformed_descriptions_fail_with_one_line(tmp_path, change, message):

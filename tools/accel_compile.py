@@ -1,7 +1,7 @@
 """accel-compile: a model (ONNX or textual IR) to a directory of C for host + accelerator.
 
-    accel-compile MODEL.(onnx|mlir) --target T -o DIR [-p PIPELINE] [--bind-inputs B] [--dump-ir] [--time-passes]
-                  [--verify-each] [-q]
+    accel-compile MODEL.(onnx|mlir) --target T -o DIR [-p PIPELINE] [--bind-inputs B] [--tuning-log LOG.json]
+                  [--dump-ir] [--time-passes] [--verify-each] [-q]
 
 Writes DIR/model.h, model.c, <target>_wrappers.c, weights.bin, runtime/, Makefile,
 report.json and partition.dot (and DIR/ir/ with --dump-ir); `accel-run DIR` builds and
@@ -30,6 +30,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("-p", "--pipeline", default="full", help="pipeline name (byoc, lower, full) or pass list")
     parser.add_argument("--bind-inputs", metavar="NAME=VALUE,...|B.npz",
                         help="graph inputs that become constants (shape, axes, pads inputs), e.g. shape=[1,-1]")
+    parser.add_argument("--tuning-log", metavar="LOG.json",
+                        help="apply an accel-tune log: each tuned op gets its task's best configuration")
     parser.add_argument("--dump-ir", action="store_true", help="write the IR after every stage to DIR/ir/")
     parser.add_argument("--time-passes", action="store_true",
                         help="print each stage's time (import, every pass, emit, write) to stderr")
@@ -47,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         with StageProgress("accel-compile", enabled=not args.quiet) as progress:
             report = compile_to_directory(args.model, args.target, args.output, args.pipeline, args.dump_ir,
                                           verify_each=args.verify_each, on_stage=progress.stage,
-                                          bind_inputs=args.bind_inputs)
+                                          bind_inputs=args.bind_inputs, tuning_log=args.tuning_log)
     except KeyboardInterrupt:
         sys.exit(130)
     except BaseException as e:  # ArgSpecParseError is a BaseException

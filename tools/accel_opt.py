@@ -102,6 +102,10 @@ class AccelOptMain(xDSLOptMain):
             "--bind-inputs", metavar="NAME=VALUE,...|B.npz",
             help="ONNX graph inputs that become constants at import (shape, axes, pads inputs), e.g. shape=[1,-1]",
         )
+        arg_parser.add_argument(
+            "--tuning-log", metavar="LOG.json",
+            help="apply an accel-tune log (apply-tuning before tile-for-scratchpad; a tensor-level pipeline gets lower)",
+        )
         arg_parser.add_argument("--list-passes", action="store_true", help="list accel's passes with their options")
         arg_parser.add_argument("--report", metavar="FILE.json", help="after partitioning: write the partition report")
         arg_parser.add_argument(
@@ -114,11 +118,14 @@ class AccelOptMain(xDSLOptMain):
         )
 
     def setup_pipeline(self):
-        from accel.compiler.pipeline import parse_pipeline_spec
+        from accel.compiler.pipeline import parse_pipeline_spec, with_tuning_log
 
         if self.args.accel_target:
             self.ctx.targets.select(self.args.accel_target)
-        passes = tuple(parse_pipeline_spec(self.available_passes, self.args.passes))
+        spec = self.args.passes
+        if self.args.tuning_log:
+            spec = with_tuning_log(spec, self.args.tuning_log)
+        passes = tuple(parse_pipeline_spec(self.available_passes, spec))
         self.pipeline = PassPipeline(passes, self._between_passes)
         self._pass_start = time.perf_counter()
         self._partition: PartitionOutputs | None = None

@@ -805,7 +805,6 @@ class RegionPrinter:
         op = step.anchor
         (x,) = step.inputs
         n, c, h, w = _shape(x)
-        out = _shape(step.result)
         if op.name == "relay.nn.global_avg_pool2d":
             kernel, strides, dil, pads = (h, w), (1, 1), (1, 1), (0, 0, 0, 0)
             alg = "dnnl_pooling_avg_exclude_padding"

@@ -33,6 +33,7 @@ from accel.compiler.targets.c_api import (
 from accel.compiler.targets import isa as isa_vocab
 from accel.compiler.targets.isa import BitField, Command, InstructionSet
 from accel.compiler.targets.patterns import Pattern, build_pattern, parse_pattern_source, shadowing_match
+from accel.compiler.targets.tuning_space import TuningSpace, parse_tuning
 
 # --------------------------------------------------------------------------------------
 # The description
@@ -180,6 +181,8 @@ class TargetDescription:
     library: Library = Library()
     isa: InstructionSet | None = None
     """The instruction set of a command-stream target ([isa]), or None."""
+    tuning: TuningSpace | None = None
+    """The `[tuning]` tables: knobs accel-tune may search (compiler/targets/tuning_space.py)."""
 
     def entry(self, key: str) -> OpSpec | PatternSpec | None:
         """An `[[ops]]` or `[[patterns]]` entry by its key ("ops[3]", "patterns[0]")."""
@@ -805,12 +808,15 @@ def parse_description(data: dict, path: str) -> TargetDescription:
         patterns.append(PatternSpec(pname, f"{name}.{pname}", fn, pattern, limits, ref, pred, t.key, c))
 
     isa_t = top.table("isa", required=False)
+    top.read.append("tuning")
+    tuning = parse_tuning(data.get("tuning"), path)
     top.finish()
     if not ops and not patterns:
         top.fail("ops", "a description needs at least one [[ops]] or [[patterns]] entry")
     _check_shadowing(patterns, path)
     desc = TargetDescription(
-        name, description, path, api, dtypes, memory, dma, compute, host, tuple(ops), tuple(patterns), library
+        name, description, path, api, dtypes, memory, dma, compute, host, tuple(ops), tuple(patterns), library,
+        tuning=tuning,
     )
     if isa_t is None:
         return desc

@@ -23,6 +23,10 @@ Each part can be switched off:
   one compute op earlier (the next op's operands arrive while the current one computes),
   and no write-back is waited for (transfers run in order; the region ends with a sync).
 
+A tuned op (`accel.tuning`) may ask for single buffering (`double_buffer = false`: its
+loops are not double-buffered) or a prefetch distance of its own (`prefetch = N`: its
+loads move at most N compute ops earlier, instead of `prefetch-depth`).
+
 Every step is kept only if the scratchpad plan (by liveness, across regions) still fits;
 otherwise that step is undone. (Zero-copy for targets sharing host memory is decided by
 `insert-dma`: such regions have no transfers to optimize.)
@@ -60,7 +64,8 @@ from accel.compiler.targets.context import target_context
 from accel.compiler.index_arith import constant_index, make_index
 from accel.compiler.memory_plan import LiveProfile, plan_scratchpad_module, scratchpad_fits
 from accel.dialects import accel
-from accel.dialects.conventions import PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, accelerator_functions, is_output_arg
+from accel.dialects.conventions import (PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, accelerator_functions, is_output_arg,
+                                        tuning_of)
 
 
 # --------------------------------------------------------------------------------------
@@ -921,11 +926,14 @@ class OptimizeDma(ModulePass):
                     forward_block(current[0].body.block, fits, screen)
                     drop_dead_writebacks(current[0])
                 if self.double_buffer:
-                    _per_loop(current, double_buffer_loop, fits, lambda lp: double_buffer_loop(lp, False))
-                    # Each round issues the loads moved by the last one more op earlier.
-                    moved = None
-                    for _ in range(self.prefetch_depth):
-                        moved = prefetch_loads(current[0].body.block, fits, moved, screen)
+                    _per_loop(current, _tuned(double_buffer_loop), fits, _tuned(lambda lp: double_buffer_loop(lp, False)))
+                    # Each round issues the loads moved by the last one more op earlier (a
+                    # tuned op's loads at most its `prefetch` rounds).
+                    block = current[0].body.block
+                    moved = _within_prefetch(block, None, 0, self.prefetch_depth)
+                    for depth in range(self.prefetch_depth):
+                        moved = prefetch_loads(block, fits, moved, screen)
+                        moved = _within_prefetch(block, moved, depth + 1, self.prefetch_depth)
                         if not moved:
                             break
                     snapshot = current[0].clone()
@@ -935,6 +943,33 @@ class OptimizeDma(ModulePass):
             if self.cross_region:
                 keep_on_device(op, name, plan)
         plan(op)
+
+
+def _tuned(step):
+    """`step` on loops whose compute ops are not tuned to single buffering."""
+
+    def apply(loop: scf.ForOp) -> bool:
+        if any(isinstance(o, accel.ComputeOp) and (tuning_of(o) or {}).get("double_buffer") is False
+               for o in loop.walk()):
+            return False
+        return step(loop)
+
+    return apply
+
+
+def _within_prefetch(block: Block, loads: set | None, rounds: int, default: int) -> set | None:
+    """The loads (all of `block`'s when None) that may move one more compute op earlier
+    after `rounds` rounds: those whose consumers' tuned `prefetch` exceeds it (untuned:
+    the pass option). None (every load) when no op of the block is tuned."""
+    tuned = [o for o in block.ops if isinstance(o, accel.ComputeOp) and "prefetch" in (tuning_of(o) or {})]
+    if not tuned:
+        return loads
+    limit: dict[SSAValue, int] = {}
+    for o in tuned:
+        for v in o.inputs:
+            limit[root(v)] = min(limit.get(root(v), default), int(tuning_of(o)["prefetch"]))
+    pool = loads if loads is not None else {o for o in block.ops if isinstance(o, accel.DmaStartOp) and o.to_device}
+    return {d for d in pool if limit.get(root(d.dest), default) > rounds}
 
 
 def _per_loop(holder: list, step, fits, fallback=None) -> None:

@@ -25,6 +25,12 @@ that does not change across iterations on the device: rows-inside-channels strea
 weights once and re-reads the input per channel tile; channels-inside-rows reads the input
 once and re-reads the weights per row tile unless they all fit.
 
+A tuning configuration on an op (`accel.tuning`, see apply-tuning and
+compiler/targets/tuning_space.py) fixes the knobs it names: channel/row tiles (conv,
+pool), row/feature/K tiles (2-D products), the resident operand (rows inside or outside
+channels), and whether tiles are sized for double buffering; such an op is tiled even when
+it fits whole, and a configuration that does not fit is an error, never shrunk.
+
 Before (a 1x64x56x56 conv, 3.2 MB of operands):
 
     accel.conv2d ins(%x, %w, %b : ...) outs(%y : memref<1x64x56x56xf32>) {padding = [1, 1, 1, 1]}
@@ -57,7 +63,8 @@ from accel.compiler.memory_plan import align
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import buffer_bytes, numpy_dtype
 from accel.dialects import accel
-from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions
+from accel.compiler.targets.tuning_space import COMMON_KNOBS
+from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions, tuning_of
 
 # --------------------------------------------------------------------------------------
 # Helpers: IR building inside the current insertion point
@@ -197,8 +204,11 @@ def _fits(sizes_streamed: list[int], sizes_fixed: list[int], capacity: int, alig
     return (2 * streamed if double else streamed) + fixed <= capacity
 
 
-def plan_spatial(op: accel.ComputeOp, capacity: int, alignment: int, double: bool, desc) -> Plan:
-    """Channel and row tiles of a conv or pool, the cheapest that fits."""
+def plan_spatial(op: accel.ComputeOp, capacity: int, alignment: int, double: bool, desc,
+                 config: dict | None = None) -> Plan:
+    """Channel and row tiles of a conv or pool, the cheapest that fits; a tuning
+    `config` fixes the knobs it names (channel_tile, row_tile, resident)."""
+    config = config or {}
     x_t, y_t = op.inputs[0].type, op.output.type
     n, c, h, w = x_t.get_shape()
     _, oc, oh, ow = y_t.get_shape()
@@ -220,11 +230,15 @@ def plan_spatial(op: accel.ComputeOp, capacity: int, alignment: int, double: boo
         w_per_channel = b_per_channel = 0
         s, d, p = op.prop("strides")[0], op.prop("dilation")[0], op.prop("padding")[0]
         channel_steps = candidates(oc)
+    if "channel_tile" in config:
+        channel_steps = [t for t in channel_steps if t == config["channel_tile"]]
+    row_steps = [config["row_tile"]] if "row_tile" in config else candidates(oh)
+    orders = {"weights": (False,), "input": (True,)}.get(config.get("resident"), (False, True))
     bpc, setup = desc.dma.bytes_per_cycle, desc.dma.setup_cycles
     # Per row tile size: its tiles, and the input and output rows of the largest (a merged
     # all-padding tile, see row_tiles, may exceed the others).
     row_plans = []
-    for tr in candidates(oh):
+    for tr in row_steps:
         tiles = row_tiles(oh, tr, kh, s, d, p, h, tr)
         in_rows = max(min(h, (tr - 1) * s + d * (kh - 1) + 1), *(t.in_rows for t in tiles))
         row_plans.append((tr, tiles, in_rows, max(tr, *(t.rows for t in tiles))))
@@ -254,9 +268,14 @@ def plan_spatial(op: accel.ComputeOp, capacity: int, alignment: int, double: boo
             w_in = w_total if (w_fit or n_ct == 1) else w_total * n_rt
             cost_b = (w_in + x_pass + y_total) / bpc + setup * n_rt * (1 + 2 * n_ct)
             for rows_outer, cost in ((False, cost_a), (True, cost_b)):
+                if rows_outer not in orders:
+                    continue
                 if best is None or cost < best.cost - 1e-9:
                     best = Plan(tc, tr, rows_outer, cost)
     if best is None:
+        if config:
+            raise CompileError(f"'{op.name}': tuning configuration {config} does not fit the scratchpad "
+                               f"({capacity} bytes)", op)
         raise CompileError(
             f"'{op.name}' does not fit the scratchpad ({capacity} bytes) even with one output row "
             "and one channel per tile", op)
@@ -391,19 +410,25 @@ def accumulates(desc) -> bool:
     return any(v.word == "accumulate" for st in desc.api.structs for _, v in st.fields)
 
 
-def plan_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool, split_k: bool) -> MatmulPlan:
+def plan_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool, split_k: bool,
+                config: dict | None = None) -> MatmulPlan:
     """M and N tiles with whole K rows, the cheapest that fits; failing that (and when the
     target accumulates, for a float product) K tiles too, their partial sums accumulated
-    into the output tile on the device."""
+    into the output tile on the device. A tuning `config` fixes the knobs it names
+    (row_tile, feature_tile, k_tile: a K tile below K splits K even when whole rows fit)."""
+    config = config or {}
     a, b, y = op.inputs[0], op.inputs[1], op.output
     vector = len(y.type.get_shape()) == 1
     m, n = (1, y.type.get_shape()[0]) if vector else y.type.get_shape()
     k = a.type.get_shape()[-1] if vector or not op.prop("transpose_a") else a.type.get_shape()[0]
     ae, be, ye = esize(a), esize(b), esize(y)
     bias_e = esize(op.inputs[2]) if len(op.inputs) > 2 else 0
+    m_steps = [config["row_tile"]] if "row_tile" in config else candidates(m)
+    n_steps = [config["feature_tile"]] if "feature_tile" in config else candidates(n)
+    k_steps = [config["k_tile"]] if "k_tile" in config else candidates(k)
     best = None
-    for tn in candidates(n):
-        for tm in candidates(m):
+    for tn in n_steps if config.get("k_tile", k) == k else ():
+        for tm in m_steps:
             if not _fits([tm * k * ae, tm * tn * ye], [tn * k * be + tn * bias_e], capacity, alignment, double):
                 continue
             n_m, n_n = -(-m // tm), -(-n // tn)
@@ -412,15 +437,18 @@ def plan_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool,
                 best = (cost, MatmulPlan(tm, tn, k))
     if best is None and split_k and not op.is_quantized:
         # Every K tile brings its data and weight slices; the output tile stays.
-        for tk in candidates(k):
-            for tn in candidates(n):
-                for tm in candidates(m):
+        for tk in k_steps:
+            for tn in n_steps:
+                for tm in m_steps:
                     if not _fits([tm * tk * ae, tn * tk * be, tm * tn * ye], [tn * bias_e], capacity, alignment, double):
                         continue
                     n_m, n_n, n_k = -(-m // tm), -(-n // tn), -(-k // tk)
                     cost = n * k * be * n_m + m * k * ae * n_n + m * n * ye + 64 * n_m * n_n * n_k
                     if best is None or cost < best[0]:
                         best = (cost, MatmulPlan(tm, tn, tk))
+    if best is None and config:
+        raise CompileError(f"'{op.name}': tuning configuration {config} does not fit the scratchpad "
+                           f"({capacity} bytes){'' if split_k and not op.is_quantized else ' or splits K, which this product cannot'}", op)
     if best is None:
         why = "" if split_k and not op.is_quantized else (
             " (int8 products are not split along K)" if op.is_quantized else
@@ -442,7 +470,8 @@ def _k_tile_props(op: accel.MatmulOp, first: bool, last: bool) -> dict[str, Any]
     return props
 
 
-def tile_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool, split_k: bool) -> None:
+def tile_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool, split_k: bool,
+                config: dict | None = None) -> None:
     a, b, y = op.inputs[0], op.inputs[1], op.output
     if len(y.type.get_shape()) > 2:
         tile_batched_matmul(op, capacity, alignment, double)
@@ -451,7 +480,7 @@ def tile_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool,
     m, n = (1, y.type.get_shape()[0]) if vector else y.type.get_shape()
     ta, tb = op.prop("transpose_a"), op.prop("transpose_b")
     k = a.type.get_shape()[-1] if vector or not ta else a.type.get_shape()[0]
-    plan = plan_matmul(op, capacity, alignment, double, split_k)
+    plan = plan_matmul(op, capacity, alignment, double, split_k, config)
     tm, tn, tk = plan.m_tile, plan.n_tile, plan.k_tile
     k_ranges = [(k0, min(k, k0 + tk)) for k0 in range(0, k, tk)]
     top = Emitter(InsertPoint.before(op))
@@ -569,11 +598,19 @@ class TileForScratchpad(ModulePass):
                 raise CompileError(f"tile-for-scratchpad: @{fn.sym_name.data} is already placed (run it before insert-dma)", fn)
             capacity, alignment = desc.memory.scratchpad_bytes, desc.memory.alignment
             for c in [o for o in fn.body.block.ops if isinstance(o, accel.ComputeOp)]:
-                if working_set(c, alignment) <= capacity:
+                # A tuning configuration (apply-tuning) fixes the tiles it names, even of
+                # an op that fits whole (smaller tiles let transfers overlap compute).
+                config = tuning_of(c) or {}
+                double = bool(config.get("double_buffer", self.double_buffer))
+                tiles = {k: v for k, v in config.items() if k not in COMMON_KNOBS}
+                if isinstance(c, accel.EltwiseOp) or (isinstance(c, accel.MatmulOp) and
+                                                      len(c.output.type.get_shape()) > 2):
+                    tiles = {}  # not in a tuning space (batched products: whole matrices)
+                if not tiles and working_set(c, alignment) <= capacity:
                     continue
                 if isinstance(c, (accel.Conv2DOp, accel.PoolOp)):
-                    emit_spatial(c, plan_spatial(c, capacity, alignment, self.double_buffer, desc))
+                    emit_spatial(c, plan_spatial(c, capacity, alignment, double, desc, tiles))
                 elif isinstance(c, accel.MatmulOp):
-                    tile_matmul(c, capacity, alignment, self.double_buffer, accumulates(desc))
+                    tile_matmul(c, capacity, alignment, double, accumulates(desc), tiles)
                 else:
                     tile_eltwise(c, capacity, alignment, self.double_buffer)

@@ -1,0 +1,1 @@
+"""accel-tune: tasks, tuning spaces, measurement, executors, search, logs (README: Tuning)."""

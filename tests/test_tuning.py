@@ -1,0 +1,397 @@
+"""Tuning (issue 16): the space in the target description, accel-tune, its executors and
+log, and `--tuning-log` applied by the compile.
+
+Numerics: a compile with tuned configurations is compared with the reference
+interpreter at 1e-4 of the output's max (float; the tiles change only the order of
+summation along K, none along the reduction of a convolution window)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from accel.compiler import api
+from accel.compiler.compile_report import build_report
+from accel.compiler.diagnostics import CompileError, LocatingParser
+from accel.compiler.driver import compile_module, make_context
+from accel.compiler.runtime.run_compiled import model_signature
+from accel.compiler.targets import load_target
+from accel.compiler.tuning.executors import LocalExecutor, RayExecutor, make_executor
+from accel.compiler.tuning.log import LogWriter, Record, fingerprint, read_log
+from accel.compiler.tuning.measure import TASK_PIPELINE, Request, Result, measure
+from accel.compiler.tuning.search import TaskSearch, propose
+from accel.compiler.tuning.space import analytic_cycles, check_config, space_of
+from accel.compiler.tuning.tuner import extract_tasks, tune
+from accel.dialects import accel
+from accel.dialects.conventions import accelerator_functions, set_tuning
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+TINY = os.path.join(ROOT, "examples", "tiny_resnet.onnx")
+BIN = os.path.dirname(sys.executable)
+RTOL = 1e-4
+
+
+def _random_inputs(out_dir: str) -> dict[str, np.ndarray]:
+    ins, _ = model_signature(out_dir)
+    rng = np.random.default_rng(0)
+    return {n: rng.random(s).astype(d) for n, s, d in ins}
+
+
+def _close(got: dict, ref: dict) -> None:
+    for k, r in ref.items():
+        assert np.abs(got[k] - r).max() <= RTOL * np.abs(r).max() + 1e-6, k
+
+
+# --------------------------------------------------------------------------------------
+# The space
+# --------------------------------------------------------------------------------------
+
+CONV_MODULE = """\
+func.func @main(%x: memref<1x{c}x{h}x{h}xf32> {{accel.name = "x"}}, %y: memref<1x{oc}x{oh}x{oh}xf32> {{accel.name = "y", accel.output}}) {{
+  func.call @npu_0(%x, %y) : (memref<1x{c}x{h}x{h}xf32>, memref<1x{oc}x{oh}x{oh}xf32>) -> ()
+  func.return
+}}
+func.func private @npu_0(%x: memref<1x{c}x{h}x{h}xf32>, %y: memref<1x{oc}x{oh}x{oh}xf32> {{accel.output}}) attributes {{accel.target = "npu"}} {{
+  %w = accel.weight dense<0.01> : tensor<{oc}x{cg}x{k}x{k}xf32> : memref<{oc}x{cg}x{k}x{k}xf32>
+  accel.conv2d ins(%x, %w : memref<1x{c}x{h}x{h}xf32>, memref<{oc}x{cg}x{k}x{k}xf32>) outs(%y : memref<1x{oc}x{oh}x{oh}xf32>) {{strides = [{s}, {s}], padding = [{p}, {p}, {p}, {p}], groups = {g}}}
+  func.return
+}}
+"""
+
+DENSE_MODULE = """\
+func.func @main(%x: memref<{m}x{k}xf32> {{accel.name = "x"}}, %y: memref<{m}x{n}xf32> {{accel.name = "y", accel.output}}) {{
+  func.call @npu_0(%x, %y) : (memref<{m}x{k}xf32>, memref<{m}x{n}xf32>) -> ()
+  func.return
+}}
+func.func private @npu_0(%x: memref<{m}x{k}xf32>, %y: memref<{m}x{n}xf32> {{accel.output}}) attributes {{accel.target = "npu"}} {{
+  %w = accel.weight dense<0.5> : tensor<{n}x{k}xf32> : memref<{n}x{k}xf32>
+  accel.matmul ins(%x, %w : memref<{m}x{k}xf32>, memref<{n}x{k}xf32>) outs(%y : memref<{m}x{n}xf32>) {{transpose_b = true}}
+  func.return
+}}
+"""
+
+
+def _parse(text: str):
+    ctx = make_context("npu")
+    module = LocatingParser(ctx, text, "case.mlir").parse_module()
+    op = next(o for fn, _ in accelerator_functions(module) for o in fn.body.block.ops if isinstance(o, accel.ComputeOp))
+    return ctx, module, op
+
+
+@st.composite
+def conv_cases(draw):
+    c = draw(st.sampled_from([8, 16, 32, 64]))
+    depthwise = draw(st.booleans())
+    oc = c if depthwise else draw(st.sampled_from([8, 16, 48, 64]))
+    k = draw(st.sampled_from([1, 3]))
+    s = draw(st.sampled_from([1, 2]))
+    h = draw(st.sampled_from([8, 20, 40, 64]))
+    p = k // 2
+    oh = (h + 2 * p - k) // s + 1
+    return CONV_MODULE.format(c=c, h=h, oc=oc, oh=oh, cg=1 if depthwise else c, k=k, s=s, p=p,
+                              g=c if depthwise else 1)
+
+
+@st.composite
+def dense_cases(draw):
+    return DENSE_MODULE.format(m=draw(st.sampled_from([1, 4, 17, 64])), k=draw(st.sampled_from([32, 256, 2048])),
+                               n=draw(st.sampled_from([16, 96, 512])))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=st.one_of(conv_cases(), dense_cases()), pick=st.randoms(use_true_random=False))
+def test_no_configuration_of_the_space_overflows_the_scratchpad(case, pick):
+    ctx, _, op = _parse(case)
+    desc = load_target("npu")
+    configs = space_of(op, desc)
+    assert configs[0] == {} and len(configs) > 1
+    for config in pick.sample(configs, min(3, len(configs))):
+        assert check_config(op, config, desc) is None
+        ctx, module, op2 = _parse(case)
+        if config:
+            set_tuning(op2, config)
+        compile_module(module, ctx, TASK_PIPELINE)
+        report = build_report(module, ctx.targets.descriptions, None, {})
+        assert 0 < report["memory"]["scratchpad_peak_bytes"] <= desc.memory.scratchpad_bytes, config
+
+
+def test_space_respects_declared_constraints():
+    _, _, op = _parse(CONV_MODULE.format(c=32, h=40, oc=48, oh=40, cg=32, k=3, s=1, p=1, g=1))
+    desc = load_target("npu")
+    configs = space_of(op, desc)
+    # channel tiles: multiples of 8 (npu.toml) or the whole 48; resident and prefetch as declared
+    assert {c["channel_tile"] for c in configs[1:]} <= {8, 16, 24, 48}
+    assert {c["resident"] for c in configs[1:]} == {"weights", "input"}
+    assert {c["prefetch"] for c in configs[1:]} == {0, 1, 2, 3}
+    assert check_config(op, {"channel_tile": 12}, desc) == "channel_tile = 12 is not an admitted value"
+    assert check_config(op, {"loop_order": 1}, desc).startswith("knob 'loop_order' is not in the space")
+    # one row tile of the whole output, single-buffered, does not fit 256 KiB (40x40x(32+48) floats)
+    assert check_config(op, {"row_tile": 40, "channel_tile": 48, "double_buffer": False}, desc) == \
+        "it does not fit the scratchpad"
+    # the dsp cannot accumulate: K is never split
+    _, _, mm = _parse(DENSE_MODULE.format(m=4, k=256, n=16))
+    assert all(c.get("k_tile", 256) == 256 for c in space_of(mm, load_target("dsp")))
+    assert analytic_cycles(op, {}, desc) > 0
+
+
+def test_tuning_tables_are_read_strictly(tmp_path):
+    targets = os.path.join(ROOT, "compiler", "targets")
+    base = open(os.path.join(targets, "dsp.toml")).read()
+    (tmp_path / "patterns.mlir").write_text(open(os.path.join(targets, "patterns.mlir")).read())
+    cases = [
+        ("[tuning.matmul]\n", "[tuning.matmul]\nloop_order = 1\n", "key 'tuning.matmul.loop_order': unknown key"),
+        ("version = 1\n\n[tuning.matmul]", "\n[tuning.matmul]", "key 'tuning.version': missing"),
+        ("feature_tile = { multiple_of = 4 }", "feature_tile = { multiple_of = 0 }",
+         "key 'tuning.matmul.feature_tile.multiple_of': expected a positive integer, got 0"),
+        ("prefetch = [0, 1, 2, 3]", "prefetch = [0, 9]", "key 'tuning.matmul.prefetch': expected a non-empty list"),
+        ("[tuning.matmul]", "[tuning.fusion]\nx=1\n[tuning.matmul]", "key 'tuning.fusion': unknown table"),
+    ]
+    for old, new, message in cases:
+        assert old in base
+        path = tmp_path / "dsp.toml"
+        path.write_text(base.replace(old, new, 1))
+        with pytest.raises(CompileError) as e:
+            load_target(str(path))
+        assert "\n" not in str(e.value) and message in str(e.value), str(e.value)
+
+
+# --------------------------------------------------------------------------------------
+# The log
+# --------------------------------------------------------------------------------------
+
+
+def test_log_round_trip_and_a_torn_last_line(tmp_path):
+    path = str(tmp_path / "log.json")
+    targets = {"npu": fingerprint(load_target("npu"))}
+    w = LogWriter(path, targets)
+    recs = [Record("k1", "npu", "conv2d", 2, {}, 100), Record("k1", "npu", "conv2d", 2, {"row_tile": 4}, 80),
+            Record("k1", "npu", "conv2d", 2, {"row_tile": 1}, None, "does not fit"),
+            Record("k2", "npu", "matmul", 1, {}, 50)]
+    for r in recs:
+        w.append(r)
+    w.close()
+    log = read_log(path)
+    assert log.targets == targets and log.records == recs
+    best, default = log.best("k1")
+    assert best.config == {"row_tile": 4} and default.cycles == 100
+    assert log.best("k2")[0].config == {} and log.best("missing") == (None, None)
+    # an interrupted write: the cut line is ignored, and the next writer drops it
+    with open(path, "a") as f:
+        f.write('{"task": "k2", "target": "npu", "con')
+    assert read_log(path).records == recs
+    w = LogWriter(path, targets)
+    w.append(Record("k2", "npu", "matmul", 1, {"row_tile": 1}, 40))
+    w.close()
+    assert read_log(path).best("k2")[0].cycles == 40
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "empty tuning log"),
+    ('{"format": "other"}\n', ":1: not an accel tuning log"),
+    ('{"format": "accel-tuning-log", "version": 9, "targets": {}}\n', ":1: tuning log version 9"),
+    ('{"format": "accel-tuning-log", "version": 1, "targets": {}}\nnot json\n{}\n', ":2: not a tuning log line"),
+    ('{"format": "accel-tuning-log", "version": 1, "targets": {}}\n{"task": "k", "target": "npu", "config": {}, "cycles": -1}\n',
+     ":2: 'cycles' must be a non-negative integer or null"),
+])
+def test_malformed_logs_fail_with_one_line(tmp_path, text, message):
+    path = tmp_path / "log.json"
+    path.write_text(text)
+    with pytest.raises(CompileError) as e:
+        read_log(str(path))
+    assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def _tiny_tasks():
+    tasks, ops, ctx, _ = extract_tasks(TINY, "npu")
+    return tasks, ops, ctx.targets.named("npu")
+
+
+def _forced_log(path: str, pick) -> dict:
+    """A log giving every task of the tiny model a non-default configuration (`pick`
+    chooses it from the space) as its best."""
+    tasks, ops, desc = _tiny_tasks()
+    w = LogWriter(path, {"npu": fingerprint(desc)})
+    chosen = {}
+    for t in tasks:
+        configs = space_of(ops[t.key], desc)[1:]
+        config = pick(configs)
+        chosen[t.key] = config
+        w.append(Record(t.key, t.target, t.summary, t.instances, {}, 1000))
+        w.append(Record(t.key, t.target, t.summary, t.instances, config, 10))
+    w.close()
+    return chosen
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_tuned_compile_equals_the_reference(tmp_path, seed):
+    rng = np.random.default_rng(seed)
+    log = str(tmp_path / "log.json")
+    chosen = _forced_log(log, lambda cs: cs[int(rng.integers(len(cs)))])
+    compiled = api.compile(TINY, "npu", str(tmp_path / "out"), tuning_log=log)
+    tuning = compiled.report["tuning"]
+    assert {t["task"] for t in tuning["tasks"]} == set(chosen)
+    assert all(t["config"] == chosen[t["task"]] for t in tuning["tasks"])
+    assert tuning["tuned_ops"] == len(chosen) and tuning["predicted_gain_cycles"] == 990 * len(chosen)
+    x = _random_inputs(compiled.dir)
+    _close(compiled.run(x), api.reference(TINY, x))
+    # the configurations were honoured: the estimate differs from the untuned compile's
+    default = api.compile(TINY, "npu", str(tmp_path / "default"))
+    assert "tuning" not in default.report
+    assert default.report["cycles"]["estimate"] != compiled.report["cycles"]["estimate"]
+
+
+def test_stale_and_invalid_logs_are_refused(tmp_path):
+    log = str(tmp_path / "log.json")
+    _forced_log(log, lambda cs: cs[0])
+    lines = open(log).read().splitlines()
+    header = json.loads(lines[0])
+
+    def compile_with(text: str) -> subprocess.CompletedProcess:
+        path = tmp_path / "bad.json"
+        path.write_text(text)
+        return subprocess.run([os.path.join(BIN, "accel-compile"), TINY, "--target", "npu", "-o",
+                               str(tmp_path / "o"), "--tuning-log", str(path)], capture_output=True, text=True)
+
+    header["targets"]["npu"]["fingerprint"] = "0000000000000000"
+    proc = compile_with("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert "stale tuning log: tuned for target 'npu' with description fingerprint 0000000000000000" in proc.stderr
+    # a configuration that no longer fits (or is no longer admitted) is refused, naming the task
+    rec = json.loads(lines[2])
+    rec["config"] = {"row_tile": 32, "channel_tile": 16, "double_buffer": False, "prefetch": 7}
+    proc = compile_with("\n".join([lines[0], lines[1], json.dumps(rec)]) + "\n")
+    assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert f"task {rec['task']}" in proc.stderr and "rejected: prefetch = 7 is not an admitted value" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    # missing tasks fall back to the default
+    proc = compile_with(lines[0] + "\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "tuning" not in json.load(open(tmp_path / "o" / "report.json"))
+
+
+# --------------------------------------------------------------------------------------
+# Measuring, executors, the tune
+# --------------------------------------------------------------------------------------
+
+
+def slow_or_crashing(request: Request) -> Result:
+    """A measurement that hangs or kills its worker when the configuration asks."""
+    if request.config.get("hang"):
+        time.sleep(120)
+    if request.config.get("crash"):
+        os._exit(3)
+    return Result(cycles=len(request.config) + 1)
+
+
+def test_local_executor_retries_hung_and_dead_workers():
+    requests = [Request("", (), "npu", {"hang": 1}), Request("", (), "npu", {"crash": 1}), Request("", (), "npu", {})]
+    start = time.monotonic()
+    with LocalExecutor(jobs=2, timeout=3, retries=1, fn=slow_or_crashing) as ex:
+        results = {json.dumps(r.config): res for r, res in ex.run(requests)}
+    # the hung measurement sleeps 120 s per attempt: it was abandoned (the bound leaves room
+    # for respawned workers importing accel on a loaded machine)
+    assert time.monotonic() - start < 100
+    assert results['{}'].cycles == 1
+    assert "after 2 attempts: no answer within 3 s" in results['{"hang": 1}'].error
+    assert "after 2 attempts: the worker process died" in results['{"crash": 1}'].error
+
+
+def test_measurement_reads_the_simulator_cycles():
+    tasks, ops, desc = _tiny_tasks()
+    t = tasks[0]
+    result = measure(Request(t.text, tuple(t.weights), "npu", {}, t.centre))
+    assert result.error is None and result.cycles > 0 and result.cycles == result.estimate
+    bad = measure(Request(t.text, tuple(t.weights), "npu", {"row_tile": 10 ** 6}, t.centre))
+    assert bad.cycles is None and "does not fit the scratchpad" in bad.error
+
+
+def test_strategies_propose_unmeasured_configurations():
+    _, _, op = _parse(CONV_MODULE.format(c=16, h=20, oc=16, oh=20, cg=16, k=3, s=1, p=1, g=1))
+    desc = load_target("npu")
+    configs = space_of(op, desc)
+    est = [analytic_cycles(op, c, desc) for c in configs]
+    for strategy in ("grid", "random", "anneal"):
+        s = TaskSearch(configs, est, [[e] for e in est], 0)
+        s.record({}, 100)
+        seen = set()
+        for _ in range(3):
+            batch = propose(strategy, s, 4)
+            assert len(batch) == 4
+            for c in batch:
+                key = json.dumps(c, sort_keys=True)
+                assert key not in seen and c != {}
+                seen.add(key)
+                s.record(c, 50)
+
+
+def test_fast_tune_then_compile_and_resume(tmp_path):
+    """accel-tune on the tiny CNN (few trials), applied by accel-compile; a rerun resumes."""
+    log = str(tmp_path / "log.json")
+    cmd = [os.path.join(BIN, "accel-tune"), TINY, "--target", "npu", "-o", log, "--trials", "4", "-j", "2",
+           "--strategy", "model"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "accel-tune: 8 tasks, 12 measurements (0 failed)" in proc.stdout
+    def measured() -> list[Record]:
+        return [r for r in read_log(log).records if not r.selected]
+
+    records = measured()
+    assert len(records) == 12 and sum(1 for r in records if not r.config) == 8
+    # resume: nothing measured twice; a larger budget measures only the new trials
+    again = subprocess.run(cmd, capture_output=True, text=True)
+    assert "0 measurements" in again.stdout and len(measured()) == 12
+    with LocalExecutor(jobs=2) as ex:
+        summary = tune(TINY, "npu", log, ex, trials=6, strategy="grid")
+    records = measured()
+    # the budget is split per task: the log's trials count against their task's share
+    assert summary.measurements >= 2 and len(records) == 12 + summary.measurements
+    # the whole model with the log is never slower than without
+    assert summary.model_tuned <= summary.model_default
+    assert sum(1 for r in records if r.config) <= 4 + 6
+    assert len({(r.task, json.dumps(r.config, sort_keys=True)) for r in records}) == len(records)
+    out = tmp_path / "out"
+    proc = subprocess.run([os.path.join(BIN, "accel-compile"), TINY, "--target", "npu", "-o", str(out), "-q",
+                           "--tuning-log", log], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    report = json.load(open(out / "report.json"))
+    assert len(report["tuning"]["tasks"]) == 8 and report["tuning"]["predicted_speedup"] >= 1.0
+
+
+def test_accel_tune_errors_are_one_line(tmp_path):
+    for args, message in [
+        (["--executor", "mpi"], "unknown executor 'mpi'"),
+        (["--trials", "-1"], "--trials and --retries must be >= 0"),
+    ]:
+        proc = subprocess.run([os.path.join(BIN, "accel-tune"), TINY, "--target", "npu", "-o",
+                               str(tmp_path / "l.json"), *args], capture_output=True, text=True)
+        assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1 and message in proc.stderr, proc.stderr
+
+
+@pytest.mark.slow
+def test_ray_executor_on_a_local_cluster():
+    """A real local Ray cluster (2 CPUs): real measurements equal the local ones; a hung
+    measurement is cancelled and retried, then reported failed."""
+    tasks, ops, desc = _tiny_tasks()
+    reqs = [Request(t.text, tuple(t.weights), "npu", {}, t.centre) for t in tasks[:3]]
+    local = {r.text: measure(r).cycles for r in reqs}
+    ex = make_executor("ray", jobs=2, timeout=30, retries=1)
+    try:
+        assert isinstance(ex, RayExecutor) and ex.jobs == 2
+        got = {r.text: res.cycles for r, res in ex.run(reqs)}
+        assert got == local
+        ex.timeout, ex.retries = 3, 0
+        ex.ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import tests/
+        ex._remote = ex.ray.remote(num_cpus=1, max_retries=0)(slow_or_crashing)
+        (_, res), = list(ex.run([Request("", (), "npu", {"hang": 1})]))
+        assert "no answer within 3 s" in res.error
+    finally:
+        ex.close()
