@@ -32,6 +32,7 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferize": _lazy("bufferize", "Bufferize"),
     "plan-memory": _lazy("plan_memory", "PlanMemory"),
     "lower-to-accel": _lazy("lower_to_accel", "LowerToAccel"),
+    "fuse-layers": _lazy("fuse_layers", "FuseLayers"),
     "tile-for-scratchpad": _lazy("tile_for_scratchpad", "TileForScratchpad"),
     "insert-dma": _lazy("insert_dma", "InsertDma"),
     "optimize-dma": _lazy("optimize_dma", "OptimizeDma"),
