@@ -53,6 +53,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.compile_report import compute_cycles
+from accel.compiler.diagnostics import CompileError
 from accel.compiler.memory_plan import align
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import buffer_bytes
@@ -348,23 +349,27 @@ def emit_segment(ops: list[accel.ComputeOp], entries: list[int | None], plan: Se
         iv, body = top.loop(0, run.count, 1)
         chained: SSAValue | None = None
         for k, (o, step, (d_out, d_in)) in enumerate(zip(ops, run.first, run.deltas)):
-            out_row = body.affine(iv, d_out, step.out_start) if iv is not None else step.out_start
-            in_row = body.affine(iv, d_in, step.in_start) if iv is not None else step.in_start
+            def row(delta: int, start: int) -> int | SSAValue:
+                return body.affine(iv, delta, start) if iv is not None else start
+
             ins = []
             for i, v in enumerate(o.inputs):
                 if k > 0 and i == entries[k]:
                     ins.append(chained)
                 elif i == 0 or isinstance(o, accel.EltwiseOp):
                     n, c, _, w = v.type.get_shape()
-                    rows = (in_row, step.in_rows) if i == 0 and not isinstance(o, accel.EltwiseOp) else (out_row, step.out_rows)
-                    ins.append(body.subview(v, [0, 0, rows[0], 0], [n, c, rows[1], w]))
+                    if isinstance(o, accel.EltwiseOp):  # rows of the output's
+                        start, rows = row(d_out, step.out_start), step.out_rows
+                    else:
+                        start, rows = row(d_in, step.in_start), step.in_rows
+                    ins.append(body.subview(v, [0, 0, start, 0], [n, c, rows, w]))
                 else:
                     ins.append(v)  # weights and bias, whole
             if k < len(ops) - 1:
                 out = buffers[k]
             else:
                 n, c, _, w = o.output.type.get_shape()
-                out = body.subview(o.output, [0, 0, out_row, 0], [n, c, step.out_rows, w])
+                out = body.subview(o.output, [0, 0, row(d_out, step.out_start), 0], [n, c, step.out_rows, w])
             new = type(o)(ins, out, dict(o.attributes), **_with_padding(o, step))
             new.location = o.location
             body.add(new)
@@ -404,7 +409,7 @@ class FuseLayers(ModulePass):
             if not desc.lowers_to_accel or (desc.memory.shared_with_host and self.zero_copy):
                 continue
             if PLACEMENT_ATTR in fn.attributes:
-                continue
+                raise CompileError(f"fuse-layers: @{fn.sym_name.data} is already placed (run it before insert-dma)", fn)
             # Buffers are written once before tiling, so moving a segment's work to its
             # last op reads the same data.
             for chain, entries in find_chains(fn.body.block):
