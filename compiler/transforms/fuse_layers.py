@@ -47,19 +47,19 @@ from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from accel.compiler.compile_report import compute_cycles
+from accel.compiler.compile_report import compute_cycles, spill_floor_bytes
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.memory_plan import align
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import buffer_bytes
 from accel.compiler.transforms.tile_for_scratchpad import Emitter, candidates, working_set
 from accel.dialects import accel
-from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions
+from accel.dialects.conventions import FUSED_FLOOR_ATTR, PLACEMENT_ATTR, accelerator_functions, is_output_arg
 
 # --------------------------------------------------------------------------------------
 # Row geometry of one op
@@ -328,6 +328,22 @@ def choose_segments(chain: list[accel.ComputeOp], entries: list[int | None], des
 # --------------------------------------------------------------------------------------
 
 
+def unit_spill_floor(fn, segments: list[list[accel.ComputeOp]], capacity: int) -> int:
+    """The spill floor (compile_report.spill_floor_bytes) of `fn` run one unit at a time:
+    each fused segment and each other compute op is a unit; a segment's intermediates
+    never leave it."""
+    unit: dict[Operation, int] = {o: k for k, ops in enumerate(segments) for o in ops}
+    inside = {o.output for ops in segments for o in ops[:-1]}
+    readers: dict[SSAValue, set] = {}
+    for o in fn.body.block.ops:
+        if isinstance(o, accel.ComputeOp):
+            for v in o.inputs:
+                if v not in inside:
+                    readers.setdefault(v, set()).add(unit.get(o, o))
+    outputs = {a for i, a in enumerate(fn.body.block.args) if is_output_arg(fn, i)}
+    return spill_floor_bytes({v: len(u) for v, u in readers.items()}, capacity, outputs)
+
+
 def _with_padding(op: accel.ComputeOp, step: Step) -> dict[str, Any]:
     props: dict[str, Any] = {k: op.properties[k] for k in op.properties}
     if not isinstance(op, accel.EltwiseOp):
@@ -412,7 +428,11 @@ class FuseLayers(ModulePass):
                 raise CompileError(f"fuse-layers: @{fn.sym_name.data} is already placed (run it before insert-dma)", fn)
             # Buffers are written once before tiling, so moving a segment's work to its
             # last op reads the same data.
-            for chain, entries in find_chains(fn.body.block):
-                for i, j, plan in choose_segments(chain, entries, desc, self.double_buffer, self.max_depth):
-                    if plan is not None:
-                        emit_segment(chain[i:j], [None, *entries[i + 1:j]], plan)
+            segments = [(chain[i:j], [None, *entries[i + 1:j]], plan)
+                        for chain, entries in find_chains(fn.body.block)
+                        for i, j, plan in choose_segments(chain, entries, desc, self.double_buffer, self.max_depth)
+                        if plan is not None]
+            floor = unit_spill_floor(fn, [ops for ops, _, _ in segments], desc.memory.scratchpad_bytes)
+            fn.attributes[FUSED_FLOOR_ATTR] = IntegerAttr(floor, i64)
+            for ops, entries, plan in segments:
+                emit_segment(ops, entries, plan)
