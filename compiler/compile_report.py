@@ -12,9 +12,9 @@ memory, and cycles, computed statically from the final IR.
   host issuing in program order and waiting only at `dma_wait`) replayed on the IR.
 - `dma.fused_lower_bound_bytes`: `lower_bound_bytes` plus, per region, the spill floor of
   its schedule units (`spill_floor_bytes`: the fused segments of fuse-layers and the ops
-  left alone), recorded by fuse-layers as `accel.fused_spill_floor` (absent when the
-  pipeline has no fuse-layers); equal to `lower_bound_bytes` where nothing needs to leave
-  the device.
+  left alone), recorded by fuse-layers as `accel.fused_spill_floor`; a region without
+  that record (a pipeline without fuse-layers, a target sharing host memory) adds
+  nothing, which leaves the partition bound: weaker, still true.
 - `cycles.lower_bound`: max(total compute cycles, compulsory DMA cycles).
 - `cycles.exposed_dma`: simulated cycles the compute engine waits for transfers
   (`estimate` minus the total compute cycles): the DMA time not overlapped.
@@ -360,8 +360,7 @@ def build_report(module: ModuleOp, descs, partition: dict | None, timing: dict[s
     dma = planned_dma(module)
     lb = lower_bound_bytes(module, by_name)
     dma["lower_bound_bytes"] = lb
-    if any(FUSED_FLOOR_ATTR in fn.attributes for fn, _ in accelerator_functions(module)):  # fuse-layers ran
-        dma["fused_lower_bound_bytes"] = lb + fused_floor_bytes(module)
+    dma["fused_lower_bound_bytes"] = lb + fused_floor_bytes(module)
     report["dma"] = dma
     estimate, compute = cycles(module, by_name)
     bpc = min((d.dma.bytes_per_cycle for d in descs), default=1.0)

@@ -220,6 +220,10 @@ def check_consistent(r: Run, what: str) -> None:
         assert r.report["dma"][key] == r.counters[key], f"{what}: {key}: report {r.report['dma'][key]}, " \
                                                        f"simulator {r.counters[key]}"
     assert r.bytes >= r.report["dma"]["lower_bound_bytes"], f"{what}: moved less than the lower bound"
+    # The fused bound holds for schedules made of fuse-layers' units, which `full`'s is.
+    fused_bound = r.report["dma"]["fused_lower_bound_bytes"]
+    assert r.report["dma"]["lower_bound_bytes"] <= fused_bound <= r.bytes, \
+        f"{what}: fused bound {fused_bound} outside [lower bound, {r.bytes}]"
     assert r.counters["cycles"] >= r.report["cycles"]["lower_bound"], f"{what}: faster than the cycle bound"
 
 
