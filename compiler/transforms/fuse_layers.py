@@ -200,7 +200,8 @@ class SegmentPlan:
     stripes: list[list[Step]]
 
 
-def plan_segment(ops: list[accel.ComputeOp], entries: list[int | None], desc, double: bool) -> SegmentPlan | None:
+def plan_segment(ops: list[accel.ComputeOp], entries: list[int | None], desc, double: bool,
+                 recompute_weight: float = 1.0) -> SegmentPlan | None:
     """The cheapest stripe height of a segment that fits the scratchpad (None: none does)."""
     capacity, alignment = desc.memory.scratchpad_bytes, desc.memory.alignment
     bpc, setup = desc.dma.bytes_per_cycle, desc.dma.setup_cycles
@@ -236,7 +237,7 @@ def plan_segment(ops: list[accel.ComputeOp], entries: list[int | None], desc, do
             recompute = sum(compute_cycles(o, desc) * (sum(s[i].out_rows for s in stripes) / o.output.type.get_shape()[2] - 1)
                             for i, o in enumerate(ops))
             transfers = len(stripes) * (2 + sum(len(vs) for vs in sides))
-            cost = max(0, halo_bytes) / bpc + max(0.0, recompute) + setup * transfers
+            cost = max(0, halo_bytes) / bpc + recompute_weight * max(0.0, recompute) + setup * transfers
             if best is None or cost < best.cost - 1e-9:
                 best = SegmentPlan(t, cost, stripes)
     return best
@@ -291,7 +292,7 @@ def spills(op: accel.ComputeOp, alignment: int, capacity: int) -> bool:
 
 
 def choose_segments(chain: list[accel.ComputeOp], entries: list[int | None], desc, double: bool,
-                    max_depth: int) -> list[tuple[int, int, SegmentPlan | None]]:
+                    max_depth: int, recompute_weight: float = 1.0) -> list[tuple[int, int, SegmentPlan | None]]:
     """Split a chain into segments [i, j) minimizing the cost (module docstring)."""
     capacity, alignment = desc.memory.scratchpad_bytes, desc.memory.alignment
     bpc = desc.dma.bytes_per_cycle
@@ -304,7 +305,7 @@ def choose_segments(chain: list[accel.ComputeOp], entries: list[int | None], des
             if i == j - 1:
                 plan, cost = None, 0.0
             else:
-                plan = plan_segment(chain[i:j], [None, *entries[i + 1:j]], desc, double)
+                plan = plan_segment(chain[i:j], [None, *entries[i + 1:j]], desc, double, recompute_weight)
                 if plan is None:
                     continue
                 cost = plan.cost
@@ -414,6 +415,10 @@ class FuseLayers(ModulePass):
     max_depth: int = 8
     """Most ops in one fused segment (bounds the planning work per op)."""
 
+    recompute_weight: float = 1.0
+    """What a recomputed halo cycle costs against a cycle of DMA: 1 minimizes time (DMA
+    overlaps compute, recomputation does not); 0 minimizes the bytes moved."""
+
     zero_copy: bool = True
     """Leave targets that share host memory alone: they compute in place (see insert-dma)."""
 
@@ -430,7 +435,8 @@ class FuseLayers(ModulePass):
             # last op reads the same data.
             segments = [(chain[i:j], [None, *entries[i + 1:j]], plan)
                         for chain, entries in find_chains(fn.body.block)
-                        for i, j, plan in choose_segments(chain, entries, desc, self.double_buffer, self.max_depth)
+                        for i, j, plan in choose_segments(chain, entries, desc, self.double_buffer, self.max_depth,
+                                                  self.recompute_weight)
                         if plan is not None]
             floor = unit_spill_floor(fn, [ops for ops, _, _ in segments], desc.memory.scratchpad_bytes)
             fn.attributes[FUSED_FLOOR_ATTR] = IntegerAttr(floor, i64)

@@ -11,5 +11,5 @@ func.func @npu_0(%a: memref<64xf32>, %b: memref<64xf32> {accel.output}) attribut
 
 // An unknown option is one line naming the pass and its options.
 // RUN: not accel-opt %s -p 'fuse-layers{depth=3}' 2>&1 | filecheck %s --check-prefix=OPTION
-// OPTION: error: pass 'fuse-layers' has no option 'depth' (options: target, double-buffer, max-depth, zero-copy)
+// OPTION: error: pass 'fuse-layers' has no option 'depth' (options: target, double-buffer, max-depth, recompute-weight, zero-copy)
 // OPTION-NOT: Traceback
