@@ -6,9 +6,11 @@ of the chain (convolutions and pools through their data input, elementwise ops t
 either input; the other input of a binary op, the weights and the first op's input come
 from outside the chain). A chain is computed depth-first (Ethos-U cascading, DeFiNES):
 a stripe of the last op's output rows determines the rows, with their halos, that each
-earlier op computes, so the intermediates exist only as stripe buffers: `insert-dma`
-stages them like any buffer, and `optimize-dma`'s forwarding keeps them on the device
-and drops their write-backs (each buffer is produced and consumed in one iteration).
+earlier op computes, so the intermediates exist only as stripe buffers in the
+scratchpad (`accel.alloc`, which `insert-dma` does not stage: only the first op's input
+stripe, the side inputs' stripes, the weights and the last op's output stripe move).
+Halo rows are recomputed by the next stripe (no rolling buffer: the compute commands
+take dense operands).
 
 Which ops to fuse and the stripe height come from a cost model (dynamic programming over
 the segments of a chain, linear in its length for segments of at most `max-depth` ops):
@@ -17,7 +19,7 @@ input is read again, and the setup of its per-stripe transfers; a value between 
 segments costs its write and read when one side is a fused segment or an op whose working
 set does not fit the scratchpad (such an op is tiled and spills its output). A segment
 fits when its weights (kept on the device across stripes), its streamed stripes (twice
-with double buffering) and two consecutive intermediate stripes fit the scratchpad.
+with double buffering) and the input and output stripe of any one op fit the scratchpad.
 
 Every stripe computes each output element with the same window and the same arithmetic
 as the unfused op (only the padding of a stripe at the border differs, as for the row
@@ -30,7 +32,7 @@ Before (two 3x3 convolutions, the intermediate larger than the scratchpad):
 
 After (sketch: the first and last stripes are peeled, their padding differs):
 
-    %s = memref.alloc() : memref<1x32x10x64xf32>
+    %s = accel.alloc : memref<1x32x10x64xf32, #accel.mem<"spm">>
     scf.for %i = %c0 to %c6 step %c1 {
       %xi = memref.subview %x[0, 0, %lo, 0] [1, 32, 12, 64] [1, 1, 1, 1] : ...
       accel.conv2d ins(%xi, %w0 : ...) outs(%s : ...) {padding = [0, 1, 0, 1]}
@@ -228,9 +230,8 @@ def plan_segment(ops: list[accel.ComputeOp], entries: list[int | None], desc, do
             side_b = sum(align(biggest[i] * row_bytes(v), alignment) for i, vs in enumerate(sides) for v in vs)
             streamed = align(in_b, alignment) + side_b + align(out_b[-1], alignment)
             inter = [align(b, alignment) for b in out_b[:-1]]
-            # Op k reads stripe k-1 and writes stripe k; until optimize-dma commits a
-            # reuse, the reader's own copy of stripe k-1 is live too.
-            pair = max(2 * a + b for a, b in zip(inter, inter[1:] + [0])) if inter else 0
+            # Op k reads stripe k-1 and writes stripe k (both scratchpad buffers).
+            pair = max(a + b for a, b in zip(inter, inter[1:] + [0])) if inter else 0
             if resident + (2 if double else 1) * streamed + pair > capacity:
                 continue
             halo_bytes = sum(s[0].in_rows for s in stripes) * row_bytes(first_in) - buffer_bytes(first_in.type)
@@ -253,7 +254,6 @@ def find_chains(block: Block) -> list[tuple[list[accel.ComputeOp], list[int | No
     through; None for the first op), in block order. Linear in the block."""
     readers: dict[SSAValue, list[tuple[accel.ComputeOp, int]]] = {}
     ops = [o for o in block.ops if isinstance(o, accel.ComputeOp)]
-    other_users: set[SSAValue] = set()
     for o in block.ops:
         if isinstance(o, accel.ComputeOp):
             for i, v in enumerate(o.inputs):
@@ -262,7 +262,7 @@ def find_chains(block: Block) -> list[tuple[list[accel.ComputeOp], list[int | No
     has_prev: set[Operation] = set()
     for o in ops:
         out = o.output
-        if not fusable(o) or not isinstance(out.owner, memref.AllocOp) or out in other_users:
+        if not fusable(o) or not isinstance(out.owner, memref.AllocOp):
             continue
         rs = readers.get(out, [])
         if len(rs) != 1 or sum(1 for _ in out.uses) != 2:  # the writer and one reader, nothing else
@@ -361,8 +361,8 @@ def emit_segment(ops: list[accel.ComputeOp], entries: list[int | None], plan: Se
         buffers = []
         for o, step in zip(ops[:-1], run.first[:-1]):
             n, c, _, w = o.output.type.get_shape()
-            t = memref.MemRefType(o.output.type.element_type, [n, c, step.out_rows, w])
-            buffers.append(top.add(memref.AllocOp([], [], t)).results[0])
+            t = accel.memref_type(o.output.type.element_type, [n, c, step.out_rows, w], space=accel.SPM)
+            buffers.append(top.add(accel.AllocOp(t)).result)
         iv, body = top.loop(0, run.count, 1)
         chained: SSAValue | None = None
         for k, (o, step, (d_out, d_in)) in enumerate(zip(ops, run.first, run.deltas)):

@@ -368,12 +368,8 @@ def find_forwardings(block: Block, on_device: DeviceCopies | None = None,
 
 def forward_block(block: Block, fits, screen=None) -> bool:
     """Reuse device copies of host data in `block` (see the module docstring), keeping
-    the reuses under which the scratchpad plan fits. Reuses of a region-local intermediate
-    are tried first: each also makes a write-back dead (the stripe buffers of fuse-layers
-    live only within one iteration)."""
-    found = find_forwardings(block)
-    found.sort(key=lambda f: not isinstance(root(f.load.source).owner, memref.AllocOp))
-    kept = keep_fitting(found, fits, screen)
+    the reuses under which the scratchpad plan fits."""
+    kept = keep_fitting(find_forwardings(block), fits, screen)
     for fwd in kept:
         fwd.commit()
     return bool(kept)
