@@ -297,6 +297,8 @@ def choose_segments(chain: list[accel.ComputeOp], entries: list[int | None], des
     capacity, alignment = desc.memory.scratchpad_bytes, desc.memory.alignment
     bpc = desc.dma.bytes_per_cycle
     n = len(chain)
+    if not any(spills(o, alignment, capacity) for o in chain):
+        return [(i, i + 1, None) for i in range(n)]  # every value stays on the device anyway
     # best[(j, fused)]: the cheapest (cost, segments) of chain[:j] whose last segment is
     # fused or not (what the value at j costs depends on it).
     best: dict[tuple[int, bool], tuple[float, list]] = {(0, False): (0.0, [])}
