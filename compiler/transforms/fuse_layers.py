@@ -76,7 +76,6 @@ class Window:
     stride: int
     dilation: int
     pad_top: int
-    pad_bottom: int
     in_rows: int
 
     def reads(self, r0: int, r1: int) -> tuple[int, int, int, int]:
@@ -90,10 +89,10 @@ class Window:
 def window_of(op: accel.ComputeOp) -> Window:
     h = op.inputs[0].type.get_shape()[2]
     if isinstance(op, accel.EltwiseOp):
-        return Window(1, 1, 1, 0, 0, h)
+        return Window(1, 1, 1, 0, h)
     pad = op.prop("padding")
     kernel = op.inputs[1].type.get_shape()[2] if isinstance(op, accel.Conv2DOp) else op.prop("pool_size")[0]
-    return Window(kernel, op.prop("strides")[0], op.prop("dilation")[0], pad[0], pad[2], h)
+    return Window(kernel, op.prop("strides")[0], op.prop("dilation")[0], pad[0], h)
 
 
 def fusable(op: Operation) -> bool:
