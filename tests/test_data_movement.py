@@ -58,7 +58,7 @@ CNNS = {
 TARGETS = ("npu", "npu-shared", "dsp")
 SCRATCHPAD = {"npu": 256 * 1024, "dsp": 128 * 1024}
 
-_LOWER = "byoc,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma"
+_LOWER = "byoc,bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma"
 OPTION_SETS = {
     "no-hoist": "hoist=false",
     "no-forward": "forward=false",
