@@ -12,7 +12,9 @@ simulator (with a numerical check against the reference interpreter):
   every part on);
 - `-DB`: `full` with `optimize-dma{double-buffer=false}`: the same tiles, no overlap of
   the next tile's transfer with the current compute;
-- `-DB1`: `tile-for-scratchpad{double-buffer=false}` too: tiles sized for one buffer.
+- `-DB1`: `tile-for-scratchpad{double-buffer=false}` too: tiles sized for one buffer;
+- `nofuse`: `full-nofuse`, the optimized pipeline without `fuse-layers` (every op tiled on
+  its own; `-DB` and `-DB1` are unfused too).
 
 Table 1 prints bytes (to device + to host, from the simulator's counters, which must equal
 report.json's) against `dma.lower_bound_bytes`, and simulated cycles against
@@ -20,9 +22,14 @@ report.json's) against `dma.lower_bound_bytes`, and simulated cycles against
 moves data: where the bytes of `full` go (the final IR's transfers, loops counted, grouped
 by the host buffer they touch: region inputs and outputs, weights, and intermediates that
 do not stay on the device, i.e. spills), a second lower bound valid for any schedule that
-runs one operator at a time (the compiler's), and how much of the DMA time overlaps compute:
+runs one operator at a time (the compiler's without fusion), and how much of the DMA time overlaps compute:
 
     overlap = (DMA busy + compute - simulated cycles) / DMA busy
+
+Table 3 sets layer fusion side by side with the unfused pipeline: bytes and cycles of
+`full` and `nofuse` against the partition bound, the 1-op bound and report.json's
+`dma.fused_lower_bound_bytes` (the same floor for the fused segments `full` chose), and
+the exposed DMA time (`cycles.exposed_dma`: simulated cycles minus compute cycles).
 
 Inputs are seeded standard normal floats; an integer input (gpt2's token ids) is drawn
 uniformly over the rows of the table it indexes. `encoder_dynamo_int8` is made from
@@ -79,6 +86,7 @@ VARIANTS: dict[str, str] = {
     "-DB": f"{_PARTITION},tile-for-scratchpad,insert-dma,optimize-dma{{double-buffer=false}},plan-memory",
     "-DB1": f"{_PARTITION},tile-for-scratchpad{{double-buffer=false}},insert-dma,"
             "optimize-dma{double-buffer=false},plan-memory",
+    "nofuse": "full-nofuse",
 }
 
 
@@ -305,45 +313,24 @@ def traffic_breakdown(module, descs: dict) -> Breakdown:
 
 def one_op_floor(lowered, descs: dict) -> int:
     """Bytes beyond the partition's lower bound that any schedule running one operator at a
-    time must move, from the IR before tiling: a value of S bytes larger than the
-    scratchpad C leaves at most C bytes on the device when its producer ends, so at least
-    S - C go out; and every reader finds at most C of it there, so at least S - C come in
-    per reader (the first reader of a region input and the write of a region output are
-    the partition bound's own crossing). Recomputing a value instead of keeping it is not
-    considered (accel never recomputes)."""
-    from xdsl.dialects import memref
-    from xdsl.ir import BlockArgument
-
-    from accel.compiler.tensors import buffer_bytes
-    from accel.dialects.conventions import accelerator_functions
+    time must move, from the IR before tiling (`compile_report.spill_floor_bytes`, each op
+    its own unit). Recomputing a value instead of keeping it is not considered."""
+    from accel.compiler.compile_report import spill_floor_bytes
+    from accel.dialects.conventions import accelerator_functions, is_output_arg
     from accel.dialects import accel
-
-    def is_output(fn, i: int) -> bool:
-        attrs = fn.arg_attrs.data[i].data if fn.arg_attrs is not None and i < len(fn.arg_attrs.data) else {}
-        return "accel.output" in attrs
 
     extra = 0
     for fn, target in accelerator_functions(lowered):
         desc = descs[target]
         if desc.memory.shared_with_host:
             continue
-        cap = desc.memory.scratchpad_bytes
         readers: dict = {}
         for op in fn.walk():
             if isinstance(op, accel.ComputeOp):
                 for v in set(_root(i) for i in op.inputs):
                     readers[v] = readers.get(v, 0) + 1
-        outputs = {a for i, a in enumerate(fn.body.block.args) if is_output(fn, i)}
-        for v, n_read in readers.items():
-            s = buffer_bytes(v.type)
-            if s <= cap:
-                continue
-            if v in outputs:  # a region output also read inside the region
-                extra += (s - cap) * n_read
-            elif isinstance(v, BlockArgument):  # a region input (its first read is compulsory)
-                extra += (s - cap) * (n_read - 1)
-            elif isinstance(v.owner, memref.AllocOp):  # a local intermediate
-                extra += (s - cap) * (1 + n_read)
+        outputs = {a for i, a in enumerate(fn.body.block.args) if is_output_arg(fn, i)}
+        extra += spill_floor_bytes(readers, desc.memory.scratchpad_bytes, outputs)
     return extra
 
 
@@ -360,6 +347,8 @@ class Row:
     transfers: dict = field(default_factory=dict)
     cycles: dict = field(default_factory=dict)  # variant -> simulated cycles
     lower_bound: int = 0
+    fused_bound: int = 0  # report.json's dma.fused_lower_bound_bytes (of `full`)
+    exposed: dict = field(default_factory=dict)  # variant -> report.json's cycles.exposed_dma
     cycle_bound: int = 0
     offloaded: int = 0
     macs: dict = field(default_factory=lambda: {"total": 0, "offloaded": 0})  # report.json's
@@ -401,6 +390,9 @@ def measure(model: str, target: str, work: str) -> Row:
         row.bytes[variant] = counters["bytes_to_device"] + counters["bytes_to_host"]
         row.transfers[variant] = counters["transfers"]
         row.cycles[variant] = counters["cycles"]
+        row.exposed[variant] = report["cycles"]["exposed_dma"]
+        if variant == "full":
+            row.fused_bound = report["dma"].get("fused_lower_bound_bytes", 0)
         if variant == "full" or not row.cycle_bound:
             row.lower_bound = report["dma"]["lower_bound_bytes"]
             row.cycle_bound = report["cycles"]["lower_bound"]
@@ -490,6 +482,24 @@ def breakdown_table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def fusion_table(rows: list[Row]) -> str:
+    head = (f"{'model':<22} {'target':<7} | {'LB MB':>7} {'fusedLB':>7} {'1-op MB':>8} | {'nofuse':>7} {'full':>7} "
+            f"{'nf/LB':>6} {'full/LB':>7} {'full/fLB':>8} | {'cyc nofuse':>10} {'cyc full':>9} {'nf/cLB':>6} "
+            f"{'full/cLB':>8} | {'exposed nf':>10} {'exposed':>8}")
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        if r.breakdown is None or "nofuse" not in r.bytes:
+            continue
+        nf, fu = r.bytes["nofuse"], r.bytes["full"]
+        lines.append(
+            f"{r.model:<22} {r.target:<7} | {r.lower_bound / 1e6:7.3f} {r.fused_bound / 1e6:7.3f} "
+            f"{r.breakdown.one_op_floor / 1e6:8.3f} | {nf / 1e6:7.3f} {fu / 1e6:7.3f} {ratio(nf, r.lower_bound):>6} "
+            f"{ratio(fu, r.lower_bound):>7} {ratio(fu, r.fused_bound):>8} | {r.cycles['nofuse']:>10} "
+            f"{r.cycles['full']:>9} {ratio(r.cycles['nofuse'], r.cycle_bound):>6} {ratio(r.cycles['full'], r.cycle_bound):>8} | "
+            f"{r.exposed.get('nofuse', 0):>10} {r.exposed.get('full', 0):>8}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", default=",".join(MODELS), help="comma-separated subset of: " + ", ".join(MODELS))
@@ -515,6 +525,9 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print("Table 2: where the optimized (`full`) bytes go, on targets that move data")
     print(breakdown_table(rows))
+    print()
+    print("Table 3: layer fusion (`full`) against the unfused pipeline (`nofuse`) and the bounds")
+    print(fusion_table(rows))
     print()
     errors = [(r, v, e) for r in rows for v, e in r.errors.items()]
     for r, v, e in errors:

@@ -10,7 +10,14 @@ memory, and cycles, computed statically from the final IR.
   of an offloaded op once. Targets that share memory with the host need none.
 - `cycles.estimate`: the simulator's two-engine timeline (DMA engine, compute engine,
   host issuing in program order and waiting only at `dma_wait`) replayed on the IR.
+- `dma.fused_lower_bound_bytes`: `lower_bound_bytes` plus, per region, the spill floor of
+  its schedule units (`spill_floor_bytes`: the fused segments of fuse-layers and the ops
+  left alone), recorded by fuse-layers as `accel.fused_spill_floor`; a region without
+  that record (a pipeline without fuse-layers, a target sharing host memory) adds
+  nothing, which leaves the partition bound: weaker, still true.
 - `cycles.lower_bound`: max(total compute cycles, compulsory DMA cycles).
+- `cycles.exposed_dma`: simulated cycles the compute engine waits for transfers
+  (`estimate` minus the total compute cycles): the DMA time not overlapped.
 """
 
 from __future__ import annotations
@@ -21,14 +28,14 @@ from collections import defaultdict
 
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
 from accel.compiler.index_arith import constant_index
 from accel.compiler.targets.c_api import matmul_dims
 from accel.compiler.tensors import buffer_bytes, numpy_dtype
 from accel.dialects import accel
-from accel.dialects.conventions import ARENA_ATTR, TUNED_ATTR, accelerator_functions, is_output_arg
+from accel.dialects.conventions import ARENA_ATTR, FUSED_FLOOR_ATTR, TUNED_ATTR, accelerator_functions, is_output_arg
 
 
 def trip_count(loop: scf.ForOp) -> int:
@@ -94,6 +101,32 @@ def planned_dma(module: ModuleOp) -> dict[str, int]:
                 else:
                     to_host += b
     return {"bytes_to_device": to_dev, "bytes_to_host": to_host, "transfers": transfers}
+
+
+def spill_floor_bytes(readers: dict[SSAValue, int], capacity: int, outputs: set[SSAValue]) -> int:
+    """Bytes beyond the partition bound that any schedule running its units (ops, or fused
+    segments) one at a time and recomputing nothing across them must move, given how many
+    units read each value: a value of S bytes larger than the scratchpad C leaves at most
+    C bytes on the device when its producer ends, so at least S - C go out, and each reader
+    finds at most C of it there, so at least S - C come in per reader (the first read of a
+    region input and the write of a region output are the partition bound's own)."""
+    extra = 0
+    for v, n_read in readers.items():
+        s = buffer_bytes(v.type)
+        if s <= capacity:
+            continue
+        if v in outputs:  # a region output also read inside the region
+            extra += (s - capacity) * n_read
+        elif isinstance(v, BlockArgument):  # a region input
+            extra += (s - capacity) * (n_read - 1)
+        elif isinstance(v.owner, memref.AllocOp):  # a region-local intermediate
+            extra += (s - capacity) * (1 + n_read)
+    return extra
+
+
+def fused_floor_bytes(module: ModuleOp) -> int:
+    return sum(fn.attributes[FUSED_FLOOR_ATTR].value.data for fn, _ in accelerator_functions(module)
+               if FUSED_FLOOR_ATTR in fn.attributes)
 
 
 def lower_bound_bytes(module: ModuleOp, descs: dict) -> int:
@@ -328,10 +361,12 @@ def build_report(module: ModuleOp, descs, partition: dict | None, timing: dict[s
     dma = planned_dma(module)
     lb = lower_bound_bytes(module, by_name)
     dma["lower_bound_bytes"] = lb
+    dma["fused_lower_bound_bytes"] = lb + fused_floor_bytes(module)
     report["dma"] = dma
     estimate, compute = cycles(module, by_name)
     bpc = min((d.dma.bytes_per_cycle for d in descs), default=1.0)
-    report["cycles"] = {"estimate": round(estimate), "lower_bound": int(round(max(compute, lb / bpc)))}
+    report["cycles"] = {"estimate": round(estimate), "lower_bound": int(round(max(compute, lb / bpc))),
+                        "exposed_dma": max(0, round(estimate - compute))}
     arena = module.attributes.get(ARENA_ATTR)
     peak = 0
     for fn, _ in accelerator_functions(module):

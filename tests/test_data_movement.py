@@ -58,7 +58,7 @@ CNNS = {
 TARGETS = ("npu", "npu-shared", "dsp")
 SCRATCHPAD = {"npu": 256 * 1024, "dsp": 128 * 1024}
 
-_LOWER = "byoc,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma"
+_LOWER = "byoc,bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma"
 OPTION_SETS = {
     "no-hoist": "hoist=false",
     "no-forward": "forward=false",
@@ -220,6 +220,10 @@ def check_consistent(r: Run, what: str) -> None:
         assert r.report["dma"][key] == r.counters[key], f"{what}: {key}: report {r.report['dma'][key]}, " \
                                                        f"simulator {r.counters[key]}"
     assert r.bytes >= r.report["dma"]["lower_bound_bytes"], f"{what}: moved less than the lower bound"
+    # The fused bound holds for schedules made of fuse-layers' units, which `full`'s is.
+    fused_bound = r.report["dma"]["fused_lower_bound_bytes"]
+    assert r.report["dma"]["lower_bound_bytes"] <= fused_bound <= r.bytes, \
+        f"{what}: fused bound {fused_bound} outside [lower bound, {r.bytes}]"
     assert r.counters["cycles"] >= r.report["cycles"]["lower_bound"], f"{what}: faster than the cycle bound"
 
 
@@ -273,7 +277,9 @@ def test_compiles_runs_and_matches_the_reference(run, models, model, target, var
         # far smaller than the data.
         regions = len(r.report["regions"])
         assert r.counters["accel_ops"] > regions and r.report["memory"]["scratchpad_peak_bytes"] <= SCRATCHPAD["npu"]
-        assert r.counters["bytes_to_device"] > 4 * SCRATCHPAD["npu"]
+        # Several scratchpads' worth moves in (fewer with layer fusion, whose stripes keep
+        # intermediates on the device: the int8 ResNet's 0.9 MB are 3.5 of them).
+        assert r.counters["bytes_to_device"] > (4 if variant == "naive" else 3) * SCRATCHPAD["npu"]
 
 
 PARTIAL = ["full", *(o for o in OPTION_SETS if o != "all-off")]

@@ -70,7 +70,7 @@ def assert_same(before: dict[str, np.ndarray], after: dict[str, np.ndarray], whe
 
 
 def full_passes(target: str, extra: str = ""):
-    spec = ("byoc{cost-model=false},bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,"
+    spec = ("byoc{cost-model=false},bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,"
             f"optimize-dma{extra},plan-memory")
     return build_passes(spec)
 
@@ -135,7 +135,7 @@ def test_tiled_c_matches_interpreter(graph, tiny_target, tmp_path):
     try:
         report = compile_to_directory(str(src), tiny_target, str(out),
                                       pipeline="byoc{cost-model=false},bufferize,plan-memory,lower-to-accel,"
-                                               "tile-for-scratchpad,insert-dma,optimize-dma,plan-memory")
+                                               "fuse-layers,tile-for-scratchpad,insert-dma,optimize-dma,plan-memory")
     except CompileError as e:
         assume("does not fit the scratchpad" not in str(e))
         raise
@@ -186,3 +186,4 @@ def test_padding_only_row_tiles_run(bias, tiny_target, tmp_path):
     got, _ = run_directory(str(out), {"x": x})
     ref = run_module(load_model(str(src), make_context(tiny_target)), {"x": x})
     assert_same(ref, got, "compiled C")
+

@@ -286,8 +286,8 @@ def test_matches_onnxruntime(ws, name, target):
 REPORT_FIELDS = {
     "ops": ("total", "offloaded", "host"),
     "macs": ("total", "offloaded"),
-    "dma": ("bytes_to_device", "bytes_to_host", "transfers", "lower_bound_bytes"),
-    "cycles": ("estimate", "lower_bound"),
+    "dma": ("bytes_to_device", "bytes_to_host", "transfers", "lower_bound_bytes", "fused_lower_bound_bytes"),
+    "cycles": ("estimate", "lower_bound", "exposed_dma"),
     "memory": ("host_arena_bytes", "scratchpad_peak_bytes"),
 }
 COUNTER_FIELDS = ("bytes_to_device", "bytes_to_host", "transfers", "accel_ops", "cycles")
@@ -326,6 +326,8 @@ def test_planned_dma_is_what_the_simulator_counts(ws, name, target):
     moved = counters["bytes_to_device"] + counters["bytes_to_host"]
     assert dma["lower_bound_bytes"] <= moved, f"the DMA lower bound {dma['lower_bound_bytes']} exceeds the {moved} bytes moved"
     assert c.report["cycles"]["lower_bound"] <= counters["cycles"], "the cycle lower bound exceeds the simulated cycles"
+    assert dma["lower_bound_bytes"] <= dma["fused_lower_bound_bytes"] <= moved, dma
+    assert c.report["cycles"]["exposed_dma"] <= counters["cycles"]
     # The compiler replays the simulator's timeline on the IR: the estimate is exact.
     assert c.report["cycles"]["estimate"] == counters["cycles"], (c.report["cycles"], counters["cycles"])
     assert (counters["cycles"] > 0) == (counters["accel_ops"] > 0)

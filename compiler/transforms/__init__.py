@@ -34,6 +34,7 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "plan-memory": _lazy("plan_memory", "PlanMemory"),
     "lower-to-accel": _lazy("lower_to_accel", "LowerToAccel"),
     "apply-tuning": _lazy("apply_tuning", "ApplyTuning"),
+    "fuse-layers": _lazy("fuse_layers", "FuseLayers"),
     "tile-for-scratchpad": _lazy("tile_for_scratchpad", "TileForScratchpad"),
     "insert-dma": _lazy("insert_dma", "InsertDma"),
     "optimize-dma": _lazy("optimize_dma", "OptimizeDma"),

@@ -1,0 +1,445 @@
+"""fuse-layers: compute chains of convolutions, pools and elementwise ops stripe by stripe.
+
+Runs on the logical form (after `lower-to-accel`, before `tile-for-scratchpad`). A chain
+is a run of ops of one region where each op's result is read by exactly one op, the next
+of the chain (convolutions and pools through their data input, elementwise ops through
+either input; the other input of a binary op, the weights and the first op's input come
+from outside the chain). A chain is computed depth-first (Ethos-U cascading, DeFiNES):
+a stripe of the last op's output rows determines the rows, with their halos, that each
+earlier op computes, so the intermediates exist only as stripe buffers in the
+scratchpad (`accel.alloc`, which `insert-dma` does not stage: only the first op's input
+stripe, the side inputs' stripes, the weights and the last op's output stripe move).
+Halo rows are recomputed by the next stripe (no rolling buffer: the compute commands
+take dense operands).
+
+Which ops to fuse and the stripe height come from a cost model (dynamic programming over
+the segments of a chain, linear in its length for segments of at most `max-depth` ops):
+a fused segment costs its recomputed halo rows (compute cycles), the halo rows its first
+input is read again, and the setup of its per-stripe transfers; a value between two
+segments costs its write and read when one side is a fused segment or an op whose working
+set does not fit the scratchpad (such an op is tiled and spills its output). A segment
+fits when its weights (kept on the device across stripes), its streamed stripes (twice
+with double buffering) and the input and output stripe of any one op fit the scratchpad.
+
+Every stripe computes each output element with the same window and the same arithmetic
+as the unfused op (only the padding of a stripe at the border differs, as for the row
+tiles of `tile-for-scratchpad`), so results are bit-identical.
+
+Before (two 3x3 convolutions, the intermediate larger than the scratchpad):
+
+    accel.conv2d ins(%x, %w0 : ...) outs(%t : memref<1x32x64x64xf32>) {padding = [1, 1, 1, 1]}
+    accel.conv2d ins(%t, %w1 : ...) outs(%y : memref<1x32x64x64xf32>) {padding = [1, 1, 1, 1]}
+
+After (sketch: the first and last stripes are peeled, their padding differs):
+
+    %s = accel.alloc : memref<1x32x10x64xf32, #accel.mem<"spm">>
+    scf.for %i = %c0 to %c6 step %c1 {
+      %xi = memref.subview %x[0, 0, %lo, 0] [1, 32, 12, 64] [1, 1, 1, 1] : ...
+      accel.conv2d ins(%xi, %w0 : ...) outs(%s : ...) {padding = [0, 1, 0, 1]}
+      %yi = memref.subview %y[0, 0, %r, 0] [1, 32, 8, 64] [1, 1, 1, 1] : ...
+      accel.conv2d ins(%s, %w1 : ...) outs(%yi : ...) {padding = [0, 1, 0, 1]}
+    }
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from accel.compiler.compile_report import compute_cycles, spill_floor_bytes
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.memory_plan import align
+from accel.compiler.targets.context import target_context
+from accel.compiler.tensors import buffer_bytes
+from accel.compiler.transforms.tile_for_scratchpad import Emitter, candidates, working_set
+from accel.dialects import accel
+from accel.dialects.conventions import FUSED_FLOOR_ATTR, PLACEMENT_ATTR, accelerator_functions, is_output_arg
+
+# --------------------------------------------------------------------------------------
+# Row geometry of one op
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Window:
+    """How an op's output rows read its input rows."""
+
+    kernel: int
+    stride: int
+    dilation: int
+    pad_top: int
+    in_rows: int
+
+    def reads(self, r0: int, r1: int) -> tuple[int, int, int, int]:
+        """Input rows [start, start + rows) and the top and bottom padding of output rows [r0, r1)."""
+        lo = r0 * self.stride - self.pad_top
+        hi = (r1 - 1) * self.stride - self.pad_top + self.dilation * (self.kernel - 1) + 1
+        start = max(lo, 0)
+        return start, min(hi, self.in_rows) - start, max(0, -lo), max(0, hi - self.in_rows)
+
+
+def window_of(op: accel.ComputeOp) -> Window:
+    h = op.inputs[0].type.get_shape()[2]
+    if isinstance(op, accel.EltwiseOp):
+        return Window(1, 1, 1, 0, h)
+    pad = op.prop("padding")
+    kernel = op.inputs[1].type.get_shape()[2] if isinstance(op, accel.Conv2DOp) else op.prop("pool_size")[0]
+    return Window(kernel, op.prop("strides")[0], op.prop("dilation")[0], pad[0], h)
+
+
+def fusable(op: Operation) -> bool:
+    """Ops a stripe can run through: NCHW convolutions, windowed (not global) pools, and
+    elementwise kinds on rank-4 operands of the output's shape."""
+    if isinstance(op, (accel.Conv2DOp, accel.PoolOp)):
+        return op.inputs[0].type.get_shape()[2] > window_of(op).kernel
+    if isinstance(op, accel.EltwiseOp):
+        shape = op.output.type.get_shape()
+        return op.prop("kind") not in accel.EltwiseOp.ROWS and len(shape) == 4 and \
+            all(tuple(v.type.get_shape()) == tuple(shape) for v in op.inputs)
+    return False
+
+
+def chain_operand(op: accel.ComputeOp, producer_output: SSAValue) -> int | None:
+    """Which input of `op` a chain can enter through (None: not through `producer_output`)."""
+    entries = [i for i, v in enumerate(op.inputs) if v is producer_output]
+    if len(entries) != 1:
+        return None
+    if isinstance(op, accel.EltwiseOp) or entries[0] == 0:
+        return entries[0]
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# Stripes of a segment and their cost
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One op of a segment for one stripe: its output rows, input rows and padding."""
+
+    out_start: int
+    out_rows: int
+    in_start: int
+    in_rows: int
+    pad_top: int
+    pad_bottom: int
+
+
+def stripe_steps(ops: list[accel.ComputeOp], windows: list[Window], r0: int, r1: int) -> list[Step] | None:
+    """The steps of the stripe of output rows [r0, r1) of the last op, first op first;
+    None when some op would read only padding."""
+    steps: list[Step] = []
+    for op, win in zip(reversed(ops), reversed(windows)):
+        start, rows, top, bottom = win.reads(r0, r1)
+        if rows <= 0:
+            return None
+        if isinstance(op, accel.PoolOp):
+            bottom = min(bottom, op.prop("padding")[2])  # ceil mode's overhang is not padding
+        steps.append(Step(r0, r1 - r0, start, rows, top, bottom))
+        r0, r1 = start, start + rows
+    return steps[::-1]
+
+
+@dataclass
+class Run:
+    """Stripes with the same shapes whose rows advance by constant deltas: one loop."""
+
+    first: list[Step]
+    count: int
+    deltas: list[tuple[int, int]]  # per op: (output row delta, input row delta)
+
+
+def group_runs(stripes: list[list[Step]]) -> list[Run]:
+    runs: list[Run] = []
+    for steps in stripes:
+        if runs:
+            run = runs[-1]
+            same = all((a.out_rows, a.in_rows, a.pad_top, a.pad_bottom) == (b.out_rows, b.in_rows, b.pad_top, b.pad_bottom)
+                       for a, b in zip(run.first, steps))
+            deltas = [((b.out_start - a.out_start) // run.count, (b.in_start - a.in_start) // run.count)
+                      for a, b in zip(run.first, steps)]
+            if same and all(b.out_start - a.out_start == d[0] * run.count and b.in_start - a.in_start == d[1] * run.count
+                            for a, b, d in zip(run.first, steps, deltas)) and (run.count == 1 or deltas == run.deltas):
+                run.deltas = deltas
+                run.count += 1
+                continue
+        runs.append(Run(steps, 1, [(0, 0)] * len(steps)))
+    return runs
+
+
+def row_bytes(v: SSAValue) -> int:
+    """Bytes of one row (all channels) of an NCHW buffer."""
+    n, c, _, w = v.type.get_shape()
+    return n * c * w * buffer_bytes(v.type) // max(1, math.prod(v.type.get_shape()))
+
+
+def side_inputs(op: accel.ComputeOp, entry: int | None) -> list[SSAValue]:
+    """Inputs of an elementwise op that do not come through the chain (read per stripe)."""
+    if not isinstance(op, accel.EltwiseOp):
+        return []
+    return [v for i, v in enumerate(op.inputs) if i != entry]
+
+
+def resident_inputs(op: accel.ComputeOp) -> list[SSAValue]:
+    """Weights and bias: kept on the device across the stripes."""
+    return list(op.inputs[1:]) if isinstance(op, accel.Conv2DOp) else []
+
+
+@dataclass
+class SegmentPlan:
+    rows: int  # stripe height (output rows of the last op)
+    cost: float  # cycles beyond the unfused compulsory work: halos, recompute, setups
+    stripes: list[list[Step]]
+
+
+def plan_segment(ops: list[accel.ComputeOp], entries: list[int | None], desc, double: bool,
+                 recompute_weight: float = 1.0) -> SegmentPlan | None:
+    """The cheapest stripe height of a segment that fits the scratchpad (None: none does)."""
+    capacity, alignment = desc.memory.scratchpad_bytes, desc.memory.alignment
+    bpc, setup = desc.dma.bytes_per_cycle, desc.dma.setup_cycles
+    windows = [window_of(o) for o in ops]
+    resident = sum(align(buffer_bytes(v.type), alignment) for o in ops for v in dict.fromkeys(resident_inputs(o)))
+    sides = [side_inputs(o, e) for o, e in zip(ops, entries)]
+    out_rows = ops[-1].output.type.get_shape()[2]
+    first_in = ops[0].inputs[0]
+    best: SegmentPlan | None = None
+    for t in candidates(out_rows):
+        stripes = []
+        for r0 in range(0, out_rows, t):
+            steps = stripe_steps(ops, windows, r0, min(out_rows, r0 + t))
+            if steps is None:
+                break
+            stripes.append(steps)
+        else:
+            if len(stripes) < 2:
+                continue
+            # Capacity at the largest stripe of each op.
+            biggest = [max(s[i].out_rows for s in stripes) for i in range(len(ops))]
+            out_b = [biggest[i] * row_bytes(o.output) for i, o in enumerate(ops)]
+            in_b = max(s[0].in_rows for s in stripes) * row_bytes(first_in)
+            side_b = sum(align(biggest[i] * row_bytes(v), alignment) for i, vs in enumerate(sides) for v in vs)
+            streamed = align(in_b, alignment) + side_b + align(out_b[-1], alignment)
+            inter = [align(b, alignment) for b in out_b[:-1]]
+            # Op k reads stripe k-1 and writes stripe k (both scratchpad buffers).
+            pair = max(a + b for a, b in zip(inter, inter[1:] + [0])) if inter else 0
+            if resident + (2 if double else 1) * streamed + pair > capacity:
+                continue
+            halo_bytes = sum(s[0].in_rows for s in stripes) * row_bytes(first_in) - buffer_bytes(first_in.type)
+            recompute = sum(compute_cycles(o, desc) * (sum(s[i].out_rows for s in stripes) / o.output.type.get_shape()[2] - 1)
+                            for i, o in enumerate(ops))
+            transfers = len(stripes) * (2 + sum(len(vs) for vs in sides))
+            cost = max(0, halo_bytes) / bpc + recompute_weight * max(0.0, recompute) + setup * transfers
+            if best is None or cost < best.cost - 1e-9:
+                best = SegmentPlan(t, cost, stripes)
+    return best
+
+
+# --------------------------------------------------------------------------------------
+# Chains and the choice of segments
+# --------------------------------------------------------------------------------------
+
+
+def find_chains(block: Block) -> list[tuple[list[accel.ComputeOp], list[int | None]]]:
+    """Maximal chains of fusable ops (with the input each op reads the previous one
+    through; None for the first op), in block order. Linear in the block."""
+    readers: dict[SSAValue, list[tuple[accel.ComputeOp, int]]] = {}
+    ops = [o for o in block.ops if isinstance(o, accel.ComputeOp)]
+    for o in block.ops:
+        if isinstance(o, accel.ComputeOp):
+            for i, v in enumerate(o.inputs):
+                readers.setdefault(v, []).append((o, i))
+    nxt: dict[Operation, tuple[accel.ComputeOp, int]] = {}
+    has_prev: set[Operation] = set()
+    for o in ops:
+        out = o.output
+        if not fusable(o) or not isinstance(out.owner, memref.AllocOp):
+            continue
+        rs = readers.get(out, [])
+        if len(rs) != 1 or sum(1 for _ in out.uses) != 2:  # the writer and one reader, nothing else
+            continue
+        user, _ = rs[0]
+        entry = chain_operand(user, out)
+        if entry is None or not fusable(user) or user in has_prev:
+            continue
+        nxt[o] = (user, entry)
+        has_prev.add(user)
+    chains = []
+    for o in ops:
+        if o in has_prev or o not in nxt:
+            continue
+        chain, entries = [o], [None]
+        while chain[-1] in nxt:
+            user, entry = nxt[chain[-1]]
+            chain.append(user)
+            entries.append(entry)
+        chains.append((chain, entries))
+    return chains
+
+
+def spills(op: accel.ComputeOp, alignment: int, capacity: int) -> bool:
+    """An unfused op that does not fit is tiled, and its tiles go through host memory."""
+    return working_set(op, alignment) > capacity
+
+
+def choose_segments(chain: list[accel.ComputeOp], entries: list[int | None], desc, double: bool,
+                    max_depth: int, recompute_weight: float = 1.0) -> list[tuple[int, int, SegmentPlan | None]]:
+    """Split a chain into segments [i, j) minimizing the cost (module docstring)."""
+    capacity, alignment = desc.memory.scratchpad_bytes, desc.memory.alignment
+    bpc = desc.dma.bytes_per_cycle
+    n = len(chain)
+    if not any(spills(o, alignment, capacity) for o in chain):
+        return [(i, i + 1, None) for i in range(n)]  # every value stays on the device anyway
+    # best[(j, fused)]: the cheapest (cost, segments) of chain[:j] whose last segment is
+    # fused or not (what the value at j costs depends on it).
+    best: dict[tuple[int, bool], tuple[float, list]] = {(0, False): (0.0, [])}
+    for j in range(1, n + 1):
+        for i in range(max(0, j - max_depth), j):
+            if i == j - 1:
+                plan, cost = None, 0.0
+            else:
+                plan = plan_segment(chain[i:j], [None, *entries[i + 1:j]], desc, double, recompute_weight)
+                if plan is None:
+                    continue
+                cost = plan.cost
+            for prev_fused in (False, True):
+                before = best.get((i, prev_fused))
+                if before is None:
+                    continue
+                edge = 0.0
+                if i > 0 and (plan is not None or prev_fused or spills(chain[i - 1], alignment, capacity)
+                              or spills(chain[i], alignment, capacity)):
+                    edge = 2 * buffer_bytes(chain[i - 1].output.type) / bpc
+                total = before[0] + cost + edge
+                key = (j, plan is not None)
+                if key not in best or total < best[key][0] - 1e-9:
+                    best[key] = (total, before[1] + [(i, j, plan)])
+    return min((best[k] for k in ((n, False), (n, True)) if k in best), key=lambda b: b[0])[1]
+
+
+# --------------------------------------------------------------------------------------
+# Emitting a fused segment
+# --------------------------------------------------------------------------------------
+
+
+def unit_spill_floor(fn, segments: list[list[accel.ComputeOp]], capacity: int) -> int:
+    """The spill floor (compile_report.spill_floor_bytes) of `fn` run one unit at a time:
+    each fused segment and each other compute op is a unit; a segment's intermediates
+    never leave it."""
+    unit: dict[Operation, int] = {o: k for k, ops in enumerate(segments) for o in ops}
+    inside = {o.output for ops in segments for o in ops[:-1]}
+    readers: dict[SSAValue, set] = {}
+    for o in fn.body.block.ops:
+        if isinstance(o, accel.ComputeOp):
+            for v in o.inputs:
+                if v not in inside:
+                    readers.setdefault(v, set()).add(unit.get(o, o))
+    outputs = {a for i, a in enumerate(fn.body.block.args) if is_output_arg(fn, i)}
+    return spill_floor_bytes({v: len(u) for v, u in readers.items()}, capacity, outputs)
+
+
+def _with_padding(op: accel.ComputeOp, step: Step) -> dict[str, Any]:
+    props: dict[str, Any] = {k: op.properties[k] for k in op.properties}
+    if not isinstance(op, accel.EltwiseOp):
+        pad = op.prop("padding")
+        props["padding"] = accel.Conv2DOp.PROPS[1].to_attr((step.pad_top, pad[1], step.pad_bottom, pad[3]))
+    return props
+
+
+def emit_segment(ops: list[accel.ComputeOp], entries: list[int | None], plan: SegmentPlan) -> None:
+    """Replace the segment's ops by loops over its stripes, before its last op."""
+    last = ops[-1]
+    top = Emitter(InsertPoint.before(last))
+    for run in group_runs(plan.stripes):
+        buffers = []
+        for o, step in zip(ops[:-1], run.first[:-1]):
+            n, c, _, w = o.output.type.get_shape()
+            t = accel.memref_type(o.output.type.element_type, [n, c, step.out_rows, w], space=accel.SPM)
+            buffers.append(top.add(accel.AllocOp(t)).result)
+        iv, body = top.loop(0, run.count, 1)
+        chained: SSAValue | None = None
+        for k, (o, step, (d_out, d_in)) in enumerate(zip(ops, run.first, run.deltas)):
+            def row(delta: int, start: int) -> int | SSAValue:
+                return body.affine(iv, delta, start) if iv is not None else start
+
+            ins = []
+            for i, v in enumerate(o.inputs):
+                if k > 0 and i == entries[k]:
+                    ins.append(chained)
+                elif i == 0 or isinstance(o, accel.EltwiseOp):
+                    n, c, _, w = v.type.get_shape()
+                    if isinstance(o, accel.EltwiseOp):  # rows of the output's
+                        start, rows = row(d_out, step.out_start), step.out_rows
+                    else:
+                        start, rows = row(d_in, step.in_start), step.in_rows
+                    ins.append(body.subview(v, [0, 0, start, 0], [n, c, rows, w]))
+                else:
+                    ins.append(v)  # weights and bias, whole
+            if k < len(ops) - 1:
+                out = buffers[k]
+            else:
+                n, c, _, w = o.output.type.get_shape()
+                out = body.subview(o.output, [0, 0, row(d_out, step.out_start), 0], [n, c, step.out_rows, w])
+            new = type(o)(ins, out, dict(o.attributes), **_with_padding(o, step))
+            new.location = o.location
+            body.add(new)
+            chained = out
+    dead = [o.output.owner for o in ops[:-1]]
+    for o in reversed(ops):
+        Rewriter.erase_op(o)
+    for alloc in dead:
+        if isinstance(alloc, memref.AllocOp) and not alloc.memref.uses:
+            Rewriter.erase_op(alloc)
+
+
+@dataclass(frozen=True)
+class FuseLayers(ModulePass):
+    """Compute chains of convolutions, pools and elementwise ops stripe by stripe."""
+
+    name = "fuse-layers"
+
+    target: tuple[str, ...] = ()
+    """Descriptions (names or .toml paths) to load for the regions' `accel.target` names;
+    by default the compile's targets, then built-ins by name."""
+
+    double_buffer: bool = True
+    """Size the streamed stripes so that two of each fit (as tile-for-scratchpad does)."""
+
+    max_depth: int = 8
+    """Most ops in one fused segment (bounds the planning work per op)."""
+
+    recompute_weight: float = 1.0
+    """What a recomputed halo cycle costs against a cycle of DMA: 1 minimizes time (DMA
+    overlaps compute, recomputation does not); 0 minimizes the bytes moved."""
+
+    zero_copy: bool = True
+    """Leave targets that share host memory alone: they compute in place (see insert-dma)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        known = target_context(ctx)
+        known.load(self.target)
+        for fn, name in list(accelerator_functions(op)):
+            desc = known.named(name, fn)
+            if not desc.lowers_to_accel or (desc.memory.shared_with_host and self.zero_copy):
+                continue
+            if PLACEMENT_ATTR in fn.attributes:
+                raise CompileError(f"fuse-layers: @{fn.sym_name.data} is already placed (run it before insert-dma)", fn)
+            # Buffers are written once before tiling, so moving a segment's work to its
+            # last op reads the same data.
+            segments = [(chain[i:j], [None, *entries[i + 1:j]], plan)
+                        for chain, entries in find_chains(fn.body.block)
+                        for i, j, plan in choose_segments(chain, entries, desc, self.double_buffer, self.max_depth,
+                                                  self.recompute_weight)
+                        if plan is not None]
+            floor = unit_spill_floor(fn, [ops for ops, _, _ in segments], desc.memory.scratchpad_bytes)
+            fn.attributes[FUSED_FLOOR_ATTR] = IntegerAttr(floor, i64)
+            for ops, entries, plan in segments:
+                emit_segment(ops, entries, plan)
