@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import DictionaryAttr, IndexType, MemRefType, ModuleOp, StringAttr, UnitAttr
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
@@ -58,7 +58,8 @@ from xdsl.transforms.common_subexpression_elimination import cse
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets.context import target_context
 from accel.compiler.index_arith import constant_index, make_index
-from accel.compiler.memory_plan import LiveProfile, plan_scratchpad_module, scratchpad_fits
+from accel.compiler.memory_plan import LiveProfile, function_peak_live, plan_scratchpad_module, scratchpad_fits
+from accel.compiler.tensors import buffer_bytes
 from accel.dialects import accel
 from accel.dialects.conventions import PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, accelerator_functions, is_output_arg
 
@@ -866,6 +867,225 @@ def _restore(module: ModuleOp, snapshot: ModuleOp) -> None:
         module.body.block.add_op(op)
 
 
+# --------------------------------------------------------------------------------------
+# Prefetching across region boundaries
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class RegionPrefetch:
+    """The loads that region `later`'s first compute waits for, whose sources are ready
+    when `earlier` (the previous region of the target) is called: `earlier` issues them,
+    into scratchpad buffers of @main's, before its last compute, so that they overlap it
+    (the region's final sync completes them); `later` reads those buffers instead."""
+
+    earlier: tuple[func.CallOp, func.FuncOp]
+    later: tuple[func.CallOp, func.FuncOp]
+    loads: list[tuple[accel.DmaStartOp, SSAValue | None]]
+    """Each load of `later` with its source's buffer in @main (None: a weight)."""
+
+    def bytes(self) -> int:
+        return sum(buffer_bytes(load.dest.type) for load, _ in self.loads)
+
+
+def _last_compute(block: Block) -> Operation | None:
+    """The last op of `block` that computes (a compute op, or a loop holding some)."""
+    op = block.last_op
+    while op is not None:
+        if isinstance(op, accel.ComputeOp) or (op.regions and any(isinstance(o, accel.ComputeOp) for o in op.walk())):
+            return op
+        op = op.prev_op
+    return None
+
+
+def _leading_loads(fn: func.FuncOp) -> list[accel.DmaStartOp]:
+    """The whole-buffer loads that the first compute of `fn` (an op, or a loop) waits for,
+    into buffers of their own (the transfer is their only writer). Loads for later ops
+    already overlap the first one's compute."""
+    loads = []
+    for op in fn.body.block.ops:
+        if isinstance(op, accel.ComputeOp) or op.regions:
+            first = op
+            break
+        if isinstance(op, accel.DmaStartOp) and op.to_device:
+            loads.append(op)
+    else:
+        return []
+    reads = {v for inner in first.walk() if isinstance(inner, accel.ComputeOp) for v in inner.inputs}
+
+    def own_buffer(load: accel.DmaStartOp) -> bool:
+        dest = load.dest
+        return isinstance(dest.owner, accel.AllocOp) and dest.owner.parent is fn.body.block and all(
+            u.operation is load or (isinstance(u.operation, accel.ComputeOp) and u.operation.output is not dest)
+            or (isinstance(u.operation, accel.DmaStartOp) and u.operation.source is dest) for u in dest.uses)
+
+    return [load for load in loads if load.dest in reads and not isinstance(load.source.owner, memref.SubviewOp)
+            and own_buffer(load)]
+
+
+def _unchanged_between(buf: SSAValue, first: func.CallOp, last: func.CallOp, fns: dict) -> bool:
+    """Whether no op of @main from `first` up to `last` (excluded) writes `buf`, and no
+    view of it exists (a write through an alias would not show)."""
+    position = {}
+    op = first
+    while op is not None and op is not last:
+        position[op] = True
+        op = op.next_op
+    for use in buf.uses:
+        user = use.operation
+        if isinstance(user, func.CallOp):
+            callee = fns.get(user.callee.root_reference.data)
+            writes_it = callee is None or is_output_arg(callee, use.index)
+        elif isinstance(user, accel.KernelOp):
+            writes_it = buf in user.outs
+        else:
+            return False  # a view, a copy: not followed
+        if writes_it and user in position:
+            return False
+    return True
+
+
+def _region_prefetches(module: ModuleOp, target_name: str, later: set[str] | None = None) -> list[RegionPrefetch]:
+    """The prefetches of the target's regions (of those named `later`, if given)."""
+    main = SymbolTable.lookup_symbol(module, "main")
+    if not isinstance(main, func.FuncOp):
+        return []
+    fns = {fn.sym_name.data: fn for fn in module.body.block.ops if isinstance(fn, func.FuncOp) and not fn.is_declaration}
+    ours = {name for name, fn in fns.items() if fn.attributes.get(TARGET_ATTR) == StringAttr(target_name)
+            and fn.attributes.get(PLACEMENT_ATTR) == StringAttr("dma")}
+    calls = [op for op in main.body.block.ops if isinstance(op, func.CallOp) and op.callee.root_reference.data in ours]
+    called: dict[str, int] = {}
+    for call in calls:
+        called[call.callee.root_reference.data] = called.get(call.callee.root_reference.data, 0) + 1
+    found = []
+    for a_call, b_call in zip(calls, calls[1:]):
+        a, b = (fns[c.callee.root_reference.data] for c in (a_call, b_call))
+        if later is not None and b.sym_name.data not in later:
+            continue
+        if a is b or called[a.sym_name.data] != 1 or called[b.sym_name.data] != 1 or _last_compute(a.body.block) is None:
+            continue
+        loads = []
+        for load in _leading_loads(b):
+            src = load.source
+            if isinstance(src.owner, accel.WeightOp):
+                loads.append((load, None))
+            elif isinstance(src, BlockArgument) and src.owner is b.body.block and len(list(src.uses)) == 1 and \
+                    not is_output_arg(b, src.index):
+                buf = b_call.arguments[src.index]
+                if accel.memory_space(buf.type) != "spm" and _unchanged_between(buf, a_call, b_call, fns):
+                    loads.append((load, buf))
+        if loads:
+            found.append(RegionPrefetch((a_call, a), (b_call, b), loads))
+    return found
+
+
+def _add_arg(fn: func.FuncOp, t, attrs: dict) -> SSAValue:
+    from xdsl.dialects.builtin import ArrayAttr, FunctionType
+
+    arg = fn.body.block.insert_arg(t, len(fn.body.block.args))
+    fn.arg_attrs = ArrayAttr([*fn.arg_attrs.data, DictionaryAttr(attrs)])
+    fn.function_type = FunctionType.from_lists([a.type for a in fn.body.block.args], [])
+    return arg
+
+
+def _with_operands(call: func.CallOp, extra: list[SSAValue]) -> func.CallOp:
+    new_call = func.CallOp(call.callee, [*call.arguments, *extra], [])
+    new_call.attributes.update(call.attributes)
+    new_call.location = call.location
+    Rewriter.replace_op(call, new_call)
+    return new_call
+
+
+def apply_region_prefetch(target_name: str, pf: RegionPrefetch) -> list[Operation]:
+    """Rewrite `pf` (see RegionPrefetch); returns what @main got: the scratchpad buffers,
+    then the new calls of the two regions."""
+    (a_call, a), (b_call, b) = pf.earlier, pf.later
+    # Before its last compute: after the region's own loads for it, so that it does not
+    # delay them (the DMA engine runs transfers in order), overlapping that compute.
+    point = InsertPoint.before(_last_compute(a.body.block))
+    a_extra, b_extra, buffers = [], [], []
+    for load, buf in pf.loads:
+        dev = accel.AllocOp(load.dest.type)
+        dev.attributes[TARGET_ATTR] = StringAttr(target_name)
+        Rewriter.insert_op(dev, InsertPoint.before(a_call))
+        buffers.append(dev)
+        # The earlier region issues the transfer (its final sync completes it).
+        if buf is None:
+            weight = load.source.owner.clone()
+            Rewriter.insert_op(weight, InsertPoint.at_start(a.body.block))
+            src = weight.result
+        else:
+            src = _add_arg(a, buf.type, {})
+            a_extra.append(buf)
+        into = _add_arg(a, dev.result.type, {RESIDENT_ATTR: UnitAttr()})
+        a_extra.append(dev.result)
+        Rewriter.insert_op(accel.DmaStartOp(src, into), point)
+        # The later region reads the buffer where it arrived.
+        local, source_op = load.dest, load.source.owner
+        arrived = _add_arg(b, dev.result.type, {RESIDENT_ATTR: UnitAttr()})
+        b_extra.append(dev.result)
+        erase_transfer(load)
+        local.replace_all_uses_with(arrived)
+        erase_if_unused(local.owner)
+        if isinstance(source_op, accel.WeightOp) and not source_op.result.uses:
+            Rewriter.erase_op(source_op)
+    return [*buffers, _with_operands(a_call, a_extra), _with_operands(b_call, b_extra)]
+
+
+def _undo_region_prefetch(pf: RegionPrefetch, copies: tuple[func.FuncOp, func.FuncOp], added: list[Operation]) -> None:
+    """Put back the two regions (from their copies) and their calls; drop the buffers."""
+    *buffers, a_call, b_call = added
+    for fn, copy, call in ((pf.earlier[1], copies[0], a_call), (pf.later[1], copies[1], b_call)):
+        _replace_function(fn, copy)
+        old = func.CallOp(call.callee, list(call.arguments)[:len(copy.body.block.args)], [])
+        old.attributes.update(call.attributes)
+        old.location = call.location
+        Rewriter.replace_op(call, old)
+    for dev in buffers:
+        Rewriter.erase_op(dev)
+
+
+def prefetch_across_regions(module: ModuleOp, target_name: str, capacity: int, alignment: int, plan) -> bool:
+    """Issue each region's first loads in the region before it (see RegionPrefetch)
+    where the scratchpad plan of the target's regions still fits: all at once, else
+    region by region (screened by the live bytes of the two regions, undone from copies
+    of them when the plan does not fit)."""
+    names = [pf.later[1].sym_name.data for pf in _region_prefetches(module, target_name)]
+    if not names:
+        return False
+
+    def current(name: str) -> RegionPrefetch | None:  # the calls change as pairs are rewritten
+        return next(iter(_region_prefetches(module, target_name, {name})), None)
+
+    snapshot = module.clone()
+    for name in names:
+        pf = current(name)
+        if pf is not None:
+            apply_region_prefetch(target_name, pf)
+    try:
+        plan(module)
+        return True
+    except CompileError:
+        _restore(module, snapshot)
+    changed = False
+    for name in names:
+        pf = current(name)
+        if pf is None:
+            continue
+        # The later region's peak does not grow (the buffers are its own, from its start).
+        a = pf.earlier[1]
+        if function_peak_live(a, alignment, _last_compute(a.body.block)) + pf.bytes() > capacity:
+            continue
+        copies = (pf.earlier[1].clone(), pf.later[1].clone())
+        added = apply_region_prefetch(target_name, pf)
+        try:
+            plan(module)
+            changed = True
+        except CompileError:
+            _undo_region_prefetch(pf, copies, added)
+    return changed
+
+
 @dataclass(frozen=True)
 class OptimizeDma(ModulePass):
     """Remove redundant host<->scratchpad transfers and overlap the rest with compute."""
@@ -880,6 +1100,9 @@ class OptimizeDma(ModulePass):
     forward: bool = True
     cross_region: bool = True
     double_buffer: bool = True
+    prefetch_regions: bool = True
+    """Issue a region's first loads (weights, inputs ready before it) in the region of
+    the target before it, so that they overlap its compute."""
 
     prefetch_depth: int = 3
     """How many compute ops ahead a load may be issued (with double-buffer)."""
@@ -934,6 +1157,8 @@ class OptimizeDma(ModulePass):
                         current[0] = snapshot
             if self.cross_region:
                 keep_on_device(op, name, plan)
+            if self.prefetch_regions:
+                prefetch_across_regions(op, name, desc.memory.scratchpad_bytes, desc.memory.alignment, plan)
         plan(op)
 
 
