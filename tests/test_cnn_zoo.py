@@ -8,9 +8,9 @@ for the npu (and the 64 KiB npu-64k) and its C build on the simulator matches on
   an exact int32 sum requantized once, the Q/DQ reference (and the host's kernels) as a
   float32 convolution of dequantized values: at a rounding tie they differ by one step per
   layer, and through the deep depthwise chains of the MobileNets that drift grows, so those
-  three have the bound measured on them (INT8_DRIFT_STEPS, each with its cause). The same
+  three have the bound measured on them (export_cnn_zoo.INT8_DRIFT_STEPS). The same
   int8 build on npu and on npu-64k (other tiles, other transfers) is bit-identical;
-- report.json's planned DMA bytes and transfers equal the simulator's counters.
+- report.json's planned DMA bytes, transfers and cycles equal the simulator's counters.
 
 The autoencoder is rejected by the npu's cost rule (at batch 1 its 1.08 MB of weights take
 longer to move than the host takes to multiply them), so it is also run on npu-shared, where
@@ -33,20 +33,12 @@ from accel.compiler.driver import compile_to_directory
 from accel.compiler.runtime.run_compiled import run_directory
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "models"))
-from export_cnn_zoo import INPUT_SHAPES, path_of  # noqa: E402
+from export_cnn_zoo import INPUT_SHAPES, INT8_DRIFT_STEPS, path_of  # noqa: E402
 
 MODELS = tuple(INPUT_SHAPES)
 SMALL = ("zoo_dscnn_kws", "zoo_resnet8", "zoo_mobilenetv1_vww", "zoo_inception")
 """The models also run on npu-64k and compared across targets in the suite (the others are
 in bench/dma.py: their 64 KiB builds take tens of seconds)."""
-
-INT8_DRIFT_STEPS = {
-    "zoo_mobilenetv1_vww": 16,  # 27 requantized layers; 1 step off after the 5th (a tie), 13 at the output
-    "zoo_mobilenetv2_96": 10,  # 52 layers with 10 residual adds; 8 at the output
-    "zoo_mobilenetv2_224": 4,  # 3 at the output
-}
-"""Measured integer-vs-float drift (see the module docstring); every other model: 1 step."""
-
 
 @pytest.fixture(scope="session")
 def work(tmp_path_factory) -> str:
@@ -88,6 +80,7 @@ def compiled(work: str, model: str, target: str, int8: bool) -> tuple[np.ndarray
         counters = json.load(f)
     for key in ("bytes_to_device", "bytes_to_host", "transfers"):
         assert report["dma"][key] == counters[key], f"{model} on {target}: {key}"
+    assert report["cycles"]["estimate"] == counters["cycles"], f"{model} on {target}: cycles"
     return np.load(saved), report, counters
 
 

@@ -66,6 +66,17 @@ INPUT_SHAPES: dict[str, tuple[int, ...]] = {
 }
 MAX_BYTES = 3_000_000
 
+INT8_DRIFT_STEPS = {
+    "zoo_mobilenetv1_vww": 16,  # 27 requantized layers: 1 step off from the 5th (a tie), 13 at the output
+    "zoo_mobilenetv2_96": 10,  # 52 layers and 10 residual adds: 8 at the output
+    "zoo_mobilenetv2_224": 4,  # 3 at the output
+}
+"""How far (in quantization steps of the output) the npu's int8 build of these models is
+from the Q/DQ reference: the npu sums a quantized convolution exactly in int32 and
+requantizes once, the reference convolves dequantized values in float32, so at rounding
+ties they differ by a step per layer, and through the MobileNets' deep chains the
+difference grows (measured; every other model stays within one step)."""
+
 
 def path_of(name: str) -> str:
     return os.path.join(HERE, f"{name}.onnx")
