@@ -23,6 +23,13 @@ Each part can be switched off:
   one compute op earlier (the next op's operands arrive while the current one computes),
   and no write-back is waited for (transfers run in order; the region ends with a sync).
 
+- `prefetch-regions`: the loads that a region's first compute waits for, whose sources
+  are ready when the region of the same target before it is called (weights; inputs
+  that nothing writes in between), are issued by that earlier region before its last
+  compute, into scratchpad buffers allocated in `@main` (as for `cross-region`): they
+  overlap its compute instead of stalling the next region's start. The earlier region's
+  final sync completes them.
+
 Every step is kept only if the scratchpad plan (by liveness, across regions) still fits;
 otherwise that step is undone. (Zero-copy for targets sharing host memory is decided by
 `insert-dma`: such regions have no transfers to optimize.)

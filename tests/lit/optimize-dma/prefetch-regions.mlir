@@ -113,3 +113,55 @@ func.func @main(%x: memref<64xf32>, %y: memref<64xf32>, %out0: memref<64xf32> {a
   func.call @npu_1(%x, %out0) : (memref<64xf32>, memref<64xf32>) -> ()
   func.return
 }
+
+// -----
+
+// Three regions, a host op between each two. Together the prefetches do not fit, so they
+// are tried one region at a time: @npu_0 issues @npu_1's 64 KiB weight, but @npu_1's own
+// op (64 KiB in, 64 KiB weight, 64 KiB out) leaves no room for @npu_2's 80 KiB weight
+// while it computes: that attempt is undone and @npu_2 loads its weight itself.
+// CHECK-LABEL: func.func @npu_0(
+// CHECK-SAME:    {accel.resident}) attributes
+// CHECK:         accel.dma_start %{{.*}}, %{{.*}} : memref<16384xf32>, memref<16384xf32, #accel.mem<"spm">>
+// CHECK-LABEL: func.func @npu_1(%b: memref<16384xf32>, %out0: memref<16384xf32> {accel.output}, %{{.*}}: memref<16384xf32, #accel.mem<"spm">> {accel.resident}) attributes
+// CHECK-NOT:     memref<20480xf32, #accel.mem<"spm">>
+// CHECK-LABEL: func.func @npu_2(%c: memref<20480xf32>, %out0: memref<20480xf32> {accel.output}) attributes
+// CHECK:         %[[W:[a-z0-9]+]] = accel.weight
+// CHECK:         accel.dma_start %[[W]],
+// CHECK-LABEL: func.func @main
+// CHECK-COUNT-1: accel.target = "npu"} : memref
+// CHECK-NOT:     accel.target = "npu"} : memref
+func.func @npu_0(%a: memref<64xf32>, %out0: memref<64xf32> {accel.output}) attributes {accel.target = "npu"} {
+  accel.eltwise ins(%a : memref<64xf32>) outs(%out0 : memref<64xf32>) {kind = "relu"}
+  func.return
+}
+func.func @npu_1(%b: memref<16384xf32>, %out0: memref<16384xf32> {accel.output}) attributes {accel.target = "npu"} {
+  %w = accel.weight dense<0.5> : tensor<16384xf32> : memref<16384xf32>
+  accel.eltwise ins(%b, %w : memref<16384xf32>, memref<16384xf32>) outs(%out0 : memref<16384xf32>) {kind = "add"}
+  func.return
+}
+func.func @npu_2(%c: memref<20480xf32>, %out0: memref<20480xf32> {accel.output}) attributes {accel.target = "npu"} {
+  %w = accel.weight dense<0.25> : tensor<20480xf32> : memref<20480xf32>
+  accel.eltwise ins(%c, %w : memref<20480xf32>, memref<20480xf32>) outs(%out0 : memref<20480xf32>) {kind = "add"}
+  func.return
+}
+func.func @main(%x: memref<64xf32>, %y: memref<16384xf32>, %z: memref<20480xf32>, %out0: memref<20480xf32> {accel.output}) {
+  %0 = memref.alloc() : memref<64xf32>
+  func.call @npu_0(%x, %0) : (memref<64xf32>, memref<64xf32>) -> ()
+  %1 = memref.alloc() : memref<16384xf32>
+  accel.kernel ins(%y : memref<16384xf32>) outs(%1 : memref<16384xf32>) {
+  ^bb0(%v: tensor<16384xf32>):
+    %s = relay.sigmoid %v : tensor<16384xf32>
+    accel.yield %s : tensor<16384xf32>
+  }
+  %2 = memref.alloc() : memref<16384xf32>
+  func.call @npu_1(%1, %2) : (memref<16384xf32>, memref<16384xf32>) -> ()
+  %3 = memref.alloc() : memref<20480xf32>
+  accel.kernel ins(%z : memref<20480xf32>) outs(%3 : memref<20480xf32>) {
+  ^bb0(%v: tensor<20480xf32>):
+    %s = relay.sigmoid %v : tensor<20480xf32>
+    accel.yield %s : tensor<20480xf32>
+  }
+  func.call @npu_2(%3, %out0) : (memref<20480xf32>, memref<20480xf32>) -> ()
+  func.return
+}
