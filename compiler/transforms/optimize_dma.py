@@ -1039,58 +1039,67 @@ def apply_region_prefetch(target_name: str, pf: RegionPrefetch) -> list[Operatio
     return [*buffers, _with_operands(a_call, a_extra), _with_operands(b_call, b_extra)]
 
 
-def _undo_region_prefetch(pf: RegionPrefetch, copies: tuple[func.FuncOp, func.FuncOp], added: list[Operation]) -> None:
-    """Put back the two regions (from their copies) and their calls; drop the buffers."""
-    *buffers, a_call, b_call = added
-    for fn, copy, call in ((pf.earlier[1], copies[0], a_call), (pf.later[1], copies[1], b_call)):
-        _replace_function(fn, copy)
-        old = func.CallOp(call.callee, list(call.arguments)[:len(copy.body.block.args)], [])
-        old.attributes.update(call.attributes)
-        old.location = call.location
-        Rewriter.replace_op(call, old)
-    for dev in buffers:
-        Rewriter.erase_op(dev)
+def _apply_region_prefetches(module: ModuleOp, target_name: str, chosen: set[str] | None = None) -> None:
+    """Apply the prefetches into the regions named in `chosen` (all by default), in one
+    pass over @main (each rewrite replaces two calls: later pairs see the new ones)."""
+    replaced: dict[func.CallOp, func.CallOp] = {}
+    for pf in _region_prefetches(module, target_name):
+        if chosen is not None and pf.later[1].sym_name.data not in chosen:
+            continue
+        a_call, b_call = (replaced.get(c, c) for c in (pf.earlier[0], pf.later[0]))
+        *_, replaced[a_call], replaced[b_call] = apply_region_prefetch(
+            target_name, RegionPrefetch((a_call, pf.earlier[1]), (b_call, pf.later[1]), pf.loads))
+
+
+PREFETCH_PLAN_ATTEMPTS = 8
+"""How many scratchpad plans of the whole module `prefetch_across_regions` may try (each
+costs the module's size), so that the pass stays linear in it."""
 
 
 def prefetch_across_regions(module: ModuleOp, target_name: str, capacity: int, alignment: int, plan) -> bool:
     """Issue each region's first loads in the region before it (see RegionPrefetch)
-    where the scratchpad plan of the target's regions still fits: all at once, else
-    region by region (screened by the live bytes of the two regions, undone from copies
-    of them when the plan does not fit)."""
-    names = [pf.later[1].sym_name.data for pf in _region_prefetches(module, target_name)]
-    if not names:
+    where the scratchpad plan of the target's regions still fits: all at once; else
+    those whose earlier region has room for them while its last compute runs (by live
+    bytes), halved while the plan does not fit, within PREFETCH_PLAN_ATTEMPTS plans."""
+    found = _region_prefetches(module, target_name)
+    if not found:
         return False
-
-    def current(name: str) -> RegionPrefetch | None:  # the calls change as pairs are rewritten
-        return next(iter(_region_prefetches(module, target_name, {name})), None)
-
+    roomy = {pf.later[1].sym_name.data for pf in found
+             if function_peak_live(pf.earlier[1], alignment, _last_compute(pf.earlier[1].body.block)) + pf.bytes()
+             <= capacity}
+    names = [pf.later[1].sym_name.data for pf in found]
     snapshot = module.clone()
-    for name in names:
-        pf = current(name)
-        if pf is not None:
-            apply_region_prefetch(target_name, pf)
-    try:
-        plan(module)
-        return True
-    except CompileError:
-        _restore(module, snapshot)
-    changed = False
-    for name in names:
-        pf = current(name)
-        if pf is None:
-            continue
-        # The later region's peak does not grow (the buffers are its own, from its start).
-        a = pf.earlier[1]
-        if function_peak_live(a, alignment, _last_compute(a.body.block)) + pf.bytes() > capacity:
-            continue
-        copies = (pf.earlier[1].clone(), pf.later[1].clone())
-        added = apply_region_prefetch(target_name, pf)
+    attempts = [0]
+
+    def attempt(chosen: set[str]) -> bool:
+        if attempts[0]:
+            _restore(module, snapshot.clone())
+        attempts[0] += 1
+        _apply_region_prefetches(module, target_name, chosen)
         try:
             plan(module)
-            changed = True
+            return True
         except CompileError:
-            _undo_region_prefetch(pf, copies, added)
-    return changed
+            return False
+
+    if attempt(set(names)):
+        return True
+    kept: set[str] = set()
+
+    def halve(group: list[str]) -> None:
+        if not group or attempts[0] >= PREFETCH_PLAN_ATTEMPTS:
+            return
+        if attempt(kept | set(group)):
+            kept.update(group)
+        elif len(group) > 1:
+            halve(group[: len(group) // 2])
+            halve(group[len(group) // 2:])
+
+    halve([n for n in names if n in roomy])
+    _restore(module, snapshot)
+    if kept:
+        _apply_region_prefetches(module, target_name, kept)
+    return bool(kept)
 
 
 @dataclass(frozen=True)

@@ -116,10 +116,10 @@ func.func @main(%x: memref<64xf32>, %y: memref<64xf32>, %out0: memref<64xf32> {a
 
 // -----
 
-// Three regions, a host op between each two. Together the prefetches do not fit, so they
-// are tried one region at a time: @npu_0 issues @npu_1's 64 KiB weight, but @npu_1's own
-// op (64 KiB in, 64 KiB weight, 64 KiB out) leaves no room for @npu_2's 80 KiB weight
-// while it computes: that attempt is undone and @npu_2 loads its weight itself.
+// Three regions, a host op between each two. Together the prefetches do not fit, so only
+// those whose earlier region has room for them while its last op computes are tried:
+// @npu_0 issues @npu_1's 64 KiB weight, but @npu_1's own op (64 KiB in, 64 KiB weight,
+// 64 KiB out) leaves no room for @npu_2's 80 KiB weight, which @npu_2 loads itself.
 // CHECK-LABEL: func.func @npu_0(
 // CHECK-SAME:    {accel.resident}) attributes
 // CHECK:         accel.dma_start %{{.*}}, %{{.*}} : memref<16384xf32>, memref<16384xf32, #accel.mem<"spm">>
