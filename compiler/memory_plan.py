@@ -209,42 +209,21 @@ def _use_span(value, block, pos, end, memo) -> tuple[int, int] | None:
     return None if first is None else (first, last)
 
 
-def _resident_span(alloc, pos, end, memo, callees: dict) -> tuple[int, int] | None:
-    """The life of a buffer that @main allocates and only passes to regions: from its
-    first use inside the first callee to its last use inside the last one (the regions
-    in between, and the ops of these two before and after, may use its bytes)."""
-    spans = []
-    for use in alloc.result.uses:
-        call = use.operation
-        callee = callees.get(call.callee.root_reference.data) if isinstance(call, func.CallOp) else None
-        if callee is None or call.parent is not alloc.parent:
-            return None
-        inside = _use_span(callee.body.block.args[use.index], callee.body.block, pos, end, memo)
-        spans.append(inside if inside is not None else (pos[call], pos[call]))
-    return (min(f for f, _ in spans), max(l for _, l in spans)) if spans else None
-
-
-def _intervals(allocs, pos, end, alignment: int, memo: dict, callees: dict | None = None) -> list[tuple[int, int, int]]:
+def _intervals(allocs, pos, end, alignment: int, memo: dict) -> list[tuple[int, int, int]]:
     """(first, last position, aligned size) of scratchpad `accel.alloc`s by liveness: a
-    buffer lives from its alloc to its last use (see `_use_span`); with `callees` (name ->
-    function, `pos` numbering callees at their calls), one of @main passed to regions
-    lives from its first to its last use inside them (`_resident_span`)."""
+    buffer lives from its alloc to its last use (see `_use_span`)."""
 
     intervals = []
     for alloc in allocs:
-        span = _resident_span(alloc, pos, end, memo, callees) if callees is not None else None
-        if span is None:
-            used = _use_span(alloc.result, alloc.parent, pos, end, memo)
-            span = (pos[alloc], max(pos[alloc], used[1]) if used is not None else pos[alloc])
+        used = _use_span(alloc.result, alloc.parent, pos, end, memo)
+        span = (pos[alloc], max(pos[alloc], used[1]) if used is not None else pos[alloc])
         intervals.append((*span, align(max(buffer_bytes(alloc.result.type), 1), alignment)))
     return intervals
 
 
-def _plan(allocs, pos, end, capacity: int, alignment: int, what: str, where, memo: dict | None = None,
-          callees: dict | None = None) -> int:
+def _plan(allocs, pos, end, capacity: int, alignment: int, what: str, where, memo: dict | None = None) -> int:
     """Offsets for scratchpad `accel.alloc`s by liveness (see `_intervals`)."""
-    return _place(allocs, _intervals(allocs, pos, end, alignment, {} if memo is None else memo, callees), capacity,
-                  what, where)
+    return _place(allocs, _intervals(allocs, pos, end, alignment, {} if memo is None else memo), capacity, what, where)
 
 
 def _place(allocs, intervals, capacity: int, what: str, where) -> int:
@@ -381,8 +360,7 @@ def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: i
             owner_target = op.attributes.get(TARGET_ATTR)
         if isinstance(owner_target, StringAttr) and owner_target.data == target_name:
             allocs.append(op)
-    callees = {f.sym_name.data: f for f in module.body.block.ops if isinstance(f, func.FuncOp) and not f.is_declaration}
-    return _plan(allocs, pos, end, capacity, alignment, f"the regions of '{target_name}'", None, callees=callees)
+    return _plan(allocs, pos, end, capacity, alignment, f"the regions of '{target_name}'", None)
 
 
 def schedule(module: ModuleOp, entry: str | None = "main") -> tuple[dict[Operation, int], dict[Operation, int]]:
