@@ -995,8 +995,9 @@ def _add_arg(fn: func.FuncOp, t, attrs: dict) -> SSAValue:
     return arg
 
 
-def _with_operands(call: func.CallOp, extra: list[SSAValue]) -> func.CallOp:
-    new_call = func.CallOp(call.callee, [*call.arguments, *extra], [])
+def _with_operands(call: func.CallOp, extra: list[SSAValue], dropped: frozenset[int] = frozenset()) -> func.CallOp:
+    kept = [a for i, a in enumerate(call.arguments) if i not in dropped]
+    new_call = func.CallOp(call.callee, [*kept, *extra], [])
     new_call.attributes.update(call.attributes)
     new_call.location = call.location
     Rewriter.replace_op(call, new_call)
@@ -1036,7 +1037,16 @@ def apply_region_prefetch(target_name: str, pf: RegionPrefetch) -> list[Operatio
         erase_if_unused(local.owner)
         if isinstance(source_op, accel.WeightOp) and not source_op.result.uses:
             Rewriter.erase_op(source_op)
-    return [*buffers, _with_operands(a_call, a_extra), _with_operands(b_call, b_extra)]
+    # Arguments of the later region that nothing reads any more (C rejects unused ones).
+    dropped = frozenset(arg.index for arg in b.body.block.args[:len(b_call.arguments)] if not arg.uses)
+    for index in sorted(dropped, reverse=True):
+        b.body.block.erase_arg(b.body.block.args[index])
+    if dropped:
+        from xdsl.dialects.builtin import ArrayAttr, FunctionType
+
+        b.arg_attrs = ArrayAttr([a for i, a in enumerate(b.arg_attrs.data) if i not in dropped])
+        b.function_type = FunctionType.from_lists([a.type for a in b.body.block.args], [])
+    return [*buffers, _with_operands(a_call, a_extra), _with_operands(b_call, b_extra, dropped)]
 
 
 def _apply_region_prefetches(module: ModuleOp, target_name: str, chosen: set[str] | None = None) -> None:

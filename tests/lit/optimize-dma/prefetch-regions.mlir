@@ -13,7 +13,7 @@
 // CHECK-NEXT:    accel.dma_start %[[W]], %[[DW]] : memref<64xf32>, memref<64xf32, #accel.mem<"spm">>
 // CHECK-NEXT:    accel.eltwise {{.*}} {kind = "relu"}
 // CHECK-LABEL: func.func @npu_1(
-// CHECK-SAME:    %b: memref<64xf32>, %c: memref<64xf32>, %out0: memref<64xf32> {accel.output}, %[[BY:[0-9]+]]: memref<64xf32, #accel.mem<"spm">> {accel.resident}, %[[BW:[0-9]+]]: memref<64xf32, #accel.mem<"spm">> {accel.resident})
+// CHECK-SAME:    %c: memref<64xf32>, %out0: memref<64xf32> {accel.output}, %[[BY:[0-9]+]]: memref<64xf32, #accel.mem<"spm">> {accel.resident}, %[[BW:[0-9]+]]: memref<64xf32, #accel.mem<"spm">> {accel.resident})
 // CHECK-NOT:     accel.weight
 // CHECK-NOT:     accel.dma_start %b
 // CHECK:         accel.dma_start %c,
@@ -22,7 +22,7 @@
 // CHECK:         %[[D1:[0-9]+]] = accel.alloc {offset = {{[0-9]+}}, accel.target = "npu"} : memref<64xf32, #accel.mem<"spm">>
 // CHECK-NEXT:    %[[D2:[0-9]+]] = accel.alloc {offset = {{[0-9]+}}, accel.target = "npu"} : memref<64xf32, #accel.mem<"spm">>
 // CHECK-NEXT:    func.call @npu_0(%x, %{{.*}}, %y, %[[D1]], %[[D2]])
-// CHECK:         func.call @npu_1(%y, %{{.*}}, %out0, %[[D1]], %[[D2]])
+// CHECK:         func.call @npu_1(%{{.*}}, %out0, %[[D1]], %[[D2]])
 // OFF-LABEL: func.func @npu_0(%a: memref<64xf32>, %out0: memref<64xf32> {accel.output}) attributes
 // OFF-LABEL: func.func @npu_1(%b: memref<64xf32>, %c: memref<64xf32>, %out0: memref<64xf32> {accel.output}) attributes
 // OFF:         accel.weight
