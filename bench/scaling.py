@@ -14,8 +14,7 @@ With `--zoo`, the onnx wheel's model-zoo graphs (`onnx/backend/test/data/light/`
 Inception v2 (v1 has LRN, which the importer lacks), stored without weights: the initializers get seeded random values) are
 compiled too, on npu and npu-shared.
 
-Targets: `npu`, `npu-shared`, and `npu-64k` (npu.toml with a 64 KiB scratchpad, written to a
-temporary directory). Each (model, size, target) compiles in its own process (so peak RSS,
+Targets: `npu`, `npu-shared`, and `npu-64k` (the built-in npu with a 64 KiB scratchpad). Each (model, size, target) compiles in its own process (so peak RSS,
 `ru_maxrss`, is that compile's): import (`load_model` without verification), each pass of
 `full` with byoc split into its four passes (`p.apply`, as `compile_module` does), the C
 emitter, and verification once at the end (shown apart: the `tools` branch owns its policy).
@@ -134,24 +133,6 @@ def zoo_model(name: str) -> onnx.ModelProto | None:
     return model
 
 
-def npu_64k_description(directory: str) -> str:
-    """npu.toml with a 64 KiB scratchpad, written with its pattern file into `directory`."""
-    from accel.compiler.targets.registry import load_target
-
-    npu = load_target("npu")
-    here = os.path.dirname(npu.path)
-    with open(npu.path) as f:
-        text = f.read()
-    text = text.replace('name = "npu"', 'name = "npu-64k"', 1)
-    text = text.replace("scratchpad_bytes = 262144", "scratchpad_bytes = 65536", 1)
-    assert 'name = "npu-64k"' in text and "scratchpad_bytes = 65536" in text
-    out = os.path.join(directory, "npu-64k.toml")
-    with open(out, "w") as f:
-        f.write(text)
-    with open(os.path.join(here, "patterns.mlir")) as src, open(os.path.join(directory, "patterns.mlir"), "w") as dst:
-        dst.write(src.read())
-    return out
-
 
 # ---- one compile (in a worker process) ------------------------------------------------------
 
@@ -249,18 +230,18 @@ def main() -> None:
         return
 
     with tempfile.TemporaryDirectory() as tmp:
-        targets = {t: (npu_64k_description(tmp) if t == "npu-64k" else t) for t in args.targets.split(",") if t}
+        targets = [t for t in args.targets.split(",") if t]
         print("ms per ONNX node per stage (CPU time; verify apart); growth = total / total at the previous size")
         print_header()
         sizes = [int(s) for s in args.sizes.split(",") if s]
         for name in (m for m in args.models.split(",") if m and sizes):
-            for target, spec in targets.items():
+            for target in targets:
                 previous = None
                 for size in sizes:
                     model = GENERATORS[name](size)
                     path = os.path.join(tmp, f"{name}{size}.onnx")
                     onnx.save(model, path)
-                    r = run_worker(path, spec, args.profile, args.timeout)
+                    r = run_worker(path, target, args.profile, args.timeout)
                     print_row(name, target, len(model.graph.node), r, previous)
                     previous = r
         if args.zoo:

@@ -185,31 +185,39 @@ def _span_end(op, pos, end, memo) -> int:
     return max(pos.get(op, 0), _subtree_last(op, pos, memo))
 
 
+def _use_span(value, block, pos, end, memo) -> tuple[int, int] | None:
+    """First and last position at which `value` (defined in `block`) is in use: from the
+    op of `block` holding its first use to the end of the one holding its last, where a
+    transfer counts until the `dma_wait` of its token, a use inside a loop (or a call)
+    until its end; views of it extend it. None if it is not used."""
+    first = last = None
+    stack = [use.operation for use in value.uses]
+    while stack:
+        user = stack.pop()
+        anchor = _block_ancestor(user, block)
+        if anchor is not None:
+            first = pos[anchor] if first is None else min(first, pos[anchor])
+            last = max(-1 if last is None else last, _span_end(anchor, pos, end, memo))
+        if isinstance(user, accel.DmaStartOp):
+            for use in user.token.uses:
+                waiter = _block_ancestor(use.operation, block)
+                if waiter is not None:
+                    last = max(-1 if last is None else last, _span_end(waiter, pos, end, memo))
+        for r in user.results:  # views of the buffer extend its life
+            if r.type.__class__.__name__ == "MemRefType":
+                stack.extend(u.operation for u in r.uses)
+    return None if first is None else (first, last)
+
+
 def _intervals(allocs, pos, end, alignment: int, memo: dict) -> list[tuple[int, int, int]]:
     """(first, last position, aligned size) of scratchpad `accel.alloc`s by liveness: a
-    buffer lives from its alloc to its last use, where a transfer counts until the
-    `dma_wait` of its token and a use inside a loop (or a call) until its end, unless the
-    buffer is allocated inside it."""
+    buffer lives from its alloc to its last use (see `_use_span`)."""
 
     intervals = []
     for alloc in allocs:
-        block = alloc.parent
-        last = pos[alloc]
-        stack = [use.operation for use in alloc.result.uses]
-        while stack:
-            user = stack.pop()
-            anchor = _block_ancestor(user, block)
-            if anchor is not None:
-                last = max(last, _span_end(anchor, pos, end, memo))
-            if isinstance(user, accel.DmaStartOp):
-                for use in user.token.uses:
-                    waiter = _block_ancestor(use.operation, block)
-                    if waiter is not None:
-                        last = max(last, _span_end(waiter, pos, end, memo))
-            for r in user.results:  # views of the buffer extend its life
-                if r.type.__class__.__name__ == "MemRefType":
-                    stack.extend(u.operation for u in r.uses)
-        intervals.append((pos[alloc], last, align(max(buffer_bytes(alloc.result.type), 1), alignment)))
+        used = _use_span(alloc.result, alloc.parent, pos, end, memo)
+        span = (pos[alloc], max(pos[alloc], used[1]) if used is not None else pos[alloc])
+        intervals.append((*span, align(max(buffer_bytes(alloc.result.type), 1), alignment)))
     return intervals
 
 
@@ -261,6 +269,15 @@ def scratchpad_fits(fn, capacity: int, alignment: int) -> bool:
     except CompileError:
         return False
     return True
+
+
+def function_peak_live(fn, alignment: int, start=None) -> int:
+    """The most scratchpad bytes one function's own buffers hold at once (a lower bound
+    of its plan), from op `start` on (by default from its beginning)."""
+    allocs, pos, last = _function_allocs(fn)
+    since = pos[start] if start is not None else 0
+    return peak_live([(max(first, since), end, size) for first, end, size in _intervals(allocs, pos, {}, alignment, last)
+                      if end >= since])
 
 
 class LiveProfile:

@@ -12,7 +12,6 @@ the npu (`compile_to_directory`, C + simulator, `-Werror`).
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 

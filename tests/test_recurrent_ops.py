@@ -161,7 +161,7 @@ def test_compiled_c_on_npu_matches_onnxruntime(tmp_path, feeds, name):
     path = os.path.join(tmp_path, f"{name}.onnx")
     onnx.save(CASES[name], path)
     out_dir = os.path.join(tmp_path, "out")
-    report = compile_to_directory(path, "npu", out_dir)
+    compile_to_directory(path, "npu", out_dir)
     got, _ = run_directory(out_dir, feeds[name])
     _compare(got, _expected(name, path, feeds[name]))
 

@@ -56,9 +56,83 @@ def load_target_file(path: str) -> TargetDescription:
         raise CompileError(f"cannot read target description '{path}': {e.strerror or e}") from None
     except tomllib.TOMLDecodeError as e:
         raise CompileError(f"invalid TOML: {one_line(str(e))}", location=path) from None
+    if EXTENDS_KEY in data:
+        data = _derived(data, path, (os.path.abspath(path),))
     target = parse_description(data, path)
     _CACHE[key] = target
     return target
+
+
+EXTENDS_KEY = "extends"
+"""A description's base: a built-in name or a .toml path (relative to the file). The file
+then lists only what differs; `name` it must give (two targets cannot share one)."""
+
+
+def _read_toml(path: str, referrer: str) -> dict:
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except OSError as e:
+        raise CompileError(f"key '{EXTENDS_KEY}': cannot read '{path}': {e.strerror or e}", location=referrer) from None
+    except tomllib.TOMLDecodeError as e:
+        raise CompileError(f"invalid TOML: {one_line(str(e))}", location=path) from None
+
+
+def _base_path(ref, path: str) -> str:
+    if not isinstance(ref, str) or not ref:
+        raise CompileError(f"key '{EXTENDS_KEY}': expected a built-in target name or a .toml path, got {ref!r}",
+                           location=path)
+    if _is_path(ref):
+        return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), ref))
+    builtin = os.path.join(_HERE, f"{ref}.toml")
+    if not os.path.isfile(builtin):
+        raise CompileError(f"key '{EXTENDS_KEY}': unknown target '{ref}' (built-in targets: "
+                           f"{', '.join(builtin_target_names())}; or give the path of a .toml description)",
+                           location=path)
+    return builtin
+
+
+def _anchored(data: dict, base_dir: str) -> dict:
+    """The base's file references made absolute, so that they keep naming the base's files
+    when the derived description lives elsewhere (library files, pattern files)."""
+    out = dict(data)
+    library = data.get("library")
+    if isinstance(library, dict):
+        out["library"] = {k: [x if not isinstance(x, str) or x.startswith("{") or os.path.isabs(x)
+                              else os.path.join(base_dir, x) for x in v]
+                          if k in ("headers", "sources", "libraries", "include_dirs") and isinstance(v, list) else v
+                          for k, v in library.items()}
+    patterns = data.get("patterns")
+    if isinstance(patterns, list):
+        out["patterns"] = [{**p, "file": os.path.join(base_dir, p["file"])}
+                           if isinstance(p, dict) and isinstance(p.get("file"), str) and not os.path.isabs(p["file"])
+                           else p for p in patterns]
+    return out
+
+
+def _merged(base: dict, over: dict) -> dict:
+    """`over` on top of `base`: tables merge key by key, any other value (a scalar, a list,
+    an array of tables such as `ops`) replaces the base's."""
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merged(base[k], v) if isinstance(v, dict) and isinstance(base.get(k), dict) else v
+    return out
+
+
+def _derived(data: dict, path: str, chain: tuple[str, ...]) -> dict:
+    """The description `data` (read from `path`) with its `extends` chain applied."""
+    if "name" not in data:
+        raise CompileError(f"key 'name': a description that {EXTENDS_KEY} another needs a name of its own",
+                           location=path)
+    base_path = _base_path(data[EXTENDS_KEY], path)
+    if base_path in chain:
+        raise CompileError(f"key '{EXTENDS_KEY}': '{data[EXTENDS_KEY]}' extends this description again (a cycle)",
+                           location=path)
+    base = _read_toml(base_path, path)
+    if EXTENDS_KEY in base:
+        base = _derived(base, base_path, (*chain, base_path))
+    own = {k: v for k, v in data.items() if k != EXTENDS_KEY}
+    return _merged(_anchored(base, os.path.dirname(base_path)), own)
 
 
 def target_names(option: str | Iterable[str]) -> tuple[str, ...]:

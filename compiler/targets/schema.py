@@ -18,7 +18,6 @@ import json
 import os
 import re
 import sys
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -664,9 +663,7 @@ def parse_description(data: dict, path: str) -> TargetDescription:
     """Build a `TargetDescription` from parsed TOML; `path` is used for messages and to
     find pattern files and predicate modules next to the description."""
     base_dir = os.path.dirname(os.path.abspath(path))
-    data = _extended(data, path)
     top = _Table(path, data, "")
-    top.read.append("extends")
     name = top.get("name", _matching(_TARGET_NAME), "a name of letters, digits, '_' and '-'")
     if name in RESERVED_NAMES:
         top.fail("name", f"'{name}' is reserved")
@@ -838,60 +835,6 @@ def _check_shadowing(patterns: list[PatternSpec], path: str) -> None:
                     f"({earlier.key}) is tried first and matches part of it; list longer patterns first",
                     location=path,
                 )
-
-
-# -- extends: a description on top of another -------------------------------------------
-
-
-def _extended(data: dict, path: str) -> dict:
-    """`extends = "npu"` (a built-in name) or `"other.toml"` (relative to this file): the
-    other description's keys, with this file's merged over them (tables key by key,
-    anything else replaced), so a variant shares its base's entries instead of copying
-    them. The base's relative paths (pattern files, library files) stay its own."""
-    ref = data.get("extends")
-    if ref is None:
-        return data
-    if not isinstance(ref, str) or not ref:
-        raise CompileError("key 'extends': expected a built-in target name or a path to a .toml file, "
-                           f"got {_show(ref)}", location=path)
-    here = os.path.dirname(os.path.abspath(__file__))
-    if "/" in ref or ref.endswith(".toml"):
-        base_path = ref if os.path.isabs(ref) else os.path.join(os.path.dirname(os.path.abspath(path)), ref)
-    else:
-        base_path = os.path.join(here, f"{ref}.toml")
-    try:
-        with open(base_path, "rb") as f:
-            base = tomllib.load(f)
-    except OSError as e:
-        raise CompileError(f"key 'extends': cannot read '{ref}': {e.strerror or e}", location=path) from None
-    except tomllib.TOMLDecodeError as e:
-        raise CompileError(f"key 'extends': '{ref}' is not valid TOML: {e}", location=path) from None
-    if os.path.abspath(base_path) == os.path.abspath(path):
-        raise CompileError("key 'extends': a description cannot extend itself", location=path)
-    base = _extended(base, base_path)
-    _absolute_paths(base, os.path.dirname(os.path.abspath(base_path)))
-    merged = _merge(base, {k: v for k, v in data.items() if k != "extends"})
-    return merged
-
-
-def _absolute_paths(data: dict, base_dir: str) -> None:
-    for p in data.get("patterns", []):
-        if isinstance(p, dict) and isinstance(p.get("file"), str) and not os.path.isabs(p["file"]):
-            p["file"] = os.path.join(base_dir, p["file"])
-    lib = data.get("library")
-    if isinstance(lib, dict):
-        for key in _LIBRARY_KEYS:
-            paths = lib.get(key)
-            if isinstance(paths, list):
-                lib[key] = [p if not isinstance(p, str) or os.path.isabs(p) or p.startswith(SIM_DIR_TOKEN + "/")
-                            else os.path.join(base_dir, p) for p in paths]
-
-
-def _merge(base: dict, over: dict) -> dict:
-    out = dict(base)
-    for k, v in over.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
 
 
 # -- the instruction set of a command-stream target (vocabulary: accel.compiler.targets.isa)

@@ -27,6 +27,13 @@ A tuned op (`accel.tuning`) may ask for single buffering (`double_buffer = false
 loops are not double-buffered) or a prefetch distance of its own (`prefetch = N`: its
 loads move at most N compute ops earlier, instead of `prefetch-depth`).
 
+- `prefetch-regions`: the loads that a region's first compute waits for, whose sources
+  are ready when the region of the same target before it is called (weights; inputs
+  that nothing writes in between), are issued by that earlier region before its last
+  compute, into scratchpad buffers allocated in `@main` (as for `cross-region`): they
+  overlap its compute instead of stalling the next region's start. The earlier region's
+  final sync completes them.
+
 Every step is kept only if the scratchpad plan (by liveness, across regions) still fits;
 otherwise that step is undone. (Zero-copy for targets sharing host memory is decided by
 `insert-dma`: such regions have no transfers to optimize.)
@@ -52,7 +59,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import DictionaryAttr, IndexType, MemRefType, ModuleOp, StringAttr, UnitAttr
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
@@ -62,7 +69,8 @@ from xdsl.transforms.common_subexpression_elimination import cse
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets.context import target_context
 from accel.compiler.index_arith import constant_index, make_index
-from accel.compiler.memory_plan import LiveProfile, plan_scratchpad_module, scratchpad_fits
+from accel.compiler.memory_plan import LiveProfile, function_peak_live, plan_scratchpad_module, scratchpad_fits
+from accel.compiler.tensors import buffer_bytes
 from accel.dialects import accel
 from accel.dialects.conventions import (PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, accelerator_functions, is_output_arg,
                                         tuning_of)
@@ -871,6 +879,244 @@ def _restore(module: ModuleOp, snapshot: ModuleOp) -> None:
         module.body.block.add_op(op)
 
 
+# --------------------------------------------------------------------------------------
+# Prefetching across region boundaries
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class RegionPrefetch:
+    """The loads that region `later`'s first compute waits for, whose sources are ready
+    when `earlier` (the previous region of the target) is called: `earlier` issues them,
+    into scratchpad buffers of @main's, before its last compute, so that they overlap it
+    (the region's final sync completes them); `later` reads those buffers instead."""
+
+    earlier: tuple[func.CallOp, func.FuncOp]
+    later: tuple[func.CallOp, func.FuncOp]
+    loads: list[tuple[accel.DmaStartOp, SSAValue | None]]
+    """Each load of `later` with its source's buffer in @main (None: a weight)."""
+
+    def bytes(self) -> int:
+        return sum(buffer_bytes(load.dest.type) for load, _ in self.loads)
+
+
+def _last_compute(block: Block) -> Operation | None:
+    """The last op of `block` that computes (a compute op, or a loop holding some)."""
+    op = block.last_op
+    while op is not None:
+        if isinstance(op, accel.ComputeOp) or (op.regions and any(isinstance(o, accel.ComputeOp) for o in op.walk())):
+            return op
+        op = op.prev_op
+    return None
+
+
+def _leading_loads(fn: func.FuncOp) -> list[accel.DmaStartOp]:
+    """The whole-buffer loads that the first compute of `fn` (an op, or a loop) waits for,
+    into buffers of their own (the transfer is their only writer). Loads for later ops
+    already overlap the first one's compute."""
+    loads = []
+    for op in fn.body.block.ops:
+        if isinstance(op, accel.ComputeOp) or op.regions:
+            first = op
+            break
+        if isinstance(op, accel.DmaStartOp) and op.to_device:
+            loads.append(op)
+    else:
+        return []
+    reads = {v for inner in first.walk() if isinstance(inner, accel.ComputeOp) for v in inner.inputs}
+
+    def own_buffer(load: accel.DmaStartOp) -> bool:
+        dest = load.dest
+        return isinstance(dest.owner, accel.AllocOp) and dest.owner.parent is fn.body.block and all(
+            u.operation is load or (isinstance(u.operation, accel.ComputeOp) and u.operation.output is not dest)
+            or (isinstance(u.operation, accel.DmaStartOp) and u.operation.source is dest) for u in dest.uses)
+
+    return [load for load in loads if load.dest in reads and not isinstance(load.source.owner, memref.SubviewOp)
+            and own_buffer(load)]
+
+
+def _unchanged_between(buf: SSAValue, first: func.CallOp, last: func.CallOp, fns: dict) -> bool:
+    """Whether no op of @main from `first` up to `last` (excluded) writes `buf`, and no
+    view of it exists (a write through an alias would not show)."""
+    position = {}
+    op = first
+    while op is not None and op is not last:
+        position[op] = True
+        op = op.next_op
+    for use in buf.uses:
+        user = use.operation
+        if isinstance(user, func.CallOp):
+            callee = fns.get(user.callee.root_reference.data)
+            writes_it = callee is None or is_output_arg(callee, use.index)
+        elif isinstance(user, accel.KernelOp):
+            writes_it = buf in user.outs
+        else:
+            return False  # a view, a copy: not followed
+        if writes_it and user in position:
+            return False
+    return True
+
+
+def _region_prefetches(module: ModuleOp, target_name: str, later: set[str] | None = None) -> list[RegionPrefetch]:
+    """The prefetches of the target's regions (of those named `later`, if given)."""
+    main = SymbolTable.lookup_symbol(module, "main")
+    if not isinstance(main, func.FuncOp):
+        return []
+    fns = {fn.sym_name.data: fn for fn in module.body.block.ops if isinstance(fn, func.FuncOp) and not fn.is_declaration}
+    ours = {name for name, fn in fns.items() if fn.attributes.get(TARGET_ATTR) == StringAttr(target_name)
+            and fn.attributes.get(PLACEMENT_ATTR) == StringAttr("dma")}
+    calls = [op for op in main.body.block.ops if isinstance(op, func.CallOp) and op.callee.root_reference.data in ours]
+    called: dict[str, int] = {}
+    for call in calls:
+        called[call.callee.root_reference.data] = called.get(call.callee.root_reference.data, 0) + 1
+    found = []
+    for a_call, b_call in zip(calls, calls[1:]):
+        a, b = (fns[c.callee.root_reference.data] for c in (a_call, b_call))
+        if later is not None and b.sym_name.data not in later:
+            continue
+        if a is b or called[a.sym_name.data] != 1 or called[b.sym_name.data] != 1 or _last_compute(a.body.block) is None:
+            continue
+        loads = []
+        for load in _leading_loads(b):
+            src = load.source
+            if isinstance(src.owner, accel.WeightOp):
+                loads.append((load, None))
+            elif isinstance(src, BlockArgument) and src.owner is b.body.block and len(list(src.uses)) == 1 and \
+                    not is_output_arg(b, src.index):
+                buf = b_call.arguments[src.index]
+                if accel.memory_space(buf.type) != "spm" and _unchanged_between(buf, a_call, b_call, fns):
+                    loads.append((load, buf))
+        if loads:
+            found.append(RegionPrefetch((a_call, a), (b_call, b), loads))
+    return found
+
+
+def _add_arg(fn: func.FuncOp, t, attrs: dict) -> SSAValue:
+    from xdsl.dialects.builtin import ArrayAttr, FunctionType
+
+    arg = fn.body.block.insert_arg(t, len(fn.body.block.args))
+    fn.arg_attrs = ArrayAttr([*fn.arg_attrs.data, DictionaryAttr(attrs)])
+    fn.function_type = FunctionType.from_lists([a.type for a in fn.body.block.args], [])
+    return arg
+
+
+def _with_operands(call: func.CallOp, extra: list[SSAValue], dropped: frozenset[int] = frozenset()) -> func.CallOp:
+    kept = [a for i, a in enumerate(call.arguments) if i not in dropped]
+    new_call = func.CallOp(call.callee, [*kept, *extra], [])
+    new_call.attributes.update(call.attributes)
+    new_call.location = call.location
+    Rewriter.replace_op(call, new_call)
+    return new_call
+
+
+def apply_region_prefetch(target_name: str, pf: RegionPrefetch) -> list[Operation]:
+    """Rewrite `pf` (see RegionPrefetch); returns what @main got: the scratchpad buffers,
+    then the new calls of the two regions."""
+    (a_call, a), (b_call, b) = pf.earlier, pf.later
+    # Before its last compute: after the region's own loads for it, so that it does not
+    # delay them (the DMA engine runs transfers in order), overlapping that compute.
+    point = InsertPoint.before(_last_compute(a.body.block))
+    a_extra, b_extra, buffers = [], [], []
+    for load, buf in pf.loads:
+        dev = accel.AllocOp(load.dest.type)
+        dev.attributes[TARGET_ATTR] = StringAttr(target_name)
+        Rewriter.insert_op(dev, InsertPoint.before(a_call))
+        buffers.append(dev)
+        # The earlier region issues the transfer (its final sync completes it).
+        if buf is None:
+            weight = load.source.owner.clone()
+            Rewriter.insert_op(weight, InsertPoint.at_start(a.body.block))
+            src = weight.result
+        else:
+            src = _add_arg(a, buf.type, {})
+            a_extra.append(buf)
+        into = _add_arg(a, dev.result.type, {RESIDENT_ATTR: UnitAttr()})
+        a_extra.append(dev.result)
+        Rewriter.insert_op(accel.DmaStartOp(src, into), point)
+        # The later region reads the buffer where it arrived.
+        local, source_op = load.dest, load.source.owner
+        arrived = _add_arg(b, dev.result.type, {RESIDENT_ATTR: UnitAttr()})
+        b_extra.append(dev.result)
+        erase_transfer(load)
+        local.replace_all_uses_with(arrived)
+        erase_if_unused(local.owner)
+        if isinstance(source_op, accel.WeightOp) and not source_op.result.uses:
+            Rewriter.erase_op(source_op)
+    # Arguments of the later region that nothing reads any more (C rejects unused ones).
+    dropped = frozenset(arg.index for arg in b.body.block.args[:len(b_call.arguments)] if not arg.uses)
+    for index in sorted(dropped, reverse=True):
+        b.body.block.erase_arg(b.body.block.args[index])
+    if dropped:
+        from xdsl.dialects.builtin import ArrayAttr, FunctionType
+
+        b.arg_attrs = ArrayAttr([a for i, a in enumerate(b.arg_attrs.data) if i not in dropped])
+        b.function_type = FunctionType.from_lists([a.type for a in b.body.block.args], [])
+    return [*buffers, _with_operands(a_call, a_extra), _with_operands(b_call, b_extra, dropped)]
+
+
+def _apply_region_prefetches(module: ModuleOp, target_name: str, chosen: set[str] | None = None) -> None:
+    """Apply the prefetches into the regions named in `chosen` (all by default), in one
+    pass over @main (each rewrite replaces two calls: later pairs see the new ones)."""
+    replaced: dict[func.CallOp, func.CallOp] = {}
+    for pf in _region_prefetches(module, target_name):
+        if chosen is not None and pf.later[1].sym_name.data not in chosen:
+            continue
+        a_call, b_call = (replaced.get(c, c) for c in (pf.earlier[0], pf.later[0]))
+        *_, replaced[a_call], replaced[b_call] = apply_region_prefetch(
+            target_name, RegionPrefetch((a_call, pf.earlier[1]), (b_call, pf.later[1]), pf.loads))
+
+
+PREFETCH_PLAN_ATTEMPTS = 8
+"""How many scratchpad plans of the whole module `prefetch_across_regions` may try (each
+costs the module's size), so that the pass stays linear in it."""
+
+
+def prefetch_across_regions(module: ModuleOp, target_name: str, capacity: int, alignment: int, plan) -> bool:
+    """Issue each region's first loads in the region before it (see RegionPrefetch)
+    where the scratchpad plan of the target's regions still fits: all at once; else
+    those whose earlier region has room for them while its last compute runs (by live
+    bytes), halved while the plan does not fit, within PREFETCH_PLAN_ATTEMPTS plans."""
+    found = _region_prefetches(module, target_name)
+    if not found:
+        return False
+    roomy = {pf.later[1].sym_name.data for pf in found
+             if function_peak_live(pf.earlier[1], alignment, _last_compute(pf.earlier[1].body.block)) + pf.bytes()
+             <= capacity}
+    names = [pf.later[1].sym_name.data for pf in found]
+    snapshot = module.clone()
+    attempts = [0]
+
+    def attempt(chosen: set[str]) -> bool:
+        if attempts[0]:
+            _restore(module, snapshot.clone())
+        attempts[0] += 1
+        _apply_region_prefetches(module, target_name, chosen)
+        try:
+            plan(module)
+            return True
+        except CompileError:
+            return False
+
+    if attempt(set(names)):
+        return True
+    kept: set[str] = set()
+
+    def halve(group: list[str]) -> None:
+        if not group or attempts[0] >= PREFETCH_PLAN_ATTEMPTS:
+            return
+        if attempt(kept | set(group)):
+            kept.update(group)
+        elif len(group) > 1:
+            halve(group[: len(group) // 2])
+            halve(group[len(group) // 2:])
+
+    halve([n for n in names if n in roomy])
+    _restore(module, snapshot)
+    if kept:
+        _apply_region_prefetches(module, target_name, kept)
+    return bool(kept)
+
+
 @dataclass(frozen=True)
 class OptimizeDma(ModulePass):
     """Remove redundant host<->scratchpad transfers and overlap the rest with compute."""
@@ -885,6 +1131,9 @@ class OptimizeDma(ModulePass):
     forward: bool = True
     cross_region: bool = True
     double_buffer: bool = True
+    prefetch_regions: bool = True
+    """Issue a region's first loads (weights, inputs ready before it) in the region of
+    the target before it, so that they overlap its compute."""
 
     prefetch_depth: int = 3
     """How many compute ops ahead a load may be issued (with double-buffer)."""
@@ -942,6 +1191,8 @@ class OptimizeDma(ModulePass):
                         current[0] = snapshot
             if self.cross_region:
                 keep_on_device(op, name, plan)
+            if self.prefetch_regions:
+                prefetch_across_regions(op, name, desc.memory.scratchpad_bytes, desc.memory.alignment, plan)
         plan(op)
 
 

@@ -4,7 +4,7 @@
 // RUN: not accel-opt %s -p 'annotate-target{targets=npu}' 2>&1 | filecheck %s --check-prefix=MANUAL
 
 // NOTARGET: accel-opt: error: annotate-target needs a target (e.g. annotate-target{targets=npu} or --target npu)
-// UNKNOWN: accel-opt: error: unknown target 'nope' (built-in targets: {{.*}}dsp, npu, npu-cmd, npu-shared{{.*}}; or give the path of a .toml description)
+// UNKNOWN: accel-opt: error: unknown target 'nope' (built-in targets: {{.*}}dsp, npu, npu-64k, npu-cmd, npu-shared{{.*}}; or give the path of a .toml description)
 // TWICE: accel-opt: error: target 'npu' is listed twice
 // MANUAL: errors.mlir:[[# @LINE + 2]]:3: error: 'relay.nn.relu' op has accel.target = "tpu": unknown target 'tpu'
 func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {

@@ -1,0 +1,138 @@
+"""The CNN zoo (tests/models/export_cnn_zoo.py) end to end: each network imports, compiles
+for the npu (and the 64 KiB npu-64k) and its C build on the simulator matches onnxruntime.
+
+- float: within 1e-4 * max|onnxruntime| (onnxruntime with its graph optimizations);
+- int8 (made here by e2e_util.quantize_qdq, calibrated on 8 seeded random inputs): within
+  one quantization step of the output (its DequantizeLinear's scale) of onnxruntime without
+  graph optimizations (the Q/DQ definition). The npu computes a quantized convolution as
+  an exact int32 sum requantized once, the Q/DQ reference (and the host's kernels) as a
+  float32 convolution of dequantized values: at a rounding tie they differ by one step per
+  layer, and through the deep depthwise chains of the MobileNets that drift grows, so those
+  three have the bound measured on them (export_cnn_zoo.INT8_DRIFT_STEPS). The same
+  int8 build on npu and on npu-64k (other tiles, other transfers) is bit-identical;
+- report.json's planned DMA bytes, transfers and cycles equal the simulator's counters.
+
+The autoencoder is rejected by the npu's cost rule (at batch 1 its 1.08 MB of weights take
+longer to move than the host takes to multiply them), so it is also run on npu-shared, where
+it is offloaded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import numpy as np
+import onnx
+import pytest
+
+from e2e_util import locked, ort_run, output_step, quantize_qdq, session_dir
+
+from accel.compiler.driver import compile_to_directory
+from accel.compiler.runtime.run_compiled import run_directory
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "models"))
+from export_cnn_zoo import INPUT_SHAPES, INT8_DRIFT_STEPS, path_of  # noqa: E402
+
+MODELS = tuple(INPUT_SHAPES)
+SMALL = ("zoo_dscnn_kws", "zoo_resnet8", "zoo_mobilenetv1_vww", "zoo_inception")
+"""The models also run on npu-64k and compared across targets in the suite (the others are
+in bench/dma.py: their 64 KiB builds take tens of seconds)."""
+
+@pytest.fixture(scope="session")
+def work(tmp_path_factory) -> str:
+    path = os.path.join(session_dir(tmp_path_factory), "cnn-zoo")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def model_path(work: str, model: str, int8: bool) -> str:
+    if not int8:
+        return path_of(model)
+    path = os.path.join(work, f"{model}_int8.onnx")
+    with locked(path):
+        if not os.path.exists(path):
+            quantize_qdq(path_of(model), path + ".tmp.onnx")
+            os.replace(path + ".tmp.onnx", path)
+    return path
+
+
+def input_of(model: str) -> dict[str, np.ndarray]:
+    return {"input": np.random.default_rng(0).standard_normal(INPUT_SHAPES[model]).astype(np.float32)}
+
+
+def compiled(work: str, model: str, target: str, int8: bool) -> tuple[np.ndarray, dict, dict]:
+    """Compile, build and run once per session: (output, report.json, counters.json); the
+    report's planned transfers are checked against the simulator's counters."""
+    path = model_path(work, model, int8)
+    out_dir = os.path.join(work, f"{model}{'_int8' if int8 else ''}-{target}")
+    saved = os.path.join(out_dir, "output.npy")
+    with locked(out_dir):
+        if not os.path.exists(saved):
+            compile_to_directory(path, target, out_dir)
+            outputs, _ = run_directory(out_dir, input_of(model))
+            np.save(saved + ".tmp.npy", outputs["output"])
+            os.replace(saved + ".tmp.npy", saved)
+    with open(os.path.join(out_dir, "report.json")) as f:
+        report = json.load(f)
+    with open(os.path.join(out_dir, "counters.json")) as f:
+        counters = json.load(f)
+    for key in ("bytes_to_device", "bytes_to_host", "transfers"):
+        assert report["dma"][key] == counters[key], f"{model} on {target}: {key}"
+    assert report["cycles"]["estimate"] == counters["cycles"], f"{model} on {target}: cycles"
+    return np.load(saved), report, counters
+
+
+def test_models_are_small_and_run_in_onnxruntime():
+    for model in MODELS:
+        assert os.path.getsize(path_of(model)) < 3_000_000, model
+        out = ort_run(path_of(model), input_of(model))["output"]
+        assert np.isfinite(out).all() and np.abs(out).max() > 0, model
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_float_matches_onnxruntime(work, model):
+    target = "npu-shared" if model == "zoo_autoencoder" else "npu"
+    got, report, _ = compiled(work, model, target, int8=False)
+    want = ort_run(path_of(model), input_of(model))["output"]
+    assert got.shape == want.shape
+    err = float(np.abs(got.astype(np.float64) - want).max())
+    assert err <= 1e-4 * float(np.abs(want).max()), f"{model} on {target}: off by {err}"
+    assert report["ops"]["offloaded"] > 0
+
+
+def test_autoencoder_stays_on_the_host_of_the_npu(work):
+    got, report, counters = compiled(work, "zoo_autoencoder", "npu", int8=False)
+    assert report["ops"]["offloaded"] == 0 and counters["bytes_to_device"] == 0
+    want = ort_run(path_of("zoo_autoencoder"), input_of("zoo_autoencoder"))["output"]
+    assert float(np.abs(got - want).max()) <= 1e-4 * float(np.abs(want).max())
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_int8_matches_onnxruntime(work, model):
+    path = model_path(work, model, int8=True)
+    got, report, _ = compiled(work, model, "npu", int8=True)
+    want = ort_run(path, input_of(model), optimize=False)["output"]
+    step = output_step(onnx.load(path), "output")
+    err = float(np.abs(got.astype(np.float64) - want).max()) / step
+    assert err <= INT8_DRIFT_STEPS.get(model, 1) * (1 + 1e-6), f"{model}: off by {err} steps"
+    assert report["ops"]["offloaded"] > 0
+
+
+@pytest.mark.parametrize("model", SMALL)
+def test_npu_64k_matches_onnxruntime_and_moves_more(work, model):
+    got, report, counters = compiled(work, model, "npu-64k", int8=False)
+    want = ort_run(path_of(model), input_of(model))["output"]
+    assert float(np.abs(got.astype(np.float64) - want).max()) <= 1e-4 * float(np.abs(want).max())
+    _, on_npu_report, on_npu = compiled(work, model, "npu", int8=False)
+    # The same partition (so the same bound), a quarter of the scratchpad: more is spilled.
+    assert report["dma"]["lower_bound_bytes"] == on_npu_report["dma"]["lower_bound_bytes"]
+    assert counters["bytes_to_device"] + counters["bytes_to_host"] > on_npu["bytes_to_device"] + on_npu["bytes_to_host"]
+
+
+@pytest.mark.parametrize("model", SMALL)
+def test_int8_is_bit_identical_on_npu_and_npu_64k(work, model):
+    a, _, _ = compiled(work, model, "npu", int8=True)
+    b, _, _ = compiled(work, model, "npu-64k", int8=True)
+    assert np.array_equal(a, b)
