@@ -306,7 +306,8 @@ def test_real_models_keep_their_meaning_with_planned_memory(name, target, npu_sm
     computes = [op for op in module.walk() if isinstance(op, accel.ComputeOp)]
     assert computes, "something runs on the accelerator"
     if target == "small":
-        assert any(op.name == "scf.for" for op in module.walk()), "the small scratchpad makes row loops"
+        # Row loops, or (fused, few stripes) unrolled stripes: windows of the values either way.
+        assert any(op.name in ("scf.for", "memref.subview") for op in module.walk()), "the small scratchpad tiles"
 
 
 def test_tiled_model_runs_in_c(npu_small, tmp_path):

@@ -228,10 +228,10 @@ def plan_segment(ops: list[accel.ComputeOp], entries: list[int | None], desc, do
             in_b = max(s[0].in_rows for s in stripes) * row_bytes(first_in)
             side_b = sum(align(biggest[i] * row_bytes(v), alignment) for i, vs in enumerate(sides) for v in vs)
             streamed = align(in_b, alignment) + side_b + align(out_b[-1], alignment)
-            inter = [align(b, alignment) for b in out_b[:-1]]
-            # Op k reads stripe k-1 and writes stripe k (both scratchpad buffers).
-            pair = max(a + b for a, b in zip(inter, inter[1:] + [0])) if inter else 0
-            if resident + (2 if double else 1) * streamed + pair > capacity:
+            # The intermediate stripe buffers are allocated before the loop and reused by
+            # every iteration: all of them are live through the whole loop.
+            inter = sum(align(b, alignment) for b in out_b[:-1])
+            if resident + (2 if double else 1) * streamed + inter > capacity:
                 continue
             halo_bytes = sum(s[0].in_rows for s in stripes) * row_bytes(first_in) - buffer_bytes(first_in.type)
             recompute = sum(compute_cycles(o, desc) * (sum(s[i].out_rows for s in stripes) / o.output.type.get_shape()[2] - 1)
