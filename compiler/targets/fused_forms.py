@@ -509,6 +509,14 @@ def plan_body(body: Body) -> list[ComputePlan]:
         if len(_shape(v)) > accel.MAX_TRANSFER_RANK:
             # (the fuzzer found a rank-5 relu sent to the npu, then refused by the verifier)
             raise NotLowerable(f"rank {len(_shape(v))} exceeds the {accel.MAX_TRANSFER_RANK} dimensions of a DMA transfer")
+    for v, operand in body.values.items():
+        if not _shape(v) and operand.const is None:
+            # A run-time scalar would be a rank-0 transfer (the fuzzer found one: a mean
+            # over every axis multiplying a vector on the npu). Constant scalars are attributes.
+            raise NotLowerable("a scalar computed at run time cannot be transferred (DMA has rank 1 to 4)")
+    for v in body.outputs:
+        if not _shape(v):
+            raise NotLowerable("a scalar result cannot be transferred (DMA has rank 1 to 4)")
     plans = [plan_compute(form) for form in split_forms(body)]
     if not plans:
         raise NotLowerable("no accelerator operation")
