@@ -232,3 +232,18 @@ def test_a_name_that_is_not_utf8_is_a_corrupt_model(name, tmp_path):
     proc = subprocess.run([_tool("accel-opt"), str(path)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert proc.stderr == f"accel-opt: {path}: error: not a valid ONNX model (a name is not UTF-8 text: {bad!r}; corrupt file?)\n"
+
+
+def test_accel_fuzz_ctrl_c_reports_what_ran(tmp_path):
+    """Ctrl-C stops the workers and prints the summary: one line, exit 130, no traceback."""
+    import signal
+    import time
+
+    proc = subprocess.Popen([_tool("accel-fuzz"), "-n", "1000", "-j", "1", "-o", str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (out, err)
+    assert "Traceback" not in err and "Traceback" not in out
+    assert re.match(r"accel-fuzz: \d+ graphs \(seed 0, cases [^)]*\): .*\(interrupted\)\n$", out), out

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import signal
 import sys
 import time
 from collections import Counter
@@ -43,10 +44,15 @@ def _parser_job(seed: int, index: int, max_ops: int, out: str, shrink_seconds: f
     return fuzz_parser_one(seed, index, out)
 
 
-def _run(job: Callable, args: argparse.Namespace, what: str) -> tuple[Counter, int]:
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them and reports what ran."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run(job: Callable, args: argparse.Namespace, what: str) -> tuple[Counter, int, bool]:
     """Run `job` on the indices with a progress bar (until -n cases or --minutes are
     done; at most 2 cases per worker in flight); failures are printed as they come.
-    Returns the tally and how many cases ran."""
+    Returns the tally, how many cases ran, and whether Ctrl-C stopped the run."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -57,9 +63,11 @@ def _run(job: Callable, args: argparse.Namespace, what: str) -> tuple[Counter, i
     deadline = time.monotonic() + args.minutes * 60 if args.minutes else None
     indices = iter(range(args.start, args.start + args.n))
     done = 0
+    interrupted = False
     with Progress(*columns, console=console, disable=args.quiet or not console.is_terminal) as progress:
         task = progress.add_task(what, total=args.n, tally="")
-        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        pool = ProcessPoolExecutor(max_workers=args.jobs, initializer=_ignore_interrupts)
+        try:
             pending = set()
             while True:
                 while len(pending) < 2 * args.jobs and (deadline is None or time.monotonic() < deadline):
@@ -80,7 +88,13 @@ def _run(job: Callable, args: argparse.Namespace, what: str) -> tuple[Counter, i
                                                highlight=False)
                 tally = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
                 progress.update(task, completed=done, tally=tally)
-    return counts, done
+        except KeyboardInterrupt:
+            interrupted = True
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.terminate()  # in-flight cases are dropped, not waited for
+        finally:
+            pool.shutdown(wait=not interrupted, cancel_futures=True)
+    return counts, done, interrupted
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -104,14 +118,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         _die("error: accel-fuzz needs hypothesis (pip install -e '.[test]', or make setup)")
     what = "parsers" if args.parsers else "graphs"
     os.makedirs(args.output, exist_ok=True)
-    counts, done = _run(_parser_job if args.parsers else _graph_job, args, what)
+    counts, done, interrupted = _run(_parser_job if args.parsers else _graph_job, args, what)
     failed = counts.pop("failed", 0)
     detail = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
     last = f"{args.start}..{args.start + done - 1}" if done else "none"
     print(f"accel-fuzz: {done} {what} (seed {args.seed}, cases {last}): "
           f"{detail or 'nothing ran'}; {failed} failure{'s' if failed != 1 else ''}"
-          + (f" (minimised cases in {args.output}/)" if failed and not args.parsers else ""))
-    sys.exit(1 if failed else 0)
+          + (f" (minimised cases in {args.output}/)" if failed and not args.parsers else "")
+          + (" (interrupted)" if interrupted else ""))
+    sys.exit(130 if interrupted else 1 if failed else 0)
 
 
 if __name__ == "__main__":
