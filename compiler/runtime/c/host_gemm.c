@@ -11,12 +11,16 @@
 
 #define ACC_ENOMEM_ 5 /* ACC_ENOMEM of host_kernels.h */
 
+static int shape_independent = 0;
+
+void acc_gemm_shape_independent(int on) { shape_independent = on; }
+
 #ifdef ACC_HAVE_CBLAS
 
 int acc_gemm_uses_cblas(void) { return 1; }
 
-int acc_sgemm(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
-              const float *b, int64_t ldb, float *c, int64_t ldc, int accumulate) {
+static int cblas_path(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                      const float *b, int64_t ldb, float *c, int64_t ldc, int accumulate) {
     /* The host schedule is single-threaded: OpenBLAS's own threads would only compete
      * with it (and with onnxruntime's single-thread baseline). Set once per process. */
     static int pinned = 0;
@@ -38,6 +42,8 @@ int acc_sgemm(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const f
 #else
 
 int acc_gemm_uses_cblas(void) { return 0; }
+
+#endif
 
 /* Register block of the micro-kernel (MR x NR accumulators: 12 vectors of 8 floats)
  * and cache blocks: a KC x NR panel of B stays in L1, an MC x KC block of A in L2. */
@@ -137,7 +143,7 @@ static void micro_kernel(int64_t kc, const float *ap, const float *bp, float *c,
 }
 #endif
 
-int acc_sgemm(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+static int blocked_sgemm(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
               const float *b, int64_t ldb, float *c, int64_t ldc, int accumulate) {
     if (m <= 0 || n <= 0) return 0;
     if (k <= 0) {
@@ -175,7 +181,13 @@ int acc_sgemm(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const f
     return 0;
 }
 
+int acc_sgemm(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+              const float *b, int64_t ldb, float *c, int64_t ldc, int accumulate) {
+#ifdef ACC_HAVE_CBLAS
+    if (!shape_independent) return cblas_path(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
 #endif
+    return blocked_sgemm(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+}
 
 void acc_igemm_s16(int64_t m, int64_t n, int64_t k, const int16_t *a, int64_t lda, const int16_t *bt, int64_t ldbt,
                    int32_t *c, int64_t ldc) {

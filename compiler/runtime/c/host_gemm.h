@@ -35,6 +35,12 @@ void acc_igemm_s16(int64_t m, int64_t n, int64_t k, const int16_t *a, int64_t ld
 /* 1 when the float product is CBLAS's, else 0 (the blocked GEMM of host_gemm.c). */
 int acc_gemm_uses_cblas(void);
 
+/* on != 0: acc_sgemm uses the blocked GEMM even where CBLAS is linked. Its packed
+ * micro-kernel sums every element in the same order whatever the matrix's shape, where
+ * CBLAS rounds a matrix's edge by shape: the simulator turns it on around its float
+ * products, so an accelerator's result does not depend on how the compiler tiled it. */
+void acc_gemm_shape_independent(int on);
+
 #ifdef __cplusplus
 }
 #endif

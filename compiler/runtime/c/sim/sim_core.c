@@ -2,6 +2,8 @@
  * See sim_core.h for the model. */
 #include "sim_core.h"
 
+#include "host_gemm.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -718,7 +720,9 @@ int sim_conv2d_f32(sim_device *d, const char *op, const float *x, const float *w
     sim_operand in[3] = {{"x", x, (size_t)nx * 4}, {"weight", w, (size_t)nw * 4}, {"bias", bias, bias ? (size_t)p->oc * 4 : 0}};
     sim_operand out[1] = {{"y", y, (size_t)ny * 4}};
     sim_compute(d, op, in, 3, out, 1, 0, sim_cost(d, (double)ny * (double)(nw / p->oc), SIM_MACS_F32));
+    acc_gemm_shape_independent(1); /* the result must not depend on the compiler's tiling */
     int st = acc_conv2d_f32(x, w, bias, y, p);
+    acc_gemm_shape_independent(0);
     if (st) return kernel_status(d, op, st);
     sim_act_f32(y, ny, act);
     return 0;
@@ -777,7 +781,9 @@ int sim_batch_matmul_acc_f32(sim_device *d, const char *op, const float *a, cons
     if (accumulate && !(partial = malloc((size_t)(m * n > 0 ? m * n : 1) * sizeof(float)))) sim_fail(d, "%s: out of memory", op);
     for (int64_t s = 0; s < batch; s++) {
         float *ys = y + s * m * n;
+        acc_gemm_shape_independent(1);
         int st = acc_matmul_f32(a + s * m * k, b + s * k * n, partial ? partial : ys, m, k, n, ta, tb);
+        acc_gemm_shape_independent(0);
         if (st) {
             free(partial);
             return kernel_status(d, op, st);
