@@ -82,6 +82,18 @@ def _iota(n: Node, dims: Sequence[int], axis: int) -> SSAValue:
     return n.const_value(np.arange(dims[axis], dtype=np.int64).reshape(shape))
 
 
+def _softmax_operand(n: Node) -> tuple[SSAValue, tuple[int, ...], int]:
+    """The input of a softmax-like op as it normalizes: from opset 13 along `axis`
+    (default -1); before, coerced to 2-D at `axis` (default 1) and along axis 1, as
+    Softmax-1/11. Returns the value, its shape and the axis."""
+    dims = n.shape(0)
+    if n.version >= 13:
+        return n.input(0), dims, norm_axis(n, n.attr("axis", -1), len(dims))
+    a = norm_axis(n, n.attr("axis", 1), len(dims))
+    work = (math.prod(dims[:a]), math.prod(dims[a:]))
+    return n.importer.materialize(reshaped(n, n.value(0), work)), work, 1
+
+
 # --------------------------------------------------------------------------------------
 # Reductions
 # --------------------------------------------------------------------------------------
@@ -151,13 +163,7 @@ def hardmax(n: Node):
     coerced to 2-D at `axis`, as Softmax)."""
     dims = n.shape(0)
     dt = n.dtype(0)
-    if n.version >= 13:
-        axis = norm_axis(n, n.attr("axis", -1), len(dims))
-        x, work = n.input(0), dims
-    else:
-        a = norm_axis(n, n.attr("axis", 1), len(dims))
-        work = (math.prod(dims[:a]), math.prod(dims[a:]))
-        x, axis = n.importer.materialize(reshaped(n, n.value(0), work)), 1
+    x, work, axis = _softmax_operand(n)
     best = n.emit(relay.MaxOp(x, axis=[axis], keepdims=True))
     iota = _iota(n, work, axis)
     first = n.emit(relay.MinOp(n.emit(relay.WhereOp(n.emit(relay.EqualOp(x, best)), iota,
@@ -189,13 +195,7 @@ def mean_(n: Node):
 def log_softmax(n: Node):
     dims = n.shape(0)
     _float_input(n)
-    if n.version >= 13:
-        axis = norm_axis(n, n.attr("axis", -1), len(dims))
-        x, work = n.input(0), dims
-    else:
-        a = norm_axis(n, n.attr("axis", 1), len(dims))
-        work = (math.prod(dims[:a]), math.prod(dims[a:]))
-        x, axis = n.importer.materialize(reshaped(n, n.value(0), work)), 1
+    x, work, axis = _softmax_operand(n)
     shifted = _sub(n, x, n.emit(relay.MaxOp(x, axis=[axis], keepdims=True)))
     lse = n.emit(relay.LogOp(n.emit(relay.SumOp(n.emit(relay.ExpOp(shifted)), axis=[axis], keepdims=True))))
     return n.importer.materialize(reshaped(n, _sub(n, shifted, lse), dims))
