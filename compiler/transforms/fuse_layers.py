@@ -182,11 +182,27 @@ def row_bytes(v: SSAValue) -> int:
     return n * c * w * buffer_bytes(v.type) // max(1, math.prod(v.type.get_shape()))
 
 
-def side_inputs(op: accel.ComputeOp, entry: int | None) -> list[SSAValue]:
-    """Inputs of an elementwise op that do not come through the chain (read per stripe)."""
+def side_inputs(op: accel.ComputeOp, entry: int | None, kept: int | None = None) -> list[SSAValue]:
+    """Inputs of an elementwise op that do not come through the chain (read per stripe);
+    `kept`: an input that is a stripe buffer of the segment (a shared value)."""
     if not isinstance(op, accel.EltwiseOp):
         return []
-    return [v for i, v in enumerate(op.inputs) if i != entry]
+    return [v for i, v in enumerate(op.inputs) if i not in (entry, kept)]
+
+
+@dataclass(frozen=True)
+class Shared:
+    """A value of a chain with two readers: the result of op `producer` is the chain input
+    of the next op and input `operand` of the elementwise op `reader` further down (a
+    residual block). In a segment holding both readers the stripe of the value is computed
+    once; the reader takes its rows as a sub-range of the stripe buffer."""
+
+    producer: int
+    reader: int
+    operand: int
+
+    def shifted(self, i: int) -> "Shared":
+        return Shared(self.producer - i, self.reader - i, self.operand)
 
 
 def resident_inputs(op: accel.ComputeOp) -> list[SSAValue]:
@@ -201,14 +217,26 @@ class SegmentPlan:
     stripes: list[list[Step]]
 
 
+def reads_within(stripe: list[Step], link: Shared) -> bool:
+    """Whether the reader of a shared value needs only rows of the producer's stripe."""
+    p, r = stripe[link.producer], stripe[link.reader]
+    return p.out_start <= r.out_start and r.out_start + r.out_rows <= p.out_start + p.out_rows
+
+
 def plan_segment(ops: list[accel.ComputeOp], entries: list[int | None], desc, double: bool,
-                 recompute_weight: float = 1.0) -> SegmentPlan | None:
-    """The cheapest stripe height of a segment that fits the scratchpad (None: none does)."""
+                 recompute_weight: float = 1.0, shared: list[Shared] = ()) -> SegmentPlan | None:
+    """The cheapest stripe height of a segment that fits the scratchpad (None: none does);
+    `shared`: the links (indices in `ops`) whose two readers are both in the segment."""
     capacity, alignment = desc.memory.scratchpad_bytes, desc.memory.alignment
     bpc, setup = desc.dma.bytes_per_cycle, desc.dma.setup_cycles
     windows = [window_of(o) for o in ops]
     resident = sum(align(buffer_bytes(v.type), alignment) for o in ops for v in dict.fromkeys(resident_inputs(o)))
-    sides = [side_inputs(o, e) for o, e in zip(ops, entries)]
+    kept = {link.reader: link.operand for link in shared}
+    sides = [side_inputs(o, e, kept.get(k)) for k, (o, e) in enumerate(zip(ops, entries))]
+    # A shared value's reader runs one command per channel (a channel's rows of a stripe
+    # buffer are dense, a row range of all channels is not); as the last op, each writes
+    # its own transfer.
+    channel_outputs = sum(ops[-1].output.type.get_shape()[1] - 1 for link in shared if link.reader == len(ops) - 1)
     out_rows = ops[-1].output.type.get_shape()[2]
     first_in = ops[0].inputs[0]
     best: SegmentPlan | None = None
@@ -220,7 +248,7 @@ def plan_segment(ops: list[accel.ComputeOp], entries: list[int | None], desc, do
                 break
             stripes.append(steps)
         else:
-            if len(stripes) < 2:
+            if len(stripes) < 2 or not all(reads_within(st, link) for st in stripes for link in shared):
                 continue
             # Capacity at the largest stripe of each op.
             biggest = [max(s[i].out_rows for s in stripes) for i in range(len(ops))]
@@ -236,7 +264,7 @@ def plan_segment(ops: list[accel.ComputeOp], entries: list[int | None], desc, do
             halo_bytes = sum(s[0].in_rows for s in stripes) * row_bytes(first_in) - buffer_bytes(first_in.type)
             recompute = sum(compute_cycles(o, desc) * (sum(s[i].out_rows for s in stripes) / o.output.type.get_shape()[2] - 1)
                             for i, o in enumerate(ops))
-            transfers = len(stripes) * (2 + sum(len(vs) for vs in sides))
+            transfers = len(stripes) * (2 + sum(len(vs) for vs in sides) + channel_outputs)
             cost = max(0, halo_bytes) / bpc + recompute_weight * max(0.0, recompute) + setup * transfers
             if best is None or cost < best.cost - 1e-9:
                 best = SegmentPlan(t, cost, stripes)
@@ -248,28 +276,38 @@ def plan_segment(ops: list[accel.ComputeOp], entries: list[int | None], desc, do
 # --------------------------------------------------------------------------------------
 
 
-def find_chains(block: Block) -> list[tuple[list[accel.ComputeOp], list[int | None]]]:
+def find_chains(block: Block) -> list[tuple[list[accel.ComputeOp], list[int | None], list[Shared]]]:
     """Maximal chains of fusable ops (with the input each op reads the previous one
-    through; None for the first op), in block order. Linear in the block."""
+    through, None for the first op, and the shared values of the chain), in block order.
+    A value with two readers continues the chain to the first when the second is an
+    elementwise op further down the same chain (a residual block, `Shared`); otherwise
+    the chain ends there. Linear in the block."""
     readers: dict[SSAValue, list[tuple[accel.ComputeOp, int]]] = {}
     ops = [o for o in block.ops if isinstance(o, accel.ComputeOp)]
-    for o in block.ops:
-        if isinstance(o, accel.ComputeOp):
-            for i, v in enumerate(o.inputs):
-                readers.setdefault(v, []).append((o, i))
+    for o in ops:
+        for i, v in enumerate(o.inputs):
+            readers.setdefault(v, []).append((o, i))
     nxt: dict[Operation, tuple[accel.ComputeOp, int]] = {}
+    second: dict[Operation, tuple[accel.ComputeOp, int]] = {}  # the other reader of a shared value
     has_prev: set[Operation] = set()
     for o in ops:
         out = o.output
         if not fusable(o) or not isinstance(out.owner, memref.AllocOp):
             continue
         rs = readers.get(out, [])
-        if len(rs) != 1 or sum(1 for _ in out.uses) != 2:  # the writer and one reader, nothing else
+        if len(rs) not in (1, 2) or sum(1 for _ in out.uses) != len(rs) + 1:  # the writer and the readers only
             continue
         user, _ = rs[0]
         entry = chain_operand(user, out)
         if entry is None or not fusable(user) or user in has_prev:
             continue
+        if len(rs) == 2:
+            other, operand = rs[1]
+            # A channel of a stripe buffer is dense only at batch 1 (see emit_segment).
+            if other is user or not isinstance(other, accel.EltwiseOp) or not fusable(other) or \
+                    chain_operand(other, out) is None or out.type.get_shape()[0] != 1:
+                continue
+            second[o] = (other, operand)
         nxt[o] = (user, entry)
         has_prev.add(user)
     chains = []
@@ -281,8 +319,38 @@ def find_chains(block: Block) -> list[tuple[list[accel.ComputeOp], list[int | No
             user, entry = nxt[chain[-1]]
             chain.append(user)
             entries.append(entry)
-        chains.append((chain, entries))
+        chains.extend(close_shared(chain, entries, second))
     return chains
+
+
+def close_shared(chain: list[accel.ComputeOp], entries: list[int | None],
+                 second: dict[Operation, tuple[accel.ComputeOp, int]]
+                 ) -> list[tuple[list[accel.ComputeOp], list[int | None], list[Shared]]]:
+    """Cut `chain` after every shared value whose second reader is not an op of the same
+    piece that reads it through its other input (the value then leaves the chain)."""
+    pos = {o: k for k, o in enumerate(chain)}
+    links = []
+    for p in range(len(chain) - 1, -1, -1):  # last first: a cut only affects links before it
+        if chain[p] not in second:
+            continue
+        reader, operand = second[chain[p]]
+        q = pos.get(reader)
+        links.append(Shared(p, -1 if q is None else q, operand))
+    cuts: list[int] = []  # after these positions, descending
+    kept: list[Shared] = []
+    for link in links:
+        q = link.reader
+        if q <= link.producer + 1 or entries[q] == link.operand or (cuts and cuts[-1] < q):
+            cuts.append(link.producer)
+        else:
+            kept.append(link)
+    pieces = []
+    bounds = [0, *(c + 1 for c in reversed(cuts)), len(chain)]
+    for i, j in zip(bounds, bounds[1:]):
+        if j - i >= 2:
+            pieces.append((chain[i:j], [None, *entries[i + 1:j]],
+                           sorted((link.shifted(i) for link in kept if i <= link.producer < j), key=lambda x: x.producer)))
+    return pieces
 
 
 def spills(op: accel.ComputeOp, alignment: int, capacity: int) -> bool:
@@ -291,11 +359,15 @@ def spills(op: accel.ComputeOp, alignment: int, capacity: int) -> bool:
 
 
 def choose_segments(chain: list[accel.ComputeOp], entries: list[int | None], desc, double: bool,
-                    max_depth: int, recompute_weight: float = 1.0) -> list[tuple[int, int, SegmentPlan | None]]:
-    """Split a chain into segments [i, j) minimizing the cost (module docstring)."""
+                    max_depth: int, recompute_weight: float = 1.0,
+                    shared: list[Shared] = ()) -> list[tuple[int, int, SegmentPlan | None]]:
+    """Split a chain into segments [i, j) minimizing the cost (module docstring). A
+    segment holding a shared value's producer before its last op holds its second
+    reader too (the value never leaves the segment)."""
     capacity, alignment = desc.memory.scratchpad_bytes, desc.memory.alignment
     bpc = desc.dma.bytes_per_cycle
     n = len(chain)
+    by_producer = {link.producer: link for link in shared}
     if not any(spills(o, alignment, capacity) for o in chain):
         return [(i, i + 1, None) for i in range(n)]  # every value stays on the device anyway
     # best[(j, fused)]: the cheapest (cost, segments) of chain[:j] whose last segment is
@@ -306,7 +378,11 @@ def choose_segments(chain: list[accel.ComputeOp], entries: list[int | None], des
             if i == j - 1:
                 plan, cost = None, 0.0
             else:
-                plan = plan_segment(chain[i:j], [None, *entries[i + 1:j]], desc, double, recompute_weight)
+                inside = [link for link in shared if i <= link.producer < j - 1]
+                if any(link.reader >= j for link in inside):
+                    continue
+                plan = plan_segment(chain[i:j], [None, *entries[i + 1:j]], desc, double, recompute_weight,
+                                    [link.shifted(i) for link in inside])
                 if plan is None:
                     continue
                 cost = plan.cost
@@ -317,7 +393,9 @@ def choose_segments(chain: list[accel.ComputeOp], entries: list[int | None], des
                 edge = 0.0
                 if i > 0 and (plan is not None or prev_fused or spills(chain[i - 1], alignment, capacity)
                               or spills(chain[i], alignment, capacity)):
-                    edge = 2 * buffer_bytes(chain[i - 1].output.type) / bpc
+                    # written once, read by the next op (and by a shared value's second reader)
+                    readers = 2 if i - 1 in by_producer else 1
+                    edge = (1 + readers) * buffer_bytes(chain[i - 1].output.type) / bpc
                 total = before[0] + cost + edge
                 key = (j, plan is not None)
                 if key not in best or total < best[key][0] - 1e-9:
@@ -354,10 +432,12 @@ def _with_padding(op: accel.ComputeOp, step: Step) -> dict[str, Any]:
     return props
 
 
-def emit_segment(ops: list[accel.ComputeOp], entries: list[int | None], plan: SegmentPlan) -> None:
+def emit_segment(ops: list[accel.ComputeOp], entries: list[int | None], plan: SegmentPlan,
+                 shared: list[Shared] = ()) -> None:
     """Replace the segment's ops by loops over its stripes, before its last op."""
     last = ops[-1]
     top = Emitter(InsertPoint.before(last))
+    by_reader = {link.reader: link for link in shared}
     for run in group_runs(plan.stripes):
         buffers = []
         for o, step in zip(ops[:-1], run.first[:-1]):
@@ -365,11 +445,16 @@ def emit_segment(ops: list[accel.ComputeOp], entries: list[int | None], plan: Se
             t = accel.memref_type(o.output.type.element_type, [n, c, step.out_rows, w], space=accel.SPM)
             buffers.append(top.add(accel.AllocOp(t)).result)
         iv, body = top.loop(0, run.count, 1)
+
+        def row(delta: int, start: int) -> int | SSAValue:
+            return body.affine(iv, delta, start) if iv is not None and delta else start
+
         chained: SSAValue | None = None
         for k, (o, step, (d_out, d_in)) in enumerate(zip(ops, run.first, run.deltas)):
-            def row(delta: int, start: int) -> int | SSAValue:
-                return body.affine(iv, delta, start) if iv is not None else start
-
+            if k in by_reader:
+                chained = emit_shared_reader(body, o, k, entries[k], by_reader[k], run, row, buffers, chained,
+                                             k == len(ops) - 1)
+                continue
             ins = []
             for i, v in enumerate(o.inputs):
                 if k > 0 and i == entries[k]:
@@ -398,6 +483,28 @@ def emit_segment(ops: list[accel.ComputeOp], entries: list[int | None], plan: Se
     for alloc in dead:
         if isinstance(alloc, memref.AllocOp) and not alloc.memref.uses:
             Rewriter.erase_op(alloc)
+
+
+def emit_shared_reader(body: Emitter, op: accel.EltwiseOp, k: int, entry: int, link: Shared, run: Run, row,
+                       buffers: list[SSAValue], chained: SSAValue, is_last: bool) -> SSAValue:
+    """The second reader of a shared value, one command per channel: its rows of the value
+    are a sub-range of the producer's stripe buffer, dense within one channel (batch 1)."""
+    step, (d_out, _) = run.first[k], run.deltas[k]
+    p_step, (p_out, _) = run.first[link.producer], run.deltas[link.producer]
+    _, c, _, w = op.output.type.get_shape()
+    offset = row(d_out - p_out, step.out_start - p_step.out_start)  # into the producer's stripe
+    out_row = row(d_out, step.out_start)
+    out = op.output if is_last else buffers[k]
+    civ, lane = body.loop(0, c, 1)
+    ch = 0 if civ is None else civ
+    ins = [None, None]
+    ins[entry] = lane.subview(chained, [0, ch, 0, 0], [1, 1, step.out_rows, w])
+    ins[link.operand] = lane.subview(buffers[link.producer], [0, ch, offset, 0], [1, 1, step.out_rows, w])
+    dest = lane.subview(out, [0, ch, out_row if is_last else 0, 0], [1, 1, step.out_rows, w])
+    new = accel.EltwiseOp(ins, dest, dict(op.attributes), **_with_padding(op, step))
+    new.location = op.location
+    lane.add(new)
+    return out
 
 
 @dataclass(frozen=True)
@@ -434,12 +541,13 @@ class FuseLayers(ModulePass):
                 raise CompileError(f"fuse-layers: @{fn.sym_name.data} is already placed (run it before insert-dma)", fn)
             # Buffers are written once before tiling, so moving a segment's work to its
             # last op reads the same data.
-            segments = [(chain[i:j], [None, *entries[i + 1:j]], plan)
-                        for chain, entries in find_chains(fn.body.block)
+            segments = [(chain[i:j], [None, *entries[i + 1:j]], plan,
+                         [link.shifted(i) for link in shared if i <= link.producer < j - 1])
+                        for chain, entries, shared in find_chains(fn.body.block)
                         for i, j, plan in choose_segments(chain, entries, desc, self.double_buffer, self.max_depth,
-                                                  self.recompute_weight)
+                                                          self.recompute_weight, shared)
                         if plan is not None]
-            floor = unit_spill_floor(fn, [ops for ops, _, _ in segments], desc.memory.scratchpad_bytes)
+            floor = unit_spill_floor(fn, [ops for ops, _, _, _ in segments], desc.memory.scratchpad_bytes)
             fn.attributes[FUSED_FLOOR_ATTR] = IntegerAttr(floor, i64)
-            for ops, entries, plan in segments:
-                emit_segment(ops, entries, plan)
+            for ops, entries, plan, shared in segments:
+                emit_segment(ops, entries, plan, shared)
