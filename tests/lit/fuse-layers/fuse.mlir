@@ -58,29 +58,6 @@ func.func @npu16k_0(%x: memref<1x4x32x32xf32>, %s: memref<1x4x32x32xf32>, %out0:
 
 // -----
 
-// The first conv is not fused: its result has two readers (a stripe of it would be
-// needed with two row ranges). The tail (1x1 conv, add) is a chain: it reads %t by stripes.
-// CHECK-LABEL: func.func @npu16k_0
-// CHECK-NOT:     scf.for
-// CHECK:         accel.conv2d ins(%x, %w0 : memref<1x4x32x32xf32>, {{.*}}) outs(%t : memref<1x4x32x32xf32>)
-// CHECK:         scf.for
-// CHECK:           memref.subview %t[0, 0, %{{.*}}, 0]
-// CHECK:           accel.conv2d ins(%{{.*}}, %w1 : {{.*}}) outs(%[[U:.*]] : memref<1x4x{{[0-9]+}}x32xf32, #accel.mem<"spm">>)
-// CHECK:           accel.eltwise ins(%[[U]], %{{.*}} : {{.*}})
-// CHECK-NOT:     memref<1x4x32x32xf32> = memref.alloc
-func.func @npu16k_0(%x: memref<1x4x32x32xf32>, %out0: memref<1x4x32x32xf32> {accel.output}) attributes {accel.target = "npu16k"} {
-  %w0 = accel.weight dense<5.000000e-01> : tensor<4x4x3x3xf32> : memref<4x4x3x3xf32>
-  %w1 = accel.weight dense<2.500000e-01> : tensor<4x4x1x1xf32> : memref<4x4x1x1xf32>
-  %t = memref.alloc() : memref<1x4x32x32xf32>
-  accel.conv2d ins(%x, %w0 : memref<1x4x32x32xf32>, memref<4x4x3x3xf32>) outs(%t : memref<1x4x32x32xf32>) {padding = [1, 1, 1, 1]}
-  %u = memref.alloc() : memref<1x4x32x32xf32>
-  accel.conv2d ins(%t, %w1 : memref<1x4x32x32xf32>, memref<4x4x1x1xf32>) outs(%u : memref<1x4x32x32xf32>)
-  accel.eltwise ins(%u, %t : memref<1x4x32x32xf32>, memref<1x4x32x32xf32>) outs(%out0 : memref<1x4x32x32xf32>) {kind = "add"}
-  func.return
-}
-
-// -----
-
 // Not fused: every op fits the scratchpad (4 KiB activations), so the intermediate stays
 // on the device anyway (optimize-dma) and stripes would only add transfers.
 // CHECK-LABEL: func.func @npu16k_0
