@@ -12,6 +12,15 @@ stripe, the side inputs' stripes, the weights and the last op's output stripe mo
 Halo rows are recomputed by the next stripe (no rolling buffer: the compute commands
 take dense operands).
 
+Residual blocks: a value with two readers continues the chain to the first when the
+second is an elementwise op further down the same chain (`Shared`). A segment holding
+both computes each stripe of the value once, into the stripe buffer the first reader
+needs (with its halo); the second reader's rows are a sub-range of it, which is dense
+only within one channel, so that reader runs one command per channel (an `scf.for`
+over channels; batch 1). A segment that holds the value's producer before its last op
+holds the second reader too; otherwise the value leaves the device and costs one read
+more at that cut.
+
 Which ops to fuse and the stripe height come from a cost model (dynamic programming over
 the segments of a chain, linear in its length for segments of at most `max-depth` ops):
 a fused segment costs its recomputed halo rows (compute cycles), the halo rows its first
@@ -39,6 +48,17 @@ After (sketch: the first and last stripes are peeled, their padding differs):
       %yi = memref.subview %y[0, 0, %r, 0] [1, 32, 8, 64] [1, 1, 1, 1] : ...
       accel.conv2d ins(%s, %w1 : ...) outs(%yi : ...) {padding = [0, 1, 0, 1]}
     }
+
+With a residual add (`%z = add(%y, %t)`, %t the first conv's result) in the segment,
+the add reads rows 1..8 of %s, channel by channel:
+
+      accel.conv2d ins(%s, %w1 : ...) outs(%u : memref<1x32x8x64xf32, #accel.mem<"spm">>)
+      scf.for %c = %c0 to %c32 step %c1 {
+        %uc = memref.subview %u[0, %c, 0, 0] [1, 1, 8, 64] [1, 1, 1, 1] : ...
+        %tc = memref.subview %s[0, %c, 1, 0] [1, 1, 8, 64] [1, 1, 1, 1] : ...
+        %zc = memref.subview %z[0, %c, %r, 0] [1, 1, 8, 64] [1, 1, 1, 1] : ...
+        accel.eltwise ins(%uc, %tc : ...) outs(%zc : ...) {kind = "add"}
+      }
 """
 
 from __future__ import annotations
