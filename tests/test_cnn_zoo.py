@@ -102,6 +102,13 @@ def test_float_matches_onnxruntime(work, model):
     assert report["ops"]["offloaded"] > 0
 
 
+def test_dscnn_runs_wholly_on_the_npu(work):
+    """Its first conv (10x4, taller than the npu's max_kernel) is split into two 5x4 convs
+    summed (split-tall-kernels): every MAC is offloaded."""
+    _, report, _ = compiled(work, "zoo_dscnn_kws", "npu", int8=False)
+    assert report["macs"]["offloaded"] == report["macs"]["total"] > 0
+
+
 def test_autoencoder_stays_on_the_host_of_the_npu(work):
     got, report, counters = compiled(work, "zoo_autoencoder", "npu", int8=False)
     assert report["ops"]["offloaded"] == 0 and counters["bytes_to_device"] == 0
