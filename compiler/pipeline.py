@@ -21,7 +21,7 @@ PIPELINES: dict[str, str] = {
 """`byoc`: canonicalize (fold-constants, fold-batch-norm, recognize-decompositions,
 canonicalize-conv-transpose,
 canonicalize-linear), then
-partition (merge-composite, annotate-target, merge-regions, outline-regions).
+partition (split-tall-kernels, merge-composite, annotate-target, merge-regions, outline-regions).
 `lower`: buffers, the host arena, accel ops, tiles, transfers and their optimization.
 `full`: both (with `fuse-layers`: chains of ops computed stripe by stripe). `full-nofuse`:
 `full` without layer fusion (every op tiled on its own). `naive`: the TVM-style baseline:
