@@ -6,7 +6,8 @@ real models.
 Tolerances: float outputs within 1e-4 of the output's largest magnitude (oneDNN sums in
 another order, with FMA); int8 QDQ outputs within one quantization step of onnxruntime
 run without graph optimizations (the ONNX semantics), plus 1e-5 of a step for the float32
-rounding of the dequantized output itself.
+rounding of the dequantized output itself; every int8 activation inside the ResNet equal
+in at least 97 % of its elements.
 
 Nothing here is skipped: without oneDNN these tests fail (`make test` and `.ci/run`
 install libdnnl-dev first, `.ci/dnnl`).
@@ -49,6 +50,8 @@ FLOAT_MODELS = {
     "llama_dynamo": 0,
 }
 INT8_MODELS = ("resnet_dynamo", "mobilenet_dynamo", "mlp_dynamo", "encoder_dynamo")
+INT8_RESNET = os.path.join(MODELS, "cnn_large_resnet_int8.onnx")
+"""Quantized by onnxruntime's quantize_static (tests/models/export_cnn_large.py)."""
 
 
 def inputs_of(path: str, seed: int = 0) -> dict[str, np.ndarray]:
@@ -80,15 +83,18 @@ def test_float_models_match_onnxruntime(tmp_path, name):
         assert err <= FLOAT_TOL * float(np.max(np.abs(ref))), f"{name}: {k}: max error {err}"
 
 
-@pytest.mark.parametrize("name", INT8_MODELS)
+@pytest.mark.parametrize("name", [*INT8_MODELS, "cnn_large_resnet_int8"])
 def test_int8_qdq_models_within_one_step(tmp_path, name):
     path = str(tmp_path / f"{name}_int8.onnx")
-    quantize_qdq(os.path.join(MODELS, f"{name}.onnx"), path)
+    if name == "cnn_large_resnet_int8":
+        path = INT8_RESNET
+    else:
+        quantize_qdq(os.path.join(MODELS, f"{name}.onnx"), path)
     compiled = compile_dnnl(path, tmp_path / "out")
     composites = {c for r in compiled.report["regions"] for c in r["composites"]}
     assert composites & {"dnnl.qconv2d_bias", "dnnl.qdense_bias", "dnnl.qdense"}, composites
     source = "".join((tmp_path / "out" / f"{r['name']}.c").read_text() for r in compiled.report["regions"])
-    assert "dnnl_primitive_attr_set_output_scales" in source and "DNNL_ARG_ATTR_ZERO_POINTS" in source
+    assert "accel_dnnl_weights_dequantized(" in source and "accel_dnnl_dequantize(" in source
     feeds = inputs_of(path, seed=3)
     got = compiled.run(feeds)
     want = ort_run(path, feeds, optimize=False)
@@ -97,6 +103,30 @@ def test_int8_qdq_models_within_one_step(tmp_path, name):
         step = output_step(model, k)
         err = float(np.max(np.abs(got[k].astype(np.float64) - ref)))
         assert err <= step * (1 + STEP_SLACK), f"{name}: {k}: max error {err} = {err / step:.3f} steps"
+
+
+def test_every_int8_activation_of_the_resnet_within_one_step(tmp_path):
+    """Every quantized tensor of cnn_large_resnet_int8 (made graph outputs) equal to
+    onnxruntime's in at least 97 % of its elements (here: 98.7-100 %): the f32 sums break a rounding tie the
+    other way now and then, and a flipped value moves the next layers' values by a few
+    steps, so this bounds how often, not by how much. oneDNN 2.6's own int8 convolutions
+    on a CPU without VNNI differed in 12-40 % of the elements of every layer, by 2-7 steps
+    (halved weights, saturating int16 pair sums) while the model's output still passed."""
+    model = onnx.load(INT8_RESNET)
+    quantized = [n.output[0] for n in model.graph.node if n.op_type == "QuantizeLinear"]
+    outputs = {o.name for o in model.graph.output}
+    model.graph.output.extend(onnx.helper.make_tensor_value_info(q, onnx.TensorProto.INT8, None)
+                              for q in quantized if q not in outputs)
+    path = str(tmp_path / "layers.onnx")
+    onnx.save(model, path)
+    compiled = compile_dnnl(path, tmp_path / "out")
+    assert compiled.report["ops"]["host"] == 0, compiled.report["rejected"]
+    feeds = inputs_of(path, seed=3)
+    got = compiled.run(feeds)
+    want = ort_run(path, feeds, optimize=False)
+    for q in quantized:
+        diff = np.abs(got[q].astype(np.int32) - want[q].astype(np.int32))
+        assert np.mean(diff != 0) <= 3e-2, f"{q}: {np.mean(diff != 0):.2%} differ (up to {diff.max()} steps)"
 
 
 def test_primitives_and_weights_are_prepared_once_and_layouts_stay_blocked(tmp_path):

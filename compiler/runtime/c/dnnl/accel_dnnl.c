@@ -131,15 +131,20 @@ const dnnl_memory_desc_t *accel_dnnl_md(dnnl_primitive_desc_t pd, dnnl_query_t w
     return dnnl_primitive_desc_query_md(pd, what, index);
 }
 
-static int reorder(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst, dnnl_primitive_t *out) {
+static int reorder_with(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst, const_dnnl_primitive_attr_t attr,
+                        dnnl_primitive_t *out) {
     const dnnl_memory_desc_t *src_md, *dst_md;
     ACCEL_DNNL(r, dnnl_memory_get_memory_desc(src, &src_md));
     ACCEL_DNNL(r, dnnl_memory_get_memory_desc(dst, &dst_md));
     dnnl_primitive_desc_t pd;
-    ACCEL_DNNL(r, dnnl_reorder_primitive_desc_create(&pd, src_md, accel_dnnl_engine, dst_md, accel_dnnl_engine, NULL));
+    ACCEL_DNNL(r, dnnl_reorder_primitive_desc_create(&pd, src_md, accel_dnnl_engine, dst_md, accel_dnnl_engine, attr));
     int failed = accel_dnnl_primitive(r, pd, out);
     dnnl_primitive_desc_destroy(pd);
     return failed;
+}
+
+static int reorder(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst, dnnl_primitive_t *out) {
+    return reorder_with(r, src, dst, NULL, out);
 }
 
 static int add_exec(accel_dnnl_region_t *r, dnnl_primitive_t p, int nargs, const dnnl_exec_arg_t *args) {
@@ -219,14 +224,81 @@ int accel_dnnl_weights(accel_dnnl_region_t *r, const dnnl_memory_desc_t *md, con
     return failed;
 }
 
-int accel_dnnl_copy(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst) { return add_reorder(r, src, dst); }
-
-int accel_dnnl_exec(accel_dnnl_region_t *r, dnnl_primitive_t p, int nargs, const dnnl_exec_arg_t *args) {
-    ACCEL_DNNL_TRY(add_exec(r, p, nargs, args));
+static int flush_pending(accel_dnnl_region_t *r) {
     int pending = r->pending;
     r->pending = 0;
     for (int i = 0; i < pending; i++) ACCEL_DNNL_TRY(add_reorder(r, r->pending_src[i], r->pending_dst[i]));
     return 0;
+}
+
+int accel_dnnl_copy(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst) {
+    ACCEL_DNNL_TRY(add_reorder(r, src, dst));
+    return flush_pending(r);
+}
+
+/* The reorder dst = scales[i] * (src - zero_point) with its zero point given at run time
+ * (what oneDNN 2.6's reorders take): the primitive and the exec args. */
+static int dequantize_reorder(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst, int count, int mask,
+                              const float *scales, int32_t zero_point, dnnl_primitive_t *p, dnnl_exec_arg_t args[3]) {
+    dnnl_primitive_attr_t attr;
+    ACCEL_DNNL(r, dnnl_primitive_attr_create(&attr));
+    dnnl_status_t s = dnnl_primitive_attr_set_output_scales(attr, count, mask, scales);
+    static const int32_t runtime_zero_point[1] = {DNNL_RUNTIME_S32_VAL};
+    if (s == dnnl_success && zero_point != 0)
+        s = dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0, runtime_zero_point);
+    int failed = s != dnnl_success ? accel_dnnl_fail(r, "dnnl_primitive_attr_set (dequantize)", s)
+                                   : reorder_with(r, src, dst, attr, p);
+    dnnl_primitive_attr_destroy(attr);
+    if (failed) return 1;
+    int n = 0;
+    args[n++] = (dnnl_exec_arg_t){DNNL_ARG_FROM, src};
+    args[n++] = (dnnl_exec_arg_t){DNNL_ARG_TO, dst};
+    if (zero_point != 0) {
+        dnnl_memory_desc_t zmd;
+        const dnnl_dims_t one = {1};
+        dnnl_memory_t zmem;
+        void *handle = NULL;
+        ACCEL_DNNL_TRY(accel_dnnl_plain(r, &zmd, 1, one, dnnl_s32));
+        ACCEL_DNNL_TRY(accel_dnnl_memory(r, &zmd, NULL, &zmem));
+        ACCEL_DNNL(r, dnnl_memory_get_data_handle(zmem, &handle));
+        *(int32_t *)handle = zero_point;
+        args[n++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zmem};
+    }
+    return add_exec(r, *p, n, args) ? 1 : 0;
+}
+
+int accel_dnnl_dequantize(accel_dnnl_region_t *r, dnnl_memory_t value, const dnnl_memory_desc_t *want, float scale,
+                          int32_t zero_point, dnnl_memory_t *out) {
+    ACCEL_DNNL_TRY(accel_dnnl_memory(r, want, NULL, out));
+    dnnl_primitive_t p;
+    dnnl_exec_arg_t args[3];
+    return dequantize_reorder(r, value, *out, 1, 0, &scale, zero_point, &p, args);
+}
+
+int accel_dnnl_weights_dequantized(accel_dnnl_region_t *r, const dnnl_memory_desc_t *md, const void *data,
+                                   const dnnl_memory_desc_t *want, int count, int mask, const float *scales,
+                                   dnnl_memory_t *out) {
+    dnnl_memory_t plain;
+    ACCEL_DNNL(r, dnnl_memory_create(&plain, md, accel_dnnl_engine, (void *)data));
+    dnnl_primitive_t p = NULL;
+    dnnl_exec_arg_t args[3];
+    int failed = accel_dnnl_memory(r, want, NULL, out);
+    if (!failed) failed = dequantize_reorder(r, plain, *out, count, mask, scales, 0, &p, args);
+    if (!failed) { /* run once now; neither the execution nor the primitive is needed again */
+        r->n_execs--;
+        dnnl_status_t s = dnnl_primitive_execute(p, accel_dnnl_stream, 2, args);
+        if (s == dnnl_success) s = dnnl_stream_wait(accel_dnnl_stream);
+        if (s != dnnl_success) failed = accel_dnnl_fail(r, "dnnl_primitive_execute (weights dequantize)", s);
+        r->n_primitives--;
+        dnnl_primitive_destroy(p);
+    }
+    dnnl_memory_destroy(plain);
+    return failed;
+}
+
+int accel_dnnl_exec(accel_dnnl_region_t *r, dnnl_primitive_t p, int nargs, const dnnl_exec_arg_t *args) {
+    ACCEL_DNNL_TRY(add_exec(r, p, nargs, args));
+    return flush_pending(r);
 }
 
 int accel_dnnl_bind(accel_dnnl_region_t *r, dnnl_memory_t m, void *handle) {

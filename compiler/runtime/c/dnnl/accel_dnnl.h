@@ -20,6 +20,7 @@
 #endif
 #endif
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct {
     dnnl_primitive_t primitive;
@@ -95,8 +96,18 @@ int accel_dnnl_output(accel_dnnl_region_t *r, const dnnl_memory_desc_t *have, dn
 /* A constant (plain `md` on `data`, in weights.bin) reordered into `want` once, now. */
 int accel_dnnl_weights(accel_dnnl_region_t *r, const dnnl_memory_desc_t *md, const void *data,
                        const dnnl_memory_desc_t *want, dnnl_memory_t *out);
-/* Append a reorder of `src` into `dst` (a copy between layouts or views). */
+/* Append a reorder of `src` into `dst` (a copy between layouts or views; into int8 it
+ * rounds half to even and saturates), then the boundary reorders accel_dnnl_output asked for. */
 int accel_dnnl_copy(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst);
+/* An int8 `value` dequantized into `want` (f32): scale * (value - zero_point), a reorder
+ * appended to the run (int8 products compute on f32, see dnnl_codegen.py). */
+int accel_dnnl_dequantize(accel_dnnl_region_t *r, dnnl_memory_t value, const dnnl_memory_desc_t *want, float scale,
+                          int32_t zero_point, dnnl_memory_t *out);
+/* Int8 constant weights (plain `md` on `data`) dequantized into `want` (f32) once, now:
+ * scales[i] * w, the `count` scales along the dims of `mask`. */
+int accel_dnnl_weights_dequantized(accel_dnnl_region_t *r, const dnnl_memory_desc_t *md, const void *data,
+                                   const dnnl_memory_desc_t *want, int count, int mask, const float *scales,
+                                   dnnl_memory_t *out);
 /* Append an execution (then the boundary reorders accel_dnnl_output asked for). */
 int accel_dnnl_exec(accel_dnnl_region_t *r, dnnl_primitive_t p, int nargs, const dnnl_exec_arg_t *args);
 /* Point a boundary memory at the host buffer of this call. */
