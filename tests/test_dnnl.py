@@ -48,6 +48,7 @@ FLOAT_MODELS = {
     "mlp_dynamo": 0,
     "gpt2_dynamo": 3,  # the embeddings (take), the causal mask (where)
     "llama_dynamo": 0,
+    "zoo_inception": 0,
 }
 INT8_MODELS = ("resnet_dynamo", "mobilenet_dynamo", "mlp_dynamo", "encoder_dynamo")
 INT8_RESNET = os.path.join(MODELS, "cnn_large_resnet_int8.onnx")
@@ -159,6 +160,44 @@ def test_primitives_and_weights_are_prepared_once_and_layouts_stay_blocked(tmp_p
     activation_reorders = [e for e in execs if ",reorder," in e and re.search(r"\baBcd8b\b", e) and "8a" not in e]
     assert len(activation_reorders) == 1 and "1x32x1x1" in activation_reorders[0], activation_reorders
     assert sum("post-ops:binary_add:" in e for e in convs) == 3, "the residual adds are post-ops of convolutions"
+
+
+def verbose_execs(out, x: np.ndarray, tmp_path) -> list[str]:
+    """oneDNN's verbose lines of the executions of one run of the model in `out` (one thread)."""
+    x.tofile(tmp_path / "in.bin")
+    proc = subprocess.run([str(out / "model"), str(out / "weights.bin"), str(tmp_path / "in.bin"), str(tmp_path / "y.bin")],
+                          env={**os.environ, "ONEDNN_VERBOSE": "1", "OMP_NUM_THREADS": "1"}, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    return [line for line in proc.stdout.splitlines() if line.startswith("onednn_verbose,exec,cpu")]
+
+
+def cpu_vendor() -> str:
+    with open("/proc/cpuinfo") as f:
+        return next((line.split(":")[1].strip() for line in f if line.startswith("vendor_id")), "")
+
+
+def test_inception_concatenates_in_place_and_pools_on_the_fast_kernel(tmp_path):
+    """zoo_inception's four-branch blocks: a concatenation whose inputs are slices of its
+    result in the blocked layout (one image, channel offsets multiples of 8) is not
+    executed, the branches write into it; the last block's (52 and 12 channels, padded in
+    nChw8c) is. On AMD CPUs the pools run oneDNN's SSE4.1 kernel (its AVX2 one is 3-4x
+    slower there)."""
+    path = os.path.join(MODELS, "zoo_inception.onnx")
+    out = tmp_path / "out"
+    compiled = compile_dnnl(path, out)
+    feeds = inputs_of(path)
+    got, want = compiled.run(feeds)["output"], ort_run(path, feeds)["output"]
+    assert np.abs(got - want).max() <= FLOAT_TOL * np.abs(want).max()
+    (region,) = compiled.report["regions"]
+    assert (out / f"{region['name']}.c").read_text().count("accel_dnnl_concat_in_place(") == 3
+    execs = verbose_execs(out, feeds["input"], tmp_path)
+    concats = [e for e in execs if ",concat," in e]
+    assert len(concats) == 1 and "1x48x8x8:1x52x8x8:1x12x8x8:1x16x8x8" in concats[0], concats
+    pools = [e for e in execs if ",pooling_v2," in e and "blocked:aBcd8b" in e]
+    assert len(pools) == 5
+    if cpu_vendor() == "AuthenticAMD":
+        assert all(",jit:sse41," in e for e in pools), pools
 
 
 def test_what_dnnl_rejects_is_reported_with_the_reason(tmp_path):

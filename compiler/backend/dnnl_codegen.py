@@ -455,6 +455,9 @@ class RegionPrinter:
         """A relay value inside a kernel -> the region value it is (the kernel's buffer)."""
         self.counter = 0
         self.after_exec: list = []
+        self.produced: set[SSAValue] = set()
+        """Region-internal values a primitive writes (candidates for an in-place concatenation)."""
+        self.params = {p.value for p in region.params}
         """What to print after the next execution (the quantization of a dequantized product)."""
 
     # -- text helpers --
@@ -566,6 +569,8 @@ class RegionPrinter:
         return out
 
     def output(self, result: SSAValue, have: str) -> str:
+        if self.region_value(result) not in self.params:
+            self.produced.add(self.region_value(result))
         y = self.fresh("y")
         self.line(f"dnnl_memory_t {y};")
         self.attempt(f"accel_dnnl_output(r, {have}, &{self.slot(self.region_value(result))}, &{y})")
@@ -682,12 +687,13 @@ class RegionPrinter:
             self.line(f"dnnl_post_ops_destroy({po});")
         return attr, args
 
-    def finish(self, desc: str, attr: str | None, args_of_pd) -> None:
-        """Create the primitive of op descriptor `desc`, then its arguments (`args_of_pd(pd)`
-        prints them and returns the exec args), the execution and what `after_exec` holds."""
+    def finish(self, desc: str, attr: str | None, args_of_pd, create: str = "accel_dnnl_primitive_desc") -> None:
+        """Create the primitive of op descriptor `desc` (by the runtime's `create`), then its
+        arguments (`args_of_pd(pd)` prints them and returns the exec args), the execution and
+        what `after_exec` holds."""
         pd, prim = self.fresh("pd"), self.fresh("p")
         self.line(f"dnnl_primitive_desc_t {pd};")
-        self.attempt(f"accel_dnnl_primitive_desc(r, &{desc}, {attr or 'NULL'}, &{pd})")
+        self.attempt(f"{create}(r, &{desc}, {attr or 'NULL'}, &{pd})")
         self.line(f"dnnl_primitive_t {prim};")
         self.line(f"if (accel_dnnl_primitive(r, {pd}, &{prim})) {{ dnnl_primitive_desc_destroy({pd}); return 1; }}")
         args = args_of_pd(pd)
@@ -901,7 +907,7 @@ class RegionPrinter:
             y = self.output(step.result, f"accel_dnnl_md({pd}, dnnl_query_dst_md, 0)")
             return [f"{{DNNL_ARG_SRC, {mem}}}", f"{{DNNL_ARG_DST, {y}}}", *extra]
 
-        self.finish(desc, attr, args)
+        self.finish(desc, attr, args, create="accel_dnnl_pooling_desc")
 
     def print_eltwise(self, step: Step) -> None:
         (x,) = step.inputs
@@ -1080,13 +1086,26 @@ class RegionPrinter:
         pd, prim = self.fresh("pd"), self.fresh("p")
         self.line(f"dnnl_primitive_desc_t {pd};")
         self.check(f"dnnl_concat_primitive_desc_create(&{pd}, &{dst}, {len(mds)}, {axis}, {srcs}, NULL, accel_dnnl_engine)")
+        # inputs only this concatenation may move into its result (each once, written by a primitive)
+        views = [self.region_value(v) for v in step.inputs]
+        movable = len(set(views)) == len(views) and all(v in self.produced for v in views)
+        self.produced.difference_update(views)
+        y = self.output(step.result, f"accel_dnnl_md({pd}, dnnl_query_dst_md, 0)")
+        in_place = self.fresh("in_place")
+        self.line(f"int {in_place} = 0;")
+        if movable:
+            self.attempt(f"accel_dnnl_concat_in_place(r, {y}, {axis}, {len(mems)}, (const dnnl_memory_t[]){{{', '.join(mems)}}}, "
+                         f"&{in_place})")
+        self.line(f"if (!{in_place}) {{")
+        self.indent += 1
         self.line(f"dnnl_primitive_t {prim};")
         self.line(f"if (accel_dnnl_primitive(r, {pd}, &{prim})) {{ dnnl_primitive_desc_destroy({pd}); return 1; }}")
-        y = self.output(step.result, f"accel_dnnl_md({pd}, dnnl_query_dst_md, 0)")
-        self.line(f"dnnl_primitive_desc_destroy({pd});")
         args = [f"{{DNNL_ARG_MULTIPLE_SRC + {i}, {m}}}" for i, m in enumerate(mems)] + [f"{{DNNL_ARG_DST, {y}}}"]
         self.line(f"const dnnl_exec_arg_t args[] = {{{', '.join(args)}}};")
         self.attempt(f"accel_dnnl_exec(r, {prim}, {len(args)}, args)")
+        self.indent -= 1
+        self.line("}")
+        self.line(f"dnnl_primitive_desc_destroy({pd});")
 
     def print_mean(self, step: Step) -> None:
         op = step.anchor

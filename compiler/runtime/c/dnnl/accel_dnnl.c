@@ -118,6 +118,42 @@ int accel_dnnl_primitive_desc(accel_dnnl_region_t *r, const void *op_desc, dnnl_
     return 0;
 }
 
+/* oneDNN 2.6's AVX/AVX2 pooling kernels are slow on AMD CPUs (measured on an EPYC, max
+ * pooling 3x3 of 1x64x16x16 in nChw8c: jit:avx2 53 us, jit:sse41 14 us; a 1x1 "pooling"
+ * costs the same 50 us, so it is the kernel's loads and stores, not its arithmetic). */
+static int prefer_sse41_pooling(void) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    return __builtin_cpu_is("amd");
+#else
+    return 0;
+#endif
+}
+
+int accel_dnnl_pooling_desc(accel_dnnl_region_t *r, const void *op_desc, dnnl_primitive_attr_t attr,
+                            dnnl_primitive_desc_t *pd) {
+    dnnl_primitive_desc_iterator_t it;
+    if (prefer_sse41_pooling() &&
+        dnnl_primitive_desc_iterator_create(&it, op_desc, attr, accel_dnnl_engine, NULL) == dnnl_success) {
+        *pd = NULL;
+        do {
+            dnnl_primitive_desc_t candidate = dnnl_primitive_desc_iterator_fetch(it);
+            const char *impl = NULL;
+            if (candidate && dnnl_primitive_desc_query(candidate, dnnl_query_impl_info_str, 0, &impl) == dnnl_success &&
+                impl && strcmp(impl, "jit:sse41") == 0) {
+                *pd = candidate;
+                break;
+            }
+            if (candidate) dnnl_primitive_desc_destroy(candidate);
+        } while (dnnl_primitive_desc_iterator_next(it) == dnnl_success);
+        dnnl_primitive_desc_iterator_destroy(it);
+        if (*pd) {
+            if (attr) dnnl_primitive_attr_destroy(attr);
+            return 0;
+        }
+    }
+    return accel_dnnl_primitive_desc(r, op_desc, attr, pd); /* oneDNN's first choice */
+}
+
 int accel_dnnl_primitive(accel_dnnl_region_t *r, dnnl_primitive_desc_t pd, dnnl_primitive_t *out) {
     if (grow((void **)&r->primitives, &r->cap_primitives, r->n_primitives, sizeof *r->primitives))
         return out_of_memory(r);
@@ -298,6 +334,48 @@ int accel_dnnl_weights_dequantized(accel_dnnl_region_t *r, const dnnl_memory_des
 
 int accel_dnnl_exec(accel_dnnl_region_t *r, dnnl_primitive_t p, int nargs, const dnnl_exec_arg_t *args) {
     ACCEL_DNNL_TRY(add_exec(r, p, nargs, args));
+    return flush_pending(r);
+}
+
+/* Whether `part` (dense) has the layout of `sub`, a view into a larger memory: the same
+ * blocking and, along every dim longer than 1, the same strides. */
+static int same_layout(const dnnl_memory_desc_t *part, const dnnl_memory_desc_t *sub) {
+    if (part->format_kind != dnnl_blocked || sub->format_kind != dnnl_blocked || part->ndims != sub->ndims ||
+        part->data_type != sub->data_type || part->extra.flags != 0)
+        return 0;
+    const dnnl_blocking_desc_t *a = &part->format_desc.blocking, *b = &sub->format_desc.blocking;
+    if (a->inner_nblks != b->inner_nblks) return 0;
+    for (int i = 0; i < a->inner_nblks; i++)
+        if (a->inner_blks[i] != b->inner_blks[i] || a->inner_idxs[i] != b->inner_idxs[i]) return 0;
+    for (int d = 0; d < part->ndims; d++) {
+        if (part->padded_dims[d] != part->dims[d] || sub->padded_dims[d] != part->dims[d]) return 0;
+        if (part->dims[d] > 1 && a->strides[d] != b->strides[d]) return 0;
+    }
+    return 1;
+}
+
+int accel_dnnl_concat_in_place(accel_dnnl_region_t *r, dnnl_memory_t dst, int axis, int n, const dnnl_memory_t *srcs,
+                               int *in_place) {
+    const dnnl_memory_desc_t *dst_md;
+    char *base = NULL;
+    *in_place = 0;
+    ACCEL_DNNL(r, dnnl_memory_get_memory_desc(dst, &dst_md));
+    ACCEL_DNNL(r, dnnl_memory_get_data_handle(dst, (void **)&base));
+    if (!base || n > 16) return 0;
+    size_t offsets[16];
+    dnnl_dims_t at = {0};
+    for (int i = 0; i < n; i++) {
+        const dnnl_memory_desc_t *md;
+        dnnl_memory_desc_t sub;
+        ACCEL_DNNL(r, dnnl_memory_get_memory_desc(srcs[i], &md));
+        /* not a submemory (an offset inside a block): the concat primitive copies */
+        if (dnnl_memory_desc_init_submemory(&sub, dst_md, md->dims, at) != dnnl_success) return 0;
+        if (!same_layout(md, &sub)) return 0;
+        offsets[i] = (size_t)sub.offset0 * dnnl_data_type_size(md->data_type);
+        at[axis] += md->dims[axis];
+    }
+    for (int i = 0; i < n; i++) ACCEL_DNNL(r, dnnl_memory_set_data_handle(srcs[i], base + offsets[i]));
+    *in_place = 1;
     return flush_pending(r);
 }
 

@@ -84,6 +84,10 @@ int accel_dnnl_view(accel_dnnl_region_t *r, dnnl_memory_t source, const dnnl_mem
 /* Create the primitive of `op_desc` (`attr` may be NULL; it is destroyed). */
 int accel_dnnl_primitive_desc(accel_dnnl_region_t *r, const void *op_desc, dnnl_primitive_attr_t attr,
                               dnnl_primitive_desc_t *pd);
+/* The same for a pooling: on AMD CPUs its SSE4.1 kernel where oneDNN has one (3-4x
+ * faster there than the AVX2 kernel oneDNN picks first), else oneDNN's first choice. */
+int accel_dnnl_pooling_desc(accel_dnnl_region_t *r, const void *op_desc, dnnl_primitive_attr_t attr,
+                            dnnl_primitive_desc_t *pd);
 int accel_dnnl_primitive(accel_dnnl_region_t *r, dnnl_primitive_desc_t pd, dnnl_primitive_t *out);
 const dnnl_memory_desc_t *accel_dnnl_md(dnnl_primitive_desc_t pd, dnnl_query_t what, int index);
 /* `value` in the layout `want`: `value` itself, or a memory a reorder fills at every call. */
@@ -110,6 +114,13 @@ int accel_dnnl_weights_dequantized(accel_dnnl_region_t *r, const dnnl_memory_des
                                    dnnl_memory_t *out);
 /* Append an execution (then the boundary reorders accel_dnnl_output asked for). */
 int accel_dnnl_exec(accel_dnnl_region_t *r, dnnl_primitive_t p, int nargs, const dnnl_exec_arg_t *args);
+/* A concatenation along `axis` without a copy: when every input (a region-internal value,
+ * used by no other concatenation) has the layout of its slice of `dst` (e.g. one image,
+ * channels blocked by 8 and every input's channel offset a multiple of 8), the inputs
+ * become views into `dst`, so their producers write the slices directly: *in_place = 1
+ * and nothing is executed (then the boundary reorders accel_dnnl_output asked for). */
+int accel_dnnl_concat_in_place(accel_dnnl_region_t *r, dnnl_memory_t dst, int axis, int n, const dnnl_memory_t *srcs,
+                               int *in_place);
 /* Point a boundary memory at the host buffer of this call. */
 int accel_dnnl_bind(accel_dnnl_region_t *r, dnnl_memory_t m, void *handle);
 /* Run every execution of the region in order and wait. */
