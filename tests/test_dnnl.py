@@ -200,6 +200,38 @@ def test_inception_concatenates_in_place_and_pools_on_the_fast_kernel(tmp_path):
         assert all(",jit:sse41," in e for e in pools), pools
 
 
+def test_small_primitives_run_on_one_thread(tmp_path):
+    """A primitive of less than dnnl_codegen.SMALL_WORK multiply-adds (or elements) is built and run on
+    one OpenMP thread, the rest on all: every primitive of the 1x8x32 encoder, none of
+    cnn_large_resnet's 8 convolutions (9-150 M multiply-adds each).
+    Results at OMP_NUM_THREADS=2 stay those of onnxruntime."""
+    kernels = {}
+    for name in ("encoder_dynamo", "cnn_large_resnet"):
+        path = os.path.join(MODELS, f"{name}.onnx")
+        out = tmp_path / name
+        compiled = compile_dnnl(path, out)
+        (region,) = compiled.report["regions"]
+        source = (out / f"{region['name']}.c").read_text()
+        init = source.split(f"int {region['name']}_init(void) {{")[1]
+        kernels[name] = re.findall(r"/\* (\S+) [^*]*\*/\n    r->what = [^;]*;\n    \{\n        accel_dnnl_threads\(r, (\d)\);", init)
+        assert init.count("accel_dnnl_threads(r, ") == len(kernels[name]) + 1  # + all threads at the end
+        feeds = inputs_of(path)
+        old = os.environ.get("OMP_NUM_THREADS")
+        os.environ["OMP_NUM_THREADS"] = "2"
+        try:
+            got = compiled.run(feeds)
+        finally:
+            if old is None:
+                os.environ.pop("OMP_NUM_THREADS")
+            else:
+                os.environ["OMP_NUM_THREADS"] = old
+        for k, ref in ort_run(path, feeds).items():
+            assert np.abs(got[k] - ref).max() <= FLOAT_TOL * np.abs(ref).max()
+    assert kernels["encoder_dynamo"] and all(t == "1" for _, t in kernels["encoder_dynamo"]), kernels
+    convs = [t for what, t in kernels["cnn_large_resnet"] if what.startswith("dnnl.conv2d")]
+    assert len(convs) == 8 and all(t == "0" for t in convs), kernels["cnn_large_resnet"]
+
+
 def test_what_dnnl_rejects_is_reported_with_the_reason(tmp_path):
     """An average pooling that counts padding in ceil mode stays on the host: oneDNN would
     also count the cells ceil mode adds past the end."""

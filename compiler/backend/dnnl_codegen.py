@@ -78,6 +78,11 @@ BINARY = {
 }
 COMMUTATIVE = {"relay.add", "relay.multiply", "relay.maximum", "relay.minimum"}
 PRODUCTS = ("relay.nn.conv2d", "relay.nn.dense", "relay.nn.matmul", "relay.nn.batch_matmul")
+SMALL_WORK = 1 << 17
+"""A primitive of less work (multiply-adds of a product, else elements) runs on one
+thread: on two cores a parallel region's fork and join cost ~2.5 us per primitive
+(bench/README.md: the small transformers ran 2.5-3x slower on 2 threads than on 1), about
+what 128 Ki multiply-adds take on one core."""
 
 
 class Unsupported(Exception):
@@ -205,6 +210,19 @@ def _eltwise(op: Operation, outer: dict[SSAValue, SSAValue] | None = None) -> li
     elif op.name == "relay.nn.gelu" and op.prop("approximate") == "tanh":
         alg = "dnnl_eltwise_gelu_tanh"
     return [PostOp("eltwise", alg, alpha, beta)]
+
+
+def _work(step: Step) -> int:
+    """Multiply-adds of a convolution or matmul; else the elements of its largest tensor."""
+    out = math.prod(_shape(step.result))
+    if step.kind == "conv":
+        w = _shape(step.inputs[1])
+        return out * math.prod(w[1:])
+    if step.kind == "matmul":
+        lhs, op = _shape(step.inputs[0]), step.anchor
+        transposed = op.name != "relay.nn.dense" and bool(op.prop("transpose_a"))
+        return out * (lhs[-2] if transposed else lhs[-1])
+    return max([out, *(math.prod(_shape(v)) for v in step.inputs)])
 
 
 def _scalar(values) -> float:
@@ -617,6 +635,7 @@ class RegionPrinter:
             "",
             f"int {self.sym}_init(void) {{",
             *init_body,
+            "    accel_dnnl_threads(r, 0);",
             "    r->what = NULL;",
             "    return 0;",
             "}",
@@ -655,6 +674,7 @@ class RegionPrinter:
         self.line(f"r->what = {c_string(label)};")
         self.line("{")
         self.indent += 1
+        self.line(f"accel_dnnl_threads(r, {1 if _work(step) < SMALL_WORK else 0});")
         getattr(self, f"print_{step.kind}")(step)
         self.indent -= 1
         self.line("}")
@@ -1185,7 +1205,7 @@ def codegen(region: RegionCodegenInput) -> RegionCodegenResult:
         sources={f"{sym}.c": text, "accel_dnnl.c": runtime["accel_dnnl.c"]},
         headers={"accel_dnnl.h": runtime["accel_dnnl.h"], f"{sym}_dnnl.h": f"int {sym}_init(void);\nvoid {sym}_free(void);\n"},
         includes=(f"{sym}_dnnl.h",),
-        ldflags=("-ldnnl",),
+        ldflags=("-ldnnl", "-lgomp"),  # the runtime sets oneDNN's OpenMP thread count
         init=f"if ({sym}_init()) return 1;",
         free=f"{sym}_free();",
     )

@@ -10,6 +10,10 @@ dnnl_engine_t accel_dnnl_engine = NULL;
 dnnl_stream_t accel_dnnl_stream = NULL;
 static int accel_dnnl_users = 0;
 
+/* oneDNN's OpenMP runtime (libdnnl links GNU OpenMP; the Makefile links -lgomp). */
+extern void omp_set_num_threads(int threads);
+extern int omp_get_max_threads(void);
+
 int accel_dnnl_fail(accel_dnnl_region_t *r, const char *call, dnnl_status_t status) {
     fprintf(stderr, "dnnl: region %s, %s: %.*s failed: %s\n", r->name, r->what ? r->what : "setup",
             (int)strcspn(call, "("), call, dnnl_status2str(status));
@@ -45,6 +49,7 @@ int accel_dnnl_begin(accel_dnnl_region_t *r) {
     }
     accel_dnnl_users++;
     r->acquired = 1;
+    r->threads = r->all_threads = omp_get_max_threads();
     return 0;
 }
 
@@ -190,6 +195,7 @@ static int add_exec(accel_dnnl_region_t *r, dnnl_primitive_t p, int nargs, const
     e->nargs = nargs;
     memcpy(e->args, args, (size_t)nargs * sizeof *args);
     e->what = r->what;
+    e->threads = r->threads;
     return 0;
 }
 
@@ -379,6 +385,11 @@ int accel_dnnl_concat_in_place(accel_dnnl_region_t *r, dnnl_memory_t dst, int ax
     return flush_pending(r);
 }
 
+void accel_dnnl_threads(accel_dnnl_region_t *r, int threads) {
+    r->threads = threads > 0 ? threads : r->all_threads;
+    omp_set_num_threads(r->threads);
+}
+
 int accel_dnnl_bind(accel_dnnl_region_t *r, dnnl_memory_t m, void *handle) {
     ACCEL_DNNL(r, dnnl_memory_set_data_handle(m, handle));
     return 0;
@@ -391,11 +402,18 @@ int accel_dnnl_run(accel_dnnl_region_t *r) {
         ACCEL_DNNL(r, dnnl_memory_get_data_handle(r->aliases[i].source, &handle));
         ACCEL_DNNL(r, dnnl_memory_set_data_handle(r->aliases[i].memory, handle));
     }
+    int threads = r->all_threads;
     for (int i = 0; i < r->n_execs; i++) {
         accel_dnnl_exec_t *e = &r->execs[i];
         r->what = e->what;
-        ACCEL_DNNL(r, dnnl_primitive_execute(e->primitive, accel_dnnl_stream, e->nargs, e->args));
+        if (e->threads != threads) omp_set_num_threads(threads = e->threads);
+        dnnl_status_t s = dnnl_primitive_execute(e->primitive, accel_dnnl_stream, e->nargs, e->args);
+        if (s != dnnl_success) {
+            omp_set_num_threads(r->all_threads);
+            return accel_dnnl_fail(r, "dnnl_primitive_execute", s);
+        }
     }
+    if (threads != r->all_threads) omp_set_num_threads(r->all_threads);
     r->what = "run";
     ACCEL_DNNL(r, dnnl_stream_wait(accel_dnnl_stream));
     return 0;

@@ -7,7 +7,8 @@
  * wants (once per call, only where it differs), accel_dnnl_output gives a primitive its
  * destination and, at a region boundary, reorders it back to the plain layout the host
  * reads; accel_dnnl_weights reorders a constant into the primitive's layout once, at init.
- * Threads: oneDNN's OpenMP runtime follows OMP_NUM_THREADS. */
+ * Threads: oneDNN's OpenMP runtime follows OMP_NUM_THREADS, except for the primitives the
+ * generated code marks small (accel_dnnl_threads): they are built and run on one thread. */
 #ifndef ACCEL_DNNL_H
 #define ACCEL_DNNL_H
 
@@ -27,6 +28,7 @@ typedef struct {
     int nargs;
     dnnl_exec_arg_t args[12];
     const char *what;
+    int threads; /* OpenMP threads it runs on */
 } accel_dnnl_exec_t;
 
 typedef struct {
@@ -48,6 +50,7 @@ typedef struct {
     int pending; /* accel_dnnl_output reorders to append after the next exec */
     dnnl_memory_t pending_src[4], pending_dst[4];
     int acquired;
+    int threads, all_threads; /* of the primitive being built; OpenMP's maximum at begin */
 } accel_dnnl_region_t;
 
 extern dnnl_engine_t accel_dnnl_engine;
@@ -121,6 +124,11 @@ int accel_dnnl_exec(accel_dnnl_region_t *r, dnnl_primitive_t p, int nargs, const
  * and nothing is executed (then the boundary reorders accel_dnnl_output asked for). */
 int accel_dnnl_concat_in_place(accel_dnnl_region_t *r, dnnl_memory_t dst, int axis, int n, const dnnl_memory_t *srcs,
                                int *in_place);
+/* The OpenMP threads of the primitives built from now on: 1, or 0 for all (OMP_NUM_THREADS).
+ * oneDNN sizes a primitive's work split by the thread count when it is created, and a
+ * parallel region costs a fork and a join per execution (a few microseconds on two cores),
+ * more than a small primitive's work; accel_dnnl_run sets each one's count again. */
+void accel_dnnl_threads(accel_dnnl_region_t *r, int threads);
 /* Point a boundary memory at the host buffer of this call. */
 int accel_dnnl_bind(accel_dnnl_region_t *r, dnnl_memory_t m, void *handle);
 /* Run every execution of the region in order and wait. */
