@@ -914,7 +914,13 @@ class RegionPrinter:
         # ceil mode: the extra output row/column reads past the end; oneDNN's padding says so
         pb = max(pb, (out[2] - 1) * strides[0] + (kernel[0] - 1) * dil[0] + 1 - h - pt)
         pr = max(pr, (out[3] - 1) * strides[1] + (kernel[1] - 1) * dil[1] + 1 - w - pl)
-        mem, src = self.activation(x)
+        if _dtype(x) in ("i8", "ui8"):  # oneDNN 2.6's int8 pooling kernels are channels-last only (else ref:any)
+            src = self.fresh("md")
+            self.line(f"dnnl_memory_desc_t {src};")
+            self.check(f"dnnl_memory_desc_init_by_tag(&{src}, 4, {_dims(_shape(x))}, {DATA_TYPES[_dtype(x)]}, dnnl_nhwc)")
+            mem = self.input(x, "&" + src)
+        else:
+            mem, src = self.activation(x)
         dst = self.any_md(out, _dtype(step.result))
         desc = self.fresh("pool")
         self.line(f"dnnl_pooling_v2_desc_t {desc};")
@@ -960,12 +966,17 @@ class RegionPrinter:
                 plain, _ = self.plain_input(b)
                 bmd = self.plain_md(bshape, _dtype(b))
                 bm = self.alias(plain, bmd)
+            am, amd = self.activation(a)
         else:
             alg = BINARY[op.name]
             if _shape(a) != out:
                 a, b = b, a
-            bm, bmd = self.broadcast_operand(b, len(out))
-        am, amd = self.activation(a)
+            am, amd = self.activation(a)
+            if _shape(b) == out and _dtype(b) == _dtype(a) and _constant(b) is None:
+                # in the first operand's layout (operands of two layouts send oneDNN to ref:any)
+                bm, bmd = self.input(b, "&" + amd), amd
+            else:
+                bm, bmd = self.broadcast_operand(b, len(out))
         dst = self.any_md(out, _dtype(step.result))
         desc = self.fresh("bin")
         self.line(f"dnnl_binary_desc_t {desc};")
