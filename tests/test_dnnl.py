@@ -6,7 +6,8 @@ real models.
 Tolerances: float outputs within 1e-4 of the output's largest magnitude (oneDNN sums in
 another order, with FMA); int8 QDQ outputs within one quantization step of onnxruntime
 run without graph optimizations (the ONNX semantics), plus 1e-5 of a step for the float32
-rounding of the dequantized output itself.
+rounding of the dequantized output itself; every int8 activation inside the ResNet equal
+in at least 97 % of its elements.
 
 Nothing here is skipped: without oneDNN these tests fail (`make test` and `.ci/run`
 install libdnnl-dev first, `.ci/dnnl`).
@@ -47,8 +48,11 @@ FLOAT_MODELS = {
     "mlp_dynamo": 0,
     "gpt2_dynamo": 3,  # the embeddings (take), the causal mask (where)
     "llama_dynamo": 0,
+    "zoo_inception": 0,
 }
 INT8_MODELS = ("resnet_dynamo", "mobilenet_dynamo", "mlp_dynamo", "encoder_dynamo")
+INT8_RESNET = os.path.join(MODELS, "cnn_large_resnet_int8.onnx")
+"""Quantized by onnxruntime's quantize_static (tests/models/export_cnn_large.py)."""
 
 
 def inputs_of(path: str, seed: int = 0) -> dict[str, np.ndarray]:
@@ -80,15 +84,18 @@ def test_float_models_match_onnxruntime(tmp_path, name):
         assert err <= FLOAT_TOL * float(np.max(np.abs(ref))), f"{name}: {k}: max error {err}"
 
 
-@pytest.mark.parametrize("name", INT8_MODELS)
+@pytest.mark.parametrize("name", [*INT8_MODELS, "cnn_large_resnet_int8"])
 def test_int8_qdq_models_within_one_step(tmp_path, name):
     path = str(tmp_path / f"{name}_int8.onnx")
-    quantize_qdq(os.path.join(MODELS, f"{name}.onnx"), path)
+    if name == "cnn_large_resnet_int8":
+        path = INT8_RESNET
+    else:
+        quantize_qdq(os.path.join(MODELS, f"{name}.onnx"), path)
     compiled = compile_dnnl(path, tmp_path / "out")
     composites = {c for r in compiled.report["regions"] for c in r["composites"]}
     assert composites & {"dnnl.qconv2d_bias", "dnnl.qdense_bias", "dnnl.qdense"}, composites
     source = "".join((tmp_path / "out" / f"{r['name']}.c").read_text() for r in compiled.report["regions"])
-    assert "dnnl_primitive_attr_set_output_scales" in source and "DNNL_ARG_ATTR_ZERO_POINTS" in source
+    assert "accel_dnnl_weights_dequantized(" in source and "accel_dnnl_dequantize(" in source
     feeds = inputs_of(path, seed=3)
     got = compiled.run(feeds)
     want = ort_run(path, feeds, optimize=False)
@@ -97,6 +104,33 @@ def test_int8_qdq_models_within_one_step(tmp_path, name):
         step = output_step(model, k)
         err = float(np.max(np.abs(got[k].astype(np.float64) - ref)))
         assert err <= step * (1 + STEP_SLACK), f"{name}: {k}: max error {err} = {err / step:.3f} steps"
+    if name == "cnn_large_resnet_int8":  # no reference kernels: int8 pooling channels-last, adds in one layout
+        execs = verbose_execs(tmp_path / "out", feeds["input"], tmp_path)
+        assert execs and not [e for e in execs if ",ref:" in e], [e for e in execs if ",ref:" in e]
+
+
+def test_every_int8_activation_of_the_resnet_within_one_step(tmp_path):
+    """Every quantized tensor of cnn_large_resnet_int8 (made graph outputs) equal to
+    onnxruntime's in at least 97 % of its elements (here: 98.7-100 %): the f32 sums break a rounding tie the
+    other way now and then, and a flipped value moves the next layers' values by a few
+    steps, so this bounds how often, not by how much. oneDNN 2.6's own int8 convolutions
+    on a CPU without VNNI differed in 12-40 % of the elements of every layer, by 2-7 steps
+    (halved weights, saturating int16 pair sums) while the model's output still passed."""
+    model = onnx.load(INT8_RESNET)
+    quantized = [n.output[0] for n in model.graph.node if n.op_type == "QuantizeLinear"]
+    outputs = {o.name for o in model.graph.output}
+    model.graph.output.extend(onnx.helper.make_tensor_value_info(q, onnx.TensorProto.INT8, None)
+                              for q in quantized if q not in outputs)
+    path = str(tmp_path / "layers.onnx")
+    onnx.save(model, path)
+    compiled = compile_dnnl(path, tmp_path / "out")
+    assert compiled.report["ops"]["host"] == 0, compiled.report["rejected"]
+    feeds = inputs_of(path, seed=3)
+    got = compiled.run(feeds)
+    want = ort_run(path, feeds, optimize=False)
+    for q in quantized:
+        diff = np.abs(got[q].astype(np.int32) - want[q].astype(np.int32))
+        assert np.mean(diff != 0) <= 3e-2, f"{q}: {np.mean(diff != 0):.2%} differ (up to {diff.max()} steps)"
 
 
 def test_primitives_and_weights_are_prepared_once_and_layouts_stay_blocked(tmp_path):
@@ -129,6 +163,76 @@ def test_primitives_and_weights_are_prepared_once_and_layouts_stay_blocked(tmp_p
     activation_reorders = [e for e in execs if ",reorder," in e and re.search(r"\baBcd8b\b", e) and "8a" not in e]
     assert len(activation_reorders) == 1 and "1x32x1x1" in activation_reorders[0], activation_reorders
     assert sum("post-ops:binary_add:" in e for e in convs) == 3, "the residual adds are post-ops of convolutions"
+
+
+def verbose_execs(out, x: np.ndarray, tmp_path) -> list[str]:
+    """oneDNN's verbose lines of the executions of one run of the model in `out` (one thread)."""
+    x.tofile(tmp_path / "in.bin")
+    proc = subprocess.run([str(out / "model"), str(out / "weights.bin"), str(tmp_path / "in.bin"), str(tmp_path / "y.bin")],
+                          env={**os.environ, "ONEDNN_VERBOSE": "1", "OMP_NUM_THREADS": "1"}, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    return [line for line in proc.stdout.splitlines() if line.startswith("onednn_verbose,exec,cpu")]
+
+
+def cpu_vendor() -> str:
+    with open("/proc/cpuinfo") as f:
+        return next((line.split(":")[1].strip() for line in f if line.startswith("vendor_id")), "")
+
+
+def test_inception_concatenates_in_place_and_pools_on_the_fast_kernel(tmp_path):
+    """zoo_inception's four-branch blocks: a concatenation whose inputs are slices of its
+    result in the blocked layout (one image, channel offsets multiples of 8) is not
+    executed, the branches write into it; the last block's (52 and 12 channels, padded in
+    nChw8c) is. On AMD CPUs the pools run oneDNN's SSE4.1 kernel (its AVX2 one is 3-4x
+    slower there)."""
+    path = os.path.join(MODELS, "zoo_inception.onnx")
+    out = tmp_path / "out"
+    compiled = compile_dnnl(path, out)
+    feeds = inputs_of(path)
+    got, want = compiled.run(feeds)["output"], ort_run(path, feeds)["output"]
+    assert np.abs(got - want).max() <= FLOAT_TOL * np.abs(want).max()
+    (region,) = compiled.report["regions"]
+    assert (out / f"{region['name']}.c").read_text().count("accel_dnnl_concat_in_place(") == 3
+    execs = verbose_execs(out, feeds["input"], tmp_path)
+    concats = [e for e in execs if ",concat," in e]
+    assert len(concats) == 1 and "1x48x8x8:1x52x8x8:1x12x8x8:1x16x8x8" in concats[0], concats
+    pools = [e for e in execs if ",pooling_v2," in e and "blocked:aBcd8b" in e]
+    assert len(pools) == 5
+    if cpu_vendor() == "AuthenticAMD":
+        assert all(",jit:sse41," in e for e in pools), pools
+
+
+def test_small_primitives_run_on_one_thread(tmp_path):
+    """A primitive of less than dnnl_codegen.SMALL_WORK multiply-adds (or elements) is built and run on
+    one OpenMP thread, the rest on all: every primitive of the 1x8x32 encoder, none of
+    cnn_large_resnet's 8 convolutions (9-150 M multiply-adds each).
+    Results at OMP_NUM_THREADS=2 stay those of onnxruntime."""
+    kernels = {}
+    for name in ("encoder_dynamo", "cnn_large_resnet"):
+        path = os.path.join(MODELS, f"{name}.onnx")
+        out = tmp_path / name
+        compiled = compile_dnnl(path, out)
+        (region,) = compiled.report["regions"]
+        source = (out / f"{region['name']}.c").read_text()
+        init = source.split(f"int {region['name']}_init(void) {{")[1]
+        kernels[name] = re.findall(r"/\* (\S+) [^*]*\*/\n    r->what = [^;]*;\n    \{\n        accel_dnnl_threads\(r, (\d)\);", init)
+        assert init.count("accel_dnnl_threads(r, ") == len(kernels[name]) + 1  # + all threads at the end
+        feeds = inputs_of(path)
+        old = os.environ.get("OMP_NUM_THREADS")
+        os.environ["OMP_NUM_THREADS"] = "2"
+        try:
+            got = compiled.run(feeds)
+        finally:
+            if old is None:
+                os.environ.pop("OMP_NUM_THREADS")
+            else:
+                os.environ["OMP_NUM_THREADS"] = old
+        for k, ref in ort_run(path, feeds).items():
+            assert np.abs(got[k] - ref).max() <= FLOAT_TOL * np.abs(ref).max()
+    assert kernels["encoder_dynamo"] and all(t == "1" for _, t in kernels["encoder_dynamo"]), kernels
+    convs = [t for what, t in kernels["cnn_large_resnet"] if what.startswith("dnnl.conv2d")]
+    assert len(convs) == 8 and all(t == "0" for t in convs), kernels["cnn_large_resnet"]
 
 
 def test_what_dnnl_rejects_is_reported_with_the_reason(tmp_path):

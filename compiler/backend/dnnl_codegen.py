@@ -4,7 +4,9 @@ The description (`compiler/targets/dnnl.toml`) says `api.lowering = "none"`, so 
 arrives bufferized, on host memory: `accel.kernel` ops around one relay op or composite
 each (docs/targets.md, "The codegen hook"). Every kernel becomes one oneDNN primitive; a
 composite's epilogue (bias, activations, a residual add, the output quantization)
-becomes the primitive's bias, attributes and post-ops:
+becomes the primitive's bias, attributes and post-ops (an int8 QDQ composite computes
+on f32: its inputs dequantized by reorders, its output quantized by a post-op and a
+reorder, see `_dequantized_product`):
 
     accel.kernel ins(%x) outs(%y) {                       conv = dnnl_dilated_convolution_forward_desc_init(
       relay.composite "dnnl.conv2d_bias_add_relu"    ->           src any, weights any, bias, dst any)
@@ -76,6 +78,11 @@ BINARY = {
 }
 COMMUTATIVE = {"relay.add", "relay.multiply", "relay.maximum", "relay.minimum"}
 PRODUCTS = ("relay.nn.conv2d", "relay.nn.dense", "relay.nn.matmul", "relay.nn.batch_matmul")
+SMALL_WORK = 1 << 17
+"""A primitive of less work (multiply-adds of a product, else elements) runs on one
+thread: on two cores a parallel region's fork and join cost ~2.5 us per primitive
+(bench/README.md: the small transformers ran 2.5-3x slower on 2 threads than on 1), about
+what 128 Ki multiply-adds take on one core."""
 
 
 class Unsupported(Exception):
@@ -203,6 +210,34 @@ def _eltwise(op: Operation, outer: dict[SSAValue, SSAValue] | None = None) -> li
     elif op.name == "relay.nn.gelu" and op.prop("approximate") == "tanh":
         alg = "dnnl_eltwise_gelu_tanh"
     return [PostOp("eltwise", alg, alpha, beta)]
+
+
+def _work(step: Step) -> int:
+    """Multiply-adds of a convolution or matmul; else the elements of its largest tensor."""
+    out = math.prod(_shape(step.result))
+    if step.kind == "conv":
+        w = _shape(step.inputs[1])
+        return out * math.prod(w[1:])
+    if step.kind == "matmul":
+        lhs, op = _shape(step.inputs[0]), step.anchor
+        transposed = op.name != "relay.nn.dense" and bool(op.prop("transpose_a"))
+        return out * (lhs[-2] if transposed else lhs[-1])
+    return max([out, *(math.prod(_shape(v)) for v in step.inputs)])
+
+
+def _scalar(values) -> float:
+    return float(np.asarray(values).reshape(-1)[0])
+
+
+def _dequantized_product(step: Step) -> bool:
+    """An int8 convolution or matmul, computed on f32 as its QDQ graph says (dequantize,
+    the f32 product, quantize). Not oneDNN 2.6's int8 kernels: without VNNI (AVX2, the
+    AVX-512 of Skylake) they multiply u8 by s8 with vpmaddubsw, whose int16 pair sums
+    saturate, and for an s8 source they halve the weights first (`sa0.5` on the weights
+    in ONEDNN_VERBOSE), dropping their last bit: on cnn_large_resnet_int8, 12-40 % of every
+    layer's values were 2-7 quantization steps off onnxruntime's. On f32 they are exact but
+    for a rounding tie the f32 sums break the other way (tests/test_dnnl.py)."""
+    return step.output_quant is not None and step.kind in ("conv", "matmul")
 
 
 def _broadcastable(small: tuple[int, ...], big: tuple[int, ...]) -> bool:
@@ -437,6 +472,11 @@ class RegionPrinter:
         self.view: dict[SSAValue, SSAValue] = {}
         """A relay value inside a kernel -> the region value it is (the kernel's buffer)."""
         self.counter = 0
+        self.after_exec: list = []
+        self.produced: set[SSAValue] = set()
+        """Region-internal values a primitive writes (candidates for an in-place concatenation)."""
+        self.params = {p.value for p in region.params}
+        """What to print after the next execution (the quantization of a dequantized product)."""
 
     # -- text helpers --
 
@@ -547,6 +587,8 @@ class RegionPrinter:
         return out
 
     def output(self, result: SSAValue, have: str) -> str:
+        if self.region_value(result) not in self.params:
+            self.produced.add(self.region_value(result))
         y = self.fresh("y")
         self.line(f"dnnl_memory_t {y};")
         self.attempt(f"accel_dnnl_output(r, {have}, &{self.slot(self.region_value(result))}, &{y})")
@@ -593,6 +635,7 @@ class RegionPrinter:
             "",
             f"int {self.sym}_init(void) {{",
             *init_body,
+            "    accel_dnnl_threads(r, 0);",
             "    r->what = NULL;",
             "    return 0;",
             "}",
@@ -631,45 +674,31 @@ class RegionPrinter:
         self.line(f"r->what = {c_string(label)};")
         self.line("{")
         self.indent += 1
+        self.line(f"accel_dnnl_threads(r, {1 if _work(step) < SMALL_WORK else 0});")
         getattr(self, f"print_{step.kind}")(step)
         self.indent -= 1
         self.line("}")
 
     # -- attributes --
 
-    def attr(self, step: Step, out_rank: int | None = None) -> tuple[str, list[str]]:
-        """The primitive's attribute (post-ops, scales, zero points) and the extra exec args."""
+    def attr(self, step: Step) -> tuple[str, list[str]]:
+        """The primitive's attribute (its post-ops; a dequantized product's output
+        quantization y / s + z among them) and the extra exec args."""
         attr = self.fresh("attr")
         args: list[str] = []
         self.line(f"dnnl_primitive_attr_t {attr};")
         self.check(f"dnnl_primitive_attr_create(&{attr})")
-        oq = step.output_quant
-        out_scale = 1.0
-        if oq is not None and step.kind in ("conv", "matmul"):
-            xq, wq = step.input_quant
-            scales = np.asarray(xq.scale, np.float64).reshape(-1)[0] * np.asarray(wq.scale, np.float64).reshape(-1)
-            scales = scales / float(np.asarray(oq.scale).reshape(-1)[0])
-            mask = 0 if scales.size == 1 else (1 << 1 if step.kind == "conv" else 1 << (out_rank - 1))
-            name = self.static_floats(scales)
-            self.check(f"dnnl_primitive_attr_set_output_scales({attr}, {scales.size}, {mask}, {name})")
-            out_scale = float(np.asarray(oq.scale).reshape(-1)[0])
-            zps = [("DNNL_ARG_SRC", xq.zero_point), ("DNNL_ARG_DST", oq.zero_point)]
-            if _constant(step.inputs[1]) is None:
-                zps.insert(1, ("DNNL_ARG_WEIGHTS", wq.zero_point))
-            for arg, zp in zps:
-                value = int(np.asarray(zp).reshape(-1)[0])
-                if value != 0:
-                    args.append(self.zero_point(attr, arg, value))
-        if step.post_ops:
+        post_ops = list(step.post_ops)
+        if _dequantized_product(step):  # y / s + z on f32; the reorder into int8 rounds and saturates
+            oq = step.output_quant
+            post_ops.append(PostOp("eltwise", "dnnl_eltwise_linear", 1.0 / _scalar(oq.scale), _scalar(oq.zero_point)))
+        if post_ops:
             po = self.fresh("po")
             self.line(f"dnnl_post_ops_t {po};")
             self.check(f"dnnl_post_ops_create(&{po})")
-            for i, p in enumerate(step.post_ops):
+            for i, p in enumerate(post_ops):
                 if p.kind == "eltwise":
-                    alpha, beta = p.alpha, p.beta
-                    if p.alg == "dnnl_eltwise_clip" and oq is not None:  # on the quantized scale
-                        alpha, beta = alpha / out_scale, beta / out_scale
-                    self.check(f"dnnl_post_ops_append_eltwise({po}, 1.0f, {p.alg}, {c_float(alpha)}, {c_float(beta)})")
+                    self.check(f"dnnl_post_ops_append_eltwise({po}, 1.0f, {p.alg}, {c_float(p.alpha)}, {c_float(p.beta)})")
                 else:
                     mem, md = self.broadcast_operand(p.operand, len(_shape(step.result)))
                     self.check(f"dnnl_post_ops_append_binary({po}, {p.alg}, &{md})")
@@ -678,21 +707,65 @@ class RegionPrinter:
             self.line(f"dnnl_post_ops_destroy({po});")
         return attr, args
 
-    def finish(self, desc: str, attr: str | None, args_of_pd) -> None:
-        """Create the primitive of op descriptor `desc`, then its arguments (`args_of_pd(pd)`
-        prints them and returns the exec args) and the execution."""
+    def finish(self, desc: str, attr: str | None, args_of_pd, create: str = "accel_dnnl_primitive_desc") -> None:
+        """Create the primitive of op descriptor `desc` (by the runtime's `create`), then its
+        arguments (`args_of_pd(pd)` prints them and returns the exec args), the execution and
+        what `after_exec` holds."""
         pd, prim = self.fresh("pd"), self.fresh("p")
         self.line(f"dnnl_primitive_desc_t {pd};")
-        self.attempt(f"accel_dnnl_primitive_desc(r, &{desc}, {attr or 'NULL'}, &{pd})")
+        self.attempt(f"{create}(r, &{desc}, {attr or 'NULL'}, &{pd})")
         self.line(f"dnnl_primitive_t {prim};")
         self.line(f"if (accel_dnnl_primitive(r, {pd}, &{prim})) {{ dnnl_primitive_desc_destroy({pd}); return 1; }}")
         args = args_of_pd(pd)
         self.line(f"dnnl_primitive_desc_destroy({pd});")
         self.line(f"const dnnl_exec_arg_t args[] = {{{', '.join(args)}}};")
         self.attempt(f"accel_dnnl_exec(r, {prim}, {len(args)}, args)")
+        while self.after_exec:
+            self.after_exec.pop(0)()
 
     def data_type(self, step: Step, i: int) -> str:
-        return _dtype(step.inputs[i])
+        return "f32" if _dequantized_product(step) else _dtype(step.inputs[i])
+
+    # -- int8 products on f32 --
+
+    def dequantized_input(self, step: Step, i: int, want: str) -> str:
+        """Input `i` of an int8 product, dequantized into the layout `want` (f32)."""
+        q = step.input_quant[i]
+        mem = self.fresh("x")
+        self.line(f"dnnl_memory_t {mem};")
+        self.attempt(f"accel_dnnl_dequantize(r, {self.slot(self.region_value(step.inputs[i]))}, {want}, "
+                     f"{c_float(_scalar(q.scale))}, {int(_scalar(q.zero_point))}, &{mem})")
+        return mem
+
+    def dequantized_weights(self, step: Step, plain: str, want: str, mask: int) -> str:
+        """The int8 constant weights (zero point 0), dequantized once into `want` (f32) with
+        their scales along the dims of `mask`."""
+        w, q = step.inputs[1], step.input_quant[1]
+        scales = np.asarray(q.scale, np.float32).reshape(-1)
+        mem = self.fresh("w")
+        self.line(f"dnnl_memory_t {mem};")
+        self.attempt(f"accel_dnnl_weights_dequantized(r, &{plain}, {self.region.c_buffer(w)}, {want}, {scales.size}, "
+                     f"{0 if scales.size == 1 else mask}, {self.static_floats(scales)}, &{mem})")
+        return mem
+
+    def product_output(self, step: Step, dst: str) -> str:
+        """The destination of a product's primitive (descriptor expression `dst`): for a
+        dequantized product an f32 memory, reordered into the int8 result (same layout)
+        after the execution."""
+        if not _dequantized_product(step):
+            return self.output(step.result, dst)
+        acc = self.fresh("acc")
+        self.line(f"dnnl_memory_t {acc};")
+        self.attempt(f"accel_dnnl_memory(r, {dst}, NULL, &{acc})")
+
+        def quantize() -> None:
+            md = self.current_md(acc)
+            self.line(f"{md}.data_type = {DATA_TYPES[_dtype(step.result)]};")
+            y = self.output(step.result, "&" + md)
+            self.attempt(f"accel_dnnl_copy(r, {acc}, {y})")
+
+        self.after_exec.append(quantize)
+        return acc
 
     # -- primitives --
 
@@ -705,9 +778,10 @@ class RegionPrinter:
         out = _shape(step.result)
         wshape = (groups, o // groups, ci, kh, kw) if groups > 1 else (o, ci, kh, kw)
         src = self.any_md((n, c, h, wd), self.data_type(step, 0))
-        wei = self.any_md(wshape, _dtype(w))
+        dequantized = _dequantized_product(step)
+        wei = self.any_md(wshape, self.data_type(step, 1))
         wplain = self.plain_md(wshape, _dtype(w))
-        dst = self.any_md(out, _dtype(step.result))
+        dst = self.any_md(out, "f32" if dequantized else _dtype(step.result))
         bias_md = self.bias_md(step, (o,))
         sh, sw = conv.prop("strides")
         dh, dw = conv.prop("dilation")
@@ -720,12 +794,16 @@ class RegionPrinter:
         attr, extra = self.attr(step)
 
         def args(pd: str) -> list[str]:
-            xm = self.input(x, f"accel_dnnl_md({pd}, dnnl_query_src_md, 0)")
-            wm = self.constant_memory(w, wplain, f"accel_dnnl_md({pd}, dnnl_query_weights_md, 0)")
+            want_x, want_w = (f"accel_dnnl_md({pd}, dnnl_query_{q}_md, 0)" for q in ("src", "weights"))
+            if dequantized:  # the scales vary along the output channels: dims 0 (and 1 if grouped)
+                xm = self.dequantized_input(step, 0, want_x)
+                wm = self.dequantized_weights(step, wplain, want_w, 0b11 if groups > 1 else 0b1)
+            else:
+                xm, wm = self.input(x, want_x), self.constant_memory(w, wplain, want_w)
             out_args = [f"{{DNNL_ARG_SRC, {xm}}}", f"{{DNNL_ARG_WEIGHTS, {wm}}}"]
             if bias_md:
                 out_args.append(f"{{DNNL_ARG_BIAS, {self.bias_memory(step, bias_md)}}}")
-            y = self.output(step.result, f"accel_dnnl_md({pd}, dnnl_query_dst_md, 0)")
+            y = self.product_output(step, f"accel_dnnl_md({pd}, dnnl_query_dst_md, 0)")
             return [*out_args, f"{{DNNL_ARG_DST, {y}}}", *extra]
 
         self.finish(desc, attr, args)
@@ -736,18 +814,15 @@ class RegionPrinter:
         return self.plain_md(shape, "f32")
 
     def bias_memory(self, step: Step, md: str) -> str:
-        """The bias as f32: the constant itself, or an int8 product's bias on the accumulator's
-        scale (oneDNN adds it before the output scales)."""
+        """The bias as f32: the constant itself, or an int8 product's bias dequantized as
+        DequantizeLinear does (on f32: (b - z) s)."""
         if step.bias_quant is None and _dtype(step.bias) == "f32":
             return self.constant_memory(step.bias, md)
-        value = np.asarray(constant_value(_constant(step.bias)), np.float64).reshape(-1)
+        value = np.asarray(constant_value(_constant(step.bias))).reshape(-1)
         if step.bias_quant is not None:
             q = step.bias_quant
-            value = (value - np.asarray(q.zero_point, np.float64).reshape(-1)) * np.asarray(q.scale, np.float64).reshape(-1)
-        if step.output_quant is not None:
-            xq, wq = step.input_quant
-            acc_scale = float(np.asarray(xq.scale).reshape(-1)[0]) * np.asarray(wq.scale, np.float64).reshape(-1)
-            value = value / acc_scale
+            value = ((value.astype(np.int64) - np.asarray(q.zero_point, np.int64).reshape(-1)).astype(np.float32)
+                     * np.asarray(q.scale, np.float32).reshape(-1))
         name = self.static_floats(value)
         mem = self.fresh("b")
         self.line(f"dnnl_memory_t {mem};")
@@ -770,16 +845,17 @@ class RegionPrinter:
             tb = bool(op.prop("transpose_b")) if op.name == "relay.nn.batch_matmul" or op.prop("transpose_b") else False
             lhs_shape, lhs_strides = _logical(sa, rank, ta)
             rhs_shape, rhs_strides = _logical(sb, rank, tb)
-        src = self.strided_md(lhs_shape, lhs_strides, _dtype(a))
+        dequantized = _dequantized_product(step)
+        src = self.strided_md(lhs_shape, lhs_strides, self.data_type(step, 0))
         rhs_const = _constant(b) is not None
         wplain = self.strided_md(rhs_shape, rhs_strides, _dtype(b))
-        wei = self.any_md(rhs_shape, _dtype(b)) if rhs_const else wplain
-        dst = self.plain_md(out, _dtype(step.result))
+        wei = self.any_md(rhs_shape, self.data_type(step, 1)) if rhs_const or dequantized else wplain
+        dst = self.plain_md(out, "f32" if dequantized else _dtype(step.result))
         bias_md = self.bias_md(step, (1,) * (rank - 1) + (out[-1],))
         desc = self.fresh("mm")
         self.line(f"dnnl_matmul_desc_t {desc};")
         self.check(f"dnnl_matmul_desc_init(&{desc}, &{src}, &{wei}, {'&' + bias_md if bias_md else 'NULL'}, &{dst})")
-        attr, extra = self.attr(step, out_rank=rank)
+        attr, extra = self.attr(step)
 
         def operand(v: SSAValue, md: str, shape, strides) -> str:
             if tuple(strides) == _strides(tuple(shape)) and len(shape) == len(_shape(v)):
@@ -787,16 +863,31 @@ class RegionPrinter:
             mem, _ = self.plain_input(v)
             return self.alias(mem, md)
 
+        def dequantized_operand(i: int, v: SSAValue, shape, strides, want: str) -> str:
+            """An int8 activation operand: its (strided) view dequantized into `want`."""
+            view = operand(v, self.strided_md(shape, strides, _dtype(v)), shape, strides)
+            mem = self.fresh("x")
+            q = step.input_quant[i]
+            self.line(f"dnnl_memory_t {mem};")
+            self.attempt(f"accel_dnnl_dequantize(r, {view}, {want}, {c_float(_scalar(q.scale))}, "
+                         f"{int(_scalar(q.zero_point))}, &{mem})")
+            return mem
+
         def args(pd: str) -> list[str]:
-            am = operand(a, src, lhs_shape, lhs_strides)
-            if rhs_const:
-                bm = self.constant_memory(b, wplain, f"accel_dnnl_md({pd}, dnnl_query_weights_md, 0)")
+            want_w = f"accel_dnnl_md({pd}, dnnl_query_weights_md, 0)"
+            if dequantized:
+                am = dequantized_operand(0, a, lhs_shape, lhs_strides, "&" + src)
+                if rhs_const:  # per-channel scales vary along the output features (the last dim)
+                    bm = self.dequantized_weights(step, wplain, want_w, 1 << (rank - 1))
+                else:
+                    bm = dequantized_operand(1, b, rhs_shape, rhs_strides, want_w)
             else:
-                bm = operand(b, wplain, rhs_shape, rhs_strides)
+                am = operand(a, src, lhs_shape, lhs_strides)
+                bm = self.constant_memory(b, wplain, want_w) if rhs_const else operand(b, wplain, rhs_shape, rhs_strides)
             out_args = [f"{{DNNL_ARG_SRC, {am}}}", f"{{DNNL_ARG_WEIGHTS, {bm}}}"]
             if bias_md:
                 out_args.append(f"{{DNNL_ARG_BIAS, {self.bias_memory(step, bias_md)}}}")
-            y = self.output(step.result, "&" + dst)
+            y = self.product_output(step, "&" + dst)
             return [*out_args, f"{{DNNL_ARG_DST, {y}}}", *extra]
 
         self.finish(desc, attr, args)
@@ -823,7 +914,13 @@ class RegionPrinter:
         # ceil mode: the extra output row/column reads past the end; oneDNN's padding says so
         pb = max(pb, (out[2] - 1) * strides[0] + (kernel[0] - 1) * dil[0] + 1 - h - pt)
         pr = max(pr, (out[3] - 1) * strides[1] + (kernel[1] - 1) * dil[1] + 1 - w - pl)
-        mem, src = self.activation(x)
+        if _dtype(x) in ("i8", "ui8"):  # oneDNN 2.6's int8 pooling kernels are channels-last only (else ref:any)
+            src = self.fresh("md")
+            self.line(f"dnnl_memory_desc_t {src};")
+            self.check(f"dnnl_memory_desc_init_by_tag(&{src}, 4, {_dims(_shape(x))}, {DATA_TYPES[_dtype(x)]}, dnnl_nhwc)")
+            mem = self.input(x, "&" + src)
+        else:
+            mem, src = self.activation(x)
         dst = self.any_md(out, _dtype(step.result))
         desc = self.fresh("pool")
         self.line(f"dnnl_pooling_v2_desc_t {desc};")
@@ -836,7 +933,7 @@ class RegionPrinter:
             y = self.output(step.result, f"accel_dnnl_md({pd}, dnnl_query_dst_md, 0)")
             return [f"{{DNNL_ARG_SRC, {mem}}}", f"{{DNNL_ARG_DST, {y}}}", *extra]
 
-        self.finish(desc, attr, args)
+        self.finish(desc, attr, args, create="accel_dnnl_pooling_desc")
 
     def print_eltwise(self, step: Step) -> None:
         (x,) = step.inputs
@@ -869,12 +966,17 @@ class RegionPrinter:
                 plain, _ = self.plain_input(b)
                 bmd = self.plain_md(bshape, _dtype(b))
                 bm = self.alias(plain, bmd)
+            am, amd = self.activation(a)
         else:
             alg = BINARY[op.name]
             if _shape(a) != out:
                 a, b = b, a
-            bm, bmd = self.broadcast_operand(b, len(out))
-        am, amd = self.activation(a)
+            am, amd = self.activation(a)
+            if _shape(b) == out and _dtype(b) == _dtype(a) and _constant(b) is None:
+                # in the first operand's layout (operands of two layouts send oneDNN to ref:any)
+                bm, bmd = self.input(b, "&" + amd), amd
+            else:
+                bm, bmd = self.broadcast_operand(b, len(out))
         dst = self.any_md(out, _dtype(step.result))
         desc = self.fresh("bin")
         self.line(f"dnnl_binary_desc_t {desc};")
@@ -1015,13 +1117,26 @@ class RegionPrinter:
         pd, prim = self.fresh("pd"), self.fresh("p")
         self.line(f"dnnl_primitive_desc_t {pd};")
         self.check(f"dnnl_concat_primitive_desc_create(&{pd}, &{dst}, {len(mds)}, {axis}, {srcs}, NULL, accel_dnnl_engine)")
+        # inputs only this concatenation may move into its result (each once, written by a primitive)
+        views = [self.region_value(v) for v in step.inputs]
+        movable = len(set(views)) == len(views) and all(v in self.produced for v in views)
+        self.produced.difference_update(views)
+        y = self.output(step.result, f"accel_dnnl_md({pd}, dnnl_query_dst_md, 0)")
+        in_place = self.fresh("in_place")
+        self.line(f"int {in_place} = 0;")
+        if movable:
+            self.attempt(f"accel_dnnl_concat_in_place(r, {y}, {axis}, {len(mems)}, (const dnnl_memory_t[]){{{', '.join(mems)}}}, "
+                         f"&{in_place})")
+        self.line(f"if (!{in_place}) {{")
+        self.indent += 1
         self.line(f"dnnl_primitive_t {prim};")
         self.line(f"if (accel_dnnl_primitive(r, {pd}, &{prim})) {{ dnnl_primitive_desc_destroy({pd}); return 1; }}")
-        y = self.output(step.result, f"accel_dnnl_md({pd}, dnnl_query_dst_md, 0)")
-        self.line(f"dnnl_primitive_desc_destroy({pd});")
         args = [f"{{DNNL_ARG_MULTIPLE_SRC + {i}, {m}}}" for i, m in enumerate(mems)] + [f"{{DNNL_ARG_DST, {y}}}"]
         self.line(f"const dnnl_exec_arg_t args[] = {{{', '.join(args)}}};")
         self.attempt(f"accel_dnnl_exec(r, {prim}, {len(args)}, args)")
+        self.indent -= 1
+        self.line("}")
+        self.line(f"dnnl_primitive_desc_destroy({pd});")
 
     def print_mean(self, step: Step) -> None:
         op = step.anchor
@@ -1101,7 +1216,7 @@ def codegen(region: RegionCodegenInput) -> RegionCodegenResult:
         sources={f"{sym}.c": text, "accel_dnnl.c": runtime["accel_dnnl.c"]},
         headers={"accel_dnnl.h": runtime["accel_dnnl.h"], f"{sym}_dnnl.h": f"int {sym}_init(void);\nvoid {sym}_free(void);\n"},
         includes=(f"{sym}_dnnl.h",),
-        ldflags=("-ldnnl",),
+        ldflags=("-ldnnl", "-lgomp"),  # the runtime sets oneDNN's OpenMP thread count
         init=f"if ({sym}_init()) return 1;",
         free=f"{sym}_free();",
     )

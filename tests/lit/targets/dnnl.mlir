@@ -71,3 +71,41 @@ func.func @main(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x5x5xi8> {
   %1 = relay.qnn.quantize %0, %s, %z {axis = 1} : (tensor<1x2x5x5xf32>, tensor<2xf32>, tensor<2xi8>) -> tensor<1x2x5x5xi8>
   func.return %1 : tensor<1x2x5x5xi8>
 }
+
+// -----
+
+// A concatenation of two convolutions' results: the runtime may make them views into
+// the concatenation's result (accel_dnnl_concat_in_place; it decides by the layouts
+// oneDNN chose). A max pooling is created through accel_dnnl_pooling_desc (its kernel
+// choice per CPU).
+// C-LABEL:     ===== dnnl_0.c =====
+// C:           /* relay.nn.max_pool2d ({{.*}}) */
+// C:           accel_dnnl_pooling_desc(r,
+// C:           /* relay.concatenate ({{.*}}) */
+// C:           dnnl_concat_primitive_desc_create(
+// C:           accel_dnnl_concat_in_place(r, y{{[0-9]+}}, 1, 2, (const dnnl_memory_t[]){V[{{[0-9]+}}], V[{{[0-9]+}}]}, &in_place{{[0-9]+}})
+// C-NEXT:      if (!in_place{{[0-9]+}}) {
+func.func @main(%x: tensor<1x8x8x8xf32>) -> tensor<1x16x4x4xf32> {
+  %w = relay.constant dense<0.5> : tensor<8x8x1x1xf32>
+  %p = relay.nn.max_pool2d %x {pool_size = [2, 2], strides = [2, 2]} : (tensor<1x8x8x8xf32>) -> tensor<1x8x4x4xf32>
+  %0 = relay.nn.conv2d %p, %w : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %1 = relay.nn.conv2d %p, %w : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %2 = relay.concatenate %0, %1 {axis = 1} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x16x4x4xf32>
+  func.return %2 : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+// A concatenation reading a region input (bound to the caller's buffer at every call)
+// copies: no in-place attempt.
+// C-LABEL:     ===== dnnl_0.c =====
+// C:           /* relay.concatenate ({{.*}}) */
+// C-NOT:       accel_dnnl_concat_in_place(
+// C:           if (!in_place{{[0-9]+}}) {
+// C:           int dnnl_0(
+func.func @main(%x: tensor<1x8x4x4xf32>) -> tensor<1x16x4x4xf32> {
+  %w = relay.constant dense<0.5> : tensor<8x8x1x1xf32>
+  %0 = relay.nn.conv2d %x, %w : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %2 = relay.concatenate %x, %0 {axis = 1} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x16x4x4xf32>
+  func.return %2 : tensor<1x16x4x4xf32>
+}

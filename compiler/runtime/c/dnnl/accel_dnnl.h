@@ -7,7 +7,8 @@
  * wants (once per call, only where it differs), accel_dnnl_output gives a primitive its
  * destination and, at a region boundary, reorders it back to the plain layout the host
  * reads; accel_dnnl_weights reorders a constant into the primitive's layout once, at init.
- * Threads: oneDNN's OpenMP runtime follows OMP_NUM_THREADS. */
+ * Threads: oneDNN's OpenMP runtime follows OMP_NUM_THREADS, except for the primitives the
+ * generated code marks small (accel_dnnl_threads): they are built and run on one thread. */
 #ifndef ACCEL_DNNL_H
 #define ACCEL_DNNL_H
 
@@ -20,12 +21,14 @@
 #endif
 #endif
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct {
     dnnl_primitive_t primitive;
     int nargs;
     dnnl_exec_arg_t args[12];
     const char *what;
+    int threads; /* OpenMP threads it runs on */
 } accel_dnnl_exec_t;
 
 typedef struct {
@@ -47,6 +50,7 @@ typedef struct {
     int pending; /* accel_dnnl_output reorders to append after the next exec */
     dnnl_memory_t pending_src[4], pending_dst[4];
     int acquired;
+    int threads, all_threads; /* of the primitive being built; OpenMP's maximum at begin */
 } accel_dnnl_region_t;
 
 extern dnnl_engine_t accel_dnnl_engine;
@@ -83,6 +87,10 @@ int accel_dnnl_view(accel_dnnl_region_t *r, dnnl_memory_t source, const dnnl_mem
 /* Create the primitive of `op_desc` (`attr` may be NULL; it is destroyed). */
 int accel_dnnl_primitive_desc(accel_dnnl_region_t *r, const void *op_desc, dnnl_primitive_attr_t attr,
                               dnnl_primitive_desc_t *pd);
+/* The same for a pooling: on AMD CPUs its SSE4.1 kernel where oneDNN has one (3-4x
+ * faster there than the AVX2 kernel oneDNN picks first), else oneDNN's first choice. */
+int accel_dnnl_pooling_desc(accel_dnnl_region_t *r, const void *op_desc, dnnl_primitive_attr_t attr,
+                            dnnl_primitive_desc_t *pd);
 int accel_dnnl_primitive(accel_dnnl_region_t *r, dnnl_primitive_desc_t pd, dnnl_primitive_t *out);
 const dnnl_memory_desc_t *accel_dnnl_md(dnnl_primitive_desc_t pd, dnnl_query_t what, int index);
 /* `value` in the layout `want`: `value` itself, or a memory a reorder fills at every call. */
@@ -95,10 +103,32 @@ int accel_dnnl_output(accel_dnnl_region_t *r, const dnnl_memory_desc_t *have, dn
 /* A constant (plain `md` on `data`, in weights.bin) reordered into `want` once, now. */
 int accel_dnnl_weights(accel_dnnl_region_t *r, const dnnl_memory_desc_t *md, const void *data,
                        const dnnl_memory_desc_t *want, dnnl_memory_t *out);
-/* Append a reorder of `src` into `dst` (a copy between layouts or views). */
+/* Append a reorder of `src` into `dst` (a copy between layouts or views; into int8 it
+ * rounds half to even and saturates), then the boundary reorders accel_dnnl_output asked for. */
 int accel_dnnl_copy(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst);
+/* An int8 `value` dequantized into `want` (f32): scale * (value - zero_point), a reorder
+ * appended to the run (int8 products compute on f32, see dnnl_codegen.py). */
+int accel_dnnl_dequantize(accel_dnnl_region_t *r, dnnl_memory_t value, const dnnl_memory_desc_t *want, float scale,
+                          int32_t zero_point, dnnl_memory_t *out);
+/* Int8 constant weights (plain `md` on `data`) dequantized into `want` (f32) once, now:
+ * scales[i] * w, the `count` scales along the dims of `mask`. */
+int accel_dnnl_weights_dequantized(accel_dnnl_region_t *r, const dnnl_memory_desc_t *md, const void *data,
+                                   const dnnl_memory_desc_t *want, int count, int mask, const float *scales,
+                                   dnnl_memory_t *out);
 /* Append an execution (then the boundary reorders accel_dnnl_output asked for). */
 int accel_dnnl_exec(accel_dnnl_region_t *r, dnnl_primitive_t p, int nargs, const dnnl_exec_arg_t *args);
+/* A concatenation along `axis` without a copy: when every input (a region-internal value,
+ * used by no other concatenation) has the layout of its slice of `dst` (e.g. one image,
+ * channels blocked by 8 and every input's channel offset a multiple of 8), the inputs
+ * become views into `dst`, so their producers write the slices directly: *in_place = 1
+ * and nothing is executed (then the boundary reorders accel_dnnl_output asked for). */
+int accel_dnnl_concat_in_place(accel_dnnl_region_t *r, dnnl_memory_t dst, int axis, int n, const dnnl_memory_t *srcs,
+                               int *in_place);
+/* The OpenMP threads of the primitives built from now on: 1, or 0 for all (OMP_NUM_THREADS).
+ * oneDNN sizes a primitive's work split by the thread count when it is created, and a
+ * parallel region costs a fork and a join per execution (a few microseconds on two cores),
+ * more than a small primitive's work; accel_dnnl_run sets each one's count again. */
+void accel_dnnl_threads(accel_dnnl_region_t *r, int threads);
 /* Point a boundary memory at the host buffer of this call. */
 int accel_dnnl_bind(accel_dnnl_region_t *r, dnnl_memory_t m, void *handle);
 /* Run every execution of the region in order and wait. */
