@@ -40,7 +40,13 @@ from xdsl.dialects.builtin import (
     BoolAttr,
     BytesAttr,
     DenseArrayBase,
+    BFloat16Type,
     DenseIntOrFPElementsAttr,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
+    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -80,7 +86,11 @@ from xdsl.utils.exceptions import VerifyException
 # Element types
 # --------------------------------------------------------------------------------------
 
-FLOAT_TYPES = (Float16Type, Float32Type, Float64Type)
+FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type)
+"""The float types relay computes on (f16 and bf16 in float32 on the host)."""
+FLOAT8_TYPES = (Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type, Float8E5M2FNUZType)
+"""Storage-only float types: cast, quantize/dequantize and data movement (with
+Float8E8M0FNUType and Float4E2M1FNType)."""
 
 
 def is_float(t: Attribute) -> bool:
@@ -1816,9 +1826,12 @@ class TakeOp(RelayOp):
 
 @relay_op
 class CastOp(RelayOp):
-    """Element type conversion; float to int truncates toward zero and saturates."""
+    """Element type conversion; float to int truncates toward zero and saturates.
+    `saturate` (float8 results) and `round_mode` (f8E8M0FNU results) are ONNX Cast's:
+    see `accel.compiler.narrow_types`."""
 
     name = "relay.cast"
+    PROPS = (Bool("saturate", True), Str("round_mode", "up", choices=("up", "down", "nearest")))
     data = operand_def(TensorType)
     result = result_def(TensorType)
 
@@ -1826,14 +1839,18 @@ class CastOp(RelayOp):
     def infer(cls, ts, props):
         raise VerifyException("relay.cast needs its result type")
 
-    def __init__(self, data: SSAValue | Operation, dtype: Attribute):
+    def __init__(self, data: SSAValue | Operation, dtype: Attribute, **props: Any):
         v = SSAValue.get(data)
-        super().__init__(v, result_types=[tensor(shape_of(_tensor_type(v.type, "data")), dtype)])
+        super().__init__(v, result_types=[tensor(shape_of(_tensor_type(v.type, "data")), dtype)], **props)
 
     def verify_(self) -> None:
         a, r = self.data.type, self.result.type
         if shape_of(a) != shape_of(r):
             raise VerifyException(f"result shape {r} must equal the operand shape {a}")
+        if not self.prop("saturate") and not isinstance(r.element_type, FLOAT8_TYPES):
+            raise VerifyException(f"property 'saturate' = false applies to float8 results only, not {r.element_type}")
+        if self.prop("round_mode") != "up" and not isinstance(r.element_type, Float8E8M0FNUType):
+            raise VerifyException(f"property 'round_mode' applies to f8E8M0FNU results only, not {r.element_type}")
 
     @classmethod
     def parse_types(cls, parser, n_operands):

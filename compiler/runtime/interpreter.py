@@ -210,7 +210,7 @@ class RelayFunctions(InterpreterFunctions):
 
     @kernel(relay.CastOp)
     def run_cast(self, op: relay.CastOp, data):
-        return ref.cast(data, numpy_dtype(op.result.type))
+        return ref.cast(data, numpy_dtype(op.result.type), **op.py_props())
 
     @kernel(relay.QnnConv2DOp)
     def run_qnn_conv2d(self, op: relay.QnnConv2DOp, data, weight, input_zp, kernel_zp, _in_scale, _k_scale):

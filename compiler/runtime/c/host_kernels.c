@@ -7,6 +7,7 @@
  */
 #include "host_kernels.h"
 #include "host_gemm.h"
+#include "host_narrow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -29,6 +30,10 @@ size_t acc_dtype_size(acc_dtype t) {
     case ACC_U16: return 2;
     case ACC_U32: return 4;
     case ACC_U64: return 8;
+    case ACC_F16: return 2;
+    case ACC_BF16: return 2;
+    case ACC_F8E4M3FN: case ACC_F8E4M3FNUZ: case ACC_F8E5M2: case ACC_F8E5M2FNUZ: case ACC_F8E8M0: case ACC_F4E2M1:
+    case ACC_I4: case ACC_U4: case ACC_I2: case ACC_U2: return 1;
     }
     return 0;
 }
@@ -45,7 +50,7 @@ const char *acc_status_string(int status) {
     return "unknown status";
 }
 
-static int is_numeric(acc_dtype t) { return acc_dtype_size(t) != 0 && t != ACC_BOOL; }
+static int is_numeric(acc_dtype t) { return acc_dtype_size(t) != 0 && t != ACC_BOOL && !acc_is_narrow(t); }
 
 static int is_float_type(acc_dtype t) { return t == ACC_F32 || t == ACC_F64; }
 
@@ -1215,6 +1220,7 @@ static int64_t wrap_int(acc_dtype t, int64_t v) {
 
 int acc_cast(acc_dtype from, const void *x, acc_dtype to, void *y, int64_t count) {
     if (!x || !y || count < 0 || !acc_dtype_size(from) || !acc_dtype_size(to)) return ACC_EINVAL;
+    if (acc_is_narrow(from) || acc_is_narrow(to)) return acc_cast_narrow(from, x, to, y, count, 1, ACC_ROUND_UP);
     int64_t lo = 0, hi = 1;
     int_range(to, &lo, &hi);
     for (int64_t i = 0; i < count; i++) {

@@ -63,7 +63,22 @@ typedef enum acc_dtype {
      * multiply/divide and moves (other kernels widen to int64). */
     ACC_U16 = 8,  /* uint16_t */
     ACC_U32 = 9,  /* uint32_t */
-    ACC_U64 = 10  /* uint64_t */
+    ACC_U64 = 10, /* uint64_t */
+    /* The narrow types (host_narrow.h): cast (acc_cast, acc_cast_narrow), quantize /
+     * dequantize (acc_quantize_narrow, acc_dequantize_narrow) and data movement only;
+     * the host schedule computes on f16/bf16 values in float32. */
+    ACC_F16 = 11,        /* IEEE half, bits in a uint16_t */
+    ACC_BF16 = 12,       /* bfloat16, bits in a uint16_t */
+    ACC_F8E4M3FN = 13,   /* bits in a uint8_t, likewise the other float8 and float4 */
+    ACC_F8E4M3FNUZ = 14,
+    ACC_F8E5M2 = 15,
+    ACC_F8E5M2FNUZ = 16,
+    ACC_F8E8M0 = 17,     /* f8E8M0FNU: 2^(bits - 127), 0xFF = NaN */
+    ACC_F4E2M1 = 18,     /* f4E2M1FN in the low four bits */
+    ACC_I4 = 19,         /* int4: its bits in the low four bits of a uint8_t */
+    ACC_U4 = 20,         /* uint4: likewise */
+    ACC_I2 = 21,         /* int2: its bits in the low two bits of a uint8_t */
+    ACC_U2 = 22          /* uint2: likewise */
 } acc_dtype;
 
 /* Size in bytes of one element of `t`; 0 for an unknown tag. */
