@@ -40,6 +40,7 @@ from onnx import numpy_helper
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.frontend.onnx import SUPPORTED_OPS, import_onnx_model
+from accel.compiler.narrow_types import NARROW_FLOATS
 from accel.compiler.runtime.interpreter import run_function
 
 ONNX_DATA = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
@@ -220,6 +221,11 @@ def static_bindings(model: onnx.ModelProto, inputs: list[np.ndarray]) -> tuple[d
 def compare(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> str | None:
     if got.shape != want.shape or got.dtype != want.dtype:
         return f"got {got.dtype}{list(got.shape)}, expected {want.dtype}{list(want.shape)}"
+    if want.dtype in NARROW_FLOATS:  # ml_dtypes' floats: values as float32, NaN equals NaN
+        exact = want.dtype.itemsize == 1  # float8/float4: conversions only, exact
+        got, want = got.astype(np.float32), want.astype(np.float32)
+        if exact and not np.array_equal(got, want, equal_nan=True):
+            return f"{int(np.sum(~((got == want) | (np.isnan(got) & np.isnan(want)))))} of {want.size} elements differ"
     if want.dtype.kind in "fc":
         if not np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True):
             err = np.nanmax(np.abs(got.astype(np.float64) - want.astype(np.float64)))

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import Float32Type, ModuleOp, TensorType
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -61,8 +61,9 @@ def _f32(t: TensorType) -> TensorType:
     return relay.tensor(relay.shape_of(t), Float32Type())
 
 
-def widen_op(op: Operation) -> None:
-    """Rewrite one host op (see the module docstring)."""
+def widen_op(op: Operation, widened: dict[tuple[SSAValue, Block | None], SSAValue]) -> None:
+    """Rewrite one host op (see the module docstring); `widened` holds the f32 copy of
+    each narrow value already made in a block (one cast per value, not per use)."""
     types = [v.type for v in (*op.operands, *op.results)]
     kinds = {_kind(t) for t in types}
     if "storage" in kinds and not isinstance(op, STORAGE_OPS):
@@ -71,18 +72,33 @@ def widen_op(op: Operation) -> None:
                            "only (cast it to a float type first)", op)
     if "widen" not in kinds or isinstance(op, relay.CastOp) or op.regions:
         return
-    for i, v in enumerate(op.operands):
+    operands = []
+    for v in op.operands:
         if _kind(v.type) == "widen":
-            up = relay.CastOp(v, Float32Type())
-            Rewriter.insert_op(up, InsertPoint.before(op))
-            op.operands[i] = up.result
-    for r in op.results:
-        if _kind(r.type) == "widen":
-            narrow_type = r.type
-            r.type = _f32(narrow_type)
-            down = relay.CastOp(r, narrow_type.element_type)
-            r.replace_uses_with_if(down.result, lambda use: use.operation is not down)
-            Rewriter.insert_op(down, InsertPoint.after(op))
+            key = (v, op.parent_block())
+            if key not in widened:
+                up = relay.CastOp(v, Float32Type())
+                Rewriter.insert_op(up, InsertPoint.before(op))
+                widened[key] = up.result
+            v = widened[key]
+        operands.append(v)
+    wide = type(op).create(operands=operands, result_types=[_f32(r.type) if _kind(r.type) == "widen" else r.type
+                                                            for r in op.results],
+                           properties=dict(op.properties), attributes=dict(op.attributes))
+    Rewriter.insert_op(wide, InsertPoint.before(op))
+    results = []
+    for old, new in zip(op.results, wide.results):
+        if _kind(old.type) == "widen":
+            down = relay.CastOp(new, old.type.element_type)
+            Rewriter.insert_op(down, InsertPoint.before(op))
+            new = down.result
+        if old.name_hint:
+            new.name_hint = old.name_hint
+        results.append(new)
+    for old, new in zip(op.results, results):
+        old.replace_all_uses_with(new)
+    op.detach()
+    op.erase()
 
 
 @dataclass(frozen=True)
@@ -94,6 +110,7 @@ class WidenHostFloats(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for fn in host_functions(op):
+            widened: dict[tuple[SSAValue, Block | None], SSAValue] = {}
             for inner in list(fn.walk()):
                 if isinstance(inner, (relay.RelayOp, relay.CompositeOp)):
-                    widen_op(inner)
+                    widen_op(inner, widened)
