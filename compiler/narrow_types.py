@@ -128,6 +128,11 @@ def narrow_element_type(dtype: np.dtype) -> Attribute | None:
     return None
 
 
+def iinfo(dtype: np.dtype):
+    """numpy's iinfo, also of int4/uint4/int2/uint2."""
+    return ml_dtypes.iinfo(dtype) if dtype in SUB_BYTE_INTS else np.iinfo(dtype)
+
+
 def is_narrow(dtype: np.dtype) -> bool:
     return dtype in NARROW_FLOATS or dtype in SUB_BYTE_INTS
 

@@ -70,6 +70,10 @@ static void int_range(acc_dtype t, int64_t *lo, int64_t *hi) {
     case ACC_U16: *lo = 0; *hi = UINT16_MAX; return;
     case ACC_U32: *lo = 0; *hi = UINT32_MAX; return;
     case ACC_U64: *lo = 0; *hi = INT64_MAX; return; /* as far as int64 reaches */
+    case ACC_I4: *lo = -8; *hi = 7; return;
+    case ACC_U4: *lo = 0; *hi = 15; return;
+    case ACC_I2: *lo = -2; *hi = 1; return;
+    case ACC_U2: *lo = 0; *hi = 3; return;
     default: *lo = 0; *hi = 1; return;
     }
 }
@@ -112,6 +116,10 @@ static int64_t load_int(acc_dtype t, const void *p, int64_t i) {
     case ACC_U16: return ((const uint16_t *)p)[i];
     case ACC_U32: return ((const uint32_t *)p)[i];
     case ACC_U64: return (int64_t)((const uint64_t *)p)[i];
+    case ACC_I4: return (int64_t)(((const uint8_t *)p)[i] & 0xF) - ((((const uint8_t *)p)[i] & 0x8) ? 16 : 0);
+    case ACC_U4: return ((const uint8_t *)p)[i] & 0xF;
+    case ACC_I2: return (int64_t)(((const uint8_t *)p)[i] & 0x3) - ((((const uint8_t *)p)[i] & 0x2) ? 4 : 0);
+    case ACC_U2: return ((const uint8_t *)p)[i] & 0x3;
     default: return 0;
     }
 }
@@ -128,6 +136,8 @@ static void store_int(acc_dtype t, void *p, int64_t i, int64_t v) {
     case ACC_U16: ((uint16_t *)p)[i] = (uint16_t)v; return;
     case ACC_U32: ((uint32_t *)p)[i] = (uint32_t)v; return;
     case ACC_U64: ((uint64_t *)p)[i] = (uint64_t)v; return;
+    case ACC_I4: case ACC_U4: ((uint8_t *)p)[i] = (uint8_t)((uint64_t)v & 0xF); return; /* the low bits */
+    case ACC_I2: case ACC_U2: ((uint8_t *)p)[i] = (uint8_t)((uint64_t)v & 0x3); return;
     default: return;
     }
 }
@@ -1255,7 +1265,10 @@ int acc_cast(acc_dtype from, const void *x, acc_dtype to, void *y, int64_t count
  * Quantization
  * ------------------------------------------------------------------------------- */
 
-static int is_qint(acc_dtype t) { return t == ACC_I8 || t == ACC_U8 || t == ACC_I16 || t == ACC_U16 || t == ACC_I32; }
+static int is_qint(acc_dtype t) {
+    return t == ACC_I8 || t == ACC_U8 || t == ACC_I16 || t == ACC_U16 || t == ACC_I32 || t == ACC_I4 || t == ACC_U4 ||
+           t == ACC_I2 || t == ACC_U2;
+}
 
 static int is_int8(acc_dtype t) { return t == ACC_I8 || t == ACC_U8; }
 
