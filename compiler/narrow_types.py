@@ -128,6 +128,14 @@ def narrow_element_type(dtype: np.dtype) -> Attribute | None:
     return None
 
 
+def from_archive(arr: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """`arr` as `dtype` when it is a narrow array read back from an .npz archive (numpy
+    stores ml_dtypes arrays as raw bytes: dtype V1 / V2); any other array as it is."""
+    if arr.dtype.kind == "V" and arr.dtype.names is None and is_narrow(dtype) and arr.dtype.itemsize == dtype.itemsize:
+        return arr.view(dtype)
+    return arr
+
+
 def iinfo(dtype: np.dtype):
     """numpy's iinfo, also of int4/uint4/int2/uint2."""
     return ml_dtypes.iinfo(dtype) if dtype in SUB_BYTE_INTS else np.iinfo(dtype)

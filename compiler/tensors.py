@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from accel.compiler.narrow_types import convert, is_narrow, narrow_dtype, narrow_element_type, widen
+from accel.compiler.narrow_types import SUB_BYTE_INTS, convert, is_narrow, narrow_dtype, narrow_element_type, widen
 from accel.dialects import accel
 from accel.dialects.relay import WEIGHTS_ATTR, ConstantOp
 
@@ -113,7 +113,9 @@ def dense_from_array(arr: np.ndarray, type: TensorType | None = None) -> DenseIn
     flat = np.ascontiguousarray(arr.astype(dt, copy=False)).reshape(-1)
     if dt == np.bool_:
         data = np.where(flat, 0xFF, 0).astype(np.uint8).tobytes()
-    elif is_narrow(dt):  # one element per byte (two for bf16), little-endian
+    elif dt in SUB_BYTE_INTS:  # one value per byte, int4/int2 sign-extended (as xDSL reads i4)
+        data = flat.astype(np.int8 if SUB_BYTE_INTS[dt][1] else np.uint8).tobytes()
+    elif is_narrow(dt):  # the bit pattern: one byte (two for bf16), little-endian
         data = flat.view(f"<u{dt.itemsize}").tobytes()
     else:
         data = flat.astype(dt.newbyteorder("<"), copy=False).tobytes()
@@ -126,6 +128,8 @@ def array_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     raw = attr.data.data
     if dt == np.bool_:
         flat = np.frombuffer(raw, dtype=np.uint8) != 0
+    elif dt in SUB_BYTE_INTS:
+        flat = np.frombuffer(raw, dtype=np.int8 if SUB_BYTE_INTS[dt][1] else np.uint8).astype(dt)
     elif is_narrow(dt):
         flat = np.frombuffer(raw, dtype=f"<u{dt.itemsize}").astype(f"u{dt.itemsize}").view(dt)
     else:

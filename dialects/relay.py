@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     BFloat16Type,
     DenseIntOrFPElementsAttr,
+    Float4E2M1FNType,
     Float8E4M3FNType,
     Float8E4M3FNUZType,
     Float8E5M2FNUZType,
@@ -89,8 +90,8 @@ from xdsl.utils.exceptions import VerifyException
 FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type)
 """The float types relay computes on (f16 and bf16 in float32 on the host)."""
 FLOAT8_TYPES = (Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type, Float8E5M2FNUZType)
-"""Storage-only float types: cast, quantize/dequantize and data movement (with
-Float8E8M0FNUType and Float4E2M1FNType)."""
+STORAGE_FLOAT_TYPES = (*FLOAT8_TYPES, Float8E8M0FNUType, Float4E2M1FNType)
+"""Storage-only float types: cast, quantize/dequantize and data movement."""
 
 
 def is_float(t: Attribute) -> bool:
@@ -1970,7 +1971,7 @@ def parse_dense_literal(parser: Parser) -> DenseIntOrFPElementsAttr:
     type_pos = parser.pos
     t = parser.parse_type()
     end = parser.pos
-    if not isinstance(t, TensorType) or not (is_float(t.element_type) or isinstance(t.element_type, IntegerType)):
+    if not isinstance(t, TensorType) or not (_is_any_float(t.element_type) or isinstance(t.element_type, IntegerType)):
         parser.raise_error(f"a dense literal needs an integer or float tensor type, got {t}", type_pos, end)
     shape = shape_of(t)
     if any(d < 0 for d in shape):
@@ -1998,7 +1999,15 @@ def parse_dense_literal(parser: Parser) -> DenseIntOrFPElementsAttr:
     elif tuple(literal_shape) != shape:
         parser.raise_error(f"the dense literal has shape {literal_shape} but the type is {t}", start, end)
     values = [_dense_element(parser, value, is_hex, pos, elem) for value, is_hex, pos in elements]
-    return DenseIntOrFPElementsAttr(t, BytesAttr(elem.pack(values)))
+    try:
+        data = elem.pack(values)
+    except ValueError as e:  # e.g. a negative f8E8M0FNU
+        parser.raise_error(f"a dense literal of {t}: {e}", start, end)
+    return DenseIntOrFPElementsAttr(t, BytesAttr(data))
+
+
+def _is_any_float(t: Attribute) -> bool:
+    return is_float(t) or isinstance(t, STORAGE_FLOAT_TYPES)
 
 
 def _parse_dense_elements(parser: Parser) -> tuple[list[tuple[int | float, bool, int]], list[int]]:
@@ -2035,7 +2044,7 @@ def _parse_dense_elements(parser: Parser) -> tuple[list[tuple[int | float, bool,
 
 
 def _dense_element(parser: Parser, value: int | float, is_hex: bool, pos: int, elem: Attribute) -> int | float:
-    if is_float(elem):
+    if _is_any_float(elem):
         if not is_hex:
             return float(value)
         size = elem.compile_time_size
@@ -2052,7 +2061,7 @@ def _dense_element(parser: Parser, value: int | float, is_hex: bool, pos: int, e
 
 
 def _has_non_finite(value: DenseIntOrFPElementsAttr) -> bool:
-    return is_float(value.get_element_type()) and not all(math.isfinite(v) for v in value.get_values())
+    return _is_any_float(value.get_element_type()) and not all(math.isfinite(v) for v in value.get_values())
 
 
 WEIGHTS_ATTR = "relay.weights"

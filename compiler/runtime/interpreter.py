@@ -38,6 +38,7 @@ from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import InterpretationError
 
 from accel.compiler.diagnostics import CompileError, one_line
+from accel.compiler.narrow_types import from_archive
 from accel.compiler.runtime import reference as ref
 from accel.compiler.tensors import UnsupportedDtype, WeightsError, constant_value, numpy_dtype
 from accel.dialects import relay
@@ -257,6 +258,7 @@ def _check_inputs(fn: func.FuncOp, names: list[str], arrays: Sequence[Any]) -> l
             shape, dtype = _expected(t)
         except UnsupportedDtype:
             raise CompileError(f"input '{name}' has type {t}, which the interpreter cannot take", fn) from None
+        arr = from_archive(arr, dtype)
         if arr.shape != shape or arr.dtype != dtype:
             raise CompileError(
                 f"input '{name}': expected shape {list(shape)} and dtype {dtype}, "
