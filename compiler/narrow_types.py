@@ -145,6 +145,12 @@ def is_narrow(dtype: np.dtype) -> bool:
     return dtype in NARROW_FLOATS or dtype in SUB_BYTE_INTS
 
 
+def is_compute_float(dtype: np.dtype) -> bool:
+    """A float type that ops compute on: numpy's floats and bfloat16 (the other narrow
+    floats are storage only)."""
+    return dtype.kind == "f" or dtype == BF16
+
+
 def is_float_dtype(dtype: np.dtype) -> bool:
     """numpy's floats and ml_dtypes' (whose dtype kind is 'V')."""
     return dtype.kind == "f" or dtype in NARROW_FLOATS

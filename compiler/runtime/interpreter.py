@@ -38,7 +38,7 @@ from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import InterpretationError
 
 from accel.compiler.diagnostics import CompileError, one_line
-from accel.compiler.narrow_types import from_archive
+from accel.compiler.narrow_types import BF16, from_archive
 from accel.compiler.runtime import reference as ref
 from accel.compiler.tensors import UnsupportedDtype, WeightsError, constant_value, numpy_dtype
 from accel.dialects import relay
@@ -77,11 +77,16 @@ def kernel(op_type: type[Operation]):
     def annotate(fn: Callable[..., Any]):
         @impl(op_type)
         def run(self, interpreter: Interpreter, op: Operation, args: tuple[Any, ...]):
+            widen = op_type is not relay.CastOp and any(isinstance(a, np.ndarray) and a.dtype == BF16 for a in args)
+            if widen:  # bf16 computes in f32, stored back rounded, as in C (widen-host-floats)
+                args = tuple(a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == BF16 else a for a in args)
             try:
                 result = np.asarray(fn(self, op, *args))
             except (ValueError, WeightsError) as e:
                 raise _OpFailed(CompileError(f"'{op.name}' op {one_line(str(e))}", op)) from None
             shape, dtype = _expected(op.results[0].type)
+            if widen and dtype == BF16:
+                result = result.astype(BF16)
             if result.shape != shape or result.dtype != dtype:
                 raise _OpFailed(
                     CompileError(
