@@ -9,20 +9,20 @@ from __future__ import annotations
 
 PIPELINES: dict[str, str] = {
     "byoc": "canonicalize,byoc",
-    "lower": "bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,optimize-dma,plan-memory",
-    "full": "canonicalize,byoc,bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,optimize-dma,"
+    "lower": "widen-host-floats,bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,optimize-dma,plan-memory",
+    "full": "canonicalize,byoc,widen-host-floats,bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,optimize-dma,"
             "plan-memory",
-    "full-nofuse": "canonicalize,byoc,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,optimize-dma,"
+    "full-nofuse": "canonicalize,byoc,widen-host-floats,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,optimize-dma,"
                    "plan-memory",
-    "naive": "canonicalize,byoc,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad{zero-copy=false double-buffer=false},"
+    "naive": "canonicalize,byoc,widen-host-floats,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad{zero-copy=false double-buffer=false},"
              "insert-dma{zero-copy=false},plan-memory",
-    "host": "canonicalize,fold-constants{dequantize=true},bufferize,plan-memory",
+    "host": "canonicalize,fold-constants{dequantize=true},widen-host-floats,bufferize,plan-memory",
 }
 """`byoc`: canonicalize (fold-constants, fold-batch-norm, recognize-decompositions,
 canonicalize-conv-transpose,
 canonicalize-linear), then
 partition (split-tall-kernels, merge-composite, annotate-target, merge-regions, outline-regions).
-`lower`: buffers, the host arena, accel ops, tiles, transfers and their optimization.
+`lower`: host ops on f16/bf16 widened to f32 (widen-host-floats), buffers, the host arena, accel ops, tiles, transfers and their optimization.
 `full`: both (with `fuse-layers`: chains of ops computed stripe by stripe). `full-nofuse`:
 `full` without layer fusion (every op tiled on its own). `naive`: the TVM-style baseline:
 every op copies its operands in and its result out, even on targets that share memory with

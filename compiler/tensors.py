@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from accel.compiler.narrow_types import SUB_BYTE_INTS, convert, is_narrow, narrow_dtype, narrow_element_type, widen
 from accel.dialects import accel
 from accel.dialects.relay import WEIGHTS_ATTR, ConstantOp
 
@@ -65,6 +66,9 @@ def numpy_dtype(t: Attribute) -> np.dtype:
         key = ("i", t.width.data, t.signedness.data != Signedness.UNSIGNED)
         if key in _TO_NUMPY:
             return _TO_NUMPY[key]
+    narrow = narrow_dtype(t)
+    if narrow is not None:
+        return narrow
     raise UnsupportedDtype(f"element type {t} has no numpy equivalent")
 
 
@@ -79,6 +83,9 @@ def buffer_bytes(t) -> int:
 def element_type(dtype: np.dtype | type) -> Attribute:
     """IR element type of a numpy dtype (unsigned -> `ui<N>`)."""
     dtype = np.dtype(dtype)
+    narrow = narrow_element_type(dtype)
+    if narrow is not None:
+        return narrow
     if dtype == np.float16:
         return Float16Type()
     if dtype == np.float32:
@@ -106,6 +113,10 @@ def dense_from_array(arr: np.ndarray, type: TensorType | None = None) -> DenseIn
     flat = np.ascontiguousarray(arr.astype(dt, copy=False)).reshape(-1)
     if dt == np.bool_:
         data = np.where(flat, 0xFF, 0).astype(np.uint8).tobytes()
+    elif dt in SUB_BYTE_INTS:  # one value per byte, int4/int2 sign-extended (as xDSL reads i4)
+        data = flat.astype(np.int8 if SUB_BYTE_INTS[dt][1] else np.uint8).tobytes()
+    elif is_narrow(dt):  # the bit pattern: one byte (two for bf16), little-endian
+        data = flat.view(f"<u{dt.itemsize}").tobytes()
     else:
         data = flat.astype(dt.newbyteorder("<"), copy=False).tobytes()
     return DenseIntOrFPElementsAttr(type, BytesAttr(data))
@@ -117,6 +128,10 @@ def array_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     raw = attr.data.data
     if dt == np.bool_:
         flat = np.frombuffer(raw, dtype=np.uint8) != 0
+    elif dt in SUB_BYTE_INTS:
+        flat = np.frombuffer(raw, dtype=np.int8 if SUB_BYTE_INTS[dt][1] else np.uint8).astype(dt)
+    elif is_narrow(dt):
+        flat = np.frombuffer(raw, dtype=f"<u{dt.itemsize}").astype(f"u{dt.itemsize}").view(dt)
     else:
         flat = np.frombuffer(raw, dtype=dt.newbyteorder("<")).astype(dt)
     shape = tuple(t.get_shape())
@@ -259,13 +274,18 @@ def inline_constant(arr: np.ndarray) -> ConstantOp:
     return ConstantOp(dense_from_array(np.asarray(arr)))
 
 
-def cast(data: np.ndarray, dtype) -> np.ndarray:
+def cast(data: np.ndarray, dtype, saturate: bool = True, round_mode: str = "up") -> np.ndarray:
     """Element type conversion.
     - to bool: x != 0;
     - float -> integer: truncate toward zero, saturate to the target range, NaN -> 0;
     - integer -> integer: two's-complement wrap-around (C's conversion);
-    - -> float: round to nearest even."""
+    - -> float: round to nearest even;
+    - to or from a narrow type (f8, f4, bf16, i4, ...): `accel.compiler.narrow_types`
+      (`saturate` and `round_mode` are ONNX Cast's, read for those types only)."""
     dtype = np.dtype(dtype)
+    data = widen(data)
+    if is_narrow(dtype):
+        return convert(data, dtype, saturate, round_mode)
     if dtype == np.bool_:
         return data != 0
     if data.dtype.kind != "f" or dtype.kind == "f":

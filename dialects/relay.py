@@ -40,7 +40,14 @@ from xdsl.dialects.builtin import (
     BoolAttr,
     BytesAttr,
     DenseArrayBase,
+    BFloat16Type,
     DenseIntOrFPElementsAttr,
+    Float4E2M1FNType,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
+    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -80,7 +87,11 @@ from xdsl.utils.exceptions import VerifyException
 # Element types
 # --------------------------------------------------------------------------------------
 
-FLOAT_TYPES = (Float16Type, Float32Type, Float64Type)
+FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type)
+"""The float types relay computes on (f16 and bf16 in float32 on the host)."""
+FLOAT8_TYPES = (Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type, Float8E5M2FNUZType)
+STORAGE_FLOAT_TYPES = (*FLOAT8_TYPES, Float8E8M0FNUType, Float4E2M1FNType)
+"""Storage-only float types: cast, quantize/dequantize and data movement."""
 
 
 def is_float(t: Attribute) -> bool:
@@ -1816,9 +1827,12 @@ class TakeOp(RelayOp):
 
 @relay_op
 class CastOp(RelayOp):
-    """Element type conversion; float to int truncates toward zero and saturates."""
+    """Element type conversion; float to int truncates toward zero and saturates.
+    `saturate` (float8 results) and `round_mode` (f8E8M0FNU results) are ONNX Cast's:
+    see `accel.compiler.narrow_types`."""
 
     name = "relay.cast"
+    PROPS = (Bool("saturate", True), Str("round_mode", "up", choices=("up", "down", "nearest")))
     data = operand_def(TensorType)
     result = result_def(TensorType)
 
@@ -1826,14 +1840,18 @@ class CastOp(RelayOp):
     def infer(cls, ts, props):
         raise VerifyException("relay.cast needs its result type")
 
-    def __init__(self, data: SSAValue | Operation, dtype: Attribute):
+    def __init__(self, data: SSAValue | Operation, dtype: Attribute, **props: Any):
         v = SSAValue.get(data)
-        super().__init__(v, result_types=[tensor(shape_of(_tensor_type(v.type, "data")), dtype)])
+        super().__init__(v, result_types=[tensor(shape_of(_tensor_type(v.type, "data")), dtype)], **props)
 
     def verify_(self) -> None:
         a, r = self.data.type, self.result.type
         if shape_of(a) != shape_of(r):
             raise VerifyException(f"result shape {r} must equal the operand shape {a}")
+        if not self.prop("saturate") and not isinstance(r.element_type, FLOAT8_TYPES):
+            raise VerifyException(f"property 'saturate' = false applies to float8 results only, not {r.element_type}")
+        if self.prop("round_mode") != "up" and not isinstance(r.element_type, Float8E8M0FNUType):
+            raise VerifyException(f"property 'round_mode' applies to f8E8M0FNU results only, not {r.element_type}")
 
     @classmethod
     def parse_types(cls, parser, n_operands):
@@ -1953,7 +1971,7 @@ def parse_dense_literal(parser: Parser) -> DenseIntOrFPElementsAttr:
     type_pos = parser.pos
     t = parser.parse_type()
     end = parser.pos
-    if not isinstance(t, TensorType) or not (is_float(t.element_type) or isinstance(t.element_type, IntegerType)):
+    if not isinstance(t, TensorType) or not (_is_any_float(t.element_type) or isinstance(t.element_type, IntegerType)):
         parser.raise_error(f"a dense literal needs an integer or float tensor type, got {t}", type_pos, end)
     shape = shape_of(t)
     if any(d < 0 for d in shape):
@@ -1981,7 +1999,15 @@ def parse_dense_literal(parser: Parser) -> DenseIntOrFPElementsAttr:
     elif tuple(literal_shape) != shape:
         parser.raise_error(f"the dense literal has shape {literal_shape} but the type is {t}", start, end)
     values = [_dense_element(parser, value, is_hex, pos, elem) for value, is_hex, pos in elements]
-    return DenseIntOrFPElementsAttr(t, BytesAttr(elem.pack(values)))
+    try:
+        data = elem.pack(values)
+    except ValueError as e:  # e.g. a negative f8E8M0FNU
+        parser.raise_error(f"a dense literal of {t}: {e}", start, end)
+    return DenseIntOrFPElementsAttr(t, BytesAttr(data))
+
+
+def _is_any_float(t: Attribute) -> bool:
+    return is_float(t) or isinstance(t, STORAGE_FLOAT_TYPES)
 
 
 def _parse_dense_elements(parser: Parser) -> tuple[list[tuple[int | float, bool, int]], list[int]]:
@@ -2018,7 +2044,7 @@ def _parse_dense_elements(parser: Parser) -> tuple[list[tuple[int | float, bool,
 
 
 def _dense_element(parser: Parser, value: int | float, is_hex: bool, pos: int, elem: Attribute) -> int | float:
-    if is_float(elem):
+    if _is_any_float(elem):
         if not is_hex:
             return float(value)
         size = elem.compile_time_size
@@ -2035,7 +2061,7 @@ def _dense_element(parser: Parser, value: int | float, is_hex: bool, pos: int, e
 
 
 def _has_non_finite(value: DenseIntOrFPElementsAttr) -> bool:
-    return is_float(value.get_element_type()) and not all(math.isfinite(v) for v in value.get_values())
+    return _is_any_float(value.get_element_type()) and not all(math.isfinite(v) for v in value.get_values())
 
 
 WEIGHTS_ATTR = "relay.weights"

@@ -40,6 +40,7 @@ from accel.compiler.backend.codegen_hook import (
 from accel.compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_comment, c_double, c_float, c_int, c_string
 from accel.compiler.diagnostics import CompileError, format_location
 from accel.compiler.memory_plan import align
+from accel.compiler.narrow_types import NARROW_C_TYPES, is_float_dtype
 from accel.compiler.tensors import cast, constant_value, numpy_dtype
 from accel.dialects import accel, relay
 from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, Arg, Call, Value, compute_word
@@ -376,6 +377,7 @@ class ModelEmitter:
         w.line("#include <string.h>")
         w.line("")
         w.line('#include "host_kernels.h"')
+        w.line('#include "host_narrow.h"')
         w.line('#include "model.h"')
         w.line('#include "model_internal.h"')
         for header in self.model_includes(targets):
@@ -755,6 +757,8 @@ class HostKernelEmitter:
             s = shape_of(op.data.type)
             dt = dtype_of(op.data.type)
             pv = cast(np.asarray([op.prop("pad_value")], np.float64), dt)
+            if dt in NARROW_C_TYPES:  # the stored bits (sub-byte integers: the value)
+                pv = pv.view(f"u{dt.itemsize}") if is_float_dtype(dt) else pv.astype(np.int64)
             pva = m.static_array(C_TYPES[dt], list(pv.astype(np.float64) if dt.kind == "f" else pv.astype(np.int64)), "padv")
             mode = {"constant": "ACC_PAD_CONSTANT", "edge": "ACC_PAD_EDGE", "reflect": "ACC_PAD_REFLECT"}[op.prop("pad_mode")]
             pw = m.static_array("int64_t", list(op.prop("pad_width")), "padw")
@@ -765,6 +769,10 @@ class HostKernelEmitter:
             return [f"acc_take({es}, {self.p(op.data)}, {len(s)}, {m.shape_array(s)}, {op.prop('axis')}, "
                     f"{self.tag(op.indices)}, {self.p(op.indices)}, {n_idx}, {y})"]
         if isinstance(op, relay.CastOp):
+            if dtype_of(op.data.type) in NARROW_C_TYPES or dtype_of(op.result.type) in NARROW_C_TYPES:
+                rounding = {"up": "ACC_ROUND_UP", "down": "ACC_ROUND_DOWN", "nearest": "ACC_ROUND_NEAREST"}
+                return [f"acc_cast_narrow({self.tag(op.data)}, {self.p(op.data)}, {self.tag(op.result)}, {y}, "
+                        f"{count}, {int(op.prop('saturate'))}, {rounding[op.prop('round_mode')]})"]
             return [f"acc_cast({self.tag(op.data)}, {self.p(op.data)}, {self.tag(op.result)}, {y}, {count})"]
         if isinstance(op, relay.QuantizeOp):
             s = shape_of(op.data.type)

@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from accel.compiler.narrow_types import NARROW_ACC_DTYPES, NARROW_C_TYPES
+
 C_TYPES = {
     np.dtype(np.float32): "float",
     np.dtype(np.float64): "double",
@@ -23,6 +25,7 @@ C_TYPES = {
     np.dtype(np.int64): "int64_t",
     np.dtype(np.uint64): "uint64_t",
     np.dtype(np.bool_): "uint8_t",
+    **NARROW_C_TYPES,
 }
 
 ACC_DTYPES = {
@@ -37,6 +40,7 @@ ACC_DTYPES = {
     np.dtype(np.uint16): "ACC_U16",
     np.dtype(np.uint32): "ACC_U32",
     np.dtype(np.uint64): "ACC_U64",
+    **NARROW_ACC_DTYPES,
 }
 
 

@@ -49,7 +49,7 @@ KINDS = ("shared", "exe", "object")
 
 def host_kernel_sources() -> list[Path]:
     """The host kernel library (headers: `host_kernels.h`, `host_gemm.h` in `C_DIR`)."""
-    return [C_DIR / "host_kernels.c", C_DIR / "host_gemm.c"]
+    return [C_DIR / "host_kernels.c", C_DIR / "host_gemm.c", C_DIR / "host_narrow.c"]
 
 
 HOST_BLAS_ENV = "ACCEL_HOST_BLAS"

@@ -38,6 +38,7 @@ from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import InterpretationError
 
 from accel.compiler.diagnostics import CompileError, one_line
+from accel.compiler.narrow_types import BF16, from_archive
 from accel.compiler.runtime import reference as ref
 from accel.compiler.tensors import UnsupportedDtype, WeightsError, constant_value, numpy_dtype
 from accel.dialects import relay
@@ -76,11 +77,16 @@ def kernel(op_type: type[Operation]):
     def annotate(fn: Callable[..., Any]):
         @impl(op_type)
         def run(self, interpreter: Interpreter, op: Operation, args: tuple[Any, ...]):
+            widen = op_type is not relay.CastOp and any(isinstance(a, np.ndarray) and a.dtype == BF16 for a in args)
+            if widen:  # bf16 computes in f32, stored back rounded, as in C (widen-host-floats)
+                args = tuple(a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == BF16 else a for a in args)
             try:
                 result = np.asarray(fn(self, op, *args))
             except (ValueError, WeightsError) as e:
                 raise _OpFailed(CompileError(f"'{op.name}' op {one_line(str(e))}", op)) from None
             shape, dtype = _expected(op.results[0].type)
+            if widen and dtype == BF16:
+                result = result.astype(BF16)
             if result.shape != shape or result.dtype != dtype:
                 raise _OpFailed(
                     CompileError(
@@ -210,7 +216,7 @@ class RelayFunctions(InterpreterFunctions):
 
     @kernel(relay.CastOp)
     def run_cast(self, op: relay.CastOp, data):
-        return ref.cast(data, numpy_dtype(op.result.type))
+        return ref.cast(data, numpy_dtype(op.result.type), **op.py_props())
 
     @kernel(relay.QnnConv2DOp)
     def run_qnn_conv2d(self, op: relay.QnnConv2DOp, data, weight, input_zp, kernel_zp, _in_scale, _k_scale):
@@ -257,6 +263,7 @@ def _check_inputs(fn: func.FuncOp, names: list[str], arrays: Sequence[Any]) -> l
             shape, dtype = _expected(t)
         except UnsupportedDtype:
             raise CompileError(f"input '{name}' has type {t}, which the interpreter cannot take", fn) from None
+        arr = from_archive(arr, dtype)
         if arr.shape != shape or arr.dtype != dtype:
             raise CompileError(
                 f"input '{name}': expected shape {list(shape)} and dtype {dtype}, "

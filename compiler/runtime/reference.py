@@ -27,6 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from accel.compiler.narrow_types import iinfo
 from accel.compiler.tensors import cast  # noqa: F401 (the `cast` op's semantics, defined with the tensors)
 from accel.dialects.relay import pool_out_dim
 
@@ -429,7 +430,7 @@ def qnn_quantize(data: np.ndarray, scale: np.ndarray, zero_point: np.ndarray, ax
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         rounded = np.rint(data / s.astype(data.dtype, copy=False))
     rounded = np.where(np.isnan(rounded), 0, rounded).astype(np.float64)
-    info = np.iinfo(dtype)
+    info = iinfo(dtype)
     return np.clip(rounded + zp, info.min, info.max).astype(dtype)
 
 

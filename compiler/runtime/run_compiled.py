@@ -27,6 +27,7 @@ import numpy as np
 
 from accel.compiler.backend.artifacts import API_FUNCTIONS, build_settings
 from accel.compiler.diagnostics import CompileError, one_line
+from accel.compiler.narrow_types import from_archive
 
 _C_TYPE_DTYPES = {
     "float": np.float32, "double": np.float64, "int8_t": np.int8, "uint8_t": np.uint8, "int16_t": np.int16,
@@ -176,7 +177,7 @@ def _run_directory(out_dir: str, inputs: Mapping[str, Any], sanitize: bool, time
     with tempfile.TemporaryDirectory(prefix="accel-run-") as tmp:
         in_files = []
         for i, (name, shape, dt) in enumerate(ins):
-            arr = np.asarray(inputs[name])
+            arr = from_archive(np.asarray(inputs[name]), dt)
             if arr.shape != shape or arr.dtype != dt:
                 raise CompileError(f"input '{name}': expected shape {list(shape)} and dtype {dt}, "
                                    f"got shape {list(arr.shape)} and dtype {arr.dtype}")

@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from accel.compiler.frontend.onnx.context import Node, folder, np_dtype_of
+from accel.compiler.narrow_types import E8M0, FLOAT8, ROUND_MODES
+from accel.compiler.tensors import cast
 
 _BINARY = {
     "Add": np.add,
@@ -117,16 +119,32 @@ def fold_where(n: Node, xs):
     return np.where(c, a, b).astype(a.dtype)
 
 
+def cast_options(n: Node, dtype: np.dtype) -> dict[str, object]:
+    """relay.cast's `saturate` and `round_mode` where ONNX's Cast reads them (float8 and
+    f8E8M0FNU results; see accel.compiler.narrow_types)."""
+    opts: dict[str, object] = {}
+    if dtype in FLOAT8 and not n.attr("saturate", 1):
+        opts["saturate"] = False
+    if dtype == E8M0:
+        opts["saturate"] = bool(n.attr("saturate", 1))
+        round_mode = n.attr("round_mode", "up")
+        if round_mode not in ROUND_MODES:
+            raise n.error(f"round_mode '{round_mode}' is not one of {', '.join(ROUND_MODES)}")
+        opts["round_mode"] = round_mode
+    return opts
+
+
 @folder("Cast", attrs=("to", "saturate", "round_mode"))
 def fold_cast(n: Node, xs):
+    dtype = np_dtype_of(n.attr("to"))
     with np.errstate(all="ignore"):
-        return xs[0].astype(np_dtype_of(n.attr("to")))
+        return cast(xs[0], dtype, **cast_options(n, dtype))
 
 
 @folder("CastLike", attrs=("saturate", "round_mode"))
 def fold_cast_like(n: Node, xs):
     with np.errstate(all="ignore"):
-        return xs[0].astype(xs[1].dtype)
+        return cast(xs[0], xs[1].dtype, **cast_options(n, xs[1].dtype))
 
 
 @folder("Concat", attrs=("axis",))

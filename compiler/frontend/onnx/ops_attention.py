@@ -25,6 +25,7 @@ from accel.compiler.frontend.onnx.context import Node, converter, folder, np_dty
 from accel.compiler.frontend.onnx.ops_composed import fold_by_reference
 from accel.compiler.frontend.onnx.ops_tensor import reshaped
 from accel.compiler.tensors import element_type
+from accel.compiler.narrow_types import is_compute_float
 from accel.dialects import relay
 
 _ATTRS = ("scale", "is_causal", "q_num_heads", "kv_num_heads", "softmax_precision", "softcap",
@@ -69,7 +70,7 @@ folder("Attention", attrs=_ATTRS)(fold_by_reference)
 @converter("Attention", attrs=_ATTRS)
 def attention(n: Node):
     dt = n.dtype(0)
-    if dt.kind != "f":
+    if not is_compute_float(dt):
         raise n.error(f"Q must be a float tensor, got {dt}")
     rank = n.rank(0)
     if rank not in (3, 4) or n.rank(1) != rank or n.rank(2) != rank:

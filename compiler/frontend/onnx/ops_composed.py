@@ -28,6 +28,7 @@ from xdsl.ir import SSAValue
 from accel.compiler.frontend.onnx.context import Const, Node, converter, folder, np_dtype_of
 from accel.compiler.frontend.onnx.ops_tensor import axes_operand, norm_axis, reshaped
 from accel.compiler.tensors import element_type
+from accel.compiler.narrow_types import is_compute_float
 from accel.dialects import relay
 
 # --------------------------------------------------------------------------------------
@@ -41,7 +42,7 @@ def _scalar(n: Node, value: float, dtype: np.dtype) -> SSAValue:
 
 def _float_input(n: Node, i: int = 0) -> np.dtype:
     dt = n.dtype(i)
-    if dt.kind != "f":
+    if not is_compute_float(dt):
         raise n.error(f"input {i} must be a float tensor, got {dt}")
     return dt
 

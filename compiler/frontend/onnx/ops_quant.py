@@ -15,6 +15,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from accel.compiler.frontend.onnx.context import Const, Node, Value, np_dtype_of, onnx_dtype_name, converter
+from accel.compiler.frontend.onnx.ops_narrow_quant import FLOAT_QUANT_TYPES, float_dequantize, float_quantize
 from accel.compiler.frontend.onnx.ops_nn import CONV_ATTRS, check_kernel_shape, window_geometry
 from accel.compiler.tensors import element_type
 from accel.dialects import relay
@@ -52,6 +53,8 @@ def quantize(n: Node):
             raise n.error(f"output_dtype {onnx_dtype_name(out_dtype)} differs from the zero point's type")
     else:
         zp_dtype = np_dtype_of(out_dtype) if out_dtype else np.dtype(np.uint8)
+    if zp_dtype in FLOAT_QUANT_TYPES:
+        return float_quantize(n, zp_dtype)
     return n.emit(relay.QuantizeOp(n.input(0), n.input(1), _zero_point(n, 2, zp_dtype), axis=_axis(n)))
 
 
@@ -61,6 +64,8 @@ def dequantize(n: Node):
     out_dtype = n.attr("output_dtype", 0)
     if out_dtype and np_dtype_of(out_dtype) != n.dtype(1):
         raise n.error(f"output_dtype {onnx_dtype_name(out_dtype)} other than the scale's type is not supported")
+    if n.dtype(0) in FLOAT_QUANT_TYPES:
+        return float_dequantize(n, n.dtype(1))
     return n.emit(relay.DequantizeOp(n.input(0), n.input(1), _zero_point(n, 2, n.dtype(0)), axis=_axis(n)))
 
 

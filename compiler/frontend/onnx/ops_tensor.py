@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from accel.compiler.frontend.onnx.context import Const, Node, Value, converter, folder, np_dtype_of, tensor_to_array
-from accel.compiler.frontend.onnx.folding import slice_indices, slice_params
+from accel.compiler.frontend.onnx.folding import cast_options, slice_indices, slice_params
 from accel.compiler.tensors import element_type
 from accel.dialects import relay
 
@@ -356,7 +356,7 @@ def expand(n: Node):
 def _cast(n: Node, dtype: np.dtype) -> Value:
     if n.dtype(0) == dtype:
         return n.value(0)
-    return n.emit(relay.CastOp(n.input(0), element_type(dtype)))
+    return n.emit(relay.CastOp(n.input(0), element_type(dtype), **cast_options(n, dtype)))
 
 
 @converter("Cast", attrs=("to", "saturate", "round_mode"))

@@ -7,6 +7,7 @@
  */
 #include "host_kernels.h"
 #include "host_gemm.h"
+#include "host_narrow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -29,6 +30,10 @@ size_t acc_dtype_size(acc_dtype t) {
     case ACC_U16: return 2;
     case ACC_U32: return 4;
     case ACC_U64: return 8;
+    case ACC_F16: return 2;
+    case ACC_BF16: return 2;
+    case ACC_F8E4M3FN: case ACC_F8E4M3FNUZ: case ACC_F8E5M2: case ACC_F8E5M2FNUZ: case ACC_F8E8M0: case ACC_F4E2M1:
+    case ACC_I4: case ACC_U4: case ACC_I2: case ACC_U2: return 1;
     }
     return 0;
 }
@@ -45,7 +50,7 @@ const char *acc_status_string(int status) {
     return "unknown status";
 }
 
-static int is_numeric(acc_dtype t) { return acc_dtype_size(t) != 0 && t != ACC_BOOL; }
+static int is_numeric(acc_dtype t) { return acc_dtype_size(t) != 0 && t != ACC_BOOL && !acc_is_narrow(t); }
 
 static int is_float_type(acc_dtype t) { return t == ACC_F32 || t == ACC_F64; }
 
@@ -65,6 +70,10 @@ static void int_range(acc_dtype t, int64_t *lo, int64_t *hi) {
     case ACC_U16: *lo = 0; *hi = UINT16_MAX; return;
     case ACC_U32: *lo = 0; *hi = UINT32_MAX; return;
     case ACC_U64: *lo = 0; *hi = INT64_MAX; return; /* as far as int64 reaches */
+    case ACC_I4: *lo = -8; *hi = 7; return;
+    case ACC_U4: *lo = 0; *hi = 15; return;
+    case ACC_I2: *lo = -2; *hi = 1; return;
+    case ACC_U2: *lo = 0; *hi = 3; return;
     default: *lo = 0; *hi = 1; return;
     }
 }
@@ -107,6 +116,10 @@ static int64_t load_int(acc_dtype t, const void *p, int64_t i) {
     case ACC_U16: return ((const uint16_t *)p)[i];
     case ACC_U32: return ((const uint32_t *)p)[i];
     case ACC_U64: return (int64_t)((const uint64_t *)p)[i];
+    case ACC_I4: return (int64_t)(((const uint8_t *)p)[i] & 0xF) - ((((const uint8_t *)p)[i] & 0x8) ? 16 : 0);
+    case ACC_U4: return ((const uint8_t *)p)[i] & 0xF;
+    case ACC_I2: return (int64_t)(((const uint8_t *)p)[i] & 0x3) - ((((const uint8_t *)p)[i] & 0x2) ? 4 : 0);
+    case ACC_U2: return ((const uint8_t *)p)[i] & 0x3;
     default: return 0;
     }
 }
@@ -123,6 +136,8 @@ static void store_int(acc_dtype t, void *p, int64_t i, int64_t v) {
     case ACC_U16: ((uint16_t *)p)[i] = (uint16_t)v; return;
     case ACC_U32: ((uint32_t *)p)[i] = (uint32_t)v; return;
     case ACC_U64: ((uint64_t *)p)[i] = (uint64_t)v; return;
+    case ACC_I4: case ACC_U4: ((uint8_t *)p)[i] = (uint8_t)((uint64_t)v & 0xF); return; /* the low bits */
+    case ACC_I2: case ACC_U2: ((uint8_t *)p)[i] = (uint8_t)((uint64_t)v & 0x3); return;
     default: return;
     }
 }
@@ -1215,6 +1230,7 @@ static int64_t wrap_int(acc_dtype t, int64_t v) {
 
 int acc_cast(acc_dtype from, const void *x, acc_dtype to, void *y, int64_t count) {
     if (!x || !y || count < 0 || !acc_dtype_size(from) || !acc_dtype_size(to)) return ACC_EINVAL;
+    if (acc_is_narrow(from) || acc_is_narrow(to)) return acc_cast_narrow(from, x, to, y, count, 1, ACC_ROUND_UP);
     int64_t lo = 0, hi = 1;
     int_range(to, &lo, &hi);
     for (int64_t i = 0; i < count; i++) {
@@ -1249,7 +1265,10 @@ int acc_cast(acc_dtype from, const void *x, acc_dtype to, void *y, int64_t count
  * Quantization
  * ------------------------------------------------------------------------------- */
 
-static int is_qint(acc_dtype t) { return t == ACC_I8 || t == ACC_U8 || t == ACC_I16 || t == ACC_U16 || t == ACC_I32; }
+static int is_qint(acc_dtype t) {
+    return t == ACC_I8 || t == ACC_U8 || t == ACC_I16 || t == ACC_U16 || t == ACC_I32 || t == ACC_I4 || t == ACC_U4 ||
+           t == ACC_I2 || t == ACC_U2;
+}
 
 static int is_int8(acc_dtype t) { return t == ACC_I8 || t == ACC_U8; }
 

@@ -63,7 +63,22 @@ typedef enum acc_dtype {
      * multiply/divide and moves (other kernels widen to int64). */
     ACC_U16 = 8,  /* uint16_t */
     ACC_U32 = 9,  /* uint32_t */
-    ACC_U64 = 10  /* uint64_t */
+    ACC_U64 = 10, /* uint64_t */
+    /* The narrow types (host_narrow.h): cast (acc_cast, acc_cast_narrow), data movement,
+     * and for the sub-byte integers quantize / dequantize / requantize; no arithmetic
+     * kernel takes them (the host schedule computes on f16/bf16 values in float32). */
+    ACC_F16 = 11,        /* IEEE half, bits in a uint16_t */
+    ACC_BF16 = 12,       /* bfloat16, bits in a uint16_t */
+    ACC_F8E4M3FN = 13,   /* bits in a uint8_t, likewise the other float8 and float4 */
+    ACC_F8E4M3FNUZ = 14,
+    ACC_F8E5M2 = 15,
+    ACC_F8E5M2FNUZ = 16,
+    ACC_F8E8M0 = 17,     /* f8E8M0FNU: 2^(bits - 127), 0xFF = NaN */
+    ACC_F4E2M1 = 18,     /* f4E2M1FN in the low four bits */
+    ACC_I4 = 19,         /* int4: its bits in the low four bits of a uint8_t */
+    ACC_U4 = 20,         /* uint4: likewise */
+    ACC_I2 = 21,         /* int2: its bits in the low two bits of a uint8_t */
+    ACC_U2 = 22          /* uint2: likewise */
 } acc_dtype;
 
 /* Size in bytes of one element of `t`; 0 for an unknown tag. */
@@ -362,12 +377,12 @@ typedef struct acc_qparams {
 
 /* relay.qnn.quantize: y = saturate(round_half_even(x / scale) + zero_point), the
  * division in float; NaN quantizes to the zero point, ±inf saturates. y_type is
- * ACC_I8, ACC_U8, ACC_I16, ACC_U16 or ACC_I32. */
+ * ACC_I8, ACC_U8, ACC_I16, ACC_U16, ACC_I32, ACC_I4, ACC_U4, ACC_I2 or ACC_U2. */
 int acc_quantize(const float *x, acc_dtype y_type, void *y, int rank, const int64_t *shape, int axis,
                  const acc_qparams *q);
 
 /* relay.qnn.dequantize: y = float(x - zero_point) * scale (difference exact, product in
- * float). x_type is ACC_I8, ACC_U8, ACC_I16, ACC_U16 or ACC_I32. */
+ * float). x_type is one of acc_quantize's y_types. */
 int acc_dequantize(acc_dtype x_type, const void *x, float *y, int rank, const int64_t *shape, int axis,
                    const acc_qparams *q);
 
