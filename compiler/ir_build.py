@@ -37,6 +37,12 @@ def index_constant(value: int) -> arith.ConstantOp:
 
 
 @functools.cache
+def i64_attr(value: int) -> IntegerAttr:
+    """`value : i64`."""
+    return IntegerAttr(value, i64)
+
+
+@functools.cache
 def dense_i64(values: tuple[int, ...]) -> DenseArrayBase:
     return DenseArrayBase.from_list(i64, values)
 
