@@ -701,22 +701,47 @@ def prefetch_loads(block: Block, fits, only: set | None = None, screen=None) -> 
     return {m.ops[-1] for m in keep_fitting(moves, fits, screen)}
 
 
-def defer_writebacks(fn: func.FuncOp) -> bool:
+@dataclass
+class DeferredWaits:
+    """The waits `defer_writebacks` took out, each with the wait that replaced it (None:
+    none did) and the op it preceded, so that they can be put back without a copy of
+    the function."""
+
+    taken: list[tuple[accel.DmaWaitOp, tuple[SSAValue, ...], accel.DmaWaitOp | None, Operation]]
+
+    def undo(self) -> None:
+        # In reverse: a wait's successor may itself be a wait taken out after it.
+        for wait, tokens, replacement, successor in reversed(self.taken):
+            wait.operands = tokens
+            Rewriter.insert_op(wait, InsertPoint.before(successor))
+            if replacement is not None:
+                Rewriter.erase_op(replacement)
+
+    def keep(self) -> None:
+        for wait, *_ in self.taken:
+            wait.erase()
+
+
+def defer_writebacks(fn: func.FuncOp) -> DeferredWaits:
     """Stop waiting for write-backs: the DMA engine runs transfers in order (a later load of
     the same host bytes comes after), the device orders a later write of the scratchpad
     bytes after the transfer that reads them, and the region ends with a sync; so the
     host need not stall on each result while the next op could compute."""
-    changed = False
+    taken = []
     for wait in [op for op in fn.walk() if isinstance(op, accel.DmaWaitOp)]:
         keep = [t for t in wait.tokens if not (isinstance(t.owner, accel.DmaStartOp) and not t.owner.to_device)]
         if len(keep) == len(wait.tokens):
             continue
-        if keep:
-            Rewriter.replace_op(wait, accel.DmaWaitOp(*keep))
-        else:
-            Rewriter.erase_op(wait)
-        changed = True
-    return changed
+        replacement = accel.DmaWaitOp(*keep) if keep else None
+        if replacement is not None:
+            Rewriter.insert_op(replacement, InsertPoint.before(wait))
+        successor = wait.next_op
+        assert successor is not None  # a wait is never a block's terminator
+        tokens = tuple(wait.tokens)
+        wait.detach()
+        wait.operands = ()  # out of the tokens' uses while it is out of the IR
+        taken.append((wait, tokens, replacement, successor))
+    return DeferredWaits(taken)
 
 
 # --------------------------------------------------------------------------------------
@@ -1184,10 +1209,11 @@ class OptimizeDma(ModulePass):
                         moved = _within_prefetch(block, moved, depth + 1, self.prefetch_depth)
                         if not moved:
                             break
-                    snapshot = current[0].clone()
-                    if defer_writebacks(current[0]) and not fits():
-                        _replace_function(current[0], snapshot)
-                        current[0] = snapshot
+                    deferred = defer_writebacks(current[0])
+                    if deferred.taken and not fits():
+                        deferred.undo()
+                    else:
+                        deferred.keep()
             if self.cross_region:
                 keep_on_device(op, name, plan)
             if self.prefetch_regions:
