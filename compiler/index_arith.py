@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
+
+from accel.compiler.ir_build import index_constant
 
 
 def constant_index(v: SSAValue) -> int | None:
@@ -18,6 +20,6 @@ def constant_index(v: SSAValue) -> int | None:
 
 def make_index(point: InsertPoint, v: int) -> SSAValue:
     """Insert `arith.constant v : index` at `point`."""
-    op = arith.ConstantOp(IntegerAttr(v, IndexType()))
+    op = index_constant(v)
     Rewriter.insert_op(op, point)
     return op.result

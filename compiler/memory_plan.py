@@ -9,10 +9,11 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 
 from accel.compiler.diagnostics import CompileError
+from accel.compiler.ir_build import i64_attr
 from accel.compiler.tensors import buffer_bytes
 from accel.dialects import accel
 from accel.dialects.conventions import TARGET_ATTR
@@ -190,19 +191,25 @@ def _use_span(value, block, pos, end, memo) -> tuple[int, int] | None:
     op of `block` holding its first use to the end of the one holding its last, where a
     transfer counts until the `dma_wait` of its token, a use inside a loop (or a call)
     until its end; views of it extend it. None if it is not used."""
-    first = last = None
+    # The planner asks this for every buffer of a function per plan: the common case (a
+    # user directly in `block`, without regions) is inlined.
+    first = None
+    last = -1
     stack = [use.operation for use in value.uses]
     while stack:
         user = stack.pop()
-        anchor = _block_ancestor(user, block)
+        anchor = user if user.parent is block else _block_ancestor(user, block)
         if anchor is not None:
-            first = pos[anchor] if first is None else min(first, pos[anchor])
-            last = max(-1 if last is None else last, _span_end(anchor, pos, end, memo))
-        if isinstance(user, accel.DmaStartOp):
+            at = pos[anchor]
+            first = at if first is None or at < first else first
+            at = at if not anchor.regions and anchor not in end else _span_end(anchor, pos, end, memo)
+            last = at if at > last else last
+        if type(user) is accel.DmaStartOp:
             for use in user.token.uses:
                 waiter = _block_ancestor(use.operation, block)
                 if waiter is not None:
-                    last = max(-1 if last is None else last, _span_end(waiter, pos, end, memo))
+                    at = _span_end(waiter, pos, end, memo)
+                    last = at if at > last else last
         for r in user.results:  # views of the buffer extend its life
             if r.type.__class__.__name__ == "MemRefType":
                 stack.extend(u.operation for u in r.uses)
@@ -237,7 +244,7 @@ def _place(allocs, intervals, capacity: int, what: str, where) -> int:
                            f"{'its' if what.startswith('@') else 'their'} peak, the target has {capacity} "
                            "(tile-for-scratchpad splits operations that are too large)", where)
     for alloc, off in zip(allocs, offsets):
-        alloc.properties["offset"] = IntegerAttr(off, i64)
+        alloc.properties["offset"] = i64_attr(off)
     return top
 
 

@@ -30,6 +30,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from accel.compiler.narrow_types import SUB_BYTE_INTS, convert, is_narrow, narrow_dtype, narrow_element_type, widen
 from accel.dialects import accel
+from accel.compiler.weights_path import resolve_weights_path, set_ir_dir  # noqa: F401 (set_ir_dir: re-exported)
 from accel.dialects.relay import WEIGHTS_ATTR, ConstantOp
 
 _TO_NUMPY: dict[tuple[str, int, bool], np.dtype] = {
@@ -144,28 +145,11 @@ def array_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
 # External weights
 # --------------------------------------------------------------------------------------
 
-_ir_dir: str | None = None
 _cache: dict[tuple[str, float], dict[str, np.ndarray]] = {}
 
 
 class WeightsError(Exception):
     """A weights file that cannot be read or lacks a tensor (a user error)."""
-
-
-def set_ir_dir(directory: str | None) -> None:
-    """Directory of the IR file being processed; relative weight paths start there."""
-    global _ir_dir
-    _ir_dir = directory
-
-
-def resolve_weights_path(path: str) -> str:
-    if os.path.isabs(path):
-        return path
-    if _ir_dir is not None:
-        cand = os.path.join(_ir_dir, path)
-        if os.path.exists(cand):
-            return cand
-    return os.path.abspath(path)
 
 
 def _load_onnx_tensors(path: str) -> dict[str, np.ndarray]:

@@ -27,15 +27,8 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from accel.compiler.diagnostics import CompileError, LocatingParser, format_error, verify_located
 from accel.compiler.expected_diagnostics import emitted_error, expected_errors, mismatches
-from accel.compiler.partition_report import (
-    explain_table,
-    is_partitioning,
-    partition_dot,
-    partition_report,
-    write_report,
-)
 from accel.compiler.targets.context import AccelContext
-from accel.compiler.tensors import set_ir_dir
+from accel.compiler.weights_path import set_ir_dir
 from accel.compiler.transforms import ACCEL_PASSES
 
 
@@ -138,7 +131,7 @@ class AccelOptMain(xDSLOptMain):
             print(f"Pass {previous.name} took {seconds} seconds", file=sys.stderr)
         if not self.args.disable_verify:
             verify_located(module)
-        if previous is not None and is_partitioning(previous.name) and self._wants_partition():
+        if previous is not None and self._wants_partition() and PartitionOutputs.after(previous):
             self._partition = PartitionOutputs.of(module)
         if previous is not None and next_pass is not None and self.args.print_between_passes:
             print(f"// -----// IR after {previous.name} //----- //")
@@ -169,7 +162,7 @@ class AccelOptMain(xDSLOptMain):
             raise CompileError("--report, --explain and --dot need a partitioning pipeline (e.g. -p byoc)")
         args = self.args
         if args.report:
-            write_report(self._partition.report, args.report)
+            PartitionOutputs.write_report(self._partition.report, args.report)
         if args.dot:
             with open(args.dot, "w", encoding="utf-8") as f:
                 f.write(self._partition.dot)
@@ -250,9 +243,27 @@ class PartitionOutputs:
     dot: str
     explain: str
 
+    # The partition report imports the target schema, the cost model and numpy (about a
+    # third of accel-opt's start-up): only a run with --report/--explain/--dot pays it.
+
+    @staticmethod
+    def after(p: ModulePass) -> bool:
+        """Whether `p` partitions (the outputs are taken right after it)."""
+        from accel.compiler.partition_report import is_partitioning
+
+        return is_partitioning(p.name)
+
     @staticmethod
     def of(module: ModuleOp) -> PartitionOutputs:
+        from accel.compiler.partition_report import explain_table, partition_dot, partition_report
+
         return PartitionOutputs(partition_report(module), partition_dot(module), explain_table(module))
+
+    @staticmethod
+    def write_report(report: dict, path: str) -> None:
+        from accel.compiler.partition_report import write_report
+
+        write_report(report, path)
 
 
 def list_passes() -> str:

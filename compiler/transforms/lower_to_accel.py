@@ -100,7 +100,7 @@ class WeightCache:
             w.location = const.location
             block = self.fn.body.block
             Rewriter.insert_op(w, InsertPoint.at_start(block) if not self.by_key
-                               else InsertPoint.after(list(self.by_key.values())[-1].owner))
+                               else InsertPoint.after(next(reversed(self.by_key.values())).owner))
             self.by_key[key] = w.result
         return self.by_key[key]
 

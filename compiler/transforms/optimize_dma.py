@@ -69,6 +69,7 @@ from xdsl.transforms.common_subexpression_elimination import cse
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets.context import target_context
 from accel.compiler.index_arith import constant_index, make_index
+from accel.compiler.ir_build import strided_layout, subview
 from accel.compiler.memory_plan import LiveProfile, function_peak_live, plan_scratchpad_module, scratchpad_fits
 from accel.compiler.tensors import buffer_bytes
 from accel.dialects import accel
@@ -480,17 +481,15 @@ def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True) -> bool:
     def slot_view(point: InsertPoint, two: SSAValue, slot: int | SSAValue, shape) -> SSAValue:
         """Slot `slot` of a two-slot buffer, as a contiguous view of the tile's shape (a
         rank-reducing subview dropping the slot dimension only)."""
-        from xdsl.dialects.builtin import StridedLayoutAttr
-
         shape = list(shape)
         strides = [1] * len(shape)
         for i in range(len(shape) - 2, -1, -1):
             strides[i] = strides[i + 1] * shape[i + 1]
         slot_stride = strides[0] * shape[0] if shape else 1
         offset = slot * slot_stride if isinstance(slot, int) else None
-        rtype = MemRefType(two.type.element_type, shape, StridedLayoutAttr(strides, offset), accel.SPM)
+        rtype = accel.memref_type(two.type.element_type, shape, strided_layout(tuple(strides), offset), accel.SPM)
         offsets = [slot] + [0] * len(shape)
-        sv = memref.SubviewOp.get(two, offsets, [1, *shape], [1] * (len(shape) + 1), rtype)
+        sv = subview(two, offsets, [1, *shape], [1] * (len(shape) + 1), rtype)
         Rewriter.insert_op(sv, point)
         return sv.result
 
@@ -702,22 +701,47 @@ def prefetch_loads(block: Block, fits, only: set | None = None, screen=None) -> 
     return {m.ops[-1] for m in keep_fitting(moves, fits, screen)}
 
 
-def defer_writebacks(fn: func.FuncOp) -> bool:
+@dataclass
+class DeferredWaits:
+    """The waits `defer_writebacks` took out, each with the wait that replaced it (None:
+    none did) and the op it preceded, so that they can be put back without a copy of
+    the function."""
+
+    taken: list[tuple[accel.DmaWaitOp, tuple[SSAValue, ...], accel.DmaWaitOp | None, Operation]]
+
+    def undo(self) -> None:
+        # In reverse: a wait's successor may itself be a wait taken out after it.
+        for wait, tokens, replacement, successor in reversed(self.taken):
+            wait.operands = tokens
+            Rewriter.insert_op(wait, InsertPoint.before(successor))
+            if replacement is not None:
+                Rewriter.erase_op(replacement)
+
+    def keep(self) -> None:
+        for wait, *_ in self.taken:
+            wait.erase()
+
+
+def defer_writebacks(fn: func.FuncOp) -> DeferredWaits:
     """Stop waiting for write-backs: the DMA engine runs transfers in order (a later load of
     the same host bytes comes after), the device orders a later write of the scratchpad
     bytes after the transfer that reads them, and the region ends with a sync; so the
     host need not stall on each result while the next op could compute."""
-    changed = False
+    taken = []
     for wait in [op for op in fn.walk() if isinstance(op, accel.DmaWaitOp)]:
         keep = [t for t in wait.tokens if not (isinstance(t.owner, accel.DmaStartOp) and not t.owner.to_device)]
         if len(keep) == len(wait.tokens):
             continue
-        if keep:
-            Rewriter.replace_op(wait, accel.DmaWaitOp(*keep))
-        else:
-            Rewriter.erase_op(wait)
-        changed = True
-    return changed
+        replacement = accel.DmaWaitOp(*keep) if keep else None
+        if replacement is not None:
+            Rewriter.insert_op(replacement, InsertPoint.before(wait))
+        successor = wait.next_op
+        assert successor is not None  # a wait is never a block's terminator
+        tokens = tuple(wait.tokens)
+        wait.detach()
+        wait.operands = ()  # out of the tokens' uses while it is out of the IR
+        taken.append((wait, tokens, replacement, successor))
+    return DeferredWaits(taken)
 
 
 # --------------------------------------------------------------------------------------
@@ -1185,10 +1209,11 @@ class OptimizeDma(ModulePass):
                         moved = _within_prefetch(block, moved, depth + 1, self.prefetch_depth)
                         if not moved:
                             break
-                    snapshot = current[0].clone()
-                    if defer_writebacks(current[0]) and not fits():
-                        _replace_function(current[0], snapshot)
-                        current[0] = snapshot
+                    deferred = defer_writebacks(current[0])
+                    if deferred.taken and not fits():
+                        deferred.undo()
+                    else:
+                        deferred.keep()
             if self.cross_region:
                 keep_on_device(op, name, plan)
             if self.prefetch_regions:
@@ -1230,24 +1255,26 @@ def _per_loop(holder: list, step, fits, fallback=None) -> None:
     is undone from a copy of that loop (steps only change the loop and put ops just
     before it), so trying every loop costs the loops' sizes, not the function's per loop."""
 
+    # Innermost first: the reversed walk puts a loop after the loops nested in it and
+    # after the loops that follow it. A step on one loop replaces it by one loop (steps
+    # do not apply to loops holding others) and puts loop-free ops before it, so the
+    # loops not yet visited, earlier in the walk, keep their place in the list: it is
+    # taken once per sweep, not per loop (a walk of the function per loop).
     def loops() -> list[scf.ForOp]:
         return [o for o in holder[0].walk() if isinstance(o, scf.ForOp)][::-1]
 
-    if not loops():
+    current = loops()
+    if not current:
         return
     snapshot = holder[0].clone()
     changed = False
-    for i in range(len(loops())):
-        current = loops()
-        if i < len(current):
-            changed |= step(current[i])
+    for loop in current:
+        changed |= step(loop)
     if not changed or fits():
         return
     _replace_function(holder[0], snapshot)
     holder[0] = snapshot
-    index = 0
-    while index < len(loops()):
-        loop = loops()[index]
+    for loop in loops():
         for attempt in (step, fallback):
             if attempt is None:
                 continue
@@ -1258,8 +1285,7 @@ def _per_loop(holder: list, step, fits, fallback=None) -> None:
                 change.keep()
                 break
             change.undo()
-            loop = loops()[index]
-        index += 1
+            loop = change.copy
 
 
 @dataclass

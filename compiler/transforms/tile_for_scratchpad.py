@@ -59,6 +59,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.index_arith import make_index
+from accel.compiler.ir_build import subview, subview_type
 from accel.compiler.memory_plan import align
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import buffer_bytes, numpy_dtype
@@ -102,8 +103,8 @@ class Emitter:
         if all(isinstance(o, int) and o == 0 for o in offsets) and tuple(sizes) == tuple(source.type.get_shape()):
             return source
         strides = [1] * len(sizes)
-        rtype = memref.SubviewOp.infer_result_type(source.type, offsets, sizes, strides)
-        return self.add(memref.SubviewOp.get(source, offsets, sizes, strides, rtype)).results[0]
+        rtype = subview_type(source.type, offsets, sizes, strides)
+        return self.add(subview(source, offsets, sizes, strides, rtype)).results[0]
 
     def loop(self, start: int, count: int, step: int) -> tuple[SSAValue | None, "Emitter"]:
         """A loop over `count` values start, start+step, ...; one value needs no loop."""

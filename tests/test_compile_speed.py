@@ -1,0 +1,98 @@
+"""Compile-speed changes that must not change results: the cheap builders of
+`accel.compiler.ir_build` make the ops xDSL's builders make, and accel-opt's start-up
+does not import what a plain .mlir run does not use."""
+
+import io
+import subprocess
+import sys
+
+import pytest
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, StridedLayoutAttr, f32
+from xdsl.ir import Block
+from xdsl.printer import Printer
+from xdsl.rewriter import Rewriter
+
+from accel.compiler.ir_build import index_constant, strided_layout, subview, subview_type
+
+
+def generic(op) -> str:
+    out = io.StringIO()
+    Printer(out, print_generic_format=True).print_op(op)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("offsets, sizes", [([0, "iv", 2], [1, 4, 4]), ([1, 2, 3], [1, 4, 4]),
+                                            (["iv", 0, 0], [2, "iv", 8]), ([0, 0, 0], [4, 8, 8])])
+def test_subview_as_xdsl_builds_it(offsets, sizes):
+    block = Block(arg_types=[MemRefType(f32, [4, 8, 8]), IndexType()])
+    src, iv = block.args
+    offsets = [iv if o == "iv" else o for o in offsets]
+    sizes = [iv if s == "iv" else s for s in sizes]
+    strides = [1, 1, 1]
+    expected_type = memref.SubviewOp.infer_result_type(src.type, offsets, sizes, strides)
+    assert subview_type(src.type, offsets, sizes, strides) == expected_type
+    expected = memref.SubviewOp.get(src, offsets, sizes, strides, expected_type)
+    built = subview(src, offsets, sizes, strides, expected_type)
+    built.verify()
+    assert generic(built) == generic(expected)
+    assert str(built) == str(expected)
+
+
+def test_index_constant_and_layout_as_xdsl_builds_them():
+    assert generic(index_constant(7)) == generic(arith.ConstantOp(IntegerAttr(7, IndexType())))
+    assert strided_layout((8, 1), None) == StridedLayoutAttr([8, 1], None)
+    assert strided_layout((8, 1), 16) is strided_layout((8, 1), 16)  # built once
+
+
+def test_accel_opt_start_up_imports_no_numpy_or_frontend():
+    code = ("import sys; import accel.tools.accel_opt; "
+            "print(sorted(m for m in ('numpy', 'onnx', 'hypothesis', 'accel.compiler.partition_report', "
+            "'accel.compiler.frontend.onnx') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+DEFERRED = """
+func.func @npu_0(%a: memref<64xf32>, %b: memref<64xf32>, %out0: memref<64xf32> {accel.output},
+                 %out1: memref<64xf32> {accel.output}) attributes {accel.target = "npu"} {
+  accel.eltwise ins(%a, %b : memref<64xf32>, memref<64xf32>) outs(%out0 : memref<64xf32>) {kind = "add"}
+  accel.eltwise ins(%out0 : memref<64xf32>) outs(%out1 : memref<64xf32>) {kind = "relu"}
+  func.return
+}
+"""
+
+
+def test_deferred_waits_undo_restores_the_function_exactly():
+    from accel.compiler.driver import build_passes, make_context
+    from accel.compiler.diagnostics import LocatingParser
+    from accel.compiler.transforms.optimize_dma import defer_writebacks
+    from accel.dialects import accel
+
+    ctx = make_context("npu")
+    module = LocatingParser(ctx, DEFERRED, "t.mlir").parse_module()
+    for p in build_passes("insert-dma"):
+        p.apply(ctx, module)
+    fn = next(op for op in module.body.block.ops)
+    # The first write-back's wait joins the next load's: `dma_wait %store, %load`.
+    first_store, second_load = [op for op in fn.walk() if isinstance(op, accel.DmaStartOp)][2:4]
+    (store_wait,) = [u.operation for u in first_store.token.uses]
+    (load_wait,) = [u.operation for u in second_load.token.uses]
+    Rewriter.replace_op(load_wait, accel.DmaWaitOp(first_store.token, second_load.token))
+    Rewriter.erase_op(store_wait)
+    before = str(module)
+    deferred = defer_writebacks(fn)
+    # Both write-backs' waits: one replaced by a wait for the load alone, one dropped.
+    assert [r is None for _, _, r, _ in deferred.taken] == [False, True]
+    deferred_text = str(module)
+    assert deferred_text != before
+    deferred.undo()
+    module.verify()
+    assert str(module) == before
+    # Out of the IR, a taken wait does not count as a use of its tokens.
+    assert all(isinstance(u.operation, accel.DmaWaitOp) and u.operation.parent is not None
+               for op in fn.walk() if isinstance(op, accel.DmaStartOp) for u in op.token.uses)
+    again = defer_writebacks(fn)
+    again.keep()
+    module.verify()
+    assert str(module) == deferred_text
