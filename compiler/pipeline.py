@@ -9,11 +9,11 @@ from __future__ import annotations
 
 PIPELINES: dict[str, str] = {
     "byoc": "canonicalize,byoc",
-    "lower": "bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,optimize-dma,plan-memory",
-    "full": "canonicalize,byoc,bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,optimize-dma,"
-            "plan-memory",
-    "full-nofuse": "canonicalize,byoc,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,optimize-dma,"
-                   "plan-memory",
+    "lower": "bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,assemble-on-device,optimize-dma,plan-memory",
+    "full": "canonicalize,byoc,bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,assemble-on-device,"
+            "optimize-dma,plan-memory",
+    "full-nofuse": "canonicalize,byoc,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,assemble-on-device,"
+                   "optimize-dma,plan-memory",
     "naive": "canonicalize,byoc,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad{zero-copy=false double-buffer=false},"
              "insert-dma{zero-copy=false},plan-memory",
     "host": "canonicalize,fold-constants{dequantize=true},bufferize,plan-memory",
