@@ -783,6 +783,11 @@ def parse_description(data: dict, path: str) -> TargetDescription:
         c = call(t, fn, compute_kind_of({op_name}), op_name)
         t.finish()
         _check_applicable(limits, {op_name}, t, op_name)
+        if op_name == "relay.concatenate" and lowering == "accel":
+            copy = runtime.dma_on_device if runtime is not None else None
+            if copy is None or dma.device_bytes_per_cycle is None or copy.function != fn:
+                t.fail(t.where("c_function"), "a concatenation runs as copies on the device: expected the "
+                                              "function of api.runtime.dma_on_device, with dma.device_bytes_per_cycle")
         ops.append(OpSpec(op_name, fn, limits, ref, pred, t.key, c))
 
     patterns: list[PatternSpec] = []
