@@ -174,10 +174,10 @@ class LowerToAccel(ModulePass):
             for kernel in list(fn.body.block.ops):
                 concat = concatenate_of(kernel) if isinstance(kernel, accel.KernelOp) else None
                 if concat is not None:
-                    if not desc.copies_on_device:
-                        raise CompileError(f"lower-to-accel: '{desc.name}' has no copy on the device to run "
-                                           "'relay.concatenate' (dma.device_bytes_per_cycle, api.runtime.dma_on_device)",
-                                           kernel)
+                    spec = select(concat, desc)  # the description's entry: copies on the device
+                    if isinstance(spec, str):
+                        raise CompileError(f"lower-to-accel: '{desc.name}' has no entry for 'relay.concatenate': "
+                                           f"{spec}", kernel)
                     lowered = lower_concatenate(kernel, concat)
                     copies += [o for o in lowered if isinstance(o, memref.CopyOp)]
                     Rewriter.replace_op(kernel, lowered, new_results=[])
