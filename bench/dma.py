@@ -17,6 +17,11 @@ simulator (with a numerical check against the reference interpreter):
   its own; `-DB` and `-DB1` are unfused too).
 - `-PR`: `full` with `optimize-dma{prefetch-regions=false}`: no region's first loads are
   issued by the region before it.
+- `-DEV`: `full` on the same accelerator described without a copy on the device (its
+  description copied without `api.runtime.dma_on_device`, `dma.device_bytes_per_cycle` and
+  the `relay.concatenate` entry): tiles are not assembled on the device and concatenations
+  stay on the host, as before issue 13's items 2 and 3 (`--variants full,-DEV` compares
+  just these two).
 
 Table 1 prints bytes (to device + to host, from the simulator's counters, which must equal
 report.json's) against `dma.lower_bound_bytes`, and simulated cycles against
@@ -28,6 +33,10 @@ runs one operator at a time (the compiler's without fusion), and how much of the
 
     overlap = (DMA busy + compute - simulated cycles) / DMA busy
     exposed = simulated cycles - compute          (DMA time nothing computes under)
+
+Table 4 sets `full` beside `-DEV`: bytes (with the copies on the device the simulator
+counted, `bytes_on_device`), regions and cycles, each against its own partition bound (a
+concatenation on the npu merges the regions around it, which lowers the bound itself).
 
 Table 3 sets layer fusion side by side with the unfused pipeline: bytes and cycles of
 `full` and `nofuse` against the partition bound, the 1-op bound and report.json's
@@ -97,13 +106,40 @@ _PARTITION = "byoc,bufferize,plan-memory,lower-to-accel"
 VARIANTS: dict[str, str] = {
     "naive": "naive",
     "full": "full",
-    "-DB": f"{_PARTITION},tile-for-scratchpad,insert-dma,optimize-dma{{double-buffer=false}},plan-memory",
-    "-DB1": f"{_PARTITION},tile-for-scratchpad{{double-buffer=false}},insert-dma,"
+    "-DB": f"{_PARTITION},tile-for-scratchpad,insert-dma,assemble-on-device,optimize-dma{{double-buffer=false}},"
+           "plan-memory",
+    "-DB1": f"{_PARTITION},tile-for-scratchpad{{double-buffer=false}},insert-dma,assemble-on-device,"
             "optimize-dma{double-buffer=false},plan-memory",
     "nofuse": "full-nofuse",
-    "-PR": f"{_PARTITION},fuse-layers,tile-for-scratchpad,insert-dma,optimize-dma{{prefetch-regions=false}},"
-           "plan-memory",
+    "-PR": f"{_PARTITION},fuse-layers,tile-for-scratchpad,insert-dma,assemble-on-device,"
+           "optimize-dma{prefetch-regions=false},plan-memory",
+    "-DEV": "full",  # on today_target(target): no copy on the device
 }
+
+
+def today_target(target: str, work: str) -> str:
+    """A built-in npu target's description without its copy on the device (and so
+    without the concatenation that runs on it), as a file in `work`; other targets have
+    none to remove and stay as they are."""
+    sys.path.insert(0, os.path.join(REPO, "tests"))
+    from e2e_util import npu_without_device_copies
+
+    from accel.compiler.targets.registry import load_target
+
+    desc = load_target(target)
+    if not desc.copies_on_device:
+        return target
+    text = npu_without_device_copies(f"{target}-today", desc.memory.scratchpad_bytes)
+    d = os.path.join(work, f"{target}-today")
+    os.makedirs(d, exist_ok=True)
+    shutil.copy(os.path.join(REPO, "compiler", "targets", "patterns.mlir"), d)
+    path = os.path.join(d, f"{target}-today.toml")
+    with open(path + f".{os.getpid()}", "w") as f:
+        f.write(text)
+    os.replace(path + f".{os.getpid()}", path)
+    today = load_target(path)
+    assert not today.copies_on_device and not today.ops_named("relay.concatenate"), path
+    return path
 
 
 def ffn_model(seed: int = 0):
@@ -297,7 +333,9 @@ def traffic_breakdown(module, descs: dict) -> Breakdown:
                 continue
             k = multiplicity(op)
             b = buffer_bytes(op.source.type) * k
-            bd.dma_busy += dma_cycles(buffer_bytes(op.source.type), desc) * k
+            bd.dma_busy += dma_cycles(buffer_bytes(op.source.type), desc, op.on_device) * k
+            if op.on_device:  # within the scratchpad: no host traffic (Table 4 counts it)
+                continue
             following = op.next_op
             if not op.to_device and isinstance(following, accel.DmaWaitOp) and op.token in following.tokens:
                 bd.stores_waited_at_once += b
@@ -370,11 +408,14 @@ class Row:
     macs: dict = field(default_factory=lambda: {"total": 0, "offloaded": 0})  # report.json's
     max_err: float = 0.0
     errors: dict = field(default_factory=dict)  # variant -> one line
+    on_device: dict = field(default_factory=dict)  # variant -> counters' bytes_on_device
+    bounds: dict = field(default_factory=dict)  # variant -> (lower_bound_bytes, cycles.lower_bound)
+    regions: dict = field(default_factory=dict)  # variant -> regions of report.json
     breakdown: Breakdown | None = None
     seconds: float = 0.0
 
 
-def measure(model: str, target: str, work: str) -> Row:
+def measure(model: str, target: str, work: str, variants: tuple[str, ...] = tuple(VARIANTS)) -> Row:
     from accel.compiler.driver import compile_module, compile_to_directory, load_model, make_context
     from accel.compiler.frontend.onnx import import_onnx_file
     from accel.compiler.runtime.interpreter import run_function
@@ -387,9 +428,12 @@ def measure(model: str, target: str, work: str) -> Row:
     ref = run_function(import_onnx_file(path), inputs)
     row = Row(model, target)
     for variant, spec in VARIANTS.items():
+        if variant not in variants:
+            continue
         out_dir = os.path.join(work, f"{model}-{target}-{variant.strip('-')}")
         try:
-            report = compile_to_directory(path, target, out_dir, pipeline=spec)
+            report = compile_to_directory(path, today_target(target, work) if variant == "-DEV" else target,
+                                          out_dir, pipeline=spec)
             build_fast(out_dir)
             outputs, counters = run_directory(out_dir, inputs)
             for key in ("bytes_to_device", "bytes_to_host", "transfers"):
@@ -407,6 +451,9 @@ def measure(model: str, target: str, work: str) -> Row:
         row.transfers[variant] = counters["transfers"]
         row.cycles[variant] = counters["cycles"]
         row.exposed[variant] = report["cycles"]["exposed_dma"]
+        row.on_device[variant] = counters.get("bytes_on_device", 0)
+        row.bounds[variant] = (report["dma"]["lower_bound_bytes"], report["cycles"]["lower_bound"])
+        row.regions[variant] = len(report.get("regions", []))
         if variant == "full":
             row.fused_bound = report["dma"].get("fused_lower_bound_bytes", 0)
         if variant == "full" or not row.cycle_bound:
@@ -453,14 +500,17 @@ def table(rows: list[Row]) -> str:
             f"{'opt/LB':>6} {'-DB/LB':>6} {'-DB1/LB':>7} {'-PR/LB':>6}")
     lines = [head, "-" * len(head)]
 
+    def missing(r: Row, v: str, w: int) -> str:
+        return f"{'ERR' if v in r.errors else '-':>{w}}"  # failed, or not asked for (--variants)
+
     def b(r: Row, v: str) -> str:
-        return mb(r.bytes[v]) if v in r.bytes else f"{'ERR':>8}"
+        return mb(r.bytes[v]) if v in r.bytes else missing(r, v, 8)
 
     def c(r: Row, v: str, w: int = 9) -> str:
-        return f"{r.cycles[v]:>{w}}" if v in r.cycles else f"{'ERR':>{w}}"
+        return f"{r.cycles[v]:>{w}}" if v in r.cycles else missing(r, v, w)
 
     def q(num: dict, v: str, den: float, w: int = 6) -> str:
-        return f"{ratio(num[v], den):>{w}}" if v in num else f"{'ERR':>{w}}"
+        return f"{ratio(num[v], den):>{w}}" if v in num else f"{'-':>{w}}"
 
     for r in rows:
         lines.append(
@@ -500,6 +550,24 @@ def breakdown_table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def device_table(rows: list[Row]) -> str:
+    head = (f"{'model':<22} {'target':<8} | {'regions':>7} | {'LB -DEV':>7} {'-DEV MB':>7} {'/LB':>5} | "
+            f"{'LB MB':>7} {'full MB':>7} {'/LB':>5} {'on dev':>7} | {'full/-DEV':>9} | {'cyc -DEV':>9} {'/cLB':>5} | "
+            f"{'cyc full':>9} {'/cLB':>5}")
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        if "full" not in r.bytes or "-DEV" not in r.bytes:
+            continue
+        (lb_t, clb_t), (lb, clb) = r.bounds["-DEV"], r.bounds["full"]
+        lines.append(
+            f"{r.model:<22} {r.target:<8} | {r.regions['-DEV']:>3}>{r.regions['full']:<3} | "
+            f"{lb_t / 1e6:7.3f} {r.bytes['-DEV'] / 1e6:7.3f} {ratio(r.bytes['-DEV'], lb_t):>5} | "
+            f"{lb / 1e6:7.3f} {r.bytes['full'] / 1e6:7.3f} {ratio(r.bytes['full'], lb):>5} "
+            f"{r.on_device['full'] / 1e6:7.3f} | {ratio(r.bytes['full'], r.bytes['-DEV']):>9} | "
+            f"{r.cycles['-DEV']:>9} {ratio(r.cycles['-DEV'], clb_t):>5} | {r.cycles['full']:>9} {ratio(r.cycles['full'], clb):>5}")
+    return "\n".join(lines)
+
+
 def fusion_table(rows: list[Row]) -> str:
     head = (f"{'model':<22} {'target':<7} | {'LB MB':>7} {'fusedLB':>7} {'1-op MB':>8} | {'nofuse':>7} {'full':>7} "
             f"{'nf/LB':>6} {'full/LB':>7} {'full/fLB':>8} | {'cyc nofuse':>10} {'cyc full':>9} {'nf/cLB':>6} "
@@ -524,7 +592,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--targets", default=",".join(TARGETS))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--keep", metavar="DIR", help="write the compiled directories here (kept)")
+    ap.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated subset of: " + ", ".join(VARIANTS))
     args = ap.parse_args(argv)
+    variants = tuple(v for v in args.variants.split(",") if v)
+    if any(v not in VARIANTS for v in variants):
+        ap.error(f"unknown variant '{next(v for v in variants if v not in VARIANTS)}'")
     models = [m for m in args.models.split(",") if m]
     unknown = [m for m in models if m not in MODELS]
     if unknown:
@@ -534,7 +606,7 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [(m, t) for m in models for t in targets]
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = [pool.submit(measure, m, t, work) for m, t in jobs]
+        futures = [pool.submit(measure, m, t, work, variants) for m, t in jobs]
         rows = [f.result() for f in futures]
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
@@ -547,11 +619,14 @@ def main(argv: list[str] | None = None) -> int:
     print("Table 3: layer fusion (`full`) against the unfused pipeline (`nofuse`) and the bounds")
     print(fusion_table(rows))
     print()
+    print("Table 4: copies on the device (`full`) against the same target without them (`-DEV`)")
+    print(device_table(rows))
+    print()
     errors = [(r, v, e) for r in rows for v, e in r.errors.items()]
     for r, v, e in errors:
         print(f"ERR {r.model} on {r.target} ({v}): {e}")
     worst = max((r.max_err for r in rows), default=0.0)
-    print(f"{len(rows)} model/target pairs x {len(VARIANTS)} pipelines; {len(errors)} failed; the others "
+    print(f"{len(rows)} model/target pairs x {len(variants)} pipelines; {len(errors)} failed; the others "
           f"match the reference (worst relative error {worst:.1e}); {time.perf_counter() - start:.0f} s")
     return 1 if errors else 0
 

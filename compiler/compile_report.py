@@ -79,8 +79,10 @@ def compute_cycles(op: accel.ComputeOp, desc) -> float:
     return passes * math.prod(op.output.type.get_shape()) / c.elementwise_per_cycle
 
 
-def dma_cycles(nbytes_: int, desc) -> float:
-    return desc.dma.setup_cycles + nbytes_ / desc.dma.bytes_per_cycle
+def dma_cycles(nbytes_: int, desc, on_device: bool = False) -> float:
+    """A transfer's time on the DMA engine (a copy on the device at its own rate)."""
+    rate = desc.dma.device_bytes_per_cycle if on_device else desc.dma.bytes_per_cycle
+    return desc.dma.setup_cycles + nbytes_ / rate
 
 
 # --------------------------------------------------------------------------------------
@@ -89,7 +91,7 @@ def dma_cycles(nbytes_: int, desc) -> float:
 
 
 def planned_dma(module: ModuleOp) -> dict[str, int]:
-    to_dev = to_host = transfers = 0
+    to_dev = to_host = on_dev = transfers = 0
     for fn, _ in accelerator_functions(module):
         for op in fn.walk():
             if isinstance(op, accel.DmaStartOp):
@@ -98,9 +100,11 @@ def planned_dma(module: ModuleOp) -> dict[str, int]:
                 transfers += k
                 if op.to_device:
                     to_dev += b
+                elif op.on_device:
+                    on_dev += b
                 else:
                     to_host += b
-    return {"bytes_to_device": to_dev, "bytes_to_host": to_host, "transfers": transfers}
+    return {"bytes_to_device": to_dev, "bytes_to_host": to_host, "transfers": transfers, "bytes_on_device": on_dev}
 
 
 def spill_floor_bytes(readers: dict[SSAValue, int], capacity: int, outputs: set[SSAValue]) -> int:
@@ -276,7 +280,7 @@ class Timeline:
                     start = max([start] + [self.ready[b] for b in self.blocks(src)])
                 if dst is not None:
                     start = max([start] + [self.reads_end[b] for b in self.blocks(dst)])
-                done = start + dma_cycles(buffer_bytes(op.source.type), self.desc)
+                done = start + dma_cycles(buffer_bytes(op.source.type), self.desc, op.on_device)
                 self.dma_free = done
                 if dst is not None:
                     for b in self.blocks(dst):

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 PIPELINES: dict[str, str] = {
     "byoc": "canonicalize,byoc",
-    "lower": "widen-host-floats,bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,optimize-dma,plan-memory",
-    "full": "canonicalize,byoc,widen-host-floats,bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,optimize-dma,"
-            "plan-memory",
-    "full-nofuse": "canonicalize,byoc,widen-host-floats,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,optimize-dma,"
-                   "plan-memory",
+    "lower": "widen-host-floats,bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,assemble-on-device,"
+             "optimize-dma,plan-memory",
+    "full": "canonicalize,byoc,widen-host-floats,bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,"
+            "assemble-on-device,optimize-dma,plan-memory",
+    "full-nofuse": "canonicalize,byoc,widen-host-floats,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,"
+                   "assemble-on-device,optimize-dma,plan-memory",
     "naive": "canonicalize,byoc,widen-host-floats,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad{zero-copy=false double-buffer=false},"
              "insert-dma{zero-copy=false},plan-memory",
     "host": "canonicalize,fold-constants{dequantize=true},widen-host-floats,bufferize,plan-memory",

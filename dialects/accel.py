@@ -380,7 +380,8 @@ many dimensions (the simulator's and the vendor APIs' descriptors)."""
 
 @irdl_op_definition
 class DmaStartOp(IRDLOperation):
-    """Starts an N-d strided copy `source -> dest` between host memory and a scratchpad;
+    """Starts an N-d strided copy `source -> dest` between host memory and a scratchpad,
+    or within the scratchpad (a copy on the device: tiles assembled into one buffer);
     both views have the same shape and element type, their layouts give the strides."""
 
     name = "accel.dma_start"
@@ -396,15 +397,26 @@ class DmaStartOp(IRDLOperation):
         s, d = self.source.type, self.dest.type
         if _shape(s) != _shape(d) or s.element_type != d.element_type:
             raise VerifyException(f"source {s} and dest {d} must have the same shape and element type")
-        spaces = {memory_space(s), memory_space(d)}
-        if "spm" not in spaces or spaces == {"spm"}:
-            raise VerifyException(f"a transfer goes between host memory and a scratchpad, got {s} -> {d}")
+        if "spm" not in (memory_space(s), memory_space(d)):
+            raise VerifyException(f"a transfer goes between host memory and a scratchpad or within a scratchpad, "
+                                  f"got {s} -> {d}")
         if not 1 <= len(_shape(s)) <= MAX_TRANSFER_RANK:
             raise VerifyException(f"transfers have rank 1 to {MAX_TRANSFER_RANK}, got {s}")
 
     @property
     def to_device(self) -> bool:
-        return memory_space(self.dest.type) == "spm"
+        """Host memory -> scratchpad."""
+        return memory_space(self.dest.type) == "spm" and memory_space(self.source.type) != "spm"
+
+    @property
+    def to_host(self) -> bool:
+        """Scratchpad -> host memory."""
+        return memory_space(self.dest.type) != "spm"
+
+    @property
+    def on_device(self) -> bool:
+        """Scratchpad -> scratchpad (`dma_on_device` of the target's API)."""
+        return memory_space(self.dest.type) == "spm" and memory_space(self.source.type) == "spm"
 
 
 @irdl_op_definition

@@ -60,6 +60,26 @@ EXAMPLES = os.path.join(REPO, "examples")
 # --------------------------------------------------------------------------------------
 
 
+NPU_TOML = os.path.join(os.path.dirname(__file__), "..", "compiler", "targets", "npu.toml")
+
+
+def npu_without_device_copies(name: str, scratchpad_bytes: int | None = None) -> str:
+    """npu.toml's text renamed `name` (scratchpad resized) without its copy on the device:
+    no `dma_on_device`, no `dma.device_bytes_per_cycle`, no `relay.concatenate` entry that
+    runs on it, i.e. the npu before tiles were assembled on the device."""
+    import re
+
+    text = open(NPU_TOML).read()
+    text = re.sub(r"^dma_on_device = .*\n", "", text, flags=re.M)
+    text = re.sub(r"^device_bytes_per_cycle = .*\n", "", text, flags=re.M)
+    text = re.sub(r", device_bytes_per_cycle = \"dma.device_bytes_per_cycle\"", "", text)
+    text = re.sub(r'\[\[ops\]\]\nop = "relay.concatenate"\n(?:[a-z_]+ = .*\n)*', "", text)
+    text = re.sub(r'^name = "npu"', f'name = "{name}"', text, flags=re.M)
+    if scratchpad_bytes is not None:
+        text = re.sub(r"^scratchpad_bytes = \d+", f"scratchpad_bytes = {scratchpad_bytes}", text, flags=re.M)
+    return text
+
+
 def ort_run(path: str, feeds: Mapping[str, np.ndarray], optimize: bool = True) -> dict[str, np.ndarray]:
     """onnxruntime on one thread; `optimize=False` turns graph optimizations off (its
     fused int8 kernels differ from the ONNX semantics on some CPUs)."""

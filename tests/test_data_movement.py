@@ -278,8 +278,9 @@ def test_compiles_runs_and_matches_the_reference(run, models, model, target, var
         regions = len(r.report["regions"])
         assert r.counters["accel_ops"] > regions and r.report["memory"]["scratchpad_peak_bytes"] <= SCRATCHPAD["npu"]
         # Several scratchpads' worth moves in (fewer with layer fusion, whose stripes keep
-        # intermediates on the device: the int8 ResNet's 0.9 MB are 3.5 of them).
-        assert r.counters["bytes_to_device"] > (4 if variant == "naive" else 3) * SCRATCHPAD["npu"]
+        # intermediates on the device, and tiles assembled there: the int8 ResNet's
+        # 0.67 MB are 2.5 of them).
+        assert r.counters["bytes_to_device"] > (4 if variant == "naive" else 2) * SCRATCHPAD["npu"]
 
 
 PARTIAL = ["full", *(o for o in OPTION_SETS if o != "all-off")]

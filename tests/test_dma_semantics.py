@@ -36,7 +36,7 @@ TARGETS_DIR = os.path.join(os.path.dirname(__file__), "..", "compiler", "targets
 SCRATCHPAD = 2048
 
 OPS = ("conv2d", "conv2d_bias_relu", "dense", "add", "multiply", "relu", "clip", "max_pool2d", "avg_pool2d",
-       "global_avg_pool2d", "sigmoid", "reshape", "quantize", "dequantize")
+       "global_avg_pool2d", "sigmoid", "reshape", "quantize", "dequantize", "concatenate")
 
 
 @pytest.fixture(scope="module")
@@ -69,9 +69,9 @@ def assert_same(before: dict[str, np.ndarray], after: dict[str, np.ndarray], whe
             assert err <= 1, f"{where}: integer output {name} differs by {err} steps"
 
 
-def full_passes(target: str, extra: str = ""):
+def full_passes(target: str, extra: str = "", assemble: str = "assemble-on-device,"):
     spec = ("byoc{cost-model=false},bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,"
-            f"optimize-dma{extra},plan-memory")
+            f"{assemble}optimize-dma{extra},plan-memory")
     return build_passes(spec)
 
 
@@ -127,6 +127,36 @@ def test_optimize_dma_options_preserve_results(graph, tiny_target):
     assert traffic[""] == traffic["{prefetch-regions=false}"]
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graph=relay_graphs(max_ops=6, ops=OPS, min_ops=2))
+def test_tiles_assembled_on_the_device_are_bit_identical(graph, tiny_target):
+    """assemble-on-device (with and without in-place tiles) against the same pipeline
+    without it: the same results bit for bit (only where the bytes wait changes), a plan
+    that fits, and the report's copies on the device counted where they are."""
+    from accel.compiler.compile_report import planned_dma
+
+    results, on_device = {}, {}
+    for assemble in ("", "assemble-on-device{in-place=false},", "assemble-on-device,"):
+        ctx = make_context(tiny_target)
+        module = graph.module.clone()
+        try:
+            for p in full_passes(tiny_target, assemble=assemble):
+                p.apply(ctx, module)
+        except CompileError as e:
+            assume("does not fit the scratchpad" not in str(e))
+            raise
+        module.verify()
+        assert scratchpad_conflicts(module, {"tinynpu": load_target(tiny_target)}) == []
+        results[assemble] = run_module(module, graph.inputs)
+        on_device[assemble] = planned_dma(module)["bytes_on_device"]
+    base = results[""]
+    for assemble, res in results.items():
+        assert list(res) == list(base)
+        for name in base:
+            assert np.array_equal(res[name], base[name], equal_nan=True), (assemble, name)
+    assert on_device[""] == 0
+
+
 @pytest.mark.slow
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(graph=relay_graphs(max_ops=6, ops=OPS, min_ops=3))
@@ -140,7 +170,8 @@ def test_tiled_c_matches_interpreter(graph, tiny_target, tmp_path):
     try:
         report = compile_to_directory(str(src), tiny_target, str(out),
                                       pipeline="byoc{cost-model=false},bufferize,plan-memory,lower-to-accel,"
-                                               "fuse-layers,tile-for-scratchpad,insert-dma,optimize-dma,plan-memory")
+                                               "fuse-layers,tile-for-scratchpad,insert-dma,assemble-on-device,"
+                                               "optimize-dma,plan-memory")
     except CompileError as e:
         assume("does not fit the scratchpad" not in str(e))
         raise
@@ -149,6 +180,7 @@ def test_tiled_c_matches_interpreter(graph, tiny_target, tmp_path):
     assert report["dma"]["bytes_to_device"] == counters["bytes_to_device"]
     assert report["dma"]["bytes_to_host"] == counters["bytes_to_host"]
     assert report["dma"]["transfers"] == counters["transfers"]
+    assert report["dma"]["bytes_on_device"] == counters["bytes_on_device"]
     assert report["cycles"]["estimate"] == counters["cycles"]
 
 

@@ -29,11 +29,16 @@ class Config(C.Structure):
     _fields_ = [("spm_bytes", C.c_size_t), ("alignment", C.c_size_t), ("shared_with_host", C.c_int),
                 ("dma_bytes_per_cycle", C.c_double), ("dma_setup_cycles", C.c_double),
                 ("macs_per_cycle_f32", C.c_double), ("macs_per_cycle_int8", C.c_double),
-                ("elementwise_per_cycle", C.c_double), ("launch_cycles", C.c_double)]  # fmt: skip
+                ("elementwise_per_cycle", C.c_double), ("launch_cycles", C.c_double),
+                ("device_bytes_per_cycle", C.c_double)]  # fmt: skip
+"""npu_config (dsp_config is its prefix: the dsp reads no device_bytes_per_cycle)."""
+
+COUNTER_FIELDS = ("bytes_to_device", "bytes_to_host", "transfers", "accel_ops", "cycles")
 
 
 class Counters(C.Structure):
-    _fields_ = [(f, C.c_uint64) for f in ("bytes_to_device", "bytes_to_host", "transfers", "accel_ops", "cycles")]
+    _fields_ = [(f, C.c_uint64) for f in (*COUNTER_FIELDS, "bytes_on_device")]
+    """npu_counters (dsp_counters is its prefix)."""
 
 
 QUANT_FIELDS = [("x_dtype", C.c_int), ("w_dtype", C.c_int), ("y_dtype", C.c_int), ("input_zero_point", C.c_int32),
@@ -83,6 +88,7 @@ def _declare(dll, prefix: str) -> None:
         "init": ([C.POINTER(Config)], C.c_int), "spm": ([], VP), "register_host": ([VP, C.c_size_t], None),
         "shutdown": ([], None), "dma_to_device": (DMA_SIG, C.c_int64), "dma_to_host": (DMA_SIG, C.c_int64),
         "dma_wait": ([C.c_int64], None), "sync": ([], None), "get_counters": ([], Counters),
+        **({"dma_on_device": (DMA_SIG, C.c_int64)} if prefix == "npu_" else {}),
         "write_counters_json": ([C.c_char_p], C.c_int),
         "matmul_f32": ([VP, VP, VP, VP, C.POINTER(MatmulParams)], C.c_int),
         "matmul_s8": ([VP, VP, VP, VP, C.POINTER(MatmulParams)], C.c_int),
@@ -117,9 +123,9 @@ class Device:
     """One simulated target (prefix npu_ or dsp_) driven from Python."""
 
     def __init__(self, lib, prefix="npu_", spm_bytes=65536, shared=False, alignment=64, bpc=16.0, setup=32.0,
-                 f32=64.0, int8=256.0, elementwise=32.0, launch=0.0):
+                 f32=64.0, int8=256.0, elementwise=32.0, launch=0.0, device_bpc=0.0):
         self.lib, self.p = lib, prefix
-        self.cfg = Config(spm_bytes, alignment, int(shared), bpc, setup, f32, int8, elementwise, launch)
+        self.cfg = Config(spm_bytes, alignment, int(shared), bpc, setup, f32, int8, elementwise, launch, device_bpc)
         assert self.call("init", C.byref(self.cfg)) == 0
         self.spm = self.call("spm")
         self.keep: list = []
@@ -148,6 +154,13 @@ class Device:
                          len(shape), shape.ctypes.data_as(I64P), dst_strides.ctypes.data_as(I64P),
                          src_strides.ctypes.data_as(I64P))  # fmt: skip
 
+    def on_device(self, dst: int, src: int, shape, dst_strides, src_strides, elem_bytes=4):
+        """npu_dma_on_device between scratchpad byte offsets."""
+        arrs = [np.array(x, np.int64) for x in (shape, dst_strides, src_strides)]
+        self.keep.extend(arrs)
+        return self.call("dma_on_device", self.at(dst), self.at(src), elem_bytes, len(shape),
+                         *(x.ctypes.data_as(I64P) for x in arrs))
+
     def _box(self, a, shape, dst_strides, src_strides):
         shape = a.shape if shape is None else shape
         dense = np.array([int(np.prod(shape[i + 1:])) for i in range(len(shape))], np.int64)
@@ -165,7 +178,10 @@ class Device:
 
     def counters(self) -> dict[str, int]:
         c = self.call("get_counters")
-        return {f: getattr(c, f) for f, _ in Counters._fields_}
+        return {f: getattr(c, f) for f in COUNTER_FIELDS}
+
+    def bytes_on_device(self) -> int:
+        return self.call("get_counters").bytes_on_device
 
     def run(self, inputs: list[np.ndarray], outputs: list[np.ndarray], compute) -> None:
         """DMA every input to its own 64-byte aligned slot, wait, run compute(addresses),
@@ -236,6 +252,32 @@ def test_dma_strided_4d_tile_round_trip(dll, dtype):
                               "cycles": round(2 * (32 + nbytes / 16))}  # fmt: skip
 
 
+def test_copy_on_the_device_assembles_tiles(dll):
+    """npu_dma_on_device: two column tiles of a 4x6 matrix copied into one buffer on the
+    device, on the DMA engine after the load (in order), at device_bytes_per_cycle."""
+    dev = Device(dll, device_bpc=64.0)
+    x = dev.host(rand((4, 6)))
+    left, right, whole = 0, 256, 512
+    dev.wait(dev.to_device(left, x, (4, 3), (3, 1), (6, 1)))
+    dev.wait(dev.to_device(right, x, (4, 3), (3, 1), (6, 1), src_offset=3))
+    copies = [dev.on_device(whole, left, (4, 3), (6, 1), (3, 1)), dev.on_device(whole + 12, right, (4, 3), (6, 1), (3, 1))]
+    dev.wait(copies[-1])  # waits for the first copy too
+    y = dev.host(np.zeros_like(x))
+    dev.to_host(y, whole)
+    dev.sync()
+    np.testing.assert_array_equal(y, x)
+    tile = 4 * 3 * 4
+    assert dev.counters() == {"bytes_to_device": 2 * tile, "bytes_to_host": 2 * tile, "transfers": 5, "accel_ops": 0,
+                              "cycles": round(2 * (32 + tile / 16) + 2 * (32 + tile / 64) + (32 + 2 * tile / 16))}
+    assert dev.bytes_on_device() == 2 * tile
+
+
+def test_copy_on_the_device_rate_defaults_to_the_dma_rate(dll):
+    dev = Device(dll)  # device_bytes_per_cycle 0: the DMA engine's rate
+    dev.wait(dev.on_device(1024, 0, (64,), (1,), (1,)))
+    assert dev.counters()["cycles"] == round(32 + 256 / 16)
+
+
 def test_dma_negative_strides_reverse(dll):
     dev = Device(dll)
     x = dev.host(np.arange(12, dtype=np.int32))
@@ -278,7 +320,7 @@ def test_counters_exact_and_json(dll, tmp_path):
     assert c["cycles"] == 181
     path = tmp_path / "counters.json"
     assert dev.call("write_counters_json", str(path).encode()) == 0
-    assert json.loads(path.read_text()) == c
+    assert json.loads(path.read_text()) == {**c, "bytes_on_device": 0}
     assert dev.call("write_counters_json", str(tmp_path / "no" / "such" / "dir.json").encode()) != 0
 
 
@@ -767,6 +809,27 @@ int main(int argc, char **argv) {
         npu_eltwise_f32((float *)spm, NULL, (float *)(spm + 128), &p);
         return 0;
     }
+    if (!strcmp(s, "device_copy_overlap")) {
+        setup(0);
+        int64_t shape[1] = {32};
+        npu_dma_on_device(spm + 64, spm, 4, 1, shape, ONE, ONE); /* [64, 192) from [0, 128) */
+        return 0;
+    }
+    if (!strcmp(s, "device_copy_past_end")) {
+        setup(0);
+        int64_t shape[1] = {32};
+        npu_dma_on_device(spm, spm + SPM - 64, 4, 1, shape, ONE, ONE);
+        return 0;
+    }
+    if (!strcmp(s, "device_copy_unwaited")) {
+        setup(0);
+        npu_dma_wait(in1(spm, host_a, 16));
+        int64_t shape[1] = {16};
+        npu_dma_on_device(spm + 1024, spm, 4, 1, shape, ONE, ONE); /* never waited for */
+        npu_eltwise_params p = relu(16);
+        npu_eltwise_f32((float *)(spm + 1024), NULL, (float *)(spm + 2048), &p);
+        return 0;
+    }
     if (!strcmp(s, "bad_token")) { setup(0); npu_dma_wait(5); return 0; }
     if (!strcmp(s, "bad_rank")) {
         setup(0);
@@ -824,6 +887,9 @@ FATAL = {
     "missing_wait_conv": "npu: error: npu_conv2d_f32 input 'weight' reads scratchpad bytes written by dma #2, which was never waited for (op #1, spm offset 256)",
     "overwrite_unwaited": "npu: error: npu_eltwise_f32 output 'y' overwrites scratchpad bytes written by dma #2, which was never waited for (op #1, spm offset 1024)",
     "overlap": "npu: error: npu_eltwise_f32 output 'y' overlaps input 'lhs' (op #1, 256 bytes at spm offset 128 and 256 at 0)",
+    "device_copy_overlap": "npu: error: copy on the device overlaps its source (dma #1, spm offsets 0..128 and 64..192)",
+    "device_copy_past_end": "npu: error: copy on the device source is outside the scratchpad (dma #1, spm offset 4032, 128 bytes; the scratchpad has 4096 bytes)",
+    "device_copy_unwaited": "npu: error: npu_eltwise_f32 input 'lhs' reads scratchpad bytes written by dma #2, which was never waited for (op #1, spm offset 1024)",
     "bad_token": "npu: error: waits for dma #5, which was never issued (0 transfers so far)",
     "bad_rank": "npu: error: transfer to the device needs rank 1 to 4 with shape and strides, got rank 5 (dma #1)",
     "dsp_missing_wait": "dsp: error: dsp_dense_f32 input 'a' reads scratchpad bytes written by dma #1, which was never waited for (op #1, spm offset 0)",
@@ -841,7 +907,8 @@ def test_fatal_error_is_one_line_and_exit_3(scenarios, name):
         untouched = "untouched" if name in ("spm_overflow", "spm_underflow", "strided_overflow", "host_src_overflow",
                                             "host_unregistered", "host_dst_overflow", "compute_on_host",
                                             "compute_past_end",
-                                            "bad_token", "bad_rank", "overlap", "shared_unregistered") else ""  # fmt: skip
+                                            "bad_token", "bad_rank", "overlap", "shared_unregistered",
+                                            "device_copy_overlap", "device_copy_past_end") else ""  # fmt: skip
         assert r.stdout.startswith("canary intact, scratchpad " + untouched), r.stdout
 
 

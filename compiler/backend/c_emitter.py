@@ -1176,7 +1176,9 @@ class AccelFunctionEmitter:
         shape = shape_of(st)
         src_strides, _ = strides_of(op.source.type)
         dst_strides, _ = strides_of(op.dest.type)
-        fn = "dma_to_device" if op.to_device else "dma_to_host"
+        fn = "dma_to_device" if op.to_device else "dma_on_device" if op.on_device else "dma_to_host"
+        if getattr(self.desc.api.runtime, fn) is None:
+            raise CompileError(f"target '{self.desc.name}' has no copy on the device (api.runtime.{fn})", op)
         es = dtype_of(st).itemsize
         call = runtime_call(self.desc, fn, dst=self.value(op.dest), src=self.value(op.source), elem_bytes=str(es),
                             rank=str(len(shape)), shape=m.shape_array(shape),

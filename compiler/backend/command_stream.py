@@ -169,6 +169,9 @@ class StreamBuilder:
         self.env[op.result] = Spm(src.offset + delta, src.param) if isinstance(src, Spm) else (src[0], src[1] + delta)
 
     def dma(self, op: accel.DmaStartOp) -> None:
+        if op.on_device:
+            self.device_copy(op)
+            return
         to_device = op.to_device
         spm_v, host_v = (op.dest, op.source) if to_device else (op.source, op.dest)
         spm, host = self.value(spm_v), self.value(host_v)
@@ -185,6 +188,20 @@ class StreamBuilder:
                   **{f"spm_stride{i}": s for i, s in enumerate(spm_strides)},
                   **{f"host_stride{i}": s for i, s in enumerate(host_strides)}}
         self.emit("dma_to_device" if to_device else "dma_to_host", values, op)
+        self.transfers += 1
+        self.env[op.token] = self.transfers
+
+    def device_copy(self, op: accel.DmaStartOp) -> None:
+        dst, src = self.value(op.dest), self.value(op.source)
+        if not isinstance(dst, Spm) or not isinstance(src, Spm):
+            raise CompileError("a copy on the device moves within the scratchpad", op)
+        shape = shape_of(op.source.type)
+        pad = [0] * (4 - len(shape))
+        values = {"elem_bytes": dtype_of(op.source.type).itemsize, "rank": len(shape), "spm": dst.field(),
+                  "src_spm": src.field(), **{f"shape{i}": d for i, d in enumerate(list(shape) + pad)},
+                  **{f"spm_stride{i}": s for i, s in enumerate(list(strides_of(op.dest.type)[0]) + pad)},
+                  **{f"src_stride{i}": s for i, s in enumerate(list(strides_of(op.source.type)[0]) + pad)}}
+        self.emit("dma_on_device", values, op)
         self.transfers += 1
         self.env[op.token] = self.transfers
 

@@ -90,6 +90,7 @@ class Runtime:
     dma_to_device: Call
     dma_to_host: Call
     dma_wait: Call
+    dma_on_device: Call | None
     sync: Call
     write_counters: Call | None
     shutdown: Call | None
@@ -288,6 +289,7 @@ RUNTIME_FUNCTIONS: dict[str, tuple[tuple[str, ...], bool]] = {
     "dma_to_device": (("dst", "src", "elem_bytes", "rank", "shape", "dst_strides", "src_strides"), True),
     "dma_to_host": (("dst", "src", "elem_bytes", "rank", "shape", "dst_strides", "src_strides"), True),
     "dma_wait": (("token",), True),
+    "dma_on_device": (("dst", "src", "elem_bytes", "rank", "shape", "dst_strides", "src_strides"), False),
     "sync": ((), True),
     "write_counters": (("path",), False),
     "shutdown": ((), False),
@@ -306,5 +308,6 @@ CONFIG_WORDS: dict[str, Callable[[Any], Any]] = {
     "compute.macs_per_cycle_int8": lambda d: float(d.compute.macs_per_cycle_int8),
     "compute.elementwise_per_cycle": lambda d: float(d.compute.elementwise_per_cycle),
     "compute.launch_cycles": lambda d: float(d.compute.launch_cycles),
+    "dma.device_bytes_per_cycle": lambda d: float(d.dma.device_bytes_per_cycle or 0.0),
 }
 """Values of the config struct's fields: the description's own numbers."""

@@ -550,7 +550,13 @@ def lowerable_body(body: Body, target: TargetDescription | None = None) -> str |
 def lowerable(op: Operation, target: TargetDescription | None = None) -> str | None:
     """None when lower-to-accel can run `op` (a relay op or a composite of a tensor-level
     graph) as accel compute ops — with `target`, also when the target declares an entry
-    for each command after the first — else why not."""
+    for each command after the first — else why not. A concatenation computes nothing
+    (copies on the device, see lower-to-accel): any of rank 1 to 4 lowers."""
+    if isinstance(op, relay.ConcatenateOp):
+        if any(isinstance(v.owner, relay.ConstantOp) for v in op.inputs):
+            return "a constant input of a concatenation is not copied on the device"
+        rank = len(op.result.type.get_shape())
+        return None if 1 <= rank <= 4 else f"a concatenation of rank {rank} (copies on the device have rank 1 to 4)"
     return lowerable_body(Body.of_op(op), target)
 
 

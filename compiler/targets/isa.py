@@ -54,6 +54,8 @@ ENUMS: dict[str, tuple[str, ...]] = {
 
 _DMA = ("elem_bytes", "rank", "spm", "host", "shape0", "shape1", "shape2", "shape3", "spm_stride0", "spm_stride1",
         "spm_stride2", "spm_stride3", "host_stride0", "host_stride1", "host_stride2", "host_stride3")
+_DEVICE_COPY = ("elem_bytes", "rank", "spm", "src_spm", "shape0", "shape1", "shape2", "shape3", "spm_stride0",
+                "spm_stride1", "spm_stride2", "spm_stride3", "src_stride0", "src_stride1", "src_stride2", "src_stride3")
 
 FIELDS: dict[str, tuple[str, str | None]] = {
     # transfers
@@ -78,6 +80,8 @@ FIELDS: dict[str, tuple[str, str | None]] = {
     "input_zero_point": (INT, None), "rhs_zero_point": (INT, None), "out_zero_point": (INT, None),
     "x_scale": (F32, None), "rhs_scale": (F32, None), "out_scale": (F32, None), "epsilon": (F32, None),
     "weight_zero_point": (DATA, "int32"), "in_scale": (DATA, "float32"),
+    # copies on the device: the source (the destination is `spm`, its strides `spm_stride*`)
+    "src_spm": (SPM, None), **{f"src_stride{i}": (INT, None) for i in range(4)},
 }  # fmt: skip
 """Every field by name: its kind (and enum, or a data array's element type). A field
 means the same in every command that has it."""
@@ -129,6 +133,7 @@ OPS: dict[str, tuple[str, ...]] = {
     "barrier": (),  # the region's end: every engine drains (npu_sync)
     "end": (),  # the last command of a stream
     **{name: tuple(fields) for name, fields in COMPUTE_OPS.items()},
+    "dma_on_device": _DEVICE_COPY,  # accel.dma_start scratchpad -> scratchpad (npu_dma_on_device)
 }
 """Every operation a command may run, with the fields it must encode."""
 

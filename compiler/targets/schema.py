@@ -91,6 +91,10 @@ class Dma:
     bytes_per_cycle: float
     setup_cycles: int
     """Fixed cost of one transfer."""
+    device_bytes_per_cycle: float | None = None
+    """Copies from scratchpad to scratchpad (`api.runtime.dma_on_device`, or an [isa]
+    command running `dma_on_device`), on the DMA engine after `setup_cycles`; None: the
+    target has no such copy, so tiles are never assembled on the device."""
 
 
 @dataclass(frozen=True)
@@ -208,6 +212,17 @@ class TargetDescription:
         """Whether lower-to-accel, tile-for-scratchpad, insert-dma and optimize-dma
         handle this target's regions (`api.lowering`)."""
         return self.api.lowering == "accel"
+
+    @property
+    def copies_on_device(self) -> bool:
+        """Whether the target copies within its scratchpad (`dma.device_bytes_per_cycle`
+        and the means to: `api.runtime.dma_on_device`, or with an instruction set a
+        command running `dma_on_device`), so tiles can be assembled there."""
+        if self.dma.device_bytes_per_cycle is None:
+            return False
+        if self.isa is not None:
+            return self.isa.command("dma_on_device") is not None
+        return self.api.runtime is not None and self.api.runtime.dma_on_device is not None
 
     @property
     def symbol_base(self) -> str:
@@ -702,7 +717,16 @@ def parse_description(data: dict, path: str) -> TargetDescription:
     dma = Dma(
         bytes_per_cycle=dma_t.get("bytes_per_cycle", _positive_number, "a positive number"),
         setup_cycles=dma_t.get("setup_cycles", _non_negative_int, "a non-negative integer"),
+        device_bytes_per_cycle=dma_t.get("device_bytes_per_cycle", _positive_number, "a positive number",
+                                         required=False),
     )
+    has_copy_call = runtime is not None and runtime.dma_on_device is not None
+    if has_copy_call and dma.device_bytes_per_cycle is None:
+        dma_t.fail(dma_t.where("device_bytes_per_cycle"), "missing: api.runtime.dma_on_device needs its cost "
+                                                          "(bytes per cycle of a scratchpad-to-scratchpad copy)")
+    if dma.device_bytes_per_cycle is not None and not has_copy_call and codegen is None:
+        dma_t.fail(dma_t.where("device_bytes_per_cycle"), "set, but the API has no copy on the device "
+                                                          "(api.runtime.dma_on_device)")
     dma_t.finish()
 
     def throughput(t: _Table) -> dict[str, float]:
@@ -759,6 +783,11 @@ def parse_description(data: dict, path: str) -> TargetDescription:
         c = call(t, fn, compute_kind_of({op_name}), op_name)
         t.finish()
         _check_applicable(limits, {op_name}, t, op_name)
+        if op_name == "relay.concatenate" and lowering == "accel":
+            copy = runtime.dma_on_device if runtime is not None else None
+            if copy is None or dma.device_bytes_per_cycle is None or copy.function != fn:
+                t.fail(t.where("c_function"), "a concatenation runs as copies on the device: expected the "
+                                              "function of api.runtime.dma_on_device, with dma.device_bytes_per_cycle")
         ops.append(OpSpec(op_name, fn, limits, ref, pred, t.key, c))
 
     patterns: list[PatternSpec] = []

@@ -40,4 +40,5 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "tile-for-scratchpad": _lazy("tile_for_scratchpad", "TileForScratchpad"),
     "insert-dma": _lazy("insert_dma", "InsertDma"),
     "optimize-dma": _lazy("optimize_dma", "OptimizeDma"),
+    "assemble-on-device": _lazy("assemble_on_device", "AssembleOnDevice"),
 }

@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
@@ -83,6 +83,16 @@ def stage(op: accel.ComputeOp) -> None:
         op.operands = [*new_inputs, out]
 
 
+def stage_copy(op: memref.CopyOp) -> None:
+    """A copy between host buffers (an input of a concatenation into its slice) through
+    the scratchpad: in, then out (assemble-on-device keeps the output on the device)."""
+    tile = accel.AllocOp(spm_type(op.source.type))
+    load = accel.DmaStartOp(op.source, tile.result)
+    store = accel.DmaStartOp(tile.result, op.destination)
+    Rewriter.replace_op(op, [tile, load, accel.DmaWaitOp(load.token), store, accel.DmaWaitOp(store.token)],
+                        new_results=[])
+
+
 @dataclass(frozen=True)
 class InsertDma(ModulePass):
     """Explicit host <-> scratchpad transfers for every operand of every accelerator op."""
@@ -106,11 +116,17 @@ class InsertDma(ModulePass):
             if not desc.lowers_to_accel:
                 continue  # api.lowering = "none": host memory, no placement
             computes = [o for o in fn.walk() if isinstance(o, accel.ComputeOp)]
+            copies = [o for o in fn.walk() if isinstance(o, memref.CopyOp)]
             if desc.memory.shared_with_host and self.zero_copy:
+                if copies:
+                    raise CompileError(f"insert-dma: '{desc.name}' shares host memory: its concatenations have no "
+                                       "copy on the device to run on", copies[0])
                 fn.attributes[PLACEMENT_ATTR] = StringAttr("zero-copy")
                 continue
             for c in computes:
                 stage(c)
+            for c in copies:
+                stage_copy(c)
             fn.attributes[PLACEMENT_ATTR] = StringAttr("dma")
             plan_scratchpad(fn, desc.memory.scratchpad_bytes, desc.memory.alignment)
             _check_no_logical_ops(fn)

@@ -20,6 +20,13 @@ the function. The ops still compute on host buffers (the logical form); `insert-
 moves them onto the scratchpad. The split does not depend on pattern names, so a user's
 own patterns lower as long as their bodies split into such forms.
 
+`relay.concatenate` (on targets that copy on the device: `dma.device_bytes_per_cycle`)
+computes nothing: each input is copied into its slice of the output (`memref.copy` into a
+`memref.subview`), and an input that is a buffer of the function (a producer's result) is
+not copied at all: its producer writes straight into the slice. `insert-dma` stages the
+copies that remain (inputs of the region), `assemble-on-device` keeps the output in the
+scratchpad when it fits.
+
 Quantized forms compute exactly in integers: int32 accumulation of zero-point-shifted
 int8 values, the int32 bias added, then f32(acc * in_scale[c]) / out_scale rounded half to
 even (`in_scale[c] = f32(s_x * s_w[c])`). The float QDQ reference computes the same sum in
@@ -54,14 +61,15 @@ After:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import MemRefType, ModuleOp, StridedLayoutAttr, StringAttr, TensorType
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -162,7 +170,18 @@ class LowerToAccel(ModulePass):
             if not desc.lowers_to_accel:
                 continue  # api.lowering = "none": its codegen hook takes the bufferized region
             weights = WeightCache(fn)
+            copies: list[memref.CopyOp] = []
             for kernel in list(fn.body.block.ops):
+                concat = concatenate_of(kernel) if isinstance(kernel, accel.KernelOp) else None
+                if concat is not None:
+                    spec = select(concat, desc)  # the description's entry: copies on the device
+                    if isinstance(spec, str):
+                        raise CompileError(f"lower-to-accel: '{desc.name}' has no entry for 'relay.concatenate': "
+                                           f"{spec}", kernel)
+                    lowered = lower_concatenate(kernel, concat)
+                    copies += [o for o in lowered if isinstance(o, memref.CopyOp)]
+                    Rewriter.replace_op(kernel, lowered, new_results=[])
+                    continue
                 if not isinstance(kernel, accel.KernelOp):
                     if isinstance(kernel, (relay.RelayOp, relay.CompositeOp)) or any(
                             isinstance(t, TensorType) for t in kernel.result_types):
@@ -177,6 +196,66 @@ class LowerToAccel(ModulePass):
                 if len(lowered) == 1:
                     lowered[0].location = kernel.location
                 Rewriter.replace_op(kernel, lowered, new_results=[])
+            for copy in copies:
+                write_in_place(copy)
+
+
+def concatenate_of(kernel: accel.KernelOp) -> relay.ConcatenateOp | None:
+    """The concatenation a kernel is made of, if it is one."""
+    ops = [o for o in kernel.body.block.ops if not isinstance(o, accel.YieldOp)]
+    return ops[0] if len(ops) == 1 and isinstance(ops[0], relay.ConcatenateOp) else None
+
+
+def lower_concatenate(kernel: accel.KernelOp, concat: relay.ConcatenateOp) -> list[Operation]:
+    """Each input of `concat` copied into its slice of the kernel's output buffer."""
+    out = kernel.outs[0]
+    shape = list(out.type.get_shape())
+    axis = concat.prop("axis") % len(shape)
+    strides = [math.prod(shape[i + 1:]) for i in range(len(shape))]
+    ops: list[Operation] = []
+    at = 0
+    for v in concat.inputs:
+        if not isinstance(v, BlockArgument) or v.owner is not kernel.body.block:
+            raise CompileError("lower-to-accel: a concatenation of constants is folded before partitioning", kernel)
+        sizes = list(shape)
+        sizes[axis] = v.type.get_shape()[axis]
+        offsets = [0] * len(shape)
+        offsets[axis] = at
+        layout = StridedLayoutAttr(strides, at * strides[axis])
+        view = memref.SubviewOp.get(out, offsets, sizes, [1] * len(shape), MemRefType(out.type.element_type, sizes, layout))
+        copy = memref.CopyOp(kernel.ins[v.index], view.result)
+        view.location = copy.location = kernel.location
+        ops += [view, copy]
+        at += sizes[axis]
+    return ops
+
+
+def write_in_place(copy: memref.CopyOp) -> None:
+    """A copied input that is a buffer of the function (what a producer wrote) becomes its
+    slice of the output: the producer writes there, and the copy goes."""
+    src, view = copy.source, copy.destination
+    alloc = src.owner
+    block = copy.parent
+    if not isinstance(alloc, memref.AllocOp) or alloc.parent is not block or block is None:
+        return
+    chain = []
+    v = view
+    while isinstance(v.owner, memref.SubviewOp):
+        chain.append(v.owner)
+        v = v.owner.source
+    if v is src:
+        return
+    base = v.owner
+    if isinstance(base, memref.AllocOp) and base.parent is block and not base.is_before_in_block(alloc):
+        base.detach()
+        Rewriter.insert_op(base, InsertPoint.before(alloc))
+    for sv in reversed(chain):  # outermost first, right after the input's buffer
+        sv.detach()
+        Rewriter.insert_op(sv, InsertPoint.after(alloc))
+        alloc = sv
+    Rewriter.erase_op(copy)
+    src.replace_all_uses_with(view)
+    Rewriter.erase_op(src.owner)
 
 
 def stamp_entries(lowered: list[Operation], kernel: accel.KernelOp, desc: TargetDescription) -> None:

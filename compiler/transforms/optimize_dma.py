@@ -54,7 +54,7 @@ After (`%tmp` is local to the region and read by nobody else):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
@@ -203,14 +203,32 @@ class Forwarding:
     load: accel.DmaStartOp
     uses: list[tuple[Operation, int]]
     have: SSAValue
+    detached: list[Operation] = field(default_factory=list)
+    """The load and its buffer while the reuse is tentative (out of the IR, so that the
+    plan does not count a buffer nothing reads), put back before `anchor` to undo."""
+    anchor: Operation | None = None
 
     def apply(self) -> None:
         for user, index in self.uses:
             user.operands[index] = self.have
+        load, alloc = self.load, self.load.dest.owner
+        waits = [u.operation for u in load.token.uses if u.operation.parent is load.parent]
+        if waits and isinstance(alloc, accel.AllocOp) and alloc.parent is load.parent and \
+                all(u.operation is load for u in alloc.result.uses):
+            self.anchor = waits[0]
+            self.detached = [alloc, load]
+            for op in self.detached:
+                op.detach()
 
     def undo(self) -> None:
+        self._reattach()
         for user, index in self.uses:
             user.operands[index] = self.load.dest
+
+    def _reattach(self) -> None:
+        for op in self.detached:
+            Rewriter.insert_op(op, InsertPoint.before(self.anchor))
+        self.detached = []
 
     def moved(self) -> None:
         return None
@@ -219,6 +237,14 @@ class Forwarding:
         return [*_alloc_of(self.have), *_alloc_of(self.load.dest)]
 
     def commit(self) -> None:
+        if self.detached:  # out of the IR already: drop it (the waits forget its token)
+            source = self.load.source
+            drop_token(self.load.token)
+            for op in reversed(self.detached):
+                op.erase()
+            self.detached = []
+            erase_if_unused(source.owner if isinstance(source.owner, Operation) else None)
+            return
         alloc, source = self.load.dest.owner, self.load.source
         erase_transfer(self.load)
         erase_if_unused(alloc)
@@ -364,6 +390,8 @@ def find_forwardings(block: Block, on_device: DeviceCopies | None = None,
                     continue
                 on_device.invalidate_device(root(op.dest))
                 on_device.set(key, op.dest)
+            elif op.on_device:  # a copy on the device overwrites what its destination held
+                on_device.invalidate_device(root(op.dest))
             else:
                 on_device.invalidate_host(root(op.dest))
                 on_device.set(host_key(op.dest), op.source)
@@ -457,7 +485,7 @@ def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True) -> bool:
     # Write-backs of tiles computed in the loop: two slots too, and nobody waits for them
     # in the loop (the compute into a slot waits on the device for the write-back that
     # still reads it; the region's final sync completes them).
-    stores = [op for op in ops if write_backs and isinstance(op, accel.DmaStartOp) and not op.to_device
+    stores = [op for op in ops if write_backs and isinstance(op, accel.DmaStartOp) and op.to_host
               and isinstance(op.source.owner, accel.AllocOp) and op.source.owner.parent is body
               and all(isinstance(u.operation, accel.DmaWaitOp) for u in op.token.uses)]
     n = (ub - lb) // step
@@ -674,7 +702,7 @@ def prefetch_loads(block: Block, fits, only: set | None = None, screen=None) -> 
         src_root = root(dma.source)
         blocked = False
         while prev is not None and not isinstance(prev, accel.ComputeOp):
-            if isinstance(prev, accel.DmaStartOp) and not prev.to_device and root(prev.dest) is src_root:
+            if isinstance(prev, accel.DmaStartOp) and prev.to_host and root(prev.dest) is src_root:
                 blocked = True
                 break
             if prev.regions:
@@ -729,7 +757,7 @@ def defer_writebacks(fn: func.FuncOp) -> DeferredWaits:
     host need not stall on each result while the next op could compute."""
     taken = []
     for wait in [op for op in fn.walk() if isinstance(op, accel.DmaWaitOp)]:
-        keep = [t for t in wait.tokens if not (isinstance(t.owner, accel.DmaStartOp) and not t.owner.to_device)]
+        keep = [t for t in wait.tokens if not (isinstance(t.owner, accel.DmaStartOp) and t.owner.to_host)]
         if len(keep) == len(wait.tokens):
             continue
         replacement = accel.DmaWaitOp(*keep) if keep else None

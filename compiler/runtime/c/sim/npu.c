@@ -29,6 +29,10 @@ int npu_init(const npu_config *cfg) {
                     cfg->dma_setup_cycles, cfg->macs_per_cycle_f32, cfg->macs_per_cycle_int8,
                     cfg->elementwise_per_cycle, cfg->launch_cycles};
     npu_device = sim_create("npu", &c);
+    if (npu_device && sim_set_device_bytes_per_cycle(npu_device, cfg->device_bytes_per_cycle) != 0) {
+        sim_destroy(npu_device);
+        npu_device = NULL;
+    }
     if (npu_device) npu_cfg = *cfg;
     return npu_device ? 0 : 1;
 }
@@ -56,13 +60,19 @@ npu_token npu_dma_to_host(void *dst_host, const void *src_spm, size_t elem_bytes
                    src_strides);
 }
 
+npu_token npu_dma_on_device(void *dst_spm, const void *src_spm, size_t elem_bytes, int rank, const int64_t *shape,
+                            const int64_t *dst_strides, const int64_t *src_strides) {
+    return sim_dma(dev("npu_dma_on_device"), SIM_ON_DEVICE, dst_spm, src_spm, elem_bytes, rank, shape, dst_strides,
+                   src_strides);
+}
+
 void npu_dma_wait(npu_token t) { sim_dma_wait(dev("npu_dma_wait"), t); }
 
 void npu_sync(void) { sim_sync(dev("npu_sync")); }
 
 npu_counters npu_get_counters(void) {
     sim_counters c = sim_get_counters(dev("npu_get_counters"));
-    npu_counters r = {c.bytes_to_device, c.bytes_to_host, c.transfers, c.accel_ops, c.cycles};
+    npu_counters r = {c.bytes_to_device, c.bytes_to_host, c.transfers, c.accel_ops, c.cycles, c.bytes_on_device};
     return r;
 }
 

@@ -55,6 +55,7 @@ typedef struct npu_config {
     double macs_per_cycle_int8;   /* > 0, conv / matmul on 8-bit data */
     double elementwise_per_cycle; /* > 0, pools (window cells) and eltwise (elements) */
     double launch_cycles;         /* >= 0, fixed cost of every compute command (0 = none) */
+    double device_bytes_per_cycle; /* >= 0, npu_dma_on_device copies (0 = dma_bytes_per_cycle) */
 } npu_config;
 
 /* A transfer's token: its number, 1 for the first transfer after npu_init. */
@@ -66,6 +67,7 @@ typedef struct npu_counters {
     uint64_t transfers;       /* DMA commands */
     uint64_t accel_ops;       /* compute commands */
     uint64_t cycles;          /* simulated completion time of everything issued, rounded */
+    uint64_t bytes_on_device; /* bytes copied scratchpad -> scratchpad (npu_dma_on_device) */
 } npu_counters;
 
 /* ---- device ---------------------------------------------------------------------- */
@@ -103,6 +105,16 @@ npu_token npu_dma_to_device(void *dst_spm, const void *src_host, size_t elem_byt
 npu_token npu_dma_to_host(void *dst_host, const void *src_spm, size_t elem_bytes, int rank, const int64_t *shape,
                           const int64_t *dst_strides, const int64_t *src_strides);
 
+/* The same within the scratchpad: a strided copy dst_spm <- src_spm (the two boxes must
+ * not overlap), so that tiles computed into one buffer are assembled into another (a
+ * tiled output, a concatenation) without a round trip through host memory. It runs on
+ * the DMA engine in order with the transfers, takes dma_setup_cycles + bytes /
+ * device_bytes_per_cycle, waits for the compute that writes its source and for the
+ * reads of its destination, and must be waited for before a compute command uses its
+ * destination. Counted in `transfers` and `bytes_on_device`. */
+npu_token npu_dma_on_device(void *dst_spm, const void *src_spm, size_t elem_bytes, int rank, const int64_t *shape,
+                            const int64_t *dst_strides, const int64_t *src_strides);
+
 /* Waits until transfer t (and every earlier one) has completed. */
 void npu_dma_wait(npu_token t);
 
@@ -115,7 +127,7 @@ void npu_sync(void);
 npu_counters npu_get_counters(void);
 
 /* Writes {"bytes_to_device": .., "bytes_to_host": .., "transfers": .., "accel_ops": ..,
- * "cycles": ..} to `path`. Returns 0, or non-zero (one line on stderr). */
+ * "cycles": .., "bytes_on_device": ..} to `path`. Returns 0, or non-zero (one line on stderr). */
 int npu_write_counters_json(const char *path);
 
 /* ---- compute --------------------------------------------------------------------- */

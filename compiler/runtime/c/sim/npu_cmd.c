@@ -207,6 +207,7 @@ static size_t check_structure(const stream_ctx *s, const layout *l, uint8_t *sta
         switch (d.cmd->op) {
         case NPU_CMD_OP_DMA_TO_DEVICE:
         case NPU_CMD_OP_DMA_TO_HOST:
+        case NPU_CMD_OP_DMA_ON_DEVICE:
             transfers++;
             break;
         case NPU_CMD_OP_DMA_WAIT:
@@ -323,6 +324,18 @@ static int run_stream(const stream_ctx *s, const layout *l, size_t transfers) {
             tokens[issued++] = d.cmd->op == NPU_CMD_OP_DMA_TO_DEVICE
                                    ? npu_dma_to_device(spm, host, eb, rank, shape, spm_st, host_st)
                                    : npu_dma_to_host(host, spm, eb, rank, shape, host_st, spm_st);
+            break;
+        }
+        case NPU_CMD_OP_DMA_ON_DEVICE: {
+            int64_t shape[4], dst_st[4], src_st[4];
+            for (int i = 0; i < 4; i++) {
+                shape[i] = v[NPU_CMD_F_SHAPE0 + i];
+                dst_st[i] = v[NPU_CMD_F_SPM_STRIDE0 + i];
+                src_st[i] = v[NPU_CMD_F_SRC_STRIDE0 + i];
+            }
+            tokens[issued++] = npu_dma_on_device(spm_ptr(v[NPU_CMD_F_SPM]), spm_ptr(v[NPU_CMD_F_SRC_SPM]),
+                                                 (size_t)v[NPU_CMD_F_ELEM_BYTES], (int)v[NPU_CMD_F_RANK], shape,
+                                                 dst_st, src_st);
             break;
         }
         case NPU_CMD_OP_DMA_WAIT:

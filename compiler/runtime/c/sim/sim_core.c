@@ -42,6 +42,7 @@ struct sim_device {
     int64_t waited_upto; /* every token <= this has been waited for */
     int64_t ops;         /* compute commands issued */
     double host, dma_free, compute_free, end;
+    double device_bytes_per_cycle; /* copies within the scratchpad; 0: dma_bytes_per_cycle */
     sim_counters counters;
 };
 
@@ -129,6 +130,15 @@ sim_device *sim_create(const char *name, const sim_config *cfg) {
     d->spm = d->raw + (a - (uintptr_t)d->raw);
     memset(d->spm, 0xFF, cfg->spm_bytes); /* NaN as float: untransferred data shows */
     return d;
+}
+
+int sim_set_device_bytes_per_cycle(sim_device *d, double bytes_per_cycle) {
+    if (!non_negative(bytes_per_cycle)) {
+        sim_report(d, "invalid configuration: device_bytes_per_cycle must be non-negative (0: dma_bytes_per_cycle)");
+        return 1;
+    }
+    d->device_bytes_per_cycle = bytes_per_cycle;
+    return 0;
 }
 
 void sim_destroy(sim_device *d) {
@@ -387,9 +397,10 @@ static void copy_box(unsigned char *dst, const unsigned char *src, int64_t eb, i
 int64_t sim_dma(sim_device *d, sim_direction dir, void *dst, const void *src, size_t elem_bytes, int rank,
                 const int64_t *shape, const int64_t *dst_strides, const int64_t *src_strides) {
     int64_t token = d->issued + 1;
-    int to_dev = dir == SIM_TO_DEVICE;
-    const char *what = to_dev ? "transfer to the device" : "transfer to the host";
-    if (dir != SIM_TO_DEVICE && dir != SIM_TO_HOST) sim_fail(d, "unknown DMA direction %d (dma #%lld)", (int)dir, (long long)token);
+    int to_dev = dir == SIM_TO_DEVICE, on_dev = dir == SIM_ON_DEVICE;
+    const char *what = to_dev ? "transfer to the device" : on_dev ? "copy on the device" : "transfer to the host";
+    if (dir != SIM_TO_DEVICE && dir != SIM_TO_HOST && dir != SIM_ON_DEVICE)
+        sim_fail(d, "unknown DMA direction %d (dma #%lld)", (int)dir, (long long)token);
     if (rank < 1 || rank > MAX_DMA_RANK || !shape || !dst_strides || !src_strides)
         sim_fail(d, "%s needs rank 1 to 4 with shape and strides, got rank %d (dma #%lld)", what, rank, (long long)token);
     if (elem_bytes < 1 || elem_bytes > 64)
@@ -404,23 +415,36 @@ int64_t sim_dma(sim_device *d, sim_direction dir, void *dst, const void *src, si
         elems *= shape[i];
     }
     int64_t eb = (int64_t)elem_bytes, bytes = elems * eb;
-    /* The scratchpad side and the host side of the transfer. */
-    const int64_t *spm_strides = to_dev ? dst_strides : src_strides;
-    const int64_t *host_strides = to_dev ? src_strides : dst_strides;
-    uintptr_t spm_p = (uintptr_t)(to_dev ? (const void *)dst : src);
-    uintptr_t host_p = (uintptr_t)(to_dev ? src : (const void *)dst);
+    /* The scratchpad side and the other side (host memory; for a copy on the device, the
+     * scratchpad source) of the transfer. */
+    int spm_is_dst = to_dev || on_dev;
+    const int64_t *spm_strides = spm_is_dst ? dst_strides : src_strides;
+    const int64_t *host_strides = spm_is_dst ? src_strides : dst_strides;
+    uintptr_t spm_p = (uintptr_t)(spm_is_dst ? (const void *)dst : src);
+    uintptr_t host_p = (uintptr_t)(spm_is_dst ? src : (const void *)dst);
     if (bytes > 0) {
-        int64_t lo, hi;
+        int64_t lo, hi, src_lo, src_hi;
         box_extent(rank, shape, spm_strides, &lo, &hi);
         if (!in_spm(d, spm_p, lo * eb, hi * eb + eb))
             sim_fail(d, "%s %s is outside the scratchpad (dma #%lld, spm offset %lld, %lld bytes; the scratchpad has %zu bytes)",
-                     what, to_dev ? "destination" : "source", (long long)token,
+                     what, spm_is_dst ? "destination" : "source", (long long)token,
                      spm_offset(d, spm_p) + (long long)(lo * eb), (long long)((hi - lo) * eb + eb), d->cfg.spm_bytes);
-        box_extent(rank, shape, host_strides, &lo, &hi);
-        if (!in_host(d, host_p, lo * eb, hi * eb + eb))
+        box_extent(rank, shape, host_strides, &src_lo, &src_hi);
+        if (on_dev) {
+            if (!in_spm(d, host_p, src_lo * eb, src_hi * eb + eb))
+                sim_fail(d, "%s source is outside the scratchpad (dma #%lld, spm offset %lld, %lld bytes; the scratchpad has %zu bytes)",
+                         what, (long long)token, spm_offset(d, host_p) + (long long)(src_lo * eb),
+                         (long long)((src_hi - src_lo) * eb + eb), d->cfg.spm_bytes);
+            int64_t d0 = spm_offset(d, spm_p) + lo * eb, d1 = spm_offset(d, spm_p) + hi * eb + eb;
+            int64_t s0 = spm_offset(d, host_p) + src_lo * eb, s1 = spm_offset(d, host_p) + src_hi * eb + eb;
+            if (d0 < s1 && s0 < d1)
+                sim_fail(d, "%s overlaps its source (dma #%lld, spm offsets %lld..%lld and %lld..%lld)", what,
+                         (long long)token, (long long)s0, (long long)s1, (long long)d0, (long long)d1);
+        } else if (!in_host(d, host_p, src_lo * eb, src_hi * eb + eb)) {
             sim_fail(d, "%s %s is outside registered host memory (dma #%lld, host address %p, %lld bytes)", what,
-                     to_dev ? "source" : "destination", (long long)token, (void *)(host_p + (uintptr_t)(lo * eb)),
-                     (long long)((hi - lo) * eb + eb));
+                     to_dev ? "source" : "destination", (long long)token, (void *)(host_p + (uintptr_t)(src_lo * eb)),
+                     (long long)((src_hi - src_lo) * eb + eb));
+        }
     }
 
     /* Admitted: record the token. */
@@ -436,11 +460,20 @@ int64_t sim_dma(sim_device *d, sim_direction dir, void *dst, const void *src, si
     /* Timeline: start after the engine, RAW on the scratchpad source, WAR on the
      * scratchpad destination. */
     dma_walk w = {rank, shape, spm_strides, eb};
+    dma_walk ws = {rank, shape, host_strides, eb}; /* a copy on the device: its source */
     row_ctx rc = {spm_offset(d, spm_p), d->host > d->dma_free ? d->host : d->dma_free, token};
-    if (bytes > 0) walk_rows(d, &w, to_dev ? row_max_reads_end : row_max_ready, &rc);
-    double end = rc.t + d->cfg.dma_setup_cycles + (double)bytes / d->cfg.dma_bytes_per_cycle;
+    row_ctx rs = {spm_offset(d, host_p), 0.0, token};
+    if (bytes > 0) walk_rows(d, &w, spm_is_dst ? row_max_reads_end : row_max_ready, &rc);
+    if (bytes > 0 && on_dev) {
+        rs.t = rc.t;
+        walk_rows(d, &ws, row_max_ready, &rs);
+        rc.t = rs.t;
+    }
+    double rate = on_dev && d->device_bytes_per_cycle > 0.0 ? d->device_bytes_per_cycle : d->cfg.dma_bytes_per_cycle;
+    double end = rc.t + d->cfg.dma_setup_cycles + (double)bytes / rate;
     rc.t = end;
-    if (to_dev && bytes > 0) {
+    rs.t = end;
+    if (spm_is_dst && bytes > 0) {
         if (d->n_pending == d->cap_pending) {
             size_t cap = d->cap_pending ? 2 * d->cap_pending : 8;
             pending_write *pw = realloc(d->pending, cap * sizeof *pw);
@@ -451,7 +484,8 @@ int64_t sim_dma(sim_device *d, sim_direction dir, void *dst, const void *src, si
         pending_write fresh = {token, 0, 0, NULL, NULL};
         d->pending[d->n_pending++] = fresh;
     }
-    if (bytes > 0) walk_rows(d, &w, to_dev ? row_mark_written : row_mark_read, &rc);
+    if (bytes > 0) walk_rows(d, &w, spm_is_dst ? row_mark_written : row_mark_read, &rc);
+    if (bytes > 0 && on_dev) walk_rows(d, &ws, row_mark_read, &rs);
     d->dma_free = end;
     d->token_end[token] = end;
     if (end > d->end) d->end = end;
@@ -460,6 +494,8 @@ int64_t sim_dma(sim_device *d, sim_direction dir, void *dst, const void *src, si
     d->counters.transfers++;
     if (to_dev)
         d->counters.bytes_to_device += (uint64_t)bytes;
+    else if (on_dev)
+        d->counters.bytes_on_device += (uint64_t)bytes;
     else
         d->counters.bytes_to_host += (uint64_t)bytes;
     return token;
@@ -597,9 +633,10 @@ int sim_write_counters_json(const sim_device *d, const char *path) {
         sim_report(d, "cannot write counters to '%s'", path ? path : "(null)");
         return 1;
     }
-    fprintf(f, "{\"bytes_to_device\": %llu, \"bytes_to_host\": %llu, \"transfers\": %llu, \"accel_ops\": %llu, \"cycles\": %llu}\n",
+    fprintf(f, "{\"bytes_to_device\": %llu, \"bytes_to_host\": %llu, \"transfers\": %llu, \"accel_ops\": %llu, \"cycles\": %llu, \"bytes_on_device\": %llu}\n",
             (unsigned long long)c.bytes_to_device, (unsigned long long)c.bytes_to_host,
-            (unsigned long long)c.transfers, (unsigned long long)c.accel_ops, (unsigned long long)c.cycles);
+            (unsigned long long)c.transfers, (unsigned long long)c.accel_ops, (unsigned long long)c.cycles,
+            (unsigned long long)c.bytes_on_device);
     if (fclose(f) != 0) {
         sim_report(d, "cannot write counters to '%s'", path);
         return 1;

@@ -30,8 +30,9 @@
  * readiness is tracked per block (the alignment, capped at 64 bytes): `ready` = when
  * the last write of the block completes, `reads_end` = when its pending reads end.
  * - a transfer starts at max(host, DMA engine free, ready of the scratchpad blocks it
- *   reads [to host], reads_end of the scratchpad blocks it writes [to device: WAR])
- *   and takes dma_setup_cycles + bytes / dma_bytes_per_cycle;
+ *   reads [to host, on device], reads_end of the scratchpad blocks it writes [to device,
+ *   on device: WAR]) and takes dma_setup_cycles + bytes / dma_bytes_per_cycle (a copy
+ *   on the device: bytes / device_bytes_per_cycle);
  * - a compute op starts at max(host, compute engine free, ready of every block it
  *   reads, reads_end of every block it writes [WAR]) and takes the cost its library
  *   passes (sim_cost: launch_cycles + work / throughput);
@@ -74,6 +75,7 @@ typedef struct sim_counters {
     uint64_t transfers;       /* DMA commands issued */
     uint64_t accel_ops;       /* compute commands issued */
     uint64_t cycles;          /* rounded completion time of everything issued */
+    uint64_t bytes_on_device; /* bytes copied scratchpad -> scratchpad (SIM_ON_DEVICE) */
 } sim_counters;
 
 typedef struct sim_device sim_device;
@@ -83,6 +85,11 @@ typedef struct sim_device sim_device;
  * throughputs not positive, alignment not a power of two) or memory runs out. An
  * alignment of 0 means 64. */
 sim_device *sim_create(const char *name, const sim_config *cfg);
+
+/* Sets the rate of copies within the scratchpad (SIM_ON_DEVICE), in bytes per cycle;
+ * until then (or with 0) they move at dma_bytes_per_cycle. Returns 0, or non-zero after
+ * one line on stderr when the rate is negative or not finite. */
+int sim_set_device_bytes_per_cycle(sim_device *d, double bytes_per_cycle);
 
 /* Frees the device and its scratchpad (NULL is ignored). */
 void sim_destroy(sim_device *d);
@@ -110,12 +117,15 @@ void sim_report(const sim_device *d, const char *fmt, ...)
 #endif
     ;
 
-typedef enum sim_direction { SIM_TO_DEVICE = 0, SIM_TO_HOST = 1 } sim_direction;
+typedef enum sim_direction { SIM_TO_DEVICE = 0, SIM_TO_HOST = 1, SIM_ON_DEVICE = 2 } sim_direction;
 
 /* A strided N-D copy between host memory and the scratchpad; returns its token (the
  * transfer's number, 1, 2, ...). rank is 1..4; shape[i] >= 0; strides are in
  * ELEMENTS (any sign) for each side; elem_bytes is 1..64. For SIM_TO_DEVICE dst lies
- * in the scratchpad and src in registered host memory; for SIM_TO_HOST the reverse.
+ * in the scratchpad and src in registered host memory; for SIM_TO_HOST the reverse;
+ * for SIM_ON_DEVICE both lie in the scratchpad and must not overlap (a device copy: it
+ * runs on the DMA engine like the others, at device_bytes_per_cycle, counted in
+ * bytes_on_device; its destination must be waited for like a transfer to the device).
  * Every touched byte is checked first (fatal error otherwise: "(dma #N, ...)"). */
 int64_t sim_dma(sim_device *d, sim_direction dir, void *dst, const void *src, size_t elem_bytes, int rank,
                 const int64_t *shape, const int64_t *dst_strides, const int64_t *src_strides);
@@ -153,7 +163,7 @@ void sim_compute(sim_device *d, const char *op, const sim_operand *reads, int n_
 sim_counters sim_get_counters(const sim_device *d);
 
 /* Writes the counters as one JSON object with exactly the keys bytes_to_device,
- * bytes_to_host, transfers, accel_ops, cycles. Returns 0, or non-zero (with a
+ * bytes_to_host, transfers, accel_ops, cycles, bytes_on_device. Returns 0, or non-zero (with a
  * message) when the file cannot be written. */
 int sim_write_counters_json(const sim_device *d, const char *path);
 
