@@ -31,7 +31,7 @@ RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "runtime"
 CFLAGS = "-std=c99 -O2 -Wall -Wextra -Werror"
 
 
-HOST_RUNTIME = ("host_kernels.c", "host_kernels.h", "host_gemm.c", "host_gemm.h")
+HOST_RUNTIME = ("host_kernels.c", "host_kernels.h", "host_kernels_real.inc", "host_gemm.c", "host_gemm.h")
 """The host kernel library every model links (the simulators use it too)."""
 
 

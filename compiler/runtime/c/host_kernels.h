@@ -470,6 +470,35 @@ int acc_dyn_clip(acc_dtype t, const void *x, const void *a_min, const void *a_ma
 int acc_dynamic_scale_f32(const float *x, float *scale, int64_t count);
 int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t count);
 
+/* ---------------------------------------------------------------------------------
+ * The float kernels on double: `acc_<op>_f64` computes what `acc_<op>_f32` does with
+ * double for float (one source, host_kernels_real.inc); conv2d, dense, matmul and
+ * batch_matmul on acc_dgemm.
+ * --------------------------------------------------------------------------------- */
+
+int acc_conv2d_f64(const double *x, const double *w, const double *bias, double *y, const acc_conv2d_params *p);
+int acc_dense_f64(const double *x, const double *w, const double *bias, double *y, int64_t m, int64_t k, int64_t n);
+int acc_matmul_f64(const double *a, const double *b, double *y, int64_t m, int64_t k, int64_t n, int transpose_a, int transpose_b);
+int acc_batch_matmul_f64(const double *a, int a_rank, const int64_t *a_shape, const double *b, int b_rank, const int64_t *b_shape, double *y, int transpose_a, int transpose_b);
+int acc_sigmoid_f64(const double *x, double *y, int64_t count);
+int acc_tanh_f64(const double *x, double *y, int64_t count);
+int acc_erf_f64(const double *x, double *y, int64_t count);
+int acc_gelu_f64(const double *x, double *y, int64_t count, int tanh_approx);
+int acc_hardsigmoid_f64(const double *x, double *y, int64_t count, double alpha, double beta);
+int acc_hardswish_f64(const double *x, double *y, int64_t count);
+int acc_silu_f64(const double *x, double *y, int64_t count);
+int acc_leaky_relu_f64(const double *x, double *y, int64_t count, double alpha);
+int acc_softmax_f64(const double *x, double *y, int rank, const int64_t *shape, int axis);
+int acc_avg_pool2d_f64(const double *x, double *y, const acc_pool2d_params *p);
+int acc_global_avg_pool2d_f64(const double *x, double *y, int64_t n, int64_t c, int64_t h, int64_t w);
+int acc_batch_norm_f64(const double *x, const double *gamma, const double *beta, const double *mean, const double *var, double *y, int rank, const int64_t *shape, int axis, double epsilon);
+int acc_layer_norm_f64(const double *x, const double *gamma, const double *beta, double *y, int rank, const int64_t *shape, int axis, double epsilon);
+int acc_mean_f64(const double *x, double *y, int rank, const int64_t *shape, const int *axes, int n_axes);
+int acc_sqrt_f64(const double *x, double *y, int64_t count);
+int acc_exp_f64(const double *x, double *y, int64_t count);
+int acc_log_f64(const double *x, double *y, int64_t count);
+int acc_conv2d_transpose_f64(const double *x, const double *w, double *y, const acc_conv2d_params *p);
+
 #ifdef __cplusplus
 }
 #endif
