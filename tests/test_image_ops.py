@@ -4,7 +4,8 @@ reference interpreter and the compiled C (host kernels, `-Werror`).
 
 Each case is a one- or two-node model built here. Tolerances: float outputs within
 1e-5 of the output's largest magnitude (the interpreter and the C sum the same way in
-double; onnxruntime sums in float32); nearest resize, depth/space, gather and indices
+double; onnxruntime sums in float32; cubic, antialias and tf_crop_and_resize likewise);
+nearest resize, depth/space, gather and indices
 exactly.
 """
 
@@ -41,9 +42,10 @@ def _vi(name, shape, t=T.FLOAT):
     return oh.make_tensor_value_info(name, t, shape)
 
 
-def _resize(shape, mode, coord, nearest="round_prefer_floor", scales=None, sizes=None, opset=19):
-    inits = []
-    ins = ["x", ""]
+def _resize(shape, mode, coord, nearest="round_prefer_floor", scales=None, sizes=None, opset=19, roi=None,
+            **filter_attrs):
+    inits = [("roi", np.array(roi, np.float32))] if roi is not None else []
+    ins = ["x", "roi" if roi is not None else ""]
     if scales is not None:
         ins.append("scales")
         inits.append(("scales", np.array(scales, np.float32)))
@@ -53,6 +55,7 @@ def _resize(shape, mode, coord, nearest="round_prefer_floor", scales=None, sizes
     attrs = {"mode": mode, "coordinate_transformation_mode": coord}
     if mode == "nearest":
         attrs["nearest_mode"] = nearest
+    attrs.update(filter_attrs)
     node = oh.make_node("Resize", ins, ["y"], **attrs)
     return _model([node], [_vi("x", shape)], [_vi("y", None)], inits, opset=opset)
 
@@ -94,6 +97,17 @@ CASES = {
     "resize_linear_align_corners": _resize([1, 2, 5, 6], "linear", "align_corners", sizes=[1, 2, 9, 4]),
     "resize_linear_pytorch_down": _resize([1, 2, 8, 8], "linear", "pytorch_half_pixel", scales=[1, 1, 0.5, 0.375]),
     "resize_linear_asymmetric": _resize([1, 1, 4, 3], "linear", "asymmetric", scales=[1, 1, 1.7, 2.3]),
+    # Cubic (A, exclude_outside), antialias when downsampling, tf_crop_and_resize (roi,
+    # extrapolation value), on the taps of reference.resize_taps.
+    "resize_cubic_up": _resize([1, 2, 4, 5], "cubic", "half_pixel", scales=[1, 1, 1.5, 2.2]),
+    "resize_cubic_exclude_outside": _resize([1, 1, 5, 4], "cubic", "align_corners", sizes=[1, 1, 3, 7],
+                                            cubic_coeff_a=-0.5, exclude_outside=1),
+    "resize_cubic_antialias": _resize([1, 2, 9, 8], "cubic", "half_pixel", scales=[1, 1, 0.45, 0.6], antialias=1),
+    "resize_linear_antialias": _resize([2, 1, 8, 9], "linear", "pytorch_half_pixel", sizes=[2, 1, 3, 4], antialias=1),
+    "resize_crop_linear": _resize([1, 2, 6, 5], "linear", "tf_crop_and_resize", sizes=[1, 2, 4, 7],
+                                  roi=[0, 0, 0.2, -0.1, 1, 1, 0.9, 1.3], extrapolation_value=7.0),
+    "resize_crop_cubic_axes": _resize([1, 1, 5, 6], "cubic", "tf_crop_and_resize", sizes=[5, 3], axes=[3, 2],
+                                      roi=[0.3, 0.1, 0.8, 1.2]),
     "upsample9_nearest": _model([oh.make_node("Upsample", ["x", "s"], ["y"], mode="nearest")],
                                 [_vi("x", [1, 2, 3, 3])], [_vi("y", None)],
                                 [("s", np.array([1, 1, 2, 2], np.float32))], opset=9),

@@ -97,10 +97,6 @@ KNOWN_DEVIATION_PATTERNS: list[tuple[str, str]] = [
     (r"test_(AvgPool3d|MaxPool3d)\w*", _RANK5.format("pooling")),
     (r"test_Conv3d\w*", _RANK5.format("convolution")),
     (r"test_convtranspose_3d", _RANK5.format("transposed convolution")),
-    (r"test_resize_\w*cubic\w*", "Resize mode 'cubic' is not supported (relay.image.resize2d: nearest, linear)"),
-    (r"test_resize_\w*_antialias", "Resize antialias = 1 (an area filter when downsampling) is not supported"),
-    (r"test_resize_tf_crop_and_resize\w*", "Resize coordinate mode 'tf_crop_and_resize' (roi and extrapolation) "
-                                            "is not supported"),
     (r"test_training_dropout\w*", _TRAINING),
     (r"test_\w*?(?P<t>bfloat16|bf16)\w*", _NO_TYPE),
 ]

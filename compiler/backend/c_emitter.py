@@ -40,6 +40,7 @@ from accel.compiler.backend.codegen_hook import (
 from accel.compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_comment, c_double, c_float, c_int, c_string
 from accel.compiler.diagnostics import CompileError, format_location
 from accel.compiler.memory_plan import align
+from accel.compiler.runtime.reference import resize2d_taps
 from accel.compiler.tensors import cast, constant_value, numpy_dtype
 from accel.dialects import accel, relay
 from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, Arg, Call, Value, compute_word
@@ -49,7 +50,6 @@ WEIGHT_ALIGN = 64
 
 REAL_SUFFIXES = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 """The C float types of the float host kernels (`acc_<op>_<suffix>`)."""
-F32_ONLY = {np.dtype(np.float32): "f32"}
 
 
 def dtype_of(t) -> np.dtype:
@@ -813,9 +813,11 @@ class HostKernelEmitter:
             sh, sw = relay.Resize2DOp.scales((h, w_), op.py_props())
             coord = "ACC_RESIZE_" + op.prop("coordinate_transformation_mode").upper()
             geometry = f"{n}, {c}, {h}, {w_}, {oh}, {ow}, {c_double(sh)}, {c_double(sw)}, {coord}"
-            if op.prop("method") == "linear":
-                self.real_suffix(op, F32_ONLY)
-                return [f"acc_resize2d_linear_f32({self.p(op.data)}, {y}, {geometry})"]
+            if op.prop("method") != "nearest":
+                r = self.real_suffix(op)
+                taps = [self.resize_taps(t) for t in resize2d_taps((h, w_), (oh, ow), (sh, sw), op.py_props())]
+                return [f"acc_resize2d_taps_{r}({self.p(op.data)}, {y}, {n}, {c}, {h}, {w_}, {oh}, {ow}, "
+                        f"&{taps[0]}, &{taps[1]}, {c_double(op.prop('extrapolation_value'))})"]
             nearest = "ACC_NEAREST_" + op.prop("nearest_mode").upper()
             return [f"acc_resize2d_nearest({es}, {self.p(op.data)}, {y}, {geometry}, {nearest})"]
         if isinstance(op, relay.Conv2DTransposeOp):
@@ -917,14 +919,14 @@ class HostKernelEmitter:
             raise CompileError(f"'{self.op.name}': element type {v.type} is not supported by the host kernels", self.op)
         return ACC_DTYPES[dt]
 
-    def real_suffix(self, op: Operation, suffixes: dict[np.dtype, str] = REAL_SUFFIXES) -> str:
+    def real_suffix(self, op: Operation) -> str:
         """The suffix of the float kernel for the op's result type (`f32`, `f64`: one
         source, host_kernels_real.inc)."""
         dt = dtype_of(op.results[0].type)
-        if dt not in suffixes:
-            kinds = " or ".join(f"float{np.dtype(d).itemsize * 8}" for d in suffixes)
-            raise CompileError(f"the host kernel of '{op.name}' is {kinds} only, got {op.results[0].type}", op)
-        return suffixes[dt]
+        if dt not in REAL_SUFFIXES:
+            raise CompileError(f"the host kernel of '{op.name}' is float32 or float64 only, got {op.results[0].type}",
+                               op)
+        return REAL_SUFFIXES[dt]
 
     def conv_params(self, op) -> str:
         n, c, h, w_ = shape_of(op.data.type)
@@ -935,6 +937,17 @@ class HostKernelEmitter:
         self.model.globals.append(
             f"static const acc_conv2d_params {name} = {{{n}, {c}, {h}, {w_}, {oc}, {kh}, {kw}, {oh}, {ow}, "
             f"{s[0]}, {s[1]}, {p[0]}, {p[1]}, {p[2]}, {p[3]}, {d[0]}, {d[1]}, {op.prop('groups')}}};")
+        return name
+
+    def resize_taps(self, taps: tuple[np.ndarray, np.ndarray, np.ndarray]) -> str:
+        """A static acc_resize_taps of one axis (reference.resize_taps)."""
+        index, weight, outside = taps
+        m = self.model
+        ia = m.static_array("int64_t", list(index.reshape(-1)), "taps")
+        wa = m.static_array("double", list(weight.reshape(-1)), "weights")
+        oa = m.static_array("uint8_t", [int(v) for v in outside], "outside") if outside.any() else "NULL"
+        name = m.fresh("resize")
+        m.globals.append(f"static const acc_resize_taps {name} = {{{index.shape[1]}, {ia}, {wa}, {oa}}};")
         return name
 
     def pool_params(self, op) -> str:

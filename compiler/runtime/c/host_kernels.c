@@ -1625,48 +1625,6 @@ int acc_resize2d_nearest(size_t elem_size, const void *x, void *y, int64_t n, in
     return ACC_OK;
 }
 
-/* Neighbours and upper weight of a linear tap (reference._linear_taps). */
-static void linear_tap(double v, int64_t len, int64_t *lo, int64_t *hi, double *frac) {
-    double cv = v < 0 ? 0 : v > (double)(len - 1) ? (double)(len - 1) : v;
-    int64_t l = (int64_t)floor(cv);
-    *lo = l;
-    *hi = l + 1 < len ? l + 1 : len - 1;
-    *frac = cv - (double)l;
-}
-
-int acc_resize2d_linear_f32(const float *x, float *y, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
-                            int64_t ow, double scale_h, double scale_w, acc_resize_coord coord) {
-    int st = resize_check(n, c, h, w, oh, ow, scale_h, scale_w);
-    if (st) return st;
-    if (!x || !y) return ACC_EINVAL;
-    int64_t *x0 = malloc((size_t)ow * 2 * sizeof *x0);
-    double *fx = malloc((size_t)ow * sizeof *fx);
-    if (!x0 || !fx) {
-        free(x0);
-        free(fx);
-        return ACC_ENOMEM;
-    }
-    int64_t *x1 = x0 + ow;
-    for (int64_t j = 0; j < ow; j++) linear_tap(resize_source(j, scale_w, w, ow, coord), w, &x0[j], &x1[j], &fx[j]);
-    for (int64_t p = 0; p < n * c; p++) {
-        const float *plane = x + p * h * w;
-        for (int64_t i = 0; i < oh; i++) {
-            int64_t y0, y1;
-            double fy;
-            linear_tap(resize_source(i, scale_h, h, oh, coord), h, &y0, &y1, &fy);
-            const float *r0 = plane + y0 * w, *r1 = plane + y1 * w;
-            for (int64_t j = 0; j < ow; j++) {
-                double top = (double)r0[x0[j]] * (1 - fx[j]) + (double)r0[x1[j]] * fx[j];
-                double bottom = (double)r1[x0[j]] * (1 - fx[j]) + (double)r1[x1[j]] * fx[j];
-                *y++ = (float)(top * (1 - fy) + bottom * fy);
-            }
-        }
-    }
-    free(x0);
-    free(fx);
-    return ACC_OK;
-}
-
 int acc_depth_space(size_t elem_size, const void *x, void *y, int64_t n, int64_t c, int64_t h, int64_t w,
                     int64_t block, int crd, int to_space) {
     if (!x || !y || elem_size == 0 || n < 0 || c < 1 || h < 1 || w < 1 || block < 1 || c % (block * block))

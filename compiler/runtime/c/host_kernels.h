@@ -430,10 +430,22 @@ int acc_resize2d_nearest(size_t elem_size, const void *x, void *y, int64_t n, in
                          int64_t oh, int64_t ow, double scale_h, double scale_w, acc_resize_coord coord,
                          acc_resize_nearest nearest);
 
-/* relay.image.resize2d, bilinear on float32: the 2x2 neighbours of the coordinate
- * (clamped to the input) weighted in double, rounded once. */
-int acc_resize2d_linear_f32(const float *x, float *y, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
-                            int64_t ow, double scale_h, double scale_w, acc_resize_coord coord);
+/* Interpolation taps of one axis of relay.image.resize2d (linear, cubic, antialias,
+ * tf_crop_and_resize: reference.resize_taps, computed by the compiler): output index i
+ * is sum_t weight[i * k + t] * input[index[i * k + t]] (indices inside the input), or the
+ * extrapolation value where outside (NULL: nowhere) is non-zero. */
+typedef struct acc_resize_taps {
+    int64_t k;
+    const int64_t *index;
+    const double *weight;
+    const uint8_t *outside;
+} acc_resize_taps;
+
+/* relay.image.resize2d by taps on float32: x [n][c][h][w] -> y [n][c][oh][ow], H first
+ * (rows of the output in double), then W, one rounding at the end. */
+int acc_resize2d_taps_f32(const float *x, float *y, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
+                          int64_t ow, const acc_resize_taps *th, const acc_resize_taps *tw,
+                          double extrapolation_value);
 
 /* relay.nn.conv2d_transpose on float32: weight [c][oc / groups][kh][kw] (IOHW); p->h,
  * p->w are the input's size, p->oh, p->ow the output's, padding removes output cells
@@ -497,6 +509,9 @@ int acc_mean_f64(const double *x, double *y, int rank, const int64_t *shape, con
 int acc_sqrt_f64(const double *x, double *y, int64_t count);
 int acc_exp_f64(const double *x, double *y, int64_t count);
 int acc_log_f64(const double *x, double *y, int64_t count);
+int acc_resize2d_taps_f64(const double *x, double *y, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
+                          int64_t ow, const acc_resize_taps *th, const acc_resize_taps *tw,
+                          double extrapolation_value);
 int acc_conv2d_transpose_f64(const double *x, const double *w, double *y, const acc_conv2d_params *p);
 
 #ifdef __cplusplus

@@ -20,11 +20,19 @@
 // RUN: accel-opt %t.up.onnx | filecheck %s --check-prefix=UP
 // UP: %y = relay.image.resize2d %x {size = [4, 6], scale_h = 2.0, scale_w = 3.0, coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x6xf32>
 
-// What does not import is one line naming the node.
+// Cubic with its coefficient and exclude_outside, tf_crop_and_resize with the roi of the
+// spatial axes and the extrapolation value, antialias: properties of resize2d.
 // RUN: %python %S/Inputs/make_model.py resize_cubic %t.cubic.onnx
-// RUN: not accel-opt %t.cubic.onnx 2>&1 | filecheck %s --check-prefix=CUBIC
-// CUBIC: accel-opt: {{.*}}cubic.onnx: error: node 'resize_3' (Resize): mode 'cubic' is not supported (nearest and linear are)
-// CUBIC-NOT: {{.}}
+// RUN: accel-opt %t.cubic.onnx | filecheck %s --check-prefix=CUBIC
+// CUBIC:      %y = relay.image.resize2d %x {size = [4, 4], scale_h = 2.0, scale_w = 2.0, method = "cubic", cubic_coeff_a = -0.5, exclude_outside = true} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+// CUBIC-NEXT: %z = relay.image.resize2d %y {size = [3, 5], method = "linear", coordinate_transformation_mode = "tf_crop_and_resize", roi = [0.4000000059604645, 0.6000000238418579, 1.2000000476837158, 1.7000000476837158], extrapolation_value = 10.0} : (tensor<1x1x4x4xf32>) -> tensor<1x1x3x5xf32>
+// CUBIC-NEXT: %a = relay.image.resize2d %z {size = [2, 3], scale_h = 0.800000011920929, scale_w = 0.6000000238418579, method = "cubic", antialias = true} : (tensor<1x1x3x5xf32>) -> tensor<1x1x2x3xf32>
+
+// What does not import is one line naming the node.
+// RUN: %python %S/Inputs/make_model.py resize_crop_nearest %t.cropnn.onnx
+// RUN: not accel-opt %t.cropnn.onnx 2>&1 | filecheck %s --check-prefix=CROPNN
+// CROPNN: accel-opt: {{.*}}cropnn.onnx: error: node 'crop_nn' (Resize): tf_crop_and_resize with mode 'nearest' is not supported (linear and cubic are)
+// CROPNN-NOT: {{.}}
 // RUN: %python %S/Inputs/make_model.py resize_channels %t.chan.onnx
 // RUN: not accel-opt %t.chan.onnx 2>&1 | filecheck %s --check-prefix=CHAN
 // CHAN: accel-opt: {{.*}}chan.onnx: error: node 'resize_4' (Resize): scales [1.0, 2.0, 2.0, 2.0] may only scale the two spatial axes

@@ -126,8 +126,22 @@ def upsample9():
 
 
 def resize_cubic():
-    return model([h.make_node("Resize", ["x", "", "scales"], ["y"], name="resize_3", mode="cubic")],
-                 [vi("x", [1, 1, 2, 2])], [vi("y", [1, 1, 4, 4])], [("scales", np.array([1, 1, 2, 2], np.float32))])
+    return model([h.make_node("Resize", ["x", "", "scales"], ["y"], name="resize_3", mode="cubic", cubic_coeff_a=-0.5,
+                              exclude_outside=1),
+                  h.make_node("Resize", ["y", "roi", "", "sizes"], ["z"], name="crop", mode="linear",
+                              coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=10.0),
+                  h.make_node("Resize", ["z", "", "half"], ["a"], name="aa", mode="cubic", antialias=1)],
+                 [vi("x", [1, 1, 2, 2])], [vi("a", [1, 1, 2, 3])],
+                 [("scales", np.array([1, 1, 2, 2], np.float32)),
+                  ("roi", np.array([0, 0, 0.4, 0.6, 1, 1, 1.2, 1.7], np.float32)), ("sizes", np.array([1, 1, 3, 5], np.int64)),
+                  ("half", np.array([1, 1, 0.8, 0.6], np.float32))])
+
+
+def resize_crop_nearest():
+    return model([h.make_node("Resize", ["x", "roi", "", "sizes"], ["y"], name="crop_nn",
+                              coordinate_transformation_mode="tf_crop_and_resize")],
+                 [vi("x", [1, 1, 2, 2])], [vi("y", [1, 1, 3, 3])],
+                 [("roi", np.array([0, 0, 0, 0, 1, 1, 1, 1], np.float32)), ("sizes", np.array([1, 1, 3, 3], np.int64))])
 
 
 def resize_channels():
@@ -311,7 +325,7 @@ def attention_3d_no_heads():
 
 MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
-                                   resize_cubic, resize_channels, resize_runtime_scales, conv_transpose_3d,
+                                   resize_cubic, resize_crop_nearest, resize_channels, resize_runtime_scales, conv_transpose_3d,
                                    shape_inputs, runtime_clip, qoperator, dynamic_quant, lstm, lstm_bidirectional,
                                    lstm_relu, lstm_sequence_lens, if_const, if_runtime,
                                    if_computed, gru, gru_activations)}
