@@ -1783,7 +1783,7 @@ class PadOp(RelayOp):
     PROPS = (
         Ints("pad_width"),
         Float("pad_value", 0.0),
-        Str("pad_mode", "constant", choices=("constant", "edge", "reflect")),
+        Str("pad_mode", "constant", choices=("constant", "edge", "reflect", "wrap")),
     )
     data = operand_def(TensorType)
     result = result_def(TensorType)
@@ -1803,8 +1803,8 @@ class PadOp(RelayOp):
                         f"property 'pad_width': reflect padding of dimension {i} ({pw[2 * i]}, {pw[2 * i + 1]}) "
                         f"must be smaller than its size {s}"
                     )
-        if props["pad_mode"] == "edge" and any(s == 0 for s in ds):
-            raise VerifyException("property 'pad_mode': edge padding needs non-empty dimensions")
+        if props["pad_mode"] in ("edge", "wrap") and any(s == 0 for s in ds):
+            raise VerifyException(f"property 'pad_mode': {props['pad_mode']} padding needs non-empty dimensions")
         return [tensor(tuple(s + pw[2 * i] + pw[2 * i + 1] for i, s in enumerate(ds)), d.element_type)]
 
 

@@ -115,7 +115,6 @@ KNOWN_DEVIATIONS: dict[str, str] = {
     "test_identity_opt": "optional values are not supported (tensors only)",
     "test_if_seq": "sequence values are not supported (tensors only): the branch builds a SequenceConstruct",
     "test_if_opt": "optional values are not supported (tensors only): the branch builds an optional sequence",
-    "test_wrap_pad": "Pad mode 'wrap' is not supported (relay.nn.pad has constant, edge, reflect)",
     "test_reshape_allowzero_reordered": _EMPTY,
     "test_slice_start_out_of_bounds": _EMPTY,
     "test_split_zero_size_splits_opset13": _EMPTY,

@@ -762,7 +762,8 @@ class HostKernelEmitter:
             dt = dtype_of(op.data.type)
             pv = cast(np.asarray([op.prop("pad_value")], np.float64), dt)
             pva = m.static_array(C_TYPES[dt], list(pv.astype(np.float64) if dt.kind == "f" else pv.astype(np.int64)), "padv")
-            mode = {"constant": "ACC_PAD_CONSTANT", "edge": "ACC_PAD_EDGE", "reflect": "ACC_PAD_REFLECT"}[op.prop("pad_mode")]
+            mode = {"constant": "ACC_PAD_CONSTANT", "edge": "ACC_PAD_EDGE", "reflect": "ACC_PAD_REFLECT",
+                    "wrap": "ACC_PAD_WRAP"}[op.prop("pad_mode")]
             pw = m.static_array("int64_t", list(op.prop("pad_width")), "padw")
             return [f"acc_pad({es}, {self.p(op.data)}, {y}, {len(s)}, {m.shape_array(s)}, {pw}, {mode}, {pva})"]
         if isinstance(op, relay.TakeOp):

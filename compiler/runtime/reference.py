@@ -391,13 +391,14 @@ def concatenate(inputs: Sequence[np.ndarray], axis: int = 0) -> np.ndarray:
 
 def pad(data: np.ndarray, pad_width: Sequence[int], pad_value: float = 0.0, pad_mode: str = "constant") -> np.ndarray:
     """`pad_width` is [before_0, after_0, before_1, after_1, ...]. "reflect" mirrors
-    without repeating the edge (numpy/ONNX reflect); "edge" repeats it. For integer
+    without repeating the edge (numpy/ONNX reflect); "edge" repeats it; "wrap" repeats the
+    tensor periodically (numpy/ONNX wrap). For integer
     data the constant is converted like `cast` (truncated, saturated)."""
     pairs = [(pad_width[2 * i], pad_width[2 * i + 1]) for i in range(data.ndim)]
     if pad_mode == "constant":
         value = cast(np.asarray(pad_value, np.float64), data.dtype)
         return np.pad(data, pairs, mode="constant", constant_values=value)
-    if pad_mode in ("edge", "reflect"):
+    if pad_mode in ("edge", "reflect", "wrap"):
         return np.pad(data, pairs, mode=pad_mode)
     raise ValueError(f"unknown pad mode '{pad_mode}'")
 

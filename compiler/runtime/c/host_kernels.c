@@ -740,6 +740,7 @@ static int64_t pad_source(int64_t i, int64_t before, int64_t size, acc_pad_mode 
     switch (mode) {
     case ACC_PAD_EDGE: return j < 0 ? 0 : size - 1;
     case ACC_PAD_REFLECT: return j < 0 ? -j : 2 * (size - 1) - j;
+    case ACC_PAD_WRAP: return ((j % size) + size) % size;
     default: return -1;
     }
 }
@@ -747,13 +748,14 @@ static int64_t pad_source(int64_t i, int64_t before, int64_t size, acc_pad_mode 
 int acc_pad(size_t elem_size, const void *x, void *y, int rank, const int64_t *shape, const int64_t *pad_width,
             acc_pad_mode mode, const void *pad_value) {
     if (!x || !y || elem_size == 0 || !valid_shape(rank, shape) || (rank && !pad_width)) return ACC_EINVAL;
-    if (mode != ACC_PAD_CONSTANT && mode != ACC_PAD_EDGE && mode != ACC_PAD_REFLECT) return ACC_EINVAL;
+    if (mode != ACC_PAD_CONSTANT && mode != ACC_PAD_EDGE && mode != ACC_PAD_REFLECT && mode != ACC_PAD_WRAP)
+        return ACC_EINVAL;
     if (mode == ACC_PAD_CONSTANT && !pad_value) return ACC_EINVAL;
     int64_t oshape[ACC_MAX_RANK] = {0};
     for (int i = 0; i < rank; i++) {
         int64_t b = pad_width[2 * i], a = pad_width[2 * i + 1];
         if (b < 0 || a < 0) return ACC_EINVAL;
-        if (mode == ACC_PAD_EDGE && shape[i] == 0 && b + a > 0) return ACC_EINVAL;
+        if ((mode == ACC_PAD_EDGE || mode == ACC_PAD_WRAP) && shape[i] == 0 && b + a > 0) return ACC_EINVAL;
         if (mode == ACC_PAD_REFLECT && (b >= shape[i] || a >= shape[i]) && b + a > 0) return ACC_EINVAL;
         oshape[i] = shape[i] + b + a;
     }

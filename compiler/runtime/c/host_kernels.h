@@ -323,14 +323,15 @@ int acc_concatenate(size_t elem_size, int n_inputs, const void *const *inputs, c
 typedef enum acc_pad_mode {
     ACC_PAD_CONSTANT = 0, /* fill with *pad_value */
     ACC_PAD_EDGE = 1,     /* repeat the edge element */
-    ACC_PAD_REFLECT = 2   /* mirror without repeating the edge (numpy/ONNX reflect) */
+    ACC_PAD_REFLECT = 2,  /* mirror without repeating the edge (numpy/ONNX reflect) */
+    ACC_PAD_WRAP = 3      /* repeat the tensor periodically (numpy/ONNX wrap) */
 } acc_pad_mode;
 
 /* relay.nn.pad: `shape` is x's shape, pad_width is [before_0, after_0, before_1, ...]
  * (2 * rank non-negative entries); y has shape[i] + before_i + after_i. pad_value
  * points to one element of x's type (convert relay's float pad_value with acc_cast
  * from ACC_F64 for the reference's truncate-and-saturate rule); ignored unless
- * constant. Reflect needs before_i, after_i < shape[i]; edge needs shape[i] > 0. */
+ * constant. Reflect needs before_i, after_i < shape[i]; edge and wrap need shape[i] > 0. */
 int acc_pad(size_t elem_size, const void *x, void *y, int rank, const int64_t *shape, const int64_t *pad_width,
             acc_pad_mode mode, const void *pad_value);
 

@@ -14,3 +14,14 @@ func.func @main(%x: tensor<3x4xf64>, %w: tensor<4x2xf64>) -> tensor<3x2xf64> {
   %y = relay.nn.batch_matmul %s, %w {transpose_b = false} : (tensor<3x4xf64>, tensor<4x2xf64>) -> tensor<3x2xf64>
   func.return %y : tensor<3x2xf64>
 }
+
+// -----
+
+// Pad 'wrap' (ONNX, numpy): the tensor repeats periodically, pads may exceed its size.
+// CHECK-LABEL: // ===== model.c =====
+// CHECK-DAG:   static const int64_t [[PW:padw[0-9]+]][] = {0, 0, 4, 1};
+// CHECK:       acc_pad(8, ((double *)in0), out0, 2, shape{{[0-9]+}}, [[PW]], ACC_PAD_WRAP, padv{{[0-9]+}})
+func.func @main(%x: tensor<2x3xf64>) -> tensor<2x8xf64> {
+  %y = relay.nn.pad %x {pad_width = [0, 0, 4, 1], pad_mode = "wrap"} : (tensor<2x3xf64>) -> tensor<2x8xf64>
+  func.return %y : tensor<2x8xf64>
+}
