@@ -106,9 +106,6 @@ KNOWN_DEVIATION_PATTERNS: list[tuple[str, str]] = [
 KNOWN_DEVIATIONS: dict[str, str] = {
     "test_batchnorm_example_training_mode": _TRAINING,
     "test_batchnorm_epsilon_training_mode": _TRAINING,
-    "test_dequantizelinear_blocked": "blocked quantization (block_size > 0) is not supported",
-    "test_quantizelinear_blocked_asymmetric": "blocked quantization (block_size > 0) is not supported",
-    "test_quantizelinear_blocked_symmetric": "blocked quantization (block_size > 0) is not supported",
     "test_equal_string": "string tensors are not supported",
     "test_equal_string_broadcast": "string tensors are not supported",
     "test_identity_sequence": "sequence values are not supported (tensors only)",

@@ -28,6 +28,19 @@ def vi(name, shape, t=T.FLOAT):
     return h.make_tensor_value_info(name, t, shape)
 
 
+def qdq_blocked():
+    """Blocked Q/DQ (opset 21): scales and zero points per block of 2 along axis 1 (the
+    last block short), given at run time."""
+    return model(
+        [h.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="q_blocked", axis=1, block_size=2),
+         h.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], name="dq_blocked", axis=1, block_size=2)],
+        [vi("x", [2, 3]), vi("s", [2, 2]), vi("z", [2, 2], T.INT8)], [vi("y", [2, 3])], opset=21)
+
+
+def qdq_blocked_bad_scale():
+    return model([h.make_node("DequantizeLinear", ["x", "s"], ["y"], name="dq_bad", axis=1, block_size=2)],
+                 [vi("x", [2, 4], T.INT8), vi("s", [2, 3])], [vi("y", [2, 4])], opset=21)
+
 def conv_relu():
     """Conv with bias + Relu + Gemm(transB=1): weights external, biases inline."""
     return model(
@@ -323,7 +336,7 @@ def attention_3d_no_heads():
     return m
 
 
-MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, unsupported_op, bad_attribute, unknown_attribute,
+MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, qdq_blocked, qdq_blocked_bad_scale, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_crop_nearest, resize_channels, resize_runtime_scales, conv_transpose_3d,
                                    shape_inputs, runtime_clip, qoperator, dynamic_quant, lstm, lstm_bidirectional,
