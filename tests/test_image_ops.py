@@ -1,5 +1,5 @@
 """The ops of issue 11 (Resize/Upsample, ConvTranspose, DepthToSpace, SpaceToDepth,
-GatherElements, MaxPool's Indices, Clip with run-time bounds) against onnxruntime, through both the
+GatherElements, MaxPool's Indices, Clip with run-time bounds, the 3-D Conv/ConvTranspose/MaxPool/AveragePool) against onnxruntime, through both the
 reference interpreter and the compiled C (host kernels, `-Werror`).
 
 Each case is a one- or two-node model built here. Tolerances: float outputs within
@@ -68,6 +68,13 @@ def _conv_transpose(x_shape, w_shape, bias=True, **attrs):
     return _model([oh.make_node("ConvTranspose", ins, ["y"], **attrs)], [_vi("x", x_shape)], [_vi("y", None)], inits)
 
 
+def _conv3d(x_shape, w_shape, **attrs):
+    inits = [("w", rng.standard_normal(w_shape).astype(np.float32)),
+             ("b", rng.standard_normal(w_shape[0]).astype(np.float32))]
+    return _model([oh.make_node("Conv", ["x", "w", "b"], ["y"], **attrs)], [_vi("x", x_shape)], [_vi("y", None)],
+                  inits)
+
+
 def _single(op, shape, **attrs):
     return _model([oh.make_node(op, ["x"], ["y"], **attrs)], [_vi("x", shape)], [_vi("y", None)])
 
@@ -122,6 +129,20 @@ CASES = {
     "deconv_output_shape": _conv_transpose([1, 1, 3, 3], [1, 2, 3, 3], strides=[3, 2], output_shape=[10, 8]),
     "deconv_same_upper": _conv_transpose([1, 2, 3, 4], [2, 2, 3, 3], strides=[2, 2], auto_pad="SAME_UPPER"),
     "deconv_1d": _conv_transpose([1, 3, 7], [3, 2, 4], strides=[2], pads=[1, 2]),
+    # 3-D (NCDHW) on 2-D relay ops (ops_volume.py): the depth gathered or pooled apart.
+    "conv3d_strided_padded": _conv3d([1, 2, 5, 6, 4], [4, 2, 3, 2, 3], strides=[2, 1, 2], pads=[1, 0, 1, 2, 1, 0]),
+    "conv3d_groups_dilated": _conv3d([2, 4, 6, 4, 4], [6, 2, 2, 3, 1], group=2, dilations=[2, 1, 1],
+                                     pads=[0, 1, 0, 0, 1, 0]),
+    "deconv3d_stride_outpad": _conv_transpose([1, 2, 3, 4, 3], [2, 3, 3, 2, 2], strides=[2, 1, 2],
+                                              pads=[1, 0, 0, 0, 1, 1], output_padding=[1, 0, 1]),
+    "deconv3d_groups_dilated": _conv_transpose([1, 4, 3, 3, 2], [4, 1, 2, 2, 2], bias=False, group=2,
+                                               dilations=[2, 1, 1], strides=[3, 1, 1]),
+    "maxpool3d_ceil_dilated": _single("MaxPool", [1, 3, 7, 6, 5], kernel_shape=[3, 2, 2], strides=[2, 2, 1],
+                                      dilations=[2, 1, 1], pads=[1, 0, 0, 1, 0, 1], ceil_mode=1),
+    "avgpool3d_exclude_pad": _single("AveragePool", [2, 2, 5, 5, 6], kernel_shape=[2, 3, 3], strides=[2, 2, 2],
+                                     pads=[1, 1, 0, 0, 1, 1], ceil_mode=1),
+    "avgpool3d_include_pad": _single("AveragePool", [1, 3, 4, 6, 5], kernel_shape=[3, 2, 2], strides=[1, 2, 2],
+                                     pads=[1, 1, 1, 1, 0, 1], count_include_pad=1),
     # DepthToSpace / SpaceToDepth, GatherElements, MaxPool Indices.
     "depth_to_space_dcr": _single("DepthToSpace", [1, 8, 2, 3], blocksize=2, mode="DCR"),
     "depth_to_space_crd": _single("DepthToSpace", [2, 18, 2, 2], blocksize=3, mode="CRD"),
@@ -161,7 +182,7 @@ def feeds():
             shape = [d.dim_value for d in vi.type.tensor_type.shape.dim]
             dtype = oh.tensor_dtype_to_np_dtype(vi.type.tensor_type.elem_type)
             x = np.asarray(rng.standard_normal(shape) * (1 if dtype.kind == "f" else 50)).astype(dtype)
-            if name.startswith("maxpool"):
+            if name.startswith("maxpool_"):
                 x = rng.permutation(x.size).reshape(shape).astype(np.float32)  # no ties: one first maximum
             out[name][vi.name] = x
     return out

@@ -84,7 +84,6 @@ STATIC_INPUTS: dict[str, tuple[int, ...]] = {
 _NARROW_TYPES = ("FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "FLOAT8E8M0", "FLOAT4E2M1",
                  "INT4", "UINT4", "INT2", "UINT2", "BFLOAT16")
 _NO_TYPE = "element type {t} has no relay/numpy equivalent (relay holds f16/f32/f64, i1, i8..i64, ui8..ui64)"
-_RANK5 = "3-D (rank-5) {}: relay has the 2-D form only (1-D runs as 2-D)"
 _EMPTY = "empty (zero-size) tensors are not supported"
 _TRAINING = "training mode (random dropout, batch statistics): the importer is inference only"
 
@@ -93,10 +92,6 @@ KNOWN_DEVIATION_PATTERNS: list[tuple[str, str]] = [
     (rf"test_(cast|castlike)\w*_(?P<t>{'|'.join(_NARROW_TYPES)})_to_\w+", _NO_TYPE),
     (rf"test_(cast|castlike)\w*_to_(?P<t>{'|'.join(_NARROW_TYPES)})", _NO_TYPE),
     (r"test_(de)?quantizelinear_(?P<t>e4m3fn|e5m2|uint4|int4|uint2|int2|float4e2m1)\w*", _NO_TYPE),
-    (r"test_(averagepool|maxpool)_3d_\w+", _RANK5.format("pooling")),
-    (r"test_(AvgPool3d|MaxPool3d)\w*", _RANK5.format("pooling")),
-    (r"test_Conv3d\w*", _RANK5.format("convolution")),
-    (r"test_convtranspose_3d", _RANK5.format("transposed convolution")),
     (r"test_training_dropout\w*", _TRAINING),
     (r"test_\w*?(?P<t>bfloat16|bf16)\w*", _NO_TYPE),
 ]

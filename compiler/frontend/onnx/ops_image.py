@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from accel.compiler.frontend.onnx import ops_volume
 from accel.compiler.frontend.onnx.context import Node, converter
 from accel.compiler.frontend.onnx.ops_nn import lift_1d, spatial_rank
 from accel.compiler.frontend.onnx.ops_tensor import norm_axis, reshaped
@@ -153,7 +154,7 @@ def upsample(n: Node):
                                    "output_shape", "pads", "strides"))
 def conv_transpose(n: Node):
     x_dims, w_dims = n.shape(0), n.shape(1)
-    d = spatial_rank(n, len(x_dims), "transposed convolution")
+    d = spatial_rank(n, len(x_dims), "transposed convolution", volumes=True)
     if len(w_dims) != len(x_dims):
         raise n.error(f"the weight {list(w_dims)} must have the input's rank {len(x_dims)}")
     kernel = list(w_dims[2:])
@@ -197,6 +198,9 @@ def conv_transpose(n: Node):
     else:
         raise n.error(f"auto_pad '{auto_pad}' is not supported")
     x, w = n.value(0), n.value(1)
+    if d == 3:
+        y = ops_volume.conv_transpose3d(n, x, w, strides, dil, begin, end, out_pad, n.attr("group", 1))
+        return n.emit(relay.BiasAddOp(y, n.input(2), axis=1)) if n.has(2) else y
     if d == 1:
         strides, dil, begin, end = lift_1d(strides, dil, begin, end)
         out_pad = [0, *out_pad]

@@ -172,6 +172,26 @@ def conv_transpose_3d():
                  [vi("x", [1, 1, 2, 2, 2])], [vi("y", [1, 1, 3, 3, 3])], [("w", f32(1, 1, 2, 2, 2))])
 
 
+def volume_ops():
+    """3-D Conv (strides, pads, bias), MaxPool and AveragePool on NCDHW."""
+    return model([h.make_node("Conv", ["x", "w", "b"], ["c"], name="conv3d", strides=[2, 1, 1],
+                              pads=[1, 0, 0, 1, 0, 0]),
+                  h.make_node("MaxPool", ["c"], ["m"], name="max3d", kernel_shape=[2, 2, 2]),
+                  h.make_node("AveragePool", ["m"], ["y"], name="avg3d", kernel_shape=[1, 2, 1], pads=[0, 1, 0, 0, 0, 0],
+                              count_include_pad=1)],
+                 [vi("x", [1, 2, 4, 3, 3])], [vi("y", [1, 3, 2, 2, 2])],
+                 [("w", f32(3, 2, 2, 1, 1)), ("b", f32(3))])
+
+
+def conv_rank6():
+    return model([h.make_node("Conv", ["x", "w"], ["y"], name="conv4d")],
+                 [vi("x", [1, 1, 2, 2, 2, 2])], [vi("y", [1, 1, 1, 1, 1, 1])], [("w", f32(1, 1, 2, 2, 2, 2))])
+
+
+def maxpool3d_indices():
+    return model([h.make_node("MaxPool", ["x"], ["y", "i"], name="max3d_idx", kernel_shape=[2, 2, 2])],
+                 [vi("x", [1, 1, 2, 2, 2])], [vi("y", [1, 1, 1, 1, 1]), vi("i", [1, 1, 1, 1, 1], T.INT64)])
+
 def shape_inputs():
     """Reshape / Unsqueeze / Pad / ReduceMean / Squeeze whose shape, axes and pads are
     graph inputs (what --bind-inputs serves)."""
@@ -338,7 +358,7 @@ def attention_3d_no_heads():
 
 MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, qdq_blocked, qdq_blocked_bad_scale, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
-                                   resize_cubic, resize_crop_nearest, resize_channels, resize_runtime_scales, conv_transpose_3d,
+                                   resize_cubic, resize_crop_nearest, resize_channels, resize_runtime_scales, conv_transpose_3d, volume_ops, conv_rank6, maxpool3d_indices,
                                    shape_inputs, runtime_clip, qoperator, dynamic_quant, lstm, lstm_bidirectional,
                                    lstm_relu, lstm_sequence_lens, if_const, if_runtime,
                                    if_computed, gru, gru_activations)}
