@@ -320,6 +320,37 @@ class Float(PropKind):
         return "a float"
 
 
+class Floats(PropKind):
+    def constraint(self):
+        return DenseArrayBase.constr(f64)
+
+    def is_stored_form(self, attr):
+        return isinstance(attr, DenseArrayBase) and attr.elt_type == f64
+
+    def to_attr(self, value):
+        return DenseArrayBase.from_list(f64, [float(v) for v in value])
+
+    def to_python(self, attr):
+        return tuple(float(v) for v in attr.get_values())
+
+    def from_parsed(self, attr):
+        if isinstance(attr, DenseArrayBase) and attr.elt_type == f64:
+            return attr
+        if isinstance(attr, ArrayAttr) and all(
+            isinstance(a, FloatAttr) or (isinstance(a, IntegerAttr) and isinstance(a.type, IntegerType)
+                                         and a.type.width.data > 1)
+            for a in attr.data
+        ):
+            return self.to_attr([a.value.data for a in attr.data])
+        return None
+
+    def format(self, attr):
+        return "[" + ", ".join(format_float(float(v)) for v in attr.get_values()) + "]"
+
+    def expected(self):
+        return "a list of floats like [0.0, 1.0]"
+
+
 class Bool(PropKind):
     def constraint(self):
         return BoolAttr
@@ -1763,7 +1794,7 @@ class PadOp(RelayOp):
     PROPS = (
         Ints("pad_width"),
         Float("pad_value", 0.0),
-        Str("pad_mode", "constant", choices=("constant", "edge", "reflect")),
+        Str("pad_mode", "constant", choices=("constant", "edge", "reflect", "wrap")),
     )
     data = operand_def(TensorType)
     result = result_def(TensorType)
@@ -1783,8 +1814,8 @@ class PadOp(RelayOp):
                         f"property 'pad_width': reflect padding of dimension {i} ({pw[2 * i]}, {pw[2 * i + 1]}) "
                         f"must be smaller than its size {s}"
                     )
-        if props["pad_mode"] == "edge" and any(s == 0 for s in ds):
-            raise VerifyException("property 'pad_mode': edge padding needs non-empty dimensions")
+        if props["pad_mode"] in ("edge", "wrap") and any(s == 0 for s in ds):
+            raise VerifyException(f"property 'pad_mode': {props['pad_mode']} padding needs non-empty dimensions")
         return [tensor(tuple(s + pw[2 * i] + pw[2 * i + 1] for i, s in enumerate(ds)), d.element_type)]
 
 
@@ -2374,7 +2405,7 @@ class YieldOp(IRDLOperation):
 # --------------------------------------------------------------------------------------
 
 RESIZE_COORDINATE_MODES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
-                           "asymmetric", "tf_half_pixel_for_nn")
+                           "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize")
 RESIZE_NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
 
 
@@ -2383,17 +2414,26 @@ class Resize2DOp(RelayOp):
     """Resize the two spatial axes of NCHW data to `size` = [OH, OW] (ONNX Resize,
     Upsample). `scale_h`/`scale_w` map output to input coordinates as ONNX does (the
     scales a model gives; absent: OH / H and OW / W). `method = "nearest"` rounds the
-    mapped coordinate with `nearest_mode`; `"linear"` interpolates the 2x2 neighbours
-    (bilinear) with the coordinate clamped to the input."""
+    mapped coordinate with `nearest_mode`; `"linear"` and `"cubic"` (Keys' kernel with
+    `cubic_coeff_a`) interpolate each axis in turn (H, then W) with ONNX's taps
+    (reference.resize_taps): neighbours past the edge repeat it, or drop out with
+    `exclude_outside`; `antialias` widens the filter by 1 / scale when downsampling.
+    `tf_crop_and_resize` maps the output onto `roi` = [start_h, start_w, end_h, end_w]
+    (fractions of the input) and gives `extrapolation_value` outside the input."""
 
     name = "relay.image.resize2d"
     PROPS = (
         Ints("size"),
         Float("scale_h", optional=True),
         Float("scale_w", optional=True),
-        Str("method", "nearest", choices=("nearest", "linear")),
+        Str("method", "nearest", choices=("nearest", "linear", "cubic")),
         Str("coordinate_transformation_mode", "half_pixel", choices=RESIZE_COORDINATE_MODES),
         Str("nearest_mode", "round_prefer_floor", choices=RESIZE_NEAREST_MODES),
+        Float("cubic_coeff_a", -0.75),
+        Bool("exclude_outside", False),
+        Bool("antialias", False),
+        Floats("roi", optional=True),
+        Float("extrapolation_value", 0.0),
     )
     data = operand_def(TensorType)
     result = result_def(TensorType)
@@ -2410,8 +2450,16 @@ class Resize2DOp(RelayOp):
             s = props[name]
             if s is not None and not (s > 0 and math.isfinite(s)):
                 raise VerifyException(f"property '{name}' must be a positive finite number, got {s}")
-        if props["method"] == "linear":
+        if props["method"] != "nearest":
             _float(d, "data")
+        elif props["antialias"] or props["coordinate_transformation_mode"] == "tf_crop_and_resize":
+            raise VerifyException("'antialias' and 'tf_crop_and_resize' need method 'linear' or 'cubic'")
+        roi = props["roi"]
+        if (roi is not None) != (props["coordinate_transformation_mode"] == "tf_crop_and_resize"):
+            raise VerifyException("property 'roi' is given exactly with 'tf_crop_and_resize'")
+        if roi is not None and (len(roi) != 4 or not all(math.isfinite(v) for v in roi)):
+            raise VerifyException(f"property 'roi' must be 4 finite numbers [start_h, start_w, end_h, end_w], "
+                                  f"got {list(roi)}")
         return [tensor((n, c, oh, ow), d.element_type)]
 
     @staticmethod

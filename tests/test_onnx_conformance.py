@@ -84,19 +84,10 @@ STATIC_INPUTS: dict[str, tuple[int, ...]] = {
 # Known deviations: case name -> reason
 # --------------------------------------------------------------------------------------
 
-_RANK5 = "3-D (rank-5) {}: relay has the 2-D form only (1-D runs as 2-D)"
 _EMPTY = "empty (zero-size) tensors are not supported"
 _TRAINING = "training mode (random dropout, batch statistics): the importer is inference only"
 
 KNOWN_DEVIATION_PATTERNS: list[tuple[str, str]] = [
-    (r"test_(averagepool|maxpool)_3d_\w+", _RANK5.format("pooling")),
-    (r"test_(AvgPool3d|MaxPool3d)\w*", _RANK5.format("pooling")),
-    (r"test_Conv3d\w*", _RANK5.format("convolution")),
-    (r"test_convtranspose_3d", _RANK5.format("transposed convolution")),
-    (r"test_resize_\w*cubic\w*", "Resize mode 'cubic' is not supported (relay.image.resize2d: nearest, linear)"),
-    (r"test_resize_\w*_antialias", "Resize antialias = 1 (an area filter when downsampling) is not supported"),
-    (r"test_resize_tf_crop_and_resize\w*", "Resize coordinate mode 'tf_crop_and_resize' (roi and extrapolation) "
-                                            "is not supported"),
     (r"test_training_dropout\w*", _TRAINING),
 ]
 """Families of deviations: case-name regex (full match) -> reason."""
@@ -105,16 +96,12 @@ KNOWN_DEVIATION_PATTERNS: list[tuple[str, str]] = [
 KNOWN_DEVIATIONS: dict[str, str] = {
     "test_batchnorm_example_training_mode": _TRAINING,
     "test_batchnorm_epsilon_training_mode": _TRAINING,
-    "test_dequantizelinear_blocked": "blocked quantization (block_size > 0) is not supported",
-    "test_quantizelinear_blocked_asymmetric": "blocked quantization (block_size > 0) is not supported",
-    "test_quantizelinear_blocked_symmetric": "blocked quantization (block_size > 0) is not supported",
     "test_equal_string": "string tensors are not supported",
     "test_equal_string_broadcast": "string tensors are not supported",
     "test_identity_sequence": "sequence values are not supported (tensors only)",
     "test_identity_opt": "optional values are not supported (tensors only)",
     "test_if_seq": "sequence values are not supported (tensors only): the branch builds a SequenceConstruct",
     "test_if_opt": "optional values are not supported (tensors only): the branch builds an optional sequence",
-    "test_wrap_pad": "Pad mode 'wrap' is not supported (relay.nn.pad has constant, edge, reflect)",
     "test_reshape_allowzero_reordered": _EMPTY,
     "test_slice_start_out_of_bounds": _EMPTY,
     "test_split_zero_size_splits_opset13": _EMPTY,

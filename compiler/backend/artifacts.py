@@ -31,7 +31,8 @@ RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "runtime"
 CFLAGS = "-std=c99 -O2 -Wall -Wextra -Werror"
 
 
-HOST_RUNTIME = ("host_kernels.c", "host_kernels.h", "host_gemm.c", "host_gemm.h", "host_narrow.c", "host_narrow.h")
+HOST_RUNTIME = ("host_kernels.c", "host_kernels.h", "host_kernels_real.inc", "host_gemm.c", "host_gemm.h", "host_narrow.c",
+                "host_narrow.h")
 """The host kernel library every model links (the simulators use it too)."""
 
 

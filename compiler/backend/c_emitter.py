@@ -41,12 +41,16 @@ from accel.compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_c
 from accel.compiler.diagnostics import CompileError, format_location
 from accel.compiler.memory_plan import align
 from accel.compiler.narrow_types import NARROW_C_TYPES, is_float_dtype
+from accel.compiler.runtime.reference import resize2d_taps
 from accel.compiler.tensors import cast, constant_value, numpy_dtype
 from accel.dialects import accel, relay
 from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, Arg, Call, Value, compute_word
 from accel.dialects.conventions import ARENA_ATTR, ENTRY_ATTR, OFFSET_ATTR, TARGET_ATTR, entry_of, io_names, is_output_arg
 
 WEIGHT_ALIGN = 64
+
+REAL_SUFFIXES = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+"""The C float types of the float host kernels (`acc_<op>_<suffix>`)."""
 
 
 def dtype_of(t) -> np.dtype:
@@ -646,7 +650,8 @@ class HostKernelEmitter:
         if isinstance(op, (relay.Conv2DOp, relay.QnnConv2DOp)):
             cp = self.conv_params(op)
             if isinstance(op, relay.Conv2DOp):
-                return [f"acc_conv2d_f32({self.p(op.data)}, {self.p(op.weight)}, NULL, {y}, &{cp})"]
+                r = self.real_suffix(op)
+                return [f"acc_conv2d_{r}({self.p(op.data)}, {self.p(op.weight)}, NULL, {y}, &{cp})"]
             xzp = self.zero_point_value(op.input_zero_point)
             wz, wz_len = self.zero_point_array(op.kernel_zero_point), numel(shape_of(op.kernel_zero_point.type))
             return [f"acc_qnn_conv2d({ACC_DTYPES[dtype_of(op.data.type)]}, {self.p(op.data)}, "
@@ -654,7 +659,8 @@ class HostKernelEmitter:
         if isinstance(op, relay.DenseOp):
             ds = shape_of(op.data.type)
             n, k = shape_of(op.weight.type)
-            return [f"acc_dense_f32({self.p(op.data)}, {self.p(op.weight)}, NULL, {y}, {numel(ds[:-1])}, {k}, {n})"]
+            r = self.real_suffix(op)
+            return [f"acc_dense_{r}({self.p(op.data)}, {self.p(op.weight)}, NULL, {y}, {numel(ds[:-1])}, {k}, {n})"]
         if isinstance(op, relay.QnnDenseOp):
             ds = shape_of(op.data.type)
             n, k = shape_of(op.weight.type)
@@ -664,16 +670,16 @@ class HostKernelEmitter:
                     f"{ACC_DTYPES[dtype_of(op.weight.type)]}, {self.p(op.weight)}, NULL, {y}, "
                     f"{numel(ds[:-1])}, {k}, {n}, {xzp}, {wz}, {wz_len})"]
         if isinstance(op, relay.MatmulOp):
-            self.require_f32(op)
+            r = self.real_suffix(op)
             m_, n_ = shape_of(op.result.type)
             a = shape_of(op.lhs.type)
             k = a[0] if op.prop("transpose_a") else a[1]
-            return [f"acc_matmul_f32({self.p(op.lhs)}, {self.p(op.rhs)}, {y}, {m_}, {k}, {n_}, "
+            return [f"acc_matmul_{r}({self.p(op.lhs)}, {self.p(op.rhs)}, {y}, {m_}, {k}, {n_}, "
                     f"{int(op.prop('transpose_a'))}, {int(op.prop('transpose_b'))})"]
         if isinstance(op, relay.BatchMatmulOp):
-            self.require_f32(op)
+            r = self.real_suffix(op)
             sa, sb = shape_of(op.lhs.type), shape_of(op.rhs.type)
-            return [f"acc_batch_matmul_f32({self.p(op.lhs)}, {len(sa)}, {m.shape_array(sa)}, {self.p(op.rhs)}, "
+            return [f"acc_batch_matmul_{r}({self.p(op.lhs)}, {len(sa)}, {m.shape_array(sa)}, {self.p(op.rhs)}, "
                     f"{len(sb)}, {m.shape_array(sb)}, {y}, {int(op.prop('transpose_a'))}, {int(op.prop('transpose_b'))})"]
         if isinstance(op, relay.BiasAddOp):
             s = shape_of(op.data.type)
@@ -691,52 +697,52 @@ class HostKernelEmitter:
         if isinstance(op, relay.ClipOp):
             return [f"acc_clip({self.tag(op.data)}, {self.p(op.data)}, {y}, {count}, "
                     f"{c_double(op.prop('a_min'))}, {c_double(op.prop('a_max'))})"]
-        unary = {relay.SigmoidOp: "acc_sigmoid_f32", relay.TanhOp: "acc_tanh_f32", relay.ErfOp: "acc_erf_f32",
-                 relay.HardSwishOp: "acc_hardswish_f32", relay.SiluOp: "acc_silu_f32"}
+        unary = {relay.SigmoidOp: "acc_sigmoid", relay.TanhOp: "acc_tanh", relay.ErfOp: "acc_erf",
+                 relay.HardSwishOp: "acc_hardswish", relay.SiluOp: "acc_silu"}
         if type(op) in unary:
-            self.require_f32(op)
-            return [f"{unary[type(op)]}({self.p(op.data)}, {y}, {count})"]
+            r = self.real_suffix(op)
+            return [f"{unary[type(op)]}_{r}({self.p(op.data)}, {y}, {count})"]
         if isinstance(op, relay.GeluOp):
-            self.require_f32(op)
-            return [f"acc_gelu_f32({self.p(op.data)}, {y}, {count}, {int(op.prop('approximate') == 'tanh')})"]
+            r = self.real_suffix(op)
+            return [f"acc_gelu_{r}({self.p(op.data)}, {y}, {count}, {int(op.prop('approximate') == 'tanh')})"]
         if isinstance(op, relay.HardSigmoidOp):
-            self.require_f32(op)
-            return [f"acc_hardsigmoid_f32({self.p(op.data)}, {y}, {count}, "
+            r = self.real_suffix(op)
+            return [f"acc_hardsigmoid_{r}({self.p(op.data)}, {y}, {count}, "
                     f"{c_double(op.prop('alpha'))}, {c_double(op.prop('beta'))})"]
         if isinstance(op, relay.LeakyReluOp):
-            self.require_f32(op)
-            return [f"acc_leaky_relu_f32({self.p(op.data)}, {y}, {count}, {c_double(op.prop('alpha'))})"]
+            r = self.real_suffix(op)
+            return [f"acc_leaky_relu_{r}({self.p(op.data)}, {y}, {count}, {c_double(op.prop('alpha'))})"]
         if isinstance(op, relay.SoftmaxOp):
-            self.require_f32(op)
+            r = self.real_suffix(op)
             s = shape_of(op.data.type)
-            return [f"acc_softmax_f32({self.p(op.data)}, {y}, {len(s)}, {m.shape_array(s)}, {op.prop('axis')})"]
+            return [f"acc_softmax_{r}({self.p(op.data)}, {y}, {len(s)}, {m.shape_array(s)}, {op.prop('axis')})"]
         if isinstance(op, (relay.MaxPool2DOp, relay.AvgPool2DOp)):
             pp = self.pool_params(op)
             if isinstance(op, relay.MaxPool2DOp):
                 return [f"acc_max_pool2d({self.tag(op.data)}, {self.p(op.data)}, {y}, &{pp})"]
-            self.require_f32(op)
-            return [f"acc_avg_pool2d_f32({self.p(op.data)}, {y}, &{pp})"]
+            r = self.real_suffix(op)
+            return [f"acc_avg_pool2d_{r}({self.p(op.data)}, {y}, &{pp})"]
         if isinstance(op, relay.GlobalAvgPool2DOp):
-            self.require_f32(op)
+            r = self.real_suffix(op)
             n, c, h, w_ = shape_of(op.data.type)
-            return [f"acc_global_avg_pool2d_f32({self.p(op.data)}, {y}, {n}, {c}, {h}, {w_})"]
+            return [f"acc_global_avg_pool2d_{r}({self.p(op.data)}, {y}, {n}, {c}, {h}, {w_})"]
         if isinstance(op, relay.BatchNormOp):
-            self.require_f32(op)
+            r = self.real_suffix(op)
             s = shape_of(op.data.type)
-            return [f"acc_batch_norm_f32({self.p(op.data)}, {self.p(op.gamma)}, {self.p(op.beta)}, "
+            return [f"acc_batch_norm_{r}({self.p(op.data)}, {self.p(op.gamma)}, {self.p(op.beta)}, "
                     f"{self.p(op.moving_mean)}, {self.p(op.moving_var)}, {y}, {len(s)}, {m.shape_array(s)}, "
                     f"{op.prop('axis')}, {c_double(op.prop('epsilon'))})"]
         if isinstance(op, relay.LayerNormOp):
-            self.require_f32(op)
+            r = self.real_suffix(op)
             s = shape_of(op.data.type)
-            return [f"acc_layer_norm_f32({self.p(op.data)}, {self.p(op.gamma)}, {self.p(op.beta)}, {y}, {len(s)}, "
+            return [f"acc_layer_norm_{r}({self.p(op.data)}, {self.p(op.gamma)}, {self.p(op.beta)}, {y}, {len(s)}, "
                     f"{m.shape_array(s)}, {op.prop('axis')}, {c_double(op.prop('epsilon'))})"]
         if isinstance(op, relay.MeanOp):
-            self.require_f32(op)
+            r = self.real_suffix(op)
             s = shape_of(op.data.type)
             axes = relay.MeanOp.reduced_axes(len(s), op.py_props())
             ax = m.static_array("int", list(axes) or [0], "axes")
-            return [f"acc_mean_f32({self.p(op.data)}, {y}, {len(s)}, {m.shape_array(s)}, {ax}, {len(axes)})"]
+            return [f"acc_mean_{r}({self.p(op.data)}, {y}, {len(s)}, {m.shape_array(s)}, {ax}, {len(axes)})"]
         if isinstance(op, (relay.ReshapeOp, relay.BatchFlattenOp)):
             nbytes = count * dtype_of(op.results[0].type).itemsize
             return [f"acc_copy({self.p(op.data)}, {y}, {nbytes})"]
@@ -760,7 +766,8 @@ class HostKernelEmitter:
             if dt in NARROW_C_TYPES:  # the stored bits (sub-byte integers: the value)
                 pv = pv.view(f"u{dt.itemsize}") if is_float_dtype(dt) else pv.astype(np.int64)
             pva = m.static_array(C_TYPES[dt], list(pv.astype(np.float64) if dt.kind == "f" else pv.astype(np.int64)), "padv")
-            mode = {"constant": "ACC_PAD_CONSTANT", "edge": "ACC_PAD_EDGE", "reflect": "ACC_PAD_REFLECT"}[op.prop("pad_mode")]
+            mode = {"constant": "ACC_PAD_CONSTANT", "edge": "ACC_PAD_EDGE", "reflect": "ACC_PAD_REFLECT",
+                    "wrap": "ACC_PAD_WRAP"}[op.prop("pad_mode")]
             pw = m.static_array("int64_t", list(op.prop("pad_width")), "padw")
             return [f"acc_pad({es}, {self.p(op.data)}, {y}, {len(s)}, {m.shape_array(s)}, {pw}, {mode}, {pva})"]
         if isinstance(op, relay.TakeOp):
@@ -815,13 +822,15 @@ class HostKernelEmitter:
             sh, sw = relay.Resize2DOp.scales((h, w_), op.py_props())
             coord = "ACC_RESIZE_" + op.prop("coordinate_transformation_mode").upper()
             geometry = f"{n}, {c}, {h}, {w_}, {oh}, {ow}, {c_double(sh)}, {c_double(sw)}, {coord}"
-            if op.prop("method") == "linear":
-                self.require_f32(op)
-                return [f"acc_resize2d_linear_f32({self.p(op.data)}, {y}, {geometry})"]
+            if op.prop("method") != "nearest":
+                r = self.real_suffix(op)
+                taps = [self.resize_taps(t) for t in resize2d_taps((h, w_), (oh, ow), (sh, sw), op.py_props())]
+                return [f"acc_resize2d_taps_{r}({self.p(op.data)}, {y}, {n}, {c}, {h}, {w_}, {oh}, {ow}, "
+                        f"&{taps[0]}, &{taps[1]}, {c_double(op.prop('extrapolation_value'))})"]
             nearest = "ACC_NEAREST_" + op.prop("nearest_mode").upper()
             return [f"acc_resize2d_nearest({es}, {self.p(op.data)}, {y}, {geometry}, {nearest})"]
         if isinstance(op, relay.Conv2DTransposeOp):
-            self.require_f32(op)
+            r = self.real_suffix(op)
             n, c, h, w_ = shape_of(op.data.type)
             _, oc, oh, ow = shape_of(op.result.type)
             _, _, kh, kw = shape_of(op.weight.type)
@@ -830,7 +839,7 @@ class HostKernelEmitter:
             m.globals.append(
                 f"static const acc_conv2d_params {name} = {{{n}, {c}, {h}, {w_}, {oc}, {kh}, {kw}, {oh}, {ow}, "
                 f"{s[0]}, {s[1]}, {p[0]}, {p[1]}, {p[2]}, {p[3]}, {d[0]}, {d[1]}, {op.prop('groups')}}};")
-            return [f"acc_conv2d_transpose_f32({self.p(op.data)}, {self.p(op.weight)}, {y}, &{name})"]
+            return [f"acc_conv2d_transpose_{r}({self.p(op.data)}, {self.p(op.weight)}, {y}, &{name})"]
         if isinstance(op, (relay.DepthToSpaceOp, relay.SpaceToDepthOp)):
             to_space = isinstance(op, relay.DepthToSpaceOp)
             n, c, h, w_ = shape_of((op.data if to_space else op.result).type)
@@ -856,7 +865,7 @@ class HostKernelEmitter:
 
     # -- run-time math -----------------------------------------------------------------
 
-    MATH_UNARY_F32 = {relay.SqrtOp: "acc_sqrt_f32", relay.ExpOp: "acc_exp_f32", relay.LogOp: "acc_log_f32"}
+    MATH_UNARY = {relay.SqrtOp: "acc_sqrt", relay.ExpOp: "acc_exp", relay.LogOp: "acc_log"}
     MATH_BINARY = {relay.PowerOp: "acc_power", relay.MaximumOp: "acc_maximum", relay.MinimumOp: "acc_minimum"}
     COMPARE = {relay.EqualOp: "ACC_CMP_EQ", relay.NotEqualOp: "ACC_CMP_NE", relay.LessOp: "ACC_CMP_LT",
                relay.LessEqualOp: "ACC_CMP_LE", relay.GreaterOp: "ACC_CMP_GT", relay.GreaterEqualOp: "ACC_CMP_GE"}
@@ -868,9 +877,9 @@ class HostKernelEmitter:
     def math_calls(self, op: Operation, count: int) -> list[str]:
         m = self.model
         y = self.out
-        if type(op) in self.MATH_UNARY_F32:
-            self.require_f32(op)
-            return [f"{self.MATH_UNARY_F32[type(op)]}({self.p(op.data)}, {y}, {count})"]
+        if type(op) in self.MATH_UNARY:
+            r = self.real_suffix(op)
+            return [f"{self.MATH_UNARY[type(op)]}_{r}({self.p(op.data)}, {y}, {count})"]
         if isinstance(op, (relay.NegativeOp, relay.AbsOp)):
             fn = "acc_negative" if isinstance(op, relay.NegativeOp) else "acc_abs"
             return [f"{fn}({self.tag(op.data)}, {self.p(op.data)}, {y}, {count})"]
@@ -919,9 +928,14 @@ class HostKernelEmitter:
             raise CompileError(f"'{self.op.name}': element type {v.type} is not supported by the host kernels", self.op)
         return ACC_DTYPES[dt]
 
-    def require_f32(self, op: Operation) -> None:
-        if dtype_of(op.results[0].type) != np.float32:
-            raise CompileError(f"the host kernel of '{op.name}' is float32 only, got {op.results[0].type}", op)
+    def real_suffix(self, op: Operation) -> str:
+        """The suffix of the float kernel for the op's result type (`f32`, `f64`: one
+        source, host_kernels_real.inc)."""
+        dt = dtype_of(op.results[0].type)
+        if dt not in REAL_SUFFIXES:
+            raise CompileError(f"the host kernel of '{op.name}' is float32 or float64 only, got {op.results[0].type}",
+                               op)
+        return REAL_SUFFIXES[dt]
 
     def conv_params(self, op) -> str:
         n, c, h, w_ = shape_of(op.data.type)
@@ -932,6 +946,17 @@ class HostKernelEmitter:
         self.model.globals.append(
             f"static const acc_conv2d_params {name} = {{{n}, {c}, {h}, {w_}, {oc}, {kh}, {kw}, {oh}, {ow}, "
             f"{s[0]}, {s[1]}, {p[0]}, {p[1]}, {p[2]}, {p[3]}, {d[0]}, {d[1]}, {op.prop('groups')}}};")
+        return name
+
+    def resize_taps(self, taps: tuple[np.ndarray, np.ndarray, np.ndarray]) -> str:
+        """A static acc_resize_taps of one axis (reference.resize_taps)."""
+        index, weight, outside = taps
+        m = self.model
+        ia = m.static_array("int64_t", list(index.reshape(-1)), "taps")
+        wa = m.static_array("double", list(weight.reshape(-1)), "weights")
+        oa = m.static_array("uint8_t", [int(v) for v in outside], "outside") if outside.any() else "NULL"
+        name = m.fresh("resize")
+        m.globals.append(f"static const acc_resize_taps {name} = {{{index.shape[1]}, {ia}, {wa}, {oa}}};")
         return name
 
     def pool_params(self, op) -> str:

@@ -392,13 +392,14 @@ def concatenate(inputs: Sequence[np.ndarray], axis: int = 0) -> np.ndarray:
 
 def pad(data: np.ndarray, pad_width: Sequence[int], pad_value: float = 0.0, pad_mode: str = "constant") -> np.ndarray:
     """`pad_width` is [before_0, after_0, before_1, after_1, ...]. "reflect" mirrors
-    without repeating the edge (numpy/ONNX reflect); "edge" repeats it. For integer
+    without repeating the edge (numpy/ONNX reflect); "edge" repeats it; "wrap" repeats the
+    tensor periodically (numpy/ONNX wrap). For integer
     data the constant is converted like `cast` (truncated, saturated)."""
     pairs = [(pad_width[2 * i], pad_width[2 * i + 1]) for i in range(data.ndim)]
     if pad_mode == "constant":
         value = cast(np.asarray(pad_value, np.float64), data.dtype)
         return np.pad(data, pairs, mode="constant", constant_values=value)
-    if pad_mode in ("edge", "reflect"):
+    if pad_mode in ("edge", "reflect", "wrap"):
         return np.pad(data, pairs, mode=pad_mode)
     raise ValueError(f"unknown pad mode '{pad_mode}'")
 
@@ -661,12 +662,80 @@ def resize_nearest_index(coord: np.ndarray, in_len: int, mode: str) -> np.ndarra
     return np.clip(idx, 0, in_len - 1).astype(np.int64)
 
 
-def _linear_taps(coord: np.ndarray, in_len: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Lower and upper neighbour (clamped to the input) and the upper one's weight."""
-    c = np.clip(coord, 0, in_len - 1)
-    lo = np.floor(c).astype(np.int64)
-    hi = np.minimum(lo + 1, in_len - 1)
-    return lo, hi, c - lo
+def _cubic_coeffs(ratio: float, a: float) -> np.ndarray:
+    """Keys' cubic kernel at distances 1 + ratio, ratio, 1 - ratio, 2 - ratio."""
+    r = ratio
+    return np.array([((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a,
+                     ((a + 2) * r - (a + 3)) * r * r + 1,
+                     ((a + 2) * (1 - r) - (a + 3)) * (1 - r) * (1 - r) + 1,
+                     ((a * ((1 - r) + 1) - 5 * a) * ((1 - r) + 1) + 8 * a) * ((1 - r) + 1) - 4 * a])
+
+
+def _antialias_coeffs(ratio: float, scale: float, method: str, a: float) -> np.ndarray:
+    """The interpolation kernel stretched by 1 / scale (downsampling only), normalized."""
+    scale = min(scale, 1.0)
+    start = int(np.floor(-(1 if method == "linear" else 2) / scale) + 1)
+    x = np.abs((np.arange(start, 2 - start) - ratio) * scale)
+    if method == "linear":
+        k = np.clip(1 - x, 0, 1)
+    else:
+        k = np.where(x <= 1, (a + 2) * x**3 - (a + 3) * x**2 + 1,
+                     np.where(x < 2, a * x**3 - 5 * a * x**2 + 8 * a * x - 4 * a, 0.0))
+    return k / k.sum()
+
+
+def resize_taps(in_len: int, out_len: int, scale: float, method: str, mode: str, cubic_coeff_a: float = -0.75,
+                exclude_outside: bool = False, antialias: bool = False,
+                roi: tuple[float, float] = (0.0, 1.0)) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ONNX Resize (linear, cubic) along one axis as taps: for each output index, the
+    input indices [out_len, K] (clamped: the edge repeats), their weights [out_len, K]
+    (float64) and whether the output is the extrapolation value instead (bool
+    [out_len]; only tf_crop_and_resize, outside the input). onnx.reference's separable
+    interpolation; an axis the resize leaves alone is the identity."""
+    if math.isclose(scale, 1.0) and out_len == in_len and (
+            mode != "tf_crop_and_resize" or (math.isclose(roi[0], 0.0) and math.isclose(roi[1], 1.0))):
+        return np.arange(in_len, dtype=np.int64)[:, None], np.ones((in_len, 1)), np.zeros(in_len, bool)
+    x = np.arange(out_len, dtype=np.float64)
+    outside = np.zeros(out_len, bool)
+    if mode == "tf_crop_and_resize":
+        out_f = scale * in_len
+        span = (roi[1] - roi[0]) * (in_len - 1)
+        coord = np.full(out_len, span / 2) if out_f == 1 else x * span / (out_f - 1)
+        coord = coord + roi[0] * (in_len - 1)
+        outside = (coord < 0) | (coord > in_len - 1)
+    else:
+        coord = resize_source_coordinate(x, scale, in_len, out_len, mode)
+    rows = []
+    for c in coord:
+        ratio = 1.0 if float(c).is_integer() else float(c - np.floor(c))
+        if antialias:
+            rows.append(_antialias_coeffs(ratio, scale, method, cubic_coeff_a))
+        else:
+            rows.append(np.array([1 - ratio, ratio]) if method == "linear" else _cubic_coeffs(ratio, cubic_coeff_a))
+    weights = np.array(rows, dtype=np.float64)
+    k = weights.shape[1]
+    pad = int(np.ceil(k / 2))
+    padded = coord + pad
+    p = np.floor(padded).astype(np.int64)
+    frac = padded - p
+    if k % 2 == 0:
+        offset = np.where(frac == 0, -(k // 2), -(k // 2) + 1)
+    else:
+        offset = np.where(frac <= 0.5, -((k - 1) // 2), -((k - 1) // 2) + 1)
+    idx = (p + offset)[:, None] + np.arange(k)[None, :] - pad
+    if exclude_outside:
+        weights = np.where((idx < 0) | (idx >= in_len), 0.0, weights)
+        total = weights.sum(axis=1, keepdims=True)
+        weights = weights / np.where(total == 0, 1.0, total)
+    return np.clip(idx, 0, in_len - 1).astype(np.int64), weights, outside
+
+
+def resize2d_taps(in_hw: Sequence[int], size: Sequence[int], scales: Sequence[float], props) -> list[tuple]:
+    """resize_taps of the H and W axes of relay.image.resize2d (its properties)."""
+    roi = props["roi"] or (0.0, 0.0, 1.0, 1.0)
+    return [resize_taps(in_hw[a], size[a], scales[a], props["method"], props["coordinate_transformation_mode"],
+                        props["cubic_coeff_a"], props["exclude_outside"], props["antialias"], (roi[a], roi[a + 2]))
+            for a in (0, 1)]
 
 
 def resize2d(
@@ -677,25 +746,33 @@ def resize2d(
     method: str = "nearest",
     coordinate_transformation_mode: str = "half_pixel",
     nearest_mode: str = "round_prefer_floor",
+    cubic_coeff_a: float = -0.75,
+    exclude_outside: bool = False,
+    antialias: bool = False,
+    roi: Sequence[float] | None = None,
+    extrapolation_value: float = 0.0,
 ) -> np.ndarray:
-    """ONNX Resize of the last two axes of NCHW data; coordinates and the linear weights
-    in float64, one rounding to the data's type at the end."""
+    """ONNX Resize of the last two axes of NCHW data. Nearest picks one input cell;
+    linear and cubic apply `resize_taps` to H, then to W, in float64, with one rounding
+    to the data's type at the end."""
     _, _, h, w = data.shape
     oh, ow = size
     sh = scale_h if scale_h is not None else oh / h
     sw = scale_w if scale_w is not None else ow / w
-    ys = resize_source_coordinate(np.arange(oh, dtype=np.float64), sh, h, oh, coordinate_transformation_mode)
-    xs = resize_source_coordinate(np.arange(ow, dtype=np.float64), sw, w, ow, coordinate_transformation_mode)
     if method == "nearest":
+        ys = resize_source_coordinate(np.arange(oh, dtype=np.float64), sh, h, oh, coordinate_transformation_mode)
+        xs = resize_source_coordinate(np.arange(ow, dtype=np.float64), sw, w, ow, coordinate_transformation_mode)
         iy, ix = resize_nearest_index(ys, h, nearest_mode), resize_nearest_index(xs, w, nearest_mode)
         return np.ascontiguousarray(data[:, :, iy[:, None], ix[None, :]])
-    y0, y1, fy = _linear_taps(ys, h)
-    x0, x1, fx = _linear_taps(xs, w)
+    props = {"method": method, "coordinate_transformation_mode": coordinate_transformation_mode,
+             "cubic_coeff_a": cubic_coeff_a, "exclude_outside": exclude_outside, "antialias": antialias, "roi": roi}
+    (iy, wy, oy), (ix, wx, ox) = resize2d_taps((h, w), (oh, ow), (sh, sw), props)
     d = data.astype(np.float64)
-    fy, fx = fy[:, None], fx[None, :]
-    top = d[:, :, y0[:, None], x0[None, :]] * (1 - fx) + d[:, :, y0[:, None], x1[None, :]] * fx
-    bottom = d[:, :, y1[:, None], x0[None, :]] * (1 - fx) + d[:, :, y1[:, None], x1[None, :]] * fx
-    return (top * (1 - fy) + bottom * fy).astype(data.dtype)
+    rows = np.einsum("nchkw,hk->nchw", d[:, :, iy, :], wy)
+    rows[:, :, oy, :] = extrapolation_value
+    out = np.einsum("nchwk,wk->nchw", rows[:, :, :, ix], wx)
+    out[:, :, :, ox] = extrapolation_value
+    return out.astype(data.dtype)
 
 
 def conv2d_transpose(

@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from accel.compiler.frontend.onnx import ops_volume
 from accel.compiler.frontend.onnx.context import Node, converter
 from accel.compiler.frontend.onnx.ops_nn import lift_1d, spatial_rank
 from accel.compiler.frontend.onnx.ops_tensor import norm_axis, reshaped
@@ -30,15 +31,16 @@ from accel.dialects import relay
 # Resize and Upsample
 # --------------------------------------------------------------------------------------
 
-_RESIZE_MODES = {"nearest": "nearest", "linear": "linear", "bilinear": "linear"}
+_RESIZE_MODES = {"nearest": "nearest", "linear": "linear", "bilinear": "linear", "cubic": "cubic"}
 
 
-def _resize(n: Node, scales, sizes, method: str, coord_mode: str, nearest_mode: str, policy: str = "stretch"):
+def _resize(n: Node, scales, sizes, method: str, coord_mode: str, nearest_mode: str, policy: str = "stretch",
+            **filter_props):
     dims = n.shape(0)
     if len(dims) != 4:
         raise n.error(f"only rank-4 (NCHW) input is supported, got rank {len(dims)}")
     if method not in _RESIZE_MODES:
-        raise n.error(f"mode '{method}' is not supported (nearest and linear are)")
+        raise n.error(f"mode '{method}' is not supported (nearest, linear and cubic are)")
     if sizes is not None:
         sizes = [int(s) for s in sizes]
         if len(sizes) != 4 or sizes[:2] != list(dims[:2]):
@@ -63,7 +65,7 @@ def _resize(n: Node, scales, sizes, method: str, coord_mode: str, nearest_mode: 
         raise n.error(f"the output would be empty ({out[0]}x{out[1]})")
     return n.emit(relay.Resize2DOp(n.input(0), size=out, scale_h=scale_h, scale_w=scale_w,
                                    method=_RESIZE_MODES[method], coordinate_transformation_mode=coord_mode,
-                                   nearest_mode=nearest_mode))
+                                   nearest_mode=nearest_mode, **filter_props))
 
 
 @converter("Resize", attrs=("mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
@@ -80,17 +82,13 @@ def resize(n: Node):
     nearest = n.string("nearest_mode", "round_prefer_floor")
     if nearest not in relay.RESIZE_NEAREST_MODES:
         raise n.error(f"nearest_mode '{nearest}' is not supported")
-    if n.attr("exclude_outside", 0):
-        raise n.error("exclude_outside = 1 is not supported")
-    if n.attr("antialias", 0) and method != "nearest":
-        raise n.error("antialias = 1 is not supported")
     if n.attr("axes") is not None and sorted(norm_axis(n, a, 4) for a in n.ints("axes")) != [2, 3]:
         raise n.error(f"axes {n.ints('axes')} are not supported (only the spatial axes [2, 3])")
     axes = n.ints("axes")
     policy = n.string("keep_aspect_ratio_policy", "stretch")
     if policy not in ("stretch", "not_larger", "not_smaller"):
         raise n.error(f"keep_aspect_ratio_policy '{policy}' is not supported")
-    scales = n.opt_const(2, "the scales input")  # input 1, roi, only matters to tf_crop_and_resize
+    scales = n.opt_const(2, "the scales input")
     sizes = n.opt_const(3, "the sizes input")
     if scales is not None and scales.size == 0:
         scales = None
@@ -104,8 +102,36 @@ def resize(n: Node):
         sizes, scales = (full, None) if sizes is not None else (None, full)
     if (scales is None) == (sizes is None):
         raise n.error("exactly one of scales and sizes must be given")
+    filter_props = {}
+    if method != "nearest":
+        filter_props = {"cubic_coeff_a": float(n.attr("cubic_coeff_a", -0.75)),
+                        "exclude_outside": bool(n.attr("exclude_outside", 0)), "antialias": bool(n.attr("antialias", 0))}
+    if coord == "tf_crop_and_resize":
+        if method == "nearest":
+            raise n.error("tf_crop_and_resize with mode 'nearest' is not supported (linear and cubic are)")
+        filter_props["roi"] = _spatial_roi(n, axes)
+        filter_props["extrapolation_value"] = float(n.attr("extrapolation_value", 0.0))
     return _resize(n, None if scales is None else list(np.reshape(scales, -1)),
-                   None if sizes is None else list(np.reshape(sizes, -1)), method, coord, nearest, policy)
+                   None if sizes is None else list(np.reshape(sizes, -1)), method, coord, nearest, policy,
+                   **filter_props)
+
+
+def _spatial_roi(n: Node, axes) -> list[float]:
+    """tf_crop_and_resize's roi input as [start_h, start_w, end_h, end_w]: the roi lists
+    starts then ends of every axis (of `axes` when given); N and C must keep [0, 1]."""
+    roi = n.opt_const(1, "the roi input")
+    if roi is None or roi.size == 0:
+        raise n.error("tf_crop_and_resize needs the roi input")
+    roi = [float(v) for v in np.reshape(roi, -1)]
+    listed = [norm_axis(n, a, 4) for a in axes] if axes is not None else [0, 1, 2, 3]
+    if len(roi) != 2 * len(listed):
+        raise n.error(f"the roi has {len(roi)} values, expected {2 * len(listed)} (starts and ends)")
+    full = {a: (0.0, 1.0) for a in range(4)}
+    for i, a in enumerate(listed):
+        full[a] = (roi[i], roi[len(listed) + i])
+    if full[0] != (0.0, 1.0) or full[1] != (0.0, 1.0):
+        raise n.error(f"the roi {roi} may only crop the two spatial axes")
+    return [full[2][0], full[3][0], full[2][1], full[3][1]]
 
 
 @converter("Upsample", attrs=("mode", "scales", "height_scale", "width_scale"))
@@ -128,7 +154,7 @@ def upsample(n: Node):
                                    "output_shape", "pads", "strides"))
 def conv_transpose(n: Node):
     x_dims, w_dims = n.shape(0), n.shape(1)
-    d = spatial_rank(n, len(x_dims), "transposed convolution")
+    d = spatial_rank(n, len(x_dims), "transposed convolution", volumes=True)
     if len(w_dims) != len(x_dims):
         raise n.error(f"the weight {list(w_dims)} must have the input's rank {len(x_dims)}")
     kernel = list(w_dims[2:])
@@ -172,6 +198,9 @@ def conv_transpose(n: Node):
     else:
         raise n.error(f"auto_pad '{auto_pad}' is not supported")
     x, w = n.value(0), n.value(1)
+    if d == 3:
+        y = ops_volume.conv_transpose3d(n, x, w, strides, dil, begin, end, out_pad, n.attr("group", 1))
+        return n.emit(relay.BiasAddOp(y, n.input(2), axis=1)) if n.has(2) else y
     if d == 1:
         strides, dil, begin, end = lift_1d(strides, dil, begin, end)
         out_pad = [0, *out_pad]

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.ir import SSAValue
 
+from accel.compiler.frontend.onnx import ops_volume
 from accel.compiler.frontend.onnx.context import Const, Node, Value, converter
 from accel.compiler.frontend.onnx.ops_tensor import axes_operand, norm_axis, reshaped
 from accel.dialects import relay
@@ -62,13 +63,17 @@ def window_geometry(n: Node, in_dims: Sequence[int], kernel: Sequence[int], *, d
     return strides, dil, begin, end
 
 
-def spatial_rank(n: Node, rank: int, what: str) -> int:
-    """1 or 2 spatial dims (1-D runs as 2-D with height 1); anything else is an error."""
+def spatial_rank(n: Node, rank: int, what: str, volumes: bool = False) -> int:
+    """1 or 2 spatial dims (1-D runs as 2-D with height 1), and 3 where the caller has the
+    3-D form (`volumes`: ops_volume); anything else is an error."""
     if rank == 4:
         return 2
     if rank == 3:
         return 1
-    raise n.error(f"{what} on rank-{rank} input is not supported (only 1-D and 2-D: rank 3 or 4)")
+    if rank == 5 and volumes:
+        return 3
+    supported = "1-D, 2-D and 3-D: rank 3, 4 or 5" if volumes else "only 1-D and 2-D: rank 3 or 4"
+    raise n.error(f"{what} on rank-{rank} input is not supported ({supported})")
 
 
 def lift_1d(strides, dil, begin, end):
@@ -90,13 +95,16 @@ def check_kernel_shape(n: Node, kernel: Sequence[int]) -> None:
 @converter("Conv", attrs=CONV_ATTRS)
 def conv(n: Node):
     x_dims, w_dims = n.shape(0), n.shape(1)
-    d = spatial_rank(n, len(x_dims), "convolution")
+    d = spatial_rank(n, len(x_dims), "convolution", volumes=True)
     if len(w_dims) != len(x_dims):
         raise n.error(f"the weight {list(w_dims)} must have the input's rank {len(x_dims)}")
     kernel = w_dims[2:]
     check_kernel_shape(n, kernel)
     strides, dil, begin, end = window_geometry(n, x_dims[2:], kernel)
     x, w = n.value(0), n.value(1)
+    if d == 3:
+        y = ops_volume.conv3d(n, x, w, strides, dil, begin, end, n.attr("group", 1))
+        return n.emit(relay.BiasAddOp(y, n.input(2), axis=1)) if n.has(2) else y
     if d == 1:
         strides, dil, begin, end = lift_1d(strides, dil, begin, end)
         x = reshaped(n, x, (x_dims[0], x_dims[1], 1, x_dims[2]))
@@ -328,18 +336,21 @@ def softmax(n: Node):
 def pool(n: Node, op_cls, x: Value | None = None, **extra):
     """Input 0 (or `x`, a value of its shape) pooled with the node's window attributes."""
     dims = n.shape(0)
-    d = spatial_rank(n, len(dims), "pooling")
+    indices = op_cls is relay.MaxPool2DIndicesOp
+    d = spatial_rank(n, len(dims), "MaxPool's Indices output" if indices else "pooling", volumes=not indices)
     kernel = n.ints("kernel_shape")
     if kernel is None or len(kernel) != d:
         raise n.error(f"kernel_shape {kernel} must have {d} entries")
     dilations = n.op_type == "MaxPool" and n.version >= 10 or n.op_type == "AveragePool" and n.version >= 19
     strides, dil, begin, end = window_geometry(n, dims[2:], kernel, dilations=dilations)
     x = n.value(0) if x is None else x
+    ceil_mode = bool(n.attr("ceil_mode", 0)) if n.version >= 10 else False
+    if d == 3:
+        return ops_volume.pool3d(n, op_cls, x, kernel, strides, dil, begin, end, ceil_mode, **extra)
     if d == 1:
         strides, dil, begin, end = lift_1d(strides, dil, begin, end)
         kernel = [1, *kernel]
         x = reshaped(n, x, (dims[0], dims[1], 1, dims[2]))
-    ceil_mode = bool(n.attr("ceil_mode", 0)) if n.version >= 10 else False
     y = n.emit(op_cls(n.importer.materialize(x), pool_size=kernel, strides=strides, dilation=dil,
                       padding=(*begin, *end), ceil_mode=ceil_mode, **extra))
     if d == 1:

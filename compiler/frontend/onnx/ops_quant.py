@@ -11,12 +11,15 @@ QLinearMatMul (integer kernels with an i32 accumulator, then a requantize).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from xdsl.ir import SSAValue
 
 from accel.compiler.frontend.onnx.context import Const, Node, Value, np_dtype_of, onnx_dtype_name, converter
 from accel.compiler.frontend.onnx.ops_narrow_quant import FLOAT_QUANT_TYPES, float_dequantize, float_quantize
 from accel.compiler.frontend.onnx.ops_nn import CONV_ATTRS, check_kernel_shape, window_geometry
+from accel.compiler.frontend.onnx.ops_tensor import norm_axis, reshaped
 from accel.compiler.tensors import element_type
 from accel.dialects import relay
 
@@ -35,14 +38,40 @@ def _axis(n: Node) -> int | None:
     return n.attr("axis", 1) if n.version >= 13 else 1
 
 
-def _no_blocks(n: Node) -> None:
-    if n.attr("block_size", 0):
-        raise n.error("blocked quantization (block_size > 0) is not supported")
+def _blocked_param(n: Node, i: int, block: int) -> SSAValue:
+    """Input `i` of a blocked Q/DQ (scale or zero point: x's shape with ceil(C / block)
+    along the axis) repeated `block` times along the axis and flattened: one value per
+    element of x, so that the op is per-axis on x flattened to 1-D."""
+    x_dims, dims = list(n.shape(0)), list(n.shape(i))
+    axis = norm_axis(n, n.attr("axis", 1), len(x_dims))
+    blocks = -(-x_dims[axis] // block)
+    if dims != x_dims[:axis] + [blocks] + x_dims[axis + 1:]:
+        raise n.error(f"input {i} {dims} must have the shape {x_dims[:axis] + [blocks] + x_dims[axis + 1:]} "
+                      f"of blocks of {block} along axis {axis}")
+    v = reshaped(n, n.input(i), dims[:axis + 1] + [1] + dims[axis + 1:])
+    v = n.emit(relay.BroadcastToOp(v, shape=dims[:axis + 1] + [block] + dims[axis + 1:]))
+    v = reshaped(n, v, dims[:axis] + [blocks * block] + dims[axis + 1:])
+    if blocks * block != x_dims[axis]:
+        v = n.emit(relay.StridedSliceOp(v, begin=[0], end=[x_dims[axis]], axes=[axis]))
+    return reshaped(n, v, [math.prod(x_dims)])
+
+
+def _quantize_op(n: Node, op_type: type, zero_point_dtype: np.dtype) -> SSAValue:
+    """relay.qnn.quantize / dequantize of the node; a blocked one (block_size > 0) runs
+    per element on x flattened (`_blocked_param`) and takes x's shape back."""
+    block = n.attr("block_size", 0)
+    if not block:
+        return n.emit(op_type(n.input(0), n.input(1), _zero_point(n, 2, zero_point_dtype), axis=_axis(n)))
+    if block < 0:
+        raise n.error(f"block_size {block} must not be negative")
+    x_dims = list(n.shape(0))
+    zero_point = _blocked_param(n, 2, block) if n.has(2) else _zero_point(n, 2, zero_point_dtype)
+    flat = op_type(reshaped(n, n.input(0), [math.prod(x_dims)]), _blocked_param(n, 1, block), zero_point, axis=0)
+    return reshaped(n, n.emit(flat), x_dims)
 
 
 @converter("QuantizeLinear", attrs=("axis", "saturate", "block_size", "output_dtype", "precision"))
 def quantize(n: Node):
-    _no_blocks(n)
     precision = n.attr("precision", 0)
     if precision and np_dtype_of(precision) != n.dtype(1):
         raise n.error(f"precision {onnx_dtype_name(precision)} other than the scale's type is not supported")
@@ -55,18 +84,17 @@ def quantize(n: Node):
         zp_dtype = np_dtype_of(out_dtype) if out_dtype else np.dtype(np.uint8)
     if zp_dtype in FLOAT_QUANT_TYPES:
         return float_quantize(n, zp_dtype)
-    return n.emit(relay.QuantizeOp(n.input(0), n.input(1), _zero_point(n, 2, zp_dtype), axis=_axis(n)))
+    return _quantize_op(n, relay.QuantizeOp, zp_dtype)
 
 
 @converter("DequantizeLinear", attrs=("axis", "block_size", "output_dtype"))
 def dequantize(n: Node):
-    _no_blocks(n)
     out_dtype = n.attr("output_dtype", 0)
     if out_dtype and np_dtype_of(out_dtype) != n.dtype(1):
         raise n.error(f"output_dtype {onnx_dtype_name(out_dtype)} other than the scale's type is not supported")
     if n.dtype(0) in FLOAT_QUANT_TYPES:
         return float_dequantize(n, n.dtype(1))
-    return n.emit(relay.DequantizeOp(n.input(0), n.input(1), _zero_point(n, 2, n.dtype(0)), axis=_axis(n)))
+    return _quantize_op(n, relay.DequantizeOp, n.dtype(0))
 
 
 def product_scale(n: Node, i: int, j: int) -> SSAValue:

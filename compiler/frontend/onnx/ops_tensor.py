@@ -230,8 +230,8 @@ def concat(n: Node):
 @converter("Pad", attrs=("mode", "pads", "value"))
 def pad(n: Node):
     mode = n.string("mode", "constant")
-    if mode not in ("constant", "edge", "reflect"):
-        raise n.error(f"mode '{mode}' is not supported (constant, edge and reflect are)")
+    if mode not in ("constant", "edge", "reflect", "wrap"):
+        raise n.error(f"mode '{mode}' is not supported (constant, edge, reflect and wrap are)")
     rank = n.rank(0)
     if n.version < 11:
         pads = n.ints("pads")

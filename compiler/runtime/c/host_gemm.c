@@ -220,3 +220,17 @@ void acc_igemm_s16(int64_t m, int64_t n, int64_t k, const int16_t *a, int64_t ld
         }
     }
 }
+
+int acc_dgemm(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
+              const double *b, int64_t ldb, double *c, int64_t ldc, int accumulate) {
+    /* Double models are rare and small (ONNX's f64 cases): plain dot products, each
+     * summed in order along k. */
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double s = accumulate ? c[i * ldc + j] : 0.0;
+            for (int64_t p = 0; p < k; p++)
+                s += (trans_a ? a[p * lda + i] : a[i * lda + p]) * (trans_b ? b[j * ldb + p] : b[p * ldb + j]);
+            c[i * ldc + j] = s;
+        }
+    return 0;
+}

@@ -27,6 +27,10 @@ extern "C" {
 int acc_sgemm(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
               const float *b, int64_t ldb, float *c, int64_t ldc, int accumulate);
 
+/* acc_sgemm on double (plain dot products, never CBLAS). */
+int acc_dgemm(int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
+              const double *b, int64_t ldb, double *c, int64_t ldc, int accumulate);
+
 /* c[i][j] = sum_p a[i * lda + p] * bt[j * ldbt + p] in int32 (the caller guarantees that
  * no partial sum leaves int32), for i < m, j < n, p < k: both operands along k. */
 void acc_igemm_s16(int64_t m, int64_t n, int64_t k, const int16_t *a, int64_t lda, const int16_t *bt, int64_t ldbt,

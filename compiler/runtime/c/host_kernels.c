@@ -358,128 +358,6 @@ static int conv_is_pointwise(const acc_conv2d_params *p) {
                 }                                                                                    \
     } while (0)
 
-/* Rows [0, rows) of y (`cols` wide) set to bias[row] (0 without a bias). */
-static void fill_rows(float *y, const float *bias, int64_t rows, int64_t cols) {
-    for (int64_t o = 0; o < rows; o++) {
-        float v = bias ? bias[o] : 0.0f;
-        for (int64_t i = 0; i < cols; i++) y[o * cols + i] = v;
-    }
-}
-
-/* A per-channel (depthwise) convolution: each input plane is copied once into a zero
- * padded plane, so that every output row is a sum of whole shifted input rows with no
- * bounds to check; 3x3 windows without dilation sum their nine taps in registers. The
- * taps are added in the window's order, starting from the bias, as CONV_NEST does. */
-static int depthwise_f32(const float *x, const float *w, const float *bias, float *y, const acc_conv2d_params *p) {
-    int64_t ph = p->h + p->pad_top + p->pad_bottom, pw = p->w + p->pad_left + p->pad_right;
-    float *pad = calloc((size_t)(ph * pw), sizeof(float));
-    if (!pad) return ACC_ENOMEM;
-    int64_t sh = p->stride_h, sw = p->stride_w, kh = p->kh, kw = p->kw;
-    int nine = kh == 3 && kw == 3 && p->dil_h == 1 && p->dil_w == 1;
-    for (int64_t b = 0; b < p->n; b++)
-        for (int64_t ch = 0; ch < p->c; ch++) {
-            const float *xp = x + (b * p->c + ch) * p->h * p->w;
-            for (int64_t i = 0; i < p->h; i++)
-                memcpy(pad + (i + p->pad_top) * pw + p->pad_left, xp + i * p->w, (size_t)p->w * sizeof(float));
-            const float *wk = w + ch * kh * kw;
-            float b0 = bias ? bias[ch] : 0.0f;
-            float *yp = y + (b * p->oc + ch) * p->oh * p->ow;
-            for (int64_t i = 0; i < p->oh; i++) {
-                float *yr = yp + i * p->ow;
-                const float *r0 = pad + i * sh * pw;
-                if (nine) {
-                    const float *r1 = r0 + pw, *r2 = r1 + pw;
-                    for (int64_t j = 0; j < p->ow; j++) {
-                        const float *a = r0 + j * sw, *c = r1 + j * sw, *d = r2 + j * sw;
-                        yr[j] = b0 + wk[0] * a[0] + wk[1] * a[1] + wk[2] * a[2] + wk[3] * c[0] + wk[4] * c[1] +
-                                wk[5] * c[2] + wk[6] * d[0] + wk[7] * d[1] + wk[8] * d[2];
-                    }
-                    continue;
-                }
-                for (int64_t j = 0; j < p->ow; j++) yr[j] = b0;
-                for (int64_t r = 0; r < kh; r++)
-                    for (int64_t t = 0; t < kw; t++) {
-                        const float *xr = r0 + r * p->dil_h * pw + t * p->dil_w;
-                        float wv = wk[r * kw + t];
-                        for (int64_t j = 0; j < p->ow; j++) yr[j] += wv * xr[j * sw];
-                    }
-            }
-        }
-    free(pad);
-    return ACC_OK;
-}
-
-int acc_conv2d_f32(const float *x, const float *w, const float *bias, float *y, const acc_conv2d_params *p) {
-    int st = conv_check(p);
-    if (st) return st;
-    if (!x || !w || !y) return ACC_EINVAL;
-    int64_t plane = p->oh * p->ow;
-    if (conv_is_per_channel(p)) return depthwise_f32(x, w, bias, y, p);
-    /* Per image and group: y[og][plane] = w[og][taps] x col[taps][plane]. */
-    int64_t cg = p->c / p->groups, og = p->oc / p->groups, taps = cg * p->kh * p->kw;
-    int pointwise = conv_is_pointwise(p);
-    float *col = pointwise ? NULL : malloc((size_t)(taps * plane) * sizeof(float));
-    if (!pointwise && !col) return ACC_ENOMEM;
-    for (int64_t b = 0; b < p->n && !st; b++)
-        for (int64_t g = 0; g < p->groups && !st; g++) {
-            const float *xg = x + (b * p->c + g * cg) * p->h * p->w;
-            if (!pointwise) IM2COL(float, xg, col, p, 0.0f, 0);
-            float *yg = y + (b * p->oc + g * og) * plane;
-            if (bias) fill_rows(yg, bias + g * og, og, plane);
-            st = acc_sgemm(0, 0, og, plane, taps, w + g * og * taps, taps, pointwise ? xg : col, plane, yg, plane,
-                           bias != NULL);
-        }
-    free(col);
-    return st;
-}
-
-int acc_dense_f32(const float *x, const float *w, const float *bias, float *y, int64_t m, int64_t k, int64_t n) {
-    if (!x || !w || !y || m < 0 || k < 0 || n < 0) return ACC_EINVAL;
-    if (bias)
-        for (int64_t i = 0; i < m; i++) memcpy(y + i * n, bias, (size_t)n * sizeof(float));
-    return acc_sgemm(0, 1, m, n, k, x, k, w, k, y, n, bias != NULL);
-}
-
-int acc_matmul_f32(const float *a, const float *b, float *y, int64_t m, int64_t k, int64_t n, int transpose_a,
-                   int transpose_b) {
-    if (!a || !b || !y || m < 0 || k < 0 || n < 0) return ACC_EINVAL;
-    return acc_sgemm(transpose_a, transpose_b, m, n, k, a, transpose_a ? m : k, b, transpose_b ? k : n, y, n, 0);
-}
-
-int acc_batch_matmul_f32(const float *a, int a_rank, const int64_t *a_shape, const float *b, int b_rank,
-                         const int64_t *b_shape, float *y, int transpose_a, int transpose_b) {
-    if (!a || !b || !y || a_rank < 2 || b_rank < 2) return ACC_EINVAL;
-    if (!valid_shape(a_rank, a_shape) || !valid_shape(b_rank, b_shape)) return ACC_EINVAL;
-    int64_t m = a_shape[a_rank - 2], k = a_shape[a_rank - 1];
-    if (transpose_a) m = a_shape[a_rank - 1], k = a_shape[a_rank - 2];
-    int64_t k2 = b_shape[b_rank - 2], n = b_shape[b_rank - 1];
-    if (transpose_b) k2 = b_shape[b_rank - 1], n = b_shape[b_rank - 2];
-    if (k != k2) return ACC_EINVAL;
-    bcast bc;
-    int st = bcast_setup(a_rank - 2, a_shape, b_rank - 2, b_shape, &bc);
-    if (st) return st;
-    /* Walk the broadcast batch with the same odometer as bcast_run; strides count
-     * matrices. */
-    int64_t batches = 1;
-    for (int i = 0; i < bc.rank; i++) batches *= bc.shape[i];
-    int64_t idx[ACC_MAX_RANK] = {0};
-    int64_t oa = 0, ob = 0;
-    for (int64_t t = 0; t < batches && !st; t++) {
-        st = acc_sgemm(transpose_a, transpose_b, m, n, k, a + oa * m * k, transpose_a ? m : k, b + ob * k * n,
-                       transpose_b ? k : n, y + t * m * n, n, 0);
-        for (int d = bc.rank - 1; d >= 0; d--) {
-            idx[d]++;
-            oa += bc.sa[d];
-            ob += bc.sb[d];
-            if (idx[d] < bc.shape[d]) break;
-            oa -= bc.sa[d] * idx[d];
-            ob -= bc.sb[d] * idx[d];
-            idx[d] = 0;
-        }
-    }
-    return st;
-}
-
 /* -------------------------------------------------------------------------------
  * Elementwise binary ops
  * ------------------------------------------------------------------------------- */
@@ -676,115 +554,6 @@ int acc_clip(acc_dtype t, const void *x, void *y, int64_t count, double a_min, d
     return ACC_OK;
 }
 
-int acc_sigmoid_f32(const float *x, float *y, int64_t count) {
-    if (!x || !y || count < 0) return ACC_EINVAL;
-    for (int64_t i = 0; i < count; i++) {
-        float v = x[i];
-        float e = expf(-fabsf(v));
-        y[i] = v >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
-    }
-    return ACC_OK;
-}
-
-int acc_tanh_f32(const float *x, float *y, int64_t count) {
-    if (!x || !y || count < 0) return ACC_EINVAL;
-    for (int64_t i = 0; i < count; i++) y[i] = tanhf(x[i]);
-    return ACC_OK;
-}
-
-int acc_erf_f32(const float *x, float *y, int64_t count) {
-    if (!x || !y || count < 0) return ACC_EINVAL;
-    for (int64_t i = 0; i < count; i++) y[i] = (float)erf((double)x[i]);
-    return ACC_OK;
-}
-
-int acc_gelu_f32(const float *x, float *y, int64_t count, int tanh_approx) {
-    if (!x || !y || count < 0) return ACC_EINVAL;
-    if (tanh_approx) {
-        const float c = (float)0.79788456080286535588; /* sqrt(2 / pi) */
-        const float k = 0.044715f;
-        for (int64_t i = 0; i < count; i++) {
-            float v = x[i];
-            float inner = c * (v + k * v * v * v);
-            y[i] = 0.5f * v * (1.0f + tanhf(inner));
-        }
-        return ACC_OK;
-    }
-    for (int64_t i = 0; i < count; i++) {
-        double v = (double)x[i];
-        y[i] = (float)(0.5 * v * (1.0 + erf(v * 0.70710678118654752440)));
-    }
-    return ACC_OK;
-}
-
-static float hardsigmoid1(float v, float a, float b) {
-    float t = a * v + b; /* NaN stays NaN, as numpy's maximum/minimum */
-    t = t < 0.0f ? 0.0f : t;
-    return t > 1.0f ? 1.0f : t;
-}
-
-int acc_hardsigmoid_f32(const float *x, float *y, int64_t count, double alpha, double beta) {
-    if (!x || !y || count < 0) return ACC_EINVAL;
-    float a = (float)alpha, b = (float)beta;
-    for (int64_t i = 0; i < count; i++) y[i] = hardsigmoid1(x[i], a, b);
-    return ACC_OK;
-}
-
-int acc_hardswish_f32(const float *x, float *y, int64_t count) {
-    if (!x || !y || count < 0) return ACC_EINVAL;
-    const float a = (float)(1.0 / 6.0);
-    for (int64_t i = 0; i < count; i++) y[i] = x[i] * hardsigmoid1(x[i], a, 0.5f);
-    return ACC_OK;
-}
-
-int acc_silu_f32(const float *x, float *y, int64_t count) {
-    if (!x || !y || count < 0) return ACC_EINVAL;
-    for (int64_t i = 0; i < count; i++) {
-        float v = x[i];
-        float e = expf(-fabsf(v));
-        y[i] = v * (v >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e));
-    }
-    return ACC_OK;
-}
-
-int acc_leaky_relu_f32(const float *x, float *y, int64_t count, double alpha) {
-    if (!x || !y || count < 0) return ACC_EINVAL;
-    float a = (float)alpha;
-    for (int64_t i = 0; i < count; i++) {
-        float v = x[i];
-        y[i] = v >= 0.0f ? v : v * a;
-    }
-    return ACC_OK;
-}
-
-int acc_softmax_f32(const float *x, float *y, int rank, const int64_t *shape, int axis) {
-    if (!x || !y || !valid_shape(rank, shape)) return ACC_EINVAL;
-    int ax = norm_axis(axis, rank);
-    if (ax < 0) return ACC_EINVAL;
-    int64_t outer, n, inner;
-    split_at(rank, shape, ax, &outer, &n, &inner);
-    for (int64_t o = 0; o < outer; o++)
-        for (int64_t in = 0; in < inner; in++) {
-            const float *xl = x + o * n * inner + in;
-            float *yl = y + o * n * inner + in;
-            float mx = -INFINITY;
-            for (int64_t i = 0; i < n; i++) {
-                float v = xl[i * inner];
-                if (v > mx || v != v) mx = v; /* NaN sticks, like np.max */
-                if (mx != mx) break;
-            }
-            double sum = 0.0;
-            for (int64_t i = 0; i < n; i++) {
-                float e = expf(xl[i * inner] - mx);
-                yl[i * inner] = e;
-                sum += e;
-            }
-            float s = (float)sum;
-            for (int64_t i = 0; i < n; i++) yl[i * inner] = yl[i * inner] / s;
-        }
-    return ACC_OK;
-}
-
 /* -------------------------------------------------------------------------------
  * Pooling and normalization
  * ------------------------------------------------------------------------------- */
@@ -862,91 +631,6 @@ int acc_max_pool2d(acc_dtype t, const void *x, void *y, const acc_pool2d_params 
     return ACC_OK;
 }
 
-int acc_avg_pool2d_f32(const float *x, float *y, const acc_pool2d_params *p) {
-    int st = pool_check(p);
-    if (st) return st;
-    if (!x || !y) return ACC_EINVAL;
-    for (int64_t nc = 0; nc < p->n * p->c; nc++) {
-        const float *xp = x + nc * p->h * p->w;
-        float *yp = y + nc * p->oh * p->ow;
-        for (int64_t i = 0; i < p->oh; i++) {
-            int64_t r0 = i * p->stride_h - p->pad_top, rlo, rhi, plo, phi;
-            window_taps(r0, p->kh, p->dil_h, 0, p->h, &rlo, &rhi);
-            window_taps(r0, p->kh, p->dil_h, -p->pad_top, p->h + p->pad_bottom, &plo, &phi);
-            int64_t count_h = p->count_include_pad ? phi - plo : rhi - rlo;
-            for (int64_t j = 0; j < p->ow; j++) {
-                int64_t c0 = j * p->stride_w - p->pad_left, clo, chi, qlo, qhi;
-                window_taps(c0, p->kw, p->dil_w, 0, p->w, &clo, &chi);
-                window_taps(c0, p->kw, p->dil_w, -p->pad_left, p->w + p->pad_right, &qlo, &qhi);
-                int64_t count = count_h * (p->count_include_pad ? qhi - qlo : chi - clo);
-                double sum = 0.0;
-                for (int64_t r = rlo; r < rhi; r++) {
-                    int64_t base = (r0 + r * p->dil_h) * p->w + c0;
-                    for (int64_t s = clo; s < chi; s++) sum += xp[base + s * p->dil_w];
-                }
-                yp[i * p->ow + j] = (float)sum / (float)(count > 0 ? count : 1);
-            }
-        }
-    }
-    return ACC_OK;
-}
-
-int acc_global_avg_pool2d_f32(const float *x, float *y, int64_t n, int64_t c, int64_t h, int64_t w) {
-    if (!x || !y || n < 0 || c < 0 || h < 1 || w < 1) return ACC_EINVAL;
-    int64_t plane = h * w;
-    for (int64_t i = 0; i < n * c; i++) {
-        double sum = 0.0;
-        for (int64_t j = 0; j < plane; j++) sum += x[i * plane + j];
-        y[i] = (float)(sum / (double)plane);
-    }
-    return ACC_OK;
-}
-
-int acc_batch_norm_f32(const float *x, const float *gamma, const float *beta, const float *mean, const float *var,
-                       float *y, int rank, const int64_t *shape, int axis, double epsilon) {
-    if (!x || !gamma || !beta || !mean || !var || !y || !valid_shape(rank, shape)) return ACC_EINVAL;
-    int ax = norm_axis(axis, rank);
-    if (ax < 0) return ACC_EINVAL;
-    int64_t outer, ch, inner;
-    split_at(rank, shape, ax, &outer, &ch, &inner);
-    float eps = (float)epsilon;
-    for (int64_t c = 0; c < ch; c++) {
-        float inv_std = 1.0f / sqrtf(var[c] + eps);
-        float scale = inv_std * gamma[c], m = mean[c], b = beta[c];
-        for (int64_t o = 0; o < outer; o++) {
-            const float *xp = x + (o * ch + c) * inner;
-            float *yp = y + (o * ch + c) * inner;
-            for (int64_t i = 0; i < inner; i++) yp[i] = (xp[i] - m) * scale + b;
-        }
-    }
-    return ACC_OK;
-}
-
-int acc_layer_norm_f32(const float *x, const float *gamma, const float *beta, float *y, int rank,
-                       const int64_t *shape, int axis, double epsilon) {
-    if (!x || !gamma || !beta || !y || !valid_shape(rank, shape)) return ACC_EINVAL;
-    int ax = norm_axis(axis, rank);
-    if (ax < 0) return ACC_EINVAL;
-    int64_t outer = numel(ax, shape), inner = numel(rank - ax, shape + ax);
-    if (inner == 0) return ACC_OK;
-    float eps = (float)epsilon;
-    for (int64_t o = 0; o < outer; o++) {
-        const float *xp = x + o * inner;
-        float *yp = y + o * inner;
-        double sum = 0.0;
-        for (int64_t i = 0; i < inner; i++) sum += xp[i];
-        float mu = (float)(sum / (double)inner);
-        double sq = 0.0;
-        for (int64_t i = 0; i < inner; i++) {
-            float c = xp[i] - mu;
-            sq += c * c;
-        }
-        float denom = sqrtf((float)(sq / (double)inner) + eps);
-        for (int64_t i = 0; i < inner; i++) yp[i] = (xp[i] - mu) / denom * gamma[i] + beta[i];
-    }
-    return ACC_OK;
-}
-
 /* Output strides of a reduction over `axes` (0 along reduced axes), and the output and
  * reduced element counts; ACC_EINVAL for an axis out of range or given twice. */
 static int reduce_layout(int rank, const int64_t *shape, const int *axes, int n_axes, int64_t *ostride,
@@ -966,41 +650,6 @@ static int reduce_layout(int rank, const int64_t *shape, const int *axes, int n_
         else
             *out_n *= shape[i];
     }
-    return ACC_OK;
-}
-
-int acc_mean_f32(const float *x, float *y, int rank, const int64_t *shape, const int *axes, int n_axes) {
-    if (!x || !y || !valid_shape(rank, shape) || n_axes < 0 || n_axes > rank || (n_axes && !axes))
-        return ACC_EINVAL;
-    int64_t ostride[ACC_MAX_RANK];
-    int64_t out_n, red_n;
-    if (reduce_layout(rank, shape, axes, n_axes, ostride, &out_n, &red_n)) return ACC_EINVAL;
-    double *acc = calloc((size_t)(out_n > 0 ? out_n : 1), sizeof(double));
-    if (!acc) return ACC_ENOMEM;
-    int64_t total = numel(rank, shape);
-    if (total > 0) {
-        int64_t last = rank > 0 ? shape[rank - 1] : 1, ls = rank > 0 ? ostride[rank - 1] : 0;
-        int64_t idx[ACC_MAX_RANK] = {0}, off = 0;
-        for (int64_t base = 0; base < total; base += last) {
-            const float *xr = x + base;
-            if (ls == 0) {
-                double s = 0.0;
-                for (int64_t j = 0; j < last; j++) s += xr[j];
-                acc[off] += s;
-            } else {
-                for (int64_t j = 0; j < last; j++) acc[off + j] += xr[j];
-            }
-            for (int d = rank - 2; d >= 0; d--) {
-                idx[d]++;
-                off += ostride[d];
-                if (idx[d] < shape[d]) break;
-                off -= ostride[d] * idx[d];
-                idx[d] = 0;
-            }
-        }
-    }
-    for (int64_t i = 0; i < out_n; i++) y[i] = (float)(acc[i] / (double)red_n);
-    free(acc);
     return ACC_OK;
 }
 
@@ -1106,6 +755,7 @@ static int64_t pad_source(int64_t i, int64_t before, int64_t size, acc_pad_mode 
     switch (mode) {
     case ACC_PAD_EDGE: return j < 0 ? 0 : size - 1;
     case ACC_PAD_REFLECT: return j < 0 ? -j : 2 * (size - 1) - j;
+    case ACC_PAD_WRAP: return ((j % size) + size) % size;
     default: return -1;
     }
 }
@@ -1113,13 +763,14 @@ static int64_t pad_source(int64_t i, int64_t before, int64_t size, acc_pad_mode 
 int acc_pad(size_t elem_size, const void *x, void *y, int rank, const int64_t *shape, const int64_t *pad_width,
             acc_pad_mode mode, const void *pad_value) {
     if (!x || !y || elem_size == 0 || !valid_shape(rank, shape) || (rank && !pad_width)) return ACC_EINVAL;
-    if (mode != ACC_PAD_CONSTANT && mode != ACC_PAD_EDGE && mode != ACC_PAD_REFLECT) return ACC_EINVAL;
+    if (mode != ACC_PAD_CONSTANT && mode != ACC_PAD_EDGE && mode != ACC_PAD_REFLECT && mode != ACC_PAD_WRAP)
+        return ACC_EINVAL;
     if (mode == ACC_PAD_CONSTANT && !pad_value) return ACC_EINVAL;
     int64_t oshape[ACC_MAX_RANK] = {0};
     for (int i = 0; i < rank; i++) {
         int64_t b = pad_width[2 * i], a = pad_width[2 * i + 1];
         if (b < 0 || a < 0) return ACC_EINVAL;
-        if (mode == ACC_PAD_EDGE && shape[i] == 0 && b + a > 0) return ACC_EINVAL;
+        if ((mode == ACC_PAD_EDGE || mode == ACC_PAD_WRAP) && shape[i] == 0 && b + a > 0) return ACC_EINVAL;
         if (mode == ACC_PAD_REFLECT && (b >= shape[i] || a >= shape[i]) && b + a > 0) return ACC_EINVAL;
         oshape[i] = shape[i] + b + a;
     }
@@ -1598,20 +1249,6 @@ int acc_qnn_add(acc_dtype a_type, const void *a, int a_rank, const int64_t *a_sh
  * Run-time math: elementwise functions, comparisons, selection, reductions
  * ------------------------------------------------------------------------------- */
 
-#define UNARY_F32(NAME, EXPR)                                               \
-    int NAME(const float *x, float *y, int64_t count) {                     \
-        if (!x || !y || count < 0) return ACC_EINVAL;                       \
-        for (int64_t i = 0; i < count; i++) {                               \
-            float v = x[i];                                                 \
-            y[i] = EXPR;                                                    \
-        }                                                                   \
-        return ACC_OK;                                                      \
-    }
-
-UNARY_F32(acc_sqrt_f32, sqrtf(v))
-UNARY_F32(acc_exp_f32, expf(v))
-UNARY_F32(acc_log_f32, logf(v))
-
 /* Integer negation and abs wrap through the unsigned type of the same width. */
 #define SIGN_LOOP(T, UT, X, Y, N, NEG_ONLY)                                 \
     do {                                                                    \
@@ -2009,85 +1646,6 @@ int acc_resize2d_nearest(size_t elem_size, const void *x, void *y, int64_t n, in
     return ACC_OK;
 }
 
-/* Neighbours and upper weight of a linear tap (reference._linear_taps). */
-static void linear_tap(double v, int64_t len, int64_t *lo, int64_t *hi, double *frac) {
-    double cv = v < 0 ? 0 : v > (double)(len - 1) ? (double)(len - 1) : v;
-    int64_t l = (int64_t)floor(cv);
-    *lo = l;
-    *hi = l + 1 < len ? l + 1 : len - 1;
-    *frac = cv - (double)l;
-}
-
-int acc_resize2d_linear_f32(const float *x, float *y, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
-                            int64_t ow, double scale_h, double scale_w, acc_resize_coord coord) {
-    int st = resize_check(n, c, h, w, oh, ow, scale_h, scale_w);
-    if (st) return st;
-    if (!x || !y) return ACC_EINVAL;
-    int64_t *x0 = malloc((size_t)ow * 2 * sizeof *x0);
-    double *fx = malloc((size_t)ow * sizeof *fx);
-    if (!x0 || !fx) {
-        free(x0);
-        free(fx);
-        return ACC_ENOMEM;
-    }
-    int64_t *x1 = x0 + ow;
-    for (int64_t j = 0; j < ow; j++) linear_tap(resize_source(j, scale_w, w, ow, coord), w, &x0[j], &x1[j], &fx[j]);
-    for (int64_t p = 0; p < n * c; p++) {
-        const float *plane = x + p * h * w;
-        for (int64_t i = 0; i < oh; i++) {
-            int64_t y0, y1;
-            double fy;
-            linear_tap(resize_source(i, scale_h, h, oh, coord), h, &y0, &y1, &fy);
-            const float *r0 = plane + y0 * w, *r1 = plane + y1 * w;
-            for (int64_t j = 0; j < ow; j++) {
-                double top = (double)r0[x0[j]] * (1 - fx[j]) + (double)r0[x1[j]] * fx[j];
-                double bottom = (double)r1[x0[j]] * (1 - fx[j]) + (double)r1[x1[j]] * fx[j];
-                *y++ = (float)(top * (1 - fy) + bottom * fy);
-            }
-        }
-    }
-    free(x0);
-    free(fx);
-    return ACC_OK;
-}
-
-int acc_conv2d_transpose_f32(const float *x, const float *w, float *y, const acc_conv2d_params *p) {
-    if (!x || !w || !y || !p) return ACC_EINVAL;
-    if (p->n < 0 || p->c < 1 || p->h < 1 || p->w < 1 || p->oc < 1 || p->kh < 1 || p->kw < 1 || p->oh < 1 ||
-        p->ow < 1 || p->groups < 1 || p->c % p->groups || p->oc % p->groups)
-        return ACC_EINVAL;
-    if (p->stride_h < 1 || p->stride_w < 1 || p->dil_h < 1 || p->dil_w < 1 || p->pad_top < 0 || p->pad_left < 0)
-        return ACC_EINVAL;
-    int64_t cg = p->c / p->groups, og = p->oc / p->groups;
-    for (int64_t b = 0; b < p->n; b++)
-        for (int64_t o = 0; o < p->oc; o++) {
-            int64_t g = o / og, oo = o % og;
-            for (int64_t oy = 0; oy < p->oh; oy++)
-                for (int64_t ox = 0; ox < p->ow; ox++) {
-                    double acc = 0;
-                    for (int64_t ky = 0; ky < p->kh; ky++) {
-                        int64_t ty = oy + p->pad_top - ky * p->dil_h;
-                        if (ty < 0 || ty % p->stride_h) continue;
-                        int64_t iy = ty / p->stride_h;
-                        if (iy >= p->h) continue;
-                        for (int64_t kx = 0; kx < p->kw; kx++) {
-                            int64_t tx = ox + p->pad_left - kx * p->dil_w;
-                            if (tx < 0 || tx % p->stride_w) continue;
-                            int64_t ix = tx / p->stride_w;
-                            if (ix >= p->w) continue;
-                            for (int64_t ci = 0; ci < cg; ci++) {
-                                int64_t ch = g * cg + ci;
-                                acc += (double)x[((b * p->c + ch) * p->h + iy) * p->w + ix] *
-                                       (double)w[((ch * og + oo) * p->kh + ky) * p->kw + kx];
-                            }
-                        }
-                    }
-                    y[((b * p->oc + o) * p->oh + oy) * p->ow + ox] = (float)acc;
-                }
-        }
-    return ACC_OK;
-}
-
 int acc_depth_space(size_t elem_size, const void *x, void *y, int64_t n, int64_t c, int64_t h, int64_t w,
                     int64_t block, int crd, int to_space) {
     if (!x || !y || elem_size == 0 || n < 0 || c < 1 || h < 1 || w < 1 || block < 1 || c % (block * block))
@@ -2229,3 +1787,43 @@ int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t coun
     *zero_point = (uint8_t)nearbyintf(zp);
     return ACC_OK;
 }
+
+/* -------------------------------------------------------------------------------
+ * The float kernels, once per C float type (host_kernels_real.inc)
+ * ------------------------------------------------------------------------------- */
+
+#define R float
+#define ACC_REAL_FN(name) name##_f32
+#define ACC_EXP expf
+#define ACC_LOG logf
+#define ACC_SQRT sqrtf
+#define ACC_TANH tanhf
+#define ACC_FABS fabsf
+#define ACC_GEMM acc_sgemm
+#include "host_kernels_real.inc"
+#undef R
+#undef ACC_REAL_FN
+#undef ACC_EXP
+#undef ACC_LOG
+#undef ACC_SQRT
+#undef ACC_TANH
+#undef ACC_FABS
+#undef ACC_GEMM
+
+#define R double
+#define ACC_REAL_FN(name) name##_f64
+#define ACC_EXP exp
+#define ACC_LOG log
+#define ACC_SQRT sqrt
+#define ACC_TANH tanh
+#define ACC_FABS fabs
+#define ACC_GEMM acc_dgemm
+#include "host_kernels_real.inc"
+#undef R
+#undef ACC_REAL_FN
+#undef ACC_EXP
+#undef ACC_LOG
+#undef ACC_SQRT
+#undef ACC_TANH
+#undef ACC_FABS
+#undef ACC_GEMM

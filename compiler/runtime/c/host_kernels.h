@@ -338,14 +338,15 @@ int acc_concatenate(size_t elem_size, int n_inputs, const void *const *inputs, c
 typedef enum acc_pad_mode {
     ACC_PAD_CONSTANT = 0, /* fill with *pad_value */
     ACC_PAD_EDGE = 1,     /* repeat the edge element */
-    ACC_PAD_REFLECT = 2   /* mirror without repeating the edge (numpy/ONNX reflect) */
+    ACC_PAD_REFLECT = 2,  /* mirror without repeating the edge (numpy/ONNX reflect) */
+    ACC_PAD_WRAP = 3      /* repeat the tensor periodically (numpy/ONNX wrap) */
 } acc_pad_mode;
 
 /* relay.nn.pad: `shape` is x's shape, pad_width is [before_0, after_0, before_1, ...]
  * (2 * rank non-negative entries); y has shape[i] + before_i + after_i. pad_value
  * points to one element of x's type (convert relay's float pad_value with acc_cast
  * from ACC_F64 for the reference's truncate-and-saturate rule); ignored unless
- * constant. Reflect needs before_i, after_i < shape[i]; edge needs shape[i] > 0. */
+ * constant. Reflect needs before_i, after_i < shape[i]; edge and wrap need shape[i] > 0. */
 int acc_pad(size_t elem_size, const void *x, void *y, int rank, const int64_t *shape, const int64_t *pad_width,
             acc_pad_mode mode, const void *pad_value);
 
@@ -445,10 +446,22 @@ int acc_resize2d_nearest(size_t elem_size, const void *x, void *y, int64_t n, in
                          int64_t oh, int64_t ow, double scale_h, double scale_w, acc_resize_coord coord,
                          acc_resize_nearest nearest);
 
-/* relay.image.resize2d, bilinear on float32: the 2x2 neighbours of the coordinate
- * (clamped to the input) weighted in double, rounded once. */
-int acc_resize2d_linear_f32(const float *x, float *y, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
-                            int64_t ow, double scale_h, double scale_w, acc_resize_coord coord);
+/* Interpolation taps of one axis of relay.image.resize2d (linear, cubic, antialias,
+ * tf_crop_and_resize: reference.resize_taps, computed by the compiler): output index i
+ * is sum_t weight[i * k + t] * input[index[i * k + t]] (indices inside the input), or the
+ * extrapolation value where outside (NULL: nowhere) is non-zero. */
+typedef struct acc_resize_taps {
+    int64_t k;
+    const int64_t *index;
+    const double *weight;
+    const uint8_t *outside;
+} acc_resize_taps;
+
+/* relay.image.resize2d by taps on float32: x [n][c][h][w] -> y [n][c][oh][ow], H first
+ * (rows of the output in double), then W, one rounding at the end. */
+int acc_resize2d_taps_f32(const float *x, float *y, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
+                          int64_t ow, const acc_resize_taps *th, const acc_resize_taps *tw,
+                          double extrapolation_value);
 
 /* relay.nn.conv2d_transpose on float32: weight [c][oc / groups][kh][kw] (IOHW); p->h,
  * p->w are the input's size, p->oh, p->ow the output's, padding removes output cells
@@ -484,6 +497,38 @@ int acc_dyn_clip(acc_dtype t, const void *x, const void *a_min, const void *a_ma
  * all in float. */
 int acc_dynamic_scale_f32(const float *x, float *scale, int64_t count);
 int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t count);
+
+/* ---------------------------------------------------------------------------------
+ * The float kernels on double: `acc_<op>_f64` computes what `acc_<op>_f32` does with
+ * double for float (one source, host_kernels_real.inc); conv2d, dense, matmul and
+ * batch_matmul on acc_dgemm.
+ * --------------------------------------------------------------------------------- */
+
+int acc_conv2d_f64(const double *x, const double *w, const double *bias, double *y, const acc_conv2d_params *p);
+int acc_dense_f64(const double *x, const double *w, const double *bias, double *y, int64_t m, int64_t k, int64_t n);
+int acc_matmul_f64(const double *a, const double *b, double *y, int64_t m, int64_t k, int64_t n, int transpose_a, int transpose_b);
+int acc_batch_matmul_f64(const double *a, int a_rank, const int64_t *a_shape, const double *b, int b_rank, const int64_t *b_shape, double *y, int transpose_a, int transpose_b);
+int acc_sigmoid_f64(const double *x, double *y, int64_t count);
+int acc_tanh_f64(const double *x, double *y, int64_t count);
+int acc_erf_f64(const double *x, double *y, int64_t count);
+int acc_gelu_f64(const double *x, double *y, int64_t count, int tanh_approx);
+int acc_hardsigmoid_f64(const double *x, double *y, int64_t count, double alpha, double beta);
+int acc_hardswish_f64(const double *x, double *y, int64_t count);
+int acc_silu_f64(const double *x, double *y, int64_t count);
+int acc_leaky_relu_f64(const double *x, double *y, int64_t count, double alpha);
+int acc_softmax_f64(const double *x, double *y, int rank, const int64_t *shape, int axis);
+int acc_avg_pool2d_f64(const double *x, double *y, const acc_pool2d_params *p);
+int acc_global_avg_pool2d_f64(const double *x, double *y, int64_t n, int64_t c, int64_t h, int64_t w);
+int acc_batch_norm_f64(const double *x, const double *gamma, const double *beta, const double *mean, const double *var, double *y, int rank, const int64_t *shape, int axis, double epsilon);
+int acc_layer_norm_f64(const double *x, const double *gamma, const double *beta, double *y, int rank, const int64_t *shape, int axis, double epsilon);
+int acc_mean_f64(const double *x, double *y, int rank, const int64_t *shape, const int *axes, int n_axes);
+int acc_sqrt_f64(const double *x, double *y, int64_t count);
+int acc_exp_f64(const double *x, double *y, int64_t count);
+int acc_log_f64(const double *x, double *y, int64_t count);
+int acc_resize2d_taps_f64(const double *x, double *y, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
+                          int64_t ow, const acc_resize_taps *th, const acc_resize_taps *tw,
+                          double extrapolation_value);
+int acc_conv2d_transpose_f64(const double *x, const double *w, double *y, const acc_conv2d_params *p);
 
 #ifdef __cplusplus
 }

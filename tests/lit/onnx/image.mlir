@@ -20,19 +20,58 @@
 // RUN: accel-opt %t.up.onnx | filecheck %s --check-prefix=UP
 // UP: %y = relay.image.resize2d %x {size = [4, 6], scale_h = 2.0, scale_w = 3.0, coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x6xf32>
 
-// What does not import is one line naming the node.
+// Cubic with its coefficient and exclude_outside, tf_crop_and_resize with the roi of the
+// spatial axes and the extrapolation value, antialias: properties of resize2d.
 // RUN: %python %S/Inputs/make_model.py resize_cubic %t.cubic.onnx
-// RUN: not accel-opt %t.cubic.onnx 2>&1 | filecheck %s --check-prefix=CUBIC
-// CUBIC: accel-opt: {{.*}}cubic.onnx: error: node 'resize_3' (Resize): mode 'cubic' is not supported (nearest and linear are)
-// CUBIC-NOT: {{.}}
+// RUN: accel-opt %t.cubic.onnx | filecheck %s --check-prefix=CUBIC
+// CUBIC:      %y = relay.image.resize2d %x {size = [4, 4], scale_h = 2.0, scale_w = 2.0, method = "cubic", cubic_coeff_a = -0.5, exclude_outside = true} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+// CUBIC-NEXT: %z = relay.image.resize2d %y {size = [3, 5], method = "linear", coordinate_transformation_mode = "tf_crop_and_resize", roi = [0.4000000059604645, 0.6000000238418579, 1.2000000476837158, 1.7000000476837158], extrapolation_value = 10.0} : (tensor<1x1x4x4xf32>) -> tensor<1x1x3x5xf32>
+// CUBIC-NEXT: %a = relay.image.resize2d %z {size = [2, 3], scale_h = 0.800000011920929, scale_w = 0.6000000238418579, method = "cubic", antialias = true} : (tensor<1x1x3x5xf32>) -> tensor<1x1x2x3xf32>
+
+// What does not import is one line naming the node.
+// RUN: %python %S/Inputs/make_model.py resize_crop_nearest %t.cropnn.onnx
+// RUN: not accel-opt %t.cropnn.onnx 2>&1 | filecheck %s --check-prefix=CROPNN
+// CROPNN: accel-opt: {{.*}}cropnn.onnx: error: node 'crop_nn' (Resize): tf_crop_and_resize with mode 'nearest' is not supported (linear and cubic are)
+// CROPNN-NOT: {{.}}
 // RUN: %python %S/Inputs/make_model.py resize_channels %t.chan.onnx
 // RUN: not accel-opt %t.chan.onnx 2>&1 | filecheck %s --check-prefix=CHAN
 // CHAN: accel-opt: {{.*}}chan.onnx: error: node 'resize_4' (Resize): scales [1.0, 2.0, 2.0, 2.0] may only scale the two spatial axes
 // CHAN-NOT: {{.}}
+// RUN: %python %S/Inputs/make_model.py conv_rank6 %t.c6.onnx
+// RUN: not accel-opt %t.c6.onnx 2>&1 | filecheck %s --check-prefix=C6
+// C6: accel-opt: {{.*}}c6.onnx: error: node 'conv4d' (Conv): convolution on rank-6 input is not supported (1-D, 2-D and 3-D: rank 3, 4 or 5)
+// C6-NOT: {{.}}
+// RUN: %python %S/Inputs/make_model.py maxpool3d_indices %t.mpi.onnx
+// RUN: not accel-opt %t.mpi.onnx 2>&1 | filecheck %s --check-prefix=MPI
+// MPI: accel-opt: {{.*}}mpi.onnx: error: node 'max3d_idx' (MaxPool): MaxPool's Indices output on rank-5 input is not supported (only 1-D and 2-D: rank 3 or 4)
+// MPI-NOT: {{.}}
+
+// 3-D (NCDHW) ops as 2-D relay ops (ops_volume.py). ConvTranspose: the input depths that
+// reach each output depth gathered as channels (the zero slice at index D where none
+// does), one conv2d_transpose, the depth moved back.
 // RUN: %python %S/Inputs/make_model.py conv_transpose_3d %t.ct3.onnx
-// RUN: not accel-opt %t.ct3.onnx 2>&1 | filecheck %s --check-prefix=CT3
-// CT3: accel-opt: {{.*}}ct3.onnx: error: node 'deconv3d' (ConvTranspose): transposed convolution on rank-5 input is not supported (only 1-D and 2-D: rank 3 or 4)
-// CT3-NOT: {{.}}
+// RUN: accel-opt %t.ct3.onnx | filecheck %s --check-prefix=CT3
+// CT3:      relay.transpose %w {axes = [0, 2, 1, 3, 4]} : (tensor<1x1x2x2x2xf32>) -> tensor<1x2x1x2x2xf32>
+// CT3:      relay.nn.pad %x {pad_width = [0, 0, 0, 0, 0, 1, 0, 0, 0, 0]} : (tensor<1x1x2x2x2xf32>) -> tensor<1x1x3x2x2xf32>
+// CT3-NEXT: relay.constant dense<{{\[\[}}0, 2], [1, 0], [2, 1]]> : tensor<3x2xi64>
+// CT3-NEXT: relay.take %{{[0-9]+}}, %{{[0-9]+}} {axis = 2} : (tensor<1x1x3x2x2xf32>, tensor<3x2xi64>) -> tensor<1x1x3x2x2x2xf32>
+// CT3-NEXT: relay.transpose %{{[0-9]+}} {axes = [0, 2, 1, 3, 4, 5]} : (tensor<1x1x3x2x2x2xf32>) -> tensor<1x3x1x2x2x2xf32>
+// CT3-NEXT: relay.reshape %{{[0-9]+}} {newshape = [3, 2, 2, 2]} : (tensor<1x3x1x2x2x2xf32>) -> tensor<3x2x2x2xf32>
+// CT3-NEXT: relay.nn.conv2d_transpose %{{[0-9]+}}, %{{[0-9]+}} : (tensor<3x2x2x2xf32>, tensor<2x1x2x2xf32>) -> tensor<3x1x3x3xf32>
+// CT3-NEXT: relay.reshape %{{[0-9]+}} {newshape = [1, 3, 1, 3, 3]} : (tensor<3x1x3x3xf32>) -> tensor<1x3x1x3x3xf32>
+// CT3-NEXT: %y = relay.transpose %{{[0-9]+}} {axes = [0, 2, 1, 3, 4]} : (tensor<1x3x1x3x3xf32>) -> tensor<1x1x3x3x3xf32>
+
+// Conv: the depth taps of each output depth (stride 2, one padded slice each side: index
+// 4 is the zero slice); pools: the (H, W) window, then the depth window (skipped when 1).
+// RUN: %python %S/Inputs/make_model.py volume_ops %t.vol.onnx
+// RUN: accel-opt %t.vol.onnx | filecheck %s --check-prefix=VOL
+// VOL:      relay.constant dense<{{\[\[}}4, 0], [1, 2], [3, 4]]> : tensor<3x2xi64>
+// VOL:      relay.nn.conv2d %{{[0-9]+}}, %w : (tensor<3x4x3x3xf32>, tensor<3x4x1x1xf32>) -> tensor<3x3x3x3xf32>
+// VOL:      %c = relay.nn.bias_add %{{[0-9]+}}, %b : (tensor<1x3x3x3x3xf32>, tensor<3xf32>) -> tensor<1x3x3x3x3xf32>
+// VOL:      relay.nn.max_pool2d %{{[0-9]+}} {pool_size = [2, 2]} : (tensor<1x9x3x3xf32>) -> tensor<1x9x2x2xf32>
+// VOL:      relay.nn.max_pool2d %{{[0-9]+}} {pool_size = [2, 1]} : (tensor<3x1x3x4xf32>) -> tensor<3x1x2x4xf32>
+// VOL:      relay.nn.avg_pool2d %{{[0-9]+}} {pool_size = [2, 1], padding = [1, 0, 0, 0], count_include_pad = true} : (tensor<1x6x2x2xf32>) -> tensor<1x6x2x2xf32>
+// VOL-NEXT: %y = relay.reshape %{{[0-9]+}} {newshape = [1, 3, 2, 2, 2]} : (tensor<1x6x2x2xf32>) -> tensor<1x3x2x2x2xf32>
 
 // Clip with a run-time bound is relay.dyn.clip (the missing max: +inf); bound, a clip.
 // RUN: %python %S/Inputs/make_model.py runtime_clip %t.clip.onnx

@@ -48,6 +48,21 @@
 // SHAPE-NEXT:   %y = relay.reshape %x {newshape = [2, 12]} : (tensor<2x3x4xf32>) -> tensor<2x12xf32>
 // SHAPE-NEXT:   func.return %y : tensor<2x12xf32>
 
+// Blocked Q/DQ: the block scales and zero points repeat along the axis (the last block
+// short: a slice), and the op runs per element on x flattened.
+// RUN: %python %S/Inputs/make_model.py qdq_blocked %t.qb.onnx
+// RUN: accel-opt %t.qb.onnx | filecheck %s --check-prefix=QB
+// QB:      relay.broadcast_to %{{[0-9]+}} {shape = [2, 2, 2]} : (tensor<2x2x1xi8>) -> tensor<2x2x2xi8>
+// QB:      relay.strided_slice %{{[0-9]+}} {begin = [0], end = [3], axes = [1]} : (tensor<2x4xi8>) -> tensor<2x3xi8>
+// QB:      relay.qnn.quantize %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} {axis = 0} : (tensor<6xf32>, tensor<6xf32>, tensor<6xi8>) -> tensor<6xi8>
+// QB-NEXT: %q = relay.reshape %{{[0-9]+}} {newshape = [2, 3]} : (tensor<6xi8>) -> tensor<2x3xi8>
+// QB:      relay.qnn.dequantize %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} {axis = 0} : (tensor<6xi8>, tensor<6xf32>, tensor<6xi8>) -> tensor<6xf32>
+// QB-NEXT: %y = relay.reshape %{{[0-9]+}} {newshape = [2, 3]} : (tensor<6xf32>) -> tensor<2x3xf32>
+// RUN: %python %S/Inputs/make_model.py qdq_blocked_bad_scale %t.qbb.onnx
+// RUN: not accel-opt %t.qbb.onnx 2>&1 | filecheck %s --check-prefix=QBB
+// QBB: accel-opt: {{.*}}qbb.onnx: error: node 'dq_bad' (DequantizeLinear): input 1 [2, 3] must have the shape [2, 2] of blocks of 2 along axis 1
+// QBB-NOT: {{.}}
+
 // QDQ stays Q/DQ around the float conv (fusing is the pattern matcher's job);
 // per-channel weights keep their axis.
 // RUN: %python %S/Inputs/make_model.py qdq %t.qdq.onnx

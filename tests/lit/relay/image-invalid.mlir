@@ -36,10 +36,42 @@ func.func @resize_size(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
 // -----
 
 func.func @resize_mode(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
-  // CHECK: image-invalid.mlir:[[# @LINE + 2]]:57: error: property 'method' of 'relay.image.resize2d' must be one of "nearest", "linear", got "cubic"
-  // expected-error @+1 {{property 'method' of 'relay.image.resize2d' must be one of "nearest", "linear", got "cubic"}}
-  %y = relay.image.resize2d %x {size = [4, 4], method = "cubic"} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+  // CHECK: image-invalid.mlir:[[# @LINE + 2]]:57: error: property 'method' of 'relay.image.resize2d' must be one of "nearest", "linear", "cubic", got "area"
+  // expected-error @+1 {{property 'method' of 'relay.image.resize2d' must be one of "nearest", "linear", "cubic", got "area"}}
+  %y = relay.image.resize2d %x {size = [4, 4], method = "area"} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
   func.return %y : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+func.func @resize_crop_without_roi(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
+  // CHECK: image-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.image.resize2d' op property 'roi' is given exactly with 'tf_crop_and_resize'
+  %y = relay.image.resize2d %x {size = [4, 4], method = "linear", coordinate_transformation_mode = "tf_crop_and_resize"} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> // expected-error {{'relay.image.resize2d' op property 'roi' is given exactly with 'tf_crop_and_resize'}}
+  func.return %y : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+func.func @resize_roi_without_crop(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
+  // CHECK: image-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.image.resize2d' op property 'roi' is given exactly with 'tf_crop_and_resize'
+  %y = relay.image.resize2d %x {size = [4, 4], method = "linear", roi = [0.0, 0.0, 1.0, 1.0]} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> // expected-error {{'relay.image.resize2d' op property 'roi' is given exactly with 'tf_crop_and_resize'}}
+  func.return %y : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+func.func @resize_roi_length(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
+  // CHECK: image-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.image.resize2d' op property 'roi' must be 4 finite numbers [start_h, start_w, end_h, end_w], got [0.0, 1.0]
+  %y = relay.image.resize2d %x {size = [4, 4], method = "cubic", coordinate_transformation_mode = "tf_crop_and_resize", roi = [0.0, 1.0]} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> // expected-error {{'relay.image.resize2d' op property 'roi' must be 4 finite numbers [start_h, start_w, end_h, end_w], got [0.0, 1.0]}}
+  func.return %y : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+func.func @resize_nearest_antialias(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  // CHECK: image-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.image.resize2d' op 'antialias' and 'tf_crop_and_resize' need method 'linear' or 'cubic'
+  %y = relay.image.resize2d %x {size = [2, 2], antialias = true} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> // expected-error {{'relay.image.resize2d' op 'antialias' and 'tf_crop_and_resize' need method 'linear' or 'cubic'}}
+  func.return %y : tensor<1x1x2x2xf32>
 }
 
 // -----

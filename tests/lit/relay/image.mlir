@@ -11,7 +11,7 @@ func.func @resize_nearest(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x8x6xf32> {
 }
 // CHECK-LABEL: func.func @resize_nearest
 // CHECK-NEXT:  %y = relay.image.resize2d %x {size = [8, 6], coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x6xf32>
-// GEN:         "relay.image.resize2d"(%x) <{size = array<i64: 8, 6>, method = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"}>
+// GEN:         "relay.image.resize2d"(%x) <{size = array<i64: 8, 6>, method = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor", cubic_coeff_a = -7.500000e-01 : f64, exclude_outside = false, antialias = false, extrapolation_value = 0.000000e+00 : f64}>
 
 // -----
 
@@ -21,7 +21,18 @@ func.func @resize_linear_scales(%x: tensor<1x1x5x5xf32>) -> tensor<1x1x4x4xf32> 
 }
 // CHECK-LABEL: func.func @resize_linear_scales
 // CHECK-NEXT:  %y = relay.image.resize2d %x {size = [4, 4], scale_h = 0.8, scale_w = 0.8, method = "linear", coordinate_transformation_mode = "align_corners"}
-// GEN:         "relay.image.resize2d"(%x) <{size = array<i64: 4, 4>, scale_h = 8.000000e-01 : f64, scale_w = 8.000000e-01 : f64, method = "linear", coordinate_transformation_mode = "align_corners", nearest_mode = "round_prefer_floor"}>
+// GEN:         "relay.image.resize2d"(%x) <{size = array<i64: 4, 4>, scale_h = 8.000000e-01 : f64, scale_w = 8.000000e-01 : f64, method = "linear", coordinate_transformation_mode = "align_corners", nearest_mode = "round_prefer_floor", cubic_coeff_a = -7.500000e-01 : f64, exclude_outside = false, antialias = false, extrapolation_value = 0.000000e+00 : f64}>
+
+// -----
+
+// Cubic with tf_crop_and_resize: the roi and the extrapolation value.
+func.func @resize_cubic_crop(%x: tensor<1x1x5x5xf32>) -> tensor<1x1x3x4xf32> {
+  %y = relay.image.resize2d %x {size = [3, 4], method = "cubic", coordinate_transformation_mode = "tf_crop_and_resize", cubic_coeff_a = -0.5, exclude_outside = true, antialias = true, roi = [0.25, 0.0, 1.0, 1.5], extrapolation_value = 2.5} : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x4xf32>
+  func.return %y : tensor<1x1x3x4xf32>
+}
+// CHECK-LABEL: func.func @resize_cubic_crop
+// CHECK-NEXT:  %y = relay.image.resize2d %x {size = [3, 4], method = "cubic", coordinate_transformation_mode = "tf_crop_and_resize", cubic_coeff_a = -0.5, exclude_outside = true, antialias = true, roi = [0.25, 0.0, 1.0, 1.5], extrapolation_value = 2.5} : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x4xf32>
+// GEN:         "relay.image.resize2d"(%x) <{size = array<i64: 3, 4>, method = "cubic", coordinate_transformation_mode = "tf_crop_and_resize", nearest_mode = "round_prefer_floor", cubic_coeff_a = -5.000000e-01 : f64, exclude_outside = true, antialias = true, roi = array<f64: 2.500000e-01, 0.000000e+00, 1.000000e+00, 1.500000e+00>, extrapolation_value = 2.500000e+00 : f64}>
 
 // -----
 

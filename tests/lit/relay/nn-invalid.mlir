@@ -180,6 +180,14 @@ func.func @pad(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32> {
 
 // -----
 
+func.func @pad_wrap_empty(%x: tensor<1x0x3xf32>) -> tensor<1x2x3xf32> {
+  // CHECK: nn-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.nn.pad' op property 'pad_mode': wrap padding needs non-empty dimensions
+  %y = relay.nn.pad %x {pad_width = [0, 0, 1, 1, 0, 0], pad_mode = "wrap"} : (tensor<1x0x3xf32>) -> tensor<1x2x3xf32> // expected-error {{'relay.nn.pad' op property 'pad_mode': wrap padding needs non-empty dimensions}}
+  func.return %y : tensor<1x2x3xf32>
+}
+
+// -----
+
 func.func @pad_reflect(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x9x3xf32> {
   // CHECK: nn-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.nn.pad' op property 'pad_width': reflect padding of dimension 2 (3, 3) must be smaller than its size 3
   %y = relay.nn.pad %x {pad_width = [0, 0, 0, 0, 3, 3, 0, 0], pad_mode = "reflect"} : (tensor<1x2x3x3xf32>) -> tensor<1x2x9x3xf32> // expected-error {{'relay.nn.pad' op property 'pad_width': reflect padding of dimension 2 (3, 3) must be smaller than its size 3}}

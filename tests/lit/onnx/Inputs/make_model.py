@@ -28,6 +28,19 @@ def vi(name, shape, t=T.FLOAT):
     return h.make_tensor_value_info(name, t, shape)
 
 
+def qdq_blocked():
+    """Blocked Q/DQ (opset 21): scales and zero points per block of 2 along axis 1 (the
+    last block short), given at run time."""
+    return model(
+        [h.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="q_blocked", axis=1, block_size=2),
+         h.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], name="dq_blocked", axis=1, block_size=2)],
+        [vi("x", [2, 3]), vi("s", [2, 2]), vi("z", [2, 2], T.INT8)], [vi("y", [2, 3])], opset=21)
+
+
+def qdq_blocked_bad_scale():
+    return model([h.make_node("DequantizeLinear", ["x", "s"], ["y"], name="dq_bad", axis=1, block_size=2)],
+                 [vi("x", [2, 4], T.INT8), vi("s", [2, 3])], [vi("y", [2, 4])], opset=21)
+
 def conv_relu():
     """Conv with bias + Relu + Gemm(transB=1): weights external, biases inline."""
     return model(
@@ -126,8 +139,22 @@ def upsample9():
 
 
 def resize_cubic():
-    return model([h.make_node("Resize", ["x", "", "scales"], ["y"], name="resize_3", mode="cubic")],
-                 [vi("x", [1, 1, 2, 2])], [vi("y", [1, 1, 4, 4])], [("scales", np.array([1, 1, 2, 2], np.float32))])
+    return model([h.make_node("Resize", ["x", "", "scales"], ["y"], name="resize_3", mode="cubic", cubic_coeff_a=-0.5,
+                              exclude_outside=1),
+                  h.make_node("Resize", ["y", "roi", "", "sizes"], ["z"], name="crop", mode="linear",
+                              coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=10.0),
+                  h.make_node("Resize", ["z", "", "half"], ["a"], name="aa", mode="cubic", antialias=1)],
+                 [vi("x", [1, 1, 2, 2])], [vi("a", [1, 1, 2, 3])],
+                 [("scales", np.array([1, 1, 2, 2], np.float32)),
+                  ("roi", np.array([0, 0, 0.4, 0.6, 1, 1, 1.2, 1.7], np.float32)), ("sizes", np.array([1, 1, 3, 5], np.int64)),
+                  ("half", np.array([1, 1, 0.8, 0.6], np.float32))])
+
+
+def resize_crop_nearest():
+    return model([h.make_node("Resize", ["x", "roi", "", "sizes"], ["y"], name="crop_nn",
+                              coordinate_transformation_mode="tf_crop_and_resize")],
+                 [vi("x", [1, 1, 2, 2])], [vi("y", [1, 1, 3, 3])],
+                 [("roi", np.array([0, 0, 0, 0, 1, 1, 1, 1], np.float32)), ("sizes", np.array([1, 1, 3, 3], np.int64))])
 
 
 def resize_channels():
@@ -144,6 +171,26 @@ def conv_transpose_3d():
     return model([h.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv3d")],
                  [vi("x", [1, 1, 2, 2, 2])], [vi("y", [1, 1, 3, 3, 3])], [("w", f32(1, 1, 2, 2, 2))])
 
+
+def volume_ops():
+    """3-D Conv (strides, pads, bias), MaxPool and AveragePool on NCDHW."""
+    return model([h.make_node("Conv", ["x", "w", "b"], ["c"], name="conv3d", strides=[2, 1, 1],
+                              pads=[1, 0, 0, 1, 0, 0]),
+                  h.make_node("MaxPool", ["c"], ["m"], name="max3d", kernel_shape=[2, 2, 2]),
+                  h.make_node("AveragePool", ["m"], ["y"], name="avg3d", kernel_shape=[1, 2, 1], pads=[0, 1, 0, 0, 0, 0],
+                              count_include_pad=1)],
+                 [vi("x", [1, 2, 4, 3, 3])], [vi("y", [1, 3, 2, 2, 2])],
+                 [("w", f32(3, 2, 2, 1, 1)), ("b", f32(3))])
+
+
+def conv_rank6():
+    return model([h.make_node("Conv", ["x", "w"], ["y"], name="conv4d")],
+                 [vi("x", [1, 1, 2, 2, 2, 2])], [vi("y", [1, 1, 1, 1, 1, 1])], [("w", f32(1, 1, 2, 2, 2, 2))])
+
+
+def maxpool3d_indices():
+    return model([h.make_node("MaxPool", ["x"], ["y", "i"], name="max3d_idx", kernel_shape=[2, 2, 2])],
+                 [vi("x", [1, 1, 2, 2, 2])], [vi("y", [1, 1, 1, 1, 1]), vi("i", [1, 1, 1, 1, 1], T.INT64)])
 
 def shape_inputs():
     """Reshape / Unsqueeze / Pad / ReduceMean / Squeeze whose shape, axes and pads are
@@ -309,9 +356,9 @@ def attention_3d_no_heads():
     return m
 
 
-MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, unsupported_op, bad_attribute, unknown_attribute,
+MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, qdq_blocked, qdq_blocked_bad_scale, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
-                                   resize_cubic, resize_channels, resize_runtime_scales, conv_transpose_3d,
+                                   resize_cubic, resize_crop_nearest, resize_channels, resize_runtime_scales, conv_transpose_3d, volume_ops, conv_rank6, maxpool3d_indices,
                                    shape_inputs, runtime_clip, qoperator, dynamic_quant, lstm, lstm_bidirectional,
                                    lstm_relu, lstm_sequence_lens, if_const, if_runtime,
                                    if_computed, gru, gru_activations)}
