@@ -103,10 +103,12 @@ def test_float_matches_onnxruntime(work, model):
 
 
 def test_dscnn_runs_wholly_on_the_npu(work):
-    """Its first conv (10x4, taller than the npu's max_kernel) is split into two 5x4 convs
-    summed (split-tall-kernels): every MAC is offloaded."""
+    """Its first conv (10x4, taller than the npu's max_kernel; 320 k MACs) is split into
+    two 5x4 convs summed (split-tall-kernels) and offloaded: only the classifier's 768
+    MACs (a 64 -> 12 dense, not profitable on the npu) stay on the host."""
     _, report, _ = compiled(work, "zoo_dscnn_kws", "npu", int8=False)
-    assert report["macs"]["offloaded"] == report["macs"]["total"] > 0
+    macs = report["macs"]
+    assert 0 <= macs["total"] - macs["offloaded"] <= 768, macs
 
 
 def test_autoencoder_stays_on_the_host_of_the_npu(work):
