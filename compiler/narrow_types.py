@@ -48,6 +48,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from accel.dialects.relay import CAST_ROUND_MODES
+
 FLOAT8 = tuple(np.dtype(t) for t in (ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e4m3fnuz, ml_dtypes.float8_e5m2,
                                      ml_dtypes.float8_e5m2fnuz))
 E8M0 = np.dtype(ml_dtypes.float8_e8m0fnu)
@@ -90,8 +92,7 @@ HOST_WIDENED = (_F16, BF16)
 """Types the host schedule computes on in float32 (widen-host-floats): elsewhere a narrow
 type only meets casts, quantize/dequantize and data movement."""
 
-ROUND_MODES = ("up", "down", "nearest")
-"""f8E8M0FNU's rounding modes (ONNX Cast's `round_mode`)."""
+ROUND_MODES = CAST_ROUND_MODES
 
 _FLOAT_TYPES: dict[type[Attribute], np.dtype] = {
     BFloat16Type: BF16,

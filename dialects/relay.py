@@ -91,6 +91,8 @@ FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type)
 """The float types relay computes on (f16 and bf16 in float32 on the host)."""
 FLOAT8_TYPES = (Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type, Float8E5M2FNUZType)
 STORAGE_FLOAT_TYPES = (*FLOAT8_TYPES, Float8E8M0FNUType, Float4E2M1FNType)
+CAST_ROUND_MODES = ("up", "down", "nearest")
+"""relay.cast's rounding modes into f8E8M0FNU (ONNX Cast's `round_mode`)."""
 """Storage-only float types: cast, quantize/dequantize and data movement."""
 
 
@@ -1863,7 +1865,7 @@ class CastOp(RelayOp):
     see `accel.compiler.narrow_types`."""
 
     name = "relay.cast"
-    PROPS = (Bool("saturate", True), Str("round_mode", "up", choices=("up", "down", "nearest")))
+    PROPS = (Bool("saturate", True), Str("round_mode", "up", choices=CAST_ROUND_MODES))
     data = operand_def(TensorType)
     result = result_def(TensorType)
 

@@ -575,13 +575,13 @@ def test_accel_opt_errors_are_one_line_and_exit_1(tmp_path):
 
 
 def test_unsupported_initializer_is_an_error_only_when_used():
-    bf16 = onnx.TensorProto(name="b", data_type=T.BFLOAT16, dims=[2], int32_data=[0, 0])
-    graph = h.make_graph([h.make_node("Relu", ["x"], ["y"])], "g", [vi("x", [2])], [vi("y", [2])], [bf16])
+    c64 = onnx.TensorProto(name="b", data_type=T.COMPLEX64, dims=[2], float_data=[0, 0, 0, 0])
+    graph = h.make_graph([h.make_node("Relu", ["x"], ["y"])], "g", [vi("x", [2])], [vi("y", [2])], [c64])
     m = h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])
     assert ops(import_onnx_model(m)) == ["relay.nn.relu"]
-    graph = h.make_graph([h.make_node("Add", ["x", "b"], ["y"], name="add")], "g", [vi("x", [2])], [vi("y", [2])], [bf16])
+    graph = h.make_graph([h.make_node("Add", ["x", "b"], ["y"], name="add")], "g", [vi("x", [2])], [vi("y", [2])], [c64])
     m = h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])
-    assert import_error(m) == "error: node 'add' (Add): initializer 'b': element type BFLOAT16 is not supported"
+    assert import_error(m) == "error: node 'add' (Add): initializer 'b': element type COMPLEX64 is not supported"
 
 
 def test_error_malformed_shape_computation():

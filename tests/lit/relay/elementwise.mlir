@@ -88,8 +88,8 @@ func.func @cast(%x: tensor<2x3xf32>) -> (tensor<2x3xi8>, tensor<2x3xf16>) {
 // CHECK-NEXT:  %i = relay.cast %x : tensor<2x3xf32> -> tensor<2x3xi8>
 // CHECK-NEXT:  %h = relay.cast %i : tensor<2x3xi8> -> tensor<2x3xf16>
 // CHECK-NEXT:  func.return %i, %h : tensor<2x3xi8>, tensor<2x3xf16>
-// GEN:         %i = "relay.cast"(%x) : (tensor<2x3xf32>) -> tensor<2x3xi8>
-// GEN:         %h = "relay.cast"(%i) : (tensor<2x3xi8>) -> tensor<2x3xf16>
+// GEN:         %i = "relay.cast"(%x) <{saturate = true, round_mode = "up"}> : (tensor<2x3xf32>) -> tensor<2x3xi8>
+// GEN:         %h = "relay.cast"(%i) <{saturate = true, round_mode = "up"}> : (tensor<2x3xi8>) -> tensor<2x3xf16>
 
 // -----
 
