@@ -84,7 +84,6 @@ STATIC_INPUTS: dict[str, tuple[int, ...]] = {
 # Known deviations: case name -> reason
 # --------------------------------------------------------------------------------------
 
-_EMPTY = "empty (zero-size) tensors are not supported"
 _TRAINING = "training mode (random dropout, batch statistics): the importer is inference only"
 
 KNOWN_DEVIATION_PATTERNS: list[tuple[str, str]] = [
@@ -102,10 +101,6 @@ KNOWN_DEVIATIONS: dict[str, str] = {
     "test_identity_opt": "optional values are not supported (tensors only)",
     "test_if_seq": "sequence values are not supported (tensors only): the branch builds a SequenceConstruct",
     "test_if_opt": "optional values are not supported (tensors only): the branch builds an optional sequence",
-    "test_reshape_allowzero_reordered": _EMPTY,
-    "test_slice_start_out_of_bounds": _EMPTY,
-    "test_split_zero_size_splits_opset13": _EMPTY,
-    "test_split_zero_size_splits_opset18": _EMPTY,
     # pytorch-converted / pytorch-operator
 }
 """Single deviations: case name -> reason."""

@@ -12,7 +12,7 @@ Upsample, ConvTranspose, DepthToSpace, SpaceToDepth, GatherElements.
 
 Resize's scales or sizes must be known at import time (initializers, Constant nodes, or
 bound inputs); only the two spatial axes of a rank-4 input may change. 1-D ConvTranspose
-runs as the 2-D form on [N, C, 1, L].
+runs as the 2-D form on [N, C, 1, L], 3-D as 2-D ops over the depth taps (ops_volume).
 """
 
 from __future__ import annotations

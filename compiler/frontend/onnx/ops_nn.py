@@ -8,7 +8,8 @@ pooling, normalization, softmax and reductions.
     MatMul(x: [2,5,8], w: [8,4])   ->  relay.nn.batch_matmul %x, %w {transpose_b = false}
     Softmax-11(x: [2,3,4], axis=1) ->  reshape to [2, 12], softmax over axis 1, reshape back
 
-1-D convolution and pooling ([N, C, L]) run as their 2-D forms on [N, C, 1, L].
+1-D convolution and pooling ([N, C, L]) run as their 2-D forms on [N, C, 1, L]; 3-D ones
+([N, C, D, H, W]) as 2-D ops over the depth (ops_volume).
 """
 
 from __future__ import annotations

@@ -126,6 +126,12 @@ def dropout(n: Node):
     return outs
 
 
+def empty(n: Node, shape: Sequence[int], i: int = 0) -> Const:
+    """A result with a zero in its shape (input `i`'s element type): it holds no data, so
+    its value is known at import time, whatever the inputs (the C program copies 0 bytes)."""
+    return Const(np.zeros(tuple(int(s) for s in shape), n.dtype(i)))
+
+
 # --------------------------------------------------------------------------------------
 # Reshapes
 # --------------------------------------------------------------------------------------
@@ -148,7 +154,7 @@ def reshape(n: Node):
                 raise n.error(f"shape {target} has more than one -1")
             infer_at = i
             out.append(1)
-        elif s < 0 or (s == 0 and allow_zero):
+        elif s < 0:
             raise n.error(f"shape {target} has the unsupported entry {s}")
         else:
             out.append(s)
@@ -160,6 +166,8 @@ def reshape(n: Node):
         out[infer_at] = total // known
     if math.prod(out) != total:
         raise n.error(f"cannot reshape {list(in_shape)} ({total} elements) to {out}")
+    if total == 0:
+        return empty(n, out)
     return reshaped(n, n.value(0), out)
 
 
@@ -274,16 +282,19 @@ def slice_(n: Node):
     dims = n.shape(0)
     params = [n.opt_const(i, f"input {i} of Slice") for i in range(1, 5)]
     begin, end, strides, axes = [], [], [], []
+    out = list(dims)
     for axis, start, stop, step in slice_params(n, len(dims), params):
         axis = norm_axis(n, axis, len(dims))
         try:
             idx = slice_indices(dims[axis], start, stop, step)
         except ValueError as e:
             raise n.error(str(e)) from None
-        if idx.size == 0:
-            raise n.error(f"the slice of axis {axis} is empty; empty tensors are not supported")
         if axis in axes:
             raise n.error(f"axis {axis} is sliced twice")
+        out[axis] = idx.size
+        if idx.size == 0:
+            axes.append(axis)
+            continue
         if np.array_equal(idx, np.arange(dims[axis])):
             continue
         begin.append(int(idx[0]))
@@ -294,6 +305,8 @@ def slice_(n: Node):
         axes.append(axis)
     if not axes:
         return n.value(0)
+    if 0 in out:
+        return empty(n, out)
     return n.emit(relay.StridedSliceOp(n.input(0), begin=begin, end=end, strides=strides, axes=axes))
 
 
@@ -311,8 +324,8 @@ def split_sizes(n: Node, dim: int, n_out: int) -> list[int]:
             if dim % n_out:
                 raise n.error(f"cannot split {dim} evenly into {n_out} outputs")
             sizes = [dim // n_out] * n_out
-    if sum(sizes) != dim or len(sizes) != n_out or any(s <= 0 for s in sizes):
-        raise n.error(f"split sizes {sizes} do not cover the dimension {dim} with {n_out} non-empty outputs")
+    if sum(sizes) != dim or len(sizes) != n_out or any(s < 0 for s in sizes):
+        raise n.error(f"split sizes {sizes} do not cover the dimension {dim} with {n_out} outputs")
     return sizes
 
 
@@ -331,11 +344,17 @@ def fold_split(n: Node, xs):
 
 @converter("Split", attrs=("axis", "split", "num_outputs"))
 def split(n: Node):
-    """One `relay.strided_slice` per output."""
-    axis, parts = _split_parts(n, n.shape(0))
-    x = n.input(0)
-    return [n.emit(relay.StridedSliceOp(x, begin=[int(idx[0])], end=[int(idx[-1]) + 1], axes=[axis]))
-            for idx in parts]
+    """One `relay.strided_slice` per output (an empty output: `empty`)."""
+    dims = n.shape(0)
+    axis, parts = _split_parts(n, dims)
+    outs = []
+    for idx in parts:
+        if idx.size == 0 or 0 in dims:
+            outs.append(empty(n, [*dims[:axis], idx.size, *dims[axis + 1:]]))
+        else:
+            outs.append(n.emit(relay.StridedSliceOp(n.input(0), begin=[int(idx[0])], end=[int(idx[-1]) + 1],
+                                                    axes=[axis])))
+    return outs
 
 
 @converter("Expand")

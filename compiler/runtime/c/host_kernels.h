@@ -19,7 +19,8 @@
  *   non-zero status nothing has been written to the outputs unless stated otherwise.
  * - Outputs must not overlap inputs, except for elementwise kernels with identical
  *   input and output shape (there y may equal x exactly: in place).
- * - Float kernels compute in float32 like the reference; long reductions (mean,
+ * - Float kernels compute in their type (`_f32` float, `_f64` double: one source,
+ *   host_kernels_real.inc) like the reference; long reductions (mean,
  *   softmax, layer_norm and pool sums) accumulate in double, which is at least as
  *   accurate as numpy's float32 pairwise sums. Results may differ from the reference
  *   in the last bits where the summation order differs (conv, dense, matmul: blocked
@@ -506,8 +507,10 @@ int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t coun
 
 int acc_conv2d_f64(const double *x, const double *w, const double *bias, double *y, const acc_conv2d_params *p);
 int acc_dense_f64(const double *x, const double *w, const double *bias, double *y, int64_t m, int64_t k, int64_t n);
-int acc_matmul_f64(const double *a, const double *b, double *y, int64_t m, int64_t k, int64_t n, int transpose_a, int transpose_b);
-int acc_batch_matmul_f64(const double *a, int a_rank, const int64_t *a_shape, const double *b, int b_rank, const int64_t *b_shape, double *y, int transpose_a, int transpose_b);
+int acc_matmul_f64(const double *a, const double *b, double *y, int64_t m, int64_t k, int64_t n, int transpose_a,
+                   int transpose_b);
+int acc_batch_matmul_f64(const double *a, int a_rank, const int64_t *a_shape, const double *b, int b_rank,
+                         const int64_t *b_shape, double *y, int transpose_a, int transpose_b);
 int acc_sigmoid_f64(const double *x, double *y, int64_t count);
 int acc_tanh_f64(const double *x, double *y, int64_t count);
 int acc_erf_f64(const double *x, double *y, int64_t count);
@@ -519,8 +522,10 @@ int acc_leaky_relu_f64(const double *x, double *y, int64_t count, double alpha);
 int acc_softmax_f64(const double *x, double *y, int rank, const int64_t *shape, int axis);
 int acc_avg_pool2d_f64(const double *x, double *y, const acc_pool2d_params *p);
 int acc_global_avg_pool2d_f64(const double *x, double *y, int64_t n, int64_t c, int64_t h, int64_t w);
-int acc_batch_norm_f64(const double *x, const double *gamma, const double *beta, const double *mean, const double *var, double *y, int rank, const int64_t *shape, int axis, double epsilon);
-int acc_layer_norm_f64(const double *x, const double *gamma, const double *beta, double *y, int rank, const int64_t *shape, int axis, double epsilon);
+int acc_batch_norm_f64(const double *x, const double *gamma, const double *beta, const double *mean,
+                       const double *var, double *y, int rank, const int64_t *shape, int axis, double epsilon);
+int acc_layer_norm_f64(const double *x, const double *gamma, const double *beta, double *y, int rank,
+                       const int64_t *shape, int axis, double epsilon);
 int acc_mean_f64(const double *x, double *y, int rank, const int64_t *shape, const int *axes, int n_axes);
 int acc_sqrt_f64(const double *x, double *y, int64_t count);
 int acc_exp_f64(const double *x, double *y, int64_t count);

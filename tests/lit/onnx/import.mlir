@@ -63,6 +63,20 @@
 // QBB: accel-opt: {{.*}}qbb.onnx: error: node 'dq_bad' (DequantizeLinear): input 1 [2, 3] must have the shape [2, 2] of blocks of 2 along axis 1
 // QBB-NOT: {{.}}
 
+// A result with a zero in its shape holds no data: an empty constant (0 bytes in C),
+// whatever the inputs; a negative split size is still one line naming the node.
+// RUN: %python %S/Inputs/make_model.py empty_results %t.empty.onnx
+// RUN: accel-opt %t.empty.onnx | filecheck %s --check-prefix=EMPTY
+// EMPTY:      func.func @main(%x: tensor<2x3xf32> {accel.name = "x"}, %e: tensor<0x4xf32> {accel.name = "e"})
+// EMPTY:      %[[S:[0-9]+]] = relay.constant dense<> : tensor<2x0xf32>
+// EMPTY-NEXT: %[[B:[0-9]+]] = relay.constant dense<> : tensor<2x0xf32>
+// EMPTY-NEXT: %[[R:[0-9]+]] = relay.constant dense<> : tensor<4x0xf32>
+// EMPTY-NEXT: func.return %[[S]], %a, %[[B]], %[[R]] : tensor<2x0xf32>, tensor<2x3xf32>, tensor<2x0xf32>, tensor<4x0xf32>
+// RUN: %python %S/Inputs/make_model.py split_negative %t.splitneg.onnx
+// RUN: not accel-opt %t.splitneg.onnx 2>&1 | filecheck %s --check-prefix=SPLITNEG
+// SPLITNEG: accel-opt: {{.*}}splitneg.onnx: error: node 'split_neg' (Split): split sizes [4, -1] do not cover the dimension 3 with 2 outputs
+// SPLITNEG-NOT: {{.}}
+
 // QDQ stays Q/DQ around the float conv (fusing is the pattern matcher's job);
 // per-channel weights keep their axis.
 // RUN: %python %S/Inputs/make_model.py qdq %t.qdq.onnx

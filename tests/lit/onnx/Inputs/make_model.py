@@ -41,6 +41,22 @@ def qdq_blocked_bad_scale():
     return model([h.make_node("DequantizeLinear", ["x", "s"], ["y"], name="dq_bad", axis=1, block_size=2)],
                  [vi("x", [2, 4], T.INT8), vi("s", [2, 3])], [vi("y", [2, 4])], opset=21)
 
+def empty_results():
+    """Results with a zero in their shape: a Slice past the end, a Split with an empty
+    part, a Reshape (allowzero) of an empty input."""
+    return model(
+        [h.make_node("Slice", ["x", "st", "en", "ax"], ["s"], name="slice_past_end"),
+         h.make_node("Split", ["x", "parts"], ["a", "b"], name="split_empty", axis=1),
+         h.make_node("Reshape", ["e", "shape"], ["r"], name="reshape_empty", allowzero=1)],
+        [vi("x", [2, 3]), vi("e", [0, 4])], [vi("s", [2, 0]), vi("a", [2, 3]), vi("b", [2, 0]), vi("r", [4, 0])],
+        [("st", np.array([5], np.int64)), ("en", np.array([9], np.int64)), ("ax", np.array([1], np.int64)),
+         ("parts", np.array([3, 0], np.int64)), ("shape", np.array([4, 0], np.int64))], opset=18)
+
+
+def split_negative():
+    return model([h.make_node("Split", ["x", "parts"], ["a", "b"], name="split_neg", axis=0)],
+                 [vi("x", [3])], [vi("a", [4]), vi("b", [-1])], [("parts", np.array([4, -1], np.int64))], opset=18)
+
 def conv_relu():
     """Conv with bias + Relu + Gemm(transB=1): weights external, biases inline."""
     return model(
@@ -356,7 +372,7 @@ def attention_3d_no_heads():
     return m
 
 
-MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, qdq_blocked, qdq_blocked_bad_scale, unsupported_op, bad_attribute, unknown_attribute,
+MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, qdq_blocked, qdq_blocked_bad_scale, empty_results, split_negative, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_crop_nearest, resize_channels, resize_runtime_scales, conv_transpose_3d, volume_ops, conv_rank6, maxpool3d_indices,
                                    shape_inputs, runtime_clip, qoperator, dynamic_quant, lstm, lstm_bidirectional,
