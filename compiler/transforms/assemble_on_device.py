@@ -282,18 +282,25 @@ class InPlace:
     device_home: Operation
     """The compute's op in the function's block: the assembled buffer is allocated before
     it when it comes later."""
-    writes: list[accel.DmaStartOp]
-    """The other copies into the assembled buffer, all ops of the function's block when
-    this copy is waited for (the last before readers of the assembled buffer)."""
+    home_at: int
+    """Its position in the function's block (before any of these rewrites)."""
+    device_at: list[int]
+    """Where the assembled buffer is allocated now (shared by the assembly's tiles)."""
+    earlier: list[accel.DmaStartOp]
+    """The copies into the assembled buffer before this one, in program order (all ops of
+    the function's block when this copy is waited for: the last before its readers)."""
     moved: list[tuple[Operation, Operation | None]] = field(default_factory=list)
+    was_at: int = 0
 
     def apply(self) -> None:
         point = InsertPoint.before(self.compute)
         self.moved = []
-        if self.device is not self.device_home and not _before(self.device, self.device_home):
+        self.was_at = self.device_at[0]
+        if self.home_at < self.device_at[0]:
             self.moved.append((self.device, self.device.next_op))
             self.device.detach()
             Rewriter.insert_op(self.device, InsertPoint.before(self.device_home))
+            self.device_at[0] = self.home_at
         for view in view_chain(self.copy.dest):
             self.moved.append((view, view.next_op))
             view.detach()
@@ -306,13 +313,14 @@ class InPlace:
             op.detach()
             Rewriter.insert_op(op, InsertPoint.before(successor))
         self.moved = []
+        self.device_at[0] = self.was_at
 
     def commit(self) -> None:
         if self.copy.token.uses:
             # Readers waited for this copy to cover the ones before it: now they wait for
             # the last of those still there (or for none).
-            earlier = [w for w in self.writes if w.parent is not None and _before(w, self.copy)]
-            last = earlier[-1] if earlier else None
+            left = [w for w in self.earlier if w.parent is not None]
+            last = left[-1] if left else None
             for use in list(self.copy.token.uses):
                 wait = use.operation
                 rest = [t for t in wait.operands if t is not self.copy.token]
@@ -328,12 +336,21 @@ class InPlace:
 
 def _in_place_candidates(assemblies: list[Assembly], block: Block) -> list[InPlace]:
     found = []
-    order = {op: n for n, op in enumerate(block.ops)}
+    orders: dict[Block, dict[Operation, int]] = {}
+
+    def at(op: Operation) -> int:
+        """`op`'s position in its block (each block numbered once)."""
+        order = orders.get(op.parent)
+        if order is None:
+            order = orders[op.parent] = {o: n for n, o in enumerate(op.parent.ops)}
+        return order[op]
+
     for a in assemblies:
         assert a.device is not None
         writes = [d for d, i in a.transfers if i == 1]  # in program order (uses are not: sort)
-        writes.sort(key=lambda d: order[ancestor_in(d, block)])
+        writes.sort(key=lambda d: at(ancestor_in(d, block)))
         flat = all(w.parent is block for w in writes)
+        device_at = [at(a.device)]
         for dma, index in a.transfers:
             if index != 1 or dma.parent is None or not is_contiguous(dma.dest.type) or (dma.token.uses and not flat):
                 continue  # waited for and copies in loops before it: its token covers them
@@ -350,22 +367,13 @@ def _in_place_candidates(assemblies: list[Assembly], block: Block) -> list[InPla
             # The view's index operands must be there before the compute.
             chain = view_chain(dma.dest)
             if any(isinstance(o.owner, Operation) and o.owner.parent is dma.parent and
-                   o.owner not in chain and not _before(o.owner, compute)
+                   o.owner not in chain and at(o.owner) > at(compute)
                    for sv in chain for o in sv.operands[1:]):
                 continue
-            found.append(InPlace(dma, compute, tile, a.device, ancestor_in(compute, block),
-                                 [w for w in writes if w is not dma]))
+            home = ancestor_in(compute, block)
+            found.append(InPlace(dma, compute, tile, a.device, home, at(home), device_at,
+                                 writes[:writes.index(dma)]))
     return found
-
-
-def _before(a: Operation, b: Operation) -> bool:
-    """Whether `a` comes before `b` in their common block."""
-    op = a.next_op
-    while op is not None:
-        if op is b:
-            return True
-        op = op.next_op
-    return False
 
 
 def assemble_function(fn: func.FuncOp, capacity: int, alignment: int, in_place: bool) -> bool:
