@@ -16,6 +16,7 @@ import pytest
 from onnx import TensorProto as T
 from onnx import helper as h
 from onnx import numpy_helper as nh
+from onnx.reference import ReferenceEvaluator
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.driver import compile_to_directory
@@ -189,3 +190,34 @@ def test_lrn_and_instance_norm_of_a_cnn_offload_their_convolutions(tmp_path):
     got, _ = run_directory(str(tmp_path / "out"), {"x": x})
     want = ort_outputs(model, {"x": x})["y"]
     np.testing.assert_allclose(got["y"], want, rtol=0, atol=1e-4 * float(np.abs(want).max()))
+
+
+def test_batch_norm_training_mode_matches_the_onnx_reference_in_c(tmp_path):
+    """training_mode = 1: batch statistics and the updated running statistics (onnxruntime's
+    inference build has no training-mode BatchNormalization: the reference is onnx.reference);
+    float within 1e-5 of the output's max. A training Dropout of ratio 0 is the identity."""
+    c = SHAPE[1]
+    inits = [("s", rng.standard_normal(c).astype(np.float32)), ("b", rng.standard_normal(c).astype(np.float32)),
+             ("m", rng.standard_normal(c).astype(np.float32)), ("v", rng.random(c).astype(np.float32) + 0.5),
+             ("ratio", np.array(0.0, np.float32)), ("train", np.array(True))]
+    nodes = [h.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "rm", "rv"], training_mode=1,
+                         momentum=0.8, epsilon=1e-3),
+             h.make_node("Dropout", ["y", "ratio", "train"], ["z", "mask"])]
+    model = make(nodes, [vi("x", SHAPE)], [vi("z", SHAPE), vi("mask", SHAPE, T.BOOL), vi("rm", [c]), vi("rv", [c])],
+                 inits)
+    x = rng.standard_normal(SHAPE).astype(np.float32) * 3 + 1
+    want = dict(zip(["z", "mask", "rm", "rv"], ReferenceEvaluator(model).run(None, {"x": x})))
+    assert_matches(run_function(import_onnx_model(model), {"x": x}), want)
+    path = tmp_path / "bn.onnx"
+    onnx.save(model, path)
+    compile_to_directory(str(path), "npu", str(tmp_path / "out"))
+    got, _ = run_directory(str(tmp_path / "out"), {"x": x})
+    assert_matches(got, want)
+
+
+def test_training_dropout_with_a_nonzero_ratio_is_one_line():
+    nodes = [h.make_node("Dropout", ["x", "ratio", "train"], ["z"])]
+    model = make(nodes, [vi("x", SHAPE)], [vi("z", SHAPE)],
+                 [("ratio", np.array(0.5, np.float32)), ("train", np.array(True))])
+    with pytest.raises(CompileError, match="ratio 0.5 draws a random mask"):
+        import_onnx_model(model)

@@ -340,6 +340,34 @@ def _per_channel(n: Node, i: int, channels: int, rank: int, what: str) -> SSAVal
     return n.importer.materialize(reshaped(n, n.value(i), (channels,) + (1,) * (rank - 2)))
 
 
+def batch_norm_training(n: Node) -> list[SSAValue]:
+    """BatchNormalization with training_mode = 1 (opset 14+): normalized with the batch's
+    own statistics (mean and biased variance over every axis but the channels), and the
+    updated running statistics `input * momentum + batch * (1 - momentum)` as outputs 1
+    and 2, as onnx.reference computes them."""
+    dims = n.shape(0)
+    dt = _float_input(n)
+    if len(dims) < 2:
+        raise n.error(f"input of rank {len(dims)} has no channel axis")
+    channels, rank = dims[1], len(dims)
+    axes = [0, *range(2, rank)]
+    x = n.input(0)
+    mean = n.emit(relay.MeanOp(x, axis=axes, keepdims=True))
+    diff = _sub(n, x, mean)
+    var = n.emit(relay.MeanOp(_mul(n, diff, diff), axis=axes, keepdims=True))
+    y = _div(n, diff, n.emit(relay.SqrtOp(_add(n, var, _scalar(n, float(n.attr("epsilon", 1e-5)), dt)))))
+    y = _add(n, _mul(n, y, _per_channel(n, 1, channels, rank, "scale")), _per_channel(n, 2, channels, rank, "B"))
+    momentum = float(n.attr("momentum", 0.9))
+    outputs = [y]
+    for i, batch in ((3, mean), (4, var)):
+        if len(n.proto.output) <= len(outputs):
+            break
+        running = n.importer.materialize(reshaped(n, n.value(i), (channels,)))
+        batch = n.importer.materialize(reshaped(n, batch, (channels,)))
+        outputs.append(_add(n, _mul(n, running, _scalar(n, momentum, dt)), _mul(n, batch, _scalar(n, 1 - momentum, dt))))
+    return outputs
+
+
 @converter("InstanceNormalization", attrs=("epsilon",))
 def instance_norm(n: Node):
     dims = n.shape(0)

@@ -22,6 +22,7 @@ from xdsl.ir import SSAValue
 
 from accel.compiler.frontend.onnx import ops_volume
 from accel.compiler.frontend.onnx.context import Const, Node, Value, converter
+from accel.compiler.frontend.onnx.ops_composed import batch_norm_training
 from accel.compiler.frontend.onnx.ops_tensor import axes_operand, norm_axis, reshaped
 from accel.dialects import relay
 
@@ -402,9 +403,10 @@ def global_max_pool(n: Node):
 
 @converter("BatchNormalization", attrs=("epsilon", "momentum", "spatial", "training_mode", "is_test"))
 def batch_norm(n: Node):
-    """Inference: normalizes with the running statistics (inputs 3 and 4)."""
+    """Inference: normalizes with the running statistics (inputs 3 and 4); training mode
+    with the batch's (ops_composed.batch_norm_training)."""
     if n.attr("training_mode", 0):
-        raise n.error("training_mode = 1 is not supported (inference only)")
+        return batch_norm_training(n)
     if any(o for o in n.proto.output[1:]):
         raise n.error("the training outputs (running/saved mean and variance) are not supported")
     if n.version < 9 and not n.attr("spatial", 1):

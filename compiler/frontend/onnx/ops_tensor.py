@@ -113,10 +113,13 @@ def identity(n: Node):
 
 @converter("Dropout", attrs=("ratio", "is_test", "seed"))
 def dropout(n: Node):
-    """Inference: the identity, and a mask of ones."""
+    """Inference, or training with ratio 0: the identity, and a mask of ones."""
     if n.version >= 12 and n.has(2):
         if bool(np.asarray(n.const(2, "the training_mode input")).reshape(-1)[0]):
-            raise n.error("training_mode = true is not supported (inference only)")
+            ratio = float(np.asarray(n.const(1, "the ratio input")).reshape(-1)[0]) if n.has(1) else 0.5
+            if ratio != 0:
+                raise n.error(f"training_mode = true with ratio {ratio:g} draws a random mask: not supported "
+                              "(inference, or ratio 0)")
     if n.version < 7 and not n.attr("is_test", 0):
         raise n.error("is_test = 0 (training) is not supported (inference only)")
     outs: list[Value] = [n.value(0)]
