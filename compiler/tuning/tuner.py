@@ -32,10 +32,11 @@ from dataclasses import dataclass, field
 from accel.compiler.compile_report import build_report
 from accel.compiler.driver import compile_module, load_model, make_context
 from accel.compiler.pipeline import with_tuning_log
-from accel.compiler.targets.tuning_space import TILE_KNOBS
+from accel.compiler.targets.tuning_space import FUSION_KIND, TILE_KNOBS
 from accel.compiler.tuning.executors import Executor
 from accel.compiler.tuning.log import LogWriter, Record, TuningLog, config_key, fingerprint, read_log
-from accel.compiler.tuning.measure import Request, Result
+from accel.compiler.tuning.fusion import fusion_features, fusion_kind_space, fusion_space, module_fusion_tasks
+from accel.compiler.tuning.measure import FUSION_TASK_PIPELINE, TASK_PIPELINE, Request, Result
 from accel.compiler.tuning.search import STRATEGIES, TaskSearch, fit_model, propose
 from accel.compiler.tuning.space import analytic_cycles, extents, space_of
 from accel.compiler.tuning.tasks import Task, distinct_tasks, module_tasks
@@ -82,29 +83,65 @@ class Progress:
     def finish(self) -> None: ...
 
 
+FEATURES = ("channel_tile", "row_tile", "feature_tile", "k_tile", "outer_tile", "tiles", "analytic", "default",
+            "double_buffer", "prefetch", "resident_input", "channels", "rows", "matmul", "eltwise", "common_knobs",
+            "fusion", "fused_ops", "segments", "stripes")
+"""The learned model's inputs, one layout for every task (it is fitted across tasks)."""
+
+
 def features(op, config: dict, analytic: float, kind: str) -> list[float]:
-    ext = extents(op)
-    names = TILE_KNOBS[kind]
-    rel = [config[n] / ext[n] if n in config else 1.0 for n in ("channel_tile", "row_tile", "feature_tile", "k_tile")]
-    tiles = math.prod(-(-ext[n] // config[n]) for n in names if n in config)
-    return [
-        *rel, math.log(tiles), math.log(max(analytic, 1.0)), float(not config),
-        float(config.get("double_buffer", True)), float(config.get("prefetch", -1)),
-        float(config.get("resident") == "input"), *(math.log(ext.get(n, 1)) for n in ("channel_tile", "row_tile")),
-        float(kind == "matmul"), float(len(config) - sum(1 for n in names if n in config)),
-    ]
+    """`op` is the chain of a fusion task."""
+    if kind == FUSION_KIND:
+        slots = {**fusion_features(op, config), "fusion": 1.0}
+    else:
+        ext = extents(op)
+        names = TILE_KNOBS[kind]
+        slots = {n: config[n] / ext[n] if n in config else 1.0
+                 for n in ("channel_tile", "row_tile", "feature_tile", "k_tile", "outer_tile")}
+        slots.update({
+            "tiles": math.log(math.prod(-(-ext[n] // config[n]) for n in names if n in config)),
+            "default": float(not config), "double_buffer": float(config.get("double_buffer", True)),
+            "prefetch": float(config.get("prefetch", -1)), "resident_input": float(config.get("resident") == "input"),
+            "channels": math.log(ext.get("channel_tile", 1)), "rows": math.log(ext.get("row_tile", 1)),
+            "matmul": float(kind == "matmul"), "eltwise": float(kind == "eltwise"),
+            "common_knobs": float(len(config) - sum(1 for n in names if n in config)),
+        })
+    slots["analytic"] = math.log(max(analytic, 1.0))
+    return [slots.get(n, 0.0) for n in FEATURES]
 
 
 def extract_tasks(model: str, target: str, bind_inputs=None):
-    """(tasks, first op of each task by key, the context) of a model."""
+    """(tasks, the first instance of each task by key, the context, the module) of a
+    model; an instance is an op, or (chain, entries) for a fusion task."""
     ctx = make_context(target)
     module = load_model(model, ctx, bind_inputs)
     module, _ = compile_module(module, ctx, TO_ACCEL)
     pairs = module_tasks(module)
-    ops = {}
+    ops: dict = {}
     for op, task in pairs:
         ops.setdefault(task.key, op)
+    for chain, entries, task in module_fusion_tasks(module):
+        if fusion_kind_space(ctx.targets.named(task.target, chain[0])) is not None:
+            pairs.append((chain[0], task))
+            ops.setdefault(task.key, (chain, entries))
     return distinct_tasks(pairs), ops, ctx, module
+
+
+def _anchor(instance):
+    """The op that names a task instance's region (a fusion task's first op)."""
+    return instance[0][0] if isinstance(instance, tuple) else instance
+
+
+def task_space(task: Task, instance, desc) -> tuple[list[dict], list[float], list[list[float]]]:
+    """(configurations, analytic estimates, features) of a task's space."""
+    if task.kind == FUSION_KIND:
+        chain, entries = instance
+        pairs = fusion_space(chain, entries, desc)
+        return ([c for c, _ in pairs], [e for _, e in pairs],
+                [features(chain, c, e, task.kind) for c, e in pairs])
+    configs = space_of(instance, desc)
+    est = [analytic_cycles(instance, c, desc) for c in configs]
+    return configs, est, [features(instance, c, e, task.kind) for c, e in zip(configs, est)]
 
 
 def tune(model: str, target: str, log_path: str, executor: Executor, trials: int = 64, strategy: str = "model",
@@ -115,7 +152,7 @@ def tune(model: str, target: str, log_path: str, executor: Executor, trials: int
     start = time.perf_counter()
     progress = progress or Progress()
     tasks, ops, ctx, _ = extract_tasks(model, target, bind_inputs)
-    descs = {t.target: ctx.targets.named(t.target, ops[t.key]) for t in tasks}
+    descs = {t.target: ctx.targets.named(t.target, _anchor(ops[t.key])) for t in tasks}
     log = read_log(log_path) if os.path.exists(log_path) and os.path.getsize(log_path) > 0 else TuningLog(log_path)
     for desc in descs.values():
         log.check_target(desc)
@@ -123,16 +160,15 @@ def tune(model: str, target: str, log_path: str, executor: Executor, trials: int
     summary = Summary()
     searches: dict[str, TaskSearch] = {}
     for i, t in enumerate(tasks):
-        op, desc = ops[t.key], descs[t.target]
-        configs = space_of(op, desc)
-        est = [analytic_cycles(op, c, desc) for c in configs]
-        searches[t.key] = TaskSearch(configs, est, [features(op, c, e, t.kind) for c, e in zip(configs, est)], seed + i)
+        configs, est, feats = task_space(t, ops[t.key], descs[t.target])
+        searches[t.key] = TaskSearch(configs, est, feats, seed + i)
         for rec in log.measured(t.key).values():
             searches[t.key].record(rec.config, rec.cycles)
     by_key = {t.key: t for t in tasks}
 
     def request(t: Task, config: dict) -> Request:
-        return Request(t.text, tuple(t.weights), target_spec(descs[t.target], target), config, t.centre, timeout)
+        return Request(t.text, tuple(t.weights), target_spec(descs[t.target], target), config, t.centre, timeout,
+                       FUSION_TASK_PIPELINE if t.kind == FUSION_KIND else TASK_PIPELINE)
 
     def run(batch: list[tuple[Task, dict]]) -> None:
         reqs = {id(r): (t, r) for t, c in batch for r in [request(t, c)]}
