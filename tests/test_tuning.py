@@ -153,7 +153,10 @@ def test_tuning_tables_are_read_strictly(tmp_path):
         ("feature_tile = { multiple_of = 4 }", "feature_tile = { multiple_of = 0 }",
          "key 'tuning.matmul.feature_tile.multiple_of': expected a positive integer, got 0"),
         ("prefetch = [0, 1, 2, 3]", "prefetch = [0, 9]", "key 'tuning.matmul.prefetch': expected a non-empty list"),
-        ("[tuning.matmul]", "[tuning.fusion]\nx=1\n[tuning.matmul]", "key 'tuning.fusion': unknown table"),
+        ("[tuning.matmul]", "[tuning.loops]\nx=1\n[tuning.matmul]", "key 'tuning.loops': unknown table"),
+        ("[tuning.matmul]", "[tuning.fusion]\nx=1\n[tuning.matmul]", "key 'tuning.fusion.x': unknown key"),
+        ("[tuning.matmul]", "[tuning.fusion]\nstripe_rows = {}\n[tuning.matmul]",
+         "key 'tuning.fusion.depth.max': missing"),
     ]
     for old, new, message in cases:
         assert old in base
