@@ -13,8 +13,9 @@ simulator's counter) and their ratio, the tune's wall time local / Ray; per task
 `--tasks`), its share of the cycles, default and best measured cycles and the
 configuration chosen.
 
-Models: tests/models resnet_dynamo, cnn_large_resnet, cnn_large_mobilenet (CNNs) and
-gpt2_dynamo (a transformer). Inputs: bench/dma.py's `random_inputs` (seeded normal floats,
+Models: tests/models mobilenet_dynamo, decoder_dynamo, resnet_dynamo (CNNs) and
+gpt2_dynamo (a transformer); `--targets npu-cmd` tunes the npu's space (inherited through
+`extends`) on the command-stream backend. Inputs: bench/dma.py's `random_inputs` (seeded normal floats,
 token ids over the embedding's rows). Not part of the test suite; results and their
 explanation: bench/README.md.
 """
@@ -39,7 +40,7 @@ from accel.compiler import api  # noqa: E402
 from accel.compiler.tuning.executors import make_executor  # noqa: E402
 from accel.compiler.tuning.tuner import tune  # noqa: E402
 
-MODELS = ("resnet_dynamo", "cnn_large_resnet", "cnn_large_mobilenet", "gpt2_dynamo")
+MODELS = ("mobilenet_dynamo", "decoder_dynamo", "resnet_dynamo", "gpt2_dynamo")
 TARGETS = ("npu", "dsp")
 RTOL = 1e-4
 

@@ -14,17 +14,22 @@ task, measurements on an executor, every result appended to the log.
    measured in parallel; the learned model is refitted between rounds.
 4. Resume: measurements already in the log count against their task's budget and are
    never repeated; a log for another version of a target is refused.
-5. The whole model: compiled with the log's choices and without, compared by the compile
-   report's cycle estimate (the simulator's two-engine timeline replayed on the IR: the
-   simulator counts the same). Each tuned task whose choice does not pay in the model
-   (the model is not faster with it than with that task's default) gets its default
-   back (a `selected` record), so the tuned model is never slower than the default.
+5. The whole model decides (`select_in_model`): a task measured with its neighbours
+   only can gain alone and lose in the model (its neighbours' transfers were already
+   overlapped there by optimize-dma's prefetching, a chain cut differently changes what
+   stays on the device). Tasks by share, each tries its fastest measured
+   configurations in the whole model (the compile report's cycle estimate: the
+   simulator's two-engine timeline replayed on the IR, which the simulator counts the
+   same) with the other tasks at their choice so far, and keeps one only when the model
+   gets faster; the choices are `selected` records, so the tuned model is never slower
+   than the default.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,6 +48,8 @@ from accel.compiler.tuning.tasks import Task, distinct_tasks, module_tasks
 from accel.compiler.diagnostics import CompileError
 
 TO_ACCEL = "canonicalize,byoc,bufferize,plan-memory,lower-to-accel"
+SELECT_CANDIDATES = 3
+"""Measured configurations per task that the whole-model selection tries (its fastest)."""
 
 
 @dataclass
@@ -223,8 +230,8 @@ def tune(model: str, target: str, log_path: str, executor: Executor, trials: int
                 learned = fit_model(list(searches.values()))
         tasks_done[0] = len(tasks)
         progress.update(tasks_done[0], done[0], speedup())
-        summary.model_default, summary.model_tuned = check_in_model(
-            model, target, log_path, writer, tasks, searches, bind_inputs)
+        summary.model_default, summary.model_tuned = select_in_model(
+            model, target, log_path, writer, tasks, share, bind_inputs)
     finally:
         writer.close()
         progress.finish()
@@ -249,36 +256,47 @@ def model_estimate(model: str, target: str, log: str | None, bind_inputs=None) -
     return int(build_report(module, ctx.targets.descriptions, None, {})["cycles"]["estimate"])
 
 
-def check_in_model(model: str, target: str, log_path: str, writer: LogWriter, tasks: list[Task],
-                   searches: dict[str, TaskSearch], bind_inputs=None) -> tuple[int, int]:
-    """Give back its default to each tuned task whose choice does not make the whole model
-    faster (largest measured gain first); returns (default, tuned) model estimates."""
-    default = model_estimate(model, target, None, bind_inputs)
-    current = model_estimate(model, target, log_path, bind_inputs)
+def select_in_model(model: str, target: str, log_path: str, writer: LogWriter, tasks: list[Task],
+                    share: dict[str, float], bind_inputs=None, candidates: int = SELECT_CANDIDATES) -> tuple[int, int]:
+    """Choose each task's configuration by the whole model's estimate: tasks by share of
+    the cycles, each trying its `candidates` fastest measured configurations with every
+    other task at its choice so far (all start at the default), a candidate kept only
+    when the model gets faster. The choices are recorded (`selected`) in the log; returns
+    (default, tuned) model estimates, tuned <= default."""
     log = read_log(log_path)
-    tuned = []
+    default = current = model_estimate(model, target, None, bind_inputs)
+    chosen: dict[str, Record] = {}
+    with tempfile.TemporaryDirectory(prefix="accel-tune-select-") as tmp:
+        probe_path = os.path.join(tmp, "probe.json")
+
+        def estimate_with(choice: dict[str, Record]) -> int:
+            probe = LogWriter(probe_path, log.targets)
+            try:
+                for r in choice.values():
+                    probe.append(Record(r.task, r.target, r.op, r.instances, r.config, r.cycles, selected=True))
+            finally:
+                probe.close()
+            try:
+                return model_estimate(model, target, probe_path, bind_inputs)
+            finally:
+                os.remove(probe_path)
+
+        for t in sorted(tasks, key=lambda t: -share.get(t.key, 0.0)):
+            measured = [r for r in log.records if r.task == t.key and r.cycles is not None and not r.selected]
+            base = next((r for r in measured if not r.config), None)
+            if base is None:
+                continue
+            tried = sorted((r for r in measured if r.config and r.cycles < base.cycles), key=lambda r: r.cycles)
+            for r in tried[:candidates]:
+                cycles = estimate_with({**chosen, t.key: r})
+                if cycles < current:
+                    current, chosen[t.key] = cycles, r
     for t in tasks:
-        best, base = log.best(t.key)
-        if best is not None and best.config and base is not None:
-            tuned.append((base.cycles - best.cycles, t, base))
-    kept = []
-    for _, t, base in sorted(tuned, key=lambda x: x[0]):  # the smallest measured gains first
-        if current <= default:
-            break
-        writer.append(Record(t.key, t.target, t.summary, t.instances, {}, base.cycles, selected=True))
-        without = model_estimate(model, target, log_path, bind_inputs)
-        if without < current:
-            current = without
-            continue
-        # the choice pays in the model: select it again
-        chosen = min((r for r in read_log(log_path).records if r.task == t.key and r.cycles is not None
-                      and not r.selected), key=lambda r: (r.cycles, bool(r.config)))
-        writer.append(Record(t.key, t.target, t.summary, t.instances, chosen.config, chosen.cycles, selected=True))
-        kept.append((t, base))
-    if current > default:  # together the kept choices still lose: the defaults everywhere
-        for t, base in kept:
-            writer.append(Record(t.key, t.target, t.summary, t.instances, {}, base.cycles, selected=True))
-        current = model_estimate(model, target, log_path, bind_inputs)
+        best = chosen.get(t.key)
+        base = next((r for r in log.records if r.task == t.key and not r.config and r.cycles is not None), None)
+        pick = best or base
+        if pick is not None:
+            writer.append(Record(t.key, t.target, t.summary, t.instances, pick.config, pick.cycles, selected=True))
     return default, current
 
 
