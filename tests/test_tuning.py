@@ -336,6 +336,18 @@ def test_tuned_compile_equals_the_reference(tmp_path, seed):
     assert default.report["cycles"]["estimate"] != compiled.report["cycles"]["estimate"]
 
 
+def test_a_derived_target_goes_stale_with_its_base(tmp_path):
+    """npu-cmd (`extends = "npu"`) tunes the npu's space: its fingerprint covers the base."""
+    assert load_target("npu-cmd").tuning == load_target("npu").tuning
+    base, derived = tmp_path / "base.toml", tmp_path / "derived.toml"
+    base.write_text('extends = "npu"\nname = "npu-base"\n')
+    derived.write_text('extends = "base.toml"\nname = "npu-derived"\n')
+    before = fingerprint(load_target(str(derived)))
+    base.write_text('extends = "npu"\nname = "npu-base"\n\n[tuning.fusion]\ndepth = { max = 2 }\n')
+    after = fingerprint(load_target(str(derived)))
+    assert before["fingerprint"] != after["fingerprint"] and before["tuning_version"] == after["tuning_version"]
+
+
 def test_stale_and_invalid_logs_are_refused(tmp_path):
     log = str(tmp_path / "log.json")
     _forced_log(log, lambda cs: cs[0])
