@@ -173,7 +173,8 @@ def set_fusion(chain: list[accel.ComputeOp], config: dict) -> None:
             knobs = {FUSE_KNOB: k > i} if k > 0 else {}
             if k == j - 1 and rows is not None:
                 knobs[STRIPE_KNOB] = rows
-            set_tuning(chain[k], {**own, **knobs})
+            if knobs:
+                set_tuning(chain[k], {**own, **knobs})
 
 
 def fusion_features(chain: list[accel.ComputeOp], config: dict) -> dict[str, float]:
