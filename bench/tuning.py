@@ -66,6 +66,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-ray", action="store_true")
     ap.add_argument("--tasks", action="store_true", help="print the per-task table too")
+    ap.add_argument("--logs", metavar="DIR", help="keep the tuning logs in DIR (default: a temporary directory)")
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory(prefix="accel-bench-tune-") as tmp:
@@ -74,7 +75,7 @@ def main() -> None:
                 path = os.path.join(REPO, "tests", "models", f"{model}.onnx")
                 inputs = random_inputs(path)
                 ref = api.reference(path, inputs)
-                log = os.path.join(tmp, f"{model}-{target}.json")
+                log = os.path.join(args.logs or tmp, f"{model}-{target}.json")
                 start = time.perf_counter()
                 with make_executor("local", args.jobs) as ex:
                     summary = tune(path, target, log, ex, args.trials, "model")
@@ -83,7 +84,8 @@ def main() -> None:
                 if not args.no_ray:
                     start = time.perf_counter()
                     with make_executor("ray", args.jobs) as ex:
-                        tune(path, target, os.path.join(tmp, f"{model}-{target}-ray.json"), ex, args.trials, "model")
+                        tune(path, target, os.path.join(args.logs or tmp, f"{model}-{target}-ray.json"), ex, args.trials,
+                             "model")
                     ray_s = time.perf_counter() - start
                 default, out_d = run_model(path, target, os.path.join(tmp, f"{model}-{target}-d"), None, inputs)
                 tuned, out_t = run_model(path, target, os.path.join(tmp, f"{model}-{target}-t"), log, inputs)

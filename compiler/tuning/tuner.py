@@ -17,8 +17,9 @@ task, measurements on an executor, every result appended to the log.
 5. The whole model decides (`select_in_model`): a task measured with its neighbours
    only can gain alone and lose in the model (its neighbours' transfers were already
    overlapped there by optimize-dma's prefetching, a chain cut differently changes what
-   stays on the device). Tasks by share, each tries its fastest measured
-   configurations in the whole model (the compile report's cycle estimate: the
+   stays on the device). From the faster of all defaults and all fastest measurements,
+   tasks by share, each tries its default and fastest measured configurations in the
+   whole model (the compile report's cycle estimate: the
    simulator's two-engine timeline replayed on the IR, which the simulator counts the
    same) with the other tasks at their choice so far, and keeps one only when the model
    gets faster; the choices are `selected` records, so the tuned model is never slower
@@ -258,14 +259,21 @@ def model_estimate(model: str, target: str, log: str | None, bind_inputs=None) -
 
 def select_in_model(model: str, target: str, log_path: str, writer: LogWriter, tasks: list[Task],
                     share: dict[str, float], bind_inputs=None, candidates: int = SELECT_CANDIDATES) -> tuple[int, int]:
-    """Choose each task's configuration by the whole model's estimate: tasks by share of
-    the cycles, each trying its `candidates` fastest measured configurations with every
-    other task at its choice so far (all start at the default), a candidate kept only
-    when the model gets faster. The choices are recorded (`selected`) in the log; returns
-    (default, tuned) model estimates, tuned <= default."""
+    """Choose each task's configuration by the whole model's estimate. The start is the
+    faster of every task at its default and every task at its fastest measurement (gains
+    can need each other: tiled neighbours keep a stream going); then tasks by share, each
+    tries its default and its `candidates` fastest measured configurations with every
+    other task at its choice so far, keeping the one that makes the model fastest. The
+    choices are recorded (`selected`) in the log; returns (default, tuned) model
+    estimates, tuned <= default."""
     log = read_log(log_path)
-    default = current = model_estimate(model, target, None, bind_inputs)
-    chosen: dict[str, Record] = {}
+    options: dict[str, list[Record]] = {}
+    for t in tasks:
+        measured = [r for r in log.records if r.task == t.key and r.cycles is not None and not r.selected]
+        base = next((r for r in measured if not r.config), None)
+        if base is not None:
+            faster = sorted((r for r in measured if r.config and r.cycles < base.cycles), key=lambda r: r.cycles)
+            options[t.key] = [base, *faster[:candidates]]
     with tempfile.TemporaryDirectory(prefix="accel-tune-select-") as tmp:
         probe_path = os.path.join(tmp, "probe.json")
 
@@ -281,20 +289,23 @@ def select_in_model(model: str, target: str, log_path: str, writer: LogWriter, t
             finally:
                 os.remove(probe_path)
 
+        default = model_estimate(model, target, None, bind_inputs)
+        chosen = {k: rs[0] for k, rs in options.items()}
+        current = default
+        fastest = {k: rs[1] if len(rs) > 1 else rs[0] for k, rs in options.items()}
+        if fastest != chosen:
+            together = estimate_with(fastest)
+            if together < current:
+                current, chosen = together, fastest
         for t in sorted(tasks, key=lambda t: -share.get(t.key, 0.0)):
-            measured = [r for r in log.records if r.task == t.key and r.cycles is not None and not r.selected]
-            base = next((r for r in measured if not r.config), None)
-            if base is None:
-                continue
-            tried = sorted((r for r in measured if r.config and r.cycles < base.cycles), key=lambda r: r.cycles)
-            for r in tried[:candidates]:
+            for r in options.get(t.key, [])[:1 + candidates]:
+                if r is chosen[t.key]:
+                    continue
                 cycles = estimate_with({**chosen, t.key: r})
                 if cycles < current:
                     current, chosen[t.key] = cycles, r
     for t in tasks:
-        best = chosen.get(t.key)
-        base = next((r for r in log.records if r.task == t.key and not r.config and r.cycles is not None), None)
-        pick = best or base
+        pick = chosen.get(t.key)
         if pick is not None:
             writer.append(Record(t.key, t.target, t.summary, t.instances, pick.config, pick.cycles, selected=True))
     return default, current
