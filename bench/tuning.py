@@ -13,8 +13,9 @@ simulator's counter) and their ratio, the tune's wall time local / Ray; per task
 `--tasks`), its share of the cycles, default and best measured cycles and the
 configuration chosen.
 
-Models: tests/models resnet_dynamo, cnn_large_resnet, cnn_large_mobilenet (CNNs) and
-gpt2_dynamo (a transformer). Inputs: bench/dma.py's `random_inputs` (seeded normal floats,
+Models: tests/models mobilenet_dynamo, decoder_dynamo, resnet_dynamo (CNNs) and
+gpt2_dynamo (a transformer); `--targets npu-cmd` tunes the npu's space (inherited through
+`extends`) on the command-stream backend. Inputs: bench/dma.py's `random_inputs` (seeded normal floats,
 token ids over the embedding's rows). Not part of the test suite; results and their
 explanation: bench/README.md.
 """
@@ -39,7 +40,7 @@ from accel.compiler import api  # noqa: E402
 from accel.compiler.tuning.executors import make_executor  # noqa: E402
 from accel.compiler.tuning.tuner import tune  # noqa: E402
 
-MODELS = ("resnet_dynamo", "cnn_large_resnet", "cnn_large_mobilenet", "gpt2_dynamo")
+MODELS = ("mobilenet_dynamo", "decoder_dynamo", "resnet_dynamo", "gpt2_dynamo")
 TARGETS = ("npu", "dsp")
 RTOL = 1e-4
 
@@ -65,6 +66,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-ray", action="store_true")
     ap.add_argument("--tasks", action="store_true", help="print the per-task table too")
+    ap.add_argument("--logs", metavar="DIR", help="keep the tuning logs in DIR (default: a temporary directory)")
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory(prefix="accel-bench-tune-") as tmp:
@@ -73,7 +75,7 @@ def main() -> None:
                 path = os.path.join(REPO, "tests", "models", f"{model}.onnx")
                 inputs = random_inputs(path)
                 ref = api.reference(path, inputs)
-                log = os.path.join(tmp, f"{model}-{target}.json")
+                log = os.path.join(args.logs or tmp, f"{model}-{target}.json")
                 start = time.perf_counter()
                 with make_executor("local", args.jobs) as ex:
                     summary = tune(path, target, log, ex, args.trials, "model")
@@ -82,7 +84,8 @@ def main() -> None:
                 if not args.no_ray:
                     start = time.perf_counter()
                     with make_executor("ray", args.jobs) as ex:
-                        tune(path, target, os.path.join(tmp, f"{model}-{target}-ray.json"), ex, args.trials, "model")
+                        tune(path, target, os.path.join(args.logs or tmp, f"{model}-{target}-ray.json"), ex, args.trials,
+                             "model")
                     ray_s = time.perf_counter() - start
                 default, out_d = run_model(path, target, os.path.join(tmp, f"{model}-{target}-d"), None, inputs)
                 tuned, out_t = run_model(path, target, os.path.join(tmp, f"{model}-{target}-t"), log, inputs)

@@ -57,12 +57,13 @@ def _split(spec: str) -> list[str]:
 
 
 def with_tuning_log(spec: str, log: str) -> str:
-    """`spec` (names expanded) with `apply-tuning{log=...}` before its tile-for-scratchpad;
-    a spec that stops at tensor level gets `lower` first (as the driver would complete it)."""
+    """`spec` (names expanded) with `apply-tuning{log=...}` before its fuse-layers (else its
+    tile-for-scratchpad); a spec that stops at tensor level gets `lower` first (as the
+    driver would complete it)."""
     parts = _split(expand(spec))
     if not any(p.split("{", 1)[0] == "tile-for-scratchpad" for p in parts):
         parts += _split(PIPELINES["lower"])
-    at = next(i for i, p in enumerate(parts) if p.split("{", 1)[0] == "tile-for-scratchpad")
+    at = next(i for i, p in enumerate(parts) if p.split("{", 1)[0] in ("fuse-layers", "tile-for-scratchpad"))
     quoted = log.replace("\\", "\\\\").replace('"', '\\"')
     parts.insert(at, f'apply-tuning{{log="{quoted}"}}')
     return ",".join(parts)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -26,10 +27,12 @@ from accel.compiler.runtime.run_compiled import model_signature
 from accel.compiler.targets import load_target
 from accel.compiler.tuning.executors import LocalExecutor, RayExecutor, make_executor
 from accel.compiler.tuning.log import LogWriter, Record, fingerprint, read_log
-from accel.compiler.tuning.measure import TASK_PIPELINE, Request, Result, measure
+from accel.compiler.transforms.fuse_layers import find_chains
+from accel.compiler.tuning.fusion import check_fusion, fusion_space, set_fusion
+from accel.compiler.tuning.measure import FUSION_TASK_PIPELINE, TASK_PIPELINE, Request, Result, measure
 from accel.compiler.tuning.search import TaskSearch, propose
 from accel.compiler.tuning.space import analytic_cycles, check_config, space_of
-from accel.compiler.tuning.tuner import extract_tasks, tune
+from accel.compiler.tuning.tuner import extract_tasks, task_space, tune
 from accel.dialects import accel
 from accel.dialects.conventions import accelerator_functions, set_tuning
 
@@ -80,6 +83,41 @@ func.func private @npu_0(%x: memref<{m}x{k}xf32>, %y: memref<{m}x{n}xf32> {{acce
 """
 
 
+CHAIN_MODULE = """\
+func.func @main(%x: memref<1x{c}x{h}x{h}xf32> {{accel.name = "x"}}, %y: memref<1x{oc}x{oh}x{oh}xf32> {{accel.name = "y", accel.output}}) {{
+  func.call @npu_0(%x, %y) : (memref<1x{c}x{h}x{h}xf32>, memref<1x{oc}x{oh}x{oh}xf32>) -> ()
+  func.return
+}}
+func.func private @npu_0(%x: memref<1x{c}x{h}x{h}xf32>, %y: memref<1x{oc}x{oh}x{oh}xf32> {{accel.output}}) attributes {{accel.target = "npu"}} {{
+  %w0 = accel.weight dense<0.01> : tensor<{c}x{c}x3x3xf32> : memref<{c}x{c}x3x3xf32>
+  %w1 = accel.weight dense<0.02> : tensor<{oc}x{c}x1x1xf32> : memref<{oc}x{c}x1x1xf32>
+  %t0 = memref.alloc() : memref<1x{c}x{h}x{h}xf32>
+  accel.conv2d ins(%x, %w0 : memref<1x{c}x{h}x{h}xf32>, memref<{c}x{c}x3x3xf32>) outs(%t0 : memref<1x{c}x{h}x{h}xf32>) {{padding = [1, 1, 1, 1]}}
+  %t1 = memref.alloc() : memref<1x{c}x{h}x{h}xf32>
+  accel.eltwise ins(%t0 : memref<1x{c}x{h}x{h}xf32>) outs(%t1 : memref<1x{c}x{h}x{h}xf32>) {{kind = "sigmoid"}}
+  accel.conv2d ins(%t1, %w1 : memref<1x{c}x{h}x{h}xf32>, memref<{oc}x{c}x1x1xf32>) outs(%y : memref<1x{oc}x{oh}x{oh}xf32>) {{strides = [{s}, {s}]}}
+  func.return
+}}
+"""
+
+
+@st.composite
+def chain_cases(draw):
+    c, oc, h, s = (draw(st.sampled_from(v)) for v in ([8, 16, 32], [8, 24, 64], [8, 20, 48, 64], [1, 2]))
+    return CHAIN_MODULE.format(c=c, oc=oc, h=h, oh=(h - 1) // s + 1, s=s)
+
+
+@st.composite
+def eltwise_cases(draw):
+    kind = draw(st.sampled_from(["sigmoid", "softmax"]))
+    shape = draw(st.sampled_from([[1, 12, 17, 17], [4, 64, 64], [256, 128], [1, 128, 32, 32]]))
+    t = "memref<" + "x".join(map(str, shape)) + "xf32>"
+    return (f'func.func @main(%x: {t} {{accel.name = "x"}}, %y: {t} {{accel.name = "y", accel.output}}) {{\n'
+            f'  func.call @npu_0(%x, %y) : ({t}, {t}) -> ()\n  func.return\n}}\n'
+            f'func.func private @npu_0(%x: {t}, %y: {t} {{accel.output}}) attributes {{accel.target = "npu"}} {{\n'
+            f'  accel.eltwise ins(%x : {t}) outs(%y : {t}) {{kind = "{kind}"}}\n  func.return\n}}\n')
+
+
 def _parse(text: str):
     ctx = make_context("npu")
     module = LocatingParser(ctx, text, "case.mlir").parse_module()
@@ -108,7 +146,7 @@ def dense_cases(draw):
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
-@given(case=st.one_of(conv_cases(), dense_cases()), pick=st.randoms(use_true_random=False))
+@given(case=st.one_of(conv_cases(), dense_cases(), eltwise_cases()), pick=st.randoms(use_true_random=False))
 def test_no_configuration_of_the_space_overflows_the_scratchpad(case, pick):
     ctx, _, op = _parse(case)
     desc = load_target("npu")
@@ -122,6 +160,54 @@ def test_no_configuration_of_the_space_overflows_the_scratchpad(case, pick):
         compile_module(module, ctx, TASK_PIPELINE)
         report = build_report(module, ctx.targets.descriptions, None, {})
         assert 0 < report["memory"]["scratchpad_peak_bytes"] <= desc.memory.scratchpad_bytes, config
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=chain_cases(), pick=st.randoms(use_true_random=False))
+def test_no_fusion_configuration_overflows_the_scratchpad(case, pick):
+    """Where a chain is cut and its stripe heights: every configuration of the space is
+    admitted, compiles (fuse-layers as configured), and stays within the scratchpad."""
+    ctx, module, _ = _parse(case)
+    desc = load_target("npu")
+    fn = next(fn for fn, _ in accelerator_functions(module))
+    (chain, entries, _), = find_chains(fn.body.block)
+    configs = [c for c, _ in fusion_space(chain, entries, desc)]
+    assert configs[0] == {} and len(configs) > 1
+    for config in [configs[0], *pick.sample(configs[1:], min(3, len(configs) - 1))]:
+        assert check_fusion(chain, entries, config, desc) is None
+        ctx, module, _ = _parse(case)
+        fn = next(fn for fn, _ in accelerator_functions(module))
+        (chain2, _, _), = find_chains(fn.body.block)
+        set_fusion(chain2, config)
+        fuse, rest = FUSION_TASK_PIPELINE.split("fuse-layers,")
+        compile_module(module, ctx, fuse + "fuse-layers")
+        if config:  # every configuration but the default fuses a segment: its stripe buffers
+            assert any(isinstance(o, accel.AllocOp) for o in module.walk()), config
+        compile_module(module, ctx, rest)
+        report = build_report(module, ctx.targets.descriptions, None, {})
+        assert 0 < report["memory"]["scratchpad_peak_bytes"] <= desc.memory.scratchpad_bytes, config
+
+
+def test_fusion_space_respects_declared_constraints(tmp_path):
+    _, module, _ = _parse(CHAIN_MODULE.format(c=16, oc=24, h=48, oh=48, s=1))
+    desc = load_target("npu")
+    fn = next(fn for fn, _ in accelerator_functions(module))
+    (chain, entries, _), = find_chains(fn.body.block)
+    configs = [c["segments"] for c, _ in fusion_space(chain, entries, desc)[1:]]
+    assert "3x8" in configs and "1,2x8" in configs and "1,1,1" not in configs  # something is fused
+    assert check_fusion(chain, entries, {"segments": "3x7"}, desc) is None
+    assert check_fusion(chain, entries, {"segments": "2x8"}, desc) == \
+        "'2x8' does not describe the segments of a chain of 3 ops"
+    assert check_fusion(chain, entries, {"segments": "3x48"}, desc) == "it does not fit the scratchpad"
+    assert check_fusion(chain, entries, {"segments": "3x8", "prefetch": 1}, desc).startswith(
+        "a fusion configuration is one string knob 'segments'")
+    # the declared depth bounds the segments
+    shallow = tmp_path / "npu-shallow.toml"
+    shallow.write_text('extends = "npu"\nname = "npu-shallow"\n\n[tuning.fusion]\ndepth = { max = 2 }\n')
+    deep = load_target(str(shallow))
+    assert check_fusion(chain, entries, {"segments": "3x8"}, deep) == "a segment of 3 ops is not an admitted depth"
+    assert all(max(int(p.split("x")[0]) for p in c["segments"].split(",")) <= 2
+               for c, _ in fusion_space(chain, entries, deep)[1:])
 
 
 def test_space_respects_declared_constraints():
@@ -153,7 +239,10 @@ def test_tuning_tables_are_read_strictly(tmp_path):
         ("feature_tile = { multiple_of = 4 }", "feature_tile = { multiple_of = 0 }",
          "key 'tuning.matmul.feature_tile.multiple_of': expected a positive integer, got 0"),
         ("prefetch = [0, 1, 2, 3]", "prefetch = [0, 9]", "key 'tuning.matmul.prefetch': expected a non-empty list"),
-        ("[tuning.matmul]", "[tuning.fusion]\nx=1\n[tuning.matmul]", "key 'tuning.fusion': unknown table"),
+        ("[tuning.matmul]", "[tuning.loops]\nx=1\n[tuning.matmul]", "key 'tuning.loops': unknown table"),
+        ("[tuning.matmul]", "[tuning.fusion]\nx=1\n[tuning.matmul]", "key 'tuning.fusion.x': unknown key"),
+        ("[tuning.matmul]", "[tuning.fusion]\nstripe_rows = {}\n[tuning.matmul]",
+         "key 'tuning.fusion.depth.max': missing"),
     ]
     for old, new, message in cases:
         assert old in base
@@ -222,7 +311,7 @@ def _forced_log(path: str, pick) -> dict:
     w = LogWriter(path, {"npu": fingerprint(desc)})
     chosen = {}
     for t in tasks:
-        configs = space_of(ops[t.key], desc)[1:]
+        configs = task_space(t, ops[t.key], desc)[0][1:]
         config = pick(configs)
         chosen[t.key] = config
         w.append(Record(t.key, t.target, t.summary, t.instances, {}, 1000))
@@ -247,6 +336,18 @@ def test_tuned_compile_equals_the_reference(tmp_path, seed):
     default = api.compile(TINY, "npu", str(tmp_path / "default"))
     assert "tuning" not in default.report
     assert default.report["cycles"]["estimate"] != compiled.report["cycles"]["estimate"]
+
+
+def test_a_derived_target_goes_stale_with_its_base(tmp_path):
+    """npu-cmd (`extends = "npu"`) tunes the npu's space: its fingerprint covers the base."""
+    assert load_target("npu-cmd").tuning == load_target("npu").tuning
+    base, derived = tmp_path / "base.toml", tmp_path / "derived.toml"
+    base.write_text('extends = "npu"\nname = "npu-base"\n')
+    derived.write_text('extends = "base.toml"\nname = "npu-derived"\n')
+    before = fingerprint(load_target(str(derived)))
+    base.write_text('extends = "npu"\nname = "npu-base"\n\n[tuning.fusion]\ndepth = { max = 2 }\n')
+    after = fingerprint(load_target(str(derived)))
+    assert before["fingerprint"] != after["fingerprint"] and before["tuning_version"] == after["tuning_version"]
 
 
 def test_stale_and_invalid_logs_are_refused(tmp_path):
@@ -340,20 +441,21 @@ def test_fast_tune_then_compile_and_resume(tmp_path):
            "--strategy", "model"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert "accel-tune: 8 tasks, 12 measurements (0 failed)" in proc.stdout
+    assert "accel-tune: 13 tasks, 17 measurements (0 failed)" in proc.stdout
     def measured() -> list[Record]:
         return [r for r in read_log(log).records if not r.selected]
 
     records = measured()
-    assert len(records) == 12 and sum(1 for r in records if not r.config) == 8
+    assert len(records) == 17 and sum(1 for r in records if not r.config) == 13
+    assert any(r.op.startswith("fusion of") for r in records) and any(r.op.startswith("eltwise") for r in records)
     # resume: nothing measured twice; a larger budget measures only the new trials
     again = subprocess.run(cmd, capture_output=True, text=True)
-    assert "0 measurements" in again.stdout and len(measured()) == 12
+    assert "0 measurements" in again.stdout and len(measured()) == 17
     with LocalExecutor(jobs=2) as ex:
         summary = tune(TINY, "npu", log, ex, trials=6, strategy="grid")
     records = measured()
     # the budget is split per task: the log's trials count against their task's share
-    assert summary.measurements >= 2 and len(records) == 12 + summary.measurements
+    assert summary.measurements >= 2 and len(records) == 17 + summary.measurements
     # the whole model with the log is never slower than without
     assert summary.model_tuned <= summary.model_default
     assert sum(1 for r in records if r.config) <= 4 + 6
@@ -363,7 +465,43 @@ def test_fast_tune_then_compile_and_resume(tmp_path):
                            "--tuning-log", log], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     report = json.load(open(out / "report.json"))
-    assert len(report["tuning"]["tasks"]) == 8 and report["tuning"]["predicted_speedup"] >= 1.0
+    assert len(report["tuning"]["tasks"]) == 13 and report["tuning"]["predicted_speedup"] >= 1.0
+
+
+def test_ctrl_c_keeps_the_measurements_and_a_rerun_resumes(tmp_path):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) during a tune:
+    the log keeps every measurement made, the tool exits 130 with one line and no
+    traceback (the workers' neither), and the same command resumes."""
+    log = tmp_path / "log.json"
+    cmd = [os.path.join(BIN, "accel-tune"), TINY, "--target", "npu", "-o", str(log), "--trials", "3", "-j", "1",
+           "--strategy", "grid"]
+
+    def measured() -> list[Record]:
+        return [r for r in read_log(str(log)).records if not r.selected] if log.exists() else []
+
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 600
+        while len(measured()) < 2:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no measurement within 600 s"
+            time.sleep(0.2)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, (out, err)
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert f"interrupted; the measurements so far are in {log}" in err
+    kept = measured()
+    assert 2 <= len(kept) < 13 + 3  # stopped before the end, nothing lost
+    again = subprocess.run(cmd, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    records = measured()
+    assert records[:len(kept)] == kept  # appended after what was kept
+    assert len(records) == 13 + 3 and f"{13 + 3 - len(kept)} measurements" in again.stdout
+    assert len({(r.task, json.dumps(r.config, sort_keys=True)) for r in records}) == len(records)
 
 
 def test_accel_tune_errors_are_one_line(tmp_path):

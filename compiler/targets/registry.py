@@ -78,7 +78,8 @@ def _read_toml(path: str, referrer: str) -> dict:
         raise CompileError(f"invalid TOML: {one_line(str(e))}", location=path) from None
 
 
-def _base_path(ref, path: str) -> str:
+def base_path(ref, path: str) -> str:
+    """The file an `extends = ref` in the description at `path` names."""
     if not isinstance(ref, str) or not ref:
         raise CompileError(f"key '{EXTENDS_KEY}': expected a built-in target name or a .toml path, got {ref!r}",
                            location=path)
@@ -124,15 +125,15 @@ def _derived(data: dict, path: str, chain: tuple[str, ...]) -> dict:
     if "name" not in data:
         raise CompileError(f"key 'name': a description that {EXTENDS_KEY} another needs a name of its own",
                            location=path)
-    base_path = _base_path(data[EXTENDS_KEY], path)
-    if base_path in chain:
+    base_file = base_path(data[EXTENDS_KEY], path)
+    if base_file in chain:
         raise CompileError(f"key '{EXTENDS_KEY}': '{data[EXTENDS_KEY]}' extends this description again (a cycle)",
                            location=path)
-    base = _read_toml(base_path, path)
+    base = _read_toml(base_file, path)
     if EXTENDS_KEY in base:
-        base = _derived(base, base_path, (*chain, base_path))
+        base = _derived(base, base_file, (*chain, base_file))
     own = {k: v for k, v in data.items() if k != EXTENDS_KEY}
-    return _merged(_anchored(base, os.path.dirname(base_path)), own)
+    return _merged(_anchored(base, os.path.dirname(base_file)), own)
 
 
 def target_names(option: str | Iterable[str]) -> tuple[str, ...]:

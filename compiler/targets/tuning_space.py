@@ -19,16 +19,27 @@ op may carry a chosen configuration (`accel.tuning`, dialects/conventions.py):
     feature_tile = { multiple_of = 4 }       # output features (N) per tile
     k_tile = {}                              # K per tile (float products on a target that accumulates)
 
+    [tuning.eltwise]                         # element-wise ops, softmax and layer norm
+    outer_tile = {}                          # slices of the outermost axis longer than 1 per tile
+
+    [tuning.fusion]                          # chains of fuse-layers (compiler/tuning/fusion.py)
+    depth = { max = 4 }                      # ops per fused segment (where a chain is cut)
+    stripe_rows = {}                         # output rows of a fused segment's last op per stripe
+
 A tile knob's values are the tile sizes the lowering can emit for the op's extent (ceil(n/k)
 for every k, as the heuristics try them) that lie in [min, max] and are multiples of
 `multiple_of`, plus the whole extent (always allowed: untiled along that dimension). A
 knob left out of a table is not tuned: the heuristics choose it. Whether a configuration
 fits the scratchpad is decided by the lowering's own check (compiler/tuning/space.py).
 
+A fusion task is a chain of `fuse-layers` (compiler/tuning/fusion.py): its configuration
+is one knob, `segments` ("3x8,1,2x4": a fused segment of 3 ops in stripes of 8 rows, an op
+alone, a segment of 2 in stripes of 4), whose segment lengths `depth` and stripe heights
+`stripe_rows` admit. apply-tuning writes it onto the chain's ops as `fuse` (an op joins the
+previous op's segment) and `stripe_rows` (on a segment's last op), which fuse-layers reads.
+
 Extension point: every table under `[tuning]` is read by the reader registered for its
-name in `KIND_READERS`. Layer fusion adds its knobs (stripe height, fusion depth) as a
-table of its own (e.g. `[tuning.fusion]`) with a reader registered there; the tables
-below name compute kinds only.
+name in `KIND_READERS`.
 """
 
 from __future__ import annotations
@@ -47,10 +58,18 @@ TILE_KNOBS: dict[str, tuple[str, ...]] = {
     "conv2d": ("channel_tile", "row_tile"),
     "pool": ("channel_tile", "row_tile"),
     "matmul": ("row_tile", "feature_tile", "k_tile"),
+    "eltwise": ("outer_tile",),
 }
 """Tile knobs per compute kind (in the order the space enumerates them)."""
 
 COMMON_KNOBS = ("double_buffer", "prefetch")
+FUSION_KIND = "fusion"
+SEGMENTS_KNOB = "segments"
+"""A fusion task's one knob (the module docstring)."""
+FUSE_KNOB, STRIPE_KNOB = "fuse", "stripe_rows"
+FUSION_OP_KNOBS = (FUSE_KNOB, STRIPE_KNOB)
+"""What a chain's configuration puts on its ops (read by fuse-layers)."""
+FUSION_RANGES = ("depth", "stripe_rows")
 MAX_PREFETCH = 8
 
 
@@ -161,7 +180,20 @@ def _kind_reader(kind: str) -> Callable[[_Reader, Any, str], KindSpace]:
     return read
 
 
-KIND_READERS: dict[str, Callable[[_Reader, Any, str], KindSpace]] = {k: _kind_reader(k) for k in TILE_KNOBS}
+def _fusion_reader(r: _Reader, value: Any, key: str) -> KindSpace:
+    data = r.table(value, key)
+    r.finish(data, FUSION_RANGES, key)
+    if not data:
+        r.fail(key, f"declares no knob (expected some of: {', '.join(FUSION_RANGES)})")
+    depth = r.tile_range(data.get("depth", {}), f"{key}.depth")
+    if depth.max is None:
+        r.fail(f"{key}.depth.max", "missing (the longest fused segment to try bounds the space)")
+    return KindSpace(FUSION_KIND, (("depth", depth), ("stripe_rows", r.tile_range(data.get("stripe_rows", {}),
+                                                                                  f"{key}.stripe_rows"))))
+
+
+KIND_READERS: dict[str, Callable[[_Reader, Any, str], KindSpace]] = {
+    **{k: _kind_reader(k) for k in TILE_KNOBS}, FUSION_KIND: _fusion_reader}
 """Readers of the tables under `[tuning]`, by table name (the extension point: see the
 module docstring)."""
 

@@ -30,6 +30,10 @@ set does not fit the scratchpad (such an op is tiled and spills its output). A s
 fits when its weights (kept on the device across stripes), its streamed stripes (twice
 with double buffering) and the input and output stripe of any one op fit the scratchpad.
 
+A tuning configuration (apply-tuning, `[tuning.fusion]` of the description) fixes where
+a chain is cut and each fused segment's stripe height (`tuned_segments`); such a chain is
+fused as configured, and a configuration that does not fit is an error.
+
 Every stripe computes each output element with the same window and the same arithmetic
 as the unfused op (only the padding of a stripe at the border differs, as for the row
 tiles of `tile-for-scratchpad`), so results are bit-identical.
@@ -81,7 +85,9 @@ from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import buffer_bytes
 from accel.compiler.transforms.tile_for_scratchpad import Emitter, candidates, working_set
 from accel.dialects import accel
-from accel.dialects.conventions import FUSED_FLOOR_ATTR, PLACEMENT_ATTR, accelerator_functions, is_output_arg
+from accel.compiler.targets.tuning_space import FUSE_KNOB, STRIPE_KNOB
+from accel.dialects.conventions import (FUSED_FLOOR_ATTR, PLACEMENT_ATTR, TUNING_ATTR, accelerator_functions,
+                                        is_output_arg, tuning_of)
 
 # --------------------------------------------------------------------------------------
 # Row geometry of one op
@@ -244,9 +250,11 @@ def reads_within(stripe: list[Step], link: Shared) -> bool:
 
 
 def plan_segment(ops: list[accel.ComputeOp], entries: list[int | None], desc, double: bool,
-                 recompute_weight: float = 1.0, shared: list[Shared] = ()) -> SegmentPlan | None:
-    """The cheapest stripe height of a segment that fits the scratchpad (None: none does);
-    `shared`: the links (indices in `ops`) whose two readers are both in the segment."""
+                 recompute_weight: float = 1.0, shared: list[Shared] = (),
+                 rows: int | None = None) -> SegmentPlan | None:
+    """The cheapest stripe height of a segment that fits the scratchpad, or stripes of
+    `rows` (a tuned height) when given (None: none fits); `shared`: the links (indices in
+    `ops`) whose two readers are both in the segment."""
     capacity, alignment = desc.memory.scratchpad_bytes, desc.memory.alignment
     bpc, setup = desc.dma.bytes_per_cycle, desc.dma.setup_cycles
     windows = [window_of(o) for o in ops]
@@ -260,7 +268,7 @@ def plan_segment(ops: list[accel.ComputeOp], entries: list[int | None], desc, do
     out_rows = ops[-1].output.type.get_shape()[2]
     first_in = ops[0].inputs[0]
     best: SegmentPlan | None = None
-    for t in candidates(out_rows):
+    for t in candidates(out_rows) if rows is None else [rows]:
         stripes = []
         for r0 in range(0, out_rows, t):
             steps = stripe_steps(ops, windows, r0, min(out_rows, r0 + t))
@@ -378,6 +386,41 @@ def spills(op: accel.ComputeOp, alignment: int, capacity: int) -> bool:
     return working_set(op, alignment) > capacity
 
 
+def edge_cost(chain: list[accel.ComputeOp], i: int, fused_before: bool, fused_after: bool, desc,
+              readers: int = 1) -> float:
+    """What cutting the chain before op i costs: the value written once and read by each
+    of its `readers` (2 for a shared value), when a side is a fused segment or an op that
+    spills (otherwise it stays on the device)."""
+    capacity, alignment = desc.memory.scratchpad_bytes, desc.memory.alignment
+    if i > 0 and (fused_before or fused_after or spills(chain[i - 1], alignment, capacity)
+                  or spills(chain[i], alignment, capacity)):
+        return (1 + readers) * buffer_bytes(chain[i - 1].output.type) / desc.dma.bytes_per_cycle
+    return 0.0
+
+
+def tuned_segments(chain: list[accel.ComputeOp], entries: list[int | None], desc,
+                   double: bool) -> list[tuple[int, int, SegmentPlan | None]] | None:
+    """The segments a tuning configuration fixes (apply-tuning, compiler/tuning/fusion.py):
+    every op after the first says whether it joins the previous op's segment (`fuse`),
+    the last op of a fused segment may fix its stripe height (`stripe_rows`). None: the
+    chain is not tuned (the cost model chooses)."""
+    configs = [tuning_of(o) or {} for o in chain]
+    if not any(FUSE_KNOB in c for c in configs[1:]):
+        return None
+    starts = [0, *(k for k in range(1, len(chain)) if not configs[k].get(FUSE_KNOB, False))]
+    segments: list[tuple[int, int, SegmentPlan | None]] = []
+    for i, j in zip(starts, [*starts[1:], len(chain)]):
+        plan = None
+        if j - i > 1:
+            rows = configs[j - 1].get(STRIPE_KNOB)
+            plan = plan_segment(chain[i:j], [None, *entries[i + 1:j]], desc, double, rows=rows)
+            if plan is None:
+                raise CompileError(f"fuse-layers: tuned segment of {j - i} ops (stripe_rows {rows}) does not fit "
+                                   f"the scratchpad ({desc.memory.scratchpad_bytes} bytes)", chain[j - 1])
+        segments.append((i, j, plan))
+    return segments
+
+
 def choose_segments(chain: list[accel.ComputeOp], entries: list[int | None], desc, double: bool,
                     max_depth: int, recompute_weight: float = 1.0,
                     shared: list[Shared] = ()) -> list[tuple[int, int, SegmentPlan | None]]:
@@ -385,7 +428,6 @@ def choose_segments(chain: list[accel.ComputeOp], entries: list[int | None], des
     segment holding a shared value's producer before its last op holds its second
     reader too (the value never leaves the segment)."""
     capacity, alignment = desc.memory.scratchpad_bytes, desc.memory.alignment
-    bpc = desc.dma.bytes_per_cycle
     n = len(chain)
     by_producer = {link.producer: link for link in shared}
     if not any(spills(o, alignment, capacity) for o in chain):
@@ -410,13 +452,8 @@ def choose_segments(chain: list[accel.ComputeOp], entries: list[int | None], des
                 before = best.get((i, prev_fused))
                 if before is None:
                     continue
-                edge = 0.0
-                if i > 0 and (plan is not None or prev_fused or spills(chain[i - 1], alignment, capacity)
-                              or spills(chain[i], alignment, capacity)):
-                    # written once, read by the next op (and by a shared value's second reader)
-                    readers = 2 if i - 1 in by_producer else 1
-                    edge = (1 + readers) * buffer_bytes(chain[i - 1].output.type) / bpc
-                total = before[0] + cost + edge
+                readers = 2 if i - 1 in by_producer else 1
+                total = before[0] + cost + edge_cost(chain, i, prev_fused, plan is not None, desc, readers)
                 key = (j, plan is not None)
                 if key not in best or total < best[key][0] - 1e-9:
                     best[key] = (total, before[1] + [(i, j, plan)])
@@ -493,7 +530,9 @@ def emit_segment(ops: list[accel.ComputeOp], entries: list[int | None], plan: Se
             else:
                 n, c, _, w = o.output.type.get_shape()
                 out = body.subview(o.output, [0, 0, row(d_out, step.out_start), 0], [n, c, step.out_rows, w])
-            new = type(o)(ins, out, dict(o.attributes), **_with_padding(o, step))
+            # A fused op's stripe is its tile: its own tuning knobs do not apply.
+            attrs = {k: v for k, v in o.attributes.items() if k != TUNING_ATTR}
+            new = type(o)(ins, out, attrs, **_with_padding(o, step))
             new.location = o.location
             body.add(new)
             chained = out
@@ -564,8 +603,10 @@ class FuseLayers(ModulePass):
             segments = [(chain[i:j], [None, *entries[i + 1:j]], plan,
                          [link.shifted(i) for link in shared if i <= link.producer < j - 1])
                         for chain, entries, shared in find_chains(fn.body.block)
-                        for i, j, plan in choose_segments(chain, entries, desc, self.double_buffer, self.max_depth,
-                                                          self.recompute_weight, shared)
+                        for i, j, plan in (None if shared else tuned_segments(chain, entries, desc,
+                                                                              self.double_buffer)) or
+                        choose_segments(chain, entries, desc, self.double_buffer, self.max_depth,
+                                        self.recompute_weight, shared)
                         if plan is not None]
             floor = unit_spill_floor(fn, [ops for ops, _, _, _ in segments], desc.memory.scratchpad_bytes)
             fn.attributes[FUSED_FLOOR_ATTR] = IntegerAttr(floor, i64)

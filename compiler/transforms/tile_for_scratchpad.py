@@ -27,8 +27,8 @@ once and re-reads the weights per row tile unless they all fit.
 
 A tuning configuration on an op (`accel.tuning`, see apply-tuning and
 compiler/targets/tuning_space.py) fixes the knobs it names: channel/row tiles (conv,
-pool), row/feature/K tiles (2-D products), the resident operand (rows inside or outside
-channels), and whether tiles are sized for double buffering; such an op is tiled even when
+pool), row/feature/K tiles (2-D products), slices of the outermost axis per tile
+(element-wise ops: `outer_tile`), the resident operand (rows inside or outside channels), and whether tiles are sized for double buffering; such an op is tiled even when
 it fits whole, and a configuration that does not fit is an error, never shrunk.
 
 Before (a 1x64x56x56 conv, 3.2 MB of operands):
@@ -64,7 +64,7 @@ from accel.compiler.memory_plan import align
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import buffer_bytes, numpy_dtype
 from accel.dialects import accel
-from accel.compiler.targets.tuning_space import COMMON_KNOBS
+from accel.compiler.targets.tuning_space import COMMON_KNOBS, FUSION_OP_KNOBS
 from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions, tuning_of
 
 # --------------------------------------------------------------------------------------
@@ -523,12 +523,31 @@ def _eltwise_tile_of(v: SSAValue, shape: list[int], offsets: list[int | SSAValue
     return e.subview(v, v_off, v_size)
 
 
-def tile_eltwise(op: accel.EltwiseOp, capacity: int, alignment: int, double: bool) -> None:
+def eltwise_axis(op: accel.EltwiseOp) -> int | None:
+    """The axis a tuned element-wise op is split along (`outer_tile` slices of it per
+    tile): its outermost axis longer than 1 (a row op's rows stay whole). None: no such axis."""
+    shape = op.output.type.get_shape()
+    last = len(shape) - 1 if op.prop("kind") in accel.EltwiseOp.ROWS else len(shape)
+    return next((a for a in range(last) if shape[a] > 1), None)
+
+
+def plan_eltwise(op: accel.EltwiseOp, capacity: int, alignment: int, double: bool,
+                 config: dict | None = None) -> tuple[int, int]:
+    """(axis, slices per tile) of an element-wise op: the tile keeps every later axis whole.
+    Heuristic: the outermost axis whose slices fit, as many slices as fit; a tuning
+    `config` fixes `outer_tile` (slices of `eltwise_axis`)."""
     shape = list(op.output.type.get_shape())
     rows = op.prop("kind") in accel.EltwiseOp.ROWS
     streamed = [op.inputs[0]] if rows else list(op.inputs)  # a layer norm's gamma and beta stay whole
     per_elem = sum(esize(v) for v in streamed) + esize(op.output)
     resident = [buffer_bytes(v.type) for v in op.inputs if v not in streamed]
+    if config and "outer_tile" in config:
+        axis, t = eltwise_axis(op), config["outer_tile"]
+        if axis is None or not _fits([t * math.prod(shape[axis + 1:]) * per_elem], resident, capacity, alignment,
+                                     double):
+            raise CompileError(f"'{op.name}': tuning configuration {config} does not fit the scratchpad "
+                               f"({capacity} bytes)", op)
+        return axis, t
     # Split the leading axes: the tile keeps every later axis whole (a row op its rows).
     axis = 0
     last = len(shape) - 1 if rows else len(shape)
@@ -544,6 +563,14 @@ def tile_eltwise(op: accel.EltwiseOp, capacity: int, alignment: int, double: boo
     t = max(1, min(shape[axis], max(1, (capacity // (2 if double else 1)) // max(1, inner * per_elem + 3 * alignment))))
     while t > 1 and not _fits([t * inner * per_elem], resident, capacity, alignment, double):
         t -= 1
+    return axis, t
+
+
+def tile_eltwise(op: accel.EltwiseOp, capacity: int, alignment: int, double: bool, config: dict | None = None) -> None:
+    shape = list(op.output.type.get_shape())
+    rows = op.prop("kind") in accel.EltwiseOp.ROWS
+    streamed = [op.inputs[0]] if rows else list(op.inputs)
+    axis, t = plan_eltwise(op, capacity, alignment, double, config)
     top = Emitter(InsertPoint.before(op))
 
     def level(e: Emitter, prefix: list[int | SSAValue], depth: int) -> None:
@@ -603,9 +630,8 @@ class TileForScratchpad(ModulePass):
                 # an op that fits whole (smaller tiles let transfers overlap compute).
                 config = tuning_of(c) or {}
                 double = bool(config.get("double_buffer", self.double_buffer))
-                tiles = {k: v for k, v in config.items() if k not in COMMON_KNOBS}
-                if isinstance(c, accel.EltwiseOp) or (isinstance(c, accel.MatmulOp) and
-                                                      len(c.output.type.get_shape()) > 2):
+                tiles = {k: v for k, v in config.items() if k not in COMMON_KNOBS and k not in FUSION_OP_KNOBS}
+                if isinstance(c, accel.MatmulOp) and len(c.output.type.get_shape()) > 2:
                     tiles = {}  # not in a tuning space (batched products: whole matrices)
                 if not tiles and working_set(c, alignment) <= capacity:
                     continue
@@ -614,4 +640,4 @@ class TileForScratchpad(ModulePass):
                 elif isinstance(c, accel.MatmulOp):
                     tile_matmul(c, capacity, alignment, double, accumulates(desc), tiles)
                 else:
-                    tile_eltwise(c, capacity, alignment, self.double_buffer)
+                    tile_eltwise(c, capacity, alignment, double, tiles)

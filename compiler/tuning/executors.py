@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import multiprocessing
 import re
+import signal
 import time
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
@@ -57,6 +58,10 @@ STARTUP_SECONDS = 120.0
 
 
 def _worker_main(conn: Connection, fn: Callable[[Request], Result]) -> None:
+    # Ctrl-C is the tuner's to handle (it keeps the log and stops the workers): a
+    # terminal sends it to the whole process group, and the compiler and programs this
+    # worker starts inherit the ignored signal.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     conn.send(_READY)  # the clock of a measurement starts once the worker is up
     while True:
         try:

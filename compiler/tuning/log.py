@@ -24,9 +24,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tomllib
 from dataclasses import dataclass, field
 
 from accel.compiler.diagnostics import CompileError
+from accel.compiler.targets.registry import EXTENDS_KEY, base_path
 from accel.compiler.targets.schema import TargetDescription
 
 FORMAT = "accel-tuning-log"
@@ -34,12 +36,20 @@ VERSION = 1
 
 
 def fingerprint(desc: TargetDescription) -> dict:
-    """What a log records of a target: a hash of its description file, and its
-    `[tuning] version`."""
+    """What a log records of a target: a hash of its description file and the files it
+    `extends` (npu-cmd tunes the npu's space: a change there makes its logs stale too),
+    and its `[tuning] version`."""
+    h = hashlib.sha256()
+    path: str | None = desc.path
     try:
-        with open(desc.path, "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()[:16]
-    except OSError:
+        while path is not None:
+            with open(path, "rb") as f:
+                data = f.read()
+            h.update(data)
+            base = tomllib.loads(data.decode()).get(EXTENDS_KEY)
+            path = base_path(base, path) if base is not None else None
+        digest = h.hexdigest()[:16]
+    except (OSError, ValueError, CompileError):
         digest = "unreadable"
     return {"fingerprint": digest, "tuning_version": desc.tuning.version if desc.tuning else 0}
 

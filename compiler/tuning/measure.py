@@ -24,12 +24,17 @@ import numpy as np
 from accel.compiler.diagnostics import CompileError, format_error
 from accel.compiler.driver import compile_to_directory, load_model, make_context, print_ir
 from accel.compiler.runtime.run_compiled import model_signature, run_directory
+from accel.compiler.targets.tuning_space import SEGMENTS_KNOB
+from accel.compiler.tuning.fusion import set_fusion
 from accel.compiler.tuning.tasks import TASK_WEIGHTS_FILE
 from accel.dialects import accel
 from accel.dialects.conventions import accelerator_functions, set_tuning
 
 TASK_PIPELINE = "plan-memory,tile-for-scratchpad,insert-dma,optimize-dma,plan-memory"
-"""What follows lower-to-accel in `full` (a one-task module starts at the accel level)."""
+"""What follows lower-to-accel in `full` but fuse-layers (a one-task module starts at the
+accel level; an op task tunes the op's own tiles)."""
+FUSION_TASK_PIPELINE = "plan-memory,fuse-layers,tile-for-scratchpad,insert-dma,optimize-dma,plan-memory"
+"""A fusion task's: with fuse-layers, which its configuration steers."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,7 @@ class Request:
     """Which compute op the configuration is for (Task.centre)."""
     timeout: float = 120.0
     """Seconds the compiled program may run."""
+    pipeline: str = TASK_PIPELINE
 
 
 @dataclass
@@ -74,7 +80,10 @@ def configured_text(text: str, config: dict, target: str, centre: int = 0) -> st
         module = load_model(path, ctx)
     for fn, _ in accelerator_functions(module):
         ops = [op for op in fn.body.block.ops if isinstance(op, accel.ComputeOp)]
-        set_tuning(ops[centre], config)
+        if SEGMENTS_KNOB in config:
+            set_fusion(ops, config)  # a fusion task's module is its chain
+        else:
+            set_tuning(ops[centre], config)
     return print_ir(module)
 
 
@@ -90,7 +99,7 @@ def measure(request: Request) -> Result:
                 np.savez(os.path.join(tmp, TASK_WEIGHTS_FILE),
                          **{name: random_array(shape, dt, rng) for name, shape, dt in request.weights})
             out = os.path.join(tmp, "out")
-            report = compile_to_directory(path, request.target, out, TASK_PIPELINE)
+            report = compile_to_directory(path, request.target, out, request.pipeline)
             ins, _ = model_signature(out)
             inputs = {name: random_array(shape, dt.name, rng) for name, shape, dt in ins}
             _, counters = run_directory(out, inputs, timeout=request.timeout)

@@ -20,8 +20,8 @@ import math
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.targets.tuning_space import TILE_KNOBS, KindSpace
-from accel.compiler.transforms.tile_for_scratchpad import (accumulates, candidates, esize, plan_matmul, plan_spatial,
-                                                           row_tiles, working_set)
+from accel.compiler.transforms.tile_for_scratchpad import (accumulates, candidates, eltwise_axis, esize, plan_eltwise,
+                                                           plan_matmul, plan_spatial, row_tiles, working_set)
 from accel.compiler.tuning.tasks import tunable_kind
 from accel.dialects import accel
 
@@ -31,6 +31,8 @@ def extents(op: accel.ComputeOp) -> dict[str, int]:
     if isinstance(op, (accel.Conv2DOp, accel.PoolOp)):
         _, oc, oh, _ = op.output.type.get_shape()
         return {"channel_tile": oc, "row_tile": oh}
+    if isinstance(op, accel.EltwiseOp):
+        return {"outer_tile": op.output.type.get_shape()[eltwise_axis(op)]}
     m, n, k = _mnk(op)
     return {"row_tile": m, "feature_tile": n, "k_tile": k}
 
@@ -76,6 +78,8 @@ def _plan(op: accel.ComputeOp, config: dict, desc: TargetDescription):
     tiles = {k: v for k, v in config.items() if k in TILE_KNOBS[tunable_kind(op)] or k == "resident"}
     if isinstance(op, (accel.Conv2DOp, accel.PoolOp)):
         return plan_spatial(op, capacity, alignment, double, desc, tiles)
+    if isinstance(op, accel.EltwiseOp):
+        return plan_eltwise(op, capacity, alignment, double, tiles)
     return plan_matmul(op, capacity, alignment, double, accumulates(desc), tiles)
 
 
@@ -153,6 +157,15 @@ def analytic_cycles(op: accel.ComputeOp, config: dict, desc: TargetDescription) 
             rows = len(row_tiles(oh, plan.row_tile, kh, op.prop("strides")[0], op.prop("dilation")[0],
                                  op.prop("padding")[0], h, plan.row_tile))
             n_tiles, dma = rows * -(-oc // plan.channel_tile), plan.cost
+    elif isinstance(op, accel.EltwiseOp):
+        work = accel.EltwiseOp.PASSES.get(op.prop("kind"), 1) * math.prod(op.output.type.get_shape()) \
+            / desc.compute.elementwise_per_cycle
+        if whole:
+            n_tiles = 1
+        else:
+            axis, t = _plan(op, config, desc)
+            n_tiles = math.prod(op.output.type.get_shape()[:axis]) * -(-op.output.type.get_shape()[axis] // t)
+        dma = io_bytes / bpc + setup * n_tiles * (len(op.inputs) + 1)
     else:
         m, nn, k = _mnk(op)
         work = m * nn * k / rate

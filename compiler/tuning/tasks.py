@@ -37,20 +37,25 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.printer import Printer
 
 from accel.compiler.tensors import numpy_dtype
+from accel.compiler.transforms.tile_for_scratchpad import eltwise_axis
 from accel.dialects import accel
 from accel.dialects.conventions import (NAME_ATTR, OUTPUT_ATTR, TARGET_ATTR, TUNING_ATTR, accelerator_functions,
                                         symbol_base)
 from accel.dialects.relay import WEIGHTS_ATTR
 
-KINDS: dict[type, str] = {accel.Conv2DOp: "conv2d", accel.PoolOp: "pool", accel.MatmulOp: "matmul"}
+KINDS: dict[type, str] = {accel.Conv2DOp: "conv2d", accel.PoolOp: "pool", accel.MatmulOp: "matmul",
+                          accel.EltwiseOp: "eltwise"}
 TASK_WEIGHTS_FILE = "weights.npz"
 
 
 def tunable_kind(op: accel.ComputeOp) -> str | None:
     """The tuning-space table that covers `op`, if any (batched products are tiled
-    whole matrices at a time: no knob applies)."""
+    whole matrices at a time, an element-wise op without an axis to split has one tile:
+    no knob applies)."""
     kind = KINDS.get(type(op))
     if kind == "matmul" and len(op.output.type.get_shape()) > 2:
+        return None
+    if kind == "eltwise" and eltwise_axis(op) is None:
         return None
     return kind
 
@@ -79,13 +84,13 @@ def _plain(t) -> bool:
     return isinstance(t, MemRefType) and isinstance(t.layout, NoneAttr) and isinstance(t.memory_space, NoneAttr)
 
 
-def summary_of(op: accel.ComputeOp) -> str:
-    def show(v: SSAValue) -> str:
-        t = v.type
-        return "x".join(str(d) for d in t.get_shape()) + f"x{t.element_type}"
+def shape_of(v: SSAValue) -> str:
+    return "x".join(str(d) for d in v.type.get_shape()) + f"x{v.type.element_type}"
 
-    ins = ", ".join(show(v) for v in op.inputs)
-    return f"{op.name.removeprefix('accel.')} ({ins}) -> {show(op.output)}"
+
+def summary_of(op: accel.ComputeOp) -> str:
+    ins = ", ".join(shape_of(v) for v in op.inputs)
+    return f"{op.name.removeprefix('accel.')} ({ins}) -> {shape_of(op.output)}"
 
 
 def _writer(v: SSAValue) -> accel.ComputeOp | None:
@@ -116,6 +121,18 @@ def task_of(op: accel.ComputeOp, target: str) -> Task | None:
     if kind is None:
         return None
     chain = neighbourhood(op)
+    built = chain_module(chain, target, f"// centre: {chain.index(op)}")
+    if built is None:
+        return None
+    key, text, specs = built
+    return Task(key, target, kind, summary_of(op), text, specs, centre=chain.index(op), context=len(chain) - 1)
+
+
+def chain_module(chain: list[accel.ComputeOp], target: str,
+                 marker: str) -> tuple[str, str, list[tuple[str, tuple[int, ...], str]]] | None:
+    """(key, text, external weights) of the one-task module of `chain` (compute ops of one
+    region, in block order), `marker` ending the text (what the task tunes of the chain);
+    None when an operand is not a whole host buffer."""
     in_chain = set(chain)
     values = list(dict.fromkeys(v for c in chain for v in (*c.inputs, c.output)))
     if not all(_plain(v.type) for v in values):
@@ -144,13 +161,10 @@ def task_of(op: accel.ComputeOp, target: str) -> Task | None:
             alloc = memref.AllocOp([], [], v.type)
             body.add_op(alloc)
             mapping[v] = alloc.results[0]
-    centre = 0
-    for i, c in enumerate(chain):
+    for c in chain:
         clone = c.clone(value_mapper=dict(mapping))
         clone.attributes.pop(TUNING_ATTR, None)
         body.add_op(clone)
-        if c is op:
-            centre = i
     body.add_op(func.ReturnOp())
     names = [*(f"in{i}" for i in range(len(data))), *(f"out{i}" for i in range(len(results)))]
     for a, n in zip(body.args, names):
@@ -173,10 +187,8 @@ def task_of(op: accel.ComputeOp, target: str) -> Task | None:
         module.attributes[WEIGHTS_ATTR] = StringAttr(TASK_WEIGHTS_FILE)
     out = io.StringIO()
     Printer(stream=out).print_op(module)
-    text = out.getvalue() + f"\n// centre: {centre}\n"
-    key = hashlib.sha256(text.encode()).hexdigest()[:16]
-    return Task(key, target, kind, summary_of(op), text, specs, centre=centre,
-                context=len(chain) - 1)
+    text = out.getvalue() + f"\n{marker}\n"
+    return hashlib.sha256(text.encode()).hexdigest()[:16], text, specs
 
 
 def _numpy_name(element_type) -> str:

@@ -14,17 +14,23 @@ task, measurements on an executor, every result appended to the log.
    measured in parallel; the learned model is refitted between rounds.
 4. Resume: measurements already in the log count against their task's budget and are
    never repeated; a log for another version of a target is refused.
-5. The whole model: compiled with the log's choices and without, compared by the compile
-   report's cycle estimate (the simulator's two-engine timeline replayed on the IR: the
-   simulator counts the same). Each tuned task whose choice does not pay in the model
-   (the model is not faster with it than with that task's default) gets its default
-   back (a `selected` record), so the tuned model is never slower than the default.
+5. The whole model decides (`select_in_model`): a task measured with its neighbours
+   only can gain alone and lose in the model (its neighbours' transfers were already
+   overlapped there by optimize-dma's prefetching, a chain cut differently changes what
+   stays on the device). From the faster of all defaults and all fastest measurements,
+   tasks by share, each tries its default and fastest measured configurations in the
+   whole model (the compile report's cycle estimate: the
+   simulator's two-engine timeline replayed on the IR, which the simulator counts the
+   same) with the other tasks at their choice so far, and keeps one only when the model
+   gets faster; the choices are `selected` records, so the tuned model is never slower
+   than the default.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,16 +38,19 @@ from dataclasses import dataclass, field
 from accel.compiler.compile_report import build_report
 from accel.compiler.driver import compile_module, load_model, make_context
 from accel.compiler.pipeline import with_tuning_log
-from accel.compiler.targets.tuning_space import TILE_KNOBS
+from accel.compiler.targets.tuning_space import FUSION_KIND, TILE_KNOBS
 from accel.compiler.tuning.executors import Executor
 from accel.compiler.tuning.log import LogWriter, Record, TuningLog, config_key, fingerprint, read_log
-from accel.compiler.tuning.measure import Request, Result
+from accel.compiler.tuning.fusion import fusion_features, fusion_kind_space, fusion_space, module_fusion_tasks
+from accel.compiler.tuning.measure import FUSION_TASK_PIPELINE, TASK_PIPELINE, Request, Result
 from accel.compiler.tuning.search import STRATEGIES, TaskSearch, fit_model, propose
 from accel.compiler.tuning.space import analytic_cycles, extents, space_of
 from accel.compiler.tuning.tasks import Task, distinct_tasks, module_tasks
 from accel.compiler.diagnostics import CompileError
 
 TO_ACCEL = "canonicalize,byoc,bufferize,plan-memory,lower-to-accel"
+SELECT_CANDIDATES = 3
+"""Measured configurations per task that the whole-model selection tries (its fastest)."""
 
 
 @dataclass
@@ -82,29 +91,65 @@ class Progress:
     def finish(self) -> None: ...
 
 
+FEATURES = ("channel_tile", "row_tile", "feature_tile", "k_tile", "outer_tile", "tiles", "analytic", "default",
+            "double_buffer", "prefetch", "resident_input", "channels", "rows", "matmul", "eltwise", "common_knobs",
+            "fusion", "fused_ops", "segments", "stripes")
+"""The learned model's inputs, one layout for every task (it is fitted across tasks)."""
+
+
 def features(op, config: dict, analytic: float, kind: str) -> list[float]:
-    ext = extents(op)
-    names = TILE_KNOBS[kind]
-    rel = [config[n] / ext[n] if n in config else 1.0 for n in ("channel_tile", "row_tile", "feature_tile", "k_tile")]
-    tiles = math.prod(-(-ext[n] // config[n]) for n in names if n in config)
-    return [
-        *rel, math.log(tiles), math.log(max(analytic, 1.0)), float(not config),
-        float(config.get("double_buffer", True)), float(config.get("prefetch", -1)),
-        float(config.get("resident") == "input"), *(math.log(ext.get(n, 1)) for n in ("channel_tile", "row_tile")),
-        float(kind == "matmul"), float(len(config) - sum(1 for n in names if n in config)),
-    ]
+    """`op` is the chain of a fusion task."""
+    if kind == FUSION_KIND:
+        slots = {**fusion_features(op, config), "fusion": 1.0}
+    else:
+        ext = extents(op)
+        names = TILE_KNOBS[kind]
+        slots = {n: config[n] / ext[n] if n in config else 1.0
+                 for n in ("channel_tile", "row_tile", "feature_tile", "k_tile", "outer_tile")}
+        slots.update({
+            "tiles": math.log(math.prod(-(-ext[n] // config[n]) for n in names if n in config)),
+            "default": float(not config), "double_buffer": float(config.get("double_buffer", True)),
+            "prefetch": float(config.get("prefetch", -1)), "resident_input": float(config.get("resident") == "input"),
+            "channels": math.log(ext.get("channel_tile", 1)), "rows": math.log(ext.get("row_tile", 1)),
+            "matmul": float(kind == "matmul"), "eltwise": float(kind == "eltwise"),
+            "common_knobs": float(len(config) - sum(1 for n in names if n in config)),
+        })
+    slots["analytic"] = math.log(max(analytic, 1.0))
+    return [slots.get(n, 0.0) for n in FEATURES]
 
 
 def extract_tasks(model: str, target: str, bind_inputs=None):
-    """(tasks, first op of each task by key, the context) of a model."""
+    """(tasks, the first instance of each task by key, the context, the module) of a
+    model; an instance is an op, or (chain, entries) for a fusion task."""
     ctx = make_context(target)
     module = load_model(model, ctx, bind_inputs)
     module, _ = compile_module(module, ctx, TO_ACCEL)
     pairs = module_tasks(module)
-    ops = {}
+    ops: dict = {}
     for op, task in pairs:
         ops.setdefault(task.key, op)
+    for chain, entries, task in module_fusion_tasks(module):
+        if fusion_kind_space(ctx.targets.named(task.target, chain[0])) is not None:
+            pairs.append((chain[0], task))
+            ops.setdefault(task.key, (chain, entries))
     return distinct_tasks(pairs), ops, ctx, module
+
+
+def _anchor(instance):
+    """The op that names a task instance's region (a fusion task's first op)."""
+    return instance[0][0] if isinstance(instance, tuple) else instance
+
+
+def task_space(task: Task, instance, desc) -> tuple[list[dict], list[float], list[list[float]]]:
+    """(configurations, analytic estimates, features) of a task's space."""
+    if task.kind == FUSION_KIND:
+        chain, entries = instance
+        pairs = fusion_space(chain, entries, desc)
+        return ([c for c, _ in pairs], [e for _, e in pairs],
+                [features(chain, c, e, task.kind) for c, e in pairs])
+    configs = space_of(instance, desc)
+    est = [analytic_cycles(instance, c, desc) for c in configs]
+    return configs, est, [features(instance, c, e, task.kind) for c, e in zip(configs, est)]
 
 
 def tune(model: str, target: str, log_path: str, executor: Executor, trials: int = 64, strategy: str = "model",
@@ -115,7 +160,7 @@ def tune(model: str, target: str, log_path: str, executor: Executor, trials: int
     start = time.perf_counter()
     progress = progress or Progress()
     tasks, ops, ctx, _ = extract_tasks(model, target, bind_inputs)
-    descs = {t.target: ctx.targets.named(t.target, ops[t.key]) for t in tasks}
+    descs = {t.target: ctx.targets.named(t.target, _anchor(ops[t.key])) for t in tasks}
     log = read_log(log_path) if os.path.exists(log_path) and os.path.getsize(log_path) > 0 else TuningLog(log_path)
     for desc in descs.values():
         log.check_target(desc)
@@ -123,16 +168,15 @@ def tune(model: str, target: str, log_path: str, executor: Executor, trials: int
     summary = Summary()
     searches: dict[str, TaskSearch] = {}
     for i, t in enumerate(tasks):
-        op, desc = ops[t.key], descs[t.target]
-        configs = space_of(op, desc)
-        est = [analytic_cycles(op, c, desc) for c in configs]
-        searches[t.key] = TaskSearch(configs, est, [features(op, c, e, t.kind) for c, e in zip(configs, est)], seed + i)
+        configs, est, feats = task_space(t, ops[t.key], descs[t.target])
+        searches[t.key] = TaskSearch(configs, est, feats, seed + i)
         for rec in log.measured(t.key).values():
             searches[t.key].record(rec.config, rec.cycles)
     by_key = {t.key: t for t in tasks}
 
     def request(t: Task, config: dict) -> Request:
-        return Request(t.text, tuple(t.weights), target_spec(descs[t.target], target), config, t.centre, timeout)
+        return Request(t.text, tuple(t.weights), target_spec(descs[t.target], target), config, t.centre, timeout,
+                       FUSION_TASK_PIPELINE if t.kind == FUSION_KIND else TASK_PIPELINE)
 
     def run(batch: list[tuple[Task, dict]]) -> None:
         reqs = {id(r): (t, r) for t, c in batch for r in [request(t, c)]}
@@ -187,8 +231,8 @@ def tune(model: str, target: str, log_path: str, executor: Executor, trials: int
                 learned = fit_model(list(searches.values()))
         tasks_done[0] = len(tasks)
         progress.update(tasks_done[0], done[0], speedup())
-        summary.model_default, summary.model_tuned = check_in_model(
-            model, target, log_path, writer, tasks, searches, bind_inputs)
+        summary.model_default, summary.model_tuned = select_in_model(
+            model, target, log_path, writer, tasks, share, bind_inputs)
     finally:
         writer.close()
         progress.finish()
@@ -213,36 +257,57 @@ def model_estimate(model: str, target: str, log: str | None, bind_inputs=None) -
     return int(build_report(module, ctx.targets.descriptions, None, {})["cycles"]["estimate"])
 
 
-def check_in_model(model: str, target: str, log_path: str, writer: LogWriter, tasks: list[Task],
-                   searches: dict[str, TaskSearch], bind_inputs=None) -> tuple[int, int]:
-    """Give back its default to each tuned task whose choice does not make the whole model
-    faster (largest measured gain first); returns (default, tuned) model estimates."""
-    default = model_estimate(model, target, None, bind_inputs)
-    current = model_estimate(model, target, log_path, bind_inputs)
+def select_in_model(model: str, target: str, log_path: str, writer: LogWriter, tasks: list[Task],
+                    share: dict[str, float], bind_inputs=None, candidates: int = SELECT_CANDIDATES) -> tuple[int, int]:
+    """Choose each task's configuration by the whole model's estimate. The start is the
+    faster of every task at its default and every task at its fastest measurement (gains
+    can need each other: tiled neighbours keep a stream going); then tasks by share, each
+    tries its default and its `candidates` fastest measured configurations with every
+    other task at its choice so far, keeping the one that makes the model fastest. The
+    choices are recorded (`selected`) in the log; returns (default, tuned) model
+    estimates, tuned <= default."""
     log = read_log(log_path)
-    tuned = []
+    options: dict[str, list[Record]] = {}
     for t in tasks:
-        best, base = log.best(t.key)
-        if best is not None and best.config and base is not None:
-            tuned.append((base.cycles - best.cycles, t, base))
-    kept = []
-    for _, t, base in sorted(tuned, key=lambda x: x[0]):  # the smallest measured gains first
-        if current <= default:
-            break
-        writer.append(Record(t.key, t.target, t.summary, t.instances, {}, base.cycles, selected=True))
-        without = model_estimate(model, target, log_path, bind_inputs)
-        if without < current:
-            current = without
-            continue
-        # the choice pays in the model: select it again
-        chosen = min((r for r in read_log(log_path).records if r.task == t.key and r.cycles is not None
-                      and not r.selected), key=lambda r: (r.cycles, bool(r.config)))
-        writer.append(Record(t.key, t.target, t.summary, t.instances, chosen.config, chosen.cycles, selected=True))
-        kept.append((t, base))
-    if current > default:  # together the kept choices still lose: the defaults everywhere
-        for t, base in kept:
-            writer.append(Record(t.key, t.target, t.summary, t.instances, {}, base.cycles, selected=True))
-        current = model_estimate(model, target, log_path, bind_inputs)
+        measured = [r for r in log.records if r.task == t.key and r.cycles is not None and not r.selected]
+        base = next((r for r in measured if not r.config), None)
+        if base is not None:
+            faster = sorted((r for r in measured if r.config and r.cycles < base.cycles), key=lambda r: r.cycles)
+            options[t.key] = [base, *faster[:candidates]]
+    with tempfile.TemporaryDirectory(prefix="accel-tune-select-") as tmp:
+        probe_path = os.path.join(tmp, "probe.json")
+
+        def estimate_with(choice: dict[str, Record]) -> int:
+            probe = LogWriter(probe_path, log.targets)
+            try:
+                for r in choice.values():
+                    probe.append(Record(r.task, r.target, r.op, r.instances, r.config, r.cycles, selected=True))
+            finally:
+                probe.close()
+            try:
+                return model_estimate(model, target, probe_path, bind_inputs)
+            finally:
+                os.remove(probe_path)
+
+        default = model_estimate(model, target, None, bind_inputs)
+        chosen = {k: rs[0] for k, rs in options.items()}
+        current = default
+        fastest = {k: rs[1] if len(rs) > 1 else rs[0] for k, rs in options.items()}
+        if fastest != chosen:
+            together = estimate_with(fastest)
+            if together < current:
+                current, chosen = together, fastest
+        for t in sorted(tasks, key=lambda t: -share.get(t.key, 0.0)):
+            for r in options.get(t.key, [])[:1 + candidates]:
+                if r is chosen[t.key]:
+                    continue
+                cycles = estimate_with({**chosen, t.key: r})
+                if cycles < current:
+                    current, chosen[t.key] = cycles, r
+    for t in tasks:
+        pick = chosen.get(t.key)
+        if pick is not None:
+            writer.append(Record(t.key, t.target, t.summary, t.instances, pick.config, pick.cycles, selected=True))
     return default, current
 
 

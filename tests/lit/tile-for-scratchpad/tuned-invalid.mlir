@@ -17,3 +17,12 @@ func.func @npu_0(%x: memref<1x64xi8>, %y: memref<1x16xi8> {accel.output}) attrib
   accel.matmul ins(%x, %w : memref<1x64xi8>, memref<16x64xi8>) outs(%y : memref<1x16xi8>) {in_scale = [0.5], transpose_b = true} attributes {accel.tuning = {k_tile = 16}}
   func.return
 }
+
+// -----
+
+// An element-wise tile that does not fit (two slots of 8 x 64x64 floats in and out).
+// CHECK: tuned-invalid.mlir:[[# @LINE + 2]]:3: error: 'accel.eltwise': tuning configuration {'outer_tile': 8} does not fit the scratchpad (262144 bytes)
+func.func @npu_0(%x: memref<16x64x64xf32>, %y: memref<16x64x64xf32> {accel.output}) attributes {accel.target = "npu"} {
+  accel.eltwise ins(%x : memref<16x64x64xf32>) outs(%y : memref<16x64x64xf32>) {kind = "relu"} attributes {accel.tuning = {outer_tile = 8}}
+  func.return
+}

@@ -54,3 +54,39 @@ func.func @npu_0(%x: memref<16x64xf32>, %y: memref<16x32xf32> {accel.output}) at
   accel.matmul ins(%x, %w : memref<16x64xf32>, memref<32x64xf32>) outs(%y : memref<16x32xf32>) {transpose_b = true} attributes {accel.tuning = {double_buffer = false, prefetch = 0}}
   func.return
 }
+
+// -----
+
+// An element-wise op tuned with `outer_tile`: slices of its outermost axis longer than 1
+// (the 12 channels) per tile, 4 here: three tiles of 1x4x17x17, even though it fits whole.
+// CHECK-LABEL: func.func @npu_0
+// CHECK:         scf.for
+// CHECK:           memref.subview %x[0, %{{.*}}, 0, 0] [1, 4, 17, 17]
+// CHECK:           accel.eltwise ins(%{{.*}} : memref<1x4x17x17xf32{{.*}}>) outs(%{{.*}} : memref<1x4x17x17xf32{{.*}}>) {kind = "sigmoid"}
+// CHECK-NOT:     accel.eltwise ins(%x
+func.func @npu_0(%x: memref<1x12x17x17xf32>, %y: memref<1x12x17x17xf32> {accel.output}) attributes {accel.target = "npu"} {
+  accel.eltwise ins(%x : memref<1x12x17x17xf32>) outs(%y : memref<1x12x17x17xf32>) {kind = "sigmoid"} attributes {accel.tuning = {outer_tile = 4}}
+  func.return
+}
+
+// -----
+
+// A softmax keeps its rows whole: `outer_tile` counts rows (the axis before the last).
+// CHECK-LABEL: func.func @npu_0
+// CHECK:         scf.for
+// CHECK:           accel.eltwise ins(%{{.*}} : memref<3x64xf32{{.*}}>) outs(%{{.*}} : memref<3x64xf32{{.*}}>) {kind = "softmax"}
+func.func @npu_0(%x: memref<12x64xf32>, %y: memref<12x64xf32> {accel.output}) attributes {accel.target = "npu"} {
+  accel.eltwise ins(%x : memref<12x64xf32>) outs(%y : memref<12x64xf32>) {kind = "softmax"} attributes {accel.tuning = {outer_tile = 3}}
+  func.return
+}
+
+// -----
+
+// A chain's fusion knobs (`fuse`, `stripe_rows`: fuse-layers') are not tiles: an op
+// that fits stays whole.
+// CHECK-LABEL: func.func @npu_0
+// CHECK-NEXT:    accel.eltwise ins(%x : memref<1x12x17x17xf32>)
+func.func @npu_0(%x: memref<1x12x17x17xf32>, %y: memref<1x12x17x17xf32> {accel.output}) attributes {accel.target = "npu"} {
+  accel.eltwise ins(%x : memref<1x12x17x17xf32>) outs(%y : memref<1x12x17x17xf32>) {kind = "sigmoid"} attributes {accel.tuning = {fuse = false, stripe_rows = 4}}
+  func.return
+}
