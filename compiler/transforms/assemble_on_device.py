@@ -60,7 +60,7 @@ from accel.compiler.memory_plan import plan_scratchpad, scratchpad_fits
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import buffer_bytes
 from accel.compiler.transforms.insert_dma import spm_type
-from accel.compiler.transforms.optimize_dma import drop_token, erase_if_unused, erase_transfer, keep_fitting
+from accel.compiler.transforms.optimize_dma import erase_if_unused, erase_transfer, keep_fitting
 from accel.dialects import accel
 from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions
 
