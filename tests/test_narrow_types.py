@@ -12,12 +12,10 @@ Tolerance: none (bits; NaN against NaN by pattern where ONNX fixes it).
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 import ml_dtypes
 import numpy as np
-import onnx
 import pytest
 from onnx import TensorProto
 from onnx.numpy_helper import to_float8e8m0
