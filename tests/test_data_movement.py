@@ -337,14 +337,16 @@ def test_optimized_moves_less_than_naive(run, model):
 
 
 def test_double_buffering_overlaps_transfers_with_compute(run):
-    """Same tiles, with and without the prefetch of the next tile: the same bytes, never
-    slower, and faster on a tiled CNN (the simulator's two-engine timeline)."""
+    """Same tiles, with and without the prefetch of the next tile: never more bytes, never
+    slower, and faster on a tiled CNN (the simulator's two-engine timeline). (Not always
+    the same bytes: forwarding keeps a value on the device when the plan with it fits,
+    and the two builds' plans differ: resnet_int8 moves fewer with double buffering.)"""
     saved = {}
     for model in OPTION_MODELS:
         with_db = run(model, "npu", "full").counters
         without = run(model, "npu", "no-double-buffer").counters
         assert with_db["cycles"] <= without["cycles"], model
-        assert with_db["bytes_to_device"] == without["bytes_to_device"], model
+        assert with_db["bytes_to_device"] <= without["bytes_to_device"], model
         saved[model] = without["cycles"] - with_db["cycles"]
     assert any(s > 0 for s in saved.values()), saved
 

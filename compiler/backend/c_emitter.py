@@ -41,7 +41,7 @@ from accel.compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_c
 from accel.compiler.diagnostics import CompileError, format_location
 from accel.compiler.memory_plan import align
 from accel.compiler.narrow_types import NARROW_C_TYPES, is_float_dtype
-from accel.compiler.runtime.reference import resize2d_taps
+from accel.compiler.resize_sampling import resize2d_taps
 from accel.compiler.tensors import cast, constant_value, numpy_dtype
 from accel.dialects import accel, relay
 from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, Arg, Call, Value, compute_word
