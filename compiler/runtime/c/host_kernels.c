@@ -1529,6 +1529,25 @@ int acc_reduce(acc_reduce_op op, acc_dtype t, const void *x, void *y, int rank, 
     return ACC_OK;
 }
 
+/* y[i] = x[off + sum_d idx_d(i) * stride[d]] over the row-major indices of `shape`: the gather
+ * of a strided view (a slice, a broadcast: stride 0 on broadcast axes). */
+static void gather_strided(size_t elem_size, const void *x, int64_t off, int rank, const int64_t *shape,
+                           const int64_t *stride, void *y) {
+    int64_t total = numel(rank, shape), idx[ACC_MAX_RANK] = {0};
+    const char *px = (const char *)x;
+    char *py = (char *)y;
+    for (int64_t i = 0; i < total; i++) {
+        memcpy(py + i * (int64_t)elem_size, px + off * (int64_t)elem_size, elem_size);
+        for (int d = rank - 1; d >= 0; d--) {
+            idx[d]++;
+            off += stride[d];
+            if (idx[d] < shape[d]) break;
+            off -= stride[d] * idx[d];
+            idx[d] = 0;
+        }
+    }
+}
+
 int acc_strided_slice(size_t elem_size, const void *x, int rank, const int64_t *shape, const int64_t *begin,
                       const int64_t *step, void *y, const int64_t *out_shape) {
     if (!x || !y || elem_size == 0 || !valid_shape(rank, shape) || (rank > 0 && (!begin || !step || !out_shape)))
@@ -1543,19 +1562,7 @@ int acc_strided_slice(size_t elem_size, const void *x, int rank, const int64_t *
         stride[d] = step[d] * k;
         k *= shape[d];
     }
-    int64_t total = numel(rank, out_shape), idx[ACC_MAX_RANK] = {0};
-    const char *px = (const char *)x;
-    char *py = (char *)y;
-    for (int64_t i = 0; i < total; i++) {
-        memcpy(py + i * (int64_t)elem_size, px + off * (int64_t)elem_size, elem_size);
-        for (int d = rank - 1; d >= 0; d--) {
-            idx[d]++;
-            off += stride[d];
-            if (idx[d] < out_shape[d]) break;
-            off -= stride[d] * idx[d];
-            idx[d] = 0;
-        }
-    }
+    gather_strided(elem_size, x, off, rank, out_shape, stride, y);
     return ACC_OK;
 }
 
@@ -1564,19 +1571,7 @@ int acc_broadcast_to(size_t elem_size, const void *x, int x_rank, const int64_t 
     if (!x || !y || elem_size == 0 || !valid_shape(rank, shape)) return ACC_EINVAL;
     int64_t sx[ACC_MAX_RANK];
     if (bcast_strides(rank, shape, x_rank, x_shape, sx)) return ACC_EINVAL;
-    int64_t total = numel(rank, shape), idx[ACC_MAX_RANK] = {0}, off = 0;
-    const char *px = (const char *)x;
-    char *py = (char *)y;
-    for (int64_t i = 0; i < total; i++) {
-        memcpy(py + i * (int64_t)elem_size, px + off * (int64_t)elem_size, elem_size);
-        for (int d = rank - 1; d >= 0; d--) {
-            idx[d]++;
-            off += sx[d];
-            if (idx[d] < shape[d]) break;
-            off -= sx[d] * idx[d];
-            idx[d] = 0;
-        }
-    }
+    gather_strided(elem_size, x, 0, rank, shape, sx, y);
     return ACC_OK;
 }
 

@@ -294,6 +294,20 @@ static void check_operands(const stream_ctx *s, const layout *l, const uint64_t 
 static void *spm_ptr(int64_t off) { return off < 0 ? NULL : (unsigned char *)npu_spm() + off; }
 
 /* Pass 2: run the relocated copy. Returns the first non-zero npu status, or 0. */
+/* The quantization fields shared by the int8 conv and matmul commands (their parameter structs
+ * are distinct types with the same field names). */
+#define SET_QUANT_PARAMS(p)                                                                          \
+    do {                                                                                             \
+        (p).x_dtype = (npu_qtype)v[NPU_CMD_F_X_DTYPE], (p).w_dtype = (npu_qtype)v[NPU_CMD_F_W_DTYPE]; \
+        (p).y_dtype = (npu_qtype)v[NPU_CMD_F_Y_DTYPE];                                               \
+        (p).input_zero_point = (int32_t)v[NPU_CMD_F_INPUT_ZERO_POINT];                               \
+        (p).weight_zero_point = (const int32_t *)(const void *)(data + v[NPU_CMD_F_WEIGHT_ZERO_POINT]); \
+        (p).weight_zero_point_len = v[NPU_CMD_F_WEIGHT_ZERO_POINT_LEN];                              \
+        (p).in_scale = (const float *)(const void *)(data + v[NPU_CMD_F_IN_SCALE]);                  \
+        (p).in_scale_len = v[NPU_CMD_F_IN_SCALE_LEN];                                                \
+        (p).out_scale = f[NPU_CMD_F_OUT_SCALE], (p).out_zero_point = (int32_t)v[NPU_CMD_F_OUT_ZERO_POINT]; \
+    } while (0)
+
 static int run_stream(const stream_ctx *s, const layout *l, size_t transfers) {
     npu_token *tokens = malloc((transfers ? transfers : 1) * sizeof *tokens);
     if (!tokens) fail(s, 0, "out of memory");
@@ -364,14 +378,7 @@ static int run_stream(const stream_ctx *s, const layout *l, size_t transfers) {
                 status = npu_conv2d_f32(x, w, b, y, &p);
                 break;
             }
-            p.x_dtype = (npu_qtype)v[NPU_CMD_F_X_DTYPE], p.w_dtype = (npu_qtype)v[NPU_CMD_F_W_DTYPE];
-            p.y_dtype = (npu_qtype)v[NPU_CMD_F_Y_DTYPE];
-            p.input_zero_point = (int32_t)v[NPU_CMD_F_INPUT_ZERO_POINT];
-            p.weight_zero_point = (const int32_t *)(const void *)(data + v[NPU_CMD_F_WEIGHT_ZERO_POINT]);
-            p.weight_zero_point_len = v[NPU_CMD_F_WEIGHT_ZERO_POINT_LEN];
-            p.in_scale = (const float *)(const void *)(data + v[NPU_CMD_F_IN_SCALE]);
-            p.in_scale_len = v[NPU_CMD_F_IN_SCALE_LEN];
-            p.out_scale = f[NPU_CMD_F_OUT_SCALE], p.out_zero_point = (int32_t)v[NPU_CMD_F_OUT_ZERO_POINT];
+            SET_QUANT_PARAMS(p);
             status = npu_conv2d_s8(x, w, b, y, &p);
             break;
         }
@@ -389,14 +396,7 @@ static int run_stream(const stream_ctx *s, const layout *l, size_t transfers) {
                 status = npu_matmul_f32(a, b, bias, y, &p);
                 break;
             }
-            p.x_dtype = (npu_qtype)v[NPU_CMD_F_X_DTYPE], p.w_dtype = (npu_qtype)v[NPU_CMD_F_W_DTYPE];
-            p.y_dtype = (npu_qtype)v[NPU_CMD_F_Y_DTYPE];
-            p.input_zero_point = (int32_t)v[NPU_CMD_F_INPUT_ZERO_POINT];
-            p.weight_zero_point = (const int32_t *)(const void *)(data + v[NPU_CMD_F_WEIGHT_ZERO_POINT]);
-            p.weight_zero_point_len = v[NPU_CMD_F_WEIGHT_ZERO_POINT_LEN];
-            p.in_scale = (const float *)(const void *)(data + v[NPU_CMD_F_IN_SCALE]);
-            p.in_scale_len = v[NPU_CMD_F_IN_SCALE_LEN];
-            p.out_scale = f[NPU_CMD_F_OUT_SCALE], p.out_zero_point = (int32_t)v[NPU_CMD_F_OUT_ZERO_POINT];
+            SET_QUANT_PARAMS(p);
             status = npu_matmul_s8(a, b, bias, y, &p);
             break;
         }
