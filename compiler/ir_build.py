@@ -82,6 +82,16 @@ def subview(source: SSAValue, offsets: Sequence[int | SSAValue], sizes: Sequence
     )
 
 
+def subview_indices(view: memref.SubviewOp) -> tuple[list[int | SSAValue], ...]:
+    """A subview's offsets, sizes and strides, each an int or the SSA value of a dynamic entry."""
+    def mixed(static: DenseArrayBase, dynamic: Sequence[SSAValue]) -> list[int | SSAValue]:
+        it = iter(dynamic)
+        return [next(it) if v == DYNAMIC_INDEX else v for v in static.get_values()]
+
+    return (mixed(view.static_offsets, view.offsets), mixed(view.static_sizes, view.sizes),
+            mixed(view.static_strides, view.strides))
+
+
 def subview_type(source_type: MemRefType, offsets: Sequence[int | SSAValue], sizes: Sequence[int | SSAValue],
                  strides: Sequence[int | SSAValue]) -> MemRefType:
     """`memref.SubviewOp.infer_result_type(...)`: it depends on the source type and on

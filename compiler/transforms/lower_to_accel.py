@@ -61,18 +61,18 @@ After:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import MemRefType, ModuleOp, StridedLayoutAttr, StringAttr, TensorType
+from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr, TensorType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from accel.compiler import ir_build
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets.fused_forms import Body, ComputePlan, NotLowerable, plan_body
 from accel.compiler.tensors import constant_value, dense_from_array, element_type
@@ -211,7 +211,6 @@ def lower_concatenate(kernel: accel.KernelOp, concat: relay.ConcatenateOp) -> li
     out = kernel.outs[0]
     shape = list(out.type.get_shape())
     axis = concat.prop("axis") % len(shape)
-    strides = [math.prod(shape[i + 1:]) for i in range(len(shape))]
     ops: list[Operation] = []
     at = 0
     for v in concat.inputs:
@@ -221,8 +220,8 @@ def lower_concatenate(kernel: accel.KernelOp, concat: relay.ConcatenateOp) -> li
         sizes[axis] = v.type.get_shape()[axis]
         offsets = [0] * len(shape)
         offsets[axis] = at
-        layout = StridedLayoutAttr(strides, at * strides[axis])
-        view = memref.SubviewOp.get(out, offsets, sizes, [1] * len(shape), MemRefType(out.type.element_type, sizes, layout))
+        ones = [1] * len(shape)
+        view = ir_build.subview(out, offsets, sizes, ones, ir_build.subview_type(out.type, offsets, sizes, ones))
         copy = memref.CopyOp(kernel.ins[v.index], view.result)
         view.location = copy.location = kernel.location
         ops += [view, copy]
@@ -256,6 +255,25 @@ def write_in_place(copy: memref.CopyOp) -> None:
     Rewriter.erase_op(copy)
     src.replace_all_uses_with(view)
     Rewriter.erase_op(src.owner)
+    retype_views_of(view)
+
+
+def retype_views_of(buffer: SSAValue) -> None:
+    """Views taken of a buffer that has become a slice of another (a concatenation inside a
+    concatenation) get the strides of what they now view: a view built for the dense buffer
+    would address the slice as if it were dense."""
+    for use in list(buffer.uses):
+        sv = use.operation
+        if not isinstance(sv, memref.SubviewOp) or use.index != 0:
+            continue
+        offsets, sizes, strides = ir_build.subview_indices(sv)
+        kind = ir_build.subview_type(buffer.type, offsets, sizes, strides)
+        if kind == sv.result.type:
+            continue
+        new = ir_build.subview(buffer, offsets, sizes, strides, kind)
+        new.location = sv.location
+        Rewriter.replace_op(sv, new)
+        retype_views_of(new.result)
 
 
 def stamp_entries(lowered: list[Operation], kernel: accel.KernelOp, desc: TargetDescription) -> None:
