@@ -122,6 +122,11 @@ def space_of(op: accel.ComputeOp, desc: TargetDescription) -> list[dict]:
         except CompileError:
             continue
         fitting.append(cfg)
+    if space.kind == "matmul":  # one row or feature tile: both loop orders emit the same loops
+        ext, seen = extents(op), {tuple(sorted(c.items())) for c in fitting}
+        fitting = [c for c in fitting if c.get("resident") != "input" or not (
+            c.get("row_tile") == ext["row_tile"] or c.get("feature_tile") == ext["feature_tile"])
+            or tuple(sorted({**c, "resident": "weights"}.items())) not in seen]
     out: list[dict] = [{}]
     for cfg in fitting:
         for rest in itertools.product(*(values[n] for n in other)):
