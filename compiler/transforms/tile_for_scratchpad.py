@@ -28,7 +28,7 @@ once and re-reads the weights per row tile unless they all fit.
 A tuning configuration on an op (`accel.tuning`, see apply-tuning and
 compiler/targets/tuning_space.py) fixes the knobs it names: channel/row tiles (conv,
 pool), row/feature/K tiles (2-D products), slices of the outermost axis per tile
-(element-wise ops: `outer_tile`), the resident operand (rows inside or outside channels), and whether tiles are sized for double buffering; such an op is tiled even when
+(element-wise ops: `outer_tile`), the resident operand (rows inside or outside channels; a product's row tiles outside or inside its feature tiles), and whether tiles are sized for double buffering; such an op is tiled even when
 it fits whole, and a configuration that does not fit is an error, never shrunk.
 
 Before (a 1x64x56x56 conv, 3.2 MB of operands):
