@@ -54,6 +54,8 @@ the legacy exporter writes nn.Linear; `mlp64` is that model) on 16 and 64 rows (
 tokens through a transformer's feed-forward block): its 590 KB of weights stream through
 the scratchpad (256 KiB on the npu, 128 KiB on the dsp) while the rows compute."""
 RTOL = 1e-4
+GOAL = 0.8
+"""Issue 16's goal: tuned <= 0.8x default cycles (bold in the table)."""
 
 
 def generated_model(name: str, directory: str) -> str:
@@ -154,7 +156,8 @@ def main() -> None:
           "| tune Ray, 2 workers (s) | tuned on Ray (cycles) |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for model, target, d, t, n, m, ls, rs, rt in rows:
-        print(f"| {model} | {target} | {d} | {t} | **{t / d if d else 1:.3f}** | {n} | {m} | {ls:.0f} | "
+        r = f"{t / d if d else 1:.3f}"
+        print(f"| {model} | {target} | {d} | {t} | {f'**{r}**' if float(r) <= GOAL else r} | {n} | {m} | {ls:.0f} | "
               f"{'-' if rs is None else f'{rs:.0f}'} | {'-' if rt is None else rt} |")
 
 
