@@ -453,7 +453,8 @@ def plan_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool,
                         best = (cost, MatmulPlan(tm, tn, tk))
     if best is None and config:
         raise CompileError(f"'{op.name}': tuning configuration {config} does not fit the scratchpad "
-                           f"({capacity} bytes){'' if split_k and not op.is_quantized else ' or splits K, which this product cannot'}", op)
+                           f"({capacity} bytes){'' if split_k and not op.is_quantized and not rows_outer else ' or splits K, which this product cannot'}"
+                           f"{' with resident = input (whole K rows)' if rows_outer else ''}", op)
     if best is None:
         why = "" if split_k and not op.is_quantized else (
             " (int8 products are not split along K)" if op.is_quantized else
