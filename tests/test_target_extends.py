@@ -37,6 +37,7 @@ def test_npu_64k_is_the_npu_with_a_64k_scratchpad():
         [(p.name, p.c_function, p.limits, p.call, p.predicate) for p in npu.patterns]
     assert differing_fields(npu, small) <= {"name", "description", "memory", "patterns", "path"}
     assert small.ops == npu.ops and small.library == npu.library and small.api == npu.api
+    assert small.tuning == npu.tuning is not None  # accel-tune --target npu-64k searches the npu's space
 
 
 def test_a_user_file_elsewhere_extends_a_builtin(tmp_path):

@@ -18,6 +18,7 @@ op may carry a chosen configuration (`accel.tuning`, dialects/conventions.py):
     row_tile = {}                            # data rows (M) per tile
     feature_tile = { multiple_of = 4 }       # output features (N) per tile
     k_tile = {}                              # K per tile (float products on a target that accumulates)
+    resident = ["weights", "input"]          # loop order: the weights' feature tile or the data's row tile stays
 
     [tuning.eltwise]                         # element-wise ops, softmax and layer norm
     outer_tile = {}                          # slices of the outermost axis longer than 1 per tile
@@ -52,7 +53,11 @@ from accel.compiler.diagnostics import CompileError
 
 RESIDENT_CHOICES = ("weights", "input")
 """conv2d/pool: `weights` keeps the weight tile while row tiles stream (rows inside
-channels); `input` keeps the input rows while weight tiles stream (channels inside rows)."""
+channels); `input` keeps the input rows while weight tiles stream (channels inside rows).
+matmul: `weights` keeps a feature tile of the weights while row tiles of the data stream
+(the heuristics' loop order); `input` keeps a row tile of the data while the weights'
+feature tiles stream, double-buffered (rows outside features)."""
+RESIDENT_KINDS = ("conv2d", "pool", "matmul")
 
 TILE_KNOBS: dict[str, tuple[str, ...]] = {
     "conv2d": ("channel_tile", "row_tile"),
@@ -162,7 +167,7 @@ def _kind_reader(kind: str) -> Callable[[_Reader, Any, str], KindSpace]:
     def read(r: _Reader, value: Any, key: str) -> KindSpace:
         data = r.table(value, key)
         tile_names = TILE_KNOBS[kind]
-        allowed = (*tile_names, *(("resident",) if kind in ("conv2d", "pool") else ()), *COMMON_KNOBS)
+        allowed = (*tile_names, *(("resident",) if kind in RESIDENT_KINDS else ()), *COMMON_KNOBS)
         r.finish(data, allowed, key)
         tiles = tuple((n, r.tile_range(data[n], f"{key}.{n}")) for n in tile_names if n in data)
         resident = r.choices(data["resident"], f"{key}.resident", lambda v: v in RESIDENT_CHOICES,

@@ -28,7 +28,7 @@ once and re-reads the weights per row tile unless they all fit.
 A tuning configuration on an op (`accel.tuning`, see apply-tuning and
 compiler/targets/tuning_space.py) fixes the knobs it names: channel/row tiles (conv,
 pool), row/feature/K tiles (2-D products), slices of the outermost axis per tile
-(element-wise ops: `outer_tile`), the resident operand (rows inside or outside channels), and whether tiles are sized for double buffering; such an op is tiled even when
+(element-wise ops: `outer_tile`), the resident operand (rows inside or outside channels; a product's row tiles outside or inside its feature tiles), and whether tiles are sized for double buffering; such an op is tiled even when
 it fits whole, and a configuration that does not fit is an error, never shrunk.
 
 Before (a 1x64x56x56 conv, 3.2 MB of operands):
@@ -403,6 +403,7 @@ class MatmulPlan:
     m_tile: int
     n_tile: int
     k_tile: int  # K when the product is not split along K
+    rows_outer: bool = False  # tuned `resident = "input"`: a row tile stays while weight tiles stream
 
 
 def accumulates(desc) -> bool:
@@ -427,16 +428,19 @@ def plan_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool,
     m_steps = [config["row_tile"]] if "row_tile" in config else candidates(m)
     n_steps = [config["feature_tile"]] if "feature_tile" in config else candidates(n)
     k_steps = [config["k_tile"]] if "k_tile" in config else candidates(k)
-    best = None
+    best, rows_outer = None, config.get("resident") == "input"
     for tn in n_steps if config.get("k_tile", k) == k else ():
         for tm in m_steps:
-            if not _fits([tm * k * ae, tm * tn * ye], [tn * k * be + tn * bias_e], capacity, alignment, double):
+            rows, cols = [tm * k * ae], [tn * k * be + tn * bias_e]
+            if not _fits([*(cols if rows_outer else rows), tm * tn * ye], rows if rows_outer else cols, capacity,
+                         alignment, double):
                 continue
             n_m, n_n = -(-m // tm), -(-n // tn)
-            cost = n * k * be + m * k * ae * (n_n if n_m > 1 else 1) + m * n * ye + 64 * n_m * n_n
+            cost = n * k * be * (n_m if rows_outer and n_n > 1 else 1) + m * k * ae * (
+                n_n if n_m > 1 and not rows_outer else 1) + m * n * ye + 64 * n_m * n_n
             if best is None or cost < best[0]:
-                best = (cost, MatmulPlan(tm, tn, k))
-    if best is None and split_k and not op.is_quantized:
+                best = (cost, MatmulPlan(tm, tn, k, rows_outer))
+    if best is None and split_k and not op.is_quantized and not rows_outer:
         # Every K tile brings its data and weight slices; the output tile stays.
         for tk in k_steps:
             for tn in n_steps:
@@ -449,7 +453,8 @@ def plan_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool,
                         best = (cost, MatmulPlan(tm, tn, tk))
     if best is None and config:
         raise CompileError(f"'{op.name}': tuning configuration {config} does not fit the scratchpad "
-                           f"({capacity} bytes){'' if split_k and not op.is_quantized else ' or splits K, which this product cannot'}", op)
+                           f"({capacity} bytes){'' if split_k and not op.is_quantized and not rows_outer else ' or splits K, which this product cannot'}"
+                           f"{' with resident = input (whole K rows)' if rows_outer else ''}", op)
     if best is None:
         why = "" if split_k and not op.is_quantized else (
             " (int8 products are not split along K)" if op.is_quantized else
@@ -485,27 +490,34 @@ def tile_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool,
     tm, tn, tk = plan.m_tile, plan.n_tile, plan.k_tile
     k_ranges = [(k0, min(k, k0 + tk)) for k0 in range(0, k, tk)]
     top = Emitter(InsertPoint.before(op))
-    for n0 in range(0, n, tn):
+
+    def emit_tile(e: Emitter, row: int | SSAValue, size: int, n0: int) -> None:
         n1 = min(n, n0 + tn)
+        out = e.subview(y, [n0], [n1 - n0]) if vector else e.subview(y, [row, n0], [size, n1 - n0])
+        for i, (k0, k1) in enumerate(k_ranges):
+            last = i == len(k_ranges) - 1
+            if vector:
+                a_tile = e.subview(a, [k0], [k1 - k0])
+            else:
+                a_tile = e.subview(a, [k0, row] if ta else [row, k0], [k1 - k0, size] if ta else [size, k1 - k0])
+            b_tile = e.subview(b, [n0, k0] if tb else [k0, n0], [n1 - n0, k1 - k0] if tb else [k1 - k0, n1 - n0])
+            ins = [a_tile, b_tile]
+            if len(op.inputs) > 2 and last:
+                ins.append(e.subview(op.inputs[2], [n0], [n1 - n0]))
+            props = _k_tile_props(op, i == 0, last)
+            _slice_quant(op, props, n0, n1)
+            new = accel.MatmulOp(ins, out, dict(op.attributes), **props)
+            new.location = op.location
+            e.add(new)
+
+    # Feature tiles outside row tiles (the weight tile stays while rows stream), or, tuned
+    # (`resident = "input"`), row tiles outside (the row tile stays while weight tiles stream).
+    for n0 in [0] if plan.rows_outer else range(0, n, tn):
         for m0, count, size in uniform_runs(m, tm):
             miv, e = top.loop(m0, count, tm)
             row = e.affine(miv, 1, 0) if miv is not None else m0
-            out = e.subview(y, [n0], [n1 - n0]) if vector else e.subview(y, [row, n0], [size, n1 - n0])
-            for i, (k0, k1) in enumerate(k_ranges):
-                last = i == len(k_ranges) - 1
-                if vector:
-                    a_tile = e.subview(a, [k0], [k1 - k0])
-                else:
-                    a_tile = e.subview(a, [k0, row] if ta else [row, k0], [k1 - k0, size] if ta else [size, k1 - k0])
-                b_tile = e.subview(b, [n0, k0] if tb else [k0, n0], [n1 - n0, k1 - k0] if tb else [k1 - k0, n1 - n0])
-                ins = [a_tile, b_tile]
-                if len(op.inputs) > 2 and last:
-                    ins.append(e.subview(op.inputs[2], [n0], [n1 - n0]))
-                props = _k_tile_props(op, i == 0, last)
-                _slice_quant(op, props, n0, n1)
-                new = accel.MatmulOp(ins, out, dict(op.attributes), **props)
-                new.location = op.location
-                e.add(new)
+            for n_inner in range(0, n, tn) if plan.rows_outer else [n0]:
+                emit_tile(e, row, size, n_inner)
     Rewriter.erase_op(op)
 
 

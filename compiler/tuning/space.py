@@ -111,7 +111,8 @@ def space_of(op: accel.ComputeOp, desc: TargetDescription) -> list[dict]:
         return [{}]
     values = knob_values(op, space, desc)
     tile_names = [n for n in values if n in TILE_KNOBS[space.kind]]
-    sized = [*tile_names, *(["double_buffer"] if "double_buffer" in values else [])]
+    sized = [*tile_names, *(["double_buffer"] if "double_buffer" in values else []),
+             *(["resident"] if "resident" in values and space.kind == "matmul" else [])]  # a loop order's fit
     other = [n for n in values if n not in sized]
     fitting = []
     for combo in itertools.product(*(values[n] for n in sized)):
@@ -121,6 +122,11 @@ def space_of(op: accel.ComputeOp, desc: TargetDescription) -> list[dict]:
         except CompileError:
             continue
         fitting.append(cfg)
+    if space.kind == "matmul":  # one row or feature tile: both loop orders emit the same loops
+        ext, seen = extents(op), {tuple(sorted(c.items())) for c in fitting}
+        fitting = [c for c in fitting if c.get("resident") != "input" or not (
+            c.get("row_tile") == ext["row_tile"] or c.get("feature_tile") == ext["feature_tile"])
+            or tuple(sorted({**c, "resident": "weights"}.items())) not in seen]
     out: list[dict] = [{}]
     for cfg in fitting:
         for rest in itertools.product(*(values[n] for n in other)):
@@ -176,7 +182,10 @@ def analytic_cycles(op: accel.ComputeOp, config: dict, desc: TargetDescription) 
             n_m, n_n, n_k = -(-m // plan.m_tile), -(-nn // plan.n_tile), -(-k // plan.k_tile)
             n_tiles = n_m * n_n * n_k
             be, ae = esize(op.inputs[1]), esize(op.inputs[0])
-            moved = nn * k * be * (n_m if n_k > 1 else 1) + m * k * ae * (n_n if n_m > 1 or n_k > 1 else 1)
+            if plan.rows_outer:
+                moved = nn * k * be * (n_m if n_n > 1 else 1) + m * k * ae
+            else:
+                moved = nn * k * be * (n_m if n_k > 1 else 1) + m * k * ae * (n_n if n_m > 1 or n_k > 1 else 1)
             moved += m * nn * esize(op.output) * (2 * n_k - 1)
             dma = moved / bpc + setup * n_tiles * 3
     compute = n_tiles * desc.compute.launch_cycles + work

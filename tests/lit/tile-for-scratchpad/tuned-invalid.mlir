@@ -20,6 +20,16 @@ func.func @npu_0(%x: memref<1x64xi8>, %y: memref<1x16xi8> {accel.output}) attrib
 
 // -----
 
+// A product's rows-outside-features order keeps whole K rows: it is not split along K.
+// CHECK: tuned-invalid.mlir:[[# @LINE + 3]]:3: error: 'accel.matmul': tuning configuration {'k_tile': 32, 'resident': 'input'} does not fit the scratchpad (262144 bytes) or splits K, which this product cannot with resident = input (whole K rows)
+func.func @npu_0(%x: memref<16x64xf32>, %y: memref<16x32xf32> {accel.output}) attributes {accel.target = "npu"} {
+  %w = accel.weight dense<0.5> : tensor<32x64xf32> : memref<32x64xf32>
+  accel.matmul ins(%x, %w : memref<16x64xf32>, memref<32x64xf32>) outs(%y : memref<16x32xf32>) {transpose_b = true} attributes {accel.tuning = {k_tile = 32, resident = "input"}}
+  func.return
+}
+
+// -----
+
 // An element-wise tile that does not fit (two slots of 8 x 64x64 floats in and out).
 // CHECK: tuned-invalid.mlir:[[# @LINE + 2]]:3: error: 'accel.eltwise': tuning configuration {'outer_tile': 8} does not fit the scratchpad (262144 bytes)
 func.func @npu_0(%x: memref<16x64x64xf32>, %y: memref<16x64x64xf32> {accel.output}) attributes {accel.target = "npu"} {

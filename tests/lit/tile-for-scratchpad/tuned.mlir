@@ -45,6 +45,28 @@ func.func @npu_0(%x: memref<16x64xf32>, %y: memref<16x32xf32> {accel.output}) at
 
 // -----
 
+// A product's `resident = "input"`: row tiles outside feature tiles (the row loop
+// outside, both feature tiles of the weights in its body, each reading the same row
+// tile of %x, which optimize-dma keeps on the device).
+// CHECK-LABEL: func.func @npu_0
+// CHECK:         scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           memref.subview %y[%[[R]], 0] [8, 16]
+// CHECK:           memref.subview %x[%[[R]], 0] [8, 64]
+// CHECK:           memref.subview %w[0, 0] [16, 64]
+// CHECK:           accel.matmul
+// CHECK:           memref.subview %y[%[[R]], 16] [8, 16]
+// CHECK:           memref.subview %x[%[[R]], 0] [8, 64]
+// CHECK:           memref.subview %w[16, 0] [16, 64]
+// CHECK:           accel.matmul
+// CHECK-NEXT:    }
+func.func @npu_0(%x: memref<16x64xf32>, %y: memref<16x32xf32> {accel.output}) attributes {accel.target = "npu"} {
+  %w = accel.weight dense<0.5> : tensor<32x64xf32> : memref<32x64xf32>
+  accel.matmul ins(%x, %w : memref<16x64xf32>, memref<32x64xf32>) outs(%y : memref<16x32xf32>) {transpose_b = true} attributes {accel.tuning = {row_tile = 8, feature_tile = 16, resident = "input"}}
+  func.return
+}
+
+// -----
+
 // Knobs that are not tiles alone leave an op that fits untiled.
 // CHECK-LABEL: func.func @npu_0
 // CHECK-NEXT:    accel.weight
