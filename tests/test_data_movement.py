@@ -225,6 +225,8 @@ def check_consistent(r: Run, what: str) -> None:
     assert r.report["dma"]["lower_bound_bytes"] <= fused_bound <= r.bytes, \
         f"{what}: fused bound {fused_bound} outside [lower bound, {r.bytes}]"
     assert r.counters["cycles"] >= r.report["cycles"]["lower_bound"], f"{what}: faster than the cycle bound"
+    assert r.report["cycles"]["lower_bound"] <= r.report["cycles"]["region_lower_bound"] <= r.counters["cycles"], \
+        f"{what}: the region cycle bound is not between the cycle bound and the simulated cycles"
 
 
 def check_outputs(r: Run, path: str, what: str) -> None:
