@@ -21,7 +21,8 @@ memory, and cycles, computed statically from the final IR.
   with a sync before `@main` goes on), so the target's time is at least the sum over its
   calls of max(the call's compute + what cannot overlap it, the call's forced transfers;
   a transfer takes `setup + bytes / rate` on the one DMA engine, each value at least one
-  transfer, whole as in `lower_bound_bytes`). A call's
+  transfer, whole as in `lower_bound_bytes`), and all targets' times together are at
+  least all compulsory transfers at that rate, setups included. A call's
   forced transfers are the loads of inputs that the host (or another target) writes after
   the target's previous call and the write-backs of outputs the host reads before its next
   call: no other call can issue them. What cannot overlap a call's compute: the first
@@ -147,9 +148,17 @@ def fused_floor_bytes(module: ModuleOp) -> int:
 
 def lower_bound_bytes(module: ModuleOp, descs: dict) -> int:
     """Compulsory traffic of the partition (see the module docstring)."""
+    return sum(b for b, _ in compulsory_transfers(module, descs))
+
+
+def compulsory_transfers(module: ModuleOp, descs: dict) -> list[tuple[int, str]]:
+    """The transfers no schedule of the partition avoids, as (bytes, target whose DMA
+    engine runs it): each crossing of a value between the host and a target (a value
+    between two targets crosses twice, once on each), each weight of an offloaded op once
+    per target."""
     main = SymbolTable.lookup_symbol(module, "main")
     if not isinstance(main, func.FuncOp):
-        return 0
+        return []
     targets = dict((fn.sym_name.data, (fn, t)) for fn, t in accelerator_functions(module))
 
     def shared(t: str) -> bool:
@@ -177,7 +186,7 @@ def lower_bound_bytes(module: ModuleOp, descs: dict) -> int:
         elif isinstance(op, memref.CopyOp):
             readers[op.source].add("host")
             writers[op.destination].add("host")
-    total = 0
+    found: list[tuple[int, str]] = []
     for buf in set(writers) | set(readers):
         b = buffer_bytes(buf.type)
         for w in writers[buf]:
@@ -187,7 +196,7 @@ def lower_bound_bytes(module: ModuleOp, descs: dict) -> int:
                 # One crossing per (producer side, consumer side); host <-> shared targets are free.
                 if (w == "host" and shared(r)) or (r == "host" and shared(w)):
                     continue
-                total += b if "host" in (w, r) else 2 * b
+                found += [(b, side) for side in (w, r) if side != "host"]
     # Weights of offloaded ops, once each.
     seen: set = set()
     for fn, t in accelerator_functions(module):
@@ -198,8 +207,8 @@ def lower_bound_bytes(module: ModuleOp, descs: dict) -> int:
                 key = (t, op.external.data if op.external is not None else id(op), op.result.type)
                 if key not in seen:
                     seen.add(key)
-                    total += buffer_bytes(op.result.type)
-    return total
+                    found.append((buffer_bytes(op.result.type), t))
+    return found
 
 
 # --------------------------------------------------------------------------------------
@@ -435,7 +444,8 @@ def region_cycle_bound(module: ModuleOp, descs: dict) -> float:
                     busy += desc.dma.setup_cycles
             per_calls += max(busy, forced)
         total += per_calls
-    return total
+    dma_total = sum(dma_cycles(b, descs[t]) for b, t in compulsory_transfers(module, descs) if t in descs)
+    return max(total, dma_total)
 
 
 def build_report(module: ModuleOp, descs, partition: dict | None, timing: dict[str, float]) -> dict:
