@@ -11,11 +11,17 @@ rows: the rows the row-tiled reader needs first) get a scratchpad buffer of thei
 the *resident part*. Every transfer of the value is then one of:
 
 - a transfer whose view lies outside the resident part (every transfer in a loop must
-  be, over all iterations, by interval arithmetic on its offsets): unchanged;
+  be, over all iterations, by interval arithmetic on its offsets): unchanged. To get
+  there, the leading iterations of a tile loop of the function's block whose transfers
+  of the value start below half the scratchpad's worth of it are peeled first (at most
+  `PEEL` per loop; the peeled iteration is the loop body with a constant induction
+  variable and the loop-carried values flowing through), so that their transfers are
+  static;
 - a transfer with static offsets that meets it: split along `d` into a copy on the device
   between the tile and the resident part (`accel.dma_start` with both sides in the
   scratchpad) and, for the rows beyond `k`, a transfer with host memory as before. Who
-  waited for the transfer waits for both.
+  waited for the transfer waits for both (a loop-carried token becomes the second's:
+  the DMA engine completes transfers in order).
 
 So the resident part's write-backs and reloads become copies on the device (the bytes of
 the resident part no longer cross to the host and back), results are bit-identical (every
@@ -23,7 +29,7 @@ element of the value goes through the same place, the resident buffer instead of
 memory, in program order). The host never reads such a value (it is local to the region),
 so nothing has to go back. For each value the dimension and `k` with the most bytes kept
 off the bus are tried first; a choice is kept only where the scratchpad plan still fits,
-else `k` is halved (three times at most, each round one plan per failure and level, as
+else `k` is halved (`ROUNDS` times at most, each round one plan per failure and level, as
 `optimize-dma`'s bisection).
 
 Before (rows 0..3 of %h written in two tiles, read back in one of three rows and one of
@@ -57,7 +63,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType, ModuleOp, StringAttr
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -73,8 +79,12 @@ from accel.compiler.transforms.optimize_dma import erase_if_unused, keep_fitting
 from accel.dialects import accel
 from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions
 
-ROUNDS = 3
+ROUNDS = 6
 """How many times `k` is halved for the values whose resident part did not fit."""
+
+PEEL = 8
+"""At most this many leading iterations of a tile loop are peeled (made static) per
+spilled value, so that the transfers of the resident slab can be split."""
 
 # --------------------------------------------------------------------------------------
 # Helpers: the box of host memory a transfer touches
@@ -205,7 +215,8 @@ class Residency:
     device: accel.AllocOp | None = None
     made: list[Operation] = field(default_factory=list)
     replaced: list[tuple[accel.DmaStartOp, Operation | None]] = field(default_factory=list)
-    waits: list[tuple[accel.DmaWaitOp, list[SSAValue]]] = field(default_factory=list)
+    waits: list[tuple[Operation, list[SSAValue]]] = field(default_factory=list)
+    """The users of the replaced transfers' tokens, with their operands before."""
 
     def apply(self) -> None:
         shape = list(self.host.memref.type.get_shape())
@@ -236,15 +247,18 @@ class Residency:
                 self.made.append(p)
             tokens = [p.token for p in parts]
             for use in list(dma.token.uses):
-                wait = use.operation
-                old = list(wait.operands)
-                new = []
-                for t in old:
-                    for t2 in (tokens if t is dma.token else [t]):
-                        if t2 not in new:
-                            new.append(t2)
-                wait.operands = new
-                self.waits.append((wait, old))
+                user = use.operation
+                old = list(user.operands)
+                if isinstance(user, accel.DmaWaitOp):
+                    new = []
+                    for t in old:
+                        for t2 in (tokens if t is dma.token else [t]):
+                            if t2 not in new:
+                                new.append(t2)
+                else:  # a loop-carried token: the engine runs transfers in order, the last covers both
+                    new = [tokens[-1] if t is dma.token else t for t in old]
+                user.operands = new
+                self.waits.append((user, old))
             self.replaced.append((dma, dma.next_op))
             dma.detach()
 
@@ -271,14 +285,12 @@ class Residency:
 
 def candidates(host: memref.AllocOp, transfers: list[tuple[accel.DmaStartOp, int]], block: Block,
                pos: dict, capacity: int, memo: dict) -> list[Residency]:
-    """The slabs worth keeping of one spilled buffer, the most bytes kept off the bus first
-    (for each dimension the largest `k` that every transfer in a loop stays clear of,
-    within half the scratchpad, then halved `ROUNDS` times)."""
+    """The slabs worth keeping of one spilled buffer, largest first: along the dimension
+    that keeps the most bytes off the bus, the largest `k` that every transfer in a loop
+    stays clear of, within half the scratchpad, then halved `ROUNDS` times."""
     shape = host.memref.type.get_shape()
     boxes = []
     for dma, index in transfers:
-        if any(not isinstance(u.operation, accel.DmaWaitOp) for u in dma.token.uses):
-            return []
         box = view_box(dma.operands[index], host.memref, memo)
         if box is None:
             return []
@@ -303,8 +315,12 @@ def candidates(host: memref.AllocOp, transfers: list[tuple[accel.DmaStartOp, int
                 first = min((ancestor_in(dma, block) for dma, _, _ in meeting), key=lambda o: pos[o])
                 found.append(Residency(host, d, k, first, meeting, saved))
             k //= 2
-    found.sort(key=lambda r: -r.saved)
-    return found
+    if not found:
+        return []
+    # The dimension that keeps the most bytes off the bus at its largest slab, then that
+    # slab halved round by round.
+    best = max(found, key=lambda r: r.saved).dim
+    return sorted((r for r in found if r.dim == best), key=lambda r: -r.k)
 
 
 def _bytes(box: Box, d: int, k: int, host: memref.AllocOp) -> int:
@@ -317,11 +333,89 @@ def _bytes(box: Box, d: int, k: int, host: memref.AllocOp) -> int:
     return n * buffer_bytes(MemRefType(host.memref.type.element_type, [1]))
 
 
+def peel_first(loop: scf.ForOp) -> bool:
+    """Run the first iteration of `loop` (static bounds) before it, with the induction
+    variable a constant, and start the loop one step later (erasing it when no iteration
+    is left). Loop-carried values flow from the peeled iteration's yield."""
+    lb, ub, st = constant_index(loop.lb), constant_index(loop.ub), constant_index(loop.step)
+    if lb is None or ub is None or st is None or st <= 0 or ub <= lb:
+        return False
+    point = InsertPoint.before(loop)
+    body = loop.body.block
+    first = arith.ConstantOp(IntegerAttr(lb, IndexType()))
+    Rewriter.insert_op(first, point)
+    mapping: dict[SSAValue, SSAValue] = {body.args[0]: first.result}
+    for arg, init in zip(body.args[1:], loop.iter_args):
+        mapping[arg] = init
+    carried: list[SSAValue] = []
+    for op in body.ops:
+        if isinstance(op, scf.YieldOp):
+            carried = [mapping.get(v, v) for v in op.operands]
+            break
+        Rewriter.insert_op(op.clone(value_mapper=mapping), point)
+    if lb + st >= ub:
+        for result, value in zip(loop.results, carried):
+            result.replace_all_uses_with(value)
+        Rewriter.erase_op(loop)
+        return True
+    start = arith.ConstantOp(IntegerAttr(lb + st, IndexType()))
+    Rewriter.insert_op(start, point)
+    loop.operands = [start.result, loop.ub, loop.step, *carried]
+    return True
+
+
+def peel_towards(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], block: Block,
+                 capacity: int) -> bool:
+    """Peel the leading iterations of the loops of `block` whose transfers of `host` start
+    below the slab a resident part could have (half the scratchpad along the dimension
+    the loops step through), at most `PEEL` per loop: their transfers become static and
+    can be split. Returns whether anything was peeled."""
+    memo: dict = {}
+    shape = host.type.get_shape()
+    loops: dict[scf.ForOp, list[int]] = {}
+    for dma, index in transfers:
+        if dma.parent is block:
+            continue
+        top = ancestor_in(dma, block)
+        if not isinstance(top, scf.ForOp) or dma.parent_op() is not top:
+            continue  # only transfers of a loop of the function's block, not nested deeper
+        box = view_box(dma.operands[index], host, memo)
+        if box is None:
+            return False
+        for d, st in enumerate(box.starts):
+            if st is not None and st[0] != st[1]:
+                loops.setdefault(top, []).append(d)
+    peeled = False
+    for loop, dims in loops.items():
+        d = max(set(dims), key=dims.count)
+        goal = min(shape[d] - 1, capacity // 2 // max(buffer_bytes(host.type) // shape[d], 1))
+        for _ in range(PEEL):
+            memo = {}
+            lows = [b.lowest(d) for b in (view_box(dma.operands[i], host, memo) for dma, i in transfers
+                                          if dma.parent is loop.body.block) if b is not None]
+            if not lows or any(low is None for low in lows) or min(lows) >= goal or loop.parent is None:
+                break
+            if not peel_first(loop):
+                break
+            peeled = True
+            if loop.parent is None:
+                break
+    return peeled
+
+
 def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
     block = fn.body.block
+    options: list[list[Residency]] = []
+    for op in list(block.ops):
+        if not isinstance(op, memref.AllocOp):
+            continue
+        transfers = host_transfers(op.memref)
+        if not transfers or not any(i == 0 for _, i in transfers) or not any(i == 1 for _, i in transfers):
+            continue
+        if peel_towards(op.memref, transfers, block, capacity):
+            transfers = host_transfers(op.memref)
     pos = {op: i for i, op in enumerate(block.ops)}
     memo: dict = {}
-    options: list[list[Residency]] = []
     for op in list(block.ops):
         if not isinstance(op, memref.AllocOp):
             continue
