@@ -141,7 +141,7 @@ def test_tiles_assembled_on_the_device_are_bit_identical(graph, tiny_target):
         ctx = make_context(tiny_target)
         module = graph.module.clone()
         try:
-            for p in full_passes(tiny_target, assemble=assemble):
+            for p in full_passes(tiny_target, assemble=assemble, resident=""):
                 p.apply(ctx, module)
         except CompileError as e:
             assume("does not fit the scratchpad" not in str(e))

@@ -27,7 +27,8 @@ So the resident part's write-backs and reloads become copies on the device (the 
 the resident part no longer cross to the host and back), results are bit-identical (every
 element of the value goes through the same place, the resident buffer instead of host
 memory, in program order). The host never reads such a value (it is local to the region),
-so nothing has to go back. For each value the dimension and `k` with the most bytes kept
+so nothing has to go back. Targets that keep values on the device across regions (buffers
+of `@main`) are left alone: their regions share one plan. For each value the dimension and `k` with the most bytes kept
 off the bus are tried first; a choice is kept only where the scratchpad plan still fits,
 else `k` is halved (`ROUNDS` times at most, each round one plan per failure and level, as
 `optimize-dma`'s bisection).
@@ -77,7 +78,7 @@ from accel.compiler.transforms.assemble_on_device import ancestor_in, host_trans
 from accel.compiler.transforms.insert_dma import spm_type
 from accel.compiler.transforms.optimize_dma import erase_if_unused, keep_fitting
 from accel.dialects import accel
-from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions
+from accel.dialects.conventions import PLACEMENT_ATTR, TARGET_ATTR, accelerator_functions
 
 ROUNDS = 6
 """How many times `k` is halved for the values whose resident part did not fit."""
@@ -447,6 +448,22 @@ def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
     return kept_any
 
 
+def targets_with_buffers_in_main(module: ModuleOp) -> set[str]:
+    """The targets that keep values on the device across regions (scratchpad buffers of
+    `@main`, from optimize-dma's `cross-region` and `prefetch-regions`). Their regions are
+    planned together (`plan_scratchpad_module`); this pass plans one region at a time, so
+    it leaves their regions alone (checking the whole module's plan per try would make it
+    quadratic in the number of regions)."""
+    names: set[str] = set()
+    for fn in module.body.block.ops:
+        if isinstance(fn, func.FuncOp) and fn.sym_name.data == "main" and not fn.is_declaration:
+            for op in fn.walk():
+                t = op.attributes.get(TARGET_ATTR) if isinstance(op, accel.AllocOp) else None
+                if isinstance(t, StringAttr):
+                    names.add(t.data)
+    return names
+
+
 # --------------------------------------------------------------------------------------
 # The pass
 # --------------------------------------------------------------------------------------
@@ -466,8 +483,9 @@ class PartialResidency(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         known = target_context(ctx)
         known.load(self.target)
+        across = targets_with_buffers_in_main(op)
         for fn, name in list(accelerator_functions(op)):
-            if fn.attributes.get(PLACEMENT_ATTR) != StringAttr("dma"):
+            if fn.attributes.get(PLACEMENT_ATTR) != StringAttr("dma") or name in across:
                 continue
             desc = known.named(name, fn)
             if not desc.lowers_to_accel or not desc.copies_on_device:
