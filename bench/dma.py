@@ -39,6 +39,9 @@ Table 4 sets `full` beside `-DEV`: bytes (with the copies on the device the simu
 counted, `bytes_on_device`), regions and cycles, each against its own partition bound (a
 concatenation on the npu merges the regions around it, which lowers the bound itself).
 
+Table 5 sets `full` beside `-RES` (without `partial-residency`): bytes (with the copies on
+the device) and cycles, against the partition bound.
+
 Table 3 sets layer fusion side by side with the unfused pipeline: bytes and cycles of
 `full` and `nofuse` against the partition bound, the 1-op bound and report.json's
 `dma.fused_lower_bound_bytes` (the same floor for the fused segments `full` chose), and
@@ -595,6 +598,22 @@ def fusion_table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def residency_table(rows: list[Row]) -> str:
+    head = (f"{'model':<25} {'target':<8} | {'LB MB':>7} | {'-RES MB':>7} {'/LB':>5} {'on dev':>7} | {'full MB':>7} "
+            f"{'/LB':>5} {'on dev':>7} | {'full/-RES':>9} | {'cyc -RES':>9} {'cyc full':>9} {'full/-RES':>9}")
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        if "full" not in r.bytes or "-RES" not in r.bytes:
+            continue
+        lines.append(
+            f"{r.model:<25} {r.target:<8} | {r.lower_bound / 1e6:7.3f} | {r.bytes['-RES'] / 1e6:7.3f} "
+            f"{ratio(r.bytes['-RES'], r.lower_bound):>5} {r.on_device['-RES'] / 1e6:7.3f} | {r.bytes['full'] / 1e6:7.3f} "
+            f"{ratio(r.bytes['full'], r.lower_bound):>5} {r.on_device['full'] / 1e6:7.3f} | "
+            f"{ratio(r.bytes['full'], r.bytes['-RES']):>9} | {r.cycles['-RES']:>9} {r.cycles['full']:>9} "
+            f"{ratio(r.cycles['full'], r.cycles['-RES']):>9}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", default=",".join(MODELS), help="comma-separated subset of: " + ", ".join(MODELS))
@@ -630,6 +649,9 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print("Table 4: copies on the device (`full`) against the same target without them (`-DEV`)")
     print(device_table(rows))
+    print()
+    print("Table 5: partial residency of spilled values (`full`) against `full` without it (`-RES`)")
+    print(residency_table(rows))
     print()
     errors = [(r, v, e) for r in rows for v, e in r.errors.items()]
     for r, v, e in errors:
