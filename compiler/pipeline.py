@@ -10,7 +10,7 @@ from __future__ import annotations
 PIPELINES: dict[str, str] = {
     "byoc": "canonicalize,byoc",
     "lower": "widen-host-floats,bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,assemble-on-device,"
-             "optimize-dma,plan-memory",
+             "optimize-dma,partial-residency,plan-memory",
     "full": "canonicalize,byoc,widen-host-floats,bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,"
             "assemble-on-device,optimize-dma,partial-residency,plan-memory",
     "full-nofuse": "canonicalize,byoc,widen-host-floats,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,"
