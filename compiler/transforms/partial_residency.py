@@ -1,8 +1,9 @@
 """partial-residency: the leading part of a spilled value stays in the scratchpad.
 
-Runs after `assemble-on-device` (which gives a scratchpad buffer to every region-local
-value written in tiles that fits beside the rest of the plan) and before `optimize-dma`,
-on targets with a copy on the device. What is left in host memory is a *spilled* value:
+Runs after `optimize-dma` (so that it only takes the room forwarding, hoisting and double
+buffering left; `assemble-on-device` before them gave a scratchpad buffer to every
+region-local value written in tiles that fits beside the plan), on targets with a copy
+on the device. What is left in host memory is a *spilled* value:
 a region-local host buffer that its producer writes back tile by tile and its readers
 load back (the next op, or a later fused segment), because all of it does not fit. This
 pass keeps its leading slab on the device for the whole live range: along one dimension
@@ -28,10 +29,11 @@ the resident part no longer cross to the host and back), results are bit-identic
 element of the value goes through the same place, the resident buffer instead of host
 memory, in program order). The host never reads such a value (it is local to the region),
 so nothing has to go back. Targets that keep values on the device across regions (buffers
-of `@main`) are left alone: their regions share one plan. For each value the dimension and `k` with the most bytes kept
-off the bus are tried first; a choice is kept only where the scratchpad plan still fits,
-else `k` is halved (`ROUNDS` times at most, each round one plan per failure and level, as
-`optimize-dma`'s bisection).
+of `@main`) are left alone: their regions share one plan. For each value, along the
+dimension that keeps the most bytes off the bus, `k` starts at the largest slab within
+half the scratchpad that the loops stay clear of; a choice is kept only where the
+scratchpad plan still fits, else `k` is halved (`ROUNDS` times at most, each round one
+plan per failure and level, as `optimize-dma`'s bisection).
 
 Before (rows 0..3 of %h written in two tiles, read back in one of three rows and one of
 one row; 64 KiB scratchpad assumed too small for all of %h):
