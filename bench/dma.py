@@ -17,6 +17,7 @@ simulator (with a numerical check against the reference interpreter):
   its own; `-DB` and `-DB1` are unfused too).
 - `-PR`: `full` with `optimize-dma{prefetch-regions=false}`: no region's first loads are
   issued by the region before it.
+- `-RES`: `full` without `partial-residency` (spilled values go out and come back whole).
 - `-DEV`: `full` on the same accelerator described without a copy on the device (its
   description copied without `api.runtime.dma_on_device`, `dma.device_bytes_per_cycle` and
   the `relay.concatenate` entry): tiles are not assembled on the device and concatenations
@@ -38,10 +39,16 @@ Table 4 sets `full` beside `-DEV`: bytes (with the copies on the device the simu
 counted, `bytes_on_device`), regions and cycles, each against its own partition bound (a
 concatenation on the npu merges the regions around it, which lowers the bound itself).
 
+Table 5 sets `full` beside `-RES` (without `partial-residency`): bytes (with the copies on
+the device) and cycles, against the partition bound.
+
 Table 3 sets layer fusion side by side with the unfused pipeline: bytes and cycles of
 `full` and `nofuse` against the partition bound, the 1-op bound and report.json's
 `dma.fused_lower_bound_bytes` (the same floor for the fused segments `full` chose), and
-the exposed DMA time (`cycles.exposed_dma`: simulated cycles minus compute cycles).
+the exposed DMA time (`cycles.exposed_dma`: simulated cycles minus compute cycles), and
+the cycles against `rLB`, report.json's `cycles.region_lower_bound` (per region call what
+no schedule can overlap: compile_report.py's docstring, docs/data-movement.md §2); each
+pipeline against its own.
 
 Inputs are seeded standard normal floats; an integer input (gpt2's token ids) is drawn
 uniformly over the rows of the table it indexes. `encoder_dynamo_int8` and the `zoo_*_int8`
@@ -114,6 +121,7 @@ VARIANTS: dict[str, str] = {
     "-PR": f"{_PARTITION},fuse-layers,tile-for-scratchpad,insert-dma,assemble-on-device,"
            "optimize-dma{prefetch-regions=false},plan-memory",
     "-DEV": "full",  # on today_target(target): no copy on the device
+    "-RES": f"{_PARTITION},fuse-layers,tile-for-scratchpad,insert-dma,assemble-on-device,optimize-dma,plan-memory",
 }
 
 
@@ -404,6 +412,7 @@ class Row:
     fused_bound: int = 0  # report.json's dma.fused_lower_bound_bytes (of `full`)
     exposed: dict = field(default_factory=dict)  # variant -> report.json's cycles.exposed_dma
     cycle_bound: int = 0
+    region_bound: dict = field(default_factory=dict)  # variant -> report.json's cycles.region_lower_bound
     offloaded: int = 0
     macs: dict = field(default_factory=lambda: {"total": 0, "offloaded": 0})  # report.json's
     max_err: float = 0.0
@@ -451,6 +460,7 @@ def measure(model: str, target: str, work: str, variants: tuple[str, ...] = tupl
         row.transfers[variant] = counters["transfers"]
         row.cycles[variant] = counters["cycles"]
         row.exposed[variant] = report["cycles"]["exposed_dma"]
+        row.region_bound[variant] = report["cycles"]["region_lower_bound"]
         row.on_device[variant] = counters.get("bytes_on_device", 0)
         row.bounds[variant] = (report["dma"]["lower_bound_bytes"], report["cycles"]["lower_bound"])
         row.regions[variant] = len(report.get("regions", []))
@@ -571,18 +581,36 @@ def device_table(rows: list[Row]) -> str:
 def fusion_table(rows: list[Row]) -> str:
     head = (f"{'model':<22} {'target':<7} | {'LB MB':>7} {'fusedLB':>7} {'1-op MB':>8} | {'nofuse':>7} {'full':>7} "
             f"{'nf/LB':>6} {'full/LB':>7} {'full/fLB':>8} | {'cyc nofuse':>10} {'cyc full':>9} {'nf/cLB':>6} "
-            f"{'full/cLB':>8} | {'exposed nf':>10} {'exposed':>8}")
+            f"{'full/cLB':>8} {'rLB':>9} {'nf/rLB':>6} {'full/rLB':>8} | {'exposed nf':>10} {'exposed':>8}")
     lines = [head, "-" * len(head)]
     for r in rows:
         if r.breakdown is None or "nofuse" not in r.bytes:
             continue
         nf, fu = r.bytes["nofuse"], r.bytes["full"]
+        rlb = r.region_bound.get("full", 0)
         lines.append(
             f"{r.model:<22} {r.target:<7} | {r.lower_bound / 1e6:7.3f} {r.fused_bound / 1e6:7.3f} "
             f"{r.breakdown.one_op_floor / 1e6:8.3f} | {nf / 1e6:7.3f} {fu / 1e6:7.3f} {ratio(nf, r.lower_bound):>6} "
             f"{ratio(fu, r.lower_bound):>7} {ratio(fu, r.fused_bound):>8} | {r.cycles['nofuse']:>10} "
-            f"{r.cycles['full']:>9} {ratio(r.cycles['nofuse'], r.cycle_bound):>6} {ratio(r.cycles['full'], r.cycle_bound):>8} | "
+            f"{r.cycles['full']:>9} {ratio(r.cycles['nofuse'], r.cycle_bound):>6} {ratio(r.cycles['full'], r.cycle_bound):>8} "
+            f"{rlb:>9} {ratio(r.cycles['nofuse'], r.region_bound.get('nofuse', rlb)):>6} {ratio(r.cycles['full'], rlb):>8} | "
             f"{r.exposed.get('nofuse', 0):>10} {r.exposed.get('full', 0):>8}")
+    return "\n".join(lines)
+
+
+def residency_table(rows: list[Row]) -> str:
+    head = (f"{'model':<25} {'target':<8} | {'LB MB':>7} | {'-RES MB':>7} {'/LB':>5} {'on dev':>7} | {'full MB':>7} "
+            f"{'/LB':>5} {'on dev':>7} | {'full/-RES':>9} | {'cyc -RES':>9} {'cyc full':>9} {'full/-RES':>9}")
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        if "full" not in r.bytes or "-RES" not in r.bytes:
+            continue
+        lines.append(
+            f"{r.model:<25} {r.target:<8} | {r.lower_bound / 1e6:7.3f} | {r.bytes['-RES'] / 1e6:7.3f} "
+            f"{ratio(r.bytes['-RES'], r.lower_bound):>5} {r.on_device['-RES'] / 1e6:7.3f} | {r.bytes['full'] / 1e6:7.3f} "
+            f"{ratio(r.bytes['full'], r.lower_bound):>5} {r.on_device['full'] / 1e6:7.3f} | "
+            f"{ratio(r.bytes['full'], r.bytes['-RES']):>9} | {r.cycles['-RES']:>9} {r.cycles['full']:>9} "
+            f"{ratio(r.cycles['full'], r.cycles['-RES']):>9}")
     return "\n".join(lines)
 
 
@@ -621,6 +649,9 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print("Table 4: copies on the device (`full`) against the same target without them (`-DEV`)")
     print(device_table(rows))
+    print()
+    print("Table 5: partial residency of spilled values (`full`) against `full` without it (`-RES`)")
+    print(residency_table(rows))
     print()
     errors = [(r, v, e) for r in rows for v, e in r.errors.items()]
     for r, v, e in errors:

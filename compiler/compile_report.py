@@ -16,6 +16,19 @@ memory, and cycles, computed statically from the final IR.
   that record (a pipeline without fuse-layers, a target sharing host memory) adds
   nothing, which leaves the partition bound: weaker, still true.
 - `cycles.lower_bound`: max(total compute cycles, compulsory DMA cycles).
+- `cycles.region_lower_bound`: a tighter bound, from what no schedule can overlap
+  (`region_cycle_bound`): per target, the region calls run one after another (each ends
+  with a sync before `@main` goes on), so the target's time is at least the sum over its
+  calls of max(the call's compute + what cannot overlap it, the call's forced transfers;
+  a transfer takes `setup + bytes / rate` on the one DMA engine, each value at least one
+  transfer, whole as in `lower_bound_bytes`), and all targets' times together are at
+  least all compulsory transfers at that rate, setups included. A call's
+  forced transfers are the loads of inputs that the host (or another target) writes after
+  the target's previous call and the write-backs of outputs the host reads before its next
+  call: no other call can issue them. What cannot overlap a call's compute: the first
+  call of a target waits for at least one transfer (`setup_cycles`: nothing is on the
+  device yet), and a call whose outputs all go to the host ends with at least one
+  write-back after its last compute. Never below `cycles.lower_bound`.
 - `cycles.exposed_dma`: simulated cycles the compute engine waits for transfers
   (`estimate` minus the total compute cycles): the DMA time not overlapped.
 """
@@ -135,9 +148,17 @@ def fused_floor_bytes(module: ModuleOp) -> int:
 
 def lower_bound_bytes(module: ModuleOp, descs: dict) -> int:
     """Compulsory traffic of the partition (see the module docstring)."""
+    return sum(b for b, _ in compulsory_transfers(module, descs))
+
+
+def compulsory_transfers(module: ModuleOp, descs: dict) -> list[tuple[int, str]]:
+    """The transfers no schedule of the partition avoids, as (bytes, target whose DMA
+    engine runs it): each crossing of a value between the host and a target (a value
+    between two targets crosses twice, once on each), each weight of an offloaded op once
+    per target."""
     main = SymbolTable.lookup_symbol(module, "main")
     if not isinstance(main, func.FuncOp):
-        return 0
+        return []
     targets = dict((fn.sym_name.data, (fn, t)) for fn, t in accelerator_functions(module))
 
     def shared(t: str) -> bool:
@@ -165,7 +186,7 @@ def lower_bound_bytes(module: ModuleOp, descs: dict) -> int:
         elif isinstance(op, memref.CopyOp):
             readers[op.source].add("host")
             writers[op.destination].add("host")
-    total = 0
+    found: list[tuple[int, str]] = []
     for buf in set(writers) | set(readers):
         b = buffer_bytes(buf.type)
         for w in writers[buf]:
@@ -175,7 +196,7 @@ def lower_bound_bytes(module: ModuleOp, descs: dict) -> int:
                 # One crossing per (producer side, consumer side); host <-> shared targets are free.
                 if (w == "host" and shared(r)) or (r == "host" and shared(w)):
                     continue
-                total += b if "host" in (w, r) else 2 * b
+                found += [(b, side) for side in (w, r) if side != "host"]
     # Weights of offloaded ops, once each.
     seen: set = set()
     for fn, t in accelerator_functions(module):
@@ -186,8 +207,8 @@ def lower_bound_bytes(module: ModuleOp, descs: dict) -> int:
                 key = (t, op.external.data if op.external is not None else id(op), op.result.type)
                 if key not in seen:
                     seen.add(key)
-                    total += buffer_bytes(op.result.type)
-    return total
+                    found.append((buffer_bytes(op.result.type), t))
+    return found
 
 
 # --------------------------------------------------------------------------------------
@@ -359,6 +380,74 @@ def cycles(module: ModuleOp, descs: dict) -> tuple[float, float]:
     return estimate, compute
 
 
+def region_cycle_bound(module: ModuleOp, descs: dict) -> float:
+    """`cycles.region_lower_bound` without the max with `cycles.lower_bound` (see the module
+    docstring). Every term is a lower bound for any schedule of the final partition: loop
+    order, tile sizes, fusion, prefetching and residency only move work within a call's
+    window or into an earlier call's (the forced transfers cannot be moved: the host
+    writes their source after the earlier call, or reads their destination before the
+    later one)."""
+    main = SymbolTable.lookup_symbol(module, "main")
+    if not isinstance(main, func.FuncOp):
+        return 0.0
+    fns = dict((fn.sym_name.data, (fn, t)) for fn, t in accelerator_functions(module))
+    ops = list(main.body.block.ops)
+    # Where each buffer of @main is written and read by anything but the call looked at.
+    writes: dict[SSAValue, list[int]] = defaultdict(list)
+    reads: dict[SSAValue, list[int]] = defaultdict(list)
+    calls: dict[str, list[int]] = defaultdict(list)
+    for i, op in enumerate(ops):
+        if isinstance(op, func.CallOp) and op.callee.root_reference.data in fns:
+            fn, t = fns[op.callee.root_reference.data]
+            calls[t].append(i)
+            for k, a in enumerate(op.arguments):
+                (writes if is_output_arg(fn, k) else reads)[a].append(i)
+        elif isinstance(op, accel.KernelOp):
+            for a in op.ins:
+                reads[a].append(i)
+            for a in op.outs:
+                writes[a].append(i)
+        elif isinstance(op, memref.CopyOp):
+            reads[op.source].append(i)
+            writes[op.destination].append(i)
+    compute_of: dict[str, float] = {}
+    total = 0.0
+    for t, at in calls.items():
+        desc = descs.get(t)
+        if desc is None:
+            continue
+        shared = desc.memory.shared_with_host
+        per_calls = 0.0
+        for n, i in enumerate(at):
+            call = ops[i]
+            name = call.callee.root_reference.data
+            fn, _ = fns[name]
+            if name not in compute_of:
+                compute_of[name] = sum(compute_cycles(c, desc) * multiplicity(c) for c in fn.walk()
+                                       if isinstance(c, accel.ComputeOp))
+            busy = compute_of[name]
+            prev = at[n - 1] if n else -1
+            nxt = at[n + 1] if n + 1 < len(at) else len(ops)
+            forced = 0.0
+            outs = [a for k, a in enumerate(call.arguments) if is_output_arg(fn, k)]
+            ins = [a for k, a in enumerate(call.arguments) if not is_output_arg(fn, k)]
+            if not shared:
+                for a in dict.fromkeys(ins):
+                    if any(prev < j < i for j in writes[a]):
+                        forced += dma_cycles(buffer_bytes(a.type), desc)
+                to_host = [a for a in dict.fromkeys(outs) if any(i < j < nxt for j in reads[a])]
+                for a in to_host:
+                    forced += dma_cycles(buffer_bytes(a.type), desc)
+                if n == 0:
+                    busy += desc.dma.setup_cycles
+                if outs and len(to_host) == len(dict.fromkeys(outs)):
+                    busy += desc.dma.setup_cycles
+            per_calls += max(busy, forced)
+        total += per_calls
+    dma_total = sum(dma_cycles(b, descs[t]) for b, t in compulsory_transfers(module, descs) if t in descs)
+    return max(total, dma_total)
+
+
 def build_report(module: ModuleOp, descs, partition: dict | None, timing: dict[str, float]) -> dict:
     by_name = {d.name: d for d in descs}
     report: dict = dict(partition or {})
@@ -369,7 +458,9 @@ def build_report(module: ModuleOp, descs, partition: dict | None, timing: dict[s
     report["dma"] = dma
     estimate, compute = cycles(module, by_name)
     bpc = min((d.dma.bytes_per_cycle for d in descs), default=1.0)
-    report["cycles"] = {"estimate": round(estimate), "lower_bound": int(round(max(compute, lb / bpc))),
+    bound = max(compute, lb / bpc)
+    report["cycles"] = {"estimate": round(estimate), "lower_bound": int(round(bound)),
+                        "region_lower_bound": int(math.floor(max(bound, region_cycle_bound(module, by_name)))),
                         "exposed_dma": max(0, round(estimate - compute))}
     arena = module.attributes.get(ARENA_ATTR)
     peak = 0

@@ -10,11 +10,11 @@ from __future__ import annotations
 PIPELINES: dict[str, str] = {
     "byoc": "canonicalize,byoc",
     "lower": "widen-host-floats,bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,assemble-on-device,"
-             "optimize-dma,plan-memory",
+             "optimize-dma,partial-residency,plan-memory",
     "full": "canonicalize,byoc,widen-host-floats,bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,"
-            "assemble-on-device,optimize-dma,plan-memory",
+            "assemble-on-device,optimize-dma,partial-residency,plan-memory",
     "full-nofuse": "canonicalize,byoc,widen-host-floats,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,"
-                   "assemble-on-device,optimize-dma,plan-memory",
+                   "assemble-on-device,optimize-dma,partial-residency,plan-memory",
     "naive": "canonicalize,byoc,widen-host-floats,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad{zero-copy=false double-buffer=false},"
              "insert-dma{zero-copy=false},plan-memory",
     "host": "canonicalize,fold-constants{dequantize=true},widen-host-floats,bufferize,plan-memory",

@@ -20,6 +20,8 @@ Every build runs on the simulator (C built with the system compiler) and is chec
 - optimized bytes < naive bytes; on the same tiles, any subset of optimize-dma's parts
   moves no more than none of them (insert-dma's placement) and changes no output bit;
 - double buffering never costs cycles and saves some on a tiled model;
+- partial-residency keeps part of the int8 ResNet's spills on the device: the same
+  output bits, the bytes it keeps off the bus moved as copies on the device instead;
 - npu-shared moves nothing with `full` (and the naive baseline copies anyway);
 - a tile placed past the end of the scratchpad makes the simulator stop with its one-line
   error and exit status 3, under AddressSanitizer (so nothing was written out of bounds).
@@ -72,6 +74,8 @@ OPTION_SETS = {
 def pipeline(variant: str) -> str:
     if variant in ("full", "naive"):
         return variant
+    if variant == "no-residency":  # `full` without partial-residency
+        return f"{_LOWER},assemble-on-device,optimize-dma,plan-memory"
     return f"{_LOWER},optimize-dma{{{OPTION_SETS[variant]}}},plan-memory"
 
 
@@ -225,6 +229,8 @@ def check_consistent(r: Run, what: str) -> None:
     assert r.report["dma"]["lower_bound_bytes"] <= fused_bound <= r.bytes, \
         f"{what}: fused bound {fused_bound} outside [lower bound, {r.bytes}]"
     assert r.counters["cycles"] >= r.report["cycles"]["lower_bound"], f"{what}: faster than the cycle bound"
+    assert r.report["cycles"]["lower_bound"] <= r.report["cycles"]["region_lower_bound"] <= r.counters["cycles"], \
+        f"{what}: the region cycle bound is not between the cycle bound and the simulated cycles"
 
 
 def check_outputs(r: Run, path: str, what: str) -> None:
@@ -327,6 +333,23 @@ rewrites (row loops, channel tiles, forwarding, int8) in a fraction of that."""
 @pytest.mark.parametrize("model", OPTION_MODELS)
 def test_optimize_dma_parts_keep_results_and_never_add_traffic(run, models, model, variant):
     check_against_unoptimized(run, models, model, "npu", variant)
+
+
+def test_partial_residency_keeps_spilled_rows_on_the_device(run, models):
+    """cnn_large_resnet_int8 on the npu spills three activations (64-131 KB, beside
+    double-buffered tiles): partial-residency keeps their first rows on the device. The
+    same outputs bit for bit, every byte kept off the bus moved by a copy on the device
+    instead, at least 5 % fewer bytes (measured 9.7 %: 1.061 -> 0.958 MB) and no more
+    cycles."""
+    full, without = run("resnet_int8", "npu", "full"), run("resnet_int8", "npu", "no-residency")
+    for r, what in ((full, "full"), (without, "no-residency")):
+        check_consistent(r, what)
+    for name, want in without.outputs.items():
+        assert np.array_equal(full.outputs[name], want), name
+    saved = without.bytes - full.bytes
+    assert saved == full.counters["bytes_on_device"] - without.counters["bytes_on_device"]
+    assert saved >= 0.05 * without.bytes, (full.bytes, without.bytes)
+    assert full.counters["cycles"] <= without.counters["cycles"]
 
 
 @pytest.mark.parametrize("model", sorted(CNNS))

@@ -69,9 +69,10 @@ def assert_same(before: dict[str, np.ndarray], after: dict[str, np.ndarray], whe
             assert err <= 1, f"{where}: integer output {name} differs by {err} steps"
 
 
-def full_passes(target: str, extra: str = "", assemble: str = "assemble-on-device,"):
+def full_passes(target: str, extra: str = "", assemble: str = "assemble-on-device,",
+                resident: str = "partial-residency,"):
     spec = ("byoc{cost-model=false},bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma,"
-            f"{assemble}optimize-dma{extra},plan-memory")
+            f"{assemble}optimize-dma{extra},{resident}plan-memory")
     return build_passes(spec)
 
 
@@ -140,7 +141,7 @@ def test_tiles_assembled_on_the_device_are_bit_identical(graph, tiny_target):
         ctx = make_context(tiny_target)
         module = graph.module.clone()
         try:
-            for p in full_passes(tiny_target, assemble=assemble):
+            for p in full_passes(tiny_target, assemble=assemble, resident=""):
                 p.apply(ctx, module)
         except CompileError as e:
             assume("does not fit the scratchpad" not in str(e))
@@ -157,6 +158,36 @@ def test_tiles_assembled_on_the_device_are_bit_identical(graph, tiny_target):
     assert on_device[""] == 0
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graph=relay_graphs(max_ops=6, ops=OPS, min_ops=2))
+def test_partial_residency_is_bit_identical(graph, tiny_target):
+    """partial-residency against the same pipeline without it, on the 2 KiB scratchpad:
+    the same results bit for bit, a plan without overlaps (the structural checker), never
+    more bytes to or from the host, and what left the bus counted as copies on the device."""
+    from accel.compiler.compile_report import planned_dma
+
+    results, moved = {}, {}
+    for resident in ("", "partial-residency,"):
+        ctx = make_context(tiny_target)
+        module = graph.module.clone()
+        try:
+            for p in full_passes(tiny_target, resident=resident):
+                p.apply(ctx, module)
+        except CompileError as e:
+            assume("does not fit the scratchpad" not in str(e))
+            raise
+        module.verify()
+        assert scratchpad_conflicts(module, {"tinynpu": load_target(tiny_target)}) == []
+        results[resident] = run_module(module, graph.inputs)
+        moved[resident] = planned_dma(module)
+    for name, want in results[""].items():
+        assert np.array_equal(results["partial-residency,"][name], want, equal_nan=True), name
+    before, after = moved[""], moved["partial-residency,"]
+    host = lambda m: m["bytes_to_device"] + m["bytes_to_host"]  # noqa: E731
+    assert host(after) <= host(before)
+    assert (host(after) < host(before)) == (after["bytes_on_device"] > before["bytes_on_device"])
+
+
 @pytest.mark.slow
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(graph=relay_graphs(max_ops=6, ops=OPS, min_ops=3))
@@ -171,7 +202,7 @@ def test_tiled_c_matches_interpreter(graph, tiny_target, tmp_path):
         report = compile_to_directory(str(src), tiny_target, str(out),
                                       pipeline="byoc{cost-model=false},bufferize,plan-memory,lower-to-accel,"
                                                "fuse-layers,tile-for-scratchpad,insert-dma,assemble-on-device,"
-                                               "optimize-dma,plan-memory")
+                                               "optimize-dma,partial-residency,plan-memory")
     except CompileError as e:
         assume("does not fit the scratchpad" not in str(e))
         raise

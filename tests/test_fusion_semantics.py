@@ -42,7 +42,7 @@ TARGETS_DIR = os.path.join(os.path.dirname(__file__), "..", "compiler", "targets
 SCRATCHPAD = 16384
 
 PIPELINE = "byoc{cost-model=false},bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma," \
-           "optimize-dma,plan-memory"
+           "optimize-dma,partial-residency,plan-memory"
 UNFUSED = PIPELINE.replace("fuse-layers,", "")
 
 

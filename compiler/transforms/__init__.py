@@ -41,4 +41,5 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "insert-dma": _lazy("insert_dma", "InsertDma"),
     "optimize-dma": _lazy("optimize_dma", "OptimizeDma"),
     "assemble-on-device": _lazy("assemble_on_device", "AssembleOnDevice"),
+    "partial-residency": _lazy("partial_residency", "PartialResidency"),
 }

@@ -1,0 +1,496 @@
+"""partial-residency: the leading part of a spilled value stays in the scratchpad.
+
+Runs after `optimize-dma` (so that it only takes the room forwarding, hoisting and double
+buffering left; `assemble-on-device` before them gave a scratchpad buffer to every
+region-local value written in tiles that fits beside the plan), on targets with a copy
+on the device. What is left in host memory is a *spilled* value:
+a region-local host buffer that its producer writes back tile by tile and its readers
+load back (the next op, or a later fused segment), because all of it does not fit. This
+pass keeps its leading slab on the device for the whole live range: along one dimension
+`d`, the indices `[0, k)` of every other coordinate (for an NCHW image, its first `k`
+rows: the rows the row-tiled reader needs first) get a scratchpad buffer of their own,
+the *resident part*. Every transfer of the value is then one of:
+
+- a transfer whose view lies outside the resident part (every transfer in a loop must
+  be, over all iterations, by interval arithmetic on its offsets): unchanged. To get
+  there, the leading iterations of a tile loop of the function's block whose transfers
+  of the value start below half the scratchpad's worth of it are peeled first (at most
+  `PEEL` per loop; the peeled iteration is the loop body with a constant induction
+  variable and the loop-carried values flowing through), so that their transfers are
+  static;
+- a transfer with static offsets that meets it: split along `d` into a copy on the device
+  between the tile and the resident part (`accel.dma_start` with both sides in the
+  scratchpad) and, for the rows beyond `k`, a transfer with host memory as before. Who
+  waited for the transfer waits for both (a loop-carried token becomes the second's:
+  the DMA engine completes transfers in order).
+
+So the resident part's write-backs and reloads become copies on the device (the bytes of
+the resident part no longer cross to the host and back), results are bit-identical (every
+element of the value goes through the same place, the resident buffer instead of host
+memory, in program order). The host never reads such a value (it is local to the region),
+so nothing has to go back. Targets that keep values on the device across regions (buffers
+of `@main`) are left alone: their regions share one plan. For each value, along the
+dimension that keeps the most bytes off the bus, `k` starts at the largest slab within
+half the scratchpad that the loops stay clear of; a choice is kept only where the
+scratchpad plan still fits, else `k` is halved (`ROUNDS` times at most, each round one
+plan per failure and level, as `optimize-dma`'s bisection).
+
+Before (rows 0..3 of %h written in two tiles, read back in one of three rows and one of
+one row; 64 KiB scratchpad assumed too small for all of %h):
+
+    %h = memref.alloc() : memref<1x2x4x8xf32>
+    %v0 = memref.subview %h[0, 0, 0, 0] [1, 2, 2, 8] [1, 1, 1, 1] : ... to memref<1x2x2x8xf32, strided<...>>
+    %w0 = accel.dma_start %t0, %v0 : memref<1x2x2x8xf32, #accel.mem<"spm">>, memref<1x2x2x8xf32, strided<...>>
+    ... %w1: rows 2..3 ...
+    %r0 = memref.subview %h[0, 0, 0, 0] [1, 2, 3, 8] [1, 1, 1, 1] : ...
+    %l0 = accel.dma_start %r0, %s0 : ..., memref<1x2x3x8xf32, #accel.mem<"spm">>
+
+After (`k` = 2 along the rows: the first tile stays, the read of rows 0..2 takes rows
+0..1 from the device and row 2 from host memory):
+
+    %p = accel.alloc : memref<1x2x2x8xf32, #accel.mem<"spm">>
+    %p0 = memref.subview %p[0, 0, 0, 0] [1, 2, 2, 8] [1, 1, 1, 1] : ... #accel.mem<"spm">>
+    %w0 = accel.dma_start %t0, %p0 : ...spm..., ...spm...                 // a copy on the device
+    ... %w1 unchanged ...
+    %p1 = memref.subview %p[0, 0, 0, 0] [1, 2, 2, 8] [1, 1, 1, 1] : ...
+    %s0a = memref.subview %s0[0, 0, 0, 0] [1, 2, 2, 8] [1, 1, 1, 1] : ...
+    %l0a = accel.dma_start %p1, %s0a : ...                                // a copy on the device
+    %r0b = memref.subview %h[0, 0, 2, 0] [1, 2, 1, 8] [1, 1, 1, 1] : ...
+    %s0b = memref.subview %s0[0, 0, 2, 0] [1, 2, 1, 8] [1, 1, 1, 1] : ...
+    %l0b = accel.dma_start %r0b, %s0b : ...                               // from host memory
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType, ModuleOp, StringAttr
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from accel.compiler.index_arith import constant_index
+from accel.compiler.ir_build import subview, subview_type
+from accel.compiler.memory_plan import plan_scratchpad, scratchpad_fits
+from accel.compiler.targets.context import target_context
+from accel.compiler.tensors import buffer_bytes
+from accel.compiler.transforms.assemble_on_device import ancestor_in, host_transfers
+from accel.compiler.transforms.insert_dma import spm_type
+from accel.compiler.transforms.optimize_dma import erase_if_unused, keep_fitting
+from accel.dialects import accel
+from accel.dialects.conventions import PLACEMENT_ATTR, TARGET_ATTR, accelerator_functions
+
+ROUNDS = 6
+"""How many times `k` is halved for the values whose resident part did not fit."""
+
+PEEL = 8
+"""At most this many leading iterations of a tile loop are peeled (made static) per
+spilled value, so that the transfers of the resident slab can be split."""
+
+# --------------------------------------------------------------------------------------
+# Helpers: the box of host memory a transfer touches
+# --------------------------------------------------------------------------------------
+
+Interval = tuple[int, int]
+"""Inclusive bounds of an index over every execution."""
+
+
+def index_range(v: SSAValue, memo: dict) -> Interval | None:
+    """The values `v` takes (constants, induction variables of loops with static bounds,
+    sums, differences and products of those); None when unknown."""
+    if v in memo:
+        return memo[v]
+    memo[v] = None  # cycles (loop-carried values) stay unknown
+    result = None
+    c = constant_index(v)
+    if c is not None:
+        result = (c, c)
+    elif isinstance(v, BlockArgument) and v.index == 0 and isinstance(v.block.parent_op(), scf.ForOp):
+        loop = v.block.parent_op()
+        lb, ub, st = constant_index(loop.lb), constant_index(loop.ub), constant_index(loop.step)
+        if lb is not None and ub is not None and st is not None and st > 0:
+            result = (lb, lb + max(0, (ub - lb - 1) // st) * st)
+    elif isinstance(v.owner, (arith.AddiOp, arith.SubiOp, arith.MuliOp)):
+        a, b = index_range(v.owner.lhs, memo), index_range(v.owner.rhs, memo)
+        if a is not None and b is not None:
+            if isinstance(v.owner, arith.AddiOp):
+                result = (a[0] + b[0], a[1] + b[1])
+            elif isinstance(v.owner, arith.SubiOp):
+                result = (a[0] - b[1], a[1] - b[0])
+            else:
+                products = [x * y for x in a for y in b]
+                result = (min(products), max(products))
+    memo[v] = result
+    return result
+
+
+@dataclass
+class Box:
+    """Where a view of the host buffer starts (per dimension, over every execution) and
+    its static sizes."""
+
+    starts: list[Interval | None]
+    sizes: list[int]
+
+    @property
+    def static(self) -> bool:
+        return all(s is not None and s[0] == s[1] for s in self.starts)
+
+    def lowest(self, d: int) -> int | None:
+        s = self.starts[d]
+        return None if s is None else s[0]
+
+
+def view_box(v: SSAValue, host: SSAValue, memo: dict) -> Box | None:
+    """The box of `host` that `v` (a chain of unit-stride, rank-keeping subviews of it)
+    denotes; None for anything else."""
+    chain = []
+    while v is not host:
+        sv = v.owner
+        if not isinstance(sv, memref.SubviewOp):
+            return None
+        chain.append(sv)
+        v = sv.source
+    rank = len(host.type.get_shape())
+    starts: list[Interval | None] = [(0, 0)] * rank
+    sizes = list(host.type.get_shape())
+    for sv in reversed(chain):
+        offsets = sv.static_offsets.get_values()
+        new_sizes = sv.static_sizes.get_values()
+        strides = sv.static_strides.get_values()
+        if len(offsets) != rank or len(new_sizes) != rank or len(sv.result.type.get_shape()) != rank or \
+                any(s != 1 for s in strides) or any(s == DYNAMIC_INDEX for s in new_sizes):
+            return None
+        dynamic = list(sv.offsets)
+        for i, o in enumerate(offsets):
+            r = index_range(dynamic.pop(0), memo) if o == DYNAMIC_INDEX else (o, o)
+            base = starts[i]
+            starts[i] = None if r is None or base is None else (base[0] + r[0], base[1] + r[1])
+        sizes = list(new_sizes)
+    return Box(starts, sizes)
+
+
+def executions(op: Operation) -> int:
+    """How often `op` runs (loops with static bounds; 1 per unknown loop)."""
+    n = 1
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        if isinstance(parent, scf.ForOp):
+            lb, ub, st = constant_index(parent.lb), constant_index(parent.ub), constant_index(parent.step)
+            if lb is not None and ub is not None and st:
+                n *= max(0, -(-(ub - lb) // st))
+        parent = parent.parent_op()
+    return n
+
+
+def part_of(v: SSAValue, starts: list[int], sizes: list[int], point: InsertPoint, made: list) -> SSAValue:
+    """A subview of `v` (inserted at `point`, recorded in `made`); `v` itself when the
+    box is all of it."""
+    if all(s == 0 for s in starts) and list(sizes) == list(v.type.get_shape()):
+        return v
+    strides = [1] * len(sizes)
+    view = subview(v, starts, sizes, strides, subview_type(v.type, starts, sizes, strides))
+    Rewriter.insert_op(view, point)
+    made.append(view)
+    return view.result
+
+
+# --------------------------------------------------------------------------------------
+# The rewrite (tentative: apply / undo, kept where the plan fits)
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Residency:
+    """The slab `[0, k)` along `dim` of a spilled host buffer, kept in a scratchpad buffer:
+    the static transfers meeting it split into a copy on the device and the rest."""
+
+    host: memref.AllocOp
+    dim: int
+    k: int
+    first: Operation
+    """The op of the function's block before which the resident part is allocated."""
+    meeting: list[tuple[accel.DmaStartOp, int, Box]]
+    """The transfers that meet the slab (operand index 0: a load, 1: a write-back)."""
+    saved: int
+    device: accel.AllocOp | None = None
+    made: list[Operation] = field(default_factory=list)
+    replaced: list[tuple[accel.DmaStartOp, Operation | None]] = field(default_factory=list)
+    waits: list[tuple[Operation, list[SSAValue]]] = field(default_factory=list)
+    """The users of the replaced transfers' tokens, with their operands before."""
+
+    def apply(self) -> None:
+        shape = list(self.host.memref.type.get_shape())
+        shape[self.dim] = self.k
+        self.device = accel.AllocOp(spm_type(MemRefType(self.host.memref.type.element_type, shape)))
+        Rewriter.insert_op(self.device, InsertPoint.before(self.first))
+        self.made, self.replaced, self.waits = [], [], []
+        for dma, index, box in self.meeting:
+            point = InsertPoint.before(dma)
+            starts = [s[0] for s in box.starts]
+            o, n = starts[self.dim], box.sizes[self.dim]
+            m = min(o + n, self.k) - o
+            tile = dma.dest if index == 0 else dma.source
+            inner = [0] * len(starts)
+            near = part_of(tile, inner, box.sizes[:self.dim] + [m] + box.sizes[self.dim + 1:], point, self.made)
+            resident = part_of(self.device.result, starts, box.sizes[:self.dim] + [m] + box.sizes[self.dim + 1:],
+                               point, self.made)
+            parts = [accel.DmaStartOp(resident, near) if index == 0 else accel.DmaStartOp(near, resident)]
+            if m < n:
+                rest_sizes = box.sizes[:self.dim] + [n - m] + box.sizes[self.dim + 1:]
+                inner[self.dim] = m
+                far = part_of(tile, inner, rest_sizes, point, self.made)
+                starts[self.dim] = o + m
+                there = part_of(self.host.memref, starts, rest_sizes, point, self.made)
+                parts.append(accel.DmaStartOp(there, far) if index == 0 else accel.DmaStartOp(far, there))
+            for p in parts:
+                Rewriter.insert_op(p, point)
+                self.made.append(p)
+            tokens = [p.token for p in parts]
+            for use in list(dma.token.uses):
+                user = use.operation
+                old = list(user.operands)
+                if isinstance(user, accel.DmaWaitOp):
+                    new = []
+                    for t in old:
+                        for t2 in (tokens if t is dma.token else [t]):
+                            if t2 not in new:
+                                new.append(t2)
+                else:  # a loop-carried token: the engine runs transfers in order, the last covers both
+                    new = [tokens[-1] if t is dma.token else t for t in old]
+                user.operands = new
+                self.waits.append((user, old))
+            self.replaced.append((dma, dma.next_op))
+            dma.detach()
+
+    def undo(self) -> None:
+        for wait, old in reversed(self.waits):
+            wait.operands = old
+        for dma, successor in reversed(self.replaced):
+            Rewriter.insert_op(dma, InsertPoint.before(successor))
+        for op in reversed(self.made):
+            Rewriter.erase_op(op)
+        Rewriter.erase_op(self.device)
+        self.device, self.made, self.replaced, self.waits = None, [], [], []
+
+    def commit(self) -> None:
+        for dma, _ in self.replaced:
+            view = dma.operands[self.meeting_index(dma)]
+            dma.erase()
+            if isinstance(view.owner, memref.SubviewOp) and view.owner.parent is not None:
+                erase_if_unused(view.owner)
+
+    def meeting_index(self, dma: accel.DmaStartOp) -> int:
+        return next(i for d, i, _ in self.meeting if d is dma)
+
+
+def candidates(host: memref.AllocOp, transfers: list[tuple[accel.DmaStartOp, int]], block: Block,
+               pos: dict, capacity: int, memo: dict) -> list[Residency]:
+    """The slabs worth keeping of one spilled buffer, largest first: along the dimension
+    that keeps the most bytes off the bus, the largest `k` that every transfer in a loop
+    stays clear of, within half the scratchpad, then halved `ROUNDS` times."""
+    shape = host.memref.type.get_shape()
+    boxes = []
+    for dma, index in transfers:
+        box = view_box(dma.operands[index], host.memref, memo)
+        if box is None:
+            return []
+        boxes.append((dma, index, box))
+    row_bytes = [buffer_bytes(host.memref.type) // s if s else 0 for s in shape]
+    found = []
+    for d, extent in enumerate(shape):
+        if extent <= 1:
+            continue
+        k = extent - 1  # all of it would be assemble-on-device's
+        for dma, index, box in boxes:
+            if not box.static:
+                low = box.lowest(d)
+                k = min(k, 0 if low is None else low)
+        k = min(k, capacity // 2 // max(row_bytes[d], 1))
+        for _ in range(ROUNDS + 1):
+            if k <= 0:
+                break
+            meeting = [(dma, i, b) for dma, i, b in boxes if b.static and b.starts[d][0] < k]
+            saved = sum(_bytes(b, d, k, host) * executions(dma) for dma, _, b in meeting)
+            if any(i == 0 for _, i, _ in meeting) and any(i == 1 for _, i, _ in meeting):
+                first = min((ancestor_in(dma, block) for dma, _, _ in meeting), key=lambda o: pos[o])
+                found.append(Residency(host, d, k, first, meeting, saved))
+            k //= 2
+    if not found:
+        return []
+    # The dimension that keeps the most bytes off the bus at its largest slab, then that
+    # slab halved round by round.
+    best = max(found, key=lambda r: r.saved).dim
+    return sorted((r for r in found if r.dim == best), key=lambda r: -r.k)
+
+
+def _bytes(box: Box, d: int, k: int, host: memref.AllocOp) -> int:
+    """Bytes of `box` within `[0, k)` along `d`."""
+    rows = min(box.starts[d][0] + box.sizes[d], k) - box.starts[d][0]
+    n = max(rows, 0)
+    for i, s in enumerate(box.sizes):
+        if i != d:
+            n *= s
+    return n * buffer_bytes(MemRefType(host.memref.type.element_type, [1]))
+
+
+def peel_first(loop: scf.ForOp) -> bool:
+    """Run the first iteration of `loop` (static bounds) before it, with the induction
+    variable a constant, and start the loop one step later (erasing it when no iteration
+    is left). Loop-carried values flow from the peeled iteration's yield."""
+    lb, ub, st = constant_index(loop.lb), constant_index(loop.ub), constant_index(loop.step)
+    if lb is None or ub is None or st is None or st <= 0 or ub <= lb:
+        return False
+    point = InsertPoint.before(loop)
+    body = loop.body.block
+    first = arith.ConstantOp(IntegerAttr(lb, IndexType()))
+    Rewriter.insert_op(first, point)
+    mapping: dict[SSAValue, SSAValue] = {body.args[0]: first.result}
+    for arg, init in zip(body.args[1:], loop.iter_args):
+        mapping[arg] = init
+    carried: list[SSAValue] = []
+    for op in body.ops:
+        if isinstance(op, scf.YieldOp):
+            carried = [mapping.get(v, v) for v in op.operands]
+            break
+        Rewriter.insert_op(op.clone(value_mapper=mapping), point)
+    if lb + st >= ub:
+        for result, value in zip(loop.results, carried):
+            result.replace_all_uses_with(value)
+        Rewriter.erase_op(loop)
+        return True
+    start = arith.ConstantOp(IntegerAttr(lb + st, IndexType()))
+    Rewriter.insert_op(start, point)
+    loop.operands = [start.result, loop.ub, loop.step, *carried]
+    return True
+
+
+def peel_towards(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], block: Block,
+                 capacity: int) -> bool:
+    """Peel the leading iterations of the loops of `block` whose transfers of `host` start
+    below the slab a resident part could have (half the scratchpad along the dimension
+    the loops step through), at most `PEEL` per loop: their transfers become static and
+    can be split. Returns whether anything was peeled."""
+    memo: dict = {}
+    shape = host.type.get_shape()
+    loops: dict[scf.ForOp, list[int]] = {}
+    for dma, index in transfers:
+        if dma.parent is block:
+            continue
+        top = ancestor_in(dma, block)
+        if not isinstance(top, scf.ForOp) or dma.parent_op() is not top:
+            continue  # only transfers of a loop of the function's block, not nested deeper
+        box = view_box(dma.operands[index], host, memo)
+        if box is None:
+            return False
+        for d, st in enumerate(box.starts):
+            if st is not None and st[0] != st[1]:
+                loops.setdefault(top, []).append(d)
+    peeled = False
+    for loop, dims in loops.items():
+        d = max(set(dims), key=dims.count)
+        goal = min(shape[d] - 1, capacity // 2 // max(buffer_bytes(host.type) // shape[d], 1))
+        for _ in range(PEEL):
+            memo = {}
+            lows = [b.lowest(d) for b in (view_box(dma.operands[i], host, memo) for dma, i in transfers
+                                          if dma.parent is loop.body.block) if b is not None]
+            if not lows or any(low is None for low in lows) or min(lows) >= goal or loop.parent is None:
+                break
+            if not peel_first(loop):
+                break
+            peeled = True
+            if loop.parent is None:
+                break
+    return peeled
+
+
+def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
+    block = fn.body.block
+    options: list[list[Residency]] = []
+    for op in list(block.ops):
+        if not isinstance(op, memref.AllocOp):
+            continue
+        transfers = host_transfers(op.memref)
+        if not transfers or not any(i == 0 for _, i in transfers) or not any(i == 1 for _, i in transfers):
+            continue
+        if peel_towards(op.memref, transfers, block, capacity):
+            transfers = host_transfers(op.memref)
+    pos = {op: i for i, op in enumerate(block.ops)}
+    memo: dict = {}
+    for op in list(block.ops):
+        if not isinstance(op, memref.AllocOp):
+            continue
+        transfers = host_transfers(op.memref)
+        if not transfers or not any(i == 0 for _, i in transfers) or not any(i == 1 for _, i in transfers):
+            continue
+        found = candidates(op, transfers, block, pos, capacity, memo)
+        if found:
+            options.append(found)
+    if not options:
+        return False
+
+    def fits() -> bool:
+        return scratchpad_fits(fn, capacity, alignment)
+
+    kept_any = False
+    for _ in range(ROUNDS + 1):
+        changes = [found.pop(0) for found in options if found]
+        if not changes:
+            break
+        for c in changes:
+            c.apply()
+        kept = keep_fitting(changes, fits)
+        for c in kept:
+            c.commit()
+        kept_any |= bool(kept)
+        done = {id(c.host) for c in kept}
+        options = [found for found in options if found and id(found[0].host) not in done]
+    return kept_any
+
+
+def targets_with_buffers_in_main(module: ModuleOp) -> set[str]:
+    """The targets that keep values on the device across regions (scratchpad buffers of
+    `@main`, from optimize-dma's `cross-region` and `prefetch-regions`). Their regions are
+    planned together (`plan_scratchpad_module`); this pass plans one region at a time, so
+    it leaves their regions alone (checking the whole module's plan per try would make it
+    quadratic in the number of regions)."""
+    names: set[str] = set()
+    for fn in module.body.block.ops:
+        if isinstance(fn, func.FuncOp) and fn.sym_name.data == "main" and not fn.is_declaration:
+            for op in fn.walk():
+                t = op.attributes.get(TARGET_ATTR) if isinstance(op, accel.AllocOp) else None
+                if isinstance(t, StringAttr):
+                    names.add(t.data)
+    return names
+
+
+# --------------------------------------------------------------------------------------
+# The pass
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PartialResidency(ModulePass):
+    """The leading slab of a region-local value too large for the scratchpad stays there
+    for its whole live range: its write-backs and reloads become copies on the device."""
+
+    name = "partial-residency"
+
+    target: tuple[str, ...] = ()
+    """Descriptions (names or .toml paths) to load for the regions' `accel.target` names;
+    by default the compile's targets, then built-ins by name."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        known = target_context(ctx)
+        known.load(self.target)
+        across = targets_with_buffers_in_main(op)
+        for fn, name in list(accelerator_functions(op)):
+            if fn.attributes.get(PLACEMENT_ATTR) != StringAttr("dma") or name in across:
+                continue
+            desc = known.named(name, fn)
+            if not desc.lowers_to_accel or not desc.copies_on_device:
+                continue
+            if keep_resident(fn, desc.memory.scratchpad_bytes, desc.memory.alignment):
+                plan_scratchpad(fn, desc.memory.scratchpad_bytes, desc.memory.alignment)
