@@ -104,3 +104,31 @@ class _Dynamic:
 
 
 _DYNAMIC = _Dynamic()
+
+
+def by_identity(fn):
+    """`fn(x)` computed once per object `x` (an attribute or type: immutable, and shared,
+    as built here and by `accel.memref_type`): keyed by `id(x)`, since hashing an xDSL
+    attribute walks its parameters. An entry keeps its `x` alive, so the id is not reused;
+    the table is emptied past 100,000 entries."""
+    memo: dict[int, tuple] = {}
+
+    def get(x):
+        hit = memo.get(id(x))
+        if hit is not None and hit[0] is x:
+            return hit[1]
+        value = fn(x)
+        if len(memo) >= 100_000:
+            memo.clear()
+        memo[id(x)] = (x, value)
+        return value
+
+    get.__doc__ = fn.__doc__
+    get.__name__ = getattr(fn, "__name__", "by_identity")
+    return get
+
+
+@by_identity
+def dense_values(attr: DenseArrayBase) -> tuple:
+    """`tuple(attr.get_values())` (it unpacks the array's bytes on every call)."""
+    return tuple(attr.get_values())

@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
 from xdsl.ir import Operation
 
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.ir_build import i64_attr
+from accel.compiler.ir_build import by_identity, i64_attr
 from accel.compiler.tensors import buffer_bytes
 from accel.dialects import accel
 from accel.dialects.conventions import TARGET_ATTR
@@ -217,21 +217,15 @@ def _use_span(value, block, pos, end, memo) -> tuple[int, int] | None:
     return None if first is None else (first, last)
 
 
-_SIZES: dict[tuple[int, int], tuple] = {}
-"""(id of a type, alignment) -> (the type, its aligned size): the planner asks for the size
-of every buffer per plan, and the buffers share a few type objects (`memref_type`)."""
+@by_identity
+def _buffer_bytes(t) -> int:
+    """A buffer type's bytes (at least 1), once per type object: the planner asks for the
+    size of every buffer per plan, and buffers share a few type objects."""
+    return max(buffer_bytes(t), 1)
 
 
 def _aligned_bytes(t, alignment: int) -> int:
-    key = (id(t), alignment)
-    hit = _SIZES.get(key)
-    if hit is not None and hit[0] is t:
-        return hit[1]
-    size = align(max(buffer_bytes(t), 1), alignment)
-    if len(_SIZES) > 100_000:
-        _SIZES.clear()
-    _SIZES[key] = (t, size)  # the entry keeps the type alive: its id is not reused
-    return size
+    return align(_buffer_bytes(t), alignment)
 
 
 def _intervals(allocs, pos, end, alignment: int, memo: dict) -> list[tuple[int, int, int]]:

@@ -69,7 +69,7 @@ from xdsl.transforms.common_subexpression_elimination import cse
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets.context import target_context
 from accel.compiler.index_arith import constant_index, make_index
-from accel.compiler.ir_build import strided_layout, subview
+from accel.compiler.ir_build import dense_values, strided_layout, subview
 from accel.compiler.memory_plan import LiveProfile, function_peak_live, plan_scratchpad_module, scratchpad_fits
 from accel.compiler.tensors import buffer_bytes
 from accel.dialects import accel
@@ -93,7 +93,7 @@ def host_key(v: SSAValue):
     views (same iteration), (root, offsets, sizes) for static views."""
     op = v.owner
     if isinstance(op, memref.SubviewOp) and not op.offsets and not op.sizes:
-        return (root(v), tuple(op.static_offsets.get_values()), tuple(op.static_sizes.get_values()))
+        return (root(v), dense_values(op.static_offsets), dense_values(op.static_sizes))
     return v
 
 
@@ -1287,7 +1287,8 @@ class OptimizeDma(ModulePass):
                     drop_dead_writebacks(current[0])
                 if self.double_buffer:
                     _per_loop(current, _tuned(double_buffer_loop), fits,
-                              _tuned(lambda lp, **kw: double_buffer_loop(lp, False, **kw)), journaled=True)
+                              _tuned(lambda lp, **kw: double_buffer_loop(lp, False, **kw)), journaled=True,
+                              journaled_sweep=True)
                     # Each round issues the loads moved by the last one more op earlier (a
                     # tuned op's loads at most its `prefetch` rounds).
                     block = current[0].body.block
@@ -1336,7 +1337,7 @@ def _within_prefetch(block: Block, loads: set | None, rounds: int, default: int)
     return {d for d in pool if limit.get(root(d.dest), default) > rounds}
 
 
-def _per_loop(holder: list, step, fits, fallback=None, journaled: bool = False) -> None:
+def _per_loop(holder: list, step, fits, fallback=None, journaled: bool = False, journaled_sweep: bool = False) -> None:
     """Apply `step` to every loop of the function `holder[0]` (innermost first), keeping
     it where the plan fits: all loops at once when that fits, else loop by loop, trying
     `fallback` (a lighter variant) where `step` does not fit. A failed attempt on one loop
@@ -1345,7 +1346,10 @@ def _per_loop(holder: list, step, fits, fallback=None, journaled: bool = False) 
 
     With `journaled`, the steps take `journal=` (a list of (undo, keep) functions they
     append to as they change the IR): the first sweep is undone from the journal, in
-    reverse, and the function is cloned only when it does not fit."""
+    reverse, and the function is cloned only when it does not fit. With `journaled_sweep`
+    too, the loop-by-loop attempts are undone from the journal instead of a copy of the
+    loop (an undone loop then keeps the order of its values' uses, which a copy would
+    change: for steps after which nothing follows that order)."""
 
     # Innermost first: the reversed walk puts a loop after the loops nested in it and
     # after the loops that follow it. A step on one loop replaces it by one loop (steps
@@ -1376,6 +1380,18 @@ def _per_loop(holder: list, step, fits, fallback=None, journaled: bool = False) 
     for loop in loops():
         for attempt in (step, fallback):
             if attempt is None:
+                continue
+            if journaled_sweep:
+                journal: list = []
+                if not attempt(loop, journal=journal):
+                    break
+                if fits():
+                    for _, keep in journal:
+                        if keep is not None:
+                            keep()
+                    break
+                for undo, _ in reversed(journal):
+                    undo()
                 continue
             change = _undoable(loop, attempt)
             if change is None:
