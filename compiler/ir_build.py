@@ -106,7 +106,29 @@ def _subview_type(source_type: MemRefType, offsets: tuple, sizes: tuple, strides
     def values(vs: tuple) -> list:
         return [_DYNAMIC if v is None else v for v in vs]
 
-    return memref.SubviewOp.infer_result_type(source_type, values(offsets), values(sizes), values(strides))
+    source_strides = source_type.get_strides()
+    if source_strides is None or not len(offsets) == len(sizes) == len(strides) == source_type.get_num_dims():
+        return memref.SubviewOp.infer_result_type(source_type, values(offsets), values(sizes), values(strides))
+    # What `infer_result_type` computes, the type built from shared attributes: views of
+    # one source at many offsets differ in their layout's offset only.
+    shape = tuple(DYNAMIC_INDEX if size is None else size for size in sizes)
+    result_strides = tuple(None if a is None or b is None else a * b for a, b in zip(source_strides, strides))
+    offset = source_type.get_offset()
+    if offset is not None:
+        for o, stride in zip(offsets, source_strides):
+            if o == 0:
+                continue
+            if o is None or stride is None:
+                offset = None
+                break
+            offset += o * stride
+    return _memref_type(source_type.element_type, shape, strided_layout(result_strides, offset),
+                        source_type.memory_space)
+
+
+@functools.cache
+def _memref_type(element_type: Attribute, shape: tuple[int, ...], layout: Attribute, space: Attribute) -> MemRefType:
+    return MemRefType(element_type, shape, layout, space)
 
 
 class _Dynamic:
@@ -114,3 +136,31 @@ class _Dynamic:
 
 
 _DYNAMIC = _Dynamic()
+
+
+def by_identity(fn):
+    """`fn(x)` computed once per object `x` (an attribute or type: immutable, and shared,
+    as built here and by `accel.memref_type`): keyed by `id(x)`, since hashing an xDSL
+    attribute walks its parameters. An entry keeps its `x` alive, so the id is not reused;
+    the table is emptied past 100,000 entries."""
+    memo: dict[int, tuple] = {}
+
+    def get(x):
+        hit = memo.get(id(x))
+        if hit is not None and hit[0] is x:
+            return hit[1]
+        value = fn(x)
+        if len(memo) >= 100_000:
+            memo.clear()
+        memo[id(x)] = (x, value)
+        return value
+
+    get.__doc__ = fn.__doc__
+    get.__name__ = getattr(fn, "__name__", "by_identity")
+    return get
+
+
+@by_identity
+def dense_values(attr: DenseArrayBase) -> tuple:
+    """`tuple(attr.get_values())` (it unpacks the array's bytes on every call)."""
+    return tuple(attr.get_values())

@@ -9,11 +9,11 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
 from xdsl.ir import Operation
 
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.ir_build import i64_attr
+from accel.compiler.ir_build import by_identity, i64_attr
 from accel.compiler.tensors import buffer_bytes
 from accel.dialects import accel
 from accel.dialects.conventions import TARGET_ATTR
@@ -192,7 +192,8 @@ def _use_span(value, block, pos, end, memo) -> tuple[int, int] | None:
     transfer counts until the `dma_wait` of its token, a use inside a loop (or a call)
     until its end; views of it extend it. None if it is not used."""
     # The planner asks this for every buffer of a function per plan: the common case (a
-    # user directly in `block`, without regions) is inlined.
+    # user directly in `block`, without regions) is inlined, and the named accessors of
+    # xDSL ops (a descriptor call each) are avoided: a transfer's token is its only result.
     first = None
     last = -1
     stack = [use.operation for use in value.uses]
@@ -205,15 +206,26 @@ def _use_span(value, block, pos, end, memo) -> tuple[int, int] | None:
             at = at if not anchor.regions and anchor not in end else _span_end(anchor, pos, end, memo)
             last = at if at > last else last
         if type(user) is accel.DmaStartOp:
-            for use in user.token.uses:
+            for use in user.results[0].uses:
                 waiter = _block_ancestor(use.operation, block)
                 if waiter is not None:
                     at = _span_end(waiter, pos, end, memo)
                     last = at if at > last else last
         for r in user.results:  # views of the buffer extend its life
-            if r.type.__class__.__name__ == "MemRefType":
+            if r.type.__class__ is MemRefType:
                 stack.extend(u.operation for u in r.uses)
     return None if first is None else (first, last)
+
+
+@by_identity
+def _buffer_bytes(t) -> int:
+    """A buffer type's bytes (at least 1), once per type object: the planner asks for the
+    size of every buffer per plan, and buffers share a few type objects."""
+    return max(buffer_bytes(t), 1)
+
+
+def _aligned_bytes(t, alignment: int) -> int:
+    return align(_buffer_bytes(t), alignment)
 
 
 def _intervals(allocs, pos, end, alignment: int, memo: dict) -> list[tuple[int, int, int]]:
@@ -222,9 +234,10 @@ def _intervals(allocs, pos, end, alignment: int, memo: dict) -> list[tuple[int, 
 
     intervals = []
     for alloc in allocs:
-        used = _use_span(alloc.result, alloc.parent, pos, end, memo)
-        span = (pos[alloc], max(pos[alloc], used[1]) if used is not None else pos[alloc])
-        intervals.append((*span, align(max(buffer_bytes(alloc.result.type), 1), alignment)))
+        result = alloc.results[0]
+        used = _use_span(result, alloc.parent, pos, end, memo)
+        at = pos[alloc]
+        intervals.append((at, max(at, used[1]) if used is not None else at, _aligned_bytes(result.type, alignment)))
     return intervals
 
 
@@ -248,11 +261,28 @@ def _place(allocs, intervals, capacity: int, what: str, where) -> int:
     return top
 
 
+def _spm_allocs(ops) -> list:
+    """The scratchpad `accel.alloc`s among `ops` (exact type test: `isinstance` against
+    xDSL's op classes goes through `ABCMeta`, and this runs over every op per plan)."""
+    alloc_op = accel.AllocOp
+    spm: dict[int, tuple] = {}
+    found = []
+    for op in ops:
+        if type(op) is not alloc_op:
+            continue
+        t = op.results[0].type
+        hit = spm.get(id(t))
+        if hit is None:
+            hit = spm[id(t)] = (t, accel.memory_space(t) == "spm")
+        if hit[1]:
+            found.append(op)
+    return found
+
+
 def _function_allocs(fn) -> tuple[list, dict, dict]:
 
     pos, last = _positions(fn)
-    allocs = [op for op in pos if isinstance(op, accel.AllocOp) and accel.memory_space(op.result.type) == "spm"]
-    return allocs, pos, last
+    return _spm_allocs(pos), pos, last
 
 
 def plan_scratchpad(fn, capacity: int, alignment: int) -> int:
@@ -302,7 +332,7 @@ class LiveProfile:
         self.pos, self.last = _positions(fn)
         self.profile = np.zeros(2 * len(self.pos) + 2, np.int64)
         self.intervals: dict = {}
-        allocs = [op for op in self.pos if isinstance(op, accel.AllocOp) and accel.memory_space(op.result.type) == "spm"]
+        allocs = _spm_allocs(self.pos)
         for alloc, interval in zip(allocs, _intervals(allocs, self.pos, {}, alignment, self.last)):
             self._add(alloc, interval)
 

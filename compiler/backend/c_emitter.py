@@ -39,6 +39,7 @@ from accel.compiler.backend.codegen_hook import (
 )
 from accel.compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_comment, c_double, c_float, c_int, c_string
 from accel.compiler.diagnostics import CompileError, format_location
+from accel.compiler.ir_build import by_identity, dense_values
 from accel.compiler.memory_plan import align
 from accel.compiler.narrow_types import NARROW_C_TYPES, is_float_dtype
 from accel.compiler.resize_sampling import resize2d_taps
@@ -53,6 +54,7 @@ REAL_SUFFIXES = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 """The C float types of the float host kernels (`acc_<op>_<suffix>`)."""
 
 
+@by_identity  # per type object: the emitter asks per op
 def dtype_of(t) -> np.dtype:
     return numpy_dtype(t.element_type)
 
@@ -68,6 +70,7 @@ def check_c_types(module: ModuleOp) -> None:
                                    "(keep the model in f32 or integer types)", op)
 
 
+@by_identity  # per type object: the emitter asks per op
 def shape_of(t) -> tuple[int, ...]:
     return tuple(t.get_shape())
 
@@ -76,6 +79,7 @@ def numel(shape: Sequence[int]) -> int:
     return int(math.prod(shape))
 
 
+@by_identity  # per type object: the emitter asks per op
 def strides_of(t: MemRefType) -> tuple[tuple[int, ...], int | None]:
     """Element strides and static offset of a memref (identity layout: row-major, 0)."""
     shape = shape_of(t)
@@ -1187,7 +1191,7 @@ class AccelFunctionEmitter:
         strides, _ = strides_of(op.source.type)
         dyn = list(op.offsets)
         terms = []
-        for o, st in zip(op.static_offsets.get_values(), strides):
+        for o, st in zip(dense_values(op.static_offsets), strides):
             if o == DYNAMIC_INDEX:
                 terms.append(f"{self.value(dyn.pop(0))} * {st}")
             elif o:

@@ -69,7 +69,7 @@ from xdsl.transforms.common_subexpression_elimination import cse
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets.context import target_context
 from accel.compiler.index_arith import constant_index, make_index
-from accel.compiler.ir_build import strided_layout, subview
+from accel.compiler.ir_build import dense_values, strided_layout, subview
 from accel.compiler.memory_plan import LiveProfile, function_peak_live, plan_scratchpad_module, scratchpad_fits
 from accel.compiler.tensors import buffer_bytes
 from accel.dialects import accel
@@ -93,7 +93,7 @@ def host_key(v: SSAValue):
     views (same iteration), (root, offsets, sizes) for static views."""
     op = v.owner
     if isinstance(op, memref.SubviewOp) and not op.offsets and not op.sizes:
-        return (root(v), tuple(op.static_offsets.get_values()), tuple(op.static_sizes.get_values()))
+        return (root(v), dense_values(op.static_offsets), dense_values(op.static_sizes))
     return v
 
 
@@ -146,8 +146,9 @@ def writes(op: Operation) -> list[SSAValue]:
 # --------------------------------------------------------------------------------------
 
 
-def hoist_invariant_loads(loop: scf.ForOp) -> bool:
-    """Move the loop-invariant transfers of `loop` (with their buffers and views) before it."""
+def hoist_invariant_loads(loop: scf.ForOp, journal: list | None = None) -> bool:
+    """Move the loop-invariant transfers of `loop` (with their buffers and views) before it.
+    With `journal`, each change is recorded there to be undone or kept (see `_per_loop`)."""
     changed = False
     body = loop.body.block
     # How many ops of the loop write each buffer (a transfer into it counts).
@@ -178,6 +179,17 @@ def hoist_invariant_loads(loop: scf.ForOp) -> bool:
             continue
         # Move the view chain, the buffer and the transfer before the loop; wait there.
         point = InsertPoint.before(loop)
+        if journal is not None:
+            for sv in reversed(chain):
+                _journaled_move(sv, loop, journal)
+            _journaled_move(alloc, loop, journal)
+            _journaled_drop_token(dma.token, journal)
+            _journaled_move(dma, loop, journal)
+            wait = accel.DmaWaitOp(dma.token)
+            Rewriter.insert_op(wait, point)
+            journal.append((lambda wait=wait: Rewriter.erase_op(wait), None))
+            changed = True
+            continue
         for sv in reversed(chain):
             sv.detach()
             Rewriter.insert_op(sv, point)
@@ -188,6 +200,45 @@ def hoist_invariant_loads(loop: scf.ForOp) -> bool:
         Rewriter.insert_op([dma, accel.DmaWaitOp(dma.token)], point)
         changed = True
     return changed
+
+
+def _journaled_move(op: Operation, successor: Operation, journal: list) -> None:
+    """Move `op` before `successor`; the journal puts it back before its old successor."""
+    home = op.next_op
+    op.detach()
+    Rewriter.insert_op(op, InsertPoint.before(successor))
+
+    def undo() -> None:
+        op.detach()
+        Rewriter.insert_op(op, InsertPoint.before(home))
+
+    journal.append((undo, None))
+
+
+def _journaled_drop_token(token: SSAValue, journal: list) -> None:
+    """`drop_token`, the waits it replaces detached (out of their tokens' uses, as if
+    erased) instead of erased: the journal puts them back, or erases them when kept."""
+    for use in list(token.uses):
+        wait = use.operation
+        if not isinstance(wait, accel.DmaWaitOp):
+            continue
+        rest = [t for t in wait.tokens if t is not token]
+        replacement = None
+        if rest:
+            replacement = accel.DmaWaitOp(*rest)
+            Rewriter.insert_op(replacement, InsertPoint.after(wait))
+        home = wait.next_op
+        tokens = tuple(wait.tokens)
+        wait.detach()
+        wait.operands = ()
+
+        def undo(wait=wait, tokens=tokens, home=home, replacement=replacement) -> None:
+            wait.operands = tokens
+            Rewriter.insert_op(wait, InsertPoint.before(home))
+            if replacement is not None:
+                Rewriter.erase_op(replacement)
+
+        journal.append((undo, wait.erase))
 
 
 # --------------------------------------------------------------------------------------
@@ -461,10 +512,12 @@ def _erase_dead_views(v: SSAValue) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True) -> bool:
+def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: list | None = None) -> bool:
     """Pipeline the streamed transfers of `loop` by one iteration (see the docstring);
     with `write_backs`, the computed tiles get two slots as well and their write-backs
-    are not waited for inside the loop."""
+    are not waited for inside the loop. With `journal`, the old loop is detached instead
+    of erased (it is unchanged: the new ops are clones) and the journal can put it back
+    (see `_per_loop`)."""
     lb, ub, step = (constant_index(v) for v in (loop.lb, loop.ub, loop.step))
     if lb is None or ub is None or step is None or loop.iter_args or (ub - lb) // step < 2:
         return False
@@ -490,6 +543,7 @@ def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True) -> bool:
               and all(isinstance(u.operation, accel.DmaWaitOp) for u in op.token.uses)]
     n = (ub - lb) // step
     last = lb + (n - 1) * step
+    neighbours = (loop.prev_op, loop.next_op)  # what the new ops come between
 
     # Slots: each streamed buffer becomes a [2, ...] buffer before the loop.
     before = InsertPoint.before(loop)
@@ -544,7 +598,12 @@ def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True) -> bool:
     last_iv = make_index(end_point, last)
     _emit_iteration(end_point, ops, loads, slots, iv, last_iv, new_loop.results[0],
                     list(new_loop.results[1:]), slot_view, deferred)
-    Rewriter.erase_op(loop, safe_erase=False)
+    if journal is not None:
+        change = _LoopChange(loop.parent, neighbours[0], neighbours[1], loop)
+        loop.detach()
+        journal.append((change.undo, change.keep))
+    else:
+        Rewriter.erase_op(loop, safe_erase=False)
     return True
 
 
@@ -1222,12 +1281,14 @@ class OptimizeDma(ModulePass):
                     return LiveProfile(current[0], desc.memory.alignment), desc.memory.scratchpad_bytes
 
                 if self.hoist:
-                    _per_loop(current, hoist_invariant_loads, fits)
+                    _per_loop(current, hoist_invariant_loads, fits, journaled=True)
                 if self.forward:
                     forward_block(current[0].body.block, fits, screen)
                     drop_dead_writebacks(current[0])
                 if self.double_buffer:
-                    _per_loop(current, _tuned(double_buffer_loop), fits, _tuned(lambda lp: double_buffer_loop(lp, False)))
+                    _per_loop(current, _tuned(double_buffer_loop), fits,
+                              _tuned(lambda lp, **kw: double_buffer_loop(lp, False, **kw)), journaled=True,
+                              journaled_sweep=True)
                     # Each round issues the loads moved by the last one more op earlier (a
                     # tuned op's loads at most its `prefetch` rounds).
                     block = current[0].body.block
@@ -1252,11 +1313,11 @@ class OptimizeDma(ModulePass):
 def _tuned(step):
     """`step` on loops whose compute ops are not tuned to single buffering."""
 
-    def apply(loop: scf.ForOp) -> bool:
+    def apply(loop: scf.ForOp, **kw) -> bool:
         if any(isinstance(o, accel.ComputeOp) and (tuning_of(o) or {}).get("double_buffer") is False
                for o in loop.walk()):
             return False
-        return step(loop)
+        return step(loop, **kw)
 
     return apply
 
@@ -1276,12 +1337,19 @@ def _within_prefetch(block: Block, loads: set | None, rounds: int, default: int)
     return {d for d in pool if limit.get(root(d.dest), default) > rounds}
 
 
-def _per_loop(holder: list, step, fits, fallback=None) -> None:
+def _per_loop(holder: list, step, fits, fallback=None, journaled: bool = False, journaled_sweep: bool = False) -> None:
     """Apply `step` to every loop of the function `holder[0]` (innermost first), keeping
     it where the plan fits: all loops at once when that fits, else loop by loop, trying
     `fallback` (a lighter variant) where `step` does not fit. A failed attempt on one loop
     is undone from a copy of that loop (steps only change the loop and put ops just
-    before it), so trying every loop costs the loops' sizes, not the function's per loop."""
+    before it), so trying every loop costs the loops' sizes, not the function's per loop.
+
+    With `journaled`, the steps take `journal=` (a list of (undo, keep) functions they
+    append to as they change the IR): the first sweep is undone from the journal, in
+    reverse, and the function is cloned only when it does not fit. With `journaled_sweep`
+    too, the loop-by-loop attempts are undone from the journal instead of a copy of the
+    loop (an undone loop then keeps the order of its values' uses, which a copy would
+    change: for steps after which nothing follows that order)."""
 
     # Innermost first: the reversed walk puts a loop after the loops nested in it and
     # after the loops that follow it. A step on one loop replaces it by one loop (steps
@@ -1294,17 +1362,36 @@ def _per_loop(holder: list, step, fits, fallback=None) -> None:
     current = loops()
     if not current:
         return
-    snapshot = holder[0].clone()
-    changed = False
-    for loop in current:
-        changed |= step(loop)
-    if not changed or fits():
-        return
+    if journaled:
+        if not _all_loops_journaled(current, step, fits):
+            return
+        # The loop-by-loop sweep runs on a copy, as without `replaces` (so that the order
+        # of each value's uses, which some steps follow, is the same).
+        snapshot = holder[0].clone()
+    else:
+        snapshot = holder[0].clone()
+        changed = False
+        for loop in current:
+            changed |= step(loop)
+        if not changed or fits():
+            return
     _replace_function(holder[0], snapshot)
     holder[0] = snapshot
     for loop in loops():
         for attempt in (step, fallback):
             if attempt is None:
+                continue
+            if journaled_sweep:
+                journal: list = []
+                if not attempt(loop, journal=journal):
+                    break
+                if fits():
+                    for _, keep in journal:
+                        if keep is not None:
+                            keep()
+                    break
+                for undo, _ in reversed(journal):
+                    undo()
                 continue
             change = _undoable(loop, attempt)
             if change is None:
@@ -1314,6 +1401,25 @@ def _per_loop(holder: list, step, fits, fallback=None) -> None:
                 break
             change.undo()
             loop = change.copy
+
+
+def _all_loops_journaled(current: list, step, fits) -> bool:
+    """The first sweep of `_per_loop` for steps that take a `journal`: `step` on every
+    loop of `current`, kept if the plan fits, else undone in place. Whether it was undone."""
+    journal: list = []
+    changed = False
+    for loop in current:
+        changed |= step(loop, journal=journal)
+    if not changed:
+        return False
+    if fits():
+        for _, keep in journal:
+            if keep is not None:
+                keep()
+        return False
+    for undo, _ in reversed(journal):
+        undo()
+    return True
 
 
 @dataclass
