@@ -50,6 +50,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     f64,
+    i32,
     MemRefType,
     NoneAttr,
     StringAttr,
@@ -128,10 +129,12 @@ class TokenType(ParametrizedAttribute, TypeAttribute):
 
 def memory_space(t: Attribute) -> str | None:
     """'spm' / 'shared' / 'dram', or None for plain host memory."""
-    if not isinstance(t, MemRefType):
+    # Exact type tests: `isinstance` against xDSL's classes (ABCs) costs ~1 us, and this
+    # is asked for every operand in every pass (neither class has subclasses).
+    if type(t) is not MemRefType:
         return None
     ms = t.memory_space
-    if isinstance(ms, MemSpaceAttr):
+    if type(ms) is MemSpaceAttr:
         return ms.kind.data
     return None
 
@@ -141,8 +144,11 @@ def memref_type(element_type: Attribute, shape: Sequence[int], layout: Attribute
     """`MemRefType(element_type, shape, layout, space)`, built once per distinct type:
     constructing one verifies its parameters (~60 us), and a compile builds the same few
     types for thousands of buffers."""
-    return _memref_type(element_type, tuple(shape), NoneAttr() if layout is None else layout,
-                        NoneAttr() if space is None else space)
+    return _memref_type(element_type, tuple(shape), _NONE if layout is None else layout,
+                        _NONE if space is None else space)
+
+
+_NONE = NoneAttr()
 
 
 @functools.cache
@@ -158,6 +164,11 @@ def _memref(t: Attribute, what: str) -> MemRefType:
     if not isinstance(t, MemRefType):
         raise VerifyException(f"{what} must be a memref, got {t}")
     return t
+
+
+@functools.cache
+def _segment_sizes(sizes: tuple[int, ...]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i32, sizes)
 
 
 def _shape(t: Attribute) -> tuple[int, ...]:
@@ -182,7 +193,10 @@ class KernelOp(IRDLOperation):
 
     def __init__(self, ins: Sequence[SSAValue], outs: Sequence[SSAValue], body: Region,
                  attributes: dict[str, Attribute] | None = None):
-        super().__init__(operands=[list(ins), list(outs)], regions=[body], attributes=attributes or {})
+        # What IRDL's builder makes, without its per-op checks (verify() checks the op).
+        ins, outs = [SSAValue.get(v) for v in ins], [SSAValue.get(v) for v in outs]
+        Operation.__init__(self, operands=[*ins, *outs], regions=[body], attributes=attributes or {},
+                           properties={AttrSizedOperandSegments.attribute_name: _segment_sizes((len(ins), len(outs)))})
 
     def verify_(self) -> None:
         block = self.body.block
@@ -273,7 +287,8 @@ class AllocOp(IRDLOperation):
 
     def __init__(self, type: MemRefType, offset: int | None = None):
         props = {"offset": Int("offset").to_attr(offset)} if offset is not None else {}
-        super().__init__(result_types=[type], properties=props)
+        # What IRDL's builder makes, without its per-op checks (verify() checks the op).
+        Operation.__init__(self, result_types=[type], properties=props)
 
     def verify_(self) -> None:
         if self.offset is not None and self.offset.value.data < 0:
@@ -378,6 +393,9 @@ MAX_TRANSFER_RANK = 4
 many dimensions (the simulator's and the vendor APIs' descriptors)."""
 
 
+_TOKEN = TokenType()
+
+
 @irdl_op_definition
 class DmaStartOp(IRDLOperation):
     """Starts an N-d strided copy `source -> dest` between host memory and a scratchpad,
@@ -391,7 +409,7 @@ class DmaStartOp(IRDLOperation):
     assembly_format = "$source `,` $dest attr-dict `:` type($source) `,` type($dest)"
 
     def __init__(self, source: SSAValue | Operation, dest: SSAValue | Operation):
-        super().__init__(operands=[source, dest], result_types=[TokenType()])
+        Operation.__init__(self, operands=[SSAValue.get(source), SSAValue.get(dest)], result_types=[_TOKEN])
 
     def verify_(self) -> None:
         s, d = self.source.type, self.dest.type
@@ -428,7 +446,7 @@ class DmaWaitOp(IRDLOperation):
     assembly_format = "$tokens attr-dict"
 
     def __init__(self, *tokens: SSAValue | Operation):
-        super().__init__(operands=[[SSAValue.get(t) for t in tokens]])
+        Operation.__init__(self, operands=[SSAValue.get(t) for t in tokens])
 
 
 # --------------------------------------------------------------------------------------
@@ -500,7 +518,10 @@ class ComputeOp(IRDLOperation):
             properties[kind.name] = v if isinstance(v, Attribute) else kind.to_attr(v)
         if props:
             raise TypeError(f"{self.name} has no properties {sorted(props)}")
-        super().__init__(operands=[list(inputs), output], properties=properties, attributes=attributes or {})
+        # What IRDL's builder makes (one variadic operand group: no segment sizes), without
+        # its per-op checks (verify() checks the op).
+        Operation.__init__(self, operands=[*(SSAValue.get(v) for v in inputs), SSAValue.get(output)],
+                           properties=properties, attributes=attributes or {})
 
     def prop(self, name: str) -> Any:
         for kind in self.PROPS:
@@ -525,7 +546,7 @@ class ComputeOp(IRDLOperation):
             raise VerifyException(f"expects {' or '.join(map(str, self.N_INPUTS))} inputs, got {len(self.inputs)}")
         for kind in self.PROPS:
             attr = self.properties.get(kind.name)
-            if attr is not None and kind.from_parsed(attr) is None:
+            if attr is not None and not kind.is_stored_form(attr) and kind.from_parsed(attr) is None:
                 raise VerifyException(f"property '{kind.name}' must be {kind.expected()}, got {attr}")
         self.verify_placement()
         self.verify_shapes()

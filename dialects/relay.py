@@ -161,6 +161,40 @@ def broadcast_shapes(a: Sequence[int], b: Sequence[int], names=("lhs", "rhs")) -
 # --------------------------------------------------------------------------------------
 
 
+# Attributes are immutable and xDSL verifies an attribute's parameters on construction
+# (a `DenseArrayBase` converts and checks every element): `to_attr` builds each distinct
+# value once. Floats are keyed by their bits (0.0 and -0.0 are equal as keys).
+_ATTR_CACHE = 1 << 16
+
+
+@functools.lru_cache(maxsize=_ATTR_CACHE)
+def _int_attr(value: int) -> IntegerAttr:
+    return IntegerAttr(value, i64)
+
+
+@functools.lru_cache(maxsize=_ATTR_CACHE)
+def _ints_attr(values: tuple[int, ...]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(values))
+
+
+@functools.lru_cache(maxsize=_ATTR_CACHE)
+def _float_attr(bits: bytes, value: float) -> FloatAttr:
+    return FloatAttr(value, f64)
+
+
+@functools.lru_cache(maxsize=_ATTR_CACHE)
+def _floats_attr(bits: bytes, values: tuple[float, ...]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(f64, list(values))
+
+
+_BOOL_ATTRS = {False: IntegerAttr(0, i1), True: IntegerAttr(1, i1)}
+
+
+@functools.lru_cache(maxsize=_ATTR_CACHE)
+def _str_attr(value: str) -> StringAttr:
+    return StringAttr(value)
+
+
 @dataclass(frozen=True)
 class PropKind:
     """One property of a relay op. `default is None` means: required (or optional
@@ -210,7 +244,7 @@ class Ints(PropKind):
         return isinstance(attr, DenseArrayBase) and attr.elt_type == i64
 
     def to_attr(self, value):
-        return DenseArrayBase.from_list(i64, [int(v) for v in value])
+        return _ints_attr(tuple(int(v) for v in value))
 
     def to_python(self, attr):
         return tuple(attr.get_values())
@@ -240,7 +274,7 @@ class Int(PropKind):
         return isinstance(attr, IntegerAttr) and attr.type == i64
 
     def to_attr(self, value):
-        return IntegerAttr(int(value), i64)
+        return _int_attr(int(value))
 
     def to_python(self, attr):
         return attr.value.data
@@ -276,7 +310,8 @@ class Float(PropKind):
         return isinstance(attr, FloatAttr) and attr.type == f64
 
     def to_attr(self, value):
-        return FloatAttr(float(value), f64)
+        value = float(value)
+        return _float_attr(struct.pack("<d", value), value)
 
     def to_python(self, attr):
         return float(attr.value.data)
@@ -330,7 +365,8 @@ class Floats(PropKind):
         return isinstance(attr, DenseArrayBase) and attr.elt_type == f64
 
     def to_attr(self, value):
-        return DenseArrayBase.from_list(f64, [float(v) for v in value])
+        values = tuple(float(v) for v in value)
+        return _floats_attr(struct.pack(f"<{len(values)}d", *values), values)
 
     def to_python(self, attr):
         return tuple(float(v) for v in attr.get_values())
@@ -361,7 +397,7 @@ class Bool(PropKind):
         return isinstance(attr, IntegerAttr) and attr.type == i1
 
     def to_attr(self, value):
-        return IntegerAttr(1 if value else 0, i1)
+        return _BOOL_ATTRS[bool(value)]
 
     def to_python(self, attr):
         return bool(attr.value.data)
@@ -393,7 +429,7 @@ class Str(PropKind):
         return isinstance(attr, StringAttr) and (not self.choices or attr.data in self.choices)
 
     def to_attr(self, value):
-        return StringAttr(str(value))
+        return _str_attr(str(value))
 
     def to_python(self, attr):
         return attr.data

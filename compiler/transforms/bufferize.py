@@ -54,6 +54,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.diagnostics import CompileError
+from accel.compiler.ir_build import memref_alloc
 from accel.dialects import accel, relay
 from accel.dialects.conventions import OUTPUT_ATTR, TARGET_ATTR
 
@@ -202,7 +203,7 @@ class FunctionBufferizer:
             if r in destination:
                 buf = destination[r]
             else:
-                alloc = memref.AllocOp([], [], memref_of(r.type))
+                alloc = memref_alloc(memref_of(r.type))
                 alloc.location = op.location
                 Rewriter.insert_op(alloc, InsertPoint.before(op))
                 buf = alloc.memref
