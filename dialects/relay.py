@@ -74,6 +74,7 @@ from xdsl.irdl import (
     result_def,
     traits_def,
     VarOperandDef,
+    VariadicDef,
     VarResultDef,
     var_operand_def,
     var_result_def,
@@ -499,6 +500,16 @@ def relay_op(cls):
 # --------------------------------------------------------------------------------------
 
 
+@functools.cache
+def _fixed_counts(cls: type[IRDLOperation]) -> tuple[int, int] | None:
+    """(operands, results) of an op with neither variadic operands or results, nor
+    regions, successors or segment-size options; None otherwise."""
+    d = cls.get_irdl_definition()
+    if d.options or d.regions or d.successors or any(isinstance(x, VariadicDef) for _, x in (*d.operands, *d.results)):
+        return None
+    return len(d.operands), len(d.results)
+
+
 class RelayOp(IRDLOperation):
     """Base of all relay graph ops.
 
@@ -524,6 +535,12 @@ class RelayOp(IRDLOperation):
         if result_types is None:
             py_props = self.props_with_defaults(props)
             result_types = self.infer([v.type for v in values], py_props)
+        counts = _fixed_counts(type(self))
+        if counts is not None and counts == (len(values), len(result_types)) and not attributes:
+            # What IRDL's builder makes for an op of fixed operands and results, without
+            # its per-op checks (verify() checks the op; a wrong count takes the builder).
+            Operation.__init__(self, operands=values, result_types=list(result_types), properties=properties)
+            return
         super().__init__(
             operands=self.group_operands(values),
             result_types=self.group_results(list(result_types)),
