@@ -125,7 +125,7 @@ class ComputePlan:
 
 def _shape(v: SSAValue) -> tuple[int, ...]:
     t = v.type
-    return tuple(t.get_shape()) if isinstance(t, TensorType) else ()
+    return tuple(t.get_shape()) if type(t) is TensorType else ()  # exact: an ABC's isinstance is slow
 
 
 def _flat(v: np.ndarray) -> np.ndarray:
