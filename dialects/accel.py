@@ -240,7 +240,7 @@ class YieldOp(IRDLOperation):
     assembly_format = "attr-dict ($values^ `:` type($values))?"
 
     def __init__(self, *values: SSAValue | Operation):
-        super().__init__(operands=[[SSAValue.get(v) for v in values]])
+        Operation.__init__(self, operands=[SSAValue.get(v) for v in values])
 
 
 def _print_ins_outs(printer: Printer, ins: Sequence[SSAValue], outs: Sequence[SSAValue]) -> None:

@@ -2373,9 +2373,9 @@ class CompositeOp(IRDLOperation):
 
     def __init__(self, pattern: str, inputs: Sequence[SSAValue], result_types: Sequence[Attribute], body: Region,
                  attributes: dict[str, Attribute] | None = None):
-        super().__init__(operands=[list(inputs)], result_types=[list(result_types)],
-                         properties={"pattern": StringAttr(pattern)}, regions=[body],
-                         attributes=attributes or {})
+        # What IRDL's builder makes, without its per-op checks (verify() checks the op).
+        Operation.__init__(self, operands=[SSAValue.get(v) for v in inputs], result_types=list(result_types),
+                           properties={"pattern": _str_attr(pattern)}, regions=[body], attributes=attributes or {})
 
     def verify_(self) -> None:
         if "." not in self.pattern.data:
@@ -2450,7 +2450,7 @@ class YieldOp(IRDLOperation):
     assembly_format = "attr-dict ($values^ `:` type($values))?"
 
     def __init__(self, *values: SSAValue | Operation):
-        super().__init__(operands=[[SSAValue.get(v) for v in values]])
+        Operation.__init__(self, operands=[SSAValue.get(v) for v in values])
 
 
 # --------------------------------------------------------------------------------------
