@@ -83,6 +83,7 @@ from accel.dialects.relay import (
     PropKind,
     Str,
     conv_out_dim,
+    is_attribute,
     declare_props,
     pool_out_dim,
 )
@@ -515,7 +516,7 @@ class ComputeOp(IRDLOperation):
                 v = kind.default
             if v is None:
                 continue
-            properties[kind.name] = v if isinstance(v, Attribute) else kind.to_attr(v)
+            properties[kind.name] = v if is_attribute(v) else kind.to_attr(v)
         if props:
             raise TypeError(f"{self.name} has no properties {sorted(props)}")
         # What IRDL's builder makes (one variadic operand group: no segment sizes), without

@@ -188,6 +188,19 @@ def _floats_attr(bits: bytes, values: tuple[float, ...]) -> DenseArrayBase:
     return DenseArrayBase.from_list(f64, list(values))
 
 
+_ATTRIBUTE_TYPES: dict[type, bool] = {}
+
+
+def is_attribute(value: object) -> bool:
+    """`isinstance(value, Attribute)` answered once per type (`Attribute` is an ABC: its
+    `isinstance` costs ~1 us, and property values are checked by the thousand)."""
+    t = type(value)
+    answer = _ATTRIBUTE_TYPES.get(t)
+    if answer is None:
+        answer = _ATTRIBUTE_TYPES[t] = issubclass(t, Attribute)
+    return answer
+
+
 _BOOL_ATTRS = {False: IntegerAttr(0, i1), True: IntegerAttr(1, i1)}
 
 
@@ -580,7 +593,7 @@ class RelayOp(IRDLOperation):
                 raise TypeError(f"{cls.name} has no property '{name}'")
             if value is None:
                 continue
-            out[name] = value if isinstance(value, Attribute) else kind.to_attr(value)
+            out[name] = value if is_attribute(value) else kind.to_attr(value)
         return cls.complete_props(out)
 
     @classmethod
@@ -599,7 +612,7 @@ class RelayOp(IRDLOperation):
         out = {}
         for kind in cls.PROPS:
             v = props.get(kind.name)
-            if isinstance(v, Attribute):
+            if is_attribute(v):
                 v = kind.to_python(v)
             if v is None:
                 v = kind.default
