@@ -17,7 +17,7 @@ compiled too, on npu and npu-shared.
 Targets: `npu`, `npu-shared`, and `npu-64k` (the built-in npu with a 64 KiB scratchpad). Each (model, size, target) compiles in its own process (so peak RSS,
 `ru_maxrss`, is that compile's): import (`load_model` without verification), each pass of
 `full` with byoc split into its four passes (`p.apply`, as `compile_module` does), the C
-emitter, and verification once at the end (shown apart: the `tools` branch owns its policy).
+emitter, and verification once at the end as the driver does it (`verify_located`; shown apart).
 Times are CPU time of the compiling process (`process_time`: the machine is shared, wall
 clock is not comparable between runs), in ms per ONNX node; `growth` is the ratio of whole
 compile times between consecutive sizes (linear = the size ratio, 10x).
@@ -138,6 +138,7 @@ def zoo_model(name: str) -> onnx.ModelProto | None:
 
 def compile_once(model_path: str, target: str, profile: str | None) -> dict:
     from accel.compiler.backend.c_emitter import ModelEmitter
+    from accel.compiler.diagnostics import verify_located
     from accel.compiler.driver import build_passes, cycle_collection_paused, make_context
     from accel.compiler.frontend.onnx import import_onnx_file
     from accel.dialects.conventions import accelerator_functions
@@ -165,7 +166,7 @@ def compile_once(model_path: str, target: str, profile: str | None) -> dict:
         profiler.disable()
         profiler.dump_stats(profile)
     start = time.process_time()
-    module.verify()
+    verify_located(module)  # the driver's verification (calls checked against a table of functions)
     verify = time.process_time() - start
     transfers = sum(1 for op in module.walk() if op.name == "accel.dma_start")
     return {
