@@ -83,6 +83,7 @@ from accel.dialects.relay import (
     PropKind,
     Str,
     conv_out_dim,
+    float_array_attr,
     is_attribute,
     declare_props,
     pool_out_dim,
@@ -347,7 +348,7 @@ class WeightOp(IRDLOperation):
             props["value"] = value
         if external is not None:
             props["external"] = StringAttr(external)
-        super().__init__(result_types=[type], properties=props)
+        Operation.__init__(self, result_types=[type], properties=props)  # IRDL's builder, without its checks
 
     def verify_(self) -> None:
         if (self.value is None) == (self.external is None):
@@ -470,7 +471,7 @@ class Floats(PropKind):
         return DenseArrayBase.constr(f64)
 
     def to_attr(self, value):
-        return DenseArrayBase.from_list(f64, [float(v) for v in value])
+        return float_array_attr(value)
 
     def to_python(self, attr):
         return tuple(float(v) for v in attr.get_values())

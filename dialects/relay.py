@@ -183,6 +183,12 @@ def _float_attr(bits: bytes, value: float) -> FloatAttr:
     return FloatAttr(value, f64)
 
 
+def float_array_attr(value: Sequence[float]) -> DenseArrayBase:
+    """`array<f64: ...>` of `value`, built once per distinct list."""
+    values = tuple(float(v) for v in value)
+    return _floats_attr(struct.pack(f"<{len(values)}d", *values), values)
+
+
 @functools.lru_cache(maxsize=_ATTR_CACHE)
 def _floats_attr(bits: bytes, values: tuple[float, ...]) -> DenseArrayBase:
     return DenseArrayBase.from_list(f64, list(values))
@@ -379,8 +385,7 @@ class Floats(PropKind):
         return isinstance(attr, DenseArrayBase) and attr.elt_type == f64
 
     def to_attr(self, value):
-        values = tuple(float(v) for v in value)
-        return _floats_attr(struct.pack(f"<{len(values)}d", *values), values)
+        return float_array_attr(value)
 
     def to_python(self, attr):
         return tuple(float(v) for v in attr.get_values())
