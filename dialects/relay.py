@@ -1991,7 +1991,8 @@ class ConstantOp(IRDLOperation):
         if external is not None:
             props["external"] = StringAttr(external)
         assert type is not None
-        super().__init__(result_types=[type], properties=props, attributes=attributes or {})
+        # What IRDL's builder makes, without its per-op checks (verify() checks the op).
+        Operation.__init__(self, result_types=[type], properties=props, attributes=attributes or {})
 
     def verify_(self) -> None:
         if (self.value is None) == (self.external is None):
