@@ -570,7 +570,8 @@ class ComputeOp(IRDLOperation):
                 )
 
     def verify_shapes(self) -> None:
-        pass
+        """Checks of the operand shapes; messages are formatted only on failure (printing
+        a type costs more than the check)."""
 
     def print(self, printer: Printer) -> None:
         _print_ins_outs(printer, self.inputs, [self.output])
@@ -612,11 +613,6 @@ def compute_op(cls):
     return irdl_op_definition(declare_props(cls))
 
 
-def _check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise VerifyException(msg)
-
-
 @compute_op
 class Conv2DOp(ComputeOp):
     """Convolution (NCHW/OIHW) with optional bias, activation and int8 requantization."""
@@ -631,16 +627,20 @@ class Conv2DOp(ComputeOp):
     def verify_shapes(self) -> None:
         x, w = _shape(self.inputs[0].type), _shape(self.inputs[1].type)
         y = _shape(self.output.type)
-        _check(len(x) == 4 and len(w) == 4 and len(y) == 4, "data, weight and output must be 4-D")
+        if not (len(x) == 4 and len(w) == 4 and len(y) == 4):
+            raise VerifyException("data, weight and output must be 4-D")
         g = self.prop("groups")
-        _check(w[1] * g == x[1] and w[0] == y[1] and x[0] == y[0],
-               f"inconsistent channels: data {list(x)}, weight {list(w)}, output {list(y)}, groups {g}")
+        if not (w[1] * g == x[1] and w[0] == y[1] and x[0] == y[0]):
+            raise VerifyException(f"inconsistent channels: data {list(x)}, weight {list(w)}, output {list(y)}, "
+                                  f"groups {g}")
         s, p, d = self.prop("strides"), self.prop("padding"), self.prop("dilation")
         oh = conv_out_dim(x[2], w[2], s[0], d[0], p[0], p[2])
         ow = conv_out_dim(x[3], w[3], s[1], d[1], p[1], p[3])
-        _check((oh, ow) == y[2:], f"output is {list(y)}, expected spatial size {[oh, ow]}")
+        if (oh, ow) != y[2:]:
+            raise VerifyException(f"output is {list(y)}, expected spatial size {[oh, ow]}")
         if len(self.inputs) == 3:
-            _check(_shape(self.inputs[2].type) == (w[0],), f"bias must have {w[0]} elements")
+            if _shape(self.inputs[2].type) != (w[0],):
+                raise VerifyException(f"bias must have {w[0]} elements")
 
 
 def broadcasts_as_rows(rhs: Sequence[int], out: Sequence[int]) -> bool:
@@ -673,15 +673,20 @@ class MatmulOp(ComputeOp):
         if len(a) == 1 and len(y) == 1 and not self.prop("transpose_a"):
             a, y = (1, a[0]), (1, y[0])  # a vector is one row
         if len(y) > 2:
-            _check(a[:-2] == b[:-2] == y[:-2], f"batch dims of {list(a)} x {list(b)} -> {list(y)} differ")
+            if not (a[:-2] == b[:-2] == y[:-2]):
+                raise VerifyException(f"batch dims of {list(a)} x {list(b)} -> {list(y)} differ")
             a, b, y = a[-2:], b[-2:], y[-2:]
-        _check(len(a) == 2 and len(b) == 2 and len(y) == 2, "operands must be 2-D (or a vector data row)")
+        if not (len(a) == 2 and len(b) == 2 and len(y) == 2):
+            raise VerifyException("operands must be 2-D (or a vector data row)")
         m, k = (a[1], a[0]) if self.prop("transpose_a") else a
         n, k2 = b if self.prop("transpose_b") else (b[1], b[0])
-        _check(k == k2 and y == (m, n), f"shapes {list(a)} x {list(b)} -> {list(y)} do not agree")
+        if not (k == k2 and y == (m, n)):
+            raise VerifyException(f"shapes {list(a)} x {list(b)} -> {list(y)} do not agree")
         if len(self.inputs) == 3:
-            _check(_shape(self.inputs[2].type) == (n,), f"bias must have {n} elements")
-        _check(not (self.prop("accumulate") and self.is_quantized), "an int8 product cannot accumulate")
+            if _shape(self.inputs[2].type) != (n,):
+                raise VerifyException(f"bias must have {n} elements")
+        if self.prop("accumulate") and self.is_quantized:
+            raise VerifyException("an int8 product cannot accumulate")
 
     @property
     def reads_output(self) -> bool:
@@ -701,12 +706,14 @@ class PoolOp(ComputeOp):
 
     def verify_shapes(self) -> None:
         x, y = _shape(self.inputs[0].type), _shape(self.output.type)
-        _check(len(x) == 4 and len(y) == 4 and x[:2] == y[:2], f"input {list(x)} and output {list(y)} disagree")
+        if not (len(x) == 4 and len(y) == 4 and x[:2] == y[:2]):
+            raise VerifyException(f"input {list(x)} and output {list(y)} disagree")
         k, s, d, p = self.prop("pool_size"), self.prop("strides"), self.prop("dilation"), self.prop("padding")
         c = self.prop("ceil_mode")
         oh = pool_out_dim(x[2], k[0], s[0], d[0], p[0], p[2], c)
         ow = pool_out_dim(x[3], k[1], s[1], d[1], p[1], p[3], c)
-        _check((oh, ow) == y[2:], f"output is {list(y)}, expected spatial size {[oh, ow]}")
+        if (oh, ow) != y[2:]:
+            raise VerifyException(f"output is {list(y)}, expected spatial size {[oh, ow]}")
 
 
 @compute_op
@@ -739,15 +746,19 @@ class EltwiseOp(ComputeOp):
         y = _shape(self.output.type)
         n = {**dict.fromkeys(self.BINARY, (2,)), **dict.fromkeys(self.UNARY, (1,)),
              "softmax": (1,), "layer_norm": (1, 3)}[kind]
-        _check(len(self.inputs) in n, f"'{kind}' takes {' or '.join(map(str, n))} inputs")
-        _check(_shape(self.inputs[0].type) == y, f"input #0 {self.inputs[0].type} must have the output's shape {list(y)}")
+        if len(self.inputs) not in n:
+            raise VerifyException(f"'{kind}' takes {' or '.join(map(str, n))} inputs")
+        if _shape(self.inputs[0].type) != y:
+            raise VerifyException(f"input #0 {self.inputs[0].type} must have the output's shape {list(y)}")
         if kind in self.BINARY:
             b = _shape(self.inputs[1].type)
-            _check(b == y or broadcasts_as_rows(b, y),
-                   f"input #1 {self.inputs[1].type} must have the output's shape {list(y)}, one element or its trailing dims")
+            if not (b == y or broadcasts_as_rows(b, y)):
+                raise VerifyException(f"input #1 {self.inputs[1].type} must have the output's shape {list(y)}, "
+                                      "one element or its trailing dims")
         if kind == "layer_norm" and len(self.inputs) == 3:
             for i in (1, 2):
-                _check(_shape(self.inputs[i].type) == y[-1:], f"input #{i} {self.inputs[i].type} must be [{y[-1]}]")
+                if _shape(self.inputs[i].type) != y[-1:]:
+                    raise VerifyException(f"input #{i} {self.inputs[i].type} must be [{y[-1]}]")
 
 
 COMPUTE_OPS = (Conv2DOp, MatmulOp, PoolOp, EltwiseOp)
