@@ -56,7 +56,10 @@ class UnsupportedDtype(Exception):
 
 def numpy_dtype(t: Attribute) -> np.dtype:
     """numpy dtype of an element type (signless integers are signed)."""
-    return _numpy_dtype(t)
+    try:
+        return _numpy_dtype(t)
+    except TypeError:  # an attribute that cannot be hashed (not an element type)
+        return _numpy_dtype.__wrapped__(t)
 
 
 # Element types are few and asked about for every buffer: answered once per type.
