@@ -16,8 +16,8 @@ compiled too, on npu and npu-shared.
 
 Targets: `npu`, `npu-shared`, and `npu-64k` (the built-in npu with a 64 KiB scratchpad). Each (model, size, target) compiles in its own process (so peak RSS,
 `ru_maxrss`, is that compile's): import (`load_model` without verification), each pass of
-`full` with byoc split into its four passes (`p.apply`, as `compile_module` does), the C
-emitter, and verification once at the end (shown apart: the `tools` branch owns its policy).
+`full` with byoc split into its five passes (`p.apply`, as `compile_module` does), the C
+emitter, and verification once at the end as the driver does it (`verify_located`; shown apart).
 Times are CPU time of the compiling process (`process_time`: the machine is shared, wall
 clock is not comparable between runs), in ms per ONNX node; `growth` is the ratio of whole
 compile times between consecutive sizes (linear = the size ratio, 10x).
@@ -38,15 +38,19 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-STAGES = ("merge-composite", "annotate-target", "merge-regions", "outline-regions", "bufferize",
-          "plan-memory", "lower-to-accel", "tile-for-scratchpad", "insert-dma", "optimize-dma",
-          "plan-memory")
-"""`full`, with byoc written out as its four passes."""
+from accel.compiler.pipeline import PIPELINES
 
-SHORT = {"import": "imp", "merge-composite": "mcomp", "annotate-target": "annot",
-         "merge-regions": "mreg", "outline-regions": "outl", "bufferize": "buf",
-         "plan-memory": "plan", "lower-to-accel": "lower", "tile-for-scratchpad": "tile",
-         "insert-dma": "idma", "optimize-dma": "odma", "emit": "emit"}
+BYOC = ("split-tall-kernels", "merge-composite", "annotate-target", "merge-regions", "outline-regions")
+"""The passes of `byoc` (compiler/transforms/byoc.py), timed one by one."""
+
+STAGES = tuple(s for p in PIPELINES["full"].split(",") for s in (BYOC if p == "byoc" else (p,)))
+"""The `full` pipeline, with byoc written out as its passes."""
+
+SHORT = {"import": "imp", "canonicalize": "canon", "split-tall-kernels": "split", "merge-composite": "mcomp",
+         "annotate-target": "annot", "merge-regions": "mreg", "outline-regions": "outl",
+         "widen-host-floats": "widen", "bufferize": "buf", "plan-memory": "plan", "lower-to-accel": "lower",
+         "fuse-layers": "fuse", "tile-for-scratchpad": "tile", "insert-dma": "idma",
+         "assemble-on-device": "asm", "optimize-dma": "odma", "emit": "emit"}
 
 
 # ---- models ---------------------------------------------------------------------------------
@@ -138,6 +142,7 @@ def zoo_model(name: str) -> onnx.ModelProto | None:
 
 def compile_once(model_path: str, target: str, profile: str | None) -> dict:
     from accel.compiler.backend.c_emitter import ModelEmitter
+    from accel.compiler.diagnostics import verify_located
     from accel.compiler.driver import build_passes, cycle_collection_paused, make_context
     from accel.compiler.frontend.onnx import import_onnx_file
     from accel.dialects.conventions import accelerator_functions
@@ -165,7 +170,7 @@ def compile_once(model_path: str, target: str, profile: str | None) -> dict:
         profiler.disable()
         profiler.dump_stats(profile)
     start = time.process_time()
-    module.verify()
+    verify_located(module)  # the driver's verification (calls checked against a table of functions)
     verify = time.process_time() - start
     transfers = sum(1 for op in module.walk() if op.name == "accel.dma_start")
     return {

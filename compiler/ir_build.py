@@ -31,6 +31,12 @@ def index_attr(value: int) -> IntegerAttr:
     return IntegerAttr(value, INDEX)
 
 
+def memref_alloc(result_type: MemRefType) -> memref.AllocOp:
+    """`memref.AllocOp([], [], result_type)` (not inserted)."""
+    return memref.AllocOp.create(result_types=[result_type],
+                                 properties={AttrSizedOperandSegments.attribute_name: _segment_sizes((0, 0))})
+
+
 def index_constant(value: int) -> arith.ConstantOp:
     """`arith.constant value : index` (not inserted)."""
     return arith.ConstantOp.create(result_types=[INDEX], properties={"value": index_attr(value)})
@@ -164,3 +170,22 @@ def by_identity(fn):
 def dense_values(attr: DenseArrayBase) -> tuple:
     """`tuple(attr.get_values())` (it unpacks the array's bytes on every call)."""
     return tuple(attr.get_values())
+
+
+class TypeTest:
+    """`isinstance(x, cls)` answered once per concrete type: xDSL's op and attribute classes
+    are ABCs, whose `isinstance` costs ~1 us through `ABCMeta.__instancecheck__`, and a
+    pass that walks every op of a large module asks it per op."""
+
+    __slots__ = ("cls", "known")
+
+    def __init__(self, cls: type):
+        self.cls = cls
+        self.known: dict[type, bool] = {}
+
+    def __call__(self, x: object) -> bool:
+        t = type(x)
+        answer = self.known.get(t)
+        if answer is None:
+            answer = self.known[t] = issubclass(t, self.cls)
+        return answer

@@ -10,6 +10,7 @@ per process and cached.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
 
@@ -55,6 +56,15 @@ class UnsupportedDtype(Exception):
 
 def numpy_dtype(t: Attribute) -> np.dtype:
     """numpy dtype of an element type (signless integers are signed)."""
+    try:
+        return _numpy_dtype(t)
+    except TypeError:  # an attribute that cannot be hashed (not an element type)
+        return _numpy_dtype.__wrapped__(t)
+
+
+# Element types are few and asked about for every buffer: answered once per type.
+@functools.cache
+def _numpy_dtype(t: Attribute) -> np.dtype:
     if isinstance(t, TensorType):
         t = t.element_type
     if isinstance(t, Float16Type):
@@ -83,7 +93,11 @@ def buffer_bytes(t) -> int:
 
 def element_type(dtype: np.dtype | type) -> Attribute:
     """IR element type of a numpy dtype (unsigned -> `ui<N>`)."""
-    dtype = np.dtype(dtype)
+    return _element_type(np.dtype(dtype))
+
+
+@functools.cache
+def _element_type(dtype: np.dtype) -> Attribute:
     narrow = narrow_element_type(dtype)
     if narrow is not None:
         return narrow
@@ -103,7 +117,13 @@ def element_type(dtype: np.dtype | type) -> Attribute:
 
 
 def tensor_type(shape, dtype) -> TensorType:
-    return TensorType(element_type(dtype), list(shape))
+    """Built once per distinct type (construction verifies it)."""
+    return _tensor_type(tuple(shape), element_type(dtype))
+
+
+@functools.cache
+def _tensor_type(shape: tuple[int, ...], element: Attribute) -> TensorType:
+    return TensorType(element, list(shape))
 
 
 def dense_from_array(arr: np.ndarray, type: TensorType | None = None) -> DenseIntOrFPElementsAttr:

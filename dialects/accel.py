@@ -50,6 +50,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     f64,
+    i32,
     MemRefType,
     NoneAttr,
     StringAttr,
@@ -82,6 +83,8 @@ from accel.dialects.relay import (
     PropKind,
     Str,
     conv_out_dim,
+    float_array_attr,
+    is_attribute,
     declare_props,
     pool_out_dim,
 )
@@ -128,10 +131,12 @@ class TokenType(ParametrizedAttribute, TypeAttribute):
 
 def memory_space(t: Attribute) -> str | None:
     """'spm' / 'shared' / 'dram', or None for plain host memory."""
-    if not isinstance(t, MemRefType):
+    # Exact type tests: `isinstance` against xDSL's classes (ABCs) costs ~1 us, and this
+    # is asked for every operand in every pass (neither class has subclasses).
+    if type(t) is not MemRefType:
         return None
     ms = t.memory_space
-    if isinstance(ms, MemSpaceAttr):
+    if type(ms) is MemSpaceAttr:
         return ms.kind.data
     return None
 
@@ -141,8 +146,11 @@ def memref_type(element_type: Attribute, shape: Sequence[int], layout: Attribute
     """`MemRefType(element_type, shape, layout, space)`, built once per distinct type:
     constructing one verifies its parameters (~60 us), and a compile builds the same few
     types for thousands of buffers."""
-    return _memref_type(element_type, tuple(shape), NoneAttr() if layout is None else layout,
-                        NoneAttr() if space is None else space)
+    return _memref_type(element_type, tuple(shape), _NONE if layout is None else layout,
+                        _NONE if space is None else space)
+
+
+_NONE = NoneAttr()
 
 
 @functools.cache
@@ -158,6 +166,11 @@ def _memref(t: Attribute, what: str) -> MemRefType:
     if not isinstance(t, MemRefType):
         raise VerifyException(f"{what} must be a memref, got {t}")
     return t
+
+
+@functools.cache
+def _segment_sizes(sizes: tuple[int, ...]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i32, sizes)
 
 
 def _shape(t: Attribute) -> tuple[int, ...]:
@@ -182,7 +195,10 @@ class KernelOp(IRDLOperation):
 
     def __init__(self, ins: Sequence[SSAValue], outs: Sequence[SSAValue], body: Region,
                  attributes: dict[str, Attribute] | None = None):
-        super().__init__(operands=[list(ins), list(outs)], regions=[body], attributes=attributes or {})
+        # What IRDL's builder makes, without its per-op checks (verify() checks the op).
+        ins, outs = [SSAValue.get(v) for v in ins], [SSAValue.get(v) for v in outs]
+        Operation.__init__(self, operands=[*ins, *outs], regions=[body], attributes=attributes or {},
+                           properties={AttrSizedOperandSegments.attribute_name: _segment_sizes((len(ins), len(outs)))})
 
     def verify_(self) -> None:
         block = self.body.block
@@ -226,7 +242,7 @@ class YieldOp(IRDLOperation):
     assembly_format = "attr-dict ($values^ `:` type($values))?"
 
     def __init__(self, *values: SSAValue | Operation):
-        super().__init__(operands=[[SSAValue.get(v) for v in values]])
+        Operation.__init__(self, operands=[SSAValue.get(v) for v in values])
 
 
 def _print_ins_outs(printer: Printer, ins: Sequence[SSAValue], outs: Sequence[SSAValue]) -> None:
@@ -273,7 +289,8 @@ class AllocOp(IRDLOperation):
 
     def __init__(self, type: MemRefType, offset: int | None = None):
         props = {"offset": Int("offset").to_attr(offset)} if offset is not None else {}
-        super().__init__(result_types=[type], properties=props)
+        # What IRDL's builder makes, without its per-op checks (verify() checks the op).
+        Operation.__init__(self, result_types=[type], properties=props)
 
     def verify_(self) -> None:
         if self.offset is not None and self.offset.value.data < 0:
@@ -331,7 +348,7 @@ class WeightOp(IRDLOperation):
             props["value"] = value
         if external is not None:
             props["external"] = StringAttr(external)
-        super().__init__(result_types=[type], properties=props)
+        Operation.__init__(self, result_types=[type], properties=props)  # IRDL's builder, without its checks
 
     def verify_(self) -> None:
         if (self.value is None) == (self.external is None):
@@ -378,6 +395,9 @@ MAX_TRANSFER_RANK = 4
 many dimensions (the simulator's and the vendor APIs' descriptors)."""
 
 
+_TOKEN = TokenType()
+
+
 @irdl_op_definition
 class DmaStartOp(IRDLOperation):
     """Starts an N-d strided copy `source -> dest` between host memory and a scratchpad,
@@ -391,7 +411,7 @@ class DmaStartOp(IRDLOperation):
     assembly_format = "$source `,` $dest attr-dict `:` type($source) `,` type($dest)"
 
     def __init__(self, source: SSAValue | Operation, dest: SSAValue | Operation):
-        super().__init__(operands=[source, dest], result_types=[TokenType()])
+        Operation.__init__(self, operands=[SSAValue.get(source), SSAValue.get(dest)], result_types=[_TOKEN])
 
     def verify_(self) -> None:
         s, d = self.source.type, self.dest.type
@@ -428,7 +448,7 @@ class DmaWaitOp(IRDLOperation):
     assembly_format = "$tokens attr-dict"
 
     def __init__(self, *tokens: SSAValue | Operation):
-        super().__init__(operands=[[SSAValue.get(t) for t in tokens]])
+        Operation.__init__(self, operands=[SSAValue.get(t) for t in tokens])
 
 
 # --------------------------------------------------------------------------------------
@@ -451,7 +471,7 @@ class Floats(PropKind):
         return DenseArrayBase.constr(f64)
 
     def to_attr(self, value):
-        return DenseArrayBase.from_list(f64, [float(v) for v in value])
+        return float_array_attr(value)
 
     def to_python(self, attr):
         return tuple(float(v) for v in attr.get_values())
@@ -497,10 +517,13 @@ class ComputeOp(IRDLOperation):
                 v = kind.default
             if v is None:
                 continue
-            properties[kind.name] = v if isinstance(v, Attribute) else kind.to_attr(v)
+            properties[kind.name] = v if is_attribute(v) else kind.to_attr(v)
         if props:
             raise TypeError(f"{self.name} has no properties {sorted(props)}")
-        super().__init__(operands=[list(inputs), output], properties=properties, attributes=attributes or {})
+        # What IRDL's builder makes (one variadic operand group: no segment sizes), without
+        # its per-op checks (verify() checks the op).
+        Operation.__init__(self, operands=[*(SSAValue.get(v) for v in inputs), SSAValue.get(output)],
+                           properties=properties, attributes=attributes or {})
 
     def prop(self, name: str) -> Any:
         for kind in self.PROPS:
@@ -525,7 +548,7 @@ class ComputeOp(IRDLOperation):
             raise VerifyException(f"expects {' or '.join(map(str, self.N_INPUTS))} inputs, got {len(self.inputs)}")
         for kind in self.PROPS:
             attr = self.properties.get(kind.name)
-            if attr is not None and kind.from_parsed(attr) is None:
+            if attr is not None and not kind.is_stored_form(attr) and kind.from_parsed(attr) is None:
                 raise VerifyException(f"property '{kind.name}' must be {kind.expected()}, got {attr}")
         self.verify_placement()
         self.verify_shapes()
@@ -547,7 +570,8 @@ class ComputeOp(IRDLOperation):
                 )
 
     def verify_shapes(self) -> None:
-        pass
+        """Checks of the operand shapes; messages are formatted only on failure (printing
+        a type costs more than the check)."""
 
     def print(self, printer: Printer) -> None:
         _print_ins_outs(printer, self.inputs, [self.output])
@@ -589,11 +613,6 @@ def compute_op(cls):
     return irdl_op_definition(declare_props(cls))
 
 
-def _check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise VerifyException(msg)
-
-
 @compute_op
 class Conv2DOp(ComputeOp):
     """Convolution (NCHW/OIHW) with optional bias, activation and int8 requantization."""
@@ -608,16 +627,20 @@ class Conv2DOp(ComputeOp):
     def verify_shapes(self) -> None:
         x, w = _shape(self.inputs[0].type), _shape(self.inputs[1].type)
         y = _shape(self.output.type)
-        _check(len(x) == 4 and len(w) == 4 and len(y) == 4, "data, weight and output must be 4-D")
+        if not (len(x) == 4 and len(w) == 4 and len(y) == 4):
+            raise VerifyException("data, weight and output must be 4-D")
         g = self.prop("groups")
-        _check(w[1] * g == x[1] and w[0] == y[1] and x[0] == y[0],
-               f"inconsistent channels: data {list(x)}, weight {list(w)}, output {list(y)}, groups {g}")
+        if not (w[1] * g == x[1] and w[0] == y[1] and x[0] == y[0]):
+            raise VerifyException(f"inconsistent channels: data {list(x)}, weight {list(w)}, output {list(y)}, "
+                                  f"groups {g}")
         s, p, d = self.prop("strides"), self.prop("padding"), self.prop("dilation")
         oh = conv_out_dim(x[2], w[2], s[0], d[0], p[0], p[2])
         ow = conv_out_dim(x[3], w[3], s[1], d[1], p[1], p[3])
-        _check((oh, ow) == y[2:], f"output is {list(y)}, expected spatial size {[oh, ow]}")
+        if (oh, ow) != y[2:]:
+            raise VerifyException(f"output is {list(y)}, expected spatial size {[oh, ow]}")
         if len(self.inputs) == 3:
-            _check(_shape(self.inputs[2].type) == (w[0],), f"bias must have {w[0]} elements")
+            if _shape(self.inputs[2].type) != (w[0],):
+                raise VerifyException(f"bias must have {w[0]} elements")
 
 
 def broadcasts_as_rows(rhs: Sequence[int], out: Sequence[int]) -> bool:
@@ -650,15 +673,20 @@ class MatmulOp(ComputeOp):
         if len(a) == 1 and len(y) == 1 and not self.prop("transpose_a"):
             a, y = (1, a[0]), (1, y[0])  # a vector is one row
         if len(y) > 2:
-            _check(a[:-2] == b[:-2] == y[:-2], f"batch dims of {list(a)} x {list(b)} -> {list(y)} differ")
+            if not (a[:-2] == b[:-2] == y[:-2]):
+                raise VerifyException(f"batch dims of {list(a)} x {list(b)} -> {list(y)} differ")
             a, b, y = a[-2:], b[-2:], y[-2:]
-        _check(len(a) == 2 and len(b) == 2 and len(y) == 2, "operands must be 2-D (or a vector data row)")
+        if not (len(a) == 2 and len(b) == 2 and len(y) == 2):
+            raise VerifyException("operands must be 2-D (or a vector data row)")
         m, k = (a[1], a[0]) if self.prop("transpose_a") else a
         n, k2 = b if self.prop("transpose_b") else (b[1], b[0])
-        _check(k == k2 and y == (m, n), f"shapes {list(a)} x {list(b)} -> {list(y)} do not agree")
+        if not (k == k2 and y == (m, n)):
+            raise VerifyException(f"shapes {list(a)} x {list(b)} -> {list(y)} do not agree")
         if len(self.inputs) == 3:
-            _check(_shape(self.inputs[2].type) == (n,), f"bias must have {n} elements")
-        _check(not (self.prop("accumulate") and self.is_quantized), "an int8 product cannot accumulate")
+            if _shape(self.inputs[2].type) != (n,):
+                raise VerifyException(f"bias must have {n} elements")
+        if self.prop("accumulate") and self.is_quantized:
+            raise VerifyException("an int8 product cannot accumulate")
 
     @property
     def reads_output(self) -> bool:
@@ -678,12 +706,14 @@ class PoolOp(ComputeOp):
 
     def verify_shapes(self) -> None:
         x, y = _shape(self.inputs[0].type), _shape(self.output.type)
-        _check(len(x) == 4 and len(y) == 4 and x[:2] == y[:2], f"input {list(x)} and output {list(y)} disagree")
+        if not (len(x) == 4 and len(y) == 4 and x[:2] == y[:2]):
+            raise VerifyException(f"input {list(x)} and output {list(y)} disagree")
         k, s, d, p = self.prop("pool_size"), self.prop("strides"), self.prop("dilation"), self.prop("padding")
         c = self.prop("ceil_mode")
         oh = pool_out_dim(x[2], k[0], s[0], d[0], p[0], p[2], c)
         ow = pool_out_dim(x[3], k[1], s[1], d[1], p[1], p[3], c)
-        _check((oh, ow) == y[2:], f"output is {list(y)}, expected spatial size {[oh, ow]}")
+        if (oh, ow) != y[2:]:
+            raise VerifyException(f"output is {list(y)}, expected spatial size {[oh, ow]}")
 
 
 @compute_op
@@ -716,15 +746,19 @@ class EltwiseOp(ComputeOp):
         y = _shape(self.output.type)
         n = {**dict.fromkeys(self.BINARY, (2,)), **dict.fromkeys(self.UNARY, (1,)),
              "softmax": (1,), "layer_norm": (1, 3)}[kind]
-        _check(len(self.inputs) in n, f"'{kind}' takes {' or '.join(map(str, n))} inputs")
-        _check(_shape(self.inputs[0].type) == y, f"input #0 {self.inputs[0].type} must have the output's shape {list(y)}")
+        if len(self.inputs) not in n:
+            raise VerifyException(f"'{kind}' takes {' or '.join(map(str, n))} inputs")
+        if _shape(self.inputs[0].type) != y:
+            raise VerifyException(f"input #0 {self.inputs[0].type} must have the output's shape {list(y)}")
         if kind in self.BINARY:
             b = _shape(self.inputs[1].type)
-            _check(b == y or broadcasts_as_rows(b, y),
-                   f"input #1 {self.inputs[1].type} must have the output's shape {list(y)}, one element or its trailing dims")
+            if not (b == y or broadcasts_as_rows(b, y)):
+                raise VerifyException(f"input #1 {self.inputs[1].type} must have the output's shape {list(y)}, "
+                                      "one element or its trailing dims")
         if kind == "layer_norm" and len(self.inputs) == 3:
             for i in (1, 2):
-                _check(_shape(self.inputs[i].type) == y[-1:], f"input #{i} {self.inputs[i].type} must be [{y[-1]}]")
+                if _shape(self.inputs[i].type) != y[-1:]:
+                    raise VerifyException(f"input #{i} {self.inputs[i].type} must be [{y[-1]}]")
 
 
 COMPUTE_OPS = (Conv2DOp, MatmulOp, PoolOp, EltwiseOp)

@@ -74,6 +74,7 @@ from xdsl.irdl import (
     result_def,
     traits_def,
     VarOperandDef,
+    VariadicDef,
     VarResultDef,
     var_operand_def,
     var_result_def,
@@ -161,6 +162,59 @@ def broadcast_shapes(a: Sequence[int], b: Sequence[int], names=("lhs", "rhs")) -
 # --------------------------------------------------------------------------------------
 
 
+# Attributes are immutable and xDSL verifies an attribute's parameters on construction
+# (a `DenseArrayBase` converts and checks every element): `to_attr` builds each distinct
+# value once. Floats are keyed by their bits (0.0 and -0.0 are equal as keys).
+_ATTR_CACHE = 1 << 16
+
+
+@functools.lru_cache(maxsize=_ATTR_CACHE)
+def _int_attr(value: int) -> IntegerAttr:
+    return IntegerAttr(value, i64)
+
+
+@functools.lru_cache(maxsize=_ATTR_CACHE)
+def _ints_attr(values: tuple[int, ...]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(values))
+
+
+@functools.lru_cache(maxsize=_ATTR_CACHE)
+def _float_attr(bits: bytes, value: float) -> FloatAttr:
+    return FloatAttr(value, f64)
+
+
+def float_array_attr(value: Sequence[float]) -> DenseArrayBase:
+    """`array<f64: ...>` of `value`, built once per distinct list."""
+    values = tuple(float(v) for v in value)
+    return _floats_attr(struct.pack(f"<{len(values)}d", *values), values)
+
+
+@functools.lru_cache(maxsize=_ATTR_CACHE)
+def _floats_attr(bits: bytes, values: tuple[float, ...]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(f64, list(values))
+
+
+_ATTRIBUTE_TYPES: dict[type, bool] = {}
+
+
+def is_attribute(value: object) -> bool:
+    """`isinstance(value, Attribute)` answered once per type (`Attribute` is an ABC: its
+    `isinstance` costs ~1 us, and property values are checked by the thousand)."""
+    t = type(value)
+    answer = _ATTRIBUTE_TYPES.get(t)
+    if answer is None:
+        answer = _ATTRIBUTE_TYPES[t] = issubclass(t, Attribute)
+    return answer
+
+
+_BOOL_ATTRS = {False: IntegerAttr(0, i1), True: IntegerAttr(1, i1)}
+
+
+@functools.lru_cache(maxsize=_ATTR_CACHE)
+def _str_attr(value: str) -> StringAttr:
+    return StringAttr(value)
+
+
 @dataclass(frozen=True)
 class PropKind:
     """One property of a relay op. `default is None` means: required (or optional
@@ -210,7 +264,7 @@ class Ints(PropKind):
         return isinstance(attr, DenseArrayBase) and attr.elt_type == i64
 
     def to_attr(self, value):
-        return DenseArrayBase.from_list(i64, [int(v) for v in value])
+        return _ints_attr(tuple(int(v) for v in value))
 
     def to_python(self, attr):
         return tuple(attr.get_values())
@@ -240,7 +294,7 @@ class Int(PropKind):
         return isinstance(attr, IntegerAttr) and attr.type == i64
 
     def to_attr(self, value):
-        return IntegerAttr(int(value), i64)
+        return _int_attr(int(value))
 
     def to_python(self, attr):
         return attr.value.data
@@ -276,7 +330,8 @@ class Float(PropKind):
         return isinstance(attr, FloatAttr) and attr.type == f64
 
     def to_attr(self, value):
-        return FloatAttr(float(value), f64)
+        value = float(value)
+        return _float_attr(struct.pack("<d", value), value)
 
     def to_python(self, attr):
         return float(attr.value.data)
@@ -330,7 +385,7 @@ class Floats(PropKind):
         return isinstance(attr, DenseArrayBase) and attr.elt_type == f64
 
     def to_attr(self, value):
-        return DenseArrayBase.from_list(f64, [float(v) for v in value])
+        return float_array_attr(value)
 
     def to_python(self, attr):
         return tuple(float(v) for v in attr.get_values())
@@ -361,7 +416,7 @@ class Bool(PropKind):
         return isinstance(attr, IntegerAttr) and attr.type == i1
 
     def to_attr(self, value):
-        return IntegerAttr(1 if value else 0, i1)
+        return _BOOL_ATTRS[bool(value)]
 
     def to_python(self, attr):
         return bool(attr.value.data)
@@ -393,7 +448,7 @@ class Str(PropKind):
         return isinstance(attr, StringAttr) and (not self.choices or attr.data in self.choices)
 
     def to_attr(self, value):
-        return StringAttr(str(value))
+        return _str_attr(str(value))
 
     def to_python(self, attr):
         return attr.data
@@ -463,6 +518,16 @@ def relay_op(cls):
 # --------------------------------------------------------------------------------------
 
 
+@functools.cache
+def _fixed_counts(cls: type[IRDLOperation]) -> tuple[int, int] | None:
+    """(operands, results) of an op with neither variadic operands or results, nor
+    regions, successors or segment-size options; None otherwise."""
+    d = cls.get_irdl_definition()
+    if d.options or d.regions or d.successors or any(isinstance(x, VariadicDef) for _, x in (*d.operands, *d.results)):
+        return None
+    return len(d.operands), len(d.results)
+
+
 class RelayOp(IRDLOperation):
     """Base of all relay graph ops.
 
@@ -488,6 +553,12 @@ class RelayOp(IRDLOperation):
         if result_types is None:
             py_props = self.props_with_defaults(props)
             result_types = self.infer([v.type for v in values], py_props)
+        counts = _fixed_counts(type(self))
+        if counts is not None and counts == (len(values), len(result_types)) and not attributes:
+            # What IRDL's builder makes for an op of fixed operands and results, without
+            # its per-op checks (verify() checks the op; a wrong count takes the builder).
+            Operation.__init__(self, operands=values, result_types=list(result_types), properties=properties)
+            return
         super().__init__(
             operands=self.group_operands(values),
             result_types=self.group_results(list(result_types)),
@@ -527,7 +598,7 @@ class RelayOp(IRDLOperation):
                 raise TypeError(f"{cls.name} has no property '{name}'")
             if value is None:
                 continue
-            out[name] = value if isinstance(value, Attribute) else kind.to_attr(value)
+            out[name] = value if is_attribute(value) else kind.to_attr(value)
         return cls.complete_props(out)
 
     @classmethod
@@ -546,7 +617,7 @@ class RelayOp(IRDLOperation):
         out = {}
         for kind in cls.PROPS:
             v = props.get(kind.name)
-            if isinstance(v, Attribute):
+            if is_attribute(v):
                 v = kind.to_python(v)
             if v is None:
                 v = kind.default
@@ -1920,7 +1991,8 @@ class ConstantOp(IRDLOperation):
         if external is not None:
             props["external"] = StringAttr(external)
         assert type is not None
-        super().__init__(result_types=[type], properties=props, attributes=attributes or {})
+        # What IRDL's builder makes, without its per-op checks (verify() checks the op).
+        Operation.__init__(self, result_types=[type], properties=props, attributes=attributes or {})
 
     def verify_(self) -> None:
         if (self.value is None) == (self.external is None):
@@ -2320,9 +2392,9 @@ class CompositeOp(IRDLOperation):
 
     def __init__(self, pattern: str, inputs: Sequence[SSAValue], result_types: Sequence[Attribute], body: Region,
                  attributes: dict[str, Attribute] | None = None):
-        super().__init__(operands=[list(inputs)], result_types=[list(result_types)],
-                         properties={"pattern": StringAttr(pattern)}, regions=[body],
-                         attributes=attributes or {})
+        # What IRDL's builder makes, without its per-op checks (verify() checks the op).
+        Operation.__init__(self, operands=[SSAValue.get(v) for v in inputs], result_types=list(result_types),
+                           properties={"pattern": _str_attr(pattern)}, regions=[body], attributes=attributes or {})
 
     def verify_(self) -> None:
         if "." not in self.pattern.data:
@@ -2397,7 +2469,7 @@ class YieldOp(IRDLOperation):
     assembly_format = "attr-dict ($values^ `:` type($values))?"
 
     def __init__(self, *values: SSAValue | Operation):
-        super().__init__(operands=[[SSAValue.get(v) for v in values]])
+        Operation.__init__(self, operands=[SSAValue.get(v) for v in values])
 
 
 # --------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Compile-speed changes that must not change results: the cheap builders of
-`accel.compiler.ir_build` make the ops xDSL's builders make, and accel-opt's start-up
-does not import what a plain .mlir run does not use."""
+`accel.compiler.ir_build` and the ops' constructors that skip IRDL's builder make the ops
+xDSL's builders make, property attributes are shared per value (floats by their bits),
+and accel-opt's start-up does not import what a plain .mlir run does not use."""
 
 import io
 import subprocess
@@ -96,3 +97,68 @@ def test_deferred_waits_undo_restores_the_function_exactly():
     again.keep()
     module.verify()
     assert str(module) == deferred_text
+
+
+def _irdl_built(cls, **kwargs):
+    """`cls` built by IRDL's own builder (`irdl_op_init`), which the ops' constructors skip."""
+    from xdsl.irdl import IRDLOperation
+
+    op = cls.__new__(cls)
+    IRDLOperation.__init__(op, **kwargs)
+    return op
+
+
+def test_fast_constructors_make_what_irdl_builds():
+    from xdsl.dialects.builtin import StringAttr, TensorType
+    from xdsl.ir import Region
+
+    from accel.compiler.ir_build import memref_alloc
+    from accel.dialects import accel, relay
+
+    host = MemRefType(f32, [64])
+    spm = accel.memref_type(f32, [64], space=accel.SPM)
+    block = Block(arg_types=[host, host, spm, TensorType(f32, [64])])
+    x, y, s, t = block.args
+    pairs = [
+        (memref_alloc(host), _irdl_built(memref.AllocOp, operands=[[], []], result_types=[host])),
+        (accel.AllocOp(spm), _irdl_built(accel.AllocOp, result_types=[spm])),
+        (accel.DmaStartOp(x, s), _irdl_built(accel.DmaStartOp, operands=[x, s], result_types=[accel.TokenType()])),
+        (accel.EltwiseOp([x, y], s, kind="add"),
+         _irdl_built(accel.EltwiseOp, operands=[[x, y], s], properties=accel.EltwiseOp([x, y], s, kind="add").properties)),
+        (relay.AddOp(t, t), _irdl_built(relay.AddOp, operands=[t, t], result_types=[t.type])),
+        (relay.YieldOp(t, t), _irdl_built(relay.YieldOp, operands=[[t, t]])),
+    ]
+    start = pairs[2][0]
+    pairs.append((accel.DmaWaitOp(start.token), _irdl_built(accel.DmaWaitOp, operands=[[start.token]])))
+    def body(yield_op):
+        b = Block(arg_types=[t.type])
+        b.add_op(yield_op(b.args[0]))
+        return Region(b)
+
+    pairs.append((accel.KernelOp([x], [y], body(accel.YieldOp)),
+                  _irdl_built(accel.KernelOp, operands=[[x], [y]], regions=[body(accel.YieldOp)])))
+    pairs.append((relay.CompositeOp("npu.relu", [t], [t.type], body(relay.YieldOp)),
+                  _irdl_built(relay.CompositeOp, operands=[[t]], result_types=[[t.type]],
+                              properties={"pattern": StringAttr("npu.relu")}, regions=[body(relay.YieldOp)])))
+    for fast, built in pairs:
+        assert generic(fast) == generic(built), fast.name
+
+
+def test_property_attributes_are_shared_and_keep_float_signs():
+    from accel.dialects.relay import Float, Floats, Ints
+
+    assert Ints("x").to_attr([1, 2]) is Ints("y").to_attr((1, 2))
+    assert Float("x").to_attr(1.5) is Float("x").to_attr(1.5)
+    assert str(Float("x").to_attr(-0.0)) != str(Float("x").to_attr(0.0))
+    assert str(Floats("x").to_attr([-0.0])) != str(Floats("x").to_attr([0.0]))
+
+
+def test_type_test_is_isinstance():
+    from accel.compiler.ir_build import TypeTest
+    from accel.dialects import accel
+
+    is_compute = TypeTest(accel.ComputeOp)
+    block = Block(arg_types=[MemRefType(f32, [4]), MemRefType(f32, [4])])
+    relu = accel.EltwiseOp([block.args[0]], block.args[1], kind="relu")
+    assert is_compute(relu) and is_compute(relu)
+    assert not is_compute(accel.AllocOp(MemRefType(f32, [4])))

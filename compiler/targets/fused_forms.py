@@ -125,7 +125,7 @@ class ComputePlan:
 
 def _shape(v: SSAValue) -> tuple[int, ...]:
     t = v.type
-    return tuple(t.get_shape()) if isinstance(t, TensorType) else ()
+    return tuple(t.get_shape()) if type(t) is TensorType else ()  # exact: an ABC's isinstance is slow
 
 
 def _flat(v: np.ndarray) -> np.ndarray:
@@ -164,20 +164,22 @@ class Body:
         yielded: dict[SSAValue, SSAValue] = {}
 
         def add(op: Operation) -> None:
-            if isinstance(op, relay.ConstantOp):
+            # Exact type tests (none of these classes has subclasses): an ABC's isinstance is slow.
+            kind = type(op)
+            if kind is relay.ConstantOp:
                 values[op.result] = Operand(op.result, const=op)
-            elif isinstance(op, relay.CompositeOp):
+            elif kind is relay.CompositeOp:
                 block = op.body.block
                 for arg, v in zip(block.args, op.inputs):
                     if v in values:
                         known = values[v]
                         values[arg] = Operand(arg, known.input, known.const, known.temp)
                 for inner in block.ops:
-                    if isinstance(inner, relay.YieldOp):
+                    if type(inner) is relay.YieldOp:
                         yielded.update(zip(op.outputs, inner.values))
                     else:
                         add(inner)
-            elif not isinstance(op, (accel.YieldOp, relay.YieldOp)):
+            elif kind is not accel.YieldOp and kind is not relay.YieldOp:
                 ops.append(op)
 
         for op in top:

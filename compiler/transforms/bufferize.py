@@ -54,6 +54,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.diagnostics import CompileError
+from accel.compiler.ir_build import memref_alloc
 from accel.dialects import accel, relay
 from accel.dialects.conventions import OUTPUT_ATTR, TARGET_ATTR
 
@@ -88,8 +89,10 @@ def inline_composite(op: relay.CompositeOp) -> None:
 
 
 def _kernel_for(op: Operation, operand_buffers: list[SSAValue | None], outs: list[SSAValue]) -> accel.KernelOp:
-    """Wrap `op` in an accel.kernel. `operand_buffers[i]` is None for constant operands,
-    which are cloned into the kernel."""
+    """Wrap `op` in an accel.kernel, inserted where `op` was: `op` itself moves into the
+    kernel's body (its results keep their identity, so later ops still find their
+    buffers by them). `operand_buffers[i]` is None for constant operands, which are
+    cloned into the kernel."""
     block = Block()
     mapping: dict[SSAValue, SSAValue] = {}
     ins: list[SSAValue] = []
@@ -108,11 +111,13 @@ def _kernel_for(op: Operation, operand_buffers: list[SSAValue | None], outs: lis
                 continue
             ins.append(buf)
             mapping[operand] = block.insert_arg(relay.tensor(buf.type.get_shape(), buf.type.element_type), len(block.args))
-    inner = op.clone(value_mapper=mapping)
-    block.add_op(inner)
-    block.add_op(accel.YieldOp(*inner.results))
     kernel = accel.KernelOp(ins, outs, Region(block))
     kernel.location = op.location
+    Rewriter.insert_op(kernel, InsertPoint.before(op))
+    op.detach()
+    op.operands = [mapping.get(v, v) for v in op.operands]
+    block.add_op(op)
+    block.add_op(accel.YieldOp(*op.results))
     return kernel
 
 
@@ -150,19 +155,20 @@ class FunctionBufferizer:
                     and isinstance(v.owner, Operation):
                 destination[v] = out
 
-        # New ops go in front of the old ones, which stay until the end so that later
-        # ops can still be looked up by their original operands.
+        # New ops go in front of the old ones; a relay op moves into its kernel, a call
+        # stays until the end so that later ops can still be looked up by their
+        # original operands.
         replaced: list[Operation] = []
         for op in list(block.ops):
             if op is ret or isinstance(op, relay.ConstantOp):
                 continue
             if isinstance(op, func.CallOp):
                 self.bufferize_call(op, destination)
+                replaced.append(op)
             elif isinstance(op, (relay.RelayOp, relay.CompositeOp)):
                 self.bufferize_op(op, destination)
             else:
                 raise CompileError(f"bufferize: cannot bufferize '{op.name}'", op)
-            replaced.append(op)
 
         # Outputs not written in place: copies (a returned argument, constant or duplicate).
         for v, out in zip(ret.arguments, out_args):
@@ -202,7 +208,7 @@ class FunctionBufferizer:
             if r in destination:
                 buf = destination[r]
             else:
-                alloc = memref.AllocOp([], [], memref_of(r.type))
+                alloc = memref_alloc(memref_of(r.type))
                 alloc.location = op.location
                 Rewriter.insert_op(alloc, InsertPoint.before(op))
                 buf = alloc.memref
@@ -218,8 +224,7 @@ class FunctionBufferizer:
             else:
                 operand_buffers.append(self.buffer_of(v, op))
         outs = self.result_buffers(op, destination)
-        kernel = _kernel_for(op, operand_buffers, outs)
-        Rewriter.insert_op(kernel, InsertPoint.before(op))
+        _kernel_for(op, operand_buffers, outs)
 
     def bufferize_call(self, call: func.CallOp, destination: dict[SSAValue, SSAValue]) -> None:
         args = [self.buffer_of(v, call) for v in call.arguments]

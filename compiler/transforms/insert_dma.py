@@ -33,13 +33,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func, memref
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.diagnostics import CompileError
+from accel.compiler.ir_build import TypeTest
 from accel.compiler.targets.context import target_context
 from accel.compiler.memory_plan import plan_scratchpad
 from accel.dialects import accel
@@ -49,6 +50,9 @@ from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions
 def spm_type(t: MemRefType) -> MemRefType:
     """A contiguous scratchpad buffer with the shape of `t`."""
     return accel.memref_type(t.element_type, t.get_shape(), space=accel.SPM)
+
+
+_is_compute = TypeTest(accel.ComputeOp)
 
 
 def stage(op: accel.ComputeOp) -> None:
@@ -115,8 +119,16 @@ class InsertDma(ModulePass):
             desc = known.named(name, fn)
             if not desc.lowers_to_accel:
                 continue  # api.lowering = "none": host memory, no placement
-            computes = [o for o in fn.walk() if isinstance(o, accel.ComputeOp)]
-            copies = [o for o in fn.walk() if isinstance(o, memref.CopyOp)]
+            computes: list[accel.ComputeOp] = []
+            copies: list[memref.CopyOp] = []
+            kernel: accel.KernelOp | None = None
+            for o in fn.walk():
+                if _is_compute(o):
+                    computes.append(o)
+                elif type(o) is memref.CopyOp:
+                    copies.append(o)
+                elif type(o) is accel.KernelOp and kernel is None:
+                    kernel = o
             if desc.memory.shared_with_host and self.zero_copy:
                 if copies:
                     raise CompileError(f"insert-dma: '{desc.name}' shares host memory: its concatenations have no "
@@ -129,10 +141,6 @@ class InsertDma(ModulePass):
                 stage_copy(c)
             fn.attributes[PLACEMENT_ATTR] = StringAttr("dma")
             plan_scratchpad(fn, desc.memory.scratchpad_bytes, desc.memory.alignment)
-            _check_no_logical_ops(fn)
-
-
-def _check_no_logical_ops(fn: func.FuncOp) -> None:
-    for o in fn.walk():
-        if isinstance(o, accel.KernelOp):
-            raise CompileError(f"insert-dma: @{fn.sym_name.data} still has an accel.kernel (run lower-to-accel first)", o)
+            if kernel is not None:
+                raise CompileError(f"insert-dma: @{fn.sym_name.data} still has an accel.kernel "
+                                   "(run lower-to-accel first)", kernel)

@@ -74,6 +74,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler import ir_build
 from accel.compiler.diagnostics import CompileError
+from accel.compiler.ir_build import memref_alloc
 from accel.compiler.targets.fused_forms import Body, ComputePlan, NotLowerable, plan_body
 from accel.compiler.tensors import constant_value, dense_from_array, element_type
 from accel.dialects import accel, relay
@@ -145,7 +146,7 @@ def lower_kernel(kernel: accel.KernelOp, weights: WeightCache) -> list[Operation
         else:  # an intermediate: a fresh buffer (insert-dma keeps it in the scratchpad)
             t = plan.result.type
             assert isinstance(t, TensorType)
-            alloc = memref.AllocOp([], [], MemRefType(t.element_type, t.get_shape()))
+            alloc = memref_alloc(accel.memref_type(t.element_type, t.get_shape()))
             alloc.location = kernel.location
             ops.append(alloc)
             out = temps[plan.result] = alloc.memref

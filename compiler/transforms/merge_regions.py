@@ -45,10 +45,11 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 
+from accel.compiler.ir_build import i64_attr
 from accel.compiler.targets import TargetDescription, target_context
 from accel.compiler.targets.cost import region_cost
 from accel.dialects.relay import CompositeOp, ConstantOp, YieldOp
@@ -239,7 +240,7 @@ def merge_block(
                 op.attributes.pop(REGION_ATTR, None)
             continue
         for op in ops:
-            op.attributes[REGION_ATTR] = IntegerAttr(number, i64)
+            op.attributes[REGION_ATTR] = i64_attr(number)
         number += 1
 
     for op in block.ops:

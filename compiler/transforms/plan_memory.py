@@ -39,6 +39,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from accel.compiler.diagnostics import CompileError
+from accel.compiler.ir_build import i64_attr
 from accel.compiler.memory_plan import align, linear_scan, schedule
 from accel.compiler.tensors import buffer_bytes
 from accel.dialects.conventions import ARENA_ATTR, OFFSET_ATTR, io_names
@@ -108,5 +109,5 @@ class PlanMemory(ModulePass):
             raise CompileError(f"plan-memory: the host arena needs {top} bytes, more than the {MAX_BUFFER_BYTES} "
                                "bytes (1 TiB) it may have")
         for (_, _, _, alloc), offset in zip(intervals, offsets):
-            alloc.attributes[OFFSET_ATTR] = IntegerAttr(offset, i64)
+            alloc.attributes[OFFSET_ATTR] = i64_attr(offset)
         op.attributes[ARENA_ATTR] = IntegerAttr(top, i64)

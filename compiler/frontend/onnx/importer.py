@@ -297,7 +297,7 @@ class GraphImporter:
         else:
             op = relay.ConstantOp(dense_from_array(arr, t))
         if v.file_name is not None:
-            op.location = NameLoc(StringAttr(v.file_name), NoneAttr())
+            op.location = NameLoc(StringAttr(v.file_name), _NO_LOC)
             op.result.name_hint = ssa_name_hint(v.file_name)
         elif self._loc is not None:
             op.location = self._loc
@@ -308,7 +308,7 @@ class GraphImporter:
         return op.result
 
     def emit(self, op: Operation, proto: onnx.NodeProto) -> SSAValue:
-        op.location = self._loc if self._loc is not None else NameLoc(StringAttr(node_display_name(proto)), NoneAttr())
+        op.location = self._loc if self._loc is not None else NameLoc(StringAttr(node_display_name(proto)), _NO_LOC)
         self.builder.add_op(op)
         return op.results[0]
 
@@ -476,7 +476,7 @@ class GraphImporter:
         if unknown:
             raise self.node_error(proto, f"attribute '{unknown[0]}' is not supported")
         node = Node(proto, version, self, attrs)
-        self._loc = NameLoc(StringAttr(node.name), NoneAttr())
+        self._loc = NameLoc(StringAttr(node.name), _NO_LOC)
         try:
             outs = None
             if support.fold is not None and all_const:
@@ -544,6 +544,10 @@ class GraphImporter:
             if i >= len(outs) or outs[i] is None:
                 raise self.node_error(proto, f"output {i} ('{name}') is not supported")
             self.bind(name, outs[i])
+
+
+_NO_LOC = NoneAttr()
+"""A name location's child location (built once: constructing an attribute verifies it)."""
 
 
 def _is_uniform(arr: np.ndarray) -> bool:
