@@ -67,7 +67,7 @@ from typing import Any
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
