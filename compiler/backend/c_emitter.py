@@ -49,6 +49,9 @@ from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, Arg, Call,
 from accel.dialects.conventions import ARENA_ATTR, ENTRY_ATTR, OFFSET_ATTR, TARGET_ATTR, entry_of, io_names, is_output_arg
 
 WEIGHT_ALIGN = 64
+HOST_MAX_RANK = 8
+"""`ACC_MAX_RANK` of host_kernels.h: the most dimensions a shape passed to a host kernel may
+have (tests/test_host_kernels.py checks that the two agree)."""
 
 REAL_SUFFIXES = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 """The C float types of the float host kernels (`acc_<op>_<suffix>`)."""
@@ -200,6 +203,8 @@ class ModelEmitter:
         return self.global_names[key]
 
     def shape_array(self, shape: Sequence[int]) -> str:
+        if len(shape) > HOST_MAX_RANK:
+            raise CompileError(f"a rank-{len(shape)} tensor: the host kernels take at most {HOST_MAX_RANK} dimensions")
         return self.static_array("int64_t", list(shape) or [1], "shape")
 
     def describe(self, op: Operation) -> int:
@@ -645,7 +650,13 @@ class HostKernelEmitter:
         idx = self.model.describe(op)
         loc = format_location(op.location)
         w.line(f"/* {c_comment(op.name)}{' ' + c_comment(loc) if loc else ''} */")
-        for call in self.calls(op):
+        try:
+            calls = self.calls(op)
+        except CompileError as e:
+            if e.op is not None or e.location is not None:
+                raise
+            raise CompileError(f"'{op.name}': {e.message}", op) from None
+        for call in calls:
             w.line(f"if ((status = {call}) != 0) return fail(status, {idx});")
 
     def calls(self, op: Operation) -> list[str]:

@@ -66,9 +66,11 @@ TARGET_SETS = (("npu",), ("npu-shared",), ("dsp",), ("npu", "dsp"), ("npu-shared
 """What one compile may target (npu and npu-shared share their C prefix: one at a time)."""
 REFUSALS = {
     "scratchpad": re.compile(r"scratchpad"),
+    "host rank": re.compile(r"the host kernels take at most \d+ dimensions"),
 }
 """CompileErrors that are the compiler's documented answer to a valid case: an operand
-no scratchpad tile fits."""
+no scratchpad tile fits; a shape of more dimensions than the host kernels take
+(`c_emitter.HOST_MAX_RANK`)."""
 
 FLOAT_RTOL = 1e-4
 FLOAT_ATOL = 1e-5

@@ -38,8 +38,8 @@
 extern "C" {
 #endif
 
-/* Largest tensor rank the N-D kernels accept. */
-#define ACC_MAX_RANK 6
+/* Largest tensor rank the N-D kernels accept (the C emitter refuses more: HOST_MAX_RANK). */
+#define ACC_MAX_RANK 8
 
 /* Status codes. */
 #define ACC_OK 0
