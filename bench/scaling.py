@@ -50,7 +50,7 @@ SHORT = {"import": "imp", "canonicalize": "canon", "split-tall-kernels": "split"
          "annotate-target": "annot", "merge-regions": "mreg", "outline-regions": "outl",
          "widen-host-floats": "widen", "bufferize": "buf", "plan-memory": "plan", "lower-to-accel": "lower",
          "fuse-layers": "fuse", "tile-for-scratchpad": "tile", "insert-dma": "idma",
-         "assemble-on-device": "asm", "optimize-dma": "odma", "emit": "emit"}
+         "assemble-on-device": "asm", "optimize-dma": "odma", "partial-residency": "pres", "emit": "emit"}
 
 
 # ---- models ---------------------------------------------------------------------------------
