@@ -4,6 +4,7 @@ xDSL's builders make, property attributes are shared per value (floats by their 
 and accel-opt's start-up does not import what a plain .mlir run does not use."""
 
 import io
+import os
 import subprocess
 import sys
 
@@ -162,3 +163,14 @@ def test_type_test_is_isinstance():
     relu = accel.EltwiseOp([block.args[0]], block.args[1], kind="relu")
     assert is_compute(relu) and is_compute(relu)
     assert not is_compute(accel.AllocOp(MemRefType(f32, [4])))
+
+
+def test_scaling_bench_runs_every_stage_of_the_pipeline():
+    """bench/scaling.py on a tiny graph: its stage table follows the pipeline (a pass added
+    to `full` without a column broke the bench once)."""
+    bench = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench", "scaling.py")
+    proc = subprocess.run([sys.executable, bench, "--sizes", "40", "--models", "cnn", "--targets", "npu"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("cnn ")]
+    assert len(rows) == 1 and "error" not in rows[0], proc.stdout
