@@ -35,6 +35,7 @@ memory, and cycles, computed statically from the final IR.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections import defaultdict
@@ -269,6 +270,24 @@ class Timeline:
     def blocks(self, r: tuple[int, int]) -> range:
         return range(r[0] // self.block, (r[1] - 1) // self.block + 1)
 
+    def dma_blocks(self, v: SSAValue, env: dict):
+        """The blocks a transfer touches on a scratchpad side (None: host memory), row by
+        row as the simulator walks them: a strided view of a scratchpad buffer (a slab of
+        a resident value) covers its rows, not the span from its first to its last byte."""
+        r = self.spm_range(v, env)
+        if r is None:
+            return None
+        shape, strides = list(v.type.get_shape()), _strides(v.type)
+        if not shape or any(n == 0 for n in shape) or strides == _row_major(shape):
+            return self.blocks(r)
+        es = numpy_dtype(v.type.element_type).itemsize
+        run = (shape[-1] - 1) * strides[-1] * es + es
+        found: set[int] = set()
+        for idx in itertools.product(*(range(n) for n in shape[:-1])):
+            lo = r[0] + sum(i * st for i, st in zip(idx, strides)) * es
+            found.update(range(lo // self.block, (lo + run - 1) // self.block + 1))
+        return found
+
     # -- execution ---------------------------------------------------------------------
 
     def run_block(self, block, env: dict) -> None:
@@ -295,19 +314,19 @@ class Timeline:
                 for res, val in zip(op.results, carried):
                     env[res] = val
             elif isinstance(op, accel.DmaStartOp):
-                src, dst = self.spm_range(op.source, env), self.spm_range(op.dest, env)
+                src, dst = self.dma_blocks(op.source, env), self.dma_blocks(op.dest, env)
                 start = max(self.host, self.dma_free)
                 if src is not None:
-                    start = max([start] + [self.ready[b] for b in self.blocks(src)])
+                    start = max([start] + [self.ready[b] for b in src])
                 if dst is not None:
-                    start = max([start] + [self.reads_end[b] for b in self.blocks(dst)])
+                    start = max([start] + [self.reads_end[b] for b in dst])
                 done = start + dma_cycles(buffer_bytes(op.source.type), self.desc, op.on_device)
                 self.dma_free = done
                 if dst is not None:
-                    for b in self.blocks(dst):
+                    for b in dst:
                         self.ready[b] = done
                 if src is not None:
-                    for b in self.blocks(src):
+                    for b in src:
                         self.reads_end[b] = max(self.reads_end[b], done)
                 env[op.token] = done
                 self.end = max(self.end, done)
@@ -341,16 +360,19 @@ class Timeline:
         self.host = max(self.host, self.end)
 
 
-def _strides(t: MemRefType) -> list[int]:
-    from xdsl.dialects.builtin import StridedLayoutAttr
-
-    shape = list(t.get_shape())
-    if isinstance(t.layout, StridedLayoutAttr):
-        return [s.data for s in t.layout.strides.data]
+def _row_major(shape: list[int]) -> list[int]:
     strides = [1] * len(shape)
     for i in range(len(shape) - 2, -1, -1):
         strides[i] = strides[i + 1] * shape[i + 1]
     return strides
+
+
+def _strides(t: MemRefType) -> list[int]:
+    from xdsl.dialects.builtin import StridedLayoutAttr
+
+    if isinstance(t.layout, StridedLayoutAttr):
+        return [s.data for s in t.layout.strides.data]
+    return _row_major(list(t.get_shape()))
 
 
 def cycles(module: ModuleOp, descs: dict) -> tuple[float, float]:
