@@ -55,6 +55,16 @@ def test_accel_opt_start_up_imports_no_numpy_or_frontend():
     assert out.stdout.strip() == "[]"
 
 
+def test_partitioning_imports_no_xdsl_interpreters():
+    # Constant folding evaluates ops with the reference interpreter's kernels; the
+    # package `xdsl.interpreters` (every xDSL interpreter, 0.15 s) is for running @main.
+    code = ("import sys; from accel.compiler.driver import build_passes, make_context; "
+            "build_passes('canonicalize,byoc'); make_context('npu'); "
+            "print('xdsl.interpreters' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
 DEFERRED = """
 func.func @npu_0(%a: memref<64xf32>, %b: memref<64xf32>, %out0: memref<64xf32> {accel.output},
                  %out1: memref<64xf32> {accel.output}) attributes {accel.target = "npu"} {
