@@ -127,13 +127,16 @@ def compile_module(module: ModuleOp, ctx: AccelContext, pipeline: str = "full",
     dot = ""
     with cycle_collection_paused():
         passes = build_passes(pipeline)
+
         def take_partition_report() -> None:
             nonlocal partition, dot
             start = clock()
             partition, dot = partition_report(module), partition_dot(module)
             timing["report"] = timing.get("report", 0.0) + clock() - start
 
-        if at_tensor_level(module) and not any(is_partitioning(p.name) for p in passes):
+        # The report describes the IR right after the last partitioning pass.
+        last = max((k for k, p in enumerate(passes) if is_partitioning(p.name)), default=None)
+        if last is None and at_tensor_level(module):
             take_partition_report()
         i = 0
         while i < len(passes):
@@ -146,7 +149,7 @@ def compile_module(module: ModuleOp, ctx: AccelContext, pipeline: str = "full",
             timing[stage_key(timing, p.name)] = seconds
             if verify_each:
                 verify_located(module)
-            if is_partitioning(p.name):
+            if i == last:
                 take_partition_report()
             if dump is not None:
                 dump.append((f"{i + 1:02d}-{p.name}.mlir", print_ir(module)))
