@@ -204,7 +204,7 @@ def test_fast_verification_agrees_with_xdsl(chunk):
     """Every op of every chunk of the lit suite's invalid inputs (and of their valid
     neighbours): `verify_op` accepts exactly what `Operation.verify` accepts, and
     rejects with the same message."""
-    from accel.compiler.diagnostics import FastCheck, LocatingParser, verify_op
+    from accel.compiler.diagnostics import LocatingParser, verify_op
     from accel.compiler.driver import make_context
 
     try:
