@@ -244,6 +244,16 @@ class FastCheck:
                 return False
         return i == len(values)
 
+    @staticmethod
+    def _verify_named(present: dict[str, Attribute], defs: dict, optional: type, ctx: VerificationContext) -> bool:
+        """Verify the properties (attributes) `defs` declares; False if one is missing."""
+        for name, d in defs.items():
+            if name in present:
+                d.constr.verify(present[name], ctx)
+            elif not isinstance(d, optional):
+                return False
+        return True
+
     def accepts(self, op: Operation) -> bool:
         block = op.parent
         if (block is not None and block.last_op is op) or op.successors:
@@ -271,19 +281,11 @@ class FastCheck:
             if (entry := region.first_block) is not None:
                 region_def.entry_args.verify(entry.arg_types, ctx)
         props = op.properties
-        for name, prop_def in d.properties.items():
-            if name in props:
-                prop_def.constr.verify(props[name], ctx)
-            elif not isinstance(prop_def, OptPropertyDef):
-                return False
+        if not (self._verify_named(props, d.properties, OptPropertyDef, ctx)
+                and self._verify_named(op.attributes, d.attributes, OptAttributeDef, ctx)):
+            return False
         if len(props) > len(d.properties) or any(name not in d.properties for name in props):
             return False
-        attrs = op.attributes
-        for name, attr_def in d.attributes.items():
-            if name in attrs:
-                attr_def.constr.verify(attrs[name], ctx)
-            elif not isinstance(attr_def, OptAttributeDef):
-                return False
         for trait in d.traits:
             trait.verify(op)
         if self.custom_verify is not None:
