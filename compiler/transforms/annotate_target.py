@@ -14,14 +14,18 @@ drops its region (`"npu: op not supported; dsp: not profitable: ..."`).
 - Single ops: the target's first `[[ops]]` entry for the op whose dtypes, limits and
   predicate accept it, if the lowering can run the op (`fused_forms.lowerable`, the
   answer lower-to-accel gives: a `relay.nn.batch_matmul` entry is rejected with
-  "'relay.nn.batch_matmul' has no accelerator form"). A target with `api.lowering =
-  "none"` is not lowered: its entries and predicates alone decide (its codegen hook
-  emits the op).
+  "'relay.nn.batch_matmul' has no accelerator form") and the target's scratchpad holds
+  the smallest tiles of every compute op it lowers to (`tile_plan.misfit`, the
+  planner tile-for-scratchpad uses: "'accel.conv2d' needs 73984 bytes of scratchpad even
+  with one output row and one channel per tile; the scratchpad has 65536"). A target with
+  `api.lowering = "none"` is not lowered: its entries and predicates alone decide (its
+  codegen hook emits the op); a target sharing host memory computes in place, untiled
+  (no scratchpad check).
 - Composites `<t>.<pattern>` were checked when they were formed (merge-composite): they
-  go to `<t>` when `<t>` is in the list and the lowering can run their body (else they
-  stay on the host with the lowering's reason). Composites of other targets are dissolved
-  back into their ops, which are then annotated one by one, so composites only ever run
-  on their target.
+  go to `<t>` when `<t>` is in the list, the lowering can run their body and its compute
+  ops' smallest tiles fit (else they stay on the host, whole, with the reason).
+  Composites of other targets are dissolved back into their ops, which are then
+  annotated one by one, so composites only ever run on their target.
 - An op that already carries `accel.target` keeps it (a manual override, TVM's
   compiler_begin/compiler_end) and gets the unit attribute `accel.manual`, which
   merge-regions respects (no cost or size rule drops it). A mark the target's
@@ -54,8 +58,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets import TargetContext, TargetDescription, target_context
-from accel.compiler.targets.fused_forms import lowerable
+from accel.compiler.targets.fused_forms import ComputePlan, lowerable, lowering
 from accel.compiler.targets.support import select_op
+from accel.compiler.tile_plan import misfit
 from accel.dialects.relay import CompositeOp, ConstantOp, YieldOp
 from accel.dialects.conventions import HOST, MANUAL_ATTR, REASON_ATTR, TARGET_ATTR, composite_target, host_functions, target_of
 
@@ -98,7 +103,8 @@ def annotate_block(block: Block, targets: tuple[TargetDescription, ...], known: 
         if isinstance(op, CompositeOp):
             owner = composite_target(op.pattern.data)
             if owner in names:
-                reason = lowerable(op, next(t for t in targets if t.name == owner))
+                target = next(t for t in targets if t.name == owner)
+                reason = lowerable(op, target) or _misfit(op, target)
                 op.attributes[TARGET_ATTR] = StringAttr(owner if reason is None else HOST)
                 if reason is not None:
                     op.attributes[REASON_ATTR] = StringAttr(f"{owner}: {reason}")
@@ -115,17 +121,25 @@ def annotate_block(block: Block, targets: tuple[TargetDescription, ...], known: 
         c.attributes[TARGET_ATTR] = StringAttr(users.pop() if len(users) == 1 else HOST)
 
 
+def _misfit(op: Operation, target: TargetDescription) -> str | None:
+    """Why `target`'s scratchpad cannot hold the smallest tiles of what `op` (which
+    lowers) lowers to, or None."""
+    plans = lowering(op)
+    return None if isinstance(plans, str) else misfit(plans, target)
+
+
 def _annotate_op(op: Operation, targets: tuple[TargetDescription, ...]) -> None:
     reasons: list[str] = []
-    lowering: list[str | None] = []  # lowerable(op), asked once: it does not depend on the target
+    lowered: list[list[ComputePlan] | str] = []  # lowering(op), asked once: it does not depend on the target
     for target in targets:
         verdict = select_op(op, target)
         if not isinstance(verdict, str) and not target.lowers_to_accel:
             verdict = None  # api.lowering = "none": the entry (and its predicate) decide, the hook emits
         elif not isinstance(verdict, str):
-            if not lowering:
-                lowering.append(lowerable(op))
-            verdict = lowering[0]
+            if not lowered:
+                lowered.append(lowering(op))
+            plans = lowered[0]
+            verdict = plans if isinstance(plans, str) else misfit(plans, target)
         if verdict is None:
             op.attributes[TARGET_ATTR] = StringAttr(target.name)
             if reasons:  # why the targets listed before it declined (kept if merge-regions drops it)
@@ -146,7 +160,7 @@ def _check_manual(op: Operation, name: str, known: TargetContext) -> None:
     except CompileError as e:
         raise CompileError(f"'{op.name}' op has accel.target = \"{name}\": {e.message}", op) from None
     verdict = None if isinstance(op, CompositeOp) else select_op(op, target)
-    reason = verdict if isinstance(verdict, str) else lowerable(op, target)
+    reason = verdict if isinstance(verdict, str) else lowerable(op, target) or _misfit(op, target)
     if reason is not None:
         what = f"composite '{op.pattern.data}'" if isinstance(op, CompositeOp) else f"'{op.name}' op"
         raise CompileError(f"{what} has accel.target = \"{name}\", but {name} cannot run it: {reason}", op)
