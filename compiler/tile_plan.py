@@ -570,12 +570,13 @@ def _tuned_misfit(s: ComputeShape, desc: TargetDescription, shown: dict) -> str:
     return message
 
 
-def misfit(plans: Sequence[ComputePlan], desc: TargetDescription) -> str | None:
+def misfit(plans: Sequence[ComputePlan], desc: TargetDescription, zero_copy: bool = True) -> str | None:
     """Why `desc`'s scratchpad cannot hold even the smallest tiles of one of the compute
     ops lower-to-accel builds of an op or composite (`plans`, see `needs_tiles`), or None.
-    A target that is not lowered, or that computes in place on host memory (shared with
-    the host: tile-for-scratchpad leaves its regions untiled), has nothing to fit."""
-    if not desc.lowers_to_accel or desc.memory.shared_with_host:
+    A target that is not lowered has nothing to fit, nor one that computes in place on
+    host memory (shared with the host) when `zero_copy` (tile-for-scratchpad's option of
+    that name: it leaves such regions untiled)."""
+    if not desc.lowers_to_accel or (desc.memory.shared_with_host and zero_copy):
         return None
     for plan in plans:
         try:

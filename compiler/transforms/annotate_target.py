@@ -20,7 +20,8 @@ drops its region (`"npu: op not supported; dsp: not profitable: ..."`).
   with one output row and one channel per tile; the scratchpad has 65536"). A target with
   `api.lowering = "none"` is not lowered: its entries and predicates alone decide (its
   codegen hook emits the op); a target sharing host memory computes in place, untiled
-  (no scratchpad check).
+  (no scratchpad check, unless the option `zero-copy` is false: the `naive` pipeline
+  stages such regions through the scratchpad too).
 - Composites `<t>.<pattern>` were checked when they were formed (merge-composite): they
   go to `<t>` when `<t>` is in the list, the lowering can run their body and its compute
   ops' smallest tiles fit (else they stay on the host, whole, with the reason).
@@ -84,7 +85,8 @@ def dissolve(composite: CompositeOp) -> list[Operation]:
     return ops
 
 
-def annotate_block(block: Block, targets: tuple[TargetDescription, ...], known: TargetContext) -> None:
+def annotate_block(block: Block, targets: tuple[TargetDescription, ...], known: TargetContext,
+                   zero_copy: bool = True) -> None:
     names = {t.name for t in targets}
     constants: list[ConstantOp] = []
     for op in list(block.ops):
@@ -97,14 +99,14 @@ def annotate_block(block: Block, targets: tuple[TargetDescription, ...], known: 
         if manual is not None:
             if isinstance(op, CompositeOp) and manual not in (HOST, composite_target(op.pattern.data)):
                 raise CompileError(f"composite '{op.pattern.data}' cannot run on '{manual}'", op)
-            _check_manual(op, manual, known)
+            _check_manual(op, manual, known, zero_copy)
             op.attributes[MANUAL_ATTR] = UnitAttr()
             continue
         if isinstance(op, CompositeOp):
             owner = composite_target(op.pattern.data)
             if owner in names:
                 target = next(t for t in targets if t.name == owner)
-                reason = lowerable(op, target) or _misfit(op, target)
+                reason = lowerable(op, target) or _misfit(op, target, zero_copy)
                 op.attributes[TARGET_ATTR] = StringAttr(owner if reason is None else HOST)
                 if reason is not None:
                     op.attributes[REASON_ATTR] = StringAttr(f"{owner}: {reason}")
@@ -113,22 +115,22 @@ def annotate_block(block: Block, targets: tuple[TargetDescription, ...], known: 
                 if isinstance(inner, ConstantOp):
                     constants.append(inner)
                 else:
-                    _annotate_op(inner, targets)
+                    _annotate_op(inner, targets, zero_copy)
             continue
-        _annotate_op(op, targets)
+        _annotate_op(op, targets, zero_copy)
     for c in constants:
         users = {target_of(u.operation) or HOST for u in c.result.uses}
         c.attributes[TARGET_ATTR] = StringAttr(users.pop() if len(users) == 1 else HOST)
 
 
-def _misfit(op: Operation, target: TargetDescription) -> str | None:
+def _misfit(op: Operation, target: TargetDescription, zero_copy: bool) -> str | None:
     """Why `target`'s scratchpad cannot hold the smallest tiles of what `op` (which
     lowers) lowers to, or None."""
     plans = lowering(op)
-    return None if isinstance(plans, str) else misfit(plans, target)
+    return None if isinstance(plans, str) else misfit(plans, target, zero_copy)
 
 
-def _annotate_op(op: Operation, targets: tuple[TargetDescription, ...]) -> None:
+def _annotate_op(op: Operation, targets: tuple[TargetDescription, ...], zero_copy: bool) -> None:
     reasons: list[str] = []
     lowered: list[list[ComputePlan] | str] = []  # lowering(op), asked once: it does not depend on the target
     for target in targets:
@@ -139,7 +141,7 @@ def _annotate_op(op: Operation, targets: tuple[TargetDescription, ...]) -> None:
             if not lowered:
                 lowered.append(lowering(op))
             plans = lowered[0]
-            verdict = plans if isinstance(plans, str) else misfit(plans, target)
+            verdict = plans if isinstance(plans, str) else misfit(plans, target, zero_copy)
         if verdict is None:
             op.attributes[TARGET_ATTR] = StringAttr(target.name)
             if reasons:  # why the targets listed before it declined (kept if merge-regions drops it)
@@ -150,7 +152,7 @@ def _annotate_op(op: Operation, targets: tuple[TargetDescription, ...]) -> None:
     op.attributes[REASON_ATTR] = StringAttr("; ".join(reasons))
 
 
-def _check_manual(op: Operation, name: str, known: TargetContext) -> None:
+def _check_manual(op: Operation, name: str, known: TargetContext, zero_copy: bool) -> None:
     """A manual mark the target's description or the lowering cannot honour is an error here,
     not a failure in a later pass."""
     if name == HOST:
@@ -160,7 +162,7 @@ def _check_manual(op: Operation, name: str, known: TargetContext) -> None:
     except CompileError as e:
         raise CompileError(f"'{op.name}' op has accel.target = \"{name}\": {e.message}", op) from None
     verdict = None if isinstance(op, CompositeOp) else select_op(op, target)
-    reason = verdict if isinstance(verdict, str) else lowerable(op, target) or _misfit(op, target)
+    reason = verdict if isinstance(verdict, str) else lowerable(op, target) or _misfit(op, target, zero_copy)
     if reason is not None:
         what = f"composite '{op.pattern.data}'" if isinstance(op, CompositeOp) else f"'{op.name}' op"
         raise CompileError(f"{what} has accel.target = \"{name}\", but {name} cannot run it: {reason}", op)
@@ -175,8 +177,13 @@ class AnnotateTarget(ModulePass):
     targets: tuple[str, ...] = ()
     """Targets in priority order: built-in names or paths (default: --target)."""
 
+    zero_copy: bool = True
+    """Targets sharing host memory compute in place, untiled: their scratchpad is not
+    checked (false: it is, for pipelines whose tile-for-scratchpad and insert-dma stage
+    them through it, as `naive` does)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         known = target_context(ctx)
         targets = known.resolve(self.targets, self.name, "targets")
         for fn in host_functions(op):
-            annotate_block(fn.body.block, targets, known)
+            annotate_block(fn.body.block, targets, known, self.zero_copy)
