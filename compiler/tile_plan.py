@@ -51,6 +51,7 @@ from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.targets.tuning_space import COMMON_KNOBS, FUSION_OP_KNOBS
 from accel.compiler.tensors import numpy_dtype
 from accel.dialects import accel
+from accel.dialects import relay
 from accel.dialects.relay import is_int8
 
 
@@ -111,11 +112,16 @@ class ComputeShape:
         per `weight_key`), a value of an earlier form a fresh buffer."""
         inputs: list[Buffer] = []
         keyed: dict[Any, Buffer] = {}
+        consts: dict[tuple[int, tuple[int, ...]], relay.ConstantOp] = {}
         for o, shape in zip(plan.inputs, plan.shapes):
             t = o.value.type
             if o.const is not None:
                 shape = tuple(o.const.result.type.get_shape()) if shape is None else tuple(shape)
-                key: Any = weight_key(o.const, shape)
+                key: Any = (id(o.const), shape)
+                # Another constant of the same weight buffer (compared only then: it costs).
+                key = next((k for k, c in consts.items() if k[1] == shape and k != key
+                            and weight_key(c, shape) == weight_key(o.const, shape)), key)
+                consts.setdefault(key, o.const)
             else:
                 shape = tuple(t.get_shape())
                 key = ("input", o.input) if o.input is not None else ("temp", o.temp)

@@ -581,13 +581,15 @@ def lowering(op: Operation) -> list[ComputePlan] | str:
         return str(e)
 
 
-def lowerable(op: Operation, target: TargetDescription | None = None) -> str | None:
+def lowerable(op: Operation, target: TargetDescription | None = None,
+              lowered: list[ComputePlan] | str | None = None) -> str | None:
     """None when lower-to-accel can run `op` (a relay op or a composite of a tensor-level
-    graph) as accel compute ops (`lowering`) — with `target`, also when the target
-    declares an entry for each command after the first — else why not."""
+    graph) as accel compute ops (`lowering`; `lowered`: its answer, when known) — with
+    `target`, also when the target declares an entry for each command after the first —
+    else why not."""
     if target is not None and not target.lowers_to_accel and not isinstance(op, relay.ConcatenateOp):
         return None  # api.lowering = "none": not lowered; the codegen hook emits the body
-    plans = lowering(op)
+    plans = lowering(op) if lowered is None else lowered
     return plans if isinstance(plans, str) else _entries_missing(plans, target)
 
 
