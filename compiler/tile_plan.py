@@ -26,7 +26,9 @@ the current compute) and those that stay (weights and bias, a layer norm's gamma
 - matmul: data rows by output features, with whole K rows; failing that, a float
   product on a target that accumulates is also split along K; a batched product along
   its batch dims, whole matrices per tile;
-- eltwise: slices of its outermost axes, every later axis whole (a row op's rows whole).
+- eltwise: slices of its outermost axes, every later axis whole (a row op's rows whole);
+- a copy staged through the scratchpad (an input of a concatenation): likewise
+  (`plan_copy`; one element always fits).
 
 An op that fits whole is not tiled. Otherwise, untuned, it is tiled exactly when its
 smallest tiling (one output row and one channel or group per tile; one data row and one
@@ -447,32 +449,61 @@ def _eltwise_parts(s: ComputeShape) -> tuple[int, list[int], int]:
     return sum(b.itemsize for b in streamed) + s.output.itemsize, resident, len(s.output.shape) - (1 if rows else 0)
 
 
+def _slice_tiles(shape: Sequence[int], per_elem: int, resident: list[int], axis: int,
+                 t: int) -> tuple[list[int], list[int]]:
+    """(streamed, fixed) tile bytes of `t` slices of `axis` (every later axis whole)."""
+    return [t * math.prod(shape[axis + 1:]) * per_elem], resident
+
+
 def _eltwise_tiles(s: ComputeShape, axis: int, t: int) -> tuple[list[int], list[int]]:
     per_elem, resident, _ = _eltwise_parts(s)
-    return [t * math.prod(s.output.shape[axis + 1:]) * per_elem], resident
+    return _slice_tiles(s.output.shape, per_elem, resident, axis, t)
 
 
 def plan_eltwise(s: ComputeShape, capacity: int, alignment: int, double: bool,
                  config: dict | None = None) -> EltwisePlan | None:
-    """The axis and slices per tile of an element-wise op (None: nothing fits). Heuristic:
-    the outermost axis whose slices fit, as many slices as fit; a tuning `config` fixes
-    `outer_tile` (slices of `eltwise_axis`)."""
-    shape = s.output.shape
+    """The axis and slices per tile of an element-wise op (None: nothing fits); a tuning
+    `config` fixes `outer_tile` (slices of `eltwise_axis`)."""
     if config and "outer_tile" in config:
         axis, t = eltwise_axis(s), config["outer_tile"]
         if axis is None or footprint(*_eltwise_tiles(s, axis, t), alignment, double) > capacity:
             return None
         return EltwisePlan(axis, t)
-    per_elem, _, splittable = _eltwise_parts(s)
-    axis = next((a for a in range(splittable) if footprint(*_eltwise_tiles(s, a, 1), alignment, double) <= capacity),
-                None)
+    per_elem, resident, splittable = _eltwise_parts(s)
+    return _slices(s.output.shape, splittable, per_elem, resident, capacity, alignment, double)
+
+
+def _slices(shape: Sequence[int], splittable: int, per_elem: int, resident: list[int], capacity: int, alignment: int,
+            double: bool) -> EltwisePlan | None:
+    """Heuristic slicing of a buffer of `per_elem` bytes per element (beside `resident`
+    bytes) among its first `splittable` axes: the outermost axis whose slices fit, as
+    many slices as fit (None: not even one element, or one row, fits)."""
+
+    def fits(axis: int, t: int) -> bool:
+        return footprint(*_slice_tiles(shape, per_elem, resident, axis, t), alignment, double) <= capacity
+
+    axis = next((a for a in range(splittable) if fits(a, 1)), None)
     if axis is None:
         return None
     inner = math.prod(shape[axis + 1:])
     t = max(1, min(shape[axis], max(1, (capacity // (2 if double else 1)) // max(1, inner * per_elem + 3 * alignment))))
-    while t > 1 and footprint(*_eltwise_tiles(s, axis, t), alignment, double) > capacity:
+    while t > 1 and not fits(axis, t):
         t -= 1
     return EltwisePlan(axis, t)
+
+
+def plan_copy(shape: Sequence[int], itemsize: int, desc: TargetDescription, double: bool = True) -> EltwisePlan | None:
+    """How tile-for-scratchpad splits a copy that insert-dma stages through one scratchpad
+    buffer (an input of a concatenation, copied in and out): None when it fits whole, else
+    slices of its outermost axes, sized for two buffers when they fit so. One element
+    always fits: a copy never keeps an op off the accelerator."""
+    capacity, alignment = desc.memory.scratchpad_bytes, desc.memory.alignment
+    if align(math.prod(shape) * itemsize, alignment) <= capacity:
+        return None
+    plan = (_slices(shape, len(shape), itemsize, [], capacity, alignment, double)
+            or _slices(shape, len(shape), itemsize, [], capacity, alignment, False))
+    assert plan is not None, f"a scratchpad of {capacity} bytes holds no element of {itemsize} bytes"
+    return plan
 
 
 # --------------------------------------------------------------------------------------

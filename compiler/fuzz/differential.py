@@ -65,15 +65,13 @@ PIPELINES = ("full", "naive", "byoc")
 TARGET_SETS = (("npu",), ("npu-shared",), ("dsp",), ("npu", "dsp"), ("npu-shared", "dsp"))
 """What one compile may target (npu and npu-shared share their C prefix: one at a time)."""
 REFUSALS = {
-    "scratchpad": re.compile(r"bytes of scratchpad at its peak"),
     "host rank": re.compile(r"the host kernels take at most \d+ dimensions"),
 }
-"""CompileErrors that are the compiler's documented answer to a valid case: a region
-whose buffers exceed the scratchpad at its peak (an input of a concatenation is copied
-through the scratchpad whole: copies are not tiled); a shape of more dimensions than the
-host kernels take (`c_emitter.HOST_MAX_RANK`). An op whose smallest tiles do not fit is
-not a refusal: annotate-target keeps it on the host (`tile_plan.misfit`), so
-tile-for-scratchpad refusing one is a failure."""
+"""CompileErrors that are the compiler's documented answer to a valid case: a shape of
+more dimensions than the host kernels take (`c_emitter.HOST_MAX_RANK`). A scratchpad too
+small is none: annotate-target keeps an op whose smallest tiles do not fit on the host
+(`tile_plan.misfit`, tile-for-scratchpad's own planner) and the copies of a
+concatenation's inputs are tiled, so a compile that runs out of scratchpad is a failure."""
 
 FLOAT_RTOL = 1e-4
 FLOAT_ATOL = 1e-5

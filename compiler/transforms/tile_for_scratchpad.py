@@ -18,7 +18,9 @@ smallest tiles do not fit never reaches this pass from a partitioned model.
   add to it on the device (`accumulate`), and only the last applies bias and activation;
   a batched product along its batch dims (whole matrices);
 - `accel.eltwise`: its leading dimensions (row ops keep their rows whole; a broadcast rhs
-  is cut along the dims it shares with the output).
+  is cut along the dims it shares with the output);
+- `memref.copy` (an input of a concatenation copied into its slice of the output, which
+  insert-dma stages through one scratchpad buffer): likewise, in copies of slices.
 
 Channel tiles are unrolled (their per-channel weights, bias and quantization scales are
 static slices); row tiles run in `scf.for` loops over `memref.subview`s, with the first
@@ -49,7 +51,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xdsl.context import Context
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -59,8 +61,9 @@ from accel.compiler.diagnostics import CompileError
 from accel.compiler.index_arith import make_index
 from accel.compiler.ir_build import subview, subview_type
 from accel.compiler.targets.context import target_context
+from accel.compiler.tensors import numpy_dtype
 from accel.compiler.tile_plan import (BatchPlan, ComputeShape, EltwisePlan, MatmulPlan, NoFit, RowTile, SpatialPlan,
-                                      plan_tiles, row_tiles)
+                                      plan_copy, plan_tiles, row_tiles)
 from accel.dialects import accel
 from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions, tuning_of
 
@@ -321,12 +324,11 @@ def _eltwise_tile_of(v: SSAValue, shape: list[int], offsets: list[int | SSAValue
     return e.subview(v, v_off, v_size)
 
 
-def tile_eltwise(op: accel.EltwiseOp, plan: EltwisePlan) -> None:
-    shape = list(op.output.type.get_shape())
-    rows = op.prop("kind") in accel.EltwiseOp.ROWS
-    streamed = [op.inputs[0]] if rows else list(op.inputs)
+def emit_slices(top: Emitter, shape: list[int], plan: EltwisePlan, emit) -> None:
+    """Loops over the slices of `plan` (one at a time along the axes before `plan.axis`,
+    `plan.slices` of it per tile, the last smaller tile peeled): `emit(body, offsets,
+    sizes)` builds one tile."""
     axis, t = plan.axis, plan.slices
-    top = Emitter(InsertPoint.before(op))
 
     def level(e: Emitter, prefix: list[int | SSAValue], depth: int) -> None:
         if depth < axis:
@@ -336,17 +338,40 @@ def tile_eltwise(op: accel.EltwiseOp, plan: EltwisePlan) -> None:
         for s0, count, size in uniform_runs(shape[axis], t):
             iv, body = e.loop(s0, count, t)
             start = body.affine(iv, 1, 0) if iv is not None else s0
-            offsets = prefix + [start] + [0] * (len(shape) - axis - 1)
-            sizes = [1] * axis + [size] + shape[axis + 1:]
-            ins = [_eltwise_tile_of(v, shape, offsets, sizes, body) if v in streamed or not rows else v
-                   for v in op.inputs]
-            props = {kname: op.properties[kname] for kname in op.properties}
-            new = accel.EltwiseOp(ins, body.subview(op.output, offsets, sizes), dict(op.attributes), **props)
-            new.location = op.location
-            body.add(new)
+            emit(body, prefix + [start] + [0] * (len(shape) - axis - 1), [1] * axis + [size] + shape[axis + 1:])
 
     level(top, [], 0)
+
+
+def tile_eltwise(op: accel.EltwiseOp, plan: EltwisePlan) -> None:
+    shape = list(op.output.type.get_shape())
+    rows = op.prop("kind") in accel.EltwiseOp.ROWS
+    streamed = [op.inputs[0]] if rows else list(op.inputs)
+
+    def emit(body: Emitter, offsets: list[int | SSAValue], sizes: list[int]) -> None:
+        ins = [_eltwise_tile_of(v, shape, offsets, sizes, body) if v in streamed or not rows else v
+               for v in op.inputs]
+        props = {kname: op.properties[kname] for kname in op.properties}
+        new = accel.EltwiseOp(ins, body.subview(op.output, offsets, sizes), dict(op.attributes), **props)
+        new.location = op.location
+        body.add(new)
+
+    emit_slices(Emitter(InsertPoint.before(op)), shape, plan, emit)
     Rewriter.erase_op(op)
+
+
+def tile_copy(copy: memref.CopyOp, plan: EltwisePlan) -> None:
+    """A copy (an input of a concatenation into its slice of the output) as copies of
+    slices, each of which insert-dma stages through a scratchpad buffer that fits."""
+    shape = list(copy.source.type.get_shape())
+
+    def emit(body: Emitter, offsets: list[int | SSAValue], sizes: list[int]) -> None:
+        new = memref.CopyOp(body.subview(copy.source, offsets, sizes), body.subview(copy.destination, offsets, sizes))
+        new.location = copy.location
+        body.add(new)
+
+    emit_slices(Emitter(InsertPoint.before(copy)), shape, plan, emit)
+    Rewriter.erase_op(copy)
 
 
 @dataclass(frozen=True)
@@ -390,3 +415,8 @@ class TileForScratchpad(ModulePass):
                     tile_batched_matmul(c, plan)
                 elif isinstance(plan, EltwisePlan):
                     tile_eltwise(c, plan)
+            for copy in [o for o in fn.body.block.ops if isinstance(o, memref.CopyOp)]:
+                source = copy.source.type
+                plan = plan_copy(source.get_shape(), numpy_dtype(source.element_type).itemsize, desc, self.double_buffer)
+                if plan is not None:
+                    tile_copy(copy, plan)
