@@ -52,8 +52,7 @@ from accel.compiler.targets.fused_forms import ComputePlan, weight_key
 from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.targets.tuning_space import COMMON_KNOBS, FUSION_OP_KNOBS
 from accel.compiler.tensors import numpy_dtype
-from accel.dialects import accel
-from accel.dialects import relay
+from accel.dialects import accel, relay
 from accel.dialects.relay import is_int8
 
 
