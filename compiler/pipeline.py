@@ -15,7 +15,7 @@ PIPELINES: dict[str, str] = {
             "assemble-on-device,optimize-dma,partial-residency,plan-memory",
     "full-nofuse": "canonicalize,byoc,widen-host-floats,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad,insert-dma,"
                    "assemble-on-device,optimize-dma,partial-residency,plan-memory",
-    "naive": "canonicalize,byoc,widen-host-floats,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad{zero-copy=false double-buffer=false},"
+    "naive": "canonicalize,byoc{zero-copy=false},widen-host-floats,bufferize,plan-memory,lower-to-accel,tile-for-scratchpad{zero-copy=false double-buffer=false},"
              "insert-dma{zero-copy=false},plan-memory",
     "host": "canonicalize,fold-constants{dequantize=true},widen-host-floats,bufferize,plan-memory",
 }

@@ -52,13 +52,13 @@ from e2e_util import (
     run_planned,
     scratchpad_conflicts,
 )
-from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from accel.compiler.fuzz.graphs import relay_graphs
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 
-from accel.compiler.diagnostics import CompileError, verify_located
+from accel.compiler.diagnostics import verify_located
 from accel.compiler.driver import build_passes, compile_module, compile_to_directory, load_model, make_context, print_ir
 from accel.compiler.pipeline import PIPELINES
 from accel.compiler.runtime.buffer_interpreter import run_module
@@ -214,13 +214,10 @@ def test_dsp_graphs(graph):
 @PROPERTY
 @given(graph=relay_graphs(max_ops=6, ops=NPU_FLOAT_OPS + ("quantize", "qnn_conv2d", "qnn_add")))
 def test_tiny_scratchpad_graphs(graph, npu_tiny):
-    """Operands larger than 512 bytes are tiled; what cannot be tiled to fit must be a clean
-    CompileError naming the scratchpad."""
-    try:
-        check_lowering(graph, npu_tiny, descriptions(npu_tiny))
-    except CompileError as e:
-        assert "scratchpad" in str(e), str(e)
-        assume(False)
+    """Operands larger than 512 bytes are tiled (a concatenation's inputs copied in slices);
+    an op whose smallest tiles do not fit stays on the host (annotate-target asks the
+    tiler's planner): every graph compiles."""
+    check_lowering(graph, npu_tiny, descriptions(npu_tiny))
 
 
 # --------------------------------------------------------------------------------------

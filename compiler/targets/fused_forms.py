@@ -123,6 +123,16 @@ class ComputePlan:
     anchor: Operation
 
 
+def weight_key(const: relay.ConstantOp, shape: tuple[int, ...], value: np.ndarray | None = None) -> tuple:
+    """What makes constant operands one weight buffer of an accelerator function
+    (lower-to-accel's WeightCache): the same external tensor, or the same value (`value`:
+    the constant's, converted), in the same shape."""
+    if value is None and const.external is not None:
+        return ("ext", const.external.data, shape)
+    arr = np.asarray(constant_value(const) if value is None else value).reshape(shape)
+    return ("val", arr.dtype.str, shape, arr.tobytes())
+
+
 def _shape(v: SSAValue) -> tuple[int, ...]:
     t = v.type
     return tuple(t.get_shape()) if type(t) is TensorType else ()  # exact: an ABC's isinstance is slow
@@ -534,14 +544,10 @@ def plan_body(body: Body) -> list[ComputePlan]:
 # --------------------------------------------------------------------------------------
 
 
-def lowerable_body(body: Body, target: TargetDescription | None = None) -> str | None:
-    if target is not None and not target.lowers_to_accel:
-        return None  # api.lowering = "none": not lowered; the codegen hook emits the body
-    try:
-        plans = plan_body(body)
-    except NotLowerable as e:
-        return str(e)
-    if target is not None:  # the later commands of a body run on single-op entries
+def _entries_missing(plans: list[ComputePlan], target: TargetDescription | None) -> str | None:
+    """Why `target` cannot run the later commands of a body (they run on single-op
+    entries), or None."""
+    if target is not None:
         for plan in plans[1:]:
             kind = plan.props.get("kind")
             if op_entry_for(plan.op_type.name, kind, command_element(plan.result), target) is None:
@@ -549,17 +555,42 @@ def lowerable_body(body: Body, target: TargetDescription | None = None) -> str |
     return None
 
 
-def lowerable(op: Operation, target: TargetDescription | None = None) -> str | None:
-    """None when lower-to-accel can run `op` (a relay op or a composite of a tensor-level
-    graph) as accel compute ops — with `target`, also when the target declares an entry
-    for each command after the first — else why not. A concatenation computes nothing
-    (copies on the device, see lower-to-accel): any of rank 1 to 4 lowers."""
+def lowerable_body(body: Body, target: TargetDescription | None = None) -> str | None:
+    if target is not None and not target.lowers_to_accel:
+        return None  # api.lowering = "none": not lowered; the codegen hook emits the body
+    try:
+        plans = plan_body(body)
+    except NotLowerable as e:
+        return str(e)
+    return _entries_missing(plans, target)
+
+
+def lowering(op: Operation) -> list[ComputePlan] | str:
+    """What lower-to-accel builds of `op` (a relay op or a composite of a tensor-level
+    graph): its compute ops, or why it cannot (`lowerable`'s answer without a target). A
+    concatenation computes nothing (copies on the device, see lower-to-accel): any of
+    rank 1 to 4 lowers, to no compute op."""
     if isinstance(op, relay.ConcatenateOp):
         if any(isinstance(v.owner, relay.ConstantOp) for v in op.inputs):
             return "a constant input of a concatenation is not copied on the device"
         rank = len(op.result.type.get_shape())
-        return None if 1 <= rank <= 4 else f"a concatenation of rank {rank} (copies on the device have rank 1 to 4)"
-    return lowerable_body(Body.of_op(op), target)
+        return [] if 1 <= rank <= 4 else f"a concatenation of rank {rank} (copies on the device have rank 1 to 4)"
+    try:
+        return plan_body(Body.of_op(op))
+    except NotLowerable as e:
+        return str(e)
+
+
+def lowerable(op: Operation, target: TargetDescription | None = None,
+              lowered: list[ComputePlan] | str | None = None) -> str | None:
+    """None when lower-to-accel can run `op` (a relay op or a composite of a tensor-level
+    graph) as accel compute ops (`lowering`; `lowered`: its answer, when known) — with
+    `target`, also when the target declares an entry for each command after the first —
+    else why not."""
+    if target is not None and not target.lowers_to_accel and not isinstance(op, relay.ConcatenateOp):
+        return None  # api.lowering = "none": not lowered; the codegen hook emits the body
+    plans = lowering(op) if lowered is None else lowered
+    return plans if isinstance(plans, str) else _entries_missing(plans, target)
 
 
 def lowerable_match(ops: Sequence[Operation], inputs: Sequence[SSAValue], results: Sequence[SSAValue],

@@ -1,9 +1,9 @@
 """byoc: the partitioning pipeline, TVM's BYOC flow in one pass.
 
-    byoc{target=npu,dsp min-ops=1 cost-model=true}
+    byoc{target=npu,dsp min-ops=1 cost-model=true zero-copy=true}
       = split-tall-kernels{target=npu,dsp},
         merge-composite{target=npu}, merge-composite{target=dsp},
-        annotate-target{targets=npu,dsp}, merge-regions{min-ops=1 cost-model=true},
+        annotate-target{targets=npu,dsp zero-copy=true}, merge-regions{min-ops=1 cost-model=true},
         outline-regions
 
 Targets are in priority order everywhere: the first target's patterns are matched
@@ -66,10 +66,14 @@ class Byoc(ModulePass):
     cost_model: bool = True
     """Forwarded to merge-regions."""
 
+    zero_copy: bool = True
+    """Forwarded to annotate-target (false: check the scratchpad of targets sharing host
+    memory too, for pipelines that stage their regions through it)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         names = tuple(t.name for t in target_context(ctx).resolve(self.target, self.name))
         SplitTallKernels(target=names).apply(ctx, op)
         MergeComposite(target=names).apply(ctx, op)
-        AnnotateTarget(targets=names).apply(ctx, op)
+        AnnotateTarget(targets=names, zero_copy=self.zero_copy).apply(ctx, op)
         MergeRegions(min_ops=self.min_ops, cost_model=self.cost_model).apply(ctx, op)
         OutlineRegions().apply(ctx, op)

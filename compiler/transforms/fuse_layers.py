@@ -83,7 +83,8 @@ from accel.compiler.diagnostics import CompileError
 from accel.compiler.memory_plan import align
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import buffer_bytes
-from accel.compiler.transforms.tile_for_scratchpad import Emitter, candidates, working_set
+from accel.compiler.tile_plan import ComputeShape, candidates, working_set
+from accel.compiler.transforms.tile_for_scratchpad import Emitter
 from accel.dialects import accel
 from accel.compiler.targets.tuning_space import FUSE_KNOB, STRIPE_KNOB
 from accel.dialects.conventions import (FUSED_FLOOR_ATTR, PLACEMENT_ATTR, TUNING_ATTR, accelerator_functions,
@@ -383,7 +384,7 @@ def close_shared(chain: list[accel.ComputeOp], entries: list[int | None],
 
 def spills(op: accel.ComputeOp, alignment: int, capacity: int) -> bool:
     """An unfused op that does not fit is tiled, and its tiles go through host memory."""
-    return working_set(op, alignment) > capacity
+    return working_set(ComputeShape.of_op(op), alignment) > capacity
 
 
 def edge_cost(chain: list[accel.ComputeOp], i: int, fused_before: bool, fused_after: bool, desc,

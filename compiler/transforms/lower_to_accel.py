@@ -75,7 +75,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from accel.compiler import ir_build
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.ir_build import memref_alloc
-from accel.compiler.targets.fused_forms import Body, ComputePlan, NotLowerable, plan_body
+from accel.compiler.targets.fused_forms import Body, ComputePlan, NotLowerable, plan_body, weight_key
 from accel.compiler.tensors import constant_value, dense_from_array, element_type
 from accel.dialects import accel, relay
 from accel.compiler.targets.context import target_context
@@ -95,17 +95,14 @@ class WeightCache:
             value: np.ndarray | None = None) -> SSAValue:
         t = const.result.type
         shape = tuple(t.get_shape()) if shape is None else shape
-        mtype = accel.memref_type(t.element_type if value is None else _elem(value), shape)
-        if value is None and const.external is not None:
-            key = ("ext", const.external.data, shape)
-            make = lambda: accel.WeightOp(mtype, external=const.external.data)  # noqa: E731
-        else:
-            arr = constant_value(const) if value is None else value
-            arr = np.asarray(arr).reshape(shape)
-            key = ("val", arr.dtype.str, shape, arr.tobytes())
-            make = lambda: accel.WeightOp(mtype, value=dense_from_array(arr))  # noqa: E731
+        key = weight_key(const, shape, value)
         if key not in self.by_key:
-            w = make()
+            mtype = accel.memref_type(t.element_type if value is None else _elem(value), shape)
+            if key[0] == "ext":
+                w = accel.WeightOp(mtype, external=const.external.data)
+            else:
+                arr = np.asarray(constant_value(const) if value is None else value).reshape(shape)
+                w = accel.WeightOp(mtype, value=dense_from_array(arr))
             w.location = const.location
             block = self.fn.body.block
             Rewriter.insert_op(w, InsertPoint.at_start(block) if not self.by_key

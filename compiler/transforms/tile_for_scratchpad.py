@@ -3,8 +3,11 @@
 Runs on the logical form (after `lower-to-accel`, before `insert-dma`). An op whose
 working set (inputs, weights, bias and output, each aligned) exceeds the target's
 scratchpad is split into tiles that fit, twice over for the streamed operands when
-`double-buffer` is set (so `optimize-dma` can overlap the next tile's transfer with the
-current compute):
+`double-buffer` is set and they fit so (so `optimize-dma` can overlap the next tile's
+transfer with the current compute; an op whose tiles fit only once is tiled
+single-buffered). What fits, and which tiling is cheapest, is planned by
+`accel.compiler.tile_plan` (`plan_tiles`), which annotate-target also asks: an op whose
+smallest tiles do not fit never reaches this pass from a partitioned model.
 
 - `accel.conv2d`: output channels (whole groups) and output rows; each row tile reads
   the input rows its windows need (with the halo) and gets its own padding;
@@ -15,15 +18,13 @@ current compute):
   add to it on the device (`accumulate`), and only the last applies bias and activation;
   a batched product along its batch dims (whole matrices);
 - `accel.eltwise`: its leading dimensions (row ops keep their rows whole; a broadcast rhs
-  is cut along the dims it shares with the output).
+  is cut along the dims it shares with the output);
+- `memref.copy` (an input of a concatenation copied into its slice of the output, which
+  insert-dma stages through one scratchpad buffer): likewise, in copies of slices.
 
 Channel tiles are unrolled (their per-channel weights, bias and quantization scales are
 static slices); row tiles run in `scf.for` loops over `memref.subview`s, with the first
-and last tiles peeled when their padding or size differs. Among the tilings that fit,
-the one with the least estimated DMA time wins, given that `optimize-dma` keeps a tile
-that does not change across iterations on the device: rows-inside-channels streams the
-weights once and re-reads the input per channel tile; channels-inside-rows reads the input
-once and re-reads the weights per row tile unless they all fit.
+and last tiles peeled when their padding or size differs.
 
 A tuning configuration on an op (`accel.tuning`, see apply-tuning and
 compiler/targets/tuning_space.py) fixes the knobs it names: channel/row tiles (conv,
@@ -46,12 +47,11 @@ After (sketch):
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 from xdsl.context import Context
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -60,11 +60,11 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.index_arith import make_index
 from accel.compiler.ir_build import subview, subview_type
-from accel.compiler.memory_plan import align
 from accel.compiler.targets.context import target_context
-from accel.compiler.tensors import buffer_bytes, numpy_dtype
+from accel.compiler.tensors import numpy_dtype
+from accel.compiler.tile_plan import (BatchPlan, ComputeShape, EltwisePlan, MatmulPlan, NoFit, RowTile, SpatialPlan,
+                                      plan_copy, plan_tiles, row_tiles)
 from accel.dialects import accel
-from accel.compiler.targets.tuning_space import COMMON_KNOBS, FUSION_OP_KNOBS
 from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions, tuning_of
 
 # --------------------------------------------------------------------------------------
@@ -117,48 +117,6 @@ class Emitter:
         return body.args[0], Emitter(InsertPoint.before(body.last_op))
 
 
-def esize(v: SSAValue) -> int:
-    return numpy_dtype(v.type.element_type).itemsize
-
-
-def candidates(n: int) -> list[int]:
-    """Tile sizes worth trying for an extent n: ceil(n / k) for every k."""
-    return sorted({-(-n // k) for k in range(1, n + 1)}, reverse=True)
-
-
-@dataclass(frozen=True)
-class RowTile:
-    start: int  # first output row
-    rows: int
-    pad_top: int
-    pad_bottom: int
-    in_start: int
-    in_rows: int
-
-    def signature(self):
-        return (self.rows, self.pad_top, self.pad_bottom, self.in_rows)
-
-
-def row_tiles(out: int, size: int, k: int, stride: int, dil: int, pad_lo: int, in_size: int, tile: int) -> list[RowTile]:
-    """Output rows in tiles of `tile`, with the input rows each reads and its padding. A
-    tile whose windows lie wholly in the padding (only possible first or last) reads no
-    input row, which no op accepts: it is merged into its neighbour."""
-    eff = dil * (k - 1) + 1
-
-    def tile_of(r0: int, r1: int) -> RowTile:
-        lo = r0 * stride - pad_lo
-        hi = (r1 - 1) * stride - pad_lo + eff
-        start = max(lo, 0)
-        return RowTile(r0, r1 - r0, max(0, -lo), max(0, hi - in_size), start, min(hi, in_size) - start)
-
-    tiles = [tile_of(r0, min(out, r0 + tile)) for r0 in range(0, out, tile)]
-    while len(tiles) > 1 and tiles[0].in_rows <= 0:
-        tiles[:2] = [tile_of(0, tiles[1].start + tiles[1].rows)]
-    while len(tiles) > 1 and tiles[-1].in_rows <= 0:
-        tiles[-2:] = [tile_of(tiles[-2].start, out)]
-    return tiles
-
-
 def group_tiles(tiles: list[RowTile]) -> list[tuple[RowTile, int, int]]:
     """Runs of tiles with the same signature at a constant step: (first, count, step).
     Within a run the input row is affine in the output row (same top padding)."""
@@ -191,99 +149,7 @@ def uniform_runs(extent: int, tile: int) -> list[tuple[int, int, int]]:
 # --------------------------------------------------------------------------------------
 
 
-@dataclass
-class Plan:
-    channel_tile: int
-    row_tile: int
-    rows_outer: bool
-    cost: float
-
-
-def _fits(sizes_streamed: list[int], sizes_fixed: list[int], capacity: int, alignment: int, double: bool) -> bool:
-    streamed = sum(align(s, alignment) for s in sizes_streamed)
-    fixed = sum(align(s, alignment) for s in sizes_fixed)
-    return (2 * streamed if double else streamed) + fixed <= capacity
-
-
-def plan_spatial(op: accel.ComputeOp, capacity: int, alignment: int, double: bool, desc,
-                 config: dict | None = None) -> Plan:
-    """Channel and row tiles of a conv or pool, the cheapest that fits; a tuning
-    `config` fixes the knobs it names (channel_tile, row_tile, resident)."""
-    config = config or {}
-    x_t, y_t = op.inputs[0].type, op.output.type
-    n, c, h, w = x_t.get_shape()
-    _, oc, oh, ow = y_t.get_shape()
-    xe, ye = esize(op.inputs[0]), esize(op.output)
-    conv = isinstance(op, accel.Conv2DOp)
-    if conv:
-        kh = op.inputs[1].type.get_shape()[2]
-        groups = op.prop("groups")
-        per_group = oc // groups
-        cin_per_group = c // groups
-        we = esize(op.inputs[1])
-        w_per_channel = math.prod(op.inputs[1].type.get_shape()[1:]) * we
-        b_per_channel = esize(op.inputs[2]) if len(op.inputs) > 2 else 0
-        s, d, p = op.prop("strides")[0], op.prop("dilation")[0], op.prop("padding")[0]
-        channel_steps = [t for t in candidates(oc) if (groups == 1 or t % per_group == 0)]
-    else:
-        kh = op.prop("pool_size")[0]
-        groups, per_group, cin_per_group = c, 1, 1
-        w_per_channel = b_per_channel = 0
-        s, d, p = op.prop("strides")[0], op.prop("dilation")[0], op.prop("padding")[0]
-        channel_steps = candidates(oc)
-    if "channel_tile" in config:
-        channel_steps = [t for t in channel_steps if t == config["channel_tile"]]
-    row_steps = [config["row_tile"]] if "row_tile" in config else candidates(oh)
-    orders = {"weights": (False,), "input": (True,)}.get(config.get("resident"), (False, True))
-    bpc, setup = desc.dma.bytes_per_cycle, desc.dma.setup_cycles
-    # Per row tile size: its tiles, and the input and output rows of the largest (a merged
-    # all-padding tile, see row_tiles, may exceed the others).
-    row_plans = []
-    for tr in row_steps:
-        tiles = row_tiles(oh, tr, kh, s, d, p, h, tr)
-        in_rows = max(min(h, (tr - 1) * s + d * (kh - 1) + 1), *(t.in_rows for t in tiles))
-        row_plans.append((tr, tiles, in_rows, max(tr, *(t.rows for t in tiles))))
-    best: Plan | None = None
-    for tc in channel_steps:
-        cin = c if (conv and groups == 1) else (tc // per_group) * cin_per_group
-        n_ct = -(-oc // tc)
-        for tr, tiles, in_rows, out_rows in row_plans:
-            x_tile = n * cin * in_rows * w * xe
-            y_tile = n * tc * out_rows * ow * ye
-            w_tile = tc * (w_per_channel + b_per_channel)
-            if not _fits([x_tile, y_tile], [w_tile], capacity, alignment, double):
-                continue
-            n_rt = len(tiles)
-            x_rows_total = sum(t.in_rows for t in tiles)
-            x_pass = n * c * x_rows_total * w * xe  # every input row tile once, all channels
-            w_total = oc * (w_per_channel + b_per_channel)
-            y_total = n * oc * oh * ow * ye
-            # rows inside channels: weights once; with one input channel set shared by all
-            # channel tiles, x is read once per channel tile unless it is a single tile
-            # (then it stays on the device across channel tiles).
-            shared_input = conv and groups == 1
-            x_in = x_pass * n_ct if (shared_input and n_rt > 1) else x_pass
-            cost_a = (w_total + x_in + y_total) / bpc + setup * n_ct * (1 + 2 * n_rt)
-            # channels inside rows: x once; weights once when they all fit beside the tiles.
-            w_fit = _fits([x_tile, y_tile], [w_total], capacity, alignment, double)
-            w_in = w_total if (w_fit or n_ct == 1) else w_total * n_rt
-            cost_b = (w_in + x_pass + y_total) / bpc + setup * n_rt * (1 + 2 * n_ct)
-            for rows_outer, cost in ((False, cost_a), (True, cost_b)):
-                if rows_outer not in orders:
-                    continue
-                if best is None or cost < best.cost - 1e-9:
-                    best = Plan(tc, tr, rows_outer, cost)
-    if best is None:
-        if config:
-            raise CompileError(f"'{op.name}': tuning configuration {config} does not fit the scratchpad "
-                               f"({capacity} bytes)", op)
-        raise CompileError(
-            f"'{op.name}' does not fit the scratchpad ({capacity} bytes) even with one output row "
-            "and one channel per tile", op)
-    return best
-
-
-def emit_spatial(op: accel.ComputeOp, plan: Plan) -> None:
+def emit_spatial(op: accel.ComputeOp, plan: SpatialPlan) -> None:
     """Replace `op` by its tiles (see the module docstring)."""
     conv = isinstance(op, accel.Conv2DOp)
     x, y = op.inputs[0], op.output
@@ -363,19 +229,13 @@ def _slice_quant(op: accel.ComputeOp, props: dict[str, Any], c0: int, c1: int) -
 # --------------------------------------------------------------------------------------
 
 
-def tile_batched_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool) -> None:
-    """A batched product split along its batch dims: whole matrices per tile, as many
-    along the last batch dim as fit (the earlier batch dims one at a time)."""
+def tile_batched_matmul(op: accel.MatmulOp, plan: BatchPlan) -> None:
+    """A batched product split along its batch dims: whole matrices per tile, `plan.matrices`
+    along the last batch dim (the earlier batch dims one at a time)."""
     a, b, y = op.inputs[0], op.inputs[1], op.output
     shape = list(y.type.get_shape())
     lead = len(shape) - 2
-    per_matrix = [math.prod(v.type.get_shape()[lead:]) * esize(v) for v in (a, b, y)]
-    t = shape[lead - 1]
-    while t > 1 and not _fits([t * p for p in per_matrix], [], capacity, alignment, double):
-        t -= 1
-    if not _fits([t * p for p in per_matrix], [], capacity, alignment, double):
-        raise CompileError(f"'{op.name}' does not fit the scratchpad ({capacity} bytes) even one matrix of the batch "
-                           "at a time (batched products are not tiled within a matrix)", op)
+    t = plan.matrices
 
     def level(e: Emitter, prefix: list[int | SSAValue], depth: int) -> None:
         if depth < lead - 1:
@@ -398,72 +258,6 @@ def tile_batched_matmul(op: accel.MatmulOp, capacity: int, alignment: int, doubl
     Rewriter.erase_op(op)
 
 
-@dataclass(frozen=True)
-class MatmulPlan:
-    m_tile: int
-    n_tile: int
-    k_tile: int  # K when the product is not split along K
-    rows_outer: bool = False  # tuned `resident = "input"`: a row tile stays while weight tiles stream
-
-
-def accumulates(desc) -> bool:
-    """Whether the target's matrix product can add to its output (a params field reads the
-    `accumulate` word), which splitting K needs."""
-    return any(v.word == "accumulate" for st in desc.api.structs for _, v in st.fields)
-
-
-def plan_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool, split_k: bool,
-                config: dict | None = None) -> MatmulPlan:
-    """M and N tiles with whole K rows, the cheapest that fits; failing that (and when the
-    target accumulates, for a float product) K tiles too, their partial sums accumulated
-    into the output tile on the device. A tuning `config` fixes the knobs it names
-    (row_tile, feature_tile, k_tile: a K tile below K splits K even when whole rows fit)."""
-    config = config or {}
-    a, b, y = op.inputs[0], op.inputs[1], op.output
-    vector = len(y.type.get_shape()) == 1
-    m, n = (1, y.type.get_shape()[0]) if vector else y.type.get_shape()
-    k = a.type.get_shape()[-1] if vector or not op.prop("transpose_a") else a.type.get_shape()[0]
-    ae, be, ye = esize(a), esize(b), esize(y)
-    bias_e = esize(op.inputs[2]) if len(op.inputs) > 2 else 0
-    m_steps = [config["row_tile"]] if "row_tile" in config else candidates(m)
-    n_steps = [config["feature_tile"]] if "feature_tile" in config else candidates(n)
-    k_steps = [config["k_tile"]] if "k_tile" in config else candidates(k)
-    best, rows_outer = None, config.get("resident") == "input"
-    for tn in n_steps if config.get("k_tile", k) == k else ():
-        for tm in m_steps:
-            rows, cols = [tm * k * ae], [tn * k * be + tn * bias_e]
-            if not _fits([*(cols if rows_outer else rows), tm * tn * ye], rows if rows_outer else cols, capacity,
-                         alignment, double):
-                continue
-            n_m, n_n = -(-m // tm), -(-n // tn)
-            cost = n * k * be * (n_m if rows_outer and n_n > 1 else 1) + m * k * ae * (
-                n_n if n_m > 1 and not rows_outer else 1) + m * n * ye + 64 * n_m * n_n
-            if best is None or cost < best[0]:
-                best = (cost, MatmulPlan(tm, tn, k, rows_outer))
-    if best is None and split_k and not op.is_quantized and not rows_outer:
-        # Every K tile brings its data and weight slices; the output tile stays.
-        for tk in k_steps:
-            for tn in n_steps:
-                for tm in m_steps:
-                    if not _fits([tm * tk * ae, tn * tk * be, tm * tn * ye], [tn * bias_e], capacity, alignment, double):
-                        continue
-                    n_m, n_n, n_k = -(-m // tm), -(-n // tn), -(-k // tk)
-                    cost = n * k * be * n_m + m * k * ae * n_n + m * n * ye + 64 * n_m * n_n * n_k
-                    if best is None or cost < best[0]:
-                        best = (cost, MatmulPlan(tm, tn, tk))
-    if best is None and config:
-        raise CompileError(f"'{op.name}': tuning configuration {config} does not fit the scratchpad "
-                           f"({capacity} bytes){'' if split_k and not op.is_quantized and not rows_outer else ' or splits K, which this product cannot'}"
-                           f"{' with resident = input (whole K rows)' if rows_outer else ''}", op)
-    if best is None:
-        why = "" if split_k and not op.is_quantized else (
-            " (int8 products are not split along K)" if op.is_quantized else
-            " (the target cannot accumulate, so K is not split)")
-        raise CompileError(f"'{op.name}' does not fit the scratchpad ({capacity} bytes) even with one row and "
-                           f"one output feature per tile{why}", op)
-    return best[1]
-
-
 def _k_tile_props(op: accel.MatmulOp, first: bool, last: bool) -> dict[str, Any]:
     """Properties of one K tile: later tiles accumulate; bias and activation (kept by the
     caller for the last tile only) apply once, after the last."""
@@ -476,17 +270,12 @@ def _k_tile_props(op: accel.MatmulOp, first: bool, last: bool) -> dict[str, Any]
     return props
 
 
-def tile_matmul(op: accel.MatmulOp, capacity: int, alignment: int, double: bool, split_k: bool,
-                config: dict | None = None) -> None:
+def tile_matmul(op: accel.MatmulOp, plan: MatmulPlan) -> None:
     a, b, y = op.inputs[0], op.inputs[1], op.output
-    if len(y.type.get_shape()) > 2:
-        tile_batched_matmul(op, capacity, alignment, double)
-        return
     vector = len(y.type.get_shape()) == 1
     m, n = (1, y.type.get_shape()[0]) if vector else y.type.get_shape()
     ta, tb = op.prop("transpose_a"), op.prop("transpose_b")
     k = a.type.get_shape()[-1] if vector or not ta else a.type.get_shape()[0]
-    plan = plan_matmul(op, capacity, alignment, double, split_k, config)
     tm, tn, tk = plan.m_tile, plan.n_tile, plan.k_tile
     k_ranges = [(k0, min(k, k0 + tk)) for k0 in range(0, k, tk)]
     top = Emitter(InsertPoint.before(op))
@@ -535,55 +324,11 @@ def _eltwise_tile_of(v: SSAValue, shape: list[int], offsets: list[int | SSAValue
     return e.subview(v, v_off, v_size)
 
 
-def eltwise_axis(op: accel.EltwiseOp) -> int | None:
-    """The axis a tuned element-wise op is split along (`outer_tile` slices of it per
-    tile): its outermost axis longer than 1 (a row op's rows stay whole). None: no such axis."""
-    shape = op.output.type.get_shape()
-    last = len(shape) - 1 if op.prop("kind") in accel.EltwiseOp.ROWS else len(shape)
-    return next((a for a in range(last) if shape[a] > 1), None)
-
-
-def plan_eltwise(op: accel.EltwiseOp, capacity: int, alignment: int, double: bool,
-                 config: dict | None = None) -> tuple[int, int]:
-    """(axis, slices per tile) of an element-wise op: the tile keeps every later axis whole.
-    Heuristic: the outermost axis whose slices fit, as many slices as fit; a tuning
-    `config` fixes `outer_tile` (slices of `eltwise_axis`)."""
-    shape = list(op.output.type.get_shape())
-    rows = op.prop("kind") in accel.EltwiseOp.ROWS
-    streamed = [op.inputs[0]] if rows else list(op.inputs)  # a layer norm's gamma and beta stay whole
-    per_elem = sum(esize(v) for v in streamed) + esize(op.output)
-    resident = [buffer_bytes(v.type) for v in op.inputs if v not in streamed]
-    if config and "outer_tile" in config:
-        axis, t = eltwise_axis(op), config["outer_tile"]
-        if axis is None or not _fits([t * math.prod(shape[axis + 1:]) * per_elem], resident, capacity, alignment,
-                                     double):
-            raise CompileError(f"'{op.name}': tuning configuration {config} does not fit the scratchpad "
-                               f"({capacity} bytes)", op)
-        return axis, t
-    # Split the leading axes: the tile keeps every later axis whole (a row op its rows).
-    axis = 0
-    last = len(shape) - 1 if rows else len(shape)
-    while axis < last:
-        inner = math.prod(shape[axis + 1:])
-        if _fits([inner * per_elem], resident, capacity, alignment, double):
-            break
-        axis += 1
-    if axis == last:
-        what = "row by row" if rows else "element by element"
-        raise CompileError(f"'{op.name}' does not fit the scratchpad ({capacity} bytes) even {what}", op)
-    inner = math.prod(shape[axis + 1:])
-    t = max(1, min(shape[axis], max(1, (capacity // (2 if double else 1)) // max(1, inner * per_elem + 3 * alignment))))
-    while t > 1 and not _fits([t * inner * per_elem], resident, capacity, alignment, double):
-        t -= 1
-    return axis, t
-
-
-def tile_eltwise(op: accel.EltwiseOp, capacity: int, alignment: int, double: bool, config: dict | None = None) -> None:
-    shape = list(op.output.type.get_shape())
-    rows = op.prop("kind") in accel.EltwiseOp.ROWS
-    streamed = [op.inputs[0]] if rows else list(op.inputs)
-    axis, t = plan_eltwise(op, capacity, alignment, double, config)
-    top = Emitter(InsertPoint.before(op))
+def emit_slices(top: Emitter, shape: list[int], plan: EltwisePlan, emit) -> None:
+    """Loops over the slices of `plan` (one at a time along the axes before `plan.axis`,
+    `plan.slices` of it per tile, the last smaller tile peeled): `emit(body, offsets,
+    sizes)` builds one tile."""
+    axis, t = plan.axis, plan.slices
 
     def level(e: Emitter, prefix: list[int | SSAValue], depth: int) -> None:
         if depth < axis:
@@ -593,22 +338,40 @@ def tile_eltwise(op: accel.EltwiseOp, capacity: int, alignment: int, double: boo
         for s0, count, size in uniform_runs(shape[axis], t):
             iv, body = e.loop(s0, count, t)
             start = body.affine(iv, 1, 0) if iv is not None else s0
-            offsets = prefix + [start] + [0] * (len(shape) - axis - 1)
-            sizes = [1] * axis + [size] + shape[axis + 1:]
-            ins = [_eltwise_tile_of(v, shape, offsets, sizes, body) if v in streamed or not rows else v
-                   for v in op.inputs]
-            props = {kname: op.properties[kname] for kname in op.properties}
-            new = accel.EltwiseOp(ins, body.subview(op.output, offsets, sizes), dict(op.attributes), **props)
-            new.location = op.location
-            body.add(new)
+            emit(body, prefix + [start] + [0] * (len(shape) - axis - 1), [1] * axis + [size] + shape[axis + 1:])
 
     level(top, [], 0)
+
+
+def tile_eltwise(op: accel.EltwiseOp, plan: EltwisePlan) -> None:
+    shape = list(op.output.type.get_shape())
+    rows = op.prop("kind") in accel.EltwiseOp.ROWS
+    streamed = [op.inputs[0]] if rows else list(op.inputs)
+
+    def emit(body: Emitter, offsets: list[int | SSAValue], sizes: list[int]) -> None:
+        ins = [_eltwise_tile_of(v, shape, offsets, sizes, body) if v in streamed or not rows else v
+               for v in op.inputs]
+        props = {kname: op.properties[kname] for kname in op.properties}
+        new = accel.EltwiseOp(ins, body.subview(op.output, offsets, sizes), dict(op.attributes), **props)
+        new.location = op.location
+        body.add(new)
+
+    emit_slices(Emitter(InsertPoint.before(op)), shape, plan, emit)
     Rewriter.erase_op(op)
 
 
-def working_set(op: accel.ComputeOp, alignment: int) -> int:
-    values = list(dict.fromkeys([*op.inputs, op.output]))
-    return sum(align(buffer_bytes(v.type), alignment) for v in values)
+def tile_copy(copy: memref.CopyOp, plan: EltwisePlan) -> None:
+    """A copy (an input of a concatenation into its slice of the output) as copies of
+    slices, each of which insert-dma stages through a scratchpad buffer that fits."""
+    shape = list(copy.source.type.get_shape())
+
+    def emit(body: Emitter, offsets: list[int | SSAValue], sizes: list[int]) -> None:
+        new = memref.CopyOp(body.subview(copy.source, offsets, sizes), body.subview(copy.destination, offsets, sizes))
+        new.location = copy.location
+        body.add(new)
+
+    emit_slices(Emitter(InsertPoint.before(copy)), shape, plan, emit)
+    Rewriter.erase_op(copy)
 
 
 @dataclass(frozen=True)
@@ -622,7 +385,8 @@ class TileForScratchpad(ModulePass):
     by default the compile's targets, then built-ins by name."""
 
     double_buffer: bool = True
-    """Size streamed tiles so that two of each fit (room for overlapping transfers)."""
+    """Size streamed tiles so that two of each fit (room for overlapping transfers); an
+    op whose tiles fit only once is tiled single-buffered."""
 
     zero_copy: bool = True
     """Leave targets that share host memory untiled: they compute in place (see insert-dma)."""
@@ -636,20 +400,23 @@ class TileForScratchpad(ModulePass):
                 continue
             if PLACEMENT_ATTR in fn.attributes:
                 raise CompileError(f"tile-for-scratchpad: @{fn.sym_name.data} is already placed (run it before insert-dma)", fn)
-            capacity, alignment = desc.memory.scratchpad_bytes, desc.memory.alignment
             for c in [o for o in fn.body.block.ops if isinstance(o, accel.ComputeOp)]:
                 # A tuning configuration (apply-tuning) fixes the tiles it names, even of
                 # an op that fits whole (smaller tiles let transfers overlap compute).
-                config = tuning_of(c) or {}
-                double = bool(config.get("double_buffer", self.double_buffer))
-                tiles = {k: v for k, v in config.items() if k not in COMMON_KNOBS and k not in FUSION_OP_KNOBS}
-                if isinstance(c, accel.MatmulOp) and len(c.output.type.get_shape()) > 2:
-                    tiles = {}  # not in a tuning space (batched products: whole matrices)
-                if not tiles and working_set(c, alignment) <= capacity:
-                    continue
-                if isinstance(c, (accel.Conv2DOp, accel.PoolOp)):
-                    emit_spatial(c, plan_spatial(c, capacity, alignment, double, desc, tiles))
-                elif isinstance(c, accel.MatmulOp):
-                    tile_matmul(c, capacity, alignment, double, accumulates(desc), tiles)
-                else:
-                    tile_eltwise(c, capacity, alignment, double, tiles)
+                try:
+                    plan = plan_tiles(ComputeShape.of_op(c), desc, self.double_buffer, tuning_of(c))
+                except NoFit as e:
+                    raise CompileError(str(e), c) from None
+                if isinstance(plan, SpatialPlan):
+                    emit_spatial(c, plan)
+                elif isinstance(plan, MatmulPlan):
+                    tile_matmul(c, plan)
+                elif isinstance(plan, BatchPlan):
+                    tile_batched_matmul(c, plan)
+                elif isinstance(plan, EltwisePlan):
+                    tile_eltwise(c, plan)
+            for copy in [o for o in fn.body.block.ops if isinstance(o, memref.CopyOp)]:
+                source = copy.source.type
+                plan = plan_copy(source.get_shape(), numpy_dtype(source.element_type).itemsize, desc, self.double_buffer)
+                if plan is not None:
+                    tile_copy(copy, plan)

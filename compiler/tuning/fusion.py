@@ -26,7 +26,7 @@ from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.targets.tuning_space import (FUSE_KNOB, FUSION_KIND, SEGMENTS_KNOB, STRIPE_KNOB, KindSpace)
 from accel.compiler.transforms.fuse_layers import (SegmentPlan, choose_segments, edge_cost, find_chains,
                                                    plan_segment)
-from accel.compiler.transforms.tile_for_scratchpad import candidates
+from accel.compiler.tile_plan import candidates
 from accel.compiler.tuning.tasks import Task, chain_module, shape_of
 from accel.dialects import accel
 from accel.dialects.conventions import accelerator_functions, set_tuning, tuning_of

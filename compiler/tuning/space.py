@@ -8,8 +8,8 @@ estimate of each (to rank candidates before measuring them).
 `{}` is the default: no knob fixed, the heuristics choose (what an untuned compile does);
 it is always a candidate, so a tuned op is never worse than the default as measured.
 Whether a configuration fits the scratchpad is the lowering's own check: the
-configuration is planned with `tile-for-scratchpad`'s planners (`plan_spatial`,
-`plan_matmul`), which refuse tiles that do not fit.
+configuration is planned as `tile-for-scratchpad` plans it (`tile_plan.plan_tiles`),
+which refuses tiles that do not fit.
 """
 
 from __future__ import annotations
@@ -17,11 +17,10 @@ from __future__ import annotations
 import itertools
 import math
 
-from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.targets.tuning_space import TILE_KNOBS, KindSpace
-from accel.compiler.transforms.tile_for_scratchpad import (accumulates, candidates, eltwise_axis, esize, plan_eltwise,
-                                                           plan_matmul, plan_spatial, row_tiles, working_set)
+from accel.compiler.tile_plan import (ComputeShape, NoFit, accumulates, candidates, eltwise_axis, mnk, plan_tiles,
+                                      row_tiles, working_set)
 from accel.compiler.tuning.tasks import tunable_kind
 from accel.dialects import accel
 
@@ -32,17 +31,9 @@ def extents(op: accel.ComputeOp) -> dict[str, int]:
         _, oc, oh, _ = op.output.type.get_shape()
         return {"channel_tile": oc, "row_tile": oh}
     if isinstance(op, accel.EltwiseOp):
-        return {"outer_tile": op.output.type.get_shape()[eltwise_axis(op)]}
-    m, n, k = _mnk(op)
+        return {"outer_tile": op.output.type.get_shape()[eltwise_axis(ComputeShape.of_op(op))]}
+    m, n, k = mnk(ComputeShape.of_op(op))
     return {"row_tile": m, "feature_tile": n, "k_tile": k}
-
-
-def _mnk(op: accel.MatmulOp) -> tuple[int, int, int]:
-    a, y = op.inputs[0], op.output
-    vector = len(y.type.get_shape()) == 1
-    m, n = (1, y.type.get_shape()[0]) if vector else y.type.get_shape()
-    k = a.type.get_shape()[-1] if vector or not op.prop("transpose_a") else a.type.get_shape()[0]
-    return m, n, k
 
 
 def kind_space(op: accel.ComputeOp, desc: TargetDescription) -> KindSpace | None:
@@ -72,15 +63,9 @@ def knob_values(op: accel.ComputeOp, space: KindSpace, desc: TargetDescription) 
 
 
 def _plan(op: accel.ComputeOp, config: dict, desc: TargetDescription):
-    """The lowering's plan of `config` (raises CompileError when it does not fit)."""
-    capacity, alignment = desc.memory.scratchpad_bytes, desc.memory.alignment
-    double = bool(config.get("double_buffer", True))
-    tiles = {k: v for k, v in config.items() if k in TILE_KNOBS[tunable_kind(op)] or k == "resident"}
-    if isinstance(op, (accel.Conv2DOp, accel.PoolOp)):
-        return plan_spatial(op, capacity, alignment, double, desc, tiles)
-    if isinstance(op, accel.EltwiseOp):
-        return plan_eltwise(op, capacity, alignment, double, tiles)
-    return plan_matmul(op, capacity, alignment, double, accumulates(desc), tiles)
+    """The lowering's plan of `config` (None: the op stays whole; raises NoFit when it
+    does not fit)."""
+    return plan_tiles(ComputeShape.of_op(op), desc, True, config)
 
 
 def check_config(op: accel.ComputeOp, config: dict, desc: TargetDescription) -> str | None:
@@ -98,7 +83,7 @@ def check_config(op: accel.ComputeOp, config: dict, desc: TargetDescription) -> 
         return None
     try:
         _plan(op, config, desc)
-    except CompileError:
+    except NoFit:
         return "it does not fit the scratchpad"
     return None
 
@@ -119,7 +104,7 @@ def space_of(op: accel.ComputeOp, desc: TargetDescription) -> list[dict]:
         cfg = dict(zip(sized, combo))
         try:
             _plan(op, cfg, desc)
-        except CompileError:
+        except NoFit:
             continue
         fitting.append(cfg)
     if space.kind == "matmul":  # one row or feature tile: both loop orders emit the same loops
@@ -140,12 +125,13 @@ def analytic_cycles(op: accel.ComputeOp, config: dict, desc: TargetDescription) 
     when the tiles are double-buffered. Only a ranking: the measurement decides."""
     capacity, alignment = desc.memory.scratchpad_bytes, desc.memory.alignment
     bpc, setup = desc.dma.bytes_per_cycle, desc.dma.setup_cycles
-    int8 = op.is_quantized if isinstance(op, accel.MatmulOp) else esize(op.inputs[0]) == 1
+    shape = ComputeShape.of_op(op)
+    int8 = op.is_quantized if isinstance(op, accel.MatmulOp) else shape.inputs[0].itemsize == 1
     rate = desc.compute.macs_per_cycle_int8 if int8 else desc.compute.macs_per_cycle_f32
     double = bool(config.get("double_buffer", True))
     tiles_given = any(k in TILE_KNOBS[tunable_kind(op)] for k in config)
-    whole = not tiles_given and working_set(op, alignment) <= capacity
-    io_bytes = sum(math.prod(v.type.get_shape()) * esize(v) for v in dict.fromkeys([*op.inputs, op.output]))
+    whole = not tiles_given and working_set(shape, alignment) <= capacity
+    io_bytes = sum(b.nbytes for b in shape.distinct)
     if isinstance(op, (accel.Conv2DOp, accel.PoolOp)):
         n, c, h, w = op.inputs[0].type.get_shape()
         _, oc, oh, ow = op.output.type.get_shape()
@@ -169,11 +155,12 @@ def analytic_cycles(op: accel.ComputeOp, config: dict, desc: TargetDescription) 
         if whole:
             n_tiles = 1
         else:
-            axis, t = _plan(op, config, desc)
-            n_tiles = math.prod(op.output.type.get_shape()[:axis]) * -(-op.output.type.get_shape()[axis] // t)
+            plan = _plan(op, config, desc)
+            out_shape = op.output.type.get_shape()
+            n_tiles = math.prod(out_shape[:plan.axis]) * -(-out_shape[plan.axis] // plan.slices)
         dma = io_bytes / bpc + setup * n_tiles * (len(op.inputs) + 1)
     else:
-        m, nn, k = _mnk(op)
+        m, nn, k = mnk(shape)
         work = m * nn * k / rate
         if whole:
             n_tiles, dma = 1, io_bytes / bpc + setup * (len(op.inputs) + 1)
@@ -181,12 +168,12 @@ def analytic_cycles(op: accel.ComputeOp, config: dict, desc: TargetDescription) 
             plan = _plan(op, config, desc)
             n_m, n_n, n_k = -(-m // plan.m_tile), -(-nn // plan.n_tile), -(-k // plan.k_tile)
             n_tiles = n_m * n_n * n_k
-            be, ae = esize(op.inputs[1]), esize(op.inputs[0])
+            be, ae = shape.inputs[1].itemsize, shape.inputs[0].itemsize
             if plan.rows_outer:
                 moved = nn * k * be * (n_m if n_n > 1 else 1) + m * k * ae
             else:
                 moved = nn * k * be * (n_m if n_k > 1 else 1) + m * k * ae * (n_n if n_m > 1 or n_k > 1 else 1)
-            moved += m * nn * esize(op.output) * (2 * n_k - 1)
+            moved += m * nn * shape.output.itemsize * (2 * n_k - 1)
             dma = moved / bpc + setup * n_tiles * 3
     compute = n_tiles * desc.compute.launch_cycles + work
     if double and n_tiles > 1:

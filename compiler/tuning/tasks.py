@@ -37,7 +37,7 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.printer import Printer
 
 from accel.compiler.tensors import numpy_dtype
-from accel.compiler.transforms.tile_for_scratchpad import eltwise_axis
+from accel.compiler.tile_plan import ComputeShape, eltwise_axis
 from accel.dialects import accel
 from accel.dialects.conventions import (NAME_ATTR, OUTPUT_ATTR, TARGET_ATTR, TUNING_ATTR, accelerator_functions,
                                         symbol_base)
@@ -55,7 +55,7 @@ def tunable_kind(op: accel.ComputeOp) -> str | None:
     kind = KINDS.get(type(op))
     if kind == "matmul" and len(op.output.type.get_shape()) > 2:
         return None
-    if kind == "eltwise" and eltwise_axis(op) is None:
+    if kind == "eltwise" and eltwise_axis(ComputeShape.of_op(op)) is None:
         return None
     return kind
 
