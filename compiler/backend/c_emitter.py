@@ -45,7 +45,7 @@ from accel.compiler.narrow_types import NARROW_C_TYPES, is_float_dtype
 from accel.compiler.resize_sampling import resize2d_taps
 from accel.compiler.tensors import cast, constant_value, numpy_dtype
 from accel.dialects import accel, relay
-from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, Arg, Call, Value, compute_word
+from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, Arg, Call, Value, Word, compute_word
 from accel.dialects.conventions import ARENA_ATTR, ENTRY_ATTR, OFFSET_ATTR, TARGET_ATTR, entry_of, io_names, is_output_arg
 
 WEIGHT_ALIGN = 64
@@ -186,6 +186,9 @@ class ModelEmitter:
         self.global_names: dict[str, str] = {}
         self.counter = 0
         self.op_descriptions: list[str] = []
+        self.call_pieces: dict[tuple, tuple[tuple, tuple[CallPiece, ...]]] = {}
+        """Compute calls' arguments by (call, op name, properties, operand types), by
+        identity (ComputeCallEmitter.pieces)."""
 
     # -- naming ------------------------------------------------------------------------
 
@@ -1232,11 +1235,38 @@ class AccelFunctionEmitter:
         w.line(f"{self.desc.api.runtime.token_type} {tok} = {call};")
 
 
+@dataclass(frozen=True)
+class StaticArray:
+    """An array argument or struct field of a compute call: a static const array of the
+    file being written (`ModelEmitter.static_array`)."""
+
+    ctype: str
+    values: tuple
+
+
+@dataclass(frozen=True)
+class StructInit:
+    """A `&<struct>` argument: a static const instance of a declared struct, its fields
+    as C (a literal, an enum identifier) or arrays."""
+
+    type: str
+    fields: tuple[tuple[str, str | StaticArray], ...]
+
+
+CallPiece = str | StaticArray | StructInit | Word
+"""An argument of a compute call before it is written: C text, an array, a struct, or a
+buffer word (read from each op: the buffers are the op's own)."""
+
+
 class ComputeCallEmitter:
     """An accel compute op as the call its description entry declares (`accel.entry`:
     `c_function` and `args`, words of `accel.compiler.targets.c_api`). Nothing of the
     vendor API is assumed here: names, argument order, structs and enum identifiers all
-    come from the description."""
+    come from the description.
+
+    A word is a function of the op's name, properties and operand types (`Word.evaluate`),
+    and those are interned: ops alike share one evaluation of their call's words
+    (`ModelEmitter.call_pieces`, keyed by identity)."""
 
     def __init__(self, region: AccelFunctionEmitter, op: accel.ComputeOp):
         self.region = region
@@ -1255,37 +1285,61 @@ class ComputeCallEmitter:
             raise CompileError(f"'{op.name}': target '{desc.name}' has no entry '{key}'", op)
         if spec.call is None:
             raise CompileError(f"'{op.name}': {key} of target '{desc.name}' declares no 'args' for its C call", op)
-        where = f"{desc.path}: {key}"
-        args = [self.arg(a, where) for a in spec.call.args]
+        args = [self.render(p) for p in self.pieces(spec.call, f"{desc.path}: {key}")]
         w.line(f"if ({spec.call.function}({', '.join(args)}) != 0) return 1;")
 
-    def arg(self, a: Arg, where: str) -> str:
+    def pieces(self, call: Call, where: str) -> tuple[CallPiece, ...]:
+        """The call's arguments for this op, evaluated once per alike ops."""
+        op = self.op
+        props = tuple(op.properties.items())
+        types = tuple(v.type for v in op.operands)
+        sig = (id(call), op.name, tuple((k, id(a)) for k, a in props), tuple(map(id, types)))
+        hit = self.model.call_pieces.get(sig)
+        if hit is not None:
+            return hit[1]
+        pieces = tuple(self.piece(a, where) for a in call.args)
+        # The entry keeps what the key names by id alive, so no other object takes its id.
+        self.model.call_pieces[sig] = ((call, props, types), pieces)
+        return pieces
+
+    def piece(self, a: Arg, where: str) -> CallPiece:
         if a.struct is not None:
             st = self.desc.struct(a.struct)
-            name = self.model.fresh("p")
-            fields = {f: self.value(v, f"{where}: api.structs.{st.name}.fields.{f}") for f, v in st.fields}
-            init = ", ".join(f".{k} = {v}" for k, v in fields.items())
-            self.model.globals.append(f"static const {st.type} {name} = {{{init}}};")
-            return f"&{name}"
+            return StructInit(st.type, tuple((f, self.value(v, f"{where}: api.structs.{st.name}.fields.{f}"))
+                                             for f, v in st.fields))
         assert a.value is not None
         return self.value(a.value, where)
 
-    def value(self, v: Value, where: str) -> str:
+    def value(self, v: Value, where: str) -> CallPiece:
         if v.word is None:
             return c_number(v.literal, "int64_t" if isinstance(v.literal, int) else "double")
         word = compute_word(v.word)
         assert word is not None
-        x = word.evaluate(self.op)
         if word.kind == BUFFER:
-            return "NULL" if x is None else self.region.value(x)
+            return word
+        x = word.evaluate(self.op)
         if word.kind == ARRAY:
-            return self.model.static_array(word.ctype, list(x), "k")
+            return StaticArray(word.ctype, tuple(x))
         if v.enum is not None:
             ident = v.enum_value(x)
             if ident is None:
                 raise CompileError(f"{where}: the enum of '{v.word}' has no value for '{x}'", self.op)
             return ident
         return c_number(x, word.ctype)
+
+    def render(self, piece: CallPiece) -> str:
+        """An argument as C; a struct or an array becomes a static const of the file."""
+        if isinstance(piece, str):
+            return piece
+        if isinstance(piece, StaticArray):
+            return self.model.static_array(piece.ctype, list(piece.values), "k")
+        if isinstance(piece, StructInit):
+            name = self.model.fresh("p")
+            init = ", ".join(f".{f} = {self.render(v)}" for f, v in piece.fields)
+            self.model.globals.append(f"static const {piece.type} {name} = {{{init}}};")
+            return f"&{name}"
+        x = piece.evaluate(self.op)
+        return "NULL" if x is None else self.region.value(x)
 
 
 def c_number(x: Any, ctype: str) -> str:
