@@ -186,6 +186,10 @@ class ModelEmitter:
         self.global_names: dict[str, str] = {}
         self.counter = 0
         self.op_descriptions: list[str] = []
+        self.array_inits: dict[tuple, str] = {}
+        """(C type, integer values) -> the array's initializer (`array_init`)."""
+        self.transfers: dict[tuple[int, int], tuple[tuple, Transfer]] = {}
+        """(source type, dest type) by identity -> the transfer's words (`transfer`)."""
         self.call_pieces: dict[tuple, tuple[tuple, tuple[CallPiece, ...]]] = {}
         """Compute calls' arguments by (call, op name, properties, operand types), by
         identity (ComputeCallEmitter.pieces)."""
@@ -197,13 +201,24 @@ class ModelEmitter:
         return f"{prefix}{self.counter}"
 
     def static_array(self, ctype: str, values: Sequence[Any], prefix: str = "k") -> str:
-        init = c_array_init(values, ctype)
+        init = self.array_init(ctype, values)
         key = f"{ctype}:{init}"
         if key not in self.global_names:
             name = self.fresh(prefix)
             self.globals.append(f"static const {ctype} {name}[] = {init};")
             self.global_names[key] = name
         return self.global_names[key]
+
+    def array_init(self, ctype: str, values: Sequence[Any]) -> str:
+        """`c_array_init`, once per integer array (equal integers are written alike; equal
+        floats are not: -0.0 == 0.0)."""
+        if ctype in ("float", "double"):
+            return c_array_init(values, ctype)
+        key = (ctype, tuple(values))
+        init = self.array_inits.get(key)
+        if init is None:
+            init = self.array_inits[key] = c_array_init(values, ctype)
+        return init
 
     def shape_array(self, shape: Sequence[int]) -> str:
         if len(shape) > HOST_MAX_RANK:
@@ -215,6 +230,21 @@ class ModelEmitter:
         text = f"{op.name}" + (f" at {loc}" if loc else "")
         self.op_descriptions.append(text)
         return len(self.op_descriptions) - 1
+
+    def transfer(self, source: MemRefType, dest: MemRefType) -> Transfer:
+        """A DMA call's words between views of these types, once per pair of type objects
+        (types are interned: a region's transfers share a few)."""
+        key = (id(source), id(dest))
+        hit = self.transfers.get(key)
+        if hit is not None:
+            return hit[1]
+        to_spm, from_spm = accel.memory_space(dest) == "spm", accel.memory_space(source) == "spm"
+        function = "dma_to_host" if not to_spm else "dma_on_device" if from_spm else "dma_to_device"
+        shape = shape_of(source)
+        t = Transfer(function, str(dtype_of(source).itemsize), str(len(shape)), shape, strides_of(dest)[0],
+                     strides_of(source)[0])
+        self.transfers[key] = ((source, dest), t)  # keeps the types alive: their ids stay theirs
+        return t
 
     # -- weights -----------------------------------------------------------------------
 
@@ -1122,85 +1152,85 @@ class AccelFunctionEmitter:
         raise CompileError(f"the C emitter has no value for {v.type}", v.owner if isinstance(v.owner, Operation) else None)
 
     def emit_op(self, op: Operation, w: CWriter) -> None:
-        if isinstance(op, func.ReturnOp):
-            w.line(f"{runtime_call(self.desc, 'sync')};")
-            w.line("return 0;")
-            return
-        if isinstance(op, accel.WeightOp):
-            self.ptr[op.result] = self.model.weight_ptr(op)
-            return
-        if isinstance(op, memref.AllocOp):
-            self.ptr[op.memref] = self.model.buffer_ptr(op.memref, {})
-            return
-        if isinstance(op, accel.AllocOp):
-            if accel.memory_space(op.result.type) != "spm" or op.offset is None:
-                raise CompileError("scratchpad buffers need a planned offset (run insert-dma)", op)
-            ctype = C_TYPES[dtype_of(op.result.type)]
-            self.ptr[op.result] = f"(({ctype} *)(spm + {op.offset.value.data}))"
-            return
-        if isinstance(op, accel.DmaStartOp):
-            self.emit_dma(op, w)
-            return
-        if isinstance(op, accel.DmaWaitOp):
-            for t in op.tokens:
-                w.line(f"{runtime_call(self.desc, 'dma_wait', token=self.value(t))};")
-            return
-        if isinstance(op, memref.SubviewOp):
-            self.emit_subview(op)
-            return
-        if isinstance(op, arith.ConstantOp):
-            self.index[op.result] = str(op.value.value.data)
-            return
-        if isinstance(op, (arith.AddiOp, arith.MuliOp, arith.SubiOp)):  # index arithmetic
-            sym = {arith.AddiOp: "+", arith.MuliOp: "*", arith.SubiOp: "-"}[type(op)]
-            self.index[op.result] = f"({self.value(op.lhs)} {sym} {self.value(op.rhs)})"
-            return
-        if isinstance(op, (arith.MinSIOp, arith.MaxSIOp)):
-            a, b = self.value(op.lhs), self.value(op.rhs)
-            cmp = "<" if isinstance(op, arith.MinSIOp) else ">"
-            self.index[op.result] = f"(({a}) {cmp} ({b}) ? ({a}) : ({b}))"
-            return
-        if isinstance(op, scf.ForOp):
-            iv = self.model.fresh("i")
-            args = op.body.block.args
-            self.index[args[0]] = iv
-            # Loop-carried values (a slot index, pending tokens) live in variables.
-            carried = []
-            for arg, init, res in zip(args[1:], op.iter_args, op.results):
-                var = self.model.fresh("c")
-                w.line(f"{self.c_scalar_type(arg.type)} {var} = {self.value(init)};")
-                self.index[arg] = var
-                self.index[res] = var
-                carried.append(var)
-            lb, ub, st = self.value(op.lb), self.value(op.ub), self.value(op.step)
-            w.line(f"for (int64_t {iv} = {lb}; {iv} < {ub}; {iv} += {st}) {{")
-            w.depth += 1
-            for inner in op.body.block.ops:
-                if isinstance(inner, scf.YieldOp):
-                    values = [self.value(v) for v in inner.operands]
-                    temps = []
-                    for var, val in zip(carried, values):
-                        tmp = self.model.fresh("n")
-                        w.line(f"{self.c_scalar_type(op.body.block.args[1 + len(temps)].type)} {tmp} = {val};")
-                        temps.append(tmp)
-                    for var, tmp in zip(carried, temps):
-                        w.line(f"{var} = {tmp};")
-                else:
-                    self.emit_op(inner, w)
-            w.depth -= 1
-            w.line("}")
-            return
-        if isinstance(op, accel.ComputeOp):
-            ComputeCallEmitter(self, op).emit(w)
-            return
-        raise CompileError(f"the C emitter cannot emit '{op.name}' in an accelerator region", op)
+        emit = self.EMITTERS.get(type(op))
+        if emit is None:  # a subclass of an op the region may hold (a compute op)
+            emit = next((e for cls, e in self.EMITTERS.items() if isinstance(op, cls)), None)
+            if emit is None:
+                raise CompileError(f"the C emitter cannot emit '{op.name}' in an accelerator region", op)
+        emit(self, op, w)
+
+    def emit_return(self, op: func.ReturnOp, w: CWriter) -> None:
+        w.line(f"{runtime_call(self.desc, 'sync')};")
+        w.line("return 0;")
+
+    def emit_weight(self, op: accel.WeightOp, w: CWriter) -> None:
+        self.ptr[op.result] = self.model.weight_ptr(op)
+
+    def emit_host_alloc(self, op: memref.AllocOp, w: CWriter) -> None:
+        self.ptr[op.memref] = self.model.buffer_ptr(op.memref, {})
+
+    def emit_spm_alloc(self, op: accel.AllocOp, w: CWriter) -> None:
+        if accel.memory_space(op.result.type) != "spm" or op.offset is None:
+            raise CompileError("scratchpad buffers need a planned offset (run insert-dma)", op)
+        ctype = C_TYPES[dtype_of(op.result.type)]
+        self.ptr[op.result] = f"(({ctype} *)(spm + {op.offset.value.data}))"
+
+    def emit_wait(self, op: accel.DmaWaitOp, w: CWriter) -> None:
+        for t in op.operands:
+            w.line(f"{runtime_call(self.desc, 'dma_wait', token=self.value(t))};")
+
+    def emit_index_constant(self, op: arith.ConstantOp, w: CWriter) -> None:
+        self.index[op.result] = str(op.value.value.data)
+
+    INDEX_OPERATORS = {arith.AddiOp: "+", arith.MuliOp: "*", arith.SubiOp: "-"}
+
+    def emit_index_arith(self, op: arith.SignlessIntegerBinaryOperation, w: CWriter) -> None:
+        self.index[op.result] = f"({self.value(op.lhs)} {self.INDEX_OPERATORS[type(op)]} {self.value(op.rhs)})"
+
+    def emit_index_min_max(self, op: arith.MinSIOp | arith.MaxSIOp, w: CWriter) -> None:
+        a, b = self.value(op.lhs), self.value(op.rhs)
+        cmp = "<" if isinstance(op, arith.MinSIOp) else ">"
+        self.index[op.result] = f"(({a}) {cmp} ({b}) ? ({a}) : ({b}))"
+
+    def emit_for(self, op: scf.ForOp, w: CWriter) -> None:
+        iv = self.model.fresh("i")
+        args = op.body.block.args
+        self.index[args[0]] = iv
+        # Loop-carried values (a slot index, pending tokens) live in variables.
+        carried = []
+        for arg, init, res in zip(args[1:], op.iter_args, op.results):
+            var = self.model.fresh("c")
+            w.line(f"{self.c_scalar_type(arg.type)} {var} = {self.value(init)};")
+            self.index[arg] = var
+            self.index[res] = var
+            carried.append(var)
+        lb, ub, st = self.value(op.lb), self.value(op.ub), self.value(op.step)
+        w.line(f"for (int64_t {iv} = {lb}; {iv} < {ub}; {iv} += {st}) {{")
+        w.depth += 1
+        for inner in op.body.block.ops:
+            if isinstance(inner, scf.YieldOp):
+                values = [self.value(v) for v in inner.operands]
+                temps = []
+                for var, val in zip(carried, values):
+                    tmp = self.model.fresh("n")
+                    w.line(f"{self.c_scalar_type(op.body.block.args[1 + len(temps)].type)} {tmp} = {val};")
+                    temps.append(tmp)
+                for var, tmp in zip(carried, temps):
+                    w.line(f"{var} = {tmp};")
+            else:
+                self.emit_op(inner, w)
+        w.depth -= 1
+        w.line("}")
+
+    def emit_compute(self, op: accel.ComputeOp, w: CWriter) -> None:
+        ComputeCallEmitter(self, op).emit(w)
 
     def c_scalar_type(self, t) -> str:
         if isinstance(t, accel.TokenType):
             return self.desc.api.runtime.token_type
         return "int64_t"
 
-    def emit_subview(self, op: memref.SubviewOp) -> None:
+    def emit_subview(self, op: memref.SubviewOp, w: CWriter) -> None:
         src = self.value(op.source)
         strides, _ = strides_of(op.source.type)
         dyn = list(op.offsets)
@@ -1215,24 +1245,44 @@ class AccelFunctionEmitter:
 
     def emit_dma(self, op: accel.DmaStartOp, w: CWriter) -> None:
         m = self.model
-        st = op.source.type
-        shape = shape_of(st)
-        src_strides, _ = strides_of(op.source.type)
-        dst_strides, _ = strides_of(op.dest.type)
-        fn = "dma_to_device" if op.to_device else "dma_on_device" if op.on_device else "dma_to_host"
-        if getattr(self.desc.api.runtime, fn) is None:
-            raise CompileError(f"target '{self.desc.name}' has no copy on the device (api.runtime.{fn})", op)
-        es = dtype_of(st).itemsize
-        call = runtime_call(self.desc, fn, dst=self.value(op.dest), src=self.value(op.source), elem_bytes=str(es),
-                            rank=str(len(shape)), shape=m.shape_array(shape),
-                            dst_strides=m.static_array("int64_t", list(dst_strides), "strides"),
-                            src_strides=m.static_array("int64_t", list(src_strides), "strides"))
-        if not op.token.uses:  # completed by the region's final sync
+        source, dest = op.operands
+        t = m.transfer(source.type, dest.type)
+        if getattr(self.desc.api.runtime, t.function) is None:
+            raise CompileError(f"target '{self.desc.name}' has no copy on the device (api.runtime.{t.function})", op)
+        call = runtime_call(self.desc, t.function, dst=self.value(dest), src=self.value(source),
+                            elem_bytes=t.elem_bytes, rank=t.rank, shape=m.shape_array(t.shape),
+                            dst_strides=m.static_array("int64_t", t.dest_strides, "strides"),
+                            src_strides=m.static_array("int64_t", t.source_strides, "strides"))
+        token = op.results[0]
+        if not token.uses:  # completed by the region's final sync
             w.line(f"(void){call};")
             return
         tok = m.fresh("t")
-        self.ptr[op.token] = tok
+        self.ptr[token] = tok
         w.line(f"{self.desc.api.runtime.token_type} {tok} = {call};")
+
+    EMITTERS = {
+        func.ReturnOp: emit_return, accel.WeightOp: emit_weight, memref.AllocOp: emit_host_alloc,
+        accel.AllocOp: emit_spm_alloc, accel.DmaStartOp: emit_dma, accel.DmaWaitOp: emit_wait,
+        memref.SubviewOp: emit_subview, arith.ConstantOp: emit_index_constant,
+        arith.AddiOp: emit_index_arith, arith.MuliOp: emit_index_arith, arith.SubiOp: emit_index_arith,
+        arith.MinSIOp: emit_index_min_max, arith.MaxSIOp: emit_index_min_max, scf.ForOp: emit_for,
+        accel.ComputeOp: emit_compute,
+    }  # fmt: skip
+    """The ops of a lowered region, by class: the emitter of each."""
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """What a DMA call says of its two views apart from the buffers (`ModelEmitter.transfer`)."""
+
+    function: str
+    """The runtime function: dma_to_device, dma_to_host or dma_on_device."""
+    elem_bytes: str
+    rank: str
+    shape: tuple[int, ...]
+    dest_strides: tuple[int, ...]
+    source_strides: tuple[int, ...]
 
 
 @dataclass(frozen=True)
