@@ -45,7 +45,7 @@ from accel.compiler.narrow_types import NARROW_C_TYPES, is_float_dtype
 from accel.compiler.resize_sampling import resize2d_taps
 from accel.compiler.tensors import cast, constant_value, numpy_dtype
 from accel.dialects import accel, relay
-from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, Arg, Call, Value, Word, compute_word
+from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, Arg, Call, Value, compute_word
 from accel.dialects.conventions import ARENA_ATTR, ENTRY_ATTR, OFFSET_ATTR, TARGET_ATTR, entry_of, io_names, is_output_arg
 
 WEIGHT_ALIGN = 64
@@ -66,11 +66,24 @@ def check_c_types(module: ModuleOp) -> None:
     """Every buffer's element type has a C type (numpy's f16 has none in C99): one line
     naming the first op that makes such a value, instead of a failure deep in emission."""
     for op in module.walk():
-        values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
-        for v in values:
-            if isinstance(v.type, MemRefType) and dtype_of(v.type) not in C_TYPES:
-                raise CompileError(f"the C backend has no type for {v.type.element_type} values "
-                                   "(keep the model in f32 or integer types)", op)
+        for v in op.results:
+            if lacks_c_type(v.type):
+                raise no_c_type(v.type, op)
+        for r in op.regions:
+            for b in r.blocks:
+                for a in b.args:
+                    if lacks_c_type(a.type):
+                        raise no_c_type(a.type, op)
+
+
+@by_identity  # per type object: a module has a few
+def lacks_c_type(t) -> bool:
+    return isinstance(t, MemRefType) and dtype_of(t) not in C_TYPES
+
+
+def no_c_type(t: MemRefType, op: Operation) -> CompileError:
+    return CompileError(f"the C backend has no type for {t.element_type} values (keep the model in f32 or integer types)",
+                        op)
 
 
 @by_identity  # per type object: the emitter asks per op
@@ -1154,7 +1167,7 @@ class AccelFunctionEmitter:
     def emit_op(self, op: Operation, w: CWriter) -> None:
         emit = self.EMITTERS.get(type(op))
         if emit is None:  # a subclass of an op the region may hold (a compute op)
-            emit = next((e for cls, e in self.EMITTERS.items() if isinstance(op, cls)), None)
+            emit = next((self.EMITTERS[c] for c in type(op).__mro__ if c in self.EMITTERS), None)
             if emit is None:
                 raise CompileError(f"the C emitter cannot emit '{op.name}' in an accelerator region", op)
         emit(self, op, w)
@@ -1303,9 +1316,16 @@ class StructInit:
     fields: tuple[tuple[str, str | StaticArray], ...]
 
 
-CallPiece = str | StaticArray | StructInit | Word
-"""An argument of a compute call before it is written: C text, an array, a struct, or a
-buffer word (read from each op: the buffers are the op's own)."""
+@dataclass(frozen=True)
+class Operand:
+    """A buffer argument of a compute call: the op's operand at `index`."""
+
+    index: int
+
+
+CallPiece = str | StaticArray | StructInit | Operand
+"""An argument of a compute call before it is written: C text (NULL for a missing buffer),
+an array, a struct, or an operand of the op (the buffers are each op's own)."""
 
 
 class ComputeCallEmitter:
@@ -1335,7 +1355,8 @@ class ComputeCallEmitter:
             raise CompileError(f"'{op.name}': target '{desc.name}' has no entry '{key}'", op)
         if spec.call is None:
             raise CompileError(f"'{op.name}': {key} of target '{desc.name}' declares no 'args' for its C call", op)
-        args = [self.render(p) for p in self.pieces(spec.call, f"{desc.path}: {key}")]
+        operands = op.operands
+        args = [self.render(p, operands) for p in self.pieces(spec.call, f"{desc.path}: {key}")]
         w.line(f"if ({spec.call.function}({', '.join(args)}) != 0) return 1;")
 
     def pieces(self, call: Call, where: str) -> tuple[CallPiece, ...]:
@@ -1365,9 +1386,9 @@ class ComputeCallEmitter:
             return c_number(v.literal, "int64_t" if isinstance(v.literal, int) else "double")
         word = compute_word(v.word)
         assert word is not None
-        if word.kind == BUFFER:
-            return word
         x = word.evaluate(self.op)
+        if word.kind == BUFFER:  # which operand a word names depends on the number of operands only
+            return "NULL" if x is None else Operand(next(i for i, o in enumerate(self.op.operands) if o is x))
         if word.kind == ARRAY:
             return StaticArray(word.ctype, tuple(x))
         if v.enum is not None:
@@ -1377,19 +1398,18 @@ class ComputeCallEmitter:
             return ident
         return c_number(x, word.ctype)
 
-    def render(self, piece: CallPiece) -> str:
+    def render(self, piece: CallPiece, operands: Sequence[SSAValue]) -> str:
         """An argument as C; a struct or an array becomes a static const of the file."""
         if isinstance(piece, str):
             return piece
+        if isinstance(piece, Operand):
+            return self.region.value(operands[piece.index])
         if isinstance(piece, StaticArray):
             return self.model.static_array(piece.ctype, list(piece.values), "k")
-        if isinstance(piece, StructInit):
-            name = self.model.fresh("p")
-            init = ", ".join(f".{f} = {self.render(v)}" for f, v in piece.fields)
-            self.model.globals.append(f"static const {piece.type} {name} = {{{init}}};")
-            return f"&{name}"
-        x = piece.evaluate(self.op)
-        return "NULL" if x is None else self.region.value(x)
+        name = self.model.fresh("p")
+        init = ", ".join(f".{f} = {self.render(v, operands)}" for f, v in piece.fields)
+        self.model.globals.append(f"static const {piece.type} {name} = {{{init}}};")
+        return f"&{name}"
 
 
 def c_number(x: Any, ctype: str) -> str:
