@@ -43,7 +43,7 @@ from accel.compiler.ir_build import by_identity, dense_values
 from accel.compiler.memory_plan import align
 from accel.compiler.narrow_types import NARROW_C_TYPES, is_float_dtype
 from accel.compiler.resize_sampling import resize2d_taps
-from accel.compiler.tensors import cast, constant_value, numpy_dtype
+from accel.compiler.tensors import ModuleWeights, cast, constant_value, module_weights, numpy_dtype
 from accel.dialects import accel, relay
 from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, Arg, Call, Value, compute_word
 from accel.dialects.conventions import ARENA_ATTR, ENTRY_ATTR, OFFSET_ATTR, TARGET_ATTR, entry_of, io_names, is_output_arg
@@ -199,6 +199,8 @@ class ModelEmitter:
         self.global_names: dict[str, str] = {}
         self.counter = 0
         self.op_descriptions: list[str] = []
+        self.weights: ModuleWeights | None = None
+        """The module's external tensors, once a weight needs them (`constant`)."""
         self.array_inits: dict[tuple, str] = {}
         """(C type, integer values) -> the array's initializer (`array_init`)."""
         self.transfers: dict[tuple[int, int], tuple[tuple, Transfer]] = {}
@@ -261,8 +263,14 @@ class ModelEmitter:
 
     # -- weights -----------------------------------------------------------------------
 
+    def constant(self, op: relay.ConstantOp | accel.WeightOp) -> np.ndarray:
+        """`constant_value`, the module's weights file looked up once."""
+        if op.external is not None and self.weights is None:
+            self.weights = module_weights(self.module)
+        return constant_value(op, self.weights)
+
     def weight_ptr(self, op: relay.ConstantOp | accel.WeightOp) -> str:
-        arr = constant_value(op)
+        arr = self.constant(op)
         offset = self.blob.add(_constant_key(op, arr), arr)
         return f"(({C_TYPES[arr.dtype]} *)(model_weights + {offset}))"
 
@@ -332,7 +340,7 @@ class ModelEmitter:
                 raise CompileError("a host buffer has no planned offset (run plan-memory)", owner)
             return "arena", off.value.data
         if isinstance(owner, (accel.WeightOp, relay.ConstantOp)):
-            arr = constant_value(owner)
+            arr = self.constant(owner)
             return "weights", self.blob.add(_constant_key(owner, arr), arr)
         raise CompileError(f"{v.type} is not a host buffer", owner if isinstance(owner, Operation) else None)
 
@@ -689,7 +697,7 @@ class HostKernelEmitter:
         owner = v.owner
         if not isinstance(owner, relay.ConstantOp):
             raise CompileError(f"'{self.op.name}' needs a constant here for the host C code", self.op)
-        return constant_value(owner)
+        return self.model.constant(owner)
 
     def emit(self, w: CWriter) -> None:
         op = self.op
@@ -1183,10 +1191,10 @@ class AccelFunctionEmitter:
         self.ptr[op.memref] = self.model.buffer_ptr(op.memref, {})
 
     def emit_spm_alloc(self, op: accel.AllocOp, w: CWriter) -> None:
-        if accel.memory_space(op.result.type) != "spm" or op.offset is None:
+        result, offset = op.results[0], op.offset
+        if accel.memory_space(result.type) != "spm" or offset is None:
             raise CompileError("scratchpad buffers need a planned offset (run insert-dma)", op)
-        ctype = C_TYPES[dtype_of(op.result.type)]
-        self.ptr[op.result] = f"(({ctype} *)(spm + {op.offset.value.data}))"
+        self.ptr[result] = f"(({C_TYPES[dtype_of(result.type)]} *)(spm + {offset.value.data}))"
 
     def emit_wait(self, op: accel.DmaWaitOp, w: CWriter) -> None:
         for t in op.operands:
