@@ -139,13 +139,21 @@ class WeightBlob:
     chunks: list[bytes] = field(default_factory=list)
     size: int = 0
     by_key: dict[Any, int] = field(default_factory=dict)
+    """("ext", name, dtype, shape) of an external tensor, ("val", dtype, shape, bytes) of an
+    inline value -> its offset: each is stored once."""
 
-    def add(self, key: Any, arr: np.ndarray) -> int:
-        if key in self.by_key:
-            return self.by_key[key]
-        data = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
-        if arr.dtype == np.bool_:
-            data = np.ascontiguousarray(arr).astype(np.uint8).tobytes()
+    def add(self, op: relay.ConstantOp | accel.WeightOp, arr: np.ndarray) -> int:
+        """The offset of `op`'s value `arr`."""
+        if op.external is not None:
+            key = ("ext", op.external.data, arr.dtype.str, arr.shape)
+            if key in self.by_key:
+                return self.by_key[key]
+            data = weight_bytes(arr)
+        else:
+            data = weight_bytes(arr)  # as a key: the same equality as the array's own bytes
+            key = ("val", arr.dtype.str, arr.shape, data)
+            if key in self.by_key:
+                return self.by_key[key]
         offset = align(self.size, WEIGHT_ALIGN)
         if offset > self.size:
             self.chunks.append(b"\0" * (offset - self.size))
@@ -158,10 +166,11 @@ class WeightBlob:
         return b"".join(self.chunks)
 
 
-def _constant_key(op: relay.ConstantOp | accel.WeightOp, arr: np.ndarray) -> Any:
-    if op.external is not None:
-        return ("ext", op.external.data, arr.dtype.str, arr.shape)
-    return ("val", arr.dtype.str, arr.shape, arr.tobytes())
+def weight_bytes(arr: np.ndarray) -> bytes:
+    """An array as weights.bin holds it: C order, little-endian, a bool a byte."""
+    if arr.dtype == np.bool_:
+        return np.ascontiguousarray(arr).astype(np.uint8).tobytes()
+    return np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
 
 
 # --------------------------------------------------------------------------------------
@@ -271,7 +280,7 @@ class ModelEmitter:
 
     def weight_ptr(self, op: relay.ConstantOp | accel.WeightOp) -> str:
         arr = self.constant(op)
-        offset = self.blob.add(_constant_key(op, arr), arr)
+        offset = self.blob.add(op, arr)
         return f"(({C_TYPES[arr.dtype]} *)(model_weights + {offset}))"
 
     # -- entry -------------------------------------------------------------------------
@@ -341,7 +350,7 @@ class ModelEmitter:
             return "arena", off.value.data
         if isinstance(owner, (accel.WeightOp, relay.ConstantOp)):
             arr = self.constant(owner)
-            return "weights", self.blob.add(_constant_key(owner, arr), arr)
+            return "weights", self.blob.add(owner, arr)
         raise CompileError(f"{v.type} is not a host buffer", owner if isinstance(owner, Operation) else None)
 
     def region_buffer(self, v: SSAValue, ptr: dict[SSAValue, str]) -> str:
@@ -1252,17 +1261,20 @@ class AccelFunctionEmitter:
         return "int64_t"
 
     def emit_subview(self, op: memref.SubviewOp, w: CWriter) -> None:
-        src = self.value(op.source)
-        strides, _ = strides_of(op.source.type)
-        dyn = list(op.offsets)
+        # The operands are source, offsets, sizes, strides: the dynamic offsets follow the
+        # source (read in place: the IRDL accessors unpack the segment sizes on each use).
+        source, *rest = op.operands
+        dyn = iter(rest)
+        src = self.value(source)
+        strides, _ = strides_of(source.type)
         terms = []
         for o, st in zip(dense_values(op.static_offsets), strides):
             if o == DYNAMIC_INDEX:
-                terms.append(f"{self.value(dyn.pop(0))} * {st}")
+                terms.append(f"{self.value(next(dyn))} * {st}")
             elif o:
                 terms.append(str(o * st))
-        ctype = C_TYPES[dtype_of(op.result.type)]
-        self.ptr[op.result] = f"(({ctype} *){src} + {' + '.join(terms)})" if terms else src
+        result = op.results[0]
+        self.ptr[result] = f"(({C_TYPES[dtype_of(result.type)]} *){src} + {' + '.join(terms)})" if terms else src
 
     def emit_dma(self, op: accel.DmaStartOp, w: CWriter) -> None:
         m = self.model
