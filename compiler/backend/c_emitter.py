@@ -39,7 +39,7 @@ from accel.compiler.backend.codegen_hook import (
 )
 from accel.compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_comment, c_double, c_float, c_int, c_string
 from accel.compiler.diagnostics import CompileError, format_location
-from accel.compiler.ir_build import by_identity, dense_values
+from accel.compiler.ir_build import IdentityMemo, by_identity, dense_values, op_signature
 from accel.compiler.memory_plan import align
 from accel.compiler.narrow_types import NARROW_C_TYPES, is_float_dtype
 from accel.compiler.resize_sampling import resize2d_taps
@@ -212,11 +212,10 @@ class ModelEmitter:
         """The module's external tensors, once a weight needs them (`constant`)."""
         self.array_inits: dict[tuple, str] = {}
         """(C type, integer values) -> the array's initializer (`array_init`)."""
-        self.transfers: dict[tuple[int, int], tuple[tuple, Transfer]] = {}
-        """(source type, dest type) by identity -> the transfer's words (`transfer`)."""
-        self.call_pieces: dict[tuple, tuple[tuple, tuple[CallPiece, ...]]] = {}
-        """Compute calls' arguments by (call, op name, properties, operand types), by
-        identity (ComputeCallEmitter.pieces)."""
+        self.transfers = IdentityMemo()
+        """(source type, dest type) -> the transfer's words (`transfer`)."""
+        self.call_pieces = IdentityMemo()
+        """(call, op signature) -> the call's arguments (`ComputeCallEmitter.pieces`)."""
 
     # -- naming ------------------------------------------------------------------------
 
@@ -258,16 +257,15 @@ class ModelEmitter:
     def transfer(self, source: MemRefType, dest: MemRefType) -> Transfer:
         """A DMA call's words between views of these types, once per pair of type objects
         (types are interned: a region's transfers share a few)."""
-        key = (id(source), id(dest))
-        hit = self.transfers.get(key)
+        hit = self.transfers.get((source, dest))
         if hit is not None:
-            return hit[1]
+            return hit
         to_spm, from_spm = accel.memory_space(dest) == "spm", accel.memory_space(source) == "spm"
         function = "dma_to_host" if not to_spm else "dma_on_device" if from_spm else "dma_to_device"
         shape = shape_of(source)
         t = Transfer(function, str(dtype_of(source).itemsize), str(len(shape)), shape, strides_of(dest)[0],
                      strides_of(source)[0])
-        self.transfers[key] = ((source, dest), t)  # keeps the types alive: their ids stay theirs
+        self.transfers.put((source, dest), t)
         return t
 
     # -- weights -----------------------------------------------------------------------
@@ -1354,9 +1352,9 @@ class ComputeCallEmitter:
     vendor API is assumed here: names, argument order, structs and enum identifiers all
     come from the description.
 
-    A word is a function of the op's name, properties and operand types (`Word.evaluate`),
-    and those are interned: ops alike share one evaluation of their call's words
-    (`ModelEmitter.call_pieces`, keyed by identity)."""
+    A word is a function of the op's signature (name, properties and operand types:
+    `Word.evaluate`), and those are interned: alike ops share one evaluation of their
+    call's words (`ModelEmitter.call_pieces`)."""
 
     def __init__(self, region: AccelFunctionEmitter, op: accel.ComputeOp):
         self.region = region
@@ -1381,16 +1379,11 @@ class ComputeCallEmitter:
 
     def pieces(self, call: Call, where: str) -> tuple[CallPiece, ...]:
         """The call's arguments for this op, evaluated once per alike ops."""
-        op = self.op
-        props = tuple(op.properties.items())
-        types = tuple(v.type for v in op.operands)
-        sig = (id(call), op.name, tuple((k, id(a)) for k, a in props), tuple(map(id, types)))
-        hit = self.model.call_pieces.get(sig)
-        if hit is not None:
-            return hit[1]
-        pieces = tuple(self.piece(a, where) for a in call.args)
-        # The entry keeps what the key names by id alive, so no other object takes its id.
-        self.model.call_pieces[sig] = ((call, props, types), pieces)
+        key = (call, *op_signature(self.op))
+        pieces = self.model.call_pieces.get(key)
+        if pieces is None:
+            pieces = tuple(self.piece(a, where) for a in call.args)
+            self.model.call_pieces.put(key, pieces)
         return pieces
 
     def piece(self, a: Arg, where: str) -> CallPiece:

@@ -40,10 +40,14 @@ from accel.compiler.backend.c_text import c_comment
 from accel.compiler.backend.codegen_hook import RegionCodegenInput, RegionCodegenResult
 from accel.compiler.backend.stream_format import Instr, Stream, encode, isa_table_c
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.ir_build import by_identity, dense_values
+from accel.compiler.ir_build import IdentityMemo, by_identity, dense_values, op_signature
 from accel.compiler.targets import isa as V
 from accel.compiler.targets.c_api import BUFFER, compute_kind, compute_word, dtype_name
 from accel.dialects import accel
+
+COMPUTE_FIELDS = IdentityMemo()
+"""Op signature -> `StreamBuilder.compute_fields` (of every region: a command depends on
+the vocabulary only, not on the target)."""
 
 BASES = ("arena", "weights")
 """The relocation bases after the region's parameters."""
@@ -75,9 +79,6 @@ class StreamBuilder:
         self.data = bytearray()
         self.data_at: dict[bytes, int] = {}
         self.transfers = 0
-        self.computes: dict[tuple, tuple[tuple, tuple[str, tuple]]] = {}
-        """Compute ops' commands and field values by (name, properties, operand types), by
-        identity (`compute_fields`)."""
 
     def build(self) -> Stream:
         fn = self.region.function
@@ -240,14 +241,12 @@ class StreamBuilder:
     def compute_fields(self, op: accel.ComputeOp) -> tuple[str, tuple[tuple[str, str, Any], ...]]:
         """The command of a compute op and its fields' values: (field, BUFFER, operand index
         or None), (field, DATA, (ctype, values)) or (field, kind, value). A word is a
-        function of the op's name, properties and operand types (`c_api.Word`), which are
-        interned: alike ops share one evaluation (keyed by identity)."""
-        props = tuple(op.properties.items())
-        types = tuple(v.type for v in op.operands)
-        sig = (op.name, tuple((k, id(a)) for k, a in props), tuple(map(id, types)))
-        hit = self.computes.get(sig)
+        function of the op's signature (name, properties, operand types: `c_api.Word`),
+        and those are interned: alike ops share one evaluation (`COMPUTE_FIELDS`)."""
+        key = op_signature(op)
+        hit = COMPUTE_FIELDS.get(key)
         if hit is not None:
-            return hit[1]
+            return hit
         kind = compute_kind(op)
         dtype = dtype_name(op.output.type.element_type)
         name = V.op_for(kind, dtype, op.prop("kind") if kind in ("pool", "eltwise") else None)
@@ -267,7 +266,7 @@ class StreamBuilder:
             else:
                 fields.append((fld, fkind, x))
         plan = (name, tuple(fields))
-        self.computes[sig] = ((props, types), plan)  # keeps what the key names by id alive
+        COMPUTE_FIELDS.put(key, plan)
         return plan
 
 
