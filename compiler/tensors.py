@@ -159,7 +159,7 @@ def array_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     shape = tuple(t.get_shape())
     if flat.size == 1 and int(np.prod(shape)) != 1:
         return np.full(shape, flat[0], dtype=dt)  # splat
-    return flat.reshape(shape).copy()
+    return flat.reshape(shape)  # `flat` is the array's own (a conversion of the bytes)
 
 
 # --------------------------------------------------------------------------------------

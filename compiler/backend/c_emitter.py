@@ -17,6 +17,7 @@ byte-identical files.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -1127,6 +1128,7 @@ class CApiCodegen:
                                    includes=(desc.api.header,), init=self.init_code(desc), free=shutdown)
 
     @staticmethod
+    @by_identity  # per description: every region of the target has it
     def init_code(desc) -> str:
         w = CWriter()
         w.line("{")
@@ -1333,6 +1335,13 @@ class StructInit:
     type: str
     fields: tuple[tuple[str, str | StaticArray], ...]
 
+    @functools.cached_property
+    def init(self) -> str | None:
+        """The initializer when no field is an array (written once per alike ops)."""
+        if any(isinstance(v, StaticArray) for _, v in self.fields):
+            return None
+        return ", ".join(f".{f} = {v}" for f, v in self.fields)
+
 
 @dataclass(frozen=True)
 class Operand:
@@ -1420,7 +1429,9 @@ class ComputeCallEmitter:
         if isinstance(piece, StaticArray):
             return self.model.static_array(piece.ctype, list(piece.values), "k")
         name = self.model.fresh("p")
-        init = ", ".join(f".{f} = {self.render(v, operands)}" for f, v in piece.fields)
+        init = piece.init
+        if init is None:
+            init = ", ".join(f".{f} = {self.render(v, operands)}" for f, v in piece.fields)
         self.model.globals.append(f"static const {piece.type} {name} = {{{init}}};")
         return f"&{name}"
 
