@@ -188,6 +188,18 @@ class IdentityMemo:
         self.table[tuple(map(id, objects))] = (objects, value)
 
 
+def operand_segments(op: Operation) -> list[tuple[SSAValue, ...]]:
+    """The operand groups of an op with `AttrSizedOperandSegments` (a kernel's ins and
+    outs; a subview's source, offsets, sizes, strides), the sizes unpacked once per
+    attribute (IRDL's accessors unpack them on every use)."""
+    operands = tuple(op.operands)
+    groups, at = [], 0
+    for n in dense_values(op.properties[AttrSizedOperandSegments.attribute_name]):
+        groups.append(operands[at:at + n])
+        at += n
+    return groups
+
+
 def op_signature(op: Operation) -> tuple:
     """What an op is apart from its place: its name, properties (names and values) and
     operand types, flat (an `IdentityMemo` key: property names are strings, types are not)."""

@@ -40,7 +40,7 @@ from accel.compiler.backend.codegen_hook import (
 )
 from accel.compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_comment, c_double, c_float, c_int, c_string
 from accel.compiler.diagnostics import CompileError, format_location
-from accel.compiler.ir_build import IdentityMemo, by_identity, dense_values, op_signature
+from accel.compiler.ir_build import IdentityMemo, by_identity, dense_values, op_signature, operand_segments
 from accel.compiler.memory_plan import align
 from accel.compiler.narrow_types import NARROW_C_TYPES, is_float_dtype
 from accel.compiler.resize_sampling import resize2d_taps
@@ -604,31 +604,45 @@ class ModelEmitter:
         raise CompileError(f"the C emitter cannot address {v.type} here", owner if isinstance(owner, Operation) else None)
 
     def emit_host_op(self, op: Operation, ptr: dict[SSAValue, str], w: CWriter) -> None:
-        if isinstance(op, (memref.AllocOp, accel.WeightOp, accel.AllocOp)):
-            self.buffer_ptr(op.results[0], ptr)
-            return
-        if isinstance(op, func.ReturnOp):
-            return
-        if isinstance(op, memref.CopyOp):
-            t = op.source.type
-            n = numel(shape_of(t)) * dtype_of(t).itemsize
-            w.line(f"memcpy({self.buffer_ptr(op.destination, ptr)}, {self.buffer_ptr(op.source, ptr)}, {n});")
-            return
-        if isinstance(op, func.CallOp):
-            args = ", ".join(self.buffer_ptr(a, ptr) for a in op.arguments)
-            idx = self.describe(op)
-            callee = self.codegen.functions.get(op.callee.root_reference.data)
-            if callee is None:
-                raise CompileError(f"'{op.callee.root_reference.data}' is not an accelerator region of this module", op)
-            w.line(f"if ((status = {callee}({args})) != 0) return fail(status, {idx});")
-            return
-        if isinstance(op, accel.KernelOp):
-            HostKernelEmitter(self, op, ptr).emit(w)
+        emit = self.HOST_EMITTERS.get(type(op))
+        if emit is None:  # a subclass of an op @main may hold
+            emit = next((self.HOST_EMITTERS[c] for c in type(op).__mro__ if c in self.HOST_EMITTERS), None)
+        if emit is not None:
+            emit(self, op, ptr, w)
             return
         if isinstance(op, (relay.RelayOp, relay.CompositeOp, relay.ConstantOp)):
             raise CompileError(f"C is emitted from lowered IR, but '{op.name}' still works on tensors "
                                "(run the 'full' pipeline first)", op)
         raise CompileError(f"the C emitter cannot run '{op.name}' on the host", op)
+
+    def emit_host_buffer(self, op: memref.AllocOp | accel.WeightOp | accel.AllocOp, ptr: dict[SSAValue, str],
+                         w: CWriter) -> None:
+        self.buffer_ptr(op.results[0], ptr)
+
+    def emit_host_return(self, op: func.ReturnOp, ptr: dict[SSAValue, str], w: CWriter) -> None:
+        pass
+
+    def emit_copy(self, op: memref.CopyOp, ptr: dict[SSAValue, str], w: CWriter) -> None:
+        t = op.source.type
+        n = numel(shape_of(t)) * dtype_of(t).itemsize
+        w.line(f"memcpy({self.buffer_ptr(op.destination, ptr)}, {self.buffer_ptr(op.source, ptr)}, {n});")
+
+    def emit_call(self, op: func.CallOp, ptr: dict[SSAValue, str], w: CWriter) -> None:
+        args = ", ".join(self.buffer_ptr(a, ptr) for a in op.arguments)
+        idx = self.describe(op)
+        callee = self.codegen.functions.get(op.callee.root_reference.data)
+        if callee is None:
+            raise CompileError(f"'{op.callee.root_reference.data}' is not an accelerator region of this module", op)
+        w.line(f"if ((status = {callee}({args})) != 0) return fail(status, {idx});")
+
+    def emit_kernel(self, op: accel.KernelOp, ptr: dict[SSAValue, str], w: CWriter) -> None:
+        HostKernelEmitter(self, op, ptr).emit(w)
+
+    HOST_EMITTERS = {
+        memref.AllocOp: emit_host_buffer, accel.WeightOp: emit_host_buffer, accel.AllocOp: emit_host_buffer,
+        func.ReturnOp: emit_host_return, memref.CopyOp: emit_copy, func.CallOp: emit_call, accel.KernelOp: emit_kernel,
+    }  # fmt: skip
+    """The ops of @main, by class: the emitter of each."""
 
 
 def _file_stem(target: str) -> str:
@@ -683,7 +697,8 @@ class HostKernelEmitter:
         self.model = model
         self.kernel = kernel
         self.vals: dict[SSAValue, str] = {}
-        for arg, buf in zip(kernel.body.block.args, kernel.ins):
+        ins, outs = operand_segments(kernel)
+        for arg, buf in zip(kernel.body.block.args, ins):
             self.vals[arg] = model.buffer_ptr(buf, ptr)
         ops = [o for o in kernel.body.block.ops if not isinstance(o, (relay.ConstantOp, accel.YieldOp))]
         for o in kernel.body.block.ops:
@@ -694,8 +709,8 @@ class HostKernelEmitter:
         self.op = ops[0]
         y = kernel.body.block.last_op
         assert isinstance(y, accel.YieldOp)
-        self.out = model.buffer_ptr(kernel.outs[0], ptr)
-        if len(kernel.outs) != 1 or y.values[0] is not self.op.results[0]:
+        self.out = model.buffer_ptr(outs[0], ptr)
+        if len(outs) != 1 or y.values[0] is not self.op.results[0]:
             raise CompileError("a host kernel must yield its op's single result", kernel)
 
     def p(self, v: SSAValue) -> str:
@@ -1261,10 +1276,8 @@ class AccelFunctionEmitter:
         return "int64_t"
 
     def emit_subview(self, op: memref.SubviewOp, w: CWriter) -> None:
-        # The operands are source, offsets, sizes, strides: the dynamic offsets follow the
-        # source (read in place: the IRDL accessors unpack the segment sizes on each use).
-        source, *rest = op.operands
-        dyn = iter(rest)
+        (source,), offsets, _, _ = operand_segments(op)
+        dyn = iter(offsets)
         src = self.value(source)
         strides, _ = strides_of(source.type)
         terms = []

@@ -40,7 +40,7 @@ from accel.compiler.backend.c_text import c_comment
 from accel.compiler.backend.codegen_hook import RegionCodegenInput, RegionCodegenResult
 from accel.compiler.backend.stream_format import Instr, Stream, encode, isa_table_c
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.ir_build import IdentityMemo, by_identity, dense_values, op_signature
+from accel.compiler.ir_build import IdentityMemo, by_identity, dense_values, op_signature, operand_segments
 from accel.compiler.targets import isa as V
 from accel.compiler.targets.c_api import BUFFER, compute_kind, compute_word, dtype_name
 from accel.dialects import accel
@@ -168,10 +168,8 @@ class StreamBuilder:
             self.env[res] = v
 
     def subview(self, op: memref.SubviewOp) -> None:
-        # The operands are source, offsets, sizes, strides: the dynamic offsets follow the
-        # source (read in place: the IRDL accessors unpack the segment sizes on each use).
-        source, *rest = op.operands
-        dyn = iter(rest)
+        (source,), offsets, _, _ = operand_segments(op)
+        dyn = iter(offsets)
         src = self.value(source)
         strides, _ = strides_of(source.type)
         elems = 0
