@@ -147,9 +147,10 @@ def fused_floor_bytes(module: ModuleOp) -> int:
                if FUSED_FLOOR_ATTR in fn.attributes)
 
 
-def lower_bound_bytes(module: ModuleOp, descs: dict) -> int:
-    """Compulsory traffic of the partition (see the module docstring)."""
-    return sum(b for b, _ in compulsory_transfers(module, descs))
+def lower_bound_bytes(module: ModuleOp, descs: dict, compulsory: list[tuple[int, str]] | None = None) -> int:
+    """Compulsory traffic of the partition (see the module docstring); `compulsory`:
+    `compulsory_transfers(module, descs)` when the caller has it."""
+    return sum(b for b, _ in (compulsory if compulsory is not None else compulsory_transfers(module, descs)))
 
 
 def compulsory_transfers(module: ModuleOp, descs: dict) -> list[tuple[int, str]]:
@@ -234,21 +235,31 @@ class Timeline:
         self.host = self.dma_free = self.compute_free = self.end = 0.0
         self.tokens: dict = {}
         self.compute_total = 0.0
+        # Ranges of views whose offsets are constants (most of them), computed once.
+        self.static_ranges: dict[SSAValue, tuple[int, int] | None] = {}
 
     # -- addresses ---------------------------------------------------------------------
 
     def spm_range(self, v: SSAValue, env: dict) -> tuple[int, int] | None:
         """Byte range [lo, hi) of a scratchpad view, or None for host memory."""
+        static = self.static_ranges.get(v, False)
+        if static is not False:
+            return static
         if accel.memory_space(v.type) != "spm":
+            self.static_ranges[v] = None
             return None
         offset_elems = 0
         cur = v
+        dynamic = False
         while isinstance(cur.owner, memref.SubviewOp):
             sv = cur.owner
             strides = _strides(sv.source.type)
             dyn = list(sv.offsets)
             for o, st in zip(sv.static_offsets.get_values(), strides):
-                offset_elems += (env[dyn.pop(0)] if o == DYNAMIC_INDEX else o) * st
+                if o == DYNAMIC_INDEX:
+                    dynamic = True
+                    o = env[dyn.pop(0)]
+                offset_elems += o * st
             cur = sv.source
         base = env.get(("addr", cur))
         if base is None:
@@ -256,6 +267,8 @@ class Timeline:
             if not isinstance(alloc, accel.AllocOp) or alloc.offset is None:
                 return None
             base = alloc.offset.value.data
+        else:
+            dynamic = True  # a buffer passed from @main: its address is the call's
         es = numpy_dtype(v.type.element_type).itemsize
         lo = base + offset_elems * es
         hi = lo + buffer_bytes(v.type)
@@ -265,15 +278,18 @@ class Timeline:
 
             raise CompileError(f"a scratchpad view of {buffer_bytes(v.type)} bytes at offset {lo} runs past the end of "
                                f"the scratchpad of '{self.desc.name}' ({capacity} bytes)", v.owner)
+        if not dynamic:
+            self.static_ranges[v] = (lo, hi)
         return lo, hi
 
-    def blocks(self, r: tuple[int, int]) -> range:
-        return range(r[0] // self.block, (r[1] - 1) // self.block + 1)
+    def blocks(self, r: tuple[int, int]) -> list[tuple[int, int]]:
+        """The blocks [first, end) a byte range touches, as one span."""
+        return [(r[0] // self.block, (r[1] - 1) // self.block + 1)]
 
-    def dma_blocks(self, v: SSAValue, env: dict):
-        """The blocks a transfer touches on a scratchpad side (None: host memory), row by
-        row as the simulator walks them: a strided view of a scratchpad buffer (a slab of
-        a resident value) covers its rows, not the span from its first to its last byte."""
+    def dma_blocks(self, v: SSAValue, env: dict) -> list[tuple[int, int]] | None:
+        """The block spans a transfer touches on a scratchpad side (None: host memory), row
+        by row as the simulator walks them: a strided view of a scratchpad buffer (a slab
+        of a resident value) covers its rows, not the span from its first to its last byte."""
         r = self.spm_range(v, env)
         if r is None:
             return None
@@ -282,23 +298,48 @@ class Timeline:
             return self.blocks(r)
         es = numpy_dtype(v.type.element_type).itemsize
         run = (shape[-1] - 1) * strides[-1] * es + es
-        found: set[int] = set()
+        spans = []
         for idx in itertools.product(*(range(n) for n in shape[:-1])):
             lo = r[0] + sum(i * st for i, st in zip(idx, strides)) * es
-            found.update(range(lo // self.block, (lo + run - 1) // self.block + 1))
-        return found
+            spans.append((lo // self.block, (lo + run - 1) // self.block + 1))
+        return spans
 
     # -- execution ---------------------------------------------------------------------
+    # Block times are lists updated a span at a time (slices run in C: a transfer touches
+    # up to scratchpad/alignment blocks, and the timeline replays every loop iteration).
+
+    @staticmethod
+    def _latest(times: list[float], spans: list[tuple[int, int]], start: float) -> float:
+        for b0, b1 in spans:
+            if b1 > b0:
+                start = max(start, max(times[b0:b1]))
+        return start
+
+    @staticmethod
+    def _set(times: list[float], spans: list[tuple[int, int]], t: float) -> None:
+        for b0, b1 in spans:
+            if b1 > b0:
+                times[b0:b1] = [t] * (b1 - b0)
+
+    @staticmethod
+    def _raise(times: list[float], spans: list[tuple[int, int]], t: float) -> None:
+        for b0, b1 in spans:
+            if b1 > b0:
+                times[b0:b1] = [x if x > t else t for x in times[b0:b1]]
 
     def run_block(self, block, env: dict) -> None:
         for op in block.ops:
-            if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-                env[op.result] = op.value.value.data
-            elif isinstance(op, (arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.MinSIOp, arith.MaxSIOp)):
+            kind = _KINDS.get(type(op))
+            if kind is None:
+                kind = _KINDS[type(op)] = _kind_of(op)
+            if kind == "const":
+                if isinstance(op.value, IntegerAttr):
+                    env[op.result] = op.value.value.data
+            elif kind == "arith":
                 a, b = env[op.lhs], env[op.rhs]
                 env[op.result] = {arith.AddiOp: a + b, arith.SubiOp: a - b, arith.MuliOp: a * b,
                                   arith.MinSIOp: min(a, b), arith.MaxSIOp: max(a, b)}[type(op)]
-            elif isinstance(op, scf.ForOp):
+            elif kind == "for":
                 lb, ub, st = env[op.lb], env[op.ub], env[op.step]
                 carried = [env.get(v) for v in op.iter_args]
                 body = op.body.block
@@ -313,51 +354,70 @@ class Timeline:
                     i += st
                 for res, val in zip(op.results, carried):
                     env[res] = val
-            elif isinstance(op, accel.DmaStartOp):
+            elif kind == "dma":
                 src, dst = self.dma_blocks(op.source, env), self.dma_blocks(op.dest, env)
                 start = max(self.host, self.dma_free)
                 if src is not None:
-                    start = max([start] + [self.ready[b] for b in src])
+                    start = self._latest(self.ready, src, start)
                 if dst is not None:
-                    start = max([start] + [self.reads_end[b] for b in dst])
+                    start = self._latest(self.reads_end, dst, start)
                 done = start + dma_cycles(buffer_bytes(op.source.type), self.desc, op.on_device)
                 self.dma_free = done
                 if dst is not None:
-                    for b in dst:
-                        self.ready[b] = done
+                    self._set(self.ready, dst, done)
                 if src is not None:
-                    for b in src:
-                        self.reads_end[b] = max(self.reads_end[b], done)
+                    self._raise(self.reads_end, src, done)
                 env[op.token] = done
                 self.end = max(self.end, done)
-            elif isinstance(op, accel.DmaWaitOp):
+            elif kind == "wait":
                 for t in op.tokens:
                     self.host = max(self.host, env.get(t, 0.0))
-            elif isinstance(op, accel.ComputeOp):
+            elif kind == "compute":
                 read = [*op.inputs, op.output] if op.reads_output else op.inputs
-                ins = [r for r in (self.spm_range(v, env) for v in dict.fromkeys(read)) if r is not None]
+                ins = [self.blocks(r) for r in (self.spm_range(v, env) for v in dict.fromkeys(read)) if r is not None]
                 out = self.spm_range(op.output, env)
+                out_blocks = self.blocks(out) if out is not None else None
                 start = max(self.host, self.compute_free)
-                for r in ins:
-                    start = max([start] + [self.ready[b] for b in self.blocks(r)])
-                if out is not None:
-                    start = max([start] + [self.reads_end[b] for b in self.blocks(out)])
+                for spans in ins:
+                    start = self._latest(self.ready, spans, start)
+                if out_blocks is not None:
+                    start = self._latest(self.reads_end, out_blocks, start)
                 cost = compute_cycles(op, self.desc)
                 done = start + cost
                 self.compute_total += cost
                 self.compute_free = done
-                for r in ins:
-                    for b in self.blocks(r):
-                        self.reads_end[b] = max(self.reads_end[b], done)
-                if out is not None:
-                    for b in self.blocks(out):
-                        self.ready[b] = done
+                for spans in ins:
+                    self._raise(self.reads_end, spans, done)
+                if out_blocks is not None:
+                    self._set(self.ready, out_blocks, done)
                 self.end = max(self.end, done)
-            elif isinstance(op, func.ReturnOp):
+            elif kind == "return":
                 self.host = max(self.host, self.end)  # the wrapper ends with a sync
 
     def sync(self) -> None:
         self.host = max(self.host, self.end)
+
+
+_KINDS: dict[type, str] = {}
+"""What the timeline does with an op, by the op's class (see `_kind_of`)."""
+
+
+def _kind_of(op: Operation) -> str:
+    if isinstance(op, arith.ConstantOp):
+        return "const"
+    if isinstance(op, (arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.MinSIOp, arith.MaxSIOp)):
+        return "arith"
+    if isinstance(op, scf.ForOp):
+        return "for"
+    if isinstance(op, accel.DmaStartOp):
+        return "dma"
+    if isinstance(op, accel.DmaWaitOp):
+        return "wait"
+    if isinstance(op, accel.ComputeOp):
+        return "compute"
+    if isinstance(op, func.ReturnOp):
+        return "return"
+    return "other"
 
 
 def _row_major(shape: list[int]) -> list[int]:
@@ -402,7 +462,7 @@ def cycles(module: ModuleOp, descs: dict) -> tuple[float, float]:
     return estimate, compute
 
 
-def region_cycle_bound(module: ModuleOp, descs: dict) -> float:
+def region_cycle_bound(module: ModuleOp, descs: dict, compulsory: list[tuple[int, str]] | None = None) -> float:
     """`cycles.region_lower_bound` without the max with `cycles.lower_bound` (see the module
     docstring). Every term is a lower bound for any schedule of the final partition: loop
     order, tile sizes, fusion, prefetching and residency only move work within a call's
@@ -466,7 +526,9 @@ def region_cycle_bound(module: ModuleOp, descs: dict) -> float:
                     busy += desc.dma.setup_cycles
             per_calls += max(busy, forced)
         total += per_calls
-    dma_total = sum(dma_cycles(b, descs[t]) for b, t in compulsory_transfers(module, descs) if t in descs)
+    if compulsory is None:
+        compulsory = compulsory_transfers(module, descs)
+    dma_total = sum(dma_cycles(b, descs[t]) for b, t in compulsory if t in descs)
     return max(total, dma_total)
 
 
@@ -474,7 +536,8 @@ def build_report(module: ModuleOp, descs, partition: dict | None, timing: dict[s
     by_name = {d.name: d for d in descs}
     report: dict = dict(partition or {})
     dma = planned_dma(module)
-    lb = lower_bound_bytes(module, by_name)
+    compulsory = compulsory_transfers(module, by_name)
+    lb = lower_bound_bytes(module, by_name, compulsory)
     dma["lower_bound_bytes"] = lb
     dma["fused_lower_bound_bytes"] = lb + fused_floor_bytes(module)
     report["dma"] = dma
@@ -482,7 +545,7 @@ def build_report(module: ModuleOp, descs, partition: dict | None, timing: dict[s
     bpc = min((d.dma.bytes_per_cycle for d in descs), default=1.0)
     bound = max(compute, lb / bpc)
     report["cycles"] = {"estimate": round(estimate), "lower_bound": int(round(bound)),
-                        "region_lower_bound": int(math.floor(max(bound, region_cycle_bound(module, by_name)))),
+                        "region_lower_bound": int(math.floor(max(bound, region_cycle_bound(module, by_name, compulsory)))),
                         "exposed_dma": max(0, round(estimate - compute))}
     arena = module.attributes.get(ARENA_ATTR)
     peak = 0

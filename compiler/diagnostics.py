@@ -11,12 +11,18 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import difflib
+import inspect
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, NameLoc, StringAttr, UnknownLoc
-from xdsl.ir import Attribute, Operation, OpTraits
+from xdsl.dialects.builtin import DenseArrayBase, FileLineColLoc, IntAttr, ModuleOp, NameLoc, StringAttr, UnknownLoc, i32
+from xdsl.ir import Attribute, Operation, OpTraits, SSAValue
+from xdsl.ir.core import ErasedSSAValue
+from xdsl.irdl import IRDLOperation, OptionalDef, VariadicDef
+from xdsl.irdl.constraints import VerificationContext
+from xdsl.irdl.operations import AttrSizedOperandSegments, OpDef, OptAttributeDef, OptPropertyDef, SingleBlockRegionDef
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.mlir_lexer import MLIRLexer
@@ -141,6 +147,170 @@ def _verify_call(call: func.CallOp, functions: dict[str, Operation]) -> None:
     _check_call(call, functions)
 
 
+# Verification costs as much as a pass, most of it IRDL's generic bookkeeping (the
+# segment sizes of every operand, result, region and successor list, accessors by
+# name) around the checks themselves. For ops of fixed arity (at most one variadic
+# operand list and one variadic result list, no segment-size attribute, no successors)
+# `FastCheck` runs the checks of `Operation.verify`, `OpDef.verify` and the op's own
+# `verify_` directly. It only ever decides that an op is valid: on any doubt (a count
+# that does not match, a block's last op, any exception) the op goes through xDSL's
+# verifier, which accepts it or raises its usual message.
+
+
+@dataclasses.dataclass(frozen=True)
+class FastCheck:
+    op_def: OpDef
+    custom_verify: Callable[[Operation], None] | None
+    pre_check: Callable[[Operation], None] | None
+    # Per operand (result) def: its constraint, and whether it is the variadic one.
+    operands: tuple[tuple[Any, bool, bool], ...]
+    results: tuple[tuple[Any, bool, bool], ...]
+    single_block: tuple[bool, ...]
+    operand_segments: AttrSizedOperandSegments | None  # where the operand lists' sizes are
+
+    @staticmethod
+    def of(cls: type[Operation]) -> FastCheck | None:
+        """The check for ops of `cls`, or None where only xDSL's path applies."""
+        if not issubclass(cls, IRDLOperation):
+            return None
+        op_def = cls.get_irdl_definition()
+        segments = [o for o in op_def.options if isinstance(o, AttrSizedOperandSegments)]
+        if len(segments) != len(op_def.options) or op_def.successors:
+            return None
+        if any(isinstance(d, VariadicDef) for _, d in op_def.regions):
+            return None
+        if any(sum(isinstance(d, VariadicDef) for _, d in defs) > 1
+               for defs in ((() if segments else op_def.operands), op_def.results)):
+            return None
+        # IRDL's generated `verify_` runs `op_def.verify`, then the class's own verifier,
+        # which it holds in its closure: take that one (and nothing if the shape differs).
+        # A dialect may wrap it with a check of its own first (`relay_op`: `pre_check`,
+        # then `checked`, IRDL's).
+        verifier = cls.verify_
+        pre_check = getattr(verifier, "pre_check", None)
+        if pre_check is not None:
+            verifier = verifier.checked
+        try:
+            held = inspect.getclosurevars(verifier).nonlocals
+        except (TypeError, ValueError):
+            return None
+        if held.get("op_def") is not op_def or "custom_verify" not in held:
+            return None
+
+        def defs(items) -> tuple[tuple[Any, bool, bool], ...]:
+            return tuple((d.constr, isinstance(d, VariadicDef), isinstance(d, OptionalDef)) for _, d in items)
+
+        return FastCheck(op_def, held["custom_verify"], pre_check, defs(op_def.operands), defs(op_def.results),
+                         tuple(isinstance(d, SingleBlockRegionDef) for _, d in op_def.regions),
+                         segments[0] if segments else None)
+
+    def _segment_sizes(self, op: Operation) -> list[int] | None:
+        """The operand lists' sizes of an op with `operandSegmentSizes`, if valid."""
+        option = self.operand_segments
+        sizes = option.container(op).get(option.attribute_name)
+        if not isinstance(sizes, DenseArrayBase) or sizes.elt_type != i32:
+            return None
+        values = sizes.get_values()
+        if len(values) != len(self.operands) or sum(values) != len(op.operands):
+            return None
+        for n, (_, variadic, optional) in zip(values, self.operands):
+            if n < 0 or (optional and n > 1) or (not variadic and n != 1):
+                return None
+        return list(values)
+
+    @staticmethod
+    def _verify_list(values: Sequence[SSAValue], defs: tuple[tuple[Any, bool, bool], ...],
+                     ctx: VerificationContext, sizes: list[int] | None = None) -> bool:
+        """Verify each def's share of `values`, split as IRDL's accessors split them
+        (by `sizes` when the op records them); False if the count cannot match."""
+        if sizes is not None:
+            i = 0
+            for (constr, _, _), n in zip(defs, sizes):
+                constr.verify(tuple(v.type for v in values[i:i + n]), ctx)
+                i += n
+            return True
+        n_var = len(values) - (len(defs) - 1)
+        i = 0
+        for constr, variadic, optional in defs:
+            if variadic:
+                if n_var < 0 or (optional and n_var > 1):
+                    return False
+                constr.verify(tuple(v.type for v in values[i:i + n_var]), ctx)
+                i += n_var
+            elif i < len(values):
+                constr.verify((values[i].type,), ctx)
+                i += 1
+            else:
+                return False
+        return i == len(values)
+
+    @staticmethod
+    def _verify_named(present: dict[str, Attribute], defs: dict, optional: type, ctx: VerificationContext) -> bool:
+        """Verify the properties (attributes) `defs` declares; False if one is missing."""
+        for name, d in defs.items():
+            if name in present:
+                d.constr.verify(present[name], ctx)
+            elif not isinstance(d, optional):
+                return False
+        return True
+
+    def accepts(self, op: Operation) -> bool:
+        block = op.parent
+        if (block is not None and block.last_op is op) or op.successors:
+            return False  # the terminator and successor rules: xDSL's path
+        operands = op.operands
+        for v in operands:
+            if type(v) is ErasedSSAValue:
+                return False
+        if self.pre_check is not None:
+            self.pre_check(op)
+        sizes = None
+        if self.operand_segments is not None and (sizes := self._segment_sizes(op)) is None:
+            return False
+        ctx = VerificationContext()
+        if not (self._verify_list(operands, self.operands, ctx, sizes)
+                and self._verify_list(op.results, self.results, ctx)):
+            return False
+        regions = op.regions
+        if len(regions) != len(self.single_block):
+            return False
+        d = self.op_def
+        for single, (_, region_def), region in zip(self.single_block, d.regions, regions):
+            if single and len(region.blocks) != 1:
+                return False
+            if (entry := region.first_block) is not None:
+                region_def.entry_args.verify(entry.arg_types, ctx)
+        props = op.properties
+        if not (self._verify_named(props, d.properties, OptPropertyDef, ctx)
+                and self._verify_named(op.attributes, d.attributes, OptAttributeDef, ctx)):
+            return False
+        if len(props) > len(d.properties) or any(name not in d.properties for name in props):
+            return False
+        for trait in d.traits:
+            trait.verify(op)
+        if self.custom_verify is not None:
+            self.custom_verify(op)
+        return True
+
+
+_FAST_CHECKS: dict[type[Operation], FastCheck | None] = {}
+
+
+def verify_op(op: Operation) -> None:
+    """`op.verify(verify_nested_ops=False)`, through `FastCheck` where it applies."""
+    cls = type(op)
+    check = _FAST_CHECKS.get(cls, False)
+    if check is False:
+        check = _FAST_CHECKS[cls] = FastCheck.of(cls)
+    if check is not None:
+        try:
+            if check.accepts(op):
+                return
+        except Exception:  # noqa: BLE001 - xDSL's path below gives the error its usual form
+            pass
+    op.verify(verify_nested_ops=False)
+
+
 def verify_located(module: ModuleOp) -> None:
     """Verify every op, in time linear in the module; the first failure becomes a
     CompileError at that op's location."""
@@ -152,7 +322,7 @@ def verify_located(module: ModuleOp) -> None:
             if type(op) is func.CallOp and op.parent_op() is not None:
                 _verify_call(op, functions)
             else:
-                op.verify(verify_nested_ops=False)
+                verify_op(op)
         except VerifyException as e:
             msg = str(e.args[0]) if e.args else str(e)
             msg = msg.removeprefix("Operation does not verify: ")

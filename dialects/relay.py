@@ -509,6 +509,10 @@ def relay_op(cls):
         self.verify_properties()
         checked(self)
 
+    # What this verifier is made of, for a caller that runs the same checks faster
+    # (compiler/diagnostics.py FastCheck): `pre_check`, then IRDL's generated `checked`.
+    verify_.pre_check = cls.verify_properties  # type: ignore[attr-defined]
+    verify_.checked = checked  # type: ignore[attr-defined]
     cls.verify_ = verify_
     return cls
 

@@ -3,6 +3,7 @@
 xDSL's builders make, property attributes are shared per value (floats by their bits),
 and accel-opt's start-up does not import what a plain .mlir run does not use."""
 
+import glob
 import io
 import os
 import subprocess
@@ -47,12 +48,23 @@ def test_index_constant_and_layout_as_xdsl_builds_them():
     assert strided_layout((8, 1), 16) is strided_layout((8, 1), 16)  # built once
 
 
+def modules_loaded_by(code: str, modules: tuple[str, ...]) -> list[str]:
+    """Which of `modules` a fresh interpreter has imported after running `code`."""
+    probe = f"import sys; {code}; print(','.join(m for m in {modules!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return [m for m in out.stdout.strip().split(",") if m]
+
+
 def test_accel_opt_start_up_imports_no_numpy_or_frontend():
-    code = ("import sys; import accel.tools.accel_opt; "
-            "print(sorted(m for m in ('numpy', 'onnx', 'hypothesis', 'accel.compiler.partition_report', "
-            "'accel.compiler.frontend.onnx') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert modules_loaded_by("import accel.tools.accel_opt", (
+        "numpy", "onnx", "hypothesis", "accel.compiler.partition_report", "accel.compiler.frontend.onnx")) == []
+
+
+def test_partitioning_imports_no_xdsl_interpreters():
+    # Constant folding evaluates ops with the reference interpreter's kernels; the
+    # package `xdsl.interpreters` (every xDSL interpreter, 0.15 s) is for running @main.
+    assert modules_loaded_by("from accel.compiler.driver import build_passes, make_context; "
+                             "build_passes('canonicalize,byoc'); make_context('npu')", ("xdsl.interpreters",)) == []
 
 
 DEFERRED = """
@@ -174,3 +186,79 @@ def test_scaling_bench_runs_every_stage_of_the_pipeline():
     assert proc.returncode == 0, proc.stderr[-2000:]
     rows = [line for line in proc.stdout.splitlines() if line.startswith("cnn ")]
     assert len(rows) == 1 and "error" not in rows[0], proc.stdout
+
+
+# -- verification: the fast path decides exactly as xDSL's verifier ---------------------
+
+INVALID_LIT = sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "lit", "*", "*invalid*.mlir")))
+
+
+def test_fast_verification_agrees_with_xdsl():
+    """Every op of every chunk of the lit suite's invalid inputs (and of their valid
+    neighbours) that parses: `verify_op` accepts exactly what `Operation.verify` accepts,
+    and rejects with the same message."""
+    from accel.compiler.diagnostics import LocatingParser, verify_op
+    from accel.compiler.driver import make_context
+
+    ctx = make_context()
+    checked = rejected = 0
+    for path in INVALID_LIT:
+        with open(path) as f:
+            chunks = f.read().split("// -----")
+        for i, chunk in enumerate(chunks):
+            try:
+                module = LocatingParser(ctx, chunk, "chunk.mlir").parse_module()
+            except Exception:  # noqa: BLE001 - a syntax error: the parser's test, no op to verify
+                continue
+            for op in module.walk():
+                if type(op).__name__ == "CallOp":
+                    continue
+                outcomes = []
+                for verify in (verify_op, lambda o: o.verify(verify_nested_ops=False)):
+                    try:
+                        verify(op)
+                        outcomes.append(None)
+                    except Exception as e:  # noqa: BLE001
+                        outcomes.append((type(e).__name__, str(e)))
+                assert outcomes[0] == outcomes[1], f"{os.path.basename(path)} chunk {i}: {op.name}"
+                checked += 1
+                rejected += outcomes[0] is not None
+    assert checked > 500 and rejected > 100, (checked, rejected)
+
+
+def test_fast_verification_covers_the_dialects():
+    """The fast path applies to the ops the compiler builds by the thousand."""
+    from accel.compiler.diagnostics import FastCheck
+    from accel.dialects import accel, relay
+
+    for cls in (relay.Conv2DOp, relay.AddOp, relay.ConstantOp, accel.DmaStartOp, accel.DmaWaitOp, accel.AllocOp,
+                accel.Conv2DOp, accel.EltwiseOp, memref.SubviewOp, arith.ConstantOp):
+        assert FastCheck.of(cls) is not None, cls.__name__
+
+
+@pytest.mark.parametrize("segments", [None, [1, 1, 0, 0], [1, 0, 0, 0], [1, 2, 0, 0], [1, -1, 1, 0], [2, 0, 0, 0]])
+def test_fast_verification_of_operand_segments(segments):
+    """A subview (operand lists sized by `operandSegmentSizes`) with its sizes intact,
+    missing or wrong: the fast path and xDSL decide alike."""
+    from xdsl.dialects.builtin import DenseArrayBase, i32
+
+    from accel.compiler.diagnostics import verify_op
+
+    block = Block(arg_types=[MemRefType(f32, [4, 8, 8]), IndexType()])
+    op = subview(block.args[0], [block.args[1], 0, 0], [1, 4, 4], [1, 1, 1],
+                 subview_type(block.args[0].type, [block.args[1], 0, 0], [1, 4, 4], [1, 1, 1]))
+    block.add_op(op)
+    block.add_op(memref.DeallocOp.get(block.args[0]))  # so that the subview is not the block's last op
+    if segments is None:
+        del op.properties["operandSegmentSizes"]
+    else:
+        op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, segments)
+    outcomes = []
+    for verify in (verify_op, lambda o: o.verify(verify_nested_ops=False)):
+        try:
+            verify(op)
+            outcomes.append(None)
+        except Exception as e:  # noqa: BLE001
+            outcomes.append(str(e))
+    assert outcomes[0] == outcomes[1]
+    assert (outcomes[0] is None) == (segments == [1, 1, 0, 0])

@@ -50,7 +50,8 @@ def test_timing_holds_every_stage(tmp_path, capsys):
     accel_compile.main([MODEL, "--target", "npu", "-o", str(out), "--time-passes"])
     report = json.loads((out / "report.json").read_text())
     stages = list(report["timing"])
-    assert {"import", "byoc", "bufferize", "plan-memory", "plan-memory#2", "optimize-dma", "emit", "write"} <= set(stages)
+    assert {"import", "byoc", "bufferize", "plan-memory", "plan-memory#2", "optimize-dma", "verify", "emit", "report",
+            "write"} <= set(stages)
     err = capsys.readouterr().err
     for stage in stages:
         assert re.search(rf"^Pass {re.escape(stage)} took [0-9.e-]+ seconds$", err, re.M), stage
