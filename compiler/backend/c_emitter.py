@@ -83,8 +83,8 @@ def lacks_c_type(t) -> bool:
 
 
 def no_c_type(t: MemRefType, op: Operation) -> CompileError:
-    return CompileError(f"the C backend has no type for {t.element_type} values (keep the model in f32 or integer types)",
-                        op)
+    message = f"the C backend has no type for {t.element_type} values (keep the model in f32 or integer types)"
+    return CompileError(message, op)
 
 
 @by_identity  # per type object: the emitter asks per op
@@ -620,7 +620,7 @@ class ModelEmitter:
         self.buffer_ptr(op.results[0], ptr)
 
     def emit_host_return(self, op: func.ReturnOp, ptr: dict[SSAValue, str], w: CWriter) -> None:
-        pass
+        """Nothing: the outputs are written in place, model_run returns its status."""
 
     def emit_copy(self, op: memref.CopyOp, ptr: dict[SSAValue, str], w: CWriter) -> None:
         t = op.source.type
