@@ -46,7 +46,7 @@ from accel.compiler.narrow_types import NARROW_C_TYPES, is_float_dtype
 from accel.compiler.resize_sampling import resize2d_taps
 from accel.compiler.tensors import ModuleWeights, cast, constant_value, module_weights, numpy_dtype
 from accel.dialects import accel, relay
-from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, Arg, Call, Value, compute_word
+from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, RUNTIME_FUNCTIONS, Arg, Call, Value, compute_word
 from accel.dialects.conventions import ARENA_ATTR, ENTRY_ATTR, OFFSET_ATTR, TARGET_ATTR, entry_of, io_names, is_output_arg
 
 WEIGHT_ALIGN = 64
@@ -669,16 +669,28 @@ def config_fields(desc) -> dict[str, str]:
 def runtime_call(desc, name: str, **words: str) -> str:
     """The C call of runtime function `name` ([api.runtime]) with its declared arguments;
     `words` gives each argument word's C expression."""
-    call: Call = getattr(desc.api.runtime, name)
-    args = []
-    for a in call.args:
-        if a.struct is not None:
-            args.append(words[a.struct])
-        elif a.value.word is None:
-            args.append(c_number(a.value.literal, "double" if isinstance(a.value.literal, float) else "int64_t"))
-        else:
-            args.append(words[a.value.word])
-    return f"{call.function}({', '.join(args)})"
+    return runtime_templates(desc)[name].format_map(words)
+
+
+@by_identity  # per description: a call is written per transfer
+def runtime_templates(desc) -> dict[str, str]:
+    """Each declared runtime function's C call as a `str.format` template: its argument
+    words in braces (`{dst}`, a struct `{config}`), its literals written."""
+    out = {}
+    for name in RUNTIME_FUNCTIONS:
+        call: Call | None = getattr(desc.api.runtime, name)
+        if call is None:
+            continue
+        args = []
+        for a in call.args:
+            if a.struct is not None:
+                args.append(f"{{{a.struct}}}")
+            elif a.value.word is None:
+                args.append(c_number(a.value.literal, "double" if isinstance(a.value.literal, float) else "int64_t"))
+            else:
+                args.append(f"{{{a.value.word}}}")
+        out[name] = f"{call.function}({', '.join(args)})"
+    return out
 
 
 def has_runtime(desc, name: str) -> bool:
