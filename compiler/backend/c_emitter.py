@@ -1202,10 +1202,11 @@ class AccelFunctionEmitter:
             self.emit_op(op, w)
 
     def value(self, v: SSAValue) -> str:
-        if v in self.ptr:
-            return self.ptr[v]
-        if v in self.index:
-            return self.index[v]
+        c = self.ptr.get(v)
+        if c is None:
+            c = self.index.get(v)
+        if c is not None:
+            return c
         raise CompileError(f"the C emitter has no value for {v.type}", v.owner if isinstance(v.owner, Operation) else None)
 
     def emit_op(self, op: Operation, w: CWriter) -> None:
@@ -1312,7 +1313,7 @@ class AccelFunctionEmitter:
                             dst_strides=m.static_array("int64_t", t.dest_strides, "strides"),
                             src_strides=m.static_array("int64_t", t.source_strides, "strides"))
         token = op.results[0]
-        if not token.uses:  # completed by the region's final sync
+        if token.first_use is None:  # completed by the region's final sync
             w.line(f"(void){call};")
             return
         tok = m.fresh("t")
