@@ -267,7 +267,6 @@ class StreamBuilder:
         COMPUTE_FIELDS.put(key, plan)
         return plan
 
-
     RUNS = {
         func.ReturnOp: end, accel.WeightOp: host_buffer, memref.AllocOp: host_buffer, accel.AllocOp: spm_buffer,
         arith.ConstantOp: constant, arith.AddiOp: index_arith, arith.MuliOp: index_arith, arith.SubiOp: index_arith,
