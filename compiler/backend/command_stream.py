@@ -176,7 +176,8 @@ class StreamBuilder:
         for o, st in zip(dense_values(op.static_offsets), strides):
             elems += (self.value(next(dyn)) if o == DYNAMIC_INDEX else o) * st
         delta = elems * dtype_of(source.type).itemsize
-        self.env[op.results[0]] = Spm(src.offset + delta, src.param) if isinstance(src, Spm) else (src[0], src[1] + delta)
+        at = Spm(src.offset + delta, src.param) if isinstance(src, Spm) else (src[0], src[1] + delta)
+        self.env[op.results[0]] = at
 
     def dma(self, op: accel.DmaStartOp) -> None:
         source, dest = op.operands
