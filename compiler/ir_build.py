@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import Any
 
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (DYNAMIC_INDEX, DenseArrayBase, IndexType, IntegerAttr, MemRefType, StridedLayoutAttr,
                                    i32, i64)
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import AttrSizedOperandSegments
 
 INDEX = IndexType()
@@ -164,6 +165,45 @@ def by_identity(fn):
     get.__doc__ = fn.__doc__
     get.__name__ = getattr(fn, "__name__", "by_identity")
     return get
+
+
+class IdentityMemo:
+    """Values keyed by a tuple of objects, by identity (`by_identity` for several
+    objects: attributes and types are immutable and interned, hashing them walks their
+    parameters). An entry keeps its objects alive, so their ids are not reused; the table
+    is emptied past `limit` entries."""
+
+    def __init__(self, limit: int = 100_000) -> None:
+        self.table: dict[tuple[int, ...], tuple[tuple, Any]] = {}
+        self.limit = limit
+
+    def get(self, objects: tuple) -> Any:
+        """The value stored for `objects`, or None."""
+        hit = self.table.get(tuple(map(id, objects)))
+        return None if hit is None else hit[1]
+
+    def put(self, objects: tuple, value: Any) -> None:
+        if len(self.table) >= self.limit:
+            self.table.clear()
+        self.table[tuple(map(id, objects))] = (objects, value)
+
+
+def operand_segments(op: Operation) -> list[tuple[SSAValue, ...]]:
+    """The operand groups of an op with `AttrSizedOperandSegments` (a kernel's ins and
+    outs; a subview's source, offsets, sizes, strides), the sizes unpacked once per
+    attribute (IRDL's accessors unpack them on every use)."""
+    operands = tuple(op.operands)
+    groups, at = [], 0
+    for n in dense_values(op.properties[AttrSizedOperandSegments.attribute_name]):
+        groups.append(operands[at:at + n])
+        at += n
+    return groups
+
+
+def op_signature(op: Operation) -> tuple:
+    """What an op is apart from its place: its name, properties (names and values) and
+    operand types, flat (an `IdentityMemo` key: property names are strings, types are not)."""
+    return (op.name, *(x for item in op.properties.items() for x in item), *(v.type for v in op.operands))
 
 
 @by_identity

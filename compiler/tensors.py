@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -158,7 +159,7 @@ def array_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     shape = tuple(t.get_shape())
     if flat.size == 1 and int(np.prod(shape)) != 1:
         return np.full(shape, flat[0], dtype=dt)  # splat
-    return flat.reshape(shape).copy()
+    return flat.reshape(shape)  # `flat` is the array's own (a conversion of the bytes)
 
 
 # --------------------------------------------------------------------------------------
@@ -236,19 +237,36 @@ def weights_path(module: ModuleOp) -> str | None:
     return attr.data if isinstance(attr, StringAttr) else None
 
 
-def constant_value(op: ConstantOp | accel.WeightOp) -> np.ndarray:
+@dataclass(frozen=True)
+class ModuleWeights:
+    """The external tensors of a module and the file (`relay.weights`) they come from."""
+
+    path: str
+    tensors: dict[str, np.ndarray]
+
+
+def module_weights(module: ModuleOp) -> ModuleWeights | None:
+    """The module's external tensors, or None when it names no weights file."""
+    path = weights_path(module)
+    return ModuleWeights(path, load_weights_file(path)) if path is not None else None
+
+
+def constant_value(op: ConstantOp | accel.WeightOp, weights: ModuleWeights | None = None) -> np.ndarray:
     """The value of a relay.constant or an accel.weight (its buffer-level form), inline
-    or external, in the op's shape and element type."""
+    or external, in the op's shape and element type. `weights`: the enclosing module's
+    `module_weights`, from a caller asking for many values (else they are found from the
+    op: a walk up to the module and a look at the file's time)."""
     if op.value is not None:
         return array_from_dense(op.value)
     assert op.external is not None
     name = op.external.data
-    module = enclosing_module(op)
-    path = weights_path(module) if module is not None else None
-    if path is None:
-        what = "constant" if isinstance(op, ConstantOp) else "weight"
-        raise WeightsError(f"external {what} '{name}' needs a '{WEIGHTS_ATTR}' attribute on the module")
-    tensors = load_weights_file(path)
+    if weights is None:
+        module = enclosing_module(op)
+        weights = module_weights(module) if module is not None else None
+        if weights is None:
+            what = "constant" if isinstance(op, ConstantOp) else "weight"
+            raise WeightsError(f"external {what} '{name}' needs a '{WEIGHTS_ATTR}' attribute on the module")
+    path, tensors = weights.path, weights.tensors
     if name not in tensors:
         raise WeightsError(f"{path}: has no tensor named '{name}'")
     arr = tensors[name]

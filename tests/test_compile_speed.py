@@ -12,7 +12,7 @@ import sys
 import pytest
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, StridedLayoutAttr, f32
-from xdsl.ir import Block
+from xdsl.ir import Block, Region
 from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
 
@@ -262,3 +262,51 @@ def test_fast_verification_of_operand_segments(segments):
             outcomes.append(str(e))
     assert outcomes[0] == outcomes[1]
     assert (outcomes[0] is None) == (segments == [1, 1, 0, 0])
+
+
+@pytest.mark.parametrize("offsets, sizes", [([0, "iv", 2], [1, 4, 4]), (["iv", 0, 0], [2, "iv", 8]),
+                                            ([0, 0, 0], [4, 8, 8])])
+def test_operand_segments_are_what_the_irdl_accessors_give(offsets, sizes):
+    """`ir_build.operand_segments` (the sizes unpacked once) gives a subview's and a
+    kernel's operand groups as their IRDL accessors do."""
+    from accel.compiler.ir_build import operand_segments
+    from accel.dialects import accel
+
+    block = Block(arg_types=[MemRefType(f32, [4, 8, 8]), IndexType(), MemRefType(f32, [4, 8, 8])])
+    src, iv, out = block.args
+    offsets = [iv if o == "iv" else o for o in offsets]
+    sizes = [iv if s == "iv" else s for s in sizes]
+    view = subview(src, offsets, sizes, [1, 1, 1], subview_type(src.type, offsets, sizes, [1, 1, 1]))
+    source, dyn_offsets, dyn_sizes, dyn_strides = operand_segments(view)
+    assert (source, dyn_offsets, dyn_sizes, dyn_strides) == ((view.source,), tuple(view.offsets), tuple(view.sizes),
+                                                             tuple(view.strides))
+    kernel = accel.KernelOp([src, iv], [out], Region(Block()))
+    assert operand_segments(kernel) == [tuple(kernel.ins), tuple(kernel.outs)] == [(src, iv), (out,)]
+
+
+def test_identity_memo_keys_by_identity_and_keeps_its_objects():
+    """An equal but distinct object misses; an entry keeps its objects alive, so a new
+    object cannot take a stored one's id (CPython reuses a freed object's id at once)."""
+    from accel.compiler.ir_build import IdentityMemo
+
+    class Thing:
+        def __eq__(self, other):
+            return isinstance(other, Thing)
+
+        def __hash__(self):
+            return 0
+
+    memo = IdentityMemo()
+    a, b = Thing(), Thing()
+    memo.put((a, b), "ab")
+    assert memo.get((a, b)) == "ab"
+    assert memo.get((Thing(), b)) is None and memo.get((b, a)) is None
+    ids = (id(a), id(b))
+    del a, b
+    fresh = [Thing() for _ in range(100)]
+    assert all(id(t) not in ids for t in fresh)
+    small = IdentityMemo(limit=2)
+    keys = [(Thing(),) for _ in range(3)]
+    for i, k in enumerate(keys):
+        small.put(k, i)
+    assert small.get(keys[2]) == 2 and small.get(keys[0]) is None  # emptied past the limit

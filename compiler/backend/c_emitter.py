@@ -17,6 +17,7 @@ byte-identical files.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -39,13 +40,13 @@ from accel.compiler.backend.codegen_hook import (
 )
 from accel.compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_comment, c_double, c_float, c_int, c_string
 from accel.compiler.diagnostics import CompileError, format_location
-from accel.compiler.ir_build import by_identity, dense_values
+from accel.compiler.ir_build import IdentityMemo, by_identity, dense_values, op_signature, operand_segments
 from accel.compiler.memory_plan import align
 from accel.compiler.narrow_types import NARROW_C_TYPES, is_float_dtype
 from accel.compiler.resize_sampling import resize2d_taps
-from accel.compiler.tensors import cast, constant_value, numpy_dtype
+from accel.compiler.tensors import ModuleWeights, cast, constant_value, module_weights, numpy_dtype
 from accel.dialects import accel, relay
-from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, Arg, Call, Value, compute_word
+from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, RUNTIME_FUNCTIONS, Arg, Call, Value, compute_word
 from accel.dialects.conventions import ARENA_ATTR, ENTRY_ATTR, OFFSET_ATTR, TARGET_ATTR, entry_of, io_names, is_output_arg
 
 WEIGHT_ALIGN = 64
@@ -66,11 +67,24 @@ def check_c_types(module: ModuleOp) -> None:
     """Every buffer's element type has a C type (numpy's f16 has none in C99): one line
     naming the first op that makes such a value, instead of a failure deep in emission."""
     for op in module.walk():
-        values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
-        for v in values:
-            if isinstance(v.type, MemRefType) and dtype_of(v.type) not in C_TYPES:
-                raise CompileError(f"the C backend has no type for {v.type.element_type} values "
-                                   "(keep the model in f32 or integer types)", op)
+        for v in op.results:
+            if lacks_c_type(v.type):
+                raise no_c_type(v.type, op)
+        for r in op.regions:
+            for b in r.blocks:
+                for a in b.args:
+                    if lacks_c_type(a.type):
+                        raise no_c_type(a.type, op)
+
+
+@by_identity  # per type object: a module has a few
+def lacks_c_type(t) -> bool:
+    return isinstance(t, MemRefType) and dtype_of(t) not in C_TYPES
+
+
+def no_c_type(t: MemRefType, op: Operation) -> CompileError:
+    message = f"the C backend has no type for {t.element_type} values (keep the model in f32 or integer types)"
+    return CompileError(message, op)
 
 
 @by_identity  # per type object: the emitter asks per op
@@ -126,13 +140,21 @@ class WeightBlob:
     chunks: list[bytes] = field(default_factory=list)
     size: int = 0
     by_key: dict[Any, int] = field(default_factory=dict)
+    """("ext", name, dtype, shape) of an external tensor, ("val", dtype, shape, bytes) of an
+    inline value -> its offset: each is stored once."""
 
-    def add(self, key: Any, arr: np.ndarray) -> int:
-        if key in self.by_key:
-            return self.by_key[key]
-        data = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
-        if arr.dtype == np.bool_:
-            data = np.ascontiguousarray(arr).astype(np.uint8).tobytes()
+    def add(self, op: relay.ConstantOp | accel.WeightOp, arr: np.ndarray) -> int:
+        """The offset of `op`'s value `arr`."""
+        if op.external is not None:
+            key = ("ext", op.external.data, arr.dtype.str, arr.shape)
+            if key in self.by_key:
+                return self.by_key[key]
+            data = weight_bytes(arr)
+        else:
+            data = weight_bytes(arr)  # as a key: the same equality as the array's own bytes
+            key = ("val", arr.dtype.str, arr.shape, data)
+            if key in self.by_key:
+                return self.by_key[key]
         offset = align(self.size, WEIGHT_ALIGN)
         if offset > self.size:
             self.chunks.append(b"\0" * (offset - self.size))
@@ -145,10 +167,11 @@ class WeightBlob:
         return b"".join(self.chunks)
 
 
-def _constant_key(op: relay.ConstantOp | accel.WeightOp, arr: np.ndarray) -> Any:
-    if op.external is not None:
-        return ("ext", op.external.data, arr.dtype.str, arr.shape)
-    return ("val", arr.dtype.str, arr.shape, arr.tobytes())
+def weight_bytes(arr: np.ndarray) -> bytes:
+    """An array as weights.bin holds it: C order, little-endian, a bool a byte."""
+    if arr.dtype == np.bool_:
+        return np.ascontiguousarray(arr).astype(np.uint8).tobytes()
+    return np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
 
 
 # --------------------------------------------------------------------------------------
@@ -186,6 +209,14 @@ class ModelEmitter:
         self.global_names: dict[str, str] = {}
         self.counter = 0
         self.op_descriptions: list[str] = []
+        self.weights: ModuleWeights | None = None
+        """The module's external tensors, once a weight needs them (`constant`)."""
+        self.array_inits: dict[tuple, str] = {}
+        """(C type, integer values) -> the array's initializer (`array_init`)."""
+        self.transfers = IdentityMemo()
+        """(source type, dest type) -> the transfer's words (`transfer`)."""
+        self.call_pieces = IdentityMemo()
+        """(call, op signature) -> the call's arguments (`ComputeCallEmitter.pieces`)."""
 
     # -- naming ------------------------------------------------------------------------
 
@@ -194,13 +225,24 @@ class ModelEmitter:
         return f"{prefix}{self.counter}"
 
     def static_array(self, ctype: str, values: Sequence[Any], prefix: str = "k") -> str:
-        init = c_array_init(values, ctype)
+        init = self.array_init(ctype, values)
         key = f"{ctype}:{init}"
         if key not in self.global_names:
             name = self.fresh(prefix)
             self.globals.append(f"static const {ctype} {name}[] = {init};")
             self.global_names[key] = name
         return self.global_names[key]
+
+    def array_init(self, ctype: str, values: Sequence[Any]) -> str:
+        """`c_array_init`, once per integer array (equal integers are written alike; equal
+        floats are not: -0.0 == 0.0)."""
+        if ctype in ("float", "double"):
+            return c_array_init(values, ctype)
+        key = (ctype, tuple(values))
+        init = self.array_inits.get(key)
+        if init is None:
+            init = self.array_inits[key] = c_array_init(values, ctype)
+        return init
 
     def shape_array(self, shape: Sequence[int]) -> str:
         if len(shape) > HOST_MAX_RANK:
@@ -213,11 +255,31 @@ class ModelEmitter:
         self.op_descriptions.append(text)
         return len(self.op_descriptions) - 1
 
+    def transfer(self, source: MemRefType, dest: MemRefType) -> Transfer:
+        """A DMA call's words between views of these types, once per pair of type objects
+        (types are interned: a region's transfers share a few)."""
+        hit = self.transfers.get((source, dest))
+        if hit is not None:
+            return hit
+        to_spm, from_spm = accel.memory_space(dest) == "spm", accel.memory_space(source) == "spm"
+        function = "dma_to_host" if not to_spm else "dma_on_device" if from_spm else "dma_to_device"
+        shape = shape_of(source)
+        t = Transfer(function, str(dtype_of(source).itemsize), str(len(shape)), shape, strides_of(dest)[0],
+                     strides_of(source)[0])
+        self.transfers.put((source, dest), t)
+        return t
+
     # -- weights -----------------------------------------------------------------------
 
+    def constant(self, op: relay.ConstantOp | accel.WeightOp) -> np.ndarray:
+        """`constant_value`, the module's weights file looked up once."""
+        if op.external is not None and self.weights is None:
+            self.weights = module_weights(self.module)
+        return constant_value(op, self.weights)
+
     def weight_ptr(self, op: relay.ConstantOp | accel.WeightOp) -> str:
-        arr = constant_value(op)
-        offset = self.blob.add(_constant_key(op, arr), arr)
+        arr = self.constant(op)
+        offset = self.blob.add(op, arr)
         return f"(({C_TYPES[arr.dtype]} *)(model_weights + {offset}))"
 
     # -- entry -------------------------------------------------------------------------
@@ -286,8 +348,8 @@ class ModelEmitter:
                 raise CompileError("a host buffer has no planned offset (run plan-memory)", owner)
             return "arena", off.value.data
         if isinstance(owner, (accel.WeightOp, relay.ConstantOp)):
-            arr = constant_value(owner)
-            return "weights", self.blob.add(_constant_key(owner, arr), arr)
+            arr = self.constant(owner)
+            return "weights", self.blob.add(owner, arr)
         raise CompileError(f"{v.type} is not a host buffer", owner if isinstance(owner, Operation) else None)
 
     def region_buffer(self, v: SSAValue, ptr: dict[SSAValue, str]) -> str:
@@ -542,31 +604,45 @@ class ModelEmitter:
         raise CompileError(f"the C emitter cannot address {v.type} here", owner if isinstance(owner, Operation) else None)
 
     def emit_host_op(self, op: Operation, ptr: dict[SSAValue, str], w: CWriter) -> None:
-        if isinstance(op, (memref.AllocOp, accel.WeightOp, accel.AllocOp)):
-            self.buffer_ptr(op.results[0], ptr)
-            return
-        if isinstance(op, func.ReturnOp):
-            return
-        if isinstance(op, memref.CopyOp):
-            t = op.source.type
-            n = numel(shape_of(t)) * dtype_of(t).itemsize
-            w.line(f"memcpy({self.buffer_ptr(op.destination, ptr)}, {self.buffer_ptr(op.source, ptr)}, {n});")
-            return
-        if isinstance(op, func.CallOp):
-            args = ", ".join(self.buffer_ptr(a, ptr) for a in op.arguments)
-            idx = self.describe(op)
-            callee = self.codegen.functions.get(op.callee.root_reference.data)
-            if callee is None:
-                raise CompileError(f"'{op.callee.root_reference.data}' is not an accelerator region of this module", op)
-            w.line(f"if ((status = {callee}({args})) != 0) return fail(status, {idx});")
-            return
-        if isinstance(op, accel.KernelOp):
-            HostKernelEmitter(self, op, ptr).emit(w)
+        emit = self.HOST_EMITTERS.get(type(op))
+        if emit is None:  # a subclass of an op @main may hold
+            emit = next((self.HOST_EMITTERS[c] for c in type(op).__mro__ if c in self.HOST_EMITTERS), None)
+        if emit is not None:
+            emit(self, op, ptr, w)
             return
         if isinstance(op, (relay.RelayOp, relay.CompositeOp, relay.ConstantOp)):
             raise CompileError(f"C is emitted from lowered IR, but '{op.name}' still works on tensors "
                                "(run the 'full' pipeline first)", op)
         raise CompileError(f"the C emitter cannot run '{op.name}' on the host", op)
+
+    def emit_host_buffer(self, op: memref.AllocOp | accel.WeightOp | accel.AllocOp, ptr: dict[SSAValue, str],
+                         w: CWriter) -> None:
+        self.buffer_ptr(op.results[0], ptr)
+
+    def emit_host_return(self, op: func.ReturnOp, ptr: dict[SSAValue, str], w: CWriter) -> None:
+        """Nothing: the outputs are written in place, model_run returns its status."""
+
+    def emit_copy(self, op: memref.CopyOp, ptr: dict[SSAValue, str], w: CWriter) -> None:
+        t = op.source.type
+        n = numel(shape_of(t)) * dtype_of(t).itemsize
+        w.line(f"memcpy({self.buffer_ptr(op.destination, ptr)}, {self.buffer_ptr(op.source, ptr)}, {n});")
+
+    def emit_call(self, op: func.CallOp, ptr: dict[SSAValue, str], w: CWriter) -> None:
+        args = ", ".join(self.buffer_ptr(a, ptr) for a in op.arguments)
+        idx = self.describe(op)
+        callee = self.codegen.functions.get(op.callee.root_reference.data)
+        if callee is None:
+            raise CompileError(f"'{op.callee.root_reference.data}' is not an accelerator region of this module", op)
+        w.line(f"if ((status = {callee}({args})) != 0) return fail(status, {idx});")
+
+    def emit_kernel(self, op: accel.KernelOp, ptr: dict[SSAValue, str], w: CWriter) -> None:
+        HostKernelEmitter(self, op, ptr).emit(w)
+
+    HOST_EMITTERS = {
+        memref.AllocOp: emit_host_buffer, accel.WeightOp: emit_host_buffer, accel.AllocOp: emit_host_buffer,
+        func.ReturnOp: emit_host_return, memref.CopyOp: emit_copy, func.CallOp: emit_call, accel.KernelOp: emit_kernel,
+    }  # fmt: skip
+    """The ops of @main, by class: the emitter of each."""
 
 
 def _file_stem(target: str) -> str:
@@ -593,16 +669,28 @@ def config_fields(desc) -> dict[str, str]:
 def runtime_call(desc, name: str, **words: str) -> str:
     """The C call of runtime function `name` ([api.runtime]) with its declared arguments;
     `words` gives each argument word's C expression."""
-    call: Call = getattr(desc.api.runtime, name)
-    args = []
-    for a in call.args:
-        if a.struct is not None:
-            args.append(words[a.struct])
-        elif a.value.word is None:
-            args.append(c_number(a.value.literal, "double" if isinstance(a.value.literal, float) else "int64_t"))
-        else:
-            args.append(words[a.value.word])
-    return f"{call.function}({', '.join(args)})"
+    return runtime_templates(desc)[name].format_map(words)
+
+
+@by_identity  # per description: a call is written per transfer
+def runtime_templates(desc) -> dict[str, str]:
+    """Each declared runtime function's C call as a `str.format` template: its argument
+    words in braces (`{dst}`, a struct `{config}`), its literals written."""
+    out = {}
+    for name in RUNTIME_FUNCTIONS:
+        call: Call | None = getattr(desc.api.runtime, name)
+        if call is None:
+            continue
+        args = []
+        for a in call.args:
+            if a.struct is not None:
+                args.append(f"{{{a.struct}}}")
+            elif a.value.word is None:
+                args.append(c_number(a.value.literal, "double" if isinstance(a.value.literal, float) else "int64_t"))
+            else:
+                args.append(f"{{{a.value.word}}}")
+        out[name] = f"{call.function}({', '.join(args)})"
+    return out
 
 
 def has_runtime(desc, name: str) -> bool:
@@ -621,7 +709,8 @@ class HostKernelEmitter:
         self.model = model
         self.kernel = kernel
         self.vals: dict[SSAValue, str] = {}
-        for arg, buf in zip(kernel.body.block.args, kernel.ins):
+        ins, outs = operand_segments(kernel)
+        for arg, buf in zip(kernel.body.block.args, ins):
             self.vals[arg] = model.buffer_ptr(buf, ptr)
         ops = [o for o in kernel.body.block.ops if not isinstance(o, (relay.ConstantOp, accel.YieldOp))]
         for o in kernel.body.block.ops:
@@ -632,8 +721,8 @@ class HostKernelEmitter:
         self.op = ops[0]
         y = kernel.body.block.last_op
         assert isinstance(y, accel.YieldOp)
-        self.out = model.buffer_ptr(kernel.outs[0], ptr)
-        if len(kernel.outs) != 1 or y.values[0] is not self.op.results[0]:
+        self.out = model.buffer_ptr(outs[0], ptr)
+        if len(outs) != 1 or y.values[0] is not self.op.results[0]:
             raise CompileError("a host kernel must yield its op's single result", kernel)
 
     def p(self, v: SSAValue) -> str:
@@ -643,7 +732,7 @@ class HostKernelEmitter:
         owner = v.owner
         if not isinstance(owner, relay.ConstantOp):
             raise CompileError(f"'{self.op.name}' needs a constant here for the host C code", self.op)
-        return constant_value(owner)
+        return self.model.constant(owner)
 
     def emit(self, w: CWriter) -> None:
         op = self.op
@@ -1066,6 +1155,7 @@ class CApiCodegen:
                                    includes=(desc.api.header,), init=self.init_code(desc), free=shutdown)
 
     @staticmethod
+    @by_identity  # per description: every region of the target has it
     def init_code(desc) -> str:
         w = CWriter()
         w.line("{")
@@ -1112,131 +1202,194 @@ class AccelFunctionEmitter:
             self.emit_op(op, w)
 
     def value(self, v: SSAValue) -> str:
-        if v in self.ptr:
-            return self.ptr[v]
-        if v in self.index:
-            return self.index[v]
+        c = self.ptr.get(v)
+        if c is None:
+            c = self.index.get(v)
+        if c is not None:
+            return c
         raise CompileError(f"the C emitter has no value for {v.type}", v.owner if isinstance(v.owner, Operation) else None)
 
     def emit_op(self, op: Operation, w: CWriter) -> None:
-        if isinstance(op, func.ReturnOp):
-            w.line(f"{runtime_call(self.desc, 'sync')};")
-            w.line("return 0;")
-            return
-        if isinstance(op, accel.WeightOp):
-            self.ptr[op.result] = self.model.weight_ptr(op)
-            return
-        if isinstance(op, memref.AllocOp):
-            self.ptr[op.memref] = self.model.buffer_ptr(op.memref, {})
-            return
-        if isinstance(op, accel.AllocOp):
-            if accel.memory_space(op.result.type) != "spm" or op.offset is None:
-                raise CompileError("scratchpad buffers need a planned offset (run insert-dma)", op)
-            ctype = C_TYPES[dtype_of(op.result.type)]
-            self.ptr[op.result] = f"(({ctype} *)(spm + {op.offset.value.data}))"
-            return
-        if isinstance(op, accel.DmaStartOp):
-            self.emit_dma(op, w)
-            return
-        if isinstance(op, accel.DmaWaitOp):
-            for t in op.tokens:
-                w.line(f"{runtime_call(self.desc, 'dma_wait', token=self.value(t))};")
-            return
-        if isinstance(op, memref.SubviewOp):
-            self.emit_subview(op)
-            return
-        if isinstance(op, arith.ConstantOp):
-            self.index[op.result] = str(op.value.value.data)
-            return
-        if isinstance(op, (arith.AddiOp, arith.MuliOp, arith.SubiOp)):  # index arithmetic
-            sym = {arith.AddiOp: "+", arith.MuliOp: "*", arith.SubiOp: "-"}[type(op)]
-            self.index[op.result] = f"({self.value(op.lhs)} {sym} {self.value(op.rhs)})"
-            return
-        if isinstance(op, (arith.MinSIOp, arith.MaxSIOp)):
-            a, b = self.value(op.lhs), self.value(op.rhs)
-            cmp = "<" if isinstance(op, arith.MinSIOp) else ">"
-            self.index[op.result] = f"(({a}) {cmp} ({b}) ? ({a}) : ({b}))"
-            return
-        if isinstance(op, scf.ForOp):
-            iv = self.model.fresh("i")
-            args = op.body.block.args
-            self.index[args[0]] = iv
-            # Loop-carried values (a slot index, pending tokens) live in variables.
-            carried = []
-            for arg, init, res in zip(args[1:], op.iter_args, op.results):
-                var = self.model.fresh("c")
-                w.line(f"{self.c_scalar_type(arg.type)} {var} = {self.value(init)};")
-                self.index[arg] = var
-                self.index[res] = var
-                carried.append(var)
-            lb, ub, st = self.value(op.lb), self.value(op.ub), self.value(op.step)
-            w.line(f"for (int64_t {iv} = {lb}; {iv} < {ub}; {iv} += {st}) {{")
-            w.depth += 1
-            for inner in op.body.block.ops:
-                if isinstance(inner, scf.YieldOp):
-                    values = [self.value(v) for v in inner.operands]
-                    temps = []
-                    for var, val in zip(carried, values):
-                        tmp = self.model.fresh("n")
-                        w.line(f"{self.c_scalar_type(op.body.block.args[1 + len(temps)].type)} {tmp} = {val};")
-                        temps.append(tmp)
-                    for var, tmp in zip(carried, temps):
-                        w.line(f"{var} = {tmp};")
-                else:
-                    self.emit_op(inner, w)
-            w.depth -= 1
-            w.line("}")
-            return
-        if isinstance(op, accel.ComputeOp):
-            ComputeCallEmitter(self, op).emit(w)
-            return
-        raise CompileError(f"the C emitter cannot emit '{op.name}' in an accelerator region", op)
+        emit = self.EMITTERS.get(type(op))
+        if emit is None:  # a subclass of an op the region may hold (a compute op)
+            emit = next((self.EMITTERS[c] for c in type(op).__mro__ if c in self.EMITTERS), None)
+            if emit is None:
+                raise CompileError(f"the C emitter cannot emit '{op.name}' in an accelerator region", op)
+        emit(self, op, w)
+
+    def emit_return(self, op: func.ReturnOp, w: CWriter) -> None:
+        w.line(f"{runtime_call(self.desc, 'sync')};")
+        w.line("return 0;")
+
+    def emit_weight(self, op: accel.WeightOp, w: CWriter) -> None:
+        self.ptr[op.result] = self.model.weight_ptr(op)
+
+    def emit_host_alloc(self, op: memref.AllocOp, w: CWriter) -> None:
+        self.ptr[op.memref] = self.model.buffer_ptr(op.memref, {})
+
+    def emit_spm_alloc(self, op: accel.AllocOp, w: CWriter) -> None:
+        result, offset = op.results[0], op.offset
+        if accel.memory_space(result.type) != "spm" or offset is None:
+            raise CompileError("scratchpad buffers need a planned offset (run insert-dma)", op)
+        self.ptr[result] = f"(({C_TYPES[dtype_of(result.type)]} *)(spm + {offset.value.data}))"
+
+    def emit_wait(self, op: accel.DmaWaitOp, w: CWriter) -> None:
+        for t in op.operands:
+            w.line(f"{runtime_call(self.desc, 'dma_wait', token=self.value(t))};")
+
+    def emit_index_constant(self, op: arith.ConstantOp, w: CWriter) -> None:
+        self.index[op.result] = str(op.value.value.data)
+
+    INDEX_OPERATORS = {arith.AddiOp: "+", arith.MuliOp: "*", arith.SubiOp: "-"}
+
+    def emit_index_arith(self, op: arith.SignlessIntegerBinaryOperation, w: CWriter) -> None:
+        self.index[op.result] = f"({self.value(op.lhs)} {self.INDEX_OPERATORS[type(op)]} {self.value(op.rhs)})"
+
+    def emit_index_min_max(self, op: arith.MinSIOp | arith.MaxSIOp, w: CWriter) -> None:
+        a, b = self.value(op.lhs), self.value(op.rhs)
+        cmp = "<" if isinstance(op, arith.MinSIOp) else ">"
+        self.index[op.result] = f"(({a}) {cmp} ({b}) ? ({a}) : ({b}))"
+
+    def emit_for(self, op: scf.ForOp, w: CWriter) -> None:
+        iv = self.model.fresh("i")
+        args = op.body.block.args
+        self.index[args[0]] = iv
+        # Loop-carried values (a slot index, pending tokens) live in variables.
+        carried = []
+        for arg, init, res in zip(args[1:], op.iter_args, op.results):
+            var = self.model.fresh("c")
+            w.line(f"{self.c_scalar_type(arg.type)} {var} = {self.value(init)};")
+            self.index[arg] = var
+            self.index[res] = var
+            carried.append(var)
+        lb, ub, st = self.value(op.lb), self.value(op.ub), self.value(op.step)
+        w.line(f"for (int64_t {iv} = {lb}; {iv} < {ub}; {iv} += {st}) {{")
+        w.depth += 1
+        for inner in op.body.block.ops:
+            if isinstance(inner, scf.YieldOp):
+                values = [self.value(v) for v in inner.operands]
+                temps = []
+                for var, val in zip(carried, values):
+                    tmp = self.model.fresh("n")
+                    w.line(f"{self.c_scalar_type(op.body.block.args[1 + len(temps)].type)} {tmp} = {val};")
+                    temps.append(tmp)
+                for var, tmp in zip(carried, temps):
+                    w.line(f"{var} = {tmp};")
+            else:
+                self.emit_op(inner, w)
+        w.depth -= 1
+        w.line("}")
+
+    def emit_compute(self, op: accel.ComputeOp, w: CWriter) -> None:
+        ComputeCallEmitter(self, op).emit(w)
 
     def c_scalar_type(self, t) -> str:
         if isinstance(t, accel.TokenType):
             return self.desc.api.runtime.token_type
         return "int64_t"
 
-    def emit_subview(self, op: memref.SubviewOp) -> None:
-        src = self.value(op.source)
-        strides, _ = strides_of(op.source.type)
-        dyn = list(op.offsets)
+    def emit_subview(self, op: memref.SubviewOp, w: CWriter) -> None:
+        (source,), offsets, _, _ = operand_segments(op)
+        dyn = iter(offsets)
+        src = self.value(source)
+        strides, _ = strides_of(source.type)
         terms = []
         for o, st in zip(dense_values(op.static_offsets), strides):
             if o == DYNAMIC_INDEX:
-                terms.append(f"{self.value(dyn.pop(0))} * {st}")
+                terms.append(f"{self.value(next(dyn))} * {st}")
             elif o:
                 terms.append(str(o * st))
-        ctype = C_TYPES[dtype_of(op.result.type)]
-        self.ptr[op.result] = f"(({ctype} *){src} + {' + '.join(terms)})" if terms else src
+        result = op.results[0]
+        self.ptr[result] = f"(({C_TYPES[dtype_of(result.type)]} *){src} + {' + '.join(terms)})" if terms else src
 
     def emit_dma(self, op: accel.DmaStartOp, w: CWriter) -> None:
         m = self.model
-        st = op.source.type
-        shape = shape_of(st)
-        src_strides, _ = strides_of(op.source.type)
-        dst_strides, _ = strides_of(op.dest.type)
-        fn = "dma_to_device" if op.to_device else "dma_on_device" if op.on_device else "dma_to_host"
-        if getattr(self.desc.api.runtime, fn) is None:
-            raise CompileError(f"target '{self.desc.name}' has no copy on the device (api.runtime.{fn})", op)
-        es = dtype_of(st).itemsize
-        call = runtime_call(self.desc, fn, dst=self.value(op.dest), src=self.value(op.source), elem_bytes=str(es),
-                            rank=str(len(shape)), shape=m.shape_array(shape),
-                            dst_strides=m.static_array("int64_t", list(dst_strides), "strides"),
-                            src_strides=m.static_array("int64_t", list(src_strides), "strides"))
-        if not op.token.uses:  # completed by the region's final sync
+        source, dest = op.operands
+        t = m.transfer(source.type, dest.type)
+        if getattr(self.desc.api.runtime, t.function) is None:
+            raise CompileError(f"target '{self.desc.name}' has no copy on the device (api.runtime.{t.function})", op)
+        call = runtime_call(self.desc, t.function, dst=self.value(dest), src=self.value(source),
+                            elem_bytes=t.elem_bytes, rank=t.rank, shape=m.shape_array(t.shape),
+                            dst_strides=m.static_array("int64_t", t.dest_strides, "strides"),
+                            src_strides=m.static_array("int64_t", t.source_strides, "strides"))
+        token = op.results[0]
+        if token.first_use is None:  # completed by the region's final sync
             w.line(f"(void){call};")
             return
         tok = m.fresh("t")
-        self.ptr[op.token] = tok
+        self.ptr[token] = tok
         w.line(f"{self.desc.api.runtime.token_type} {tok} = {call};")
+
+    EMITTERS = {
+        func.ReturnOp: emit_return, accel.WeightOp: emit_weight, memref.AllocOp: emit_host_alloc,
+        accel.AllocOp: emit_spm_alloc, accel.DmaStartOp: emit_dma, accel.DmaWaitOp: emit_wait,
+        memref.SubviewOp: emit_subview, arith.ConstantOp: emit_index_constant,
+        arith.AddiOp: emit_index_arith, arith.MuliOp: emit_index_arith, arith.SubiOp: emit_index_arith,
+        arith.MinSIOp: emit_index_min_max, arith.MaxSIOp: emit_index_min_max, scf.ForOp: emit_for,
+        accel.ComputeOp: emit_compute,
+    }  # fmt: skip
+    """The ops of a lowered region, by class: the emitter of each."""
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """What a DMA call says of its two views apart from the buffers (`ModelEmitter.transfer`)."""
+
+    function: str
+    """The runtime function: dma_to_device, dma_to_host or dma_on_device."""
+    elem_bytes: str
+    rank: str
+    shape: tuple[int, ...]
+    dest_strides: tuple[int, ...]
+    source_strides: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class StaticArray:
+    """An array argument or struct field of a compute call: a static const array of the
+    file being written (`ModelEmitter.static_array`)."""
+
+    ctype: str
+    values: tuple
+
+
+@dataclass(frozen=True)
+class StructInit:
+    """A `&<struct>` argument: a static const instance of a declared struct, its fields
+    as C (a literal, an enum identifier) or arrays."""
+
+    type: str
+    fields: tuple[tuple[str, str | StaticArray], ...]
+
+    @functools.cached_property
+    def init(self) -> str | None:
+        """The initializer when no field is an array (written once per alike ops)."""
+        if any(isinstance(v, StaticArray) for _, v in self.fields):
+            return None
+        return ", ".join(f".{f} = {v}" for f, v in self.fields)
+
+
+@dataclass(frozen=True)
+class Operand:
+    """A buffer argument of a compute call: the op's operand at `index`."""
+
+    index: int
+
+
+CallPiece = str | StaticArray | StructInit | Operand
+"""An argument of a compute call before it is written: C text (NULL for a missing buffer),
+an array, a struct, or an operand of the op (the buffers are each op's own)."""
 
 
 class ComputeCallEmitter:
     """An accel compute op as the call its description entry declares (`accel.entry`:
     `c_function` and `args`, words of `accel.compiler.targets.c_api`). Nothing of the
     vendor API is assumed here: names, argument order, structs and enum identifiers all
-    come from the description."""
+    come from the description.
+
+    A word is a function of the op's signature (name, properties and operand types:
+    `Word.evaluate`), and those are interned: alike ops share one evaluation of their
+    call's words (`ModelEmitter.call_pieces`)."""
 
     def __init__(self, region: AccelFunctionEmitter, op: accel.ComputeOp):
         self.region = region
@@ -1255,37 +1408,58 @@ class ComputeCallEmitter:
             raise CompileError(f"'{op.name}': target '{desc.name}' has no entry '{key}'", op)
         if spec.call is None:
             raise CompileError(f"'{op.name}': {key} of target '{desc.name}' declares no 'args' for its C call", op)
-        where = f"{desc.path}: {key}"
-        args = [self.arg(a, where) for a in spec.call.args]
+        operands = op.operands
+        args = [self.render(p, operands) for p in self.pieces(spec.call, f"{desc.path}: {key}")]
         w.line(f"if ({spec.call.function}({', '.join(args)}) != 0) return 1;")
 
-    def arg(self, a: Arg, where: str) -> str:
+    def pieces(self, call: Call, where: str) -> tuple[CallPiece, ...]:
+        """The call's arguments for this op, evaluated once per alike ops."""
+        key = (call, *op_signature(self.op))
+        pieces = self.model.call_pieces.get(key)
+        if pieces is None:
+            pieces = tuple(self.piece(a, where) for a in call.args)
+            self.model.call_pieces.put(key, pieces)
+        return pieces
+
+    def piece(self, a: Arg, where: str) -> CallPiece:
         if a.struct is not None:
             st = self.desc.struct(a.struct)
-            name = self.model.fresh("p")
-            fields = {f: self.value(v, f"{where}: api.structs.{st.name}.fields.{f}") for f, v in st.fields}
-            init = ", ".join(f".{k} = {v}" for k, v in fields.items())
-            self.model.globals.append(f"static const {st.type} {name} = {{{init}}};")
-            return f"&{name}"
+            return StructInit(st.type, tuple((f, self.value(v, f"{where}: api.structs.{st.name}.fields.{f}"))
+                                             for f, v in st.fields))
         assert a.value is not None
         return self.value(a.value, where)
 
-    def value(self, v: Value, where: str) -> str:
+    def value(self, v: Value, where: str) -> CallPiece:
         if v.word is None:
             return c_number(v.literal, "int64_t" if isinstance(v.literal, int) else "double")
         word = compute_word(v.word)
         assert word is not None
         x = word.evaluate(self.op)
-        if word.kind == BUFFER:
-            return "NULL" if x is None else self.region.value(x)
+        if word.kind == BUFFER:  # which operand a word names depends on the number of operands only
+            return "NULL" if x is None else Operand(next(i for i, o in enumerate(self.op.operands) if o is x))
         if word.kind == ARRAY:
-            return self.model.static_array(word.ctype, list(x), "k")
+            return StaticArray(word.ctype, tuple(x))
         if v.enum is not None:
             ident = v.enum_value(x)
             if ident is None:
                 raise CompileError(f"{where}: the enum of '{v.word}' has no value for '{x}'", self.op)
             return ident
         return c_number(x, word.ctype)
+
+    def render(self, piece: CallPiece, operands: Sequence[SSAValue]) -> str:
+        """An argument as C; a struct or an array becomes a static const of the file."""
+        if isinstance(piece, str):
+            return piece
+        if isinstance(piece, Operand):
+            return self.region.value(operands[piece.index])
+        if isinstance(piece, StaticArray):
+            return self.model.static_array(piece.ctype, list(piece.values), "k")
+        name = self.model.fresh("p")
+        init = piece.init
+        if init is None:
+            init = ", ".join(f".{f} = {self.render(v, operands)}" for f, v in piece.fields)
+        self.model.globals.append(f"static const {piece.type} {name} = {{{init}}};")
+        return f"&{name}"
 
 
 def c_number(x: Any, ctype: str) -> str:

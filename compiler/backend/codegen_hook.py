@@ -189,10 +189,13 @@ def malformed(result: Any) -> str | None:
 
 @dataclass
 class MergedCodegen:
-    """The results of every region, merged (rules in the module docstring)."""
+    """The results of every region, merged (rules in the module docstring). Linear in the
+    regions: a file's fragments are joined once, when `files` is read."""
 
-    files: dict[str, str] = field(default_factory=dict)
     _parts: dict[str, list[str]] = field(default_factory=dict)
+    """File name -> its distinct texts, in order."""
+    _seen: dict[str, set[str]] = field(default_factory=dict)
+    """File name -> the texts of `_parts` (what makes a text a repeat)."""
     includes: list[str] = field(default_factory=list)
     include_dirs: list[str] = field(default_factory=list)
     cflags: list[str] = field(default_factory=list)
@@ -201,26 +204,34 @@ class MergedCodegen:
     free: list[str] = field(default_factory=list)
     functions: dict[str, str] = field(default_factory=dict)
     """Region symbol -> the C function the host calls."""
+    _owners: dict[str, str] = field(default_factory=dict)
+    """C function -> the region that defines it (the inverse of `functions`)."""
     data: dict[str, bytes] = field(default_factory=dict)
     reports: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Region symbol -> its result's `report`."""
 
+    @property
+    def files(self) -> dict[str, str]:
+        """File name -> text: the distinct texts of the results, concatenated."""
+        return {name: "".join(parts) for name, parts in self._parts.items()}
+
     def add(self, region: RegionCodegenInput, result: RegionCodegenResult, hook_name: str) -> None:
-        owner = next((r for r, f in self.functions.items() if f == result.function), None)
+        owner = self._owners.get(result.function)
         if owner is not None:
             raise CompileError(f"target '{region.target.name}': codegen hook '{hook_name}' names function "
                                f"'{result.function}' for @{region.name}, but @{owner} already uses it")
         self.functions[region.name] = result.function
+        self._owners[result.function] = region.name
         for name, text in (*result.sources.items(), *result.headers.items()):
-            parts = self._parts.setdefault(name, [])
-            if text not in parts:
-                parts.append(text)
-                self.files[name] = "".join(parts)
+            seen = self._seen.setdefault(name, set())
+            if text not in seen:
+                seen.add(text)
+                self._parts.setdefault(name, []).append(text)
         for mine, theirs in ((self.includes, result.includes), (self.include_dirs, result.include_dirs),
                              (self.cflags, result.cflags), (self.ldflags, result.ldflags)):
             mine.extend(x for x in theirs if x not in mine)
         for name, blob in result.data.items():
-            if name in self.data or name in self.files:
+            if name in self.data or name in self._parts:
                 raise CompileError(f"target '{region.target.name}': codegen hook '{hook_name}' writes '{name}' "
                                    f"for @{region.name}, but another region already did")
             self.data[name] = blob

@@ -25,6 +25,7 @@ stream, for accel-disasm) and report `{"stream_bytes", "commands", "relocs"}`.
 
 from __future__ import annotations
 
+import operator
 import struct
 from dataclasses import dataclass
 from typing import Any
@@ -39,9 +40,14 @@ from accel.compiler.backend.c_text import c_comment
 from accel.compiler.backend.codegen_hook import RegionCodegenInput, RegionCodegenResult
 from accel.compiler.backend.stream_format import Instr, Stream, encode, isa_table_c
 from accel.compiler.diagnostics import CompileError
+from accel.compiler.ir_build import IdentityMemo, by_identity, dense_values, op_signature, operand_segments
 from accel.compiler.targets import isa as V
 from accel.compiler.targets.c_api import BUFFER, compute_kind, compute_word, dtype_name
 from accel.dialects import accel
+
+COMPUTE_FIELDS = IdentityMemo()
+"""Op signature -> `StreamBuilder.compute_fields` (of every region: a command depends on
+the vocabulary only, not on the target)."""
 
 BASES = ("arena", "weights")
 """The relocation bases after the region's parameters."""
@@ -111,36 +117,39 @@ class StreamBuilder:
         return self.env[v]
 
     def op(self, op: Operation) -> None:
-        env = self.env
-        if isinstance(op, func.ReturnOp):
-            self.emit("barrier", {}, op)
-            self.emit("end", {}, op)
-        elif isinstance(op, (accel.WeightOp, memref.AllocOp)):
-            kind, off = self.region.host_location(op.results[0])
-            env[op.results[0]] = (self.params + BASES.index(kind), off)
-        elif isinstance(op, accel.AllocOp):
-            if accel.memory_space(op.result.type) != "spm" or op.offset is None:
-                raise CompileError("scratchpad buffers need a planned offset (run insert-dma)", op)
-            env[op.result] = Spm(op.offset.value.data)
-        elif isinstance(op, arith.ConstantOp):
-            env[op.result] = op.value.value.data
-        elif isinstance(op, (arith.AddiOp, arith.MuliOp, arith.SubiOp, arith.MinSIOp, arith.MaxSIOp)):
-            a, b = self.value(op.lhs), self.value(op.rhs)
-            env[op.result] = {arith.AddiOp: a + b, arith.MuliOp: a * b, arith.SubiOp: a - b,
-                              arith.MinSIOp: min(a, b), arith.MaxSIOp: max(a, b)}[type(op)]
-        elif isinstance(op, memref.SubviewOp):
-            self.subview(op)
-        elif isinstance(op, scf.ForOp):
-            self.loop(op)
-        elif isinstance(op, accel.DmaStartOp):
-            self.dma(op)
-        elif isinstance(op, accel.DmaWaitOp):
-            for t in op.tokens:
-                self.emit("dma_wait", {"token": self.value(t)}, op)
-        elif isinstance(op, accel.ComputeOp):
-            self.compute(op)
-        else:
-            raise CompileError(f"the command-stream emitter cannot run '{op.name}' in an accelerator region", op)
+        run = self.RUNS.get(type(op))
+        if run is None:  # a subclass of an op the region may hold (a compute op)
+            run = next((self.RUNS[c] for c in type(op).__mro__ if c in self.RUNS), None)
+            if run is None:
+                raise CompileError(f"the command-stream emitter cannot run '{op.name}' in an accelerator region", op)
+        run(self, op)
+
+    def end(self, op: func.ReturnOp) -> None:
+        self.emit("barrier", {}, op)
+        self.emit("end", {}, op)
+
+    def host_buffer(self, op: accel.WeightOp | memref.AllocOp) -> None:
+        kind, off = self.region.host_location(op.results[0])
+        self.env[op.results[0]] = (self.params + BASES.index(kind), off)
+
+    def spm_buffer(self, op: accel.AllocOp) -> None:
+        result, offset = op.results[0], op.offset
+        if accel.memory_space(result.type) != "spm" or offset is None:
+            raise CompileError("scratchpad buffers need a planned offset (run insert-dma)", op)
+        self.env[result] = Spm(offset.value.data)
+
+    def constant(self, op: arith.ConstantOp) -> None:
+        self.env[op.result] = op.value.value.data
+
+    INDEX_ARITH = {arith.AddiOp: operator.add, arith.MuliOp: operator.mul, arith.SubiOp: operator.sub,
+                   arith.MinSIOp: min, arith.MaxSIOp: max}
+
+    def index_arith(self, op: arith.SignlessIntegerBinaryOperation) -> None:
+        self.env[op.result] = self.INDEX_ARITH[type(op)](self.value(op.lhs), self.value(op.rhs))
+
+    def wait(self, op: accel.DmaWaitOp) -> None:
+        for t in op.operands:
+            self.emit("dma_wait", {"token": self.value(t)}, op)
 
     def loop(self, op: scf.ForOp) -> None:
         lb, ub, step = self.value(op.lb), self.value(op.ub), self.value(op.step)
@@ -159,37 +168,41 @@ class StreamBuilder:
             self.env[res] = v
 
     def subview(self, op: memref.SubviewOp) -> None:
-        src = self.value(op.source)
-        strides, _ = strides_of(op.source.type)
-        dyn = list(op.offsets)
+        (source,), offsets, _, _ = operand_segments(op)
+        dyn = iter(offsets)
+        src = self.value(source)
+        strides, _ = strides_of(source.type)
         elems = 0
-        for o, st in zip(op.static_offsets.get_values(), strides):
-            elems += (self.value(dyn.pop(0)) if o == DYNAMIC_INDEX else o) * st
-        delta = elems * dtype_of(op.source.type).itemsize
-        self.env[op.result] = Spm(src.offset + delta, src.param) if isinstance(src, Spm) else (src[0], src[1] + delta)
+        for o, st in zip(dense_values(op.static_offsets), strides):
+            elems += (self.value(next(dyn)) if o == DYNAMIC_INDEX else o) * st
+        delta = elems * dtype_of(source.type).itemsize
+        at = Spm(src.offset + delta, src.param) if isinstance(src, Spm) else (src[0], src[1] + delta)
+        self.env[op.results[0]] = at
 
     def dma(self, op: accel.DmaStartOp) -> None:
-        if op.on_device:
+        source, dest = op.operands
+        to_spm, from_spm = accel.memory_space(dest.type) == "spm", accel.memory_space(source.type) == "spm"
+        if to_spm and from_spm:
             self.device_copy(op)
             return
-        to_device = op.to_device
-        spm_v, host_v = (op.dest, op.source) if to_device else (op.source, op.dest)
+        to_device = to_spm
+        spm_v, host_v = (dest, source) if to_device else (source, dest)
         spm, host = self.value(spm_v), self.value(host_v)
         if not isinstance(spm, Spm) or isinstance(host, Spm):
             raise CompileError("a transfer of a command-stream target moves between host memory and the scratchpad", op)
-        shape = shape_of(op.source.type)
+        shape = shape_of(source.type)
         if not 1 <= len(shape) <= 4:
             raise CompileError(f"a transfer has rank 1..4, got {len(shape)}", op)
         pad = [0] * (4 - len(shape))
         spm_strides = list(strides_of(spm_v.type)[0]) + pad
         host_strides = list(strides_of(host_v.type)[0]) + pad
-        values = {"elem_bytes": dtype_of(op.source.type).itemsize, "rank": len(shape), "spm": spm.field(), "host": host,
+        values = {"elem_bytes": dtype_of(source.type).itemsize, "rank": len(shape), "spm": spm.field(), "host": host,
                   **{f"shape{i}": d for i, d in enumerate(list(shape) + pad)},
                   **{f"spm_stride{i}": s for i, s in enumerate(spm_strides)},
                   **{f"host_stride{i}": s for i, s in enumerate(host_strides)}}
         self.emit("dma_to_device" if to_device else "dma_to_host", values, op)
         self.transfers += 1
-        self.env[op.token] = self.transfers
+        self.env[op.results[0]] = self.transfers
 
     def device_copy(self, op: accel.DmaStartOp) -> None:
         dst, src = self.value(op.dest), self.value(op.source)
@@ -206,34 +219,72 @@ class StreamBuilder:
         self.env[op.token] = self.transfers
 
     def compute(self, op: accel.ComputeOp) -> None:
+        name, fields = self.compute_fields(op)
+        operands = op.operands
+        values: dict[str, Any] = {}
+        for fld, kind, x in fields:
+            if kind == BUFFER:
+                if x is None:
+                    values[fld] = None
+                    continue
+                at = self.value(operands[x])
+                if not isinstance(at, Spm):
+                    raise CompileError(f"target '{self.desc.name}' computes on its scratchpad only", op)
+                values[fld] = at.field()
+            elif kind == V.DATA:
+                values[fld] = self.array(x[1], x[0])
+            else:
+                values[fld] = x
+        self.emit(name, values, op)
+
+    def compute_fields(self, op: accel.ComputeOp) -> tuple[str, tuple[tuple[str, str, Any], ...]]:
+        """The command of a compute op and its fields' values: (field, BUFFER, operand index
+        or None), (field, DATA, (ctype, values)) or (field, kind, value). A word is a
+        function of the op's signature (name, properties, operand types: `c_api.Word`),
+        and those are interned: alike ops share one evaluation (`COMPUTE_FIELDS`)."""
+        key = op_signature(op)
+        hit = COMPUTE_FIELDS.get(key)
+        if hit is not None:
+            return hit
         kind = compute_kind(op)
         dtype = dtype_name(op.output.type.element_type)
         name = V.op_for(kind, dtype, op.prop("kind") if kind in ("pool", "eltwise") else None)
         if name is None:
             raise CompileError(f"target '{self.desc.name}': no command runs accel.{kind} on {dtype}", op)
-        values: dict[str, Any] = {}
+        operands = op.operands
+        fields = []
         for fld, word_name in V.COMPUTE_OPS[name].items():
             word = compute_word(word_name)
             assert word is not None
             x = word.evaluate(op)
             fkind, extra = V.FIELDS[fld]
-            if word.kind == BUFFER:
-                if x is None:
-                    values[fld] = None
-                    continue
-                at = self.value(x)
-                if not isinstance(at, Spm):
-                    raise CompileError(f"target '{self.desc.name}' computes on its scratchpad only", op)
-                values[fld] = at.field()
+            if word.kind == BUFFER:  # which operand a word names depends on the number of operands only
+                fields.append((fld, BUFFER, None if x is None else next(i for i, o in enumerate(operands) if o is x)))
             elif fkind == V.DATA:
-                values[fld] = self.array(list(x), extra)
+                fields.append((fld, V.DATA, (extra, list(x))))
             else:
-                values[fld] = x
-        self.emit(name, values, op)
+                fields.append((fld, fkind, x))
+        plan = (name, tuple(fields))
+        COMPUTE_FIELDS.put(key, plan)
+        return plan
+
+    RUNS = {
+        func.ReturnOp: end, accel.WeightOp: host_buffer, memref.AllocOp: host_buffer, accel.AllocOp: spm_buffer,
+        arith.ConstantOp: constant, arith.AddiOp: index_arith, arith.MuliOp: index_arith, arith.SubiOp: index_arith,
+        arith.MinSIOp: index_arith, arith.MaxSIOp: index_arith, memref.SubviewOp: subview, scf.ForOp: loop,
+        accel.DmaStartOp: dma, accel.DmaWaitOp: wait, accel.ComputeOp: compute,
+    }  # fmt: skip
+    """The ops of a lowered region, by class: how each runs at compile time."""
 
 
 def isa_symbol(desc) -> str:
     return f"{desc.symbol_base}_isa_table"
+
+
+@by_identity  # per description: every region of the target returns it
+def isa_header(desc) -> str:
+    """`<target>_isa_table.h`: the decoding tables of the target's instruction set."""
+    return isa_table_c(desc.isa, desc.name, isa_symbol(desc))
 
 
 def codegen(region: RegionCodegenInput) -> RegionCodegenResult:
@@ -258,7 +309,7 @@ def codegen(region: RegionCodegenInput) -> RegionCodegenResult:
     w.line("")
     w.line(f"static const uint8_t {sym}_stream[{len(blob)}] = {{")
     for i in range(0, len(blob), 16):
-        w.line("    " + ", ".join(f"0x{b:02x}" for b in blob[i:i + 16]) + ",")
+        w.line("    0x" + blob[i:i + 16].hex(",").replace(",", ", 0x") + ",")
     w.line("};")
     w.line("")
     w.line(f"{region.prototype(sym)} {{")
@@ -274,7 +325,7 @@ def codegen(region: RegionCodegenInput) -> RegionCodegenResult:
     commands = len(stream.instrs)
     relocs = struct.unpack_from("<I", blob, 4 * desc.isa.header.index("relocs"))[0]
     return RegionCodegenResult(
-        sym, sources={f"{desc.symbol_base}_wrappers.c": w.text()}, headers={header: isa_table_c(desc.isa, desc.name, table)},
+        sym, sources={f"{desc.symbol_base}_wrappers.c": w.text()}, headers={header: isa_header(desc)},
         includes=(desc.api.header,), init=CApiCodegen.init_code(desc), free=shutdown, data={f"{sym}.bin": blob},
         report={"stream_bytes": len(blob), "commands": commands, "relocs": relocs},
     )

@@ -136,7 +136,10 @@ class Word:
     """buffer (a typed pointer), scalar (a C number) or array (a static const array)."""
     applies_to: frozenset[str]
     evaluate: Callable[[Any], Any]
-    """accel compute op -> SSAValue | None (buffer), number or str (scalar), list (array)."""
+    """accel compute op -> SSAValue | None (buffer), number or str (scalar), list (array).
+    A function of the op's name, properties and operand types only (a buffer: of the
+    number of operands, for which operand): the emitters evaluate it once per alike ops
+    (`ir_build.op_signature`)."""
     ctype: str = "int64_t"
     """The C element type of a scalar or array."""
     domain: tuple[str, ...] | None = None

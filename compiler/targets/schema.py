@@ -12,6 +12,7 @@ lowering use.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import importlib.util
 import json
@@ -189,10 +190,15 @@ class TargetDescription:
 
     def entry(self, key: str) -> OpSpec | PatternSpec | None:
         """An `[[ops]]` or `[[patterns]]` entry by its key ("ops[3]", "patterns[0]")."""
+        return self._entries.get(key)
+
+    @functools.cached_property
+    def _entries(self) -> dict[str, OpSpec | PatternSpec]:
+        """Key -> entry (the emitter asks per compute op); the first of a key wins."""
+        out: dict[str, OpSpec | PatternSpec] = {}
         for e in (*self.ops, *self.patterns):
-            if e.key == key:
-                return e
-        return None
+            out.setdefault(e.key, e)
+        return out
 
     def struct(self, name: str) -> Struct:
         return next(s for s in self.api.structs if s.name == name)
