@@ -42,6 +42,25 @@ STEPS = {
 }
 
 
+class Answers:
+    """A stand-in for `ScratchpadPlan` that answers every check with `fits()`."""
+
+    def __init__(self, fits) -> None:
+        self.fits = fits
+
+    def check(self, *footprint, batch: bool = False) -> bool:
+        return self.fits()
+
+    def check_all(self) -> bool:
+        return self.fits()
+
+    def settle(self, *footprint) -> None:
+        pass
+
+    def of(self, fn) -> Answers:
+        return self
+
+
 @pytest.mark.parametrize("step", sorted(STEPS))
 def test_journal_undo_restores_the_function_exactly(placed, step):
     fns = functions(placed.clone())
@@ -49,29 +68,30 @@ def test_journal_undo_restores_the_function_exactly(placed, step):
     changed = 0
     for fn in fns:
         before = str(fn)
-        holder = [fn]
+        region = od._Region(fn, Answers(lambda: False))
         # A plan that never fits: the first sweep is undone in place, the loop-by-loop
         # sweep is undone after each attempt.
-        od._per_loop(holder, STEPS[step], lambda: False, journaled=True, journaled_sweep=True)
-        assert str(holder[0]) == before
+        od._per_loop(region, STEPS[step], journaled_sweep=True)
+        assert str(region.fn) == before
         journal: list = []
-        for loop in [o for o in holder[0].walk() if isinstance(o, scf.ForOp)][::-1]:
+        for loop in [o for o in region.fn.walk() if isinstance(o, scf.ForOp)][::-1]:
             changed += STEPS[step](loop, journal=journal)
         for undo, _ in reversed(journal):
             undo()
-        assert str(holder[0]) == before
-        holder[0].verify()
+        assert str(region.fn) == before
+        region.fn.verify()
     assert changed
 
 
 @pytest.mark.parametrize("step", sorted(STEPS))
-def test_journal_keep_matches_the_copy_based_path(placed, step):
+def test_journal_keep_matches_the_step_without_journal(placed, step):
     for fa, fb in zip(functions(placed.clone()), functions(placed.clone())):
-        a, b = [fa], [fb]
-        od._per_loop(a, STEPS[step], lambda: True)
-        od._per_loop(b, STEPS[step], lambda: True, journaled=True, journaled_sweep=True)
-        assert str(a[0]) == str(b[0])
-        b[0].verify()
+        for loop in [o for o in fa.walk() if isinstance(o, scf.ForOp)][::-1]:
+            STEPS[step](loop)
+        b = od._Region(fb, Answers(lambda: True))
+        od._per_loop(b, STEPS[step], journaled_sweep=True)
+        assert str(fa) == str(b.fn)
+        b.fn.verify()
 
 
 def test_journaled_sweep_keeps_what_fits_like_the_copy_based_path(placed):
@@ -79,15 +99,15 @@ def test_journaled_sweep_keeps_what_fits_like_the_copy_based_path(placed):
     for i in range(len(functions(placed))):
         results = []
         for journaled in (False, True):
-            holder = [functions(placed.clone())[i]]
             calls = [0]
 
             def fits() -> bool:
                 calls[0] += 1
                 return calls[0] % 2 == 0 and calls[0] > 1
 
-            od._per_loop(holder, STEPS["double-buffer"], fits, journaled=journaled, journaled_sweep=journaled)
-            results.append(str(holder[0]))
+            region = od._Region(functions(placed.clone())[i], Answers(fits))
+            od._per_loop(region, STEPS["double-buffer"], journaled_sweep=journaled)
+            results.append(str(region.fn))
         assert results[0] == results[1]
 
 
