@@ -403,6 +403,11 @@ LOCAL_ROUNDS = 2
 """How many spans a local re-plan tries, each the last widened to the lives of the buffers
 that cross it (those then move too)."""
 
+WHOLE_WORK = 8
+"""A check of a single rewrite that no local re-plan places gets a whole plan once the
+checks since the last one have looked at this many entries per buffer of the function:
+whole plans then cost a fraction of the checks' own work."""
+
 VERIFY = os.environ.get("ACCEL_VERIFY_SPM_PLAN", "") not in ("", "0")
 """Check every plan that `ScratchpadPlan` accepts against one numbered afresh from the IR
 (tests turn it on; O(region) per check)."""
@@ -461,17 +466,18 @@ class ScratchpadPlan:
         self._saved_last: dict = {}
         self._saved_buffers: dict = {}
         self._snapshot: tuple | None = None
+        self.work = 0
+        """Entries and lives the checks looked at since the last whole plan (see `_place`)."""
         allocs, intervals = self._numbered()
         offsets: list = [_offset_of(a) for a in allocs]
         if not plan_is_valid(intervals, offsets, capacity):
             planned, top = global_plan(intervals, capacity)
             offsets = planned if top <= capacity else [None] * len(allocs)
+            if top <= capacity:
+                for alloc, offset in zip(allocs, offsets):
+                    alloc.properties["offset"] = i64_attr(offset)
         self.valid = all(o is not None for o in offsets)
         self._adopt(allocs, intervals, offsets)
-
-    def of(self, fn) -> ScratchpadPlan:
-        """A plan of `fn` (a copy of the function replacing it) for the same target."""
-        return ScratchpadPlan(fn, self.capacity, self.alignment)
 
     # ---- checks --------------------------------------------------------------------
 
@@ -715,6 +721,7 @@ class ScratchpadPlan:
 
     def _life(self, alloc) -> tuple[int, int, int] | None:
         """(first, last label, size) of a scratchpad alloc; None if it is not in the function."""
+        self.work += 1
         if not self._attached(alloc) or not _in_spm(alloc.results[0].type):
             return None
         result = alloc.results[0]
@@ -761,7 +768,17 @@ class ScratchpadPlan:
         placed = self._local(failing)
         if placed is None:  # more bytes live at once than the capacity: no plan exists
             return False
-        return placed or (batch and self._whole(failing))
+        if placed:
+            return True
+        if batch:
+            return self._whole(failing, True)
+        # A single rewrite gets a whole plan (a linear scan) when the checks since the last
+        # one have done as much work: a whole plan per check would cost the region each.
+        cost = WHOLE_WORK * len(self.buffers)
+        if self.work < cost:
+            return False
+        self.work -= cost
+        return self._whole(failing, True)
 
     def _overlapping(self, lo: int, hi: int) -> list[tuple]:
         """The entries of the buffers live somewhere in [lo, hi]. (Entries of allocs taken
@@ -776,6 +793,7 @@ class ScratchpadPlan:
             a >>= 1
             b >>= 1
         buffers = self.buffers
+        self.work += len(found)
         return [e for e in map(buffers.__getitem__, found) if e[0] <= hi and e[1] >= lo]
 
     def _free_at(self, offset: int, size: int, lo: int, hi: int, key: int) -> bool:
@@ -822,13 +840,15 @@ class ScratchpadPlan:
                           min(max(hi, *(e[1] for e in members)), hi + (hi - lo)))
         return False
 
-    def _whole(self, failing: list) -> bool:
-        """A plan of every buffer of the function (as `plan_scratchpad`), adopted if it fits."""
+    def _whole(self, failing: list, greedy: bool) -> bool:
+        """A plan of every buffer of the function, adopted if it fits: as `plan_scratchpad`
+        (with `greedy`), or the linear scan alone."""
         self.stats["whole"] += 1
         for e in [e for e in self.buffers.values() if not self._attached(e[4])]:
             self._set(e[4], None)
         entries = [(e[4], *e[:3]) for e in self.buffers.values()] + failing
-        offsets, top = global_plan([e[1:] for e in entries], self.capacity)
+        intervals = [e[1:] for e in entries]
+        offsets, top = global_plan(intervals, self.capacity) if greedy else linear_scan(intervals)
         if top > self.capacity:
             return False
         for (alloc, first, last, size), offset in zip(entries, offsets):

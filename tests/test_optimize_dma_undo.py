@@ -1,7 +1,7 @@
 """optimize-dma's tentative loop steps (hoisting, double buffering) undone in place from a
-journal instead of a copy of the function or loop: undoing restores the function exactly
-(printed IR), keeping gives the IR the copy-based path gives, and `ir_build.by_identity`
-caches per object."""
+journal instead of a copy of the loop: undoing restores the function exactly (printed IR),
+keeping gives the IR the steps give without a journal and the copy-based path gives, and
+`ir_build.by_identity` caches per object."""
 
 from __future__ import annotations
 
@@ -57,9 +57,6 @@ class Answers:
     def settle(self, *footprint) -> None:
         pass
 
-    def of(self, fn) -> Answers:
-        return self
-
 
 @pytest.mark.parametrize("step", sorted(STEPS))
 def test_journal_undo_restores_the_function_exactly(placed, step):
@@ -68,18 +65,16 @@ def test_journal_undo_restores_the_function_exactly(placed, step):
     changed = 0
     for fn in fns:
         before = str(fn)
-        region = od._Region(fn, Answers(lambda: False))
-        # A plan that never fits: the first sweep is undone in place, the loop-by-loop
-        # sweep is undone after each attempt.
-        od._per_loop(region, STEPS[step], journaled_sweep=True)
-        assert str(region.fn) == before
+        # A plan that never fits: each attempt is undone in place.
+        od._per_loop(fn, Answers(lambda: False), STEPS[step], journaled_sweep=True)
+        assert str(fn) == before
         journal: list = []
-        for loop in [o for o in region.fn.walk() if isinstance(o, scf.ForOp)][::-1]:
+        for loop in [o for o in fn.walk() if isinstance(o, scf.ForOp)][::-1]:
             changed += STEPS[step](loop, journal=journal)
         for undo, _ in reversed(journal):
             undo()
-        assert str(region.fn) == before
-        region.fn.verify()
+        assert str(fn) == before
+        fn.verify()
     assert changed
 
 
@@ -88,10 +83,9 @@ def test_journal_keep_matches_the_step_without_journal(placed, step):
     for fa, fb in zip(functions(placed.clone()), functions(placed.clone())):
         for loop in [o for o in fa.walk() if isinstance(o, scf.ForOp)][::-1]:
             STEPS[step](loop)
-        b = od._Region(fb, Answers(lambda: True))
-        od._per_loop(b, STEPS[step], journaled_sweep=True)
-        assert str(fa) == str(b.fn)
-        b.fn.verify()
+        od._per_loop(fb, Answers(lambda: True), STEPS[step], journaled_sweep=True)
+        assert str(fa) == str(fb)
+        fb.verify()
 
 
 def test_journaled_sweep_keeps_what_fits_like_the_copy_based_path(placed):
@@ -105,9 +99,9 @@ def test_journaled_sweep_keeps_what_fits_like_the_copy_based_path(placed):
                 calls[0] += 1
                 return calls[0] % 2 == 0 and calls[0] > 1
 
-            region = od._Region(functions(placed.clone())[i], Answers(fits))
-            od._per_loop(region, STEPS["double-buffer"], journaled_sweep=journaled)
-            results.append(str(region.fn))
+            fn = functions(placed.clone())[i]
+            od._per_loop(fn, Answers(fits), STEPS["double-buffer"], journaled_sweep=journaled)
+            results.append(str(fn))
         assert results[0] == results[1]
 
 

@@ -1237,26 +1237,26 @@ class OptimizeDma(ModulePass):
                 # Until values are kept on the device across regions, a region's plan is
                 # its own: checking it alone keeps each check proportional to the region
                 # (and the incremental plan, to the rewrite).
-                region = _Region(fn, ScratchpadPlan(fn, desc.memory.scratchpad_bytes, desc.memory.alignment))
+                spm = ScratchpadPlan(fn, desc.memory.scratchpad_bytes, desc.memory.alignment)
                 if self.hoist:
-                    _per_loop(region, hoist_invariant_loads)
+                    _per_loop(fn, spm, hoist_invariant_loads)
                 if self.forward:
-                    forward_block(region.fn.body.block, region.plan)
-                    drop_dead_writebacks(region.fn)
+                    forward_block(fn.body.block, spm)
+                    drop_dead_writebacks(fn)
                 if self.double_buffer:
-                    _per_loop(region, _tuned(double_buffer_loop),
+                    _per_loop(fn, spm, _tuned(double_buffer_loop),
                               _tuned(lambda lp, **kw: double_buffer_loop(lp, False, **kw)), journaled_sweep=True)
                     # Each round issues the loads moved by the last one more op earlier (a
                     # tuned op's loads at most its `prefetch` rounds).
-                    block = region.fn.body.block
+                    block = fn.body.block
                     moved = _within_prefetch(block, None, 0, self.prefetch_depth)
                     for depth in range(self.prefetch_depth):
-                        moved = prefetch_loads(block, region.plan, moved)
+                        moved = prefetch_loads(block, spm, moved)
                         moved = _within_prefetch(block, moved, depth + 1, self.prefetch_depth)
                         if not moved:
                             break
-                    deferred = defer_writebacks(region.fn)
-                    if deferred.taken and not region.plan.check_all():
+                    deferred = defer_writebacks(fn)
+                    if deferred.taken and not spm.check_all():
                         deferred.undo()
                     else:
                         deferred.keep()
@@ -1294,20 +1294,6 @@ def _within_prefetch(block: Block, loads: set | None, rounds: int, default: int)
     return {d for d in pool if limit.get(root(d.dest), default) > rounds}
 
 
-@dataclass
-class _Region:
-    """The function a pass rewrites and its incremental scratchpad plan (a new plan when
-    the function is replaced by a copy)."""
-
-    fn: func.FuncOp
-    plan: ScratchpadPlan
-
-    def replace(self, copy: func.FuncOp) -> None:
-        _replace_function(self.fn, copy)
-        self.fn = copy
-        self.plan = self.plan.of(copy)
-
-
 def _between(block: Block, before: Operation | None, after: Operation) -> list[Operation]:
     """The ops of `block` after `before` (from its start when None) and before `after`."""
     ops = []
@@ -1325,34 +1311,23 @@ def _stepped(block: Block, before: Operation | None, after: Operation, loop: scf
     return ops if loop.parent is block else [*ops, loop]
 
 
-def _per_loop(region: _Region, step, fallback=None, journaled_sweep: bool = False) -> None:
-    """Apply `step` to every loop of the function `region.fn` (innermost first), keeping
-    it where the plan fits: all loops at once when that fits, else loop by loop, trying
-    `fallback` (a lighter variant) where `step` does not fit. Steps take `journal=` (a
-    list of (undo, keep) functions they append to as they change the IR): the first sweep
-    is undone from the journal, in reverse, and the function is cloned only when it does
-    not fit. A step changes only the loop and puts ops just before it, so a loop's check
-    covers the ops between the loop's old neighbours, and a failed attempt is undone from
-    a copy of that loop: trying every loop costs the loops' sizes, not the function's per
-    loop. With `journaled_sweep`, the loop-by-loop attempts are undone from the journal
-    instead of a copy of the loop (an undone loop then keeps the order of its values'
-    uses, which a copy would change: for steps after which nothing follows that order)."""
+def _per_loop(fn: func.FuncOp, plan: ScratchpadPlan, step, fallback=None, journaled_sweep: bool = False) -> None:
+    """Apply `step` to every loop of `fn` (innermost first), keeping it where the plan
+    fits, else trying `fallback` (a lighter variant). A step changes only the loop and
+    puts ops just before it, so its check covers the ops between the loop's old
+    neighbours, and a failed attempt is undone from a copy of that loop: trying every
+    loop costs the loops' sizes, not the function's per loop. With `journaled_sweep`, the
+    steps take `journal=` (a list of (undo, keep) functions they append to as they change
+    the IR) and a failed attempt is undone from the journal instead of a copy of the loop
+    (an undone loop then keeps the order of its values' uses, which a copy would change:
+    for steps after which nothing follows that order)."""
 
     # Innermost first: the reversed walk puts a loop after the loops nested in it and
     # after the loops that follow it. A step on one loop replaces it by one loop (steps
     # do not apply to loops holding others) and puts loop-free ops before it, so the
     # loops not yet visited, earlier in the walk, keep their place in the list: it is
-    # taken once per sweep, not per loop (a walk of the function per loop).
-    def loops() -> list[scf.ForOp]:
-        return [o for o in region.fn.walk() if isinstance(o, scf.ForOp)][::-1]
-
-    current = loops()
-    if not current or not _all_loops_journaled(current, step, region.plan):
-        return
-    # The loop-by-loop sweep runs on a copy (so that the order of each value's uses,
-    # which some steps follow, is the same as before the first sweep).
-    region.replace(region.fn.clone())
-    for loop in loops():
+    # taken once, not per loop (a walk of the function per loop).
+    for loop in [o for o in fn.walk() if isinstance(o, scf.ForOp)][::-1]:
         for attempt in (step, fallback):
             if attempt is None:
                 continue
@@ -1362,45 +1337,26 @@ def _per_loop(region: _Region, step, fallback=None, journaled_sweep: bool = Fals
                 if not attempt(loop, journal=journal):
                     break
                 changed = _stepped(block, before, after, loop)
-                if region.plan.check(changed):
+                if plan.check(changed):
                     for _, keep in journal:
                         if keep is not None:
                             keep()
                     break
                 for undo, _ in reversed(journal):
                     undo()
-                region.plan.settle([*changed, *_stepped(block, before, after, loop)])
+                plan.settle([*changed, *_stepped(block, before, after, loop)])
                 continue
             change = _undoable(loop, attempt)
             if change is None:
                 break
             changed = _stepped(block, before, after, loop)
-            if region.plan.check(changed):
+            if plan.check(changed):
                 change.keep()
                 break
             change.undo()
             # The loop and what the step put before it are gone: the copy is in their place.
-            region.plan.settle([*changed, loop, *_between(block, before, after)])
+            plan.settle([*changed, loop, *_between(block, before, after)])
             loop = change.copy
-
-
-def _all_loops_journaled(current: list, step, plan: ScratchpadPlan) -> bool:
-    """The first sweep of `_per_loop`: `step` on every loop of `current`, kept if the plan
-    fits, else undone in place. Whether it was undone."""
-    journal: list = []
-    changed = False
-    for loop in current:
-        changed |= step(loop, journal=journal)
-    if not changed:
-        return False
-    if plan.check_all():
-        for _, keep in journal:
-            if keep is not None:
-                keep()
-        return False
-    for undo, _ in reversed(journal):
-        undo()
-    return True
 
 
 @dataclass
@@ -1434,8 +1390,3 @@ def _undoable(loop: scf.ForOp, step) -> _LoopChange | None:
         change.keep()
         return None
     return change
-
-
-def _replace_function(fn: func.FuncOp, snapshot: func.FuncOp) -> None:
-    Rewriter.insert_op(snapshot, InsertPoint.before(fn))
-    Rewriter.erase_op(fn, safe_erase=False)
