@@ -403,10 +403,10 @@ LOCAL_ROUNDS = 2
 """How many spans a local re-plan tries, each the last widened to the lives of the buffers
 that cross it (those then move too)."""
 
-WHOLE_WORK = 8
-"""A check of a single rewrite that no local re-plan places gets a whole plan once the
-checks since the last one have looked at this many entries per buffer of the function:
-whole plans then cost a fraction of the checks' own work."""
+WHOLE_WORK = 64
+"""A check of a single rewrite that no local re-plan places gets a whole plan (a linear
+scan) once the checks since the last one have looked at this many entries per buffer of
+the function: whole plans then cost a fraction of the checks' own work."""
 
 VERIFY = os.environ.get("ACCEL_VERIFY_SPM_PLAN", "") not in ("", "0")
 """Check every plan that `ScratchpadPlan` accepts against one numbered afresh from the IR
@@ -778,7 +778,7 @@ class ScratchpadPlan:
         if self.work < cost:
             return False
         self.work -= cost
-        return self._whole(failing, True)
+        return self._whole(failing, False)
 
     def _overlapping(self, lo: int, hi: int) -> list[tuple]:
         """The entries of the buffers live somewhere in [lo, hi]. (Entries of allocs taken
@@ -915,6 +915,9 @@ class ScratchpadPlan:
         old = self.buffers.get(key)
         if key not in self._saved_buffers:
             self._saved_buffers[key] = old
+        if old is not None and entry is not None and old[:3] == entry[:3]:
+            self.buffers[key] = entry  # a new offset: the index and profile hold
+            return
         if old is not None:
             self._index(key, old, False)
         if entry is None:

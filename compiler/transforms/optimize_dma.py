@@ -772,6 +772,11 @@ class DeferredWaits:
         for wait, *_ in self.taken:
             wait.erase()
 
+    def footprint(self) -> Footprint:
+        # The waits that replace others sit where those were; what is no longer waited for
+        # lives shorter.
+        return Footprint([r for _, _, r, _ in self.taken if r is not None])
+
 
 def defer_writebacks(fn: func.FuncOp) -> DeferredWaits:
     """Stop waiting for write-backs: the DMA engine runs transfers in order (a later load of
@@ -1256,7 +1261,7 @@ class OptimizeDma(ModulePass):
                         if not moved:
                             break
                     deferred = defer_writebacks(fn)
-                    if deferred.taken and not spm.check_all():
+                    if deferred.taken and not spm.check(*deferred.footprint()):
                         deferred.undo()
                     else:
                         deferred.keep()

@@ -75,7 +75,7 @@ from accel.compiler.index_arith import constant_index
 from accel.compiler.ir_build import subview, subview_type
 from accel.compiler.memory_plan import Footprint, ScratchpadPlan, plan_scratchpad
 from accel.compiler.targets.context import target_context
-from accel.compiler.tensors import buffer_bytes
+from accel.compiler.tensors import buffer_bytes, numpy_dtype
 from accel.compiler.transforms.assemble_on_device import ancestor_in, host_transfers
 from accel.compiler.transforms.insert_dma import spm_type
 from accel.compiler.transforms.optimize_dma import erase_if_unused, keep_fitting
@@ -338,7 +338,7 @@ def _bytes(box: Box, d: int, k: int, host: memref.AllocOp) -> int:
     for i, s in enumerate(box.sizes):
         if i != d:
             n *= s
-    return n * buffer_bytes(MemRefType(host.memref.type.element_type, [1]))
+    return n * numpy_dtype(host.memref.type.element_type).itemsize
 
 
 def peel_first(loop: scf.ForOp) -> bool:
