@@ -345,14 +345,15 @@ def reuses_copy(user: Operation, dest: SSAValue, readers) -> bool:
 class DeviceCopies:
     """Which host data has a copy on the device: host key -> scratchpad value, indexed by
     the root buffer on either side so that a write invalidates in time proportional to
-    what it invalidates (a region's walk stays linear in its ops)."""
+    what it invalidates (a region's walk stays linear in its ops). Changes are logged, so
+    that what a loop's body learns is forgotten after it in time proportional to that
+    (not to all that is known: a copy per loop would make the walk quadratic)."""
 
-    def __init__(self, copies: dict | None = None) -> None:
+    def __init__(self) -> None:
         self.copies: dict = {}
         self.by_host: dict[SSAValue, set] = {}
         self.by_device: dict[SSAValue, set] = {}
-        for k, v in (copies or {}).items():
-            self.set(k, v)
+        self.log: list[tuple] = []  # (key, its value before the change, None if it had none)
 
     @staticmethod
     def host_root(k) -> SSAValue:
@@ -362,16 +363,14 @@ class DeviceCopies:
         return self.copies.get(k)
 
     def set(self, k, v: SSAValue) -> None:
-        self.drop(k)
-        self.copies[k] = v
-        self.by_host.setdefault(self.host_root(k), set()).add(k)
-        self.by_device.setdefault(root(v), set()).add(k)
+        self.log.append((k, self.copies.get(k)))
+        self._remove(k)
+        self._put(k, v)
 
     def drop(self, k) -> None:
-        v = self.copies.pop(k, None)
-        if v is not None:
-            self.by_host[self.host_root(k)].discard(k)
-            self.by_device[root(v)].discard(k)
+        if k in self.copies:
+            self.log.append((k, self.copies[k]))
+            self._remove(k)
 
     def invalidate_host(self, r: SSAValue) -> None:
         for k in list(self.by_host.get(r, ())):
@@ -381,8 +380,27 @@ class DeviceCopies:
         for k in list(self.by_device.get(r, ())):
             self.drop(k)
 
-    def copy(self) -> DeviceCopies:
-        return DeviceCopies(self.copies)
+    def mark(self) -> int:
+        return len(self.log)
+
+    def restore(self, mark: int) -> None:
+        """Undo the changes since `mark`."""
+        while len(self.log) > mark:
+            k, old = self.log.pop()
+            self._remove(k)
+            if old is not None:
+                self._put(k, old)
+
+    def _put(self, k, v: SSAValue) -> None:
+        self.copies[k] = v
+        self.by_host.setdefault(self.host_root(k), set()).add(k)
+        self.by_device.setdefault(root(v), set()).add(k)
+
+    def _remove(self, k) -> None:
+        v = self.copies.pop(k, None)
+        if v is not None:
+            self.by_host[self.host_root(k)].discard(k)
+            self.by_device[root(v)].discard(k)
 
 
 def find_forwardings(block: Block, on_device: DeviceCopies | None = None,
@@ -422,7 +440,9 @@ def find_forwardings(block: Block, on_device: DeviceCopies | None = None,
                 on_device.invalidate_device(r)
             for region in op.regions:
                 for b in region.blocks:
-                    find_forwardings(b, on_device.copy(), found)
+                    mark = on_device.mark()
+                    find_forwardings(b, on_device, found)
+                    on_device.restore(mark)
     return found
 
 
