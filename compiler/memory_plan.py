@@ -473,17 +473,18 @@ class ScratchpadPlan:
         if not plan_is_valid(intervals, offsets, capacity):
             planned, top = global_plan(intervals, capacity)
             offsets = planned if top <= capacity else [None] * len(allocs)
-            if top <= capacity:
-                for alloc, offset in zip(allocs, offsets):
-                    alloc.properties["offset"] = i64_attr(offset)
+        self._unwritten = offsets != [_offset_of(a) for a in allocs]
+        """Whether the allocs lack offsets of the plan: the first commit writes them all."""
         self.valid = all(o is not None for o in offsets)
         self._adopt(allocs, intervals, offsets)
 
     # ---- checks --------------------------------------------------------------------
 
-    def check(self, moved: Iterable = (), touched: Iterable = (), buffers: Iterable = (), batch: bool = False) -> bool:
+    def check(self, moved: Iterable = (), touched: Iterable = (), buffers: Iterable = (), batch: bool = False,
+              write: bool = True) -> bool:
         """Whether the scratchpad still fits after a rewrite with this footprint (see
-        `Footprint`); if so the plan follows it, else the plan is as before."""
+        `Footprint`); if so the plan follows it (and, with `write`, the allocs get its
+        offsets), else the plan is as before."""
         self.stats["checks"] += 1
         try:
             pending = self._lives(list(moved), list(touched), list(buffers))
@@ -499,7 +500,7 @@ class ScratchpadPlan:
             self.stats["failed"] += 1
             self._rollback()
             return False
-        self._commit()
+        self._commit(write)
         if VERIFY:
             self.verify()
         return True
@@ -520,9 +521,12 @@ class ScratchpadPlan:
         the ops it put back, and take the lives it changed again. The plan from before it
         holds, up to lives that shrank, so this places nothing unless it must; if nothing
         fits, later checks fail (and the pass's final plan decides)."""
-        if not self.check(moved, touched, buffers, batch=True):
+        # The IR is back as it was: its offsets need no writing unless they are the plan's.
+        unwritten, self._unwritten = self._unwritten, False
+        if not self.check(moved, touched, buffers, batch=True, write=not unwritten):
             self.stats["unsettled"] += 1
             self.valid = False
+        self._unwritten = unwritten
 
     def verify(self) -> None:
         """Raise AssertionError unless the plan is valid for the IR as it is now."""
@@ -926,9 +930,12 @@ class ScratchpadPlan:
             self.buffers[key] = entry
             self._index(key, entry, True)
 
-    def _commit(self) -> None:
-        changed = self.buffers if self._snapshot is not None else self._saved_buffers
-        for key in changed:
+    def _commit(self, write: bool = True) -> None:
+        """Keep the changes; their offsets go to the allocs (with `write`)."""
+        # After a renumbering (or a first plan not the IR's), every offset may be new.
+        changed = self.buffers if self._snapshot is not None or self._unwritten else self._saved_buffers
+        self._unwritten = self._unwritten and not write
+        for key in changed if write else ():
             entry = self.buffers.get(key)
             if entry is not None and entry[3] is not None and _offset_of(entry[4]) != entry[3]:
                 entry[4].properties["offset"] = i64_attr(entry[3])
