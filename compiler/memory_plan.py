@@ -403,10 +403,10 @@ LOCAL_ROUNDS = 2
 """How many spans a local re-plan tries, each the last widened to the lives of the buffers
 that cross it (those then move too)."""
 
-WHOLE_WORK = 64
-"""A check of a single rewrite that no local re-plan places gets a whole plan (a linear
-scan) once the checks since the last one have looked at this many entries per buffer of
-the function: whole plans then cost a fraction of the checks' own work."""
+WHOLE_WORK = 16
+"""A check of a single rewrite that no local re-plan places gets a whole plan (as
+`plan_scratchpad`'s) once the checks since the last one have looked at this many entries
+per buffer of the function: whole plans then cost a fraction of the checks' own work."""
 
 VERIFY = os.environ.get("ACCEL_VERIFY_SPM_PLAN", "") not in ("", "0")
 """Check every plan that `ScratchpadPlan` accepts against one numbered afresh from the IR
@@ -776,13 +776,13 @@ class ScratchpadPlan:
             return True
         if batch:
             return self._whole(failing, True)
-        # A single rewrite gets a whole plan (a linear scan) when the checks since the last
-        # one have done as much work: a whole plan per check would cost the region each.
+        # A single rewrite gets a whole plan when the checks since the last one have done
+        # as much work: a whole plan per check would cost the region each.
         cost = WHOLE_WORK * len(self.buffers)
         if self.work < cost:
             return False
         self.work -= cost
-        return self._whole(failing, False)
+        return self._whole(failing, True)
 
     def _overlapping(self, lo: int, hi: int) -> list[tuple]:
         """The entries of the buffers live somewhere in [lo, hi]. (Entries of allocs taken
