@@ -9,7 +9,9 @@ Models (generated with onnx.helper, seeded random weights, about `size` nodes ea
 - `cnn`: blocks of [Conv 3x3 8->8 + bias, Relu, Add(skip)] on 1x8x16x16, a MaxPool 3x3/1
   every 3rd block, a host-only Erf (no npu command) every 4th block (so there is one region per 4 blocks);
 - `transformer`: blocks of [Gemm 32->64 + bias, Relu, Gemm 64->32 + bias, Add(skip)] on
-  16x32 tokens, a host-only Erf after every 2nd block.
+  16x32 tokens, a host-only Erf after every 2nd block;
+- `cnn-chain`: `cnn` without the Erfs: on the npu targets, the whole graph is one region
+  (the passes that work per region see it all at once).
 With `--zoo`, the onnx wheel's model-zoo graphs (`onnx/backend/test/data/light/`: ResNet-50 and
 Inception v2 (v1 has LRN, which the importer lacks), stored without weights: the initializers get seeded random values) are
 compiled too, on npu and npu-shared.
@@ -66,8 +68,9 @@ def _finish(nodes, inits, inputs, output, name) -> onnx.ModelProto:
     return model
 
 
-def cnn_model(size: int) -> onnx.ModelProto:
-    """Conv+bias+Relu+Add blocks with pools and host-only Erfs; about `size` nodes."""
+def cnn_model(size: int, host_erf: bool = True) -> onnx.ModelProto:
+    """Conv+bias+Relu+Add blocks with pools and (with `host_erf`) host-only Erfs; about
+    `size` nodes."""
     rng = np.random.default_rng(0)
     nodes, inits = [], []
     x = "x"
@@ -84,7 +87,7 @@ def cnn_model(size: int) -> onnx.ModelProto:
             nodes.append(helper.make_node("MaxPool", [x], [f"p{i}"], name=f"pool{i}",
                                           kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
             x = f"p{i}"
-        if i % 4 == 3:
+        if host_erf and i % 4 == 3:
             nodes.append(helper.make_node("Erf", [x], [f"s{i}"], name=f"erf{i}"))
             x = f"s{i}"
         i += 1
@@ -119,7 +122,8 @@ def transformer_model(size: int) -> onnx.ModelProto:
                    helper.make_tensor_value_info(x, TensorProto.FLOAT, shape), "transformer")
 
 
-GENERATORS = {"cnn": cnn_model, "transformer": transformer_model}
+GENERATORS = {"cnn": cnn_model, "transformer": transformer_model,
+              "cnn-chain": lambda size: cnn_model(size, host_erf=False)}
 
 ZOO = ("resnet50", "inception_v2")
 

@@ -1,11 +1,18 @@
 """Static memory planning shared by the host arena (plan-memory) and the scratchpads
-(insert-dma, optimize-dma): a linear scan over lifetimes with a first-fit free list."""
+(insert-dma, optimize-dma): a linear scan over lifetimes with a first-fit free list.
+
+The passes that rewrite a region tentatively and keep a rewrite only where the scratchpad
+still fits (assemble-on-device, optimize-dma, partial-residency) ask `ScratchpadPlan`: it
+keeps a valid plan of the region and re-places only the buffers whose lives a rewrite
+changed, so a check costs what the rewrite touches, not the region."""
 
 from __future__ import annotations
 
 import bisect
 import heapq
-from collections.abc import Sequence
+import os
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from xdsl.dialects import func
@@ -67,15 +74,30 @@ def greedy_by_size(intervals: Sequence[tuple[int, int, int]]) -> tuple[list[int]
     lifetime (TFLite's greedy-by-size): less fragmentation than the linear scan, at
     O(n^2) in the worst case, so it is the fallback when the scan does not fit. (The
     search over placed buffers is vectorized: n^2 numpy steps, not n^2 Python ones.)"""
-    order = sorted(range(len(intervals)), key=lambda i: (-intervals[i][2], intervals[i][0]))
+    return place_among(intervals)
+
+
+def place_among(intervals: Sequence[tuple[int, int, int]], fixed: Sequence[tuple[int, int, int, int]] = (),
+                by_size: bool = True) -> tuple[list[int], int]:
+    """Offsets for buffers (first, last position, size) around `fixed` ones (first, last,
+    offset, size) that keep theirs, each at the lowest offset free over its lifetime, the
+    largest first (greedy-by-size) or, without `by_size`, in order of first position (the
+    choices of the linear scan). Returns the offsets (in input order) and the top of the
+    buffers placed."""
+    if by_size:
+        order = sorted(range(len(intervals)), key=lambda i: (-intervals[i][2], intervals[i][0]))
+    else:
+        order = sorted(range(len(intervals)), key=lambda i: intervals[i][0])
     offsets = [0] * len(intervals)
-    n = len(intervals)
+    n = len(intervals) + len(fixed)
     firsts = np.empty(n, np.int64)
     lasts = np.empty(n, np.int64)
     los = np.empty(n, np.int64)
     his = np.empty(n, np.int64)
+    for k, (first, last, offset, size) in enumerate(fixed):
+        firsts[k], lasts[k], los[k], his[k] = first, last, offset, offset + size
     top = 0
-    for k, i in enumerate(order):
+    for k, i in enumerate(order, len(fixed)):
         first, last, size = intervals[i]
         # Placed buffers live at the same time, by (start, end) as the scan needs them.
         live = (firsts[:k] <= last) & (lasts[:k] >= first)
@@ -124,6 +146,27 @@ def linear_scan(intervals: Sequence[tuple[int, int, int]]) -> tuple[list[int], i
         offsets[i] = free.allocate(size)
         heapq.heappush(live, (last, offsets[i], size))
     return offsets, free.top
+
+
+def plan_is_valid(intervals: Sequence[tuple[int, int, int]], offsets: Sequence[int | None], capacity: int) -> bool:
+    """Whether `offsets` place the buffers (first, last position, size) within `capacity`
+    bytes, no two that live at the same time sharing a byte (None: a buffer without one)."""
+    occupied: list[tuple[int, int]] = []  # byte ranges of the live buffers, sorted
+    live: list[tuple[int, int, int]] = []  # heap of (last position, offset, end)
+    for i in sorted(range(len(intervals)), key=lambda i: intervals[i][0]):
+        first, last, size = intervals[i]
+        offset = offsets[i]
+        if offset is None or offset < 0 or offset + size > capacity:
+            return False
+        while live and live[0][0] < first:
+            _, lo, hi = heapq.heappop(live)
+            occupied.pop(bisect.bisect_left(occupied, (lo, hi)))
+        at = bisect.bisect_left(occupied, (offset, offset + size))
+        if (at and occupied[at - 1][1] > offset) or (at < len(occupied) and occupied[at][0] < offset + size):
+            return False
+        occupied.insert(at, (offset, offset + size))
+        heapq.heappush(live, (last, offset, offset + size))
+    return True
 
 
 # --------------------------------------------------------------------------------------
@@ -247,18 +290,40 @@ def _plan(allocs, pos, end, capacity: int, alignment: int, what: str, where, mem
 
 
 def _place(allocs, intervals, capacity: int, what: str, where) -> int:
-
-
-    offsets, top = linear_scan(intervals)
+    """Set the offsets of `allocs` by a plan of the whole: the linear scan, or greedy-by-size
+    where that is smaller. When neither fits, the offsets the allocs have (a plan that
+    `ScratchpadPlan` kept valid through the rewrites of a pass) stay if they are valid:
+    a region that a check said fits always gets a plan."""
+    offsets, top = global_plan(intervals, capacity)
     if top > capacity:
-        offsets, top = min((offsets, top), greedy_by_size(intervals), key=lambda plan: plan[1])
-    if top > capacity:
+        current = [_offset_of(alloc) for alloc in allocs]
+        if plan_is_valid(intervals, current, capacity):
+            return max((off + size for off, (_, _, size) in zip(current, intervals)), default=0)
         raise CompileError(f"{what} need{'s' if what.startswith('@') else ''} {top} bytes of scratchpad at "
                            f"{'its' if what.startswith('@') else 'their'} peak, the target has {capacity} "
                            "(tile-for-scratchpad splits operations that are too large)", where)
     for alloc, off in zip(allocs, offsets):
         alloc.properties["offset"] = i64_attr(off)
     return top
+
+
+def global_plan(intervals: Sequence[tuple[int, int, int]], capacity: int) -> tuple[list[int], int]:
+    """A plan of all `intervals`: the linear scan, or where it exceeds `capacity` the
+    smaller of it and greedy-by-size. Returns the offsets and the top."""
+    offsets, top = linear_scan(intervals)
+    if top > capacity:
+        offsets, top = min((offsets, top), greedy_by_size(intervals), key=lambda plan: plan[1])
+    return offsets, top
+
+
+def _offset_of(alloc) -> int | None:
+    offset = alloc.properties.get("offset")
+    return None if offset is None else offset.value.data
+
+
+@by_identity
+def _in_spm(t) -> bool:
+    return accel.memory_space(t) == "spm"
 
 
 def _spm_allocs(ops) -> list:
@@ -292,22 +357,6 @@ def plan_scratchpad(fn, capacity: int, alignment: int) -> int:
     return _plan(allocs, pos, {}, capacity, alignment, f"@{fn.sym_name.data}", fn, last)
 
 
-def scratchpad_fits(fn, capacity: int, alignment: int) -> bool:
-    """Whether `plan_scratchpad` succeeds (and if so, its offsets are set as by it); a
-    function whose live buffers exceed `capacity` at some point is rejected without
-    trying the allocators."""
-
-    allocs, pos, last = _function_allocs(fn)
-    intervals = _intervals(allocs, pos, {}, alignment, last)
-    if peak_live(intervals) > capacity:
-        return False
-    try:
-        _place(allocs, intervals, capacity, f"@{fn.sym_name.data}", fn)
-    except CompileError:
-        return False
-    return True
-
-
 def function_peak_live(fn, alignment: int, start=None) -> int:
     """The most scratchpad bytes one function's own buffers hold at once (a lower bound
     of its plan), from op `start` on (by default from its beginning)."""
@@ -317,53 +366,636 @@ def function_peak_live(fn, alignment: int, start=None) -> int:
                       if end >= since])
 
 
-class LiveProfile:
-    """Scratchpad bytes live at each position of one function, kept up to date while
-    tentative rewrites move ops or change which buffer an op reads. Its peak is a
-    necessary condition for a plan (no plan is smaller), so optimize-dma screens
-    rewrites one by one against it in O(size of the rewrite), and runs the planner once
-    per batch instead of once per rewrite.
+class Footprint(NamedTuple):
+    """What a tentative rewrite changed, as `ScratchpadPlan.check` needs it: the ops it
+    moved or inserted (`moved`, nested ops with them; ops it took out may be listed too),
+    the ops whose operands it changed in place (`touched`), and the scratchpad allocs
+    whose lives it may have changed otherwise (`buffers`). Ops inserted without being
+    listed are found when a life reaches them; an op moved without being listed is not."""
 
-    Positions are those of `_positions`, doubled; an op moved before another sits at the
-    odd slot just before it (ops moved before the same op share that slot)."""
+    moved: list
+    touched: list = []
+    buffers: list = []
 
-    def __init__(self, fn, alignment: int) -> None:
+
+def merged(prints: Iterable[Footprint]) -> Footprint:
+    moved, touched, buffers = [], [], []
+    for p in prints:
+        moved += p.moved
+        touched += p.touched
+        buffers += p.buffers
+    return Footprint(moved, touched, buffers)
+
+
+SPACING = 1 << 32
+"""The distance between the labels of consecutive ops when a function is numbered: room
+for the ops that rewrites move or insert between two, numbered without renumbering the rest."""
+
+BUCKET_SHIFT = 37
+"""Buffers are indexed by the labels they live over, in buckets of 2^37 (32 ops as first
+numbered): the buffers live over a span are found in time proportional to the span."""
+
+LOCAL_LIMIT = 96
+"""At most this many buffers are re-placed together when the buffers a rewrite changed do
+not fit among the others as they are (a local re-plan)."""
+
+LOCAL_ROUNDS = 2
+"""How many spans a local re-plan tries, each the last widened to the lives of the buffers
+that cross it (those then move too)."""
+
+WHOLE_WORK = 16
+"""A check of a single rewrite that no local re-plan places gets a whole plan (as
+`plan_scratchpad`'s) once the checks since the last one have looked at this many entries
+per buffer of the function: whole plans then cost a fraction of the checks' own work."""
+
+VERIFY = os.environ.get("ACCEL_VERIFY_SPM_PLAN", "") not in ("", "0")
+"""Check every plan that `ScratchpadPlan` accepts against one numbered afresh from the IR
+(tests turn it on; O(region) per check)."""
+
+
+class _Labels(dict):
+    """Op -> label. `get` raises KeyError like `[]`: the liveness helpers shared with the
+    whole-function planner ask with a default, and an op that a rewrite inserted without
+    saying so must be numbered (see `ScratchpadPlan._lives`), not taken for position 0."""
+
+    __slots__ = ()
+
+    def get(self, key, default=None):
+        return self[key]
+
+
+class _Renumber(Exception):
+    """No room is left between two labels: the function is numbered afresh."""
+
+
+_NO_END: dict = {}
+
+
+class ScratchpadPlan:
+    """A valid scratchpad plan of one accelerator function (an offset for each buffer, by
+    the liveness of `plan_scratchpad`), kept up to date through tentative rewrites, so
+    that asking whether a rewrite still fits costs what the rewrite touches:
+
+    - positions are labels, integers `SPACING` apart when the function is numbered; the
+      ops a rewrite moves or inserts are numbered between the unchanged ops around them,
+      so no other label changes;
+    - the buffers whose lives may have changed (allocs among the moved ops, buffers that
+      moved or touched ops read or write, through views and transfer tokens, and those
+      the rewrite names) get their lives again; one whose life only shrank keeps its
+      offset, the others are placed among the buffers live beside them (indexed by label
+      buckets), where they were if that is free, else at the lowest free offset;
+    - if that fails, the buffers within the span of the failures are re-placed together
+      around those that cross it (`LOCAL_LIMIT`, `LOCAL_ROUNDS`), unless the bytes live in
+      that span already exceed the capacity (then no plan exists); a batch (`batch=True`)
+      may re-plan the whole function as `plan_scratchpad` does.
+
+    Every plan it accepts is valid for the IR (two buffers share bytes only if their lives
+    are disjoint, all within the capacity), so it is conservative against planning from
+    scratch only where the buffers it keeps in place leave no room. A check that fails is
+    rolled back; the rewrite is then undone by its caller, which calls `settle` with the
+    same footprint. Accepted offsets are written to the allocs, so that the final plan of
+    a pass can fall back to them (see `_place`)."""
+
+    def __init__(self, fn, capacity: int, alignment: int) -> None:
+        self.fn = fn
+        self.body = fn.body.block
+        self.capacity = capacity
         self.alignment = alignment
-        self.pos, self.last = _positions(fn)
-        self.profile = np.zeros(2 * len(self.pos) + 2, np.int64)
-        self.intervals: dict = {}
-        allocs = _spm_allocs(self.pos)
-        for alloc, interval in zip(allocs, _intervals(allocs, self.pos, {}, alignment, self.last)):
-            self._add(alloc, interval)
+        self.stats = dict.fromkeys(("checks", "failed", "local", "whole", "renumbered", "unsettled"), 0)
+        self._saved_labels: dict = {}
+        self._saved_last: dict = {}
+        self._saved_buffers: dict = {}
+        self._snapshot: tuple | None = None
+        self.work = 0
+        """Entries and lives the checks looked at since the last whole plan (see `_place`)."""
+        allocs, intervals = self._numbered()
+        offsets: list = [_offset_of(a) for a in allocs]
+        if not plan_is_valid(intervals, offsets, capacity):
+            planned, top = global_plan(intervals, capacity)
+            offsets = planned if top <= capacity else [None] * len(allocs)
+        self._unwritten = offsets != [_offset_of(a) for a in allocs]
+        """Whether the allocs lack offsets of the plan: the first commit writes them all."""
+        self.valid = all(o is not None for o in offsets)
+        self._adopt(allocs, intervals, offsets)
 
-    def _add(self, alloc, interval) -> None:
-        first, last, size = interval
-        self.profile[int(2 * first):int(2 * last) + 1] += size
-        self.intervals[alloc] = interval
+    # ---- checks --------------------------------------------------------------------
 
-    def peak(self) -> int:
-        return int(self.profile.max())
+    def check(self, moved: Iterable = (), touched: Iterable = (), buffers: Iterable = (), batch: bool = False,
+              write: bool = True) -> bool:
+        """Whether the scratchpad still fits after a rewrite with this footprint (see
+        `Footprint`); if so the plan follows it (and, with `write`, the allocs get its
+        offsets), else the plan is as before."""
+        self.stats["checks"] += 1
+        try:
+            pending = self._lives(list(moved), list(touched), list(buffers))
+            if self.valid:
+                ok = self._place(pending, batch)
+            else:  # no valid plan to start from: only a batch plans the whole function
+                self._rollback()
+                ok = batch and self._renumber()
+        except _Renumber:
+            self._rollback()
+            ok = self._renumber()
+        if not ok:
+            self.stats["failed"] += 1
+            self._rollback()
+            return False
+        self._commit(write)
+        if VERIFY:
+            self.verify()
+        return True
 
-    def moved(self, ops, before) -> dict:
-        """Record that `ops` now sit just before `before`; returns their old positions."""
-        saved = {op: self.pos[op] for op in ops}
-        slot = self.pos[before] - 0.5
-        for op in ops:
-            self.pos[op] = slot
-        return saved
+    def check_all(self) -> bool:
+        """`check` for a rewrite all over the function: numbered afresh, the offsets kept
+        if still valid, else a whole plan."""
+        self.stats["checks"] += 1
+        if not self._renumber():
+            self.stats["failed"] += 1
+            self._rollback()
+            return False
+        self._commit()
+        return True
 
-    def restore(self, saved: dict) -> None:
-        self.pos.update(saved)
+    def settle(self, moved: Iterable = (), touched: Iterable = (), buffers: Iterable = ()) -> None:
+        """After the rewrite of a failed check was undone (or a kept one committed): number
+        the ops it put back, and take the lives it changed again. The plan from before it
+        holds, up to lives that shrank, so this places nothing unless it must; if nothing
+        fits, later checks fail (and the pass's final plan decides)."""
+        # The IR is back as it was: its offsets need no writing unless they are the plan's.
+        unwritten, self._unwritten = self._unwritten, False
+        if not self.check(moved, touched, buffers, batch=True, write=not unwritten):
+            self.stats["unsettled"] += 1
+            self.valid = False
+        self._unwritten = unwritten
 
-    def refresh(self, allocs) -> None:
-        """Recompute the lives of `allocs` from the IR as it is now."""
-        for alloc in allocs:
-            old = self.intervals.pop(alloc, None)
-            if old is not None:
-                first, last, size = old
-                self.profile[int(2 * first):int(2 * last) + 1] -= size
-            if alloc.parent is not None and alloc in self.pos:
-                self._add(alloc, _intervals([alloc], self.pos, {}, self.alignment, self.last)[0])
+    def verify(self) -> None:
+        """Raise AssertionError unless the plan is valid for the IR as it is now."""
+        pos, last = _positions(self.fn)
+        allocs = _spm_allocs(pos)
+        intervals = _intervals(allocs, pos, {}, self.alignment, last)
+        offsets = [self.buffers[id(a)][3] if id(a) in self.buffers else None for a in allocs]
+        assert plan_is_valid(intervals, offsets, self.capacity), \
+            f"@{self.fn.sym_name.data}: the incremental scratchpad plan is not valid"
+
+    # ---- numbering -----------------------------------------------------------------
+
+    def _numbered(self) -> tuple[list, list]:
+        """Number the function afresh; its scratchpad allocs and their lives."""
+        pos, last = _positions(self.fn)
+        self.label = _Labels((op, p * SPACING) for op, p in pos.items())
+        self.last = {op: p * SPACING for op, p in last.items()}
+        allocs = _spm_allocs(pos)
+        return allocs, _intervals(allocs, self.label, _NO_END, self.alignment, self.last)
+
+    def _attached(self, op) -> bool:
+        """Whether `op` is in the function (not taken out, nor inside an op taken out)."""
+        body = self.body
+        while True:
+            block = op.parent
+            if block is body:
+                return True
+            if block is None:
+                return False
+            op = block.parent_op()
+            if op is None:
+                return False
+
+    def _set_label(self, op, label: int) -> None:
+        if op not in self._saved_labels:
+            self._saved_labels[op] = dict.get(self.label, op)
+        self.label[op] = label
+
+    def _set_last(self, op, label: int) -> None:
+        if op not in self._saved_last:
+            self._saved_last[op] = self.last.get(op)
+        self.last[op] = label
+
+    def _end_label(self, op) -> int:
+        return self.last[op] if op.regions else self.label[op]
+
+    def _relabel(self, seeds: list) -> list:
+        """Number the runs of moved (or new) ops around `seeds` between the unchanged ops
+        that bound them; returns every op numbered, nested ones included. A run reaching
+        the start or end of a nested block renumbers the op holding it."""
+        label = self.label
+        dirty = {op for op in seeds if self._attached(op)}
+        done: set = set()
+        numbered: list = []
+        for seed in seeds:
+            if seed not in dirty or seed in done:
+                continue
+            op = seed
+            while True:
+                first = last = op
+                while first.prev_op is not None and (first.prev_op in dirty or first.prev_op not in label):
+                    first = first.prev_op
+                while last.next_op is not None and (last.next_op in dirty or last.next_op not in label):
+                    last = last.next_op
+                if op.parent is self.body or (first.prev_op is not None and last.next_op is not None):
+                    break
+                op = op.parent.parent_op()
+                dirty.add(op)
+            if op in done:
+                continue
+            run = [first]
+            while run[-1] is not last:
+                run.append(run[-1].next_op)
+            lo = self._end_label(first.prev_op) if first.prev_op is not None else label[self.fn]
+            hi = label[last.next_op] if last.next_op is not None else None
+            done.update(run)
+            if self._in_order(run, lo, hi):  # put back where it was: its labels hold
+                continue
+            count = sum(1 for o in run for _ in o.walk())
+            if hi is None:
+                hi = lo + (count + 1) * SPACING
+            step = (hi - lo) // (count + 1)
+            if step < 1:
+                raise _Renumber
+            at = lo
+
+            def visit(o) -> None:
+                nonlocal at
+                at += step
+                self._set_label(o, at)
+                numbered.append(o)
+                if o.regions:
+                    for region in o.regions:
+                        for block in region.blocks:
+                            for inner in block.ops:
+                                visit(inner)
+                    self._set_last(o, at)
+
+            for o in run:
+                visit(o)
+        return numbered
+
+    def _in_order(self, run: list, lo: int, hi: int | None) -> bool:
+        """Whether the ops of `run` (not nested ones: a run of moved ops holds no region
+        op that stayed put) have labels, increasing from above `lo` to below `hi`."""
+        for op in run:
+            at = dict.get(self.label, op)
+            if at is None or at <= lo or op.regions:
+                return False
+            lo = at
+        return hi is None or lo < hi
+
+    def _renumber(self) -> bool:
+        """Number the function afresh and take every life again: the offsets stay if they
+        are still valid, else a whole plan. (Rolled back as a whole.)"""
+        self.stats["renumbered"] += 1
+        self._snapshot = (self.label, self.last, self.buffers, self.levels, self.live, self.valid)
+        allocs, intervals = self._numbered()
+        old = self._snapshot[2]
+        offsets = [old[id(a)][3] if id(a) in old else _offset_of(a) for a in allocs]
+        if not plan_is_valid(intervals, offsets, self.capacity):
+            planned, top = global_plan(intervals, self.capacity)
+            if top > self.capacity:
+                return False
+            offsets = planned
+        self._adopt(allocs, intervals, offsets)
+        self.valid = True
+        return True
+
+    # ---- lives ---------------------------------------------------------------------
+
+    def _affected(self, ops: Iterable, touched: Iterable, buffers: Iterable, found: dict) -> None:
+        """The allocs among `ops` and `buffers`, and the buffers that `ops` and `touched`
+        read or write (through views, and through the tokens of transfers they wait for)."""
+        alloc_op, dma_op = accel.AllocOp, accel.DmaStartOp
+        for a in buffers:
+            if type(a) is alloc_op:
+                found[a] = None
+        seen: set = set()
+        for op in dict.fromkeys((*ops, *touched)):
+            if type(op) is alloc_op:
+                found[op] = None
+                continue
+            if op.regions and not self._attached(op):  # its allocs leave the plan
+                for inner in op.walk():
+                    if type(inner) is alloc_op:
+                        found[inner] = None
+            for v in op.operands:
+                if v in seen:
+                    continue
+                seen.add(v)
+                owner = v.owner
+                if type(owner) is dma_op:  # a token: the transfer's buffers
+                    for o in owner.operands:
+                        _roots(o, found, seen)
+                elif v.type.__class__ is MemRefType:
+                    _roots(v, found, seen)
+
+    def _lives(self, moved: list, touched: list, buffers: list) -> list:
+        """Number what moved, take the lives of the buffers it affects again; returns the
+        buffers to place (alloc, first, last, size, old entry or None)."""
+        numbered = self._relabel(moved)
+        found: dict = {}
+        self._affected((*numbered, *(op for op in moved if not self._attached(op))), touched, buffers, found)
+        lives = []
+        work = list(found)
+        while work:
+            alloc = work.pop()
+            try:
+                lives.append((alloc, self._life(alloc)))
+            except KeyError as missing:  # an op inserted without a word: number it too
+                op = missing.args[0] if missing.args else None
+                if not isinstance(op, Operation) or op in self.label or not self._attached(op):
+                    raise
+                more: dict = {}
+                self._affected(self._relabel([op]), (), (), more)
+                work += [a for a in more if a not in found]
+                found.update(more)
+                work.append(alloc)
+        pending = []
+        for alloc, life in lives:
+            old = self.buffers.get(id(alloc))
+            if life is None:
+                if old is not None:
+                    self._set(alloc, None)
+                continue
+            first, last, size = life
+            if old is not None and old[3] is not None and old[0] <= first and last <= old[1] and size <= old[2]:
+                if life != old[:3]:
+                    self._set(alloc, (first, last, size, old[3], alloc))
+                continue
+            # Its old entry stays in the index until it is placed: the buffers placed before
+            # it keep clear of it, so where it was stays free over its old life.
+            pending.append((alloc, first, last, size, old))
+        return pending
+
+    def _life(self, alloc) -> tuple[int, int, int] | None:
+        """(first, last label, size) of a scratchpad alloc; None if it is not in the function."""
+        self.work += 1
+        if not self._attached(alloc) or not _in_spm(alloc.results[0].type):
+            return None
+        result = alloc.results[0]
+        at = self.label[alloc]
+        used = _use_span(result, alloc.parent, self.label, _NO_END, self.last)
+        return at, max(at, used[1]) if used is not None else at, _aligned_bytes(result.type, self.alignment)
+
+    # ---- placing -------------------------------------------------------------------
+
+    def _place(self, pending: list, batch: bool) -> bool:
+        if not pending:
+            return True
+        capacity = self.capacity
+        failing = []
+        # Where it was if that is still free (only where it lives longer than it did can
+        # anything be in the way), or where the IR has it (a buffer new to the plan), else
+        # the lowest free offset; in order of first position, as the linear scan takes them.
+        for alloc, first, last, size, old in sorted(pending, key=lambda p: (p[1], self.label[p[0]])):
+            key = id(alloc)
+            if old is not None and old[3] is not None and size <= old[2]:
+                offset = old[3]
+                spans = [s for s in ((first, old[0] - 1), (old[1] + 1, last)) if s[0] <= s[1]]
+            else:
+                offset = _offset_of(alloc)
+                spans = [(first, last)]
+            if any(self._crowded(lo, hi, size) for lo, hi in spans):
+                return False
+            for lo, hi in spans:
+                entries = [e for e in self._overlapping(lo, hi) if id(e[4]) != key]
+                if offset is None or any(e[3] < offset + size and offset < e[3] + e[2] for e in entries):
+                    # In the way: if the bytes live there leave no room, no plan exists.
+                    if peak_live([(max(e[0], lo), min(e[1], hi), e[2]) for e in entries] + [(lo, hi, size)]) > capacity:
+                        return False
+                    offset = self._free_offset(first, last, size, key)
+                    break
+            if offset + size <= capacity:
+                self._set(alloc, (first, last, size, offset, alloc))
+            else:
+                failing.append((alloc, first, last, size))
+        if not failing:
+            return True
+        for alloc, *_ in failing:  # out of the way of the re-plans below
+            self._set(alloc, None)
+        placed = self._local(failing)
+        if placed is None:  # more bytes live at once than the capacity: no plan exists
+            return False
+        if placed:
+            return True
+        if batch:
+            return self._whole(failing, True)
+        # A single rewrite gets a whole plan when the checks since the last one have done
+        # as much work: a whole plan per check would cost the region each.
+        cost = WHOLE_WORK * len(self.buffers)
+        if self.work < cost:
+            return False
+        self.work -= cost
+        return self._whole(failing, True)
+
+    def _overlapping(self, lo: int, hi: int) -> list[tuple]:
+        """The entries of the buffers live somewhere in [lo, hi]. (Entries of allocs taken
+        out of the function without a word may be among them: they only take room.)"""
+        found: set = set()
+        a, b = lo >> BUCKET_SHIFT, hi >> BUCKET_SHIFT
+        for nodes in self.levels:
+            for i in range(a, b + 1):
+                members = nodes.get(i)
+                if members:
+                    found.update(members)
+            a >>= 1
+            b >>= 1
+        buffers = self.buffers
+        self.work += len(found)
+        return [e for e in map(buffers.__getitem__, found) if e[0] <= hi and e[1] >= lo]
+
+    def _free_at(self, offset: int, size: int, lo: int, hi: int, key: int) -> bool:
+        """Whether bytes [offset, offset + size) are free over [lo, hi] (but for buffer `key`)."""
+        end = offset + size
+        return not any(e[3] < end and offset < e[3] + e[2] and id(e[4]) != key for e in self._overlapping(lo, hi))
+
+    def _free_offset(self, first: int, last: int, size: int, key: int) -> int:
+        """The lowest offset free over [first, last] (but for buffer `key`)."""
+        offset = 0
+        for lo, hi in sorted((e[3], e[3] + e[2]) for e in self._overlapping(first, last) if id(e[4]) != key):
+            if lo - offset >= size:
+                break
+            offset = max(offset, hi)
+        return offset
+
+    def _local(self, failing: list) -> bool | None:
+        """Re-place the buffers within the span of `failing` together with them, around
+        those that cross the span; the span widens to their lives (at most by its own
+        length each way) `LOCAL_ROUNDS` times.
+        None when the bytes live at some point of the span exceed the capacity (then no
+        plan of the function exists)."""
+        lo = min(f[1] for f in failing)
+        hi = max(f[2] for f in failing)
+        for _ in range(LOCAL_ROUNDS):
+            members = self._overlapping(lo, hi)
+            if len(members) + len(failing) > LOCAL_LIMIT:
+                return False
+            if peak_live([(max(m[1], lo), min(m[2], hi), m[3]) for m in failing] +
+                         [(max(e[0], lo), min(e[1], hi), e[2]) for e in members]) > self.capacity:
+                return None
+            self.stats["local"] += 1
+            inside = [(e[4], e[0], e[1], e[2]) for e in members if lo <= e[0] and e[1] <= hi]
+            fixed = [e[:2] + (e[3], e[2]) for e in members if not (lo <= e[0] and e[1] <= hi)]
+            movable = sorted((*failing, *inside), key=lambda m: (m[1], self.label[m[0]]))
+            for by_size in (False, True):
+                offsets, top = place_among([m[1:] for m in movable], fixed, by_size)
+                if top <= self.capacity:
+                    for (alloc, first, last, size), offset in zip(movable, offsets):
+                        self._set(alloc, (first, last, size, offset, alloc))
+                    return True
+            if members:  # at most by its own length each way
+                lo, hi = (max(min(lo, *(e[0] for e in members)), lo - (hi - lo)),
+                          min(max(hi, *(e[1] for e in members)), hi + (hi - lo)))
+        return False
+
+    def _whole(self, failing: list, greedy: bool) -> bool:
+        """A plan of every buffer of the function, adopted if it fits: as `plan_scratchpad`
+        (with `greedy`), or the linear scan alone."""
+        self.stats["whole"] += 1
+        for e in [e for e in self.buffers.values() if not self._attached(e[4])]:
+            self._set(e[4], None)
+        entries = [(e[4], *e[:3]) for e in self.buffers.values()] + failing
+        intervals = [e[1:] for e in entries]
+        offsets, top = global_plan(intervals, self.capacity) if greedy else linear_scan(intervals)
+        if top > self.capacity:
+            return False
+        for (alloc, first, last, size), offset in zip(entries, offsets):
+            old = self.buffers.get(id(alloc))
+            if old is None or old[3] != offset:
+                self._set(alloc, (first, last, size, offset, alloc))
+        return True
+
+    # ---- state ---------------------------------------------------------------------
+
+    def _adopt(self, allocs: list, intervals: list, offsets: list) -> None:
+        self.buffers: dict[int, tuple] = {}
+        """id(alloc) -> (first, last label, size, offset, alloc)"""
+        self.levels: list[dict[int, set[int]]] = []
+        """A segment tree over label buckets: level k holds, by bucket index >> k, the
+        buffers whose lives cover those buckets (a life is a few nodes per level, so a
+        query meets a long-lived buffer a few times, not once per bucket)."""
+        top = max((last for _, last, _ in intervals), default=0) // SPACING + 2
+        delta = np.zeros(2 * top, np.int64)
+        for alloc, (first, last, size), offset in zip(allocs, intervals, offsets):
+            entry = (first, last, size, offset, alloc)
+            self.buffers[id(alloc)] = entry
+            self._index(id(alloc), entry, True, False)
+            delta[-(-first // SPACING)] += size
+            delta[last // SPACING + 1] -= size
+        self.live = np.cumsum(delta)
+        """The bytes live at the labels k * SPACING (the ops as first numbered): where
+        they exceed the capacity, no plan exists (see `_crowded`)."""
+
+    def _index(self, key: int, entry: tuple, add: bool, live: bool = True) -> None:
+        first, last, size = entry[:3]
+        if live:
+            a, b = -(-first // SPACING), last // SPACING
+            if a <= b:
+                if b >= len(self.live):
+                    self.live = np.concatenate((self.live, np.zeros(b + len(self.live), np.int64)))
+                self.live[a:b + 1] += size if add else -size
+        a, b = first >> BUCKET_SHIFT, last >> BUCKET_SHIFT
+        levels = self.levels
+        k = 0
+        while a <= b:
+            if k == len(levels):
+                levels.append({})
+            nodes = levels[k]
+            if a & 1:
+                _member(nodes, a, key, add)
+                a += 1
+            if not b & 1:
+                _member(nodes, b, key, add)
+                b -= 1
+            a >>= 1
+            b >>= 1
+            k += 1
+
+    def _crowded(self, lo: int, hi: int, size: int) -> bool:
+        """Whether `size` more bytes over [lo, hi] exceed the capacity at one of the labels
+        `live` counts (a lower bound of the peak: then no plan exists)."""
+        a, b = -(-lo // SPACING), min(hi // SPACING, len(self.live) - 1)
+        return a <= b and int(self.live[a:b + 1].max()) + size > self.capacity
+
+    def _set(self, alloc, entry: tuple | None) -> None:
+        """Change one buffer's entry (None: not planned any more), remembered for a rollback."""
+        key = id(alloc)
+        old = self.buffers.get(key)
+        if key not in self._saved_buffers:
+            self._saved_buffers[key] = old
+        if old is not None and entry is not None and old[:3] == entry[:3]:
+            self.buffers[key] = entry  # a new offset: the index and profile hold
+            return
+        if old is not None:
+            self._index(key, old, False)
+        if entry is None:
+            self.buffers.pop(key, None)
+        else:
+            self.buffers[key] = entry
+            self._index(key, entry, True)
+
+    def _commit(self, write: bool = True) -> None:
+        """Keep the changes; their offsets go to the allocs (with `write`)."""
+        # After a renumbering (or a first plan not the IR's), every offset may be new.
+        changed = self.buffers if self._snapshot is not None or self._unwritten else self._saved_buffers
+        self._unwritten = self._unwritten and not write
+        for key in changed if write else ():
+            entry = self.buffers.get(key)
+            if entry is not None and entry[3] is not None and _offset_of(entry[4]) != entry[3]:
+                entry[4].properties["offset"] = i64_attr(entry[3])
+        self._forget()
+
+    def _rollback(self) -> None:
+        if self._snapshot is not None:
+            self.label, self.last, self.buffers, self.levels, self.live, self.valid = self._snapshot
+        else:
+            for op, old in self._saved_labels.items():
+                if old is None:
+                    self.label.pop(op, None)
+                else:
+                    self.label[op] = old
+            for op, old in self._saved_last.items():
+                if old is None:
+                    self.last.pop(op, None)
+                else:
+                    self.last[op] = old
+            for key, old in self._saved_buffers.items():
+                current = self.buffers.pop(key, None)
+                if current is not None:
+                    self._index(key, current, False)
+                if old is not None:
+                    self.buffers[key] = old
+                    self._index(key, old, True)
+        self._forget()
+
+    def _forget(self) -> None:
+        self._saved_labels.clear()
+        self._saved_last.clear()
+        self._saved_buffers.clear()
+        self._snapshot = None
+
+
+def _member(nodes: dict, i: int, key: int, add: bool) -> None:
+    members = nodes.get(i)
+    if add:
+        if members is None:
+            nodes[i] = {key}
+        else:
+            members.add(key)
+    elif members is not None:
+        members.discard(key)
+
+
+def _roots(v, found: dict, seen: set) -> None:
+    """The scratchpad allocs (candidates: any `accel.alloc`) that view `v` is of (`seen`:
+    the values already followed)."""
+    stack = [v]
+    while stack:
+        v = stack.pop()
+        owner = v.owner
+        if type(owner) is accel.AllocOp:
+            found[owner] = None
+        elif isinstance(owner, Operation):
+            for o in owner.operands:
+                if o.type.__class__ is MemRefType and o not in seen:
+                    seen.add(o)
+                    stack.append(o)
 
 
 def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: int) -> int:

@@ -469,7 +469,7 @@ def _best_of_three(n: int) -> dict[str, float]:
 def test_lowering_passes_scale_linearly(name):
     """Four times the ops in a region may cost at most eight times the CPU time (10 ms
     floor against noise): a linear pass passes, a quadratic one does not. (optimize-dma
-    checks the scratchpad plan per region and keeps fitting subsets by bisection, so it
-    stays linear too.)"""
+    checks each tentative rewrite against an incremental scratchpad plan of its region,
+    at the cost of what the rewrite touches, so it stays linear too.)"""
     small, large = _best_of_three(60), _best_of_three(240)
     assert large[name] <= 8 * max(small[name], 0.01), f"{name}: {small[name]:.3f} s for 60 ops, {large[name]:.3f} s for 240"

@@ -1,7 +1,7 @@
 """optimize-dma's tentative loop steps (hoisting, double buffering) undone in place from a
-journal instead of a copy of the function or loop: undoing restores the function exactly
-(printed IR), keeping gives the IR the copy-based path gives, and `ir_build.by_identity`
-caches per object."""
+journal instead of a copy of the loop: undoing restores the function exactly (printed IR),
+keeping gives the IR the steps give without a journal and the copy-based path gives, and
+`ir_build.by_identity` caches per object."""
 
 from __future__ import annotations
 
@@ -42,6 +42,22 @@ STEPS = {
 }
 
 
+class Answers:
+    """A stand-in for `ScratchpadPlan` that answers every check with `fits()`."""
+
+    def __init__(self, fits) -> None:
+        self.fits = fits
+
+    def check(self, *footprint, batch: bool = False) -> bool:
+        return self.fits()
+
+    def check_all(self) -> bool:
+        return self.fits()
+
+    def settle(self, *footprint) -> None:
+        pass
+
+
 @pytest.mark.parametrize("step", sorted(STEPS))
 def test_journal_undo_restores_the_function_exactly(placed, step):
     fns = functions(placed.clone())
@@ -49,29 +65,27 @@ def test_journal_undo_restores_the_function_exactly(placed, step):
     changed = 0
     for fn in fns:
         before = str(fn)
-        holder = [fn]
-        # A plan that never fits: the first sweep is undone in place, the loop-by-loop
-        # sweep is undone after each attempt.
-        od._per_loop(holder, STEPS[step], lambda: False, journaled=True, journaled_sweep=True)
-        assert str(holder[0]) == before
+        # A plan that never fits: each attempt is undone in place.
+        od._per_loop(fn, Answers(lambda: False), STEPS[step], journaled_sweep=True)
+        assert str(fn) == before
         journal: list = []
-        for loop in [o for o in holder[0].walk() if isinstance(o, scf.ForOp)][::-1]:
+        for loop in [o for o in fn.walk() if isinstance(o, scf.ForOp)][::-1]:
             changed += STEPS[step](loop, journal=journal)
         for undo, _ in reversed(journal):
             undo()
-        assert str(holder[0]) == before
-        holder[0].verify()
+        assert str(fn) == before
+        fn.verify()
     assert changed
 
 
 @pytest.mark.parametrize("step", sorted(STEPS))
-def test_journal_keep_matches_the_copy_based_path(placed, step):
+def test_journal_keep_matches_the_step_without_journal(placed, step):
     for fa, fb in zip(functions(placed.clone()), functions(placed.clone())):
-        a, b = [fa], [fb]
-        od._per_loop(a, STEPS[step], lambda: True)
-        od._per_loop(b, STEPS[step], lambda: True, journaled=True, journaled_sweep=True)
-        assert str(a[0]) == str(b[0])
-        b[0].verify()
+        for loop in [o for o in fa.walk() if isinstance(o, scf.ForOp)][::-1]:
+            STEPS[step](loop)
+        od._per_loop(fb, Answers(lambda: True), STEPS[step], journaled_sweep=True)
+        assert str(fa) == str(fb)
+        fb.verify()
 
 
 def test_journaled_sweep_keeps_what_fits_like_the_copy_based_path(placed):
@@ -79,15 +93,15 @@ def test_journaled_sweep_keeps_what_fits_like_the_copy_based_path(placed):
     for i in range(len(functions(placed))):
         results = []
         for journaled in (False, True):
-            holder = [functions(placed.clone())[i]]
             calls = [0]
 
             def fits() -> bool:
                 calls[0] += 1
                 return calls[0] % 2 == 0 and calls[0] > 1
 
-            od._per_loop(holder, STEPS["double-buffer"], fits, journaled=journaled, journaled_sweep=journaled)
-            results.append(str(holder[0]))
+            fn = functions(placed.clone())[i]
+            od._per_loop(fn, Answers(fits), STEPS["double-buffer"], journaled_sweep=journaled)
+            results.append(str(fn))
         assert results[0] == results[1]
 
 

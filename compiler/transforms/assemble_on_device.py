@@ -56,7 +56,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from accel.compiler.memory_plan import plan_scratchpad, scratchpad_fits
+from accel.compiler.memory_plan import Footprint, ScratchpadPlan, merged, plan_scratchpad
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import buffer_bytes
 from accel.compiler.transforms.insert_dma import spm_type
@@ -217,6 +217,13 @@ class Assembly:
         for f in self.forwards:
             f.apply(self.device.result)
 
+    def footprint(self) -> Footprint:
+        # Transfers and readers trade the host buffer for the assembled one; a forwarded
+        # load and its buffer leave the IR (and come back where they were); its readers
+        # wait for the last copy into the assembled buffer instead.
+        moved = [self.device, *self.views, *(op for f in self.forwards for op, _ in f.detached)]
+        return Footprint(moved, [wait for f in self.forwards for wait, _ in f.waits], [self.device])
+
     def undo(self) -> None:
         for f in reversed(self.forwards):
             f.undo()
@@ -315,6 +322,10 @@ class InPlace:
         self.moved = []
         self.device_at[0] = self.was_at
 
+    def footprint(self) -> Footprint:
+        # The waits for the copy wait for an earlier copy once committed (see `commit`).
+        return Footprint([op for op, _ in self.moved], [u.operation for u in self.copy.token.uses], [self.tile, self.device])
+
     def commit(self) -> None:
         if self.copy.token.uses:
             # Readers waited for this copy to cover the ones before it: now they wait for
@@ -392,12 +403,10 @@ def assemble_function(fn: func.FuncOp, capacity: int, alignment: int, in_place: 
     if not assemblies:
         return False
 
-    def fits() -> bool:
-        return scratchpad_fits(fn, capacity, alignment)
-
+    plan = ScratchpadPlan(fn, capacity, alignment)
     for a in assemblies:
         a.apply()
-    kept = keep_fitting(assemblies, fits)
+    kept = keep_fitting(assemblies, plan)
     for a in kept:
         a.commit()
     if not kept:
@@ -406,8 +415,12 @@ def assemble_function(fn: func.FuncOp, capacity: int, alignment: int, in_place: 
         changes = _in_place_candidates(kept, block)
         for c in changes:
             c.apply()
-        for c in keep_fitting(changes, fits):
+        committed = keep_fitting(changes, plan)
+        prints = [c.footprint() for c in committed]
+        for c in committed:
             c.commit()
+        # Readers that waited for a copy computed in place wait for an earlier one.
+        plan.settle(*merged(prints))
     return True
 
 

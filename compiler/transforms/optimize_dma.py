@@ -70,7 +70,7 @@ from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets.context import target_context
 from accel.compiler.index_arith import constant_index, make_index
 from accel.compiler.ir_build import dense_values, strided_layout, subview
-from accel.compiler.memory_plan import LiveProfile, function_peak_live, plan_scratchpad_module, scratchpad_fits
+from accel.compiler.memory_plan import Footprint, ScratchpadPlan, function_peak_live, merged, plan_scratchpad_module
 from accel.compiler.tensors import buffer_bytes
 from accel.dialects import accel
 from accel.dialects.conventions import (PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, accelerator_functions, is_output_arg,
@@ -281,11 +281,10 @@ class Forwarding:
             Rewriter.insert_op(op, InsertPoint.before(self.anchor))
         self.detached = []
 
-    def moved(self) -> None:
-        return None
-
-    def buffers(self) -> list[Operation]:
-        return [*_alloc_of(self.have), *_alloc_of(self.load.dest)]
+    def footprint(self) -> Footprint:
+        # The load and its buffer leave the IR (and come back before `anchor` on undo);
+        # the readers trade one buffer for the other.
+        return Footprint(list(self.detached), [], [*_alloc_of(self.have), *_alloc_of(self.load.dest)])
 
     def commit(self) -> None:
         if self.detached:  # out of the IR already: drop it (the waits forget its token)
@@ -307,60 +306,28 @@ def _alloc_of(v: SSAValue) -> list[Operation]:
     return [owner] if isinstance(owner, accel.AllocOp) else []
 
 
-def _admit(change, profile: LiveProfile, limit: int) -> bool:
-    """Apply `change` if the live bytes stay within `limit` everywhere."""
-    moved = change.moved()
-    change.apply()
-    saved = profile.moved(*moved) if moved else None
-    profile.refresh(change.buffers())
-    if profile.peak() <= limit:
-        return True
-    change.undo()
-    if saved is not None:
-        profile.restore(saved)
-    profile.refresh(change.buffers())
-    return False
-
-
-SCREEN_LIMITS = (1.0, 0.9, 0.75)
-"""Fractions of the scratchpad the live-bytes screen of `keep_fitting` allows, tried in
-turn while the planner, which fragments, does not fit what the screen admitted."""
-
-
-def keep_fitting(changes: list, fits, screen=None) -> list:
-    """Of tentatively applied `changes` (with apply/undo), keep a subset under which the
-    scratchpad plan fits: all if they fit. Else, with `screen` (a function giving a fresh
-    `LiveProfile` of the IR and the capacity), changes are re-applied one by one while the
-    live bytes stay within a fraction of the capacity, and the planner checks the batch
-    (a plan per limit tried, not per change); without one, or when no limit fits, halves
-    are tried recursively (a plan per failure and level)."""
-    if not changes or fits():
+def keep_fitting(changes: list, plan: ScratchpadPlan) -> list:
+    """Of tentatively applied `changes` (with apply, undo and footprint), keep a subset
+    under which the scratchpad plan fits: all if they fit together, else each in turn
+    where it fits beside those kept before it. Each check costs what its change touches
+    (see `ScratchpadPlan`), so trying them all costs their sizes, not the region's."""
+    if not changes:
+        return changes
+    prints = [c.footprint() for c in changes]
+    if plan.check(*merged(prints), batch=True):
         return changes
     for c in reversed(changes):
         c.undo()
-    if screen is not None:
-        for fraction in SCREEN_LIMITS:
-            profile, capacity = screen()
-            kept = [c for c in changes if _admit(c, profile, int(capacity * fraction))]
-            if fits():
-                return kept
-            for c in reversed(kept):
-                c.undo()
-    kept: list = []
-
-    def attempt(group: list) -> None:
-        for c in group:
-            c.apply()
-        if fits():
-            kept.extend(group)
-            return
-        for c in reversed(group):
-            c.undo()
-        if len(group) > 1:
-            attempt(group[: len(group) // 2])
-            attempt(group[len(group) // 2:])
-
-    attempt(changes)
+    plan.settle(*merged(prints))
+    kept = []
+    for c in changes:
+        c.apply()
+        footprint = c.footprint()
+        if plan.check(*footprint):
+            kept.append(c)
+            continue
+        c.undo()
+        plan.settle(*footprint)
     return kept
 
 
@@ -378,14 +345,15 @@ def reuses_copy(user: Operation, dest: SSAValue, readers) -> bool:
 class DeviceCopies:
     """Which host data has a copy on the device: host key -> scratchpad value, indexed by
     the root buffer on either side so that a write invalidates in time proportional to
-    what it invalidates (a region's walk stays linear in its ops)."""
+    what it invalidates (a region's walk stays linear in its ops). Changes are logged, so
+    that what a loop's body learns is forgotten after it in time proportional to that
+    (not to all that is known: a copy per loop would make the walk quadratic)."""
 
-    def __init__(self, copies: dict | None = None) -> None:
+    def __init__(self) -> None:
         self.copies: dict = {}
         self.by_host: dict[SSAValue, set] = {}
         self.by_device: dict[SSAValue, set] = {}
-        for k, v in (copies or {}).items():
-            self.set(k, v)
+        self.log: list[tuple] = []  # (key, its value before the change, None if it had none)
 
     @staticmethod
     def host_root(k) -> SSAValue:
@@ -395,16 +363,14 @@ class DeviceCopies:
         return self.copies.get(k)
 
     def set(self, k, v: SSAValue) -> None:
-        self.drop(k)
-        self.copies[k] = v
-        self.by_host.setdefault(self.host_root(k), set()).add(k)
-        self.by_device.setdefault(root(v), set()).add(k)
+        self.log.append((k, self.copies.get(k)))
+        self._remove(k)
+        self._put(k, v)
 
     def drop(self, k) -> None:
-        v = self.copies.pop(k, None)
-        if v is not None:
-            self.by_host[self.host_root(k)].discard(k)
-            self.by_device[root(v)].discard(k)
+        if k in self.copies:
+            self.log.append((k, self.copies[k]))
+            self._remove(k)
 
     def invalidate_host(self, r: SSAValue) -> None:
         for k in list(self.by_host.get(r, ())):
@@ -414,8 +380,27 @@ class DeviceCopies:
         for k in list(self.by_device.get(r, ())):
             self.drop(k)
 
-    def copy(self) -> DeviceCopies:
-        return DeviceCopies(self.copies)
+    def mark(self) -> int:
+        return len(self.log)
+
+    def restore(self, mark: int) -> None:
+        """Undo the changes since `mark`."""
+        while len(self.log) > mark:
+            k, old = self.log.pop()
+            self._remove(k)
+            if old is not None:
+                self._put(k, old)
+
+    def _put(self, k, v: SSAValue) -> None:
+        self.copies[k] = v
+        self.by_host.setdefault(self.host_root(k), set()).add(k)
+        self.by_device.setdefault(root(v), set()).add(k)
+
+    def _remove(self, k) -> None:
+        v = self.copies.pop(k, None)
+        if v is not None:
+            self.by_host[self.host_root(k)].discard(k)
+            self.by_device[root(v)].discard(k)
 
 
 def find_forwardings(block: Block, on_device: DeviceCopies | None = None,
@@ -455,14 +440,16 @@ def find_forwardings(block: Block, on_device: DeviceCopies | None = None,
                 on_device.invalidate_device(r)
             for region in op.regions:
                 for b in region.blocks:
-                    find_forwardings(b, on_device.copy(), found)
+                    mark = on_device.mark()
+                    find_forwardings(b, on_device, found)
+                    on_device.restore(mark)
     return found
 
 
-def forward_block(block: Block, fits, screen=None) -> bool:
+def forward_block(block: Block, plan: ScratchpadPlan) -> bool:
     """Reuse device copies of host data in `block` (see the module docstring), keeping
     the reuses under which the scratchpad plan fits."""
-    kept = keep_fitting(find_forwardings(block), fits, screen)
+    kept = keep_fitting(find_forwardings(block), plan)
     for fwd in kept:
         fwd.commit()
     return bool(kept)
@@ -737,14 +724,11 @@ class Prefetch:
             op.detach()
             Rewriter.insert_op(op, InsertPoint.before(self.home))
 
-    def moved(self) -> tuple[list[Operation], Operation]:
-        return self.ops, self.target
-
-    def buffers(self) -> list[Operation]:
-        return _alloc_of(self.ops[-1].dest)
+    def footprint(self) -> Footprint:
+        return Footprint(list(self.ops), [], _alloc_of(self.ops[-1].dest))
 
 
-def prefetch_loads(block: Block, fits, only: set | None = None, screen=None) -> set:
+def prefetch_loads(block: Block, plan: ScratchpadPlan, only: set | None = None) -> set:
     """Issue each load (of `only`, if given) one compute op earlier (before the compute
     that precedes it), so the DMA engine fetches the next op's operands while the current
     one computes. Kept where the scratchpad plan still fits; returns the loads moved."""
@@ -785,7 +769,7 @@ def prefetch_loads(block: Block, fits, only: set | None = None, screen=None) -> 
         move.apply()
         order.moved(ops, prev)
         moves.append(move)
-    return {m.ops[-1] for m in keep_fitting(moves, fits, screen)}
+    return {m.ops[-1] for m in keep_fitting(moves, plan)}
 
 
 @dataclass
@@ -807,6 +791,11 @@ class DeferredWaits:
     def keep(self) -> None:
         for wait, *_ in self.taken:
             wait.erase()
+
+    def footprint(self) -> Footprint:
+        # The waits that replace others sit where those were; what is no longer waited for
+        # lives shorter.
+        return Footprint([r for _, _, r, _ in self.taken if r is not None])
 
 
 def defer_writebacks(fn: func.FuncOp) -> DeferredWaits:
@@ -1271,35 +1260,28 @@ class OptimizeDma(ModulePass):
                     continue
                 cse(fn)
                 # Until values are kept on the device across regions, a region's plan is
-                # its own: checking it alone keeps each check proportional to the region.
-                current = [fn]
-
-                def fits() -> bool:
-                    return scratchpad_fits(current[0], desc.memory.scratchpad_bytes, desc.memory.alignment)
-
-                def screen() -> tuple[LiveProfile, int]:
-                    return LiveProfile(current[0], desc.memory.alignment), desc.memory.scratchpad_bytes
-
+                # its own: checking it alone keeps each check proportional to the region
+                # (and the incremental plan, to the rewrite).
+                spm = ScratchpadPlan(fn, desc.memory.scratchpad_bytes, desc.memory.alignment)
                 if self.hoist:
-                    _per_loop(current, hoist_invariant_loads, fits, journaled=True)
+                    _per_loop(fn, spm, hoist_invariant_loads)
                 if self.forward:
-                    forward_block(current[0].body.block, fits, screen)
-                    drop_dead_writebacks(current[0])
+                    forward_block(fn.body.block, spm)
+                    drop_dead_writebacks(fn)
                 if self.double_buffer:
-                    _per_loop(current, _tuned(double_buffer_loop), fits,
-                              _tuned(lambda lp, **kw: double_buffer_loop(lp, False, **kw)), journaled=True,
-                              journaled_sweep=True)
+                    _per_loop(fn, spm, _tuned(double_buffer_loop),
+                              _tuned(lambda lp, **kw: double_buffer_loop(lp, False, **kw)), journaled_sweep=True)
                     # Each round issues the loads moved by the last one more op earlier (a
                     # tuned op's loads at most its `prefetch` rounds).
-                    block = current[0].body.block
+                    block = fn.body.block
                     moved = _within_prefetch(block, None, 0, self.prefetch_depth)
                     for depth in range(self.prefetch_depth):
-                        moved = prefetch_loads(block, fits, moved, screen)
+                        moved = prefetch_loads(block, spm, moved)
                         moved = _within_prefetch(block, moved, depth + 1, self.prefetch_depth)
                         if not moved:
                             break
-                    deferred = defer_writebacks(current[0])
-                    if deferred.taken and not fits():
+                    deferred = defer_writebacks(fn)
+                    if deferred.taken and not spm.check(*deferred.footprint()):
                         deferred.undo()
                     else:
                         deferred.keep()
@@ -1337,89 +1319,69 @@ def _within_prefetch(block: Block, loads: set | None, rounds: int, default: int)
     return {d for d in pool if limit.get(root(d.dest), default) > rounds}
 
 
-def _per_loop(holder: list, step, fits, fallback=None, journaled: bool = False, journaled_sweep: bool = False) -> None:
-    """Apply `step` to every loop of the function `holder[0]` (innermost first), keeping
-    it where the plan fits: all loops at once when that fits, else loop by loop, trying
-    `fallback` (a lighter variant) where `step` does not fit. A failed attempt on one loop
-    is undone from a copy of that loop (steps only change the loop and put ops just
-    before it), so trying every loop costs the loops' sizes, not the function's per loop.
+def _between(block: Block, before: Operation | None, after: Operation) -> list[Operation]:
+    """The ops of `block` after `before` (from its start when None) and before `after`."""
+    ops = []
+    op = before.next_op if before is not None else block.first_op
+    while op is not None and op is not after:
+        ops.append(op)
+        op = op.next_op
+    return ops
 
-    With `journaled`, the steps take `journal=` (a list of (undo, keep) functions they
-    append to as they change the IR): the first sweep is undone from the journal, in
-    reverse, and the function is cloned only when it does not fit. With `journaled_sweep`
-    too, the loop-by-loop attempts are undone from the journal instead of a copy of the
-    loop (an undone loop then keeps the order of its values' uses, which a copy would
-    change: for steps after which nothing follows that order)."""
+
+def _stepped(block: Block, before: Operation | None, after: Operation, loop: scf.ForOp) -> list[Operation]:
+    """What a step on `loop` (between `before` and `after`) moved or inserted: the ops put
+    before it, and the loop itself if the step replaced it (it is out of the IR)."""
+    ops = [op for op in _between(block, before, after) if op is not loop]
+    return ops if loop.parent is block else [*ops, loop]
+
+
+def _per_loop(fn: func.FuncOp, plan: ScratchpadPlan, step, fallback=None, journaled_sweep: bool = False) -> None:
+    """Apply `step` to every loop of `fn` (innermost first), keeping it where the plan
+    fits, else trying `fallback` (a lighter variant). A step changes only the loop and
+    puts ops just before it, so its check covers the ops between the loop's old
+    neighbours, and a failed attempt is undone from a copy of that loop: trying every
+    loop costs the loops' sizes, not the function's per loop. With `journaled_sweep`, the
+    steps take `journal=` (a list of (undo, keep) functions they append to as they change
+    the IR) and a failed attempt is undone from the journal instead of a copy of the loop
+    (an undone loop then keeps the order of its values' uses, which a copy would change:
+    for steps after which nothing follows that order)."""
 
     # Innermost first: the reversed walk puts a loop after the loops nested in it and
     # after the loops that follow it. A step on one loop replaces it by one loop (steps
     # do not apply to loops holding others) and puts loop-free ops before it, so the
     # loops not yet visited, earlier in the walk, keep their place in the list: it is
-    # taken once per sweep, not per loop (a walk of the function per loop).
-    def loops() -> list[scf.ForOp]:
-        return [o for o in holder[0].walk() if isinstance(o, scf.ForOp)][::-1]
-
-    current = loops()
-    if not current:
-        return
-    if journaled:
-        if not _all_loops_journaled(current, step, fits):
-            return
-        # The loop-by-loop sweep runs on a copy, as without `replaces` (so that the order
-        # of each value's uses, which some steps follow, is the same).
-        snapshot = holder[0].clone()
-    else:
-        snapshot = holder[0].clone()
-        changed = False
-        for loop in current:
-            changed |= step(loop)
-        if not changed or fits():
-            return
-    _replace_function(holder[0], snapshot)
-    holder[0] = snapshot
-    for loop in loops():
+    # taken once, not per loop (a walk of the function per loop).
+    for loop in [o for o in fn.walk() if isinstance(o, scf.ForOp)][::-1]:
         for attempt in (step, fallback):
             if attempt is None:
                 continue
+            block, before, after = loop.parent, loop.prev_op, loop.next_op
             if journaled_sweep:
                 journal: list = []
                 if not attempt(loop, journal=journal):
                     break
-                if fits():
+                changed = _stepped(block, before, after, loop)
+                if plan.check(changed):
                     for _, keep in journal:
                         if keep is not None:
                             keep()
                     break
                 for undo, _ in reversed(journal):
                     undo()
+                plan.settle([*changed, *_stepped(block, before, after, loop)])
                 continue
             change = _undoable(loop, attempt)
             if change is None:
                 break
-            if fits():
+            changed = _stepped(block, before, after, loop)
+            if plan.check(changed):
                 change.keep()
                 break
             change.undo()
+            # The loop and what the step put before it are gone: the copy is in their place.
+            plan.settle([*changed, loop, *_between(block, before, after)])
             loop = change.copy
-
-
-def _all_loops_journaled(current: list, step, fits) -> bool:
-    """The first sweep of `_per_loop` for steps that take a `journal`: `step` on every
-    loop of `current`, kept if the plan fits, else undone in place. Whether it was undone."""
-    journal: list = []
-    changed = False
-    for loop in current:
-        changed |= step(loop, journal=journal)
-    if not changed:
-        return False
-    if fits():
-        for _, keep in journal:
-            if keep is not None:
-                keep()
-        return False
-    for undo, _ in reversed(journal):
-        undo()
-    return True
 
 
 @dataclass
@@ -1453,8 +1415,3 @@ def _undoable(loop: scf.ForOp, step) -> _LoopChange | None:
         change.keep()
         return None
     return change
-
-
-def _replace_function(fn: func.FuncOp, snapshot: func.FuncOp) -> None:
-    Rewriter.insert_op(snapshot, InsertPoint.before(fn))
-    Rewriter.erase_op(fn, safe_erase=False)

@@ -32,8 +32,8 @@ so nothing has to go back. Targets that keep values on the device across regions
 of `@main`) are left alone: their regions share one plan. For each value, along the
 dimension that keeps the most bytes off the bus, `k` starts at the largest slab within
 half the scratchpad that the loops stay clear of; a choice is kept only where the
-scratchpad plan still fits, else `k` is halved (`ROUNDS` times at most, each round one
-plan per failure and level, as `optimize-dma`'s bisection).
+scratchpad plan still fits, else `k` is halved (`ROUNDS` times at most; each round checks
+the values' slabs together, then one by one where that fails, as `optimize-dma` does).
 
 Before (rows 0..3 of %h written in two tiles, read back in one of three rows and one of
 one row; 64 KiB scratchpad assumed too small for all of %h):
@@ -73,9 +73,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.index_arith import constant_index
 from accel.compiler.ir_build import subview, subview_type
-from accel.compiler.memory_plan import plan_scratchpad, scratchpad_fits
+from accel.compiler.memory_plan import Footprint, ScratchpadPlan, plan_scratchpad
 from accel.compiler.targets.context import target_context
-from accel.compiler.tensors import buffer_bytes
+from accel.compiler.tensors import buffer_bytes, numpy_dtype
 from accel.compiler.transforms.assemble_on_device import ancestor_in, host_transfers
 from accel.compiler.transforms.insert_dma import spm_type
 from accel.compiler.transforms.optimize_dma import erase_if_unused, keep_fitting
@@ -275,6 +275,11 @@ class Residency:
         Rewriter.erase_op(self.device)
         self.device, self.made, self.replaced, self.waits = None, [], [], []
 
+    def footprint(self) -> Footprint:
+        # The replaced transfers leave the IR (and come back where they were on undo);
+        # who waited for one waits for its parts, among the ops made.
+        return Footprint([self.device, *self.made, *(dma for dma, _ in self.replaced)], [], [self.device])
+
     def commit(self) -> None:
         for dma, _ in self.replaced:
             view = dma.operands[self.meeting_index(dma)]
@@ -333,7 +338,7 @@ def _bytes(box: Box, d: int, k: int, host: memref.AllocOp) -> int:
     for i, s in enumerate(box.sizes):
         if i != d:
             n *= s
-    return n * buffer_bytes(MemRefType(host.memref.type.element_type, [1]))
+    return n * numpy_dtype(host.memref.type.element_type).itemsize
 
 
 def peel_first(loop: scf.ForOp) -> bool:
@@ -430,10 +435,7 @@ def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
             options.append(found)
     if not options:
         return False
-
-    def fits() -> bool:
-        return scratchpad_fits(fn, capacity, alignment)
-
+    plan = ScratchpadPlan(fn, capacity, alignment)
     kept_any = False
     for _ in range(ROUNDS + 1):
         changes = [found.pop(0) for found in options if found]
@@ -441,7 +443,7 @@ def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
             break
         for c in changes:
             c.apply()
-        kept = keep_fitting(changes, fits)
+        kept = keep_fitting(changes, plan)
         for c in kept:
             c.commit()
         kept_any |= bool(kept)
