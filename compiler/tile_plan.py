@@ -225,7 +225,18 @@ class _Spatial:
     cin_per_group: int
     x_bytes: int
     y_bytes: int
-    per_channel: int  # weight and bias bytes of one output channel
+    # Weight and bias bytes of one output channel (two buffers on the device, each
+    # aligned: a tile's footprint counts them apart).
+    weight_per_channel: int
+    bias_per_channel: int
+
+    @property
+    def per_channel(self) -> int:
+        return self.weight_per_channel + self.bias_per_channel
+
+    def weight_buffers(self, channels: int) -> list[int]:
+        """The bytes of the weight and bias buffers of `channels` output channels."""
+        return [channels * self.weight_per_channel, channels * self.bias_per_channel] if self.conv else []
 
     @staticmethod
     def of(s: ComputeShape) -> _Spatial:
@@ -236,11 +247,13 @@ class _Spatial:
             wt = s.inputs[1]
             kh, groups = wt.shape[2], s.prop("groups")
             per_group, cin_per_group = oc // groups, c // groups
-            per_channel = math.prod(wt.shape[1:]) * wt.itemsize + (s.inputs[2].itemsize if len(s.inputs) > 2 else 0)
+            weight_pc = math.prod(wt.shape[1:]) * wt.itemsize
+            bias_pc = s.inputs[2].itemsize if len(s.inputs) > 2 else 0
         else:
-            kh, groups, per_group, cin_per_group, per_channel = s.prop("pool_size")[0], c, 1, 1, 0
+            kh, groups, per_group, cin_per_group, weight_pc, bias_pc = s.prop("pool_size")[0], c, 1, 1, 0, 0
         return _Spatial(n, c, h, w, oc, oh, ow, kh, s.prop("strides")[0], s.prop("dilation")[0], s.prop("padding")[0],
-                        conv, groups, per_group, cin_per_group, s.inputs[0].itemsize, s.output.itemsize, per_channel)
+                        conv, groups, per_group, cin_per_group, s.inputs[0].itemsize, s.output.itemsize, weight_pc,
+                        bias_pc)
 
     def channel_steps(self) -> list[int]:
         """Output channel tiles: whole groups of a grouped conv (the smallest: one group)."""
@@ -259,7 +272,7 @@ class _Spatial:
         """(streamed, fixed) tile bytes of `tc` output channels by a row tile."""
         cin = self.c if (self.conv and self.groups == 1) else (tc // self.per_group) * self.cin_per_group
         return ([self.n * cin * in_rows * self.w * self.x_bytes, self.n * tc * out_rows * self.ow * self.y_bytes],
-                [tc * self.per_channel])
+                self.weight_buffers(tc))
 
 
 def plan_spatial(s: ComputeShape, capacity: int, alignment: int, double: bool, desc: TargetDescription,
@@ -299,7 +312,7 @@ def plan_spatial(s: ComputeShape, capacity: int, alignment: int, double: bool, d
             x_in = x_pass * n_ct if (shared_input and n_rt > 1) else x_pass
             cost_a = (w_total + x_in + y_total) / bpc + setup * n_ct * (1 + 2 * n_rt)
             # channels inside rows: x once; weights once when they all fit beside the tiles.
-            w_fit = footprint(streamed, [w_total], alignment, double) <= capacity
+            w_fit = footprint(streamed, g.weight_buffers(g.oc), alignment, double) <= capacity
             w_in = w_total if (w_fit or n_ct == 1) else w_total * n_rt
             cost_b = (w_in + x_pass + y_total) / bpc + setup * n_rt * (1 + 2 * n_ct)
             for rows_outer, cost in ((False, cost_a), (True, cost_b)):
@@ -357,11 +370,11 @@ class _Product:
         """(streamed, fixed) tile bytes of `tm` rows by `tn` features: with whole K rows
         (`tk` None) the weight tile stays while row tiles stream (the row tile stays when
         `rows_outer`); split along K, data and weight tiles both stream."""
-        out = tm * tn * self.y_bytes
+        out, bias = tm * tn * self.y_bytes, tn * self.bias_bytes  # weights and bias: two buffers
         if tk is None:
-            rows, cols = tm * self.k * self.a_bytes, tn * self.k * self.b_bytes + tn * self.bias_bytes
-            return ([cols, out], [rows]) if rows_outer else ([rows, out], [cols])
-        return [tm * tk * self.a_bytes, tn * tk * self.b_bytes, out], [tn * self.bias_bytes]
+            rows, cols = tm * self.k * self.a_bytes, tn * self.k * self.b_bytes
+            return ([cols, bias, out], [rows]) if rows_outer else ([rows, out], [cols, bias])
+        return [tm * tk * self.a_bytes, tn * tk * self.b_bytes, out], [bias]
 
 
 def splits_k(s: ComputeShape, desc: TargetDescription) -> bool:

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections import Counter
 
 import numpy as np
@@ -36,6 +37,8 @@ from accel.compiler.tile_plan import (Buffer, ComputeShape, NoFit, accumulates, 
 from accel.dialects import accel
 from accel.dialects.conventions import TARGET_ATTR, accelerator_functions
 from accel.dialects.relay import conv_out_dim, pool_out_dim
+
+TARGETS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "compiler", "targets")
 
 # --------------------------------------------------------------------------------------
 # needs_tiles decides exactly when plan_tiles plans
@@ -224,3 +227,46 @@ def test_a_concatenation_input_larger_than_the_scratchpad_is_copied_in_slices(tm
     got = compiled.run({"x": x})["y"]
     assert np.array_equal(got, api.reference(path, {"x": x})["y"])
     assert compiled.counters["bytes_to_device"] == 2 * x.nbytes  # x for the relu, the leaky relu's result
+
+
+TINY_TILES = {
+    # A 1x1 conv with a bias: one output channel's weights (8 B) and bias (4 B) are two
+    # scratchpad buffers of 64 B each; the planner counted one (random graph of
+    # test_tiny_scratchpad_graphs: 576 bytes planned into 512).
+    "conv": """func.func @main(%x: tensor<2x2x3x7xf32>) -> tensor<2x1x3x9xf32> {
+  %w = relay.constant dense<[[[[0.25]], [[-0.5]]]]> : tensor<1x2x1x1xf32>
+  %c = relay.nn.conv2d %x, %w {padding = [0, 1, 0, 1]} : (tensor<2x2x3x7xf32>, tensor<1x2x1x1xf32>) -> tensor<2x1x3x9xf32>
+  %b = relay.constant dense<0.5> : tensor<1xf32>
+  %y = relay.nn.bias_add %c, %b : (tensor<2x1x3x9xf32>, tensor<1xf32>) -> tensor<2x1x3x9xf32>
+  func.return %y : tensor<2x1x3x9xf32>
+}""",
+    # The same for a dense layer's weight rows and bias.
+    "dense": """func.func @main(%x: tensor<4x6xf32>) -> tensor<4x5xf32> {
+  %w = relay.constant dense<0.25> : tensor<5x6xf32>
+  %d = relay.nn.dense %x, %w : (tensor<4x6xf32>, tensor<5x6xf32>) -> tensor<4x5xf32>
+  %b = relay.constant dense<0.5> : tensor<5xf32>
+  %y = relay.nn.bias_add %d, %b {axis = 1} : (tensor<4x5xf32>, tensor<5xf32>) -> tensor<4x5xf32>
+  func.return %y : tensor<4x5xf32>
+}""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TINY_TILES))
+@pytest.mark.parametrize("spm", [384, 448, 512])
+def test_weights_and_bias_are_two_buffers_in_a_tiles_footprint(name, spm, tmp_path):
+    """What the planner counts is what insert-dma places: an op the partitioner accepts
+    on a tiny scratchpad compiles (its plan fits) and computes the reference's result."""
+    text = open(f"{TARGETS_DIR}/npu.toml").read().replace('name = "npu"', 'name = "npu-tiny"', 1)
+    text = text.replace("scratchpad_bytes = 262144", f"scratchpad_bytes = {spm}", 1)
+    (tmp_path / "npu-tiny.toml").write_text(text)
+    (tmp_path / "patterns.mlir").write_text(open(f"{TARGETS_DIR}/patterns.mlir").read())
+    (tmp_path / "m.mlir").write_text(TINY_TILES[name])
+    compiled = api.compile(str(tmp_path / "m.mlir"), str(tmp_path / "npu-tiny.toml"), str(tmp_path / "out"),
+                           pipeline="byoc{cost-model=false},lower")
+    assert compiled.report["ops"]["offloaded"] > 0, compiled.report["rejected"]
+    x = np.random.default_rng(0).standard_normal(
+        (2, 2, 3, 7) if name == "conv" else (4, 6)).astype(np.float32)
+    want = api.reference(str(tmp_path / "m.mlir"), {"x": x})
+    got = compiled.run({"x": x})
+    for key in want:
+        assert np.allclose(got[key], want[key], rtol=0, atol=1e-5 * float(np.max(np.abs(want[key]))))
