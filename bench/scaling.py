@@ -14,7 +14,7 @@ Models (generated with onnx.helper, seeded random weights, about `size` nodes ea
   (the passes that work per region see it all at once).
 With `--zoo`, the onnx wheel's model-zoo graphs (`onnx/backend/test/data/light/`: ResNet-50 and
 Inception v2 (v1 has LRN, which the importer lacks), stored without weights: the initializers get seeded random values) are
-compiled too, on npu and npu-shared.
+compiled too, on the `--targets`.
 
 Targets: `npu`, `npu-shared`, and `npu-64k` (the built-in npu with a 64 KiB scratchpad). Each
 (model, size, target) compiles in its own process (so peak RSS, `ru_maxrss`, is that
@@ -257,7 +257,7 @@ def main() -> None:
                     continue
                 path = os.path.join(tmp, f"{name}.onnx")
                 onnx.save(model, path)
-                for target in ("npu", "npu-shared"):
+                for target in targets:
                     print_row(name, target, len(model.graph.node), run_worker(path, target, args.profile, args.timeout), None)
 
 
