@@ -40,6 +40,7 @@ import json
 import math
 from collections import defaultdict
 
+import numpy as np
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
@@ -230,8 +231,8 @@ class Timeline:
         self.desc = desc
         self.block = max(1, min(int(desc.memory.alignment), 64))
         n_blocks = desc.memory.scratchpad_bytes // self.block + 1
-        self.ready = [0.0] * n_blocks
-        self.reads_end = [0.0] * n_blocks
+        self.ready = np.zeros(n_blocks)
+        self.reads_end = np.zeros(n_blocks)
         self.host = self.dma_free = self.compute_free = self.end = 0.0
         self.tokens: dict = {}
         self.compute_total = 0.0
@@ -305,27 +306,26 @@ class Timeline:
         return spans
 
     # -- execution ---------------------------------------------------------------------
-    # Block times are lists updated a span at a time (slices run in C: a transfer touches
-    # up to scratchpad/alignment blocks, and the timeline replays every loop iteration).
+    # Block times are float64 arrays updated a span at a time (a transfer touches up to
+    # scratchpad/alignment blocks, and the timeline replays every loop iteration).
 
     @staticmethod
-    def _latest(times: list[float], spans: list[tuple[int, int]], start: float) -> float:
+    def _latest(times: np.ndarray, spans: list[tuple[int, int]], start: float) -> float:
         for b0, b1 in spans:
             if b1 > b0:
-                start = max(start, max(times[b0:b1]))
+                start = max(start, float(times[b0:b1].max()))
         return start
 
     @staticmethod
-    def _set(times: list[float], spans: list[tuple[int, int]], t: float) -> None:
+    def _set(times: np.ndarray, spans: list[tuple[int, int]], t: float) -> None:
         for b0, b1 in spans:
-            if b1 > b0:
-                times[b0:b1] = [t] * (b1 - b0)
+            times[b0:b1] = t
 
     @staticmethod
-    def _raise(times: list[float], spans: list[tuple[int, int]], t: float) -> None:
+    def _raise(times: np.ndarray, spans: list[tuple[int, int]], t: float) -> None:
         for b0, b1 in spans:
             if b1 > b0:
-                times[b0:b1] = [x if x > t else t for x in times[b0:b1]]
+                np.maximum(times[b0:b1], t, out=times[b0:b1])
 
     def run_block(self, block, env: dict) -> None:
         for op in block.ops:
