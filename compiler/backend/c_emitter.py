@@ -1435,8 +1435,8 @@ class ComputeCallEmitter:
         word = compute_word(v.word)
         assert word is not None
         x = word.evaluate(self.op)
-        if word.kind == BUFFER:  # which operand a word names depends on the number of operands only
-            return "NULL" if x is None else Operand(next(i for i, o in enumerate(self.op.operands) if o is x))
+        if word.kind == BUFFER:  # the operand's position
+            return "NULL" if x is None else Operand(x)
         if word.kind == ARRAY:
             return StaticArray(word.ctype, tuple(x))
         if v.enum is not None:

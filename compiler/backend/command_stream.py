@@ -251,15 +251,14 @@ class StreamBuilder:
         name = V.op_for(kind, dtype, op.prop("kind") if kind in ("pool", "eltwise") else None)
         if name is None:
             raise CompileError(f"target '{self.desc.name}': no command runs accel.{kind} on {dtype}", op)
-        operands = op.operands
         fields = []
         for fld, word_name in V.COMPUTE_OPS[name].items():
             word = compute_word(word_name)
             assert word is not None
             x = word.evaluate(op)
             fkind, extra = V.FIELDS[fld]
-            if word.kind == BUFFER:  # which operand a word names depends on the number of operands only
-                fields.append((fld, BUFFER, None if x is None else next(i for i, o in enumerate(operands) if o is x)))
+            if word.kind == BUFFER:  # the operand's position
+                fields.append((fld, BUFFER, x))
             elif fkind == V.DATA:
                 fields.append((fld, V.DATA, (extra, list(x))))
             else:

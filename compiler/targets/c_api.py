@@ -136,10 +136,11 @@ class Word:
     """buffer (a typed pointer), scalar (a C number) or array (a static const array)."""
     applies_to: frozenset[str]
     evaluate: Callable[[Any], Any]
-    """accel compute op -> SSAValue | None (buffer), number or str (scalar), list (array).
-    A function of the op's name, properties and operand types only (a buffer: of the
-    number of operands, for which operand): the emitters evaluate it once per alike ops
-    (`ir_build.op_signature`)."""
+    """accel compute op -> the operand's position among the op's operands, or None for
+    NULL (buffer), number or str (scalar), list (array). A function of the op's name,
+    properties and operand types only (a buffer: a position, never the value, so that
+    `x + x` and `x + y` name their operands alike): the emitters evaluate it once per
+    alike ops (`ir_build.op_signature`)."""
     ctype: str = "int64_t"
     """The C element type of a scalar or array."""
     domain: tuple[str, ...] | None = None
@@ -153,6 +154,10 @@ def _shape(v) -> tuple[int, ...]:
 
 def _input(i: int) -> Callable[[Any], Any]:
     return lambda op: op.inputs[i] if len(op.inputs) > i else None
+
+
+def _input_position(i: int) -> Callable[[Any], int | None]:
+    return lambda op: i if len(op.inputs) > i else None  # the inputs are the first operands
 
 
 def matmul_dims(op) -> tuple[int, int, int, int]:
@@ -197,6 +202,13 @@ BUFFERS: dict[str, tuple[frozenset[str], Callable[[Any], Any]]] = {
     "output": (ALL, lambda op: op.output),
 }
 """Buffers by word: which ops have them, and the operand (None: passed as NULL)."""
+
+BUFFER_POSITIONS: dict[str, Callable[[Any], int | None]] = {
+    "input0": _input_position(0), "input1": _input_position(1), "input2": _input_position(2),
+    "weight": _input_position(1), "bias": _input_position(2),
+    "output": lambda op: len(op.operands) - 1,  # the output is the last operand
+}
+"""The positions among the op's operands of `BUFFERS` (what a buffer word evaluates to)."""
 
 _DTYPES = ("f16", "f32", "f64", "i1", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64")
 
@@ -254,8 +266,7 @@ def compute_word(text: str) -> Word | None:
     if text in WORDS:
         return WORDS[text]
     if text in BUFFERS:
-        ops, get = BUFFERS[text]
-        return Word(BUFFER, ops, get)
+        return Word(BUFFER, BUFFERS[text][0], BUFFER_POSITIONS[text])
     m = _BUFFER_FIELD.match(text)
     if m is None:
         return None
