@@ -1154,11 +1154,13 @@ def apply_region_prefetch(target_name: str, pf: RegionPrefetch) -> list[Operatio
     return [*buffers, _with_operands(a_call, a_extra), _with_operands(b_call, b_extra, dropped)]
 
 
-def _apply_region_prefetches(module: ModuleOp, target_name: str, chosen: set[str] | None = None) -> None:
+def _apply_region_prefetches(module: ModuleOp, target_name: str, chosen: set[str] | None = None,
+                             found: list[RegionPrefetch] | None = None) -> None:
     """Apply the prefetches into the regions named in `chosen` (all by default), in one
-    pass over @main (each rewrite replaces two calls: later pairs see the new ones)."""
+    pass over @main (each rewrite replaces two calls: later pairs see the new ones);
+    `found`: the module's prefetches, if known (`_region_prefetches`)."""
     replaced: dict[func.CallOp, func.CallOp] = {}
-    for pf in _region_prefetches(module, target_name):
+    for pf in found if found is not None else _region_prefetches(module, target_name):
         if chosen is not None and pf.later[1].sym_name.data not in chosen:
             continue
         a_call, b_call = (replaced.get(c, c) for c in (pf.earlier[0], pf.later[0]))
@@ -1175,13 +1177,11 @@ def prefetch_across_regions(module: ModuleOp, target_name: str, capacity: int, a
     """Issue each region's first loads in the region before it (see RegionPrefetch)
     where the scratchpad plan of the target's regions still fits: all at once; else
     those whose earlier region has room for them while its last compute runs (by live
-    bytes), halved while the plan does not fit, within PREFETCH_PLAN_ATTEMPTS plans."""
+    bytes), halved while the plan does not fit, within PREFETCH_PLAN_ATTEMPTS plans.
+    True if the module is as `plan` left it (all prefetches fitted at once)."""
     found = _region_prefetches(module, target_name)
     if not found:
         return False
-    roomy = {pf.later[1].sym_name.data for pf in found
-             if function_peak_live(pf.earlier[1], alignment, _last_compute(pf.earlier[1].body.block)) + pf.bytes()
-             <= capacity}
     names = [pf.later[1].sym_name.data for pf in found]
     snapshot = module.clone()
     attempts = [0]
@@ -1189,8 +1189,9 @@ def prefetch_across_regions(module: ModuleOp, target_name: str, capacity: int, a
     def attempt(chosen: set[str]) -> bool:
         if attempts[0]:
             _restore(module, snapshot.clone())
+        # The first attempt applies all of `found` to the module they were found in.
+        _apply_region_prefetches(module, target_name, chosen, None if attempts[0] else found)
         attempts[0] += 1
-        _apply_region_prefetches(module, target_name, chosen)
         try:
             plan(module)
             return True
@@ -1199,6 +1200,9 @@ def prefetch_across_regions(module: ModuleOp, target_name: str, capacity: int, a
 
     if attempt(set(names)):
         return True
+    roomy = {pf.later[1].sym_name.data for pf in found
+             if function_peak_live(pf.earlier[1], alignment, _last_compute(pf.earlier[1].body.block)) + pf.bytes()
+             <= capacity}
     kept: set[str] = set()
 
     def halve(group: list[str]) -> None:
@@ -1214,7 +1218,7 @@ def prefetch_across_regions(module: ModuleOp, target_name: str, capacity: int, a
     _restore(module, snapshot)
     if kept:
         _apply_region_prefetches(module, target_name, kept)
-    return bool(kept)
+    return False
 
 
 @dataclass(frozen=True)
@@ -1254,6 +1258,7 @@ class OptimizeDma(ModulePass):
             for name, desc in targets.items():
                 plan_scratchpad_module(module, name, desc.memory.scratchpad_bytes, desc.memory.alignment)
 
+        planned = False
         for name, desc in targets.items():
             for fn, fname in list(accelerator_functions(op)):
                 if fname != name or fn.attributes.get(PLACEMENT_ATTR) != StringAttr("dma"):
@@ -1287,9 +1292,12 @@ class OptimizeDma(ModulePass):
                         deferred.keep()
             if self.cross_region:
                 keep_on_device(op, name, plan)
-            if self.prefetch_regions:
-                prefetch_across_regions(op, name, desc.memory.scratchpad_bytes, desc.memory.alignment, plan)
-        plan(op)
+            # The module's plan is up to date after a prefetch that fitted at once (`plan`
+            # plans every target): the last plan would only repeat it.
+            planned = self.prefetch_regions and prefetch_across_regions(
+                op, name, desc.memory.scratchpad_bytes, desc.memory.alignment, plan)
+        if not planned:
+            plan(op)
 
 
 def _tuned(step):
