@@ -1017,6 +1017,13 @@ def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: i
                 peak = max(peak, plan_scratchpad(fn, capacity, alignment))
         return peak
     pos, end = schedule(module, entry=None)
+    return _plan(_target_allocs(pos, target_name), pos, end, capacity, alignment, f"the regions of '{target_name}'",
+                 None)
+
+
+def _target_allocs(pos: dict, target_name: str) -> list[accel.AllocOp]:
+    """The scratchpad allocs of the target's regions and of @main for them, in the order
+    of `pos`."""
     allocs = []
     for op in pos:
         if not isinstance(op, accel.AllocOp) or accel.memory_space(op.result.type) != "spm":
@@ -1029,7 +1036,43 @@ def plan_scratchpad_module(module, target_name: str, capacity: int, alignment: i
             owner_target = op.attributes.get(TARGET_ATTR)
         if isinstance(owner_target, StringAttr) and owner_target.data == target_name:
             allocs.append(op)
-    return _plan(allocs, pos, end, capacity, alignment, f"the regions of '{target_name}'", None)
+    return allocs
+
+
+class ModuleLiveBytes:
+    """The live scratchpad bytes of one target's buffers at each op of the module, numbered
+    as `plan_scratchpad_module` numbers them (calls entered): a screen for rewrites that
+    add buffers living across regions, each checked over its own span. What it refuses
+    no plan can hold; what it accepts a plan may still not place (it does not pack)."""
+
+    def __init__(self, module: ModuleOp, target_name: str, alignment: int):
+        self.pos, self.end = schedule(module, entry=None)
+        self.alignment = alignment
+        allocs = _target_allocs(self.pos, target_name)
+        self.interval = dict(zip(allocs, _intervals(allocs, self.pos, self.end, alignment, {})))
+        diff = np.zeros(len(self.pos) + 1, np.int64)
+        for first, last, size in self.interval.values():
+            diff[first] += size
+            diff[last + 1] -= size
+        self.live = np.cumsum(diff[:-1])
+
+    def add(self, first: int, last: int, buffer_type, freed: Sequence[Operation], capacity: int) -> bool:
+        """Add a buffer of `buffer_type` live over positions first..last, and free the
+        allocs `freed` (buffers it replaces, within that span), if the live bytes stay
+        within `capacity` at every op; False (nothing changed) otherwise."""
+        span = self.live[first:last + 1] + _aligned_bytes(buffer_type, self.alignment)
+        for alloc in freed:
+            known = self.interval.get(alloc)
+            if known is not None:
+                a, b, size = max(known[0], first), min(known[1], last), known[2]
+                if a <= b:
+                    span[a - first:b - first + 1] -= size
+        if len(span) and int(span.max()) > capacity:
+            return False
+        self.live[first:last + 1] = span
+        for alloc in freed:
+            self.interval.pop(alloc, None)
+        return True
 
 
 def schedule(module: ModuleOp, entry: str | None = "main") -> tuple[dict[Operation, int], dict[Operation, int]]:

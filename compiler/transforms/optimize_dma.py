@@ -58,7 +58,8 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import DictionaryAttr, IndexType, MemRefType, ModuleOp, StringAttr, UnitAttr
+from xdsl.dialects.builtin import (ArrayAttr, DictionaryAttr, FunctionType, IndexType, MemRefType, ModuleOp, StringAttr,
+                                   UnitAttr)
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -70,7 +71,8 @@ from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets.context import target_context
 from accel.compiler.index_arith import constant_index, make_index
 from accel.compiler.ir_build import dense_values, strided_layout, subview
-from accel.compiler.memory_plan import Footprint, ScratchpadPlan, function_peak_live, merged, plan_scratchpad_module
+from accel.compiler.memory_plan import (Footprint, ModuleLiveBytes, ScratchpadPlan, function_peak_live, merged,
+                                        plan_scratchpad_module)
 from accel.compiler.tensors import buffer_bytes
 from accel.dialects import accel
 from accel.dialects.conventions import (PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, accelerator_functions, is_output_arg,
@@ -860,6 +862,7 @@ def _resident_candidates(module: ModuleOp, target_name: str) -> list[Resident]:
         if isinstance(op, func.CallOp):
             calls_of[op.callee.root_reference.data] = calls_of.get(op.callee.root_reference.data, 0) + 1
     buffers = [*main.body.block.args, *(op.memref for op in main.body.block.ops if isinstance(op, memref.AllocOp))]
+    order = {op: i for i, op in enumerate(main.body.block.ops)}  # (get_operation_index walks the block)
     found = []
     for buf in buffers:
         region_uses = []
@@ -887,7 +890,7 @@ def _resident_candidates(module: ModuleOp, target_name: str) -> list[Resident]:
                     writers += 1
         if not ok or len(region_uses) < 2 or writers > 1:
             continue
-        region_uses.sort(key=lambda u: main.body.block.get_operation_index(u[0]))
+        region_uses.sort(key=lambda u: order[u[0]])
         first, rest = region_uses[0], region_uses[1:]
         if any(w for *_, w in rest):  # written by a later region: not a simple hand-over
             continue
@@ -895,13 +898,13 @@ def _resident_candidates(module: ModuleOp, target_name: str) -> list[Resident]:
     return found
 
 
-def make_resident(target_name: str, res: Resident) -> None:
+def make_resident(target_name: str, res: Resident) -> dict[func.CallOp, func.CallOp]:
     """Give the value a scratchpad buffer of its own, allocated in @main: the first region
     computes (or loads) it there, later regions read it there instead of transferring it;
-    the host copy is kept only if the host needs it."""
-    from xdsl.dialects.builtin import ArrayAttr, FunctionType
-
+    the host copy is kept only if the host needs it. Returns the calls it replaced (by
+    their replacements)."""
     buf = res.buffer
+    replaced: dict[func.CallOp, func.CallOp] = {}
     dev = accel.AllocOp(MemRefType(buf.type.element_type, buf.type.get_shape(), memory_space=accel.SPM))
     dev.attributes[TARGET_ATTR] = StringAttr(target_name)
     first_call = res.first[0]
@@ -921,6 +924,7 @@ def make_resident(target_name: str, res: Resident) -> None:
             new_call.attributes.update(call.attributes)
             new_call.location = call.location
             Rewriter.replace_op(call, new_call)
+            replaced[call] = new_call
         else:
             new_arg = Rewriter.replace_value_with_new_type(arg, dev.result.type)
             erase_transfer(dma)
@@ -940,28 +944,101 @@ def make_resident(target_name: str, res: Resident) -> None:
         retarget(fn, idx, keep_host=False, call=call)
     if isinstance(buf.owner, memref.AllocOp) and not buf.uses:
         Rewriter.erase_op(buf.owner)
+    return replaced
 
 
-def keep_on_device(module: ModuleOp, target_name: str, plan) -> bool:
-    """Make values passed between regions of `target_name` scratchpad-resident, one at a
-    time, each kept only if the scratchpad plan still fits."""
-    changed = False
-    tried: set[int] = set()
-    while True:
-        candidates = _resident_candidates(module, target_name)
-        pick = next(((i, c) for i, c in enumerate(candidates) if _key(c) not in tried), None)
-        if pick is None:
-            return changed
-        _, res = pick
-        key = _key(res)
-        snapshot = module.clone()
-        make_resident(target_name, res)
+def _apply_residents(module: ModuleOp, target_name: str, chosen: set | None = None,
+                     found: list[Resident] | None = None) -> None:
+    """Make the candidates whose `_key` is in `chosen` (all by default) resident, in one
+    pass; `found`: the module's candidates, if known (`_resident_candidates`). A candidate's
+    rewrite leaves the others candidates (it changes only its own buffer's arguments) but
+    may replace calls they name: they are followed to their replacements."""
+    replaced: dict[func.CallOp, func.CallOp] = {}
+
+    def current(call: func.CallOp) -> func.CallOp:
+        while call in replaced:
+            call = replaced[call]
+        return call
+
+    for res in found if found is not None else _resident_candidates(module, target_name):
+        if chosen is not None and _key(res) not in chosen:
+            continue
+        (call, fn, idx), later = res.first, [(current(c), f, i) for c, f, i in res.later]
+        replaced.update(make_resident(target_name, Resident(res.buffer, (current(call), fn, idx), res.first_writes,
+                                                            later, res.host_needs_it)))
+
+
+KEEP_PLAN_ATTEMPTS = 8
+"""How many scratchpad plans of the whole module `keep_on_device` may try (each costs the
+module's size), so that the pass stays linear in it."""
+
+
+def _screened_residents(module: ModuleOp, target_name: str, found: list[Resident], capacity: int,
+                        alignment: int) -> list[Resident]:
+    """The candidates, in order, whose scratchpad buffer keeps the live bytes of the
+    target's buffers within `capacity` at every op, counted with those taken before it
+    (each replaces the local buffers its regions moved the value through)."""
+    live = ModuleLiveBytes(module, target_name, alignment)
+    taken = []
+    for res in found:
+        uses = [res.first, *res.later]
+        freed, buffer_type = [], None
+        for _, fn, idx in uses:
+            (dma,) = _whole_buffer_transfers(fn.body.block.args[idx])
+            local = dma.dest if dma.to_device else dma.source
+            freed.append(local.owner)
+            buffer_type = local.type
+        first, last = live.pos[res.first[0]], max(live.end[call] for call, _, _ in uses)
+        if live.add(first, last, buffer_type, freed, capacity):
+            taken.append(res)
+    return taken
+
+
+def keep_on_device(module: ModuleOp, target_name: str, plan, capacity: int, alignment: int) -> bool:
+    """Make values passed between regions of `target_name` scratchpad-resident where the
+    scratchpad plan of the target's regions still fits: those that the live bytes leave
+    room for, one after the other (`_screened_residents`), all at once; if the plan
+    does not place them, halves of them within KEEP_PLAN_ATTEMPTS plans. (Trying them
+    one by one with a plan of the module each was quadratic: 400 regions handing values
+    on, 83 s.) True if the module is as `plan` left it."""
+    found = _resident_candidates(module, target_name)
+    if not found:
+        return False
+    keys = [_key(res) for res in _screened_residents(module, target_name, found, capacity, alignment)]
+    if not keys:
+        return False
+    snapshot = module.clone()
+    attempts = [0]
+
+    def attempt(chosen: set) -> bool:
+        if attempts[0]:
+            _restore(module, snapshot.clone())
+        _apply_residents(module, target_name, chosen, None if attempts[0] else found)
+        attempts[0] += 1
         try:
             plan(module)
-            changed = True
+            return True
         except CompileError:
-            _restore(module, snapshot)
-        tried.add(key)
+            return False
+
+    if attempt(set(keys)):
+        return True
+    kept: set = set()
+
+    def halve(group: list) -> None:
+        if not group or attempts[0] >= KEEP_PLAN_ATTEMPTS:
+            return
+        if attempt(kept | set(group)):
+            kept.update(group)
+        elif len(group) > 1:
+            halve(group[: len(group) // 2])
+            halve(group[len(group) // 2:])
+
+    halve(keys)
+    _restore(module, snapshot)
+    if kept:
+        _apply_residents(module, target_name, kept)
+    return False
 
 
 def _key(res: Resident):
@@ -1092,8 +1169,6 @@ def _region_prefetches(module: ModuleOp, target_name: str, later: set[str] | Non
 
 
 def _add_arg(fn: func.FuncOp, t, attrs: dict) -> SSAValue:
-    from xdsl.dialects.builtin import ArrayAttr, FunctionType
-
     arg = fn.body.block.insert_arg(t, len(fn.body.block.args))
     fn.arg_attrs = ArrayAttr([*fn.arg_attrs.data, DictionaryAttr(attrs)])
     fn.function_type = FunctionType.from_lists([a.type for a in fn.body.block.args], [])
@@ -1147,8 +1222,6 @@ def apply_region_prefetch(target_name: str, pf: RegionPrefetch) -> list[Operatio
     for index in sorted(dropped, reverse=True):
         b.body.block.erase_arg(b.body.block.args[index])
     if dropped:
-        from xdsl.dialects.builtin import ArrayAttr, FunctionType
-
         b.arg_attrs = ArrayAttr([a for i, a in enumerate(b.arg_attrs.data) if i not in dropped])
         b.function_type = FunctionType.from_lists([a.type for a in b.body.block.args], [])
     return [*buffers, _with_operands(a_call, a_extra), _with_operands(b_call, b_extra, dropped)]
@@ -1291,7 +1364,7 @@ class OptimizeDma(ModulePass):
                     else:
                         deferred.keep()
             if self.cross_region:
-                keep_on_device(op, name, plan)
+                keep_on_device(op, name, plan, desc.memory.scratchpad_bytes, desc.memory.alignment)
             # The module's plan is up to date after a prefetch that fitted at once (`plan`
             # plans every target): the last plan would only repeat it.
             planned = self.prefetch_regions and prefetch_across_regions(

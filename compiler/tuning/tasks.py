@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import hashlib
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, MemRefType, ModuleOp, NoneAttr, StringAttr, UnitAttr
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.printer import Printer
 
 from accel.compiler.tensors import numpy_dtype
@@ -98,7 +99,7 @@ def _writer(v: SSAValue) -> accel.ComputeOp | None:
                  and u.operation.output is v), None)
 
 
-def neighbourhood(op: accel.ComputeOp) -> list[accel.ComputeOp]:
+def neighbourhood(op: accel.ComputeOp, order: Mapping[Operation, int] | None = None) -> list[accel.ComputeOp]:
     """`op` with the compute ops of its region that write its inputs or read its result,
     in block order: whether a neighbour leaves an operand on the device or takes the result
     from there changes what the op's tiles cost (a tiled result is written back)."""
@@ -111,16 +112,18 @@ def neighbourhood(op: accel.ComputeOp) -> list[accel.ComputeOp]:
         c = u.operation
         if isinstance(c, accel.ComputeOp) and c is not op and c.parent is op.parent and op.output in c.inputs:
             chain.add(c)
-    return sorted(chain, key=lambda o: o.parent.get_operation_index(o))
+    # `order`: the block's ops numbered once (get_operation_index walks the block).
+    return sorted(chain, key=(lambda o: order[o]) if order is not None else (lambda o: o.parent.get_operation_index(o)))
 
 
-def task_of(op: accel.ComputeOp, target: str) -> Task | None:
+def task_of(op: accel.ComputeOp, target: str, order: Mapping[Operation, int] | None = None) -> Task | None:
     """The task of a compute op of a region of `target` (None: not tunable): the op with
-    its neighbours (`neighbourhood`); the configuration applies to the op alone."""
+    its neighbours (`neighbourhood`; `order`: its block's ops numbered); the configuration
+    applies to the op alone."""
     kind = tunable_kind(op)
     if kind is None:
         return None
-    chain = neighbourhood(op)
+    chain = neighbourhood(op, order)
     built = chain_module(chain, target, f"// centre: {chain.index(op)}")
     if built is None:
         return None
@@ -200,9 +203,10 @@ def module_tasks(module: ModuleOp) -> list[tuple[accel.ComputeOp, Task]]:
     before tiling) with its task."""
     out = []
     for fn, target in accelerator_functions(module):
+        order = {o: i for i, o in enumerate(fn.body.block.ops)}
         for op in fn.body.block.ops:
             if isinstance(op, accel.ComputeOp):
-                task = task_of(op, target)
+                task = task_of(op, target, order)
                 if task is not None:
                     out.append((op, task))
     return out
