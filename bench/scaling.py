@@ -11,7 +11,10 @@ Models (generated with onnx.helper, seeded random weights, about `size` nodes ea
 - `transformer`: blocks of [Gemm 32->64 + bias, Relu, Gemm 64->32 + bias, Add(skip)] on
   16x32 tokens, a host-only Erf after every 2nd block;
 - `cnn-chain`: `cnn` without the Erfs: on the npu targets, the whole graph is one region
-  (the passes that work per region see it all at once).
+  (the passes that work per region see it all at once);
+- `handoff`: blocks of [Gemm 32->32 + bias, Add(previous block's result), Relu] on 16x32,
+  each followed by a host-only Erf: one region per block, each handing its result to the
+  next directly (values optimize-dma keeps on the device) as well as through the host.
 With `--zoo`, the onnx wheel's model-zoo graphs (`onnx/backend/test/data/light/`: ResNet-50 and
 Inception v2 (v1 has LRN, which the importer lacks), stored without weights: the initializers get seeded random values) are
 compiled too, on the `--targets`.
@@ -122,8 +125,32 @@ def transformer_model(size: int) -> onnx.ModelProto:
                    helper.make_tensor_value_info(x, TensorProto.FLOAT, shape), "transformer")
 
 
+def handoff_model(size: int) -> onnx.ModelProto:
+    """Blocks of [Gemm 32->32 + bias of the host's last value, Add the previous block's
+    result, Relu], each followed by a host-only Erf: every region hands its result to the
+    next one directly (a value optimize-dma may keep on the device) and through the host;
+    about `size` nodes."""
+    rng = np.random.default_rng(0)
+    nodes, inits = [], []
+    x = y = "x"
+    i = 0
+    while len(nodes) < size:
+        w, b = f"w{i}", f"b{i}"
+        inits.append(numpy_helper.from_array((rng.standard_normal((32, 32)) * 0.1).astype(np.float32), w))
+        inits.append(numpy_helper.from_array((rng.standard_normal(32) * 0.1).astype(np.float32), b))
+        nodes.append(helper.make_node("Gemm", [x, w, b], [f"h{i}"], name=f"fc{i}", transB=1))
+        nodes.append(helper.make_node("Add", [f"h{i}", y], [f"a{i}"], name=f"add{i}"))
+        nodes.append(helper.make_node("Relu", [f"a{i}"], [f"y{i}"], name=f"relu{i}"))
+        nodes.append(helper.make_node("Erf", [f"y{i}"], [f"e{i}"], name=f"erf{i}"))
+        x, y = f"e{i}", f"y{i}"
+        i += 1
+    shape = [16, 32]
+    return _finish(nodes, inits, [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                   helper.make_tensor_value_info(x, TensorProto.FLOAT, shape), "handoff")
+
+
 GENERATORS = {"cnn": cnn_model, "transformer": transformer_model,
-              "cnn-chain": lambda size: cnn_model(size, host_erf=False)}
+              "cnn-chain": lambda size: cnn_model(size, host_erf=False), "handoff": handoff_model}
 
 ZOO = ("resnet50", "inception_v2")
 
