@@ -357,15 +357,6 @@ def plan_scratchpad(fn, capacity: int, alignment: int) -> int:
     return _plan(allocs, pos, {}, capacity, alignment, f"@{fn.sym_name.data}", fn, last)
 
 
-def function_peak_live(fn, alignment: int, start=None) -> int:
-    """The most scratchpad bytes one function's own buffers hold at once (a lower bound
-    of its plan), from op `start` on (by default from its beginning)."""
-    allocs, pos, last = _function_allocs(fn)
-    since = pos[start] if start is not None else 0
-    return peak_live([(max(first, since), end, size) for first, end, size in _intervals(allocs, pos, {}, alignment, last)
-                      if end >= since])
-
-
 class Footprint(NamedTuple):
     """What a tentative rewrite changed, as `ScratchpadPlan.check` needs it: the ops it
     moved or inserted (`moved`, nested ops with them; ops it took out may be listed too),
@@ -1056,11 +1047,11 @@ class ModuleLiveBytes:
             diff[last + 1] -= size
         self.live = np.cumsum(diff[:-1])
 
-    def add(self, first: int, last: int, buffer_type, freed: Sequence[Operation], capacity: int) -> bool:
-        """Add a buffer of `buffer_type` live over positions first..last, and free the
-        allocs `freed` (buffers it replaces, within that span), if the live bytes stay
+    def add(self, first: int, last: int, buffer_types: Sequence, freed: Sequence[Operation], capacity: int) -> bool:
+        """Add buffers of `buffer_types` live over positions first..last, and free the
+        allocs `freed` (buffers they replace, within that span), if the live bytes stay
         within `capacity` at every op; False (nothing changed) otherwise."""
-        span = self.live[first:last + 1] + _aligned_bytes(buffer_type, self.alignment)
+        span = self.live[first:last + 1] + sum(_aligned_bytes(t, self.alignment) for t in buffer_types)
         for alloc in freed:
             known = self.interval.get(alloc)
             if known is not None:

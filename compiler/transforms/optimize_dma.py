@@ -71,9 +71,7 @@ from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets.context import target_context
 from accel.compiler.index_arith import constant_index, make_index
 from accel.compiler.ir_build import dense_values, strided_layout, subview
-from accel.compiler.memory_plan import (Footprint, ModuleLiveBytes, ScratchpadPlan, function_peak_live, merged,
-                                        plan_scratchpad_module)
-from accel.compiler.tensors import buffer_bytes
+from accel.compiler.memory_plan import Footprint, ModuleLiveBytes, ScratchpadPlan, merged, plan_scratchpad_module
 from accel.dialects import accel
 from accel.dialects.conventions import (PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, accelerator_functions, is_output_arg,
                                         tuning_of)
@@ -989,7 +987,7 @@ def _screened_residents(module: ModuleOp, target_name: str, found: list[Resident
             freed.append(local.owner)
             buffer_type = local.type
         first, last = live.pos[res.first[0]], max(live.end[call] for call, _, _ in uses)
-        if live.add(first, last, buffer_type, freed, capacity):
+        if live.add(first, last, [buffer_type], freed, capacity):
             taken.append(res)
     return taken
 
@@ -1072,9 +1070,6 @@ class RegionPrefetch:
     later: tuple[func.CallOp, func.FuncOp]
     loads: list[tuple[accel.DmaStartOp, SSAValue | None]]
     """Each load of `later` with its source's buffer in @main (None: a weight)."""
-
-    def bytes(self) -> int:
-        return sum(buffer_bytes(load.dest.type) for load, _ in self.loads)
 
 
 def _last_compute(block: Block) -> Operation | None:
@@ -1246,16 +1241,34 @@ PREFETCH_PLAN_ATTEMPTS = 8
 costs the module's size), so that the pass stays linear in it."""
 
 
+def _screened_prefetches(module: ModuleOp, target_name: str, found: list[RegionPrefetch], capacity: int,
+                         alignment: int) -> list[str]:
+    """The later regions of the prefetches, in order, whose buffers keep the live bytes of
+    the target's buffers within `capacity` at every op, counted with those taken before
+    (each buffer lives from the earlier call to the end of the later one and replaces the
+    local buffer the load filled)."""
+    live = ModuleLiveBytes(module, target_name, alignment)
+    taken = []
+    for pf in found:
+        first, last = live.pos[pf.earlier[0]], live.end[pf.later[0]]
+        if live.add(first, last, [load.dest.type for load, _ in pf.loads], [load.dest.owner for load, _ in pf.loads],
+                    capacity):
+            taken.append(pf.later[1].sym_name.data)
+    return taken
+
+
 def prefetch_across_regions(module: ModuleOp, target_name: str, capacity: int, alignment: int, plan) -> bool:
     """Issue each region's first loads in the region before it (see RegionPrefetch)
-    where the scratchpad plan of the target's regions still fits: all at once; else
-    those whose earlier region has room for them while its last compute runs (by live
-    bytes), halved while the plan does not fit, within PREFETCH_PLAN_ATTEMPTS plans.
-    True if the module is as `plan` left it (all prefetches fitted at once)."""
+    where the scratchpad plan of the target's regions still fits: those that the live
+    bytes leave room for, one after the other (`_screened_prefetches`), all at once; if
+    the plan does not place them, halves of them within PREFETCH_PLAN_ATTEMPTS plans.
+    True if the module is as `plan` left it (the screened prefetches fitted at once)."""
     found = _region_prefetches(module, target_name)
     if not found:
         return False
-    names = [pf.later[1].sym_name.data for pf in found]
+    names = _screened_prefetches(module, target_name, found, capacity, alignment)
+    if not names:
+        return False
     snapshot = module.clone()
     attempts = [0]
 
@@ -1273,9 +1286,6 @@ def prefetch_across_regions(module: ModuleOp, target_name: str, capacity: int, a
 
     if attempt(set(names)):
         return True
-    roomy = {pf.later[1].sym_name.data for pf in found
-             if function_peak_live(pf.earlier[1], alignment, _last_compute(pf.earlier[1].body.block)) + pf.bytes()
-             <= capacity}
     kept: set[str] = set()
 
     def halve(group: list[str]) -> None:
@@ -1287,7 +1297,7 @@ def prefetch_across_regions(module: ModuleOp, target_name: str, capacity: int, a
             halve(group[: len(group) // 2])
             halve(group[len(group) // 2:])
 
-    halve([n for n in names if n in roomy])
+    halve(names)
     _restore(module, snapshot)
     if kept:
         _apply_region_prefetches(module, target_name, kept)
