@@ -14,7 +14,9 @@ Models (generated with onnx.helper, seeded random weights, about `size` nodes ea
   (the passes that work per region see it all at once);
 - `handoff`: blocks of [Gemm 32->32 + bias, Add(previous block's result), Relu] on 16x32,
   each followed by a host-only Erf: one region per block, each handing its result to the
-  next directly (values optimize-dma keeps on the device) as well as through the host.
+  next directly (values optimize-dma keeps on the device) as well as through the host;
+- `unet`: such blocks without the direct hand-over, the second half's block i adding the
+  first half's block n-1-i (nested skips: values live across many regions).
 With `--zoo`, the onnx wheel's model-zoo graphs (`onnx/backend/test/data/light/`: ResNet-50 and
 Inception v2 (v1 has LRN, which the importer lacks), stored without weights: the initializers get seeded random values) are
 compiled too, on the `--targets`.
@@ -149,7 +151,33 @@ def handoff_model(size: int) -> onnx.ModelProto:
                    helper.make_tensor_value_info(x, TensorProto.FLOAT, shape), "handoff")
 
 
-GENERATORS = {"cnn": cnn_model, "transformer": transformer_model,
+def unet_model(size: int) -> onnx.ModelProto:
+    """`handoff`-like blocks without the direct hand-over, where the second half's block i
+    adds the result of the first half's block n-1-i (nested skips, as a U-Net's): values
+    live across many regions; about `size` nodes."""
+    rng = np.random.default_rng(0)
+    nodes, inits, ys = [], [], []
+    n = max(size // 4, 2)
+    x = "x"
+    for i in range(n):
+        w, b = f"w{i}", f"b{i}"
+        inits.append(numpy_helper.from_array((rng.standard_normal((32, 32)) * 0.1).astype(np.float32), w))
+        inits.append(numpy_helper.from_array((rng.standard_normal(32) * 0.1).astype(np.float32), b))
+        nodes.append(helper.make_node("Gemm", [x, w, b], [f"h{i}"], name=f"fc{i}", transB=1))
+        h = f"h{i}"
+        if i >= (n + 1) // 2:
+            nodes.append(helper.make_node("Add", [h, ys[n - 1 - i]], [f"a{i}"], name=f"add{i}"))
+            h = f"a{i}"
+        nodes.append(helper.make_node("Relu", [h], [f"y{i}"], name=f"relu{i}"))
+        nodes.append(helper.make_node("Erf", [f"y{i}"], [f"e{i}"], name=f"erf{i}"))
+        ys.append(f"y{i}")
+        x = f"e{i}"
+    shape = [16, 32]
+    return _finish(nodes, inits, [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                   helper.make_tensor_value_info(x, TensorProto.FLOAT, shape), "unet")
+
+
+GENERATORS = {"cnn": cnn_model, "transformer": transformer_model, "unet": unet_model,
               "cnn-chain": lambda size: cnn_model(size, host_erf=False), "handoff": handoff_model}
 
 ZOO = ("resnet50", "inception_v2")
