@@ -451,20 +451,23 @@ def eltwise_axis(s: ComputeShape) -> int | None:
     return next((a for a in range(last) if shape[a] > 1), None)
 
 
-def _eltwise_parts(s: ComputeShape) -> tuple[int, list[int], int]:
-    """(bytes per element of the streamed operands and output, the bytes that stay, the
-    number of axes that may be split): a row op streams its data, its gamma and beta
-    stay, and its rows stay whole."""
+def _eltwise_parts(s: ComputeShape) -> tuple[list[int], list[int], int]:
+    """(bytes per element of each streamed operand and of the output, the bytes that
+    stay, the number of axes that may be split): a row op streams its data, its gamma and
+    beta stay, and its rows stay whole."""
     rows = s.prop("kind") in accel.EltwiseOp.ROWS
     streamed = s.inputs[:1] if rows else s.inputs
     resident = [b.nbytes for b in s.inputs[1:]] if rows else []
-    return sum(b.itemsize for b in streamed) + s.output.itemsize, resident, len(s.output.shape) - (1 if rows else 0)
+    return [b.itemsize for b in streamed] + [s.output.itemsize], resident, len(s.output.shape) - (1 if rows else 0)
 
 
-def _slice_tiles(shape: Sequence[int], per_elem: int, resident: list[int], axis: int,
+def _slice_tiles(shape: Sequence[int], per_elem: Sequence[int], resident: list[int], axis: int,
                  t: int) -> tuple[list[int], list[int]]:
-    """(streamed, fixed) tile bytes of `t` slices of `axis` (every later axis whole)."""
-    return [t * math.prod(shape[axis + 1:]) * per_elem], resident
+    """(streamed, fixed) tile bytes of `t` slices of `axis` (every later axis whole): one
+    tile per streamed buffer (`per_elem`: their bytes per element), each aligned apart as
+    insert-dma places them."""
+    inner = t * math.prod(shape[axis + 1:])
+    return [inner * e for e in per_elem], resident
 
 
 def _eltwise_tiles(s: ComputeShape, axis: int, t: int) -> tuple[list[int], list[int]]:
@@ -485,10 +488,10 @@ def plan_eltwise(s: ComputeShape, capacity: int, alignment: int, double: bool,
     return _slices(s.output.shape, splittable, per_elem, resident, capacity, alignment, double)
 
 
-def _slices(shape: Sequence[int], splittable: int, per_elem: int, resident: list[int], capacity: int, alignment: int,
-            double: bool) -> EltwisePlan | None:
-    """Heuristic slicing of a buffer of `per_elem` bytes per element (beside `resident`
-    bytes) among its first `splittable` axes: the outermost axis whose slices fit, as
+def _slices(shape: Sequence[int], splittable: int, per_elem: Sequence[int], resident: list[int], capacity: int,
+            alignment: int, double: bool) -> EltwisePlan | None:
+    """Heuristic slicing of buffers of `per_elem` bytes per element (beside `resident`
+    bytes) among their first `splittable` axes: the outermost axis whose slices fit, as
     many slices as fit (None: not even one element, or one row, fits)."""
 
     def fits(axis: int, t: int) -> bool:
@@ -498,7 +501,7 @@ def _slices(shape: Sequence[int], splittable: int, per_elem: int, resident: list
     if axis is None:
         return None
     inner = math.prod(shape[axis + 1:])
-    t = max(1, min(shape[axis], max(1, (capacity // (2 if double else 1)) // max(1, inner * per_elem + 3 * alignment))))
+    t = max(1, min(shape[axis], max(1, (capacity // (2 if double else 1)) // max(1, inner * sum(per_elem) + 3 * alignment))))
     while t > 1 and not fits(axis, t):
         t -= 1
     return EltwisePlan(axis, t)
@@ -512,8 +515,8 @@ def plan_copy(shape: Sequence[int], itemsize: int, desc: TargetDescription, doub
     capacity, alignment = desc.memory.scratchpad_bytes, desc.memory.alignment
     if align(math.prod(shape) * itemsize, alignment) <= capacity:
         return None
-    plan = (_slices(shape, len(shape), itemsize, [], capacity, alignment, double)
-            or _slices(shape, len(shape), itemsize, [], capacity, alignment, False))
+    plan = (_slices(shape, len(shape), [itemsize], [], capacity, alignment, double)
+            or _slices(shape, len(shape), [itemsize], [], capacity, alignment, False))
     assert plan is not None, f"a scratchpad of {capacity} bytes holds no element of {itemsize} bytes"
     return plan
 
