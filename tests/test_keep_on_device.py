@@ -94,7 +94,7 @@ def test_values_handed_between_regions_stay_on_the_device_with_bounded_plans(tmp
     # Every y_i but the last is a candidate (written by region i, read by later ones).
     assert candidates[0] == regions - 1
     # The plans of the whole module do not grow with the number of regions.
-    assert len(plans) <= (2 if screen else optimize_dma.KEEP_PLAN_ATTEMPTS + 2)
+    assert len(plans) <= (2 if screen else optimize_dma.MODULE_PLAN_ATTEMPTS + 2)
     transfers, before = compiled.report["dma"]["transfers"], none_kept.report["dma"]["transfers"]
     if scratchpad is None:  # all kept: a region loads its erf input and stores its y
         assert transfers == 2 * regions < before

@@ -54,6 +54,7 @@ After (`%tmp` is local to the region and read by nobody else):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -966,11 +967,6 @@ def _apply_residents(module: ModuleOp, target_name: str, chosen: set | None = No
                                                             later, res.host_needs_it)))
 
 
-KEEP_PLAN_ATTEMPTS = 8
-"""How many scratchpad plans of the whole module `keep_on_device` may try (each costs the
-module's size), so that the pass stays linear in it."""
-
-
 def _screened_residents(module: ModuleOp, target_name: str, found: list[Resident], capacity: int,
                         alignment: int) -> list[Resident]:
     """The candidates, in order, whose scratchpad buffer keeps the live bytes of the
@@ -996,47 +992,15 @@ def keep_on_device(module: ModuleOp, target_name: str, plan, capacity: int, alig
     """Make values passed between regions of `target_name` scratchpad-resident where the
     scratchpad plan of the target's regions still fits: those that the live bytes leave
     room for, one after the other (`_screened_residents`), all at once; if the plan
-    does not place them, halves of them within KEEP_PLAN_ATTEMPTS plans. (Trying them
+    does not place them, halves of them (`_apply_within_plans`). (Trying them
     one by one with a plan of the module each was quadratic: 400 regions handing values
     on, 83 s.) True if the module is as `plan` left it."""
     found = _resident_candidates(module, target_name)
     if not found:
         return False
     keys = [_key(res) for res in _screened_residents(module, target_name, found, capacity, alignment)]
-    if not keys:
-        return False
-    snapshot = module.clone()
-    attempts = [0]
-
-    def attempt(chosen: set) -> bool:
-        if attempts[0]:
-            _restore(module, snapshot.clone())
-        _apply_residents(module, target_name, chosen, None if attempts[0] else found)
-        attempts[0] += 1
-        try:
-            plan(module)
-            return True
-        except CompileError:
-            return False
-
-    if attempt(set(keys)):
-        return True
-    kept: set = set()
-
-    def halve(group: list) -> None:
-        if not group or attempts[0] >= KEEP_PLAN_ATTEMPTS:
-            return
-        if attempt(kept | set(group)):
-            kept.update(group)
-        elif len(group) > 1:
-            halve(group[: len(group) // 2])
-            halve(group[len(group) // 2:])
-
-    halve(keys)
-    _restore(module, snapshot)
-    if kept:
-        _apply_residents(module, target_name, kept)
-    return False
+    return _apply_within_plans(
+        module, keys, lambda chosen, fresh: _apply_residents(module, target_name, chosen, found if fresh else None), plan)
 
 
 def _key(res: Resident):
@@ -1052,6 +1016,54 @@ def _restore(module: ModuleOp, snapshot: ModuleOp) -> None:
     for op in list(snapshot.body.block.ops):
         op.detach()
         module.body.block.add_op(op)
+
+
+MODULE_PLAN_ATTEMPTS = 8
+"""How many scratchpad plans of the whole module `_apply_within_plans` may try (each costs
+the module's size), so that the pass stays linear in it."""
+
+
+def _apply_within_plans(module: ModuleOp, names: list, apply: Callable[[set, bool], None], plan) -> bool:
+    """Apply the rewrites `names` where the scratchpad plan (`plan`) still fits: all at
+    once; if the plan does not place them, halves of them, the module restored from a copy
+    between tries, within MODULE_PLAN_ATTEMPTS plans. `apply(chosen, fresh)` applies those
+    in `chosen`; `fresh`: to the module they were found in. True if the module is as
+    `plan` left it."""
+    if not names:
+        return False
+    snapshot = module.clone()
+    attempts = 0
+
+    def attempt(chosen: set) -> bool:
+        nonlocal attempts
+        if attempts:
+            _restore(module, snapshot.clone())
+        apply(chosen, attempts == 0)
+        attempts += 1
+        try:
+            plan(module)
+            return True
+        except CompileError:
+            return False
+
+    if attempt(set(names)):
+        return True
+    kept: set = set()
+
+    def halve(group: list) -> None:
+        if not group or attempts >= MODULE_PLAN_ATTEMPTS:
+            return
+        if attempt(kept | set(group)):
+            kept.update(group)
+        elif len(group) > 1:
+            halve(group[: len(group) // 2])
+            halve(group[len(group) // 2:])
+
+    halve(names)
+    _restore(module, snapshot)
+    if kept:
+        apply(kept, False)
+    return False
 
 
 # --------------------------------------------------------------------------------------
@@ -1236,11 +1248,6 @@ def _apply_region_prefetches(module: ModuleOp, target_name: str, chosen: set[str
             target_name, RegionPrefetch((a_call, pf.earlier[1]), (b_call, pf.later[1]), pf.loads))
 
 
-PREFETCH_PLAN_ATTEMPTS = 8
-"""How many scratchpad plans of the whole module `prefetch_across_regions` may try (each
-costs the module's size), so that the pass stays linear in it."""
-
-
 def _screened_prefetches(module: ModuleOp, target_name: str, found: list[RegionPrefetch], capacity: int,
                          alignment: int) -> list[str]:
     """The later regions of the prefetches, in order, whose buffers keep the live bytes of
@@ -1261,47 +1268,15 @@ def prefetch_across_regions(module: ModuleOp, target_name: str, capacity: int, a
     """Issue each region's first loads in the region before it (see RegionPrefetch)
     where the scratchpad plan of the target's regions still fits: those that the live
     bytes leave room for, one after the other (`_screened_prefetches`), all at once; if
-    the plan does not place them, halves of them within PREFETCH_PLAN_ATTEMPTS plans.
+    the plan does not place them, halves of them (`_apply_within_plans`).
     True if the module is as `plan` left it (the screened prefetches fitted at once)."""
     found = _region_prefetches(module, target_name)
     if not found:
         return False
     names = _screened_prefetches(module, target_name, found, capacity, alignment)
-    if not names:
-        return False
-    snapshot = module.clone()
-    attempts = [0]
-
-    def attempt(chosen: set[str]) -> bool:
-        if attempts[0]:
-            _restore(module, snapshot.clone())
-        # The first attempt applies all of `found` to the module they were found in.
-        _apply_region_prefetches(module, target_name, chosen, None if attempts[0] else found)
-        attempts[0] += 1
-        try:
-            plan(module)
-            return True
-        except CompileError:
-            return False
-
-    if attempt(set(names)):
-        return True
-    kept: set[str] = set()
-
-    def halve(group: list[str]) -> None:
-        if not group or attempts[0] >= PREFETCH_PLAN_ATTEMPTS:
-            return
-        if attempt(kept | set(group)):
-            kept.update(group)
-        elif len(group) > 1:
-            halve(group[: len(group) // 2])
-            halve(group[len(group) // 2:])
-
-    halve(names)
-    _restore(module, snapshot)
-    if kept:
-        _apply_region_prefetches(module, target_name, kept)
-    return False
+    return _apply_within_plans(
+        module, names, lambda chosen, fresh: _apply_region_prefetches(module, target_name, chosen,
+                                                                      found if fresh else None), plan)
 
 
 @dataclass(frozen=True)
