@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
@@ -695,3 +696,11 @@ def one_error_line(proc: subprocess.CompletedProcess) -> str:
     assert len(lines) == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     return lines[0]
+
+
+def sigint_as_on_a_terminal() -> None:
+    """`preexec_fn` for a child that a test interrupts with SIGINT: its default action, as
+    a terminal's foreground job has it. A suite started in the background (`nohup`, `&`
+    without job control, some CI runners) passes SIGINT on ignored, and Python then keeps
+    ignoring it, so the Ctrl-C under test would never arrive."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

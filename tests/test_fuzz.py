@@ -22,6 +22,7 @@ from random import Random
 
 import numpy as np
 import pytest
+from e2e_util import sigint_as_on_a_terminal
 
 from accel.compiler.fuzz import differential, parsers
 from accel.compiler.fuzz.differential import Failure, FuzzCase, case_random, compare, draw_from, fuzz_one, minimise
@@ -240,7 +241,8 @@ def test_accel_fuzz_ctrl_c_reports_what_ran(tmp_path):
     import time
 
     proc = subprocess.Popen([_tool("accel-fuzz"), "-n", "1000", "-j", "1", "-o", str(tmp_path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=sigint_as_on_a_terminal)
     time.sleep(3)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)

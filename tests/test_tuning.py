@@ -16,6 +16,7 @@ import time
 
 import numpy as np
 import pytest
+from e2e_util import sigint_as_on_a_terminal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -523,7 +524,8 @@ def test_ctrl_c_keeps_the_measurements_and_a_rerun_resumes(tmp_path):
     def measured() -> list[Record]:
         return [r for r in read_log(str(log)).records if not r.selected] if log.exists() else []
 
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=sigint_as_on_a_terminal)
     try:
         deadline = time.monotonic() + 600
         while len(measured()) < 2:
