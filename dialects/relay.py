@@ -2058,6 +2058,11 @@ def _at_hex_literal(parser: Parser) -> bool:
     return (head.decode("latin-1") if isinstance(head, bytes) else head) in ("0x", "0X")
 
 
+MAX_LITERAL_BYTES = 1 << 31
+"""The largest dense literal the IR text may hold (2 GiB): its elements are built in
+memory, several times over."""
+
+
 def parse_dense_literal(parser: Parser) -> DenseIntOrFPElementsAttr:
     """`<...> : tensor<...>` after the `dense` keyword: a splat, nested lists of numbers
     or booleans, or a hex string of the little-endian buffer.
@@ -2087,6 +2092,13 @@ def parse_dense_literal(parser: Parser) -> DenseIntOrFPElementsAttr:
         parser.raise_error(f"a dense literal needs a static shape, got {t}", type_pos, end)
     count = numel(shape)
     elem = t.element_type
+    # Checked before any element is built: a huge width or count would exhaust memory.
+    if isinstance(elem, IntegerType) and elem.width.data > 64:
+        parser.raise_error(f"a dense literal of {t}: integers wider than 64 bits are not supported", type_pos, end)
+    if count * elem.compile_time_size > MAX_LITERAL_BYTES:
+        parser.raise_error(f"a dense literal of {t} takes {count * elem.compile_time_size} bytes, more than the "
+                           f"{MAX_LITERAL_BYTES} a literal may have (larger constants stay in the model's file: "
+                           "relay.constant external)", type_pos, end)
     if hex_text is not None:
         try:
             if hex_text[:2] not in ("0x", "0X"):

@@ -230,6 +230,30 @@ func.func @dense_type() -> tensor<2xf32> {
 
 // -----
 
+func.func @dense_wide_integers() -> tensor<2xi999999999999> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:34: error: a dense literal of tensor<2xi999999999999>: integers wider than 64 bits are not supported
+  %c = relay.constant dense<1> : tensor<2xi999999999999>
+  func.return %c : tensor<2xi999999999999>
+}
+
+// -----
+
+func.func @dense_too_large() -> tensor<999999999999xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:36: error: a dense literal of tensor<999999999999xf32> takes 3999999999996 bytes, more than the 2147483648 a literal may have (larger constants stay in the model's file: relay.constant external)
+  %c = relay.constant dense<0.5> : tensor<999999999999xf32>
+  func.return %c : tensor<999999999999xf32>
+}
+
+// -----
+
+func.func @dense_count_past_index() -> tensor<9223372036854775808xi64> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:35: error: a dense literal of tensor<9223372036854775808xi64> takes 73786976294838206464 bytes
+  %c = relay.constant dense<-4> : tensor<9223372036854775808xi64>
+  func.return %c : tensor<9223372036854775808xi64>
+}
+
+// -----
+
 func.func @dense_empty() -> tensor<2xf32> {
   // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:28: error: the dense literal is empty but tensor<2xf32> has 2 elements
   %c = relay.constant dense<> : tensor<2xf32>
