@@ -12,6 +12,7 @@ from xdsl.dialects import scf
 
 from accel.compiler.driver import build_passes, cycle_collection_paused, load_model, make_context
 from accel.compiler.ir_build import by_identity, dense_i64, dense_values
+from accel.compiler.ir_journal import Journal
 from accel.compiler.transforms import optimize_dma as od
 from accel.dialects.conventions import accelerator_functions
 
@@ -68,11 +69,10 @@ def test_journal_undo_restores_the_function_exactly(placed, step):
         # A plan that never fits: each attempt is undone in place.
         od._per_loop(fn, Answers(lambda: False), STEPS[step], journaled_sweep=True)
         assert str(fn) == before
-        journal: list = []
+        journal = Journal()
         for loop in [o for o in fn.walk() if isinstance(o, scf.ForOp)][::-1]:
             changed += STEPS[step](loop, journal=journal)
-        for undo, _ in reversed(journal):
-            undo()
+        journal.undo()
         assert str(fn) == before
         fn.verify()
     assert changed

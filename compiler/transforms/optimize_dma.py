@@ -71,6 +71,7 @@ from xdsl.transforms.common_subexpression_elimination import cse
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets.context import target_context
 from accel.compiler.index_arith import constant_index, make_index
+from accel.compiler.ir_journal import Journal
 from accel.compiler.ir_build import dense_values, strided_layout, subview
 from accel.compiler.memory_plan import Footprint, ModuleLiveBytes, ScratchpadPlan, merged, plan_scratchpad_module
 from accel.dialects import accel
@@ -98,29 +99,39 @@ def host_key(v: SSAValue):
     return v
 
 
-def drop_token(token: SSAValue) -> None:
+def drop_token(token: SSAValue, journal: Journal | None = None) -> None:
     """Remove a transfer's token from the waits that name it (erasing empty waits)."""
     for use in list(token.uses):
         wait = use.operation
         if not isinstance(wait, accel.DmaWaitOp):
             continue
         rest = [t for t in wait.tokens if t is not token]
-        if rest:
+        if journal is not None:
+            if rest:
+                journal.insert(accel.DmaWaitOp(*rest), InsertPoint.after(wait))
+            journal.erase(wait)
+        elif rest:
             Rewriter.replace_op(wait, accel.DmaWaitOp(*rest))
         else:
             Rewriter.erase_op(wait)
 
 
-def erase_transfer(dma: accel.DmaStartOp) -> None:
-    drop_token(dma.token)
-    Rewriter.erase_op(dma)
+def erase_transfer(dma: accel.DmaStartOp, journal: Journal | None = None) -> None:
+    drop_token(dma.token, journal)
+    if journal is not None:
+        journal.erase(dma)
+    else:
+        Rewriter.erase_op(dma)
 
 
-def erase_if_unused(op: Operation | None) -> None:
+def erase_if_unused(op: Operation | None, journal: Journal | None = None) -> None:
     while op is not None and isinstance(op, (accel.AllocOp, memref.SubviewOp, memref.AllocOp)) and \
             not op.results[0].uses:
         source = op.source if isinstance(op, memref.SubviewOp) else None
-        Rewriter.erase_op(op)
+        if journal is not None:
+            journal.erase(op)
+        else:
+            Rewriter.erase_op(op)
         op = source.owner if source is not None and isinstance(source.owner, Operation) else None
 
 
@@ -147,7 +158,7 @@ def writes(op: Operation) -> list[SSAValue]:
 # --------------------------------------------------------------------------------------
 
 
-def hoist_invariant_loads(loop: scf.ForOp, journal: list | None = None) -> bool:
+def hoist_invariant_loads(loop: scf.ForOp, journal: Journal | None = None) -> bool:
     """Move the loop-invariant transfers of `loop` (with their buffers and views) before it.
     With `journal`, each change is recorded there to be undone or kept (see `_per_loop`)."""
     changed = False
@@ -182,13 +193,11 @@ def hoist_invariant_loads(loop: scf.ForOp, journal: list | None = None) -> bool:
         point = InsertPoint.before(loop)
         if journal is not None:
             for sv in reversed(chain):
-                _journaled_move(sv, loop, journal)
-            _journaled_move(alloc, loop, journal)
-            _journaled_drop_token(dma.token, journal)
-            _journaled_move(dma, loop, journal)
-            wait = accel.DmaWaitOp(dma.token)
-            Rewriter.insert_op(wait, point)
-            journal.append((lambda wait=wait: Rewriter.erase_op(wait), None))
+                journal.move(sv, point)
+            journal.move(alloc, point)
+            drop_token(dma.token, journal)
+            journal.move(dma, point)
+            journal.insert(accel.DmaWaitOp(dma.token), point)
             changed = True
             continue
         for sv in reversed(chain):
@@ -201,45 +210,6 @@ def hoist_invariant_loads(loop: scf.ForOp, journal: list | None = None) -> bool:
         Rewriter.insert_op([dma, accel.DmaWaitOp(dma.token)], point)
         changed = True
     return changed
-
-
-def _journaled_move(op: Operation, successor: Operation, journal: list) -> None:
-    """Move `op` before `successor`; the journal puts it back before its old successor."""
-    home = op.next_op
-    op.detach()
-    Rewriter.insert_op(op, InsertPoint.before(successor))
-
-    def undo() -> None:
-        op.detach()
-        Rewriter.insert_op(op, InsertPoint.before(home))
-
-    journal.append((undo, None))
-
-
-def _journaled_drop_token(token: SSAValue, journal: list) -> None:
-    """`drop_token`, the waits it replaces detached (out of their tokens' uses, as if
-    erased) instead of erased: the journal puts them back, or erases them when kept."""
-    for use in list(token.uses):
-        wait = use.operation
-        if not isinstance(wait, accel.DmaWaitOp):
-            continue
-        rest = [t for t in wait.tokens if t is not token]
-        replacement = None
-        if rest:
-            replacement = accel.DmaWaitOp(*rest)
-            Rewriter.insert_op(replacement, InsertPoint.after(wait))
-        home = wait.next_op
-        tokens = tuple(wait.tokens)
-        wait.detach()
-        wait.operands = ()
-
-        def undo(wait=wait, tokens=tokens, home=home, replacement=replacement) -> None:
-            wait.operands = tokens
-            Rewriter.insert_op(wait, InsertPoint.before(home))
-            if replacement is not None:
-                Rewriter.erase_op(replacement)
-
-        journal.append((undo, wait.erase))
 
 
 # --------------------------------------------------------------------------------------
@@ -500,7 +470,7 @@ def _erase_dead_views(v: SSAValue) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: list | None = None) -> bool:
+def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journal | None = None) -> bool:
     """Pipeline the streamed transfers of `loop` by one iteration (see the docstring);
     with `write_backs`, the computed tiles get two slots as well and their write-backs
     are not waited for inside the loop. With `journal`, the old loop is detached instead
@@ -589,7 +559,7 @@ def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: list 
     if journal is not None:
         change = _LoopChange(loop.parent, neighbours[0], neighbours[1], loop)
         loop.detach()
-        journal.append((change.undo, change.keep))
+        journal.record(change.undo, change.keep)
     else:
         Rewriter.erase_op(loop, safe_erase=False)
     return True
@@ -897,7 +867,7 @@ def _resident_candidates(module: ModuleOp, target_name: str) -> list[Resident]:
     return found
 
 
-def make_resident(target_name: str, res: Resident) -> dict[func.CallOp, func.CallOp]:
+def make_resident(target_name: str, res: Resident, journal: Journal) -> dict[func.CallOp, func.CallOp]:
     """Give the value a scratchpad buffer of its own, allocated in @main: the first region
     computes (or loads) it there, later regions read it there instead of transferring it;
     the host copy is kept only if the host needs it. Returns the calls it replaced (by
@@ -907,7 +877,7 @@ def make_resident(target_name: str, res: Resident) -> dict[func.CallOp, func.Cal
     dev = accel.AllocOp(MemRefType(buf.type.element_type, buf.type.get_shape(), memory_space=accel.SPM))
     dev.attributes[TARGET_ATTR] = StringAttr(target_name)
     first_call = res.first[0]
-    Rewriter.insert_op(dev, InsertPoint.before(first_call))
+    journal.insert(dev, InsertPoint.before(first_call))
 
     def retarget(fn: func.FuncOp, idx: int, keep_host: bool, call: func.CallOp) -> None:
         arg = fn.body.block.args[idx]
@@ -915,25 +885,20 @@ def make_resident(target_name: str, res: Resident) -> dict[func.CallOp, func.Cal
         local = dma.dest if dma.to_device else dma.source
         if keep_host:
             # The host copy stays: a new argument carries the scratchpad buffer.
-            new_arg = fn.body.block.insert_arg(dev.result.type, len(fn.body.block.args))
-            local.replace_all_uses_with(new_arg)
-            erase_if_unused(local.owner)
+            new_arg = journal.insert_arg(fn.body.block, dev.result.type, len(fn.body.block.args))
+            journal.replace_uses(local, new_arg)
+            erase_if_unused(local.owner, journal)
             attrs = [*fn.arg_attrs.data, DictionaryAttr({RESIDENT_ATTR: UnitAttr()})]
-            new_call = func.CallOp(call.callee, [*call.arguments, dev.result], [])
-            new_call.attributes.update(call.attributes)
-            new_call.location = call.location
-            Rewriter.replace_op(call, new_call)
-            replaced[call] = new_call
+            replaced[call] = _with_operands(call, [dev.result], journal)
         else:
-            new_arg = Rewriter.replace_value_with_new_type(arg, dev.result.type)
-            erase_transfer(dma)
-            local.replace_all_uses_with(new_arg)
-            erase_if_unused(local.owner)
+            new_arg = journal.retype_arg(arg, dev.result.type)
+            erase_transfer(dma, journal)
+            journal.replace_uses(local, new_arg)
+            erase_if_unused(local.owner, journal)
             attrs = list(fn.arg_attrs.data)
             attrs[idx] = DictionaryAttr({**attrs[idx].data, RESIDENT_ATTR: UnitAttr()})
-            call.operands[idx] = dev.result
-        fn.arg_attrs = ArrayAttr(attrs)
-        fn.function_type = FunctionType.from_lists([a.type for a in fn.body.block.args], [])
+            journal.set_operand(call, idx, dev.result)
+        _set_signature(fn, attrs, journal)
 
     call, fn, idx = res.first
     # The first region keeps its transfer when the host supplies the value (it loads it)
@@ -942,29 +907,30 @@ def make_resident(target_name: str, res: Resident) -> dict[func.CallOp, func.Cal
     for call, fn, idx in res.later:
         retarget(fn, idx, keep_host=False, call=call)
     if isinstance(buf.owner, memref.AllocOp) and not buf.uses:
-        Rewriter.erase_op(buf.owner)
+        journal.erase(buf.owner)
     return replaced
 
 
-def _apply_residents(module: ModuleOp, target_name: str, chosen: set | None = None,
-                     found: list[Resident] | None = None) -> None:
-    """Make the candidates whose `_key` is in `chosen` (all by default) resident, in one
-    pass; `found`: the module's candidates, if known (`_resident_candidates`). A candidate's
-    rewrite leaves the others candidates (it changes only its own buffer's arguments) but
-    may replace calls they name: they are followed to their replacements."""
-    replaced: dict[func.CallOp, func.CallOp] = {}
+def _apply_residents(target_name: str, found: list[Resident], chosen: set, journal: Journal,
+                     replaced: dict[func.CallOp, func.CallOp]) -> None:
+    """Make the candidates of `found` whose `_key` is in `chosen` resident, in one pass.
+    A candidate's rewrite leaves the others candidates (it changes only its own buffer's
+    arguments) but may replace calls they name: they are followed to their replacements
+    (`replaced`, kept across tries: what one kept replaced, the next follows)."""
 
     def current(call: func.CallOp) -> func.CallOp:
         while call in replaced:
             call = replaced[call]
         return call
 
-    for res in found if found is not None else _resident_candidates(module, target_name):
-        if chosen is not None and _key(res) not in chosen:
+    for res in found:
+        if _key(res) not in chosen:
             continue
         (call, fn, idx), later = res.first, [(current(c), f, i) for c, f, i in res.later]
-        replaced.update(make_resident(target_name, Resident(res.buffer, (current(call), fn, idx), res.first_writes,
-                                                            later, res.host_needs_it)))
+        for old, new in make_resident(target_name, Resident(res.buffer, (current(call), fn, idx), res.first_writes,
+                                                            later, res.host_needs_it), journal).items():
+            replaced[old] = new
+            journal.record(lambda old=old: replaced.pop(old))
 
 
 def _screened_residents(module: ModuleOp, target_name: str, found: list[Resident], capacity: int,
@@ -999,23 +965,16 @@ def keep_on_device(module: ModuleOp, target_name: str, plan, capacity: int, alig
     if not found:
         return False
     keys = [_key(res) for res in _screened_residents(module, target_name, found, capacity, alignment)]
+    replaced: dict[func.CallOp, func.CallOp] = {}
     return _apply_within_plans(
-        module, keys, lambda chosen, fresh: _apply_residents(module, target_name, chosen, found if fresh else None), plan)
+        module, keys, lambda chosen, journal: _apply_residents(target_name, found, chosen, journal, replaced), plan)
 
 
 def _key(res: Resident):
-    """A name for a candidate that survives restoring the module from a clone and other
-    candidates' rewrites: the region that writes (or first reads) it, and which argument."""
+    """A name for a candidate that survives other candidates' rewrites: the region that
+    writes (or first reads) it, and which argument."""
     call, fn, idx = res.first
     return (fn.sym_name.data, idx)
-
-
-def _restore(module: ModuleOp, snapshot: ModuleOp) -> None:
-    for op in list(module.body.block.ops):
-        Rewriter.erase_op(op, safe_erase=False)
-    for op in list(snapshot.body.block.ops):
-        op.detach()
-        module.body.block.add_op(op)
 
 
 MODULE_PLAN_ATTEMPTS = 8
@@ -1023,47 +982,43 @@ MODULE_PLAN_ATTEMPTS = 8
 the module's size), so that the pass stays linear in it."""
 
 
-def _apply_within_plans(module: ModuleOp, names: list, apply: Callable[[set, bool], None], plan) -> bool:
+def _apply_within_plans(module: ModuleOp, names: list, apply: Callable[[set, Journal], None], plan) -> bool:
     """Apply the rewrites `names` where the scratchpad plan (`plan`) still fits: all at
-    once; if the plan does not place them, halves of them, the module restored from a copy
-    between tries, within MODULE_PLAN_ATTEMPTS plans. `apply(chosen, fresh)` applies those
-    in `chosen`; `fresh`: to the module they were found in. True if the module is as
-    `plan` left it."""
+    once; if the plan does not place them, halves of them in turn, each on top of those
+    kept before it, within MODULE_PLAN_ATTEMPTS plans. A try that does not fit is undone
+    from its journal, in time proportional to its rewrites (restoring a copy of the
+    module would cost the module per try). `apply(chosen, journal)` applies those in
+    `chosen` through `journal`. True if the module is as `plan` left it."""
     if not names:
         return False
-    snapshot = module.clone()
     attempts = 0
 
-    def attempt(chosen: set) -> bool:
+    def attempt(chosen: list) -> bool:
         nonlocal attempts
-        if attempts:
-            _restore(module, snapshot.clone())
-        apply(chosen, attempts == 0)
         attempts += 1
+        journal = Journal()
+        apply(set(chosen), journal)
         try:
             plan(module)
-            return True
         except CompileError:
+            journal.undo()
             return False
-
-    if attempt(set(names)):
+        journal.keep()
         return True
-    kept: set = set()
+
+    if attempt(names):
+        return True
 
     def halve(group: list) -> None:
         if not group or attempts >= MODULE_PLAN_ATTEMPTS:
             return
-        if attempt(kept | set(group)):
-            kept.update(group)
-        elif len(group) > 1:
+        if not attempt(group) and len(group) > 1:
             halve(group[: len(group) // 2])
             halve(group[len(group) // 2:])
 
-    halve(names)
-    _restore(module, snapshot)
-    if kept:
-        apply(kept, False)
-    return False
+    halve(names[: len(names) // 2])
+    halve(names[len(names) // 2:])
+    return False  # the last plan may be of a try that was undone
 
 
 # --------------------------------------------------------------------------------------
@@ -1175,25 +1130,31 @@ def _region_prefetches(module: ModuleOp, target_name: str, later: set[str] | Non
     return found
 
 
-def _add_arg(fn: func.FuncOp, t, attrs: dict) -> SSAValue:
-    arg = fn.body.block.insert_arg(t, len(fn.body.block.args))
-    fn.arg_attrs = ArrayAttr([*fn.arg_attrs.data, DictionaryAttr(attrs)])
-    fn.function_type = FunctionType.from_lists([a.type for a in fn.body.block.args], [])
+def _set_signature(fn: func.FuncOp, arg_attrs: list, journal: Journal) -> None:
+    """Give `fn` these argument attributes and the type of its block's arguments."""
+    journal.assign(fn, "arg_attrs", ArrayAttr(arg_attrs))
+    journal.assign(fn, "function_type", FunctionType.from_lists([a.type for a in fn.body.block.args], []))
+
+
+def _add_arg(fn: func.FuncOp, t, attrs: dict, journal: Journal) -> SSAValue:
+    arg = journal.insert_arg(fn.body.block, t, len(fn.body.block.args))
+    _set_signature(fn, [*fn.arg_attrs.data, DictionaryAttr(attrs)], journal)
     return arg
 
 
-def _with_operands(call: func.CallOp, extra: list[SSAValue], dropped: frozenset[int] = frozenset()) -> func.CallOp:
+def _with_operands(call: func.CallOp, extra: list[SSAValue], journal: Journal,
+                   dropped: frozenset[int] = frozenset()) -> func.CallOp:
     kept = [a for i, a in enumerate(call.arguments) if i not in dropped]
     new_call = func.CallOp(call.callee, [*kept, *extra], [])
     new_call.attributes.update(call.attributes)
     new_call.location = call.location
-    Rewriter.replace_op(call, new_call)
+    journal.replace(call, new_call)
     return new_call
 
 
-def apply_region_prefetch(target_name: str, pf: RegionPrefetch) -> list[Operation]:
-    """Rewrite `pf` (see RegionPrefetch); returns what @main got: the scratchpad buffers,
-    then the new calls of the two regions."""
+def apply_region_prefetch(target_name: str, pf: RegionPrefetch, journal: Journal) -> list[Operation]:
+    """Rewrite `pf` (see RegionPrefetch) through `journal`; returns what @main got: the
+    scratchpad buffers, then the new calls of the two regions."""
     (a_call, a), (b_call, b) = pf.earlier, pf.later
     # Before its last compute: after the region's own loads for it, so that it does not
     # delay them (the DMA engine runs transfers in order), overlapping that compute.
@@ -1202,50 +1163,57 @@ def apply_region_prefetch(target_name: str, pf: RegionPrefetch) -> list[Operatio
     for load, buf in pf.loads:
         dev = accel.AllocOp(load.dest.type)
         dev.attributes[TARGET_ATTR] = StringAttr(target_name)
-        Rewriter.insert_op(dev, InsertPoint.before(a_call))
+        journal.insert(dev, InsertPoint.before(a_call))
         buffers.append(dev)
         # The earlier region issues the transfer (its final sync completes it).
         if buf is None:
             weight = load.source.owner.clone()
-            Rewriter.insert_op(weight, InsertPoint.at_start(a.body.block))
+            journal.insert(weight, InsertPoint.at_start(a.body.block))
             src = weight.result
         else:
-            src = _add_arg(a, buf.type, {})
+            src = _add_arg(a, buf.type, {}, journal)
             a_extra.append(buf)
-        into = _add_arg(a, dev.result.type, {RESIDENT_ATTR: UnitAttr()})
+        into = _add_arg(a, dev.result.type, {RESIDENT_ATTR: UnitAttr()}, journal)
         a_extra.append(dev.result)
-        Rewriter.insert_op(accel.DmaStartOp(src, into), point)
+        journal.insert(accel.DmaStartOp(src, into), point)
         # The later region reads the buffer where it arrived.
         local, source_op = load.dest, load.source.owner
-        arrived = _add_arg(b, dev.result.type, {RESIDENT_ATTR: UnitAttr()})
+        arrived = _add_arg(b, dev.result.type, {RESIDENT_ATTR: UnitAttr()}, journal)
         b_extra.append(dev.result)
-        erase_transfer(load)
-        local.replace_all_uses_with(arrived)
-        erase_if_unused(local.owner)
+        erase_transfer(load, journal)
+        journal.replace_uses(local, arrived)
+        erase_if_unused(local.owner, journal)
         if isinstance(source_op, accel.WeightOp) and not source_op.result.uses:
-            Rewriter.erase_op(source_op)
+            journal.erase(source_op)
     # Arguments of the later region that nothing reads any more (C rejects unused ones).
     dropped = frozenset(arg.index for arg in b.body.block.args[:len(b_call.arguments)] if not arg.uses)
     for index in sorted(dropped, reverse=True):
-        b.body.block.erase_arg(b.body.block.args[index])
+        journal.erase_arg(b.body.block.args[index])
     if dropped:
-        b.arg_attrs = ArrayAttr([a for i, a in enumerate(b.arg_attrs.data) if i not in dropped])
-        b.function_type = FunctionType.from_lists([a.type for a in b.body.block.args], [])
-    return [*buffers, _with_operands(a_call, a_extra), _with_operands(b_call, b_extra, dropped)]
+        _set_signature(b, [a for i, a in enumerate(b.arg_attrs.data) if i not in dropped], journal)
+    return [*buffers, _with_operands(a_call, a_extra, journal), _with_operands(b_call, b_extra, journal, dropped)]
 
 
-def _apply_region_prefetches(module: ModuleOp, target_name: str, chosen: set[str] | None = None,
-                             found: list[RegionPrefetch] | None = None) -> None:
-    """Apply the prefetches into the regions named in `chosen` (all by default), in one
-    pass over @main (each rewrite replaces two calls: later pairs see the new ones);
-    `found`: the module's prefetches, if known (`_region_prefetches`)."""
-    replaced: dict[func.CallOp, func.CallOp] = {}
-    for pf in found if found is not None else _region_prefetches(module, target_name):
-        if chosen is not None and pf.later[1].sym_name.data not in chosen:
+def _apply_region_prefetches(target_name: str, found: list[RegionPrefetch], chosen: set[str], journal: Journal,
+                             replaced: dict[func.CallOp, func.CallOp]) -> None:
+    """Apply the prefetches of `found` into the regions named in `chosen`, in one pass
+    over @main. Each rewrite replaces two calls: later pairs follow them to their
+    replacements (`replaced`, kept across tries)."""
+
+    def current(call: func.CallOp) -> func.CallOp:
+        while call in replaced:
+            call = replaced[call]
+        return call
+
+    for pf in found:
+        if pf.later[1].sym_name.data not in chosen:
             continue
-        a_call, b_call = (replaced.get(c, c) for c in (pf.earlier[0], pf.later[0]))
-        *_, replaced[a_call], replaced[b_call] = apply_region_prefetch(
-            target_name, RegionPrefetch((a_call, pf.earlier[1]), (b_call, pf.later[1]), pf.loads))
+        a_call, b_call = current(pf.earlier[0]), current(pf.later[0])
+        *_, new_a, new_b = apply_region_prefetch(
+            target_name, RegionPrefetch((a_call, pf.earlier[1]), (b_call, pf.later[1]), pf.loads), journal)
+        for old, new in ((a_call, new_a), (b_call, new_b)):
+            replaced[old] = new
+            journal.record(lambda old=old: replaced.pop(old))
 
 
 def _screened_prefetches(module: ModuleOp, target_name: str, found: list[RegionPrefetch], capacity: int,
@@ -1274,9 +1242,10 @@ def prefetch_across_regions(module: ModuleOp, target_name: str, capacity: int, a
     if not found:
         return False
     names = _screened_prefetches(module, target_name, found, capacity, alignment)
+    replaced: dict[func.CallOp, func.CallOp] = {}
     return _apply_within_plans(
-        module, names, lambda chosen, fresh: _apply_region_prefetches(module, target_name, chosen,
-                                                                      found if fresh else None), plan)
+        module, names, lambda chosen, journal: _apply_region_prefetches(target_name, found, chosen, journal, replaced),
+        plan)
 
 
 @dataclass(frozen=True)
@@ -1408,8 +1377,7 @@ def _per_loop(fn: func.FuncOp, plan: ScratchpadPlan, step, fallback=None, journa
     puts ops just before it, so its check covers the ops between the loop's old
     neighbours, and a failed attempt is undone from a copy of that loop: trying every
     loop costs the loops' sizes, not the function's per loop. With `journaled_sweep`, the
-    steps take `journal=` (a list of (undo, keep) functions they append to as they change
-    the IR) and a failed attempt is undone from the journal instead of a copy of the loop
+    steps take `journal=` (a `Journal` of their changes to the IR) and a failed attempt is undone from the journal instead of a copy of the loop
     (an undone loop then keeps the order of its values' uses, which a copy would change:
     for steps after which nothing follows that order)."""
 
@@ -1424,17 +1392,14 @@ def _per_loop(fn: func.FuncOp, plan: ScratchpadPlan, step, fallback=None, journa
                 continue
             block, before, after = loop.parent, loop.prev_op, loop.next_op
             if journaled_sweep:
-                journal: list = []
+                journal = Journal()
                 if not attempt(loop, journal=journal):
                     break
                 changed = _stepped(block, before, after, loop)
                 if plan.check(changed):
-                    for _, keep in journal:
-                        if keep is not None:
-                            keep()
+                    journal.keep()
                     break
-                for undo, _ in reversed(journal):
-                    undo()
+                journal.undo()
                 plan.settle([*changed, *_stepped(block, before, after, loop)])
                 continue
             change = _undoable(loop, attempt)

@@ -1,0 +1,195 @@
+"""`Journal`: tentative rewrites undone in place (the same objects back where they were)
+instead of restoring a copy of the module. optimize-dma's cross-region rewrites (values
+kept on the device, loads prefetched by the previous region) go through one: undoing them
+gives the module back exactly (printed IR), keeping them gives what applying them gives,
+and a try that does not fit costs no copy of the module.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto
+from onnx import helper as oh
+from onnx import numpy_helper as onh
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, IndexType, ModuleOp, StringAttr
+from xdsl.ir import Block, Region
+from xdsl.rewriter import InsertPoint
+
+from accel.compiler.driver import build_passes, cycle_collection_paused, load_model, make_context
+from accel.compiler.ir_journal import Journal
+from accel.compiler.transforms import optimize_dma as od
+from test_keep_on_device import NO_COST_MODEL, handoff_chain
+
+BEFORE_OPTIMIZE = NO_COST_MODEL[:NO_COST_MODEL.index(",optimize-dma")]
+
+
+def small_function() -> tuple[func.FuncOp, list]:
+    """func @f(%a, %b: index) { %c = a + b; %d = c + b; return }"""
+    block = Block(arg_types=[IndexType(), IndexType()])
+    a, b = block.args
+    c = arith.AddiOp(a, b)
+    d = arith.AddiOp(c.result, b)
+    block.add_ops([c, d, func.ReturnOp()])
+    fn = func.FuncOp("f", FunctionType.from_lists([IndexType(), IndexType()], []), Region(block))
+    ModuleOp([fn])
+    return fn, [c, d]
+
+
+def test_every_change_is_undone_exactly_and_kept_as_made():
+    fn, (c, d) = small_function()
+    block = fn.body.block
+    a, b = block.args
+    before, b_users = str(fn), [u.operation for u in b.uses]
+    journal = Journal()
+    extra = journal.insert_arg(block, IndexType(), 2)
+    e = arith.AddiOp(extra, extra)
+    journal.insert(e, InsertPoint.before(c))
+    journal.set_operand(c, 0, e.result)
+    journal.replace_uses(b, a)
+    journal.move(d, InsertPoint.before(c))
+    journal.move(d, InsertPoint.after(c))
+    journal.erase(d)
+    journal.assign(fn, "arg_attrs", ArrayAttr([DictionaryAttr({"x": StringAttr("y")})] * 3))
+    journal.assign(fn, "sym_name", StringAttr("g"))
+    assert not b.uses
+    journal.erase_arg(b)
+    changed = str(fn)
+    assert changed != before and len(journal) == 10
+    journal.undo()
+    assert str(fn) == before and len(journal) == 0
+    assert block.args == (a, b) and [u.operation for u in b.uses] == b_users  # the same objects, in order
+    assert fn.arg_attrs is None
+    fn.verify()
+
+
+def test_keep_erases_what_the_journal_held():
+    fn, (c, d) = small_function()
+    journal = Journal()
+    journal.erase(d)
+    journal.keep()
+    assert d.parent is None and not d.operands
+    assert all(u.operation is not d for v in fn.body.block.args for u in v.uses)
+    journal.undo()  # nothing left to undo
+    assert d.parent is None
+
+
+def test_erasing_an_op_in_use_is_refused():
+    fn, (c, d) = small_function()
+    with pytest.raises(AssertionError):
+        Journal().erase(c)
+
+
+def weighted_chain(path: str, regions: int) -> str:
+    """Region i computes y_i = relu(x_i @ W_i + b_i), x_{i+1} = erf(y_i) on the host: each
+    region's first loads (its weights) can be issued by the region before it."""
+    rng = np.random.default_rng(0)
+    nodes, inits, x = [], [], "x"
+    for i in range(regions):
+        inits += [onh.from_array(rng.standard_normal((16, 16)).astype(np.float32), f"w{i}"),
+                  onh.from_array(rng.standard_normal(16).astype(np.float32), f"b{i}")]
+        nodes += [oh.make_node("Gemm", [x, f"w{i}", f"b{i}"], [f"g{i}"]), oh.make_node("Relu", [f"g{i}"], [f"y{i}"]),
+                  oh.make_node("Erf", [f"y{i}"], [f"e{i}"])]
+        x = f"e{i}"
+    graph = oh.make_graph(nodes, "weighted", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [4, 16])],
+                          [oh.make_tensor_value_info(x, TensorProto.FLOAT, [4, 16])], inits)
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)]), path)
+    return path
+
+
+def before_optimize_dma(model: str) -> ModuleOp:
+    ctx = make_context("npu")
+    with cycle_collection_paused():
+        module = load_model(model, ctx)
+        for p in build_passes(BEFORE_OPTIMIZE):
+            p.apply(ctx, module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def handed_over(tmp_path_factory):
+    """A chain of 12 regions handing values on, after assemble-on-device: what
+    optimize-dma's cross-region steps start from."""
+    return before_optimize_dma(handoff_chain(str(tmp_path_factory.mktemp("journal") / "chain.onnx"), 12, 3))
+
+
+@pytest.fixture(scope="module")
+def weighted(tmp_path_factory):
+    """A chain of 8 regions with weights, after assemble-on-device."""
+    return before_optimize_dma(weighted_chain(str(tmp_path_factory.mktemp("journal") / "weighted.onnx"), 8))
+
+
+def residents(module: ModuleOp):
+    found = od._resident_candidates(module, "npu")
+    return [od._key(r) for r in found], lambda chosen, journal, replaced: od._apply_residents(
+        "npu", found, chosen, journal, replaced)
+
+
+def prefetches(module: ModuleOp):
+    found = od._region_prefetches(module, "npu")
+    return [pf.later[1].sym_name.data for pf in found], lambda chosen, journal, replaced: od._apply_region_prefetches(
+        "npu", found, chosen, journal, replaced)
+
+
+@pytest.fixture(params=["residents", "prefetches"])
+def step(request, handed_over, weighted):
+    """A cross-region step: a module it applies to, and how to find its candidates there
+    (their names, and how to apply those chosen)."""
+    if request.param == "residents":
+        return handed_over.clone(), residents
+    return weighted.clone(), prefetches
+
+
+def test_cross_region_rewrites_are_undone_exactly(step):
+    module, candidates = step
+    names, apply = candidates(module)
+    before = str(module)
+    replaced: dict = {}
+    journal = Journal()
+    apply(set(names), journal, replaced)
+    assert len(names) >= 5 and replaced
+    assert str(module) != before
+    module.verify()
+    journal.undo()
+    assert str(module) == before and not replaced
+    module.verify()
+
+
+def test_cross_region_rewrites_kept_in_halves_are_the_rewrites_applied_at_once(step):
+    """Tries that fail are undone and the next applies on top of those kept: keeping both
+    halves gives what applying them all at once gives."""
+    module, candidates = step
+    at_once = module.clone()
+    names, apply = candidates(module)
+    replaced: dict = {}
+    remaining = list(names)
+    for group in (names[: len(names) // 2], names[len(names) // 2:]):
+        journal = Journal()  # a try of all that remains, that fails
+        apply(set(remaining), journal, replaced)
+        journal.undo()
+        journal = Journal()
+        apply(set(group), journal, replaced)
+        journal.keep()
+        remaining = [n for n in remaining if n not in group]
+    module.verify()
+    names, apply = candidates(at_once)
+    apply(set(names), Journal(), {})
+    assert str(module) == str(at_once)
+
+
+def test_a_plan_that_never_fits_leaves_the_module_as_it_was_without_copying_it(step, monkeypatch):
+    module, candidates = step
+    names, apply = candidates(module)
+    before = str(module)
+    plans = []
+
+    def never_fits(m):
+        plans.append(m)
+        raise od.CompileError("does not fit", None)
+
+    monkeypatch.setattr(ModuleOp, "clone", lambda self, *a, **k: pytest.fail("the module was copied"))
+    assert not od._apply_within_plans(module, names, lambda chosen, journal: apply(chosen, journal, {}), never_fits)
+    assert len(plans) == od.MODULE_PLAN_ATTEMPTS
+    assert str(module) == before
