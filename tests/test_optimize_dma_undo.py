@@ -9,6 +9,7 @@ import os
 
 import pytest
 from xdsl.dialects import scf
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.driver import build_passes, cycle_collection_paused, load_model, make_context
 from accel.compiler.ir_build import by_identity, dense_i64, dense_values
@@ -67,7 +68,7 @@ def test_journal_undo_restores_the_function_exactly(placed, step):
     for fn in fns:
         before = str(fn)
         # A plan that never fits: each attempt is undone in place.
-        od._per_loop(fn, Answers(lambda: False), STEPS[step], journaled_sweep=True)
+        od._per_loop(fn, Answers(lambda: False), STEPS[step])
         assert str(fn) == before
         journal = Journal()
         for loop in [o for o in fn.walk() if isinstance(o, scf.ForOp)][::-1]:
@@ -83,13 +84,37 @@ def test_journal_keep_matches_the_step_without_journal(placed, step):
     for fa, fb in zip(functions(placed.clone()), functions(placed.clone())):
         for loop in [o for o in fa.walk() if isinstance(o, scf.ForOp)][::-1]:
             STEPS[step](loop)
-        od._per_loop(fb, Answers(lambda: True), STEPS[step], journaled_sweep=True)
+        od._per_loop(fb, Answers(lambda: True), STEPS[step])
         assert str(fa) == str(fb)
         fb.verify()
 
 
-def test_journaled_sweep_keeps_what_fits_like_the_copy_based_path(placed):
-    """A plan that fits every other attempt: both paths keep the same loops."""
+def copy_based_sweep(fn, fits, step, fallback) -> None:
+    """The sweep as it was before its journal: each attempt on a copy-backed loop, a
+    failed one undone by putting the copy back (an oracle for `_per_loop`)."""
+    for loop in [o for o in fn.walk() if isinstance(o, scf.ForOp)][::-1]:
+        for attempt in (step, fallback):
+            block, before, after = loop.parent, loop.prev_op, loop.next_op
+            copy = loop.clone()
+            if not attempt(loop):
+                copy.erase(safe_erase=False)
+                break
+            if fits():
+                copy.erase(safe_erase=False)
+                break
+            op = after.prev_op
+            while op is not None and op is not before:
+                prev = op.prev_op
+                Rewriter.erase_op(op, safe_erase=False)
+                op = prev
+            Rewriter.insert_op(copy, InsertPoint.before(after))
+            loop = copy
+
+
+@pytest.mark.parametrize("step", sorted(STEPS))
+def test_journaled_sweep_keeps_what_fits_like_the_copy_based_path(placed, step):
+    """A plan that fits every other attempt: the journal and copies keep the same loops."""
+    fallback = od._tuned(lambda lp, **kw: od.double_buffer_loop(lp, False, **kw))
     for i in range(len(functions(placed))):
         results = []
         for journaled in (False, True):
@@ -100,7 +125,11 @@ def test_journaled_sweep_keeps_what_fits_like_the_copy_based_path(placed):
                 return calls[0] % 2 == 0 and calls[0] > 1
 
             fn = functions(placed.clone())[i]
-            od._per_loop(fn, Answers(fits), STEPS["double-buffer"], journaled_sweep=journaled)
+            if journaled:
+                od._per_loop(fn, Answers(fits), STEPS[step], fallback)
+            else:
+                copy_based_sweep(fn, fits, STEPS[step], fallback)
+            fn.verify()
             results.append(str(fn))
         assert results[0] == results[1]
 

@@ -1302,7 +1302,7 @@ class OptimizeDma(ModulePass):
                     drop_dead_writebacks(fn)
                 if self.double_buffer:
                     _per_loop(fn, spm, _tuned(double_buffer_loop),
-                              _tuned(lambda lp, **kw: double_buffer_loop(lp, False, **kw)), journaled_sweep=True)
+                              _tuned(lambda lp, **kw: double_buffer_loop(lp, False, **kw)))
                     # Each round issues the loads moved by the last one more op earlier (a
                     # tuned op's loads at most its `prefetch` rounds).
                     block = fn.body.block
@@ -1371,15 +1371,13 @@ def _stepped(block: Block, before: Operation | None, after: Operation, loop: scf
     return ops if loop.parent is block else [*ops, loop]
 
 
-def _per_loop(fn: func.FuncOp, plan: ScratchpadPlan, step, fallback=None, journaled_sweep: bool = False) -> None:
+def _per_loop(fn: func.FuncOp, plan: ScratchpadPlan, step, fallback=None) -> None:
     """Apply `step` to every loop of `fn` (innermost first), keeping it where the plan
     fits, else trying `fallback` (a lighter variant). A step changes only the loop and
     puts ops just before it, so its check covers the ops between the loop's old
-    neighbours, and a failed attempt is undone from a copy of that loop: trying every
-    loop costs the loops' sizes, not the function's per loop. With `journaled_sweep`, the
-    steps take `journal=` (a `Journal` of their changes to the IR) and a failed attempt is undone from the journal instead of a copy of the loop
-    (an undone loop then keeps the order of its values' uses, which a copy would change:
-    for steps after which nothing follows that order)."""
+    neighbours; the steps take `journal=` (a `Journal` of their changes to the IR) and a
+    failed attempt is undone from it: trying every loop costs the loops' sizes, not the
+    function's per loop (nor a copy of each loop)."""
 
     # Innermost first: the reversed walk puts a loop after the loops nested in it and
     # after the loops that follow it. A step on one loop replaces it by one loop (steps
@@ -1391,40 +1389,26 @@ def _per_loop(fn: func.FuncOp, plan: ScratchpadPlan, step, fallback=None, journa
             if attempt is None:
                 continue
             block, before, after = loop.parent, loop.prev_op, loop.next_op
-            if journaled_sweep:
-                journal = Journal()
-                if not attempt(loop, journal=journal):
-                    break
-                changed = _stepped(block, before, after, loop)
-                if plan.check(changed):
-                    journal.keep()
-                    break
-                journal.undo()
-                plan.settle([*changed, *_stepped(block, before, after, loop)])
-                continue
-            change = _undoable(loop, attempt)
-            if change is None:
+            journal = Journal()
+            if not attempt(loop, journal=journal):
                 break
             changed = _stepped(block, before, after, loop)
             if plan.check(changed):
-                change.keep()
+                journal.keep()
                 break
-            change.undo()
-            # The loop and what the step put before it are gone: the copy is in their place.
-            plan.settle([*changed, loop, *_between(block, before, after)])
-            loop = change.copy
+            journal.undo()
+            plan.settle([*changed, *_stepped(block, before, after, loop)])
 
 
 @dataclass
 class _LoopChange:
-    """A step applied to a loop, with a copy of the loop from before it. Steps change only
-    the loop and put ops just before it, so undoing replaces the ops between the loop's
-    old neighbours with the copy."""
+    """A loop replaced by the ops a step put between its old neighbours, the loop held out
+    of the IR (unchanged: the new ops are clones): undoing puts it back in their place."""
 
     block: Block
     before: Operation | None
     after: Operation
-    copy: scf.ForOp
+    loop: scf.ForOp
 
     def undo(self) -> None:
         op = self.after.prev_op
@@ -1432,17 +1416,8 @@ class _LoopChange:
             prev = op.prev_op
             Rewriter.erase_op(op, safe_erase=False)
             op = prev
-        Rewriter.insert_op(self.copy, InsertPoint.before(self.after))
+        Rewriter.insert_op(self.loop, InsertPoint.before(self.after))
 
     def keep(self) -> None:
-        # The detached copy still counts as a user of the values it reads: drop it.
-        self.copy.erase(safe_erase=False)
-
-
-def _undoable(loop: scf.ForOp, step) -> _LoopChange | None:
-    """Apply `step` to `loop` (never a block's last op: blocks end in a terminator)."""
-    change = _LoopChange(loop.parent, loop.prev_op, loop.next_op, loop.clone())
-    if not step(loop):
-        change.keep()
-        return None
-    return change
+        # The detached loop still counts as a user of the values it reads: drop it.
+        self.loop.erase(safe_erase=False)
