@@ -459,7 +459,23 @@ class ScratchpadPlan:
         self._snapshot: tuple | None = None
         self.work = 0
         """Entries and lives the checks looked at since the last whole plan (see `_place`)."""
+        allocs = _spm_allocs(self.fn.walk())
+        self._roomy: dict | None = dict.fromkeys(allocs)
+        """While all the scratchpad buffers the function ever had fit side by side (their
+        bytes summed in `_roomy_bytes`), any plan of them fits: checks only add the buffers
+        a rewrite brings, and the function is numbered when they no longer fit (None)."""
+        self._roomy_bytes = sum(_aligned_bytes(a.results[0].type, alignment) for a in allocs)
+        self.valid = True
+        self._unwritten = False
+        if self._roomy_bytes > capacity:
+            self._start()
+
+    def _start(self) -> None:
+        """Number the function and adopt a plan of it: the offsets the allocs have if
+        valid, else a whole plan (none if it does not fit: then only a batch plans)."""
+        self._roomy = None
         allocs, intervals = self._numbered()
+        capacity = self.capacity
         offsets: list = [_offset_of(a) for a in allocs]
         if not plan_is_valid(intervals, offsets, capacity):
             planned, top = global_plan(intervals, capacity)
@@ -477,6 +493,15 @@ class ScratchpadPlan:
         `Footprint`); if so the plan follows it (and, with `write`, the allocs get its
         offsets), else the plan is as before."""
         self.stats["checks"] += 1
+        if self._roomy is not None:
+            if self._still_roomy(moved, touched, buffers):
+                return True
+            self._start()  # numbered with the rewrite in place: a whole plan decides
+            if not self.valid:
+                self.stats["failed"] += 1
+                return False
+            self._commit(write)
+            return True
         try:
             pending = self._lives(list(moved), list(touched), list(buffers))
             if self.valid:
@@ -500,6 +525,15 @@ class ScratchpadPlan:
         """`check` for a rewrite all over the function: numbered afresh, the offsets kept
         if still valid, else a whole plan."""
         self.stats["checks"] += 1
+        if self._roomy is not None:  # what changed is not known: count every buffer
+            if self._still_roomy(_spm_allocs(self.fn.walk()), (), ()):
+                return True
+            self._start()
+            if not self.valid:
+                self.stats["failed"] += 1
+                return False
+            self._commit()
+            return True
         if not self._renumber():
             self.stats["failed"] += 1
             self._rollback()
@@ -521,12 +555,32 @@ class ScratchpadPlan:
 
     def verify(self) -> None:
         """Raise AssertionError unless the plan is valid for the IR as it is now."""
+        if self._roomy is not None:
+            allocs = _spm_allocs(self.fn.walk())
+            assert all(a in self._roomy for a in allocs) and self._roomy_bytes <= self.capacity, \
+                f"@{self.fn.sym_name.data}: a scratchpad buffer was not counted, or they do not fit side by side"
+            return
         pos, last = _positions(self.fn)
         allocs = _spm_allocs(pos)
         intervals = _intervals(allocs, pos, {}, self.alignment, last)
         offsets = [self.buffers[id(a)][3] if id(a) in self.buffers else None for a in allocs]
         assert plan_is_valid(intervals, offsets, self.capacity), \
             f"@{self.fn.sym_name.data}: the incremental scratchpad plan is not valid"
+
+    def _still_roomy(self, moved: Iterable, touched: Iterable, buffers: Iterable) -> bool:
+        """Count the scratchpad buffers a rewrite brings (allocs among the ops it moved or
+        inserted, nested ones included, and those its ops read or write); whether all
+        buffers counted so far still fit side by side."""
+        found: dict = {}
+        ops = [inner for op in moved for inner in op.walk()]
+        self._affected(ops, touched, buffers, found)
+        counted = self._roomy
+        for alloc in found:
+            if alloc not in counted:
+                counted[alloc] = None
+                if _in_spm(alloc.results[0].type):
+                    self._roomy_bytes += _aligned_bytes(alloc.results[0].type, self.alignment)
+        return self._roomy_bytes <= self.capacity
 
     # ---- numbering -----------------------------------------------------------------
 

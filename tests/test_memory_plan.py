@@ -211,9 +211,11 @@ class Synthetic:
         return None
 
 
-def _check_sequence(seed: int, steps: list) -> tuple[int, int]:
+def _check_sequence(seed: int, steps: list, capacity: int = CAPACITY, modes: list | None = None) -> tuple[int, int]:
+    """Random rewrites checked by the plan, each accepted plan verified; `modes` gets
+    whether the plan was still counting buffers side by side (`_roomy`) after each check."""
     region = Synthetic(random.Random(seed))
-    plan = ScratchpadPlan(region.fn, CAPACITY, 64)
+    plan = ScratchpadPlan(region.fn, capacity, 64)
     if not plan.valid:
         return 0, 0
     plan.verify()
@@ -223,7 +225,10 @@ def _check_sequence(seed: int, steps: list) -> tuple[int, int]:
         if done is None:
             continue
         footprint, undo, shrinks = done
-        if plan.check(*footprint):
+        ok = plan.check(*footprint)
+        if modes is not None:
+            modes.append(plan._roomy is not None)
+        if ok:
             plan.verify()  # every plan it accepts is valid for the IR
             kept += 1
             continue
@@ -234,7 +239,7 @@ def _check_sequence(seed: int, steps: list) -> tuple[int, int]:
         plan.verify()
         assert plan.valid
     # The final plan of a pass: the whole-function planner, else the incremental offsets.
-    mp.plan_scratchpad(region.fn, CAPACITY, 64)
+    mp.plan_scratchpad(region.fn, capacity, 64)
     return kept, refused
 
 
@@ -245,6 +250,31 @@ STEPS = st.lists(st.tuples(st.integers(0, 2), st.integers(0, 1 << 16), st.intege
 @given(seed=st.integers(0, 1 << 30), steps=STEPS)
 def test_incremental_plan_stays_valid_through_random_rewrites(seed, steps):
     _check_sequence(seed, steps)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 1 << 30), steps=STEPS)
+def test_a_plan_whose_buffers_fit_side_by_side_stays_valid_when_they_stop_fitting(seed, steps):
+    """A capacity at which a region starts with room for all its buffers at once: checks
+    only count the buffers rewrites bring until they exceed it, then plan by liveness."""
+    _check_sequence(seed, steps, CAPACITY * 3 // 2)
+
+
+def test_side_by_side_counting_hands_over_to_liveness():
+    """At that capacity the random sequences start counting and most end planning by
+    liveness, keeping and refusing rewrites (a count that never ran or never handed over
+    would pass the property above too)."""
+    rng = random.Random(5)
+    started = handed_over = kept = refused = 0
+    for seed in range(60):
+        steps = [(rng.randint(0, 2), rng.randint(0, 1 << 16), rng.randint(0, 1 << 16)) for _ in range(40)]
+        modes: list = []
+        k, r = _check_sequence(seed, steps, CAPACITY * 3 // 2, modes)
+        started += bool(modes) and modes[0]
+        handed_over += bool(modes) and modes[0] and not modes[-1]
+        kept += k
+        refused += r
+    assert started > 15 and handed_over > 15 and kept > 100 and refused > 10, (started, handed_over, kept, refused)
 
 
 def test_incremental_plan_both_keeps_and_refuses():
