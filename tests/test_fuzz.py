@@ -22,10 +22,13 @@ from random import Random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
 from e2e_util import sigint_as_on_a_terminal
 
 from accel.compiler.fuzz import differential, parsers
-from accel.compiler.fuzz.differential import Failure, FuzzCase, case_random, compare, draw_from, fuzz_one, minimise
+from accel.compiler.fuzz.differential import (Failure, FuzzCase, case_random, compare, draw_from, fuzz_one, minimise,
+                                              rounds_to_half)
+from accel.compiler.fuzz.graphs import relay_graphs
 from accel.compiler.fuzz.targets import BASES, base_text, split_blocks
 from accel.compiler.targets.registry import load_target_file
 
@@ -100,6 +103,25 @@ def test_compare_catches_wrong_results():
     assert compare(off_by_one, want, True, 0.1) is None  # quantized: one step allowed
     assert "NaNs" in compare({"y0": np.array([1.0, np.nan, 4.0], np.float32), "y1": want["y1"]}, want, False, 0.0)
     assert "outputs" in compare({"y0": want["y0"]}, want, False, 0.0)
+
+
+def test_a_value_rounded_to_float16_may_round_to_the_neighbouring_half():
+    """Seed 12, case 1312: matmul -> cast to f16 -> cast back; the C's float32 sum is one
+    ulp from numpy's next to a float16 rounding boundary, and -0.45654297 became
+    -0.45629883 (one float16 step). One step of the output's largest magnitude is
+    allowed where the graph rounds to float16, not two."""
+    want = {"y1": np.array([[-2.2714844, -1.5361328], [-1.1982422, -0.45654297]], np.float32)}
+    got = {"y1": np.array([[-2.2714844, -1.5361328], [-1.1982422, -0.45629883]], np.float32)}
+    assert "max error" in compare(got, want, False, 0.0)
+    assert compare(got, want, False, 0.0, half=True) is None
+    two_steps = {"y1": want["y1"] + np.float32(2 * 2.0 ** -10 * 2.2714844)}
+    assert "max error" in compare(two_steps, want, False, 0.0, half=True)
+
+
+@settings(max_examples=10, deadline=None)
+@given(graph=relay_graphs(max_ops=2, ops=["cast", "add"], min_ops=2))
+def test_graphs_with_a_cast_round_to_float16(graph):
+    assert rounds_to_half(graph) == ("cast" in graph.kinds)
 
 
 def test_the_minimiser_shrinks_to_a_small_case_of_the_same_failure(monkeypatch, tmp_path):

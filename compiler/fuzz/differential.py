@@ -24,7 +24,10 @@ Tolerances (`compare`): float outputs within 1e-4 * max|reference| + 1e-5 (C's l
 summation order against numpy's); graphs with quantized ops get one quantization step
 more (the largest dequantize scale), int8 outputs may differ by 1 step: the
 accelerators' integer forms round the exact int32 result, the reference rounds float32
-arithmetic, and a value next to a rounding boundary may go either way.
+arithmetic, and a value next to a rounding boundary may go either way. Graphs that round
+values to float16 (a cast) get one float16 step of the output's largest magnitude more
+(`HALF_STEP` of it) for the same reason: a float32 result one ulp from the reference's,
+next to a float16 rounding boundary, rounds to the neighbouring half.
 
 Minimisation (`minimise`): the case's hypothesis choice sequence is shrunk while the case
 still fails the same way (same `Failure.origin`): fewer ops, smaller shapes, simpler
@@ -51,6 +54,7 @@ from hypothesis.control import BuildContext
 from hypothesis.errors import StopTest
 from hypothesis.internal.conjecture.data import ConjectureData, Status
 from hypothesis.internal.conjecture.engine import ConjectureRunner, RunIsComplete
+from xdsl.dialects.builtin import Float16Type
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.driver import compile_to_directory, print_ir
@@ -75,6 +79,8 @@ concatenation's inputs are tiled, so a compile that runs out of scratchpad is a 
 
 FLOAT_RTOL = 1e-4
 FLOAT_ATOL = 1e-5
+HALF_STEP = 2.0 ** -10
+"""The spacing of float16 values relative to their magnitude, at most (10 mantissa bits)."""
 
 # --------------------------------------------------------------------------------------
 # The case
@@ -163,6 +169,12 @@ def _crash(e: BaseException) -> Failure:
     return Failure("crash", message, f"crash: {type(e).__name__} in {loc}")
 
 
+def rounds_to_half(graph: RelayGraph) -> bool:
+    """Whether the graph casts values to float16."""
+    return any(isinstance(op, relay.CastOp) and op.results[0].type.element_type == Float16Type()
+               for op in graph.module.walk())
+
+
 def dequantize_step(graph: RelayGraph) -> float:
     """The largest scale of any dequantize in the graph (0 if it has none)."""
     step = 0.0
@@ -172,7 +184,8 @@ def dequantize_step(graph: RelayGraph) -> float:
     return step
 
 
-def compare(got: dict[str, np.ndarray], want: dict[str, np.ndarray], quantized: bool, step: float) -> str | None:
+def compare(got: dict[str, np.ndarray], want: dict[str, np.ndarray], quantized: bool, step: float,
+            half: bool = False) -> str | None:
     """None if `got` matches the reference `want` within the tolerances (module
     docstring), else what differs."""
     if list(got) != list(want):
@@ -197,7 +210,8 @@ def compare(got: dict[str, np.ndarray], want: dict[str, np.ndarray], quantized: 
         if not finite.any():
             continue
         err = float(np.max(np.abs(out[finite].astype(np.float64) - ref[finite].astype(np.float64))))
-        tol = FLOAT_RTOL * float(np.max(np.abs(ref[finite]))) + FLOAT_ATOL + (step if quantized else 0.0)
+        largest = float(np.max(np.abs(ref[finite])))
+        tol = FLOAT_RTOL * largest + FLOAT_ATOL + (step if quantized else 0.0) + (HALF_STEP * largest if half else 0.0)
         if not err <= tol:
             return f"{name}: max error {err:.3g} > {tol:.3g}"
     return None
@@ -247,7 +261,7 @@ def check_case(case: FuzzCase, workdir: str) -> str:
         raise Failure("run-error", str(e), _origin_of_message("run-error", e.message)) from None
     except Exception as e:
         raise _crash(e) from None
-    diff = compare(got, expected, quantized, dequantize_step(case.graph))
+    diff = compare(got, expected, quantized, dequantize_step(case.graph), rounds_to_half(case.graph))
     if diff is not None:
         raise Failure("mismatch", diff, "mismatch")
     return "passed"
