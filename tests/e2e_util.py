@@ -44,6 +44,7 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Operation, SSAValue
 
+from accel.compiler.driver import build_passes, cycle_collection_paused, load_model, make_context
 from accel.compiler.runtime import interpreter as relay_interpreter
 from accel.compiler.runtime.buffer_interpreter import BufferFunctions, fresh_buffer
 from accel.compiler.tensors import buffer_bytes, numpy_dtype
@@ -62,6 +63,16 @@ EXAMPLES = os.path.join(REPO, "examples")
 
 
 NPU_TOML = os.path.join(os.path.dirname(__file__), "..", "compiler", "targets", "npu.toml")
+
+
+def after_passes(model: str, target: str, pipeline: str) -> ModuleOp:
+    """The model (a path) imported for `target` with the passes of `pipeline` applied."""
+    ctx = make_context(target)
+    with cycle_collection_paused():
+        module = load_model(model, ctx)
+        for p in build_passes(pipeline):
+            p.apply(ctx, module)
+    return module
 
 
 def npu_without_device_copies(name: str, scratchpad_bytes: int | None = None) -> str:

@@ -18,9 +18,9 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, Index
 from xdsl.ir import Block, Region
 from xdsl.rewriter import InsertPoint
 
-from accel.compiler.driver import build_passes, cycle_collection_paused, load_model, make_context
 from accel.compiler.ir_journal import Journal
 from accel.compiler.transforms import optimize_dma as od
+from e2e_util import after_passes
 from test_keep_on_device import NO_COST_MODEL, handoff_chain
 
 BEFORE_OPTIMIZE = NO_COST_MODEL[:NO_COST_MODEL.index(",optimize-dma")]
@@ -100,12 +100,7 @@ def weighted_chain(path: str, regions: int) -> str:
 
 
 def before_optimize_dma(model: str) -> ModuleOp:
-    ctx = make_context("npu")
-    with cycle_collection_paused():
-        module = load_model(model, ctx)
-        for p in build_passes(BEFORE_OPTIMIZE):
-            p.apply(ctx, module)
-    return module
+    return after_passes(model, "npu", BEFORE_OPTIMIZE)
 
 
 @pytest.fixture(scope="module")

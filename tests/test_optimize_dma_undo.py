@@ -11,11 +11,11 @@ import pytest
 from xdsl.dialects import scf
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from accel.compiler.driver import build_passes, cycle_collection_paused, load_model, make_context
 from accel.compiler.ir_build import by_identity, dense_i64, dense_values
 from accel.compiler.ir_journal import Journal
 from accel.compiler.transforms import optimize_dma as od
 from accel.dialects.conventions import accelerator_functions
+from e2e_util import after_passes
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODEL = os.path.join(ROOT, "tests", "models", "cnn_large_resnet.onnx")
@@ -25,12 +25,7 @@ BEFORE_OPTIMIZE = ("byoc,bufferize,plan-memory,lower-to-accel,tile-for-scratchpa
 @pytest.fixture(scope="module")
 def placed():
     """The model on the npu after insert-dma (its regions have tiled loops of transfers)."""
-    ctx = make_context("npu")
-    with cycle_collection_paused():
-        module = load_model(MODEL, ctx)
-        for p in build_passes(BEFORE_OPTIMIZE):
-            p.apply(ctx, module)
-    return module
+    return after_passes(MODEL, "npu", BEFORE_OPTIMIZE)
 
 
 def functions(module):
@@ -94,7 +89,7 @@ def copy_based_sweep(fn, fits, step, fallback) -> None:
     failed one undone by putting the copy back (an oracle for `_per_loop`)."""
     for loop in [o for o in fn.walk() if isinstance(o, scf.ForOp)][::-1]:
         for attempt in (step, fallback):
-            block, before, after = loop.parent, loop.prev_op, loop.next_op
+            before, after = loop.prev_op, loop.next_op
             copy = loop.clone()
             if not attempt(loop):
                 copy.erase(safe_erase=False)
