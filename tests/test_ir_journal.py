@@ -10,12 +10,14 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from onnx import TensorProto
 from onnx import helper as oh
 from onnx import numpy_helper as onh
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, IndexType, ModuleOp, StringAttr
-from xdsl.ir import Block, Region
+from xdsl.ir import Block, BlockArgument, Region
 from xdsl.rewriter import InsertPoint
 
 from accel.compiler.ir_journal import Journal
@@ -188,3 +190,58 @@ def test_a_plan_that_never_fits_leaves_the_module_as_it_was_without_copying_it(s
     assert not od._apply_within_plans(module, names, lambda chosen, journal: apply(chosen, journal, {}), never_fits)
     assert len(plans) == od.MODULE_PLAN_ATTEMPTS
     assert str(module) == before
+
+
+@settings(max_examples=150, deadline=None)
+@given(steps=st.lists(st.tuples(st.integers(0, 6), st.integers(0, 1 << 16), st.integers(0, 1 << 16)),
+                      min_size=1, max_size=25))
+def test_random_changes_are_undone_exactly(steps):
+    """Random sequences of journaled changes to a small function (inserts, moves,
+    erasures, operand and use changes, arguments added and taken out): undone, the
+    printed function is the one before, the ops between verifying."""
+    fn, _ = small_function()
+    block = fn.body.block
+    before = str(fn)
+    journal = Journal()
+    applied = 0
+    for kind, a, b in steps:
+        ops = [o for o in block.ops if o is not block.last_op]
+        if kind == 0:  # a new op reading two arguments, at the start
+            x, y = block.args[a % len(block.args)], block.args[b % len(block.args)]
+            journal.insert(arith.AddiOp(x, y), InsertPoint.at_start(block))
+        elif kind == 1 and ops:  # an unused op taken out
+            unused = [o for o in ops if not any(r.uses for r in o.results)]
+            if not unused:
+                continue
+            journal.erase(unused[a % len(unused)])
+        elif kind == 2 and ops:  # an operand set to an argument
+            op = ops[a % len(ops)]
+            journal.set_operand(op, b % len(op.operands), block.args[b % len(block.args)])
+        elif kind == 3 and len(block.args) > 1:  # an argument's uses moved to another
+            old, new = block.args[a % len(block.args)], block.args[b % len(block.args)]
+            if old is new:
+                continue
+            journal.replace_uses(old, new)
+        elif kind == 4:  # a new argument
+            journal.insert_arg(block, IndexType(), a % (len(block.args) + 1))
+        elif kind == 5 and len(block.args) > 1:  # an unused argument taken out
+            unused = [v for v in block.args if not v.uses]
+            if not unused:
+                continue
+            journal.erase_arg(unused[a % len(unused)])
+        elif kind == 6 and len(ops) > 1:  # an op reading arguments only, unused, moved anywhere
+            free = [o for o in ops if all(isinstance(v, BlockArgument) for v in o.operands)
+                    and not any(r.uses for r in o.results)]
+            if not free:
+                continue
+            op = free[a % len(free)]
+            journal.move(op, InsertPoint.before([o for o in ops if o is not op][b % (len(ops) - 1)]))
+        else:
+            continue
+        applied += 1
+        assert len(journal) >= applied
+    for op in block.ops:  # (the function's type does not follow its arguments here)
+        op.verify()
+    journal.undo()
+    assert str(fn) == before
+    fn.verify()
