@@ -154,7 +154,7 @@ def test_the_minimiser_shrinks_to_a_small_case_of_the_same_failure(monkeypatch, 
 def test_a_failure_becomes_a_regression_directory_that_reproduces_it(monkeypatch, tmp_path):
     """A pretend bug in the comparison: every output 'differs'. The case is written with
     its files and command; running the command's compile and run gives the outputs."""
-    monkeypatch.setattr(differential, "compare", lambda got, want, quantized, step: "y0: pretend")
+    monkeypatch.setattr(differential, "compare", lambda got, want, quantized, step, half: "y0: pretend")
     outcome = fuzz_one(3, 0, 4, str(tmp_path), 0)  # no shrinking: the first check only
     assert outcome.status == "failed" and "pretend" in outcome.summary
     files = sorted(os.listdir(outcome.regression))
