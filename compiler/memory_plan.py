@@ -445,7 +445,13 @@ class ScratchpadPlan:
     scratch only where the buffers it keeps in place leave no room. A check that fails is
     rolled back; the rewrite is then undone by its caller, which calls `settle` with the
     same footprint. Accepted offsets are written to the allocs, so that the final plan of
-    a pass can fall back to them (see `_place`)."""
+    a pass can fall back to them (see `_place`).
+
+    A function whose scratchpad buffers all fit side by side is not numbered: any plan of
+    it fits, so a check only adds the bytes of the buffers the rewrite brings to a sum that
+    never decreases (`_still_roomy`), and the function is numbered when that sum passes the
+    capacity (`_hand_over`). Its allocs keep the offsets they had; the pass's final plan
+    places them."""
 
     def __init__(self, fn, capacity: int, alignment: int) -> None:
         self.fn = fn
@@ -495,13 +501,10 @@ class ScratchpadPlan:
         self.stats["checks"] += 1
         if self._roomy is not None:
             if self._still_roomy(moved, touched, buffers):
+                if VERIFY:
+                    self.verify()
                 return True
-            self._start()  # numbered with the rewrite in place: a whole plan decides
-            if not self.valid:
-                self.stats["failed"] += 1
-                return False
-            self._commit(write)
-            return True
+            return self._hand_over(write)
         try:
             pending = self._lives(list(moved), list(touched), list(buffers))
             if self.valid:
@@ -526,14 +529,7 @@ class ScratchpadPlan:
         if still valid, else a whole plan."""
         self.stats["checks"] += 1
         if self._roomy is not None:  # what changed is not known: count every buffer
-            if self._still_roomy(_spm_allocs(self.fn.walk()), (), ()):
-                return True
-            self._start()
-            if not self.valid:
-                self.stats["failed"] += 1
-                return False
-            self._commit()
-            return True
+            return self._still_roomy(_spm_allocs(self.fn.walk()), (), ()) or self._hand_over()
         if not self._renumber():
             self.stats["failed"] += 1
             self._rollback()
@@ -566,6 +562,17 @@ class ScratchpadPlan:
         offsets = [self.buffers[id(a)][3] if id(a) in self.buffers else None for a in allocs]
         assert plan_is_valid(intervals, offsets, self.capacity), \
             f"@{self.fn.sym_name.data}: the incremental scratchpad plan is not valid"
+
+    def _hand_over(self, write: bool = True) -> bool:
+        """The buffers no longer fit side by side: number the function with the rewrite in
+        place, and let a whole plan decide (a refused rewrite is undone and settled as
+        after any failed check: the plan then has none, and the settle renumbers)."""
+        self._start()
+        if not self.valid:
+            self.stats["failed"] += 1
+            return False
+        self._commit(write)
+        return True
 
     def _still_roomy(self, moved: Iterable, touched: Iterable, buffers: Iterable) -> bool:
         """Count the scratchpad buffers a rewrite brings (allocs among the ops it moved or
