@@ -911,6 +911,20 @@ def make_resident(target_name: str, res: Resident, journal: Journal) -> dict[fun
     return replaced
 
 
+def _current(replaced: dict[func.CallOp, func.CallOp], call: func.CallOp) -> func.CallOp:
+    """The call that stands for `call` after the rewrites recorded in `replaced`."""
+    while call in replaced:
+        call = replaced[call]
+    return call
+
+
+def _note_replaced(replaced: dict[func.CallOp, func.CallOp], old: func.CallOp, new: func.CallOp,
+                   journal: Journal) -> None:
+    """Record that `new` replaced `old` (forgotten when the journal is undone)."""
+    replaced[old] = new
+    journal.record(lambda: replaced.pop(old))
+
+
 def _apply_residents(target_name: str, found: list[Resident], chosen: set, journal: Journal,
                      replaced: dict[func.CallOp, func.CallOp]) -> None:
     """Make the candidates of `found` whose `_key` is in `chosen` resident, in one pass.
@@ -918,19 +932,13 @@ def _apply_residents(target_name: str, found: list[Resident], chosen: set, journ
     arguments) but may replace calls they name: they are followed to their replacements
     (`replaced`, kept across tries: what one kept replaced, the next follows)."""
 
-    def current(call: func.CallOp) -> func.CallOp:
-        while call in replaced:
-            call = replaced[call]
-        return call
-
     for res in found:
         if _key(res) not in chosen:
             continue
-        (call, fn, idx), later = res.first, [(current(c), f, i) for c, f, i in res.later]
-        for old, new in make_resident(target_name, Resident(res.buffer, (current(call), fn, idx), res.first_writes,
-                                                            later, res.host_needs_it), journal).items():
-            replaced[old] = new
-            journal.record(lambda old=old: replaced.pop(old))
+        (call, fn, idx), later = res.first, [(_current(replaced, c), f, i) for c, f, i in res.later]
+        for old, new in make_resident(target_name, Resident(res.buffer, (_current(replaced, call), fn, idx),
+                                                            res.first_writes, later, res.host_needs_it), journal).items():
+            _note_replaced(replaced, old, new, journal)
 
 
 def _screened_residents(module: ModuleOp, target_name: str, found: list[Resident], capacity: int,
@@ -1200,20 +1208,14 @@ def _apply_region_prefetches(target_name: str, found: list[RegionPrefetch], chos
     over @main. Each rewrite replaces two calls: later pairs follow them to their
     replacements (`replaced`, kept across tries)."""
 
-    def current(call: func.CallOp) -> func.CallOp:
-        while call in replaced:
-            call = replaced[call]
-        return call
-
     for pf in found:
         if pf.later[1].sym_name.data not in chosen:
             continue
-        a_call, b_call = current(pf.earlier[0]), current(pf.later[0])
+        a_call, b_call = _current(replaced, pf.earlier[0]), _current(replaced, pf.later[0])
         *_, new_a, new_b = apply_region_prefetch(
             target_name, RegionPrefetch((a_call, pf.earlier[1]), (b_call, pf.later[1]), pf.loads), journal)
-        for old, new in ((a_call, new_a), (b_call, new_b)):
-            replaced[old] = new
-            journal.record(lambda old=old: replaced.pop(old))
+        _note_replaced(replaced, a_call, new_a, journal)
+        _note_replaced(replaced, b_call, new_b, journal)
 
 
 def _screened_prefetches(module: ModuleOp, target_name: str, found: list[RegionPrefetch], capacity: int,
