@@ -24,7 +24,8 @@ compiled too, on the `--targets`.
 Targets: `npu`, `npu-shared`, and `npu-64k` (the built-in npu with a 64 KiB scratchpad). Each
 (model, size, target) compiles in its own process (so peak RSS, the process's `VmHWM`, is that
 compile's; `ru_maxrss` is not: it survives `execve`, and a worker started by the bench after
-it generated a 100k-node model reported the bench's peak), as `accel-compile` compiles it (`compile_to_directory`: import and its
+it generated a 100k-node model reported the bench's peak), as the `accel-compile` command
+compiles it (with the cycle collector off, see `accel.tools.one_shot`; `compile_to_directory`: import and its
 verification, every pass of `full` with byoc split into its five passes, verification at the
 end, the C emitter, the report, the artifacts written), each stage timed by the driver in
 CPU time (`process_time`: the machine is shared, wall clock is not comparable between runs),
@@ -49,6 +50,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from accel.compiler.pipeline import PIPELINES
+from accel.tools.one_shot import run_then_exit
 
 BYOC = ("split-tall-kernels", "merge-composite", "annotate-target", "merge-regions", "outline-regions")
 """The passes of `byoc` (compiler/transforms/byoc.py), timed one by one."""
@@ -299,9 +301,8 @@ def main() -> None:
     ap.add_argument("--worker", nargs=2, metavar=("MODEL", "TARGET"), help=argparse.SUPPRESS)
     args = ap.parse_args()
 
-    if args.worker:
-        print(json.dumps(compile_once(args.worker[0], args.worker[1], args.profile)))
-        return
+    if args.worker:  # as the accel-compile command runs: the cycle collector off
+        run_then_exit(lambda: print(json.dumps(compile_once(args.worker[0], args.worker[1], args.profile))))
 
     with tempfile.TemporaryDirectory() as tmp:
         targets = [t for t in args.targets.split(",") if t]

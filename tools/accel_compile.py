@@ -11,12 +11,11 @@ runs it. A pipeline that stops at tensor level (`-p byoc`) is completed by `lowe
 from __future__ import annotations
 
 import argparse
-import gc
-import os
 import sys
 from collections.abc import Sequence
 
 from accel.compiler.diagnostics import format_error
+from accel.tools.one_shot import run_then_exit
 
 
 def _die(message: str) -> None:
@@ -74,23 +73,9 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def console_main() -> None:
-    """The `accel-compile` command: `main`, then the process ends without tearing down
-    the IR. A compile's IR is millions of objects in reference cycles; a last cycle
-    collection and freeing them one by one would take 2 of 15 s at 10,000 nodes, for
-    nothing, so (as mypy does) the collector stays off and the process exits once its
-    output is flushed."""
-    gc.disable()
-    code: int | str | None = 0
-    try:
-        main()
-    except SystemExit as e:
-        code = e.code
-    if isinstance(code, str):
-        print(code, file=sys.stderr)
-        code = 1
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code or 0)
+    """The `accel-compile` command: `main` in a process that ends with it (see
+    `one_shot`: the IR is never collected nor torn down)."""
+    run_then_exit(main)
 
 
 if __name__ == "__main__":

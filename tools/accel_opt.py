@@ -29,6 +29,7 @@ from accel.compiler.diagnostics import CompileError, LocatingParser, format_erro
 from accel.compiler.expected_diagnostics import emitted_error, expected_errors, mismatches
 from accel.compiler.targets.context import AccelContext
 from accel.compiler.weights_path import set_ir_dir
+from accel.tools.one_shot import run_then_exit
 from accel.compiler.transforms import ACCEL_PASSES
 
 
@@ -300,5 +301,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         _die(format_error(e))
 
 
+def console_main() -> None:
+    """The `accel-opt` command: `main` in a process that ends with it (see `one_shot`:
+    the IR is never collected nor torn down)."""
+    run_then_exit(main)
+
+
 if __name__ == "__main__":
-    main()
+    console_main()
