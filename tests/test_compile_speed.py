@@ -310,3 +310,28 @@ def test_identity_memo_keys_by_identity_and_keeps_its_objects():
     for i, k in enumerate(keys):
         small.put(k, i)
     assert small.get(keys[2]) == 2 and small.get(keys[0]) is None  # emptied past the limit
+
+
+@pytest.mark.parametrize("model, target", [("cnn_large_mobilenet", "npu-64k"), ("zoo_dscnn_kws", "npu-64k"),
+                                           ("mlp_dynamo", "npu"), ("yolo_dynamo", "npu-64k")])
+def test_optimize_dma_simplify_is_cse(model, target):
+    # optimize-dma skips CSE on regions where it cannot change anything (no op declares
+    # its memory effects, or none is pure, read-only or unused): each region comes out
+    # as CSE leaves it, those with index arithmetic and views (tiled) among them.
+    from xdsl.transforms.common_subexpression_elimination import cse
+
+    from accel.compiler.transforms.optimize_dma import simplify
+    from accel.dialects.conventions import accelerator_functions
+    from e2e_util import after_passes
+
+    pipeline = "canonicalize,byoc,bufferize,plan-memory,lower-to-accel,fuse-layers,tile-for-scratchpad,insert-dma"
+    module = after_passes(os.path.join(os.path.dirname(__file__), "models", f"{model}.onnx"), target, pipeline)
+    changed = 0
+    for fn, _ in accelerator_functions(module):
+        expected = fn.clone()
+        cse(expected)
+        before = str(fn)
+        simplify(fn)
+        assert str(fn) == str(expected)
+        changed += str(fn) != before
+    assert changed or model == "mlp_dynamo"  # the tiled models' regions do change

@@ -64,7 +64,7 @@ from xdsl.dialects.builtin import (ArrayAttr, DictionaryAttr, FunctionType, Inde
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.traits import SymbolTable
+from xdsl.traits import MemoryEffect, MemoryEffectKind, SymbolTable, is_side_effect_free, only_has_effect
 
 from xdsl.transforms.common_subexpression_elimination import cse
 
@@ -1292,7 +1292,7 @@ class OptimizeDma(ModulePass):
             for fn, fname in list(accelerator_functions(op)):
                 if fname != name or fn.attributes.get(PLACEMENT_ATTR) != StringAttr("dma"):
                     continue
-                cse(fn)
+                simplify(fn)
                 # Until values are kept on the device across regions, a region's plan is
                 # its own: checking it alone keeps each check proportional to the region
                 # (and the incremental plan, to the rewrite).
@@ -1354,6 +1354,29 @@ def _within_prefetch(block: Block, loads: set | None, rounds: int, default: int)
             limit[root(v)] = min(limit.get(root(v), default), int(tuning_of(o)["prefetch"]))
     pool = loads if loads is not None else {o for o in block.ops if isinstance(o, accel.DmaStartOp) and o.to_device}
     return {d for d in pool if limit.get(root(d.dest), default) > rounds}
+
+
+def _may_simplify(op: Operation) -> bool:
+    """Whether xDSL's CSE could merge or drop `op`: only an op whose class declares its
+    memory effects (traits are per class), free of effects or only reading (merged with
+    an equal one), or unused (dropped if dead)."""
+    declares = _DECLARES_EFFECTS.get(type(op))
+    if declares is None:
+        declares = _DECLARES_EFFECTS[type(op)] = bool(op.get_traits_of_type(MemoryEffect))
+    return declares and (all(r.first_use is None for r in op.results) or is_side_effect_free(op)
+                         or only_has_effect(op, MemoryEffectKind.READ))
+
+
+_DECLARES_EFFECTS: dict[type, bool] = {}
+
+
+def simplify(fn: func.FuncOp) -> None:
+    """Common subexpressions of `fn` merged and dead pure ops dropped (xDSL's CSE: the
+    constants and views of its tiles), so that equal views are one value. A region where
+    CSE has nothing to look at (loop-free regions often hold only accel ops and the
+    buffers they use) is left as it is without CSE's walk, which hashes every op."""
+    if any(_may_simplify(op) for op in fn.walk() if op is not fn and not op.regions):
+        cse(fn)
 
 
 def _between(block: Block, before: Operation | None, after: Operation) -> list[Operation]:
