@@ -39,6 +39,7 @@ import itertools
 import json
 import math
 from collections import defaultdict
+from typing import NamedTuple
 
 import numpy as np
 from xdsl.dialects import arith, func, memref, scf
@@ -68,6 +69,40 @@ def multiplicity(op: Operation) -> int:
             n *= trip_count(parent)
         parent = parent.parent_op()
     return n
+
+
+class RegionOps(NamedTuple):
+    """The ops of one accelerator function that the report counts, each with how many
+    times it runs (`multiplicity`), gathered in one walk: the report's figures would
+    otherwise walk every region once each."""
+
+    transfers: list[tuple[accel.DmaStartOp, int]]
+    computes: list[tuple[accel.ComputeOp, int]]
+    weights: list[accel.WeightOp]
+    allocs: list[accel.AllocOp]
+
+
+def region_ops(fn: func.FuncOp) -> RegionOps:
+    ops = RegionOps([], [], [], [])
+    body = fn.body.block
+    for op in fn.walk():
+        kind = _KINDS.get(type(op))
+        if kind is None:
+            kind = _KINDS[type(op)] = _kind_of(op)
+        if kind == "dma":
+            ops.transfers.append((op, 1 if op.parent is body else multiplicity(op)))
+        elif kind == "compute":
+            ops.computes.append((op, 1 if op.parent is body else multiplicity(op)))
+        elif kind == "weight":
+            ops.weights.append(op)
+        elif kind == "alloc":
+            ops.allocs.append(op)
+    return ops
+
+
+def inventory(module: ModuleOp) -> dict[str, tuple[func.FuncOp, str, RegionOps]]:
+    """Each accelerator function by name: (function, target, its counted ops)."""
+    return {fn.sym_name.data: (fn, t, region_ops(fn)) for fn, t in accelerator_functions(module)}
 
 
 # --------------------------------------------------------------------------------------
@@ -105,20 +140,19 @@ def dma_cycles(nbytes_: int, desc, on_device: bool = False) -> float:
 # --------------------------------------------------------------------------------------
 
 
-def planned_dma(module: ModuleOp) -> dict[str, int]:
+def planned_dma(module: ModuleOp, regions: dict | None = None) -> dict[str, int]:
+    """`regions`: `inventory(module)` when the caller has it."""
     to_dev = to_host = on_dev = transfers = 0
-    for fn, _ in accelerator_functions(module):
-        for op in fn.walk():
-            if isinstance(op, accel.DmaStartOp):
-                k = multiplicity(op)
-                b = buffer_bytes(op.source.type) * k
-                transfers += k
-                if op.to_device:
-                    to_dev += b
-                elif op.on_device:
-                    on_dev += b
-                else:
-                    to_host += b
+    for _, _, ops in (regions if regions is not None else inventory(module)).values():
+        for op, k in ops.transfers:
+            b = buffer_bytes(op.source.type) * k
+            transfers += k
+            if op.to_device:
+                to_dev += b
+            elif op.on_device:
+                on_dev += b
+            else:
+                to_host += b
     return {"bytes_to_device": to_dev, "bytes_to_host": to_host, "transfers": transfers, "bytes_on_device": on_dev}
 
 
@@ -154,15 +188,17 @@ def lower_bound_bytes(module: ModuleOp, descs: dict, compulsory: list[tuple[int,
     return sum(b for b, _ in (compulsory if compulsory is not None else compulsory_transfers(module, descs)))
 
 
-def compulsory_transfers(module: ModuleOp, descs: dict) -> list[tuple[int, str]]:
+def compulsory_transfers(module: ModuleOp, descs: dict, regions: dict | None = None) -> list[tuple[int, str]]:
     """The transfers no schedule of the partition avoids, as (bytes, target whose DMA
     engine runs it): each crossing of a value between the host and a target (a value
     between two targets crosses twice, once on each), each weight of an offloaded op once
-    per target."""
+    per target. `regions`: `inventory(module)` when the caller has it."""
     main = SymbolTable.lookup_symbol(module, "main")
     if not isinstance(main, func.FuncOp):
         return []
-    targets = dict((fn.sym_name.data, (fn, t)) for fn, t in accelerator_functions(module))
+    if regions is None:
+        regions = inventory(module)
+    targets = {name: (fn, t) for name, (fn, t, _) in regions.items()}
 
     def shared(t: str) -> bool:
         d = descs.get(t)
@@ -202,15 +238,14 @@ def compulsory_transfers(module: ModuleOp, descs: dict) -> list[tuple[int, str]]
                 found += [(b, side) for side in (w, r) if side != "host"]
     # Weights of offloaded ops, once each.
     seen: set = set()
-    for fn, t in accelerator_functions(module):
+    for _, t, ops in regions.values():
         if shared(t):
             continue
-        for op in fn.walk():
-            if isinstance(op, accel.WeightOp):
-                key = (t, op.external.data if op.external is not None else id(op), op.result.type)
-                if key not in seen:
-                    seen.add(key)
-                    found.append((buffer_bytes(op.result.type), t))
+        for op in ops.weights:
+            key = (t, op.external.data if op.external is not None else id(op), op.result.type)
+            if key not in seen:
+                seen.add(key)
+                found.append((buffer_bytes(op.result.type), t))
     return found
 
 
@@ -236,6 +271,7 @@ class Timeline:
         self.host = self.dma_free = self.compute_free = self.end = 0.0
         self.tokens: dict = {}
         self.compute_total = 0.0
+        self.compute_costs: dict[Operation, float] = {}
         # Ranges of views whose offsets are constants (most of them), computed once.
         self.static_ranges: dict[SSAValue, tuple[int, int] | None] = {}
 
@@ -382,7 +418,9 @@ class Timeline:
                     start = self._latest(self.ready, spans, start)
                 if out_blocks is not None:
                     start = self._latest(self.reads_end, out_blocks, start)
-                cost = compute_cycles(op, self.desc)
+                cost = self.compute_costs.get(op)
+                if cost is None:  # loop bodies run many times
+                    cost = self.compute_costs[op] = compute_cycles(op, self.desc)
                 done = start + cost
                 self.compute_total += cost
                 self.compute_free = done
@@ -399,7 +437,7 @@ class Timeline:
 
 
 _KINDS: dict[type, str] = {}
-"""What the timeline does with an op, by the op's class (see `_kind_of`)."""
+"""What the timeline and `region_ops` do with an op, by the op's class (see `_kind_of`)."""
 
 
 def _kind_of(op: Operation) -> str:
@@ -417,6 +455,10 @@ def _kind_of(op: Operation) -> str:
         return "compute"
     if isinstance(op, func.ReturnOp):
         return "return"
+    if isinstance(op, accel.WeightOp):
+        return "weight"
+    if isinstance(op, accel.AllocOp):
+        return "alloc"
     return "other"
 
 
@@ -435,12 +477,13 @@ def _strides(t: MemRefType) -> list[int]:
     return _row_major(list(t.get_shape()))
 
 
-def cycles(module: ModuleOp, descs: dict) -> tuple[float, float]:
-    """(estimate, total compute cycles) over all regions in call order."""
+def cycles(module: ModuleOp, descs: dict, regions: dict | None = None) -> tuple[float, float]:
+    """(estimate, total compute cycles) over all regions in call order. `regions`:
+    `inventory(module)` when the caller has it."""
     main = SymbolTable.lookup_symbol(module, "main")
     if not isinstance(main, func.FuncOp):
         return 0.0, 0.0
-    fns = dict((fn.sym_name.data, (fn, t)) for fn, t in accelerator_functions(module))
+    fns = {name: (fn, t) for name, (fn, t, _) in (regions if regions is not None else inventory(module)).items()}
     timelines: dict[str, Timeline] = {}
     for op in main.body.block.ops:
         if isinstance(op, func.CallOp) and op.callee.root_reference.data in fns:
@@ -462,7 +505,8 @@ def cycles(module: ModuleOp, descs: dict) -> tuple[float, float]:
     return estimate, compute
 
 
-def region_cycle_bound(module: ModuleOp, descs: dict, compulsory: list[tuple[int, str]] | None = None) -> float:
+def region_cycle_bound(module: ModuleOp, descs: dict, compulsory: list[tuple[int, str]] | None = None,
+                       regions: dict | None = None) -> float:
     """`cycles.region_lower_bound` without the max with `cycles.lower_bound` (see the module
     docstring). Every term is a lower bound for any schedule of the final partition: loop
     order, tile sizes, fusion, prefetching and residency only move work within a call's
@@ -472,7 +516,9 @@ def region_cycle_bound(module: ModuleOp, descs: dict, compulsory: list[tuple[int
     main = SymbolTable.lookup_symbol(module, "main")
     if not isinstance(main, func.FuncOp):
         return 0.0
-    fns = dict((fn.sym_name.data, (fn, t)) for fn, t in accelerator_functions(module))
+    if regions is None:
+        regions = inventory(module)
+    fns = {name: (fn, t) for name, (fn, t, _) in regions.items()}
     ops = list(main.body.block.ops)
     # Where each buffer of @main is written and read by anything but the call looked at.
     writes: dict[SSAValue, list[int]] = defaultdict(list)
@@ -505,8 +551,7 @@ def region_cycle_bound(module: ModuleOp, descs: dict, compulsory: list[tuple[int
             name = call.callee.root_reference.data
             fn, _ = fns[name]
             if name not in compute_of:
-                compute_of[name] = sum(compute_cycles(c, desc) * multiplicity(c) for c in fn.walk()
-                                       if isinstance(c, accel.ComputeOp))
+                compute_of[name] = sum(compute_cycles(c, desc) * k for c, k in regions[name][2].computes)
             busy = compute_of[name]
             prev = at[n - 1] if n else -1
             nxt = at[n + 1] if n + 1 < len(at) else len(ops)
@@ -527,7 +572,7 @@ def region_cycle_bound(module: ModuleOp, descs: dict, compulsory: list[tuple[int
             per_calls += max(busy, forced)
         total += per_calls
     if compulsory is None:
-        compulsory = compulsory_transfers(module, descs)
+        compulsory = compulsory_transfers(module, descs, regions)
     dma_total = sum(dma_cycles(b, descs[t]) for b, t in compulsory if t in descs)
     return max(total, dma_total)
 
@@ -535,23 +580,24 @@ def region_cycle_bound(module: ModuleOp, descs: dict, compulsory: list[tuple[int
 def build_report(module: ModuleOp, descs, partition: dict | None, timing: dict[str, float]) -> dict:
     by_name = {d.name: d for d in descs}
     report: dict = dict(partition or {})
-    dma = planned_dma(module)
-    compulsory = compulsory_transfers(module, by_name)
+    regions = inventory(module)
+    dma = planned_dma(module, regions)
+    compulsory = compulsory_transfers(module, by_name, regions)
     lb = lower_bound_bytes(module, by_name, compulsory)
     dma["lower_bound_bytes"] = lb
     dma["fused_lower_bound_bytes"] = lb + fused_floor_bytes(module)
     report["dma"] = dma
-    estimate, compute = cycles(module, by_name)
+    estimate, compute = cycles(module, by_name, regions)
     bpc = min((d.dma.bytes_per_cycle for d in descs), default=1.0)
     bound = max(compute, lb / bpc)
     report["cycles"] = {"estimate": round(estimate), "lower_bound": int(round(bound)),
-                        "region_lower_bound": int(math.floor(max(bound, region_cycle_bound(module, by_name, compulsory)))),
+                        "region_lower_bound": int(math.floor(max(bound, region_cycle_bound(module, by_name, compulsory, regions)))),
                         "exposed_dma": max(0, round(estimate - compute))}
     arena = module.attributes.get(ARENA_ATTR)
     peak = 0
-    for fn, _ in accelerator_functions(module):
-        for op in fn.walk():
-            if isinstance(op, accel.AllocOp) and op.offset is not None:
+    for _, _, ops in regions.values():
+        for op in ops.allocs:
+            if op.offset is not None:
                 peak = max(peak, op.offset.value.data + buffer_bytes(op.result.type))
     report["memory"] = {
         "host_arena_bytes": arena.value.data if isinstance(arena, IntegerAttr) else 0,
