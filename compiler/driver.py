@@ -120,7 +120,7 @@ def compile_module(module: ModuleOp, ctx: AccelContext, pipeline: str = "full",
     `verify_each` (a debug aid: the import is verified by `load_model`, and verification
     is not free). Building the partition report is stage `report`. Stages are timed by
     `clock` (wall clock; the benchmarks pass `time.process_time`)."""
-    from accel.compiler.partition_report import is_partitioning, partition_dot, partition_report
+    from accel.compiler.partition_report import analyze, is_partitioning, partition_dot, partition_report
 
     timing: dict[str, float] = {}
     partition: dict | None = None
@@ -131,7 +131,8 @@ def compile_module(module: ModuleOp, ctx: AccelContext, pipeline: str = "full",
         def take_partition_report() -> None:
             nonlocal partition, dot
             start = clock()
-            partition, dot = partition_report(module), partition_dot(module)
+            part = analyze(module)
+            partition, dot = partition_report(module, part), partition_dot(module, part)
             timing["report"] = timing.get("report", 0.0) + clock() - start
 
         # The report describes the IR right after the last partitioning pass.

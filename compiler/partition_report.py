@@ -172,10 +172,11 @@ def analyze(module: ModuleOp) -> Partition:
 # --------------------------------------------------------------------------------------
 
 
-def partition_report(module: ModuleOp) -> dict:
+def partition_report(module: ModuleOp, part: Partition | None = None) -> dict:
     """`ops.total/offloaded/host`, `regions` (name, target, ops, inputs, outputs, ...),
-    `rejected` (op, location, reason) — the partition fields of report.json."""
-    part = analyze(module)
+    `rejected` (op, location, reason) — the partition fields of report.json. `part`:
+    `analyze(module)` when the caller has it (the report, table and picture share one)."""
+    part = part if part is not None else analyze(module)
     offloaded = sum(op_count(v.op) for v in part.views if v.target != HOST)
     total = sum(op_count(v.op) for v in part.views)
     macs = [(op_work(v.op).macs, v.target != HOST) for v in part.views]
@@ -218,23 +219,24 @@ def write_report(report: dict, path: str) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def explain_rows(module: ModuleOp) -> Iterator[tuple[str, str, str, str]]:
-    for v in analyze(module).views:
+def explain_rows(module: ModuleOp, part: Partition | None = None) -> Iterator[tuple[str, str, str, str]]:
+    for v in (part if part is not None else analyze(module)).views:
         where = f"{v.target} ({v.region})" if v.region else v.target
         yield op_label(v.op), v.location or "-", where, v.reason or ""
 
 
-def explain_table(module: ModuleOp) -> str:
+def explain_table(module: ModuleOp, part: Partition | None = None) -> str:
     """A fixed-width table: op, location, chosen target (region), reason."""
+    part = part if part is not None else analyze(module)
     header = ("op", "location", "target", "reason")
-    rows = [header, *explain_rows(module)]
+    rows = [header, *explain_rows(module, part)]
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     lines = []
     for i, r in enumerate(rows):
         lines.append("  ".join(c.ljust(w) for c, w in zip(r[:3], widths)) + "  " + r[3])
         if i == 0:
             lines.append("  ".join("-" * w for w in widths) + "  " + "-" * len(header[3]))
-    report = partition_report(module)
+    report = partition_report(module, part)
     ops, macs = report["ops"], report["macs"]
     lines.append(f"{ops['offloaded']} of {ops['total']} ops offloaded, {ops['host']} on the host")
     lines.append(f"{macs['offloaded']} of {macs['total']} MACs offloaded ({mac_share(macs)})")
@@ -252,10 +254,10 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-def partition_dot(module: ModuleOp) -> str:
+def partition_dot(module: ModuleOp, part: Partition | None = None) -> str:
     """Graphviz source: ops as nodes, dataflow as edges, one cluster per region filled
     with its target's colour; host ops are white boxes, rejected ones show their reason."""
-    part = analyze(module)
+    part = part if part is not None else analyze(module)
     colours: dict[str, str] = {}
     for r in part.regions:
         colours.setdefault(r.target, _PALETTE[len(colours) % len(_PALETTE)])

@@ -256,9 +256,11 @@ class PartitionOutputs:
 
     @staticmethod
     def of(module: ModuleOp) -> PartitionOutputs:
-        from accel.compiler.partition_report import explain_table, partition_dot, partition_report
+        from accel.compiler.partition_report import analyze, explain_table, partition_dot, partition_report
 
-        return PartitionOutputs(partition_report(module), partition_dot(module), explain_table(module))
+        part = analyze(module)
+        return PartitionOutputs(partition_report(module, part), partition_dot(module, part),
+                                explain_table(module, part))
 
     @staticmethod
     def write_report(report: dict, path: str) -> None:
