@@ -335,3 +335,19 @@ def test_optimize_dma_simplify_is_cse(model, target):
         assert str(fn) == str(expected)
         changed += str(fn) != before
     assert changed or model == "mlp_dynamo"  # the tiled models' regions do change
+
+
+@pytest.mark.parametrize("flags, verifications", [((), 2), (("--verify-each",), 4), (("--disable-verify",), 0)])
+def test_accel_opt_verifies_input_and_output_unless_asked_for_every_pass(monkeypatch, tmp_path, capsys, flags,
+                                                                          verifications):
+    # Verification is not free (half of `accel-opt -p full` on a 10k-node model when it
+    # ran after every pass): by default the input and the output, as accel-compile does.
+    from accel.tools import accel_opt
+
+    source = tmp_path / "m.mlir"
+    source.write_text(DEFERRED)
+    seen = []
+    monkeypatch.setattr(accel_opt, "verify_located", lambda module: seen.append(module))
+    accel_opt.main([str(source), "-p", "canonicalize,canonicalize,canonicalize", *flags])
+    assert "accel.eltwise" in capsys.readouterr().out
+    assert len(seen) == verifications

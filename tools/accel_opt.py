@@ -101,6 +101,10 @@ class AccelOptMain(xDSLOptMain):
             help="apply an accel-tune log (apply-tuning before tile-for-scratchpad; a tensor-level pipeline gets lower)",
         )
         arg_parser.add_argument("--list-passes", action="store_true", help="list accel's passes with their options")
+        arg_parser.add_argument(
+            "--verify-each", action="store_true",
+            help="verify the IR after every pass (a debug aid; by default the input and the output are verified)",
+        )
         arg_parser.add_argument("--report", metavar="FILE.json", help="after partitioning: write the partition report")
         arg_parser.add_argument(
             "--explain", action="store_true", help="after partitioning: print op, location, target, reason to stderr"
@@ -125,12 +129,13 @@ class AccelOptMain(xDSLOptMain):
         self._partition: PartitionOutputs | None = None
 
     def _between_passes(self, previous: ModulePass | None, module: ModuleOp, next_pass: ModulePass | None) -> None:
-        """Timing (xDSL's `--time-passes` lines, on stderr), verification, the partition
-        snapshot for --report/--explain/--dot, and --print-between-passes."""
+        """Timing (xDSL's `--time-passes` lines, on stderr), verification (of the input and
+        the output; after every pass with --verify-each), the partition snapshot for
+        --report/--explain/--dot, and --print-between-passes."""
         if previous is not None and self.args.time_passes:
             seconds = time.perf_counter() - self._pass_start
             print(f"Pass {previous.name} took {seconds} seconds", file=sys.stderr)
-        if not self.args.disable_verify:
+        if not self.args.disable_verify and (previous is None or next_pass is None or self.args.verify_each):
             verify_located(module)
         if previous is not None and self._wants_partition() and PartitionOutputs.after(previous):
             self._partition = PartitionOutputs.of(module)
@@ -287,6 +292,7 @@ def list_passes() -> str:
         out.write(f"  {name}: {spec}\n")
     out.write("xDSL's own passes are available too (see accel-opt -h).\n")
     out.write("flags: --time-passes (each pass's time on stderr), --split-input-file (every chunk runs),\n"
+              "  --verify-each (verify after every pass, not only the input and the output),\n"
               "  --verify-diagnostics (expected-error annotations must match), -t/--emit FORMAT (output),\n"
               "  --target T (accelerator), --report/--explain/--dot (the partition)\n")
     return out.getvalue()
