@@ -14,6 +14,9 @@ without its operands, so that it is no longer a use) until one or the other.
         journal.keep()                    # the held ops are erased for good
     else:
         journal.undo()                    # the transfer is back, `old` has its uses
+
+Helpers that change the IR take a journal; `IMMEDIATE` is the one for changes that are
+kept at once (nothing recorded, erased ops erased right away).
 """
 
 from __future__ import annotations
@@ -156,3 +159,21 @@ class Journal:
         old = getattr(op, name)
         setattr(op, name, value)
         self.record(lambda: setattr(op, name, old))
+
+
+class Immediate(Journal):
+    """Changes made for good as they are made: nothing is recorded, what `keep` would
+    finish is done at once (an erased op is erased). Code that makes its changes through
+    a journal takes this one where nothing will be undone (`IMMEDIATE`), so that it has
+    one path for both."""
+
+    def record(self, undo: Callable[[], None], keep: Callable[[], None] | None = None) -> None:
+        if keep is not None:
+            keep()
+
+    def undo(self) -> None:
+        raise RuntimeError("an immediate journal cannot undo its changes")
+
+
+IMMEDIATE = Immediate()
+"""The journal of changes that are not undone."""

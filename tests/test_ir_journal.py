@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, Index
 from xdsl.ir import Block, BlockArgument, Region
 from xdsl.rewriter import InsertPoint
 
-from accel.compiler.ir_journal import Journal
+from accel.compiler.ir_journal import IMMEDIATE, Journal
 from accel.compiler.transforms import optimize_dma as od
 from e2e_util import after_passes
 from test_keep_on_device import NO_COST_MODEL, handoff_chain
@@ -76,6 +76,25 @@ def test_keep_erases_what_the_journal_held():
     assert all(u.operation is not d for v in fn.body.block.args for u in v.uses)
     journal.undo()  # nothing left to undo
     assert d.parent is None
+
+
+def test_the_immediate_journal_makes_changes_for_good():
+    # The journal helpers take where nothing is undone: the changes are made as through a
+    # journal that is kept at once, and none is recorded.
+    fn, (c, d) = small_function()
+    kept, _ = small_function()
+    journal = Journal()
+    for j in (IMMEDIATE, journal):
+        f = fn if j is IMMEDIATE else kept
+        first, second = list(f.body.block.ops)[:2]
+        j.move(second, InsertPoint.before(first))
+        j.move(second, InsertPoint.after(first))
+        j.erase(second)
+    journal.keep()
+    assert str(fn) == str(kept) and len(IMMEDIATE) == 0
+    assert d.parent is None and not d.operands  # erased, not held
+    with pytest.raises(RuntimeError):
+        IMMEDIATE.undo()
 
 
 def test_erasing_an_op_in_use_is_refused():

@@ -71,7 +71,7 @@ from xdsl.transforms.common_subexpression_elimination import cse
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets.context import target_context
 from accel.compiler.index_arith import constant_index, make_index
-from accel.compiler.ir_journal import Journal
+from accel.compiler.ir_journal import IMMEDIATE, Journal
 from accel.compiler.ir_build import dense_values, strided_layout, subview
 from accel.compiler.memory_plan import Footprint, ModuleLiveBytes, ScratchpadPlan, merged, plan_scratchpad_module
 from accel.dialects import accel
@@ -99,39 +99,28 @@ def host_key(v: SSAValue):
     return v
 
 
-def drop_token(token: SSAValue, journal: Journal | None = None) -> None:
+def drop_token(token: SSAValue, journal: Journal = IMMEDIATE) -> None:
     """Remove a transfer's token from the waits that name it (erasing empty waits)."""
     for use in list(token.uses):
         wait = use.operation
         if not isinstance(wait, accel.DmaWaitOp):
             continue
         rest = [t for t in wait.tokens if t is not token]
-        if journal is not None:
-            if rest:
-                journal.insert(accel.DmaWaitOp(*rest), InsertPoint.after(wait))
-            journal.erase(wait)
-        elif rest:
-            Rewriter.replace_op(wait, accel.DmaWaitOp(*rest))
-        else:
-            Rewriter.erase_op(wait)
+        if rest:
+            journal.insert(accel.DmaWaitOp(*rest), InsertPoint.after(wait))
+        journal.erase(wait)
 
 
-def erase_transfer(dma: accel.DmaStartOp, journal: Journal | None = None) -> None:
+def erase_transfer(dma: accel.DmaStartOp, journal: Journal = IMMEDIATE) -> None:
     drop_token(dma.token, journal)
-    if journal is not None:
-        journal.erase(dma)
-    else:
-        Rewriter.erase_op(dma)
+    journal.erase(dma)
 
 
-def erase_if_unused(op: Operation | None, journal: Journal | None = None) -> None:
+def erase_if_unused(op: Operation | None, journal: Journal = IMMEDIATE) -> None:
     while op is not None and isinstance(op, (accel.AllocOp, memref.SubviewOp, memref.AllocOp)) and \
             not op.results[0].uses:
         source = op.source if isinstance(op, memref.SubviewOp) else None
-        if journal is not None:
-            journal.erase(op)
-        else:
-            Rewriter.erase_op(op)
+        journal.erase(op)
         op = source.owner if source is not None and isinstance(source.owner, Operation) else None
 
 
@@ -158,9 +147,9 @@ def writes(op: Operation) -> list[SSAValue]:
 # --------------------------------------------------------------------------------------
 
 
-def hoist_invariant_loads(loop: scf.ForOp, journal: Journal | None = None) -> bool:
-    """Move the loop-invariant transfers of `loop` (with their buffers and views) before it.
-    With `journal`, each change is recorded there to be undone or kept (see `_per_loop`)."""
+def hoist_invariant_loads(loop: scf.ForOp, journal: Journal = IMMEDIATE) -> bool:
+    """Move the loop-invariant transfers of `loop` (with their buffers and views) before it,
+    each change through `journal` (to be undone or kept, see `_per_loop`)."""
     changed = False
     body = loop.body.block
     # How many ops of the loop write each buffer (a transfer into it counts).
@@ -191,23 +180,12 @@ def hoist_invariant_loads(loop: scf.ForOp, journal: Journal | None = None) -> bo
             continue
         # Move the view chain, the buffer and the transfer before the loop; wait there.
         point = InsertPoint.before(loop)
-        if journal is not None:
-            for sv in reversed(chain):
-                journal.move(sv, point)
-            journal.move(alloc, point)
-            drop_token(dma.token, journal)
-            journal.move(dma, point)
-            journal.insert(accel.DmaWaitOp(dma.token), point)
-            changed = True
-            continue
         for sv in reversed(chain):
-            sv.detach()
-            Rewriter.insert_op(sv, point)
-        alloc.detach()
-        Rewriter.insert_op(alloc, point)
-        drop_token(dma.token)
-        dma.detach()
-        Rewriter.insert_op([dma, accel.DmaWaitOp(dma.token)], point)
+            journal.move(sv, point)
+        journal.move(alloc, point)
+        drop_token(dma.token, journal)
+        journal.move(dma, point)
+        journal.insert(accel.DmaWaitOp(dma.token), point)
         changed = True
     return changed
 
@@ -470,12 +448,12 @@ def _erase_dead_views(v: SSAValue) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journal | None = None) -> bool:
+def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journal = IMMEDIATE) -> bool:
     """Pipeline the streamed transfers of `loop` by one iteration (see the docstring);
     with `write_backs`, the computed tiles get two slots as well and their write-backs
-    are not waited for inside the loop. With `journal`, the old loop is detached instead
-    of erased (it is unchanged: the new ops are clones) and the journal can put it back
-    (see `_per_loop`)."""
+    are not waited for inside the loop. The old loop leaves the IR through `journal`
+    (unchanged: the new ops are clones), which can put it back (see `_per_loop`) or, kept,
+    erases it."""
     lb, ub, step = (constant_index(v) for v in (loop.lb, loop.ub, loop.step))
     if lb is None or ub is None or step is None or loop.iter_args or (ub - lb) // step < 2:
         return False
@@ -556,12 +534,9 @@ def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journ
     last_iv = make_index(end_point, last)
     _emit_iteration(end_point, ops, loads, slots, iv, last_iv, new_loop.results[0],
                     list(new_loop.results[1:]), slot_view, deferred)
-    if journal is not None:
-        change = _LoopChange(loop.parent, neighbours[0], neighbours[1], loop)
-        loop.detach()
-        journal.record(change.undo, change.keep)
-    else:
-        Rewriter.erase_op(loop, safe_erase=False)
+    change = _LoopChange(loop.parent, neighbours[0], neighbours[1], loop)
+    loop.detach()
+    journal.record(change.undo, change.keep)
     return True
 
 
