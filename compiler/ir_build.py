@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import (DYNAMIC_INDEX, DenseArrayBase, IndexType, IntegerAttr, MemRefType, StridedLayoutAttr,
-                                   i32, i64)
+from xdsl.dialects.builtin import (DYNAMIC_INDEX, UNKNOWN_LOC, DenseArrayBase, IndexType, IntegerAttr, MemRefType,
+                                   StridedLayoutAttr, i32, i64)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import AttrSizedOperandSegments
 
@@ -34,13 +34,13 @@ def index_attr(value: int) -> IntegerAttr:
 
 def memref_alloc(result_type: MemRefType) -> memref.AllocOp:
     """`memref.AllocOp([], [], result_type)` (not inserted)."""
-    return memref.AllocOp.create(result_types=[result_type],
+    return memref.AllocOp.create(location=UNKNOWN_LOC, result_types=[result_type],
                                  properties={AttrSizedOperandSegments.attribute_name: _segment_sizes((0, 0))})
 
 
 def index_constant(value: int) -> arith.ConstantOp:
     """`arith.constant value : index` (not inserted)."""
-    return arith.ConstantOp.create(result_types=[INDEX], properties={"value": index_attr(value)})
+    return arith.ConstantOp.create(location=UNKNOWN_LOC, result_types=[INDEX], properties={"value": index_attr(value)})
 
 
 @functools.cache
@@ -76,7 +76,7 @@ def subview(source: SSAValue, offsets: Sequence[int | SSAValue], sizes: Sequence
     static_offsets, dyn_offsets = _static(offsets)
     static_sizes, dyn_sizes = _static(sizes)
     static_strides, dyn_strides = _static(strides)
-    return memref.SubviewOp.create(
+    return memref.SubviewOp.create(location=UNKNOWN_LOC, 
         operands=[source, *dyn_offsets, *dyn_sizes, *dyn_strides],
         result_types=[result_type],
         properties={

@@ -55,6 +55,7 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StringAttr,
     TensorType,
+    UNKNOWN_LOC,  # passed to the ops built here: xDSL's default imports it per op (a tenth of a build)
 )
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
@@ -197,7 +198,7 @@ class KernelOp(IRDLOperation):
                  attributes: dict[str, Attribute] | None = None):
         # What IRDL's builder makes, without its per-op checks (verify() checks the op).
         ins, outs = [SSAValue.get(v) for v in ins], [SSAValue.get(v) for v in outs]
-        Operation.__init__(self, operands=[*ins, *outs], regions=[body], attributes=attributes or {},
+        Operation.__init__(self, location=UNKNOWN_LOC, operands=[*ins, *outs], regions=[body], attributes=attributes or {},
                            properties={AttrSizedOperandSegments.attribute_name: _segment_sizes((len(ins), len(outs)))})
 
     def verify_(self) -> None:
@@ -242,7 +243,7 @@ class YieldOp(IRDLOperation):
     assembly_format = "attr-dict ($values^ `:` type($values))?"
 
     def __init__(self, *values: SSAValue | Operation):
-        Operation.__init__(self, operands=[SSAValue.get(v) for v in values])
+        Operation.__init__(self, location=UNKNOWN_LOC, operands=[SSAValue.get(v) for v in values])
 
 
 def _print_ins_outs(printer: Printer, ins: Sequence[SSAValue], outs: Sequence[SSAValue]) -> None:
@@ -290,7 +291,7 @@ class AllocOp(IRDLOperation):
     def __init__(self, type: MemRefType, offset: int | None = None):
         props = {"offset": Int("offset").to_attr(offset)} if offset is not None else {}
         # What IRDL's builder makes, without its per-op checks (verify() checks the op).
-        Operation.__init__(self, result_types=[type], properties=props)
+        Operation.__init__(self, location=UNKNOWN_LOC, result_types=[type], properties=props)
 
     def verify_(self) -> None:
         if self.offset is not None and self.offset.value.data < 0:
@@ -348,7 +349,7 @@ class WeightOp(IRDLOperation):
             props["value"] = value
         if external is not None:
             props["external"] = StringAttr(external)
-        Operation.__init__(self, result_types=[type], properties=props)  # IRDL's builder, without its checks
+        Operation.__init__(self, location=UNKNOWN_LOC, result_types=[type], properties=props)  # IRDL's builder, without its checks
 
     def verify_(self) -> None:
         if (self.value is None) == (self.external is None):
@@ -411,7 +412,7 @@ class DmaStartOp(IRDLOperation):
     assembly_format = "$source `,` $dest attr-dict `:` type($source) `,` type($dest)"
 
     def __init__(self, source: SSAValue | Operation, dest: SSAValue | Operation):
-        Operation.__init__(self, operands=[SSAValue.get(source), SSAValue.get(dest)], result_types=[_TOKEN])
+        Operation.__init__(self, location=UNKNOWN_LOC, operands=[SSAValue.get(source), SSAValue.get(dest)], result_types=[_TOKEN])
 
     def verify_(self) -> None:
         s, d = self.source.type, self.dest.type
@@ -448,7 +449,7 @@ class DmaWaitOp(IRDLOperation):
     assembly_format = "$tokens attr-dict"
 
     def __init__(self, *tokens: SSAValue | Operation):
-        Operation.__init__(self, operands=[SSAValue.get(t) for t in tokens])
+        Operation.__init__(self, location=UNKNOWN_LOC, operands=[SSAValue.get(t) for t in tokens])
 
 
 # --------------------------------------------------------------------------------------
@@ -522,7 +523,7 @@ class ComputeOp(IRDLOperation):
             raise TypeError(f"{self.name} has no properties {sorted(props)}")
         # What IRDL's builder makes (one variadic operand group: no segment sizes), without
         # its per-op checks (verify() checks the op).
-        Operation.__init__(self, operands=[*(SSAValue.get(v) for v in inputs), SSAValue.get(output)],
+        Operation.__init__(self, location=UNKNOWN_LOC, operands=[*(SSAValue.get(v) for v in inputs), SSAValue.get(output)],
                            properties=properties, attributes=attributes or {})
 
     def prop(self, name: str) -> Any:

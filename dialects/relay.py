@@ -62,6 +62,7 @@ from xdsl.dialects.builtin import (
     f64,
     i1,
     i64,
+    UNKNOWN_LOC,  # passed to the ops built here: xDSL's default imports it per op (a tenth of a build)
 )
 from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
@@ -561,7 +562,7 @@ class RelayOp(IRDLOperation):
         if counts is not None and counts == (len(values), len(result_types)) and not attributes:
             # What IRDL's builder makes for an op of fixed operands and results, without
             # its per-op checks (verify() checks the op; a wrong count takes the builder).
-            Operation.__init__(self, operands=values, result_types=list(result_types), properties=properties)
+            Operation.__init__(self, location=UNKNOWN_LOC, operands=values, result_types=list(result_types), properties=properties)
             return
         super().__init__(
             operands=self.group_operands(values),
@@ -1996,7 +1997,7 @@ class ConstantOp(IRDLOperation):
             props["external"] = StringAttr(external)
         assert type is not None
         # What IRDL's builder makes, without its per-op checks (verify() checks the op).
-        Operation.__init__(self, result_types=[type], properties=props, attributes=attributes or {})
+        Operation.__init__(self, location=UNKNOWN_LOC, result_types=[type], properties=props, attributes=attributes or {})
 
     def verify_(self) -> None:
         if (self.value is None) == (self.external is None):
@@ -2409,7 +2410,7 @@ class CompositeOp(IRDLOperation):
     def __init__(self, pattern: str, inputs: Sequence[SSAValue], result_types: Sequence[Attribute], body: Region,
                  attributes: dict[str, Attribute] | None = None):
         # What IRDL's builder makes, without its per-op checks (verify() checks the op).
-        Operation.__init__(self, operands=[SSAValue.get(v) for v in inputs], result_types=list(result_types),
+        Operation.__init__(self, location=UNKNOWN_LOC, operands=[SSAValue.get(v) for v in inputs], result_types=list(result_types),
                            properties={"pattern": _str_attr(pattern)}, regions=[body], attributes=attributes or {})
 
     def verify_(self) -> None:
@@ -2485,7 +2486,7 @@ class YieldOp(IRDLOperation):
     assembly_format = "attr-dict ($values^ `:` type($values))?"
 
     def __init__(self, *values: SSAValue | Operation):
-        Operation.__init__(self, operands=[SSAValue.get(v) for v in values])
+        Operation.__init__(self, location=UNKNOWN_LOC, operands=[SSAValue.get(v) for v in values])
 
 
 # --------------------------------------------------------------------------------------
