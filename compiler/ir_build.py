@@ -76,7 +76,7 @@ def subview(source: SSAValue, offsets: Sequence[int | SSAValue], sizes: Sequence
     static_offsets, dyn_offsets = _static(offsets)
     static_sizes, dyn_sizes = _static(sizes)
     static_strides, dyn_strides = _static(strides)
-    return memref.SubviewOp.create(location=UNKNOWN_LOC, 
+    return memref.SubviewOp.create(location=UNKNOWN_LOC,
         operands=[source, *dyn_offsets, *dyn_sizes, *dyn_strides],
         result_types=[result_type],
         properties={
