@@ -43,10 +43,11 @@ from typing import NamedTuple
 
 import numpy as np
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntegerAttr, MemRefType, ModuleOp, StridedLayoutAttr, StringAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
+from accel.compiler.diagnostics import CompileError
 from accel.compiler.index_arith import constant_index
 from accel.compiler.targets.c_api import matmul_dims
 from accel.compiler.tensors import buffer_bytes, numpy_dtype
@@ -311,8 +312,6 @@ class Timeline:
         hi = lo + buffer_bytes(v.type)
         capacity = self.desc.memory.scratchpad_bytes
         if lo < 0 or hi > capacity:
-            from accel.compiler.diagnostics import CompileError
-
             raise CompileError(f"a scratchpad view of {buffer_bytes(v.type)} bytes at offset {lo} runs past the end of "
                                f"the scratchpad of '{self.desc.name}' ({capacity} bytes)", v.owner)
         if not dynamic:
@@ -470,8 +469,6 @@ def _row_major(shape: list[int]) -> list[int]:
 
 
 def _strides(t: MemRefType) -> list[int]:
-    from xdsl.dialects.builtin import StridedLayoutAttr
-
     if isinstance(t.layout, StridedLayoutAttr):
         return [s.data for s in t.layout.strides.data]
     return _row_major(list(t.get_shape()))
