@@ -265,7 +265,7 @@ class Timeline:
 
     def __init__(self, desc):
         self.desc = desc
-        self.block = max(1, min(int(desc.memory.alignment), 64))
+        self.block = desc.memory.ready_block
         n_blocks = desc.memory.scratchpad_bytes // self.block + 1
         self.ready = np.zeros(n_blocks)
         self.reads_end = np.zeros(n_blocks)

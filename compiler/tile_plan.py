@@ -202,6 +202,7 @@ class SpatialPlan:
     row_tile: int
     rows_outer: bool
     cost: float
+    weights_fit: bool = False  # all channels' weights fit beside the streamed tiles (they can stay)
 
 
 @dataclass(frozen=True)
@@ -317,7 +318,7 @@ def plan_spatial(s: ComputeShape, capacity: int, alignment: int, double: bool, d
             cost_b = (w_in + x_pass + y_total) / bpc + setup * n_rt * (1 + 2 * n_ct)
             for rows_outer, cost in ((False, cost_a), (True, cost_b)):
                 if rows_outer in orders and (best is None or cost < best.cost - 1e-9):
-                    best = SpatialPlan(tc, tr, rows_outer, cost)
+                    best = SpatialPlan(tc, tr, rows_outer, cost, w_fit)
     return best
 
 

@@ -86,6 +86,16 @@ class Memory:
     alignment: int
     shared_with_host: bool
 
+    @property
+    def ready_block(self) -> int:
+        """The granularity at which the simulator (sim_core.c) tracks when scratchpad bytes
+        are written and read: two buffers in one block wait for each other."""
+        return max(1, min(self.alignment, READY_BLOCK_MAX))
+
+
+READY_BLOCK_MAX = 64
+"""The largest `Memory.ready_block` (sim_core.c's `block`)."""
+
 
 @dataclass(frozen=True)
 class Dma:

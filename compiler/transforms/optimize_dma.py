@@ -54,6 +54,7 @@ After (`%tmp` is local to the region and read by nobody else):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -70,6 +71,8 @@ from xdsl.transforms.common_subexpression_elimination import cse
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets.context import target_context
+from accel.compiler.targets.schema import READY_BLOCK_MAX
+from accel.compiler.tensors import numpy_dtype
 from accel.compiler.index_arith import constant_index, make_index
 from accel.compiler.ir_journal import IMMEDIATE, Journal
 from accel.compiler.ir_build import dense_values, strided_layout, subview
@@ -448,6 +451,19 @@ def _erase_dead_views(v: SSAValue) -> None:
 # --------------------------------------------------------------------------------------
 
 
+def two_slots(t: MemRefType) -> MemRefType:
+    """The two-slot buffer of tile type `t`: [2, *shape]. A vector (a bias, per-channel
+    scales) is padded to whole readiness blocks, so that the slot being loaded and the
+    one being read are not one block of the scratchpad (which would make each wait for the
+    other: see `Memory.ready_block`)."""
+    shape = list(t.get_shape())
+    itemsize = numpy_dtype(t.element_type).itemsize
+    if len(shape) == 1 and READY_BLOCK_MAX % itemsize == 0:
+        per_block = READY_BLOCK_MAX // itemsize
+        shape = [-(-shape[0] // per_block) * per_block]
+    return accel.memref_type(t.element_type, [2, *shape], space=accel.SPM)
+
+
 def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journal = IMMEDIATE) -> bool:
     """Pipeline the streamed transfers of `loop` by one iteration (see the docstring);
     with `write_backs`, the computed tiles get two slots as well and their write-backs
@@ -484,16 +500,10 @@ def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journ
     # Slots: each streamed buffer becomes a [2, ...] buffer before the loop.
     before = InsertPoint.before(loop)
     slots: dict[SSAValue, SSAValue] = {}
-    for d in loads:
-        t = d.dest.type
-        two = accel.AllocOp(accel.memref_type(t.element_type, [2, *t.get_shape()], space=accel.SPM))
+    for buf in [*(d.dest for d in loads), *(st.source for st in stores)]:
+        two = accel.AllocOp(two_slots(buf.type))
         Rewriter.insert_op(two, before)
-        slots[d.dest] = two.result
-    for st in stores:
-        t = st.source.type
-        two = accel.AllocOp(accel.memref_type(t.element_type, [2, *t.get_shape()], space=accel.SPM))
-        Rewriter.insert_op(two, before)
-        slots[st.source] = two.result
+        slots[buf] = two.result
     deferred = {st.token for st in stores}
 
     def slot_view(point: InsertPoint, two: SSAValue, slot: int | SSAValue, shape) -> SSAValue:
@@ -503,7 +513,7 @@ def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journ
         strides = [1] * len(shape)
         for i in range(len(shape) - 2, -1, -1):
             strides[i] = strides[i + 1] * shape[i + 1]
-        slot_stride = strides[0] * shape[0] if shape else 1
+        slot_stride = math.prod(two.type.get_shape()[1:])
         offset = slot * slot_stride if isinstance(slot, int) else None
         rtype = accel.memref_type(two.type.element_type, shape, strided_layout(tuple(strides), offset), accel.SPM)
         offsets = [slot] + [0] * len(shape)

@@ -22,9 +22,15 @@ smallest tiles do not fit never reaches this pass from a partitioned model.
 - `memref.copy` (an input of a concatenation copied into its slice of the output, which
   insert-dma stages through one scratchpad buffer): likewise, in copies of slices.
 
-Channel tiles are unrolled (their per-channel weights, bias and quantization scales are
-static slices); row tiles run in `scf.for` loops over `memref.subview`s, with the first
-and last tiles peeled when their padding or size differs.
+Row tiles run in `scf.for` loops over `memref.subview`s, with the first and last tiles
+peeled when their padding or size differs. Channel tiles of a conv or pool run in a loop
+too (weights, bias and output sliced at the loop's channel, a smaller last tile peeled)
+where that loop holds a single tile: inside a row tile (rows outside channels), or when
+there is one row tile. They are unrolled where per-channel quantization scales must be
+static slices, where the loop would hold row loops, or where all the weights stay on the
+device across row tiles (optimize-dma hoists each unrolled tile's weights out of the row
+loop; a channel loop would reload them per row tile). A shared input tile is built
+before its channel loop, so that optimize-dma hoists its transfer out of it.
 
 A tuning configuration on an op (`accel.tuning`, see apply-tuning and
 compiler/targets/tuning_space.py) fixes the knobs it names: channel/row tiles (conv,
@@ -149,6 +155,23 @@ def uniform_runs(extent: int, tile: int) -> list[tuple[int, int, int]]:
 # --------------------------------------------------------------------------------------
 
 
+def channel_loop_scale(op: accel.ComputeOp) -> int | None:
+    """Input channels per output channel of a tile, when channel tiles can run in a loop
+    (their offsets affine in the loop's output channel); None: they are unrolled (their
+    per-channel quantization scales are static slices, or a group's input channels are
+    not a whole multiple of its output channels)."""
+    c, oc = op.inputs[0].type.get_shape()[1], op.output.type.get_shape()[1]
+    if not isinstance(op, accel.Conv2DOp):
+        return 1
+    if any(len(op.prop(name)) > 1 for name in ("in_scale", "weight_zero_point")):
+        return None
+    groups = op.prop("groups")
+    if groups == 1:
+        return 0
+    per_group, cin_per_group = oc // groups, c // groups
+    return cin_per_group // per_group if cin_per_group % per_group == 0 else None
+
+
 def emit_spatial(op: accel.ComputeOp, plan: SpatialPlan) -> None:
     """Replace `op` by its tiles (see the module docstring)."""
     conv = isinstance(op, accel.Conv2DOp)
@@ -159,25 +182,41 @@ def emit_spatial(op: accel.ComputeOp, plan: SpatialPlan) -> None:
     kh = op.inputs[1].type.get_shape()[2] if conv else op.prop("pool_size")[0]
     tiles = row_tiles(oh, plan.row_tile, kh, strides[0], dil[0], pad[0], h, plan.row_tile)
     groups_of_rows = group_tiles(tiles)
-    channel_ranges = [(c0, min(oc, c0 + plan.channel_tile)) for c0 in range(0, oc, plan.channel_tile)]
     top = Emitter(InsertPoint.before(op))
+    # Channel tiles run in a loop where that loop holds one tile (rows outside it, or one
+    # row tile) and no weights stay on the device across row tiles (they would be
+    # reloaded per row tile): optimize-dma double-buffers it as it does row loops.
+    scale = channel_loop_scale(op)
+    rows_loop = any(count > 1 for _, count, _ in groups_of_rows)
+    looped = scale is not None and (
+        (plan.rows_outer and not (plan.weights_fit and rows_loop)) or (not plan.rows_outer and len(tiles) == 1))
+    channel_runs = (uniform_runs(oc, plan.channel_tile) if looped
+                    else [(c0, 1, min(oc, c0 + plan.channel_tile) - c0) for c0 in range(0, oc, plan.channel_tile)])
 
-    def emit_tile(e: Emitter, rt: RowTile, riv: SSAValue | None, c0: int, c1: int) -> None:
-        # riv runs over output row starts; rt is the run's first tile.
-        out_row = e.affine(riv, 1, 0) if riv is not None else rt.start
-        in_row = e.affine(riv, strides[0], rt.in_start - rt.start * strides[0]) if riv is not None else rt.in_start
+    shared_input = conv and op.prop("groups") == 1  # every channel tile reads all input channels
+
+    def rows_of(e: Emitter, rt: RowTile, riv: SSAValue | None) -> tuple[int | SSAValue, int | SSAValue]:
+        """The first output and input rows of row tile `rt` (riv: the loop's output row)."""
+        if riv is None:
+            return rt.start, rt.in_start
+        return e.affine(riv, 1, 0), e.affine(riv, strides[0], rt.in_start - rt.start * strides[0])
+
+    def input_tile(e: Emitter, rt: RowTile, in_row: int | SSAValue, ch: int | SSAValue, size: int) -> SSAValue:
+        if shared_input:
+            return e.subview(x, [0, 0, in_row, 0], [n, c, rt.in_rows, w])
         if conv:
-            groups = op.prop("groups")
-            per_group = oc // groups
-            if groups == 1:
-                cin0, cin1, tile_groups = 0, c, 1
-            else:
-                g0, g1 = c0 // per_group, c1 // per_group
-                cin0, cin1, tile_groups = g0 * (c // groups), g1 * (c // groups), g1 - g0
-        else:
-            cin0, cin1 = c0, c1
-        xs = e.subview(x, [0, cin0, in_row, 0], [n, cin1 - cin0, rt.in_rows, w])
-        ys = e.subview(y, [0, c0, out_row, 0], [n, c1 - c0, rt.rows, ow])
+            per_group, cin_per_group = oc // op.prop("groups"), c // op.prop("groups")
+            cin0 = (ch // per_group) * cin_per_group if isinstance(ch, int) else e.affine(ch, scale, 0)
+            return e.subview(x, [0, cin0, in_row, 0], [n, size // per_group * cin_per_group, rt.in_rows, w])
+        return e.subview(x, [0, ch, in_row, 0], [n, size, rt.in_rows, w])
+
+    def emit_tile(e: Emitter, rt: RowTile, rows: tuple[int | SSAValue, int | SSAValue], ch: int | SSAValue, size: int,
+                  xs: SSAValue | None = None) -> None:
+        # rt is the run's first row tile, `rows` its first output and input rows; ch is
+        # the first output channel, `size` channels; xs the input tile when built outside.
+        out_row, in_row = rows
+        xs = xs or input_tile(e, rt, in_row, ch, size)
+        ys = e.subview(y, [0, ch, out_row, 0], [n, size, rt.rows, ow])
         # A pool's last window may reach past the bottom padding in ceil mode: that
         # overhang is not padding (count_include_pad must not count it), so the tile keeps
         # ceil_mode and only the real padding.
@@ -187,31 +226,38 @@ def emit_spatial(op: accel.ComputeOp, plan: SpatialPlan) -> None:
         props["padding"] = accel.Conv2DOp.PROPS[1].to_attr(padding)
         if conv:
             wt = op.inputs[1]
-            ws = e.subview(wt, [c0, 0, 0, 0], [c1 - c0, *wt.type.get_shape()[1:]])
+            ws = e.subview(wt, [ch, 0, 0, 0], [size, *wt.type.get_shape()[1:]])
             ins = [xs, ws]
             if len(op.inputs) > 2:
-                ins.append(e.subview(op.inputs[2], [c0], [c1 - c0]))
-            props["groups"] = accel.Conv2DOp.PROPS[3].to_attr(tile_groups)
-            _slice_quant(op, props, c0, c1)
+                ins.append(e.subview(op.inputs[2], [ch], [size]))
+            props["groups"] = accel.Conv2DOp.PROPS[3].to_attr(1 if shared_input else size // (oc // op.prop("groups")))
+            if isinstance(ch, int):
+                _slice_quant(op, props, ch, ch + size)
             new = accel.Conv2DOp(ins, ys, dict(op.attributes), **{k: v for k, v in props.items()})
         else:
             new = accel.PoolOp([xs], ys, dict(op.attributes), **props)
         new.location = op.location
         e.add(new)
 
-    def row_runs(e: Emitter, c0: int, c1: int) -> None:
-        for first, count, step in groups_of_rows:
-            riv, inner = e.loop(first.start, count, step or plan.row_tile)
-            emit_tile(inner, first, riv, c0, c1)
+    def channel_tiles(e: Emitter, rt: RowTile, riv: SSAValue | None) -> None:
+        # The row offsets and a shared input tile are built before the channel loop:
+        # invariant in it, the input's transfer is hoisted out of it (optimize-dma).
+        rows = rows_of(e, rt, riv)
+        xs = input_tile(e, rt, rows[1], 0, oc) if shared_input else None
+        for start, count, size in channel_runs:
+            civ, inner = e.loop(start, count, size)
+            emit_tile(inner, rt, rows, start if civ is None else civ, size, xs)
 
     if plan.rows_outer:
         for first, count, step in groups_of_rows:
             riv, inner = top.loop(first.start, count, step or plan.row_tile)
-            for c0, c1 in channel_ranges:
-                emit_tile(inner, first, riv, c0, c1)
+            channel_tiles(inner, first, riv)
     else:
-        for c0, c1 in channel_ranges:
-            row_runs(top, c0, c1)
+        for start, count, size in channel_runs:
+            civ, outer = top.loop(start, count, size)
+            for first, rcount, step in groups_of_rows:
+                riv, inner = outer.loop(first.start, rcount, step or plan.row_tile)
+                emit_tile(inner, first, rows_of(inner, first, riv), start if civ is None else civ, size)
     Rewriter.erase_op(op)
 
 

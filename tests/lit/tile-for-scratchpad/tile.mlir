@@ -2,9 +2,10 @@
 // RUN: accel-opt %s --split-input-file -p tile-for-scratchpad,insert-dma | filecheck %s --check-prefix=DMA
 
 // A 3x3 conv whose input and output (2 x 512 KiB) exceed the 256 KiB scratchpad: the
-// channel tiles are unrolled (static slices of weights and bias), the row tiles run in
-// loops, with the first and the last peeled because their padding differs; each tile
-// reads the rows its windows need.
+// row tiles run in loops, with the first and the last peeled because their padding
+// differs; each tile reads the rows its windows need. The channel tiles inside a row
+// tile are unrolled (static slices of weights and bias): all the weights (36 KiB) stay
+// on the device across row tiles, each tile's hoisted out of the row loop.
 // CHECK-LABEL: func.func @npu_0
 // CHECK:         %[[X0:.*]] = memref.subview %x[0, 0, 0, 0] [1, 32, {{[0-9]+}}, 64] [1, 1, 1, 1]
 // CHECK:         accel.conv2d ins(%[[X0]], {{.*}}) outs({{.*}}) {padding = [1, 1, 0, 1]}
@@ -56,5 +57,98 @@ func.func @npu_0(%a: memref<1x64x64x64xf32>, %b: memref<1x64x64x64xf32> {accel.o
   accel.eltwise ins(%a, %a : memref<1x64x64x64xf32>, memref<1x64x64x64xf32>) outs(%b : memref<1x64x64x64xf32>) {kind = "mul"}
   %w = accel.weight dense<0.5> : tensor<64x4096xf32> : memref<64x4096xf32>
   accel.matmul ins(%v, %w : memref<1x4096xf32>, memref<64x4096xf32>) outs(%o : memref<1x64xf32>)
+  func.return
+}
+
+// -----
+
+// Channel tiles in a loop: one row tile (7 rows) and 3 output channels per tile (their
+// weights, 55 KiB, twice over beside the whole input); weights, bias and output are
+// sliced at the loop's channel, the smaller last tile (2 channels) is peeled.
+// CHECK-LABEL: func.func @npu_0
+// CHECK:         scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[Y:.*]] = memref.subview %y[0, %[[C]], 0, 0] [1, 3, 7, 7] [1, 1, 1, 1]
+// CHECK-NEXT:      %[[W:.*]] = memref.subview %w[%[[C]], 0, 0, 0] [3, 512, 3, 3] [1, 1, 1, 1]
+// CHECK-NEXT:      %[[B:.*]] = memref.subview %b[%[[C]]] [3] [1]
+// CHECK-NEXT:      accel.conv2d ins(%x, %[[W]], %[[B]] : {{.*}}) outs(%[[Y]] : {{.*}}) {padding = [1, 1, 1, 1]}
+// CHECK-NEXT:    }
+// CHECK:         memref.subview %w[510, 0, 0, 0] [2, 512, 3, 3] [1, 1, 1, 1]
+// CHECK:         accel.conv2d
+// CHECK-NOT:     accel.conv2d
+func.func @npu_0(%x: memref<1x512x7x7xf32>, %y: memref<1x512x7x7xf32> {accel.output}) attributes {accel.target = "npu"} {
+  %w = accel.weight dense<0.01> : tensor<512x512x3x3xf32> : memref<512x512x3x3xf32>
+  %b = accel.weight dense<0.5> : tensor<512xf32> : memref<512xf32>
+  accel.conv2d ins(%x, %w, %b : memref<1x512x7x7xf32>, memref<512x512x3x3xf32>, memref<512xf32>) outs(%y : memref<1x512x7x7xf32>) {padding = [1, 1, 1, 1]}
+  func.return
+}
+
+// -----
+
+// Rows outside channels: each row tile's input is sliced once, before its channel loop
+// (invariant in it: optimize-dma loads it once per row tile).
+// CHECK-LABEL: func.func @npu_0
+// CHECK:         %[[X0:.*]] = memref.subview %x[0, 0, 0, 0] [1, 256, 6, 14] [1, 1, 1, 1]
+// CHECK:         scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           accel.conv2d ins(%[[X0]], {{.*}}) outs({{.*}}) {padding = [1, 1, 0, 1]}
+// CHECK:         }
+// CHECK:         accel.conv2d ins(%[[X0]], {{.*}} : {{.*}}, memref<4x256x3x3xf32, {{.*}}>, {{.*}}) outs
+// CHECK:         %[[X1:.*]] = memref.subview %x[0, 0, 4, 0] [1, 256, 7, 14] [1, 1, 1, 1]
+// CHECK:         scf.for
+// CHECK:           accel.conv2d ins(%[[X1]], {{.*}}) outs({{.*}}) {padding = [0, 1, 0, 1]}
+func.func @npu_0(%x: memref<1x256x14x14xf32>, %y: memref<1x256x14x14xf32> {accel.output}) attributes {accel.target = "npu"} {
+  %w = accel.weight dense<0.01> : tensor<256x256x3x3xf32> : memref<256x256x3x3xf32>
+  %b = accel.weight dense<0.5> : tensor<256xf32> : memref<256xf32>
+  accel.conv2d ins(%x, %w, %b : memref<1x256x14x14xf32>, memref<256x256x3x3xf32>, memref<256xf32>) outs(%y : memref<1x256x14x14xf32>) {padding = [1, 1, 1, 1]}
+  func.return
+}
+
+// -----
+
+// Per-channel quantization scales are static slices: the channel tiles are unrolled.
+// CHECK-LABEL: func.func @npu_0
+// CHECK-NOT:     scf.for
+// CHECK:         accel.conv2d {{.*}} {padding = [1, 1, 1, 1], in_scale = [0.5]}
+// CHECK:         accel.conv2d {{.*}} {padding = [1, 1, 1, 1], in_scale = [0.25]}
+// CHECK:         accel.conv2d {{.*}} {padding = [1, 1, 1, 1], in_scale = [0.5]}
+// CHECK:         accel.conv2d {{.*}} {padding = [1, 1, 1, 1], in_scale = [0.25]}
+func.func @npu_0(%x: memref<1x8192x3x3xi8>, %y: memref<1x4x3x3xi8> {accel.output}) attributes {accel.target = "npu"} {
+  %w = accel.weight dense<1> : tensor<4x8192x3x3xi8> : memref<4x8192x3x3xi8>
+  accel.conv2d ins(%x, %w : memref<1x8192x3x3xi8>, memref<4x8192x3x3xi8>) outs(%y : memref<1x4x3x3xi8>) {padding = [1, 1, 1, 1], in_scale = [0.5, 0.25, 0.5, 0.25], out_scale = 1.0}
+  func.return
+}
+
+// -----
+
+// One scale for all channels: a loop.
+// CHECK-LABEL: func.func @npu_0
+// CHECK:         scf.for %[[C:.*]] = {{.*}} {
+// CHECK:           memref.subview %w[%[[C]], 0, 0, 0] [1, 8192, 3, 3] [1, 1, 1, 1]
+// CHECK:           accel.conv2d {{.*}} {padding = [1, 1, 1, 1], in_scale = [0.5]}
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+func.func @npu_0(%x: memref<1x8192x3x3xi8>, %y: memref<1x4x3x3xi8> {accel.output}) attributes {accel.target = "npu"} {
+  %w = accel.weight dense<1> : tensor<4x8192x3x3xi8> : memref<4x8192x3x3xi8>
+  accel.conv2d ins(%x, %w : memref<1x8192x3x3xi8>, memref<4x8192x3x3xi8>) outs(%y : memref<1x4x3x3xi8>) {padding = [1, 1, 1, 1], in_scale = [0.5], out_scale = 1.0}
+  func.return
+}
+
+// -----
+
+// A pool's and a depthwise conv's channel tiles slice the input at the loop's channel
+// (a depthwise tile of 64 channels is 64 groups).
+// CHECK-LABEL: func.func @npu_0
+// CHECK:         scf.for %[[C:.*]] = {{.*}} {
+// CHECK-NEXT:      %[[X:.*]] = memref.subview %x[0, %[[C]], 0, 0] [1, 6, 64, 64] [1, 1, 1, 1]
+// CHECK-NEXT:      %[[Y:.*]] = memref.subview %y[0, %[[C]], 0, 0] [1, 6, 32, 32] [1, 1, 1, 1]
+// CHECK-NEXT:      accel.pool ins(%[[X]] : {{.*}}) outs(%[[Y]] : {{.*}})
+// CHECK-NEXT:    }
+// CHECK:         memref.subview %x[0, 252, 0, 0] [1, 4, 64, 64] [1, 1, 1, 1]
+// CHECK:         scf.for %[[D:.*]] = {{.*}} {
+// CHECK-NEXT:      memref.subview %a[0, %[[D]], 0, 0] [1, 64, 14, 14] [1, 1, 1, 1]
+// CHECK:           accel.conv2d {{.*}} {padding = [1, 1, 1, 1], groups = 64}
+func.func @npu_0(%x: memref<1x256x64x64xf32>, %y: memref<1x256x32x32xf32> {accel.output}, %a: memref<1x256x14x14xf32>, %z: memref<1x256x14x14xf32> {accel.output}) attributes {accel.target = "npu"} {
+  accel.pool ins(%x : memref<1x256x64x64xf32>) outs(%y : memref<1x256x32x32xf32>) {pool_size = [2, 2], strides = [2, 2]}
+  %w = accel.weight dense<0.01> : tensor<256x1x3x3xf32> : memref<256x1x3x3xf32>
+  accel.conv2d ins(%a, %w : memref<1x256x14x14xf32>, memref<256x1x3x3xf32>) outs(%z : memref<1x256x14x14xf32>) {padding = [1, 1, 1, 1], groups = 256}
   func.return
 }

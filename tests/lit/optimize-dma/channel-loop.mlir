@@ -1,0 +1,50 @@
+// RUN: accel-opt %s --split-input-file -p tile-for-scratchpad,insert-dma,optimize-dma | filecheck %s
+// RUN: accel-opt %s --split-input-file -p 'tile-for-scratchpad,insert-dma,optimize-dma{double-buffer=false}' | filecheck %s --check-prefix=SINGLE
+
+// A loop over channel tiles (3 output channels each) is double-buffered like a row loop:
+// two slots of weights and of bias, the next tile's loaded before the current one's
+// compute. A bias slot (3 floats, 12 bytes) is padded to 64 bytes: in one 64-byte block
+// the slot being loaded would wait for the compute reading the other (the simulator
+// tracks readiness by blocks of min(alignment, 64) bytes).
+// CHECK-LABEL: func.func @npu_0
+// CHECK:         accel.dma_start %x
+// CHECK:         accel.alloc {offset = {{[0-9]+}}} : memref<2x3x512x3x3xf32, #accel.mem<"spm">>
+// CHECK:         accel.alloc {offset = {{[0-9]+}}} : memref<2x16xf32, #accel.mem<"spm">>
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[SLOT:.*]] = %{{.*}}, %[[TW:.*]] = %{{.*}}, %[[TB:.*]] = %{{.*}}) -> (index, !accel.token, !accel.token) {
+// CHECK:           %[[NW:.*]] = accel.dma_start %{{.*}}, %{{.*}} : memref<3x512x3x3xf32, strided<[4608, 9, 3, 1], offset: ?>>, memref<3x512x3x3xf32, strided<[4608, 9, 3, 1], offset: ?>, #accel.mem<"spm">>
+// CHECK:           %[[NB:.*]] = accel.dma_start %{{.*}}, %{{.*}} : memref<3xf32, strided<[1], offset: ?>>, memref<3xf32, strided<[1], offset: ?>, #accel.mem<"spm">>
+// CHECK:           accel.dma_wait %[[TW]], %[[TB]]
+// CHECK-NEXT:      accel.conv2d ins(%{{.*}}, %{{.*}}, %{{.*}} : memref<1x512x7x7xf32, #accel.mem<"spm">>
+// CHECK:           scf.yield %{{.*}}, %[[NW]], %[[NB]]
+// SINGLE-LABEL: func.func @npu_0
+// SINGLE:         scf.for
+// SINGLE-NOT:     iter_args
+// SINGLE:           accel.dma_wait
+// SINGLE:           accel.conv2d
+func.func @npu_0(%x: memref<1x512x7x7xf32>, %y: memref<1x512x7x7xf32> {accel.output}) attributes {accel.target = "npu"} {
+  %w = accel.weight dense<0.01> : tensor<512x512x3x3xf32> : memref<512x512x3x3xf32>
+  %b = accel.weight dense<0.5> : tensor<512xf32> : memref<512xf32>
+  accel.conv2d ins(%x, %w, %b : memref<1x512x7x7xf32>, memref<512x512x3x3xf32>, memref<512xf32>) outs(%y : memref<1x512x7x7xf32>) {padding = [1, 1, 1, 1]}
+  func.return
+}
+
+// -----
+
+// Rows outside channels (the 64 KiB npu: one output channel and row per tile). Each row
+// tile's input is loaded once, hoisted out of its channel loop; the weights stream.
+// CHECK-LABEL: func.func @npu_64k_0
+// CHECK:         scf.for %{{.*}} = {{.*}} {
+// CHECK:           %[[X:.*]] = accel.alloc {{.*}} : memref<1x512x3x7xf32, #accel.mem<"spm">>
+// CHECK-NEXT:      accel.dma_start %{{.*}}, %[[X]]
+// CHECK:           scf.for %{{.*}} = {{.*}} {
+// CHECK-NOT:         accel.dma_start %{{.*}}, %{{.*}} : memref<1x512x3x7xf32
+// CHECK:             accel.dma_start %{{.*}}, %{{.*}} : memref<1x512x3x3xf32, strided<[4608, 9, 3, 1], offset: ?>>
+// CHECK:             accel.conv2d ins(%[[X]],
+// CHECK:           }
+// CHECK:         }
+func.func @npu_64k_0(%x: memref<1x512x7x7xf32>, %y: memref<1x512x7x7xf32> {accel.output}) attributes {accel.target = "npu-64k"} {
+  %w = accel.weight dense<0.01> : tensor<512x512x3x3xf32> : memref<512x512x3x3xf32>
+  %b = accel.weight dense<0.5> : tensor<512xf32> : memref<512xf32>
+  accel.conv2d ins(%x, %w, %b : memref<1x512x7x7xf32>, memref<512x512x3x3xf32>, memref<512xf32>) outs(%y : memref<1x512x7x7xf32>) {padding = [1, 1, 1, 1]}
+  func.return
+}
