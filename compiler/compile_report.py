@@ -38,6 +38,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import operator
 from collections import defaultdict
 from typing import NamedTuple
 
@@ -255,6 +256,20 @@ def compulsory_transfers(module: ModuleOp, descs: dict, regions: dict | None = N
 # --------------------------------------------------------------------------------------
 
 
+class _View(NamedTuple):
+    """How a scratchpad view's address is computed: `base` (the buffer's planned offset;
+    None: a buffer passed from @main, `root`, whose address the call gives) plus `offset`
+    bytes plus each dynamic offset value times its byte stride; `rows`: the (offset, bytes)
+    of each row of a strided view (None: contiguous)."""
+
+    base: int | None
+    root: SSAValue
+    offset: int
+    terms: tuple[tuple[SSAValue, int], ...]
+    nbytes: int
+    rows: list[tuple[int, int]] | None
+
+
 class Timeline:
     """The simulator's timing model (compiler/runtime/c/sim/sim_core.c) replayed on the
     IR: the host issues commands in program order and advances only at waits; a transfer
@@ -272,50 +287,64 @@ class Timeline:
         self.host = self.dma_free = self.compute_free = self.end = 0.0
         self.tokens: dict = {}
         self.compute_total = 0.0
-        self.compute_costs: dict[Operation, float] = {}
-        # Ranges of views whose offsets are constants (most of them), computed once.
-        self.static_ranges: dict[SSAValue, tuple[int, int] | None] = {}
+        # What the replay needs of an op or a view, taken from the IR once (loop bodies
+        # run many times): a transfer's cycles, a compute op's cycles and views, a view's
+        # address recipe.
+        self.compute_facts: dict[Operation, tuple[tuple[SSAValue, ...], SSAValue, float]] = {}
+        self.dma_facts: dict[Operation, tuple[SSAValue, SSAValue, SSAValue, float]] = {}
+        self.blocks_ops: dict = {}
+        self.views: dict[SSAValue, _View | None] = {}
 
     # -- addresses ---------------------------------------------------------------------
 
+    def view(self, v: SSAValue) -> _View | None:
+        """The address recipe of a view (None: host memory, or a buffer without an offset)."""
+        if v in self.views:
+            return self.views[v]
+        recipe = None
+        if accel.memory_space(v.type) == "spm":
+            es = numpy_dtype(v.type.element_type).itemsize
+            offset, terms, cur = 0, [], v
+            while isinstance(cur.owner, memref.SubviewOp):
+                sv = cur.owner
+                dyn = list(sv.offsets)
+                for o, st in zip(sv.static_offsets.get_values(), _strides(sv.source.type)):
+                    if o == DYNAMIC_INDEX:
+                        terms.append((dyn.pop(0), st * es))
+                    else:
+                        offset += o * st * es
+                cur = sv.source
+            alloc = cur.owner
+            base = alloc.offset.value.data if isinstance(alloc, accel.AllocOp) and alloc.offset is not None else None
+            if base is not None or isinstance(cur, BlockArgument):
+                shape, strides = list(v.type.get_shape()), _strides(v.type)
+                rows = None  # row by row, as the simulator walks a strided view
+                if shape and all(n for n in shape) and strides != _row_major(shape):
+                    run = (shape[-1] - 1) * strides[-1] * es + es
+                    rows = [(sum(i * st for i, st in zip(idx, strides)) * es, run)
+                            for idx in itertools.product(*(range(n) for n in shape[:-1]))]
+                recipe = _View(base, cur, offset, tuple(terms), buffer_bytes(v.type), rows)
+        self.views[v] = recipe
+        return recipe
+
     def spm_range(self, v: SSAValue, env: dict) -> tuple[int, int] | None:
         """Byte range [lo, hi) of a scratchpad view, or None for host memory."""
-        static = self.static_ranges.get(v, False)
-        if static is not False:
-            return static
-        if accel.memory_space(v.type) != "spm":
-            self.static_ranges[v] = None
+        r = self.view(v)
+        if r is None:
             return None
-        offset_elems = 0
-        cur = v
-        dynamic = False
-        while isinstance(cur.owner, memref.SubviewOp):
-            sv = cur.owner
-            strides = _strides(sv.source.type)
-            dyn = list(sv.offsets)
-            for o, st in zip(sv.static_offsets.get_values(), strides):
-                if o == DYNAMIC_INDEX:
-                    dynamic = True
-                    o = env[dyn.pop(0)]
-                offset_elems += o * st
-            cur = sv.source
-        base = env.get(("addr", cur))
-        if base is None:
-            alloc = cur.owner
-            if not isinstance(alloc, accel.AllocOp) or alloc.offset is None:
+        base = r.base
+        if base is None:  # a buffer passed from @main: its address is the call's
+            base = env.get(("addr", r.root))
+            if base is None:
                 return None
-            base = alloc.offset.value.data
-        else:
-            dynamic = True  # a buffer passed from @main: its address is the call's
-        es = numpy_dtype(v.type.element_type).itemsize
-        lo = base + offset_elems * es
-        hi = lo + buffer_bytes(v.type)
+        lo = base + r.offset
+        for value, stride in r.terms:
+            lo += env[value] * stride
+        hi = lo + r.nbytes
         capacity = self.desc.memory.scratchpad_bytes
         if lo < 0 or hi > capacity:
-            raise CompileError(f"a scratchpad view of {buffer_bytes(v.type)} bytes at offset {lo} runs past the end of "
+            raise CompileError(f"a scratchpad view of {r.nbytes} bytes at offset {lo} runs past the end of "
                                f"the scratchpad of '{self.desc.name}' ({capacity} bytes)", v.owner)
-        if not dynamic:
-            self.static_ranges[v] = (lo, hi)
         return lo, hi
 
     def blocks(self, r: tuple[int, int]) -> list[tuple[int, int]]:
@@ -329,16 +358,11 @@ class Timeline:
         r = self.spm_range(v, env)
         if r is None:
             return None
-        shape, strides = list(v.type.get_shape()), _strides(v.type)
-        if not shape or any(n == 0 for n in shape) or strides == _row_major(shape):
+        rows = self.views[v].rows
+        if rows is None:
             return self.blocks(r)
-        es = numpy_dtype(v.type.element_type).itemsize
-        run = (shape[-1] - 1) * strides[-1] * es + es
-        spans = []
-        for idx in itertools.product(*(range(n) for n in shape[:-1])):
-            lo = r[0] + sum(i * st for i, st in zip(idx, strides)) * es
-            spans.append((lo // self.block, (lo + run - 1) // self.block + 1))
-        return spans
+        b = self.block
+        return [((r[0] + lo) // b, (r[0] + lo + run - 1) // b + 1) for lo, run in rows]
 
     # -- execution ---------------------------------------------------------------------
     # Block times are float64 arrays updated a span at a time (a transfer touches up to
@@ -362,18 +386,27 @@ class Timeline:
             if b1 > b0:
                 np.maximum(times[b0:b1], t, out=times[b0:b1])
 
+    def block_ops(self, block) -> list[tuple[str, Operation]]:
+        """The ops of `block` with their kinds, taken once (loop bodies run many times)."""
+        ops = self.blocks_ops.get(block)
+        if ops is None:
+            ops = []
+            for op in block.ops:
+                kind = _KINDS.get(type(op))
+                if kind is None:
+                    kind = _KINDS[type(op)] = _kind_of(op)
+                if kind == "const" and not isinstance(op.value, IntegerAttr):
+                    continue
+                ops.append((kind, op))
+            self.blocks_ops[block] = ops
+        return ops
+
     def run_block(self, block, env: dict) -> None:
-        for op in block.ops:
-            kind = _KINDS.get(type(op))
-            if kind is None:
-                kind = _KINDS[type(op)] = _kind_of(op)
+        for kind, op in self.block_ops(block):
             if kind == "const":
-                if isinstance(op.value, IntegerAttr):
-                    env[op.result] = op.value.value.data
+                env[op.result] = op.value.value.data
             elif kind == "arith":
-                a, b = env[op.lhs], env[op.rhs]
-                env[op.result] = {arith.AddiOp: a + b, arith.SubiOp: a - b, arith.MuliOp: a * b,
-                                  arith.MinSIOp: min(a, b), arith.MaxSIOp: max(a, b)}[type(op)]
+                env[op.result] = _ARITH[type(op)](env[op.lhs], env[op.rhs])
             elif kind == "for":
                 lb, ub, st = env[op.lb], env[op.ub], env[op.step]
                 carried = [env.get(v) for v in op.iter_args]
@@ -390,36 +423,42 @@ class Timeline:
                 for res, val in zip(op.results, carried):
                     env[res] = val
             elif kind == "dma":
-                src, dst = self.dma_blocks(op.source, env), self.dma_blocks(op.dest, env)
+                facts = self.dma_facts.get(op)
+                if facts is None:
+                    facts = self.dma_facts[op] = (op.source, op.dest, op.token,
+                                                  dma_cycles(buffer_bytes(op.source.type), self.desc, op.on_device))
+                source, dest, token, cost = facts
+                src, dst = self.dma_blocks(source, env), self.dma_blocks(dest, env)
                 start = max(self.host, self.dma_free)
                 if src is not None:
                     start = self._latest(self.ready, src, start)
                 if dst is not None:
                     start = self._latest(self.reads_end, dst, start)
-                done = start + dma_cycles(buffer_bytes(op.source.type), self.desc, op.on_device)
+                done = start + cost
                 self.dma_free = done
                 if dst is not None:
                     self._set(self.ready, dst, done)
                 if src is not None:
                     self._raise(self.reads_end, src, done)
-                env[op.token] = done
+                env[token] = done
                 self.end = max(self.end, done)
             elif kind == "wait":
                 for t in op.tokens:
                     self.host = max(self.host, env.get(t, 0.0))
             elif kind == "compute":
-                read = [*op.inputs, op.output] if op.reads_output else op.inputs
-                ins = [self.blocks(r) for r in (self.spm_range(v, env) for v in dict.fromkeys(read)) if r is not None]
-                out = self.spm_range(op.output, env)
+                facts = self.compute_facts.get(op)
+                if facts is None:  # loop bodies run many times
+                    read = [*op.inputs, op.output] if op.reads_output else op.inputs
+                    facts = self.compute_facts[op] = (tuple(dict.fromkeys(read)), op.output, compute_cycles(op, self.desc))
+                read, output, cost = facts
+                ins = [self.blocks(r) for r in (self.spm_range(v, env) for v in read) if r is not None]
+                out = self.spm_range(output, env)
                 out_blocks = self.blocks(out) if out is not None else None
                 start = max(self.host, self.compute_free)
                 for spans in ins:
                     start = self._latest(self.ready, spans, start)
                 if out_blocks is not None:
                     start = self._latest(self.reads_end, out_blocks, start)
-                cost = self.compute_costs.get(op)
-                if cost is None:  # loop bodies run many times
-                    cost = self.compute_costs[op] = compute_cycles(op, self.desc)
                 done = start + cost
                 self.compute_total += cost
                 self.compute_free = done
@@ -434,6 +473,10 @@ class Timeline:
     def sync(self) -> None:
         self.host = max(self.host, self.end)
 
+
+_ARITH = {arith.AddiOp: operator.add, arith.SubiOp: operator.sub, arith.MuliOp: operator.mul, arith.MinSIOp: min,
+          arith.MaxSIOp: max}
+"""The index arithmetic the timeline evaluates (see `_kind_of`: "arith")."""
 
 _KINDS: dict[type, str] = {}
 """What the timeline and `region_ops` do with an op, by the op's class (see `_kind_of`)."""

@@ -67,7 +67,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType, ModuleOp, StringAttr
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, OpResult, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -372,12 +372,58 @@ def peel_first(loop: scf.ForOp) -> bool:
     return True
 
 
+@dataclass
+class Peeled:
+    """A loop as it was before its first iteration was first peeled: the op before it then
+    (None: the block's first) and its operands (bounds and loop-carried inits)."""
+
+    loop: scf.ForOp
+    before: Operation | None
+    operands: list[SSAValue]
+
+    def peeled_ops(self) -> list[Operation] | None:
+        """The ops peeling put before the loop (None: the loop or its old neighbour is
+        gone: every iteration was peeled, or the neighbour was rewritten)."""
+        block = self.loop.parent
+        if block is None or (self.before is not None and self.before.parent is not block):
+            return None
+        ops = []
+        op = self.before.next_op if self.before is not None else block.first_op
+        while op is not None and op is not self.loop:
+            ops.append(op)
+            op = op.next_op
+        return ops if op is self.loop else None
+
+    def roll_back(self) -> bool:
+        """Put the peeled iterations back into the loop if none of their transfers was split
+        (no copy on the device among them) and nothing else reads what they compute."""
+        ops = self.peeled_ops()
+        if not ops:
+            return False
+        # The loop's old operands must still be there (a split transfer before it, whose
+        # token the loop carried, is gone).
+        inside = set(ops)
+        if any(isinstance(v, OpResult) and (v.op.parent is None or v.op in inside) for v in self.operands):
+            return False
+        for op in ops:
+            if isinstance(op, accel.DmaStartOp) and op.on_device:
+                return False
+            for r in op.results:
+                if any(u.operation not in inside and u.operation is not self.loop for u in r.uses):
+                    return False
+        self.loop.operands = self.operands
+        for op in reversed(ops):
+            Rewriter.erase_op(op)
+        return True
+
+
 def peel_towards(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], block: Block,
-                 capacity: int) -> bool:
+                 capacity: int, peeled_loops: dict[scf.ForOp, Peeled]) -> bool:
     """Peel the leading iterations of the loops of `block` whose transfers of `host` start
     below the slab a resident part could have (half the scratchpad along the dimension
     the loops step through), at most `PEEL` per loop: their transfers become static and
-    can be split. Returns whether anything was peeled."""
+    can be split. Each loop's state before its first peel goes into `peeled_loops`.
+    Returns whether anything was peeled."""
     memo: dict = {}
     shape = host.type.get_shape()
     loops: dict[scf.ForOp, list[int]] = {}
@@ -403,6 +449,8 @@ def peel_towards(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], 
                                           if dma.parent is loop.body.block) if b is not None]
             if not lows or any(low is None for low in lows) or min(lows) >= goal or loop.parent is None:
                 break
+            if loop not in peeled_loops:
+                peeled_loops[loop] = Peeled(loop, loop.prev_op, list(loop.operands))
             if not peel_first(loop):
                 break
             peeled = True
@@ -414,13 +462,14 @@ def peel_towards(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], 
 def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
     block = fn.body.block
     options: list[list[Residency]] = []
+    peeled_loops: dict[scf.ForOp, Peeled] = {}
     for op in list(block.ops):
         if not isinstance(op, memref.AllocOp):
             continue
         transfers = host_transfers(op.memref)
         if not transfers or not any(i == 0 for _, i in transfers) or not any(i == 1 for _, i in transfers):
             continue
-        if peel_towards(op.memref, transfers, block, capacity):
+        if peel_towards(op.memref, transfers, block, capacity, peeled_loops):
             transfers = host_transfers(op.memref)
     pos = {op: i for i, op in enumerate(block.ops)}
     memo: dict = {}
@@ -433,22 +482,26 @@ def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
         found = candidates(op, transfers, block, pos, capacity, memo)
         if found:
             options.append(found)
-    if not options:
-        return False
-    plan = ScratchpadPlan(fn, capacity, alignment)
     kept_any = False
-    for _ in range(ROUNDS + 1):
-        changes = [found.pop(0) for found in options if found]
-        if not changes:
-            break
-        for c in changes:
-            c.apply()
-        kept = keep_fitting(changes, plan)
-        for c in kept:
-            c.commit()
-        kept_any |= bool(kept)
-        done = {id(c.host) for c in kept}
-        options = [found for found in options if found and id(found[0].host) not in done]
+    if options:
+        plan = ScratchpadPlan(fn, capacity, alignment)
+        for _ in range(ROUNDS + 1):
+            changes = [found.pop(0) for found in options if found]
+            if not changes:
+                break
+            for c in changes:
+                c.apply()
+            kept = keep_fitting(changes, plan)
+            for c in kept:
+                c.commit()
+            kept_any |= bool(kept)
+            done = {id(c.host) for c in kept}
+            options = [found for found in options if found and id(found[0].host) not in done]
+    # Iterations peeled for a resident part that did not fit, or whose transfers miss
+    # it, go back into their loops: they would only multiply the code (and every later
+    # stage's work) for nothing.
+    for peeled in peeled_loops.values():
+        peeled.roll_back()
     return kept_any
 
 

@@ -109,3 +109,37 @@ func.func @npu_64k_0(%y: memref<1x2x64x128xf32> {accel.output}) attributes {acce
   "memref.copy"(%h, %y) : (memref<1x2x64x128xf32>, memref<1x2x64x128xf32>) -> ()
   func.return
 }
+
+// -----
+
+// The loop writes %h from row 0: its leading iterations are peeled so that their
+// transfers could be split, but the resident part does not fit (the reader's buffer
+// takes the whole 64 KiB scratchpad): the peeled iterations go back into the loop,
+// which is as it was.
+// CHECK-LABEL: func.func @npu_64k_0
+// CHECK:         %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NOT:     accel.dma_start
+// CHECK:         scf.for %{{.*}} = %[[C0]] to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      memref.subview %h[0, 0, %{{.*}}, 0] [1, 2, 8, 128] [1, 1, 1, 1]
+// CHECK-NEXT:      accel.dma_start
+// CHECK-NEXT:      accel.dma_wait
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %{{.*}} = accel.alloc : memref<1x2x64x128xf32, #accel.mem<"spm">>
+func.func @npu_64k_0(%y: memref<1x2x64x128xf32> {accel.output}) attributes {accel.target = "npu-64k", accel.placement = "dma"} {
+  %h = memref.alloc() {accel.offset = 0 : i64} : memref<1x2x64x128xf32>
+  %t = accel.alloc : memref<1x2x8x128xf32, #accel.mem<"spm">>
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %c64 step %c8 {
+    %hi = memref.subview %h[0, 0, %i, 0] [1, 2, 8, 128] [1, 1, 1, 1] : memref<1x2x64x128xf32> to memref<1x2x8x128xf32, strided<[16384, 8192, 128, 1], offset: ?>>
+    %wi = accel.dma_start %t, %hi : memref<1x2x8x128xf32, #accel.mem<"spm">>, memref<1x2x8x128xf32, strided<[16384, 8192, 128, 1], offset: ?>>
+    accel.dma_wait %wi
+  }
+  %d = accel.alloc : memref<1x2x64x128xf32, #accel.mem<"spm">>
+  %l = accel.dma_start %h, %d : memref<1x2x64x128xf32>, memref<1x2x64x128xf32, #accel.mem<"spm">>
+  accel.dma_wait %l
+  %s = accel.dma_start %d, %y : memref<1x2x64x128xf32, #accel.mem<"spm">>, memref<1x2x64x128xf32>
+  accel.dma_wait %s
+  func.return
+}
