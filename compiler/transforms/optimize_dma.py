@@ -451,16 +451,23 @@ def _erase_dead_views(v: SSAValue) -> None:
 # --------------------------------------------------------------------------------------
 
 
+SLOT_PAD_LIMIT = 8 * READY_BLOCK_MAX
+"""At most this many bytes are added to a slot of a two-slot buffer (see `two_slots`)."""
+
+
 def two_slots(t: MemRefType) -> MemRefType:
-    """The two-slot buffer of tile type `t`: [2, *shape]. A vector (a bias, per-channel
-    scales) is padded to whole readiness blocks, so that the slot being loaded and the
-    one being read are not one block of the scratchpad (which would make each wait for the
-    other: see `Memory.ready_block`)."""
+    """The two-slot buffer of tile type `t`: [2, *shape], the leading dimension padded so
+    that a slot is whole readiness blocks when that costs at most `SLOT_PAD_LIMIT` bytes
+    (small tiles: a bias, a weight tile of a few channels). Otherwise the slot being
+    loaded and the one being read would share a block of the scratchpad, and each would
+    wait for the other (see `Memory.ready_block`)."""
     shape = list(t.get_shape())
-    itemsize = numpy_dtype(t.element_type).itemsize
-    if len(shape) == 1 and READY_BLOCK_MAX % itemsize == 0:
-        per_block = READY_BLOCK_MAX // itemsize
-        shape = [-(-shape[0] // per_block) * per_block]
+    row = math.prod(shape[1:]) * numpy_dtype(t.element_type).itemsize
+    if shape and row:
+        rows_per_block = READY_BLOCK_MAX // math.gcd(row, READY_BLOCK_MAX)
+        padded = -(-shape[0] // rows_per_block) * rows_per_block
+        if (padded - shape[0]) * row <= SLOT_PAD_LIMIT:
+            shape[0] = padded
     return accel.memref_type(t.element_type, [2, *shape], space=accel.SPM)
 
 

@@ -27,9 +27,10 @@ peeled when their padding or size differs. Channel tiles of a conv or pool run i
 too (weights, bias and output sliced at the loop's channel, a smaller last tile peeled)
 where that loop holds a single tile: inside a row tile (rows outside channels), or when
 there is one row tile. They are unrolled where per-channel quantization scales must be
-static slices, where the loop would hold row loops, or where all the weights stay on the
-device across row tiles (optimize-dma hoists each unrolled tile's weights out of the row
-loop; a channel loop would reload them per row tile). A shared input tile is built
+static slices, where the loop would hold row loops, where all the weights stay on the
+device across row tiles (optimize-dma hoists or forwards each unrolled tile's weights; a
+channel loop would reload them per row tile), or where there are only a few of them
+(`MIN_CHANNEL_LOOP`). A shared input tile is built
 before its channel loop, so that optimize-dma hoists its transfer out of it.
 
 A tuning configuration on an op (`accel.tuning`, see apply-tuning and
@@ -72,6 +73,9 @@ from accel.compiler.tile_plan import (BatchPlan, ComputeShape, EltwisePlan, Matm
                                       plan_copy, plan_tiles, row_tiles)
 from accel.dialects import accel
 from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions, tuning_of
+
+MIN_CHANNEL_LOOP = 4
+"""Channel tiles of one size run in a loop from this many on (see `emit_spatial`)."""
 
 # --------------------------------------------------------------------------------------
 # Helpers: IR building inside the current insertion point
@@ -184,14 +188,19 @@ def emit_spatial(op: accel.ComputeOp, plan: SpatialPlan) -> None:
     groups_of_rows = group_tiles(tiles)
     top = Emitter(InsertPoint.before(op))
     # Channel tiles run in a loop where that loop holds one tile (rows outside it, or one
-    # row tile) and no weights stay on the device across row tiles (they would be
-    # reloaded per row tile): optimize-dma double-buffers it as it does row loops.
+    # row tile) and the weights do not stay on the device across row tiles (unrolled,
+    # optimize-dma hoists or forwards each tile's; a loop would reload them per row
+    # tile): optimize-dma double-buffers it as it does row loops.
+    # A few tiles stay unrolled: straight-line code costs little to compile there, and
+    # optimize-dma prefetches and forwards across its ops more freely than into a loop.
     scale = channel_loop_scale(op)
-    rows_loop = any(count > 1 for _, count, _ in groups_of_rows)
-    looped = scale is not None and (
-        (plan.rows_outer and not (plan.weights_fit and rows_loop)) or (not plan.rows_outer and len(tiles) == 1))
-    channel_runs = (uniform_runs(oc, plan.channel_tile) if looped
-                    else [(c0, 1, min(oc, c0 + plan.channel_tile) - c0) for c0 in range(0, oc, plan.channel_tile)])
+    looped = scale is not None and (len(tiles) == 1 or (plan.rows_outer and not plan.weights_fit))
+    channel_runs = []
+    for start, count, size in uniform_runs(oc, plan.channel_tile):
+        if looped and count >= MIN_CHANNEL_LOOP:
+            channel_runs.append((start, count, size))
+        else:
+            channel_runs += [(start + i * size, 1, size) for i in range(count)]
 
     shared_input = conv and op.prop("groups") == 1  # every channel tile reads all input channels
 
