@@ -357,6 +357,26 @@ def plan_scratchpad(fn, capacity: int, alignment: int) -> int:
     return _plan(allocs, pos, {}, capacity, alignment, f"@{fn.sym_name.data}", fn, last)
 
 
+class LiveBytes:
+    """The aligned bytes of a function's scratchpad buffers live at each of its positions
+    (by the planner's liveness): no plan of the function, and no buffer added to it, fits
+    where the most crowded position of its life does not leave room."""
+
+    def __init__(self, fn, alignment: int) -> None:
+        allocs, self.pos, last = _function_allocs(fn)
+        diff = np.zeros(len(self.pos) + 1, dtype=np.int64)
+        for first, end, size in _intervals(allocs, self.pos, {}, alignment, last):
+            diff[first] += size
+            diff[end + 1] -= size
+        self.live = np.cumsum(diff)
+
+    def peak(self, ops: Iterable) -> int | None:
+        """The most bytes live from the first of `ops` to the last (None: none of them
+        was in the function when it was measured)."""
+        at = [self.pos[op] for op in ops if op in self.pos]
+        return int(self.live[min(at):max(at) + 1].max()) if at else None
+
+
 class Footprint(NamedTuple):
     """What a tentative rewrite changed, as `ScratchpadPlan.check` needs it: the ops it
     moved or inserted (`moved`, nested ops with them; ops it took out may be listed too),

@@ -73,7 +73,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.index_arith import constant_index
 from accel.compiler.ir_build import subview, subview_type
-from accel.compiler.memory_plan import Footprint, ScratchpadPlan, plan_scratchpad
+from accel.compiler.memory_plan import Footprint, LiveBytes, ScratchpadPlan, align, plan_scratchpad
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import buffer_bytes, numpy_dtype
 from accel.compiler.transforms.assemble_on_device import ancestor_in, host_transfers
@@ -459,17 +459,30 @@ def peel_towards(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], 
     return peeled
 
 
+def has_room(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], live: LiveBytes, capacity: int,
+             alignment: int) -> bool:
+    """Whether the smallest resident part of `host` (one index along some dimension)
+    could fit beside the buffers live while its transfers run (else peeling towards one
+    is wasted)."""
+    shape = host.type.get_shape()
+    sizes = [buffer_bytes(host.type) // n for n in shape if n > 1]
+    peak = live.peak(dma for dma, _ in transfers)
+    return bool(sizes) and (peak is None or peak + align(min(sizes), alignment) <= capacity)
+
+
 def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
     block = fn.body.block
     options: list[list[Residency]] = []
     peeled_loops: dict[scf.ForOp, Peeled] = {}
+    live = LiveBytes(fn, alignment)  # before any peeling: peeled iterations live as their loop's
     for op in list(block.ops):
         if not isinstance(op, memref.AllocOp):
             continue
         transfers = host_transfers(op.memref)
         if not transfers or not any(i == 0 for _, i in transfers) or not any(i == 1 for _, i in transfers):
             continue
-        if peel_towards(op.memref, transfers, block, capacity, peeled_loops):
+        if has_room(op.memref, transfers, live, capacity, alignment) and peel_towards(
+                op.memref, transfers, block, capacity, peeled_loops):
             transfers = host_transfers(op.memref)
     pos = {op: i for i, op in enumerate(block.ops)}
     memo: dict = {}

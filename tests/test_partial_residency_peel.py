@@ -1,0 +1,75 @@
+"""partial-residency peels the leading iterations of tile loops so that their transfers
+become static and can be split against a resident part; where no resident part is kept
+(it did not fit, or the peeled transfers miss it) the peeled iterations go back into their
+loops (`Peeled.roll_back`): the function is as it was. `has_room` skips the peeling when
+even the smallest resident part could not fit beside the buffers live at the time."""
+
+from __future__ import annotations
+
+from xdsl.dialects import memref, scf
+
+from accel.compiler.driver import make_context, print_ir
+from accel.compiler.diagnostics import LocatingParser
+from accel.compiler.memory_plan import LiveBytes
+from accel.compiler.transforms.assemble_on_device import host_transfers
+from accel.compiler.transforms.partial_residency import has_room, peel_towards
+
+LOOP_FROM_ROW_0 = """
+func.func @npu_64k_0(%y: memref<1x2x64x128xf32> {accel.output}) attributes {accel.target = "npu-64k", accel.placement = "dma"} {
+  %h = memref.alloc() {accel.offset = 0 : i64} : memref<1x2x64x128xf32>
+  %t = accel.alloc {offset = 0} : memref<1x2x8x128xf32, #accel.mem<"spm">>
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %c64 step %c8 {
+    %hi = memref.subview %h[0, 0, %i, 0] [1, 2, 8, 128] [1, 1, 1, 1] : memref<1x2x64x128xf32> to memref<1x2x8x128xf32, strided<[16384, 8192, 128, 1], offset: ?>>
+    %wi = accel.dma_start %t, %hi : memref<1x2x8x128xf32, #accel.mem<"spm">>, memref<1x2x8x128xf32, strided<[16384, 8192, 128, 1], offset: ?>>
+    accel.dma_wait %wi
+  }
+  %d = accel.alloc {offset = 8192} : memref<1x2x%ROWSx128xf32, #accel.mem<"spm">>
+  %r = memref.subview %h[0, 0, 0, 0] [1, 2, %ROWS, 128] [1, 1, 1, 1] : memref<1x2x64x128xf32> to memref<1x2x%ROWSx128xf32, strided<[16384, 8192, 128, 1]>>
+  %l = accel.dma_start %r, %d : memref<1x2x%ROWSx128xf32, strided<[16384, 8192, 128, 1]>>, memref<1x2x%ROWSx128xf32, #accel.mem<"spm">>
+  accel.dma_wait %l
+  func.return
+}
+"""
+
+
+def _function(rows: int):
+    text = LOOP_FROM_ROW_0.replace("%ROWS", str(rows))
+    module = LocatingParser(make_context(), text, "peel.mlir").parse_module()
+    fn = next(iter(module.body.block.ops))
+    host = next(op for op in fn.body.block.ops if isinstance(op, memref.AllocOp)).memref
+    return module, fn, host
+
+
+def test_peeled_iterations_go_back_into_their_loop():
+    module, fn, host = _function(8)
+    before = print_ir(module)
+    peeled = {}
+    assert peel_towards(host, host_transfers(host), fn.body.block, 65536, peeled)
+    loop = next(op for op in fn.body.block.ops if isinstance(op, scf.ForOp))
+    assert print_ir(module) != before and loop in peeled
+    assert peeled[loop].roll_back()
+    module.verify()
+    assert print_ir(module) == before
+
+
+def test_no_roll_back_when_a_transfer_before_the_loop_changed():
+    """The loop's old operands must still be defined: here its lower bound is replaced
+    (as a split transfer before a loop is), so the peeled iterations stay."""
+    module, fn, host = _function(8)
+    peeled = {}
+    peel_towards(host, host_transfers(host), fn.body.block, 65536, peeled)
+    (record,) = peeled.values()
+    record.operands[0].op.detach()
+    assert not record.roll_back()
+
+
+def test_has_room_counts_the_buffers_live_meanwhile():
+    """The smallest resident part of %h (one of its 128 columns: 512 bytes) fits in
+    64 KiB beside the 8 KiB tile and a reader's buffer of 8 rows (8 KiB), not beside a
+    reader's buffer of all 64 rows (64 KiB)."""
+    for rows, room in ((8, True), (64, False)):
+        module, fn, host = _function(rows)
+        assert has_room(host, host_transfers(host), LiveBytes(fn, 64), 65536, 64) is room, rows
