@@ -18,7 +18,7 @@ Models (generated with onnx.helper, seeded random weights, about `size` nodes ea
 - `unet`: such blocks without the direct hand-over, the second half's block i adding the
   first half's block n-1-i (nested skips: values live across many regions).
 With `--zoo`, the onnx wheel's model-zoo graphs (`onnx/backend/test/data/light/`: ResNet-50 and
-Inception v2 (v1 has LRN, which the importer lacks), stored without weights: the initializers get seeded random values) are
+Inception v2 (v1 has LRN, which the importer lacks), stored without weights: each gets seeded random values) are
 compiled too, on the `--targets`.
 
 Targets: `npu`, `npu-shared`, and `npu-64k` (the built-in npu with a 64 KiB scratchpad). Each
@@ -187,18 +187,31 @@ ZOO = ("resnet50", "inception_v2")
 
 
 def zoo_model(name: str) -> onnx.ModelProto | None:
-    """A model-zoo graph of the onnx wheel, its weights filled with seeded values."""
+    """A model-zoo graph of the onnx wheel, its weights filled with seeded values. The
+    "light" graphs store none: each weight is a `ConstantOfShape` of one value (which the
+    compile would fold into a splat), or a float initializer without data."""
     path = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light", f"light_{name}.onnx")
     if not os.path.exists(path):
         return None
     model = onnx.load(path)
     rng = np.random.default_rng(0)
+
+    def seeded(shape) -> np.ndarray:  # positive: some are BatchNorm variances
+        return rng.uniform(0.5, 1.5, shape).astype(np.float32)
+
+    inits = {i.name: i for i in model.graph.initializer}
     for init in model.graph.initializer:
-        if init.data_type != TensorProto.FLOAT or init.raw_data or init.float_data:
-            continue
-        shape = tuple(init.dims)
-        values = (rng.standard_normal(shape) * 0.05).astype(np.float32)
-        init.CopyFrom(numpy_helper.from_array(values, init.name))
+        if init.data_type == TensorProto.FLOAT and not (init.raw_data or init.float_data):
+            init.CopyFrom(numpy_helper.from_array(seeded(tuple(init.dims)), init.name))
+    nodes = []
+    for node in model.graph.node:
+        if node.op_type == "ConstantOfShape" and node.input[0] in inits:
+            shape = tuple(int(d) for d in numpy_helper.to_array(inits[node.input[0]]))
+            model.graph.initializer.append(numpy_helper.from_array(seeded(shape), node.output[0]))
+        else:
+            nodes.append(node)
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
     return model
 
 
