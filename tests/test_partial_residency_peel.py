@@ -1,7 +1,7 @@
 """partial-residency peels the leading iterations of tile loops so that their transfers
 become static and can be split against a resident part; where no resident part is kept
 (it did not fit, or the peeled transfers miss it) the peeled iterations go back into their
-loops (`Peeled.roll_back`): the function is as it was. `has_room` skips the peeling when
+loops (`Peeled.roll_back`): the function is as it was. `room_for` bounds the peeling by the room a resident part could have, and skips it the peeling when
 even the smallest resident part could not fit beside the buffers live at the time."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from accel.compiler.driver import make_context, print_ir
 from accel.compiler.diagnostics import LocatingParser
 from accel.compiler.memory_plan import LiveBytes
 from accel.compiler.transforms.assemble_on_device import host_transfers
-from accel.compiler.transforms.partial_residency import has_room, peel_towards
+from accel.compiler.transforms.partial_residency import peel_towards, room_for
 
 LOOP_FROM_ROW_0 = """
 func.func @npu_64k_0(%y: memref<1x2x64x128xf32> {accel.output}) attributes {accel.target = "npu-64k", accel.placement = "dma"} {
@@ -66,10 +66,10 @@ def test_no_roll_back_when_a_transfer_before_the_loop_changed():
     assert not record.roll_back()
 
 
-def test_has_room_counts_the_buffers_live_meanwhile():
+def test_room_counts_the_buffers_live_meanwhile():
     """The smallest resident part of %h (one of its 128 columns: 512 bytes) fits in
     64 KiB beside the 8 KiB tile and a reader's buffer of 8 rows (8 KiB), not beside a
     reader's buffer of all 64 rows (64 KiB)."""
     for rows, room in ((8, True), (64, False)):
         module, fn, host = _function(rows)
-        assert has_room(host, host_transfers(host), LiveBytes(fn, 64), 65536, 64) is room, rows
+        assert bool(room_for(host, host_transfers(host), LiveBytes(fn, 64), 65536, 64)) is room, rows

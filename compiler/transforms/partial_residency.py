@@ -418,12 +418,12 @@ class Peeled:
 
 
 def peel_towards(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], block: Block,
-                 capacity: int, peeled_loops: dict[scf.ForOp, Peeled]) -> bool:
+                 capacity: int, peeled_loops: dict[scf.ForOp, Peeled], room: int | None = None) -> bool:
     """Peel the leading iterations of the loops of `block` whose transfers of `host` start
-    below the slab a resident part could have (half the scratchpad along the dimension
-    the loops step through), at most `PEEL` per loop: their transfers become static and
-    can be split. Each loop's state before its first peel goes into `peeled_loops`.
-    Returns whether anything was peeled."""
+    below the slab a resident part could have (half the scratchpad, and at most `room`
+    bytes, along the dimension the loops step through), at most `PEEL` per loop: their
+    transfers become static and can be split. Each loop's state before its first peel
+    goes into `peeled_loops`. Returns whether anything was peeled."""
     memo: dict = {}
     shape = host.type.get_shape()
     loops: dict[scf.ForOp, list[int]] = {}
@@ -442,7 +442,8 @@ def peel_towards(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], 
     peeled = False
     for loop, dims in loops.items():
         d = max(set(dims), key=dims.count)
-        goal = min(shape[d] - 1, capacity // 2 // max(buffer_bytes(host.type) // shape[d], 1))
+        slab = min(capacity // 2, capacity if room is None else room)
+        goal = min(shape[d] - 1, slab // max(buffer_bytes(host.type) // shape[d], 1))
         for _ in range(PEEL):
             memo = {}
             lows = [b.lowest(d) for b in (view_box(dma.operands[i], host, memo) for dma, i in transfers
@@ -459,15 +460,16 @@ def peel_towards(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], 
     return peeled
 
 
-def has_room(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], live: LiveBytes, capacity: int,
-             alignment: int) -> bool:
-    """Whether the smallest resident part of `host` (one index along some dimension)
-    could fit beside the buffers live while its transfers run (else peeling towards one
-    is wasted)."""
+def room_for(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], live: LiveBytes, capacity: int,
+             alignment: int) -> int:
+    """The bytes a resident part of `host` could have beside the buffers live while its
+    transfers run; 0 when not even its smallest (one index along some dimension) fits:
+    peeling towards one would be wasted."""
     shape = host.type.get_shape()
     sizes = [buffer_bytes(host.type) // n for n in shape if n > 1]
     peak = live.peak(dma for dma, _ in transfers)
-    return bool(sizes) and (peak is None or peak + align(min(sizes), alignment) <= capacity)
+    room = capacity - (peak or 0)
+    return room if sizes and align(min(sizes), alignment) <= room else 0
 
 
 def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
@@ -481,8 +483,8 @@ def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
         transfers = host_transfers(op.memref)
         if not transfers or not any(i == 0 for _, i in transfers) or not any(i == 1 for _, i in transfers):
             continue
-        if has_room(op.memref, transfers, live, capacity, alignment) and peel_towards(
-                op.memref, transfers, block, capacity, peeled_loops):
+        room = room_for(op.memref, transfers, live, capacity, alignment)
+        if room and peel_towards(op.memref, transfers, block, capacity, peeled_loops, room):
             transfers = host_transfers(op.memref)
     pos = {op: i for i, op in enumerate(block.ops)}
     memo: dict = {}
