@@ -270,6 +270,30 @@ class _View(NamedTuple):
     rows: list[tuple[int, int]] | None
 
 
+REPEAT_WINDOW = 16
+"""A loop whose iterations have not repeated after this many is replayed to its end."""
+
+
+class _Boundary(NamedTuple):
+    """The timeline's state after a loop iteration, relative to `m` (the earliest engine
+    or host time: a time below it can no longer delay anything), with what the iteration
+    touched and computed."""
+
+    m: float
+    scalars: tuple
+    carried: tuple
+    outer: tuple
+    ready: np.ndarray
+    reads_end: np.ndarray
+    trace: list
+    compute: float
+
+
+def _defined_in(v: SSAValue, block) -> bool:
+    owner = v.owner
+    return (owner.parent is block) if isinstance(owner, Operation) else (owner is block)
+
+
 class Timeline:
     """The simulator's timing model (compiler/runtime/c/sim/sim_core.c) replayed on the
     IR: the host issues commands in program order and advances only at waits; a transfer
@@ -293,6 +317,8 @@ class Timeline:
         self.compute_facts: dict[Operation, tuple[tuple[SSAValue, ...], SSAValue, float]] = {}
         self.dma_facts: dict[Operation, tuple[SSAValue, SSAValue, SSAValue, float]] = {}
         self.blocks_ops: dict = {}
+        self.loops: dict[scf.ForOp, list[SSAValue] | None] = {}
+        self.trace: list | None = None  # the block spans an iteration touches, while one is watched
         self.views: dict[SSAValue, _View | None] = {}
 
     # -- addresses ---------------------------------------------------------------------
@@ -408,20 +434,7 @@ class Timeline:
             elif kind == "arith":
                 env[op.result] = _ARITH[type(op)](env[op.lhs], env[op.rhs])
             elif kind == "for":
-                lb, ub, st = env[op.lb], env[op.ub], env[op.step]
-                carried = [env.get(v) for v in op.iter_args]
-                body = op.body.block
-                i = lb
-                while i < ub:
-                    env[body.args[0]] = i
-                    for arg, val in zip(body.args[1:], carried):
-                        env[arg] = val
-                    self.run_block(body, env)
-                    y = body.last_op
-                    carried = [env.get(v) for v in y.operands] if isinstance(y, scf.YieldOp) else []
-                    i += st
-                for res, val in zip(op.results, carried):
-                    env[res] = val
+                self.run_loop(op, env)
             elif kind == "dma":
                 facts = self.dma_facts.get(op)
                 if facts is None:
@@ -429,6 +442,8 @@ class Timeline:
                                                   dma_cycles(buffer_bytes(op.source.type), self.desc, op.on_device))
                 source, dest, token, cost = facts
                 src, dst = self.dma_blocks(source, env), self.dma_blocks(dest, env)
+                if self.trace is not None:
+                    self.trace += (src or []) + (dst or [])
                 start = max(self.host, self.dma_free)
                 if src is not None:
                     start = self._latest(self.ready, src, start)
@@ -454,6 +469,10 @@ class Timeline:
                 ins = [self.blocks(r) for r in (self.spm_range(v, env) for v in read) if r is not None]
                 out = self.spm_range(output, env)
                 out_blocks = self.blocks(out) if out is not None else None
+                if self.trace is not None:
+                    for spans in ins:
+                        self.trace += spans
+                    self.trace += out_blocks or ()
                 start = max(self.host, self.compute_free)
                 for spans in ins:
                     start = self._latest(self.ready, spans, start)
@@ -469,6 +488,130 @@ class Timeline:
                 self.end = max(self.end, done)
             elif kind == "return":
                 self.host = max(self.host, self.end)  # the wrapper ends with a sync
+
+    # -- loops ---------------------------------------------------------------------------
+
+    def run_loop(self, op: scf.ForOp, env: dict) -> None:
+        """Replay a loop iteration by iteration. A loop that `repeats` (see there) jumps over
+        whole periods once the state after an iteration equals, relative to the engines'
+        time, the state one or two iterations before: from equal states the same ops touch
+        the same blocks at the same relative times, so each period adds the same time."""
+        lb, ub, st = env[op.lb], env[op.ub], env[op.step]
+        carried = [env.get(v) for v in op.iter_args]
+        body = op.body.block
+        outer = self.repeats(op)
+        history: list[_Boundary] = []
+        i = lb
+        while i < ub:
+            env[body.args[0]] = i
+            for arg, val in zip(body.args[1:], carried):
+                env[arg] = val
+            if outer is not None:
+                self.trace, compute_before = [], self.compute_total
+            self.run_block(body, env)
+            y = body.last_op
+            carried = [env.get(v) for v in y.operands] if isinstance(y, scf.YieldOp) else []
+            i += st
+            if outer is None:
+                continue
+            history.append(self._boundary(carried, [env.get(t) for t in outer], self.trace,
+                                          self.compute_total - compute_before))
+            self.trace = None
+            jump = self._period(history)
+            if jump is not None:
+                p, delta = jump
+                periods = (-(-(ub - i) // st)) // p
+                if periods and self._shift(history[-1], carried, periods * delta):
+                    carried = [v + periods * delta if isinstance(v, float) and v > history[-1].m else v
+                               for v in carried]
+                    self.compute_total += periods * sum(b.compute for b in history[-p:])
+                    i += periods * p * st
+                outer = None  # the rest (less than a period) replays
+            elif len(history) > REPEAT_WINDOW:
+                outer = None
+        self.trace = None
+        for res, val in zip(op.results, carried):
+            env[res] = val
+
+    def repeats(self, op: scf.ForOp) -> list[SSAValue] | None:
+        """Whether `op` may jump over repeating iterations: its body holds no loop, no
+        scratchpad address in it depends on the induction variable (only on loop-carried
+        values, compared between iterations, and values from outside), and every cost in it
+        is a multiple of 1/1024 cycle (sums of such are exact in floats: a jump adds the same
+        times the replay would). Returns the tokens from outside the loop that it waits
+        for (compared too), or None."""
+        if op in self.loops:
+            return self.loops[op]
+        body = op.body.block
+        varying = {body.args[0]}
+        outer: list[SSAValue] = []
+        ok = True
+        for kind, inner in self.block_ops(body):
+            if kind == "arith":
+                if inner.lhs in varying or inner.rhs in varying:
+                    varying.add(inner.result)
+            elif kind == "for" or inner.regions:
+                ok = False
+            elif kind == "wait":
+                outer += [t for t in inner.tokens if not _defined_in(t, body)]
+            elif kind in ("dma", "compute"):
+                if kind == "dma":
+                    views, cost = (inner.source, inner.dest), dma_cycles(buffer_bytes(inner.source.type), self.desc,
+                                                                         inner.on_device)
+                else:
+                    views, cost = (*inner.inputs, inner.output), compute_cycles(inner, self.desc)
+                recipes = [self.view(v) for v in views]
+                if (any(r is not None and any(t in varying for t, _ in r.terms) for r in recipes)
+                        or (cost * 1024) % 1):
+                    ok = False
+        self.loops[op] = result = outer if ok else None
+        return result
+
+    def _boundary(self, carried: list, outer: list, trace: list, compute: float) -> _Boundary:
+        m = min(self.host, self.dma_free, self.compute_free)
+        return _Boundary(m, (self.host - m, self.dma_free - m, self.compute_free - m, self.end - m),
+                         tuple(max(v - m, 0.0) if isinstance(v, float) else v for v in carried),
+                         tuple(max(v - m, 0.0) if isinstance(v, float) else v for v in outer),
+                         self.ready.copy(), self.reads_end.copy(), trace, compute)
+
+    def _period(self, history: list[_Boundary]) -> tuple[int, float] | None:
+        """(p, time per period) when the state after the last iteration equals the state p
+        iterations before (p = 1 or 2) on what the next p iterations can see: the engines,
+        the loop-carried values, the outer tokens, and the blocks the last p iterations
+        touched (the next p touch the same, from an equal state)."""
+        now = history[-1]
+        for p in (1, 2):
+            if len(history) <= p:
+                return None
+            then = history[-1 - p]
+            if now.scalars != then.scalars or now.carried != then.carried or now.outer != then.outer:
+                continue
+            spans = [span for b in history[-p:] for span in b.trace]
+            idx = np.unique(np.concatenate([np.arange(b0, b1) for b0, b1 in spans])) if spans else np.arange(0)
+            if all(np.array_equal(np.maximum(a[idx] - now.m, 0.0), np.maximum(c[idx] - then.m, 0.0))
+                   for a, c in ((now.ready, then.ready), (now.reads_end, then.reads_end))):
+                return p, now.m - then.m
+        return None
+
+    def _shift(self, now: _Boundary, carried: list, by: float) -> bool:
+        """Move the state on by `by` cycles: the engines, and every value that still matters
+        (above the engines' time `now.m`; the others never will). False, unchanged, where a
+        value is not a multiple of 1/1024 (the replay's sums might round differently)."""
+        m = now.m
+        idx = [np.nonzero(arr > m)[0] for arr in (self.ready, self.reads_end)]
+        values = [self.host, self.dma_free, self.compute_free, self.end, by,
+                  *(v for v in carried if isinstance(v, float) and v > m)]
+        exact = all((v * 1024) % 1 == 0 and abs(v) < 2 ** 40 for v in values) and all(
+            not np.any(np.mod(arr[i] * 1024, 1)) for arr, i in zip((self.ready, self.reads_end), idx))
+        if not exact:
+            return False
+        self.host += by
+        self.dma_free += by
+        self.compute_free += by
+        self.end += by
+        for arr, i in zip((self.ready, self.reads_end), idx):
+            arr[i] += by
+        return True
 
     def sync(self) -> None:
         self.host = max(self.host, self.end)

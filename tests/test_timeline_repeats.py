@@ -1,0 +1,80 @@
+"""The report's timeline replays every loop iteration; an innermost loop whose state
+repeats (relative to the engines' time, every one or two iterations: double buffering
+alternates slots) jumps over the remaining whole periods (`Timeline.run_loop`). The jump
+must give exactly the replay's figures (the estimate equals the simulator's cycle count;
+tests/test_end_to_end.py and others compare them), on loops that repeat and on loops that
+do not, and where costs are not multiples of 1/1024 cycle it must not jump."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from accel.compiler.compile_report import Timeline, cycles
+from accel.compiler.driver import compile_module, load_model, make_context
+
+TARGETS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "compiler", "targets")
+
+
+def _conv_model(path: str, cin: int, cout: int, size: int) -> None:
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array((rng.standard_normal((cout, cin, 3, 3)) * 0.05).astype(np.float32), "w"),
+             numpy_helper.from_array((rng.standard_normal(cout) * 0.05).astype(np.float32), "b")]
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]), helper.make_node("Relu", ["c"], ["y"])]
+    graph = helper.make_graph(nodes, "conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, cin, size, size])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+
+
+def _figures(module, ctx, target: str, jump: bool, monkeypatch) -> tuple[tuple[float, float], int]:
+    """(estimate, compute) and how many loop iterations were replayed."""
+    replayed = [0]
+    run_block = Timeline.run_block
+
+    def counting(self, block, env):
+        if block.parent_op() is not None and block.parent_op().name == "scf.for":
+            replayed[0] += 1
+        return run_block(self, block, env)
+
+    with monkeypatch.context() as m:
+        m.setattr(Timeline, "run_block", counting)
+        if not jump:
+            m.setattr(Timeline, "repeats", lambda self, op: None)
+        result = cycles(module, {target: ctx.targets.named(target)})
+    return result, replayed[0]
+
+
+@pytest.mark.parametrize("target,cin,cout,size", [("npu", 512, 512, 7), ("npu", 256, 256, 14), ("npu-64k", 512, 512, 7),
+                                                  ("npu-64k", 64, 64, 56)])
+def test_jumping_over_repeated_iterations_gives_the_replays_figures(tmp_path, monkeypatch, target, cin, cout, size):
+    path = str(tmp_path / "conv.onnx")
+    _conv_model(path, cin, cout, size)
+    ctx = make_context(target)
+    module = load_model(path, ctx)
+    compile_module(module, ctx, "full")
+    jumped, replayed_jumping = _figures(module, ctx, target, True, monkeypatch)
+    full, replayed_all = _figures(module, ctx, target, False, monkeypatch)
+    assert jumped == full
+    assert replayed_jumping < replayed_all / 4, (replayed_jumping, replayed_all)
+
+
+def test_no_jump_where_costs_are_not_exact_in_floats(tmp_path, monkeypatch):
+    """A DMA rate of 12.5 bytes per cycle: a transfer's time is not a multiple of 1/1024
+    cycle, so sums depend on their order and the loop is replayed in full."""
+    text = open(os.path.join(TARGETS_DIR, "npu.toml")).read()
+    assert "bytes_per_cycle = 16\n" in text
+    (tmp_path / "npu-odd.toml").write_text(text.replace('name = "npu"', 'name = "npu-odd"', 1)
+                                           .replace("bytes_per_cycle = 16\n", "bytes_per_cycle = 12.5\n", 1))
+    (tmp_path / "patterns.mlir").write_text(open(os.path.join(TARGETS_DIR, "patterns.mlir")).read())
+    path = str(tmp_path / "conv.onnx")
+    _conv_model(path, 512, 512, 7)
+    ctx = make_context(str(tmp_path / "npu-odd.toml"))
+    module = load_model(path, ctx)
+    compile_module(module, ctx, "full")
+    jumped, replayed_jumping = _figures(module, ctx, "npu-odd", True, monkeypatch)
+    full, replayed_all = _figures(module, ctx, "npu-odd", False, monkeypatch)
+    assert jumped == full and replayed_jumping == replayed_all
