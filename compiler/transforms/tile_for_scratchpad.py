@@ -30,8 +30,8 @@ there is one row tile. They are unrolled where per-channel quantization scales m
 static slices, where the loop would hold row loops, where all the weights stay on the
 device across row tiles (optimize-dma hoists or forwards each unrolled tile's weights; a
 channel loop would reload them per row tile), or where there are only a few of them
-(`MIN_CHANNEL_LOOP`). A shared input tile is built
-before its channel loop, so that optimize-dma hoists its transfer out of it.
+(`MIN_CHANNEL_LOOP`). A shared input tile is built before its channel loop, so that
+optimize-dma hoists its transfer out of it.
 
 A tuning configuration on an op (`accel.tuning`, see apply-tuning and
 compiler/targets/tuning_space.py) fixes the knobs it names: channel/row tiles (conv,
@@ -159,21 +159,18 @@ def uniform_runs(extent: int, tile: int) -> list[tuple[int, int, int]]:
 # --------------------------------------------------------------------------------------
 
 
-def channel_loop_scale(op: accel.ComputeOp) -> int | None:
-    """Input channels per output channel of a tile, when channel tiles can run in a loop
-    (their offsets affine in the loop's output channel); None: they are unrolled (their
-    per-channel quantization scales are static slices, or a group's input channels are
-    not a whole multiple of its output channels)."""
-    c, oc = op.inputs[0].type.get_shape()[1], op.output.type.get_shape()[1]
+def channel_tiles_can_loop(op: accel.ComputeOp) -> bool:
+    """Whether the channel tiles of a conv or pool can run in a loop: every slice they take
+    is affine in the loop's first output channel. Not with per-channel quantization scales
+    (static slices of an attribute), nor in a grouped conv whose groups' input channels
+    are not a whole multiple of their output channels."""
     if not isinstance(op, accel.Conv2DOp):
-        return 1
+        return True
     if any(len(op.prop(name)) > 1 for name in ("in_scale", "weight_zero_point")):
-        return None
+        return False
     groups = op.prop("groups")
-    if groups == 1:
-        return 0
-    per_group, cin_per_group = oc // groups, c // groups
-    return cin_per_group // per_group if cin_per_group % per_group == 0 else None
+    c, oc = op.inputs[0].type.get_shape()[1], op.output.type.get_shape()[1]
+    return groups == 1 or (c // groups) % (oc // groups) == 0
 
 
 def emit_spatial(op: accel.ComputeOp, plan: SpatialPlan) -> None:
@@ -190,11 +187,10 @@ def emit_spatial(op: accel.ComputeOp, plan: SpatialPlan) -> None:
     # Channel tiles run in a loop where that loop holds one tile (rows outside it, or one
     # row tile) and the weights do not stay on the device across row tiles (unrolled,
     # optimize-dma hoists or forwards each tile's; a loop would reload them per row
-    # tile): optimize-dma double-buffers it as it does row loops.
-    # A few tiles stay unrolled: straight-line code costs little to compile there, and
-    # optimize-dma prefetches and forwards across its ops more freely than into a loop.
-    scale = channel_loop_scale(op)
-    looped = scale is not None and (len(tiles) == 1 or (plan.rows_outer and not plan.weights_fit))
+    # tile): optimize-dma double-buffers it as it does row loops. A few tiles stay
+    # unrolled: straight-line code costs little to compile there, and optimize-dma
+    # prefetches and forwards across its ops more freely than into a loop.
+    looped = channel_tiles_can_loop(op) and (len(tiles) == 1 or (plan.rows_outer and not plan.weights_fit))
     channel_runs = []
     for start, count, size in uniform_runs(oc, plan.channel_tile):
         if looped and count >= MIN_CHANNEL_LOOP:
@@ -215,7 +211,10 @@ def emit_spatial(op: accel.ComputeOp, plan: SpatialPlan) -> None:
             return e.subview(x, [0, 0, in_row, 0], [n, c, rt.in_rows, w])
         if conv:
             per_group, cin_per_group = oc // op.prop("groups"), c // op.prop("groups")
-            cin0 = (ch // per_group) * cin_per_group if isinstance(ch, int) else e.affine(ch, scale, 0)
+            if isinstance(ch, int):
+                cin0 = (ch // per_group) * cin_per_group
+            else:
+                cin0 = e.affine(ch, cin_per_group // per_group, 0)
             return e.subview(x, [0, cin0, in_row, 0], [n, size // per_group * cin_per_group, rt.in_rows, w])
         return e.subview(x, [0, ch, in_row, 0], [n, size, rt.in_rows, w])
 
