@@ -14,10 +14,13 @@ the *resident part*. Every transfer of the value is then one of:
 - a transfer whose view lies outside the resident part (every transfer in a loop must
   be, over all iterations, by interval arithmetic on its offsets): unchanged. To get
   there, the leading iterations of a tile loop of the function's block whose transfers
-  of the value start below half the scratchpad's worth of it are peeled first (at most
-  `PEEL` per loop; the peeled iteration is the loop body with a constant induction
-  variable and the loop-carried values flowing through), so that their transfers are
-  static;
+  of the value start below half the scratchpad's worth of it, and below the room the
+  buffers live meanwhile leave (`room_for`; no peeling where not even one index of the
+  value fits), are peeled first (at most `PEEL` per loop; the peeled iteration is the
+  loop body with a constant induction variable and the loop-carried values flowing
+  through), so that their transfers are static. Iterations peeled for a resident part
+  that was not kept, or whose transfers miss it, go back into their loop at the end
+  (`Peeled.roll_back`);
 - a transfer with static offsets that meets it: split along `d` into a copy on the device
   between the tile and the resident part (`accel.dma_start` with both sides in the
   scratchpad) and, for the rows beyond `k`, a transfer with host memory as before. Who
