@@ -460,7 +460,9 @@ def two_slots(t: MemRefType) -> MemRefType:
     that a slot is whole readiness blocks when that costs at most `SLOT_PAD_LIMIT` bytes
     (small tiles: a bias, a weight tile of a few channels). Otherwise the slot being
     loaded and the one being read would share a block of the scratchpad, and each would
-    wait for the other (see `Memory.ready_block`)."""
+    wait for the other (see `Memory.ready_block`): a larger tile that is not whole
+    blocks still shares its boundary block (padding it could cost up to 63 rows), so its
+    next load waits for the compute reading the current one."""
     shape = list(t.get_shape())
     row = math.prod(shape[1:]) * numpy_dtype(t.element_type).itemsize
     if shape and row:
