@@ -436,11 +436,7 @@ class Timeline:
             elif kind == "for":
                 self.run_loop(op, env)
             elif kind == "dma":
-                facts = self.dma_facts.get(op)
-                if facts is None:
-                    facts = self.dma_facts[op] = (op.source, op.dest, op.token,
-                                                  dma_cycles(buffer_bytes(op.source.type), self.desc, op.on_device))
-                source, dest, token, cost = facts
+                source, dest, token, cost = self.dma_facts.get(op) or self.dma_facts_of(op)
                 src, dst = self.dma_blocks(source, env), self.dma_blocks(dest, env)
                 if self.trace is not None:
                     self.trace += (src or []) + (dst or [])
@@ -461,11 +457,7 @@ class Timeline:
                 for t in op.tokens:
                     self.host = max(self.host, env.get(t, 0.0))
             elif kind == "compute":
-                facts = self.compute_facts.get(op)
-                if facts is None:  # loop bodies run many times
-                    read = [*op.inputs, op.output] if op.reads_output else op.inputs
-                    facts = self.compute_facts[op] = (tuple(dict.fromkeys(read)), op.output, compute_cycles(op, self.desc))
-                read, output, cost = facts
+                read, output, cost = self.compute_facts.get(op) or self.compute_facts_of(op)
                 ins = [self.blocks(r) for r in (self.spm_range(v, env) for v in read) if r is not None]
                 out = self.spm_range(output, env)
                 out_blocks = self.blocks(out) if out is not None else None
@@ -488,6 +480,22 @@ class Timeline:
                 self.end = max(self.end, done)
             elif kind == "return":
                 self.host = max(self.host, self.end)  # the wrapper ends with a sync
+
+    def dma_facts_of(self, op: accel.DmaStartOp) -> tuple[SSAValue, SSAValue, SSAValue, float]:
+        """(source, destination, token, cycles) of a transfer, taken once."""
+        facts = self.dma_facts.get(op)
+        if facts is None:
+            facts = self.dma_facts[op] = (op.source, op.dest, op.token,
+                                          dma_cycles(buffer_bytes(op.source.type), self.desc, op.on_device))
+        return facts
+
+    def compute_facts_of(self, op: accel.ComputeOp) -> tuple[tuple[SSAValue, ...], SSAValue, float]:
+        """(the views it reads, its output, cycles) of a compute op, taken once."""
+        facts = self.compute_facts.get(op)
+        if facts is None:
+            read = [*op.inputs, op.output] if op.reads_output else op.inputs
+            facts = self.compute_facts[op] = (tuple(dict.fromkeys(read)), op.output, compute_cycles(op, self.desc))
+        return facts
 
     # -- loops ---------------------------------------------------------------------------
 
@@ -556,10 +564,11 @@ class Timeline:
                 outer += [t for t in inner.tokens if not _defined_in(t, body)]
             elif kind in ("dma", "compute"):
                 if kind == "dma":
-                    views, cost = (inner.source, inner.dest), dma_cycles(buffer_bytes(inner.source.type), self.desc,
-                                                                         inner.on_device)
+                    source, dest, _, cost = self.dma_facts_of(inner)
+                    views = (source, dest)
                 else:
-                    views, cost = (*inner.inputs, inner.output), compute_cycles(inner, self.desc)
+                    read, output, cost = self.compute_facts_of(inner)
+                    views = (*read, output)
                 recipes = [self.view(v) for v in views]
                 if (any(r is not None and any(t in varying for t, _ in r.terms) for r in recipes)
                         or (cost * 1024) % 1):
