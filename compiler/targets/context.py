@@ -28,6 +28,7 @@ from xdsl.ir import Operation
 
 from accel.compiler.diagnostics import CompileError
 from accel.dialects.conventions import accelerator_functions
+from accel.dialects.fast_access import speed_up
 
 if TYPE_CHECKING:
     from accel.compiler.targets.schema import TargetDescription
@@ -145,6 +146,10 @@ class AccelContext(Context):
             base.allow_unregistered, base._loaded_dialects, base._loaded_ops, base._loaded_attrs,
             base._loaded_types, base._registered_dialects, targets=self.targets,
         )
+
+    def load_op(self, op: type[Operation]) -> None:
+        super().load_op(op)
+        speed_up(op)  # every op the compile can parse or build: its accessors by tuple index
 
 
 def target_context(ctx: Context) -> TargetContext:
