@@ -595,9 +595,9 @@ class Timeline:
             then = history[-1 - p]
             if now.scalars != then.scalars or now.carried != then.carried or now.outer != then.outer:
                 continue
-            spans = [span for b in history[-p:] for span in b.trace]
-            idx = np.unique(np.concatenate([np.arange(b0, b1) for b0, b1 in spans])) if spans else np.arange(0)
-            if all(np.array_equal(np.maximum(a[idx] - now.m, 0.0), np.maximum(c[idx] - then.m, 0.0))
+            # Span by span (they may overlap: comparing a block twice changes nothing).
+            if all(np.array_equal(np.maximum(a[b0:b1] - now.m, 0.0), np.maximum(c[b0:b1] - then.m, 0.0))
+                   for b in history[-p:] for b0, b1 in b.trace
                    for a, c in ((now.ready, then.ready), (now.reads_end, then.reads_end))):
                 return p, now.m - then.m
         return None
