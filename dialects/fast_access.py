@@ -11,8 +11,10 @@ with properties that read the op's operand tuple (results tuple) directly:
     after:  DmaStartOp.source = property(lambda op: tuple.__getitem__(op._operands, 0))
 
 The values are the same objects xDSL's accessors return (a variadic group is an
-`SSAValues`, as before); a setter still fails, as xDSL's does. Accessors of other kinds
-(segment-sized, same-size variadics, regions) are left to xDSL. `AccelContext` applies
+`SSAValues`, as before); a setter still fails, as xDSL's does. Of the accessors of ops
+whose lists have sizes in an attribute (`memref.subview`), only the first single one is
+replaced (`subview.source`: always operand 0; the others decode the sizes per access);
+other kinds (same-size variadics, regions) are left to xDSL. `AccelContext` applies
 it to every op class it loads.
 """
 
@@ -22,6 +24,7 @@ from xdsl.ir import Operation, SSAValues
 from xdsl.irdl.operations import (
     AfterVariadicSingleAccessor,
     BeforeVariadicSingleAccessor,
+    SingleAttrAccessor,
     UniqueVariadicAccessor,
     VarIRConstruct,
 )
@@ -54,6 +57,8 @@ def _fast(accessor) -> property | None:
         return _single(accessor.construct, accessor.idx - accessor.num_defs)
     if kind is UniqueVariadicAccessor:
         return _variadic(accessor.construct, accessor.idx, accessor.num_defs - 1)
+    if kind is SingleAttrAccessor and accessor.idx == 0:  # first of segment-sized lists: always at 0
+        return _single(accessor.construct, 0)
     return None
 
 
