@@ -601,7 +601,7 @@ class ScratchpadPlan:
         inserted, nested ones included, and those its ops read or write); whether all
         buffers counted so far still fit side by side."""
         found: dict = {}
-        ops = [inner for op in moved for inner in op.walk()]
+        ops = [inner for op in moved for inner in (op.walk() if op.regions else (op,))]
         self._affected(ops, touched, buffers, found)
         counted = self._roomy
         for alloc in found:
@@ -1174,7 +1174,7 @@ def schedule(module: ModuleOp, entry: str | None = "main") -> tuple[dict[Operati
                 callee = functions.get(op.callee.root_reference.data)
                 if enter_calls and isinstance(callee, func.FuncOp) and not callee.is_declaration:
                     visit_block_ops(callee, enter_calls)
-            else:
+            elif op.regions:  # (a walk of each op would cost a generator per op)
                 for inner in op.walk():
                     if inner is not op:
                         position[inner] = counter
