@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from accel.compiler.ir_build import by_identity
 from accel.compiler.narrow_types import SUB_BYTE_INTS, convert, is_narrow, narrow_dtype, narrow_element_type, widen
 from accel.dialects import accel
 from accel.compiler.weights_path import resolve_weights_path, set_ir_dir  # noqa: F401 (set_ir_dir: re-exported)
@@ -84,8 +85,10 @@ def _numpy_dtype(t: Attribute) -> np.dtype:
     raise UnsupportedDtype(f"element type {t} has no numpy equivalent")
 
 
+@by_identity
 def buffer_bytes(t) -> int:
-    """Bytes of a memref or tensor of static shape: the one formula of a buffer's size."""
+    """Bytes of a memref or tensor of static shape: the one formula of a buffer's size
+    (once per type object: passes, the planner and the report ask it of every operand)."""
     n = numpy_dtype(t.element_type).itemsize
     for d in t.get_shape():
         n *= d
