@@ -141,3 +141,31 @@ def test_by_identity_caches_per_object():
     assert (size(a), size(a), size(b)) == (2, 2, 3)
     assert calls == [a, b]
     assert dense_values(dense_i64((3, 4))) == (3, 4)
+
+
+def _within(block):
+    return lambda loads, done: od._within_prefetch(block, loads, done, 3)
+
+
+def test_prefetch_rounds_at_once_or_round_by_round_give_the_same_ir(placed):
+    """The rounds applied under one check (accepted), and refused at once then taken round
+    by round (each accepted): the same IR (the refused rounds are undone exactly)."""
+    fns = [fn for fn, _ in accelerator_functions(placed)]
+    moved = 0
+    for i in range(len(fns)):
+        at_once = [fn for fn, _ in accelerator_functions(placed.clone())][i]
+        before = str(at_once)
+        od.prefetch_rounds(at_once.body.block, Answers(lambda: True), 3, _within(at_once.body.block))
+        moved += str(at_once) != before
+        calls = [0]
+
+        def first_refused() -> bool:
+            calls[0] += 1
+            return calls[0] > 1
+
+        by_round = [fn for fn, _ in accelerator_functions(placed.clone())][i]
+        od.prefetch_rounds(by_round.body.block, Answers(first_refused), 3, _within(by_round.body.block))
+        assert str(by_round) == str(at_once)
+        for fn in (at_once, by_round):
+            fn.verify()
+    assert moved

@@ -697,6 +697,41 @@ def prefetch_loads(block: Block, plan: ScratchpadPlan, only: set | None = None) 
     """Issue each load (of `only`, if given) one compute op earlier (before the compute
     that precedes it), so the DMA engine fetches the next op's operands while the current
     one computes. Kept where the scratchpad plan still fits; returns the loads moved."""
+    return {m.ops[-1] for m in keep_fitting(_prefetch_moves(block, only), plan)}
+
+
+def prefetch_rounds(block: Block, plan: ScratchpadPlan, rounds: int, within) -> None:
+    """`rounds` rounds of `prefetch_loads`, each moving the loads the last one moved
+    (`within(loads, round)` filters them; `within(None, 0)`, the first round's). All
+    rounds are first applied under one check: where they fit together, each round alone
+    would (a move only lengthens lives, so the plan of the last round holds for the
+    rounds before it), and the checks of the rounds between are saved. Else they are
+    undone and taken round by round, each keeping what fits."""
+    applied: list[list[Prefetch]] = []
+    moved = within(None, 0)
+    for depth in range(rounds):
+        applied.append(_prefetch_moves(block, moved))
+        moved = within({m.ops[-1] for m in applied[-1]}, depth + 1)
+        if not moved:
+            break
+    prints = merged([m.footprint() for moves in applied for m in moves])
+    if not prints.moved or plan.check(*prints, batch=True):
+        return
+    # The last round first, each in block order: a round's loads go back before the ops
+    # they preceded, in their order (in reverse, loads sharing one would swap).
+    for moves in reversed(applied):
+        for m in moves:
+            m.undo()
+    plan.settle(*prints)
+    moved = within(None, 0)
+    for depth in range(rounds):
+        moved = within(prefetch_loads(block, plan, moved), depth + 1)
+        if not moved:
+            break
+
+
+def _prefetch_moves(block: Block, only: set | None) -> list[Prefetch]:
+    """The moves of `prefetch_loads`, applied tentatively."""
     moves: list[Prefetch] = []
     order = BlockOrder(block)
     for dma in [op for op in block.ops if isinstance(op, accel.DmaStartOp) and op.to_device]:
@@ -734,7 +769,7 @@ def prefetch_loads(block: Block, plan: ScratchpadPlan, only: set | None = None) 
         move.apply()
         order.moved(ops, prev)
         moves.append(move)
-    return {m.ops[-1] for m in keep_fitting(moves, plan)}
+    return moves
 
 
 @dataclass
@@ -1302,12 +1337,8 @@ class OptimizeDma(ModulePass):
                     # Each round issues the loads moved by the last one more op earlier (a
                     # tuned op's loads at most its `prefetch` rounds).
                     block = fn.body.block
-                    moved = _within_prefetch(block, None, 0, self.prefetch_depth)
-                    for depth in range(self.prefetch_depth):
-                        moved = prefetch_loads(block, spm, moved)
-                        moved = _within_prefetch(block, moved, depth + 1, self.prefetch_depth)
-                        if not moved:
-                            break
+                    prefetch_rounds(block, spm, self.prefetch_depth,
+                                    lambda loads, done: _within_prefetch(block, loads, done, self.prefetch_depth))
                     deferred = defer_writebacks(fn)
                     if deferred.taken and not spm.check(*deferred.footprint()):
                         deferred.undo()
