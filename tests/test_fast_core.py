@@ -1,0 +1,185 @@
+"""dialects/fast_core.py: op construction, walks and `SSAValue.get` give what xDSL's own
+give, on every op, block and region of the lit suite's inputs, and a walk that erases and
+inserts ops as it goes visits what xDSL's visits."""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+
+import pytest
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntegerAttr, i32
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.core import ErasedSSAValue
+from xdsl.parser import Parser
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from accel.compiler.driver import make_context
+from accel.dialects import fast_core
+
+LIT = os.path.join(os.path.dirname(__file__), "lit")
+
+
+def _sources():
+    for path in sorted(glob.glob(os.path.join(LIT, "**", "*.mlir"), recursive=True)):
+        with open(path) as f:
+            yield from f.read().split("// -----")
+
+
+def _modules(ctx):
+    for chunk in _sources():
+        try:
+            yield Parser(ctx, chunk).parse_module()
+        except Exception:  # noqa: BLE001 - negative tests hold IR that does not parse
+            continue
+
+
+def _xdsl(cls, name):
+    return fast_core.ORIGINALS[(cls, name)]
+
+
+@contextlib.contextmanager
+def xdsl_core():
+    """xDSL's own code while the block runs (its walks call each other: all are put back)."""
+    for (cls, name), original in fast_core.ORIGINALS.items():
+        setattr(cls, name, original)
+    try:
+        yield
+    finally:
+        fast_core.install()
+
+
+def _xdsl_walk(node, **kw) -> list[Operation]:
+    with xdsl_core():
+        return list(node.walk(**kw))
+
+
+def test_installed_by_the_context():
+    make_context()
+    assert Operation.__init__ is fast_core._operation_init
+    assert Operation.walk is not _xdsl(Operation, "walk")
+
+
+def test_walks_visit_what_xdsl_visits():
+    ctx = make_context()
+    walked = 0
+    for module in _modules(ctx):
+        for op in list(module.walk()):
+            for kw in ({}, {"reverse": True}, {"region_first": True}):
+                assert list(op.walk(**kw)) == _xdsl_walk(op, **kw), op.name
+            for region in op.regions:
+                assert list(region.walk()) == _xdsl_walk(region)
+                for block in region.blocks:
+                    assert list(block.walk()) == _xdsl_walk(block)
+            walked += 1
+    assert walked > 3_000, walked
+
+
+NESTED = """
+func.func @f(%n: index) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %dead = arith.constant 7 : i32
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %dead) -> (i32) {
+    %x = arith.constant 3 : i32
+    %unused = arith.addi %x, %x : i32
+    %s = arith.addi %a, %x : i32
+    scf.yield %s : i32
+  }
+  %cond = arith.cmpi slt, %c0, %n : index
+  %y = scf.if %cond -> (i32) {
+    %t = arith.constant 9 : i32
+    scf.yield %t : i32
+  } else {
+    %e = arith.constant 8 : i32
+    scf.yield %e : i32
+  }
+  %z = arith.addi %r, %y : i32
+  func.return %z : i32
+}
+"""
+
+
+def _mutating_walk(module) -> list[str]:
+    """Visit with `walk`, erasing unused constants and adds as they come and inserting a
+    constant before each visited scf.for's successor (after the loop)."""
+    seen = []
+    for op in module.walk():
+        seen.append(op.name)
+        if isinstance(op, (arith.ConstantOp, arith.AddiOp)) and all(not r.uses for r in op.results):
+            Rewriter.erase_op(op)
+        elif op.name == "scf.for":
+            Rewriter.insert_op(arith.ConstantOp(IntegerAttr(5, i32)), InsertPoint.after(op))
+    return seen
+
+
+def test_a_walk_that_rewrites_sees_what_xdsls_sees():
+    ctx = make_context()
+    module = Parser(ctx, NESTED).parse_module()
+    assert list(module.walk()) == _xdsl_walk(module)  # two regions: in order
+    fast = _mutating_walk(Parser(ctx, NESTED).parse_module())
+    with xdsl_core():
+        slow = _mutating_walk(Parser(ctx, NESTED).parse_module())
+    assert fast == slow and "scf.yield" in fast
+
+
+def _fields(op: Operation) -> tuple:
+    """What construction sets, with the op itself (in uses, as results' owner) left out."""
+    return (op._operands, tuple(u.index for u in op._operand_uses), op.results.types,
+            tuple(r.index for r in op.results), op.properties, op.attributes, op.location, op._successors,
+            tuple(u.index for u in op._successor_uses), op.regions, op.parent)
+
+
+def test_construction_makes_what_xdsls_makes():
+    ctx = make_context()
+    built = 0
+    for module in _modules(ctx):
+        for op in list(module.walk()):
+            cls = type(op)
+            if op.regions:
+                continue  # the regions belong to `op`: moving them is not construction
+            made = []
+            for init in (fast_core._operation_init, _xdsl(Operation, "__init__")):
+                new = cls.__new__(cls)
+                init(new, operands=op.operands, result_types=op.result_types, properties=op.properties,
+                     attributes=op.attributes, location=op.location, successors=op.successors)
+                made.append(new)
+            fast, slow = made
+            assert _fields(fast) == _fields(slow), op.name
+            assert all(r.owner is fast for r in fast.results)
+            assert all(u.operation is fast for u in (*fast._operand_uses, *fast._successor_uses))
+            for i, v in enumerate(fast.operands):
+                assert any(u.operation is fast and u.index == i for u in v.uses)
+            for new in made:
+                new.drop_all_references()
+            built += 1
+    assert built > 2_000, built
+
+
+def test_value_get():
+    make_context()
+    c = arith.ConstantOp(IntegerAttr(1, IndexType()))
+    v = c.result
+    assert SSAValue.get(v) is v and SSAValue.get(c) is v
+    assert SSAValue.get(v, type=IndexType) is v
+    with pytest.raises(ValueError, match="Expected"):
+        SSAValue.get(v, type=type(i32))
+    two = Operation.__new__(arith.AddiOp)
+    fast_core._operation_init(two, operands=[v, v], result_types=[IndexType(), IndexType()])
+    with pytest.raises(ValueError, match="single result"):
+        SSAValue.get(two)
+
+
+def test_value_erase():
+    make_context()
+    c = arith.ConstantOp(IntegerAttr(1, IndexType()))
+    add = arith.AddiOp(c.result, c.result)
+    with pytest.raises(ValueError, match="still has uses"):
+        c.result.erase()
+    c.result.erase(safe_erase=False)  # the uses now name an erased value
+    assert c.result.first_use is None
+    assert all(type(v) is ErasedSSAValue and v.old_value is c.result for v in add.operands)
+    add.result.erase()  # no uses: nothing to do
+    assert add.result.first_use is None
