@@ -11,7 +11,7 @@ import os
 import pytest
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i32
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.ir.core import ErasedSSAValue
 from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint, Rewriter
