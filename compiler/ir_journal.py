@@ -107,6 +107,12 @@ class Journal:
         op.operands[index] = value
         self.record(lambda: op.operands.__setitem__(index, old))
 
+    def set_operands(self, op: Operation, values: tuple[SSAValue, ...]) -> None:
+        """`op.operands = values`; undone, the old operands again."""
+        old = op._operands  # noqa: SLF001 - the tuple, not a view of it
+        op.operands = values
+        self.record(lambda: setattr(op, "operands", old))
+
     def replace_uses(self, old: SSAValue, new: SSAValue) -> None:
         """`old.replace_all_uses_with(new)`; undone, the same uses read `old` again (in
         their old order)."""

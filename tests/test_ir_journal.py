@@ -50,6 +50,7 @@ def test_every_change_is_undone_exactly_and_kept_as_made():
     e = arith.AddiOp(extra, extra)
     journal.insert(e, InsertPoint.before(c))
     journal.set_operand(c, 0, e.result)
+    journal.set_operands(d, (c.result, e.result))
     journal.replace_uses(b, a)
     journal.move(d, InsertPoint.before(c))
     journal.move(d, InsertPoint.after(c))
@@ -59,7 +60,7 @@ def test_every_change_is_undone_exactly_and_kept_as_made():
     assert not b.uses
     journal.erase_arg(b)
     changed = str(fn)
-    assert changed != before and len(journal) == 10
+    assert changed != before and len(journal) == 11
     journal.undo()
     assert str(fn) == before and len(journal) == 0
     assert block.args == (a, b) and [u.operation for u in b.uses] == b_users  # the same objects, in order
