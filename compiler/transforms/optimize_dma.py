@@ -108,10 +108,11 @@ def drop_token(token: SSAValue, journal: Journal = IMMEDIATE) -> None:
         wait = use.operation
         if not isinstance(wait, accel.DmaWaitOp):
             continue
-        rest = [t for t in wait.tokens if t is not token]
+        rest = tuple(t for t in wait.tokens if t is not token)
         if rest:
-            journal.insert(accel.DmaWaitOp(*rest), InsertPoint.after(wait))
-        journal.erase(wait)
+            journal.set_operands(wait, rest)
+        else:
+            journal.erase(wait)
 
 
 def erase_transfer(dma: accel.DmaStartOp, journal: Journal = IMMEDIATE) -> None:
@@ -1173,10 +1174,21 @@ def _set_signature(fn: func.FuncOp, arg_attrs: list, journal: Journal) -> None:
     journal.assign(fn, "function_type", FunctionType.from_lists([a.type for a in fn.body.block.args], []))
 
 
-def _add_arg(fn: func.FuncOp, t, attrs: dict, journal: Journal) -> SSAValue:
-    arg = journal.insert_arg(fn.body.block, t, len(fn.body.block.args))
-    _set_signature(fn, [*fn.arg_attrs.data, DictionaryAttr(attrs)], journal)
-    return arg
+class _NewArgs:
+    """Arguments appended to a function's block; its signature set once, at `finish`
+    (one rebuild per function, not per argument)."""
+
+    def __init__(self, fn: func.FuncOp, journal: Journal):
+        self.fn, self.journal = fn, journal
+        self.attrs = list(fn.arg_attrs.data)
+
+    def add(self, t, attrs: dict) -> SSAValue:
+        block = self.fn.body.block
+        self.attrs.append(DictionaryAttr(attrs))
+        return self.journal.insert_arg(block, t, len(block.args))
+
+    def finish(self, dropped: frozenset[int] = frozenset()) -> None:
+        _set_signature(self.fn, [a for i, a in enumerate(self.attrs) if i not in dropped], self.journal)
 
 
 def _with_operands(call: func.CallOp, extra: list[SSAValue], journal: Journal,
@@ -1197,6 +1209,7 @@ def apply_region_prefetch(target_name: str, pf: RegionPrefetch, journal: Journal
     # delay them (the DMA engine runs transfers in order), overlapping that compute.
     point = InsertPoint.before(_last_compute(a.body.block))
     a_extra, b_extra, buffers = [], [], []
+    a_args, b_args = _NewArgs(a, journal), _NewArgs(b, journal)
     for load, buf in pf.loads:
         dev = accel.AllocOp(load.dest.type)
         dev.attributes[TARGET_ATTR] = StringAttr(target_name)
@@ -1208,14 +1221,14 @@ def apply_region_prefetch(target_name: str, pf: RegionPrefetch, journal: Journal
             journal.insert(weight, InsertPoint.at_start(a.body.block))
             src = weight.result
         else:
-            src = _add_arg(a, buf.type, {}, journal)
+            src = a_args.add(buf.type, {})
             a_extra.append(buf)
-        into = _add_arg(a, dev.result.type, {RESIDENT_ATTR: UnitAttr()}, journal)
+        into = a_args.add(dev.result.type, {RESIDENT_ATTR: UnitAttr()})
         a_extra.append(dev.result)
         journal.insert(accel.DmaStartOp(src, into), point)
         # The later region reads the buffer where it arrived.
         local, source_op = load.dest, load.source.owner
-        arrived = _add_arg(b, dev.result.type, {RESIDENT_ATTR: UnitAttr()}, journal)
+        arrived = b_args.add(dev.result.type, {RESIDENT_ATTR: UnitAttr()})
         b_extra.append(dev.result)
         erase_transfer(load, journal)
         journal.replace_uses(local, arrived)
@@ -1226,8 +1239,8 @@ def apply_region_prefetch(target_name: str, pf: RegionPrefetch, journal: Journal
     dropped = frozenset(arg.index for arg in b.body.block.args[:len(b_call.arguments)] if not arg.uses)
     for index in sorted(dropped, reverse=True):
         journal.erase_arg(b.body.block.args[index])
-    if dropped:
-        _set_signature(b, [a for i, a in enumerate(b.arg_attrs.data) if i not in dropped], journal)
+    a_args.finish()
+    b_args.finish(dropped)
     return [*buffers, _with_operands(a_call, a_extra, journal), _with_operands(b_call, b_extra, journal, dropped)]
 
 
