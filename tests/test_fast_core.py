@@ -73,6 +73,9 @@ def test_walks_visit_what_xdsl_visits():
                 assert list(region.walk()) == _xdsl_walk(region)
                 for block in region.blocks:
                     assert list(block.walk()) == _xdsl_walk(block)
+                    with xdsl_core():
+                        ops = list(block.ops)
+                    assert list(block.ops) == ops
             walked += 1
     assert walked > 3_000, walked
 
@@ -102,11 +105,11 @@ func.func @f(%n: index) -> i32 {
 """
 
 
-def _mutating_walk(module) -> list[str]:
-    """Visit with `walk`, erasing unused constants and adds as they come and inserting a
-    constant before each visited scf.for's successor (after the loop)."""
+def _mutating_walk(module, ops=None) -> list[str]:
+    """Visit `ops` (by default, the module's walk), erasing unused constants and adds as
+    they come and inserting a constant after each scf.for."""
     seen = []
-    for op in module.walk():
+    for op in ops if ops is not None else module.walk():
         seen.append(op.name)
         if isinstance(op, (arith.ConstantOp, arith.AddiOp)) and all(not r.uses for r in op.results):
             Rewriter.erase_op(op)
@@ -123,6 +126,13 @@ def test_a_walk_that_rewrites_sees_what_xdsls_sees():
     with xdsl_core():
         slow = _mutating_walk(Parser(ctx, NESTED).parse_module())
     assert fast == slow and "scf.yield" in fast
+    seen = []
+    for patched in (True, False):
+        module = Parser(ctx, NESTED).parse_module()
+        body = module.body.block.first_op.body.block
+        with contextlib.nullcontext() if patched else xdsl_core():
+            seen.append(_mutating_walk(module, body.ops))
+    assert seen[0] == seen[1] and "scf.for" in seen[0]
 
 
 def _fields(op: Operation) -> tuple:
