@@ -94,10 +94,15 @@ def _walk(stack: list) -> Iterator[Operation]:
 _xdsl_op_walk, _xdsl_block_walk, _xdsl_region_walk = Operation.walk, Block.walk, Region.walk
 
 
-def _op_walk(self: Operation, *, reverse: bool = False, region_first: bool = False) -> Iterator[Operation]:
-    if reverse or region_first:
-        return _xdsl_op_walk(self, reverse=reverse, region_first=region_first)
-    return _op_walk_forward(self)
+def _forward(xdsl_walk, forward):
+    """A `walk` method: `forward(node)` for a forward pre-order walk, xDSL's otherwise."""
+
+    def walk(self, *, reverse: bool = False, region_first: bool = False) -> Iterator[Operation]:
+        if reverse or region_first:
+            return xdsl_walk(self, reverse=reverse, region_first=region_first)
+        return forward(self)
+
+    return walk
 
 
 def _op_walk_forward(op: Operation) -> Iterator[Operation]:
@@ -106,22 +111,15 @@ def _op_walk_forward(op: Operation) -> Iterator[Operation]:
         yield from _walk(list(reversed(op.regions)))
 
 
-def _block_walk(self: Block, *, reverse: bool = False, region_first: bool = False) -> Iterator[Operation]:
-    if reverse or region_first:
-        return _xdsl_block_walk(self, reverse=reverse, region_first=region_first)
-    return _block_walk_forward(self)
-
-
 def _block_walk_forward(block: Block) -> Iterator[Operation]:
     # Only the block's own ops: not the blocks after it.
     if (first := block._first_op) is not None:  # noqa: SLF001
         yield from _walk([first])
 
 
-def _region_walk(self: Region, *, reverse: bool = False, region_first: bool = False) -> Iterator[Operation]:
-    if reverse or region_first:
-        return _xdsl_region_walk(self, reverse=reverse, region_first=region_first)
-    return _walk([self])
+_op_walk = _forward(_xdsl_op_walk, _op_walk_forward)
+_block_walk = _forward(_xdsl_block_walk, _block_walk_forward)
+_region_walk = _forward(_xdsl_region_walk, lambda region: _walk([region]))
 
 
 def _block_ops_iter(self: BlockOps) -> Iterator[Operation]:

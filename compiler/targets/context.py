@@ -27,8 +27,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from accel.compiler.diagnostics import CompileError
-from accel.dialects.conventions import accelerator_functions
 from accel.dialects import fast_core
+from accel.dialects.conventions import accelerator_functions
 from accel.dialects.fast_access import speed_up
 
 if TYPE_CHECKING:
