@@ -7,17 +7,18 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+from abc import ABC, ABCMeta
 
 import pytest
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, i32
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i32
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.core import ErasedSSAValue
 from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.driver import make_context
-from accel.dialects import fast_core
+from accel.dialects import accel, fast_core
 
 LIT = os.path.join(os.path.dirname(__file__), "lit")
 
@@ -193,3 +194,97 @@ def test_value_erase():
     assert all(type(v) is ErasedSSAValue and v.old_value is c.result for v in add.operands)
     add.result.erase()  # no uses: nothing to do
     assert add.result.first_use is None
+
+
+def _ir_objects(module) -> list:
+    """Every op, block, region, value and type of `module` (and the ops' properties)."""
+    found: list = []
+    for op in module.walk():
+        found += [op, *op.results, *op.regions, *(v.type for v in op.results), *op.properties.values()]
+        for region in op.regions:
+            for block in region.blocks:
+                found += [block, *block.args]
+    return found
+
+
+def _plain_classes() -> list[type]:
+    seen, stack = set(), list(fast_core.IR_ROOTS)
+    while stack:
+        cls = stack.pop()
+        if cls not in seen:
+            seen.add(cls)
+            stack += type.__subclasses__(cls)
+    return [cls for cls in seen if type(cls) is fast_core.FastCheckMeta]
+
+
+def test_isinstance_answers_what_abc_answers():
+    """For every IR class given the plain checks, and every kind of IR object of the lit
+    inputs: `isinstance` and `issubclass` say what `ABCMeta`'s own checks say."""
+    ctx = make_context()
+    classes = _plain_classes()
+    # The op, block, region, value and attribute classes the passes test most.
+    assert {Operation, Block, Region, SSAValue, accel.ComputeOp, accel.DmaStartOp, MemRefType} <= set(classes)
+    samples: dict[type, object] = {}
+    for module in _modules(ctx):
+        for x in _ir_objects(module):
+            samples.setdefault(type(x), x)
+    assert len(samples) > 40
+    for cls in classes:
+        for kind, x in samples.items():
+            assert isinstance(x, cls) == ABCMeta.__instancecheck__(cls, x), (kind, cls)
+            assert issubclass(kind, cls) == ABCMeta.__subclasscheck__(cls, kind), (kind, cls)
+
+
+def test_register_and_hooks_get_abc_checks_back():
+    """A virtual subclass registered with a class of plain checks, or a subclass hook
+    defined below one, makes it and its ancestors ABCs again: their checks see them."""
+
+    class Root(ABC):
+        pass
+
+    class Middle(Root):
+        pass
+
+    class Leaf(Middle):
+        pass
+
+    class Elsewhere:
+        pass
+
+    assert set(fast_core.plain_checks((Root,))) == {Root, Middle, Leaf}
+    Leaf.register(Elsewhere)
+    assert isinstance(Elsewhere(), Root) and issubclass(Elsewhere, Middle)
+    assert type(Root) is type(Middle) is type(Leaf) is ABCMeta
+    assert fast_core.plain_checks((Root,)) == []  # a registry: left to ABC
+
+    class Other(ABC):
+        pass
+
+    class Child(Other):
+        pass
+
+    fast_core.plain_checks((Other,))
+
+    class Hooked(Child):  # everything is a Hooked, so a Child and an Other
+        @classmethod
+        def __subclasshook__(cls, sub):
+            return True
+
+    assert type(Other) is type(Child) is ABCMeta
+    assert isinstance(3, Other) and issubclass(int, Child)
+
+
+def test_classes_with_hooks_keep_abc_checks():
+    class Base(ABC):
+        pass
+
+    class Sized(Base):
+        @classmethod
+        def __subclasshook__(cls, sub):
+            return hasattr(sub, "__len__") or NotImplemented
+
+    class Plain(ABC):
+        pass
+
+    assert fast_core.plain_checks((Base, Plain)) == [Plain]
+    assert isinstance([], Base) and type(Base) is ABCMeta
