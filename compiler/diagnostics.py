@@ -18,12 +18,13 @@ from typing import Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseArrayBase, FileLineColLoc, IntAttr, ModuleOp, NameLoc, StringAttr, UnknownLoc, i32
-from xdsl.ir import Attribute, Operation, OpTraits, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpTraits, SSAValue
 from xdsl.ir.core import ErasedSSAValue
 from xdsl.irdl import IRDLOperation, OptionalDef, VariadicDef
 from xdsl.irdl.constraints import VerificationContext
 from xdsl.irdl.operations import AttrSizedOperandSegments, OpDef, OptAttributeDef, OptPropertyDef, SingleBlockRegionDef
 from xdsl.parser import Parser
+from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.mlir_lexer import MLIRLexer
 
@@ -167,6 +168,7 @@ class FastCheck:
     results: tuple[tuple[Any, bool, bool], ...]
     single_block: tuple[bool, ...]
     operand_segments: AttrSizedOperandSegments | None  # where the operand lists' sizes are
+    trait_checks: tuple[Callable[[Operation], None], ...]  # the traits' verifiers
 
     @staticmethod
     def of(cls: type[Operation]) -> FastCheck | None:
@@ -202,7 +204,8 @@ class FastCheck:
 
         return FastCheck(op_def, held["custom_verify"], pre_check, defs(op_def.operands), defs(op_def.results),
                          tuple(isinstance(d, SingleBlockRegionDef) for _, d in op_def.regions),
-                         segments[0] if segments else None)
+                         segments[0] if segments else None,
+                         tuple(_isolated if isinstance(t, IsolatedFromAbove) else t.verify for t in op_def.traits))
 
     def _segment_sizes(self, op: Operation) -> list[int] | None:
         """The operand lists' sizes of an op with `operandSegmentSizes`, if valid."""
@@ -267,7 +270,7 @@ class FastCheck:
         sizes = None
         if self.operand_segments is not None and (sizes := self._segment_sizes(op)) is None:
             return False
-        ctx = VerificationContext()
+        ctx = _unbound_context()
         if not (self._verify_list(operands, self.operands, ctx, sizes)
                 and self._verify_list(op.results, self.results, ctx)):
             return False
@@ -286,14 +289,46 @@ class FastCheck:
             return False
         if len(props) > len(d.properties) or any(name not in d.properties for name in props):
             return False
-        for trait in d.traits:
-            trait.verify(op)
+        for check in self.trait_checks:
+            check(op)
         if self.custom_verify is not None:
             self.custom_verify(op)
         return True
 
 
+def _isolated(op: Operation) -> None:
+    """`IsolatedFromAbove.verify` (the ops nested in `op`, but in ops isolated in turn,
+    use only values defined in `op`) with a step for the common case: a value defined
+    in the same block as its user, or in a block of `op`'s own regions. Any failure
+    raises (the caller then runs xDSL's verifier for its message)."""
+    own = {block for region in op.regions for block in region.blocks}
+    regions = list(op.regions)
+    while regions:
+        for block in regions.pop().blocks:
+            for child in block.ops:
+                for v in child._operands:  # noqa: SLF001 - the tuple (`operands` makes a view per op)
+                    owner = v.owner
+                    home = owner if owner.__class__ is Block else owner.parent
+                    if home is not block and home not in own and (owner is op or not op.is_ancestor(owner)):
+                        raise VerifyException("a value defined above an isolated op")
+                if child.regions and not child.has_trait(IsolatedFromAbove):
+                    regions += child.regions
+
+
 _FAST_CHECKS: dict[type[Operation], FastCheck | None] = {}
+
+_context = VerificationContext()
+
+
+def _unbound_context() -> VerificationContext:
+    """A verification context without bindings: the last one, unless a constraint bound
+    variables in it (most ops' bind none, and a new context per op costs more than the
+    rest of their type checks)."""
+    global _context
+    ctx = _context
+    if ctx._variables or ctx._range_variables or ctx._int_variables:  # noqa: SLF001 - all it holds
+        ctx = _context = VerificationContext()
+    return ctx
 
 
 def verify_op(op: Operation) -> None:
