@@ -12,7 +12,7 @@ from abc import ABC, ABCMeta
 import pytest
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i32
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue, SSAValues
 from xdsl.ir.core import ErasedSSAValue
 from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -288,3 +288,17 @@ def test_classes_with_hooks_keep_abc_checks():
 
     assert fast_core.plain_checks((Base, Plain)) == [Plain]
     assert isinstance([], Base) and type(Base) is ABCMeta
+
+
+def test_value_list_indexing():
+    """An index gives the value, a slice a value list, as xDSL's `SSAValues.__getitem__`."""
+    make_context()
+    op = arith.ConstantOp(IntegerAttr(1, i32))
+    values = SSAValues((*op.results, *op.results, *op.results))
+    xdsl_getitem = _xdsl(SSAValues, "__getitem__")
+    assert SSAValues.__getitem__ is not xdsl_getitem
+    for index in (0, 2, -1, True, slice(1, None), slice(None, None, -1), slice(5, 9)):
+        mine, theirs = values[index], xdsl_getitem(values, index)
+        assert mine == theirs and type(mine) is type(theirs), index
+    with pytest.raises(IndexError):
+        values[3]
