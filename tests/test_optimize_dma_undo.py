@@ -144,7 +144,7 @@ def test_by_identity_caches_per_object():
 
 
 def _within(block):
-    return lambda loads, done: od._within_prefetch(block, loads, done, 3)
+    return od._within_prefetch(block, 3)
 
 
 def test_prefetch_rounds_at_once_or_round_by_round_give_the_same_ir(placed):

@@ -672,6 +672,13 @@ def _movable_chain(v: SSAValue, block: Block, stop: Operation, order: BlockOrder
     return chain if visit(v) else None
 
 
+def _move_before(ops: list[Operation], successor: Operation) -> None:
+    """Put `ops`, in order, just before `successor` (in its block)."""
+    for op in ops:
+        op.detach()
+    successor.parent.insert_ops_before(ops, successor)
+
+
 @dataclass
 class Prefetch:
     """Ops of one load (its views, buffer and transfer) moved before a compute op."""
@@ -681,14 +688,10 @@ class Prefetch:
     home: Operation  # the op they came before (not itself moved by any prefetch)
 
     def apply(self) -> None:
-        for op in self.ops:
-            op.detach()
-            Rewriter.insert_op(op, InsertPoint.before(self.target))
+        _move_before(self.ops, self.target)
 
     def undo(self) -> None:
-        for op in self.ops:
-            op.detach()
-            Rewriter.insert_op(op, InsertPoint.before(self.home))
+        _move_before(self.ops, self.home)
 
     def footprint(self) -> Footprint:
         return Footprint(list(self.ops), [], _alloc_of(self.ops[-1].dest))
@@ -710,9 +713,14 @@ def prefetch_rounds(block: Block, plan: ScratchpadPlan, rounds: int, within) -> 
     undone and taken round by round, each keeping what fits."""
     applied: list[list[Prefetch]] = []
     moved = within(None, 0)
+    order = BlockOrder(block)  # kept valid through the rounds' moves
+    candidates = None
     for depth in range(rounds):
-        applied.append(_prefetch_moves(block, moved))
-        moved = within({m.ops[-1] for m in applied[-1]}, depth + 1)
+        applied.append(_prefetch_moves(block, moved, order, candidates))
+        # The next round's loads are among those this one moved, in block order (each
+        # went before the compute op preceding it, in the order they were met).
+        candidates = [m.ops[-1] for m in applied[-1]]
+        moved = within(set(candidates), depth + 1)
         if not moved:
             break
     prints = merged([m.footprint() for moves in applied for m in moves])
@@ -731,11 +739,16 @@ def prefetch_rounds(block: Block, plan: ScratchpadPlan, rounds: int, within) -> 
             break
 
 
-def _prefetch_moves(block: Block, only: set | None) -> list[Prefetch]:
-    """The moves of `prefetch_loads`, applied tentatively."""
+def _prefetch_moves(block: Block, only: set | None, order: BlockOrder | None = None,
+                    candidates: list | None = None) -> list[Prefetch]:
+    """The moves of `prefetch_loads`, applied tentatively. `order`: the block's
+    `BlockOrder` if the caller keeps one; `candidates`: the loads that may move, in block
+    order, if the caller knows them (else the block's, found by a walk)."""
     moves: list[Prefetch] = []
-    order = BlockOrder(block)
-    for dma in [op for op in block.ops if isinstance(op, accel.DmaStartOp) and op.to_device]:
+    order = order if order is not None else BlockOrder(block)
+    if candidates is None:
+        candidates = [op for op in block.ops if isinstance(op, accel.DmaStartOp) and op.to_device]
+    for dma in candidates:
         if only is not None and dma not in only:
             continue
         alloc = dma.dest.owner
@@ -1350,8 +1363,7 @@ class OptimizeDma(ModulePass):
                     # Each round issues the loads moved by the last one more op earlier (a
                     # tuned op's loads at most its `prefetch` rounds).
                     block = fn.body.block
-                    prefetch_rounds(block, spm, self.prefetch_depth,
-                                    lambda loads, done: _within_prefetch(block, loads, done, self.prefetch_depth))
+                    prefetch_rounds(block, spm, self.prefetch_depth, _within_prefetch(block, self.prefetch_depth))
                     deferred = defer_writebacks(fn)
                     if deferred.taken and not spm.check(*deferred.footprint()):
                         deferred.undo()
@@ -1379,19 +1391,25 @@ def _tuned(step):
     return apply
 
 
-def _within_prefetch(block: Block, loads: set | None, rounds: int, default: int) -> set | None:
-    """The loads (all of `block`'s when None) that may move one more compute op earlier
-    after `rounds` rounds: those whose consumers' tuned `prefetch` exceeds it (untuned:
-    the pass option). None (every load) when no op of the block is tuned."""
+def _within_prefetch(block: Block, default: int) -> Callable[[set | None, int], set | None]:
+    """`within(loads, rounds)` for `prefetch_rounds` on `block`: the loads (all of the
+    block's when None) that may move one more compute op earlier after `rounds` rounds,
+    those whose consumers' tuned `prefetch` exceeds it (untuned: `default`, the pass
+    option); None (every load) when no op of the block is tuned. (Moves do not change
+    the compute ops: their limits are taken once.)"""
     tuned = [o for o in block.ops if isinstance(o, accel.ComputeOp) and "prefetch" in (tuning_of(o) or {})]
     if not tuned:
-        return loads
+        return lambda loads, rounds: loads
     limit: dict[SSAValue, int] = {}
     for o in tuned:
         for v in o.inputs:
             limit[root(v)] = min(limit.get(root(v), default), int(tuning_of(o)["prefetch"]))
-    pool = loads if loads is not None else {o for o in block.ops if isinstance(o, accel.DmaStartOp) and o.to_device}
-    return {d for d in pool if limit.get(root(d.dest), default) > rounds}
+
+    def within(loads: set | None, rounds: int) -> set | None:
+        pool = loads if loads is not None else {o for o in block.ops if isinstance(o, accel.DmaStartOp) and o.to_device}
+        return {d for d in pool if limit.get(root(d.dest), default) > rounds}
+
+    return within
 
 
 def _may_simplify(op: Operation) -> bool:
