@@ -16,6 +16,7 @@ from xdsl.ir import Block, Region
 from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
 
+from accel.compiler.diagnostics import verify_op
 from accel.compiler.ir_build import index_constant, strided_layout, subview, subview_type
 
 
@@ -197,7 +198,7 @@ def test_fast_verification_agrees_with_xdsl():
     """Every op of every chunk of the lit suite's invalid inputs (and of their valid
     neighbours) that parses: `verify_op` accepts exactly what `Operation.verify` accepts,
     and rejects with the same message."""
-    from accel.compiler.diagnostics import LocatingParser, verify_op
+    from accel.compiler.diagnostics import LocatingParser
     from accel.compiler.driver import make_context
 
     ctx = make_context()
@@ -253,20 +254,24 @@ def test_fast_isolation_check_agrees_with_xdsl():
     """`IsolatedFromAbove` through the fast path: a function using a value of another
     function or of a detached op, in its body or in a nested region, is rejected with
     xDSL's message; one using its own values is accepted."""
-    from accel.compiler.diagnostics import verify_op
-
     outcomes = []
     for fn in _isolation_cases():
-        pair = []
-        for verify in (verify_op, lambda o: o.verify(verify_nested_ops=False)):
-            try:
-                verify(fn)
-                pair.append(None)
-            except Exception as e:  # noqa: BLE001
-                pair.append(str(e))
+        pair = _verdicts(fn)
         assert pair[0] == pair[1], fn.sym_name.data
         outcomes.append(pair[0] is None)
     assert outcomes == [True, False, False, False, False]
+
+
+def _verdicts(op) -> list[str | None]:
+    """What `verify_op` and xDSL's verifier say of `op`: None (accepted) or the message."""
+    outcomes = []
+    for verify in (verify_op, lambda o: o.verify(verify_nested_ops=False)):
+        try:
+            verify(op)
+            outcomes.append(None)
+        except Exception as e:  # noqa: BLE001
+            outcomes.append(str(e))
+    return outcomes
 
 
 def test_fast_verification_covers_the_dialects():
@@ -285,8 +290,6 @@ def test_fast_verification_of_operand_segments(segments):
     missing or wrong: the fast path and xDSL decide alike."""
     from xdsl.dialects.builtin import DenseArrayBase, i32
 
-    from accel.compiler.diagnostics import verify_op
-
     block = Block(arg_types=[MemRefType(f32, [4, 8, 8]), IndexType()])
     op = subview(block.args[0], [block.args[1], 0, 0], [1, 4, 4], [1, 1, 1],
                  subview_type(block.args[0].type, [block.args[1], 0, 0], [1, 4, 4], [1, 1, 1]))
@@ -296,13 +299,7 @@ def test_fast_verification_of_operand_segments(segments):
         del op.properties["operandSegmentSizes"]
     else:
         op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, segments)
-    outcomes = []
-    for verify in (verify_op, lambda o: o.verify(verify_nested_ops=False)):
-        try:
-            verify(op)
-            outcomes.append(None)
-        except Exception as e:  # noqa: BLE001
-            outcomes.append(str(e))
+    outcomes = _verdicts(op)
     assert outcomes[0] == outcomes[1]
     assert (outcomes[0] is None) == (segments == [1, 1, 0, 0])
 
