@@ -14,6 +14,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i32
 from xdsl.ir import Block, Operation, Region, SSAValue, SSAValues
 from xdsl.ir.core import ErasedSSAValue
+from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -302,3 +303,14 @@ def test_value_list_indexing():
         assert mine == theirs and type(mine) is type(theirs), index
     with pytest.raises(IndexError):
         values[3]
+
+
+def test_op_identity():
+    """An op equals itself only, as xDSL's `__eq__` says, and dicts and sets find it."""
+    make_context()
+    a, b = arith.ConstantOp(IntegerAttr(1, i32)), arith.ConstantOp(IntegerAttr(1, i32))
+    xdsl_eq = _xdsl(IRDLOperation, "__eq__")
+    assert type(a).__hash__ is object.__hash__
+    for x, y in ((a, a), (a, b), (a, 1), (a, None)):
+        assert (x == y) == xdsl_eq(x, y) and (x != y) == (not xdsl_eq(x, y))
+    assert a in [b, a] and b not in [a] and {a: 1, b: 2}[b] == 2 and len({a, b, a}) == 2
