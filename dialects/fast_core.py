@@ -16,9 +16,9 @@ the core's generic code for these is a sixth of the compile's instructions:
   value's uses to, and walks the uses, even when there are none;
 - `op.results[0]` (and any index of a value list) tests the index with `isinstance` and
   reaches the tuple's item through `super()`;
-- an op's `__hash__` (`id(self)`) and `__eq__` (`self is other`) are Python functions:
-  every dict or set of ops (positions, labels, worklists) calls them per lookup, and
-  `op in a_list` per element;
+- the `__hash__` (`id(self)`) and `__eq__` (`self is other`) of ops, blocks, regions and
+  values are Python functions: every dict or set of them (positions, labels,
+  worklists) calls them per lookup, and `op in a_list` per element;
 - `isinstance(x, C)` for an IR class `C` (an op, attribute, value, block or region class:
   all are `ABC`s) runs `ABCMeta.__instancecheck__`, a Python frame, when `x` is not
   exactly a `C`: 180 ns against 60 ns for a class of a plain metaclass. The passes ask
@@ -228,6 +228,9 @@ def _values_getitem(self: SSAValues, index, _item=tuple.__getitem__):
     return SSAValues(found) if index.__class__ is slice else found
 
 
+_BY_IDENTITY = (_IRNode, IRDLOperation, SSAValue)
+"""The classes whose hash and equality are identity's (ops, blocks, regions; values)."""
+
 ORIGINALS = {
     (Operation, "__init__"): Operation.__init__,
     (Operation, "walk"): _xdsl_op_walk,
@@ -237,8 +240,7 @@ ORIGINALS = {
     (SSAValue, "get"): SSAValue.__dict__["get"],
     (SSAValue, "erase"): _xdsl_erase,
     (SSAValues, "__getitem__"): SSAValues.__getitem__,
-    (IRDLOperation, "__hash__"): IRDLOperation.__hash__,
-    (IRDLOperation, "__eq__"): IRDLOperation.__eq__,
+    **{(cls, name): vars(cls)[name] for cls in _BY_IDENTITY for name in ("__hash__", "__eq__")},
 }
 """What `install` replaces (the tests compare with these)."""
 
@@ -251,8 +253,7 @@ _REPLACEMENTS = {
     (SSAValue, "get"): staticmethod(_value_get),
     (SSAValue, "erase"): _value_erase,
     (SSAValues, "__getitem__"): _values_getitem,
-    (IRDLOperation, "__hash__"): object.__hash__,
-    (IRDLOperation, "__eq__"): object.__eq__,
+    **{(cls, name): getattr(object, name) for cls in _BY_IDENTITY for name in ("__hash__", "__eq__")},
 }
 
 

@@ -14,7 +14,6 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i32
 from xdsl.ir import Block, Operation, Region, SSAValue, SSAValues
 from xdsl.ir.core import ErasedSSAValue
-from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -305,12 +304,21 @@ def test_value_list_indexing():
         values[3]
 
 
-def test_op_identity():
-    """An op equals itself only, as xDSL's `__eq__` says, and dicts and sets find it."""
+@pytest.mark.parametrize("kind", ["op", "value", "block", "region"])
+def test_identity(kind):
+    """An op, value, block or region equals itself only, as xDSL's `__eq__` says, and
+    dicts and sets find it."""
     make_context()
-    a, b = arith.ConstantOp(IntegerAttr(1, i32)), arith.ConstantOp(IntegerAttr(1, i32))
-    xdsl_eq = _xdsl(IRDLOperation, "__eq__")
-    assert type(a).__hash__ is object.__hash__
+    make = {
+        "op": lambda: arith.ConstantOp(IntegerAttr(1, i32)),
+        "value": lambda: arith.ConstantOp(IntegerAttr(1, i32)).result,
+        "block": lambda: Block(arg_types=[i32]),
+        "region": lambda: Region(),
+    }[kind]
+    a, b = make(), make()
+    owner = next(c for c in type(a).__mro__ if c in fast_core._BY_IDENTITY)
+    xdsl_eq = _xdsl(owner, "__eq__")
+    assert type(a).__hash__ is object.__hash__ and xdsl_eq is not object.__eq__
     for x, y in ((a, a), (a, b), (a, 1), (a, None)):
         assert (x == y) == xdsl_eq(x, y) and (x != y) == (not xdsl_eq(x, y))
     assert a in [b, a] and b not in [a] and {a: 1, b: 2}[b] == 2 and len({a, b, a}) == 2
