@@ -89,11 +89,6 @@ class Journal:
 
         self.record(undo, op.erase)
 
-    def replace(self, op: Operation, new: Operation) -> None:
-        """Put `new` in the place of `op` (ops without results)."""
-        self.insert(new, InsertPoint.before(op))
-        self.erase(op)
-
     @staticmethod
     def _put_back(op: Operation, home: Operation | None, block: Block) -> None:
         if op.parent is not None:

@@ -140,14 +140,13 @@ def weighted(tmp_path_factory):
 
 def residents(module: ModuleOp):
     found = od._resident_candidates(module, "npu")
-    return [od._key(r) for r in found], lambda chosen, journal, replaced: od._apply_residents(
-        "npu", found, chosen, journal, replaced)
+    return [od._key(r) for r in found], lambda chosen, journal: od._apply_residents("npu", found, chosen, journal)
 
 
 def prefetches(module: ModuleOp):
     found = od._region_prefetches(module, "npu")
-    return [pf.later[1].sym_name.data for pf in found], lambda chosen, journal, replaced: od._apply_region_prefetches(
-        "npu", found, chosen, journal, replaced)
+    return [pf.later[1].sym_name.data for pf in found], lambda chosen, journal: od._apply_region_prefetches(
+        "npu", found, chosen, journal)
 
 
 @pytest.fixture(params=["residents", "prefetches"])
@@ -163,14 +162,13 @@ def test_cross_region_rewrites_are_undone_exactly(step):
     module, candidates = step
     names, apply = candidates(module)
     before = str(module)
-    replaced: dict = {}
     journal = Journal()
-    apply(set(names), journal, replaced)
-    assert len(names) >= 5 and replaced
+    apply(set(names), journal)
+    assert len(names) >= 5
     assert str(module) != before
     module.verify()
     journal.undo()
-    assert str(module) == before and not replaced
+    assert str(module) == before
     module.verify()
 
 
@@ -180,19 +178,18 @@ def test_cross_region_rewrites_kept_in_halves_are_the_rewrites_applied_at_once(s
     module, candidates = step
     at_once = module.clone()
     names, apply = candidates(module)
-    replaced: dict = {}
     remaining = list(names)
     for group in (names[: len(names) // 2], names[len(names) // 2:]):
         journal = Journal()  # a try of all that remains, that fails
-        apply(set(remaining), journal, replaced)
+        apply(set(remaining), journal)
         journal.undo()
         journal = Journal()
-        apply(set(group), journal, replaced)
+        apply(set(group), journal)
         journal.keep()
         remaining = [n for n in remaining if n not in group]
     module.verify()
     names, apply = candidates(at_once)
-    apply(set(names), Journal(), {})
+    apply(set(names), Journal())
     assert str(module) == str(at_once)
 
 
@@ -207,7 +204,7 @@ def test_a_plan_that_never_fits_leaves_the_module_as_it_was_without_copying_it(s
         raise od.CompileError("does not fit", None)
 
     monkeypatch.setattr(ModuleOp, "clone", lambda self, *a, **k: pytest.fail("the module was copied"))
-    assert not od._apply_within_plans(module, names, lambda chosen, journal: apply(chosen, journal, {}), never_fits)
+    assert not od._apply_within_plans(module, names, apply, never_fits)
     assert len(plans) == od.MODULE_PLAN_ATTEMPTS
     assert str(module) == before
 

@@ -910,13 +910,12 @@ def _resident_candidates(module: ModuleOp, target_name: str) -> list[Resident]:
     return found
 
 
-def make_resident(target_name: str, res: Resident, journal: Journal) -> dict[func.CallOp, func.CallOp]:
+def make_resident(target_name: str, res: Resident, journal: Journal) -> None:
     """Give the value a scratchpad buffer of its own, allocated in @main: the first region
     computes (or loads) it there, later regions read it there instead of transferring it;
-    the host copy is kept only if the host needs it. Returns the calls it replaced (by
-    their replacements)."""
+    the host copy is kept only if the host needs it. (The calls are edited in place: the
+    other candidates' calls stay valid.)"""
     buf = res.buffer
-    replaced: dict[func.CallOp, func.CallOp] = {}
     dev = accel.AllocOp(MemRefType(buf.type.element_type, buf.type.get_shape(), memory_space=accel.SPM))
     dev.attributes[TARGET_ATTR] = StringAttr(target_name)
     first_call = res.first[0]
@@ -932,7 +931,7 @@ def make_resident(target_name: str, res: Resident, journal: Journal) -> dict[fun
             journal.replace_uses(local, new_arg)
             erase_if_unused(local.owner, journal)
             attrs = [*fn.arg_attrs.data, DictionaryAttr({RESIDENT_ATTR: UnitAttr()})]
-            replaced[call] = _with_operands(call, [dev.result], journal)
+            _set_arguments(call, [dev.result], journal)
         else:
             new_arg = journal.retype_arg(arg, dev.result.type)
             erase_transfer(dma, journal)
@@ -951,37 +950,15 @@ def make_resident(target_name: str, res: Resident, journal: Journal) -> dict[fun
         retarget(fn, idx, keep_host=False, call=call)
     if isinstance(buf.owner, memref.AllocOp) and not buf.uses:
         journal.erase(buf.owner)
-    return replaced
 
 
-def _current(replaced: dict[func.CallOp, func.CallOp], call: func.CallOp) -> func.CallOp:
-    """The call that stands for `call` after the rewrites recorded in `replaced`."""
-    while call in replaced:
-        call = replaced[call]
-    return call
-
-
-def _note_replaced(replaced: dict[func.CallOp, func.CallOp], old: func.CallOp, new: func.CallOp,
-                   journal: Journal) -> None:
-    """Record that `new` replaced `old` (forgotten when the journal is undone)."""
-    replaced[old] = new
-    journal.record(lambda: replaced.pop(old))
-
-
-def _apply_residents(target_name: str, found: list[Resident], chosen: set, journal: Journal,
-                     replaced: dict[func.CallOp, func.CallOp]) -> None:
+def _apply_residents(target_name: str, found: list[Resident], chosen: set, journal: Journal) -> None:
     """Make the candidates of `found` whose `_key` is in `chosen` resident, in one pass.
     A candidate's rewrite leaves the others candidates (it changes only its own buffer's
-    arguments) but may replace calls they name: they are followed to their replacements
-    (`replaced`, kept across tries: what one kept replaced, the next follows)."""
-
+    arguments, and the calls in place)."""
     for res in found:
-        if _key(res) not in chosen:
-            continue
-        (call, fn, idx), later = res.first, [(_current(replaced, c), f, i) for c, f, i in res.later]
-        for old, new in make_resident(target_name, Resident(res.buffer, (_current(replaced, call), fn, idx),
-                                                            res.first_writes, later, res.host_needs_it), journal).items():
-            _note_replaced(replaced, old, new, journal)
+        if _key(res) in chosen:
+            make_resident(target_name, res, journal)
 
 
 def _screened_residents(module: ModuleOp, target_name: str, found: list[Resident], capacity: int,
@@ -1016,9 +993,8 @@ def keep_on_device(module: ModuleOp, target_name: str, plan, capacity: int, alig
     if not found:
         return False
     keys = [_key(res) for res in _screened_residents(module, target_name, found, capacity, alignment)]
-    replaced: dict[func.CallOp, func.CallOp] = {}
     return _apply_within_plans(
-        module, keys, lambda chosen, journal: _apply_residents(target_name, found, chosen, journal, replaced), plan)
+        module, keys, lambda chosen, journal: _apply_residents(target_name, found, chosen, journal), plan)
 
 
 def _key(res: Resident):
@@ -1204,19 +1180,16 @@ class _NewArgs:
         _set_signature(self.fn, [a for i, a in enumerate(self.attrs) if i not in dropped], self.journal)
 
 
-def _with_operands(call: func.CallOp, extra: list[SSAValue], journal: Journal,
-                   dropped: frozenset[int] = frozenset()) -> func.CallOp:
-    kept = [a for i, a in enumerate(call.arguments) if i not in dropped]
-    new_call = func.CallOp(call.callee, [*kept, *extra], [])
-    new_call.attributes.update(call.attributes)
-    new_call.location = call.location
-    journal.replace(call, new_call)
-    return new_call
+def _set_arguments(call: func.CallOp, extra: list[SSAValue], journal: Journal,
+                   dropped: frozenset[int] = frozenset()) -> None:
+    """`call`'s arguments but those at `dropped`, then `extra` (the call edited in place:
+    other rewrites' references to it stay valid)."""
+    journal.set_operands(call, (*(a for i, a in enumerate(call.arguments) if i not in dropped), *extra))
 
 
 def apply_region_prefetch(target_name: str, pf: RegionPrefetch, journal: Journal) -> list[Operation]:
     """Rewrite `pf` (see RegionPrefetch) through `journal`; returns what @main got: the
-    scratchpad buffers, then the new calls of the two regions."""
+    scratchpad buffers. (The two calls are edited in place.)"""
     (a_call, a), (b_call, b) = pf.earlier, pf.later
     # Before its last compute: after the region's own loads for it, so that it does not
     # delay them (the DMA engine runs transfers in order), overlapping that compute.
@@ -1254,23 +1227,18 @@ def apply_region_prefetch(target_name: str, pf: RegionPrefetch, journal: Journal
         journal.erase_arg(b.body.block.args[index])
     a_args.finish()
     b_args.finish(dropped)
-    return [*buffers, _with_operands(a_call, a_extra, journal), _with_operands(b_call, b_extra, journal, dropped)]
+    _set_arguments(a_call, a_extra, journal)
+    _set_arguments(b_call, b_extra, journal, dropped)
+    return buffers
 
 
-def _apply_region_prefetches(target_name: str, found: list[RegionPrefetch], chosen: set[str], journal: Journal,
-                             replaced: dict[func.CallOp, func.CallOp]) -> None:
+def _apply_region_prefetches(target_name: str, found: list[RegionPrefetch], chosen: set[str],
+                             journal: Journal) -> None:
     """Apply the prefetches of `found` into the regions named in `chosen`, in one pass
-    over @main. Each rewrite replaces two calls: later pairs follow them to their
-    replacements (`replaced`, kept across tries)."""
-
+    over @main (a rewrite edits its two calls in place: the next pairs' stay valid)."""
     for pf in found:
-        if pf.later[1].sym_name.data not in chosen:
-            continue
-        a_call, b_call = _current(replaced, pf.earlier[0]), _current(replaced, pf.later[0])
-        *_, new_a, new_b = apply_region_prefetch(
-            target_name, RegionPrefetch((a_call, pf.earlier[1]), (b_call, pf.later[1]), pf.loads), journal)
-        _note_replaced(replaced, a_call, new_a, journal)
-        _note_replaced(replaced, b_call, new_b, journal)
+        if pf.later[1].sym_name.data in chosen:
+            apply_region_prefetch(target_name, pf, journal)
 
 
 def _screened_prefetches(module: ModuleOp, target_name: str, found: list[RegionPrefetch], capacity: int,
@@ -1299,10 +1267,8 @@ def prefetch_across_regions(module: ModuleOp, target_name: str, capacity: int, a
     if not found:
         return False
     names = _screened_prefetches(module, target_name, found, capacity, alignment)
-    replaced: dict[func.CallOp, func.CallOp] = {}
     return _apply_within_plans(
-        module, names, lambda chosen, journal: _apply_region_prefetches(target_name, found, chosen, journal, replaced),
-        plan)
+        module, names, lambda chosen, journal: _apply_region_prefetches(target_name, found, chosen, journal), plan)
 
 
 @dataclass(frozen=True)
