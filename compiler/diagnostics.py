@@ -24,7 +24,7 @@ from xdsl.irdl import IRDLOperation, OptionalDef, VariadicDef
 from xdsl.irdl.constraints import VerificationContext
 from xdsl.irdl.operations import AttrSizedOperandSegments, OpDef, OptAttributeDef, OptPropertyDef, SingleBlockRegionDef
 from xdsl.parser import Parser
-from xdsl.traits import IsolatedFromAbove
+from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.mlir_lexer import MLIRLexer
 
@@ -259,8 +259,8 @@ class FastCheck:
 
     def accepts(self, op: Operation) -> bool:
         block = op.parent
-        if (block is not None and block.last_op is op) or op.successors:
-            return False  # the terminator and successor rules: xDSL's path
+        if op.successors or (block is not None and block.last_op is op and not _may_end_block(op, block)):
+            return False  # the successor rules, a missing terminator: xDSL's path
         operands = op.operands
         for v in operands:
             if type(v) is ErasedSSAValue:
@@ -294,6 +294,17 @@ class FastCheck:
         if self.custom_verify is not None:
             self.custom_verify(op)
         return True
+
+
+def _may_end_block(op: Operation, block: Block) -> bool:
+    """xDSL's terminator rule for the last op of a block: a terminator, unless the block
+    is the only one of a region whose op needs none (`NoTerminator`), or of no op."""
+    region = block.parent
+    if region is None:
+        return True
+    if len(region.blocks) == 1 and (region.parent is None or region.parent.has_trait(NoTerminator)):
+        return True
+    return op.has_trait(IsTerminator)
 
 
 def _isolated(op: Operation) -> None:

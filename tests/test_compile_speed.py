@@ -262,6 +262,35 @@ def test_fast_isolation_check_agrees_with_xdsl():
     assert outcomes == [True, False, False, False, False]
 
 
+def test_fast_verification_of_a_blocks_last_op():
+    """The last op of a block through the fast path: accepted where xDSL's terminator rule
+    accepts it (a terminator; any op in a region of a `NoTerminator` op or of no op, or
+    in a block of no region), rejected with xDSL's message where it does not."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import ModuleOp, i32
+
+    def last_of(block_count=1, terminator=False, holder="func"):
+        blocks = [Block(arg_types=[i32]) for _ in range(block_count)]
+        x = blocks[0].args[0]
+        for block in blocks:
+            block.add_op(func.ReturnOp() if terminator else arith.AddiOp(x, x))
+        if holder == "func":
+            func.FuncOp("f", ((i32,), ()), Region(blocks))
+        elif holder == "module":
+            ModuleOp(Region(blocks))
+        elif holder == "region":
+            Region(blocks)
+        return blocks[0].last_op
+
+    cases = {"func, not a terminator": (last_of(), False), "func, a terminator": (last_of(terminator=True), True),
+             "two blocks, not a terminator": (last_of(2), False),
+             "module (no terminator needed)": (last_of(holder="module"), True),
+             "a region of no op": (last_of(holder="region"), True), "a block of no region": (last_of(holder=None), True)}
+    for name, (op, valid) in cases.items():
+        fast, theirs = _verdicts(op)
+        assert fast == theirs and (fast is None) == valid, name
+
+
 def _verdicts(op) -> list[str | None]:
     """What `verify_op` and xDSL's verifier say of `op`: None (accepted) or the message."""
     outcomes = []
