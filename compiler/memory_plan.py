@@ -496,13 +496,14 @@ class ScratchpadPlan:
         self.valid = True
         self._unwritten = False
         if self._roomy_bytes > capacity:
-            self._start()
+            self._start(allocs)
 
-    def _start(self) -> None:
+    def _start(self, allocs: list | None = None) -> None:
         """Number the function and adopt a plan of it: the offsets the allocs have if
-        valid, else a whole plan (none if it does not fit: then only a batch plans)."""
+        valid, else a whole plan (none if it does not fit: then only a batch plans).
+        `allocs`: the function's scratchpad allocs in walk order, if the caller has them."""
         self._roomy = None
-        allocs, intervals = self._numbered()
+        allocs, intervals = self._numbered(allocs)
         capacity = self.capacity
         offsets: list = [_offset_of(a) for a in allocs]
         if not plan_is_valid(intervals, offsets, capacity):
@@ -613,12 +614,13 @@ class ScratchpadPlan:
 
     # ---- numbering -----------------------------------------------------------------
 
-    def _numbered(self) -> tuple[list, list]:
-        """Number the function afresh; its scratchpad allocs and their lives."""
+    def _numbered(self, allocs: list | None = None) -> tuple[list, list]:
+        """Number the function afresh; its scratchpad allocs (`allocs`, if known) and
+        their lives."""
         pos, last = _positions(self.fn)
         self.label = _Labels((op, p * SPACING) for op, p in pos.items())
         self.last = {op: p * SPACING for op, p in last.items()}
-        allocs = _spm_allocs(pos)
+        allocs = _spm_allocs(pos) if allocs is None else allocs
         return allocs, _intervals(allocs, self.label, _NO_END, self.alignment, self.last)
 
     def _attached(self, op) -> bool:

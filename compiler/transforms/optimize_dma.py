@@ -1318,14 +1318,17 @@ class OptimizeDma(ModulePass):
                 # its own: checking it alone keeps each check proportional to the region
                 # (and the incremental plan, to the rewrite).
                 spm = ScratchpadPlan(fn, desc.memory.scratchpad_bytes, desc.memory.alignment)
-                if self.hoist:
+                # (No step below makes a loop: a loop-free region skips the loop steps.)
+                has_loops = any(isinstance(o, scf.ForOp) for o in fn.walk())
+                if self.hoist and has_loops:
                     _per_loop(fn, spm, hoist_invariant_loads)
                 if self.forward:
                     forward_block(fn.body.block, spm)
                     drop_dead_writebacks(fn)
                 if self.double_buffer:
-                    _per_loop(fn, spm, _tuned(double_buffer_loop),
-                              _tuned(lambda lp, **kw: double_buffer_loop(lp, False, **kw)))
+                    if has_loops:
+                        _per_loop(fn, spm, _tuned(double_buffer_loop),
+                                  _tuned(lambda lp, **kw: double_buffer_loop(lp, False, **kw)))
                     # Each round issues the loads moved by the last one more op earlier (a
                     # tuned op's loads at most its `prefetch` rounds).
                     block = fn.body.block
