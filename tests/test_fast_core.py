@@ -10,7 +10,7 @@ import os
 from abc import ABC, ABCMeta
 
 import pytest
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i32
 from xdsl.ir import Block, Operation, Region, SSAValue, SSAValues
 from xdsl.ir.core import ErasedSSAValue
@@ -322,3 +322,30 @@ def test_identity(kind):
     for x, y in ((a, a), (a, b), (a, 1), (a, None)):
         assert (x == y) == xdsl_eq(x, y) and (x != y) == (not xdsl_eq(x, y))
     assert a in [b, a] and b not in [a] and {a: 1, b: 2}[b] == 2 and len({a, b, a}) == 2
+
+
+def test_block_insertion_refuses_what_xdsl_refuses():
+    """An op goes into a block unless it is in one already or holds that block (xDSL's
+    two errors, the same messages); an op without regions holds none."""
+    make_context()
+    inner = Block([scf.YieldOp()])
+    holder = scf.ExecuteRegionOp([], Region(inner))  # in no block: it may go anywhere but into itself
+    attached = arith.ConstantOp(IntegerAttr(1, i32))
+    Block([attached])
+    cases = [(Block(), attached), (inner, holder), (inner, arith.ConstantOp(IntegerAttr(2, i32)))]
+    verdicts = []
+    for block, op in cases:
+        outcomes = []
+        for attach in (Block._attach_op, _xdsl(Block, "_attach_op")):
+            parent = op.parent
+            try:
+                attach(block, op)
+                outcomes.append(None)
+            except ValueError as e:
+                outcomes.append(str(e))
+            op.parent = parent  # as before the attempt
+        assert outcomes[0] == outcomes[1]
+        verdicts.append(outcomes[0])
+    assert verdicts[0].startswith("Can't add to a block an operation already attached")
+    assert verdicts[1].startswith("Can't add an operation to a block contained in the operation")
+    assert verdicts[2] is None
