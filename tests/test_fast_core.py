@@ -349,3 +349,19 @@ def test_block_insertion_refuses_what_xdsl_refuses():
     assert verdicts[0].startswith("Can't add to a block an operation already attached")
     assert verdicts[1].startswith("Can't add an operation to a block contained in the operation")
     assert verdicts[2] is None
+
+
+def test_operand_view():
+    """`op.operands` reads and writes the op's operands as xDSL's view does, also after
+    they are replaced."""
+    make_context()
+    a, b = arith.ConstantOp(IntegerAttr(1, i32)), arith.ConstantOp(IntegerAttr(2, i32))
+    add = arith.AddiOp(a, b)
+    xdsl_view = _xdsl(Operation, "operands").fget
+    assert type(add).operands is not _xdsl(Operation, "operands")
+    assert list(add.operands) == list(xdsl_view(add)) == [a.result, b.result]
+    add.operands[1] = a.result
+    assert list(xdsl_view(add)) == [a.result, a.result] and not list(b.result.uses)
+    add.operands = [b.result, b.result]
+    assert list(add.operands) == [b.result, b.result] and add.operands[0] is b.result
+    assert add.operands == xdsl_view(add) and not list(a.result.uses)
