@@ -11,7 +11,7 @@ from abc import ABC, ABCMeta
 
 import pytest
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i32
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, TensorType, i32
 from xdsl.ir import Block, Operation, Region, SSAValue, SSAValues
 from xdsl.ir.core import ErasedSSAValue
 from xdsl.parser import Parser
@@ -365,3 +365,19 @@ def test_operand_view():
     add.operands = [b.result, b.result]
     assert list(add.operands) == [b.result, b.result] and add.operands[0] is b.result
     assert add.operands == xdsl_view(add) and not list(a.result.uses)
+
+
+def test_type_shapes():
+    """Every tensor and memref type of the lit inputs: the shape xDSL computes, asked
+    twice; the type still equals, hashes and prints as an equal type that was never asked."""
+    ctx = make_context()
+    xdsl_shape = {cls: _xdsl(cls, "get_shape") for cls in (TensorType, MemRefType)}
+    checked = 0
+    for module in _modules(ctx):
+        for x in _ir_objects(module):
+            if type(x) in xdsl_shape:
+                fresh = type(x).new(x.parameters)
+                assert x.get_shape() == x.get_shape() == xdsl_shape[type(x)](x)
+                assert x == fresh and hash(x) == hash(fresh) and str(x) == str(fresh)
+                checked += 1
+    assert checked > 500
