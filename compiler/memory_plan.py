@@ -88,6 +88,43 @@ def place_among(intervals: Sequence[tuple[int, int, int]], fixed: Sequence[tuple
         order = sorted(range(len(intervals)), key=lambda i: (-intervals[i][2], intervals[i][0]))
     else:
         order = sorted(range(len(intervals)), key=lambda i: intervals[i][0])
+    if len(intervals) + len(fixed) <= SMALL_PLACEMENT:
+        return _place_in_order(intervals, fixed, order)
+    return _place_in_order_vectorized(intervals, fixed, order)
+
+
+SMALL_PLACEMENT = 128
+"""Up to this many buffers `place_among` places them in plain Python: numpy's steps per
+buffer cost more than the comparisons they save (the local re-plans of `ScratchpadPlan`
+place at most `LOCAL_LIMIT` at a time)."""
+
+
+def _place_in_order(intervals: Sequence[tuple[int, int, int]], fixed: Sequence[tuple[int, int, int, int]],
+                    order: Sequence[int]) -> tuple[list[int], int]:
+    """`place_among`'s placement, the buffers taken in `order`."""
+    offsets = [0] * len(intervals)
+    placed = [(first, last, offset, offset + size) for first, last, offset, size in fixed]
+    top = 0
+    for i in order:
+        first, last, size = intervals[i]
+        offset = 0
+        # The first gap of `size` bytes after the running end of the buffers below it.
+        for lo, hi in sorted([(lo, hi) for f, l, lo, hi in placed if f <= last and l >= first]):
+            if lo - offset >= size:
+                break
+            if hi > offset:
+                offset = hi
+        offsets[i] = offset
+        placed.append((first, last, offset, offset + size))
+        if offset + size > top:
+            top = offset + size
+    return offsets, top
+
+
+def _place_in_order_vectorized(intervals: Sequence[tuple[int, int, int]], fixed: Sequence[tuple[int, int, int, int]],
+                               order: Sequence[int]) -> tuple[list[int], int]:
+    """`_place_in_order` with the search over placed buffers in numpy (n^2 numpy steps,
+    not n^2 Python ones)."""
     offsets = [0] * len(intervals)
     n = len(intervals) + len(fixed)
     firsts = np.empty(n, np.int64)

@@ -102,6 +102,22 @@ def test_place_among_keeps_clear_of_fixed_buffers(seed):
             assert top == max((o + s for o, (_, _, s) in zip(offsets, intervals)), default=0)
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_placement_in_python_and_numpy_agree(seed):
+    """`place_among` places small sets in plain Python, large ones with numpy: the same
+    offsets either way, around fixed buffers or none, in either order."""
+    rng = random.Random(seed)
+    for _ in range(200):
+        fixed_intervals = random_intervals(rng)
+        fixed_offsets, _ = linear_scan(fixed_intervals)
+        fixed = [(f, l, o, s) for (f, l, s), o in zip(fixed_intervals, fixed_offsets)] if rng.random() < 0.5 else []
+        intervals = random_intervals(rng)
+        for order in (sorted(range(len(intervals)), key=lambda i: intervals[i][0]),
+                      sorted(range(len(intervals)), key=lambda i: (-intervals[i][2], intervals[i][0]))):
+            assert mp._place_in_order(intervals, fixed, order) == \
+                mp._place_in_order_vectorized(intervals, fixed, order), (intervals, fixed)
+
+
 # ---- ScratchpadPlan: the incremental plan of the passes that rewrite tentatively ------
 
 SIZES = (16, 64, 256, 1024)
