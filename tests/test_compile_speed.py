@@ -214,13 +214,7 @@ def test_fast_verification_agrees_with_xdsl():
             for op in module.walk():
                 if type(op).__name__ == "CallOp":
                     continue
-                outcomes = []
-                for verify in (verify_op, lambda o: o.verify(verify_nested_ops=False)):
-                    try:
-                        verify(op)
-                        outcomes.append(None)
-                    except Exception as e:  # noqa: BLE001
-                        outcomes.append((type(e).__name__, str(e)))
+                outcomes = _verdicts(op)
                 assert outcomes[0] == outcomes[1], f"{os.path.basename(path)} chunk {i}: {op.name}"
                 checked += 1
                 rejected += outcomes[0] is not None
@@ -291,15 +285,16 @@ def test_fast_verification_of_a_blocks_last_op():
         assert fast == theirs and (fast is None) == valid, name
 
 
-def _verdicts(op) -> list[str | None]:
-    """What `verify_op` and xDSL's verifier say of `op`: None (accepted) or the message."""
+def _verdicts(op) -> list[tuple[str, str] | None]:
+    """What `verify_op` and xDSL's verifier say of `op`: None (accepted) or the error's
+    kind and message."""
     outcomes = []
     for verify in (verify_op, lambda o: o.verify(verify_nested_ops=False)):
         try:
             verify(op)
             outcomes.append(None)
         except Exception as e:  # noqa: BLE001
-            outcomes.append(str(e))
+            outcomes.append((type(e).__name__, str(e)))
     return outcomes
 
 
