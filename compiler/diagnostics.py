@@ -317,7 +317,7 @@ def _isolated(op: Operation) -> None:
     while regions:
         for block in regions.pop().blocks:
             for child in block.ops:
-                for v in child._operands:  # noqa: SLF001 - the tuple (`operands` makes a view per op)
+                for v in child._operands:  # noqa: SLF001 - the tuple itself (not through a property)
                     owner = v.owner
                     home = owner if owner.__class__ is Block else owner.parent
                     if home is not block and home not in own and (owner is op or not op.is_ancestor(owner)):
