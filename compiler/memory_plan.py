@@ -73,7 +73,8 @@ def greedy_by_size(intervals: Sequence[tuple[int, int, int]]) -> tuple[list[int]
     """Offsets placing the largest buffers first, each at the lowest offset free over its
     lifetime (TFLite's greedy-by-size): less fragmentation than the linear scan, at
     O(n^2) in the worst case, so it is the fallback when the scan does not fit. (The
-    search over placed buffers is vectorized: n^2 numpy steps, not n^2 Python ones.)"""
+    search over placed buffers is vectorized for large sets: n^2 numpy steps, not n^2
+    Python ones; see `place_among`.)"""
     return place_among(intervals)
 
 
