@@ -260,6 +260,8 @@ def plan_segment(ops: list[accel.ComputeOp], entries: list[int | None], desc, do
     bpc, setup = desc.dma.bytes_per_cycle, desc.dma.setup_cycles
     windows = [window_of(o) for o in ops]
     resident = sum(align(buffer_bytes(v.type), alignment) for o in ops for v in dict.fromkeys(resident_inputs(o)))
+    if resident > capacity:  # the weights alone: no stripe height fits
+        return None
     kept = {link.reader: link.operand for link in shared}
     sides = [side_inputs(o, e, kept.get(k)) for k, (o, e) in enumerate(zip(ops, entries))]
     # A shared value's reader runs one command per channel (a channel's rows of a stripe
