@@ -241,7 +241,10 @@ class FastCheck:
                 constr.verify(tuple(v.type for v in values[i:i + n_var]), ctx)
                 i += n_var
             elif i < len(values):
-                constr.verify((values[i].type,), ctx)
+                t = values[i].type
+                if _passed.get((id(constr), id(t))) is not t:
+                    constr.verify((t,), ctx)
+                    _remember(constr, t, ctx)
                 i += 1
             else:
                 return False
@@ -252,7 +255,10 @@ class FastCheck:
         """Verify the properties (attributes) `defs` declares; False if one is missing."""
         for name, d in defs.items():
             if name in present:
-                d.constr.verify(present[name], ctx)
+                attr, constr = present[name], d.constr
+                if _passed.get((id(constr), id(attr))) is not attr:
+                    constr.verify(attr, ctx)
+                    _remember(constr, attr, ctx)
             elif not isinstance(d, optional):
                 return False
         return True
@@ -328,6 +334,19 @@ def _isolated(op: Operation) -> None:
 
 _FAST_CHECKS: dict[type[Operation], FastCheck | None] = {}
 
+_passed: dict[tuple[int, int], Attribute] = {}
+"""(constraint, attribute) pairs, by identity, that passed in a context without bindings
+and bound nothing, so pass again (constraints are pure). Types and properties are shared
+objects (a compiled 10k-node model: 13 type objects among 100k operands and results); the
+attribute is held, so its id stays its own, until `verify_located` ends."""
+
+
+def _remember(constr: Any, attr: Attribute, ctx: VerificationContext) -> None:
+    """Note that `constr` passed `attr`, unless the check bound or may have read a
+    variable (the context holds any: the op's earlier checks bound some)."""
+    if not (ctx._variables or ctx._range_variables or ctx._int_variables):  # noqa: SLF001 - all it holds
+        _passed[(id(constr), id(attr))] = attr
+
 _context = VerificationContext()
 
 
@@ -363,16 +382,19 @@ def verify_located(module: ModuleOp) -> None:
     functions = {
         op.sym_name.data: op for op in module.ops if isinstance(getattr(op, "sym_name", None), StringAttr)
     }
-    for op in module.walk():
-        try:
-            if type(op) is func.CallOp and op.parent_op() is not None:
-                _verify_call(op, functions)
-            else:
-                verify_op(op)
-        except VerifyException as e:
-            msg = str(e.args[0]) if e.args else str(e)
-            msg = msg.removeprefix("Operation does not verify: ")
-            raise CompileError(f"'{op.name}' op {one_line(msg)}", op) from None
+    try:
+        for op in module.walk():
+            try:
+                if type(op) is func.CallOp and op.parent_op() is not None:
+                    _verify_call(op, functions)
+                else:
+                    verify_op(op)
+            except VerifyException as e:
+                msg = str(e.args[0]) if e.args else str(e)
+                msg = msg.removeprefix("Operation does not verify: ")
+                raise CompileError(f"'{op.name}' op {one_line(msg)}", op) from None
+    finally:
+        _passed.clear()  # the module's attributes are not held beyond its verification
 
 
 def format_error(e: BaseException) -> str:

@@ -415,3 +415,39 @@ def test_accel_opt_verifies_input_and_output_unless_asked_for_every_pass(monkeyp
     accel_opt.main([str(source), "-p", "canonicalize,canonicalize,canonicalize", *flags])
     assert "accel.eltwise" in capsys.readouterr().out
     assert len(seen) == verifications
+
+
+def test_verification_memo_never_passes_what_xdsl_rejects():
+    """`verify_located` remembers the (constraint, attribute) pairs that passed without
+    binding a variable: a type object that passed one op's constraint still fails
+    another's, operands that bind a shared type variable are compared op by op, and
+    nothing is held once verification ends."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import ModuleOp, i32, i64
+
+    from accel.compiler import diagnostics
+    from accel.compiler.diagnostics import CompileError, verify_located
+
+    def module_with(*make_ops):
+        block = Block(arg_types=[f32, i32, i64])
+        for make in make_ops:
+            for op in make(block.args):
+                block.add_op(op)
+        block.add_op(func.ReturnOp())
+        return ModuleOp([func.FuncOp("f", ((f32, i32, i64), ()), Region(block))])
+
+    addf = lambda a: [arith.AddfOp(a[0], a[0])]  # noqa: E731
+    addi_f32 = lambda a: [arith.AddiOp(a[0], a[0])]  # noqa: E731 - f32 passed addf's constraint, not addi's
+    addi = lambda a: [arith.AddiOp(a[1], a[1])]  # noqa: E731
+    addi_mixed = lambda a: [arith.AddiOp(a[1], a[2], result_type=i32)]  # noqa: E731 - i32 and i64 each pass alone
+
+    verify_located(module_with(addf, addi))
+    assert not diagnostics._passed
+    for bad in ((addf, addi_f32), (addi, addi_mixed), (addf, addf, addi, addi_mixed)):
+        module = module_with(*bad)
+        with pytest.raises(CompileError):
+            verify_located(module)
+        assert not diagnostics._passed
+        offender = list(module.walk())[-2]
+        with pytest.raises(Exception):
+            offender.verify(verify_nested_ops=False)  # xDSL rejects it too
