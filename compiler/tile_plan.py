@@ -99,6 +99,16 @@ class ComputeShape:
     def prop(self, name: str) -> Any:
         return self.props[name]
 
+    def key(self) -> tuple | None:
+        """What the plans depend on, hashable (None if a property is not): equal keys,
+        equal plans."""
+        key = (self.kind, self.inputs, self.output, tuple(self.props.items()), self.distinct, self.quantized)
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
     @staticmethod
     def of_op(op: accel.ComputeOp) -> ComputeShape:
         values = list(dict.fromkeys([*op.inputs, op.output]))

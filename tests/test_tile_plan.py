@@ -111,6 +111,29 @@ def descs():
     return npu, dsp
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(s=st.one_of(spatial_shapes(), product_shapes(), eltwise_shapes()), double=st.booleans())
+def test_equal_shape_keys_mean_equal_plans(descs, s, double):
+    """tile-for-scratchpad plans each untuned shape once (`ComputeShape.key`): a shape
+    built again from equal parts has the same key and gets the same plan; a shape that
+    differs in one property has another key; an unhashable property gives no key."""
+    again = ComputeShape(s.kind, tuple(Buffer(b.shape, b.itemsize) for b in s.inputs),
+                         Buffer(s.output.shape, s.output.itemsize), dict(s.props),
+                         tuple(Buffer(b.shape, b.itemsize) for b in s.distinct), s.quantized)
+    assert s.key() is not None and again.key() == s.key() and hash(again.key()) == hash(s.key())
+    for desc in descs:
+        outcomes = []
+        for shape in (s, again):
+            try:
+                outcomes.append(plan_tiles(shape, desc, double))
+            except NoFit as e:
+                outcomes.append(str(e))
+        assert outcomes[0] == outcomes[1]
+    name = next(iter(s.props))
+    assert dataclasses.replace(s, props={**s.props, name: ("other",)}).key() != s.key()
+    assert dataclasses.replace(s, props={**s.props, name: ["a list"]}).key() is None
+
+
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(s=st.one_of(spatial_shapes(), product_shapes(), eltwise_shapes()), capacity=st.integers(128, 1 << 17),
        splits_k=st.booleans())

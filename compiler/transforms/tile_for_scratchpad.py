@@ -448,6 +448,7 @@ class TileForScratchpad(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         known = target_context(ctx)
         known.load(self.target)
+        plans: dict[tuple, Any] = {}  # (target, ComputeShape.key()) -> its plan
         for fn, name in list(accelerator_functions(op)):
             desc = known.named(name, fn)
             if not desc.lowers_to_accel or (desc.memory.shared_with_host and self.zero_copy):
@@ -457,10 +458,17 @@ class TileForScratchpad(ModulePass):
             for c in [o for o in fn.body.block.ops if isinstance(o, accel.ComputeOp)]:
                 # A tuning configuration (apply-tuning) fixes the tiles it names, even of
                 # an op that fits whole (smaller tiles let transfers overlap compute).
-                try:
-                    plan = plan_tiles(ComputeShape.of_op(c), desc, self.double_buffer, tuning_of(c))
-                except NoFit as e:
-                    raise CompileError(str(e), c) from None
+                # Untuned ops of one shape (repeated blocks) share a plan.
+                shape, config = ComputeShape.of_op(c), tuning_of(c)
+                key = None if config else shape.key()
+                plan = plans.get((desc.name, key), NoFit) if key is not None else NoFit
+                if plan is NoFit:
+                    try:
+                        plan = plan_tiles(shape, desc, self.double_buffer, config)
+                    except NoFit as e:
+                        raise CompileError(str(e), c) from None
+                    if key is not None:
+                        plans[(desc.name, key)] = plan
                 if isinstance(plan, SpatialPlan):
                     emit_spatial(c, plan)
                 elif isinstance(plan, MatmulPlan):
