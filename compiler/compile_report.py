@@ -131,6 +131,15 @@ def compute_cycles(op: accel.ComputeOp, desc) -> float:
     return passes * math.prod(op.output.type.get_shape()) / c.elementwise_per_cycle
 
 
+def cost_of(op: accel.ComputeOp, desc, costs: dict[Operation, float]) -> float:
+    """`compute_cycles(op, desc)`, once per op in `costs` (the timeline and the region
+    bound both ask it of every compute op; an op runs on one target, so on one `desc`)."""
+    cost = costs.get(op)
+    if cost is None:
+        cost = costs[op] = compute_cycles(op, desc)
+    return cost
+
+
 def dma_cycles(nbytes_: int, desc, on_device: bool = False) -> float:
     """A transfer's time on the DMA engine (a copy on the device at its own rate)."""
     rate = desc.dma.device_bytes_per_cycle if on_device else desc.dma.bytes_per_cycle
@@ -302,8 +311,9 @@ class Timeline:
     is tracked per scratchpad block (the target's alignment, at most 64 bytes), from the
     buffers' planned offsets and the views' offsets evaluated iteration by iteration."""
 
-    def __init__(self, desc):
+    def __init__(self, desc, costs: dict[Operation, float] | None = None):
         self.desc = desc
+        self.costs = {} if costs is None else costs  # compute ops' cycles (see `cycles`)
         self.block = desc.memory.ready_block
         n_blocks = desc.memory.scratchpad_bytes // self.block + 1
         self.ready = np.zeros(n_blocks)
@@ -343,12 +353,13 @@ class Timeline:
             alloc = cur.owner
             base = alloc.offset.value.data if isinstance(alloc, accel.AllocOp) and alloc.offset is not None else None
             if base is not None or isinstance(cur, BlockArgument):
-                shape, strides = list(v.type.get_shape()), _strides(v.type)
                 rows = None  # row by row, as the simulator walks a strided view
-                if shape and all(n for n in shape) and strides != _row_major(shape):
-                    run = (shape[-1] - 1) * strides[-1] * es + es
-                    rows = [(sum(i * st for i, st in zip(idx, strides)) * es, run)
-                            for idx in itertools.product(*(range(n) for n in shape[:-1]))]
+                if isinstance(v.type.layout, StridedLayoutAttr):  # (else row-major: contiguous)
+                    shape, strides = list(v.type.get_shape()), _strides(v.type)
+                    if shape and all(n for n in shape) and strides != _row_major(shape):
+                        run = (shape[-1] - 1) * strides[-1] * es + es
+                        rows = [(sum(i * st for i, st in zip(idx, strides)) * es, run)
+                                for idx in itertools.product(*(range(n) for n in shape[:-1]))]
                 recipe = _View(base, cur, offset, tuple(terms), buffer_bytes(v.type), rows)
         self.views[v] = recipe
         return recipe
@@ -494,7 +505,7 @@ class Timeline:
         facts = self.compute_facts.get(op)
         if facts is None:
             read = [*op.inputs, op.output] if op.reads_output else op.inputs
-            facts = self.compute_facts[op] = (tuple(dict.fromkeys(read)), op.output, compute_cycles(op, self.desc))
+            facts = self.compute_facts[op] = (tuple(dict.fromkeys(read)), op.output, cost_of(op, self.desc, self.costs))
         return facts
 
     # -- loops ---------------------------------------------------------------------------
@@ -669,9 +680,12 @@ def _strides(t: MemRefType) -> list[int]:
     return _row_major(list(t.get_shape()))
 
 
-def cycles(module: ModuleOp, descs: dict, regions: dict | None = None) -> tuple[float, float]:
+def cycles(module: ModuleOp, descs: dict, regions: dict | None = None,
+           costs: dict[Operation, float] | None = None) -> tuple[float, float]:
     """(estimate, total compute cycles) over all regions in call order. `regions`:
-    `inventory(module)` when the caller has it."""
+    `inventory(module)` when the caller has it; `costs`: compute ops' cycles known so far
+    (see `cost_of`), filled in."""
+    costs = {} if costs is None else costs
     main = SymbolTable.lookup_symbol(module, "main")
     if not isinstance(main, func.FuncOp):
         return 0.0, 0.0
@@ -683,7 +697,9 @@ def cycles(module: ModuleOp, descs: dict, regions: dict | None = None) -> tuple[
             desc = descs.get(t)
             if desc is None:
                 continue
-            tl = timelines.setdefault(t, Timeline(desc))
+            tl = timelines.get(t)
+            if tl is None:
+                tl = timelines[t] = Timeline(desc, costs)
             env: dict = {}
             # Scratchpad buffers passed from @main (values resident across regions).
             for arg, value in zip(fn.body.block.args, op.arguments):
@@ -698,7 +714,7 @@ def cycles(module: ModuleOp, descs: dict, regions: dict | None = None) -> tuple[
 
 
 def region_cycle_bound(module: ModuleOp, descs: dict, compulsory: list[tuple[int, str]] | None = None,
-                       regions: dict | None = None) -> float:
+                       regions: dict | None = None, costs: dict[Operation, float] | None = None) -> float:
     """`cycles.region_lower_bound` without the max with `cycles.lower_bound` (see the module
     docstring). Every term is a lower bound for any schedule of the final partition: loop
     order, tile sizes, fusion, prefetching and residency only move work within a call's
@@ -731,6 +747,7 @@ def region_cycle_bound(module: ModuleOp, descs: dict, compulsory: list[tuple[int
             reads[op.source].append(i)
             writes[op.destination].append(i)
     compute_of: dict[str, float] = {}
+    costs = {} if costs is None else costs
     total = 0.0
     for t, at in calls.items():
         desc = descs.get(t)
@@ -743,7 +760,7 @@ def region_cycle_bound(module: ModuleOp, descs: dict, compulsory: list[tuple[int
             name = call.callee.root_reference.data
             fn, _ = fns[name]
             if name not in compute_of:
-                compute_of[name] = sum(compute_cycles(c, desc) * k for c, k in regions[name][2].computes)
+                compute_of[name] = sum(cost_of(c, desc, costs) * k for c, k in regions[name][2].computes)
             busy = compute_of[name]
             prev = at[n - 1] if n else -1
             nxt = at[n + 1] if n + 1 < len(at) else len(ops)
@@ -779,11 +796,12 @@ def build_report(module: ModuleOp, descs, partition: dict | None, timing: dict[s
     dma["lower_bound_bytes"] = lb
     dma["fused_lower_bound_bytes"] = lb + fused_floor_bytes(module)
     report["dma"] = dma
-    estimate, compute = cycles(module, by_name, regions)
+    costs: dict[Operation, float] = {}
+    estimate, compute = cycles(module, by_name, regions, costs)
     bpc = min((d.dma.bytes_per_cycle for d in descs), default=1.0)
     bound = max(compute, lb / bpc)
     report["cycles"] = {"estimate": round(estimate), "lower_bound": int(round(bound)),
-                        "region_lower_bound": int(math.floor(max(bound, region_cycle_bound(module, by_name, compulsory, regions)))),
+                        "region_lower_bound": int(math.floor(max(bound, region_cycle_bound(module, by_name, compulsory, regions, costs)))),
                         "exposed_dma": max(0, round(estimate - compute))}
     arena = module.attributes.get(ARENA_ATTR)
     peak = 0

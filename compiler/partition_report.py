@@ -177,8 +177,9 @@ def partition_report(module: ModuleOp, part: Partition | None = None) -> dict:
     `rejected` (op, location, reason) — the partition fields of report.json. `part`:
     `analyze(module)` when the caller has it (the report, table and picture share one)."""
     part = part if part is not None else analyze(module)
-    offloaded = sum(op_count(v.op) for v in part.views if v.target != HOST)
-    total = sum(op_count(v.op) for v in part.views)
+    counts = {id(v): op_count(v.op) for v in part.views}  # each view's ops, counted once
+    offloaded = sum(counts[id(v)] for v in part.views if v.target != HOST)
+    total = sum(counts.values())
     macs = [(op_work(v.op).macs, v.target != HOST) for v in part.views]
     return {
         "ops": {"total": total, "offloaded": offloaded, "host": total - offloaded},
@@ -187,7 +188,7 @@ def partition_report(module: ModuleOp, part: Partition | None = None) -> dict:
             {
                 "name": r.name,
                 "target": r.target,
-                "ops": sum(op_count(v.op) for v in r.ops),
+                "ops": sum(counts[id(v)] for v in r.ops),  # a region's ops are views too
                 "composites": [op_label(v.op) for v in r.ops if isinstance(v.op, CompositeOp)],
                 "inputs": [str(v.type) for v in r.inputs],
                 "outputs": [str(v.type) for v in r.outputs],
