@@ -77,6 +77,9 @@ from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions, tu
 MIN_CHANNEL_LOOP = 4
 """Channel tiles of one size run in a loop from this many on (see `emit_spatial`)."""
 
+_UNPLANNED = object()
+"""A shape not planned yet (in `TileForScratchpad.apply`'s plans by shape)."""
+
 # --------------------------------------------------------------------------------------
 # Helpers: IR building inside the current insertion point
 # --------------------------------------------------------------------------------------
@@ -461,8 +464,8 @@ class TileForScratchpad(ModulePass):
                 # Untuned ops of one shape (repeated blocks) share a plan.
                 shape, config = ComputeShape.of_op(c), tuning_of(c)
                 key = None if config else shape.key()
-                plan = plans.get((desc.name, key), NoFit) if key is not None else NoFit
-                if plan is NoFit:
+                plan = plans.get((desc.name, key), _UNPLANNED) if key is not None else _UNPLANNED
+                if plan is _UNPLANNED:  # (a plan of None: the op fits whole)
                     try:
                         plan = plan_tiles(shape, desc, self.double_buffer, config)
                     except NoFit as e:
