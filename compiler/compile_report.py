@@ -40,6 +40,7 @@ import json
 import math
 import operator
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -283,7 +284,8 @@ REPEAT_WINDOW = 16
 """A loop whose iterations have not repeated after this many is replayed to its end."""
 
 
-class _Boundary(NamedTuple):
+@dataclass(slots=True)
+class _Boundary:
     """The timeline's state after a loop iteration, relative to `m` (the earliest engine
     or host time: a time below it can no longer delay anything), with what the iteration
     touched and computed."""
@@ -296,6 +298,17 @@ class _Boundary(NamedTuple):
     reads_end: np.ndarray
     trace: list
     compute: float
+    _touched: np.ndarray | None = None
+
+    def touched(self, n_blocks: int) -> np.ndarray:
+        """Which blocks the iteration touched (a mask over the blocks, taken once)."""
+        if self._touched is None:
+            spans = np.array([s for s in self.trace if s[1] > s[0]], np.int64).reshape(-1, 2)
+            # +1 where a span starts, -1 where it ends: a block is covered where the sum
+            # of what came before it is positive (spans may overlap).
+            delta = np.bincount(spans[:, 0], minlength=n_blocks + 1) - np.bincount(spans[:, 1], minlength=n_blocks + 1)
+            self._touched = np.cumsum(delta[:n_blocks]) > 0
+        return self._touched
 
 
 def _defined_in(v: SSAValue, block) -> bool:
@@ -600,15 +613,18 @@ class Timeline:
         the loop-carried values, the outer tokens, and the blocks the last p iterations
         touched (the next p touch the same, from an equal state)."""
         now = history[-1]
+        n = len(now.ready)
         for p in (1, 2):
             if len(history) <= p:
                 return None
             then = history[-1 - p]
             if now.scalars != then.scalars or now.carried != then.carried or now.outer != then.outer:
                 continue
-            # Span by span (they may overlap: comparing a block twice changes nothing).
-            if all(np.array_equal(np.maximum(a[b0:b1] - now.m, 0.0), np.maximum(c[b0:b1] - then.m, 0.0))
-                   for b in history[-p:] for b0, b1 in b.trace
+            touched = now.touched(n)
+            if p == 2:
+                touched = touched | history[-2].touched(n)
+            blocks = np.flatnonzero(touched)
+            if all(np.array_equal(np.maximum(a[blocks] - now.m, 0.0), np.maximum(c[blocks] - then.m, 0.0))
                    for a, c in ((now.ready, then.ready), (now.reads_end, then.reads_end))):
                 return p, now.m - then.m
         return None

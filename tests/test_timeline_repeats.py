@@ -78,3 +78,35 @@ def test_no_jump_where_costs_are_not_exact_in_floats(tmp_path, monkeypatch):
     jumped, replayed_jumping = _figures(module, ctx, "npu-odd", True, monkeypatch)
     full, replayed_all = _figures(module, ctx, "npu-odd", False, monkeypatch)
     assert jumped == full and replayed_jumping == replayed_all
+
+
+
+def _boundary(m: float, relative: list[float], trace: list[tuple[int, int]], scalars=(0.0, 0.0, 0.0, 0.0)):
+    from accel.compiler.compile_report import _Boundary
+
+    ready = m + np.array(relative)
+    return _Boundary(m, scalars, (), (), ready, np.zeros_like(ready), trace, 1.0)
+
+
+RELATIVE = [0.5, 0.0, 3.0, 4.0, 1.0, 0.25, 2.0, 9.0]
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_a_period_needs_equal_times_on_every_block_the_period_touched(p):
+    """Equal engines, carried values and outer tokens are not enough: the blocks the last
+    p iterations touched must hold equal times (relative to the engines'); blocks they did
+    not touch may differ. (Spans may overlap or be empty.)"""
+    tl = Timeline.__new__(Timeline)
+    now = [7.0, *RELATIVE[1:7], 1.0]  # blocks 0 and 7 are not touched: they differ
+    traces = [[(2, 4), (3, 5), (7, 7)], [(4, 7)]]  # together, blocks 2-6
+    if p == 1:
+        history = [_boundary(10.0, RELATIVE, []), _boundary(12.0, now, traces[0] + traces[1])]
+    else:  # the iteration between differs in its engines: no period of 1
+        history = [_boundary(10.0, RELATIVE, []), _boundary(11.0, RELATIVE, traces[0], (1.0, 0.0, 0.0, 0.0)),
+                   _boundary(12.0, now, traces[1])]
+    assert tl._period(history) == (p, 2.0)
+    for block in range(2, 7):  # a touched block whose time differs: no period
+        changed = list(now)
+        changed[block] += 0.5
+        history[-1] = _boundary(12.0, changed, history[-1].trace)
+        assert tl._period(history) is None, block
