@@ -451,3 +451,40 @@ def test_verification_memo_never_passes_what_xdsl_rejects():
         offender = list(module.walk())[-2]
         with pytest.raises(Exception):
             offender.verify(verify_nested_ops=False)  # xDSL rejects it too
+
+
+def test_subview_verifier_memo_still_counts_the_dynamic_operands():
+    """memref.subview's own verifier is remembered per (property objects, operand list
+    sizes): a view sharing a valid view's static offsets, sizes and strides (as the clones
+    of a tile's views do) but with another number of dynamic offsets still fails, and
+    nothing is held once verification ends."""
+    from xdsl.dialects import func, memref
+    from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, MemRefType, ModuleOp, StridedLayoutAttr
+
+    from accel.compiler import diagnostics
+    from accel.compiler.diagnostics import CompileError, verify_located
+
+    source = MemRefType(f32, [8, 8])
+    view = MemRefType(f32, [4, 8], StridedLayoutAttr([8, 1], None))
+
+    def module_with(dynamic_counts):
+        block = Block(arg_types=[source, IndexType(), IndexType()])
+        first = None
+        for n in dynamic_counts:
+            if first is None:
+                op = memref.SubviewOp(block.args[0], [block.args[1]], [], [], [DYNAMIC_INDEX, 0], [4, 8], [1, 1], view)
+                first = op
+            else:  # the first view's property objects, as a clone has them
+                op = memref.SubviewOp(block.args[0], list(block.args[1:1 + n]), [], [],
+                                      first.static_offsets, first.static_sizes, first.static_strides, view)
+            block.add_op(op)
+        block.add_op(func.ReturnOp())
+        return ModuleOp([func.FuncOp("f", ((source, IndexType(), IndexType()), ()), Region(block))])
+
+    verify_located(module_with([1, 1, 1]))
+    assert not diagnostics._verified
+    for counts in ([1, 0], [1, 2], [1, 1, 2]):
+        module = module_with(counts)
+        with pytest.raises(CompileError, match="dynamic positions"):
+            verify_located(module)
+        assert not diagnostics._verified
