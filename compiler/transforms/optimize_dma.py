@@ -73,7 +73,7 @@ from accel.compiler.diagnostics import CompileError
 from accel.compiler.targets.context import target_context
 from accel.compiler.targets.schema import READY_BLOCK_MAX
 from accel.compiler.tensors import numpy_dtype
-from accel.compiler.index_arith import constant_index, make_index
+from accel.compiler.index_arith import constant_index, make_index, merge_equal_index_constants
 from accel.compiler.ir_journal import IMMEDIATE, Journal
 from accel.compiler.ir_build import dense_values, strided_layout, subview
 from accel.compiler.memory_plan import Footprint, ModuleLiveBytes, ScratchpadPlan, merged, plan_scratchpad_module
@@ -1338,6 +1338,7 @@ class OptimizeDma(ModulePass):
                         deferred.undo()
                     else:
                         deferred.keep()
+                merge_equal_index_constants(fn)  # the steps' clones built their own
             if self.cross_region:
                 keep_on_device(op, name, plan, desc.memory.scratchpad_bytes, desc.memory.alignment)
             # The module's plan is up to date after a prefetch that fitted at once (`plan`

@@ -1,5 +1,6 @@
 // RUN: accel-opt %s -p tile-for-scratchpad,insert-dma,optimize-dma | filecheck %s
 // RUN: accel-opt %s -p 'tile-for-scratchpad,insert-dma,optimize-dma{double-buffer=false}' | filecheck %s --check-prefix=SINGLE
+// RUN: accel-opt %s -p tile-for-scratchpad,insert-dma,optimize-dma | filecheck %s --check-prefix=CONST
 
 // Row tiles of a large relu: the next tile's transfer is issued before the current
 // tile's compute, into the other slot of a two-slot buffer; slot and pending token are
@@ -17,6 +18,10 @@
 // CHECK:      }
 // CHECK:      accel.dma_wait %[[RT]]
 // CHECK:      accel.eltwise
+// The prologue, the loop and the peeled iteration built their own index constants; equal
+// ones of a block are one (the loop's lower bound, its first slot, the first tile's offset).
+// CONST:      arith.constant 0 : index
+// CONST-NOT:  arith.constant 0 : index
 // SINGLE:     scf.for
 // SINGLE-NOT: iter_args
 // SINGLE:     accel.dma_wait
