@@ -40,15 +40,17 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.ir_build import TypeTest
+from accel.compiler.ir_build import TypeTest, by_identity
 from accel.compiler.targets.context import target_context
 from accel.compiler.memory_plan import plan_scratchpad
 from accel.dialects import accel
 from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions
 
 
+@by_identity
 def spm_type(t: MemRefType) -> MemRefType:
-    """A contiguous scratchpad buffer with the shape of `t`."""
+    """A contiguous scratchpad buffer with the shape of `t` (once per type object: every
+    staged operand asks, and operands share a few type objects)."""
     return accel.memref_type(t.element_type, t.get_shape(), space=accel.SPM)
 
 
