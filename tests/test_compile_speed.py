@@ -552,3 +552,58 @@ def test_merging_equal_index_constants_keeps_every_value(items, split):
     assert evaluate(module) == before
     for block in (top, body):  # each value once per block, none lost: a nested block keeps its own
         assert sorted(constants_of(block)) == sorted(distinct[id(block)])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_scoped_cse_is_xdsls_cse(data):
+    """`scoped_cse` (optimize-dma's CSE) leaves random IR as xDSL's `cse` does: pure index
+    arithmetic and constants (merged within and across nested loops), loads (read-only:
+    merged unless a store comes between), stores, dead ops, loops with their own scopes."""
+    from xdsl.dialects import func, scf
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.transforms.common_subexpression_elimination import cse
+
+    from accel.compiler.scoped_cse import scoped_cse
+
+    ref_type = MemRefType(IndexType(), [4])
+
+    def fill(block: Block, values: list, depth: int) -> None:
+        made = []
+        for _ in range(data.draw(st.integers(1, 8))):
+            kind = data.draw(st.sampled_from(["const", "const", "add", "mul", "load", "store", "loop"]))
+            pick = lambda: values[data.draw(st.integers(0, len(values) - 1))]  # noqa: E731
+            if kind == "const" or len(values) < 2:
+                op = arith.ConstantOp(IntegerAttr(data.draw(st.integers(0, 2)), IndexType()))
+            elif kind == "add":
+                op = arith.AddiOp(pick(), pick())
+            elif kind == "mul":
+                op = arith.MuliOp(pick(), pick())
+            elif kind == "load":
+                op = memref.LoadOp.get(ref, [pick()])
+            elif kind == "store":
+                op = memref.StoreOp.get(pick(), ref, [pick()])
+            elif depth < 2:
+                body = Block(arg_types=[IndexType()])
+                fill(body, [*values, body.args[0]], depth + 1)
+                body.add_op(scf.YieldOp())
+                op = scf.ForOp(pick(), pick(), pick(), [], Region(body))
+            else:
+                continue
+            block.add_op(op)
+            new = [r for r in op.results if isinstance(r.type, IndexType)]
+            made += new
+            values += new
+        for v in made:  # most values stored at the end of their block: live; the others dead
+            if data.draw(st.integers(0, 3)):
+                block.add_op(memref.StoreOp.get(v, ref, [v]))
+
+    top = Block(arg_types=[ref_type, IndexType()])
+    ref = top.args[0]
+    fill(top, [top.args[1]], 0)
+    top.add_op(func.ReturnOp())
+    module = ModuleOp([func.FuncOp("f", ((ref_type, IndexType()), ()), Region(top))])
+    expected, got = module.clone(), module.clone()
+    cse(expected)
+    scoped_cse(got)
+    assert str(got) == str(expected)

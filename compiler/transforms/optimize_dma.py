@@ -67,9 +67,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import MemoryEffect, MemoryEffectKind, SymbolTable, is_side_effect_free, only_has_effect
 
-from xdsl.transforms.common_subexpression_elimination import cse
-
 from accel.compiler.diagnostics import CompileError
+from accel.compiler.scoped_cse import scoped_cse
 from accel.compiler.targets.context import target_context
 from accel.compiler.targets.schema import READY_BLOCK_MAX
 from accel.compiler.tensors import numpy_dtype
@@ -1397,12 +1396,12 @@ _DECLARES_EFFECTS: dict[type, bool] = {}
 
 
 def simplify(fn: func.FuncOp) -> None:
-    """Common subexpressions of `fn` merged and dead pure ops dropped (xDSL's CSE: the
-    constants and views of its tiles), so that equal views are one value. A region where
-    CSE has nothing to look at (loop-free regions often hold only accel ops and the
-    buffers they use) is left as it is without CSE's walk, which hashes every op."""
+    """Common subexpressions of `fn` merged and dead pure ops dropped (xDSL's CSE, run by
+    `scoped_cse`: the constants and views of its tiles), so that equal views are one
+    value. A region where CSE has nothing to look at (loop-free regions often hold only
+    accel ops and the buffers they use) is left as it is without CSE's walk."""
     if any(_may_simplify(op) for op in fn.walk() if op is not fn and not op.regions):
-        cse(fn)
+        scoped_cse(fn)
 
 
 def _between(block: Block, before: Operation | None, after: Operation) -> list[Operation]:
