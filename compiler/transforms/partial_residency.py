@@ -447,10 +447,10 @@ def peel_towards(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], 
         d = max(set(dims), key=dims.count)
         slab = min(capacity // 2, capacity if room is None else room)
         goal = min(shape[d] - 1, slab // max(buffer_bytes(host.type) // shape[d], 1))
+        inside = [(dma, i) for dma, i in transfers if dma.parent is loop.body.block]  # (peeling clones them)
         for _ in range(PEEL):
             memo = {}
-            lows = [b.lowest(d) for b in (view_box(dma.operands[i], host, memo) for dma, i in transfers
-                                          if dma.parent is loop.body.block) if b is not None]
+            lows = [b.lowest(d) for b in (view_box(dma.operands[i], host, memo) for dma, i in inside) if b is not None]
             if not lows or any(low is None for low in lows) or min(lows) >= goal or loop.parent is None:
                 break
             if loop not in peeled_loops:
