@@ -30,7 +30,8 @@ def merge_equal_index_constants(op: Operation) -> int:
     `arith.constant` by the first one of the same value in its block (which dominates
     it), and erase it. Tiling and double buffering build the constants of each tile
     where they need them: merged, the later passes do not walk a copy per tile (a
-    compiled ResNet-50 region: 1,283 of 1,611 constants). Returns how many it erased."""
+    compiled ResNet-50 for npu: 1,611 constants, 394 once merged). Returns how many it
+    erased."""
     erased = 0
     for region in op.regions:
         for block in region.blocks:
