@@ -19,6 +19,8 @@ from xdsl.ir import Block, Operation
 from xdsl.traits import IsolatedFromAbove
 from xdsl.transforms.common_subexpression_elimination import CSEDriver, KnownOps, OperationInfo
 
+from accel.compiler.ir_build import by_identity
+
 _ABSENT = object()
 
 
@@ -120,14 +122,5 @@ class _ScopedCSEDriver(CSEDriver):
 
 def scoped_cse(thing: Operation) -> None:
     """xDSL's `cse(thing)`, in time linear in the ops (see the module docstring)."""
-    hashes: dict[int, tuple[object, int]] = {}
-
-    def hash_of(x: object) -> int:  # attributes and types are immutable: hashed once each
-        hit = hashes.get(id(x))
-        if hit is not None and hit[0] is x:
-            return hit[1]
-        h = hash(x)
-        hashes[id(x)] = (x, h)
-        return h
-
-    _ScopedCSEDriver(_known_ops=_ScopedKnownOps(hash_of)).simplify(thing)
+    # Attributes and types are immutable: each object hashed once.
+    _ScopedCSEDriver(_known_ops=_ScopedKnownOps(by_identity(hash))).simplify(thing)
