@@ -27,6 +27,7 @@ import pytest
 from e2e_util import input_signature, one_error_line, ort_run, output_step, quantize_qdq, run_tool
 
 from accel.compiler import api
+from accel.compiler.runtime.run_compiled import failure_line
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS = os.path.join(ROOT, "tests", "models")
@@ -49,6 +50,8 @@ FLOAT_MODELS = {
     "gpt2_dynamo": 3,  # the embeddings (take), the causal mask (where)
     "llama_dynamo": 0,
     "zoo_inception": 0,
+    "crnn_legacy": 3,  # the log-softmax (max, sum, log); the LSTM's 16 steps concatenated
+    "crnn_gru_dynamo": 3,
 }
 INT8_MODELS = ("resnet_dynamo", "mobilenet_dynamo", "mlp_dynamo", "encoder_dynamo")
 INT8_RESNET = os.path.join(MODELS, "cnn_large_resnet_int8.onnx")
@@ -211,6 +214,36 @@ def test_inception_concatenates_in_place_and_pools_on_the_fast_kernel(tmp_path):
         assert all(",jit:sse41," in e for e in pools), pools
 
 
+def test_a_primitive_with_many_arguments_keeps_them_all(tmp_path):
+    """A concatenation of 24 values (an unrolled recurrence collects one per step, as the
+    CRNNs' LSTM and GRU do): its execution takes 25 arguments. The runtime kept 12 per
+    execution record; the rest overwrote the next record, and oneDNN refused the run
+    (invalid_arguments). Along both axes every input arrives where it belongs."""
+    from onnx import TensorProto, helper
+
+    n = 24
+    nodes, outs = [], []
+    for i in range(n):
+        nodes.append(helper.make_node("Mul", ["x", f"k{i}"], [f"m{i}"]))
+        nodes.append(helper.make_node("Tanh", [f"m{i}"], [f"t{i}"]))
+        outs.append(f"t{i}")
+    nodes.append(helper.make_node("Concat", outs, ["rows"], axis=0))
+    nodes.append(helper.make_node("Concat", outs, ["cols"], axis=1))
+    rng = np.random.default_rng(3)
+    inits = [onnx.numpy_helper.from_array(rng.standard_normal((1, 16)).astype(np.float32), f"k{i}") for i in range(n)]
+    graph = helper.make_graph(nodes, "many", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16])],
+                              [helper.make_tensor_value_info("rows", TensorProto.FLOAT, [n, 16]),
+                               helper.make_tensor_value_info("cols", TensorProto.FLOAT, [1, 16 * n])], inits)
+    path = str(tmp_path / "many.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    compiled = compile_dnnl(path, tmp_path / "out")
+    assert compiled.report["ops"]["host"] == 0, compiled.report["rejected"]
+    feeds = {"x": rng.standard_normal((1, 16)).astype(np.float32)}
+    got, want = compiled.run(feeds), ort_run(path, feeds)
+    for k, ref in want.items():
+        assert np.abs(got[k] - ref).max() <= FLOAT_TOL * np.abs(ref).max(), k
+
+
 def test_small_primitives_run_on_one_thread(tmp_path):
     """A primitive of less than dnnl_codegen.SMALL_WORK multiply-adds (or elements) is built and run on
     one OpenMP thread, the rest on all: every primitive of the 1x8x32 encoder, none of
@@ -285,6 +318,20 @@ def test_a_failing_primitive_names_itself_and_the_status(tmp_path):
     line = one_error_line(proc)
     assert "dnnl: region dnnl_0, relay.nn.max_pool2d (node_max_pool2d): dnnl_pooling_v2_forward_desc_init failed: " \
            "invalid_arguments" in line, line
+
+
+def test_a_failed_run_is_reported_by_its_cause_not_by_the_models_summary():
+    """A run that fails in a oneDNN call prints oneDNN's line, then the model's summary of
+    the op (`model: error: func.call failed: ...`): the error names the first (it once took
+    the summary, the only line saying `error`, and lost the region, op and status)."""
+    dnnl_run = ("dnnl: region dnnl_0, relay.concatenate (/rnn/LSTM): dnnl_primitive_execute failed: "
+                "invalid_arguments\nmodel: error: func.call failed: invalid parameters\n")
+    assert failure_line(dnnl_run).startswith("dnnl: region dnnl_0, relay.concatenate (/rnn/LSTM)")
+    simulator = "npu: error: npu_conv2d_f32: no parameters\nmodel: error: npu_0 failed: invalid parameters\n"
+    assert failure_line(simulator).startswith("npu: error:")
+    sanitizer = "=================\n==7==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x1\n"
+    assert failure_line(sanitizer).startswith("==7==ERROR: AddressSanitizer")
+    assert failure_line("segmentation fault\n") == "segmentation fault"
 
 
 def test_a_missing_onednn_is_one_line_naming_the_package(tmp_path):

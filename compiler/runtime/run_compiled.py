@@ -155,6 +155,14 @@ def time_directory(out_dir: str, inputs: Mapping[str, Any], repeat: int, warmup:
     return results, latency
 
 
+def failure_line(stderr: str) -> str:
+    """The line of a failed run's stderr that names the cause: the first diagnostic (a
+    runtime's or simulator's `error`, a oneDNN call that `failed: `, a sanitizer's report),
+    which comes before the model's own summary of the op that failed; else the first line."""
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    return one_line(next((ln for ln in lines if re.search(r"error|ERROR| failed: ", ln)), lines[0] if lines else ""))
+
+
 LATENCY_FILE = "latency.json"
 
 
@@ -195,9 +203,7 @@ def _run_directory(out_dir: str, inputs: Mapping[str, Any], sanitize: bool, time
             env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
         if proc.returncode != 0:
-            lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-            msg = next((ln for ln in lines if re.search(r"error|ERROR|runtime error", ln)), lines[0] if lines else "")
-            raise CompileError(f"the compiled model failed (exit {proc.returncode}): {one_line(msg)}")
+            raise CompileError(f"the compiled model failed (exit {proc.returncode}): {failure_line(proc.stderr)}")
         results = {}
         for (name, shape, dt), p in zip(outs, out_files):
             results[name] = np.fromfile(p, dtype=dt.newbyteorder("<")).astype(dt).reshape(shape)

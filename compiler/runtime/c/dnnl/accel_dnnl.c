@@ -56,6 +56,7 @@ int accel_dnnl_begin(accel_dnnl_region_t *r) {
 void accel_dnnl_end(accel_dnnl_region_t *r) {
     for (int i = 0; i < r->n_primitives; i++) dnnl_primitive_destroy(r->primitives[i]);
     for (int i = 0; i < r->n_memories; i++) dnnl_memory_destroy(r->memories[i]);
+    for (int i = 0; i < r->n_execs; i++) free(r->execs[i].args);
     free(r->execs);
     free(r->primitives);
     free(r->memories);
@@ -190,10 +191,13 @@ static int reorder(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst,
 
 static int add_exec(accel_dnnl_region_t *r, dnnl_primitive_t p, int nargs, const dnnl_exec_arg_t *args) {
     if (grow((void **)&r->execs, &r->cap_execs, r->n_execs, sizeof *r->execs)) return out_of_memory(r);
+    dnnl_exec_arg_t *copy = (dnnl_exec_arg_t *)malloc((size_t)(nargs > 0 ? nargs : 1) * sizeof *args);
+    if (!copy) return out_of_memory(r);
+    memcpy(copy, args, (size_t)nargs * sizeof *args);
     accel_dnnl_exec_t *e = &r->execs[r->n_execs++];
     e->primitive = p;
     e->nargs = nargs;
-    memcpy(e->args, args, (size_t)nargs * sizeof *args);
+    e->args = copy;
     e->what = r->what;
     e->threads = r->threads;
     return 0;
@@ -327,7 +331,7 @@ int accel_dnnl_weights_dequantized(accel_dnnl_region_t *r, const dnnl_memory_des
     int failed = accel_dnnl_memory(r, want, NULL, out);
     if (!failed) failed = dequantize_reorder(r, plain, *out, count, mask, scales, 0, &p, args);
     if (!failed) { /* run once now; neither the execution nor the primitive is needed again */
-        r->n_execs--;
+        free(r->execs[--r->n_execs].args);
         dnnl_status_t s = dnnl_primitive_execute(p, accel_dnnl_stream, 2, args);
         if (s == dnnl_success) s = dnnl_stream_wait(accel_dnnl_stream);
         if (s != dnnl_success) failed = accel_dnnl_fail(r, "dnnl_primitive_execute (weights dequantize)", s);

@@ -26,7 +26,7 @@
 typedef struct {
     dnnl_primitive_t primitive;
     int nargs;
-    dnnl_exec_arg_t args[12];
+    dnnl_exec_arg_t *args; /* nargs of them, owned (a concatenation takes one per input) */
     const char *what;
     int threads; /* OpenMP threads it runs on */
 } accel_dnnl_exec_t;
