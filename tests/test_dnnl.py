@@ -256,9 +256,10 @@ def test_small_primitives_run_on_one_thread(tmp_path):
         compiled = compile_dnnl(path, out)
         (region,) = compiled.report["regions"]
         source = (out / f"{region['name']}.c").read_text()
-        init = source.split(f"int {region['name']}_init(void) {{")[1]
-        kernels[name] = re.findall(r"/\* (\S+) [^*]*\*/\n    r->what = [^;]*;\n    \{\n        accel_dnnl_threads\(r, (\d)\);", init)
-        assert init.count("accel_dnnl_threads(r, ") == len(kernels[name]) + 1  # + all threads at the end
+        # One function per kernel (`static int <region>_op<k>`), which sets its thread count first.
+        kernels[name] = re.findall(r"/\* (\S+) [^*]*\*/\nstatic int \w+_op\d+\(accel_dnnl_region_t \*r\) \{\n"
+                                   r"    r->what = [^;]*;\n    accel_dnnl_threads\(r, (\d)\);", source)
+        assert source.count("accel_dnnl_threads(r, ") == len(kernels[name]) + 1  # + all threads at the end of init
         feeds = inputs_of(path)
         old = os.environ.get("OMP_NUM_THREADS")
         os.environ["OMP_NUM_THREADS"] = "2"

@@ -473,10 +473,14 @@ class RegionPrinter:
         """A relay value inside a kernel -> the region value it is (the kernel's buffer)."""
         self.counter = 0
         self.after_exec: list = []
+        """What to print after the next execution (the quantization of a dequantized product)."""
         self.produced: set[SSAValue] = set()
         """Region-internal values a primitive writes (candidates for an in-place concatenation)."""
         self.params = {p.value for p in region.params}
-        """What to print after the next execution (the quantization of a dequantized product)."""
+        self.op_functions: list[list[str]] = []
+        """One static function per kernel, which `<symbol>_init` calls in order: the C
+        compiler's optimizer costs more than linearly in a function's size (an unrolled
+        recurrence's 560 kernels in one init function took 17 s at -O3, 8 s split)."""
 
     # -- text helpers --
 
@@ -633,6 +637,7 @@ class RegionPrinter:
             f"static dnnl_memory_t V[{n_values}];",
             *self.statics,
             "",
+            *(line for function in self.op_functions for line in function),
             f"int {self.sym}_init(void) {{",
             *init_body,
             "    accel_dnnl_threads(r, 0);",
@@ -669,15 +674,16 @@ class RegionPrinter:
         where = format_location(op.location)
         what = op.pattern.data if isinstance(op, relay.CompositeOp) else op.name
         label = f"{what} ({where})" if where else what
-        self.line("")
-        self.line(f"/* {c_comment(label)} */")
+        function = f"{self.sym}_op{len(self.op_functions)}"
+        self.line(f"ACCEL_DNNL_TRY({function}(r)); /* {c_comment(label)} */")
+        init, self.lines = self.lines, []
         self.line(f"r->what = {c_string(label)};")
-        self.line("{")
-        self.indent += 1
         self.line(f"accel_dnnl_threads(r, {1 if _work(step) < SMALL_WORK else 0});")
         getattr(self, f"print_{step.kind}")(step)
-        self.indent -= 1
-        self.line("}")
+        self.line("return 0;")
+        self.op_functions.append([f"/* {c_comment(label)} */", f"static int {function}(accel_dnnl_region_t *r) {{",
+                                  *self.lines, "}", ""])
+        self.lines = init
 
     # -- attributes --
 

@@ -4,16 +4,21 @@
 // The built-in dnnl target (a description + the codegen hook of
 // accel.compiler.backend.dnnl_codegen, api.lowering = "none"). A convolution with its
 // bias, the residual add and the relu is one composite: one oneDNN primitive, the add a
-// binary post-op, the relu an eltwise post-op.
+// binary post-op, the relu an eltwise post-op. Each kernel's primitive is built by a
+// function of its own, which the region's init calls in order.
 // CHECK-LABEL: func.func @main
 // CHECK:       relay.composite "dnnl.conv2d_bias_add_relu" (%x, %w, %b, %x) {accel.target = "dnnl"}
 // C-LABEL:     ===== dnnl_0.c =====
-// C:           int dnnl_0_init(void) {
+// C:           /* dnnl.conv2d_bias_add_relu ({{.*}}) */
+// C-NEXT:      static int dnnl_0_op0(accel_dnnl_region_t *r) {
 // C:           dnnl_memory_desc_init_by_tag({{.*}}, 4, (dnnl_dims_t){1, 8, 8, 8}, dnnl_f32, dnnl_format_tag_any)
 // C:           dnnl_dilated_convolution_forward_desc_init(
 // C:           dnnl_post_ops_append_binary({{.*}}, dnnl_binary_add,
 // C:           dnnl_post_ops_append_eltwise({{.*}}, dnnl_eltwise_relu,
 // C:           accel_dnnl_weights(r, {{.*}}, accel_dnnl_md({{.*}}, dnnl_query_weights_md, 0)
+// C:           return 0;
+// C:           int dnnl_0_init(void) {
+// C:           ACCEL_DNNL_TRY(dnnl_0_op0(r)); /* dnnl.conv2d_bias_add_relu ({{.*}}) */
 // C:           int dnnl_0(float *a0, float *a1) {
 // C-NEXT:          ACCEL_DNNL_TRY(accel_dnnl_bind(&R, V[0], a0));
 // C-NEXT:          ACCEL_DNNL_TRY(accel_dnnl_bind(&R, V[1], a1));
