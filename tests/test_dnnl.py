@@ -27,6 +27,8 @@ import pytest
 from e2e_util import input_signature, one_error_line, ort_run, output_step, quantize_qdq, run_tool
 
 from accel.compiler import api
+from accel.compiler.driver import load_model, make_context
+from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.runtime.run_compiled import failure_line
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -242,6 +244,36 @@ def test_a_primitive_with_many_arguments_keeps_them_all(tmp_path):
     got, want = compiled.run(feeds), ort_run(path, feeds)
     for k, ref in want.items():
         assert np.abs(got[k] - ref).max() <= FLOAT_TOL * np.abs(ref).max(), k
+
+
+NON_FINITE_SCALE = """
+func.func @main(%q: tensor<1x2x4x8xf32>) -> tensor<1x2x4x4xf32> {
+  %s = relay.constant dense<0x7F800000> : tensor<f32>
+  %0 = relay.nn.batch_matmul %q, %q : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x4xf32>
+  %1 = relay.multiply %0, %s : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  func.return %1 : tensor<1x2x4x4xf32>
+}
+"""
+
+
+def test_a_non_finite_constant_builds_and_runs_like_the_interpreter(tmp_path):
+    """A scale of +inf (as a quantizer's degenerate tensor gives: a scale of 0, or its
+    reciprocal) is `INFINITY` in the region's C, which includes <math.h> for it (it did
+    not: the int8 Llamas did not build). The products' signs give +inf, -inf and nan
+    (0 * inf) where the interpreter has them."""
+    path = tmp_path / "scale.mlir"
+    path.write_text(NON_FINITE_SCALE)
+    compiled = compile_dnnl(str(path), tmp_path / "out")
+    assert compiled.report["ops"]["host"] == 0, compiled.report["rejected"]
+    (region,) = compiled.report["regions"]
+    assert "INFINITY" in (tmp_path / "out" / f"{region['name']}.c").read_text()
+    q = np.random.default_rng(5).standard_normal((1, 2, 4, 8)).astype(np.float32)
+    q[0, 0, 0] = 0.0  # a zero row: 0 * inf
+    got = compiled.run({"q": q})
+    (want,) = run_function(load_model(str(path), make_context("dnnl")), [q]).values()
+    (result,) = got.values()
+    np.testing.assert_array_equal(result, want)
+    assert np.isinf(want).any() and np.isnan(want).any()
 
 
 def test_small_primitives_run_on_one_thread(tmp_path):

@@ -631,6 +631,7 @@ class RegionPrinter:
             '#include "accel_dnnl.h"',
             '#include "model_internal.h"',
             "",
+            "#include <math.h> /* INFINITY, NAN: c_float's non-finite constants */",
             "#include <stdint.h>",
             "",
             "static accel_dnnl_region_t R;",
