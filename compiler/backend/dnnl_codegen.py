@@ -477,6 +477,7 @@ class RegionPrinter:
         self.produced: set[SSAValue] = set()
         """Region-internal values a primitive writes (candidates for an in-place concatenation)."""
         self.params = {p.value for p in region.params}
+        """The region's boundary values (host buffers bound at each call)."""
         self.op_functions: list[list[str]] = []
         """One static function per kernel, which `<symbol>_init` calls in order: the C
         compiler's optimizer costs more than linearly in a function's size (an unrolled
