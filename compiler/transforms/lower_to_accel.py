@@ -81,7 +81,7 @@ from accel.dialects import accel, relay
 from accel.compiler.targets.context import target_context
 from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.targets.support import command_element, op_entry_for, select
-from accel.dialects.conventions import TARGET_ATTR, set_entry
+from accel.dialects.conventions import OFFSET_ATTR, TARGET_ATTR, set_entry
 
 
 @dataclass
@@ -246,6 +246,10 @@ def write_in_place(copy: memref.CopyOp) -> None:
     if isinstance(base, memref.AllocOp) and base.parent is block and not base.is_before_in_block(alloc):
         base.detach()
         Rewriter.insert_op(base, InsertPoint.before(alloc))
+        # It now lives from the producer on: the host plan's offset (plan-memory, from
+        # its old life) may overlap buffers live in between. Unplanned until the next
+        # plan-memory, as the buffers lowering adds are.
+        base.attributes.pop(OFFSET_ATTR, None)
     for sv in reversed(chain):  # outermost first, right after the input's buffer
         sv.detach()
         Rewriter.insert_op(sv, InsertPoint.after(alloc))
