@@ -221,8 +221,7 @@ def test_a_primitive_with_many_arguments_keeps_them_all(tmp_path):
     CRNNs' LSTM and GRU do): its execution takes 25 arguments. The runtime kept 12 per
     execution record; the rest overwrote the next record, and oneDNN refused the run
     (invalid_arguments). Along both axes every input arrives where it belongs."""
-    from onnx import TensorProto, helper
-
+    helper, TensorProto = onnx.helper, onnx.TensorProto
     n = 24
     nodes, outs = [], []
     for i in range(n):
