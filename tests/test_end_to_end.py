@@ -528,6 +528,51 @@ def test_hostile_directory_builds_with_its_makefile(hostile):
         assert np.max(np.abs(got - want[name])) <= FLOAT_TOL * np.max(np.abs(want[name])), name
 
 
+def test_make_rebuilds_only_what_a_new_compile_changed(tmp_path):
+    """A compile into a directory `make` has built leaves unchanged files untouched and
+    `make` recompiles only the C that changed (not the host kernels); other flags or
+    SANITIZE=1 rebuild everything they affect."""
+    if shutil.which("make") is None:
+        pytest.skip("no make")
+    out = str(tmp_path / "out")
+    portable = ["HOST_CFLAGS=", "HOST_LDLIBS="]  # -O2, quicker to build
+
+    def accel_compile(model: str) -> None:
+        proc = subprocess.run([ACCEL_COMPILE, os.path.join(EXAMPLES, model), "--target", "npu", "-o", out, "-q"],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+
+    def make(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["make", "-C", out, *args], capture_output=True, text=True)
+
+    def compiled_by_dry_run(*args: str) -> set[str]:
+        proc = make("-n", *args)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return {line.split()[-1] for line in proc.stdout.splitlines() if " -c -o " in line}
+
+    accel_compile("tiny_resnet.onnx")
+    built = make("-j2", *portable)
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert {"model.c", "runtime/host_kernels.c", "runtime/sim/npu.c"} <= {
+        line.split()[-1] for line in built.stdout.splitlines() if " -c -o " in line}
+    first = os.stat(os.path.join(out, "model")).st_mtime_ns
+    kernels = os.stat(os.path.join(out, "runtime", "host_kernels.c")).st_mtime_ns
+    accel_compile("tiny_resnet.onnx")  # the same files again: nothing to do
+    assert make("-q", *portable).returncode == 0
+    assert os.stat(os.path.join(out, "runtime", "host_kernels.c")).st_mtime_ns == kernels
+    accel_compile("tiny_resnet_int8.onnx")  # another model, the same runtime and flags
+    changed = compiled_by_dry_run(*portable)
+    assert "model.c" in changed and not any(src.startswith("runtime/") for src in changed), changed
+    rebuilt = make(*portable)
+    assert rebuilt.returncode == 0, rebuilt.stdout + rebuilt.stderr
+    assert os.stat(os.path.join(out, "model")).st_mtime_ns > first
+    assert make("-q", *portable).returncode == 0
+    # Other flags rebuild every object; SANITIZE=1 builds its own objects and relinks.
+    assert "runtime/host_kernels.c" in compiled_by_dry_run("HOST_CFLAGS=-O1", "HOST_LDLIBS=")
+    assert "runtime/host_kernels.c" in compiled_by_dry_run("SANITIZE=1", *portable)
+    assert make("-q", *portable).returncode != 0, "the program must be linked again after a sanitized dry run"
+
+
 def test_hostile_names_reach_c_only_escaped(hostile):
     """Every generated C file is ASCII; after C's own lexing (trigraphs, line splices,
     comments, literals) no piece of a model name is left in the code, no comment holding
