@@ -477,3 +477,64 @@ def test_conv_variants_and_ceil_mode_pools_match_onnxruntime(tmp_path):
         got = compiled.run(feeds, sanitize=sanitize)["y"]
         assert got.shape == want.shape
         assert np.abs(got - want).max() <= FLOAT_TOL * np.abs(want).max()
+
+
+def rounding_ties_model(path, scale: float, x_zero_point: int, y_zero_point: int) -> np.ndarray:
+    """x -> QuantizeLinear (output `xq`) -> DequantizeLinear -> 1x1 Conv (int8 weights,
+    per-channel scales, both 0.5 dequantized) -> QuantizeLinear (output `yq`), both
+    quantizations with `scale`; returns the input: x / scale at every half-integer in
+    [-100.5, 100.5] and its float32 neighbours, so the conv's y / scale = (xq - z) / 2
+    halves too. Every value is a rounding tie, or one ulp from one."""
+    from onnx import TensorProto
+    from onnx import helper as oh
+    from onnx import numpy_helper as nh
+
+    s = np.float32(scale)
+    ties = (np.arange(-100, 101, dtype=np.float32) + np.float32(0.5)) * s
+    x = np.concatenate([np.nextafter(ties, np.float32(-1)), ties, np.nextafter(ties, np.float32(1))])
+    inits = [nh.from_array(np.array(s), "s"), nh.from_array(np.array(x_zero_point, np.int8), "zx"),
+             nh.from_array(np.array(y_zero_point, np.int8), "zy"),
+             nh.from_array(np.array([64, 32], np.int8).reshape(2, 1, 1, 1), "wq"),
+             nh.from_array(np.array([2.0 ** -7, 2.0 ** -6], np.float32), "ws"),
+             nh.from_array(np.zeros(2, np.int8), "wz")]
+    nodes = [oh.make_node("QuantizeLinear", ["x", "s", "zx"], ["xq"]),
+             oh.make_node("DequantizeLinear", ["xq", "s", "zx"], ["xd"]),
+             oh.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["wd"], axis=0),
+             oh.make_node("Conv", ["xd", "wd"], ["y"]),
+             oh.make_node("QuantizeLinear", ["y", "s", "zy"], ["yq"])]
+    graph = oh.make_graph(nodes, "ties", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 1, x.size])],
+                          [oh.make_tensor_value_info(n, TensorProto.INT8, None) for n in ("xq", "yq")], inits)
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)]), path)
+    return x.reshape(1, 1, 1, -1)
+
+
+@pytest.mark.parametrize("scale, x_zero_point, y_zero_point", [(0.25, -3, 7), (6 / 255, 0, 0)],
+                         ids=["odd-zero-points", "scale-not-a-power-of-two"])
+def test_int8_quantization_rounds_like_quantize_linear(tmp_path, scale, x_zero_point, y_zero_point):
+    """QuantizeLinear is saturate(round_half_even(x / s) + z) (docs/semantics.md): the
+    division before the rounding, the zero point after it. A standalone quantization (a
+    reorder) and an int8 product's output quantization (its post-ops) computed
+    round(x * (1/s) + z) on f32: an odd zero point sends a tie to the other side
+    (round(21.5) - 3 = 19, round(21.5 - 3) = 18), adding the zero point rounds a value
+    next to a tie onto it (-62.499996 - 3 = -65.5 in float32), and 1/s rounded to float32
+    moves x / s off a tie (0.95294124 / (6/255) = 40.5, * 42.5 = 40.500004). Every value
+    here is on or next to a tie; the dnnl build equals onnxruntime (without graph
+    optimizations) and the interpreter in every element. zoo_mobilenetv2_224_int8's
+    input quantization differed from onnxruntime's in one element (0.83078295 /
+    0.03864107 = 21.5, zero point -3), which the network's 52 layers grew to steps of
+    its output (tests/test_cnn_zoo.py)."""
+    path = str(tmp_path / "ties.onnx")
+    x = rounding_ties_model(path, scale, x_zero_point, y_zero_point)
+    s = np.float32(scale)
+    # The inputs do reach the difference: the old formula disagrees with QuantizeLinear.
+    old = np.clip(np.rint(x * (np.float32(1) / s) + np.float32(x_zero_point)), -128, 127)
+    assert np.any(old != np.clip(np.rint(x / s) + x_zero_point, -128, 127))
+    compiled = compile_dnnl(path, tmp_path / "out")
+    assert compiled.report["ops"]["host"] == 0, compiled.report["rejected"]
+    assert "dnnl.qconv2d" in compiled.report["regions"][0]["composites"]
+    got = compiled.run({"x": x})
+    want = ort_run(path, {"x": x}, optimize=False)
+    interpreted = run_function(load_model(path, make_context("dnnl")), {"x": x})
+    for name in ("xq", "yq"):
+        np.testing.assert_array_equal(want[name], interpreted[name], err_msg=f"{name}: interpreter")
+        np.testing.assert_array_equal(got[name], want[name], err_msg=f"{name}: dnnl")

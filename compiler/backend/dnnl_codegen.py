@@ -5,8 +5,8 @@ arrives bufferized, on host memory: `accel.kernel` ops around one relay op or co
 each (docs/targets.md, "The codegen hook"). Every kernel becomes one oneDNN primitive; a
 composite's epilogue (bias, activations, a residual add, the output quantization)
 becomes the primitive's bias, attributes and post-ops (an int8 QDQ composite computes
-on f32: its inputs dequantized by reorders, its output quantized by a post-op and a
-reorder, see `_dequantized_product`):
+on f32: its inputs dequantized by reorders, its output quantized by post-ops and a
+reorder, see `_dequantized_product` and `_quantization`):
 
     accel.kernel ins(%x) outs(%y) {                       conv = dnnl_dilated_convolution_forward_desc_init(
       relay.composite "dnnl.conv2d_bias_add_relu"    ->           src any, weights any, bias, dst any)
@@ -107,7 +107,9 @@ class PostOp:
     alpha: float = 0.0
     beta: float = 0.0
     operand: SSAValue | None = None
-    """binary: the other operand (a value outside the composite)."""
+    """binary: the other operand (a value outside the composite), or a scalar `value`."""
+    value: float | None = None
+    """binary without an operand: that constant, broadcast to every element."""
 
 
 @dataclass
@@ -227,6 +229,20 @@ def _work(step: Step) -> int:
 
 def _scalar(values) -> float:
     return float(np.asarray(values).reshape(-1)[0])
+
+
+def _quantization(q: Quant) -> list[PostOp]:
+    """QuantizeLinear, saturate(round_half_even(y / s) + z), as post-ops on f32 but for the
+    saturation (the conversion into int8 saturates, exactly: the values are integers by
+    then): the division, not a product with 1/s (1/s rounded to float32 moves y / s off
+    a tie: 0.95294124 / (6/255) = 40.5, * 42.5 = 40.500004), the rounding, then the zero
+    point (added before the rounding, an odd zero point sends a tie to the other side:
+    round(21.5) - 3 = 19, round(21.5 - 3) = 18; on f32 the sum also rounds a value
+    next to a tie onto it)."""
+    ops = [PostOp("binary", "dnnl_binary_div", value=_scalar(q.scale)), PostOp("eltwise", "dnnl_eltwise_round")]
+    if zero_point := _scalar(q.zero_point):
+        ops.append(PostOp("eltwise", "dnnl_eltwise_linear", 1.0, zero_point))
+    return ops
 
 
 def _dequantized_product(step: Step) -> bool:
@@ -585,6 +601,15 @@ class RegionPrinter:
         md = self.plain_md(full, _dtype(v))
         return self.alias(mem, md), md
 
+    def scalar(self, value: float, rank: int) -> tuple[str, str]:
+        """An f32 constant as a memory of `rank` dims of 1 (it broadcasts), and its descriptor."""
+        md = self.plain_md((1,) * rank, "f32")
+        name = self.static_floats([value])
+        mem = self.fresh("c")
+        self.line(f"dnnl_memory_t {mem};")
+        self.attempt(f"accel_dnnl_memory(r, &{md}, (void *){name}, &{mem})")
+        return mem, md
+
     def alias(self, mem: str, md: str) -> str:
         out = self.fresh("view")
         self.line(f"dnnl_memory_t {out};")
@@ -691,15 +716,18 @@ class RegionPrinter:
 
     def attr(self, step: Step) -> tuple[str, list[str]]:
         """The primitive's attribute (its post-ops; a dequantized product's output
-        quantization y / s + z among them) and the extra exec args."""
+        quantization round(y / s) + z among them) and the extra exec args."""
+        post_ops = list(step.post_ops)
+        if _dequantized_product(step):  # on f32; the reorder into int8 saturates
+            post_ops += _quantization(step.output_quant)
+        return self.post_ops_attr(post_ops, max(len(_shape(step.result)), 1))
+
+    def post_ops_attr(self, post_ops: list[PostOp], rank: int) -> tuple[str, list[str]]:
+        """An attribute with `post_ops` (on a result of `rank` dims) and their exec args."""
         attr = self.fresh("attr")
         args: list[str] = []
         self.line(f"dnnl_primitive_attr_t {attr};")
         self.check(f"dnnl_primitive_attr_create(&{attr})")
-        post_ops = list(step.post_ops)
-        if _dequantized_product(step):  # y / s + z on f32; the reorder into int8 rounds and saturates
-            oq = step.output_quant
-            post_ops.append(PostOp("eltwise", "dnnl_eltwise_linear", 1.0 / _scalar(oq.scale), _scalar(oq.zero_point)))
         if post_ops:
             po = self.fresh("po")
             self.line(f"dnnl_post_ops_t {po};")
@@ -708,7 +736,7 @@ class RegionPrinter:
                 if p.kind == "eltwise":
                     self.check(f"dnnl_post_ops_append_eltwise({po}, 1.0f, {p.alg}, {c_float(p.alpha)}, {c_float(p.beta)})")
                 else:
-                    mem, md = self.broadcast_operand(p.operand, len(_shape(step.result)))
+                    mem, md = self.scalar(p.value, rank) if p.operand is None else self.broadcast_operand(p.operand, rank)
                     self.check(f"dnnl_post_ops_append_binary({po}, {p.alg}, &{md})")
                     args.append(f"{{DNNL_ARG_ATTR_MULTIPLE_POST_OP({i}) | DNNL_ARG_SRC_1, {mem}}}")
             self.check(f"dnnl_primitive_attr_set_post_ops({attr}, {po})")
@@ -1035,22 +1063,22 @@ class RegionPrinter:
         self.finish(desc, None, args)
 
     def print_requantize(self, step: Step) -> None:
-        """quantize: dst = src / s + z; dequantize: dst = s (src - z) (a reorder that keeps the layout)."""
+        """quantize: dst = round(src / s) + z (`_quantization`, see `print_quantize`) into
+        int8 in the layout of src; dequantize: dst = s (src - z), a reorder that keeps the layout."""
         (x,) = step.inputs
         mem, src = self.activation(x)
+        if step.output_quant is not None:
+            self.print_quantize(step, mem, src)
+            return
         attr = self.fresh("attr")
         self.line(f"dnnl_primitive_attr_t {attr};")
         self.check(f"dnnl_primitive_attr_create(&{attr})")
-        if step.output_quant is not None:
-            scale = 1.0 / float(step.output_quant.scale.reshape(-1)[0])
-            zp, arg = int(step.output_quant.zero_point.reshape(-1)[0]), "DNNL_ARG_DST"
-        else:
-            scale = float(step.input_quant[0].scale.reshape(-1)[0])
-            zp, arg = int(step.input_quant[0].zero_point.reshape(-1)[0]), "DNNL_ARG_SRC"
+        scale = float(step.input_quant[0].scale.reshape(-1)[0])
+        zp = int(step.input_quant[0].zero_point.reshape(-1)[0])
         self.check(f"dnnl_primitive_attr_set_output_scales({attr}, 1, 0, (const float[]){{{c_float(scale)}}})")
         extra = []
         if zp != 0:
-            extra.append(self.zero_point(attr, arg, zp))
+            extra.append(self.zero_point(attr, "DNNL_ARG_SRC", zp))
         dst = self.fresh("md")
         self.line(f"dnnl_memory_desc_t {dst} = {src};")
         self.line(f"{dst}.data_type = {DATA_TYPES[_dtype(step.result)]};")
@@ -1067,6 +1095,28 @@ class RegionPrinter:
         args = [f"{{DNNL_ARG_FROM, {mem}}}", f"{{DNNL_ARG_TO, {y}}}", *extra]
         self.line(f"const dnnl_exec_arg_t args[] = {{{', '.join(args)}}};")
         self.attempt(f"accel_dnnl_exec(r, {prim}, {len(args)}, args)")
+
+    def print_quantize(self, step: Step, mem: str, src: str) -> None:
+        """The post-ops of `_quantization` (scalar division, rounding, zero point) on an
+        identity, max(x, x), a binary primitive into int8 in the layout of x. A binary
+        division of x by a scalar source would be the natural primitive, but oneDNN 2.6
+        runs a binary whose second source broadcasts over a blocked layout (nChw8c) on
+        its reference kernel (15-40x slower); a scalar post-op on a same-shape binary is
+        JIT-compiled in every layout."""
+        rank = max(len(_shape(step.inputs[0])), 1)
+        dst = self.fresh("md")
+        self.line(f"dnnl_memory_desc_t {dst} = {src};")
+        self.line(f"{dst}.data_type = {DATA_TYPES[_dtype(step.result)]};")
+        desc = self.fresh("bin")
+        self.line(f"dnnl_binary_desc_t {desc};")
+        self.check(f"dnnl_binary_desc_init(&{desc}, dnnl_binary_max, &{src}, &{src}, &{dst})")
+        attr, extra = self.post_ops_attr(_quantization(step.output_quant), rank)
+
+        def args(pd: str) -> list[str]:
+            y = self.output(step.result, f"accel_dnnl_md({pd}, dnnl_query_dst_md, 0)")
+            return [f"{{DNNL_ARG_SRC_0, {mem}}}", f"{{DNNL_ARG_SRC_1, {mem}}}", f"{{DNNL_ARG_DST, {y}}}", *extra]
+
+        self.finish(desc, attr, args)
 
     def zero_point(self, attr: str, arg: str, value: int) -> str:
         """A zero point given at run time (what oneDNN 2.6's int8 kernels take); its exec arg."""
