@@ -83,7 +83,7 @@ EXAMPLES = os.path.join(REPO, "examples")
 
 ZOO = tuple(ZOO_SHAPES)
 """MLPerf Tiny's four, MobileNetV2 at 96 and 224, SqueezeNet 1.1, an Inception-style CNN
-(int8 outputs within export_cnn_zoo.INT8_DRIFT_STEPS of the reference, where listed)."""
+(int8 outputs within export_cnn_zoo.INT8_DRIFT_STEPS["npu"] of the reference, where listed)."""
 
 MODELS: dict[str, str] = {
     "cnn_large_resnet": os.path.join(MODELS_DIR, "cnn_large_resnet.onnx"),
@@ -450,7 +450,7 @@ def measure(model: str, target: str, work: str, variants: tuple[str, ...] = tupl
                     raise AssertionError(f"{key}: report {report['dma'][key]} != simulator {counters[key]}")
             for name, want in ref.items():
                 err = float(np.abs(outputs[name].astype(np.float64) - want).max())
-                if err > tolerance(path, name, want, INT8_DRIFT_STEPS.get(QUANTIZED.get(model, model), 1)):
+                if err > tolerance(path, name, want, INT8_DRIFT_STEPS["npu"].get(QUANTIZED.get(model, model), 1)):
                     raise AssertionError(f"output '{name}' off by {err}")
                 row.max_err = max(row.max_err, err / max(float(np.abs(want).max()), 1e-30))
         except Exception as e:  # reported under the tables; the other pipelines go on
