@@ -24,6 +24,9 @@ import sys
 import numpy as np
 import onnx
 import pytest
+from onnx import TensorProto
+from onnx import helper as oh
+from onnx import numpy_helper as nh
 from e2e_util import input_signature, one_error_line, ort_run, output_step, quantize_qdq, run_tool
 
 from accel.compiler import api
@@ -485,10 +488,6 @@ def rounding_ties_model(path, scale: float, x_zero_point: int, y_zero_point: int
     quantizations with `scale`; returns the input: x / scale at every half-integer in
     [-100.5, 100.5] and its float32 neighbours, so the conv's y / scale = (xq - z) / 2
     halves too. Every value is a rounding tie, or one ulp from one."""
-    from onnx import TensorProto
-    from onnx import helper as oh
-    from onnx import numpy_helper as nh
-
     s = np.float32(scale)
     ties = (np.arange(-100, 101, dtype=np.float32) + np.float32(0.5)) * s
     x = np.concatenate([np.nextafter(ties, np.float32(-1)), ties, np.nextafter(ties, np.float32(1))])
@@ -538,3 +537,30 @@ def test_int8_quantization_rounds_like_quantize_linear(tmp_path, scale, x_zero_p
     for name in ("xq", "yq"):
         np.testing.assert_array_equal(want[name], interpreted[name], err_msg=f"{name}: interpreter")
         np.testing.assert_array_equal(got[name], want[name], err_msg=f"{name}: dnnl")
+
+
+@pytest.mark.parametrize("channels", [10, 17])
+def test_a_quantization_of_a_blocked_layout_with_a_channel_tail_runs(tmp_path, channels):
+    """A standalone quantization of a convolution's output, whose channels (10, 17) do
+    not fill nChw8c's last block of 8: oneDNN 2.6's JIT binary with post-ops writing int8
+    faulted on that layout (SqueezeNet's int8 classifier, 10 classes, on dnnl). It runs
+    on f32 and is copied into int8 now; the result equals onnxruntime and the
+    interpreter in every element, also under ASan/UBSan."""
+    rng = np.random.default_rng(3)
+    inits = [nh.from_array(rng.standard_normal((channels, 3, 1, 1)).astype(np.float32), "w"),
+             nh.from_array(np.array(0.05, np.float32), "s"), nh.from_array(np.array(-128, np.int8), "z")]
+    nodes = [oh.make_node("Conv", ["x", "w"], ["c"]), oh.make_node("Relu", ["c"], ["r"]),
+             oh.make_node("QuantizeLinear", ["r", "s", "z"], ["q"])]
+    graph = oh.make_graph(nodes, "tail", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 5, 5])],
+                          [oh.make_tensor_value_info("q", TensorProto.INT8, [1, channels, 5, 5])], inits)
+    path = str(tmp_path / "tail.onnx")
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)]), path)
+    x = rng.standard_normal((1, 3, 5, 5)).astype(np.float32)
+    compiled = compile_dnnl(path, tmp_path / "out")
+    assert compiled.report["ops"]["host"] == 0, compiled.report["rejected"]
+    want = ort_run(path, {"x": x}, optimize=False)["q"]
+    np.testing.assert_array_equal(run_function(load_model(path, make_context("dnnl")), {"x": x})["q"], want)
+    for sanitize in (False, True):
+        np.testing.assert_array_equal(compiled.run({"x": x}, sanitize=sanitize)["q"], want)
+    binaries = [e for e in verbose_execs(tmp_path / "out", x, tmp_path) if ",binary," in e]
+    assert binaries and all("blocked:aBcd8b" in e for e in binaries), binaries

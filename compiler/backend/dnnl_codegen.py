@@ -790,6 +790,12 @@ class RegionPrinter:
         after the execution."""
         if not _dequantized_product(step):
             return self.output(step.result, dst)
+        return self.int8_through_f32(step, dst)
+
+    def int8_through_f32(self, step: Step, dst: str) -> str:
+        """An f32 memory of descriptor `dst` for the primitive to write (its post-ops
+        leave integers), copied into the int8 result (same layout, saturating) after the
+        execution."""
         acc = self.fresh("acc")
         self.line(f"dnnl_memory_t {acc};")
         self.attempt(f"accel_dnnl_memory(r, {dst}, NULL, &{acc})")
@@ -1098,23 +1104,21 @@ class RegionPrinter:
 
     def print_quantize(self, step: Step, mem: str, src: str) -> None:
         """The post-ops of `_quantization` (scalar division, rounding, zero point) on an
-        identity, max(x, x), a binary primitive into int8 in the layout of x. A binary
-        division of x by a scalar source would be the natural primitive, but oneDNN 2.6
-        runs a binary whose second source broadcasts over a blocked layout (nChw8c) on
-        its reference kernel (15-40x slower); a scalar post-op on a same-shape binary is
-        JIT-compiled in every layout."""
+        identity, max(x, x), a binary primitive on f32 in the layout of x, then a copy into
+        int8 (`int8_through_f32`). A binary division of x by a scalar source would be the
+        natural primitive, but oneDNN 2.6 runs a binary whose second source broadcasts
+        over a blocked layout (nChw8c) on its reference kernel (15-40x slower); and its
+        JIT binary with post-ops writing int8 faults when the channels are not a multiple
+        of the block (10 channels in nChw8c: a read at a small address)."""
         rank = max(len(_shape(step.inputs[0])), 1)
-        dst = self.fresh("md")
-        self.line(f"dnnl_memory_desc_t {dst} = {src};")
-        self.line(f"{dst}.data_type = {DATA_TYPES[_dtype(step.result)]};")
         desc = self.fresh("bin")
         self.line(f"dnnl_binary_desc_t {desc};")
-        self.check(f"dnnl_binary_desc_init(&{desc}, dnnl_binary_max, &{src}, &{src}, &{dst})")
+        self.check(f"dnnl_binary_desc_init(&{desc}, dnnl_binary_max, &{src}, &{src}, &{src})")
         attr, extra = self.post_ops_attr(_quantization(step.output_quant), rank)
 
         def args(pd: str) -> list[str]:
-            y = self.output(step.result, f"accel_dnnl_md({pd}, dnnl_query_dst_md, 0)")
-            return [f"{{DNNL_ARG_SRC_0, {mem}}}", f"{{DNNL_ARG_SRC_1, {mem}}}", f"{{DNNL_ARG_DST, {y}}}", *extra]
+            acc = self.int8_through_f32(step, f"accel_dnnl_md({pd}, dnnl_query_dst_md, 0)")
+            return [f"{{DNNL_ARG_SRC_0, {mem}}}", f"{{DNNL_ARG_SRC_1, {mem}}}", f"{{DNNL_ARG_DST, {acc}}}", *extra]
 
         self.finish(desc, attr, args)
 
