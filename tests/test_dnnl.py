@@ -564,3 +564,36 @@ def test_a_quantization_of_a_blocked_layout_with_a_channel_tail_runs(tmp_path, c
         np.testing.assert_array_equal(compiled.run({"x": x}, sanitize=sanitize)["q"], want)
     binaries = [e for e in verbose_execs(tmp_path / "out", x, tmp_path) if ",binary," in e]
     assert binaries and all("blocked:aBcd8b" in e for e in binaries), binaries
+
+
+def test_a_nan_quantizes_to_the_zero_point(tmp_path):
+    """qnn.quantize makes a NaN its zero point (docs/semantics.md; onnxruntime's x86
+    kernels give -128). onnxruntime's quantize_static gives an all-zero attention mask
+    of the int8 Llamas the scale inf: its dequantization is 0 * inf = NaN, and oneDNN's
+    reorder into int8 made the NaNs downstream 0 (52 steps off at the output). Here a
+    mask of 0, 1 and -1 dequantized with scale inf (NaN, inf, -inf) is added to the input,
+    quantized directly and after a convolution (odd zero points): the dnnl build equals
+    the interpreter in every element."""
+    rng = np.random.default_rng(5)
+    mask = rng.integers(-1, 2, (1, 4, 3, 3)).astype(np.int8)
+    inits = [nh.from_array(mask, "mq"), nh.from_array(np.array(np.inf, np.float32), "inf"),
+             nh.from_array(np.array(0, np.int8), "z0"), nh.from_array(np.array(0.05, np.float32), "s"),
+             nh.from_array(np.array(5, np.int8), "z"), nh.from_array(np.array(-3, np.int8), "zc"),
+             nh.from_array(rng.standard_normal((6, 4, 1, 1)).astype(np.float32), "w")]
+    nodes = [oh.make_node("DequantizeLinear", ["mq", "inf", "z0"], ["m"]), oh.make_node("Add", ["x", "m"], ["a"]),
+             oh.make_node("QuantizeLinear", ["a", "s", "z"], ["qa"]), oh.make_node("Conv", ["a", "w"], ["c"]),
+             oh.make_node("QuantizeLinear", ["c", "s", "zc"], ["qc"])]
+    graph = oh.make_graph(nodes, "nan", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 3, 3])],
+                          [oh.make_tensor_value_info("qa", TensorProto.INT8, [1, 4, 3, 3]),
+                           oh.make_tensor_value_info("qc", TensorProto.INT8, [1, 6, 3, 3])], inits)
+    path = str(tmp_path / "nan.onnx")
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)]), path)
+    x = rng.standard_normal((1, 4, 3, 3)).astype(np.float32)
+    compiled = compile_dnnl(path, tmp_path / "out")
+    assert compiled.report["ops"]["host"] == 0, compiled.report["rejected"]
+    want = run_function(load_model(path, make_context("dnnl")), {"x": x})
+    assert np.sum(mask == 0) > 0 and np.all(want["qa"][mask == 0] == 5) and np.all(want["qc"] == -3)
+    for sanitize in (False, True):
+        got = compiled.run({"x": x}, sanitize=sanitize)
+        for name in ("qa", "qc"):
+            np.testing.assert_array_equal(got[name], want[name], err_msg=name)

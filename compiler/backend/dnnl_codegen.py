@@ -794,8 +794,8 @@ class RegionPrinter:
 
     def int8_through_f32(self, step: Step, dst: str) -> str:
         """An f32 memory of descriptor `dst` for the primitive to write (its post-ops
-        leave integers), copied into the int8 result (same layout, saturating) after the
-        execution."""
+        leave integers), copied into the int8 result (same layout, saturating; a NaN
+        becomes the zero point) after the execution."""
         acc = self.fresh("acc")
         self.line(f"dnnl_memory_t {acc};")
         self.attempt(f"accel_dnnl_memory(r, {dst}, NULL, &{acc})")
@@ -804,7 +804,8 @@ class RegionPrinter:
             md = self.current_md(acc)
             self.line(f"{md}.data_type = {DATA_TYPES[_dtype(step.result)]};")
             y = self.output(step.result, "&" + md)
-            self.attempt(f"accel_dnnl_copy(r, {acc}, {y})")
+            zero_point = int(_scalar(step.output_quant.zero_point))
+            self.attempt(f"accel_dnnl_to_int8(r, {acc}, {y}, {zero_point})")
 
         self.after_exec.append(quantize)
         return acc

@@ -1,6 +1,7 @@
 /* accel's runtime for the `dnnl` target (see accel_dnnl.h). */
 #include "accel_dnnl.h"
 
+#include <math.h>
 #include <oneapi/dnnl/dnnl_debug.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,6 +201,7 @@ static int add_exec(accel_dnnl_region_t *r, dnnl_primitive_t p, int nargs, const
     e->args = copy;
     e->what = r->what;
     e->threads = r->threads;
+    e->nan_zero_point = 0;
     return 0;
 }
 
@@ -280,6 +282,37 @@ static int flush_pending(accel_dnnl_region_t *r) {
 int accel_dnnl_copy(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst) {
     ACCEL_DNNL_TRY(add_reorder(r, src, dst));
     return flush_pending(r);
+}
+
+int accel_dnnl_to_int8(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst, int32_t zero_point) {
+    const dnnl_memory_desc_t *from, *to;
+    ACCEL_DNNL(r, dnnl_memory_get_memory_desc(src, &from));
+    ACCEL_DNNL(r, dnnl_memory_get_memory_desc(dst, &to));
+    /* element i of one is element i of the other (the padding included) */
+    if (from->data_type != dnnl_f32 || (to->data_type != dnnl_s8 && to->data_type != dnnl_u8) ||
+        dnnl_memory_desc_get_size(from) != 4 * dnnl_memory_desc_get_size(to) || from->offset0 != 0 || to->offset0 != 0)
+        return accel_dnnl_fail(r, "accel_dnnl_to_int8 (f32 and int8 of one layout)", dnnl_invalid_arguments);
+    ACCEL_DNNL_TRY(add_reorder(r, src, dst));
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}};
+    ACCEL_DNNL_TRY(add_exec(r, NULL, 2, args));
+    r->execs[r->n_execs - 1].nan_zero_point = zero_point;
+    return flush_pending(r);
+}
+
+/* The step of accel_dnnl_to_int8 after its reorder: a NaN of the f32 source gives the zero
+ * point (as the unsigned char of its int8 or uint8 value). */
+static int nan_to_zero_point(accel_dnnl_region_t *r, const accel_dnnl_exec_t *e) {
+    const float *from = NULL;
+    unsigned char *to = NULL;
+    const dnnl_memory_desc_t *md;
+    ACCEL_DNNL(r, dnnl_memory_get_data_handle(e->args[0].memory, (void **)&from));
+    ACCEL_DNNL(r, dnnl_memory_get_data_handle(e->args[1].memory, (void **)&to));
+    ACCEL_DNNL(r, dnnl_memory_get_memory_desc(e->args[1].memory, &md));
+    size_t n = dnnl_memory_desc_get_size(md);
+    unsigned char zero_point = (unsigned char)e->nan_zero_point;
+    for (size_t i = 0; i < n; i++)
+        if (isnan(from[i])) to[i] = zero_point;
+    return 0;
 }
 
 /* The reorder dst = scales[i] * (src - zero_point) with its zero point given at run time
@@ -411,6 +444,11 @@ int accel_dnnl_run(accel_dnnl_region_t *r) {
         accel_dnnl_exec_t *e = &r->execs[i];
         r->what = e->what;
         if (e->threads != threads) omp_set_num_threads(threads = e->threads);
+        if (!e->primitive) {
+            ACCEL_DNNL(r, dnnl_stream_wait(accel_dnnl_stream));
+            ACCEL_DNNL_TRY(nan_to_zero_point(r, e));
+            continue;
+        }
         dnnl_status_t s = dnnl_primitive_execute(e->primitive, accel_dnnl_stream, e->nargs, e->args);
         if (s != dnnl_success) {
             omp_set_num_threads(r->all_threads);

@@ -24,11 +24,12 @@
 #include <stdint.h>
 
 typedef struct {
-    dnnl_primitive_t primitive;
+    dnnl_primitive_t primitive; /* NULL: a step of our own, see accel_dnnl_to_int8 */
     int nargs;
     dnnl_exec_arg_t *args; /* nargs of them, owned (a concatenation takes one per input) */
     const char *what;
     int threads; /* OpenMP threads it runs on */
+    int32_t nan_zero_point; /* the step of our own: what a NaN of args[0] becomes in args[1] */
 } accel_dnnl_exec_t;
 
 typedef struct {
@@ -106,6 +107,11 @@ int accel_dnnl_weights(accel_dnnl_region_t *r, const dnnl_memory_desc_t *md, con
 /* Append a reorder of `src` into `dst` (a copy between layouts or views; into int8 it
  * rounds half to even and saturates), then the boundary reorders accel_dnnl_output asked for. */
 int accel_dnnl_copy(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst);
+/* The f32 `src` (integers, from a quantization's post-ops) into int8 `dst` of the same
+ * layout: a saturating reorder, then where `src` is NaN `dst` gets `zero_point`
+ * (docs/semantics.md's qnn.quantize; oneDNN's reorder makes a NaN 0 or 127), then the
+ * boundary reorders accel_dnnl_output asked for. */
+int accel_dnnl_to_int8(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst, int32_t zero_point);
 /* An int8 `value` dequantized into `want` (f32): scale * (value - zero_point), a reorder
  * appended to the run (int8 products compute on f32, see dnnl_codegen.py). */
 int accel_dnnl_dequantize(accel_dnnl_region_t *r, dnnl_memory_t value, const dnnl_memory_desc_t *want, float scale,
