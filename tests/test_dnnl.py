@@ -531,6 +531,9 @@ def test_int8_quantization_rounds_like_quantize_linear(tmp_path, scale, x_zero_p
     compiled = compile_dnnl(path, tmp_path / "out")
     assert compiled.report["ops"]["host"] == 0, compiled.report["rejected"]
     assert "dnnl.qconv2d" in compiled.report["regions"][0]["composites"]
+    # its product's scales are finite: its f32 result holds no NaN, no NaN step (_nan_free)
+    source = (tmp_path / "out" / f"{compiled.report['regions'][0]['name']}.c").read_text()
+    assert source.count("accel_dnnl_to_int8(") == 1 and "accel_dnnl_copy(" in source  # xq's, a standalone quantize
     got = compiled.run({"x": x})
     want = ort_run(path, {"x": x}, optimize=False)
     interpreted = run_function(load_model(path, make_context("dnnl")), {"x": x})
@@ -571,29 +574,47 @@ def test_a_nan_quantizes_to_the_zero_point(tmp_path):
     kernels give -128). onnxruntime's quantize_static gives an all-zero attention mask
     of the int8 Llamas the scale inf: its dequantization is 0 * inf = NaN, and oneDNN's
     reorder into int8 made the NaNs downstream 0 (52 steps off at the output). Here a
-    mask of 0, 1 and -1 dequantized with scale inf (NaN, inf, -inf) is added to the input,
-    quantized directly and after a convolution (odd zero points): the dnnl build equals
-    the interpreter in every element."""
+    mask of 0, 1 and -1 dequantized with scale inf (NaN, inf, -inf) is added to the input
+    and quantized directly and after a float convolution, and an int8 convolution has a
+    weight scale inf (odd zero points): the dnnl build equals the interpreter in every
+    element. The int8 product with finite scales of test_int8_quantization_rounds_like_
+    quantize_linear cannot make a NaN: its copy into int8 has no NaN step (`_nan_free`)."""
     rng = np.random.default_rng(5)
     mask = rng.integers(-1, 2, (1, 4, 3, 3)).astype(np.int8)
     inits = [nh.from_array(mask, "mq"), nh.from_array(np.array(np.inf, np.float32), "inf"),
              nh.from_array(np.array(0, np.int8), "z0"), nh.from_array(np.array(0.05, np.float32), "s"),
              nh.from_array(np.array(5, np.int8), "z"), nh.from_array(np.array(-3, np.int8), "zc"),
-             nh.from_array(rng.standard_normal((6, 4, 1, 1)).astype(np.float32), "w")]
+             nh.from_array(np.array(-7, np.int8), "zp"),
+             nh.from_array(rng.standard_normal((6, 4, 1, 1)).astype(np.float32), "w"),
+             nh.from_array(rng.integers(-100, 100, (6, 4, 1, 1)).astype(np.int8), "wq"),
+             nh.from_array(np.array([0.01, np.inf, 0.02, 0.01, 0.03, 0.01], np.float32), "ws"),
+             nh.from_array(np.zeros(6, np.int8), "wz")]
     nodes = [oh.make_node("DequantizeLinear", ["mq", "inf", "z0"], ["m"]), oh.make_node("Add", ["x", "m"], ["a"]),
              oh.make_node("QuantizeLinear", ["a", "s", "z"], ["qa"]), oh.make_node("Conv", ["a", "w"], ["c"]),
-             oh.make_node("QuantizeLinear", ["c", "s", "zc"], ["qc"])]
+             oh.make_node("QuantizeLinear", ["c", "s", "zc"], ["qc"]),
+             oh.make_node("QuantizeLinear", ["x", "s", "z0"], ["xq"]),
+             oh.make_node("DequantizeLinear", ["xq", "s", "z0"], ["xd"]),
+             oh.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["wd"], axis=0),
+             oh.make_node("Conv", ["xd", "wd"], ["p"]), oh.make_node("QuantizeLinear", ["p", "s", "zp"], ["qp"])]
+    outputs = {"qa": 4, "qc": 6, "qp": 6}
     graph = oh.make_graph(nodes, "nan", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 3, 3])],
-                          [oh.make_tensor_value_info("qa", TensorProto.INT8, [1, 4, 3, 3]),
-                           oh.make_tensor_value_info("qc", TensorProto.INT8, [1, 6, 3, 3])], inits)
+                          [oh.make_tensor_value_info(n, TensorProto.INT8, [1, c, 3, 3]) for n, c in outputs.items()],
+                          inits)
     path = str(tmp_path / "nan.onnx")
     onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)]), path)
     x = rng.standard_normal((1, 4, 3, 3)).astype(np.float32)
     compiled = compile_dnnl(path, tmp_path / "out")
     assert compiled.report["ops"]["host"] == 0, compiled.report["rejected"]
+    regions = compiled.report["regions"]
+    assert any("dnnl.qconv2d" in r["composites"] for r in regions)
+    # quantizations of possible NaNs: the three standalone ones (qa, qc, xq) and the
+    # product with a weight scale inf
+    sources = "".join((tmp_path / "out" / f"{r['name']}.c").read_text() for r in regions)
+    assert sources.count("accel_dnnl_to_int8(") == 4
     want = run_function(load_model(path, make_context("dnnl")), {"x": x})
     assert np.sum(mask == 0) > 0 and np.all(want["qa"][mask == 0] == 5) and np.all(want["qc"] == -3)
+    assert np.all(want["qp"][0, 1] == -7) and np.all(want["qp"][0, [0, 2]] != -7)  # channel 1: NaN
     for sanitize in (False, True):
         got = compiled.run({"x": x}, sanitize=sanitize)
-        for name in ("qa", "qc"):
+        for name in outputs:
             np.testing.assert_array_equal(got[name], want[name], err_msg=name)
