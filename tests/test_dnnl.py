@@ -531,9 +531,11 @@ def test_int8_quantization_rounds_like_quantize_linear(tmp_path, scale, x_zero_p
     compiled = compile_dnnl(path, tmp_path / "out")
     assert compiled.report["ops"]["host"] == 0, compiled.report["rejected"]
     assert "dnnl.qconv2d" in compiled.report["regions"][0]["composites"]
-    # its product's scales are finite: its f32 result holds no NaN, no NaN step (_nan_free)
+    # its product's scales are finite: its f32 result holds no NaN, no NaN step (_nan_free);
+    # xq, a single quantization, is the runtime's own loop
     source = (tmp_path / "out" / f"{compiled.report['regions'][0]['name']}.c").read_text()
-    assert source.count("accel_dnnl_to_int8(") == 1 and "accel_dnnl_copy(" in source  # xq's, a standalone quantize
+    assert "accel_dnnl_to_int8(" not in source and "accel_dnnl_copy(" in source
+    assert source.count("accel_dnnl_quantize(") == 1
     got = compiled.run({"x": x})
     want = ort_run(path, {"x": x}, optimize=False)
     interpreted = run_function(load_model(path, make_context("dnnl")), {"x": x})
@@ -546,9 +548,9 @@ def test_int8_quantization_rounds_like_quantize_linear(tmp_path, scale, x_zero_p
 def test_a_quantization_of_a_blocked_layout_with_a_channel_tail_runs(tmp_path, channels):
     """A standalone quantization of a convolution's output, whose channels (10, 17) do
     not fill nChw8c's last block of 8: oneDNN 2.6's JIT binary with post-ops writing int8
-    faulted on that layout (SqueezeNet's int8 classifier, 10 classes, on dnnl). It runs
-    on f32 and is copied into int8 now; the result equals onnxruntime and the
-    interpreter in every element, also under ASan/UBSan."""
+    faulted on that layout (SqueezeNet's int8 classifier, 10 classes, on dnnl). The
+    runtime's own loop quantizes now (over the padded buffer); the result equals
+    onnxruntime and the interpreter in every element, also under ASan/UBSan."""
     rng = np.random.default_rng(3)
     inits = [nh.from_array(rng.standard_normal((channels, 3, 1, 1)).astype(np.float32), "w"),
              nh.from_array(np.array(0.05, np.float32), "s"), nh.from_array(np.array(-128, np.int8), "z")]
@@ -565,8 +567,8 @@ def test_a_quantization_of_a_blocked_layout_with_a_channel_tail_runs(tmp_path, c
     np.testing.assert_array_equal(run_function(load_model(path, make_context("dnnl")), {"x": x})["q"], want)
     for sanitize in (False, True):
         np.testing.assert_array_equal(compiled.run({"x": x}, sanitize=sanitize)["q"], want)
-    binaries = [e for e in verbose_execs(tmp_path / "out", x, tmp_path) if ",binary," in e]
-    assert binaries and all("blocked:aBcd8b" in e for e in binaries), binaries
+    convs = [e for e in verbose_execs(tmp_path / "out", x, tmp_path) if ",convolution," in e]
+    assert convs and all(re.search(r"dst_f32:\w*:blocked:aBcd8b:", e) for e in convs), convs  # quantized next
 
 
 def test_a_nan_quantizes_to_the_zero_point(tmp_path):
@@ -607,10 +609,10 @@ def test_a_nan_quantizes_to_the_zero_point(tmp_path):
     assert compiled.report["ops"]["host"] == 0, compiled.report["rejected"]
     regions = compiled.report["regions"]
     assert any("dnnl.qconv2d" in r["composites"] for r in regions)
-    # quantizations of possible NaNs: the three standalone ones (qa, qc, xq) and the
-    # product with a weight scale inf
+    # the three single quantizations (qa, qc, xq: the runtime's loop, NaN included) and the
+    # product with a weight scale inf (a NaN step after its copy into int8)
     sources = "".join((tmp_path / "out" / f"{r['name']}.c").read_text() for r in regions)
-    assert sources.count("accel_dnnl_to_int8(") == 4
+    assert sources.count("accel_dnnl_quantize(") == 3 and sources.count("accel_dnnl_to_int8(") == 1
     want = run_function(load_model(path, make_context("dnnl")), {"x": x})
     assert np.sum(mask == 0) > 0 and np.all(want["qa"][mask == 0] == 5) and np.all(want["qc"] == -3)
     assert np.all(want["qp"][0, 1] == -7) and np.all(want["qp"][0, [0, 2]] != -7)  # channel 1: NaN

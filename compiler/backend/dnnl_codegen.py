@@ -824,16 +824,11 @@ class RegionPrinter:
 
     def product_output(self, step: Step, dst: str) -> str:
         """The destination of a product's primitive (descriptor expression `dst`): for a
-        dequantized product an f32 memory, reordered into the int8 result (same layout)
-        after the execution."""
+        dequantized product an f32 memory (its post-ops leave integers), reordered into
+        the int8 result (same layout, saturating; a NaN becomes the zero point, where one
+        may occur: `_nan_free`) after the execution."""
         if not _dequantized_product(step):
             return self.output(step.result, dst)
-        return self.int8_through_f32(step, dst)
-
-    def int8_through_f32(self, step: Step, dst: str) -> str:
-        """An f32 memory of descriptor `dst` for the primitive to write (its post-ops
-        leave integers), copied into the int8 result (same layout, saturating; a NaN
-        becomes the zero point, where one may occur: `_nan_free`) after the execution."""
         acc = self.fresh("acc")
         self.line(f"dnnl_memory_t {acc};")
         self.attempt(f"accel_dnnl_memory(r, {dst}, NULL, &{acc})")
@@ -842,7 +837,7 @@ class RegionPrinter:
             md = self.current_md(acc)
             self.line(f"{md}.data_type = {DATA_TYPES[_dtype(step.result)]};")
             y = self.output(step.result, "&" + md)
-            if _dequantized_product(step) and _nan_free(step):
+            if _nan_free(step):
                 self.attempt(f"accel_dnnl_copy(r, {acc}, {y})")
             else:
                 zero_point = int(_scalar(step.output_quant.zero_point))
@@ -1111,8 +1106,8 @@ class RegionPrinter:
         self.finish(desc, None, args)
 
     def print_requantize(self, step: Step) -> None:
-        """quantize: dst = round(src / s) + z (`_quantization`, see `print_quantize`) into
-        int8 in the layout of src; dequantize: dst = s (src - z), a reorder that keeps the layout."""
+        """quantize: dst = round(src / s) + z into int8 in the layout of src (see
+        `print_quantize`); dequantize: dst = s (src - z), a reorder that keeps the layout."""
         (x,) = step.inputs
         mem, src = self.activation(x)
         if step.output_quant is not None:
@@ -1145,24 +1140,18 @@ class RegionPrinter:
         self.attempt(f"accel_dnnl_exec(r, {prim}, {len(args)}, args)")
 
     def print_quantize(self, step: Step, mem: str, src: str) -> None:
-        """The post-ops of `_quantization` (scalar division, rounding, zero point) on an
-        identity, max(x, x), a binary primitive on f32 in the layout of x, then a copy into
-        int8 (`int8_through_f32`). A binary division of x by a scalar source would be the
-        natural primitive, but oneDNN 2.6 runs a binary whose second source broadcasts
-        over a blocked layout (nChw8c) on its reference kernel (15-40x slower); and its
-        JIT binary with post-ops writing int8 faults when the channels are not a multiple
-        of the block (10 channels in nChw8c: a read at a small address)."""
-        rank = max(len(_shape(step.inputs[0])), 1)
-        desc = self.fresh("bin")
-        self.line(f"dnnl_binary_desc_t {desc};")
-        self.check(f"dnnl_binary_desc_init(&{desc}, dnnl_binary_max, &{src}, &{src}, &{src})")
-        attr, extra = self.post_ops_attr(_quantization(step.output_quant), rank)
-
-        def args(pd: str) -> list[str]:
-            acc = self.int8_through_f32(step, f"accel_dnnl_md({pd}, dnnl_query_dst_md, 0)")
-            return [f"{{DNNL_ARG_SRC_0, {mem}}}", f"{{DNNL_ARG_SRC_1, {mem}}}", f"{{DNNL_ARG_DST, {acc}}}", *extra]
-
-        self.finish(desc, attr, args)
+        """A single quantization, by the runtime's own loop (`accel_dnnl_quantize`: round(x
+        / s) + z exactly as `_quantization` says, a NaN the zero point) into int8 in the
+        layout of x. oneDNN has no exact primitive for it: a reorder multiplies by 1 / s
+        and adds z before rounding, a binary division by a scalar runs on its reference
+        kernel in blocked layouts, and its JIT binary with these post-ops writing int8
+        faults when the channels do not fill nChw8c's last block (10 channels)."""
+        q = step.output_quant
+        dst = self.fresh("md")
+        self.line(f"dnnl_memory_desc_t {dst} = {src};")
+        self.line(f"{dst}.data_type = {DATA_TYPES[_dtype(step.result)]};")
+        y = self.output(step.result, "&" + dst)
+        self.attempt(f"accel_dnnl_quantize(r, {mem}, {y}, {c_float(_scalar(q.scale))}, {int(_scalar(q.zero_point))})")
 
     def zero_point(self, attr: str, arg: str, value: int) -> str:
         """A zero point given at run time (what oneDNN 2.6's int8 kernels take); its exec arg."""

@@ -201,7 +201,9 @@ static int add_exec(accel_dnnl_region_t *r, dnnl_primitive_t p, int nargs, const
     e->args = copy;
     e->what = r->what;
     e->threads = r->threads;
-    e->nan_zero_point = 0;
+    e->own = ACCEL_DNNL_PRIMITIVE;
+    e->scale = 1.0f;
+    e->zero_point = 0;
     return 0;
 }
 
@@ -284,24 +286,49 @@ int accel_dnnl_copy(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst
     return flush_pending(r);
 }
 
-int accel_dnnl_to_int8(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst, int32_t zero_point) {
+/* Whether `src` (f32) and `dst` (s8 or u8) hold their elements at the same indices: one
+ * layout, dense (the padding included), no offset. */
+static int same_elements(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst, const char *who) {
     const dnnl_memory_desc_t *from, *to;
     ACCEL_DNNL(r, dnnl_memory_get_memory_desc(src, &from));
     ACCEL_DNNL(r, dnnl_memory_get_memory_desc(dst, &to));
-    /* element i of one is element i of the other (the padding included) */
+    size_t n = 1;
+    for (int d = 0; d < from->ndims; d++) n *= (size_t)from->padded_dims[d];
     if (from->data_type != dnnl_f32 || (to->data_type != dnnl_s8 && to->data_type != dnnl_u8) ||
-        dnnl_memory_desc_get_size(from) != 4 * dnnl_memory_desc_get_size(to) || from->offset0 != 0 || to->offset0 != 0)
-        return accel_dnnl_fail(r, "accel_dnnl_to_int8 (f32 and int8 of one layout)", dnnl_invalid_arguments);
-    ACCEL_DNNL_TRY(add_reorder(r, src, dst));
+        dnnl_memory_desc_get_size(from) != 4 * n || dnnl_memory_desc_get_size(to) != n || from->offset0 != 0 ||
+        to->offset0 != 0)
+        return accel_dnnl_fail(r, who, dnnl_invalid_arguments);
+    return 0;
+}
+
+static int add_own(accel_dnnl_region_t *r, int own, dnnl_memory_t src, dnnl_memory_t dst, float scale,
+                   int32_t zero_point) {
     dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}};
     ACCEL_DNNL_TRY(add_exec(r, NULL, 2, args));
-    r->execs[r->n_execs - 1].nan_zero_point = zero_point;
+    accel_dnnl_exec_t *e = &r->execs[r->n_execs - 1];
+    e->own = own;
+    e->scale = scale;
+    e->zero_point = zero_point;
+    return 0;
+}
+
+int accel_dnnl_to_int8(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst, int32_t zero_point) {
+    ACCEL_DNNL_TRY(same_elements(r, src, dst, "accel_dnnl_to_int8 (f32 and int8 of one dense layout)"));
+    ACCEL_DNNL_TRY(add_reorder(r, src, dst));
+    ACCEL_DNNL_TRY(add_own(r, ACCEL_DNNL_NAN_STEP, src, dst, 1.0f, zero_point));
     return flush_pending(r);
 }
 
-/* The step of accel_dnnl_to_int8 after its reorder: a NaN of the f32 source gives the zero
- * point (as the unsigned char of its int8 or uint8 value). */
-static int nan_to_zero_point(accel_dnnl_region_t *r, const accel_dnnl_exec_t *e) {
+int accel_dnnl_quantize(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst, float scale, int32_t zero_point) {
+    ACCEL_DNNL_TRY(same_elements(r, src, dst, "accel_dnnl_quantize (f32 and int8 of one dense layout)"));
+    ACCEL_DNNL_TRY(add_own(r, ACCEL_DNNL_QUANTIZE, src, dst, scale, zero_point));
+    return flush_pending(r);
+}
+
+/* The steps of our own, element by element over the buffers (same_elements): the padding
+ * of a blocked layout gets the zero point (what 0.0 quantizes to), which the dequantizing
+ * reorders after it make 0 again. */
+static int run_own(accel_dnnl_region_t *r, const accel_dnnl_exec_t *e) {
     const float *from = NULL;
     unsigned char *to = NULL;
     const dnnl_memory_desc_t *md;
@@ -309,13 +336,34 @@ static int nan_to_zero_point(accel_dnnl_region_t *r, const accel_dnnl_exec_t *e)
     ACCEL_DNNL(r, dnnl_memory_get_data_handle(e->args[1].memory, (void **)&to));
     ACCEL_DNNL(r, dnnl_memory_get_memory_desc(e->args[1].memory, &md));
     size_t n = dnnl_memory_desc_get_size(md);
-    /* NaNs are rare: look for one first (a loop the compiler vectorizes), write only then */
+    float zero_point = (float)e->zero_point;
+    if (e->own == ACCEL_DNNL_QUANTIZE) {
+        float lo = md->data_type == dnnl_u8 ? 0.0f : -128.0f, hi = md->data_type == dnnl_u8 ? 255.0f : 127.0f;
+        float scale = e->scale;
+        if (md->data_type == dnnl_u8) {
+            for (size_t i = 0; i < n; i++) {
+                float v = nearbyintf(from[i] / scale) + zero_point;
+                v = v != v ? zero_point : (v < lo ? lo : (v > hi ? hi : v));
+                to[i] = (unsigned char)(int)v;
+            }
+        } else {
+            signed char *s8 = (signed char *)to;
+            for (size_t i = 0; i < n; i++) {
+                float v = nearbyintf(from[i] / scale) + zero_point;
+                v = v != v ? zero_point : (v < lo ? lo : (v > hi ? hi : v));
+                s8[i] = (signed char)(int)v;
+            }
+        }
+        return 0;
+    }
+    /* ACCEL_DNNL_NAN_STEP, after the reorder: NaNs are rare, look for one first (a loop
+     * the compiler vectorizes), write only then */
     int any = 0;
     for (size_t i = 0; i < n; i++) any |= from[i] != from[i];
     if (!any) return 0;
-    unsigned char zero_point = (unsigned char)e->nan_zero_point;
+    unsigned char zp = (unsigned char)e->zero_point;
     for (size_t i = 0; i < n; i++)
-        if (isnan(from[i])) to[i] = zero_point;
+        if (isnan(from[i])) to[i] = zp;
     return 0;
 }
 
@@ -450,7 +498,7 @@ int accel_dnnl_run(accel_dnnl_region_t *r) {
         if (e->threads != threads) omp_set_num_threads(threads = e->threads);
         if (!e->primitive) {
             ACCEL_DNNL(r, dnnl_stream_wait(accel_dnnl_stream));
-            ACCEL_DNNL_TRY(nan_to_zero_point(r, e));
+            ACCEL_DNNL_TRY(run_own(r, e));
             continue;
         }
         dnnl_status_t s = dnnl_primitive_execute(e->primitive, accel_dnnl_stream, e->nargs, e->args);

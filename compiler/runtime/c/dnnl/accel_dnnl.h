@@ -24,13 +24,17 @@
 #include <stdint.h>
 
 typedef struct {
-    dnnl_primitive_t primitive; /* NULL: a step of our own, see accel_dnnl_to_int8 */
+    dnnl_primitive_t primitive; /* NULL: a step of our own, `own` */
     int nargs;
     dnnl_exec_arg_t *args; /* nargs of them, owned (a concatenation takes one per input) */
     const char *what;
     int threads; /* OpenMP threads it runs on */
-    int32_t nan_zero_point; /* the step of our own: what a NaN of args[0] becomes in args[1] */
+    int own;            /* ACCEL_DNNL_NAN_STEP (accel_dnnl_to_int8) or ACCEL_DNNL_QUANTIZE */
+    float scale;        /* ACCEL_DNNL_QUANTIZE's */
+    int32_t zero_point; /* both: what a NaN of args[0] (f32) becomes in args[1] (int8) */
 } accel_dnnl_exec_t;
+
+enum { ACCEL_DNNL_PRIMITIVE, ACCEL_DNNL_NAN_STEP, ACCEL_DNNL_QUANTIZE };
 
 typedef struct {
     dnnl_memory_t memory;
@@ -112,6 +116,12 @@ int accel_dnnl_copy(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst
  * (docs/semantics.md's qnn.quantize; oneDNN's reorder makes a NaN 0 or 127), then the
  * boundary reorders accel_dnnl_output asked for. */
 int accel_dnnl_to_int8(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst, int32_t zero_point);
+/* qnn.quantize of the f32 `src` into int8 `dst` of the same layout, as docs/semantics.md
+ * says: saturate(round_half_even(src / scale) + zero_point), a NaN the zero point (one
+ * loop of the runtime over the buffers; oneDNN's reorder multiplies by 1 / scale and adds
+ * the zero point before rounding, which moves ties), then the boundary reorders
+ * accel_dnnl_output asked for. */
+int accel_dnnl_quantize(accel_dnnl_region_t *r, dnnl_memory_t src, dnnl_memory_t dst, float scale, int32_t zero_point);
 /* An int8 `value` dequantized into `want` (f32): scale * (value - zero_point), a reorder
  * appended to the run (int8 products compute on f32, see dnnl_codegen.py). */
 int accel_dnnl_dequantize(accel_dnnl_region_t *r, dnnl_memory_t value, const dnnl_memory_desc_t *want, float scale,
