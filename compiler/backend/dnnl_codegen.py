@@ -758,10 +758,7 @@ class RegionPrinter:
         post_ops = list(step.post_ops)
         if _dequantized_product(step):  # on f32; the reorder into int8 saturates
             post_ops += _quantization(step.output_quant)
-        return self.post_ops_attr(post_ops, max(len(_shape(step.result)), 1))
-
-    def post_ops_attr(self, post_ops: list[PostOp], rank: int) -> tuple[str, list[str]]:
-        """An attribute with `post_ops` (on a result of `rank` dims) and their exec args."""
+        rank = max(len(_shape(step.result)), 1)
         attr = self.fresh("attr")
         args: list[str] = []
         self.line(f"dnnl_primitive_attr_t {attr};")
