@@ -51,6 +51,7 @@ from xdsl.traits import SymbolTable
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.index_arith import constant_index
+from accel.compiler.ir_build import dense_values
 from accel.compiler.targets.c_api import matmul_dims
 from accel.compiler.tensors import buffer_bytes, numpy_dtype
 from accel.dialects import accel
@@ -270,7 +271,7 @@ class _View(NamedTuple):
     """How a scratchpad view's address is computed: `base` (the buffer's planned offset;
     None: a buffer passed from @main, `root`, whose address the call gives) plus `offset`
     bytes plus each dynamic offset value times its byte stride; `rows`: the (offset, bytes)
-    of each row of a strided view (None: contiguous)."""
+    of each row of a strided view (None: contiguous). `value`: the view (for diagnostics)."""
 
     base: int | None
     root: SSAValue
@@ -278,6 +279,7 @@ class _View(NamedTuple):
     terms: tuple[tuple[SSAValue, int], ...]
     nbytes: int
     rows: list[tuple[int, int]] | None
+    value: SSAValue
 
 
 REPEAT_WINDOW = 16
@@ -316,6 +318,13 @@ def _defined_in(v: SSAValue, block) -> bool:
     return (owner.parent is block) if isinstance(owner, Operation) else (owner is block)
 
 
+# What the replay does with an op (`Timeline.block_ops`): one small int per entry, the
+# entry a tuple of what the step needs, taken from the IR once (loop bodies run many times).
+_CONST, _ARITH_OP, _FOR, _DMA, _WAIT, _COMPUTE, _RETURN, _OPAQUE = range(8)
+
+_MAX = np.maximum.reduce
+
+
 class Timeline:
     """The simulator's timing model (compiler/runtime/c/sim/sim_core.c) replayed on the
     IR: the host issues commands in program order and advances only at waits; a transfer
@@ -328,60 +337,72 @@ class Timeline:
         self.desc = desc
         self.costs = {} if costs is None else costs  # compute ops' cycles (see `cycles`)
         self.block = desc.memory.ready_block
-        n_blocks = desc.memory.scratchpad_bytes // self.block + 1
+        self.capacity = desc.memory.scratchpad_bytes
+        n_blocks = self.capacity // self.block + 1
         self.ready = np.zeros(n_blocks)
         self.reads_end = np.zeros(n_blocks)
         self.host = self.dma_free = self.compute_free = self.end = 0.0
         self.tokens: dict = {}
         self.compute_total = 0.0
-        # What the replay needs of an op or a view, taken from the IR once (loop bodies
-        # run many times): a transfer's cycles, a compute op's cycles and views, a view's
-        # address recipe.
-        self.compute_facts: dict[Operation, tuple[tuple[SSAValue, ...], SSAValue, float]] = {}
-        self.dma_facts: dict[Operation, tuple[SSAValue, SSAValue, SSAValue, float]] = {}
         self.blocks_ops: dict = {}
         self.loops: dict[scf.ForOp, list[SSAValue] | None] = {}
         self.trace: list | None = None  # the block spans an iteration touches, while one is watched
         self.views: dict[SSAValue, _View | None] = {}
+        self._layouts: dict[int, tuple] = {}
 
     # -- addresses ---------------------------------------------------------------------
 
     def view(self, v: SSAValue) -> _View | None:
-        """The address recipe of a view (None: host memory, or a buffer without an offset)."""
-        if v in self.views:
-            return self.views[v]
+        """The address recipe of a view (None: host memory, or a buffer without an offset),
+        built on its source's (a chain of views is walked once)."""
+        views = self.views
+        if v in views:
+            return views[v]
         recipe = None
-        if accel.memory_space(v.type) == "spm":
-            es = numpy_dtype(v.type.element_type).itemsize
-            offset, terms, cur = 0, [], v
-            while isinstance(cur.owner, memref.SubviewOp):
-                sv = cur.owner
-                dyn = list(sv.offsets)
-                for o, st in zip(sv.static_offsets.get_values(), _strides(sv.source.type)):
-                    if o == DYNAMIC_INDEX:
-                        terms.append((dyn.pop(0), st * es))
-                    else:
-                        offset += o * st * es
-                cur = sv.source
-            alloc = cur.owner
-            base = alloc.offset.value.data if isinstance(alloc, accel.AllocOp) and alloc.offset is not None else None
-            if base is not None or isinstance(cur, BlockArgument):
-                rows = None  # row by row, as the simulator walks a strided view
-                if isinstance(v.type.layout, StridedLayoutAttr):  # (else row-major: contiguous)
-                    shape, strides = list(v.type.get_shape()), _strides(v.type)
-                    if shape and all(n for n in shape) and strides != _row_major(shape):
-                        run = (shape[-1] - 1) * strides[-1] * es + es
-                        rows = [(sum(i * st for i, st in zip(idx, strides)) * es, run)
-                                for idx in itertools.product(*(range(n) for n in shape[:-1]))]
-                recipe = _View(base, cur, offset, tuple(terms), buffer_bytes(v.type), rows)
-        self.views[v] = recipe
+        t = v.type
+        if accel.memory_space(t) == "spm":
+            owner = v.owner
+            if type(owner) is memref.SubviewOp:
+                parent = self.view(owner.source)
+                if parent is not None:
+                    es, strides = self._layout(owner.source.type)[:2]
+                    offset, terms = parent.offset, list(parent.terms)
+                    dyn = iter(owner.offsets)
+                    for o, st in zip(dense_values(owner.static_offsets), strides):
+                        if o == DYNAMIC_INDEX:
+                            terms.append((next(dyn), st * es))
+                        else:
+                            offset += o * st * es
+                    recipe = _View(parent.base, parent.root, offset, tuple(terms), buffer_bytes(t),
+                                   self._layout(t)[2], v)
+            else:
+                base = owner.offset.value.data if isinstance(owner, accel.AllocOp) and owner.offset is not None else None
+                if base is not None or isinstance(v, BlockArgument):
+                    recipe = _View(base, v, 0, (), buffer_bytes(t), self._layout(t)[2], v)
+        views[v] = recipe
         return recipe
 
-    def spm_range(self, v: SSAValue, env: dict) -> tuple[int, int] | None:
-        """Byte range [lo, hi) of a scratchpad view, or None for host memory."""
-        r = self.view(v)
-        if r is None:
-            return None
+    def _layout(self, t: MemRefType) -> tuple:
+        """(element bytes, strides, rows) of a memref type, once per type object; rows: the
+        (offset, bytes) of each row of a strided layout, as the simulator walks a strided
+        view (None: row-major, contiguous)."""
+        facts = self._layouts.get(id(t))
+        if facts is None:
+            es = numpy_dtype(t.element_type).itemsize
+            strides = _strides(t)
+            rows = None
+            if isinstance(t.layout, StridedLayoutAttr):
+                shape = list(t.get_shape())
+                if shape and all(n for n in shape) and strides != _row_major(shape):
+                    run = (shape[-1] - 1) * strides[-1] * es + es
+                    rows = [(sum(i * st for i, st in zip(idx, strides)) * es, run)
+                            for idx in itertools.product(*(range(n) for n in shape[:-1]))]
+            facts = self._layouts[id(t)] = (es, strides, rows, t)  # the type held: its id stays its own
+        return facts
+
+    def spm_range(self, r: _View, env: dict) -> tuple[int, int] | None:
+        """Byte range [lo, hi) of a scratchpad view's recipe, or None when its buffer's
+        address is not known (a buffer passed from @main without one)."""
         base = r.base
         if base is None:  # a buffer passed from @main: its address is the call's
             base = env.get(("addr", r.root))
@@ -391,28 +412,30 @@ class Timeline:
         for value, stride in r.terms:
             lo += env[value] * stride
         hi = lo + r.nbytes
-        capacity = self.desc.memory.scratchpad_bytes
-        if lo < 0 or hi > capacity:
+        if lo < 0 or hi > self.capacity:
             raise CompileError(f"a scratchpad view of {r.nbytes} bytes at offset {lo} runs past the end of "
-                               f"the scratchpad of '{self.desc.name}' ({capacity} bytes)", v.owner)
+                               f"the scratchpad of '{self.desc.name}' ({self.capacity} bytes)", r.value.owner)
         return lo, hi
 
-    def blocks(self, r: tuple[int, int]) -> list[tuple[int, int]]:
-        """The blocks [first, end) a byte range touches, as one span."""
-        return [(r[0] // self.block, (r[1] - 1) // self.block + 1)]
+    def blocks(self, r: _View, env: dict) -> list[tuple[int, int]] | None:
+        """The blocks [first, end) a view touches, as one span (None: host memory)."""
+        span = self.spm_range(r, env)
+        if span is None:
+            return None
+        return [(span[0] // self.block, (span[1] - 1) // self.block + 1)]
 
-    def dma_blocks(self, v: SSAValue, env: dict) -> list[tuple[int, int]] | None:
+    def dma_blocks(self, r: _View, env: dict) -> list[tuple[int, int]] | None:
         """The block spans a transfer touches on a scratchpad side (None: host memory), row
         by row as the simulator walks them: a strided view of a scratchpad buffer (a slab
         of a resident value) covers its rows, not the span from its first to its last byte."""
-        r = self.spm_range(v, env)
-        if r is None:
+        span = self.spm_range(r, env)
+        if span is None:
             return None
-        rows = self.views[v].rows
-        if rows is None:
-            return self.blocks(r)
         b = self.block
-        return [((r[0] + lo) // b, (r[0] + lo + run - 1) // b + 1) for lo, run in rows]
+        if r.rows is None:
+            return [(span[0] // b, (span[1] - 1) // b + 1)]
+        lo = span[0]
+        return [((lo + o) // b, (lo + o + run - 1) // b + 1) for o, run in r.rows]
 
     # -- execution ---------------------------------------------------------------------
     # Block times are float64 arrays updated a span at a time (a transfer touches up to
@@ -422,7 +445,9 @@ class Timeline:
     def _latest(times: np.ndarray, spans: list[tuple[int, int]], start: float) -> float:
         for b0, b1 in spans:
             if b1 > b0:
-                start = max(start, float(times[b0:b1].max()))
+                t = times[b0] if b1 - b0 == 1 else _MAX(times[b0:b1])
+                if t > start:
+                    start = float(t)
         return start
 
     @staticmethod
@@ -434,34 +459,51 @@ class Timeline:
     def _raise(times: np.ndarray, spans: list[tuple[int, int]], t: float) -> None:
         for b0, b1 in spans:
             if b1 > b0:
-                np.maximum(times[b0:b1], t, out=times[b0:b1])
+                s = times[b0:b1]
+                np.maximum(s, t, out=s)
 
-    def block_ops(self, block) -> list[tuple[str, Operation]]:
-        """The ops of `block` with their kinds, taken once (loop bodies run many times)."""
+    def block_ops(self, block) -> list[tuple]:
+        """The steps of `block` (see `_CONST`...), taken once (loop bodies run many times);
+        ops the timing does not depend on are left out."""
         ops = self.blocks_ops.get(block)
-        if ops is None:
-            ops = []
-            for op in block.ops:
-                kind = _KINDS.get(type(op))
-                if kind is None:
-                    kind = _KINDS[type(op)] = _kind_of(op)
-                if kind == "const" and not isinstance(op.value, IntegerAttr):
-                    continue
-                ops.append((kind, op))
-            self.blocks_ops[block] = ops
+        if ops is not None:
+            return ops
+        ops = []
+        for op in block.ops:
+            kind = _KINDS.get(type(op))
+            if kind is None:
+                kind = _KINDS[type(op)] = _kind_of(op)
+            if kind == "dma":
+                ops.append((_DMA, self.view(op.source), self.view(op.dest), op.token,
+                            dma_cycles(buffer_bytes(op.source.type), self.desc, op.on_device)))
+            elif kind == "compute":
+                read = [*op.inputs, op.output] if op.reads_output else op.inputs
+                views = [self.view(v) for v in dict.fromkeys(read)]
+                ops.append((_COMPUTE, tuple(r for r in views if r is not None), self.view(op.output),
+                            cost_of(op, self.desc, self.costs)))
+            elif kind == "arith":
+                ops.append((_ARITH_OP, op.result, _ARITH[type(op)], op.lhs, op.rhs))
+            elif kind == "wait":
+                ops.append((_WAIT, tuple(op.tokens)))
+            elif kind == "const":
+                if isinstance(op.value, IntegerAttr):
+                    ops.append((_CONST, op.result, op.value.value.data))
+            elif kind == "for":
+                ops.append((_FOR, op))
+            elif kind == "return":
+                ops.append((_RETURN,))
+            elif op.regions:
+                ops.append((_OPAQUE, op))  # not replayed; a loop holding it does not jump
+        self.blocks_ops[block] = ops
         return ops
 
     def run_block(self, block, env: dict) -> None:
-        for kind, op in self.block_ops(block):
-            if kind == "const":
-                env[op.result] = op.value.value.data
-            elif kind == "arith":
-                env[op.result] = _ARITH[type(op)](env[op.lhs], env[op.rhs])
-            elif kind == "for":
-                self.run_loop(op, env)
-            elif kind == "dma":
-                source, dest, token, cost = self.dma_facts.get(op) or self.dma_facts_of(op)
-                src, dst = self.dma_blocks(source, env), self.dma_blocks(dest, env)
+        for step in self.block_ops(block):
+            kind = step[0]
+            if kind == _DMA:
+                _, source, dest, token, cost = step
+                src = self.dma_blocks(source, env) if source is not None else None
+                dst = self.dma_blocks(dest, env) if dest is not None else None
                 if self.trace is not None:
                     self.trace += (src or []) + (dst or [])
                 start = max(self.host, self.dma_free)
@@ -476,15 +518,17 @@ class Timeline:
                 if src is not None:
                     self._raise(self.reads_end, src, done)
                 env[token] = done
-                self.end = max(self.end, done)
-            elif kind == "wait":
-                for t in op.tokens:
+                if done > self.end:
+                    self.end = done
+            elif kind == _ARITH_OP:
+                env[step[1]] = step[2](env[step[3]], env[step[4]])
+            elif kind == _WAIT:
+                for t in step[1]:
                     self.host = max(self.host, env.get(t, 0.0))
-            elif kind == "compute":
-                read, output, cost = self.compute_facts.get(op) or self.compute_facts_of(op)
-                ins = [self.blocks(r) for r in (self.spm_range(v, env) for v in read) if r is not None]
-                out = self.spm_range(output, env)
-                out_blocks = self.blocks(out) if out is not None else None
+            elif kind == _COMPUTE:
+                _, read, output, cost = step
+                ins = [spans for spans in (self.blocks(r, env) for r in read) if spans is not None]
+                out_blocks = self.blocks(output, env) if output is not None else None
                 if self.trace is not None:
                     for spans in ins:
                         self.trace += spans
@@ -501,25 +545,14 @@ class Timeline:
                     self._raise(self.reads_end, spans, done)
                 if out_blocks is not None:
                     self._set(self.ready, out_blocks, done)
-                self.end = max(self.end, done)
-            elif kind == "return":
+                if done > self.end:
+                    self.end = done
+            elif kind == _CONST:
+                env[step[1]] = step[2]
+            elif kind == _FOR:
+                self.run_loop(step[1], env)
+            elif kind == _RETURN:
                 self.host = max(self.host, self.end)  # the wrapper ends with a sync
-
-    def dma_facts_of(self, op: accel.DmaStartOp) -> tuple[SSAValue, SSAValue, SSAValue, float]:
-        """(source, destination, token, cycles) of a transfer, taken once."""
-        facts = self.dma_facts.get(op)
-        if facts is None:
-            facts = self.dma_facts[op] = (op.source, op.dest, op.token,
-                                          dma_cycles(buffer_bytes(op.source.type), self.desc, op.on_device))
-        return facts
-
-    def compute_facts_of(self, op: accel.ComputeOp) -> tuple[tuple[SSAValue, ...], SSAValue, float]:
-        """(the views it reads, its output, cycles) of a compute op, taken once."""
-        facts = self.compute_facts.get(op)
-        if facts is None:
-            read = [*op.inputs, op.output] if op.reads_output else op.inputs
-            facts = self.compute_facts[op] = (tuple(dict.fromkeys(read)), op.output, cost_of(op, self.desc, self.costs))
-        return facts
 
     # -- loops ---------------------------------------------------------------------------
 
@@ -578,22 +611,17 @@ class Timeline:
         varying = {body.args[0]}
         outer: list[SSAValue] = []
         ok = True
-        for kind, inner in self.block_ops(body):
-            if kind == "arith":
-                if inner.lhs in varying or inner.rhs in varying:
-                    varying.add(inner.result)
-            elif kind == "for" or inner.regions:
+        for step in self.block_ops(body):
+            kind = step[0]
+            if kind == _ARITH_OP:
+                if step[3] in varying or step[4] in varying:
+                    varying.add(step[1])
+            elif kind in (_FOR, _OPAQUE):
                 ok = False
-            elif kind == "wait":
-                outer += [t for t in inner.tokens if not _defined_in(t, body)]
-            elif kind in ("dma", "compute"):
-                if kind == "dma":
-                    source, dest, _, cost = self.dma_facts_of(inner)
-                    views = (source, dest)
-                else:
-                    read, output, cost = self.compute_facts_of(inner)
-                    views = (*read, output)
-                recipes = [self.view(v) for v in views]
+            elif kind == _WAIT:
+                outer += [t for t in step[1] if not _defined_in(t, body)]
+            elif kind in (_DMA, _COMPUTE):
+                recipes, cost = ((step[1], step[2]), step[4]) if kind == _DMA else ((*step[1], step[2]), step[3])
                 if (any(r is not None and any(t in varying for t, _ in r.terms) for r in recipes)
                         or (cost * 1024) % 1):
                     ok = False
