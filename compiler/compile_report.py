@@ -53,7 +53,7 @@ from accel.compiler.diagnostics import CompileError
 from accel.compiler.index_arith import constant_index
 from accel.compiler.ir_build import dense_values
 from accel.compiler.targets.c_api import matmul_dims
-from accel.compiler.tensors import buffer_bytes, numpy_dtype
+from accel.compiler.tensors import buffer_bytes, numpy_dtype, row_major_strides
 from accel.dialects import accel
 from accel.dialects.conventions import ARENA_ATTR, FUSED_FLOOR_ATTR, TUNED_ATTR, accelerator_functions, is_output_arg
 
@@ -393,7 +393,7 @@ class Timeline:
             rows = None
             if isinstance(t.layout, StridedLayoutAttr):
                 shape = list(t.get_shape())
-                if shape and all(n for n in shape) and strides != _row_major(shape):
+                if shape and all(n for n in shape) and strides != row_major_strides(shape):
                     run = (shape[-1] - 1) * strides[-1] * es + es
                     rows = [(sum(i * st for i, st in zip(idx, strides)) * es, run)
                             for idx in itertools.product(*(range(n) for n in shape[:-1]))]
@@ -711,17 +711,10 @@ def _kind_of(op: Operation) -> str:
     return "other"
 
 
-def _row_major(shape: list[int]) -> list[int]:
-    strides = [1] * len(shape)
-    for i in range(len(shape) - 2, -1, -1):
-        strides[i] = strides[i + 1] * shape[i + 1]
-    return strides
-
-
-def _strides(t: MemRefType) -> list[int]:
+def _strides(t: MemRefType) -> tuple[int, ...]:
     if isinstance(t.layout, StridedLayoutAttr):
-        return [s.data for s in t.layout.strides.data]
-    return _row_major(list(t.get_shape()))
+        return tuple(s.data for s in t.layout.strides.data)
+    return row_major_strides(t.get_shape())
 
 
 def cycles(module: ModuleOp, descs: dict, regions: dict | None = None,

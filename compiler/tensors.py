@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,6 +93,14 @@ def buffer_bytes(t) -> int:
     for d in t.get_shape():
         n *= d
     return n
+
+
+def row_major_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    """Element strides of a dense row-major array (an identity layout) of `shape`."""
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * shape[i + 1]
+    return tuple(strides)
 
 
 def element_type(dtype: np.dtype | type) -> Attribute:

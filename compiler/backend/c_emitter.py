@@ -44,7 +44,7 @@ from accel.compiler.ir_build import IdentityMemo, by_identity, dense_values, op_
 from accel.compiler.memory_plan import align
 from accel.compiler.narrow_types import NARROW_C_TYPES, is_float_dtype
 from accel.compiler.resize_sampling import resize2d_taps
-from accel.compiler.tensors import ModuleWeights, cast, constant_value, module_weights, numpy_dtype
+from accel.compiler.tensors import ModuleWeights, cast, constant_value, module_weights, numpy_dtype, row_major_strides
 from accel.dialects import accel, relay
 from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, RUNTIME_FUNCTIONS, Arg, Call, Value, compute_word
 from accel.dialects.conventions import ARENA_ATTR, ENTRY_ATTR, OFFSET_ATTR, TARGET_ATTR, entry_of, io_names, is_output_arg
@@ -108,10 +108,7 @@ def strides_of(t: MemRefType) -> tuple[tuple[int, ...], int | None]:
             strides.append(s.data)
         off = t.layout.offset
         return tuple(strides), (off.data if hasattr(off, "data") else None)
-    strides = [1] * len(shape)
-    for i in range(len(shape) - 2, -1, -1):
-        strides[i] = strides[i + 1] * shape[i + 1]
-    return tuple(strides), 0
+    return row_major_strides(shape), 0
 
 
 class CWriter:

@@ -43,7 +43,7 @@ from xdsl.ir import Operation, SSAValue
 from accel.compiler.backend.c_text import c_comment, c_float, c_string
 from accel.compiler.backend.codegen_hook import RegionCodegenInput, RegionCodegenResult
 from accel.compiler.diagnostics import CompileError, format_location
-from accel.compiler.tensors import constant_value
+from accel.compiler.tensors import constant_value, row_major_strides
 from accel.dialects import accel, relay
 
 RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "runtime", "c", "dnnl")
@@ -500,14 +500,6 @@ def _dims(shape) -> str:
     return "(dnnl_dims_t){" + ", ".join(str(int(d)) for d in shape) + "}" if shape else "(dnnl_dims_t){1}"
 
 
-def _strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    out, s = [], 1
-    for d in reversed(shape):
-        out.append(s)
-        s *= d
-    return tuple(reversed(out))
-
-
 def _floats(values) -> str:
     return "{" + ", ".join(c_float(v) for v in np.asarray(values, dtype=np.float64).reshape(-1)) + "}"
 
@@ -913,7 +905,7 @@ class RegionPrinter:
         sa, sb = _shape(a), _shape(b)
         if op.name == "relay.nn.dense":
             n, k = sb
-            lhs_shape, lhs_strides = sa, _strides(sa)
+            lhs_shape, lhs_strides = sa, row_major_strides(sa)
             rhs_shape = (1,) * (rank - 2) + (k, n)
             rhs_strides = (n * k,) * (rank - 2) + (1, k)
         else:
@@ -934,7 +926,7 @@ class RegionPrinter:
         attr, extra = self.attr(step)
 
         def operand(v: SSAValue, md: str, shape, strides) -> str:
-            if tuple(strides) == _strides(tuple(shape)) and len(shape) == len(_shape(v)):
+            if tuple(strides) == row_major_strides(tuple(shape)) and len(shape) == len(_shape(v)):
                 return self.input(v, "&" + md)
             mem, _ = self.plain_input(v)
             return self.alias(mem, md)
@@ -1175,7 +1167,7 @@ class RegionPrinter:
         shape = _shape(x)
         axes = step.anchor.prop("axes")
         axes = list(range(len(shape)))[::-1] if axes is None else [int(a) % len(shape) for a in axes]
-        strides = _strides(shape)
+        strides = row_major_strides(shape)
         plain, _ = self.plain_input(x)
         md = self.strided_md(tuple(shape[a] for a in axes), tuple(strides[a] for a in axes), _dtype(x))
         view = self.alias(plain, md)
@@ -1187,7 +1179,7 @@ class RegionPrinter:
         (x,) = step.inputs
         shape = _shape(x)
         ranges = relay.StridedSliceOp.ranges(shape, step.anchor.py_props())
-        strides = _strides(shape)
+        strides = row_major_strides(shape)
         plain, _ = self.plain_input(x)
         md = self.strided_md(tuple(len(r) for r in ranges), tuple(s * r.step for s, r in zip(strides, ranges)), _dtype(x))
         self.line(f"{md}.offset0 = {sum(r.start * s for r, s in zip(ranges, strides))};")
@@ -1256,7 +1248,7 @@ class RegionPrinter:
 def _logical(stored: tuple[int, ...], rank: int, transposed: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """A matmul operand stored row-major as `stored`, seen as (batch..., rows, cols) of
     `rank` dims (leading 1s), transposed in its last two dims when asked (by strides)."""
-    strides = _strides(stored)
+    strides = row_major_strides(stored)
     pad = rank - len(stored)
     shape, strides = (1,) * pad + stored, (math.prod(stored),) * pad + strides
     if transposed:

@@ -71,7 +71,7 @@ from accel.compiler.diagnostics import CompileError
 from accel.compiler.scoped_cse import scoped_cse
 from accel.compiler.targets.context import target_context
 from accel.compiler.targets.schema import READY_BLOCK_MAX
-from accel.compiler.tensors import numpy_dtype
+from accel.compiler.tensors import numpy_dtype, row_major_strides
 from accel.compiler.index_arith import constant_index, make_index, merge_equal_index_constants
 from accel.compiler.ir_journal import IMMEDIATE, Journal
 from accel.compiler.ir_build import dense_values, strided_layout, subview
@@ -519,9 +519,7 @@ def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journ
         """Slot `slot` of a two-slot buffer, as a contiguous view of the tile's shape (a
         rank-reducing subview dropping the slot dimension only)."""
         shape = list(shape)
-        strides = [1] * len(shape)
-        for i in range(len(shape) - 2, -1, -1):
-            strides[i] = strides[i + 1] * shape[i + 1]
+        strides = row_major_strides(shape)
         slot_stride = math.prod(two.type.get_shape()[1:])
         offset = slot * slot_stride if isinstance(slot, int) else None
         rtype = accel.memref_type(two.type.element_type, shape, strided_layout(tuple(strides), offset), accel.SPM)
