@@ -56,6 +56,25 @@ def test_a_copy_of_npu_builds_and_runs(tmp_path):
     assert "npu_conv2d_f32" in (out / "npu_wrappers.c").read_text()
 
 
+def test_simulator_files_named_through_a_symlink_keep_their_place_in_the_runtime(tmp_path):
+    """A library naming accel's simulator files through a symlink (an install reached
+    through one: `{accel_sim}` is the real path) is still accel's runtime: its files go to
+    runtime/sim/, next to the host kernels they include, and the model builds and runs
+    (copied to lib/npu/, `#include "../host_kernels.h"` finds nothing)."""
+    from accel.compiler.runtime.cbuild import SIM_DIR
+
+    link = tmp_path / "sim-link"
+    link.symlink_to(SIM_DIR, target_is_directory=True)
+    toml = npu_variant(tmp_path, "{accel_sim}/", f"{link}/")
+    out = tmp_path / "out"
+    proc = run("accel-compile", MODEL, "--target", toml, "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "runtime" / "sim" / "npu.c").is_file() and not (out / "lib").exists()
+    np.savez(tmp_path / "in.npz", np.zeros((1, 3, 32, 32), np.float32))
+    proc = run("accel-run", str(out), "--inputs", str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "o.npz"))
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_a_function_the_library_lacks_fails_the_build_with_one_line(tmp_path):
     toml = npu_variant(tmp_path, '"npu_conv2d_f32"', '"npu_totally_bogus"')
     out = tmp_path / "out"

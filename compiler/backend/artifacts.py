@@ -24,11 +24,14 @@ from dataclasses import dataclass, field
 from accel.compiler.backend.c_emitter import Emitted
 from accel.compiler.backend.c_text import C_TYPES, c_comment
 from accel.compiler.diagnostics import CompileError
+from accel.compiler.runtime.cbuild import C_DIR
 
 MANIFEST = ".accel-manifest"
 API_FUNCTIONS = "c_api.json"
 """Written next to the Makefile: C function -> [target, description key]."""
-RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "runtime", "c")
+RUNTIME_DIR = str(C_DIR)
+"""accel's C runtime, as the descriptions' `{accel_sim}/` resolves it (the real path: an
+install reached through a symlink spells its files one way only)."""
 
 CFLAGS = "-std=c99 -O2 -Wall -Wextra -Werror"
 
@@ -78,7 +81,7 @@ def library_copy(desc, path: str) -> str:
     """Where a library file goes in DIR: a file of the package's runtime keeps its place
     under runtime/ (so unmodified copies share one cached object); a vendor's file goes
     to lib/<target>/."""
-    rel = os.path.relpath(path, RUNTIME_DIR)
+    rel = os.path.relpath(os.path.realpath(path), RUNTIME_DIR)
     if not rel.startswith(".."):
         return f"runtime/{rel}"
     return f"lib/{_stem(desc.name)}/{os.path.basename(path)}"

@@ -43,10 +43,11 @@ from xdsl.ir import Operation, SSAValue
 from accel.compiler.backend.c_text import c_comment, c_float, c_string
 from accel.compiler.backend.codegen_hook import RegionCodegenInput, RegionCodegenResult
 from accel.compiler.diagnostics import CompileError, format_location
+from accel.compiler.runtime.cbuild import C_DIR
 from accel.compiler.tensors import constant_value, row_major_strides
 from accel.dialects import accel, relay
 
-RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "runtime", "c", "dnnl")
+RUNTIME_DIR = str(C_DIR / "dnnl")
 RUNTIME_FILES = ("accel_dnnl.h", "accel_dnnl.c")
 PACKAGE = "libdnnl-dev"
 """The Debian/Ubuntu package with oneDNN's headers and library."""
