@@ -75,6 +75,56 @@ def test_simulator_files_named_through_a_symlink_keep_their_place_in_the_runtime
     assert proc.returncode == 0, proc.stderr
 
 
+def test_library_paths_and_flags_with_spaces_and_dollars_build_with_make_and_accel_run(tmp_path):
+    """Each [library] entry is one argument however it is spelled: an include directory
+    and a source with spaces in their names, a define whose value is a C string with a
+    space, a link flag with `$` (make would expand it). `make` and accel-run build the same
+    program; a source with the basename of another is kept under a name of its own."""
+    import shutil
+    import subprocess
+
+    vendor = tmp_path / "my vendor"
+    (vendor / "my inc").mkdir(parents=True)
+    (vendor / "other").mkdir()
+    (vendor / "my inc" / "vendor_x.h").write_text("#define VENDOR_X 3\n")
+    (vendor / "my extra.c").write_text(
+        '#include "vendor_x.h"\n'
+        "typedef char vendor_name_is_the_string_a_b[sizeof(VENDOR_NAME) == 4 ? 1 : -1];\n"
+        "int vendor_x(void) { return VENDOR_X; }\n")
+    (vendor / "other" / "my extra.c").write_text("int vendor_y(void) { return 4; }\n")
+    text = open(NPU_TOML).read().replace('file = "patterns.mlir"', f'file = "{os.path.dirname(NPU_TOML)}/patterns.mlir"')
+    old = 'sources = ["{accel_sim}/npu.c", "{accel_sim}/sim_core.c"]\n'
+    assert old in text
+    text = text.replace(old, 'sources = ["{accel_sim}/npu.c", "{accel_sim}/sim_core.c", "my extra.c", "other/my extra.c"]\n'
+                             'include_dirs = ["my inc"]\ncflags = ["-DVENDOR_NAME=\\"a b\\""]\n'
+                             'ldflags = ["-Wl,-rpath,$ORIGIN/lib"]\n')
+    toml = vendor / "npu.toml"
+    toml.write_text(text)
+    out = tmp_path / "out dir"
+    proc = run("accel-compile", MODEL, "--target", str(toml), "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "lib" / "npu" / "my_extra.c").is_file() and (out / "lib" / "npu" / "my_extra_2.c").is_file()
+    np.savez(tmp_path / "in.npz", np.ones((1, 3, 32, 32), np.float32))
+    proc = run("accel-run", str(out), "--inputs", str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "o.npz"))
+    assert proc.returncode == 0, proc.stderr
+    if shutil.which("make") is not None:
+        proc = subprocess.run(["make", "-C", str(out)], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "-Wl,-rpath,$ORIGIN/lib" in (out / "link-flags").read_text()
+
+
+def test_two_library_headers_of_one_name_are_refused_with_one_line(tmp_path):
+    """A header keeps the name it is included by: two of one name cannot both be in DIR."""
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "vendor.h").write_text("/* */\n")
+    toml = npu_variant(tmp_path, 'headers = ["{accel_sim}/npu.h"',
+                       f'headers = ["{tmp_path}/a/vendor.h", "{tmp_path}/b/vendor.h", "{{accel_sim}}/npu.h"')
+    line = compile_error(tmp_path, toml)
+    assert line == (f"accel-compile: error: target 'npu': library files '{tmp_path}/a/vendor.h' and "
+                    f"'{tmp_path}/b/vendor.h' would both be lib/npu/vendor.h in the model directory ([library] in {toml})")
+
+
 def test_a_function_the_library_lacks_fails_the_build_with_one_line(tmp_path):
     toml = npu_variant(tmp_path, '"npu_conv2d_f32"', '"npu_totally_bogus"')
     out = tmp_path / "out"

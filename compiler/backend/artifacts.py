@@ -19,6 +19,7 @@ import json
 import os
 import shlex
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from accel.compiler.backend.c_emitter import Emitted
@@ -57,9 +58,21 @@ class BuildPlan:
         # A codegen hook may bring everything it needs through its result's flags.
         if desc.api.codegen is None and not lib.headers and not lib.sources and not lib.libraries and not lib.ldflags:
             raise CompileError(f"target '{desc.name}': its description declares no C library ([library] in {desc.path})")
+        taken = {rel: src for src, rel in self.copies.items()}
         for path in (*lib.headers, *lib.sources):
-            self.copies.setdefault(path, library_copy(desc, path))
-            self.add_include(os.path.dirname(self.copies[path]))
+            if path in self.copies:
+                continue
+            rel = library_copy(desc, path)
+            if rel in taken:  # one name in DIR for two files
+                if not rel.endswith(".c"):  # a header keeps the name it is included by
+                    raise CompileError(f"target '{desc.name}': library files '{taken[rel]}' and '{path}' would both "
+                                       f"be {rel} in the model directory ([library] in {desc.path})")
+                stem, n = rel[:-2], 2
+                while f"{stem}_{n}.c" in taken:
+                    n += 1
+                rel = f"{stem}_{n}.c"
+            self.copies[path], taken[rel] = rel, path
+            self.add_include(os.path.dirname(rel))
         for d in lib.include_dirs:
             self.add_include(d)
         self.cflags += [f for f in lib.cflags if f not in self.cflags]
@@ -84,7 +97,10 @@ def library_copy(desc, path: str) -> str:
     rel = os.path.relpath(os.path.realpath(path), RUNTIME_DIR)
     if not rel.startswith(".."):
         return f"runtime/{rel}"
-    return f"lib/{_stem(desc.name)}/{os.path.basename(path)}"
+    name = os.path.basename(path)
+    if name.endswith(".c"):  # a source is a make target: no space, '$', ':', '#', '%' ... in its name
+        name = "".join(c if c.isalnum() or c in "_.+-" else "_" for c in name)
+    return f"lib/{_stem(desc.name)}/{name}"
 
 
 def _stem(name: str) -> str:
@@ -254,6 +270,11 @@ class HostBuild:
     link_flags: tuple[str, ...] = ()
 
 
+def _args(args: Iterable[str]) -> str:
+    """Arguments as a shell reads them back, one each ('$' doubled for make)."""
+    return " ".join(shlex.quote(a).replace("$", "$$") for a in args)
+
+
 def makefile(c_files: list[str], plan: BuildPlan, host: HostBuild = HostBuild()) -> str:
     """The Makefile; `SRCS`, `INCLUDES`, `TARGET_CFLAGS`, `LDLIBS`, `HOST_CFLAGS` and
     `HOST_LDLIBS` are also what accel-run builds with (`build_settings`). `make
@@ -267,7 +288,9 @@ def makefile(c_files: list[str], plan: BuildPlan, host: HostBuild = HostBuild())
     obj*/link-flags, rewritten only when they change: objects and ./model depend on them,
     so other flags, or switching SANITIZE, rebuild what they affect."""
     srcs = " ".join(c_files)
-    includes = " ".join(f"-I{d}" for d in [*plan.include_dirs, "."])
+    # Each flag of a description is one argument: quoted for the shell that runs the
+    # commands (an include directory may hold a space), as `build_settings` reads them.
+    includes = _args(f"-I{d}" for d in [*plan.include_dirs, "."])
     objects = {src: f"$(OBJDIR)/{os.path.splitext(src)[0] if not os.path.isabs(src) else _stem(src)}.o"
                for src in c_files}
     rules = "".join(f"{obj}: {src} $(OBJDIR)/flags\n"
@@ -284,10 +307,10 @@ def makefile(c_files: list[str], plan: BuildPlan, host: HostBuild = HostBuild())
         "endif\n"
         f"SRCS = {srcs}\n"
         f"INCLUDES = {includes}\n"
-        f"TARGET_CFLAGS = {' '.join(plan.cflags)}\n"
-        f"LDLIBS = {' '.join([*plan.ldflags, '-lm'])}\n"
-        f"HOST_CFLAGS = {' '.join(host.cflags)}\n"
-        f"HOST_LDLIBS = {' '.join(host.link_flags)}\n"
+        f"TARGET_CFLAGS = {_args(plan.cflags)}\n"
+        f"LDLIBS = {_args([*plan.ldflags, '-lm'])}\n"
+        f"HOST_CFLAGS = {_args(host.cflags)}\n"
+        f"HOST_LDLIBS = {_args(host.link_flags)}\n"
         f"OBJS = {' '.join(objects.values())}\n"
         "COMPILE = $(CC) $(CFLAGS) $(HOST_CFLAGS) $(TARGET_CFLAGS) $(INCLUDES)\n"
         "LINK = $(CC) $(CFLAGS) $(HOST_CFLAGS) $(TARGET_CFLAGS) -o model $(OBJS) $(HOST_LDLIBS) $(LDLIBS)\n"
@@ -417,7 +440,7 @@ def build_settings(out_dir: str) -> BuildSettings:
             for line in f:
                 for key in ("SRCS", "INCLUDES", "TARGET_CFLAGS", "LDLIBS", "HOST_CFLAGS", "HOST_LDLIBS"):
                     if line.startswith(f"{key} = "):
-                        values[key] = line[len(key) + 3:].strip()
+                        values[key] = line[len(key) + 3:].strip().replace("$$", "$")  # make's escape (`_args`)
     except OSError:
         pass
     if "SRCS" not in values:
