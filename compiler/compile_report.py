@@ -342,7 +342,6 @@ class Timeline:
         self.ready = np.zeros(n_blocks)
         self.reads_end = np.zeros(n_blocks)
         self.host = self.dma_free = self.compute_free = self.end = 0.0
-        self.tokens: dict = {}
         self.compute_total = 0.0
         self.blocks_ops: dict = {}
         self.loops: dict[scf.ForOp, list[SSAValue] | None] = {}
