@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 from accel.compiler.backend.c_emitter import Emitted
 from accel.compiler.backend.c_text import C_TYPES, c_comment
+from accel.compiler.c_runtime_dir import C_DIR
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.runtime.cbuild import C_DIR
 
 MANIFEST = ".accel-manifest"
 API_FUNCTIONS = "c_api.json"

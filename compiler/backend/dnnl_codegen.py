@@ -42,8 +42,8 @@ from xdsl.ir import Operation, SSAValue
 
 from accel.compiler.backend.c_text import c_comment, c_float, c_string
 from accel.compiler.backend.codegen_hook import RegionCodegenInput, RegionCodegenResult
+from accel.compiler.c_runtime_dir import C_DIR
 from accel.compiler.diagnostics import CompileError, format_location
-from accel.compiler.runtime.cbuild import C_DIR
 from accel.compiler.tensors import constant_value, row_major_strides
 from accel.dialects import accel, relay
 

@@ -32,10 +32,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from accel.compiler.c_runtime_dir import C_DIR, SIM_DIR
 from accel.compiler.diagnostics import CompileError, one_line
 
-C_DIR = Path(__file__).resolve().parent / "c"
-SIM_DIR = C_DIR / "sim"
 INCLUDE_DIRS: tuple[Path, ...] = (C_DIR, SIM_DIR)
 
 BASE_FLAGS = ("-std=c99", "-O2", "-Wall", "-Wextra", "-Werror")

@@ -25,7 +25,7 @@ from typing import Any
 
 from accel.compiler.diagnostics import CompileError, did_you_mean
 from accel.dialects.conventions import symbol_base
-from accel.compiler.runtime.cbuild import SIM_DIR
+from accel.compiler.c_runtime_dir import SIM_DIR
 from accel.compiler.targets.c_api import (
     ARRAY, BUFFER, COMMANDS, COMPUTE_KINDS, CONFIG_WORDS, RELAY_TO_COMPUTE, RUNTIME_FUNCTIONS, Arg, Call, Runtime, Struct, Value,
     compute_word,
