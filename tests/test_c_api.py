@@ -61,7 +61,7 @@ def test_simulator_files_named_through_a_symlink_keep_their_place_in_the_runtime
     through one: `{accel_sim}` is the real path) is still accel's runtime: its files go to
     runtime/sim/, next to the host kernels they include, and the model builds and runs
     (copied to lib/npu/, `#include "../host_kernels.h"` finds nothing)."""
-    from accel.compiler.runtime.cbuild import SIM_DIR
+    from accel.compiler.c_runtime_dir import SIM_DIR
 
     link = tmp_path / "sim-link"
     link.symlink_to(SIM_DIR, target_is_directory=True)

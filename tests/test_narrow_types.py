@@ -22,7 +22,7 @@ from onnx.numpy_helper import to_float8e8m0
 from onnx.reference.ops.op_cast import cast_to
 
 from accel.compiler.backend.c_text import ACC_DTYPES
-from accel.compiler.runtime.cbuild import C_DIR
+from accel.compiler.c_runtime_dir import C_DIR
 from accel.compiler.tensors import cast
 
 ONNX_TYPES = {
