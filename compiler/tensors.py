@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -165,12 +166,14 @@ def array_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
         flat = np.frombuffer(raw, dtype=np.int8 if SUB_BYTE_INTS[dt][1] else np.uint8).astype(dt)
     elif is_narrow(dt):
         flat = np.frombuffer(raw, dtype=f"<u{dt.itemsize}").astype(f"u{dt.itemsize}").view(dt)
-    else:
-        flat = np.frombuffer(raw, dtype=dt.newbyteorder("<")).astype(dt)
+    else:  # a read-only view of the attribute's bytes (on a little-endian host)
+        flat = np.frombuffer(raw, dtype=dt.newbyteorder("<"))
+        if flat.dtype != dt:
+            flat = flat.astype(dt)
     shape = tuple(t.get_shape())
     if flat.size == 1 and int(np.prod(shape)) != 1:
         return np.full(shape, flat[0], dtype=dt)  # splat
-    return flat.reshape(shape)  # `flat` is the array's own (a conversion of the bytes)
+    return flat.reshape(shape)
 
 
 # --------------------------------------------------------------------------------------
@@ -178,6 +181,35 @@ def array_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 
 _cache: dict[tuple[str, float], dict[str, np.ndarray]] = {}
+
+
+class StoredBytes:
+    """An array's elements as weights.bin stores them (C order, little-endian, a bool a
+    byte), without a copy where the array is laid out so: a buffer to write, and a dict
+    key equal by content like `bytes` (hashed by CRC-32, compared in full on a match), so
+    a large constant is neither copied to be written nor to be looked up."""
+
+    __slots__ = ("data", "_hash")
+
+    def __init__(self, arr: np.ndarray):
+        arr = np.asarray(arr)
+        if arr.dtype == np.bool_:
+            arr = arr.astype(np.uint8)
+        else:
+            arr = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False)
+        self.data: np.ndarray = arr.reshape(-1).view(np.uint8)
+        """One byte per element: `len(self.data)` bytes, in the buffer protocol."""
+        self._hash = zlib.crc32(self.data)
+
+    def __len__(self) -> int:
+        return self.data.size
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, StoredBytes) and self._hash == other._hash
+                and np.array_equal(self.data, other.data))
 
 
 class WeightsError(Exception):

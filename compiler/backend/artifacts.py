@@ -19,8 +19,10 @@ import json
 import os
 import shlex
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from accel.compiler.backend.c_emitter import Emitted
 from accel.compiler.backend.c_text import C_TYPES, c_comment
@@ -358,11 +360,16 @@ class ArtifactWriter:
         self.write_bytes(rel, text.encode("utf-8"))
 
     def write_bytes(self, rel: str, data: bytes) -> None:
+        self.write_pieces(rel, [data])
+
+    def write_pieces(self, rel: str, pieces: Sequence[bytes | np.ndarray]) -> None:
+        """Write the concatenation of `pieces` (buffers) without joining them."""
         path = self.check(rel)
-        if not _holds(path, data):
+        if not _holds(path, pieces):
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "wb") as f:
-                f.write(data)
+                for piece in pieces:
+                    f.write(piece)
         self.written.append(rel)
 
     def copy(self, src: str, rel: str) -> None:
@@ -378,14 +385,16 @@ class ArtifactWriter:
             json.dump(sorted(set(self.written) | self.previous), f, indent=1)
 
 
-def _holds(path: str, data: bytes) -> bool:
-    """Whether the file at `path` has exactly `data`: such a file is left alone, so its
-    time stays and `make` does not rebuild it (a compile into the same directory)."""
+def _holds(path: str, pieces: Sequence[bytes | np.ndarray]) -> bool:
+    """Whether the file at `path` has exactly the concatenation of `pieces`: such a file
+    is left alone, so its time stays and `make` does not rebuild it (a compile into the
+    same directory)."""
+    views = [np.frombuffer(p, np.uint8) for p in pieces]
     try:
-        if os.path.getsize(path) != len(data):
+        if os.path.getsize(path) != sum(v.size for v in views):
             return False
         with open(path, "rb") as f:
-            return f.read() == data
+            return all(np.array_equal(np.frombuffer(f.read(v.size), np.uint8), v) for v in views)
     except OSError:
         return False
 
@@ -406,7 +415,7 @@ def write_artifacts(out_dir: str, emitted: Emitted, descs, extra: dict[str, str 
     for name, blob in emitted.data.items():
         w.write_bytes(name, blob)
     w.write_text("runner.c", runner_source(emitted))
-    w.write_bytes("weights.bin", emitted.weights)
+    w.write_pieces("weights.bin", emitted.weights.chunks)
     for src, rel in plan.copies.items():
         w.copy(src, rel)
     c_files = sorted(n for n in emitted.files if n.endswith(".c")) + ["runner.c"]

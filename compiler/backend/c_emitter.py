@@ -44,7 +44,7 @@ from accel.compiler.ir_build import IdentityMemo, by_identity, dense_values, op_
 from accel.compiler.memory_plan import align
 from accel.compiler.narrow_types import NARROW_C_TYPES, is_float_dtype
 from accel.compiler.resize_sampling import resize2d_taps
-from accel.compiler.tensors import ModuleWeights, cast, constant_value, module_weights, numpy_dtype, row_major_strides
+from accel.compiler.tensors import ModuleWeights, StoredBytes, cast, constant_value, module_weights, numpy_dtype, row_major_strides
 from accel.dialects import accel, relay
 from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, RUNTIME_FUNCTIONS, Arg, Call, Value, compute_word
 from accel.dialects.conventions import ARENA_ATTR, ENTRY_ATTR, OFFSET_ATTR, TARGET_ATTR, entry_of, io_names, is_output_arg
@@ -132,13 +132,15 @@ class CWriter:
 
 @dataclass
 class WeightBlob:
-    """All constants of the model in one read-only blob (`weights.bin`)."""
+    """All constants of the model in one read-only blob (`weights.bin`), held as its
+    pieces (views of the constants' arrays where they are laid out as stored), written
+    piece by piece: a model's weights are not copied to be emitted."""
 
-    chunks: list[bytes] = field(default_factory=list)
+    chunks: list[bytes | np.ndarray] = field(default_factory=list)
     size: int = 0
     by_key: dict[Any, int] = field(default_factory=dict)
-    """("ext", name, dtype, shape) of an external tensor, ("val", dtype, shape, bytes) of an
-    inline value -> its offset: each is stored once."""
+    """("ext", name, dtype, shape) of an external tensor, ("val", dtype, shape, StoredBytes)
+    of an inline value -> its offset: each is stored once."""
 
     def add(self, op: relay.ConstantOp | accel.WeightOp, arr: np.ndarray) -> int:
         """The offset of `op`'s value `arr`."""
@@ -146,29 +148,19 @@ class WeightBlob:
             key = ("ext", op.external.data, arr.dtype.str, arr.shape)
             if key in self.by_key:
                 return self.by_key[key]
-            data = weight_bytes(arr)
+            data = StoredBytes(arr)
         else:
-            data = weight_bytes(arr)  # as a key: the same equality as the array's own bytes
+            data = StoredBytes(arr)
             key = ("val", arr.dtype.str, arr.shape, data)
             if key in self.by_key:
                 return self.by_key[key]
         offset = align(self.size, WEIGHT_ALIGN)
         if offset > self.size:
             self.chunks.append(b"\0" * (offset - self.size))
-        self.chunks.append(data)
+        self.chunks.append(data.data)
         self.size = offset + len(data)
         self.by_key[key] = offset
         return offset
-
-    def tobytes(self) -> bytes:
-        return b"".join(self.chunks)
-
-
-def weight_bytes(arr: np.ndarray) -> bytes:
-    """An array as weights.bin holds it: C order, little-endian, a bool a byte."""
-    if arr.dtype == np.bool_:
-        return np.ascontiguousarray(arr).astype(np.uint8).tobytes()
-    return np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
 
 
 # --------------------------------------------------------------------------------------
@@ -179,7 +171,7 @@ def weight_bytes(arr: np.ndarray) -> bytes:
 @dataclass
 class Emitted:
     files: dict[str, str]
-    weights: bytes
+    weights: WeightBlob
     targets: list[str]
     inputs: list[tuple[str, tuple[int, ...], np.dtype]]
     outputs: list[tuple[str, tuple[int, ...], np.dtype]]
@@ -318,7 +310,7 @@ class ModelEmitter:
         files["model.c"] = model_c
         files.update(merged.files)
         arena = self.module.attributes.get(ARENA_ATTR)
-        return Emitted(files, self.blob.tobytes(), sorted(regions_by_target), inputs, outputs,
+        return Emitted(files, self.blob, sorted(regions_by_target), inputs, outputs,
                        arena.value.data if isinstance(arena, IntegerAttr) else 0,
                        merged.include_dirs, merged.cflags, merged.ldflags, merged.data, merged.reports)
 

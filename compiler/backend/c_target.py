@@ -33,4 +33,4 @@ class CTarget(Target):
         for name in sorted(emitted.files):
             output.write(f"// ===== {name} =====\n")
             output.write(emitted.files[name])
-        output.write(f"// ===== weights.bin: {len(emitted.weights)} bytes =====\n")
+        output.write(f"// ===== weights.bin: {emitted.weights.size} bytes =====\n")

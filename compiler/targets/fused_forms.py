@@ -50,7 +50,7 @@ from xdsl.ir import Operation, OpResult, SSAValue
 from accel.compiler.targets.c_api import COMMANDS
 from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.targets.support import command_element, op_entry_for
-from accel.compiler.tensors import constant_value
+from accel.compiler.tensors import StoredBytes, constant_value
 from accel.dialects import accel, relay
 
 ANCHORS = tuple(cls for cls in relay.GRAPH_OPS if cls.name in COMMANDS)
@@ -130,7 +130,7 @@ def weight_key(const: relay.ConstantOp, shape: tuple[int, ...], value: np.ndarra
     if value is None and const.external is not None:
         return ("ext", const.external.data, shape)
     arr = np.asarray(constant_value(const) if value is None else value).reshape(shape)
-    return ("val", arr.dtype.str, shape, arr.tobytes())
+    return ("val", arr.dtype.str, shape, StoredBytes(arr))
 
 
 def _shape(v: SSAValue) -> tuple[int, ...]:
