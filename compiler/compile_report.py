@@ -348,6 +348,9 @@ class Timeline:
         self.trace: list | None = None  # the block spans an iteration touches, while one is watched
         self.views: dict[SSAValue, _View | None] = {}
         self._layouts: dict[int, tuple] = {}
+        self.exact_costs = True
+        """Whether every cost taken so far is a multiple of 1/1024 cycle: then so is every
+        time (sums and maxima of them, below 2**40), and a jump need not check the blocks'."""
 
     # -- addresses ---------------------------------------------------------------------
 
@@ -366,7 +369,9 @@ class Timeline:
                 if parent is not None:
                     es, strides = self._layout(owner.source.type)[:2]
                     offset, terms = parent.offset, list(parent.terms)
-                    dyn = iter(owner.offsets)
+                    # The dynamic offsets come first after the source (xDSL's `offsets`
+                    # decodes the segment sizes per access): as many as the markers.
+                    dyn = itertools.islice(owner.operands, 1, None)
                     for o, st in zip(dense_values(owner.static_offsets), strides):
                         if o == DYNAMIC_INDEX:
                             terms.append((next(dyn), st * es))
@@ -473,13 +478,17 @@ class Timeline:
             if kind is None:
                 kind = _KINDS[type(op)] = _kind_of(op)
             if kind == "dma":
-                ops.append((_DMA, self.view(op.source), self.view(op.dest), op.token,
-                            dma_cycles(buffer_bytes(op.source.type), self.desc, op.on_device)))
+                cost = dma_cycles(buffer_bytes(op.source.type), self.desc, op.on_device)
+                ops.append((_DMA, self.view(op.source), self.view(op.dest), op.token, cost))
+                if (cost * 1024) % 1:
+                    self.exact_costs = False
             elif kind == "compute":
                 read = [*op.inputs, op.output] if op.reads_output else op.inputs
                 views = [self.view(v) for v in dict.fromkeys(read)]
-                ops.append((_COMPUTE, tuple(r for r in views if r is not None), self.view(op.output),
-                            cost_of(op, self.desc, self.costs)))
+                cost = cost_of(op, self.desc, self.costs)
+                ops.append((_COMPUTE, tuple(r for r in views if r is not None), self.view(op.output), cost))
+                if (cost * 1024) % 1:
+                    self.exact_costs = False
             elif kind == "arith":
                 ops.append((_ARITH_OP, op.result, _ARITH[type(op)], op.lhs, op.rhs))
             elif kind == "wait":
@@ -664,8 +673,9 @@ class Timeline:
         idx = [np.nonzero(arr > m)[0] for arr in (self.ready, self.reads_end)]
         values = [self.host, self.dma_free, self.compute_free, self.end, by,
                   *(v for v in carried if isinstance(v, float) and v > m)]
-        exact = all((v * 1024) % 1 == 0 and abs(v) < 2 ** 40 for v in values) and all(
-            not np.any(np.mod(arr[i] * 1024, 1)) for arr, i in zip((self.ready, self.reads_end), idx))
+        # (The blocks' times are at most `end`, among `values`.)
+        exact = all((v * 1024) % 1 == 0 and abs(v) < 2 ** 40 for v in values) and (self.exact_costs or all(
+            not np.any(np.mod(arr[i] * 1024, 1)) for arr, i in zip((self.ready, self.reads_end), idx)))
         if not exact:
             return False
         self.host += by
