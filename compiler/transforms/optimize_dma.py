@@ -473,6 +473,23 @@ def two_slots(t: MemRefType) -> MemRefType:
     return accel.memref_type(t.element_type, [2, *shape], space=accel.SPM)
 
 
+def _slot_type(two: MemRefType, shape: tuple[int, ...], slot: int | None) -> MemRefType:
+    """The type of slot `slot` (None: a slot chosen at run time) of two-slot buffer type
+    `two` viewed with the tile's `shape`: taken once per (type object, shape, slot), as a
+    pipelined loop views each slot from its prologue, body and epilogue."""
+    key = (id(two), shape, slot)
+    found = _SLOT_TYPES.get(key)
+    if found is None:
+        offset = None if slot is None else slot * math.prod(two.get_shape()[1:])
+        layout = strided_layout(tuple(row_major_strides(list(shape))), offset)
+        found = _SLOT_TYPES[key] = (two, accel.memref_type(two.element_type, shape, layout, accel.SPM))
+    return found[1]
+
+
+_SLOT_TYPES: dict[tuple, tuple[MemRefType, MemRefType]] = {}
+"""`_slot_type`'s answers, with the two-slot type held (its id stays its own)."""
+
+
 def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journal = IMMEDIATE) -> bool:
     """Pipeline the streamed transfers of `loop` by one iteration (see the docstring);
     with `write_backs`, the computed tiles get two slots as well and their write-backs
@@ -519,10 +536,7 @@ def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journ
         """Slot `slot` of a two-slot buffer, as a contiguous view of the tile's shape (a
         rank-reducing subview dropping the slot dimension only)."""
         shape = list(shape)
-        strides = row_major_strides(shape)
-        slot_stride = math.prod(two.type.get_shape()[1:])
-        offset = slot * slot_stride if isinstance(slot, int) else None
-        rtype = accel.memref_type(two.type.element_type, shape, strided_layout(tuple(strides), offset), accel.SPM)
+        rtype = _slot_type(two.type, tuple(shape), slot if isinstance(slot, int) else None)
         offsets = [slot] + [0] * len(shape)
         sv = subview(two, offsets, [1, *shape], [1] * (len(shape) + 1), rtype)
         Rewriter.insert_op(sv, point)
