@@ -1,8 +1,10 @@
 """partial-residency peels the leading iterations of tile loops so that their transfers
 become static and can be split against a resident part; where no resident part is kept
 (it did not fit, or the peeled transfers miss it) the peeled iterations go back into their
-loops (`Peeled.roll_back`): the function is as it was. `room_for` bounds the peeling by the room a resident part could have, and skips it the peeling when
-even the smallest resident part could not fit beside the buffers live at the time."""
+loops (`Peeled.roll_back`): the function is as it was. `room_for` bounds the peeling by
+the room a resident part could have, and skips the peeling when even the smallest
+resident part could not fit beside the buffers live at the time; `may_find_slab` skips it
+where no slab could come of it (`candidates` would find none after the peels)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from accel.compiler.driver import make_context, print_ir
 from accel.compiler.diagnostics import LocatingParser
 from accel.compiler.memory_plan import LiveBytes
 from accel.compiler.transforms.assemble_on_device import host_transfers
-from accel.compiler.transforms.partial_residency import peel_towards, room_for
+from accel.compiler.transforms.partial_residency import candidates, may_find_slab, peel_towards, room_for
 
 LOOP_FROM_ROW_0 = """
 func.func @npu_64k_0(%y: memref<1x2x64x128xf32> {accel.output}) attributes {accel.target = "npu-64k", accel.placement = "dma"} {
@@ -73,3 +75,68 @@ def test_room_counts_the_buffers_live_meanwhile():
     for rows, room in ((8, True), (64, False)):
         module, fn, host = _function(rows)
         assert bool(room_for(host, host_transfers(host), LiveBytes(fn, 64), 65536, 64)) is room, rows
+
+
+WRITER_AND_READER = """
+func.func @npu_64k_0(%y: memref<1x2x64x128xf32> {accel.output}) attributes {accel.target = "npu-64k", accel.placement = "dma"} {
+  %h = memref.alloc() {accel.offset = 0 : i64} : memref<1x2x64x128xf32>
+  %t = accel.alloc {offset = 0} : memref<1x2x{W}x128xf32, #accel.mem<"spm">>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cw = arith.constant {W} : index
+  %cr = arith.constant {R} : index
+  %cs = arith.constant {S} : index
+  %ce = arith.constant {E} : index
+  %cn = arith.constant {N} : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %c64 step %cw {
+    %hi = memref.subview %h[0, 0, %i, 0] [1, 2, {W}, 128] [1, 1, 1, 1] : memref<1x2x64x128xf32> to memref<1x2x{W}x128xf32, strided<[16384, 8192, 128, 1], offset: ?>>
+    %wi = accel.dma_start %t, %hi : memref<1x2x{W}x128xf32, #accel.mem<"spm">>, memref<1x2x{W}x128xf32, strided<[16384, 8192, 128, 1], offset: ?>>
+    accel.dma_wait %wi
+  }
+  %d = accel.alloc {offset = 32768} : memref<1x2x{R}x128xf32, #accel.mem<"spm">>
+{READER}
+  func.return
+}
+"""
+
+READ = """    %r = memref.subview %h[0, 0, {AT}, 0] [1, 2, {R}, 128] [1, 1, 1, 1] : memref<1x2x64x128xf32> to memref<1x2x{R}x128xf32, strided<[16384, 8192, 128, 1], offset: ?>>
+    %l = accel.dma_start %r, %d : memref<1x2x{R}x128xf32, strided<[16384, 8192, 128, 1], offset: ?>>, memref<1x2x{R}x128xf32, #accel.mem<"spm">>
+    accel.dma_wait %l
+"""
+
+READERS = {
+    "static": READ.replace("{AT}", "{S}"),
+    "loop": "  scf.for %j = %cs to %ce step %cr {\n" + READ.replace("{AT}", "%j") + "  }",
+    "nested": "  scf.for %k = %c0 to %cn step %c1 {\n  scf.for %j = %cs to %ce step %cr {\n"
+              + READ.replace("{AT}", "%j") + "  }\n  }",
+}
+
+
+def test_no_slab_predicted_means_none_found_after_peeling():
+    """Over writers of 1..16 rows per tile and readers (static, in a loop, in a loop nested
+    in another of 2 or 12 iterations) of 1..8 rows from row 0..40: where `may_find_slab`
+    says no, peeling as the pass does leaves `candidates` nothing; and it says no for
+    some (a reader that starts at row 0 in every iteration of a loop longer than `PEEL`)."""
+    predicted = {True: 0, False: 0}
+    for writer in (1, 2, 4, 8, 16):
+        for rows in (1, 2, 4, 8):
+            for start in (0, 4, 16, 40):
+                for kind, reader in READERS.items():
+                    for outer in ((2, 12) if kind == "nested" else (2,)):
+                        text = WRITER_AND_READER.replace("{READER}", reader)
+                        for name, value in (("W", writer), ("R", rows), ("S", start), ("E", 64 - rows + 1),
+                                            ("N", outer)):
+                            text = text.replace("{" + name + "}", str(value))
+                        module = LocatingParser(make_context(), text, "slab.mlir").parse_module()
+                        fn = next(iter(module.body.block.ops))
+                        alloc = next(op for op in fn.body.block.ops if isinstance(op, memref.AllocOp))
+                        block, host = fn.body.block, alloc.memref
+                        may = may_find_slab(host, host_transfers(host), block, 65536)
+                        predicted[may] += 1
+                        if not may:
+                            peel_towards(host, host_transfers(host), block, 65536, {})
+                            pos = {op: i for i, op in enumerate(block.ops)}
+                            found = candidates(alloc, host_transfers(host), block, pos, 65536, {})
+                            assert not found, (writer, rows, start, kind, outer)
+    assert predicted[False] >= 20 and predicted[True] >= 20, predicted

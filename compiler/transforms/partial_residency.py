@@ -16,9 +16,10 @@ the *resident part*. Every transfer of the value is then one of:
   there, the leading iterations of a tile loop of the function's block whose transfers
   of the value start below half the scratchpad's worth of it, and below the room the
   buffers live meanwhile leave (`room_for`; no peeling where not even one index of the
-  value fits), are peeled first (at most `PEEL` per loop; the peeled iteration is the
-  loop body with a constant induction variable and the loop-carried values flowing
-  through), so that their transfers are static. Iterations peeled for a resident part
+  value fits, nor where no slab could come of it: `may_find_slab`), are peeled first
+  (at most `PEEL` per loop; the peeled iteration is the loop body with a constant
+  induction variable and the loop-carried values flowing through), so that their
+  transfers are static. Iterations peeled for a resident part
   that was not kept, or whose transfers miss it, go back into their loop at the end
   (`Peeled.roll_back`);
 - a transfer with static offsets that meets it: split along `d` into a copy on the device
@@ -463,6 +464,59 @@ def peel_towards(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], 
     return peeled
 
 
+def may_find_slab(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], block: Block,
+                  capacity: int) -> bool:
+    """Whether peeling the loops of `block` for `host` could let `candidates` find a
+    slab: some dimension `d` where every transfer that stays in a loop after `PEEL` peels
+    starts above 0, and transfers that are or could become static both ways (a write-back
+    and a reload). False is certain for `host`'s own peels: a transfer left in a loop
+    starts, after m <= PEEL peels, at most where the loop from `PEEL` iterations on does
+    (interval arithmetic only narrows as the induction variable's range does), and a
+    loop of at most `PEEL` iterations may be peeled whole (no bound from it). Peeling
+    what cannot give a slab would be undone at the end (`Peeled.roll_back`)."""
+    shape = host.type.get_shape()
+    row_bytes = [buffer_bytes(host.type) // n if n else 0 for n in shape]
+    bound = [min(n - 1, capacity // 2 // max(row_bytes[d], 1)) for d, n in enumerate(shape)]
+    kinds: set[int] = set()
+    memo: dict = {}
+    peeled_memos: dict[scf.ForOp, dict | None] = {}
+    for dma, index in transfers:
+        box = view_box(dma.operands[index], host, memo)
+        if box is None:
+            return False  # `candidates` finds nothing (peeling keeps the views' form)
+        top = ancestor_in(dma, block)
+        if isinstance(top, scf.ForOp):
+            kinds.add(index)  # a peeled iteration may make it static
+            if top not in peeled_memos:
+                peeled_memos[top] = _after_peels(top)
+            after = peeled_memos[top]
+            if after is None:
+                continue  # may be peeled whole
+            if after is not False:
+                box = view_box(dma.operands[index], host, after)
+        elif box.static:
+            kinds.add(index)
+        if box is None or box.static:
+            continue
+        for d in range(len(shape)):
+            low = box.lowest(d)
+            bound[d] = min(bound[d], 0 if low is None else low)
+    return 0 in kinds and 1 in kinds and any(k > 0 for k in bound)
+
+
+def _after_peels(loop: scf.ForOp) -> dict | None | bool:
+    """A `view_box` memo in which `loop`'s induction variable ranges over its iterations
+    from the `PEEL`-th on; None when `PEEL` peels may leave no iteration, False when its
+    bounds are not static (peeling does not touch it)."""
+    lb, ub, st = constant_index(loop.lb), constant_index(loop.ub), constant_index(loop.step)
+    if lb is None or ub is None or st is None or st <= 0:
+        return False
+    trips = max(0, -(-(ub - lb) // st))
+    if trips <= PEEL:
+        return None
+    return {loop.body.block.args[0]: (lb + PEEL * st, lb + (trips - 1) * st)}
+
+
 def room_for(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], live: LiveBytes, capacity: int,
              alignment: int) -> int:
     """The bytes a resident part of `host` could have beside the buffers live while its
@@ -487,7 +541,7 @@ def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
         if not transfers or not any(i == 0 for _, i in transfers) or not any(i == 1 for _, i in transfers):
             continue
         room = room_for(op.memref, transfers, live, capacity, alignment)
-        if room and peel_towards(op.memref, transfers, block, capacity, peeled_loops, room):
+        if room and may_find_slab(op.memref, transfers, block, capacity) and peel_towards(op.memref, transfers, block, capacity, peeled_loops, room):
             transfers = host_transfers(op.memref)
     pos = {op: i for i, op in enumerate(block.ops)}
     memo: dict = {}
