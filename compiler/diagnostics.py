@@ -28,6 +28,8 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.mlir_lexer import MLIRLexer
 
+from accel.compiler.ir_build import dense_values
+
 
 class CompileError(Exception):
     """A user error. `op` (or `location`) says where, when known."""
@@ -215,7 +217,7 @@ class FastCheck:
         sizes = option.container(op).get(option.attribute_name)
         if not isinstance(sizes, DenseArrayBase) or sizes.elt_type != i32:
             return None
-        values = sizes.get_values()
+        values = dense_values(sizes)
         if len(values) != len(self.operands) or sum(values) != len(op.operands):
             return None
         for n, (_, variadic, optional) in zip(values, self.operands):
