@@ -19,9 +19,8 @@ the *resident part*. Every transfer of the value is then one of:
   value fits, nor where no slab could come of it: `may_find_slab`), are peeled first
   (at most `PEEL` per loop; the peeled iteration is the loop body with a constant
   induction variable and the loop-carried values flowing through), so that their
-  transfers are static. Iterations peeled for a resident part
-  that was not kept, or whose transfers miss it, go back into their loop at the end
-  (`Peeled.roll_back`);
+  transfers are static. Iterations peeled for a resident part that was not kept, or
+  whose transfers miss it, go back into their loop at the end (`Peeled.roll_back`);
 - a transfer with static offsets that meets it: split along `d` into a copy on the device
   between the tile and the resident part (`accel.dma_start` with both sides in the
   scratchpad) and, for the rows beyond `k`, a transfer with host memory as before. Who
@@ -541,8 +540,8 @@ def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
         if not transfers or not any(i == 0 for _, i in transfers) or not any(i == 1 for _, i in transfers):
             continue
         room = room_for(op.memref, transfers, live, capacity, alignment)
-        if room and may_find_slab(op.memref, transfers, block, capacity) and peel_towards(op.memref, transfers, block, capacity, peeled_loops, room):
-            transfers = host_transfers(op.memref)
+        if room and may_find_slab(op.memref, transfers, block, capacity):
+            peel_towards(op.memref, transfers, block, capacity, peeled_loops, room)
     pos = {op: i for i, op in enumerate(block.ops)}
     memo: dict = {}
     for op in list(block.ops):
