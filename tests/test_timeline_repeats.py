@@ -110,3 +110,41 @@ def test_a_period_needs_equal_times_on_every_block_the_period_touched(p):
         changed[block] += 0.5
         history[-1] = _boundary(12.0, changed, history[-1].trace)
         assert tl._period(history) is None, block
+
+
+@pytest.mark.parametrize("exact_costs", [True, False])
+def test_a_jump_reads_the_blocks_only_while_a_cost_was_inexact(exact_costs):
+    """`_shift` moves the state on only where every time is a multiple of 1/1024 cycle.
+    While every cost taken was (`exact_costs`), so is every time, and the blocks' times
+    are not scanned; once one was not, a block's time decides."""
+    tl = Timeline.__new__(Timeline)
+    tl.host = tl.dma_free = tl.compute_free = tl.end = 10.0
+    tl.exact_costs = exact_costs
+    tl.ready, tl.reads_end = np.array([9.0, 10.0]), np.zeros(2)
+    now = _boundary(8.0, [1.0, 2.0], [])
+    assert tl._shift(now, [], 4.0)
+    assert tl.end == 14.0 and list(tl.ready) == [13.0, 14.0]
+    tl.ready = np.array([9.0, 10.0 + 1 / 3])  # a time only an inexact cost can give
+    assert tl._shift(now, [], 4.0) is exact_costs
+
+
+def test_every_cost_a_timeline_takes_decides_whether_it_stays_exact(tmp_path):
+    """The flag follows the costs of the steps taken: exact on the npu (rates of 16 bytes
+    and 64 MACs per cycle), not with a DMA rate of 12.5 bytes per cycle."""
+    for rate, exact in (("16", True), ("12.5", False)):
+        text = open(os.path.join(TARGETS_DIR, "npu.toml")).read()
+        (tmp_path / "npu-rate.toml").write_text(text.replace('name = "npu"', 'name = "npu-rate"', 1)
+                                                .replace("bytes_per_cycle = 16\n", f"bytes_per_cycle = {rate}\n", 1))
+        (tmp_path / "patterns.mlir").write_text(open(os.path.join(TARGETS_DIR, "patterns.mlir")).read())
+        path = str(tmp_path / "conv.onnx")
+        _conv_model(path, 64, 64, 14)
+        ctx = make_context(str(tmp_path / "npu-rate.toml"))
+        module = load_model(path, ctx)
+        compile_module(module, ctx, "full")
+        fn = next(op for op in module.body.block.ops if getattr(op, "sym_name", None) is not None
+                  and op.sym_name.data.startswith("npu_rate"))
+        tl = Timeline(ctx.targets.named("npu-rate"))
+        tl.block_ops(fn.body.block)
+        for loop in (op for op in fn.walk() if op.name == "scf.for"):
+            tl.block_ops(loop.body.block)
+        assert tl.exact_costs is exact, rate
