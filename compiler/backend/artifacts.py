@@ -32,9 +32,6 @@ from accel.compiler.diagnostics import CompileError
 MANIFEST = ".accel-manifest"
 API_FUNCTIONS = "c_api.json"
 """Written next to the Makefile: C function -> [target, description key]."""
-RUNTIME_DIR = str(C_DIR)
-"""accel's C runtime, as the descriptions' `{accel_sim}/` resolves it (the real path: an
-install reached through a symlink spells its files one way only)."""
 
 CFLAGS = "-std=c99 -O2 -Wall -Wextra -Werror"
 
@@ -96,7 +93,7 @@ def library_copy(desc, path: str) -> str:
     """Where a library file goes in DIR: a file of the package's runtime keeps its place
     under runtime/ (so unmodified copies share one cached object); a vendor's file goes
     to lib/<target>/."""
-    rel = os.path.relpath(os.path.realpath(path), RUNTIME_DIR)
+    rel = os.path.relpath(os.path.realpath(path), C_DIR)
     if not rel.startswith(".."):
         return f"runtime/{rel}"
     name = os.path.basename(path)
@@ -112,7 +109,7 @@ def _stem(name: str) -> str:
 def build_plan(descs, emitted: Emitted | None = None) -> BuildPlan:
     plan = BuildPlan()
     for f in HOST_RUNTIME:
-        plan.copies[os.path.join(RUNTIME_DIR, f)] = f"runtime/{f}"
+        plan.copies[os.path.join(C_DIR, f)] = f"runtime/{f}"
     plan.add_include("runtime")
     for desc in descs:
         plan.add_library(desc)

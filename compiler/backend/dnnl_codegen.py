@@ -47,7 +47,8 @@ from accel.compiler.diagnostics import CompileError, format_location
 from accel.compiler.tensors import constant_value, row_major_strides
 from accel.dialects import accel, relay
 
-RUNTIME_DIR = str(C_DIR / "dnnl")
+DNNL_DIR = C_DIR / "dnnl"
+"""The glue between the generated C and oneDNN (`RUNTIME_FILES`), shipped with accel."""
 RUNTIME_FILES = ("accel_dnnl.h", "accel_dnnl.c")
 PACKAGE = "libdnnl-dev"
 """The Debian/Ubuntu package with oneDNN's headers and library."""
@@ -1284,7 +1285,7 @@ def check_library(cc: str | None = None) -> None:
 def runtime_sources() -> dict[str, str]:
     out = {}
     for name in RUNTIME_FILES:
-        with open(os.path.join(RUNTIME_DIR, name)) as f:
+        with open(DNNL_DIR / name) as f:
             out[name] = f.read()
     return out
 

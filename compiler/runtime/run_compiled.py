@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from accel.compiler.backend.artifacts import API_FUNCTIONS, build_settings
+from accel.compiler.c_runtime_dir import C_DIR
 from accel.compiler.diagnostics import CompileError, one_line
 from accel.compiler.narrow_types import from_archive
 
@@ -82,7 +83,7 @@ def _objects(out_dir: str, settings, include_dirs: list[str], sanitize: bool) ->
     objects = []
     for src in settings.sources:
         rel = os.path.relpath(src, runtime_dirs[0])
-        shipped = cbuild.C_DIR / rel
+        shipped = C_DIR / rel
         if not rel.startswith("..") and shipped.is_file() and _same_runtime(runtime_dirs[0], rel):
             # An unmodified copy of the shipped runtime: build the shipped file, whose
             # object every model directory shares.
@@ -120,7 +121,7 @@ def _same_runtime(runtime_dir: str, rel: str) -> bool:
     from accel.compiler.runtime import cbuild
 
     def same(path: str) -> bool:
-        shipped = cbuild.C_DIR / path
+        shipped = C_DIR / path
         local = os.path.join(runtime_dir, path)
         try:
             with open(local, "rb") as f:
