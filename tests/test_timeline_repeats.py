@@ -62,21 +62,28 @@ def test_jumping_over_repeated_iterations_gives_the_replays_figures(tmp_path, mo
     assert replayed_jumping < replayed_all / 4, (replayed_jumping, replayed_all)
 
 
+def _compiled_at_rate(tmp_path, rate: str, cin: int, cout: int, size: int):
+    """A conv compiled for the npu with a DMA rate of `rate` bytes per cycle (target
+    `npu-rate`): (module, context)."""
+    text = open(os.path.join(TARGETS_DIR, "npu.toml")).read()
+    assert "bytes_per_cycle = 16\n" in text
+    (tmp_path / "npu-rate.toml").write_text(text.replace('name = "npu"', 'name = "npu-rate"', 1)
+                                            .replace("bytes_per_cycle = 16\n", f"bytes_per_cycle = {rate}\n", 1))
+    (tmp_path / "patterns.mlir").write_text(open(os.path.join(TARGETS_DIR, "patterns.mlir")).read())
+    path = str(tmp_path / "conv.onnx")
+    _conv_model(path, cin, cout, size)
+    ctx = make_context(str(tmp_path / "npu-rate.toml"))
+    module = load_model(path, ctx)
+    compile_module(module, ctx, "full")
+    return module, ctx
+
+
 def test_no_jump_where_costs_are_not_exact_in_floats(tmp_path, monkeypatch):
     """A DMA rate of 12.5 bytes per cycle: a transfer's time is not a multiple of 1/1024
     cycle, so sums depend on their order and the loop is replayed in full."""
-    text = open(os.path.join(TARGETS_DIR, "npu.toml")).read()
-    assert "bytes_per_cycle = 16\n" in text
-    (tmp_path / "npu-odd.toml").write_text(text.replace('name = "npu"', 'name = "npu-odd"', 1)
-                                           .replace("bytes_per_cycle = 16\n", "bytes_per_cycle = 12.5\n", 1))
-    (tmp_path / "patterns.mlir").write_text(open(os.path.join(TARGETS_DIR, "patterns.mlir")).read())
-    path = str(tmp_path / "conv.onnx")
-    _conv_model(path, 512, 512, 7)
-    ctx = make_context(str(tmp_path / "npu-odd.toml"))
-    module = load_model(path, ctx)
-    compile_module(module, ctx, "full")
-    jumped, replayed_jumping = _figures(module, ctx, "npu-odd", True, monkeypatch)
-    full, replayed_all = _figures(module, ctx, "npu-odd", False, monkeypatch)
+    module, ctx = _compiled_at_rate(tmp_path, "12.5", 512, 512, 7)
+    jumped, replayed_jumping = _figures(module, ctx, "npu-rate", True, monkeypatch)
+    full, replayed_all = _figures(module, ctx, "npu-rate", False, monkeypatch)
     assert jumped == full and replayed_jumping == replayed_all
 
 
@@ -132,15 +139,7 @@ def test_every_cost_a_timeline_takes_decides_whether_it_stays_exact(tmp_path):
     """The flag follows the costs of the steps taken: exact on the npu (rates of 16 bytes
     and 64 MACs per cycle), not with a DMA rate of 12.5 bytes per cycle."""
     for rate, exact in (("16", True), ("12.5", False)):
-        text = open(os.path.join(TARGETS_DIR, "npu.toml")).read()
-        (tmp_path / "npu-rate.toml").write_text(text.replace('name = "npu"', 'name = "npu-rate"', 1)
-                                                .replace("bytes_per_cycle = 16\n", f"bytes_per_cycle = {rate}\n", 1))
-        (tmp_path / "patterns.mlir").write_text(open(os.path.join(TARGETS_DIR, "patterns.mlir")).read())
-        path = str(tmp_path / "conv.onnx")
-        _conv_model(path, 64, 64, 14)
-        ctx = make_context(str(tmp_path / "npu-rate.toml"))
-        module = load_model(path, ctx)
-        compile_module(module, ctx, "full")
+        module, ctx = _compiled_at_rate(tmp_path, rate, 64, 64, 14)
         fn = next(op for op in module.body.block.ops if getattr(op, "sym_name", None) is not None
                   and op.sym_name.data.startswith("npu_rate"))
         tl = Timeline(ctx.targets.named("npu-rate"))
