@@ -480,15 +480,13 @@ class Timeline:
             if kind == "dma":
                 cost = dma_cycles(buffer_bytes(op.source.type), self.desc, op.on_device)
                 ops.append((_DMA, self.view(op.source), self.view(op.dest), op.token, cost))
-                if (cost * 1024) % 1:
-                    self.exact_costs = False
+                self.exact_costs = self.exact_costs and _exact(cost)
             elif kind == "compute":
                 read = [*op.inputs, op.output] if op.reads_output else op.inputs
                 views = [self.view(v) for v in dict.fromkeys(read)]
                 cost = cost_of(op, self.desc, self.costs)
                 ops.append((_COMPUTE, tuple(r for r in views if r is not None), self.view(op.output), cost))
-                if (cost * 1024) % 1:
-                    self.exact_costs = False
+                self.exact_costs = self.exact_costs and _exact(cost)
             elif kind == "arith":
                 ops.append((_ARITH_OP, op.result, _ARITH[type(op)], op.lhs, op.rhs))
             elif kind == "wait":
@@ -631,7 +629,7 @@ class Timeline:
             elif kind in (_DMA, _COMPUTE):
                 recipes, cost = ((step[1], step[2]), step[4]) if kind == _DMA else ((*step[1], step[2]), step[3])
                 if (any(r is not None and any(t in varying for t, _ in r.terms) for r in recipes)
-                        or (cost * 1024) % 1):
+                        or not _exact(cost)):
                     ok = False
         self.loops[op] = result = outer if ok else None
         return result
@@ -674,7 +672,7 @@ class Timeline:
         values = [self.host, self.dma_free, self.compute_free, self.end, by,
                   *(v for v in carried if isinstance(v, float) and v > m)]
         # (The blocks' times are at most `end`, among `values`.)
-        exact = all((v * 1024) % 1 == 0 and abs(v) < 2 ** 40 for v in values) and (self.exact_costs or all(
+        exact = all(_exact(v) and abs(v) < 2 ** 40 for v in values) and (self.exact_costs or all(
             not np.any(np.mod(arr[i] * 1024, 1)) for arr, i in zip((self.ready, self.reads_end), idx)))
         if not exact:
             return False
@@ -688,6 +686,12 @@ class Timeline:
 
     def sync(self) -> None:
         self.host = max(self.host, self.end)
+
+
+def _exact(cycles: float) -> bool:
+    """Whether `cycles` is a multiple of 1/1024 cycle (the timeline's times are sums of
+    such, exact in floats, where a loop may jump; see `Timeline.repeats`)."""
+    return (cycles * 1024) % 1 == 0
 
 
 _ARITH = {arith.AddiOp: operator.add, arith.SubiOp: operator.sub, arith.MuliOp: operator.mul, arith.MinSIOp: min,

@@ -118,7 +118,6 @@ def _undefined_function(out_dir: str, error: CompileError) -> CompileError:
 
 def _same_runtime(runtime_dir: str, rel: str) -> bool:
     """The file and every header of the directory's runtime equal the shipped ones."""
-    from accel.compiler.runtime import cbuild
 
     def same(path: str) -> bool:
         shipped = C_DIR / path
