@@ -306,17 +306,16 @@ def candidates(host: memref.AllocOp, transfers: list[tuple[accel.DmaStartOp, int
         if box is None:
             return []
         boxes.append((dma, index, box))
-    row_bytes = [buffer_bytes(host.memref.type) // s if s else 0 for s in shape]
+    limits = slab_limits(host.memref.type, capacity)
     found = []
     for d, extent in enumerate(shape):
         if extent <= 1:
             continue
-        k = extent - 1  # all of it would be assemble-on-device's
+        k = limits[d]
         for dma, index, box in boxes:
             if not box.static:
                 low = box.lowest(d)
                 k = min(k, 0 if low is None else low)
-        k = min(k, capacity // 2 // max(row_bytes[d], 1))
         for _ in range(ROUNDS + 1):
             if k <= 0:
                 break
@@ -332,6 +331,15 @@ def candidates(host: memref.AllocOp, transfers: list[tuple[accel.DmaStartOp, int
     # slab halved round by round.
     best = max(found, key=lambda r: r.saved).dim
     return sorted((r for r in found if r.dim == best), key=lambda r: -r.k)
+
+
+def slab_limits(t: MemRefType, capacity: int) -> list[int]:
+    """The largest slab `k` along each dimension before the transfers are looked at: short
+    of the whole extent (all of it would be assemble-on-device's), within half the
+    scratchpad."""
+    shape = t.get_shape()
+    row_bytes = [buffer_bytes(t) // n if n else 0 for n in shape]
+    return [min(n - 1, capacity // 2 // max(row_bytes[d], 1)) for d, n in enumerate(shape)]
 
 
 def _bytes(box: Box, d: int, k: int, host: memref.AllocOp) -> int:
@@ -474,8 +482,7 @@ def may_find_slab(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]],
     loop of at most `PEEL` iterations may be peeled whole (no bound from it). Peeling
     what cannot give a slab would be undone at the end (`Peeled.roll_back`)."""
     shape = host.type.get_shape()
-    row_bytes = [buffer_bytes(host.type) // n if n else 0 for n in shape]
-    bound = [min(n - 1, capacity // 2 // max(row_bytes[d], 1)) for d, n in enumerate(shape)]
+    bound = slab_limits(host.type, capacity)
     kinds: set[int] = set()
     memo: dict = {}
     peeled_memos: dict[scf.ForOp, dict | None] = {}
