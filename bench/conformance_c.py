@@ -26,6 +26,7 @@ from test_onnx_conformance import all_cases, compare, known_deviation, static_bi
 
 from accel.compiler.diagnostics import CompileError  # noqa: E402
 from accel.compiler.driver import compile_to_directory  # noqa: E402
+from accel.compiler.frontend.graph_inputs import GraphInputs  # noqa: E402
 from accel.compiler.runtime.run_compiled import run_directory  # noqa: E402
 
 
@@ -36,7 +37,7 @@ def run_case_c(case, target: str, tmp: str) -> str | None:
             path = os.path.join(tmp, f"{case.name}_{i}.onnx")
             onnx.save(case.model, path)
             out_dir = os.path.join(tmp, f"{case.name}_{i}")
-            compile_to_directory(path, target, out_dir, bind_inputs=bindings)
+            compile_to_directory(path, target, out_dir, inputs=GraphInputs(values=bindings))
             got, _ = run_directory(out_dir, feeds)
             for vi, want in zip(case.model.graph.output, expected):
                 why = compare(got[vi.name], want, case.rtol, case.atol)

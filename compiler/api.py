@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from accel.compiler.driver import compile_to_directory, load_model, make_context
+from accel.compiler.frontend.graph_inputs import GraphInputs
 from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.runtime.run_compiled import run_directory
 
@@ -43,23 +44,28 @@ class Compiled:
 
 
 def compile(model: str, target: str, out_dir: str, pipeline: str = "full", dump_ir: bool = False,
-            bind_inputs: Mapping[str, Any] | str | None = None, tuning_log: str | None = None) -> Compiled:
+            bind_inputs: Mapping[str, Any] | str | None = None, tuning_log: str | None = None,
+            input_shapes: Mapping[str, Any] | str | None = None) -> Compiled:
     """Compile an .onnx or .mlir file for `target` (a built-in name, a .toml path, or a
     comma list) into `out_dir`. `bind_inputs` (arrays by input name, or the
-    `--bind-inputs` text) makes those graph inputs constants, e.g. a Reshape's shape.
-    `tuning_log`: an accel-tune log to apply (report["tuning"] lists the tuned ops)."""
-    report = compile_to_directory(model, target, out_dir, pipeline, dump_ir, bind_inputs=_bindings(bind_inputs),
-                                  tuning_log=tuning_log)
+    `--bind-inputs` text) makes those graph inputs constants, e.g. a Reshape's shape;
+    `input_shapes` (shapes by input name, or the `--input-shapes` text) sizes the
+    dynamic dimensions of graph inputs. `tuning_log`: an accel-tune log to apply
+    (report["tuning"] lists the tuned ops)."""
+    report = compile_to_directory(model, target, out_dir, pipeline, dump_ir,
+                                  inputs=_graph_inputs(bind_inputs, input_shapes), tuning_log=tuning_log)
     return Compiled(out_dir, report)
 
 
 def reference(model: str, inputs: Mapping[str, Any],
-              bind_inputs: Mapping[str, Any] | str | None = None) -> dict[str, np.ndarray]:
+              bind_inputs: Mapping[str, Any] | str | None = None,
+              input_shapes: Mapping[str, Any] | str | None = None) -> dict[str, np.ndarray]:
     """Run an .onnx or .mlir file in the numpy reference interpreter; outputs by name."""
-    return run_function(load_model(model, make_context(), _bindings(bind_inputs)), inputs)
+    return run_function(load_model(model, make_context(), _graph_inputs(bind_inputs, input_shapes)), inputs)
 
 
-def _bindings(bind_inputs: Mapping[str, Any] | str | None) -> dict[str, np.ndarray] | str | None:
-    if bind_inputs is None or isinstance(bind_inputs, str):
-        return bind_inputs
-    return {name: np.asarray(value) for name, value in bind_inputs.items()}
+def _graph_inputs(bind_inputs: Mapping[str, Any] | str | None,
+                  input_shapes: Mapping[str, Any] | str | None) -> GraphInputs:
+    if bind_inputs is not None and not isinstance(bind_inputs, str):
+        bind_inputs = {name: np.asarray(value) for name, value in bind_inputs.items()}
+    return GraphInputs.of(bind_inputs, input_shapes)

@@ -14,11 +14,10 @@ import io
 import json
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import numpy as np
 
 from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -26,6 +25,7 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
 from accel.compiler.diagnostics import CompileError, LocatingParser, verify_located
+from accel.compiler.frontend.graph_inputs import GraphInputs
 from accel.compiler.tensors import set_ir_dir
 from accel.compiler.targets.context import AccelContext
 from accel.compiler.transforms import ACCEL_PASSES
@@ -63,16 +63,17 @@ def make_context(targets: str = "") -> AccelContext:
     return ctx
 
 
-def load_model(path: str, ctx: AccelContext, bind_inputs: Mapping[str, np.ndarray] | str | None = None) -> ModuleOp:
-    """Import an ONNX model (graph inputs in `bind_inputs`, `NAME=VALUE,...` or an .npz
-    path, become constants) or parse textual IR; verified, one-line errors."""
+def load_model(path: str, ctx: AccelContext, inputs: GraphInputs | None = None) -> ModuleOp:
+    """Import an ONNX model (`inputs`: the values and shapes its graph inputs take, see
+    `GraphInputs`) or parse textual IR; verified, one-line errors."""
     if path.endswith(".onnx"):
         from accel.compiler.frontend.onnx import import_onnx_file
 
-        module = import_onnx_file(path, bind_inputs=bind_inputs)
+        inputs = inputs or GraphInputs()
+        module = import_onnx_file(path, bind_inputs=inputs.values, input_shapes=inputs.shapes)
     else:
-        if bind_inputs:
-            raise CompileError("--bind-inputs applies to ONNX models only", location=path)
+        if inputs:
+            raise CompileError("--bind-inputs and --input-shapes apply to ONNX models only", location=path)
         try:
             with open(path, "rb") as f:
                 text = f.read()
@@ -178,12 +179,12 @@ def stage_key(timing: dict[str, float], name: str) -> str:
 def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: str = "full",
                          dump_ir: bool = False, verify_each: bool = False,
                          on_stage: Callable[[str], None] | None = None,
-                         bind_inputs: Mapping[str, np.ndarray] | str | None = None,
+                         inputs: GraphInputs | None = None,
                          tuning_log: str | None = None,
                          clock: Callable[[], float] = time.perf_counter) -> dict:
     """Compile a model file into `out_dir`; returns the report (also `report.json`), whose
-    `timing` holds every stage: import, each pass, emit, write (seconds). `bind_inputs`:
-    see `load_model`; `tuning_log`: an accel-tune log whose best configurations the
+    `timing` holds every stage: import, each pass, emit, write (seconds). `inputs`: see
+    `load_model`; `tuning_log`: an accel-tune log whose best configurations the
     pipeline applies (`apply-tuning` before `tile-for-scratchpad`); `clock`: see
     `compile_module`."""
     from accel.compiler.backend.artifacts import ArtifactWriter, HostBuild, write_artifacts
@@ -202,7 +203,7 @@ def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: s
         if on_stage is not None:
             on_stage("import")
         start = clock()
-        module = load_model(model_path, ctx, bind_inputs)
+        module = load_model(model_path, ctx, inputs)
         import_seconds = clock() - start
         dump: list[tuple[str, str]] | None = [("00-import.mlir", print_ir(module))] if dump_ir else None
         module, info = compile_module(module, ctx, pipeline, dump, verify_each, on_stage, clock)

@@ -517,8 +517,9 @@ def test_error_bad_attributes(node, expected):
 
 def test_error_dynamic_dimension():
     m = make([h.make_node("Relu", ["x"], ["y"])], [vi("x", [1, "seq", 4])], [vi("y", [1, "seq", 4])])
-    assert import_error(m) == ("error: graph input 'x' has a dynamic dimension 1 ('seq'); only static shapes are "
-                               "supported (export the model with fixed input shapes)")
+    assert import_error(m) == ("error: graph input 'x' has a dynamic dimension 1 ('seq'); give its size with "
+                               "--input-shapes x=1x?x4 (each ? a size)")
+    assert main_fn(import_onnx_model(m, input_shapes="x=1x7x4")).function_type.inputs.data[0].get_shape() == (1, 7, 4)
 
 
 def test_error_runtime_values_where_constants_are_needed():
@@ -546,6 +547,32 @@ def test_error_graph_not_topologically_sorted():
 def test_error_declared_output_type_mismatch():
     m = make([h.make_node("Relu", ["x"], ["y"])], [vi("x", [2, 3])], [vi("y", [3, 2])])
     assert import_error(m) == "error: graph output 'y' is declared with shape [3, 2] but computes [2, 3]"
+
+
+def test_declared_negative_output_size_is_dynamic():
+    """paddle2onnx declares unknown sizes as -1: they are not checked, the others are."""
+    m = make([h.make_node("Relu", ["x"], ["y"])], [vi("x", [2, 3])], [vi("y", [-1, 3])])
+    assert main_fn(import_onnx_model(m)).function_type.outputs.data[0].get_shape() == (2, 3)
+    wrong = make([h.make_node("Relu", ["x"], ["y"])], [vi("x", [2, 3])], [vi("y", [-1, 4])])
+    assert import_error(wrong) == "error: graph output 'y' is declared with shape ['?', 4] but computes [2, 3]"
+
+
+def test_input_shapes_from_python():
+    """`input_shapes` takes shapes by name as well as the option's text; a bound input
+    takes its given shape too; an initializer's shape is its value's."""
+    m = make([h.make_node("Reshape", ["x", "s"], ["y"], name="r")],
+             [vi("x", ["n", 6]), vi("s", [None], T.INT64)], [vi("y", ["n", 2, 3])], [("w", f32(2))])
+    module = import_onnx_model(m, bind_inputs={"s": np.array([-1, 2, 3])}, input_shapes={"x": (4, 6), "s": [3]})
+    assert [t.get_shape() for t in main_fn(module).function_type.inputs.data] == [(4, 6)]
+    assert main_fn(module).function_type.outputs.data[0].get_shape() == (4, 2, 3)
+    assert run_function(module, {"x": np.ones((4, 6), np.float32)})["y"].shape == (4, 2, 3)
+    with pytest.raises(CompileError, match="--input-shapes: input 's' has rank 1 \\(\\?\\), the given shape 1x3 rank 2"):
+        import_onnx_model(m, bind_inputs={"s": np.array([-1, 2, 3])}, input_shapes={"x": (4, 6), "s": (1, 3)})
+    m.graph.input.append(vi("w", [2]))  # IR < 4 style: the initializer listed as an input
+    with pytest.raises(CompileError, match="--input-shapes: 'w' is an initializer of the model; its shape is its value's"):
+        import_onnx_model(m, input_shapes="x=4x6,w=2")
+    with pytest.raises(CompileError, match=r"--input-shapes: the shape of 'x' \(4x-6\) must be positive sizes"):
+        import_onnx_model(m, input_shapes={"x": (4, -6)})
 
 
 def test_error_corrupt_files(tmp_path):

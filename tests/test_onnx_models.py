@@ -13,6 +13,10 @@ onnxruntime (one thread).
   a float op after the integer kernels): within 1e-4 * max|reference|.
 - `tests/models/mnist`: the trained MNIST CNN shipped in the qonnx wheel (CNTK export,
   opset 8, IR 3), against its own reference output and onnxruntime.
+- `tests/models/ppocr_cls`, `tests/models/silero_vad`: trained models exported with
+  dynamic axes (PaddleOCR's direction classifier from the rapidocr-onnxruntime wheel,
+  Silero VAD from the silero-vad wheel), compiled with `input_shapes` for the npu and run
+  on the simulator: within 1e-4 * max|reference| of onnxruntime for each output.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ import onnx
 import pytest
 from onnx import numpy_helper
 
+from accel.compiler import api
+from accel.compiler.diagnostics import CompileError
 from accel.compiler.frontend.onnx import import_onnx_file
 from accel.compiler.runtime.interpreter import run_function
 from accel.dialects import relay
@@ -254,6 +260,37 @@ def test_mnist_with_accel_run(tmp_path):
                     "--outputs", str(tmp_path / "out.npz")], check=True, capture_output=True, text=True)
     got = np.load(tmp_path / "out.npz")["Plus214_Output_0"]
     assert np.abs(got - shipped).max() <= 1e-4 * np.abs(shipped).max()
+
+
+# --------------------------------------------------------------------------------------
+# Trained models with dynamic axes, compiled with input shapes
+# --------------------------------------------------------------------------------------
+
+DYNAMIC_MODELS = {
+    # model directory: (input shapes, feeds by name: (shape, scale))
+    "ppocr_cls": ("x=1x3x48x192", {"x": ((1, 3, 48, 192), 1.0)}),
+    "silero_vad": ("input=3x576", {"input": ((3, 576), 0.3), "h": ((1, 1, 128), 0.1), "c": ((1, 1, 128), 0.1)}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DYNAMIC_MODELS))
+def test_dynamic_axes_model_compiles_with_input_shapes(tmp_path, name):
+    """Without shapes the import names the option; with them the npu's C matches
+    onnxruntime on every output."""
+    path = os.path.join(MODELS, name, "model.onnx")
+    shapes, feeds = DYNAMIC_MODELS[name]
+    with pytest.raises(CompileError, match=r"has a dynamic dimension \d+ \(.*\); give its size with --input-shapes"):
+        import_onnx_file(path)
+    rng = np.random.default_rng(0)
+    inputs = {n: (rng.standard_normal(shape) * scale).astype(np.float32) for n, (shape, scale) in feeds.items()}
+    compiled = api.compile(path, "npu", str(tmp_path / "out"), input_shapes=shapes)
+    assert compiled.report["ops"]["offloaded"] > 0
+    got = compiled.run(inputs)
+    names = [o.name for o in onnx.load(path).graph.output]
+    for out_name, want in zip(names, ort_run(path, inputs)):
+        assert got[out_name].shape == want.shape
+        err = float(np.abs(got[out_name] - want).max())
+        assert err <= 1e-4 * float(np.abs(want).max()), f"{name}/{out_name}: max error {err}"
 
 
 # --------------------------------------------------------------------------------------

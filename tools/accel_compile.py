@@ -1,6 +1,7 @@
 """accel-compile: a model (ONNX or textual IR) to a directory of C for host + accelerator.
 
-    accel-compile MODEL.(onnx|mlir) --target T -o DIR [-p PIPELINE] [--bind-inputs B] [--tuning-log LOG.json]
+    accel-compile MODEL.(onnx|mlir) --target T -o DIR [-p PIPELINE] [--bind-inputs B] [--input-shapes S]
+                  [--tuning-log LOG.json]
                   [--dump-ir] [--time-passes] [--verify-each] [-q]
 
 Writes DIR/model.h, model.c, <target>_wrappers.c, weights.bin, runtime/, Makefile,
@@ -31,6 +32,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("-p", "--pipeline", default="full", help="pipeline name (byoc, lower, full) or pass list")
     parser.add_argument("--bind-inputs", metavar="NAME=VALUE,...|B.npz",
                         help="graph inputs that become constants (shape, axes, pads inputs), e.g. shape=[1,-1]")
+    parser.add_argument("--input-shapes", metavar="NAME=D0xD1x...,...",
+                        help="shapes of graph inputs with dynamic dimensions (batch, height, ...), e.g. x=1x3x224x224")
     parser.add_argument("--tuning-log", metavar="LOG.json",
                         help="apply an accel-tune log: each tuned op gets its task's best configuration")
     parser.add_argument("--dump-ir", action="store_true", help="write the IR after every stage to DIR/ir/")
@@ -44,13 +47,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     try:
         from accel.compiler.driver import compile_to_directory
+        from accel.compiler.frontend.graph_inputs import GraphInputs
         from accel.compiler.partition_report import mac_share
         from accel.compiler.progress import StageProgress
 
         with StageProgress("accel-compile", enabled=not args.quiet) as progress:
             report = compile_to_directory(args.model, args.target, args.output, args.pipeline, args.dump_ir,
                                           verify_each=args.verify_each, on_stage=progress.stage,
-                                          bind_inputs=args.bind_inputs, tuning_log=args.tuning_log)
+                                          inputs=GraphInputs.of(args.bind_inputs, args.input_shapes),
+                                          tuning_log=args.tuning_log)
     except KeyboardInterrupt:
         sys.exit(130)
     except BaseException as e:  # ArgSpecParseError is a BaseException

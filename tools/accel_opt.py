@@ -67,7 +67,8 @@ class AccelOptMain(xDSLOptMain):
     def _import_onnx(self, io: IO[bytes]) -> ModuleOp:
         from accel.compiler.frontend.onnx import import_onnx_file
 
-        return import_onnx_file(self.args.input_file or "-", data=io.read(), bind_inputs=self.args.bind_inputs)
+        return import_onnx_file(self.args.input_file or "-", data=io.read(), bind_inputs=self.args.bind_inputs,
+                                input_shapes=self.args.input_shapes)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         # `--target` names the accelerator here (as in accel-compile); xdsl-opt's output
@@ -95,6 +96,10 @@ class AccelOptMain(xDSLOptMain):
         arg_parser.add_argument(
             "--bind-inputs", metavar="NAME=VALUE,...|B.npz",
             help="ONNX graph inputs that become constants at import (shape, axes, pads inputs), e.g. shape=[1,-1]",
+        )
+        arg_parser.add_argument(
+            "--input-shapes", metavar="NAME=D0xD1x...,...",
+            help="shapes of ONNX graph inputs with dynamic dimensions (batch, height, ...), e.g. x=1x3x224x224",
         )
         arg_parser.add_argument(
             "--tuning-log", metavar="LOG.json",

@@ -64,16 +64,17 @@ def make_context() -> Context:
     return context_with_all_dialects()
 
 
-def load_module(path: str, bind_inputs: str | None = None) -> ModuleOp:
+def load_module(path: str, bind_inputs: str | None = None, input_shapes: str | None = None) -> ModuleOp:
     """Parse and verify an IR file, or import an ONNX model (`bind_inputs`: graph inputs
-    that become constants, `NAME=VALUE,...` or an .npz path)."""
+    that become constants, `NAME=VALUE,...` or an .npz path; `input_shapes`: shapes of
+    graph inputs with dynamic dimensions, `NAME=1x3x224x224,...`)."""
     set_ir_dir(os.path.dirname(os.path.abspath(path)))
     if path.endswith(".onnx"):
         from accel.compiler.frontend.onnx import import_onnx_file
 
-        module = import_onnx_file(path, bind_inputs=bind_inputs)
-    elif bind_inputs:
-        raise CompileError("--bind-inputs applies to ONNX models only", location=path)
+        module = import_onnx_file(path, bind_inputs=bind_inputs, input_shapes=input_shapes)
+    elif bind_inputs or input_shapes:
+        raise CompileError("--bind-inputs and --input-shapes apply to ONNX models only", location=path)
     else:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -143,6 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--outputs", metavar="OUT.npz", help="write the results here (default: print them)")
     parser.add_argument("--bind-inputs", metavar="NAME=VALUE,...|B.npz",
                         help="an ONNX model's graph inputs that become constants (shape, axes, pads inputs)")
+    parser.add_argument("--input-shapes", metavar="NAME=D0xD1x...,...",
+                        help="shapes of an ONNX model's graph inputs with dynamic dimensions, e.g. x=1x3x224x224")
     parser.add_argument("--function", default="main", metavar="NAME", help="function to run (default: main)")
     parser.add_argument("--sanitize", action="store_true",
                         help="with a compiled DIR: build with -fsanitize=address,undefined")
@@ -182,15 +185,15 @@ def run(args: argparse.Namespace) -> None:
     if (args.repeat is not None or args.warmup is not None) and not os.path.isdir(args.model):
         raise CompileError("--repeat and --warmup time a compiled DIR (accel-compile's output)")
     if os.path.isdir(args.model):
-        if args.bind_inputs:
-            raise CompileError(f"{args.model}: --bind-inputs applies to a model file; a compiled directory "
-                               "was bound when it was compiled")
+        if args.bind_inputs or args.input_shapes:
+            raise CompileError(f"{args.model}: --bind-inputs and --input-shapes apply to a model file; a "
+                               "compiled directory took them when it was compiled")
         run_compiled(args)
         return
     from accel.compiler.runtime.buffer_interpreter import io_signature, run_module
     from accel.compiler.runtime.interpreter import find_function
 
-    module = load_module(args.model, args.bind_inputs)
+    module = load_module(args.model, args.bind_inputs, args.input_shapes)
     in_names, _ = io_signature(find_function(module, args.function))
     inputs = read_inputs(args.inputs, in_names)
     results = run_module(module, inputs, args.function)

@@ -3,7 +3,7 @@ candidates on the simulator; `accel-compile --tuning-log LOG` applies the result
 
     accel-tune MODEL.(onnx|mlir) --target T -o LOG.json [--trials N] [--strategy grid|random|anneal|model]
                [--executor local|ray|ray:ADDRESS] [-j N] [--timeout S] [--retries R] [--seed S]
-               [--bind-inputs B] [-q]
+               [--bind-inputs B] [--input-shapes S] [-q]
 
 The log is appended per measurement; Ctrl-C keeps what was measured, and running the same
 command again resumes (measured candidates are skipped). At the end each task's choice is
@@ -40,6 +40,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--retries", type=int, default=1, help="retries of a failed or hung measurement")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--bind-inputs", metavar="NAME=VALUE,...|B.npz", help="graph inputs that become constants")
+    parser.add_argument("--input-shapes", metavar="NAME=D0xD1x...,...",
+                        help="shapes of graph inputs with dynamic dimensions (batch, height, ...), e.g. x=1x3x224x224")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress display and no per-task lines")
     parser.error = lambda message: _die(f"error: {message}")  # type: ignore[method-assign]
     args = parser.parse_args(argv)
@@ -48,11 +50,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         from accel.compiler.tuning.display import TerminalProgress
         from accel.compiler.tuning.executors import make_executor
+        from accel.compiler.frontend.graph_inputs import GraphInputs
         from accel.compiler.tuning.tuner import tune
 
         with make_executor(args.executor, args.jobs, args.timeout, args.retries) as executor:
             summary = tune(args.model, args.target, args.output, executor, args.trials, args.strategy,
-                           TerminalProgress(not args.quiet), args.bind_inputs, args.seed)
+                           TerminalProgress(not args.quiet), GraphInputs.of(args.bind_inputs, args.input_shapes), args.seed)
     except KeyboardInterrupt:
         _die(f"interrupted; the measurements so far are in {args.output} (run the same command to resume)", 130)
         return

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 from accel.compiler.compile_report import build_report
 from accel.compiler.driver import compile_module, load_model, make_context
+from accel.compiler.frontend.graph_inputs import GraphInputs
 from accel.compiler.pipeline import with_tuning_log
 from accel.compiler.targets.tuning_space import FUSION_KIND, TILE_KNOBS
 from accel.compiler.tuning.executors import Executor
@@ -118,11 +119,11 @@ def features(op, config: dict, analytic: float, kind: str) -> list[float]:
     return [slots.get(n, 0.0) for n in FEATURES]
 
 
-def extract_tasks(model: str, target: str, bind_inputs=None):
+def extract_tasks(model: str, target: str, inputs: GraphInputs | None = None):
     """(tasks, the first instance of each task by key, the context, the module) of a
     model; an instance is an op, or (chain, entries) for a fusion task."""
     ctx = make_context(target)
-    module = load_model(model, ctx, bind_inputs)
+    module = load_model(model, ctx, inputs)
     module, _ = compile_module(module, ctx, TO_ACCEL)
     pairs = module_tasks(module)
     ops: dict = {}
@@ -153,13 +154,13 @@ def task_space(task: Task, instance, desc) -> tuple[list[dict], list[float], lis
 
 
 def tune(model: str, target: str, log_path: str, executor: Executor, trials: int = 64, strategy: str = "model",
-         progress: Progress | None = None, bind_inputs=None, seed: int = 0, min_share: float = 0.01,
+         progress: Progress | None = None, inputs: GraphInputs | None = None, seed: int = 0, min_share: float = 0.01,
          timeout: float = 120.0, on_result: Callable[[Task, dict, Result], None] | None = None) -> Summary:
     if strategy not in STRATEGIES:
         raise CompileError(f"unknown strategy '{strategy}' (expected one of: {', '.join(STRATEGIES)})")
     start = time.perf_counter()
     progress = progress or Progress()
-    tasks, ops, ctx, _ = extract_tasks(model, target, bind_inputs)
+    tasks, ops, ctx, _ = extract_tasks(model, target, inputs)
     descs = {t.target: ctx.targets.named(t.target, _anchor(ops[t.key])) for t in tasks}
     log = read_log(log_path) if os.path.exists(log_path) and os.path.getsize(log_path) > 0 else TuningLog(log_path)
     for desc in descs.values():
@@ -232,7 +233,7 @@ def tune(model: str, target: str, log_path: str, executor: Executor, trials: int
         tasks_done[0] = len(tasks)
         progress.update(tasks_done[0], done[0], speedup())
         summary.model_default, summary.model_tuned = select_in_model(
-            model, target, log_path, writer, tasks, share, bind_inputs)
+            model, target, log_path, writer, tasks, share, inputs)
     finally:
         writer.close()
         progress.finish()
@@ -249,16 +250,16 @@ def tune(model: str, target: str, log_path: str, executor: Executor, trials: int
     return summary
 
 
-def model_estimate(model: str, target: str, log: str | None, bind_inputs=None) -> int:
+def model_estimate(model: str, target: str, log: str | None, inputs: GraphInputs | None = None) -> int:
     """The whole model's cycle estimate, compiled with `log` applied (or without)."""
     ctx = make_context(target)
-    module = load_model(model, ctx, bind_inputs)
+    module = load_model(model, ctx, inputs)
     module, _ = compile_module(module, ctx, with_tuning_log("full", log) if log else "full")
     return int(build_report(module, ctx.targets.descriptions, None, {})["cycles"]["estimate"])
 
 
 def select_in_model(model: str, target: str, log_path: str, writer: LogWriter, tasks: list[Task],
-                    share: dict[str, float], bind_inputs=None, candidates: int = SELECT_CANDIDATES) -> tuple[int, int]:
+                    share: dict[str, float], inputs: GraphInputs | None = None, candidates: int = SELECT_CANDIDATES) -> tuple[int, int]:
     """Choose each task's configuration by the whole model's estimate. The start is the
     faster of every task at its default and every task at its fastest measurement (gains
     can need each other: tiled neighbours keep a stream going); then tasks by share, each
@@ -285,11 +286,11 @@ def select_in_model(model: str, target: str, log_path: str, writer: LogWriter, t
             finally:
                 probe.close()
             try:
-                return model_estimate(model, target, probe_path, bind_inputs)
+                return model_estimate(model, target, probe_path, inputs)
             finally:
                 os.remove(probe_path)
 
-        default = model_estimate(model, target, None, bind_inputs)
+        default = model_estimate(model, target, None, inputs)
         chosen = {k: rs[0] for k, rs in options.items()}
         current = default
         fastest = {k: rs[1] if len(rs) > 1 else rs[0] for k, rs in options.items()}

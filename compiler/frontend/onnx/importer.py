@@ -48,7 +48,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from accel.compiler.diagnostics import CompileError, one_line
 from accel.compiler.frontend.builder import GraphBuilder, ssa_name_hint
-from accel.compiler.frontend.onnx.bind import OPTION, Bindings, bound_value, parse_bindings
+from accel.compiler.frontend.graph_inputs import OPTION, SHAPES_OPTION, Bindings, GraphInputs, Shapes, bound_value, given_shape
 from accel.compiler.frontend.onnx.context import (
     MICROSOFT_DOMAIN,
     MICROSOFT_OPS,
@@ -81,12 +81,15 @@ DEFAULT_DOMAINS = ("", "ai.onnx")
 # --------------------------------------------------------------------------------------
 
 
-def import_onnx_file(path: str, data: bytes | None = None, bind_inputs: Bindings | str | None = None) -> ModuleOp:
+def import_onnx_file(path: str, data: bytes | None = None, bind_inputs: Bindings | str | None = None,
+                     input_shapes: Shapes | str | None = None) -> ModuleOp:
     """Import the ONNX model at `path` (`data`: its bytes when already read; `path` "-"
     means standard input, whose model has no file: every constant is then inline).
     `bind_inputs` gives graph inputs a value (arrays by name, or the `--bind-inputs`
-    text: `NAME=VALUE,...` or an .npz path); they become constants."""
-    bindings = parse_bindings(bind_inputs) if isinstance(bind_inputs, str) else bind_inputs
+    text: `NAME=VALUE,...` or an .npz path); they become constants. `input_shapes` gives
+    graph inputs with dynamic dimensions their shape (tuples by name, or the
+    `--input-shapes` text: `NAME=1x3x224x224,...`)."""
+    inputs = GraphInputs.of(bind_inputs, input_shapes)
     source = "<stdin>" if path == "-" else path
     if data is None:
         try:
@@ -98,15 +101,16 @@ def import_onnx_file(path: str, data: bytes | None = None, bind_inputs: Bindings
     weights_path = None if path == "-" else os.path.abspath(path)
     if weights_path is not None and _has_external_data(model):
         _load_external_data(model, os.path.dirname(weights_path), source)
-    return _import(model, source, weights_path, bindings)
+    return _import(model, source, weights_path, inputs)
 
 
 def import_onnx_model(model: onnx.ModelProto, weights_path: str | None = None,
-                      bind_inputs: Bindings | str | None = None) -> ModuleOp:
+                      bind_inputs: Bindings | str | None = None, input_shapes: Shapes | str | None = None) -> ModuleOp:
     """Import an in-memory model. With `weights_path` (the .onnx file the model was loaded
     from), large initializers stay external tensors of that file; without it every
-    constant is inline. `bind_inputs` as for `import_onnx_file`. `model` is not modified."""
-    bindings = parse_bindings(bind_inputs) if isinstance(bind_inputs, str) else bind_inputs
+    constant is inline. `bind_inputs` and `input_shapes` as for `import_onnx_file`.
+    `model` is not modified."""
+    inputs = GraphInputs.of(bind_inputs, input_shapes)
     source = weights_path
     abs_weights = os.path.abspath(weights_path) if weights_path is not None else None
     if _has_external_data(model):
@@ -116,7 +120,7 @@ def import_onnx_model(model: onnx.ModelProto, weights_path: str | None = None,
         copy.CopyFrom(model)
         _load_external_data(copy, os.path.dirname(abs_weights), source)
         model = copy
-    return _import(model, source, abs_weights, bindings)
+    return _import(model, source, abs_weights, inputs)
 
 
 def parse_model(data: bytes, source: str) -> onnx.ModelProto:
@@ -196,7 +200,7 @@ def _file_tensor_names(graph: onnx.GraphProto) -> set[str]:
 
 
 def _import(model: onnx.ModelProto, source: str | None, weights_path: str | None,
-            bindings: Bindings | None = None) -> ModuleOp:
+            inputs: GraphInputs) -> ModuleOp:
     opset = _default_opset(model, source)
     file_names = _file_tensor_names(model.graph) if weights_path else set()
     if opset > MAX_OPSET:
@@ -222,7 +226,7 @@ def _import(model: onnx.ModelProto, source: str | None, weights_path: str | None
                                location=source) from None
         opset = CONVERT_TO_OPSET
     return GraphImporter(model.graph, opset, source, weights_path, file_names, original_opset=original_opset,
-                         bindings=bindings).run()
+                         inputs=inputs).run()
 
 
 # --------------------------------------------------------------------------------------
@@ -235,7 +239,7 @@ class GraphImporter:
 
     def __init__(self, graph: onnx.GraphProto, opset: int, source: str | None,
                  weights_path: str | None, file_names: set[str], *, original_opset: int | None = None,
-                 bindings: Bindings | None = None):
+                 inputs: GraphInputs | None = None):
         self.graph = graph
         self.opset = opset
         self.original_opset = opset if original_opset is None else original_opset  # before conversion
@@ -249,7 +253,9 @@ class GraphImporter:
         self.file_tensors: dict[str, np.ndarray] = {}
         self._loc: NameLoc | None = None
         self._schemas: dict[str, int] = {}
-        self.bindings: Bindings = bindings or {}
+        inputs = inputs or GraphInputs()
+        self.bindings: Bindings = inputs.values
+        self.shapes: Shapes = inputs.shapes
         self.bound: set[str] = set()
         self.runtime_inputs: set[str] = set()  # graph inputs left to run time
 
@@ -335,6 +341,7 @@ class GraphImporter:
             self.values[init.name] = self.file_const(init.name, arr)
         if g.sparse_initializer:
             raise self.error(f"sparse initializer '{g.sparse_initializer[0].values.name}' is not supported")
+        self.check_shaped_inputs()
         self.bind_inputs()
         for vi in g.input:
             if vi.name in self.bound:
@@ -382,8 +389,9 @@ class GraphImporter:
             if vi is None:
                 listed = ", ".join(n for n in inputs if n not in self.values) or "none"
                 raise self.error(f"{OPTION}: the model has no graph input '{name}' (its inputs: {listed})")
-            dims = vi.type.tensor_type.shape.dim if vi.type.HasField("tensor_type") else []
-            shape = tuple(d.dim_value if d.HasField("dim_value") else None for d in dims)
+            shape = self.declared_shape(vi)
+            if name in self.shapes:
+                shape = self.given_shape(vi, shape)
             try:
                 dtype = np_dtype_of(vi.type.tensor_type.elem_type)
             except UnsupportedDtype as e:
@@ -404,17 +412,49 @@ class GraphImporter:
             dtype = np_dtype_of(tt.elem_type)
         except UnsupportedDtype as e:
             raise self.error(f"graph input '{vi.name}': {verify_message(e)}") from None
+        if vi.name in self.shapes:
+            return self.given_shape(vi, self.declared_shape(vi) if tt.HasField("shape") else None), dtype
         if not tt.HasField("shape"):
-            raise self.error(f"graph input '{vi.name}' has no shape; only static shapes are supported")
-        shape = []
-        for i, d in enumerate(tt.shape.dim):
-            if d.HasField("dim_value") and d.dim_value >= 0:
-                shape.append(d.dim_value)
-                continue
-            what = f"'{d.dim_param}'" if d.HasField("dim_param") else "unknown"
-            raise self.error(f"graph input '{vi.name}' has a dynamic dimension {i} ({what}); only static shapes "
-                             "are supported (export the model with fixed input shapes)")
-        return tuple(shape), dtype
+            raise self.error(f"graph input '{vi.name}' has no shape; give it with {SHAPES_OPTION} "
+                             f"{vi.name}=D0xD1x...")
+        shape = self.declared_shape(vi)
+        for i, d in enumerate(shape):
+            if d is None:
+                dim = tt.shape.dim[i]
+                what = f"'{dim.dim_param}'" if dim.HasField("dim_param") else "unknown"
+                template = "x".join("?" if d is None else str(d) for d in shape)
+                raise self.error(f"graph input '{vi.name}' has a dynamic dimension {i} ({what}); give its size "
+                                 f"with {SHAPES_OPTION} {vi.name}={template} (each ? a size)")
+        return shape, dtype
+
+    @staticmethod
+    def declared_shape(vi: onnx.ValueInfoProto) -> tuple[int | None, ...]:
+        """A graph input's declared shape, None for a dynamic (or negative) dimension."""
+        dims = vi.type.tensor_type.shape.dim if vi.type.HasField("tensor_type") else []
+        return tuple(d.dim_value if d.HasField("dim_value") and d.dim_value >= 0 else None for d in dims)
+
+    def given_shape(self, vi: onnx.ValueInfoProto, declared: tuple[int | None, ...] | None) -> tuple[int, ...]:
+        """The shape `--input-shapes` gives graph input `vi` (declared None: the model
+        declares no shape, any rank goes)."""
+        given = self.shapes[vi.name]
+        if declared is None:
+            return given
+        try:
+            return given_shape(vi.name, declared, given)
+        except CompileError as e:
+            raise self.error(e.message) from None
+
+    def check_shaped_inputs(self) -> None:
+        """Every input `--input-shapes` names is a graph input computed at run time or
+        bound (not an initializer: its shape is its value's)."""
+        inputs = [vi.name for vi in self.graph.input]
+        for name in self.shapes:
+            if name not in inputs:
+                listed = ", ".join(n for n in inputs if n not in self.values) or "none"
+                raise self.error(f"{SHAPES_OPTION}: the model has no graph input '{name}' (its inputs: {listed})")
+            if name in self.values and name not in self.bindings:
+                raise self.error(f"{SHAPES_OPTION}: '{name}' is an initializer of the model; its shape is "
+                                 "its value's")
 
     def check_output_type(self, vi: onnx.ValueInfoProto, v: SSAValue) -> None:
         """The declared type of a graph output must agree with what the import computed."""
@@ -432,11 +472,13 @@ class GraphImporter:
                 raise self.error(f"graph output '{vi.name}' is declared {onnx_dtype_name(tt.elem_type)} "
                                  f"but computes {v.type.element_type}")
         if tt.HasField("shape"):
+            # A negative size (paddle2onnx writes -1) is a dynamic dimension, as for inputs.
             dims = tt.shape.dim
             bad = len(dims) != len(got_shape) or any(
-                d.HasField("dim_value") and d.dim_value != s for d, s in zip(dims, got_shape))
+                d.HasField("dim_value") and 0 <= d.dim_value != s for d, s in zip(dims, got_shape))
             if bad:
-                declared = [d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in dims]
+                declared = [d.dim_value if d.HasField("dim_value") and d.dim_value >= 0 else (d.dim_param or "?")
+                            for d in dims]
                 raise self.error(f"graph output '{vi.name}' is declared with shape {declared} "
                                  f"but computes {list(got_shape)}")
 

@@ -49,4 +49,4 @@
 // NPZ: accel-compile: error: --bind-inputs: 'missing.npz' is neither NAME=VALUE entries nor an existing .npz file
 // NPZ-NOT: {{.}}
 // RUN: not accel-run %t.dir --bind-inputs 'shape=[3,4]' --inputs %t.in.npz 2>&1 | filecheck %s --check-prefix=DIR
-// DIR: accel-run: error: {{.*}}.dir: --bind-inputs applies to a model file; a compiled directory was bound when it was compiled
+// DIR: accel-run: error: {{.*}}.dir: --bind-inputs and --input-shapes apply to a model file; a compiled directory took them when it was compiled

@@ -17,7 +17,7 @@
 
 // RUN: %python %S/Inputs/make_model.py dynamic_dim %t.dyn.onnx
 // RUN: not accel-opt %t.dyn.onnx 2>&1 | filecheck %s --check-prefix=DYN
-// DYN: accel-opt: {{.*}}dyn.onnx: error: graph input 'x' has a dynamic dimension 0 ('batch'); only static shapes are supported (export the model with fixed input shapes)
+// DYN: accel-opt: {{.*}}dyn.onnx: error: graph input 'x' has a dynamic dimension 0 ('batch'); give its size with --input-shapes x=?x3 (each ? a size)
 // DYN-NOT: {{.}}
 
 // RUN: %python %S/Inputs/make_model.py foreign_domain %t.domain.onnx

@@ -114,6 +114,28 @@ def dynamic_dim():
                  [vi("x", ["batch", 3])], [vi("y", ["batch", 3])])
 
 
+def dynamic_shapes():
+    """An export with dynamic axes: x is [batch, 3, height, width] (a conv, its global
+    average flattened by the exporters' Shape -> Gather -> Unsqueeze -> Concat -> Reshape),
+    m is [-1, 4] (paddle2onnx's unknown size) and `scale` has no shape at all; y is
+    declared [batch, -1]."""
+    w, b = f32(4, 3, 3, 3), f32(4)
+    return model(
+        [h.make_node("Conv", ["x", "w", "b"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+         h.make_node("Relu", ["c"], ["r"], name="relu"),
+         h.make_node("GlobalAveragePool", ["r"], ["g"], name="gap"),
+         h.make_node("Shape", ["x"], ["s"], name="shape"),
+         h.make_node("Gather", ["s", "zero"], ["n"], name="batch", axis=0),
+         h.make_node("Unsqueeze", ["n", "zero"], ["n1"], name="unsqueeze"),
+         h.make_node("Concat", ["n1", "minus1"], ["target"], name="concat", axis=0),
+         h.make_node("Reshape", ["g", "target"], ["f"], name="flatten"),
+         h.make_node("Add", ["f", "m"], ["a"], name="add"),
+         h.make_node("Mul", ["a", "scale"], ["y"], name="mul")],
+        [vi("x", ["batch", 3, "height", "width"]), vi("m", [-1, 4]), h.make_tensor_value_info("scale", T.FLOAT, None)],
+        [vi("y", ["batch", -1])],
+        [("w", w), ("b", b), ("zero", np.array(0, np.int64)), ("minus1", np.array([-1], np.int64))])
+
+
 def foreign_domain():
     return model([h.make_node("FusedConv", ["x"], ["y"], name="fused_2", domain="com.microsoft")],
                  [vi("x", [2])], [vi("y", [2])],
@@ -373,7 +395,7 @@ def attention_3d_no_heads():
 
 
 MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, qdq_blocked, qdq_blocked_bad_scale, empty_results, split_negative, unsupported_op, bad_attribute, unknown_attribute,
-                                   dynamic_dim, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
+                                   dynamic_dim, dynamic_shapes, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_crop_nearest, resize_channels, resize_runtime_scales, conv_transpose_3d, volume_ops, conv_rank6, maxpool3d_indices,
                                    shape_inputs, runtime_clip, qoperator, dynamic_quant, lstm, lstm_bidirectional,
                                    lstm_relu, lstm_sequence_lens, if_const, if_runtime,

@@ -1,6 +1,7 @@
-"""Bound inputs (TVM's freeze_params): graph inputs given a value at import time, so that
-a shape, axes, pads, scales or clip-bound input is a constant and leaves the model's
-signature.
+"""What the user fixes of an ONNX model's graph inputs at import time (`GraphInputs`).
+
+Bound inputs (TVM's freeze_params): graph inputs given a value, so that a shape, axes,
+pads, scales or clip-bound input is a constant and leaves the model's signature.
 
     --bind-inputs shape=[1,-1],axes=[0],lo=0.5     NAME=VALUE entries, comma separated
     --bind-inputs bound.npz                        arrays keyed by input name
@@ -9,6 +10,14 @@ A VALUE is a number or a bracketed (nested) list of numbers. The importer conver
 to the input's element type and declared shape (a value with the declared number of
 elements is reshaped; a dynamic dimension takes the value's). Every mistake is one
 `CompileError` line naming the entry.
+
+Input shapes (TVM's `shape` dict, onnxruntime's free dimension overrides): the sizes of
+graph inputs whose dimensions the model leaves dynamic (`batch`, `height`, unknown), so
+that a model exported with dynamic axes compiles as it is.
+
+    --input-shapes x=1x3x640x640,mask=1x640        NAME=D0xD1x... entries, comma separated
+
+A given shape has the input's rank and keeps its declared sizes.
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -106,3 +116,77 @@ def bound_value(name: str, value: np.ndarray, shape: tuple[int | None, ...], dty
         shown = ["?" if d is None else d for d in shape]
         raise CompileError(f"{OPTION}: input '{name}' has shape {shown}, the value {list(converted.shape)}")
     return converted
+
+
+# ---- input shapes -------------------------------------------------------------------
+
+SHAPES_OPTION = "--input-shapes"
+
+Shapes = Mapping[str, tuple[int, ...]]
+
+
+def parse_input_shapes(spec: str | Mapping | None) -> dict[str, tuple[int, ...]]:
+    """`NAME=1x3x640x640,...` (or shapes by name) -> shapes by input name, every size a
+    positive integer (`NAME=` is a scalar)."""
+    if not spec:
+        return {}
+    items = spec.items() if isinstance(spec, Mapping) else [_shape_entry(e) for e in spec.split(",") if e.strip()]
+    out: dict[str, tuple[int, ...]] = {}
+    for name, dims in items:
+        if name in out:
+            raise CompileError(f"{SHAPES_OPTION}: input '{name}' is given twice")
+        try:
+            shape = tuple(int(d) for d in dims)
+        except (TypeError, ValueError):
+            shape = None
+        if shape is None or any(d < 1 for d in shape):
+            shown = "x".join(map(str, dims)) if isinstance(dims, (list, tuple)) else repr(dims)
+            raise CompileError(f"{SHAPES_OPTION}: the shape of '{name}' ({shown}) must be positive sizes")
+        out[name] = shape
+    return out
+
+
+def _shape_entry(entry: str) -> tuple[str, list[str]]:
+    # The last '=' splits: an ONNX name may hold one, a shape never does.
+    name, eq, text = entry.strip().rpartition("=")
+    if not eq or not name:
+        raise CompileError(f"{SHAPES_OPTION}: '{entry.strip()}' is not NAME=D0xD1x... (e.g. x=1x3x224x224)")
+    dims = [d.strip() for d in text.split("x")] if text.strip() else []
+    if not all(d.isdigit() for d in dims):
+        raise CompileError(f"{SHAPES_OPTION}: the shape of '{name}' ('{text.strip()}') must be sizes joined by "
+                           "'x', e.g. 1x3x224x224")
+    return name, dims
+
+
+def given_shape(name: str, declared: tuple[int | None, ...], given: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape of graph input `name` declared as `declared` (None: a dynamic dimension)
+    once `--input-shapes` gives it `given`: same rank, and the declared sizes kept."""
+    shown = "x".join("?" if d is None else str(d) for d in declared) or "a scalar"
+    if len(given) != len(declared):
+        raise CompileError(f"{SHAPES_OPTION}: input '{name}' has rank {len(declared)} ({shown}), "
+                           f"the given shape {'x'.join(map(str, given)) or 'a scalar'} rank {len(given)}")
+    for i, (d, g) in enumerate(zip(declared, given)):
+        if d is not None and d != g:
+            raise CompileError(f"{SHAPES_OPTION}: input '{name}' has size {d} in dimension {i} ({shown}), "
+                               f"the given shape {'x'.join(map(str, given))} says {g}")
+    return given
+
+
+@dataclass(frozen=True)
+class GraphInputs:
+    """What the user fixes of an ONNX model's graph inputs at import: values
+    (`--bind-inputs`: those inputs become constants) and shapes (`--input-shapes`: their
+    dynamic dimensions get sizes, as TVM's `shape` dict or onnxruntime's free dimension
+    overrides do)."""
+
+    values: Bindings = field(default_factory=dict)
+    shapes: Shapes = field(default_factory=dict)
+
+    @staticmethod
+    def of(bind_inputs: Bindings | str | None = None, input_shapes: Shapes | str | None = None) -> GraphInputs:
+        """From the options' text (or arrays and shapes by name)."""
+        values = parse_bindings(bind_inputs) if isinstance(bind_inputs, str) else dict(bind_inputs or {})
+        return GraphInputs(values, parse_input_shapes(input_shapes))
+
+    def __bool__(self) -> bool:
+        return bool(self.values or self.shapes)
