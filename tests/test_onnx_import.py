@@ -575,6 +575,31 @@ def test_input_shapes_from_python():
         import_onnx_model(m, input_shapes={"x": (4, -6)})
 
 
+def test_lstm_weights_sliced_from_a_file_tensor(tmp_path):
+    """PyTorch's export reorders an LSTM's gates by slicing and concatenating the file's
+    weight: the slices stay relay ops on the file tensor (no anonymous copies of the
+    weights), and their values are still known where the LSTM needs a constant."""
+    wih = f32(16, 5)
+    gates = [("i", 0, 4), ("o", 12, 16), ("f", 4, 8), ("c", 8, 12)]
+    nodes = [h.make_node("Slice", ["wih", f"{g}_lo", f"{g}_hi", "axis0"], [f"w_{g}"], name=f"slice_{g}")
+             for g, _, _ in gates]
+    nodes += [h.make_node("Concat", [f"w_{g}" for g, _, _ in gates], ["w_cat"], name="concat", axis=0),
+              h.make_node("Unsqueeze", ["w_cat", "axis0"], ["w"], name="unsqueeze"),
+              h.make_node("LSTM", ["x", "w", "r"], ["", "y_h"], name="lstm", hidden_size=4)]
+    inits = [("wih", wih), ("r", f32(1, 16, 4)), ("axis0", np.array([0], np.int64))]
+    inits += [(f"{g}_{k}", np.array([v], np.int64)) for g, lo, hi in gates for k, v in (("lo", lo), ("hi", hi))]
+    m = make(nodes, [vi("x", [3, 1, 5])], [vi("y_h", [1, 1, 4])], inits)
+    path = str(tmp_path / "lstm.onnx")
+    onnx.save(m, path)
+    module = import_onnx_file(path)
+    of_weight = [op for op in module.walk() if isinstance(op, relay.StridedSliceOp)
+                 and isinstance(op.data.owner, relay.ConstantOp) and op.data.owner.external is not None]
+    assert len(of_weight) == 4 and {op.data.owner.external.data for op in of_weight} == {"wih"}
+    x = f32(3, 1, 5)
+    (want,) = ort.InferenceSession(path).run(None, {"x": x})
+    np.testing.assert_allclose(run_function(module, {"x": x})["y_h"], want, rtol=1e-5, atol=1e-6)
+
+
 def test_error_corrupt_files(tmp_path):
     good = make([h.make_node("Relu", ["x"], ["y"])], [vi("x", [2, 3])], [vi("y", [2, 3])], [("unused", f32(40))])
     data = good.SerializeToString()

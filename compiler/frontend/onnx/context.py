@@ -201,6 +201,8 @@ class Node:
     def const(self, i: int, what: str | None = None) -> np.ndarray:
         """The value of input `i`, which must be known at import time."""
         v = self.value(i)
+        if isinstance(v, SSAValue) and v in self.importer.known:
+            return self.importer.known[v]
         if not isinstance(v, Const):
             name = self.proto.input[i]
             label = f"{what or f'input {i}'} ('{name}')"

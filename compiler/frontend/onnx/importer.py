@@ -258,6 +258,8 @@ class GraphImporter:
         self.shapes: Shapes = inputs.shapes
         self.bound: set[str] = set()
         self.runtime_inputs: set[str] = set()  # graph inputs left to run time
+        self.known: dict[SSAValue, np.ndarray] = {}
+        """Values of relay ops computed from file weights at import (see `try_fold`)."""
 
     # -- errors ------------------------------------------------------------------------
 
@@ -505,6 +507,7 @@ class GraphImporter:
             support = OPS.get(proto.op_type)
         inputs = [self.lookup(proto, name) if name else None for name in proto.input]
         all_const = all(v is None or isinstance(v, Const) for v in inputs)
+        all_known = all_const or all(v is None or isinstance(v, Const) or v in self.known for v in inputs)
         if support is None:
             if all_const and (folded := self.fold_with_reference(proto, inputs)) is not None:
                 self.bind_outputs(proto, folded)
@@ -520,9 +523,9 @@ class GraphImporter:
         node = Node(proto, version, self, attrs)
         self._loc = NameLoc(StringAttr(node.name), _NO_LOC)
         try:
-            outs = None
-            if support.fold is not None and all_const:
-                outs = self.try_fold(node, support, inputs)
+            outs = known = None
+            if support.fold is not None and all_known:
+                outs, known = self.try_fold(node, support, inputs)
             if outs is None:
                 if support.convert is None:
                     runtime = next(n for n, v in zip(proto.input, inputs) if isinstance(v, SSAValue))
@@ -535,17 +538,24 @@ class GraphImporter:
             # numpy on malformed inputs (shapes that do not concatenate, indices out of range)
             raise node.error(f"cannot evaluate the node: {one_line(str(e))}") from None
         self.bind_outputs(proto, outs)
+        if known is not None:
+            for out, arr in zip(outs if isinstance(outs, (list, tuple)) else [outs], known):
+                if isinstance(out, SSAValue):
+                    self.known[out] = arr
 
-    def try_fold(self, node: Node, support, inputs: list[Value | None]) -> list[Value] | None:
-        """numpy evaluation of a node whose inputs are all known, unless that would turn
-        large file weights into large anonymous inline tensors (then relay ops are kept)."""
-        arrays = [v.value if isinstance(v, Const) else None for v in inputs]
+    def try_fold(self, node: Node, support, inputs: list[Value | None]) -> tuple[list[Value] | None, list[np.ndarray]]:
+        """numpy evaluation of a node whose inputs are all known: its results as constants,
+        unless that would turn large file weights into large anonymous inline tensors (then
+        None: relay ops are kept, and the values stay `known` to a node that needs them at
+        import time, e.g. an LSTM's weights sliced and stacked by the exporter)."""
+        arrays = [None if v is None else v.value if isinstance(v, Const) else self.known[v] for v in inputs]
         result = support.fold(node, arrays)
-        results = list(result) if isinstance(result, (list, tuple)) else [result]
-        from_file = any(isinstance(v, Const) and v.file_name is not None for v in inputs)
+        results = [np.asarray(r) for r in (result if isinstance(result, (list, tuple)) else [result])]
+        from_file = any((isinstance(v, Const) and v.file_name is not None) or (v is not None and not isinstance(v, Const))
+                        for v in inputs)
         if support.convert is not None and from_file and any(r.size > INLINE_LIMIT for r in results):
-            return None
-        return [Const(np.asarray(r)) for r in results]
+            return None, results
+        return [Const(r) for r in results], results
 
     def fold_with_reference(self, proto: onnx.NodeProto, inputs: list[Value | None]) -> list[Value] | None:
         """Evaluate an op the importer has no converter for when all its inputs are known

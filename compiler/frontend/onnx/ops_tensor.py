@@ -28,13 +28,18 @@ from accel.dialects import relay
 
 
 def reshaped(n: Node, v: Value, shape: Sequence[int]) -> Value:
-    """`v` with a new static shape: a reshaped constant (same file tensor) or a relay.reshape."""
+    """`v` with a new static shape: a reshaped constant (same file tensor) or a relay.reshape
+    (of a value known at import, known too: see `GraphImporter.try_fold`)."""
     shape = tuple(int(s) for s in shape)
     if isinstance(v, Const):
         return Const(v.value.reshape(shape), v.file_name)
     if tuple(v.type.get_shape()) == shape:
         return v
-    return n.emit(relay.ReshapeOp(v, newshape=shape))
+    out = n.emit(relay.ReshapeOp(v, newshape=shape))
+    known = n.importer.known.get(v)
+    if known is not None:
+        n.importer.known[out] = known.reshape(shape)
+    return out
 
 
 def norm_axis(n: Node, axis: int, rank: int, what: str = "axis") -> int:
