@@ -2,7 +2,8 @@
 
 `CompileError` is what passes, the frontend and the tools raise for bad input. The
 command lines print `format_error(e)` and exit 1; nothing else may reach the user as a
-traceback. `LocatingParser` gives every parsed op a `file:line:col` location so that
+traceback. `ModelWarning` is what the compiler overrides in a model and goes on (as
+onnxruntime does); the command lines print it as one line (`print_model_warnings`). `LocatingParser` gives every parsed op a `file:line:col` location so that
 verifier failures and pass errors can point back to the source.
 """
 
@@ -13,6 +14,8 @@ import dataclasses
 import difflib
 import inspect
 import re
+import sys
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -43,6 +46,34 @@ class CompileError(Exception):
     def __str__(self) -> str:
         where = self.location or (format_location(self.op.location) if self.op is not None else None)
         return f"{where}: error: {self.message}" if where else f"error: {self.message}"
+
+
+class ModelWarning(UserWarning):
+    """Something the model declares that the compiler overrides, then goes on (e.g. a
+    graph output's declared shape that the graph does not compute: the computed one is
+    used, as onnxruntime does). `location` says where, when known."""
+
+    def __init__(self, message: str, location: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+    def __str__(self) -> str:
+        return f"{self.location}: warning: {self.message}" if self.location else f"warning: {self.message}"
+
+
+def print_model_warnings(prog: str) -> None:
+    """Show every `ModelWarning` as one line `prog: <location>: warning: <message>` on
+    stderr (other warnings as Python shows them)."""
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if isinstance(message, ModelWarning):
+            print(f"{prog}: {one_line(str(message))}", file=sys.stderr)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
 
 
 def format_location(loc: Attribute | None) -> str | None:

@@ -15,7 +15,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from accel.compiler.diagnostics import format_error
+from accel.compiler.diagnostics import format_error, print_model_warnings
 from accel.tools.one_shot import run_then_exit
 
 
@@ -25,6 +25,7 @@ def _die(message: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    print_model_warnings("accel-compile")
     parser = argparse.ArgumentParser(prog="accel-compile", description=__doc__.splitlines()[0])
     parser.add_argument("model", help="an .onnx model or a .mlir file")
     parser.add_argument("--target", required=True, help="accelerator: built-in name or path to a .toml (comma list allowed)")

@@ -25,7 +25,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from accel.compiler.diagnostics import CompileError, LocatingParser, format_error, verify_located
+from accel.compiler.diagnostics import CompileError, LocatingParser, format_error, print_model_warnings, verify_located
 from accel.compiler.expected_diagnostics import emitted_error, expected_errors, mismatches
 from accel.compiler.targets.context import AccelContext
 from accel.compiler.weights_path import set_ir_dir
@@ -304,6 +304,7 @@ def list_passes() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    print_model_warnings("accel-opt")
     try:
         AccelOptMain(description="accel optimizer driver", args=argv).run()
     except SystemExit:

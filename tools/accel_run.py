@@ -43,7 +43,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
-from accel.compiler.diagnostics import CompileError, LocatingParser, format_error, verify_located
+from accel.compiler.diagnostics import CompileError, LocatingParser, format_error, print_model_warnings, verify_located
 from accel.compiler.tensors import set_ir_dir
 
 # The interpreter (which pulls in all of xDSL's interpreters) is imported where it runs,
@@ -204,6 +204,7 @@ def run(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    print_model_warnings("accel-run")
     try:
         run(build_parser().parse_args(argv))
     except SystemExit:

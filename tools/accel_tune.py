@@ -19,7 +19,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from accel.compiler.diagnostics import format_error
+from accel.compiler.diagnostics import format_error, print_model_warnings
 
 
 def _die(message: str, code: int = 1) -> None:
@@ -28,6 +28,7 @@ def _die(message: str, code: int = 1) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    print_model_warnings("accel-tune")
     parser = argparse.ArgumentParser(prog="accel-tune", description=__doc__.splitlines()[0])
     parser.add_argument("model", help="an .onnx model or a .mlir file")
     parser.add_argument("--target", required=True, help="accelerator: built-in name or path to a .toml (comma list allowed)")

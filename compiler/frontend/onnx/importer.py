@@ -32,6 +32,8 @@ not supported (or the graph input and dimension that is dynamic).
 from __future__ import annotations
 
 import os
+import warnings
+
 import numpy as np
 import onnx
 from onnx import defs
@@ -46,7 +48,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from accel.compiler.diagnostics import CompileError, one_line
+from accel.compiler.diagnostics import CompileError, ModelWarning, one_line
 from accel.compiler.frontend.builder import GraphBuilder, ssa_name_hint
 from accel.compiler.frontend.graph_inputs import OPTION, SHAPES_OPTION, Bindings, GraphInputs, Shapes, bound_value, given_shape
 from accel.compiler.frontend.onnx.context import (
@@ -459,7 +461,8 @@ class GraphImporter:
                                  "its value's")
 
     def check_output_type(self, vi: onnx.ValueInfoProto, v: SSAValue) -> None:
-        """The declared type of a graph output must agree with what the import computed."""
+        """The declared element type of a graph output must be what the import computed;
+        a declared shape that disagrees is a warning (the computed one is used)."""
         t = vi.type
         if t.WhichOneof("value") != "tensor_type":
             return
@@ -478,11 +481,12 @@ class GraphImporter:
             dims = tt.shape.dim
             bad = len(dims) != len(got_shape) or any(
                 d.HasField("dim_value") and 0 <= d.dim_value != s for d, s in zip(dims, got_shape))
-            if bad:
+            if bad:  # onnxruntime goes on too (its "lenient merge")
                 declared = [d.dim_value if d.HasField("dim_value") and d.dim_value >= 0 else (d.dim_param or "?")
                             for d in dims]
-                raise self.error(f"graph output '{vi.name}' is declared with shape {declared} "
-                                 f"but computes {list(got_shape)}")
+                warnings.warn(ModelWarning(one_line(f"graph output '{vi.name}' is declared with shape {declared} but "
+                                                    f"computes {list(got_shape)}; the computed shape is used"),
+                                           self.source), stacklevel=2)
 
     # -- nodes -------------------------------------------------------------------------
 

@@ -136,6 +136,12 @@ def dynamic_shapes():
         [("w", w), ("b", b), ("zero", np.array(0, np.int64)), ("minus1", np.array([-1], np.int64))])
 
 
+def stale_output_shape():
+    """y declared [1, seqlen] (rank 2) while the graph computes [2, 3]: an exporter's
+    stale declaration, which onnxruntime overrides with a warning."""
+    return model([h.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", [2, 3])], [vi("y", [1, "seqlen"])])
+
+
 def foreign_domain():
     return model([h.make_node("FusedConv", ["x"], ["y"], name="fused_2", domain="com.microsoft")],
                  [vi("x", [2])], [vi("y", [2])],
@@ -395,7 +401,7 @@ def attention_3d_no_heads():
 
 
 MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, qdq_blocked, qdq_blocked_bad_scale, empty_results, split_negative, unsupported_op, bad_attribute, unknown_attribute,
-                                   dynamic_dim, dynamic_shapes, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
+                                   dynamic_dim, dynamic_shapes, stale_output_shape, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_crop_nearest, resize_channels, resize_runtime_scales, conv_transpose_3d, volume_ops, conv_rank6, maxpool3d_indices,
                                    shape_inputs, runtime_clip, qoperator, dynamic_quant, lstm, lstm_bidirectional,
                                    lstm_relu, lstm_sequence_lens, if_const, if_runtime,
