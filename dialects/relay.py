@@ -1443,6 +1443,28 @@ class LogOp(UnaryOp):
     name = "relay.log"
 
 
+@relay_op
+class FloorOp(UnaryOp):
+    """The largest integer not above x (floor(-0.5) is -0.0; inf and nan stay)."""
+
+    name = "relay.floor"
+
+
+@relay_op
+class CeilOp(UnaryOp):
+    """The smallest integer not below x (ceil(-0.5) is -0.0; inf and nan stay)."""
+
+    name = "relay.ceil"
+
+
+@relay_op
+class RoundOp(UnaryOp):
+    """The nearest integer, halves to the even one (ONNX Round, numpy's round, C's
+    nearbyint under the default rounding mode): round(2.5) is 2.0, round(-1.5) -2.0."""
+
+    name = "relay.round"
+
+
 class SignedUnaryOp(UnaryOp):
     """An elementwise op on float or signed/unsigned integer data (integers wrap)."""
 
@@ -1743,7 +1765,7 @@ class BroadcastToOp(RelayOp):
 
 
 MATH_OPS: tuple[type[IRDLOperation], ...] = (
-    SqrtOp, ExpOp, LogOp, NegativeOp, AbsOp, PowerOp, MaximumOp, MinimumOp,
+    SqrtOp, ExpOp, LogOp, FloorOp, CeilOp, RoundOp, NegativeOp, AbsOp, PowerOp, MaximumOp, MinimumOp,
     EqualOp, NotEqualOp, LessOp, LessEqualOp, GreaterOp, GreaterEqualOp, LogicalNotOp,
     LogicalAndOp, LogicalOrOp, LogicalXorOp, WhereOp,
     SumOp, ProdOp, MaxOp, MinOp, StridedSliceOp, BroadcastToOp,

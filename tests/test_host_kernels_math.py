@@ -1,8 +1,9 @@
-"""The run-time math host kernels (sqrt/exp/log, negative/abs, maximum/minimum/power,
+"""The run-time math host kernels (sqrt/exp/log, floor/ceil/round, negative/abs, maximum/minimum/power,
 compare, logical_not, where, reduce, strided_slice, broadcast_to) against the numpy
 reference, through ctypes.
 
-Exact where one IEEE operation per element gives the result (sqrt, negative, abs,
+Exact where one IEEE operation per element gives the result (sqrt, floor, ceil, round,
+negative, abs,
 maximum, minimum, comparisons, where, integer reductions, float max/min); libm's expf,
 logf and powf may differ from numpy's float32 versions in the last bit (rtol 1e-6);
 float sums and products accumulate in double (rtol 1e-5 of the output's magnitude).
@@ -27,6 +28,7 @@ OK, EINVAL = 0, 1
 BIN = [i, VP, i, I64P, VP, i, I64P, VP]
 SIGNATURES = {
     "acc_sqrt_f32": [VP, VP, i64], "acc_exp_f32": [VP, VP, i64], "acc_log_f32": [VP, VP, i64],
+    **{f"acc_{f}_{t}": [VP, VP, i64] for f in ("floor", "ceil", "round") for t in ("f32", "f64")},
     "acc_negative": [i, VP, VP, i64], "acc_abs": [i, VP, VP, i64],
     "acc_maximum": BIN, "acc_minimum": BIN, "acc_power": BIN,
     "acc_compare": [i, *BIN], "acc_logical_not": [VP, VP, i64], "acc_logical": [i, VP, i, I64P, VP, i, I64P, VP],
@@ -84,6 +86,23 @@ def test_float_unary(lib, name):
         np.testing.assert_array_equal(y, want)  # correctly rounded on both sides
     else:
         np.testing.assert_allclose(y, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name, want", [("floor", ref.floor), ("ceil", ref.ceil), ("round", ref.round_half_even)])
+def test_rounding_is_exact(lib, name, want, dtype):
+    """Bit for bit, the sign of zero included: halves go to the even integer (round), a
+    negative fraction rounds to -0.0 (ceil, round), values past 2^52 are integers already."""
+    halves = np.arange(-4.5, 5.0, 1.0)
+    x = np.concatenate([rand((200,), np.float64) * 1e3, halves, [-0.4, 0.4, -0.0, 2.0 ** 53 + 2, -(2.0 ** 60)],
+                        SPECIAL]).astype(dtype)
+    y = np.zeros_like(x)
+    assert getattr(lib, f"acc_{name}_{'f32' if dtype == np.float32 else 'f64'}")(ptr(x), ptr(y), x.size) == OK
+    expected = want(x)
+    np.testing.assert_array_equal(y, expected)
+    np.testing.assert_array_equal(np.signbit(y), np.signbit(expected))
+    if name == "round":
+        assert list(ref.round_half_even(np.array([0.5, 1.5, 2.5, -2.5], dtype))) == [0.0, 2.0, 2.0, -2.0]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, *INTS])

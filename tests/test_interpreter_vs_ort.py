@@ -814,11 +814,14 @@ def qnn_add_case(name, dt, b_shape):
     "sqrt": dict(op="Sqrt", relay_name="sqrt", dt=F32), "exp": dict(op="Exp", relay_name="exp", dt=F32),
     "log": dict(op="Log", relay_name="log", dt=F32), "neg": dict(op="Neg", relay_name="negative", dt=F32),
     "neg-i8": dict(op="Neg", relay_name="negative", dt=np.int8), "abs": dict(op="Abs", relay_name="abs", dt=F32),
-    "abs-i32": dict(op="Abs", relay_name="abs", dt=np.int32),
+    "abs-i32": dict(op="Abs", relay_name="abs", dt=np.int32), "floor": dict(op="Floor", relay_name="floor", dt=F32),
+    "ceil": dict(op="Ceil", relay_name="ceil", dt=F32), "round": dict(op="Round", relay_name="round", dt=F32),
 })  # fmt: skip
 def math_unary_case(name, op, relay_name, dt):
     rng = rng_for(name)
     xv = np.abs(randn(rng, (2, 3, 4), 2.0)) if op in ("Sqrt", "Log") else randn(rng, (2, 3, 4), 2.0)
+    if op in ("Floor", "Ceil", "Round"):  # halves (to even), fractions of either sign, -0.0
+        xv.flat[:8] = [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, -0.25, -0.0]
     if dt != F32:
         xv = randint(rng, (2, 3, 4), dt, -100, 100)
     return Case(single(op, {"x": xv}, dt), unary_relay(relay_name, xv), {"x": xv})

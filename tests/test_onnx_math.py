@@ -68,7 +68,8 @@ def import_error(model) -> str:
 
 @pytest.mark.parametrize("op, relay_ops", [
     ("Sqrt", ["relay.sqrt"]), ("Exp", ["relay.exp"]), ("Log", ["relay.log"]), ("Neg", ["relay.negative"]),
-    ("Abs", ["relay.abs"]), ("Reciprocal", ["relay.divide"]),
+    ("Abs", ["relay.abs"]), ("Reciprocal", ["relay.divide"]), ("Floor", ["relay.floor"]), ("Ceil", ["relay.ceil"]),
+    ("Round", ["relay.round"]),
 ])  # fmt: skip
 def test_unary_ops_import_to_their_relay_op(op, relay_ops):
     m = make([h.make_node(op, ["x"], ["y"])], [vi("x", [2, 3])], [vi("y", [2, 3])])
@@ -209,8 +210,10 @@ def every_math_op_model() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
         n("ReduceMin", ["ni", "mid"], ["i_rmin"], keepdims=0), n("ReduceProd", ["j", "mid"], ["i_prod"], keepdims=0),
         n("Slice", ["x", "s_start", "s_end", "s_axes", "s_step"], ["f_slice"]),
         n("Split", ["i", "split"], ["i_a", "i_b"], axis=2), n("Expand", ["b_ge", "e_shape"], ["b_expand"]),
+        n("Mul", ["x", "two"], ["x2"]), n("Floor", ["x2"], ["fl"]), n("Ceil", ["x2"], ["ce"]), n("Round", ["x2"], ["f_round"]),
+        n("Sub", ["fl", "ce"], ["f_floor_ceil"]),
     ]
-    inits = [("one", np.array(1.0, np.float32)), ("half3", np.array(1.5, np.float32)),
+    inits = [("one", np.array(1.0, np.float32)), ("half3", np.array(1.5, np.float32)), ("two", np.array(2.0, np.float32)),
              ("row", (rng.standard_normal(4) * 0.5).astype(np.float32)), ("last", np.array([-1], np.int64)),
              ("mid", np.array([1], np.int64)), ("three", np.array(3, np.int32)),
              ("s_start", np.array([-1, 2], np.int64)), ("s_end", np.array([-100, 0], np.int64)),
@@ -221,11 +224,14 @@ def every_math_op_model() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
             "b_le": (T.BOOL, [2, 3, 4]), "b_ge": (T.BOOL, [3, 4]), "i_sum": (T.INT32, [2, 3]),
             "i_rmax": (T.INT32, [2, 1, 4]), "i_rmin": (T.INT32, [2, 4]), "i_prod": (T.INT32, [3]),
             "f_slice": (T.FLOAT, [2, 2, 2]), "i_a": (T.INT32, [2, 3, 1]), "i_b": (T.INT32, [2, 3, 3]),
-            "b_expand": (T.BOOL, [2, 3, 4]), "b_xor": (T.BOOL, [2, 3, 4])}
+            "b_expand": (T.BOOL, [2, 3, 4]), "b_xor": (T.BOOL, [2, 3, 4]), "f_round": (T.FLOAT, [2, 3, 4]),
+            "f_floor_ceil": (T.FLOAT, [2, 3, 4])}
     m = make(nodes, [vi("x", [2, 3, 4]), vi("i", [2, 3, 4], T.INT32), vi("j", [3, 4], T.INT32)],
              [vi(k, s, t) for k, (t, s) in outs.items()], inits)
     onnx.checker.check_model(m, full_check=True)
-    feeds = {"x": (rng.standard_normal((2, 3, 4)) * 2).astype(np.float32),
+    x = (rng.standard_normal((2, 3, 4)) * 2).astype(np.float32)
+    x.flat[:6] = [0.25, 0.75, -1.25, 1.25, -0.2, 2.0]  # 2x: halves (to even), -0.4 (-0.0), an integer
+    feeds = {"x": x,
              "i": rng.integers(-5, 6, (2, 3, 4)).astype(np.int32), "j": rng.integers(-3, 4, (3, 4)).astype(np.int32)}
     return m, feeds
 
@@ -239,7 +245,7 @@ def test_every_math_op_runs_in_c_and_matches_onnxruntime(tmp_path):
                 "relay.maximum", "relay.minimum", "relay.equal", "relay.less", "relay.less_equal", "relay.greater",
                 "relay.greater_equal", "relay.logical_not", "relay.where", "relay.sum", "relay.prod", "relay.max",
                 "relay.min", "relay.strided_slice", "relay.broadcast_to", "relay.logical_and", "relay.logical_or",
-                "relay.logical_xor"}
+                "relay.logical_xor", "relay.floor", "relay.ceil", "relay.round"}
     assert math_ops <= set(ops(module)), sorted(math_ops - set(ops(module)))
     compile_to_directory(path, "", str(tmp_path / "out"), pipeline="canonicalize,bufferize,plan-memory")
     got, _ = run_directory(str(tmp_path / "out"), feeds)

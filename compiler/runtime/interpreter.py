@@ -171,6 +171,9 @@ class RelayFunctions(InterpreterFunctions):
     # -- run-time math ---------------------------------------------------------------
     run_sqrt = kernel(relay.SqrtOp)(_with_props(ref.sqrt))
     run_exp = kernel(relay.ExpOp)(_with_props(ref.exp))
+    run_floor = kernel(relay.FloorOp)(_with_props(ref.floor))
+    run_ceil = kernel(relay.CeilOp)(_with_props(ref.ceil))
+    run_round = kernel(relay.RoundOp)(_with_props(ref.round_half_even))
     run_log = kernel(relay.LogOp)(_with_props(ref.log))
     run_negative = kernel(relay.NegativeOp)(_with_props(ref.negative))
     run_abs = kernel(relay.AbsOp)(_with_props(ref.absolute))

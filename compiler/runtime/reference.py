@@ -509,6 +509,18 @@ def sqrt(data: np.ndarray) -> np.ndarray:
         return np.sqrt(data)
 
 
+def floor(data: np.ndarray) -> np.ndarray:
+    return np.floor(data)
+
+
+def ceil(data: np.ndarray) -> np.ndarray:
+    return np.ceil(data)
+
+
+def round_half_even(data: np.ndarray) -> np.ndarray:
+    return np.round(data)  # numpy rounds halves to even
+
+
 def exp(data: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore", under="ignore"):
         return np.exp(data)

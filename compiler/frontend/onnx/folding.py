@@ -92,6 +92,7 @@ _UNARY = {
     "Reciprocal": np.reciprocal,
     "Floor": np.floor,
     "Ceil": np.ceil,
+    "Round": np.round,  # halves to even, as ONNX
     "Exp": np.exp,
     "Log": np.log,
     "Sign": np.sign,

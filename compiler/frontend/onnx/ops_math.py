@@ -27,7 +27,8 @@ from accel.dialects import relay
 # --------------------------------------------------------------------------------------
 
 _UNARY = {"Sqrt": relay.SqrtOp, "Exp": relay.ExpOp, "Log": relay.LogOp, "Neg": relay.NegativeOp,
-          "Abs": relay.AbsOp, "Not": relay.LogicalNotOp}
+          "Abs": relay.AbsOp, "Not": relay.LogicalNotOp, "Floor": relay.FloorOp, "Ceil": relay.CeilOp,
+          "Round": relay.RoundOp}
 
 
 @converter(*_UNARY)

@@ -1794,6 +1794,9 @@ int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t coun
 #define ACC_SQRT sqrtf
 #define ACC_TANH tanhf
 #define ACC_FABS fabsf
+#define ACC_FLOOR floorf
+#define ACC_CEIL ceilf
+#define ACC_NEARBYINT nearbyintf
 #define ACC_GEMM acc_sgemm
 #include "host_kernels_real.inc"
 #undef R
@@ -1803,6 +1806,9 @@ int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t coun
 #undef ACC_SQRT
 #undef ACC_TANH
 #undef ACC_FABS
+#undef ACC_FLOOR
+#undef ACC_CEIL
+#undef ACC_NEARBYINT
 #undef ACC_GEMM
 
 #define R double
@@ -1812,6 +1818,9 @@ int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t coun
 #define ACC_SQRT sqrt
 #define ACC_TANH tanh
 #define ACC_FABS fabs
+#define ACC_FLOOR floor
+#define ACC_CEIL ceil
+#define ACC_NEARBYINT nearbyint
 #define ACC_GEMM acc_dgemm
 #include "host_kernels_real.inc"
 #undef R
@@ -1821,4 +1830,7 @@ int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t coun
 #undef ACC_SQRT
 #undef ACC_TANH
 #undef ACC_FABS
+#undef ACC_FLOOR
+#undef ACC_CEIL
+#undef ACC_NEARBYINT
 #undef ACC_GEMM

@@ -243,10 +243,15 @@ int acc_mean_f32(const float *x, float *y, int rank, const int64_t *shape, const
  * Run-time math: elementwise functions, comparisons, selection, reductions
  * --------------------------------------------------------------------------------- */
 
-/* relay.sqrt, relay.exp, relay.log on float32 (sqrtf, expf, logf; y may equal x). */
+/* relay.sqrt, relay.exp, relay.log on float32 (sqrtf, expf, logf; y may equal x);
+ * relay.floor, relay.ceil, relay.round (floorf, ceilf, nearbyintf: halves to even under
+ * the default rounding mode). */
 int acc_sqrt_f32(const float *x, float *y, int64_t count);
 int acc_exp_f32(const float *x, float *y, int64_t count);
 int acc_log_f32(const float *x, float *y, int64_t count);
+int acc_floor_f32(const float *x, float *y, int64_t count);
+int acc_ceil_f32(const float *x, float *y, int64_t count);
+int acc_round_f32(const float *x, float *y, int64_t count);
 
 /* relay.negative and relay.abs: numeric dtypes; integers wrap (-INT_MIN == INT_MIN,
  * |INT_MIN| == INT_MIN, unsigned negation is 2^n - x). y may equal x. */
@@ -530,6 +535,9 @@ int acc_mean_f64(const double *x, double *y, int rank, const int64_t *shape, con
 int acc_sqrt_f64(const double *x, double *y, int64_t count);
 int acc_exp_f64(const double *x, double *y, int64_t count);
 int acc_log_f64(const double *x, double *y, int64_t count);
+int acc_floor_f64(const double *x, double *y, int64_t count);
+int acc_ceil_f64(const double *x, double *y, int64_t count);
+int acc_round_f64(const double *x, double *y, int64_t count);
 int acc_resize2d_taps_f64(const double *x, double *y, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
                           int64_t ow, const acc_resize_taps *th, const acc_resize_taps *tw,
                           double extrapolation_value);

@@ -11,6 +11,30 @@ func.func @sqrt_0(%x: tensor<4xi32>) -> tensor<4xi32> {
 
 // -----
 
+func.func @floor_0(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.floor' op operand 'data' must have a float element type, got tensor<4xi32>
+  %y = relay.floor %x : tensor<4xi32> // expected-error {{'relay.floor' op operand 'data' must have a float element type, got tensor<4xi32>}}
+  func.return %y : tensor<4xi32>
+}
+
+// -----
+
+func.func @ceil_0(%x: tensor<4xi1>) -> tensor<4xi1> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.ceil' op operand 'data' must have a float element type, got tensor<4xi1>
+  %y = relay.ceil %x : tensor<4xi1> // expected-error {{'relay.ceil' op operand 'data' must have a float element type, got tensor<4xi1>}}
+  func.return %y : tensor<4xi1>
+}
+
+// -----
+
+func.func @round_0(%x: tensor<4xi8>) -> tensor<4xi8> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.round' op operand 'data' must have a float element type, got tensor<4xi8>
+  %y = relay.round %x : tensor<4xi8> // expected-error {{'relay.round' op operand 'data' must have a float element type, got tensor<4xi8>}}
+  func.return %y : tensor<4xi8>
+}
+
+// -----
+
 func.func @exp_1(%x: tensor<4xi8>) -> tensor<4xi8> {
   // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.exp' op operand 'data' must have a float element type, got tensor<4xi8>
   %y = relay.exp %x : tensor<4xi8> // expected-error {{'relay.exp' op operand 'data' must have a float element type, got tensor<4xi8>}}

@@ -1,4 +1,4 @@
-// Round trip of the run-time math ops (sqrt, exp, log, negative, abs, power, maximum, minimum, comparisons, logical_not, where, reductions): custom form -> custom form, and generic form -> custom form.
+// Round trip of the run-time math ops (sqrt, exp, log, floor, ceil, round, negative, abs, power, maximum, minimum, comparisons, logical_not, where, reductions): custom form -> custom form, and generic form -> custom form.
 // RUN: accel-opt %s --split-input-file | accel-opt --split-input-file | filecheck %s
 // RUN: accel-opt %s --split-input-file --print-op-generic | filecheck %s --check-prefix=GEN
 // RUN: accel-opt %s --split-input-file --print-op-generic | accel-opt --split-input-file | filecheck %s
@@ -26,6 +26,23 @@ func.func @unary(%x: tensor<2x3xf32>, %i: tensor<4xi8>) -> (tensor<2x3xf32>, ten
 // GEN:         %n = "relay.negative"(%l) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GEN:         %ni = "relay.negative"(%i) : (tensor<4xi8>) -> tensor<4xi8>
 // GEN:         %a = "relay.abs"(%ni) : (tensor<4xi8>) -> tensor<4xi8>
+
+// -----
+
+func.func @rounding(%x: tensor<2x3xf32>, %h: tensor<5xf16>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<5xf16>) {
+  %f = relay.floor %x : tensor<2x3xf32>
+  %c = relay.ceil %f : tensor<2x3xf32>
+  %r = relay.round %h : tensor<5xf16>
+  func.return %f, %c, %r : tensor<2x3xf32>, tensor<2x3xf32>, tensor<5xf16>
+}
+// CHECK-LABEL: func.func @rounding
+// CHECK-NEXT:  %f = relay.floor %x : tensor<2x3xf32>
+// CHECK-NEXT:  %c = relay.ceil %f : tensor<2x3xf32>
+// CHECK-NEXT:  %r = relay.round %h : tensor<5xf16>
+// CHECK-NEXT:  func.return %f, %c, %r : tensor<2x3xf32>, tensor<2x3xf32>, tensor<5xf16>
+// GEN:         %f = "relay.floor"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GEN:         %c = "relay.ceil"(%f) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GEN:         %r = "relay.round"(%h) : (tensor<5xf16>) -> tensor<5xf16>
 
 // -----
 
