@@ -64,8 +64,6 @@ class OpSupport:
     attrs: frozenset[str]
     convert: ConvertFn | None = None
     fold: FoldFn | None = None
-    # Folding keeps the input's values (up to a reshape): the result keeps its file name.
-    keeps_values: bool = False
 
 
 OPS: dict[str, OpSupport] = {}
@@ -79,7 +77,7 @@ def _register(op_types: Sequence[str], attrs: Sequence[str], registry: dict[str,
     for t in op_types:
         old = registry.get(t)
         merged = frozenset(attrs) | (old.attrs if old else frozenset())
-        fields = {"convert": old.convert, "fold": old.fold, "keeps_values": old.keeps_values} if old else {}
+        fields = {"convert": old.convert, "fold": old.fold} if old else {}
         fields.update({k: v for k, v in kw.items() if v is not None})
         registry[t] = OpSupport(merged, **fields)
 
@@ -97,11 +95,11 @@ def converter(*op_types: str, attrs: Sequence[str] = (), domain: str = ""):
     return deco
 
 
-def folder(*op_types: str, attrs: Sequence[str] = (), keeps_values: bool = False):
+def folder(*op_types: str, attrs: Sequence[str] = ()):
     """Register the numpy evaluation of `op_types` for nodes whose inputs are all known."""
 
     def deco(fn: FoldFn) -> FoldFn:
-        _register(op_types, attrs, fold=fn, keeps_values=keeps_values or None)
+        _register(op_types, attrs, fold=fn)
         return fn
 
     return deco
