@@ -20,6 +20,7 @@ from accel.compiler.targets import (
     select,
     target_names,
 )
+from accel.compiler.targets import registry
 from accel.compiler.targets.cost import region_cost
 from accel.compiler.targets.patterns import build_pattern, parse_pattern_source
 from accel.compiler.targets.schema import OpSpec, PatternSpec, TargetDescription
@@ -74,6 +75,30 @@ def test_builtin_targets_load_and_are_cached():
     assert dataclasses.is_dataclass(npu) and npu.__dataclass_params__.frozen
     with pytest.raises(dataclasses.FrozenInstanceError):
         npu.name = "x"  # type: ignore[misc]
+
+
+def test_parsed_user_files_are_cached_up_to_a_bound(tmp_path):
+    """The built-ins stay; of user files, the most recently used `FILE_CACHE_SIZE` (a
+    process that reads a description per case would otherwise keep them all); a file
+    changed since it was parsed is parsed again and replaces its entry."""
+    load_target("npu")
+    text = open(os.path.join(os.path.dirname(registry.__file__), "npu.toml")).read()
+    text = text.replace('file = "patterns.mlir"', f'file = "{os.path.join(os.path.dirname(registry.__file__), "patterns.mlir")}"')
+    paths = []
+    for i in range(registry.FILE_CACHE_SIZE + 5):
+        paths.append(str(tmp_path / f"t{i}.toml"))
+        with open(paths[-1], "w") as f:
+            f.write(text.replace('name = "npu"', f'name = "npu_{i}"', 1))
+    first = load_target(paths[0])
+    for p in paths[1:]:
+        load_target(p)
+        assert load_target(paths[0]) is first  # used again: kept
+    users = [k for k in registry._CACHE if os.path.dirname(k[0]) == str(tmp_path)]
+    assert len(users) == registry.FILE_CACHE_SIZE and (paths[0], os.stat(paths[0]).st_mtime_ns) in registry._CACHE
+    assert any(os.path.basename(k[0]) == "npu.toml" for k in registry._CACHE)
+    os.utime(paths[0], ns=(0, os.stat(paths[0]).st_mtime_ns + 10**9))
+    again = load_target(paths[0])
+    assert again is not first and sum(k[0] == paths[0] for k in registry._CACHE) == 1
 
 
 def test_npu_shared_is_the_npu_with_shared_memory():

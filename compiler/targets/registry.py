@@ -3,7 +3,7 @@
 Built-in targets are the `*.toml` files shipped in this package (`npu`, `npu-shared`,
 `dsp`, ...), addressed by name; anything that looks like a path (contains a `/` or ends
 in `.toml`) is a user's file. Parsed files are cached per process (keyed by path and
-modification time). Which descriptions a compile uses, and what a name means in it, is
+modification time): the built-ins, and the user files last used (`FILE_CACHE_SIZE`). Which descriptions a compile uses, and what a name means in it, is
 the target context's business (`accel.compiler.targets.context`).
 """
 
@@ -18,6 +18,11 @@ from accel.compiler.targets.schema import TargetDescription, parse_description
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _CACHE: dict[tuple[str, int], TargetDescription] = {}
+"""Parsed descriptions by (absolute path, modification time), least recently used first."""
+
+FILE_CACHE_SIZE = 16
+"""User files kept parsed: a process that loads many (the fuzzer draws a description per
+case) holds these, not every one it ever read (each holds its pattern modules' IR)."""
 
 
 def builtin_target_names() -> list[str]:
@@ -47,8 +52,9 @@ def load_target(name_or_path: str) -> TargetDescription:
 def load_target_file(path: str) -> TargetDescription:
     try:
         key = (os.path.abspath(path), os.stat(path).st_mtime_ns)
-        cached = _CACHE.get(key)
+        cached = _CACHE.pop(key, None)
         if cached is not None:
+            _CACHE[key] = cached  # now the most recently used
             return cached
         with open(path, "rb") as f:
             data = tomllib.load(f)
@@ -59,8 +65,19 @@ def load_target_file(path: str) -> TargetDescription:
     if EXTENDS_KEY in data:
         data = _derived(data, path, (os.path.abspath(path),))
     target = parse_description(data, path)
-    _CACHE[key] = target
+    _remember(key, target)
     return target
+
+
+def _remember(key: tuple[str, int], target: TargetDescription) -> None:
+    """Cache `target` under `key`: an older version of the file goes, and user files
+    beyond the `FILE_CACHE_SIZE` most recently used (built-ins always stay)."""
+    for old in [k for k in _CACHE if k[0] == key[0]]:
+        del _CACHE[old]
+    _CACHE[key] = target
+    users = [k for k in _CACHE if os.path.dirname(k[0]) != _HERE]
+    for old in users[:-FILE_CACHE_SIZE]:
+        del _CACHE[old]
 
 
 EXTENDS_KEY = "extends"
