@@ -378,6 +378,36 @@ def test_identity_memo_keys_by_identity_and_keeps_its_objects():
     assert small.get(keys[2]) == 2 and small.get(keys[0]) is None  # emptied past the limit
 
 
+def test_per_description_memos_do_not_keep_every_description():
+    """A function memoized per target description keeps at most `PER_DESCRIPTION` of
+    them alive (each holds its pattern modules' IR: a fuzz worker loads one per case)."""
+    import gc
+    import weakref
+
+    from accel.compiler.ir_build import PER_DESCRIPTION, by_identity
+
+    class Description:
+        pass
+
+    calls = [0]
+
+    def count(d):
+        calls[0] += 1
+        return calls[0]
+
+    templates = by_identity(limit=PER_DESCRIPTION)(count)
+    first = Description()
+    assert templates(first) == templates(first) == 1  # computed once
+    alive = [weakref.ref(first)]
+    del first
+    for _ in range(3 * PER_DESCRIPTION):
+        d = Description()
+        templates(d)
+        alive.append(weakref.ref(d))
+    gc.collect()
+    assert sum(r() is not None for r in alive) <= PER_DESCRIPTION
+
+
 @pytest.mark.parametrize("model, target", [("cnn_large_mobilenet", "npu-64k"), ("zoo_dscnn_kws", "npu-64k"),
                                            ("mlp_dynamo", "npu"), ("yolo_dynamo", "npu-64k")])
 def test_optimize_dma_simplify_is_cse(model, target):

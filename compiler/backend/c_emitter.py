@@ -40,7 +40,7 @@ from accel.compiler.backend.codegen_hook import (
 )
 from accel.compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_comment, c_double, c_float, c_int, c_string
 from accel.compiler.diagnostics import CompileError, format_location
-from accel.compiler.ir_build import IdentityMemo, by_identity, dense_values, op_signature, operand_segments
+from accel.compiler.ir_build import PER_DESCRIPTION, IdentityMemo, by_identity, dense_values, op_signature, operand_segments
 from accel.compiler.memory_plan import align
 from accel.compiler.narrow_types import NARROW_C_TYPES, is_float_dtype
 from accel.compiler.resize_sampling import resize2d_taps
@@ -661,7 +661,7 @@ def runtime_call(desc, name: str, **words: str) -> str:
     return runtime_templates(desc)[name].format_map(words)
 
 
-@by_identity  # per description: a call is written per transfer
+@by_identity(limit=PER_DESCRIPTION)  # a call is written per transfer
 def runtime_templates(desc) -> dict[str, str]:
     """Each declared runtime function's C call as a `str.format` template: its argument
     words in braces (`{dst}`, a struct `{config}`), its literals written."""
@@ -1145,7 +1145,7 @@ class CApiCodegen:
                                    includes=(desc.api.header,), init=self.init_code(desc), free=shutdown)
 
     @staticmethod
-    @by_identity  # per description: every region of the target has it
+    @by_identity(limit=PER_DESCRIPTION)  # every region of the target has it
     def init_code(desc) -> str:
         w = CWriter()
         w.line("{")

@@ -40,7 +40,7 @@ from accel.compiler.backend.c_text import c_comment
 from accel.compiler.backend.codegen_hook import RegionCodegenInput, RegionCodegenResult
 from accel.compiler.backend.stream_format import Instr, Stream, encode, isa_table_c
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.ir_build import IdentityMemo, by_identity, dense_values, op_signature, operand_segments
+from accel.compiler.ir_build import PER_DESCRIPTION, IdentityMemo, by_identity, dense_values, op_signature, operand_segments
 from accel.compiler.targets import isa as V
 from accel.compiler.targets.c_api import BUFFER, compute_kind, compute_word, dtype_name
 from accel.dialects import accel
@@ -280,7 +280,7 @@ def isa_symbol(desc) -> str:
     return f"{desc.symbol_base}_isa_table"
 
 
-@by_identity  # per description: every region of the target returns it
+@by_identity(limit=PER_DESCRIPTION)  # every region of the target returns it
 def isa_header(desc) -> str:
     """`<target>_isa_table.h`: the decoding tables of the target's instruction set."""
     return isa_table_c(desc.isa, desc.name, isa_symbol(desc))
