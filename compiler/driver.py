@@ -14,6 +14,7 @@ import io
 import json
 import os
 import time
+import warnings
 from collections.abc import Callable
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,7 +25,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
-from accel.compiler.diagnostics import CompileError, LocatingParser, verify_located
+from accel.compiler.diagnostics import CompileError, LocatingParser, ModelWarning, verify_located
 from accel.compiler.frontend.graph_inputs import GraphInputs
 from accel.compiler.tensors import set_ir_dir
 from accel.compiler.targets.context import AccelContext
@@ -203,7 +204,8 @@ def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: s
         if on_stage is not None:
             on_stage("import")
         start = clock()
-        module = load_model(model_path, ctx, inputs)
+        with recorded_model_warnings() as model_warnings:
+            module = load_model(model_path, ctx, inputs)
         import_seconds = clock() - start
         dump: list[tuple[str, str]] | None = [("00-import.mlir", print_ir(module))] if dump_ir else None
         module, info = compile_module(module, ctx, pipeline, dump, verify_each, on_stage, clock)
@@ -221,6 +223,8 @@ def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: s
         report["timing"]["report"] = round(timing.get("report", 0.0) + clock() - start, 6)
         if emitted.codegen_report:
             report["codegen"] = emitted.codegen_report
+        if model_warnings:
+            report["warnings"] = [w.message for w in model_warnings]
         extra: dict[str, str | bytes] = {"report.json": report_json(report)}
         extra["partition.dot"] = info["dot"]
         extra["io.json"] = json.dumps({
@@ -242,6 +246,22 @@ def compile_to_directory(model_path: str, target: str, out_dir: str, pipeline: s
     writer.write_text("report.json", report_json(report))
     writer.finish()
     return report
+
+
+@contextmanager
+def recorded_model_warnings() -> Iterator[list[ModelWarning]]:
+    """The `ModelWarning`s raised inside, listed (for report.json's `warnings`) and shown
+    as usual (a tool prints each as one line)."""
+    found: list[ModelWarning] = []
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ModelWarning)
+            yield found
+    finally:
+        found.extend(w.message for w in caught if isinstance(w.message, ModelWarning))
+        for w in caught:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
 
 def report_json(report: dict) -> str:

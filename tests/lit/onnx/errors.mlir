@@ -20,8 +20,9 @@
 // DYN: accel-opt: {{.*}}dyn.onnx: error: graph input 'x' has a dynamic dimension 0 ('batch'); give its size with --input-shapes x=?x3 (each ? a size)
 // DYN-NOT: {{.}}
 
-// A declared output shape that the graph does not compute is one warning line; the
-// computed shape is used (as onnxruntime does) and the tools go on.
+// A declared output shape that the graph does not compute is one warning line (and an
+// entry of report.json's `warnings`); the computed shape is used (as onnxruntime does)
+// and the tools go on.
 // RUN: %python %S/Inputs/make_model.py stale_output_shape %t.stale.onnx
 // RUN: accel-opt %t.stale.onnx 2>&1 >/dev/null | filecheck %s --check-prefix=STALE
 // RUN: accel-opt %t.stale.onnx 2>/dev/null | filecheck %s --check-prefix=STALE-IR
@@ -29,6 +30,10 @@
 // STALE: {{accel-opt|accel-compile}}: {{.*}}stale.onnx: warning: graph output 'y' is declared with shape [1, 'seqlen'] but computes [2, 3]; the computed shape is used
 // STALE-NOT: {{.}}
 // STALE-IR: func.func @main(%x: tensor<2x3xf32> {accel.name = "x"}) -> (tensor<2x3xf32> {accel.name = "y"})
+// RUN: filecheck %s --check-prefix=STALE-REPORT < %t.stale.dir/report.json
+// STALE-REPORT:      "warnings": [
+// STALE-REPORT-NEXT:   "graph output 'y' is declared with shape [1, 'seqlen'] but computes [2, 3]; the computed shape is used"
+// STALE-REPORT-NEXT: ]
 
 // RUN: %python %S/Inputs/make_model.py foreign_domain %t.domain.onnx
 // RUN: not accel-opt %t.domain.onnx 2>&1 | filecheck %s --check-prefix=DOMAIN
