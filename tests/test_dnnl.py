@@ -248,6 +248,26 @@ def test_a_primitive_with_many_arguments_keeps_them_all(tmp_path):
         assert np.abs(got[k] - ref).max() <= FLOAT_TOL * np.abs(ref).max(), k
 
 
+def test_a_mean_over_axes_of_extent_one_runs(tmp_path):
+    """ReduceMean over an axis of size 1 (Silero VAD's head: [1, 1] -> [1]) reduces
+    nothing, and oneDNN refuses such a reduction (invalid_arguments, at run time): it runs
+    as the reshape it is; a real mean beside it stays a reduction."""
+    nodes = [oh.make_node("Sigmoid", ["x"], ["s"]), oh.make_node("ReduceMean", ["s", "a1"], ["unit"], keepdims=0),
+             oh.make_node("ReduceMean", ["s", "a0"], ["real"], keepdims=1)]
+    inits = [nh.from_array(np.array([1], np.int64), "a1"), nh.from_array(np.array([0], np.int64), "a0")]
+    graph = oh.make_graph(nodes, "unit_mean", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [3, 1])],
+                          [oh.make_tensor_value_info("unit", TensorProto.FLOAT, [3]),
+                           oh.make_tensor_value_info("real", TensorProto.FLOAT, [1, 1])], inits)
+    path = str(tmp_path / "unit_mean.onnx")
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 18)]), path)
+    compiled = compile_dnnl(path, tmp_path / "out")
+    assert compiled.report["ops"]["host"] == 0, compiled.report["rejected"]
+    feeds = {"x": np.array([[-1.0], [0.5], [2.0]], np.float32)}
+    got, want = compiled.run(feeds), ort_run(path, feeds)
+    for k, ref in want.items():
+        assert got[k].shape == ref.shape and np.abs(got[k] - ref).max() <= FLOAT_TOL * np.abs(ref).max(), k
+
+
 NON_FINITE_SCALE = """
 func.func @main(%q: tensor<1x2x4x8xf32>) -> tensor<1x2x4x4xf32> {
   %s = relay.constant dense<0x7F800000> : tensor<f32>

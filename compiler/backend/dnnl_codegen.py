@@ -339,6 +339,9 @@ def _anchor_kind(op: Operation, outer: dict[SSAValue, SSAValue]) -> str:
     if name == "relay.transpose":
         return "transpose"
     if name == "relay.mean":
+        shape = _shape(op.operands[0])
+        if all(shape[a] == 1 for a in relay.MeanOp.reduced_axes(len(shape), op.py_props())):
+            return "reshape"  # nothing is summed (oneDNN refuses such a reduction): the values, reshaped
         return "mean"
     if name == "relay.strided_slice":
         ranges = relay.StridedSliceOp.ranges(_shape(op.operands[0]), op.py_props())
