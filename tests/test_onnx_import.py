@@ -587,6 +587,13 @@ def test_input_shapes_from_python():
         import_onnx_model(m, input_shapes="x=4x6,w=2")
     with pytest.raises(CompileError, match=r"--input-shapes: the shape of 'x' \(4x-6\) must be positive sizes"):
         import_onnx_model(m, input_shapes={"x": (4, -6)})
+    # An input that declares no shape: bound, it takes the value's; given, it takes that one.
+    no_shape = make([h.make_node("Reshape", ["x", "s"], ["y"], name="r")],
+                    [vi("x", [4, 6]), h.make_tensor_value_info("s", T.INT64, None)], [vi("y", None)])
+    module = import_onnx_model(no_shape, bind_inputs={"s": np.array([2, 3, 4])})
+    assert main_fn(module).function_type.outputs.data[0].get_shape() == (2, 3, 4)
+    module = import_onnx_model(no_shape, bind_inputs={"s": np.array([[8, 3]])}, input_shapes="s=1x2")
+    assert main_fn(module).function_type.outputs.data[0].get_shape() == (8, 3)
 
 
 def test_lstm_weights_sliced_from_a_file_tensor(tmp_path):

@@ -396,6 +396,8 @@ class GraphImporter:
             shape = self.declared_shape(vi)
             if name in self.shapes:
                 shape = self.given_shape(vi, shape)
+            elif shape is None:  # no declared shape: the value's
+                shape = (None,) * np.ndim(value)
             try:
                 dtype = np_dtype_of(vi.type.tensor_type.elem_type)
             except UnsupportedDtype as e:
@@ -416,12 +418,12 @@ class GraphImporter:
             dtype = np_dtype_of(tt.elem_type)
         except UnsupportedDtype as e:
             raise self.error(f"graph input '{vi.name}': {verify_message(e)}") from None
+        shape = self.declared_shape(vi)
         if vi.name in self.shapes:
-            return self.given_shape(vi, self.declared_shape(vi) if tt.HasField("shape") else None), dtype
-        if not tt.HasField("shape"):
+            return self.given_shape(vi, shape), dtype
+        if shape is None:
             raise self.error(f"graph input '{vi.name}' has no shape; give it with {SHAPES_OPTION} "
                              f"{vi.name}=D0xD1x...")
-        shape = self.declared_shape(vi)
         for i, d in enumerate(shape):
             if d is None:
                 dim = tt.shape.dim[i]
@@ -432,10 +434,13 @@ class GraphImporter:
         return shape, dtype
 
     @staticmethod
-    def declared_shape(vi: onnx.ValueInfoProto) -> tuple[int | None, ...]:
-        """A graph input's declared shape, None for a dynamic (or negative) dimension."""
-        dims = vi.type.tensor_type.shape.dim if vi.type.HasField("tensor_type") else []
-        return tuple(d.dim_value if d.HasField("dim_value") and d.dim_value >= 0 else None for d in dims)
+    def declared_shape(vi: onnx.ValueInfoProto) -> tuple[int | None, ...] | None:
+        """A graph input's declared shape, None for a dynamic (or negative) dimension; None
+        when it declares no shape."""
+        if not vi.type.HasField("tensor_type") or not vi.type.tensor_type.HasField("shape"):
+            return None
+        return tuple(d.dim_value if d.HasField("dim_value") and d.dim_value >= 0 else None
+                     for d in vi.type.tensor_type.shape.dim)
 
     def given_shape(self, vi: onnx.ValueInfoProto, declared: tuple[int | None, ...] | None) -> tuple[int, ...]:
         """The shape `--input-shapes` gives graph input `vi` (declared None: the model
