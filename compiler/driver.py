@@ -19,7 +19,6 @@ from collections.abc import Callable
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-
 from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
