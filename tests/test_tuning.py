@@ -579,3 +579,18 @@ def test_ray_executor_on_a_local_cluster():
         assert "no answer within 3 s" in res.error
     finally:
         ex.close()
+
+
+def test_tasks_of_a_model_with_dynamic_axes_take_its_input_shapes():
+    """accel-tune's `--input-shapes` reaches the import: PaddleOCR's classifier (exported
+    with dynamic axes) has tasks once its input is sized, and says what to give otherwise."""
+    from accel.compiler.frontend.graph_inputs import GraphInputs
+    from accel.compiler.tuning.tuner import model_estimate
+
+    path = os.path.join(ROOT, "tests", "models", "ppocr_cls", "model.onnx")
+    with pytest.raises(CompileError, match="give its size with --input-shapes x="):
+        extract_tasks(path, "npu")
+    inputs = GraphInputs.of(None, "x=1x3x48x192")
+    tasks, ops, _, _ = extract_tasks(path, "npu", inputs)
+    assert tasks and all(ops[t.key] for t in tasks)
+    assert model_estimate(path, "npu", None, inputs) > 0
