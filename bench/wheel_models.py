@@ -62,7 +62,8 @@ class WheelModel:
     bind: dict = field(default_factory=dict)
     """Inputs bound at compile time (onnxruntime gets them as inputs)."""
     kind: str = "image"
-    """How inputs are drawn: `image` (a page of strokes) or `audio` (noise)."""
+    """How inputs are drawn: `image` (a page of strokes), `audio` (noise) or `bytes` (a
+    file's bytes as int32, 256 for padding past its end, as Magika reads them)."""
 
 
 RAPIDOCR_1 = "rapidocr-onnxruntime==1.4.4"
@@ -96,6 +97,7 @@ MODELS = {
     "ddddocr_ocr": WheelModel("ddddocr==1.6.1", "ddddocr/common.onnx", "input1=1x1x64x256"),
     "ddddocr_det": WheelModel("ddddocr==1.6.1", "ddddocr/common_det.onnx"),
     "ddddocr_ocr_int8": WheelModel("ddddocr==1.6.1", "ddddocr/common_old.onnx", "input1=1x1x64x256"),
+    "magika": WheelModel("magika==1.0.3", "magika/models/standard_v3_3/model.onnx", "bytes=1x2048", kind="bytes"),
 }
 
 
@@ -144,6 +146,11 @@ def feeds(session, model: WheelModel, shapes: dict[str, tuple[int, ...]]) -> dic
             out[vi.name] = np.zeros(shape, np.float32)
         elif model.kind == "image":
             out[vi.name] = page(shape)
+        elif model.kind == "bytes":
+            # text-like bytes, then padding: a 1.5 KiB file's first and last bytes
+            data = rng.integers(32, 127, shape, dtype=np.int32)
+            data[..., 1536:] = 256
+            out[vi.name] = data
         else:
             out[vi.name] = (rng.random(shape, dtype=np.float32) - 0.5).astype(np.float32)
     return out

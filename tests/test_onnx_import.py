@@ -361,6 +361,20 @@ def test_pool_attributes(op, attrs):
     assert_matches_ort(m, {"x": f32(1, 2, 7, 8)})
 
 
+@pytest.mark.parametrize("op", ["GlobalMaxPool", "GlobalAveragePool"])
+@pytest.mark.parametrize("shape", [(2, 3, 9), (1, 2, 7, 8), (1, 2, 3, 4, 5)], ids=str)
+def test_global_pools_of_any_spatial_rank(op, shape):
+    """A 1-D signal (Magika's GlobalMaxPool over 1x512x508) or a volume pools as a 2-D
+    image does."""
+    m = make([h.make_node(op, ["x"], ["y"])], [vi("x", list(shape))], [vi("y", None)])
+    assert_matches_ort(m, {"x": f32(*shape)})
+
+
+def test_global_pool_of_rank_2_is_an_error():
+    m = make([h.make_node("GlobalMaxPool", ["x"], ["y"])], [vi("x", [2, 3])], [vi("y", None)])
+    assert "the input must have rank >= 3, got 2" in import_error(m)
+
+
 @pytest.mark.parametrize("attrs,a_shape,b_shape,c_shape", [
     (dict(transB=1), (3, 5), (4, 5), (4,)),
     (dict(transB=1, alpha=0.5, beta=2.0), (3, 5), (4, 5), (1, 4)),

@@ -391,9 +391,11 @@ def global_avg_pool(n: Node):
 @converter("GlobalMaxPool")
 def global_max_pool(n: Node):
     dims = n.shape(0)
-    if len(dims) != 4:
-        raise n.error(f"only rank-4 input is supported, got rank {len(dims)}")
-    return n.emit(relay.MaxPool2DOp(n.input(0), pool_size=dims[2:]))
+    if len(dims) == 4:
+        return n.emit(relay.MaxPool2DOp(n.input(0), pool_size=dims[2:]))
+    if len(dims) < 3:
+        raise n.error(f"the input must have rank >= 3, got {len(dims)}")
+    return n.emit(relay.MaxOp(n.input(0), axis=list(range(2, len(dims))), keepdims=True))
 
 
 # --------------------------------------------------------------------------------------
