@@ -202,12 +202,16 @@ def keras_mlp_model(seed: int = 0, batch: int = 4, sizes: tuple[int, ...] = (64,
 
 
 def encoder_model(seed: int = 0, layers: int = 1, seq: int = 16, dim: int = 32, heads: int = 2, ffn: int = 128,
-                  causal: bool = True) -> onnx.ModelProto:
+                  causal: bool = True, decomposed: bool = False) -> onnx.ModelProto:
     """Transformer encoder blocks as torch exports them (post-norm): x [1, seq, dim] ->
     QKV MatMul+Add -> Reshape/Transpose into heads -> MatMul(q, Transpose(k)) -> Mul by
     1/sqrt(d) -> [Add a causal mask] -> Softmax -> MatMul(p, v) -> heads merged -> output
     MatMul+Add -> residual Add -> LayerNormalization -> FFN MatMul+Add -> GELU (erf form,
-    as opset-17 exporters write it) -> MatMul+Add -> residual Add -> LayerNormalization."""
+    as opset-17 exporters write it) -> MatMul+Add -> residual Add -> LayerNormalization.
+    `decomposed`: the layer norms as torch's exporter writes them below opset 17
+    (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add) and the softmax as
+    jax2tf does (ReduceMax, Max with -inf, Sub, Exp, ReduceSum, Div, reductions without
+    their axis and reshaped back)."""
     rng = np.random.default_rng(seed)
     dh = dim // heads
     inits: list = []
@@ -232,6 +236,29 @@ def encoder_model(seed: int = 0, layers: int = 1, seq: int = 16, dim: int = 32, 
     mask = const("mask", np.triu(np.full((seq, seq), -1e4, np.float32), 1)) if causal else None
     half, one, rsqrt2 = (const(n, np.array(v, np.float32)) for n, v in
                          (("half", 0.5), ("one", 1.0), ("rsqrt2", 1 / np.sqrt(2))))
+    if decomposed:
+        two, eps, ninf = (const(n, np.array(v, np.float32)) for n, v in (("two", 2.0), ("eps", 1e-5),
+                                                                          ("ninf", -np.inf)))
+        rows = const("rows_kept", np.array([1, heads, seq, 1], np.int64))
+
+    def layer_norm(x: str, w: str, b: str, out: str) -> str:
+        if not decomposed:
+            return node("LayerNormalization", [x, w, b], out, axis=-1)
+        d = node("Sub", [x, node("ReduceMean", [x], f"{out}.mean", axes=[-1])], f"{out}.centered")
+        var = node("ReduceMean", [node("Pow", [d, two], f"{out}.sq")], f"{out}.var", axes=[-1])
+        n = node("Div", [d, node("Sqrt", [node("Add", [var, eps], f"{out}.var_eps")], f"{out}.std")], f"{out}.norm")
+        return node("Add", [node("Mul", [n, w], f"{out}.scaled"), b], out)
+
+    def softmax(x: str, out: str) -> str:
+        if not decomposed:
+            return node("Softmax", [x], out, axis=-1)
+        peak = node("Max", [ninf, node("ReduceMax", [x], f"{out}.max", axes=[-1], keepdims=0)], f"{out}.peak")
+        e = node("Exp", [node("Sub", [x, node("Reshape", [peak, rows], f"{out}.peak_kept")], f"{out}.shifted")],
+                 f"{out}.exp")
+        total = node("Reshape", [node("ReduceSum", [e, const(f"{out}.axes", np.array([-1], np.int64))],
+                                      f"{out}.sum", keepdims=0), rows], f"{out}.sum_kept")
+        return node("Div", [e, total], out)
+
     x = "x"
     for i in range(layers):
         p = f"layer{i}"
@@ -244,21 +271,21 @@ def encoder_model(seed: int = 0, layers: int = 1, seq: int = 16, dim: int = 32, 
         s = node("Mul", [node("MatMul", [heads_of["q"], kt], f"{p}.qk"), scale], f"{p}.scaled")
         if mask is not None:
             s = node("Add", [s, mask], f"{p}.masked")
-        a = node("Softmax", [s], f"{p}.probs", axis=-1)
+        a = softmax(s, f"{p}.probs")
         o = node("MatMul", [a, heads_of["v"]], f"{p}.pv")
         o = node("Reshape", [node("Transpose", [o], f"{p}.pvT", perm=[0, 2, 1, 3]), merged], f"{p}.merged")
         o = linear(o, f"{p}.proj", dim, dim)
         ln_w = [const(f"{p}.ln{j}.{w}", (1 + 0.1 * rng.standard_normal(dim) if w == "weight" else
                                          0.1 * rng.standard_normal(dim)).astype(np.float32))
                 for j in (1, 2) for w in ("weight", "bias")]
-        h = node("LayerNormalization", [node("Add", [x, o], f"{p}.res1"), ln_w[0], ln_w[1]], f"{p}.ln1", axis=-1)
+        h = layer_norm(node("Add", [x, o], f"{p}.res1"), ln_w[0], ln_w[1], f"{p}.ln1")
         f = linear(h, f"{p}.ffn1", dim, ffn)
         erf = node("Erf", [node("Mul", [f, rsqrt2], f"{p}.gelu.scaled")], f"{p}.gelu.erf")
         f = node("Mul", [node("Mul", [f, half], f"{p}.gelu.half"), node("Add", [erf, one], f"{p}.gelu.one")],
                  f"{p}.gelu")
         f = linear(f, f"{p}.ffn2", ffn, dim)
         out = "y" if i == layers - 1 else f"{p}.ln2"
-        x = node("LayerNormalization", [node("Add", [h, f], f"{p}.res2"), ln_w[2], ln_w[3]], out, axis=-1)
+        x = layer_norm(node("Add", [h, f], f"{p}.res2"), ln_w[2], ln_w[3], out)
     return _finish(nodes, "encoder", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, seq, dim])],
                    [oh.make_tensor_value_info("y", TensorProto.FLOAT, [1, seq, dim])], inits)
 

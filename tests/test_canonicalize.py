@@ -6,7 +6,8 @@
   largest magnitude (folding reassociates float arithmetic), and no batch norm is left;
 - recognize-decompositions on random chains of exporter decompositions (HardSwish,
   HardSigmoid, SiLU, GELU erf/tanh, ReLU6 spellings): within 1e-5 of the output's
-  largest magnitude, and every chain became its op; on random graphs it changes nothing
+  largest magnitude, and every chain became its op; the same for layer norms and
+  softmaxes as torch, tf2onnx and jax2tf spell them; on random graphs it changes nothing
   the interpreter can see beyond that tolerance;
 - canonicalize-linear on random graphs of products, reshapes and epilogues: within the
   same tolerance, and every product with a constant right operand became a 2-D dense;
@@ -246,6 +247,106 @@ def test_recognize_decompositions_on_chains(data):
     ops = relay_ops(module)
     assert sorted(type(op).__name__ for op in ops if not isinstance(op, relay.ConstantOp)) == sorted(
         t.__name__ for t in expected_ops)
+
+
+def _layer_norm(b: GraphBuilder, draw, x, shape: tuple[int, ...]):
+    """A layer norm over x's last k axes in one of the exporters' spellings (see the
+    pass's table), with or without gamma and beta; the third result is its value in
+    float64 for the jax form (E[x*x] - E[x]^2 loses the variance's digits to
+    cancellation where the spread is small against the mean: the fused op is checked
+    against the exact value instead), else None."""
+    rank = len(shape)
+    k = draw(st.integers(1, rank))
+    axes = [a - rank if draw(st.booleans()) else a for a in range(rank - k, rank)]
+    n = math.prod(shape[rank - k:])
+    norm = shape[rank - k:]
+    keep = tuple(1 if i >= rank - k else s for i, s in enumerate(shape))
+    eps = draw(st.sampled_from([0.0, 1e-12, 1e-5, 1e-3]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+
+    def mean(v, keepdims=True):
+        if draw(st.booleans()):
+            return b.mean(v, axis=axes, keepdims=keepdims)
+        return _mul(b, draw, b.sum(v, axis=axes, keepdims=keepdims), 1 / n)
+
+    def plus_eps(v):
+        return v if eps == 0.0 and draw(st.booleans()) else b.add(v, _scalar(b, eps))
+
+    gamma_value = rng.standard_normal(norm).astype(np.float32) if draw(st.booleans()) else None
+    gamma = b.const(gamma_value) if gamma_value is not None else None
+    beta_value = rng.standard_normal(shape[-1]).astype(np.float32) if draw(st.booleans()) else None
+    form = draw(st.sampled_from(["torch", "reciprocal", "jax"]))
+
+    def exact(v: np.ndarray) -> np.ndarray:
+        v = v.astype(np.float64)
+        red = tuple(range(rank - k, rank))
+        d = v - v.mean(axis=red, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            y = d / np.sqrt((d * d).mean(axis=red, keepdims=True) + np.float32(eps))
+        return y * (1 if gamma_value is None else gamma_value) + (0 if beta_value is None else beta_value)
+
+    if form == "jax":
+        m = mean(x, keepdims=False)
+        var = b.subtract(mean(b.multiply(x, x), keepdims=False), b.multiply(m, m))
+        var = b.maximum(_scalar(b, 0.0), var) if draw(st.booleans()) else var
+        r = b.divide(_scalar(b, 1.0), b.sqrt(plus_eps(b.reshape(var, newshape=list(keep)))))
+        if gamma is not None:
+            r, gamma = _product(b, draw, r, gamma), None
+        y = _product(b, draw, b.subtract(x, b.reshape(m, newshape=list(keep))), r)
+    else:
+        d = b.subtract(x, mean(x))
+        sq = b.multiply(d, d) if draw(st.booleans()) else b.power(d, _scalar(b, 2.0))
+        s = b.sqrt(plus_eps(mean(sq)))
+        y = b.divide(d, s) if form == "torch" else _product(b, draw, d, b.divide(_scalar(b, 1.0), s))
+    if gamma is not None:
+        y = _product(b, draw, y, gamma)
+    if beta_value is not None:
+        beta = b.const(beta_value)
+        y = b.bias_add(y, beta, axis=rank - 1) if draw(st.booleans()) else b.add(y, beta)
+    return y, relay.LayerNormOp, exact if form == "jax" else None
+
+
+def _softmax(b: GraphBuilder, draw, x, shape: tuple[int, ...]):
+    """A softmax over one axis of x as torch code or jax2tf writes it."""
+    rank = len(shape)
+    axis = draw(st.integers(0, rank - 1))
+    keep = [1 if i == axis else s for i, s in enumerate(shape)]
+    if draw(st.booleans()):  # jax2tf: reductions without their axis, reshaped back
+        peak = b.maximum(_scalar(b, -math.inf), b.max(x, axis=[axis]))
+        e = b.exp(b.subtract(x, b.reshape(peak, newshape=keep)))
+        return b.divide(e, b.reshape(b.sum(e, axis=[axis]), newshape=keep)), relay.SoftmaxOp, None
+    e = b.exp(b.subtract(x, b.max(x, axis=[axis - rank], keepdims=True)))
+    return b.divide(e, b.sum(e, axis=[axis], keepdims=True)), relay.SoftmaxOp, None
+
+
+@SETTINGS
+@given(data=st.data())
+def test_recognize_normalizations(data):
+    """Each drawn layer norm or softmax of the input becomes its op, and the results stay
+    within the tolerance of the interpreter's before the pass (of the exact value for
+    jax's layer norm, see `_layer_norm`)."""
+    draw = data.draw
+    shape = tuple(draw(st.lists(st.integers(1, 6), min_size=1, max_size=4)))
+    b = GraphBuilder()
+    x = b.input("x", shape)
+    outputs, expected, exact = [], [], {}
+    for chain in draw(st.lists(st.sampled_from([_layer_norm, _softmax]), min_size=1, max_size=3)):
+        y, op_type, value = chain(b, draw, x, shape)
+        if value is not None:
+            exact[f"out{len(outputs)}"] = value
+        outputs.append(y)
+        expected.append(op_type)
+    module = b.build(outputs)
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    offset = draw(st.floats(-4.0, 4.0))
+    inputs = {"x": (rng.standard_normal(shape) + offset).astype(np.float32)}
+    want = run_function(module, inputs)
+    want.update({name: value(inputs["x"]).astype(np.float32) for name, value in exact.items()})
+    RecognizeDecompositions().apply(make_context(), module)
+    module.verify()
+    assert_close(want, run_function(module, inputs))
+    ops = [op for op in relay_ops(module) if not isinstance(op, relay.ConstantOp)]
+    assert sorted(type(op).__name__ for op in ops) == sorted(t.__name__ for t in expected)
 
 
 @SETTINGS

@@ -28,11 +28,12 @@ MIN_NPU_SHARE = 0.9
 MODELS = {
     "keras_mlp": lambda: keras_mlp_model(),
     "encoder": lambda: encoder_model(),
+    "encoder_decomposed": lambda: encoder_model(decomposed=True),
     "ffn128": lambda: keras_mlp_model(batch=128, sizes=(256, 1024, 256)),
 }
 CASES = [("keras_mlp", "npu"), ("keras_mlp", "dsp"), ("encoder", "npu"), ("encoder", "npu-shared"),
          ("encoder", "dsp"), ("encoder_int8", "npu"), ("encoder_int8", "npu-shared"), ("encoder_int8", "dsp"),
-         ("keras_mlp_int8", "npu"), ("ffn128", "npu")]
+         ("keras_mlp_int8", "npu"), ("ffn128", "npu"), ("encoder_decomposed", "npu"), ("encoder_decomposed", "dsp")]
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +85,19 @@ def test_the_npu_runs_attention_as_its_own_commands(models, tmp_path):
     report = compile_to_directory(models["encoder_int8"], "npu", str(tmp_path / "q"))
     composites = [c for r in report["regions"] for c in r["composites"]]
     assert composites.count("npu.qdense") == 6 and composites.count("npu.qbatch_matmul") == 2, composites
+
+
+def test_decomposed_layer_norms_and_softmax_run_on_the_npu(models, tmp_path):
+    """The encoder with its layer norms as torch writes them below opset 17 and its softmax
+    as jax2tf does: recognize-decompositions makes them ops again, and the npu gets what
+    it gets from the encoder written with LayerNormalization and Softmax (the same ops
+    rejected for the same reasons, the same cycles)."""
+    plain = compile_to_directory(models["encoder"], "npu", str(tmp_path / "plain"))
+    report = compile_to_directory(models["encoder_decomposed"], "npu", str(tmp_path / "decomposed"))
+    on_host = [(r["op"], r["reason"]) for r in report["rejected"]]
+    assert on_host == [(r["op"], r["reason"]) for r in plain["rejected"]]
+    assert not {op for op, _ in on_host} & {"relay.mean", "relay.sqrt", "relay.exp", "relay.max", "relay.sum"}
+    assert (report["macs"], report["cycles"]) == (plain["macs"], plain["cycles"])
 
 
 def test_the_ffn_is_tiled_to_the_scratchpad(models, tmp_path):

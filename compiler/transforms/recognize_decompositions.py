@@ -12,9 +12,15 @@ of scalar arithmetic; each chain becomes one op, which a target can take as a wh
 | `0.5 * x * (1 + erf(x * (1/sqrt 2)))` | `relay.nn.gelu` |
 | `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x * x * x)))` | `relay.nn.gelu {approximate = "tanh"}` |
 | `clip(relu(x), lo, hi)`, `relu(clip(x, lo, hi))` (ReLU6 and kin), `clip(clip(x))` (overlapping ranges) | `relay.clip` |
+| `(x - mean(x)) / sqrt(var(x) + eps)` over trailing axes, `var` as `mean((x - mean(x))^2)` or `max(mean(x * x) - mean(x)^2, 0)`, the division as `* 1/sqrt(..)` or `* (1/sqrt(..) * gamma)`, `mean` as `sum * 1/n` | `relay.nn.layer_norm` (gamma 1, beta 0 unless given) |
+| `layer_norm(x, 1, 0) * gamma`, `layer_norm(x, gamma, 0) + beta` (constants over the normalized axes; `add` or `bias_add`) | `relay.nn.layer_norm(x, gamma, beta)` |
+| `exp(x - max(x)) / sum(exp(x - max(x)))` over one axis (`max` guarded by `maximum(-inf, ..)` as jax writes it) | `relay.nn.softmax` |
 
 Constants are scalars (one element, not widening the result) compared with a relative
-tolerance of `REL_TOL` (exporters write 0.1666667 for 1/6). For example
+tolerance of `REL_TOL` (exporters write 0.1666667 for 1/6). The normalizations are the
+forms of exporters without a LayerNormalization or Softmax op (torch's exporter below
+opset 17, tf2onnx and jax2tf); a reduction may drop its axes and a reshape put them back.
+For example
 
     %0 = relay.multiply %x, %c6 : (tensor<1x8x4x4xf32>, tensor<f32>) -> tensor<1x8x4x4xf32>   // 1/6
     %1 = relay.add %0, %half : (tensor<1x8x4x4xf32>, tensor<f32>) -> tensor<1x8x4x4xf32>
@@ -25,6 +31,21 @@ becomes
 
     %3 = relay.nn.hardswish %x : tensor<1x8x4x4xf32>
 
+and
+
+    %m = relay.mean %x {axis = [-1], keepdims = true} : (tensor<2x8x32xf32>) -> tensor<2x8x1xf32>
+    %d = relay.subtract %x, %m : (tensor<2x8x32xf32>, tensor<2x8x1xf32>) -> tensor<2x8x32xf32>
+    %p = relay.power %d, %two : (tensor<2x8x32xf32>, tensor<f32>) -> tensor<2x8x32xf32>
+    %v = relay.mean %p {axis = [-1], keepdims = true} : (tensor<2x8x32xf32>) -> tensor<2x8x1xf32>
+    %e = relay.add %v, %eps : (tensor<2x8x1xf32>, tensor<f32>) -> tensor<2x8x1xf32>
+    %s = relay.sqrt %e : tensor<2x8x1xf32>
+    %n = relay.divide %d, %s : (tensor<2x8x32xf32>, tensor<2x8x1xf32>) -> tensor<2x8x32xf32>
+    %y = relay.multiply %n, %gamma : (tensor<2x8x32xf32>, tensor<32xf32>) -> tensor<2x8x32xf32>
+
+becomes
+
+    %y = relay.nn.layer_norm %x, %gamma, %zeros {axis = 2, epsilon = 1e-05} : ...
+
 Only the chain's root value is replaced; intermediates that other ops still use stay.
 """
 
@@ -33,10 +54,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -46,7 +70,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from accel.compiler.runtime.reference import HARDSWISH_ALPHA
-from accel.compiler.tensors import known_value
+from accel.compiler.tensors import inline_constant, known_value, numpy_dtype
 from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
 from accel.dialects.relay import is_float
@@ -283,12 +307,342 @@ class MergeReluClip(RewritePattern):
         replace(rewriter, op, new, chain)
 
 
+# --------------------------------------------------------------------------------------
+# Normalizations
+# --------------------------------------------------------------------------------------
+
+
+def _keep_shape(x: SSAValue, axes: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(1 if i in axes else s for i, s in enumerate(x.type.get_shape()))
+
+
+def _drop_shape(x: SSAValue, axes: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(s for i, s in enumerate(x.type.get_shape()) if i not in axes)
+
+
+def _scaled(chain: Chain, v: SSAValue) -> tuple[SSAValue, float]:
+    """`v` as (w, c) when it is `w * c` or `w / c` with a scalar c, else (v, 1)."""
+    op = v.owner
+    if isinstance(op, relay.MultiplyOp):
+        for a, b in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            c = scalar(b, a, v)
+            if c is not None:
+                chain.ops.append(op)
+                return a, c
+    if isinstance(op, relay.DivideOp):
+        c = scalar(op.rhs, op.lhs, v)
+        if c:
+            chain.ops.append(op)
+            return op.lhs, 1 / c
+    return v, 1.0
+
+
+def reduction(chain: Chain, v: SSAValue, kind: type[Operation], keep: bool = True
+              ) -> tuple[SSAValue, tuple[int, ...]] | None:
+    """(x, axes) when `v` is the reduction `kind` of x over `axes`: with its reduced axes
+    kept (`keepdims`, or dropped and put back by a reshape), or, with `keep=False`, also
+    without them. For `relay.mean`, `sum * 1/n` is a mean as well."""
+    w = v
+    if isinstance(w.owner, relay.ReshapeOp):
+        chain.ops.append(w.owner)
+        w = w.owner.data
+    scaled, c = _scaled(chain, w) if kind is relay.MeanOp else (w, 1.0)
+    op = scaled.owner
+    if c != 1.0 and isinstance(op, relay.ReshapeOp):  # jax2tf: sum, reshape, then divide
+        chain.ops.append(op)
+        op = op.data.owner
+    if isinstance(op, relay.SumOp) and kind is relay.MeanOp:
+        pass
+    elif not isinstance(op, kind) or c != 1.0:
+        return None
+    if op.prop("exclude"):
+        return None
+    x = op.data
+    axes = op.reduced_axes(len(x.type.get_shape()), op.py_props())
+    if kind is relay.MeanOp and isinstance(op, relay.SumOp) and not close(c * math.prod(
+            x.type.get_shape()[a] for a in axes), 1.0):
+        return None
+    shape = v.type.get_shape()
+    if shape != _keep_shape(x, axes) and (keep or shape != _drop_shape(x, axes)):
+        return None
+    chain.ops.append(op)
+    return x, axes
+
+
+def centered(chain: Chain, d: SSAValue) -> tuple[SSAValue, tuple[int, ...]] | None:
+    """(x, axes) when `d` is `x - mean(x)` over `axes`."""
+    op = d.owner
+    if not isinstance(op, relay.SubtractOp) or d.type != op.lhs.type:
+        return None
+    found = reduction(chain, op.rhs, relay.MeanOp)
+    if found is None or found[0] is not op.lhs:
+        return None
+    chain.ops.append(op)
+    return found
+
+
+def is_variance(chain: Chain, v: SSAValue, x: SSAValue, axes: tuple[int, ...]) -> bool:
+    """Whether `v` is the (biased) variance of x over `axes`: `mean((x - mean(x))^2)`, or
+    `mean(x * x) - mean(x)^2` (floored at 0, as jax writes it)."""
+    found = reduction(chain, v, relay.MeanOp)
+    if found is not None:
+        sq, sq_axes = found
+        op = sq.owner
+        if sq_axes != axes:
+            return False
+        if isinstance(op, relay.MultiplyOp) and op.lhs is op.rhs:
+            base = op.lhs
+        elif isinstance(op, relay.PowerOp) and scalar(op.rhs, op.lhs, sq) == 2.0:
+            base = op.lhs
+        else:
+            return False
+        chain.ops.append(op)
+        return centered(chain, base) == (x, axes)
+    w = v
+    if isinstance(w.owner, relay.ReshapeOp):
+        chain.ops.append(w.owner)
+        w = w.owner.data
+    op = w.owner
+    if isinstance(op, relay.MaximumOp):
+        floor = [a for a, b in ((op.lhs, op.rhs), (op.rhs, op.lhs)) if scalar(b, a, w) == 0.0]
+        if not floor:
+            return False
+        chain.ops.append(op)
+        w = floor[0]
+        op = w.owner
+    if not isinstance(op, relay.SubtractOp) or op.lhs.type != w.type:
+        return False
+    square_mean = reduction(chain, op.lhs, relay.MeanOp, keep=False)
+    sq = op.rhs.owner
+    if square_mean is None or not isinstance(sq, relay.MultiplyOp) or sq.lhs is not sq.rhs:
+        return False
+    squared = square_mean[0].owner
+    if (square_mean[1] != axes or not isinstance(squared, relay.MultiplyOp) or squared.lhs is not x
+            or squared.rhs is not x):  # fmt: skip
+        return False
+    chain.ops += [op, sq, squared]
+    return reduction(chain, sq.lhs, relay.MeanOp, keep=False) == (x, axes)
+
+
+def inverse_std(chain: Chain, q: SSAValue, x: SSAValue, axes: tuple[int, ...]) -> float | None:
+    """eps when `q` is `1 / sqrt(var(x) + eps)` (`var` as `is_variance` takes it)."""
+    op = q.owner
+    if not isinstance(op, relay.DivideOp) or not close(scalar(op.lhs, op.rhs, q) or 0.0, 1.0):
+        return None
+    chain.ops.append(op)
+    return std(chain, op.rhs, x, axes)
+
+
+def std(chain: Chain, s: SSAValue, x: SSAValue, axes: tuple[int, ...]) -> float | None:
+    """eps when `s` is `sqrt(var(x) + eps)` (eps >= 0; none is 0)."""
+    op = s.owner
+    if not isinstance(op, relay.SqrtOp):
+        return None
+    chain.ops.append(op)
+    sum_ = chain.plus_const(op.data)
+    var, eps = sum_ if sum_ is not None else (op.data, 0.0)
+    if eps < 0 or not is_variance(chain, var, x, axes):
+        return None
+    return eps
+
+
+def over_normalized(value: np.ndarray, x: SSAValue, axis: int) -> np.ndarray | None:
+    """A constant operand broadcast against x as an array of x's normalized shape (x's
+    axes from `axis` on), or None if it varies along an axis before `axis`."""
+    norm = x.type.get_shape()[axis:]
+    lead = value.ndim - len(norm)
+    if lead > 0:
+        if any(d != 1 for d in value.shape[:lead]):
+            return None
+        value = value.reshape(value.shape[lead:])
+    try:
+        return np.broadcast_to(value, norm)
+    except ValueError:
+        return None
+
+
+Param = np.ndarray | SSAValue | None
+"""A layer norm's gamma or beta: a value of the normalized shape, an array to make a
+constant of, or None (ones, zeros)."""
+
+
+def layer_norm(x: SSAValue, axis: int, eps: float, gamma: Param = None, beta: Param = None) -> list[Operation]:
+    """The constants and the `relay.nn.layer_norm` of x over its axes from `axis` on."""
+    norm = x.type.get_shape()[axis:]
+    dtype = numpy_dtype(x.type.element_type)
+    new: list[Operation] = []
+    params = []
+    for given, fill in ((gamma, 1), (beta, 0)):
+        if not isinstance(given, SSAValue):
+            new.append(inline_constant(np.full(norm, fill, dtype) if given is None
+                                       else np.ascontiguousarray(given, dtype)))
+            given = new[-1].results[0]
+        params.append(given)
+    return [*new, relay.LayerNormOp(x, *params, axis=axis, epsilon=eps)]
+
+
+def as_param(c: SSAValue, x: SSAValue, axis: int, reshape: list[int] | None = None) -> Param:
+    """`c` as a layer norm parameter of x normalized from `axis` on: `c` itself when it
+    has the normalized shape (an initializer keeps its name, a run-time value is taken
+    as is), else the value of a float constant, reshaped by `reshape` and broadcast to
+    that shape (None if it is not constant or does not fit)."""
+    if reshape is None and c.type == TensorType(x.type.element_type, x.type.get_shape()[axis:]):
+        return c
+    value = known_value(c)
+    if value is None or value.dtype.kind != "f":
+        return None
+    return over_normalized(value if reshape is None else value.reshape(reshape), x, axis)
+
+
+def replace_by(rewriter: PatternRewriter, root: Operation, new: list[Operation], chain: Chain) -> None:
+    """`replace` with ops the last of which replaces the root."""
+    for op in new[:-1]:
+        rewriter.insert_op(op, InsertPoint.before(root))
+    replace(rewriter, root, new[-1], chain)
+
+
+def trailing(axes: tuple[int, ...], rank: int) -> int | None:
+    """The first axis when `axes` are the last ones of a rank-`rank` tensor."""
+    first = rank - len(axes)
+    return first if axes and tuple(sorted(axes)) == tuple(range(first, rank)) else None
+
+
+class LayerNormFromMoments(RewritePattern):
+    """`(x - mean(x)) / sqrt(var(x) + eps)` (and the forms of the table) -> layer_norm."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, (relay.DivideOp, relay.MultiplyOp)) or not float_valued(op.results[0]):
+            return
+        if isinstance(op.parent_op(), relay.CompositeOp):
+            return
+        for d, q in ((op.lhs, op.rhs), (op.rhs, op.lhs)) if isinstance(op, relay.MultiplyOp) else ((op.lhs, op.rhs),):
+            chain = Chain()
+            found = centered(chain, d)
+            if found is None or op.results[0].type != d.type:
+                continue
+            x, axes = found
+            axis = trailing(axes, len(x.type.get_shape()))
+            if axis is None:
+                continue
+            gamma = None
+            if isinstance(op, relay.DivideOp):
+                eps = std(chain, q, x, axes)
+            else:
+                eps = inverse_std(chain, q, x, axes)
+                scale = q.owner
+                if eps is None and isinstance(scale, relay.MultiplyOp):  # 1/std * gamma, as jax2tf
+                    for r, g in ((scale.lhs, scale.rhs), (scale.rhs, scale.lhs)):
+                        gamma = as_param(g, x, axis)
+                        eps = inverse_std(chain, r, x, axes) if gamma is not None else None
+                        if eps is not None:
+                            chain.ops.append(scale)
+                            break
+            if eps is not None:
+                replace_by(rewriter, op, layer_norm(x, axis, eps, gamma), chain)
+                return
+
+
+def _all(value: np.ndarray | None, fill: float) -> bool:
+    return value is not None and bool(np.all(value == fill))
+
+
+class LayerNormAffine(RewritePattern):
+    """`layer_norm(x, 1, 0) * gamma` and `layer_norm(x, gamma, 0) + beta` (`add` or
+    `bias_add`; of a value of the normalized shape, or a constant that broadcasts over the
+    normalized axes) -> one layer_norm; exact: the normalized values are scaled by 1 and
+    shifted by 0 first."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, (relay.MultiplyOp, relay.AddOp, relay.BiasAddOp)):
+            return
+        for ln_value, c in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
+            ln = ln_value.owner
+            if isinstance(ln, relay.LayerNormOp) and ln_value.has_one_use() and op.results[0].type == ln_value.type:
+                break
+            if isinstance(op, relay.BiasAddOp):
+                return
+        else:
+            return
+        scales = isinstance(op, relay.MultiplyOp)
+        if not _all(known_value(ln.beta), 0.0) or scales and not _all(known_value(ln.gamma), 1.0):
+            return
+        x = ln.data
+        rank = len(x.type.get_shape())
+        axis = ln.prop("axis") % rank
+        if isinstance(op, relay.BiasAddOp):
+            along = op.prop("axis") % rank
+            if along < axis:
+                return
+            # a 1-D bias along the one normalized axis is the parameter itself
+            param = c if along == axis == rank - 1 else as_param(
+                c, x, axis, [-1 if i == along else 1 for i in range(axis, rank)])
+        else:
+            param = as_param(c, x, axis)
+        if param is None:
+            return
+        gamma, beta = (param, ln.beta) if scales else (ln.gamma, param)
+        replace_by(rewriter, op, layer_norm(x, axis, ln.prop("epsilon"), gamma, beta), Chain([ln]))
+
+
+def row_statistic(chain: Chain, v: SSAValue, kind: type[Operation], x: SSAValue | None = None
+                  ) -> tuple[SSAValue, int] | None:
+    """(x, axis) when `v` is `kind` (max or sum) of x over one axis, its axis kept (see
+    `reduction`); a max may be guarded by `maximum(-inf, ..)`."""
+    w = v
+    if kind is relay.MaxOp:
+        reshaped = w.owner if isinstance(w.owner, relay.ReshapeOp) else None
+        inner = reshaped.data if reshaped else w
+        guard = inner.owner
+        if isinstance(guard, relay.MaximumOp):
+            for a, b in ((guard.lhs, guard.rhs), (guard.rhs, guard.lhs)):
+                if scalar(b, a, inner) == -math.inf:
+                    found = reduction(chain, a, kind, keep=reshaped is None)
+                    if found is None or (reshaped and reshaped.result.type.get_shape() != _keep_shape(*found)):
+                        return None
+                    chain.ops += [guard, *([reshaped] if reshaped else [])]
+                    break
+            else:
+                return None
+        else:
+            found = reduction(chain, w, kind)
+    else:
+        found = reduction(chain, w, kind)
+    if found is None or len(found[1]) != 1 or (x is not None and found[0] is not x):
+        return None
+    return found[0], found[1][0]
+
+
+class SoftmaxFromExp(RewritePattern):
+    """`exp(x - max(x)) / sum(exp(x - max(x)))` over one axis -> softmax(x)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: relay.DivideOp, rewriter: PatternRewriter) -> None:
+        if not float_valued(op.result) or isinstance(op.parent_op(), relay.CompositeOp):
+            return
+        e = op.lhs
+        exp = e.owner
+        if not isinstance(exp, relay.ExpOp) or op.result.type != e.type:
+            return
+        chain = Chain([exp])
+        total = row_statistic(chain, op.rhs, relay.SumOp, e)
+        shifted = exp.data.owner
+        if total is None or not isinstance(shifted, relay.SubtractOp) or shifted.result.type != shifted.lhs.type:
+            return
+        peak = row_statistic(chain, shifted.rhs, relay.MaxOp, shifted.lhs)
+        if peak is None or peak[1] != total[1]:
+            return
+        chain.ops.append(shifted)
+        replace(rewriter, op, relay.SoftmaxOp(shifted.lhs, axis=peak[1]), chain)
+
+
 @dataclass(frozen=True)
 class RecognizeDecompositions(ModulePass):
-    """Rewrite exporter decompositions back into ops (HardSwish, HardSigmoid, SiLU, GELU, ReLU6)."""
+    """Rewrite exporter decompositions back into ops (HardSwish, HardSigmoid, SiLU, GELU,
+    ReLU6, layer norm, softmax)."""
 
     name = "recognize-decompositions"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = GreedyRewritePatternApplier([MergeReluClip(), HardSigmoidFromClip(), ProductPatterns()])
+        patterns = GreedyRewritePatternApplier([MergeReluClip(), HardSigmoidFromClip(), SoftmaxFromExp(),
+                                                LayerNormFromMoments(), LayerNormAffine(), ProductPatterns()])
         PatternRewriteWalker(patterns).rewrite_module(op)

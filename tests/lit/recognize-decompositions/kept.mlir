@@ -71,3 +71,107 @@ func.func @kept_clips(%x: tensor<4x8xf32>, %i: tensor<4xi32>) -> (tensor<4x8xf32
   %b = relay.clip %2 {a_min = 0.0, a_max = 1.0} : tensor<4xi32>
   func.return %a, %b : tensor<4x8xf32>, tensor<4xi32>
 }
+
+// -----
+
+// Normalized over a leading axis (Magika's first LayerNorm, axis 1 of 1x512x256): no
+// layer_norm spells that (it normalizes trailing axes).
+// CHECK-LABEL: func.func @leading_axis_norm
+// CHECK-NOT:     relay.nn.layer_norm
+// CHECK:         relay.divide %d, %s
+func.func @leading_axis_norm(%x: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  %m = relay.mean %x {axis = [1], keepdims = true} : (tensor<2x8x4xf32>) -> tensor<2x1x4xf32>
+  %d = relay.subtract %x, %m : (tensor<2x8x4xf32>, tensor<2x1x4xf32>) -> tensor<2x8x4xf32>
+  %p = relay.multiply %d, %d : tensor<2x8x4xf32>
+  %v = relay.mean %p {axis = [1], keepdims = true} : (tensor<2x8x4xf32>) -> tensor<2x1x4xf32>
+  %s = relay.sqrt %v : tensor<2x1x4xf32>
+  %n = relay.divide %d, %s : (tensor<2x8x4xf32>, tensor<2x1x4xf32>) -> tensor<2x8x4xf32>
+  func.return %n : tensor<2x8x4xf32>
+}
+
+// -----
+
+// The variance over other axes than the mean, a mean of another tensor, a negative eps,
+// sum * 1/n with the wrong n: no layer norm.
+// CHECK-LABEL: func.func @not_layer_norms
+// CHECK-NOT:     relay.nn.layer_norm
+func.func @not_layer_norms(%x: tensor<3x4x8xf32>, %z: tensor<3x4x8xf32>) -> (tensor<3x4x8xf32>, tensor<3x4x8xf32>, tensor<3x4x8xf32>, tensor<3x4x8xf32>) {
+  %neg = relay.constant dense<-1.0e-05> : tensor<f32>
+  %inv = relay.constant dense<0.1> : tensor<f32>
+  %m = relay.mean %x {axis = [2], keepdims = true} : (tensor<3x4x8xf32>) -> tensor<3x4x1xf32>
+  %d = relay.subtract %x, %m : (tensor<3x4x8xf32>, tensor<3x4x1xf32>) -> tensor<3x4x8xf32>
+  %p = relay.multiply %d, %d : tensor<3x4x8xf32>
+  %v12 = relay.mean %p {axis = [1, 2], keepdims = true} : (tensor<3x4x8xf32>) -> tensor<3x1x1xf32>
+  %s12 = relay.sqrt %v12 : tensor<3x1x1xf32>
+  %a = relay.divide %d, %s12 : (tensor<3x4x8xf32>, tensor<3x1x1xf32>) -> tensor<3x4x8xf32>
+  %mz = relay.mean %z {axis = [2], keepdims = true} : (tensor<3x4x8xf32>) -> tensor<3x4x1xf32>
+  %dz = relay.subtract %x, %mz : (tensor<3x4x8xf32>, tensor<3x4x1xf32>) -> tensor<3x4x8xf32>
+  %pz = relay.multiply %dz, %dz : tensor<3x4x8xf32>
+  %vz = relay.mean %pz {axis = [2], keepdims = true} : (tensor<3x4x8xf32>) -> tensor<3x4x1xf32>
+  %sz = relay.sqrt %vz : tensor<3x4x1xf32>
+  %b = relay.divide %dz, %sz : (tensor<3x4x8xf32>, tensor<3x4x1xf32>) -> tensor<3x4x8xf32>
+  %v = relay.mean %p {axis = [2], keepdims = true} : (tensor<3x4x8xf32>) -> tensor<3x4x1xf32>
+  %ve = relay.add %v, %neg : (tensor<3x4x1xf32>, tensor<f32>) -> tensor<3x4x1xf32>
+  %se = relay.sqrt %ve : tensor<3x4x1xf32>
+  %c = relay.divide %d, %se : (tensor<3x4x8xf32>, tensor<3x4x1xf32>) -> tensor<3x4x8xf32>
+  %sum = relay.sum %x {axis = [2], keepdims = true} : (tensor<3x4x8xf32>) -> tensor<3x4x1xf32>
+  %mw = relay.multiply %sum, %inv : (tensor<3x4x1xf32>, tensor<f32>) -> tensor<3x4x1xf32>
+  %dw = relay.subtract %x, %mw : (tensor<3x4x8xf32>, tensor<3x4x1xf32>) -> tensor<3x4x8xf32>
+  %pw = relay.multiply %dw, %dw : tensor<3x4x8xf32>
+  %vw = relay.mean %pw {axis = [2], keepdims = true} : (tensor<3x4x8xf32>) -> tensor<3x4x1xf32>
+  %sw = relay.sqrt %vw : tensor<3x4x1xf32>
+  %w = relay.divide %dw, %sw : (tensor<3x4x8xf32>, tensor<3x4x1xf32>) -> tensor<3x4x8xf32>
+  func.return %a, %b, %c, %w : tensor<3x4x8xf32>, tensor<3x4x8xf32>, tensor<3x4x8xf32>, tensor<3x4x8xf32>
+}
+
+// -----
+
+// A layer norm's scale that varies along a leading axis stays outside it; so does a
+// shift after a scaled layer norm that is used twice (the scale goes in).
+// CHECK-LABEL: func.func @affine_kept
+// CHECK:         %n = relay.nn.layer_norm %x
+// CHECK-NEXT:    %r = relay.multiply %n, %rows
+// CHECK:         %g = relay.nn.layer_norm %x, %gamma, %{{.*}} {axis = 1, epsilon = 0.0}
+// CHECK-NEXT:    %y = relay.add %g, %beta
+// CHECK-NEXT:    func.return
+func.func @affine_kept(%x: tensor<4x8xf32>, %beta: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %rows = relay.constant dense<[[1.0], [2.0], [3.0], [4.0]]> : tensor<4x1xf32>
+  %gamma = relay.constant dense<3.0> : tensor<8xf32>
+  %m = relay.mean %x {axis = [1], keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %d = relay.subtract %x, %m : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %p = relay.multiply %d, %d : tensor<4x8xf32>
+  %v = relay.mean %p {axis = [1], keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %s = relay.sqrt %v : tensor<4x1xf32>
+  %n = relay.divide %d, %s : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %r = relay.multiply %n, %rows : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %n2 = relay.divide %d, %s : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %g = relay.multiply %n2, %gamma : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %y = relay.add %g, %beta : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  func.return %r, %g, %y : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Softmax look-alikes: the max over another axis than the sum, exp(x) / sum without the
+// max (it overflows where softmax does not), a max floored at a finite value.
+// CHECK-LABEL: func.func @not_softmaxes
+// CHECK-NOT:     relay.nn.softmax
+func.func @not_softmaxes(%x: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>) {
+  %m0 = relay.max %x {axis = [0], keepdims = true} : (tensor<2x5xf32>) -> tensor<1x5xf32>
+  %t0 = relay.subtract %x, %m0 : (tensor<2x5xf32>, tensor<1x5xf32>) -> tensor<2x5xf32>
+  %e0 = relay.exp %t0 : tensor<2x5xf32>
+  %s0 = relay.sum %e0 {axis = [1], keepdims = true} : (tensor<2x5xf32>) -> tensor<2x1xf32>
+  %a = relay.divide %e0, %s0 : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
+  %e1 = relay.exp %x : tensor<2x5xf32>
+  %s1 = relay.sum %e1 {axis = [1], keepdims = true} : (tensor<2x5xf32>) -> tensor<2x1xf32>
+  %b = relay.divide %e1, %s1 : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
+  %floor = relay.constant dense<-10.0> : tensor<f32>
+  %m2 = relay.max %x {axis = [1]} : (tensor<2x5xf32>) -> tensor<2xf32>
+  %g2 = relay.maximum %floor, %m2 : (tensor<f32>, tensor<2xf32>) -> tensor<2xf32>
+  %m2k = relay.reshape %g2 {newshape = [2, 1]} : (tensor<2xf32>) -> tensor<2x1xf32>
+  %t2 = relay.subtract %x, %m2k : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
+  %e2 = relay.exp %t2 : tensor<2x5xf32>
+  %s2 = relay.sum %e2 {axis = [1], keepdims = true} : (tensor<2x5xf32>) -> tensor<2x1xf32>
+  %c = relay.divide %e2, %s2 : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
+  func.return %a, %b, %c : tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>
+}
