@@ -252,9 +252,9 @@ def test_recognize_decompositions_on_chains(data):
 def _layer_norm(b: GraphBuilder, draw, x, shape: tuple[int, ...]):
     """A layer norm over x's last k axes in one of the exporters' spellings (see the
     pass's table), with or without gamma and beta; the third result is its value in
-    float64 for the jax form (E[x*x] - E[x]^2 loses the variance's digits to
-    cancellation where the spread is small against the mean: the fused op is checked
-    against the exact value instead), else None."""
+    float64 for the jax and keras forms (jax's E[x*x] - E[x]^2 and keras' x * s - mean * s
+    lose digits to cancellation where the spread is small against the mean: the fused
+    op is checked against the exact value instead), else None."""
     rank = len(shape)
     k = draw(st.integers(1, rank))
     axes = [a - rank if draw(st.booleans()) else a for a in range(rank - k, rank)]
@@ -275,7 +275,7 @@ def _layer_norm(b: GraphBuilder, draw, x, shape: tuple[int, ...]):
     gamma_value = rng.standard_normal(norm).astype(np.float32) if draw(st.booleans()) else None
     gamma = b.const(gamma_value) if gamma_value is not None else None
     beta_value = rng.standard_normal(shape[-1]).astype(np.float32) if draw(st.booleans()) else None
-    form = draw(st.sampled_from(["torch", "reciprocal", "jax"]))
+    form = draw(st.sampled_from(["torch", "reciprocal", "jax", "keras"]))
 
     def exact(v: np.ndarray) -> np.ndarray:
         v = v.astype(np.float64)
@@ -293,6 +293,16 @@ def _layer_norm(b: GraphBuilder, draw, x, shape: tuple[int, ...]):
         if gamma is not None:
             r, gamma = _product(b, draw, r, gamma), None
         y = _product(b, draw, b.subtract(x, b.reshape(m, newshape=list(keep))), r)
+    elif form == "keras":  # tf.nn.batch_normalization: x * s + (beta - mean * s)
+        m = mean(x)
+        d = b.subtract(x, m)
+        s = b.divide(_scalar(b, 1.0), b.sqrt(plus_eps(mean(b.multiply(d, d)))))
+        if gamma is not None:
+            s, gamma = _product(b, draw, s, gamma), None
+        shift = _product(b, draw, m, s)
+        shift = b.subtract(b.const(beta_value), shift) if beta_value is not None else b.negative(shift)
+        y = b.add(_product(b, draw, x, s), shift) if draw(st.booleans()) else b.add(shift, _product(b, draw, x, s))
+        return y, relay.LayerNormOp, exact
     else:
         d = b.subtract(x, mean(x))
         sq = b.multiply(d, d) if draw(st.booleans()) else b.power(d, _scalar(b, 2.0))

@@ -13,13 +13,15 @@ of scalar arithmetic; each chain becomes one op, which a target can take as a wh
 | `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x * x * x)))` | `relay.nn.gelu {approximate = "tanh"}` |
 | `clip(relu(x), lo, hi)`, `relu(clip(x, lo, hi))` (ReLU6 and kin), `clip(clip(x))` (overlapping ranges) | `relay.clip` |
 | `(x - mean(x)) / sqrt(var(x) + eps)` over trailing axes, `var` as `mean((x - mean(x))^2)` or `max(mean(x * x) - mean(x)^2, 0)`, the division as `* 1/sqrt(..)` or `* (1/sqrt(..) * gamma)`, `mean` as `sum * 1/n` | `relay.nn.layer_norm` (gamma 1, beta 0 unless given) |
+| `x * s + (beta - mean(x) * s)`, `s = 1/sqrt(var(x) + eps) [* gamma]` (TF's batch_normalization, tf2onnx's Keras LayerNormalization) | `relay.nn.layer_norm` |
 | `layer_norm(x, 1, 0) * gamma`, `layer_norm(x, gamma, 0) + beta` (constants over the normalized axes; `add` or `bias_add`) | `relay.nn.layer_norm(x, gamma, beta)` |
 | `exp(x - max(x)) / sum(exp(x - max(x)))` over one axis (`max` guarded by `maximum(-inf, ..)` as jax writes it) | `relay.nn.softmax` |
 
 Constants are scalars (one element, not widening the result) compared with a relative
 tolerance of `REL_TOL` (exporters write 0.1666667 for 1/6). The normalizations are the
 forms of exporters without a LayerNormalization or Softmax op (torch's exporter below
-opset 17, tf2onnx and jax2tf); a reduction may drop its axes and a reshape put them back.
+opset 17, tf2onnx and jax2tf; the last two are exact only up to float rounding: they
+compute the variance or the shift another way); a reduction may drop its axes and a reshape put them back.
 For example
 
     %0 = relay.multiply %x, %c6 : (tensor<1x8x4x4xf32>, tensor<f32>) -> tensor<1x8x4x4xf32>   // 1/6
@@ -446,6 +448,29 @@ def std(chain: Chain, s: SSAValue, x: SSAValue, axes: tuple[int, ...]) -> float 
     return eps
 
 
+Param = np.ndarray | SSAValue | None
+"""A layer norm's gamma or beta: a value of the normalized shape, an array to make a
+constant of, or None (ones, zeros)."""
+
+
+def scaled_inverse_std(chain: Chain, q: SSAValue, x: SSAValue, axes: tuple[int, ...], axis: int
+                       ) -> tuple[float | None, Param]:
+    """(eps, gamma) when `q` is `1 / sqrt(var(x) + eps)` (gamma None) or that times a
+    gamma over the normalized axes (as jax2tf and TF's batch_normalization write it);
+    else (None, None)."""
+    eps = inverse_std(chain, q, x, axes)
+    scale = q.owner
+    if eps is not None or not isinstance(scale, relay.MultiplyOp):
+        return eps, None
+    for r, g in ((scale.lhs, scale.rhs), (scale.rhs, scale.lhs)):
+        gamma = as_param(g, x, axis)
+        eps = inverse_std(chain, r, x, axes) if gamma is not None else None
+        if eps is not None:
+            chain.ops.append(scale)
+            return eps, gamma
+    return None, None
+
+
 def over_normalized(value: np.ndarray, x: SSAValue, axis: int) -> np.ndarray | None:
     """A constant operand broadcast against x as an array of x's normalized shape (x's
     axes from `axis` on), or None if it varies along an axis before `axis`."""
@@ -459,11 +484,6 @@ def over_normalized(value: np.ndarray, x: SSAValue, axis: int) -> np.ndarray | N
         return np.broadcast_to(value, norm)
     except ValueError:
         return None
-
-
-Param = np.ndarray | SSAValue | None
-"""A layer norm's gamma or beta: a value of the normalized shape, an array to make a
-constant of, or None (ones, zeros)."""
 
 
 def layer_norm(x: SSAValue, axis: int, eps: float, gamma: Param = None, beta: Param = None) -> list[Operation]:
@@ -524,22 +544,49 @@ class LayerNormFromMoments(RewritePattern):
             axis = trailing(axes, len(x.type.get_shape()))
             if axis is None:
                 continue
-            gamma = None
             if isinstance(op, relay.DivideOp):
-                eps = std(chain, q, x, axes)
+                eps, gamma = std(chain, q, x, axes), None
             else:
-                eps = inverse_std(chain, q, x, axes)
-                scale = q.owner
-                if eps is None and isinstance(scale, relay.MultiplyOp):  # 1/std * gamma, as jax2tf
-                    for r, g in ((scale.lhs, scale.rhs), (scale.rhs, scale.lhs)):
-                        gamma = as_param(g, x, axis)
-                        eps = inverse_std(chain, r, x, axes) if gamma is not None else None
-                        if eps is not None:
-                            chain.ops.append(scale)
-                            break
+                eps, gamma = scaled_inverse_std(chain, q, x, axes, axis)
             if eps is not None:
                 replace_by(rewriter, op, layer_norm(x, axis, eps, gamma), chain)
                 return
+
+
+class LayerNormFromShift(RewritePattern):
+    """`x * s + (beta - mean(x) * s)` with `s = 1/sqrt(var(x) + eps) [* gamma]` (TF's
+    batch_normalization, as tf2onnx writes Keras' LayerNormalization; `-(mean(x) * s)`
+    without beta) -> layer_norm."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: relay.AddOp, rewriter: PatternRewriter) -> None:
+        if not float_valued(op.result) or isinstance(op.parent_op(), relay.CompositeOp):
+            return
+        for p, c in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            prod, shift = p.owner, c.owner
+            if not isinstance(prod, relay.MultiplyOp) or p.type != op.result.type:
+                continue
+            if isinstance(shift, relay.SubtractOp):
+                beta_value, shifted = shift.lhs, shift.rhs
+            elif isinstance(shift, relay.NegativeOp):
+                beta_value, shifted = None, shift.data
+            else:
+                continue
+            for x, q in ((prod.lhs, prod.rhs), (prod.rhs, prod.lhs)):
+                mean_times = shifted.owner
+                if x.type != op.result.type or not isinstance(mean_times, relay.MultiplyOp) or q not in (
+                        mean_times.lhs, mean_times.rhs):  # fmt: skip
+                    continue
+                chain = Chain([prod, shift, mean_times])
+                found = reduction(chain, other(mean_times, q), relay.MeanOp)
+                axis = trailing(found[1], len(x.type.get_shape())) if found and found[0] is x else None
+                if axis is None:
+                    continue
+                eps, gamma = scaled_inverse_std(chain, q, x, found[1], axis)
+                beta = as_param(beta_value, x, axis) if beta_value is not None else None
+                if eps is not None and (beta_value is None or beta is not None):
+                    replace_by(rewriter, op, layer_norm(x, axis, eps, gamma, beta), chain)
+                    return
 
 
 def _all(value: np.ndarray | None, fill: float) -> bool:
@@ -644,5 +691,6 @@ class RecognizeDecompositions(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = GreedyRewritePatternApplier([MergeReluClip(), HardSigmoidFromClip(), SoftmaxFromExp(),
-                                                LayerNormFromMoments(), LayerNormAffine(), ProductPatterns()])
+                                                LayerNormFromMoments(), LayerNormFromShift(), LayerNormAffine(),
+                                                ProductPatterns()])
         PatternRewriteWalker(patterns).rewrite_module(op)

@@ -135,3 +135,32 @@ func.func @jax_softmax(%x: tensor<1x214xf32>) -> tensor<1x214xf32> {
   %y = relay.divide %e, %s1 : (tensor<1x214xf32>, tensor<1x1xf32>) -> tensor<1x214xf32>
   func.return %y : tensor<1x214xf32>
 }
+
+// -----
+
+// tf2onnx's Keras LayerNormalization (tf.nn.batch_normalization): x * s + (beta - mean * s)
+// with s = gamma / sqrt(var + eps), the reciprocal as Reciprocal imports (1 / sqrt).
+// CHECK-LABEL: func.func @keras_layer_norm
+// CHECK-NEXT:    %gamma = relay.constant dense<2.000000e+00> : tensor<16xf32>
+// CHECK-NEXT:    %beta = relay.constant dense<5.000000e-01> : tensor<16xf32>
+// CHECK-NEXT:    %y = relay.nn.layer_norm %x, %gamma, %beta {axis = 2, epsilon = 0.0010000000474974513} : (tensor<1x4x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<1x4x16xf32>
+// CHECK-NEXT:    func.return %y
+func.func @keras_layer_norm(%x: tensor<1x4x16xf32>) -> tensor<1x4x16xf32> {
+  %eps = relay.constant dense<0.001> : tensor<f32>
+  %one = relay.constant dense<1.0> : tensor<f32>
+  %gamma = relay.constant dense<2.0> : tensor<16xf32>
+  %beta = relay.constant dense<0.5> : tensor<16xf32>
+  %m = relay.mean %x {axis = [2], keepdims = true} : (tensor<1x4x16xf32>) -> tensor<1x4x1xf32>
+  %d = relay.subtract %x, %m : (tensor<1x4x16xf32>, tensor<1x4x1xf32>) -> tensor<1x4x16xf32>
+  %sq = relay.multiply %d, %d : tensor<1x4x16xf32>
+  %v = relay.mean %sq {axis = [2], keepdims = true} : (tensor<1x4x16xf32>) -> tensor<1x4x1xf32>
+  %ve = relay.add %v, %eps : (tensor<1x4x1xf32>, tensor<f32>) -> tensor<1x4x1xf32>
+  %sd = relay.sqrt %ve : tensor<1x4x1xf32>
+  %r = relay.divide %one, %sd : (tensor<f32>, tensor<1x4x1xf32>) -> tensor<1x4x1xf32>
+  %s = relay.multiply %r, %gamma : (tensor<1x4x1xf32>, tensor<16xf32>) -> tensor<1x4x16xf32>
+  %xs = relay.multiply %x, %s : tensor<1x4x16xf32>
+  %ms = relay.multiply %m, %s : (tensor<1x4x1xf32>, tensor<1x4x16xf32>) -> tensor<1x4x16xf32>
+  %c = relay.subtract %beta, %ms : (tensor<16xf32>, tensor<1x4x16xf32>) -> tensor<1x4x16xf32>
+  %y = relay.add %xs, %c : tensor<1x4x16xf32>
+  func.return %y : tensor<1x4x16xf32>
+}
