@@ -1375,6 +1375,29 @@ class LayerNormOp(RelayOp):
 
 
 @relay_op
+class RMSNormOp(RelayOp):
+    """RMS norm over the trailing axes starting at `axis` (ONNX RMSNormalization, LLaMA's
+    RMSNorm): x / sqrt(mean(x * x) + epsilon) * gamma; gamma has the normalized shape."""
+
+    name = "relay.nn.rms_norm"
+    PROPS = (Int("axis", -1), Float("epsilon", 1e-5))
+    data = operand_def(TensorType)
+    gamma = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d, g = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "gamma")
+        _float(d, "data")
+        ds = shape_of(d)
+        ax = normalize_axis(props["axis"], len(ds), "property 'axis'")
+        _same_elem(d, g, "data", "gamma")
+        if shape_of(g) != ds[ax:]:
+            raise VerifyException(f"operand 'gamma' must have the normalized shape {list(ds[ax:])}, got {g}")
+        return [d]
+
+
+@relay_op
 class MeanOp(RelayOp):
     """Mean over `axis` (the complement when `exclude`); no axis (absent or []) means
     every axis, as in TVM."""
@@ -2793,7 +2816,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     Conv2DOp, DenseOp, MatmulOp, BatchMatmulOp, BiasAddOp,
     AddOp, SubtractOp, MultiplyOp, DivideOp,
     ReluOp, ClipOp, SigmoidOp, TanhOp, ErfOp, GeluOp, HardSigmoidOp, HardSwishOp, SiluOp, LeakyReluOp, SoftmaxOp,
-    MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, BatchNormOp, LayerNormOp, MeanOp,
+    MaxPool2DOp, AvgPool2DOp, GlobalAvgPool2DOp, BatchNormOp, LayerNormOp, RMSNormOp, MeanOp,
     ReshapeOp, TransposeOp, ConcatenateOp, PadOp, BatchFlattenOp, TakeOp, CastOp, ConstantOp,
     QuantizeOp, DequantizeOp, RequantizeOp, QnnConv2DOp, QnnDenseOp, QnnAddOp,
     *MATH_OPS,

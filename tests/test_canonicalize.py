@@ -6,8 +6,8 @@
   largest magnitude (folding reassociates float arithmetic), and no batch norm is left;
 - recognize-decompositions on random chains of exporter decompositions (HardSwish,
   HardSigmoid, SiLU, GELU erf/tanh, ReLU6 spellings): within 1e-5 of the output's
-  largest magnitude, and every chain became its op; the same for layer norms and
-  softmaxes as torch, tf2onnx and jax2tf spell them; on random graphs it changes nothing
+  largest magnitude, and every chain became its op; the same for layer norms, RMS norms
+  and softmaxes as torch, tf2onnx and jax2tf spell them; on random graphs it changes nothing
   the interpreter can see beyond that tolerance;
 - canonicalize-linear on random graphs of products, reshapes and epilogues: within the
   same tolerance, and every product with a constant right operand became a 2-D dense;
@@ -316,6 +316,26 @@ def _layer_norm(b: GraphBuilder, draw, x, shape: tuple[int, ...]):
     return y, relay.LayerNormOp, exact if form == "jax" else None
 
 
+def _rms_norm(b: GraphBuilder, draw, x, shape: tuple[int, ...]):
+    """An RMS norm over x's last k axes as torch exports LLaMA's and T5's."""
+    rank = len(shape)
+    k = draw(st.integers(1, rank))
+    axes = [a - rank if draw(st.booleans()) else a for a in range(rank - k, rank)]
+    eps = draw(st.sampled_from([0.0, 1e-6, 1e-5]))
+    sq = b.multiply(x, x) if draw(st.booleans()) else b.power(x, _scalar(b, 2.0))
+    ms = b.mean(sq, axis=axes, keepdims=True)
+    s = b.sqrt(ms if eps == 0.0 and draw(st.booleans()) else b.add(ms, _scalar(b, eps)))
+    form = draw(st.sampled_from(["div", "reciprocal", "scaled"]))
+    gamma = b.const(np.random.default_rng(k).standard_normal(shape[rank - k:]).astype(np.float32))
+    if form == "div":
+        y = b.divide(x, s)
+    elif form == "reciprocal":
+        y = _product(b, draw, x, b.divide(_scalar(b, 1.0), s))
+    else:
+        return _product(b, draw, x, _product(b, draw, b.divide(_scalar(b, 1.0), s), gamma)), relay.RMSNormOp, None
+    return (_product(b, draw, y, gamma) if draw(st.booleans()) else y), relay.RMSNormOp, None
+
+
 def _softmax(b: GraphBuilder, draw, x, shape: tuple[int, ...]):
     """A softmax over one axis of x as torch code or jax2tf writes it."""
     rank = len(shape)
@@ -332,7 +352,7 @@ def _softmax(b: GraphBuilder, draw, x, shape: tuple[int, ...]):
 @SETTINGS
 @given(data=st.data())
 def test_recognize_normalizations(data):
-    """Each drawn layer norm or softmax of the input becomes its op, and the results stay
+    """Each drawn layer norm, RMS norm or softmax of the input becomes its op, and the results stay
     within the tolerance of the interpreter's before the pass (of the exact value for
     jax's layer norm, see `_layer_norm`)."""
     draw = data.draw
@@ -340,7 +360,7 @@ def test_recognize_normalizations(data):
     b = GraphBuilder()
     x = b.input("x", shape)
     outputs, expected, exact = [], [], {}
-    for chain in draw(st.lists(st.sampled_from([_layer_norm, _softmax]), min_size=1, max_size=3)):
+    for chain in draw(st.lists(st.sampled_from([_layer_norm, _rms_norm, _softmax]), min_size=1, max_size=3)):
         y, op_type, value = chain(b, draw, x, shape)
         if value is not None:
             exact[f"out{len(outputs)}"] = value

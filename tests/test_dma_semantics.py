@@ -24,6 +24,7 @@ import re
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from xdsl.parser import Parser
 from e2e_util import scratchpad_conflicts
 from accel.compiler.fuzz.graphs import relay_graphs
 
@@ -94,28 +95,68 @@ NONE = "{hoist=false forward=false cross-region=false double-buffer=false prefet
 """optimize-dma with every part off: insert-dma's placement."""
 
 
+def _traffic(module) -> int:
+    from accel.compiler.compile_report import planned_dma
+
+    d = planned_dma(module)
+    return d["bytes_to_device"] + d["bytes_to_host"]
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graph=relay_graphs(max_ops=6, ops=OPS))
 def test_optimize_dma_options_preserve_results(graph, tiny_target):
-    """Every part of optimize-dma off in turn: results unchanged, never more bytes."""
-    from accel.compiler.compile_report import planned_dma
-
+    """Every part of optimize-dma off in turn: results unchanged; optimize-dma never moves
+    more bytes than insert-dma's placement, and partial-residency never more than it was
+    given. (Both together can: see `test_double_buffering_can_cost_residency`.)"""
     results, traffic = {}, {}
     for extra in ("", "{hoist=false}", "{forward=false}", "{cross-region=false}", "{double-buffer=false}",
                   "{prefetch-regions=false}", NONE):
         ctx = make_context(tiny_target)
         module = graph.module.clone()
-        for p in full_passes(tiny_target, extra):
+        passes = full_passes(tiny_target, extra)
+        for p in passes:
+            if p.name == "partial-residency":
+                traffic[extra] = given = _traffic(module)
             p.apply(ctx, module)
+            if p.name == "partial-residency":
+                assert _traffic(module) <= given, f"partial-residency after optimize-dma{extra}"
         results[extra] = run_module(module, graph.inputs)
-        d = planned_dma(module)
-        traffic[extra] = d["bytes_to_device"] + d["bytes_to_host"]
     base = run_module(graph.module, graph.inputs)
     for extra, res in results.items():
         assert_same(base, res, f"optimize-dma{extra}")
     assert traffic[""] <= traffic[NONE]
     # Prefetching across regions moves the same bytes, earlier.
     assert traffic[""] == traffic["{prefetch-regions=false}"]
+
+
+DOUBLE_BUFFERED_CONCAT = """
+func.func @main(%x0: tensor<1x4x8x8xf32>) -> tensor<2x4x1x1xf32> {
+  %0 = relay.concatenate %x0, %x0 : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %1 = relay.nn.global_avg_pool2d %0 : (tensor<2x4x8x8xf32>) -> tensor<2x4x1x1xf32>
+  func.return %1 : tensor<2x4x1x1xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="known: double buffering takes the scratchpad partial-residency would keep "
+                                        "slabs in (phase ordering), see the test's docstring")
+def test_double_buffering_can_cost_residency(tiny_target):
+    """Found by the property above on 2026-12-04: a concatenation read back by a channel-
+    tiled average pool on the 2 KiB npu. Without double buffering, partial-residency
+    keeps two channels of the concatenation on the device (3,072 + 1,056 bytes moved,
+    754 cycles by the report's timeline); with it, the pool's second buffer leaves room
+    for one (3,584 + 1,568 bytes, 786 cycles; 770 without partial-residency at all). So
+    the pipeline as a whole can move more bytes, and take longer, with optimize-dma's
+    double buffering than without; optimize-dma decides before partial-residency
+    knows what it could keep."""
+    results = {}
+    for extra in ("", "{double-buffer=false}"):
+        ctx = make_context(tiny_target)
+        module = Parser(ctx, DOUBLE_BUFFERED_CONCAT).parse_module()
+        for p in full_passes(tiny_target, extra):
+            p.apply(ctx, module)
+        results[extra] = _traffic(module)
+    assert results[""] <= results["{double-buffer=false}"], results
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -268,6 +268,25 @@ def test_a_mean_over_axes_of_extent_one_runs(tmp_path):
         assert got[k].shape == ref.shape and np.abs(got[k] - ref).max() <= FLOAT_TOL * np.abs(ref).max(), k
 
 
+@pytest.mark.parametrize("axis", [-1, 1], ids=["last", "two_axes"])
+def test_rms_normalization_runs_on_dnnl(tmp_path, axis):
+    """RMSNormalization (opset 23) on oneDNN 2.x: a sum-of-squares reduction with a
+    linear post-op, then a layer normalization with those statistics (mean zero)."""
+    rng = np.random.default_rng(4)
+    node = oh.make_node("RMSNormalization", ["x", "g"], ["y"], axis=axis, epsilon=1e-4)
+    scale = (3, 16) if axis == 1 else (16,)
+    graph = oh.make_graph([node], "rms", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 16])],
+                          [oh.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 16])],
+                          [nh.from_array(rng.standard_normal(scale).astype(np.float32), "g")])
+    path = str(tmp_path / "rms.onnx")
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 23)]), path)
+    compiled = compile_dnnl(path, tmp_path / "out")
+    assert compiled.report["ops"]["host"] == 0, compiled.report["rejected"]
+    feeds = {"x": (rng.standard_normal((2, 3, 16)) * 3 + 1).astype(np.float32)}
+    got, want = compiled.run(feeds)["y"], ort_run(path, feeds)["y"]
+    assert np.abs(got - want).max() <= FLOAT_TOL * np.abs(want).max()
+
+
 NON_FINITE_SCALE = """
 func.func @main(%q: tensor<1x2x4x8xf32>) -> tensor<1x2x4x4xf32> {
   %s = relay.constant dense<0x7F800000> : tensor<f32>

@@ -22,7 +22,7 @@ rng = np.random.default_rng(0)
 F64_KERNELS = {"relay.exp", "relay.log", "relay.sqrt", "relay.sigmoid", "relay.tanh", "relay.erf", "relay.nn.gelu",
                "relay.nn.leaky_relu", "relay.nn.softmax", "relay.nn.batch_matmul",
                "relay.nn.dense", "relay.nn.avg_pool2d", "relay.nn.global_avg_pool2d", "relay.nn.batch_norm",
-               "relay.nn.layer_norm", "relay.mean", "relay.nn.conv2d_transpose"}
+               "relay.nn.layer_norm", "relay.nn.rms_norm", "relay.mean", "relay.nn.conv2d_transpose"}
 
 
 def f64_model() -> onnx.ModelProto:
@@ -38,13 +38,15 @@ def f64_model() -> onnx.ModelProto:
         n("GlobalAveragePool", ["ap"], ["gap"]),
         n("BatchNormalization", ["img", "bn_s", "bn_b", "bn_m", "bn_v"], ["bn"]),
         n("LayerNormalization", ["bn", "ln_s", "ln_b"], ["ln"], axis=-1),
-        n("ReduceMean", ["ln", "axes"], ["rm"], keepdims=1),
+        n("RMSNormalization", ["ln", "rms_s"], ["rms"], axis=-2, epsilon=1e-3),
+        n("ReduceMean", ["rms", "axes"], ["rm"], keepdims=1),
         n("ConvTranspose", ["rm", "ct_w"], ["ct"], strides=[2, 2]),
         n("MatMul", ["b", "bw"], ["bm"]),
     ]
     inits = {"w": rng.standard_normal((4, 4)), "g": rng.standard_normal((4, 4)),
              "bn_s": rng.standard_normal(2), "bn_b": rng.standard_normal(2), "bn_m": rng.standard_normal(2),
              "bn_v": rng.random(2) + 0.5, "ln_s": rng.standard_normal(6), "ln_b": rng.standard_normal(6),
+             "rms_s": rng.standard_normal((5, 6)),
              "axes": np.array([1], np.int64), "ct_w": rng.standard_normal((1, 2, 2, 2)),
              "bw": rng.standard_normal((2, 4, 3))}
     graph = h.make_graph(
@@ -53,7 +55,7 @@ def f64_model() -> onnx.ModelProto:
         [h.make_tensor_value_info("out_vec", T.DOUBLE, [3, 4]), h.make_tensor_value_info("gap", T.DOUBLE, [1, 2, 1, 1]),
          h.make_tensor_value_info("ct", T.DOUBLE, [1, 2, 10, 12]), h.make_tensor_value_info("bm", T.DOUBLE, [2, 3, 3])],
         [nh.from_array(np.asarray(v, np.int64 if k == "axes" else np.float64), k) for k, v in inits.items()])
-    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 20)])
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 23)])  # RMSNormalization: opset 23
     onnx.checker.check_model(model, full_check=True)
     return model
 

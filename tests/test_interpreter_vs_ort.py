@@ -440,6 +440,18 @@ def layer_norm_case(name, x, axis, eps):
     return Case(model, b.build([y], ["y"]), {"x": xv})
 
 
+@cases("rms_norm", {"last": dict(x=(2, 3, 8), axis=-1, eps=1e-5), "axis1": dict(x=(2, 3, 4), axis=1, eps=1e-3)})
+def rms_norm_case(name, x, axis, eps):
+    rng = rng_for(name)
+    xv = randn(rng, x, scale=2.0)
+    gamma = randn(rng, x[axis % len(x):])
+    node = helper.make_node("RMSNormalization", ["x", "g"], ["y"], axis=axis, epsilon=eps)
+    model = onnx_model([node], {"x": xv}, {"y": F32}, {"g": gamma}, opset=23)  # RMSNormalization: opset 23
+    b = GraphBuilder()
+    y = b.rms_norm(b.input("x", x), b.const(gamma), axis=axis, epsilon=eps)
+    return Case(model, b.build([y], ["y"]), {"x": xv})
+
+
 @cases("mean", {
     "axis1": dict(axis=(1,), keepdims=False, exclude=False, onnx_axes=(1,)),
     "axes-keepdims": dict(axis=(0, 2), keepdims=True, exclude=False, onnx_axes=(0, 2)),

@@ -461,6 +461,22 @@ def test_layer_norm_with_statistics_outputs():
     assert_matches_ort(m, {"x": f32(2, 3, 4)})
 
 
+@pytest.mark.parametrize("axis,scale", [(-1, (4,)), (1, (3, 4)), (1, (1, 4))], ids=str)
+def test_rms_normalization(axis, scale):
+    """ONNX RMSNormalization (opset 23): a broadcast scale is expanded to the normalized
+    shape; the importer emits relay.nn.rms_norm."""
+    m = make([h.make_node("RMSNormalization", ["x", "s"], ["y"], axis=axis, epsilon=1e-3)], [vi("x", [2, 3, 4])],
+             [vi("y", None)], [("s", f32(*scale))], opset=23)
+    assert "relay.nn.rms_norm" in ops(import_onnx_model(m))
+    assert_matches_ort(m, {"x": f32(2, 3, 4) * 3})
+
+
+def test_rms_normalization_stash_type_is_an_error():
+    m = make([h.make_node("RMSNormalization", ["x", "s"], ["y"], stash_type=0)], [vi("x", [2, 4])],
+             [vi("y", None)], [("s", f32(4))], opset=23)
+    assert "stash_type 0 is not supported (only 1: float32)" in import_error(m)
+
+
 def test_integer_elementwise_and_cast():
     m = make([h.make_node("Div", ["a", "b"], ["q"]), h.make_node("Cast", ["q"], ["y"], to=T.FLOAT)],
              [vi("a", [6], T.INT32), vi("b", [6], T.INT32)], [vi("y", [6])], opset=13)

@@ -396,6 +396,20 @@ def test_layer_norm():
         relay.LayerNormOp(x, n, n, axis=-2)
 
 
+def test_rms_norm():
+    x, n, g2, bad, ints = vals(t(2, 3, 4), t(4), t(3, 4), t(3), t(2, 3, 4, dtype=i8))
+    assert shape(relay.RMSNormOp(x, n)) == (2, 3, 4)
+    assert shape(relay.RMSNormOp(x, g2, axis=1)) == (2, 3, 4)
+    with raises("operand 'gamma' must have the normalized shape [4], got tensor<3xf32>"):
+        relay.RMSNormOp(x, bad)
+    with raises("operand 'gamma' must have the normalized shape [3, 4]"):
+        relay.RMSNormOp(x, n, axis=-2)
+    with raises("property 'axis'"):
+        relay.RMSNormOp(x, n, axis=3)
+    with raises("operand 'data' must have a float element type, got tensor<2x3x4xi8>"):
+        relay.RMSNormOp(ints, n)
+
+
 @pytest.mark.parametrize(
     "props, expected",
     [

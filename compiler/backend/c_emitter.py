@@ -830,6 +830,11 @@ class HostKernelEmitter:
             s = shape_of(op.data.type)
             return [f"acc_layer_norm_{r}({self.p(op.data)}, {self.p(op.gamma)}, {self.p(op.beta)}, {y}, {len(s)}, "
                     f"{m.shape_array(s)}, {op.prop('axis')}, {c_double(op.prop('epsilon'))})"]
+        if isinstance(op, relay.RMSNormOp):
+            r = self.real_suffix(op)
+            s = shape_of(op.data.type)
+            return [f"acc_rms_norm_{r}({self.p(op.data)}, {self.p(op.gamma)}, {y}, {len(s)}, {m.shape_array(s)}, "
+                    f"{op.prop('axis')}, {c_double(op.prop('epsilon'))})"]
         if isinstance(op, relay.MeanOp):
             r = self.real_suffix(op)
             s = shape_of(op.data.type)

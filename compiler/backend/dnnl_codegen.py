@@ -334,6 +334,10 @@ def _anchor_kind(op: Operation, outer: dict[SSAValue, SSAValue]) -> str:
         if _constant(op.operands[1]) is None or _constant(op.operands[2]) is None:
             raise Unsupported("layer norm with non-constant gamma/beta")
         return "layer_norm"
+    if name == "relay.nn.rms_norm":
+        if _constant(op.operands[1]) is None:
+            raise Unsupported("RMS norm with a non-constant gamma")
+        return "rms_norm"
     if name in ("relay.reshape", "relay.nn.batch_flatten"):
         return "reshape"
     if name == "relay.transpose":
@@ -374,7 +378,7 @@ def _plan_body(ops: list[Operation], outer: dict[SSAValue, SSAValue]) -> Step:
     anchor, *epilogue = rest
     kind = _anchor_kind(anchor, outer)
     data_operands = list(anchor.operands)
-    if kind == "layer_norm":
+    if kind in ("layer_norm", "rms_norm"):
         data_operands = data_operands[:1]
     elif kind == "eltwise" and (scalar := _scalar_operand(anchor, outer)) is not None:
         data_operands = [anchor.operands[1 - scalar[0]]]
@@ -390,7 +394,7 @@ def _plan_body(ops: list[Operation], outer: dict[SSAValue, SSAValue]) -> Step:
     step = Step(kind, anchor, inputs, anchor.results[0], input_quant=input_quant)
     if kind == "eltwise":  # the primitive computes the first; the rest are its post-ops
         step.eltwise, *step.post_ops = _eltwise(anchor, outer)
-    if kind == "layer_norm":
+    if kind in ("layer_norm", "rms_norm"):
         step.inputs += [out(v) for v in anchor.operands[1:]]
     quantized = any(q is not None for q in input_quant)
     chain = anchor.results[0]
@@ -1096,6 +1100,50 @@ class RegionPrinter:
             y = self.plain_output(step.result, md2)
             return [f"{{DNNL_ARG_SRC, {xm}}}", f"{{DNNL_ARG_SCALE, {g}}}", f"{{DNNL_ARG_SHIFT, {bt}}}",
                     f"{{DNNL_ARG_DST, {y}}}"]
+
+        self.finish(desc, None, args)
+
+    def print_rms_norm(self, step: Step) -> None:
+        """x / sqrt(mean(x * x) + eps) * gamma; oneDNN 2.x's layer normalization has no RMS
+        flag: a reduction (the sum of squares per row, a linear post-op making it their
+        mean) into a scratch memory, then a layer normalization that takes it as the
+        variance and zeros as the mean (`dnnl_use_global_stats`)."""
+        x, gamma = step.inputs
+        shape = _shape(x)
+        axis = int(step.anchor.prop("axis")) % len(shape)
+        rows, cols = math.prod(shape[:axis]), math.prod(shape[axis:])
+        plain, _ = self.plain_input(x)
+        md2 = self.plain_md((rows, cols), "f32")
+        xm = self.alias(plain, md2)
+        column = self.plain_md((rows, 1), "f32")
+        square_mean = self.fresh("ms")
+        self.line(f"dnnl_memory_t {square_mean};")
+        self.attempt(f"accel_dnnl_memory(r, &{column}, NULL, &{square_mean})")
+        self.line("{")  # each primitive's `args` in a scope of its own
+        red = self.fresh("red")
+        self.line(f"dnnl_reduction_desc_t {red};")
+        self.check(f"dnnl_reduction_desc_init(&{red}, dnnl_reduction_norm_lp_power_p_sum, &{md2}, &{column}, 2.0f, "
+                   f"0.0f)")
+        attr, _ = self.attr(Step("mean", step.anchor, [x], step.result,
+                                 post_ops=[PostOp("eltwise", "dnnl_eltwise_linear", 1.0 / cols)]))
+        self.finish(red, attr, lambda pd: [f"{{DNNL_ARG_SRC, {xm}}}", f"{{DNNL_ARG_DST, {square_mean}}}"])
+        self.line("}")
+        stats = self.plain_md((rows,), "f32")
+        variance = self.alias(square_mean, stats)
+        zeros = self.fresh("zeros")
+        self.line(f"dnnl_memory_t {zeros};")
+        self.attempt(f"accel_dnnl_memory(r, &{stats}, (void *){self.static_floats(np.zeros(rows))}, &{zeros})")
+        desc = self.fresh("ln")
+        self.line(f"dnnl_layer_normalization_desc_t {desc};")
+        self.check(f"dnnl_layer_normalization_forward_desc_init(&{desc}, dnnl_forward_inference, &{md2}, &{stats}, "
+                   f"{c_float(float(step.anchor.prop('epsilon')))}, dnnl_use_global_stats | dnnl_use_scale)")
+        cmd = self.plain_md((cols,), "f32")
+
+        def args(pd: str) -> list[str]:
+            g = self.constant_memory(gamma, cmd)
+            y = self.plain_output(step.result, md2)
+            return [f"{{DNNL_ARG_SRC, {xm}}}", f"{{DNNL_ARG_MEAN, {zeros}}}", f"{{DNNL_ARG_VARIANCE, {variance}}}",
+                    f"{{DNNL_ARG_SCALE, {g}}}", f"{{DNNL_ARG_DST, {y}}}"]
 
         self.finish(desc, None, args)
 

@@ -368,6 +368,17 @@ def _layer_norm(g: _Gen):
     return g.b.layer_norm(x, gamma, beta, axis=axis, epsilon=g.draw(st.floats(1e-6, 1e-2)))
 
 
+@kind("rms_norm")
+def _rms_norm(g: _Gen):
+    x = g.pick(lambda v: is_float(v) and len(shape(v)) >= 1)
+    if x is None:
+        return None
+    rank = len(shape(x))
+    axis = g.draw(st.integers(-rank, rank - 1))
+    gamma = g.const(g.floats(shape(x)[axis % rank :], 0.5, 1.5))
+    return g.b.rms_norm(x, gamma, axis=axis, epsilon=g.draw(st.floats(1e-6, 1e-2)))
+
+
 @kind("mean")
 def _mean(g: _Gen):
     x = g.pick(lambda v: is_float(v) and len(shape(v)) >= 1)

@@ -141,6 +141,7 @@ class RelayFunctions(InterpreterFunctions):
     run_global_avg_pool2d = kernel(relay.GlobalAvgPool2DOp)(_with_props(ref.global_avg_pool2d))
     run_batch_norm = kernel(relay.BatchNormOp)(_with_props(ref.batch_norm))
     run_layer_norm = kernel(relay.LayerNormOp)(_with_props(ref.layer_norm))
+    run_rms_norm = kernel(relay.RMSNormOp)(_with_props(ref.rms_norm))
     run_transpose = kernel(relay.TransposeOp)(_with_props(ref.transpose))
     run_pad = kernel(relay.PadOp)(_with_props(ref.pad))
     run_batch_flatten = kernel(relay.BatchFlattenOp)(_with_props(ref.batch_flatten))

@@ -369,6 +369,16 @@ def layer_norm(data: np.ndarray, gamma: np.ndarray, beta: np.ndarray, axis: int 
     return (normed.astype(data.dtype, copy=False) * gamma + beta).astype(data.dtype, copy=False)
 
 
+def rms_norm(data: np.ndarray, gamma: np.ndarray, axis: int = -1, epsilon: float = 1e-5) -> np.ndarray:
+    """ONNX RMSNormalization: x / sqrt(mean(x * x) + epsilon) over axes [axis, rank), times
+    gamma; float16 data is normalised in float32 (ONNX's stash_type = 1)."""
+    axes = tuple(range(axis % data.ndim, data.ndim))
+    x = np.ascontiguousarray(data.astype(np.float32) if data.dtype == np.float16 else data)
+    square_mean = np.mean(x * x, axis=axes, keepdims=True)  # contiguous: a fixed sum order
+    normed = x / np.sqrt(square_mean + np.asarray(epsilon, x.dtype))
+    return (normed.astype(data.dtype, copy=False) * gamma).astype(data.dtype, copy=False)
+
+
 def mean(data: np.ndarray, axes: Sequence[int], keepdims: bool = False) -> np.ndarray:
     """Mean over `axes` (already resolved: relay's `exclude` and "all axes" applied)."""
     return np.asarray(np.mean(np.ascontiguousarray(data), axis=tuple(axes), keepdims=keepdims), dtype=data.dtype)

@@ -14,7 +14,8 @@ of scalar arithmetic; each chain becomes one op, which a target can take as a wh
 | `clip(relu(x), lo, hi)`, `relu(clip(x, lo, hi))` (ReLU6 and kin), `clip(clip(x))` (overlapping ranges) | `relay.clip` |
 | `(x - mean(x)) / sqrt(var(x) + eps)` over trailing axes, `var` as `mean((x - mean(x))^2)` or `max(mean(x * x) - mean(x)^2, 0)`, the division as `* 1/sqrt(..)` or `* (1/sqrt(..) * gamma)`, `mean` as `sum * 1/n` | `relay.nn.layer_norm` (gamma 1, beta 0 unless given) |
 | `x * s + (beta - mean(x) * s)`, `s = 1/sqrt(var(x) + eps) [* gamma]` (TF's batch_normalization, tf2onnx's Keras LayerNormalization) | `relay.nn.layer_norm` |
-| `layer_norm(x, 1, 0) * gamma`, `layer_norm(x, gamma, 0) + beta` (constants over the normalized axes; `add` or `bias_add`) | `relay.nn.layer_norm(x, gamma, beta)` |
+| `x / sqrt(mean(x * x) + eps)` over trailing axes, the division as `* 1/sqrt(..)` or `* (1/sqrt(..) * gamma)` (LLaMA's and T5's RMSNorm) | `relay.nn.rms_norm` (gamma 1 unless given) |
+| `layer_norm(x, 1, 0) * gamma`, `rms_norm(x, 1) * gamma`, `layer_norm(x, gamma, 0) + beta` (constants over the normalized axes; `add` or `bias_add`) | the norm with gamma and beta |
 | `exp(x - max(x)) / sum(exp(x - max(x)))` over one axis (`max` guarded by `maximum(-inf, ..)` as jax writes it) | `relay.nn.softmax` |
 
 Constants are scalars (one element, not widening the result) compared with a relative
@@ -383,23 +384,31 @@ def centered(chain: Chain, d: SSAValue) -> tuple[SSAValue, tuple[int, ...]] | No
     return found
 
 
+def mean_square(chain: Chain, v: SSAValue) -> tuple[SSAValue, tuple[int, ...]] | None:
+    """(y, axes) when `v` is `mean(y * y)` (or of `y^2`) over `axes`, its axes kept."""
+    found = reduction(chain, v, relay.MeanOp)
+    if found is None:
+        return None
+    sq, axes = found
+    op = sq.owner
+    if isinstance(op, relay.MultiplyOp) and op.lhs is op.rhs:
+        base = op.lhs
+    elif isinstance(op, relay.PowerOp) and scalar(op.rhs, op.lhs, sq) == 2.0:
+        base = op.lhs
+    else:
+        return None
+    chain.ops.append(op)
+    return base, axes
+
+
 def is_variance(chain: Chain, v: SSAValue, x: SSAValue, axes: tuple[int, ...]) -> bool:
     """Whether `v` is the (biased) variance of x over `axes`: `mean((x - mean(x))^2)`, or
     `mean(x * x) - mean(x)^2` (floored at 0, as jax writes it)."""
-    found = reduction(chain, v, relay.MeanOp)
+    found = mean_square(chain, v)
     if found is not None:
-        sq, sq_axes = found
-        op = sq.owner
-        if sq_axes != axes:
-            return False
-        if isinstance(op, relay.MultiplyOp) and op.lhs is op.rhs:
-            base = op.lhs
-        elif isinstance(op, relay.PowerOp) and scalar(op.rhs, op.lhs, sq) == 2.0:
-            base = op.lhs
-        else:
-            return False
-        chain.ops.append(op)
-        return centered(chain, base) == (x, axes)
+        return found[1] == axes and centered(chain, found[0]) == (x, axes)
+    if isinstance(v.owner, relay.MeanOp):
+        return False
     w = v
     if isinstance(w.owner, relay.ReshapeOp):
         chain.ops.append(w.owner)
@@ -486,19 +495,26 @@ def over_normalized(value: np.ndarray, x: SSAValue, axis: int) -> np.ndarray | N
         return None
 
 
-def layer_norm(x: SSAValue, axis: int, eps: float, gamma: Param = None, beta: Param = None) -> list[Operation]:
-    """The constants and the `relay.nn.layer_norm` of x over its axes from `axis` on."""
+def norm_params(x: SSAValue, axis: int, *given: tuple[Param, float]) -> tuple[list[Operation], list[SSAValue]]:
+    """Values for the parameters of a norm of x over its axes from `axis` on, each given
+    as (param, the fill of a missing one): the constants made, and the values."""
     norm = x.type.get_shape()[axis:]
     dtype = numpy_dtype(x.type.element_type)
     new: list[Operation] = []
-    params = []
-    for given, fill in ((gamma, 1), (beta, 0)):
-        if not isinstance(given, SSAValue):
-            new.append(inline_constant(np.full(norm, fill, dtype) if given is None
-                                       else np.ascontiguousarray(given, dtype)))
-            given = new[-1].results[0]
-        params.append(given)
-    return [*new, relay.LayerNormOp(x, *params, axis=axis, epsilon=eps)]
+    values = []
+    for param, fill in given:
+        if not isinstance(param, SSAValue):
+            new.append(inline_constant(np.full(norm, fill, dtype) if param is None
+                                       else np.ascontiguousarray(param, dtype)))
+            param = new[-1].results[0]
+        values.append(param)
+    return new, values
+
+
+def layer_norm(x: SSAValue, axis: int, eps: float, gamma: Param = None, beta: Param = None) -> list[Operation]:
+    """The constants and the `relay.nn.layer_norm` of x over its axes from `axis` on."""
+    new, values = norm_params(x, axis, (gamma, 1), (beta, 0))
+    return [*new, relay.LayerNormOp(x, *values, axis=axis, epsilon=eps)]
 
 
 def as_param(c: SSAValue, x: SSAValue, axis: int, reshape: list[int] | None = None) -> Param:
@@ -589,29 +605,97 @@ class LayerNormFromShift(RewritePattern):
                     return
 
 
+def root_mean_square(chain: Chain, s: SSAValue, x: SSAValue) -> tuple[float, tuple[int, ...]] | None:
+    """(eps, axes) when `s` is `sqrt(mean(x * x) + eps)` over `axes` (eps >= 0)."""
+    op = s.owner
+    if not isinstance(op, relay.SqrtOp):
+        return None
+    chain.ops.append(op)
+    sum_ = chain.plus_const(op.data)
+    ms, eps = sum_ if sum_ is not None else (op.data, 0.0)
+    found = mean_square(chain, ms)
+    if eps < 0 or found is None or found[0] is not x:
+        return None
+    return eps, found[1]
+
+
+def inverse_rms(chain: Chain, q: SSAValue, x: SSAValue) -> tuple[float, tuple[int, ...]] | None:
+    """(eps, axes) when `q` is `1 / sqrt(mean(x * x) + eps)`."""
+    op = q.owner
+    if not isinstance(op, relay.DivideOp) or not close(scalar(op.lhs, op.rhs, q) or 0.0, 1.0):
+        return None
+    chain.ops.append(op)
+    return root_mean_square(chain, op.rhs, x)
+
+
+class RMSNormFromMoments(RewritePattern):
+    """`x / sqrt(mean(x * x) + eps)`, `x * (1 / sqrt(..))` and `x * (1 / sqrt(..) * gamma)`
+    over trailing axes (LLaMA's and T5's RMSNorm as torch exports it) -> rms_norm. Tried
+    after the layer norms: `(x - mean) / sqrt(var + eps)` is an RMS norm of `x - mean`."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, (relay.DivideOp, relay.MultiplyOp)) or not float_valued(op.results[0]):
+            return
+        if isinstance(op.parent_op(), relay.CompositeOp):
+            return
+        for x, q in ((op.lhs, op.rhs), (op.rhs, op.lhs)) if isinstance(op, relay.MultiplyOp) else ((op.lhs, op.rhs),):
+            if op.results[0].type != x.type:
+                continue
+            chain = Chain()
+            gamma: Param = None
+            if isinstance(op, relay.DivideOp):
+                found = root_mean_square(chain, q, x)
+            else:
+                found = inverse_rms(chain, q, x)
+                scale = q.owner
+                if found is None and isinstance(scale, relay.MultiplyOp):  # 1/rms * gamma
+                    for r, g in ((scale.lhs, scale.rhs), (scale.rhs, scale.lhs)):
+                        found = inverse_rms(chain, r, x)
+                        axis = trailing(found[1], len(x.type.get_shape())) if found else None
+                        gamma = as_param(g, x, axis) if axis is not None else None
+                        if gamma is not None:
+                            chain.ops.append(scale)
+                            break
+                        found = None
+            axis = trailing(found[1], len(x.type.get_shape())) if found else None
+            if axis is not None:
+                replace_by(rewriter, op, rms_norm(x, axis, found[0], gamma), chain)
+                return
+
+
+def rms_norm(x: SSAValue, axis: int, eps: float, gamma: Param = None) -> list[Operation]:
+    """The constant and the `relay.nn.rms_norm` of x over its axes from `axis` on."""
+    new, (g,) = norm_params(x, axis, (gamma, 1))
+    return [*new, relay.RMSNormOp(x, g, axis=axis, epsilon=eps)]
+
+
 def _all(value: np.ndarray | None, fill: float) -> bool:
     return value is not None and bool(np.all(value == fill))
 
 
-class LayerNormAffine(RewritePattern):
-    """`layer_norm(x, 1, 0) * gamma` and `layer_norm(x, gamma, 0) + beta` (`add` or
-    `bias_add`; of a value of the normalized shape, or a constant that broadcasts over the
-    normalized axes) -> one layer_norm; exact: the normalized values are scaled by 1 and
-    shifted by 0 first."""
+class NormAffine(RewritePattern):
+    """`layer_norm(x, 1, 0) * gamma`, `rms_norm(x, 1) * gamma` and `layer_norm(x, gamma,
+    0) + beta` (`add` or `bias_add`; of a value of the normalized shape, or a constant that
+    broadcasts over the normalized axes) -> one norm; exact: the normalized values are
+    scaled by 1 and shifted by 0 first."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, (relay.MultiplyOp, relay.AddOp, relay.BiasAddOp)):
             return
         for ln_value, c in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
             ln = ln_value.owner
-            if isinstance(ln, relay.LayerNormOp) and ln_value.has_one_use() and op.results[0].type == ln_value.type:
+            if (isinstance(ln, (relay.LayerNormOp, relay.RMSNormOp)) and ln_value.has_one_use()
+                    and op.results[0].type == ln_value.type):  # fmt: skip
                 break
             if isinstance(op, relay.BiasAddOp):
                 return
         else:
             return
         scales = isinstance(op, relay.MultiplyOp)
-        if not _all(known_value(ln.beta), 0.0) or scales and not _all(known_value(ln.gamma), 1.0):
+        rms = isinstance(ln, relay.RMSNormOp)
+        if rms and not scales or not rms and not _all(known_value(ln.beta), 0.0):
+            return
+        if scales and not _all(known_value(ln.gamma), 1.0):
             return
         x = ln.data
         rank = len(x.type.get_shape())
@@ -626,6 +710,9 @@ class LayerNormAffine(RewritePattern):
         else:
             param = as_param(c, x, axis)
         if param is None:
+            return
+        if rms:
+            replace_by(rewriter, op, rms_norm(x, axis, ln.prop("epsilon"), param), Chain([ln]))
             return
         gamma, beta = (param, ln.beta) if scales else (ln.gamma, param)
         replace_by(rewriter, op, layer_norm(x, axis, ln.prop("epsilon"), gamma, beta), Chain([ln]))
@@ -685,12 +772,12 @@ class SoftmaxFromExp(RewritePattern):
 @dataclass(frozen=True)
 class RecognizeDecompositions(ModulePass):
     """Rewrite exporter decompositions back into ops (HardSwish, HardSigmoid, SiLU, GELU,
-    ReLU6, layer norm, softmax)."""
+    ReLU6, layer norm, RMS norm, softmax)."""
 
     name = "recognize-decompositions"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = GreedyRewritePatternApplier([MergeReluClip(), HardSigmoidFromClip(), SoftmaxFromExp(),
-                                                LayerNormFromMoments(), LayerNormFromShift(), LayerNormAffine(),
-                                                ProductPatterns()])
+                                                LayerNormFromMoments(), LayerNormFromShift(), RMSNormFromMoments(),
+                                                NormAffine(), ProductPatterns()])
         PatternRewriteWalker(patterns).rewrite_module(op)

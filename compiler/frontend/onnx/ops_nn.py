@@ -451,6 +451,16 @@ def layer_norm(n: Node):
     return [y, *_layer_norm_stats(n, x, axis, eps)]
 
 
+@converter("RMSNormalization", attrs=("axis", "epsilon", "stash_type"))
+def rms_norm(n: Node):
+    if n.attr("stash_type", 1) != 1:
+        raise n.error(f"stash_type {n.attr('stash_type')} is not supported (only 1: float32)")
+    dims = n.shape(0)
+    axis = norm_axis(n, n.attr("axis", -1), len(dims))
+    gamma = _param_of_shape(n, 1, tuple(dims[axis:]), "scale")
+    return n.emit(relay.RMSNormOp(n.input(0), gamma, axis=axis, epsilon=float(n.attr("epsilon", 1e-5))))
+
+
 def _layer_norm_stats(n: Node, x: SSAValue, axis: int, eps: float) -> list[SSAValue]:
     """The optional Mean and InvStdDev outputs (training graphs), as ONNX's function
     body defines them: Mean = mean(X), InvStdDev = 1 / sqrt(mean((X - Mean)^2) + eps).

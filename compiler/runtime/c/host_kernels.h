@@ -234,6 +234,11 @@ int acc_batch_norm_f32(const float *x, const float *gamma, const float *beta, co
 int acc_layer_norm_f32(const float *x, const float *gamma, const float *beta, float *y, int rank,
                        const int64_t *shape, int axis, double epsilon);
 
+/* relay.nn.rms_norm over the trailing axes [axis, rank): x / sqrt(mean(x * x) + epsilon)
+ * times gamma (prod(shape[axis:]) elements); the mean of squares accumulates in double. */
+int acc_rms_norm_f32(const float *x, const float *gamma, float *y, int rank, const int64_t *shape, int axis,
+                     double epsilon);
+
 /* relay.mean over the `n_axes` distinct axes in `axes` (already resolved: relay's
  * `exclude` and "all axes" applied by the caller). y holds the remaining axes in
  * order (keepdims does not change the layout). n_axes == 0 copies x. */
@@ -531,6 +536,8 @@ int acc_batch_norm_f64(const double *x, const double *gamma, const double *beta,
                        const double *var, double *y, int rank, const int64_t *shape, int axis, double epsilon);
 int acc_layer_norm_f64(const double *x, const double *gamma, const double *beta, double *y, int rank,
                        const int64_t *shape, int axis, double epsilon);
+int acc_rms_norm_f64(const double *x, const double *gamma, double *y, int rank, const int64_t *shape, int axis,
+                     double epsilon);
 int acc_mean_f64(const double *x, double *y, int rank, const int64_t *shape, const int *axes, int n_axes);
 int acc_sqrt_f64(const double *x, double *y, int64_t count);
 int acc_exp_f64(const double *x, double *y, int64_t count);

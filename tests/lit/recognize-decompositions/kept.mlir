@@ -175,3 +175,28 @@ func.func @not_softmaxes(%x: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf3
   %c = relay.divide %e2, %s2 : (tensor<2x5xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
   func.return %a, %b, %c : tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>
 }
+
+// -----
+
+// RMS look-alikes: the mean of another tensor's squares, a leading axis, a product with
+// a scale that varies along a leading axis.
+// CHECK-LABEL: func.func @not_rms_norms
+// CHECK-NOT:     relay.nn.rms_norm
+func.func @not_rms_norms(%x: tensor<4x8xf32>, %z: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %one = relay.constant dense<1.0> : tensor<f32>
+  %rows = relay.constant dense<[[1.0], [2.0], [3.0], [4.0]]> : tensor<4x1xf32>
+  %pz = relay.multiply %z, %z : tensor<4x8xf32>
+  %vz = relay.mean %pz {axis = [1], keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %sz = relay.sqrt %vz : tensor<4x1xf32>
+  %a = relay.divide %x, %sz : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %p = relay.multiply %x, %x : tensor<4x8xf32>
+  %v0 = relay.mean %p {axis = [0], keepdims = true} : (tensor<4x8xf32>) -> tensor<1x8xf32>
+  %s0 = relay.sqrt %v0 : tensor<1x8xf32>
+  %b = relay.divide %x, %s0 : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  %v = relay.mean %p {axis = [1], keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %s = relay.sqrt %v : tensor<4x1xf32>
+  %r = relay.divide %one, %s : (tensor<f32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  %q = relay.multiply %r, %rows : tensor<4x1xf32>
+  %c = relay.multiply %x, %q : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  func.return %a, %b, %c : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}

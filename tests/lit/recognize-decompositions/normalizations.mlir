@@ -164,3 +164,41 @@ func.func @keras_layer_norm(%x: tensor<1x4x16xf32>) -> tensor<1x4x16xf32> {
   %y = relay.add %xs, %c : tensor<1x4x16xf32>
   func.return %y : tensor<1x4x16xf32>
 }
+
+// -----
+
+// LLaMA's RMSNorm as torch exports it: Pow, ReduceMean, Add, Sqrt, Reciprocal, Mul, then
+// the weight's Mul; the weight stays.
+// CHECK-LABEL: func.func @llama_rms_norm
+// CHECK-NEXT:    %w = relay.constant dense<2.000000e+00> : tensor<16xf32>
+// CHECK-NEXT:    %y = relay.nn.rms_norm %x, %w {axis = 2, epsilon = 9.999999974752427e-07} : (tensor<1x4x16xf32>, tensor<16xf32>) -> tensor<1x4x16xf32>
+// CHECK-NEXT:    func.return %y
+func.func @llama_rms_norm(%x: tensor<1x4x16xf32>) -> tensor<1x4x16xf32> {
+  %two = relay.constant dense<2.0> : tensor<f32>
+  %eps = relay.constant dense<1.0e-06> : tensor<f32>
+  %one = relay.constant dense<1.0> : tensor<f32>
+  %w = relay.constant dense<2.0> : tensor<16xf32>
+  %p = relay.power %x, %two : (tensor<1x4x16xf32>, tensor<f32>) -> tensor<1x4x16xf32>
+  %v = relay.mean %p {axis = [-1], keepdims = true} : (tensor<1x4x16xf32>) -> tensor<1x4x1xf32>
+  %e = relay.add %v, %eps : (tensor<1x4x1xf32>, tensor<f32>) -> tensor<1x4x1xf32>
+  %s = relay.sqrt %e : tensor<1x4x1xf32>
+  %r = relay.divide %one, %s : (tensor<f32>, tensor<1x4x1xf32>) -> tensor<1x4x1xf32>
+  %n = relay.multiply %x, %r : (tensor<1x4x16xf32>, tensor<1x4x1xf32>) -> tensor<1x4x16xf32>
+  %y = relay.multiply %w, %n : (tensor<16xf32>, tensor<1x4x16xf32>) -> tensor<1x4x16xf32>
+  func.return %y : tensor<1x4x16xf32>
+}
+
+// -----
+
+// Over two axes, x * x, the division itself, no epsilon.
+// CHECK-LABEL: func.func @rms_norm_div
+// CHECK-NEXT:    %0 = relay.constant dense<1.000000e+00> : tensor<3x8xf32>
+// CHECK-NEXT:    %y = relay.nn.rms_norm %x, %0 {axis = 1, epsilon = 0.0} : (tensor<2x3x8xf32>, tensor<3x8xf32>) -> tensor<2x3x8xf32>
+// CHECK-NEXT:    func.return %y
+func.func @rms_norm_div(%x: tensor<2x3x8xf32>) -> tensor<2x3x8xf32> {
+  %p = relay.multiply %x, %x : tensor<2x3x8xf32>
+  %v = relay.mean %p {axis = [1, 2], keepdims = true} : (tensor<2x3x8xf32>) -> tensor<2x1x1xf32>
+  %s = relay.sqrt %v : tensor<2x1x1xf32>
+  %y = relay.divide %x, %s : (tensor<2x3x8xf32>, tensor<2x1x1xf32>) -> tensor<2x3x8xf32>
+  func.return %y : tensor<2x3x8xf32>
+}

@@ -172,6 +172,14 @@ func.func @layer_norm(%x: tensor<2x3x4xf32>, %g: tensor<3x4xf32>, %n: tensor<4xf
 
 // -----
 
+func.func @rms_norm(%x: tensor<2x3x4xf32>, %g: tensor<3x4xf32>) -> tensor<2x3x4xf32> {
+  // CHECK: nn-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.nn.rms_norm' op operand 'gamma' must have the normalized shape [4], got tensor<3x4xf32>
+  %y = relay.nn.rms_norm %x, %g : (tensor<2x3x4xf32>, tensor<3x4xf32>) -> tensor<2x3x4xf32> // expected-error {{'relay.nn.rms_norm' op operand 'gamma' must have the normalized shape [4], got tensor<3x4xf32>}}
+  func.return %y : tensor<2x3x4xf32>
+}
+
+// -----
+
 func.func @pad(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32> {
   // CHECK: nn-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.nn.pad' op property 'pad_width' must have 8 elements, got [1, 1, 1, 1]
   %y = relay.nn.pad %x {pad_width = [1, 1, 1, 1]} : (tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32> // expected-error {{'relay.nn.pad' op property 'pad_width' must have 8 elements, got [1, 1, 1, 1]}}

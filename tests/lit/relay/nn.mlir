@@ -146,17 +146,20 @@ func.func @pools(%x: tensor<1x4x7x7xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x3x
 
 // -----
 
-func.func @norms(%x: tensor<2x3x4xf32>, %c: tensor<3xf32>, %n: tensor<4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x4xf32>) {
+func.func @norms(%x: tensor<2x3x4xf32>, %c: tensor<3xf32>, %n: tensor<4xf32>, %g: tensor<3x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>) {
   %b = relay.nn.batch_norm %x, %c, %c, %c, %c {epsilon = 0.001} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>
   %l = relay.nn.layer_norm %x, %n, %n {epsilon = 1.0e-12} : (tensor<2x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
-  func.return %b, %l : tensor<2x3x4xf32>, tensor<2x3x4xf32>
+  %r = relay.nn.rms_norm %x, %g {axis = 1, epsilon = 1.0e-06} : (tensor<2x3x4xf32>, tensor<3x4xf32>) -> tensor<2x3x4xf32>
+  func.return %b, %l, %r : tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
 }
 // CHECK-LABEL: func.func @norms
 // CHECK-NEXT:  %b = relay.nn.batch_norm %x, %c, %c, %c, %c {epsilon = 0.001} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>
 // CHECK-NEXT:  %l = relay.nn.layer_norm %x, %n, %n {epsilon = 1.0e-12} : (tensor<2x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
-// CHECK-NEXT:  func.return %b, %l : tensor<2x3x4xf32>, tensor<2x3x4xf32>
+// CHECK-NEXT:  %r = relay.nn.rms_norm %x, %g {axis = 1, epsilon = 1.0e-06} : (tensor<2x3x4xf32>, tensor<3x4xf32>) -> tensor<2x3x4xf32>
+// CHECK-NEXT:  func.return %b, %l, %r : tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
 // GEN:         %b = "relay.nn.batch_norm"(%x, %c, %c, %c, %c) <{axis = 1 : i64, epsilon = 1.000000e-03 : f64}> : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>
 // GEN:         %l = "relay.nn.layer_norm"(%x, %n, %n) <{axis = -1 : i64, epsilon = 1.000000e-12 : f64}> : (tensor<2x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+// GEN:         %r = "relay.nn.rms_norm"(%x, %g) <{axis = 1 : i64, epsilon = 1.000000e-06 : f64}> : (tensor<2x3x4xf32>, tensor<3x4xf32>) -> tensor<2x3x4xf32>
 
 // -----
 
