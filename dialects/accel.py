@@ -723,30 +723,31 @@ class EltwiseOp(ComputeOp):
     `tanh`/`gelu`/`silu` of one, with a fused activation; int8 forms dequantize the
     inputs, compute in f32 and quantize. The rhs of a binary kind has the output's shape,
     or one element (a scalar), or the output's trailing dims (a row broadcast, e.g. an
-    attention mask over heads). Row kinds work along the last axis: `softmax`, and
-    `layer_norm` with optional gamma and beta [D] (inputs 1 and 2) and `epsilon`."""
+    attention mask over heads). Row kinds work along the last axis: `softmax`,
+    `layer_norm` with optional gamma and beta [D] (inputs 1 and 2) and `epsilon`, and
+    `rms_norm` with an optional gamma [D] (input 1) and `epsilon`."""
 
     name = "accel.eltwise"
     N_INPUTS = (1, 2, 3)
     BINARY: ClassVar[tuple[str, ...]] = ("add", "sub", "mul", "div")
     UNARY: ClassVar[tuple[str, ...]] = ("relu", "clip", "sigmoid", "tanh", "gelu", "silu")
-    ROWS: ClassVar[tuple[str, ...]] = ("softmax", "layer_norm")
+    ROWS: ClassVar[tuple[str, ...]] = ("softmax", "layer_norm", "rms_norm")
     PROPS = (
         Str("kind", "add", choices=(*BINARY, *UNARY, *ROWS)), *ACTIVATION,
         Float("lhs_scale", 1.0), Int("lhs_zero_point", 0), Float("rhs_scale", 1.0), Int("rhs_zero_point", 0),
         Float("out_scale", 1.0), Int("output_zero_point", 0), Float("epsilon", 1e-5),
     )
 
-    PASSES: ClassVar[dict[str, int]] = {"softmax": 3, "layer_norm": 3}
+    PASSES: ClassVar[dict[str, int]] = {"softmax": 3, "layer_norm": 3, "rms_norm": 2}
     """Passes over the data per kind (1 when not listed): a row op reads each row three
-    times (max or mean, sum or variance, output). The simulator charges the same
-    (`SIM_ROW_PASSES`)."""
+    times (max or mean, sum or variance, output), an RMS norm twice (the sum of squares,
+    output). The simulator charges the same (`SIM_ROW_PASSES`, `SIM_RMS_PASSES`)."""
 
     def verify_shapes(self) -> None:
         kind = self.prop("kind")
         y = _shape(self.output.type)
         n = {**dict.fromkeys(self.BINARY, (2,)), **dict.fromkeys(self.UNARY, (1,)),
-             "softmax": (1,), "layer_norm": (1, 3)}[kind]
+             "softmax": (1,), "layer_norm": (1, 3), "rms_norm": (1, 2)}[kind]
         if len(self.inputs) not in n:
             raise VerifyException(f"'{kind}' takes {' or '.join(map(str, n))} inputs")
         if _shape(self.inputs[0].type) != y:
@@ -756,8 +757,8 @@ class EltwiseOp(ComputeOp):
             if not (b == y or broadcasts_as_rows(b, y)):
                 raise VerifyException(f"input #1 {self.inputs[1].type} must have the output's shape {list(y)}, "
                                       "one element or its trailing dims")
-        if kind == "layer_norm" and len(self.inputs) == 3:
-            for i in (1, 2):
+        if kind in ("layer_norm", "rms_norm") and len(self.inputs) > 1:
+            for i in range(1, len(self.inputs)):
                 if _shape(self.inputs[i].type) != y[-1:]:
                     raise VerifyException(f"input #{i} {self.inputs[i].type} must be [{y[-1]}]")
 

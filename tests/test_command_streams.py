@@ -219,6 +219,17 @@ BAD_ISAS = [
 ]
 
 
+def test_a_kind_the_target_offloads_needs_a_code(tmp_path):
+    # An engine encodes the kinds it has; stripe offloads the npu's ops, RMS norm among them.
+    path = tmp_path / "stripe.toml"
+    with open(STRIPE) as f:
+        path.write_text(f.read().replace(", rms_norm = 3 }", " }"))
+    with pytest.raises(CompileError) as e:
+        load_target(str(path))
+    assert re.search(r"key 'isa\.enums\.rows_kind': no code for 'rms_norm': ops\[\d+\] \(relay\.nn\.rms_norm\) "
+                     r"is unmapped", e.value.message), e.value.message
+
+
 @pytest.mark.parametrize("text,message", BAD_ISAS, ids=[m[:40] for _, m in BAD_ISAS])
 def test_malformed_instruction_sets_give_one_line(tmp_path, text, message):
     path = tmp_path / "bad.toml"

@@ -16,6 +16,9 @@ import os
 import numpy as np
 import onnx
 import pytest
+from onnx import TensorProto
+from onnx import helper as oh
+from onnx import numpy_helper as nh
 
 from accel.compiler.driver import compile_to_directory
 from accel.compiler.runtime.run_compiled import run_directory
@@ -98,6 +101,56 @@ def test_decomposed_layer_norms_and_softmax_run_on_the_npu(models, tmp_path):
     assert on_host == [(r["op"], r["reason"]) for r in plain["rejected"]]
     assert not {op for op, _ in on_host} & {"relay.mean", "relay.sqrt", "relay.exp", "relay.max", "relay.sum"}
     assert (report["macs"], report["cycles"]) == (plain["macs"], plain["cycles"])
+
+
+def rms_block_model(rows: int = 256, dim: int = 256, decomposed: bool = True) -> onnx.ModelProto:
+    """A LLaMA-style pre-norm projection: RMSNorm (as torch exports it below opset 23:
+    Pow, ReduceMean, Add, Sqrt, Reciprocal, Mul, the weight's Mul; or RMSNormalization)
+    then MatMul; 256 KiB of rows, more than the npu's scratchpad holds with the output: the
+    npu tiles the norm by rows."""
+    rng = np.random.default_rng(5)
+    inits = [nh.from_array((1 + 0.1 * rng.standard_normal(dim)).astype(np.float32), "w"),
+             nh.from_array((rng.standard_normal((dim, dim)) / 16).astype(np.float32), "proj")]
+    if decomposed:
+        inits += [nh.from_array(np.array(v, np.float32), n) for n, v in (("two", 2.0), ("eps", 1e-6), ("one", 1.0))]
+        nodes = [oh.make_node("Pow", ["x", "two"], ["sq"]), oh.make_node("ReduceMean", ["sq"], ["ms"], axes=[-1]),
+                 oh.make_node("Add", ["ms", "eps"], ["mse"]), oh.make_node("Sqrt", ["mse"], ["rms"]),
+                 oh.make_node("Reciprocal", ["rms"], ["inv"]), oh.make_node("Mul", ["x", "inv"], ["n"]),
+                 oh.make_node("Mul", ["w", "n"], ["normed"])]
+        opset = 17
+    else:
+        nodes = [oh.make_node("RMSNormalization", ["x", "w"], ["normed"], epsilon=1e-6)]
+        opset = 23
+    nodes.append(oh.make_node("MatMul", ["normed", "proj"], ["y"]))
+    graph = oh.make_graph(nodes, "rms_block", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, rows, dim])],
+                          [oh.make_tensor_value_info("y", TensorProto.FLOAT, [1, rows, dim])], inits)
+    return oh.make_model(graph, opset_imports=[oh.make_opsetid("", opset)])
+
+
+STRIPE = os.path.join(os.path.dirname(__file__), "..", "examples", "targets", "stripe", "stripe.toml")
+
+
+@pytest.mark.parametrize("target", ["npu", "npu-cmd", "npu-shared", STRIPE], ids=["npu", "npu-cmd", "npu-shared",
+                                                                                 "stripe"])
+@pytest.mark.parametrize("decomposed", [True, False], ids=["torch_export", "RMSNormalization"])
+def test_rms_norm_runs_on_the_npu(tmp_path, target, decomposed):
+    """An RMS norm is an npu row command (`NPU_ROW_RMS_NORM`; stripe encodes it with its
+    own code): recognised from torch's export or imported as RMSNormalization, offloaded (the cost model off: at this size
+    the host would win), tiled by rows, and within FLOAT_TOL of onnxruntime."""
+    path = str(tmp_path / "rms.onnx")
+    onnx.save(rms_block_model(decomposed=decomposed), path)
+    pipeline = "canonicalize,byoc{cost-model=false},lower"
+    report = compile_to_directory(path, target, str(tmp_path / "out"), pipeline=pipeline)
+    assert {r["op"] for r in report["rejected"]} <= {"relay.reshape"}, report["rejected"]  # the MatMul's 3-D views
+    feeds = {"x": (np.random.default_rng(6).standard_normal((1, 256, 256)) * 2).astype(np.float32)}
+    got, counters = run_directory(str(tmp_path / "out"), feeds)
+    want = ort_run(path, feeds)["y"]
+    assert np.abs(got["y"] - want).max() <= FLOAT_TOL * np.abs(want).max()
+    assert counters["accel_ops"] >= 2
+    if target == "npu":
+        with open(os.path.join(str(tmp_path / "out"), "npu_wrappers.c")) as f:
+            wrappers = f.read()
+        assert "NPU_ROW_RMS_NORM" in wrappers and "for (" in wrappers  # the row command, in a loop of row tiles
 
 
 def test_the_ffn_is_tiled_to_the_scratchpad(models, tmp_path):

@@ -234,6 +234,9 @@ def _eltwise(kind: str, ins: list[np.ndarray], op: accel.EltwiseOp) -> np.ndarra
         gamma = ins[1] if len(ins) > 1 else np.ones(x.shape[-1:], x.dtype)
         beta = ins[2] if len(ins) > 2 else np.zeros(x.shape[-1:], x.dtype)
         return ref.layer_norm(x, gamma, beta, -1, op.prop("epsilon"))
+    if kind == "rms_norm":
+        gamma = ins[1] if len(ins) > 1 else np.ones(x.shape[-1:], x.dtype)
+        return ref.rms_norm(x, gamma, -1, op.prop("epsilon"))
     return ref.clip(x, op.prop("clip_min"), op.prop("clip_max"))
 
 

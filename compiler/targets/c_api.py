@@ -114,7 +114,7 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
     "relay.subtract": ("eltwise", "sub"), "relay.divide": ("eltwise", "div"),
     "relay.sigmoid": ("eltwise", "sigmoid"), "relay.tanh": ("eltwise", "tanh"), "relay.nn.gelu": ("eltwise", "gelu"),
     "relay.nn.silu": ("eltwise", "silu"), "relay.nn.softmax": ("eltwise", "softmax"),
-    "relay.nn.layer_norm": ("eltwise", "layer_norm"),
+    "relay.nn.layer_norm": ("eltwise", "layer_norm"), "relay.nn.rms_norm": ("eltwise", "rms_norm"),
 }  # fmt: skip
 """The one table of which relay op becomes which accel command (`accel.<kind>` and its
 `kind` property): the anchors of lower-to-accel's fused forms (`fused_forms.ANCHORS`),
@@ -217,7 +217,7 @@ WORDS: dict[str, Word] = {
     "groups": Word(SCALAR, frozenset({"conv2d"}), _prop("groups")),
     "kind": Word(SCALAR, frozenset({"pool", "eltwise"}), _prop("kind"),
                  domain=("max", "avg", "add", "mul", "relu", "clip", "sub", "div", "sigmoid", "tanh", "gelu", "silu",
-                         "softmax", "layer_norm")),
+                         "softmax", "layer_norm", "rms_norm")),
     "epsilon": Word(SCALAR, frozenset({"eltwise"}), _prop("epsilon"), "float"),
     "row_length": Word(SCALAR, frozenset({"eltwise"}), lambda op: (_shape(op.output) or (1,))[-1]),
     "activation": Word(SCALAR, frozenset({"conv2d", "matmul", "eltwise"}), _prop("activation"),

@@ -482,7 +482,7 @@ def plan_compute(form: FusedForm) -> ComputePlan:
                                "one element or its trailing dims" + (" (int8: the result's shape)" if quantized else ""))
         if rhs != out_shape and math.prod(rhs) == 1 and inputs[1].const is not None:
             shapes[1] = (1,)  # a scalar constant as a one-element buffer
-    elif any(o.shape != out_shape for o in inputs[:1]) or (kind != "layer_norm" and len(inputs) > 1):
+    elif any(o.shape != out_shape for o in inputs[:1]) or (kind not in ("layer_norm", "rms_norm") and len(inputs) > 1):
         raise NotLowerable("elementwise operands on the accelerator must have the result's shape")
     props = _activation_props(form)
     if kind == "clip":
@@ -493,9 +493,10 @@ def plan_compute(form: FusedForm) -> ComputePlan:
         axis = anchor.prop("axis") % max(1, len(out_shape))
         if axis != len(out_shape) - 1:
             raise NotLowerable(f"{kind} on the accelerator runs along the last axis, not axis {axis}")
-    if kind == "layer_norm":
+    if kind in ("layer_norm", "rms_norm"):
         if any(o.const is None for o in inputs[1:]):
-            raise NotLowerable("layer norm's gamma and beta must be constants")
+            raise NotLowerable("layer norm's gamma and beta must be constants" if kind == "layer_norm"
+                               else "RMS norm's gamma must be a constant")
         props["epsilon"] = anchor.prop("epsilon")
     if quantized:
         if kind not in ("add", "mul", "relu", "clip"):

@@ -48,9 +48,10 @@ ENUMS: dict[str, tuple[str, ...]] = {
     "dtype": ("i8", "ui8"),
     "pool_kind": ("max", "avg"),
     "eltwise_kind": ("add", "mul", "relu", "clip", "sub", "div", "sigmoid", "tanh", "gelu", "silu"),
-    "rows_kind": ("softmax", "layer_norm"),
+    "rows_kind": ("softmax", "layer_norm", "rms_norm"),
 }
-"""Enumerations: their values (each needs a code in `isa.enums`)."""
+"""Enumerations: their values (`isa.enums` gives the code of each value the engine has; every kind
+a target offloads needs one)."""
 
 _DMA = ("elem_bytes", "rank", "spm", "host", "shape0", "shape1", "shape2", "shape3", "spm_stride0", "spm_stride1",
         "spm_stride2", "spm_stride3", "host_stride0", "host_stride1", "host_stride2", "host_stride3")

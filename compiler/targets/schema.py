@@ -950,9 +950,6 @@ def _isa(t: _Table, desc: TargetDescription) -> InstructionSet:
                                                    f"(values: {', '.join(values)})")
             codes[value] = codes_t.get(value, _u32, "an unsigned code")
         codes_t.finish()
-        missing = [v for v in values if v not in codes]
-        if missing:
-            codes_t.fail(codes_t.key, f"no code for '{missing[0]}'")
         if len(set(codes.values())) != len(codes):
             codes_t.fail(codes_t.key, "two values share a code")
         enums[name] = codes
@@ -1041,6 +1038,14 @@ def _check_mapped(instruction_set: InstructionSet, desc: TargetDescription, t: _
                 if dtype not in ("f32", *isa_vocab.QUANTIZED):
                     continue
                 op = isa_vocab.op_for(kind, dtype, sub)
-                if op is not None and instruction_set.command(op) is None:
+                if op is None:
+                    continue
+                command = instruction_set.command(op)
+                if command is None:
                     t.fail(t.where("commands"), f"no command runs '{op}': {entry.key} ({name} on {dtype}) "
                                                 "is unmapped")
+                # An engine encodes the kinds it has: a kind the target offloads needs a code.
+                for enum in {isa_vocab.FIELDS[f][1] for f in command.fields if isa_vocab.FIELDS[f][0] == isa_vocab.ENUM}:
+                    if sub in isa_vocab.ENUMS[enum] and sub not in instruction_set.enums.get(enum, {}):
+                        t.fail(t.where(f"enums.{enum}"), f"no code for '{sub}': {entry.key} ({name}) "
+                                                         "is unmapped")

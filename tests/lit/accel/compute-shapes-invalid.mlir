@@ -30,3 +30,19 @@ func.func @gamma(%x: memref<2x8xf32>, %g: memref<4xf32>) {
   accel.eltwise ins(%x, %g, %g : memref<2x8xf32>, memref<4xf32>, memref<4xf32>) outs(%x : memref<2x8xf32>) {kind = "layer_norm"}
   func.return
 }
+
+// -----
+
+// CHECK: compute-shapes-invalid.mlir:[[# @LINE + 2]]:3: error: 'accel.eltwise' op 'rms_norm' takes 1 or 2 inputs
+func.func @rms_beta(%x: memref<2x8xf32>, %g: memref<8xf32>) {
+  accel.eltwise ins(%x, %g, %g : memref<2x8xf32>, memref<8xf32>, memref<8xf32>) outs(%x : memref<2x8xf32>) {kind = "rms_norm"}
+  func.return
+}
+
+// -----
+
+// CHECK: compute-shapes-invalid.mlir:[[# @LINE + 2]]:3: error: 'accel.eltwise' op input #1 memref<4xf32> must be [8]
+func.func @rms_gamma(%x: memref<2x8xf32>, %g: memref<4xf32>) {
+  accel.eltwise ins(%x, %g : memref<2x8xf32>, memref<4xf32>) outs(%x : memref<2x8xf32>) {kind = "rms_norm"}
+  func.return
+}

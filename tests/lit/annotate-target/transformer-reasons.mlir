@@ -20,3 +20,16 @@ func.func @main(%a: tensor<2x4x8xf32>, %b: tensor<1x4x8xf32>, %x: tensor<4x8xf32
   %5 = relay.add %x, %row : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
   func.return %0, %1, %2, %3, %4, %5 : tensor<2x4x4xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// RMS norms: the accelerator's runs along the last axis, with a constant gamma.
+// CHECK-LABEL: func.func @rms_norms
+// CHECK: relay.nn.rms_norm %y, %g2 {axis = 1, accel.target = "host", accel.reason = "npu: rms_norm on the accelerator runs along the last axis, not axis 1"}
+// CHECK: relay.nn.rms_norm %x, %g {accel.target = "host", accel.reason = "npu: RMS norm's gamma must be a constant"}
+// CHECK: relay.nn.rms_norm %x, %c {accel.target = "npu"}
+func.func @rms_norms(%x: tensor<4x8xf32>, %y: tensor<2x4x8xf32>, %g: tensor<8xf32>, %g2: tensor<4x8xf32>) -> (tensor<2x4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %c = relay.constant dense<0.5> : tensor<8xf32>
+  %0 = relay.nn.rms_norm %y, %g2 {axis = 1} : (tensor<2x4x8xf32>, tensor<4x8xf32>) -> tensor<2x4x8xf32>
+  %1 = relay.nn.rms_norm %x, %g : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %2 = relay.nn.rms_norm %x, %c : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  func.return %0, %1, %2 : tensor<2x4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}

@@ -40,3 +40,15 @@ func.func @main(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
   %4 = relay.nn.silu %3 : tensor<4x16xf32>
   func.return %4 : tensor<4x16xf32>
 }
+
+// -----
+
+// An RMS norm (gamma as a weight) is a row command.
+// CHECK-LABEL: func.func private @npu_0
+// CHECK:         %[[G:.*]] = accel.weight dense<1.500000e+00> : tensor<16xf32> : memref<16xf32>
+// CHECK:         accel.eltwise ins(%x, %[[G]] : memref<4x16xf32>, memref<16xf32>) outs(%{{.*}} : memref<4x16xf32>) {kind = "rms_norm", epsilon = 1.0e-06}
+func.func @main(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %g = relay.constant dense<1.5> : tensor<16xf32>
+  %0 = relay.nn.rms_norm %x, %g {epsilon = 1.0e-06} : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  func.return %0 : tensor<4x16xf32>
+}

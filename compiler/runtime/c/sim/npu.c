@@ -221,7 +221,9 @@ int npu_rows_f32(const float *x, const float *gamma, const float *beta, float *y
     sim_device *d = dev("npu_rows_f32");
     if (!p) return no_params("npu_rows_f32");
     int64_t rows = p->row_length > 0 ? p->count / p->row_length : -1;
-    sim_row_kind kind = p->kind == NPU_ROW_SOFTMAX ? SIM_SOFTMAX : p->kind == NPU_ROW_LAYER_NORM ? SIM_LAYER_NORM
-                                                                                                  : (sim_row_kind)-1;
+    sim_row_kind kind = p->kind == NPU_ROW_SOFTMAX      ? SIM_SOFTMAX
+                        : p->kind == NPU_ROW_LAYER_NORM ? SIM_LAYER_NORM
+                        : p->kind == NPU_ROW_RMS_NORM   ? SIM_RMS_NORM
+                                                        : (sim_row_kind)-1;
     return sim_rows_f32(d, "npu_rows_f32", kind, x, gamma, beta, y, rows, p->row_length, p->epsilon);
 }

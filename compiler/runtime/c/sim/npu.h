@@ -268,8 +268,9 @@ int npu_eltwise_f32(const float *lhs, const float *rhs, float *y, const npu_eltw
 int npu_eltwise_s8(const void *lhs, const void *rhs, void *y, const npu_eltwise_params *p);
 
 typedef enum npu_row_kind {
-    NPU_ROW_SOFTMAX = 0,   /* exp(x - max) / sum(exp(x - max)) along each row */
-    NPU_ROW_LAYER_NORM = 1 /* (x - mean) / sqrt(var + epsilon) * gamma + beta along each row */
+    NPU_ROW_SOFTMAX = 0,    /* exp(x - max) / sum(exp(x - max)) along each row */
+    NPU_ROW_LAYER_NORM = 1, /* (x - mean) / sqrt(var + epsilon) * gamma + beta along each row */
+    NPU_ROW_RMS_NORM = 2    /* x / sqrt(mean(x * x) + epsilon) * gamma along each row (no beta) */
 } npu_row_kind;
 
 /* Row ops over the last axis of `count` elements in rows of `row_length`. */
@@ -279,8 +280,9 @@ typedef struct npu_rows_params {
     float epsilon;
 } npu_rows_params;
 
-/* gamma, beta: [row_length] (NULL: 1 and 0; softmax takes neither). y may be exactly x.
- * Cost: 3 * count elementwise units (three passes over each row). */
+/* gamma, beta: [row_length] (NULL: 1 and 0; softmax takes neither, an RMS norm no beta).
+ * y may be exactly x. Cost: 3 * count elementwise units (three passes over each row; an
+ * RMS norm 2 * count). */
 int npu_rows_f32(const float *x, const float *gamma, const float *beta, float *y, const npu_rows_params *p);
 
 #ifdef __cplusplus

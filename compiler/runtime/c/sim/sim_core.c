@@ -1023,19 +1023,26 @@ int sim_eltwise_f32(sim_device *d, const char *op, sim_eltwise_kind kind, const 
 
 int sim_rows_f32(sim_device *d, const char *op, sim_row_kind kind, const float *x, const float *gamma,
                  const float *beta, float *y, int64_t rows, int64_t n, float eps) {
-    if ((kind != SIM_SOFTMAX && kind != SIM_LAYER_NORM) || rows < 0 || n < 1) {
+    if ((kind != SIM_SOFTMAX && kind != SIM_LAYER_NORM && kind != SIM_RMS_NORM) || rows < 0 || n < 1) {
         sim_report(d, "%s: bad row op (kind %d, %lld rows of %lld)", op, (int)kind, (long long)rows, (long long)n);
         return 1;
     }
-    int norm = kind == SIM_LAYER_NORM;
-    sim_operand in[3] = {{"x", x, (size_t)(rows * n) * 4}, {"gamma", gamma, norm && gamma ? (size_t)n * 4 : 0},
+    int norm = kind == SIM_LAYER_NORM, rms = kind == SIM_RMS_NORM;
+    sim_operand in[3] = {{"x", x, (size_t)(rows * n) * 4},
+                         {"gamma", gamma, (norm || rms) && gamma ? (size_t)n * 4 : 0},
                          {"beta", beta, norm && beta ? (size_t)n * 4 : 0}};
     sim_operand out[1] = {{"y", y, (size_t)(rows * n) * 4}};
-    sim_compute(d, op, in, 3, out, 1, 1, sim_cost(d, (double)SIM_ROW_PASSES * (double)(rows * n), SIM_ELEMENTS));
+    double passes = rms ? SIM_RMS_PASSES : SIM_ROW_PASSES;
+    sim_compute(d, op, in, 3, out, 1, 1, sim_cost(d, passes * (double)(rows * n), SIM_ELEMENTS));
     for (int64_t r = 0; r < rows; r++) {
         const float *xr = x + r * n;
         float *yr = y + r * n;
-        if (norm) {
+        if (rms) {
+            float sq = 0.0f;
+            for (int64_t j = 0; j < n; j++) sq += xr[j] * xr[j];
+            float inv = 1.0f / sqrtf(sq / (float)n + eps);
+            for (int64_t j = 0; j < n; j++) yr[j] = xr[j] * inv * (gamma ? gamma[j] : 1.0f);
+        } else if (norm) {
             float mean = 0.0f, var = 0.0f;
             for (int64_t j = 0; j < n; j++) mean += xr[j];
             mean /= (float)n;

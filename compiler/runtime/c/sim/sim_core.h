@@ -272,13 +272,15 @@ int sim_eltwise_f32(sim_device *d, const char *op, sim_eltwise_kind kind, const 
 int sim_eltwise_bcast_f32(sim_device *d, const char *op, sim_eltwise_kind kind, const float *a, const float *b,
                           float *y, int64_t count, int64_t b_count, float clip_min, float clip_max, const sim_act *act);
 
-typedef enum sim_row_kind { SIM_SOFTMAX = 0, SIM_LAYER_NORM = 1 } sim_row_kind;
+typedef enum sim_row_kind { SIM_SOFTMAX = 0, SIM_LAYER_NORM = 1, SIM_RMS_NORM = 2 } sim_row_kind;
 
 #define SIM_ROW_PASSES 3 /* a row op reads its row three times: max/mean, sum/variance, output */
+#define SIM_RMS_PASSES 2 /* an RMS norm twice: the sum of squares, output */
 
 /* Row ops over the last axis: x and y hold `rows` rows of `n`. Softmax: exp(x - max) /
  * sum; layer norm: (x - mean) / sqrt(var + eps) * gamma + beta (gamma, beta [n], NULL = 1
- * and 0). Cost: SIM_ROW_PASSES * rows * n elementwise units. */
+ * and 0); RMS norm: x / sqrt(mean(x * x) + eps) * gamma (beta unused). Cost:
+ * SIM_ROW_PASSES (an RMS norm: SIM_RMS_PASSES) * rows * n elementwise units. */
 int sim_rows_f32(sim_device *d, const char *op, sim_row_kind kind, const float *x, const float *gamma,
                  const float *beta, float *y, int64_t rows, int64_t n, float eps);
 
