@@ -268,6 +268,30 @@ def test_a_mean_over_axes_of_extent_one_runs(tmp_path):
         assert got[k].shape == ref.shape and np.abs(got[k] - ref).max() <= FLOAT_TOL * np.abs(ref).max(), k
 
 
+@pytest.mark.parametrize("op", ["GlobalAveragePool", "ReduceMean"])
+def test_a_global_average_of_a_large_image_sums_in_two_stages(tmp_path, op):
+    """oneDNN's pooling sums a window element after element in f32: over a 160 x 160
+    image whose halves nearly cancel that is 3e-5 of the mean off (PP-OCRv6's detector
+    lost 3e-4 of a squeeze-excitation mean and 9e-4 of its map so). Rows first, then their
+    means: within 1e-5 of the exact mean, relative to the largest."""
+    kw = {"axes": [2, 3]} if op == "ReduceMean" else {}
+    graph = oh.make_graph([oh.make_node(op, ["x"], ["y"], **kw)], "gap",
+                          [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 160, 160])],
+                          [oh.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 1, 1])])
+    path = str(tmp_path / "gap.onnx")
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)]), path)
+    compiled = compile_dnnl(path, tmp_path / "out")
+    assert compiled.report["ops"]["host"] == 0, compiled.report["rejected"]
+    x = np.random.default_rng(5).uniform(0, 1, (1, 8, 160, 160)).astype(np.float32)
+    x[:, :, :80] += 4
+    x[:, :, 80:] -= 4.5
+    exact = x.astype(np.float64).mean(axis=(2, 3), keepdims=True)
+    in_sequence = np.cumsum(x.reshape(8, -1), axis=1, dtype=np.float32)[:, -1] / np.float32(160 * 160)
+    tol = 1e-5 * np.abs(exact).max()
+    assert np.abs(in_sequence - exact.reshape(8)).max() > tol  # the test tells the two apart
+    assert np.abs(compiled.run({"x": x})["y"] - exact).max() <= tol
+
+
 @pytest.mark.parametrize("axis", [-1, 1], ids=["last", "two_axes"])
 def test_rms_normalization_runs_on_dnnl(tmp_path, axis):
     """RMSNormalization (opset 23) on oneDNN 2.x: a sum-of-squares reduction with a

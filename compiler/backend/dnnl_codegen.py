@@ -80,6 +80,9 @@ BINARY = {
 }
 COMMUTATIVE = {"relay.add", "relay.multiply", "relay.maximum", "relay.minimum"}
 PRODUCTS = ("relay.nn.conv2d", "relay.nn.dense", "relay.nn.matmul", "relay.nn.batch_matmul")
+LONG_SUM = 1024
+"""A float global average over more elements than this goes in two poolings, rows then
+their means (`row_means`): oneDNN sums a window in sequence."""
 SMALL_WORK = 1 << 17
 """A primitive of less work (multiply-adds of a product, else elements) runs on one
 thread: on two cores a parallel region's fork and join cost ~2.5 us per primitive
@@ -998,6 +1001,9 @@ class RegionPrinter:
             mem = self.input(x, "&" + src)
         else:
             mem, src = self.activation(x)
+            if alg != "dnnl_pooling_max" and h * w > LONG_SUM and tuple(kernel) == (h, w) and not any(pads):
+                mem, src = self.row_means(mem, src, _shape(x))
+                kernel, h, w = (h, 1), h, 1
         dst = self.any_md(out, _dtype(step.result))
         desc = self.fresh("pool")
         self.line(f"dnnl_pooling_v2_desc_t {desc};")
@@ -1011,6 +1017,32 @@ class RegionPrinter:
             return [f"{{DNNL_ARG_SRC, {mem}}}", f"{{DNNL_ARG_DST, {y}}}", *extra]
 
         self.finish(desc, attr, args, create="accel_dnnl_pooling_desc")
+
+    def row_means(self, mem: str, src: str, shape) -> tuple[str, str]:
+        """The first half of a global average (`pool`): the mean of each row into a scratch
+        memory of shape (n, c, h, 1), whose column mean is then the result. oneDNN's
+        pooling sums a window one element after another in f32, so a 160 x 160 window
+        loses 3e-4 of the mean's magnitude; rows then their means sum at most
+        max(h, w) terms each."""
+        n, c, h, w = shape
+        dst = self.any_md((n, c, h, 1), "f32")
+        desc = self.fresh("pool")
+        self.line(f"dnnl_pooling_v2_desc_t {desc};")
+        self.check(f"dnnl_pooling_v2_forward_desc_init(&{desc}, dnnl_forward_inference, "
+                   f"dnnl_pooling_avg_exclude_padding, &{src}, &{dst}, (dnnl_dims_t){{1, 1}}, (dnnl_dims_t){{1, {w}}}, "
+                   "(dnnl_dims_t){0, 0}, (dnnl_dims_t){0, 0}, (dnnl_dims_t){0, 0})")
+        rows = self.fresh("rows")
+        self.line(f"dnnl_memory_t {rows};")
+        self.line("{")  # the primitive's `args` in a scope of their own
+        self.finish(desc, None, lambda pd: [
+            f"{{DNNL_ARG_SRC, {mem}}}", f"{{DNNL_ARG_DST, {self.scratch(rows, pd)}}}"], create="accel_dnnl_pooling_desc")
+        self.line("}")
+        return rows, self.current_md(rows)
+
+    def scratch(self, mem: str, pd: str) -> str:
+        """`mem` (declared) allocated with the destination descriptor of `pd`."""
+        self.attempt(f"accel_dnnl_memory(r, accel_dnnl_md({pd}, dnnl_query_dst_md, 0), NULL, &{mem})")
+        return mem
 
     def print_eltwise(self, step: Step) -> None:
         (x,) = step.inputs
