@@ -38,7 +38,7 @@ def _zero_point(n: Node, i: int, like: int) -> SSAValue:
     return n.const_value(np.zeros((), dtype=n.dtype(like)))
 
 
-def _unit_scale(n: Node, channels: int | None = None) -> SSAValue:
+def unit_scale(n: Node, channels: int | None = None) -> SSAValue:
     """The scale operands qnn ops carry for a following requantize; the integer result
     does not depend on them."""
     return n.const_value(np.ones(() if channels is None else (channels,), dtype=np.float32))
@@ -52,8 +52,8 @@ def conv_integer(n: Node):
     check_kernel_shape(n, w_dims[2:])
     strides, dil, begin, end = window_geometry(n, x_dims[2:], w_dims[2:])
     wz = _zero_point(n, 3, 1)
-    return n.emit(relay.QnnConv2DOp(n.input(0), n.input(1), _zero_point(n, 2, 0), wz, _unit_scale(n),
-                                    _unit_scale(n), strides=strides, padding=(*begin, *end), dilation=dil,
+    return n.emit(relay.QnnConv2DOp(n.input(0), n.input(1), _zero_point(n, 2, 0), wz, unit_scale(n),
+                                    unit_scale(n), strides=strides, padding=(*begin, *end), dilation=dil,
                                     groups=n.attr("group", 1)))
 
 
@@ -66,6 +66,6 @@ def matmul_integer(n: Node):
     if len(b_dims) == 2:
         weight = transposed(n, n.value(1))
         return n.emit(relay.QnnDenseOp(n.input(0), weight, _zero_point(n, 2, 0), _zero_point(n, 3, 1),
-                                       _unit_scale(n), _unit_scale(n, b_dims[1] if bz_per_column else None)))
+                                       unit_scale(n), unit_scale(n, b_dims[1] if bz_per_column else None)))
     lhs, rhs = centered_f64(n, 0, 2), centered_f64(n, 1, 3)
     return n.emit(relay.CastOp(n.emit(relay.BatchMatmulOp(lhs, rhs, transpose_b=False)), element_type(np.int32)))

@@ -26,6 +26,13 @@ length, W / R / B / P computed at run time (a graph input can be bound).
 
 GRU is the same with gates z, r, h (linear_before_reset 0 and 1).
 
+com.microsoft DynamicQuantizeLSTM (onnxruntime's `quantize_dynamic` of an LSTM) is the same
+LSTM whose products quantize their left operand as they run (`DynamicallyQuantized`):
+
+    %s = relay.qnn.dynamic_scale %x     %z = relay.qnn.dynamic_zero_point %x
+    %q = relay.qnn.quantize %x, %s, %z
+    %p = relay.multiply (relay.cast (relay.qnn.dense %q, %Wq, %z, %wz)), (relay.multiply %s, %w_scale)
+
 If(cond) whose cond folds to a constant at import: the taken branch's nodes are imported
 in place (they see the outer graph's values); the other branch is never looked at.
 """
@@ -35,8 +42,10 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import SSAValue
 
-from accel.compiler.frontend.onnx.context import Const, Node, converter, tensor_to_array
+from accel.compiler.frontend.onnx.context import MICROSOFT_DOMAIN, Const, Node, converter, tensor_to_array
+from accel.compiler.frontend.onnx.ops_dynamic_quant import unit_scale
 from accel.compiler.frontend.onnx.ops_tensor import reshaped
+from accel.compiler.tensors import element_type
 from accel.dialects import relay
 
 _DIRECTIONS = {"forward": 1, "reverse": 1, "bidirectional": 2}
@@ -79,8 +88,7 @@ class Unroller:
         self.input_size = x_dims[2]
         self.rows: SSAValue | None = None  # X as [T*B, I] (layout 1: [B*T, I]), shared by the directions
         self.dtype = n.dtype(0)
-        self.w = n.const(1, "W")
-        self.r = n.const(2, "R")
+        self.w, self.r = self.weights()
         h = n.attr("hidden_size", self.r.shape[-1] if self.r.ndim == 3 else None)
         if h is None or h < 1:
             raise n.error(f"hidden_size {h} must be positive (or R [num_directions, {gates}H, H] must give it)")
@@ -100,6 +108,10 @@ class Unroller:
                           f"at the full length {self.steps})")
 
     # -- inputs ------------------------------------------------------------------------
+
+    def weights(self) -> tuple[np.ndarray, np.ndarray]:
+        """W and R as ONNX's LSTM and GRU lay them out: [num_dir, gates*H, I], [num_dir, gates*H, H]."""
+        return self.n.const(1, "W"), self.n.const(2, "R")
 
     def weight(self, arr: np.ndarray, d: int, index: int) -> SSAValue:
         """Direction `d` of a constant [num_dir, ...] input (one direction keeps the file tensor)."""
@@ -130,7 +142,7 @@ class Unroller:
         n, width = self.n, self.gates * self.hidden
         if self.rows is None:
             self.rows = n.emit(relay.ReshapeOp(n.input(0), newshape=(self.steps * self.batch, self.input_size)))
-        xw = n.emit(relay.DenseOp(self.rows, self.weight(self.w, d, 1)))
+        xw = self.product(self.rows, self.weight(self.w, d, 1), d, 1)
         if np.any(bias):
             xw = n.emit(relay.BiasAddOp(xw, n.importer.materialize(Const(bias.astype(self.dtype))), axis=1))
         if self.layout == 0:  # rows t*B .. (t+1)*B
@@ -184,9 +196,13 @@ class Unroller:
         out = self.n.proto.output
         return i < len(out) and out[i] != ""
 
-    def recurrence(self, h: SSAValue, r: SSAValue) -> SSAValue:
-        """h Rᵀ: the per-step dense of the state with a constant recurrent weight."""
-        return self.n.emit(relay.DenseOp(h, r))
+    def recurrence(self, h: SSAValue, r: SSAValue, d: int) -> SSAValue:
+        """h Rᵀ: the per-step dense of the state with direction `d`'s recurrent weight."""
+        return self.product(h, r, d, 2)
+
+    def product(self, x: SSAValue, weight: SSAValue, d: int, index: int) -> SSAValue:
+        """x weightᵀ, `weight` being direction `d` of input `index` (W: 1, R: 2)."""
+        return self.n.emit(relay.DenseOp(x, weight))
 
     def add(self, a: SSAValue | None, b: SSAValue) -> SSAValue:
         return b if a is None else self.n.emit(relay.AddOp(a, b))
@@ -211,7 +227,11 @@ def lstm(n: Node):
     """Gates i, o, f, c (ONNX's order in W, R, B), peephole weights P = [p_i, p_o, p_f]:
     i = σ(x Wiᵀ + h Riᵀ + b_i + p_i c), f alike, c~ = tanh(x Wcᵀ + h Rcᵀ + b_c);
     c' = f c + i c~; o = σ(x Woᵀ + h Roᵀ + b_o + p_o c'); h' = o tanh(c')."""
-    u = Unroller(n, 4, ["Sigmoid", "Tanh", "Tanh"])
+    return unrolled_lstm(n, Unroller(n, 4, ["Sigmoid", "Tanh", "Tanh"]))
+
+
+def unrolled_lstm(n: Node, u: Unroller) -> list[SSAValue | None]:
+    """An LSTM's steps, its products made by `u`."""
     if n.attr("input_forget", 0):
         raise n.error("input_forget = 1 is not supported")
     hid = u.hidden
@@ -228,7 +248,7 @@ def lstm(n: Node):
         h, c = u.initial_state(5, d), u.initial_state(6, d)
         states: dict[int, SSAValue] = {}
         for t in u.order(d):
-            g = xw[t] if h is None else u.add(xw[t], u.recurrence(h, r))
+            g = xw[t] if h is None else u.add(xw[t], u.recurrence(h, r, d))
             i = u.activate(u.peephole(u.gate(g, 0), p_i, c), relay.SigmoidOp)
             f = u.activate(u.peephole(u.gate(g, 2), p_f, c), relay.SigmoidOp)
             cand = u.gate(g, 3, relay.TanhOp)
@@ -242,6 +262,55 @@ def lstm(n: Node):
     return [u.sequence_output(hs) if u.wants(0) else None,
             u.final_output(finals_h) if u.wants(1) else None,
             u.final_output(finals_c) if u.wants(2) else None]
+
+
+class DynamicallyQuantized(Unroller):
+    """com.microsoft DynamicQuantizeLSTM (onnxruntime's `quantize_dynamic`): W [num_dir, I,
+    4H] and R [num_dir, H, 4H] in int8 or uint8 with a scale per direction (or per column)
+    and one zero point per direction (inputs 8-11: W_scale, W_zero_point, R_scale,
+    R_zero_point). Each product quantizes its left operand as it runs, as onnxruntime's
+    quantized GEMM does (DynamicQuantizeLinear: uint8, from the operand's range; all steps'
+    X at once, the state at each step), multiplies in integers and scales the int32 sums
+    by the operand's scale times the weight's (computed in f32 first)."""
+
+    def weights(self) -> tuple[np.ndarray, np.ndarray]:
+        n = self.n
+        arrays = []
+        for i, name in ((1, "W"), (2, "R")):
+            arr = n.const(i, name)
+            if arr.ndim != 3 or arr.dtype not in (np.int8, np.uint8):
+                raise n.error(f"{name} {list(arr.shape)} of {arr.dtype} must be a rank-3 int8 or uint8 tensor")
+            arrays.append(np.swapaxes(arr, 1, 2))
+        return arrays[0], arrays[1]
+
+    def weight(self, arr: np.ndarray, d: int, index: int) -> SSAValue:
+        return self.n.importer.materialize(Const(np.ascontiguousarray(arr[d])))
+
+    def product(self, x: SSAValue, weight: SSAValue, d: int, index: int) -> SSAValue:
+        n = self.n
+        name, at = ("W", 8) if index == 1 else ("R", 10)  # the inputs {name}_scale, {name}_zero_point
+        columns = self.gates * self.hidden
+        scale = n.const(at, f"{name}_scale").astype(np.float32).reshape(self.num_dir, -1)
+        zero = n.const(at + 1, f"{name}_zero_point").reshape(self.num_dir, -1)
+        if scale.shape[1] not in (1, columns):
+            raise n.error(f"{name}_scale must have one value per direction or per column ({columns})")
+        dtype = (self.w if index == 1 else self.r).dtype
+        if zero.dtype != dtype or np.any(zero != zero[:, :1]):
+            raise n.error(f"{name}_zero_point must be one {dtype} value per direction")
+        x_scale = n.emit(relay.DynamicScaleOp(x))
+        x_zero = n.emit(relay.DynamicZeroPointOp(x))
+        q = n.emit(relay.QuantizeOp(x, x_scale, x_zero, axis=None))
+        w_zero = n.const_value(np.ascontiguousarray(zero[d, 0]))
+        sums = n.emit(relay.QnnDenseOp(q, weight, x_zero, w_zero, unit_scale(n), unit_scale(n)))
+        w_scale = np.ascontiguousarray(scale[d] if scale.shape[1] > 1 else scale[d, 0])
+        step = n.emit(relay.MultiplyOp(x_scale, n.const_value(w_scale)))
+        return n.emit(relay.MultiplyOp(n.emit(relay.CastOp(sums, element_type(np.float32))), step))
+
+
+@converter("DynamicQuantizeLSTM", attrs=(*_RNN_ATTRS, "input_forget"), domain=MICROSOFT_DOMAIN)
+def dynamic_quantize_lstm(n: Node):
+    """LSTM (see `lstm`) with dynamically quantized products (`DynamicallyQuantized`)."""
+    return unrolled_lstm(n, DynamicallyQuantized(n, 4, ["Sigmoid", "Tanh", "Tanh"]))
 
 
 # --------------------------------------------------------------------------------------
@@ -281,15 +350,15 @@ def gru(n: Node):
                 if before_reset and np.any(rb_h):
                     lin = u.add(x_h, u.mul(r, n.importer.materialize(Const(rb_h))))
             elif before_reset:
-                hr = n.emit(relay.BiasAddOp(u.recurrence(h, r_full), rb_full, axis=1)) if np.any(rb_h) \
-                    else u.recurrence(h, r_full)
+                hr = n.emit(relay.BiasAddOp(u.recurrence(h, r_full, d), rb_full, axis=1)) if np.any(rb_h) \
+                    else u.recurrence(h, r_full, d)
                 g = u.add(x_zr, hr)
                 z, r = u.gate(g, 0, relay.SigmoidOp), u.gate(g, 1, relay.SigmoidOp)
                 lin = u.add(x_h, u.mul(r, u.gate(hr, 2)))
             else:
-                g = u.add(u.gate(x_zr, 0, None, 2), u.recurrence(h, r_zr))
+                g = u.add(u.gate(x_zr, 0, None, 2), u.recurrence(h, r_zr, d))
                 z, r = u.gate(g, 0, relay.SigmoidOp), u.gate(g, 1, relay.SigmoidOp)
-                lin = u.add(x_h, u.recurrence(u.mul(r, h), r_h))
+                lin = u.add(x_h, u.recurrence(u.mul(r, h), r_h, d))
             cand = n.emit(relay.TanhOp(u.clipped(lin)))
             if h is None:
                 h = n.emit(relay.SubtractOp(cand, u.mul(z, cand)))
