@@ -730,7 +730,7 @@ class EltwiseOp(ComputeOp):
     name = "accel.eltwise"
     N_INPUTS = (1, 2, 3)
     BINARY: ClassVar[tuple[str, ...]] = ("add", "sub", "mul", "div")
-    UNARY: ClassVar[tuple[str, ...]] = ("relu", "clip", "sigmoid", "tanh", "gelu", "silu")
+    UNARY: ClassVar[tuple[str, ...]] = ("relu", "clip", "sigmoid", "tanh", "gelu", "silu", "gelu_tanh")
     ROWS: ClassVar[tuple[str, ...]] = ("softmax", "layer_norm", "rms_norm")
     PROPS = (
         Str("kind", "add", choices=(*BINARY, *UNARY, *ROWS)), *ACTIVATION,

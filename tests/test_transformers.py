@@ -153,6 +153,54 @@ def test_rms_norm_runs_on_the_npu(tmp_path, target, decomposed):
         assert "NPU_ROW_RMS_NORM" in wrappers and "for (" in wrappers  # the row command, in a loop of row tiles
 
 
+def gpt2_mlp_model(tokens: int = 64, dim: int = 64, decomposed: bool = True) -> onnx.ModelProto:
+    """GPT-2's MLP: MatMul + bias, GELU's tanh form (as GPT-2 exports it, 0.5 x (1 +
+    tanh(sqrt(2/pi) (x + 0.044715 x^3))) with Pow; or Gelu-20 approximate="tanh"), MatMul
+    + bias."""
+    rng = np.random.default_rng(8)
+    inits = [nh.from_array((rng.standard_normal((dim, 4 * dim)) / 8).astype(np.float32), "w1"),
+             nh.from_array((rng.standard_normal(4 * dim) / 4).astype(np.float32), "b1"),
+             nh.from_array((rng.standard_normal((4 * dim, dim)) / 16).astype(np.float32), "w2"),
+             nh.from_array((rng.standard_normal(dim) / 4).astype(np.float32), "b2")]
+    nodes = [oh.make_node("MatMul", ["x", "w1"], ["h0"]), oh.make_node("Add", ["h0", "b1"], ["h"])]
+    if decomposed:
+        inits += [nh.from_array(np.array(v, np.float32), n)
+                  for n, v in (("three", 3.0), ("k", 0.044715), ("c", 0.7978845608028654), ("one", 1.0), ("half", 0.5))]
+        nodes += [oh.make_node("Pow", ["h", "three"], ["h3"]), oh.make_node("Mul", ["h3", "k"], ["kh3"]),
+                  oh.make_node("Add", ["h", "kh3"], ["inner"]), oh.make_node("Mul", ["inner", "c"], ["z"]),
+                  oh.make_node("Tanh", ["z"], ["t"]), oh.make_node("Add", ["t", "one"], ["t1"]),
+                  oh.make_node("Mul", ["h", "half"], ["hh"]), oh.make_node("Mul", ["hh", "t1"], ["g"])]
+        opset = 17
+    else:
+        nodes.append(oh.make_node("Gelu", ["h"], ["g"], approximate="tanh"))
+        opset = 20
+    nodes += [oh.make_node("MatMul", ["g", "w2"], ["y0"]), oh.make_node("Add", ["y0", "b2"], ["y"])]
+    graph = oh.make_graph(nodes, "gpt2_mlp", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, tokens, dim])],
+                          [oh.make_tensor_value_info("y", TensorProto.FLOAT, [1, tokens, dim])], inits)
+    return oh.make_model(graph, opset_imports=[oh.make_opsetid("", opset)])
+
+
+@pytest.mark.parametrize("target", ["npu", "npu-cmd", "npu-shared", STRIPE], ids=["npu", "npu-cmd", "npu-shared",
+                                                                                 "stripe"])
+@pytest.mark.parametrize("decomposed", [True, False], ids=["gpt2_export", "Gelu20"])
+def test_the_tanh_form_of_gelu_runs_on_the_npu(tmp_path, target, decomposed):
+    """GPT-2's GELU (the tanh form) is an npu elementwise command of its own
+    (`NPU_ELTWISE_GELU_TANH`; stripe encodes it with its own code): the MLP is one region,
+    within FLOAT_TOL of onnxruntime."""
+    path = str(tmp_path / "mlp.onnx")
+    onnx.save(gpt2_mlp_model(decomposed=decomposed), path)
+    report = compile_to_directory(path, target, str(tmp_path / "out"), pipeline="canonicalize,byoc{cost-model=false},lower")
+    assert not {r["op"] for r in report["rejected"]} - {"relay.reshape"}, report["rejected"]
+    assert len(report["regions"]) == 1, report["regions"]
+    feeds = {"x": np.random.default_rng(9).standard_normal((1, 64, 64)).astype(np.float32)}
+    got, _ = run_directory(str(tmp_path / "out"), feeds)
+    want = ort_run(path, feeds)["y"]
+    assert np.abs(got["y"] - want).max() <= FLOAT_TOL * np.abs(want).max()
+    if target == "npu":
+        with open(os.path.join(str(tmp_path / "out"), "npu_wrappers.c")) as f:
+            assert "NPU_ELTWISE_GELU_TANH" in f.read()
+
+
 def test_the_ffn_is_tiled_to_the_scratchpad(models, tmp_path):
     """2 MiB of FFN weights through a 256 KiB scratchpad: tiles, several commands per layer."""
     report = compile_to_directory(models["ffn128"], "npu", str(tmp_path / "out"))

@@ -217,7 +217,7 @@ class BufferFunctions(InterpreterFunctions):
 
 _BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
 _UNARY = {"relu": ref.relu, "sigmoid": ref.sigmoid, "tanh": ref.tanh, "gelu": ref.gelu, "silu": ref.silu,
-          "softmax": ref.softmax}
+          "gelu_tanh": lambda x: ref.gelu(x, "tanh"), "softmax": ref.softmax}
 
 
 def _eltwise(kind: str, ins: list[np.ndarray], op: accel.EltwiseOp) -> np.ndarray:

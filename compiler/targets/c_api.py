@@ -120,6 +120,37 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
 `kind` property): the anchors of lower-to-accel's fused forms (`fused_forms.ANCHORS`),
 the words that apply to an entry, and the entry that runs a command (`support.op_entry_for`)."""
 
+KIND_VARIANTS: dict[str, str] = {"gelu_tanh": "gelu"}
+"""Kinds an op's properties choose over its entry's (COMMANDS'): relay.nn.gelu with
+`approximate = "tanh"` runs `gelu_tanh` (on an entry whose API encodes it)."""
+
+
+def command_of(op) -> tuple[str, str | None] | None:
+    """The accel command `op` (a relay op) becomes, its kind chosen by the op's properties
+    (`KIND_VARIANTS`); None if COMMANDS has no entry."""
+    command = COMMANDS.get(op.name)
+    if command == ("eltwise", "gelu") and op.prop("approximate") == "tanh":
+        return "eltwise", "gelu_tanh"
+    return command
+
+
+def call_values(call: Call, struct: Callable[[str], Struct]) -> list[Value]:
+    """The values of a call's arguments and of the fields of the structs it passes
+    (`struct(name)` resolves a struct)."""
+    values = [a.value for a in call.args if a.value is not None]
+    for a in call.args:
+        if a.struct is not None:
+            values += [v for _, v in struct(a.struct).fields]
+    return values
+
+
+def encodes_kind(call: Call | None, struct: Callable[[str], Struct], kind: str) -> bool:
+    """Whether a call can pass `kind` (its `kind` word's enum maps it, or it has none)."""
+    if call is None:
+        return True
+    return all(v.enum_value(kind) is not None for v in call_values(call, struct) if v.word == "kind" and v.enum)
+
+
 RELAY_TO_COMPUTE: dict[str, str] = {op: kind for op, (kind, _) in COMMANDS.items()}
 """The compute op (`accel.<kind>`) each anchor op becomes."""
 
@@ -217,6 +248,7 @@ WORDS: dict[str, Word] = {
     "groups": Word(SCALAR, frozenset({"conv2d"}), _prop("groups")),
     "kind": Word(SCALAR, frozenset({"pool", "eltwise"}), _prop("kind"),
                  domain=("max", "avg", "add", "mul", "relu", "clip", "sub", "div", "sigmoid", "tanh", "gelu", "silu",
+                         "gelu_tanh",
                          "softmax", "layer_norm", "rms_norm")),
     "epsilon": Word(SCALAR, frozenset({"eltwise"}), _prop("epsilon"), "float"),
     "row_length": Word(SCALAR, frozenset({"eltwise"}), lambda op: (_shape(op.output) or (1,))[-1]),

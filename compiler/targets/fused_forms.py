@@ -47,7 +47,7 @@ import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, OpResult, SSAValue
 
-from accel.compiler.targets.c_api import COMMANDS
+from accel.compiler.targets.c_api import COMMANDS, command_of
 from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.targets.support import command_element, op_entry_for
 from accel.compiler.tensors import StoredBytes, constant_value
@@ -468,7 +468,7 @@ def plan_compute(form: FusedForm) -> ComputePlan:
                          out_scale=_f32(q_out.scale[0]), output_zero_point=int(q_out.zero_point[0]))
         return plan(accel.PoolOp, [form.inputs[0]], props)
 
-    kind = COMMANDS[anchor.name][1]
+    kind = command_of(anchor)[1]
     inputs, shapes = list(form.inputs), [None] * len(form.inputs)
     if kind in accel.EltwiseOp.BINARY:
         if inputs[0].shape != out_shape and inputs[1].shape == out_shape and kind in ("add", "mul"):
@@ -487,8 +487,6 @@ def plan_compute(form: FusedForm) -> ComputePlan:
     props = _activation_props(form)
     if kind == "clip":
         props = {"clip_min": form.clip[0], "clip_max": form.clip[1]}
-    if kind == "gelu" and anchor.prop("approximate") != "none":
-        raise NotLowerable("the accelerator's gelu is the exact (erf) form")
     if kind in accel.EltwiseOp.ROWS:
         axis = anchor.prop("axis") % max(1, len(out_shape))
         if axis != len(out_shape) - 1:

@@ -24,7 +24,8 @@ from collections.abc import Iterable, Sequence
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, OpResult, SSAValue
 
-from accel.compiler.targets.c_api import COMMANDS, dtype_name
+from accel.compiler.targets import isa as isa_vocab
+from accel.compiler.targets.c_api import COMMANDS, KIND_VARIANTS, command_of, dtype_name, encodes_kind
 from accel.compiler.targets.schema import LIMIT_APPLIES_TO, Limits, OpSpec, PatternSpec, TargetDescription
 from accel.dialects.relay import ConstantOp, RelayOp
 
@@ -151,10 +152,31 @@ def _predicate(fn, subject, target: TargetDescription, ref: str) -> str | None:
 # --------------------------------------------------------------------------------------
 
 
+def entry_encodes(spec: OpSpec, target: TargetDescription, command: str, kind: str | None, element: str) -> bool:
+    """Whether `spec`'s call (or the target's instruction set) can say `kind` to command
+    `accel.<command>`: a kind an op's properties choose (`c_api.KIND_VARIANTS`) need not
+    be in every API that runs the op."""
+    if kind is None:
+        return True
+    if target.isa is not None:
+        name = isa_vocab.op_for(command, element, kind)
+        encoded = target.isa.command(name) if name is not None else None
+        for field in encoded.fields if encoded is not None else ():
+            form, enum = isa_vocab.FIELDS[field]
+            if form == isa_vocab.ENUM and kind in isa_vocab.ENUMS[enum]:
+                return kind in target.isa.enums.get(enum, {})
+        return True
+    return encodes_kind(spec.call, target.struct, kind)
+
+
 def check_op_spec(op: Operation, spec: OpSpec, target: TargetDescription) -> str | None:
     values = [*op.operands, *op.results]
     reason = _check_dtypes(values, spec.limits.dtypes or target.dtypes)
     reason = reason or check_op_limits(op, spec.limits)
+    command = command_of(op)
+    if reason is None and command is not None and op.results:
+        if not entry_encodes(spec, target, *command, command_element(op.results[0])):
+            reason = f"the '{command[1]}' kind has no code in {spec.key}'s API"
     if reason is None and spec.predicate_fn is not None:
         reason = _predicate(spec.predicate_fn, op, target, spec.predicate or "")
     return reason
@@ -226,8 +248,9 @@ def op_entry_for(command: str, kind: str | None, element: str, target: TargetDes
     element "i8"): an entry of a relay op of the command's kind whose dtypes take the
     element type. Used for the commands after the first of a composite that lowers to
     several."""
-    wanted = (command.removeprefix("accel."), kind)
+    wanted = (command.removeprefix("accel."), KIND_VARIANTS.get(kind, kind))
     for spec in target.ops:
-        if COMMANDS.get(spec.op) == wanted and element in (spec.limits.dtypes or target.dtypes):
+        if COMMANDS.get(spec.op) == wanted and element in (spec.limits.dtypes or target.dtypes) and \
+                entry_encodes(spec, target, wanted[0], kind, element):
             return spec
     return None

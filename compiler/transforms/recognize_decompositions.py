@@ -3,7 +3,7 @@
 Exporters (and the ONNX importer for HardSigmoid/HardSwish) write activations as chains
 of scalar arithmetic; each chain becomes one op, which a target can take as a whole:
 
-| chain (products in any order and association, `/ c` as `* 1/c`) | becomes |
+| chain (products in any order and association, `/ c` as `* 1/c`, `x ^ 2` and `x ^ 3` as `x * x [* x]`) | becomes |
 |---|---|
 | `clip(x * alpha + beta, 0, 1)` | `relay.nn.hardsigmoid {alpha, beta}` |
 | `clip(x + 3, 0, 6) * (1/6)` | `relay.nn.hardsigmoid {alpha = 1/6, beta = 0.5}` |
@@ -140,6 +140,11 @@ class Chain:
                 coeff, factors = self.product(op.lhs, depth + 1)
                 self.ops.append(op)
                 return coeff / c, factors
+        if isinstance(op, relay.PowerOp) and scalar(op.rhs, op.lhs, v) in (2.0, 3.0):  # GPT-2's pow(x, 3)
+            n = int(scalar(op.rhs, op.lhs, v))
+            coeff, factors = self.product(op.lhs, depth + 1)
+            self.ops.append(op)
+            return coeff**n, factors * n
         return 1.0, [v]
 
     def plus_const(self, v: SSAValue) -> tuple[SSAValue, float] | None:

@@ -52,3 +52,15 @@ func.func @main(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
   %0 = relay.nn.rms_norm %x, %g {epsilon = 1.0e-06} : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
   func.return %0 : tensor<4x16xf32>
 }
+
+// -----
+
+// Both forms of GELU are elementwise commands: the tanh form is kind "gelu_tanh".
+// CHECK-LABEL: func.func private @npu_0
+// CHECK:         accel.eltwise ins(%x : memref<4x16xf32>) outs(%{{.*}} : memref<4x16xf32>) {kind = "gelu"}
+// CHECK:         accel.eltwise ins(%{{.*}} : memref<4x16xf32>) outs(%{{.*}} : memref<4x16xf32>) {kind = "gelu_tanh"}
+func.func @main(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %0 = relay.nn.gelu %x : tensor<4x16xf32>
+  %1 = relay.nn.gelu %0 {approximate = "tanh"} : tensor<4x16xf32>
+  func.return %1 : tensor<4x16xf32>
+}

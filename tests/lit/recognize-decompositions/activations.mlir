@@ -127,6 +127,29 @@ func.func @gelu_tanh(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+// GELU, tanh form as GPT-2 writes it (NewGELUActivation): the cube as pow(x, 3.0).
+// CHECK-LABEL: func.func @gelu_tanh_pow
+// CHECK-NEXT:    %y = relay.nn.gelu %x {approximate = "tanh"} : tensor<4x8xf32>
+// CHECK-NEXT:    func.return %y
+func.func @gelu_tanh_pow(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %three = relay.constant dense<3.0> : tensor<f32>
+  %c = relay.constant dense<0.044715> : tensor<f32>
+  %k = relay.constant dense<0.7978846> : tensor<f32>
+  %one = relay.constant dense<1.0> : tensor<f32>
+  %half = relay.constant dense<0.5> : tensor<f32>
+  %0 = relay.power %x, %three : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %1 = relay.multiply %c, %0 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = relay.add %x, %1 : tensor<4x8xf32>
+  %3 = relay.multiply %2, %k : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %4 = relay.tanh %3 : tensor<4x8xf32>
+  %5 = relay.add %4, %one : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %6 = relay.multiply %x, %half : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %y = relay.multiply %6, %5 : tensor<4x8xf32>
+  func.return %y : tensor<4x8xf32>
+}
+
+// -----
+
 // ReLU6 spelled with a relu: one clip.
 // CHECK-LABEL: func.func @relu6
 // CHECK-NEXT:    %a = relay.clip %x {a_min = 0.0, a_max = 6.0} : tensor<4x8xf32>

@@ -200,3 +200,26 @@ func.func @not_rms_norms(%x: tensor<4x8xf32>, %z: tensor<4x8xf32>) -> (tensor<4x
   %c = relay.multiply %x, %q : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
   func.return %a, %b, %c : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// A GELU-like chain whose cube is pow(x, 4.0): only the exponents 2 and 3 are products.
+// CHECK-LABEL: func.func @gelu_tanh_pow_four
+// CHECK-NOT:     relay.nn.gelu
+// CHECK:         relay.power %x
+func.func @gelu_tanh_pow_four(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %four = relay.constant dense<4.0> : tensor<f32>
+  %c = relay.constant dense<0.044715> : tensor<f32>
+  %k = relay.constant dense<0.7978846> : tensor<f32>
+  %one = relay.constant dense<1.0> : tensor<f32>
+  %half = relay.constant dense<0.5> : tensor<f32>
+  %0 = relay.power %x, %four : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %1 = relay.multiply %c, %0 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = relay.add %x, %1 : tensor<4x8xf32>
+  %3 = relay.multiply %2, %k : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %4 = relay.tanh %3 : tensor<4x8xf32>
+  %5 = relay.add %4, %one : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %6 = relay.multiply %x, %half : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %y = relay.multiply %6, %5 : tensor<4x8xf32>
+  func.return %y : tensor<4x8xf32>
+}

@@ -193,6 +193,7 @@ static sim_eltwise_kind eltwise_of(npu_eltwise_kind k) {
     case NPU_ELTWISE_TANH: return SIM_TANH;
     case NPU_ELTWISE_GELU: return SIM_GELU;
     case NPU_ELTWISE_SILU: return SIM_SILU;
+    case NPU_ELTWISE_GELU_TANH: return SIM_GELU_TANH;
     }
     return (sim_eltwise_kind)-1;
 }

@@ -238,7 +238,8 @@ typedef enum npu_eltwise_kind {
     NPU_ELTWISE_SIGMOID = 6, /* unary from here on: rhs unused (NULL) */
     NPU_ELTWISE_TANH = 7,
     NPU_ELTWISE_GELU = 8, /* lhs/2 (1 + erf(lhs / sqrt 2)) */
-    NPU_ELTWISE_SILU = 9  /* lhs * sigmoid(lhs) */
+    NPU_ELTWISE_SILU = 9, /* lhs * sigmoid(lhs) */
+    NPU_ELTWISE_GELU_TANH = 10 /* lhs/2 (1 + tanh(sqrt(2/pi) (lhs + 0.044715 lhs^3))) */
 } npu_eltwise_kind;
 
 /* Elementwise op over `count` elements, then the fused activation. rhs holds rhs_count
