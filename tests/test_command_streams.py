@@ -230,6 +230,27 @@ def test_a_kind_the_target_offloads_needs_a_code(tmp_path):
                      r"is unmapped", e.value.message), e.value.message
 
 
+def test_a_kind_chosen_by_properties_runs_only_where_the_engine_has_a_code(tmp_path):
+    # The tanh form of GELU is a kind of its own (gelu_tanh): an engine without a code
+    # for it still runs the erf form, and leaves the tanh form on the host, saying why.
+    path = tmp_path / "stripe.toml"
+    with open(STRIPE) as f:
+        path.write_text(f.read().replace(", gelu_tanh = 10 }", " }"))
+    ir = tmp_path / "gelu.mlir"
+    ir.write_text("""func.func @main(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = relay.nn.gelu %x : tensor<4x8xf32>
+  %1 = relay.nn.gelu %x {approximate = "tanh"} : tensor<4x8xf32>
+  func.return %0, %1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+""")
+    for target, tanh in ((str(path), r'accel.target = "host", accel.reason = "stripe: the \'gelu_tanh\' kind has no '
+                                      r'code in ops\[\d+\]\'s API"'), (STRIPE, 'accel.target = "stripe"')):
+        out = run_tool("accel-opt", str(ir), "--target", target, "-p", "annotate-target")
+        assert out.returncode == 0, out.stderr
+        assert 'relay.nn.gelu %x {accel.target = "stripe"}' in out.stdout
+        assert re.search(r'relay\.nn\.gelu %x \{approximate = "tanh", ' + tanh + "}", out.stdout), out.stdout
+
+
 @pytest.mark.parametrize("text,message", BAD_ISAS, ids=[m[:40] for _, m in BAD_ISAS])
 def test_malformed_instruction_sets_give_one_line(tmp_path, text, message):
     path = tmp_path / "bad.toml"
