@@ -70,7 +70,11 @@ OPS: dict[str, OpSupport] = {}
 
 MICROSOFT_DOMAIN = "com.microsoft"
 MICROSOFT_OPS: dict[str, OpSupport] = {}
-"""Converters of the com.microsoft ops onnxruntime's quantizer writes (version 1 each)."""
+"""Converters of the com.microsoft ops onnxruntime's quantizer and graph optimizer write
+(version 1 each)."""
+ORT_OPS_OF_THE_ONNX_DOMAIN = frozenset({"SimplifiedLayerNormalization"})
+"""onnxruntime's own ops that it registers in the ONNX domain (its optimizer writes them
+there): converted by MICROSOFT_OPS' converter where ONNX has no op of the name."""
 
 
 def _register(op_types: Sequence[str], attrs: Sequence[str], registry: dict[str, OpSupport] = OPS, **kw) -> None:

@@ -54,6 +54,7 @@ from accel.compiler.frontend.graph_inputs import OPTION, SHAPES_OPTION, Bindings
 from accel.compiler.frontend.onnx.context import (
     MICROSOFT_DOMAIN,
     MICROSOFT_OPS,
+    ORT_OPS_OF_THE_ONNX_DOMAIN,
     OPS,
     Const,
     Node,
@@ -511,6 +512,8 @@ class GraphImporter:
             version, support = 1, MICROSOFT_OPS[proto.op_type]
         elif proto.domain not in DEFAULT_DOMAINS:
             raise self.node_error(proto, f"ops of domain '{proto.domain}' are not supported")
+        elif proto.op_type in ORT_OPS_OF_THE_ONNX_DOMAIN and proto.op_type not in OPS:
+            version, support = 1, MICROSOFT_OPS[proto.op_type]
         else:
             version = self.op_version(proto)
             support = OPS.get(proto.op_type)

@@ -166,10 +166,13 @@ def gemm(n: Node):
 
 @converter("MatMul")
 def matmul(n: Node):
-    a_dims, b_dims = n.shape(0), n.shape(1)
+    return matmul_of(n, n.value(0), n.value(1), n.shape(0), n.shape(1))
+
+
+def matmul_of(n: Node, a: Value, b: Value, a_dims: tuple[int, ...], b_dims: tuple[int, ...]) -> SSAValue:
+    """ONNX MatMul of `a` [a_dims] and `b` [b_dims] (numpy's matmul: batch dims broadcast)."""
     if not a_dims or not b_dims:
         raise n.error("MatMul operands must have rank >= 1")
-    a, b = n.value(0), n.value(1)
     if len(a_dims) == 1:
         a = reshaped(n, a, (1, a_dims[0]))
     if len(b_dims) == 1:
@@ -270,10 +273,10 @@ def prelu(n: Node):
 
 @converter("HardSigmoid", attrs=("alpha", "beta"))
 def hard_sigmoid(n: Node):
-    return _hard_sigmoid(n, n.input(0), float(n.attr("alpha", 0.2)), float(n.attr("beta", 0.5)))
+    return hard_sigmoid_of(n, n.input(0), float(n.attr("alpha", 0.2)), float(n.attr("beta", 0.5)))
 
 
-def _hard_sigmoid(n: Node, x: SSAValue, alpha: float, beta: float) -> SSAValue:
+def hard_sigmoid_of(n: Node, x: SSAValue, alpha: float, beta: float) -> SSAValue:
     dt = n.dtype(0)
     y = n.emit(relay.MultiplyOp(x, n.const_value(np.array(alpha, dtype=dt))))
     y = n.emit(relay.AddOp(y, n.const_value(np.array(beta, dtype=dt))))
@@ -283,7 +286,7 @@ def _hard_sigmoid(n: Node, x: SSAValue, alpha: float, beta: float) -> SSAValue:
 @converter("HardSwish")
 def hard_swish(n: Node):
     x = n.input(0)
-    return n.emit(relay.MultiplyOp(x, _hard_sigmoid(n, x, 1.0 / 6.0, 0.5)))
+    return n.emit(relay.MultiplyOp(x, hard_sigmoid_of(n, x, 1.0 / 6.0, 0.5)))
 
 
 @converter("Clip", attrs=("min", "max"))
@@ -417,7 +420,7 @@ def batch_norm(n: Node):
     return n.emit(relay.BatchNormOp(*args, axis=1, epsilon=float(n.attr("epsilon", 1e-5))))
 
 
-def _param_of_shape(n: Node, i: int, shape: tuple[int, ...], what: str) -> SSAValue:
+def param_of_shape(n: Node, i: int, shape: tuple[int, ...], what: str) -> SSAValue:
     """Input `i` as a tensor of exactly `shape` (broadcast constants are expanded)."""
     if n.shape(i) == shape:
         return n.input(i)
@@ -438,9 +441,9 @@ def layer_norm(n: Node):
     axis = norm_axis(n, n.attr("axis", -1), len(dims))
     eps = float(n.attr("epsilon", 1e-5))
     normalized = tuple(dims[axis:])
-    gamma = _param_of_shape(n, 1, normalized, "Scale")
+    gamma = param_of_shape(n, 1, normalized, "Scale")
     if n.has(2):
-        beta = _param_of_shape(n, 2, normalized, "B")
+        beta = param_of_shape(n, 2, normalized, "B")
     else:
         beta = n.importer.materialize(Const(np.zeros(normalized, dtype=n.dtype(0))))
     x = n.input(0)
@@ -457,7 +460,7 @@ def rms_norm(n: Node):
         raise n.error(f"stash_type {n.attr('stash_type')} is not supported (only 1: float32)")
     dims = n.shape(0)
     axis = norm_axis(n, n.attr("axis", -1), len(dims))
-    gamma = _param_of_shape(n, 1, tuple(dims[axis:]), "scale")
+    gamma = param_of_shape(n, 1, tuple(dims[axis:]), "scale")
     return n.emit(relay.RMSNormOp(n.input(0), gamma, axis=axis, epsilon=float(n.attr("epsilon", 1e-5))))
 
 

@@ -1,0 +1,163 @@
+"""Models as onnxruntime's graph optimizer saves them (`optimized_model_filepath` at the
+extended level, as optimum's ORTOptimizer does): its com.microsoft fused ops (FusedConv,
+FusedGemm, FusedMatMul, Gelu, QuickGelu, SkipLayerNormalization, and
+SimplifiedLayerNormalization, which it writes in the ONNX domain) import as the relay ops
+they fused (frontend/onnx/ops_ort_fused.py). The saved models of tests/models compile for
+the npu and match onnxruntime running the same saved model; each op alone, with its
+attributes and optional inputs, matches onnxruntime's kernel; what is not supported is
+one line."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import onnx
+import pytest
+from e2e_util import MODELS, input_signature, ort_run
+from onnx import TensorProto
+from onnx import helper as oh
+from onnx import numpy_helper as nh
+
+from accel.compiler import api
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.frontend.onnx import import_onnx_model
+from accel.compiler.runtime.interpreter import run_function
+
+FLOAT_TOL = 1e-5
+"""|C - onnxruntime| relative to the output's largest magnitude."""
+
+SAVED = {
+    "cnn_large_resnet": {"FusedConv"},
+    "mlp_dynamo": {"FusedGemm"},
+    "vit_legacy": {"FusedMatMul", "Gelu", "SkipLayerNormalization"},
+    "gpt2_dynamo": {"FusedMatMul", "SkipLayerNormalization"},
+    "yolo_dynamo": {"QuickGelu"},
+    "llama_legacy": {"FusedMatMul", "QuickGelu", "SimplifiedLayerNormalization"},
+}
+"""Test models and the fused ops onnxruntime 1.32's extended level writes into them."""
+
+
+def saved_by_onnxruntime(src: str, dst: str) -> onnx.ModelProto:
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    so.optimized_model_filepath = dst
+    so.log_severity_level = 3
+    ort.InferenceSession(src, so, providers=["CPUExecutionProvider"])
+    return onnx.load(dst)
+
+
+def feeds_of(model: onnx.ModelProto) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    types = {vi.name: vi.type.tensor_type.elem_type for vi in model.graph.input}
+    return {name: rng.integers(0, 64, shape).astype(np.int64) if types[name] == TensorProto.INT64
+            else rng.standard_normal(shape).astype(np.float32) for name, shape in input_signature(model)}
+
+
+def close(got: dict, want: dict) -> None:
+    for k, w in want.items():
+        assert np.abs(got[k] - w).max() <= FLOAT_TOL * np.abs(w).max(), k
+
+
+@pytest.mark.parametrize("name", sorted(SAVED))
+def test_models_saved_by_onnxruntime_compile_and_match_it(tmp_path, name):
+    path = str(tmp_path / f"{name}.onnx")
+    model = saved_by_onnxruntime(os.path.join(MODELS, f"{name}.onnx"), path)
+    fused = {n.op_type for n in model.graph.node if n.op_type in SAVED[name]}
+    assert fused == SAVED[name]  # the saved model holds them (else the test proves nothing)
+    feeds = feeds_of(model)
+    want = ort_run(path, feeds)
+    compiled = api.compile(path, "npu", str(tmp_path / "out"))
+    assert compiled.report["ops"]["offloaded"] > 0
+    close(compiled.run(feeds), want)
+
+
+# --------------------------------------------------------------------------------------
+# Each op alone against onnxruntime's kernel
+# --------------------------------------------------------------------------------------
+
+
+def one_node(op: str, inputs: list[tuple[str, list[int]]], inits: dict[str, np.ndarray], outputs: list[str],
+             domain: str = "com.microsoft", **attrs) -> onnx.ModelProto:
+    names = [name for name, _ in inputs] + list(inits)
+    return one_node_named(op, inputs, inits, outputs, names, domain, **attrs)
+
+
+def one_node_named(op, inputs, inits, outputs, names, domain="com.microsoft", **attrs) -> onnx.ModelProto:
+    node = oh.make_node(op, names, outputs, domain=domain, **attrs)
+    graph = oh.make_graph([node], op.lower(), [oh.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+                          [oh.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs if o],
+                          [nh.from_array(v, k) for k, v in inits.items()])
+    opsets = [oh.make_opsetid("", 17), oh.make_opsetid("com.microsoft", 1)]
+    return oh.make_model(graph, opset_imports=opsets)
+
+
+RNG = np.random.default_rng(3)
+
+
+def _f(*shape: int, scale: float = 1.0) -> np.ndarray:
+    return (RNG.standard_normal(shape) * scale).astype(np.float32)
+
+
+CONV_IN = [("x", [1, 4, 6, 6])]
+CONV_W = {"w": _f(8, 4, 3, 3, scale=0.3), "b": _f(8)}
+CASES = {
+    "FusedConv_relu_sum": one_node_named("FusedConv", [*CONV_IN, ("z", [1, 8, 6, 6])], CONV_W, ["y"],
+                                         ["x", "w", "b", "z"], activation="Relu", pads=[1, 1, 1, 1]),
+    "FusedConv_leaky": one_node("FusedConv", CONV_IN, CONV_W, ["y"], activation="LeakyRelu",
+                                activation_params=[0.2], strides=[2, 2]),
+    "FusedConv_clip": one_node("FusedConv", CONV_IN, CONV_W, ["y"], activation="Clip", activation_params=[-0.5, 0.5]),
+    "FusedConv_hardsigmoid": one_node("FusedConv", CONV_IN, CONV_W, ["y"], activation="HardSigmoid",
+                                      activation_params=[0.3, 0.4]),
+    "FusedConv_tanh": one_node("FusedConv", CONV_IN, CONV_W, ["y"], activation="Tanh"),
+    "FusedConv_sigmoid": one_node("FusedConv", CONV_IN, CONV_W, ["y"], activation="Sigmoid"),
+    "FusedGemm_leaky": one_node("FusedGemm", [("a", [4, 8])], {"b": _f(16, 8), "c": _f(16)}, ["y"], transB=1,
+                                alpha=0.5, beta=2.0, activation="LeakyRelu", activation_alpha=0.1),
+    "FusedGemm_relu": one_node("FusedGemm", [("a", [8, 4])], {"b": _f(8, 16), "c": _f(16)}, ["y"], transA=1,
+                               activation="Relu"),
+    "FusedMatMul_transB": one_node("FusedMatMul", [("a", [2, 3, 4, 8])], {"b": _f(5, 8)}, ["y"], transB=1, alpha=0.25),
+    "FusedMatMul_transA": one_node("FusedMatMul", [("a", [2, 8, 4]), ("b", [2, 8, 5])], {}, ["y"], transA=1),
+    "Gelu": one_node("Gelu", [("x", [3, 16])], {}, ["y"]),
+    "BiasGelu": one_node("BiasGelu", [("x", [3, 16])], {"bias": _f(16)}, ["y"]),
+    "FastGelu": one_node("FastGelu", [("x", [3, 16])], {}, ["y"]),
+    "FastGelu_bias": one_node("FastGelu", [("x", [3, 16])], {"bias": _f(16)}, ["y"]),
+    "QuickGelu": one_node("QuickGelu", [("x", [3, 16])], {}, ["y"], alpha=1.5),
+    "SkipLayerNormalization": one_node("SkipLayerNormalization", [("x", [2, 5, 16]), ("skip", [2, 5, 16])],
+                                       {"gamma": _f(16), "beta": _f(16), "bias": _f(16)}, ["y", "", "", "sum"],
+                                       epsilon=1e-5),
+    "SkipLayerNormalization_no_beta": one_node("SkipLayerNormalization", [("x", [2, 5, 16]), ("skip", [2, 5, 16])],
+                                               {"gamma": _f(16)}, ["y"]),
+    "SkipSimplifiedLayerNormalization": one_node("SkipSimplifiedLayerNormalization",
+                                                 [("x", [2, 5, 16]), ("skip", [2, 5, 16])],
+                                                 {"gamma": _f(16), "bias": _f(16)}, ["y", "", "", "sum"], epsilon=1e-5),
+    "SimplifiedLayerNormalization": one_node("SimplifiedLayerNormalization", [("x", [2, 5, 16])], {"scale": _f(16)},
+                                             ["y"], domain="", axis=-1, epsilon=1e-5),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_each_fused_op_matches_onnxruntime(tmp_path, case):
+    model = CASES[case]
+    path = str(tmp_path / f"{case}.onnx")
+    onnx.save(model, path)
+    feeds = {vi.name: RNG.standard_normal([d.dim_value for d in vi.type.tensor_type.shape.dim]).astype(np.float32)
+             for vi in model.graph.input}
+    want = ort_run(path, feeds)
+    close(run_function(import_onnx_model(model), feeds), want)
+    close(api.compile(path, "npu", str(tmp_path / "out")).run(feeds), want)
+
+
+def test_what_is_not_supported_is_one_line():
+    def error(model: onnx.ModelProto) -> str:
+        with pytest.raises(CompileError) as e:
+            import_onnx_model(model)
+        assert "\n" not in str(e.value)
+        return str(e.value)
+
+    assert "activation 'Elu' is not supported" in error(one_node("FusedConv", CONV_IN, CONV_W, ["y"], activation="Elu"))
+    assert "transBatchA and transBatchB are not supported" in error(
+        one_node("FusedMatMul", [("a", [2, 3, 4])], {"b": _f(2, 4, 5)}, ["y"], transBatchA=1))
+    assert "the mean and inverse standard deviation outputs are not supported" in error(
+        one_node("SkipLayerNormalization", [("x", [2, 16]), ("skip", [2, 16])], {"gamma": _f(16)}, ["y", "mean"]))
