@@ -1,8 +1,9 @@
 """Models as onnxruntime's graph optimizer saves them (`optimized_model_filepath` at the
-extended level, as optimum's ORTOptimizer does): its com.microsoft fused ops (FusedConv,
-FusedGemm, FusedMatMul, Gelu, QuickGelu, SkipLayerNormalization, and
-SimplifiedLayerNormalization, which it writes in the ONNX domain) import as the relay ops
-they fused (frontend/onnx/ops_ort_fused.py). The saved models of tests/models compile for
+extended level, as optimum's ORTOptimizer does) and as its transformers optimizer writes
+them: their com.microsoft fused ops (FusedConv, FusedGemm, FusedMatMul, Gelu, BiasGelu,
+FastGelu, QuickGelu, SkipLayerNormalization, Attention, and SimplifiedLayerNormalization,
+which it writes in the ONNX domain) import as the relay ops they fused
+(frontend/onnx/ops_ort_fused.py). The saved models of tests/models compile for
 the npu and match onnxruntime running the same saved model; each op alone, with its
 attributes and optional inputs, matches onnxruntime's kernel; what is not supported is
 one line."""
@@ -61,6 +62,30 @@ def close(got: dict, want: dict) -> None:
         assert np.abs(got[k] - w).max() <= FLOAT_TOL * np.abs(w).max(), k
 
 
+TRANSFORMERS = {"encoder_legacy": ("bert", {"Attention", "SkipLayerNormalization", "BiasGelu"}),
+                "vit_legacy": ("vit", {"Attention", "SkipLayerNormalization", "BiasGelu"}),
+                "gpt2_legacy": ("gpt2", {"SkipLayerNormalization", "FastGelu"})}
+"""Test models, the model type `onnxruntime.transformers.optimizer` is told, and the fused
+ops it writes."""
+
+
+@pytest.mark.parametrize("name", sorted(TRANSFORMERS))
+def test_models_of_the_transformers_optimizer_compile_and_match_onnxruntime(tmp_path, name):
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    model_type, ops = TRANSFORMERS[name]
+    path = str(tmp_path / f"{name}.onnx")
+    optimize_model(os.path.join(MODELS, f"{name}.onnx"), model_type=model_type, num_heads=0, hidden_size=0,
+                   opt_level=0).save_model_to_file(path)
+    model = onnx.load(path)
+    assert {n.op_type for n in model.graph.node if n.domain == "com.microsoft"} == ops
+    feeds = feeds_of(model)
+    want = ort_run(path, feeds)
+    compiled = api.compile(path, "npu", str(tmp_path / "out"))
+    assert compiled.report["ops"]["offloaded"] > 0
+    close(compiled.run(feeds), want)
+
+
 @pytest.mark.parametrize("name", sorted(SAVED))
 def test_models_saved_by_onnxruntime_compile_and_match_it(tmp_path, name):
     path = str(tmp_path / f"{name}.onnx")
@@ -87,7 +112,8 @@ def one_node(op: str, inputs: list[tuple[str, list[int]]], inits: dict[str, np.n
 
 def one_node_named(op, inputs, inits, outputs, names, domain="com.microsoft", **attrs) -> onnx.ModelProto:
     node = oh.make_node(op, names, outputs, domain=domain, **attrs)
-    graph = oh.make_graph([node], op.lower(), [oh.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+    graph = oh.make_graph([node], op.lower(), [oh.make_tensor_value_info(n, TYPES.get(n, TensorProto.FLOAT), s)
+                                               for n, s in inputs],
                           [oh.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs if o],
                           [nh.from_array(v, k) for k, v in inits.items()])
     opsets = [oh.make_opsetid("", 17), oh.make_opsetid("com.microsoft", 1)]
@@ -95,6 +121,8 @@ def one_node_named(op, inputs, inits, outputs, names, domain="com.microsoft", **
 
 
 RNG = np.random.default_rng(3)
+TYPES = {"mask": TensorProto.INT32}
+"""Inputs of another element type than float."""
 
 
 def _f(*shape: int, scale: float = 1.0) -> np.ndarray:
@@ -103,7 +131,20 @@ def _f(*shape: int, scale: float = 1.0) -> np.ndarray:
 
 CONV_IN = [("x", [1, 4, 6, 6])]
 CONV_W = {"w": _f(8, 4, 3, 3, scale=0.3), "b": _f(8)}
+ATTN_IN = [("x", [2, 5, 16])]
+QKV = {"w": _f(16, 48, scale=0.3), "b": _f(48, scale=0.1)}
 CASES = {
+    "Attention": one_node("Attention", ATTN_IN, QKV, ["y"], num_heads=4),
+    "Attention_causal_scaled": one_node("Attention", ATTN_IN, QKV, ["y"], num_heads=2, unidirectional=1, scale=0.3),
+    "Attention_raw_mask": one_node_named("Attention", [*ATTN_IN, ("mask", [2, 5])], QKV, ["y"], ["x", "w", "b", "mask"],
+                                         num_heads=4),
+    "Attention_mask_3d_bias": one_node_named("Attention", [*ATTN_IN, ("mask", [2, 5, 5]), ("bias", [2, 4, 5, 5])], QKV,
+                                             ["y"], ["x", "w", "b", "mask", "", "bias"], num_heads=4,
+                                             mask_filter_value=-500.0),
+    "Attention_qkv_sizes": one_node("Attention", ATTN_IN, {"w": _f(16, 40, scale=0.3), "b": _f(40)}, ["y"],
+                                    num_heads=4, qkv_hidden_sizes=[12, 12, 16]),
+    "Attention_runtime_weights": one_node_named("Attention", [*ATTN_IN, ("w", [16, 48])], {}, ["y"], ["x", "w"],
+                                                num_heads=4),
     "FusedConv_relu_sum": one_node_named("FusedConv", [*CONV_IN, ("z", [1, 8, 6, 6])], CONV_W, ["y"],
                                          ["x", "w", "b", "z"], activation="Relu", pads=[1, 1, 1, 1]),
     "FusedConv_leaky": one_node("FusedConv", CONV_IN, CONV_W, ["y"], activation="LeakyRelu",
@@ -142,8 +183,9 @@ def test_each_fused_op_matches_onnxruntime(tmp_path, case):
     model = CASES[case]
     path = str(tmp_path / f"{case}.onnx")
     onnx.save(model, path)
-    feeds = {vi.name: RNG.standard_normal([d.dim_value for d in vi.type.tensor_type.shape.dim]).astype(np.float32)
-             for vi in model.graph.input}
+    feeds = {vi.name: (RNG.integers(0, 2, shape).astype(np.int32) if vi.name in TYPES
+                       else RNG.standard_normal(shape).astype(np.float32))
+             for vi in model.graph.input for shape in [[d.dim_value for d in vi.type.tensor_type.shape.dim]]}
     want = ort_run(path, feeds)
     close(run_function(import_onnx_model(model), feeds), want)
     close(api.compile(path, "npu", str(tmp_path / "out")).run(feeds), want)
@@ -159,5 +201,9 @@ def test_what_is_not_supported_is_one_line():
     assert "activation 'Elu' is not supported" in error(one_node("FusedConv", CONV_IN, CONV_W, ["y"], activation="Elu"))
     assert "transBatchA and transBatchB are not supported" in error(
         one_node("FusedMatMul", [("a", [2, 3, 4])], {"b": _f(2, 4, 5)}, ["y"], transBatchA=1))
+    assert "the KV cache (past, past_sequence_length, present) is not supported" in error(
+        one_node("Attention", ATTN_IN, QKV, ["y", "present"], num_heads=4))
+    assert "mask_index [2] is not supported" in error(
+        one_node_named("Attention", [*ATTN_IN, ("mask", [2])], QKV, ["y"], ["x", "w", "b", "mask"], num_heads=4))
     assert "the mean and inverse standard deviation outputs are not supported" in error(
         one_node("SkipLayerNormalization", [("x", [2, 16]), ("skip", [2, 16])], {"gamma": _f(16)}, ["y", "mean"]))

@@ -32,7 +32,7 @@ _ATTRS = ("scale", "is_causal", "q_num_heads", "kv_num_heads", "softmax_precisio
           "qk_matmul_output_mode", "left_window_size", "right_window_size")
 
 
-def _heads_first(n: Node, v: SSAValue, heads: int) -> SSAValue:
+def heads_first(n: Node, v: SSAValue, heads: int) -> SSAValue:
     """[B, S, H*D] -> [B, H, S, D]."""
     b, s, hidden = v.type.get_shape()
     if hidden % heads:
@@ -80,7 +80,7 @@ def attention(n: Node):
         q_heads, kv_heads = n.attr("q_num_heads"), n.attr("kv_num_heads")
         if not q_heads or not kv_heads:
             raise n.error("3-D inputs need the q_num_heads and kv_num_heads attributes")
-        q, k, v = _heads_first(n, q, q_heads), _heads_first(n, k, kv_heads), _heads_first(n, v, kv_heads)
+        q, k, v = heads_first(n, q, q_heads), heads_first(n, k, kv_heads), heads_first(n, v, kv_heads)
     batch, q_heads, q_len, head_size = q.type.get_shape()
 
     # KV cache.

@@ -15,10 +15,18 @@ ops it fused, so such a model imports, partitions and offloads as its unfused gr
     SkipSimplifiedLayerNormalization(x, skip, gamma, bias?) {epsilon}
                                                              ->  rms_norm(x + skip + bias), and x + skip + bias
     SimplifiedLayerNormalization(x, scale) {axis, epsilon}   ->  relay.nn.rms_norm (written in the ONNX domain)
+    Attention(x, w, b?, mask_index?, past?, attention_bias?) {num_heads, unidirectional, scale, ...}
+        ->  q, k, v = slices of (x w + b), heads first; p = softmax(scale q kᵀ + mask); p v, heads merged
+            (the transformers optimizer's self-attention: `optimize_model(model_type="bert")`)
+
+Attention's masks are additive, as onnxruntime's CPU kernel makes them: a raw mask
+[B, T] or [B, S, T] adds `mask_filter_value` (-10000) where it is 0, `unidirectional`
+adds the float's lowest value above the diagonal, `attention_bias` is added as it is.
 
 Activations (onnxruntime's MLAS set): Relu, Tanh, Sigmoid, LeakyRelu (alpha), Clip (min,
 max), HardSigmoid (alpha, beta). Refused with one line: other activations, FusedMatMul's
-transBatchA / transBatchB, the normalizations' mean and inverse-deviation outputs.
+transBatchA / transBatchB, the normalizations' mean and inverse-deviation outputs,
+Attention's KV cache (past, present), rotary embedding and mask_index of lengths.
 """
 
 from __future__ import annotations
@@ -27,8 +35,10 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from accel.compiler.frontend.onnx.context import MICROSOFT_DOMAIN, Const, Node, converter
+from accel.compiler.frontend.onnx.ops_attention import heads_first
 from accel.compiler.frontend.onnx.ops_nn import CONV_ATTRS, conv, gemm, hard_sigmoid_of, matmul_of, param_of_shape
-from accel.compiler.frontend.onnx.ops_tensor import norm_axis
+from accel.compiler.frontend.onnx.ops_tensor import norm_axis, reshaped
+from accel.compiler.tensors import element_type
 from accel.dialects import relay
 
 # --------------------------------------------------------------------------------------
@@ -167,3 +177,70 @@ def skip_rms_norm(n: Node):
     gamma = param_of_shape(n, 2, normalized, "gamma")
     y = n.emit(relay.RMSNormOp(s, gamma, axis=-1, epsilon=float(n.attr("epsilon", 1e-12))))
     return [y, None, None, s]
+
+
+@converter("Attention", attrs=("num_heads", "unidirectional", "qkv_hidden_sizes", "mask_filter_value", "scale",
+                               "do_rotary", "rotary_embedding_dim", "past_present_share_buffer"),
+           domain=MICROSOFT_DOMAIN)
+def attention(n: Node):
+    if n.has(4) or n.has(6) or any(n.proto.output[1:]):
+        raise n.error("the KV cache (past, past_sequence_length, present) is not supported")
+    if n.attr("do_rotary", 0):
+        raise n.error("do_rotary is not supported")
+    dims = n.shape(0)
+    heads = n.attr("num_heads")
+    if len(dims) != 3 or n.rank(1) != 2 or not heads:
+        raise n.error(f"input {list(dims)} must be [batch, sequence, hidden], weights 2-D, num_heads given")
+    batch, length, _ = dims
+    total = n.shape(1)[1]
+    sizes = list(n.attr("qkv_hidden_sizes", [total // 3] * 3))
+    if len(sizes) != 3 or sum(sizes) != total or any(s % heads for s in sizes) or sizes[0] != sizes[1]:
+        raise n.error(f"qkv_hidden_sizes {sizes} must split the weights' {total} columns into q, k (equal) and v, "
+                      f"each a multiple of {heads} heads")
+    starts = [0, sizes[0], sizes[0] + sizes[1]]
+    if n.is_const(1) and (not n.has(2) or n.is_const(2)):
+        # Constant weights: three products (each a dense an accelerator takes), no slices.
+        w, b = n.const(1), n.opt_const(2)
+        parts = []
+        for a, s in zip(starts, sizes):
+            part = matmul_of(n, n.value(0), Const(np.ascontiguousarray(w[:, a:a + s])), tuple(dims), (w.shape[0], s))
+            if b is not None:
+                part = n.emit(relay.AddOp(part, n.importer.materialize(Const(np.ascontiguousarray(b[a:a + s])))))
+            parts.append(part)
+    else:
+        qkv = biased(n, matmul_of(n, n.value(0), n.value(1), tuple(dims), tuple(n.shape(1))), 2)
+        parts = [n.emit(relay.StridedSliceOp(qkv, begin=[a], end=[a + s], axes=[2])) for a, s in zip(starts, sizes)]
+    q, k, v = (heads_first(n, part, heads) for part in parts)
+    dt = n.dtype(0)
+    scale = n.attr("scale")
+    scale = 1 / np.sqrt(sizes[0] // heads) if not scale else float(scale)
+    scores = n.emit(relay.MultiplyOp(n.emit(relay.BatchMatmulOp(q, k, transpose_b=True)),
+                                     n.const_value(np.array(scale, dtype=dt))))
+    if n.has(3):
+        scores = n.emit(relay.AddOp(scores, _raw_mask(n, batch, length, dt)))
+    if n.attr("unidirectional", 0):
+        above = np.triu(np.full((length, length), np.finfo(dt).min, dtype=dt), k=1)
+        scores = n.emit(relay.AddOp(scores, n.importer.materialize(Const(above.reshape(1, 1, length, length)))))
+    if n.has(5):
+        scores = n.emit(relay.AddOp(scores, n.input(5)))
+    y = n.emit(relay.BatchMatmulOp(n.emit(relay.SoftmaxOp(scores, axis=-1)), v, transpose_b=False))
+    y = n.emit(relay.TransposeOp(y, axes=[0, 2, 1, 3]))
+    return n.importer.materialize(reshaped(n, y, (batch, length, sizes[2])))
+
+
+def _raw_mask(n: Node, batch: int, length: int, dt: np.dtype) -> SSAValue:
+    """mask_index as an additive [B, 1, S or 1, T] mask: `mask_filter_value` where it is not
+    above 0 (onnxruntime's `mask > 0 ? 0 : mask_filter_value`)."""
+    dims = n.shape(3)
+    if dims == (batch, length):
+        shape = (batch, 1, 1, length)
+    elif dims == (batch, length, length):
+        shape = (batch, 1, length, length)
+    else:
+        raise n.error(f"mask_index {list(dims)} is not supported (a raw mask [{batch}, {length}] or "
+                      f"[{batch}, {length}, {length}] is)")
+    attend = n.emit(relay.GreaterOp(n.input(3), n.const_value(np.zeros((), dtype=n.dtype(3)))))
+    masked = n.emit(relay.SubtractOp(n.const_value(np.ones((), dtype=dt)), n.emit(relay.CastOp(attend, element_type(dt)))))
+    fill = n.const_value(np.array(float(n.attr("mask_filter_value", -10000.0)), dtype=dt))
+    additive = n.emit(relay.MultiplyOp(masked, fill))
+    return n.importer.materialize(reshaped(n, additive, shape))
