@@ -51,10 +51,18 @@ def saved_by_onnxruntime(src: str, dst: str) -> onnx.ModelProto:
 
 
 def feeds_of(model: onnx.ModelProto) -> dict[str, np.ndarray]:
+    """Random inputs; token ids below 64; BERT's attention mask pads the second sequence
+    after 5 tokens, its token types switch at the middle."""
     rng = np.random.default_rng(0)
     types = {vi.name: vi.type.tensor_type.elem_type for vi in model.graph.input}
-    return {name: rng.integers(0, 64, shape).astype(np.int64) if types[name] == TensorProto.INT64
-            else rng.standard_normal(shape).astype(np.float32) for name, shape in input_signature(model)}
+    feeds = {name: rng.integers(0, 64, shape).astype(np.int64) if types[name] == TensorProto.INT64
+             else rng.standard_normal(shape).astype(np.float32) for name, shape in input_signature(model)}
+    if "attention_mask" in feeds:
+        feeds["attention_mask"] = np.ones_like(feeds["attention_mask"])
+        feeds["attention_mask"][1:, 5:] = 0
+        feeds["token_type_ids"] = (np.arange(feeds["token_type_ids"].shape[1]) >= 4).astype(np.int64) \
+            * np.ones_like(feeds["token_type_ids"])
+    return feeds
 
 
 def close(got: dict, want: dict) -> None:
@@ -62,7 +70,8 @@ def close(got: dict, want: dict) -> None:
         assert np.abs(got[k] - w).max() <= FLOAT_TOL * np.abs(w).max(), k
 
 
-TRANSFORMERS = {"encoder_legacy": ("bert", {"Attention", "SkipLayerNormalization", "BiasGelu"}),
+TRANSFORMERS = {"bert_legacy": ("bert", {"Attention", "SkipLayerNormalization", "BiasGelu"}),
+                "encoder_legacy": ("bert", {"Attention", "SkipLayerNormalization", "BiasGelu"}),
                 "vit_legacy": ("vit", {"Attention", "SkipLayerNormalization", "BiasGelu"}),
                 "gpt2_legacy": ("gpt2", {"SkipLayerNormalization", "FastGelu"})}
 """Test models, the model type `onnxruntime.transformers.optimizer` is told, and the fused
@@ -79,6 +88,9 @@ def test_models_of_the_transformers_optimizer_compile_and_match_onnxruntime(tmp_
                    opt_level=0).save_model_to_file(path)
     model = onnx.load(path)
     assert {n.op_type for n in model.graph.node if n.domain == "com.microsoft"} == ops
+    if name == "bert_legacy":  # onnxruntime's LayerNormalization in the ONNX domain of an opset-14 model
+        assert "LayerNormalization" in {n.op_type for n in model.graph.node if not n.domain}
+        assert model.opset_import[0].version == 14
     feeds = feeds_of(model)
     want = ort_run(path, feeds)
     compiled = api.compile(path, "npu", str(tmp_path / "out"))
@@ -114,15 +126,18 @@ def one_node_named(op, inputs, inits, outputs, names, domain="com.microsoft", **
     node = oh.make_node(op, names, outputs, domain=domain, **attrs)
     graph = oh.make_graph([node], op.lower(), [oh.make_tensor_value_info(n, TYPES.get(n, TensorProto.FLOAT), s)
                                                for n, s in inputs],
-                          [oh.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs if o],
+                          [oh.make_tensor_value_info(o, TYPES.get(o, TensorProto.FLOAT), None) for o in outputs if o],
                           [nh.from_array(v, k) for k, v in inits.items()])
     opsets = [oh.make_opsetid("", 17), oh.make_opsetid("com.microsoft", 1)]
     return oh.make_model(graph, opset_imports=opsets)
 
 
 RNG = np.random.default_rng(3)
-TYPES = {"mask": TensorProto.INT32}
-"""Inputs of another element type than float."""
+TYPES = {"mask": TensorProto.INT32, "lengths": TensorProto.INT32, "ids": TensorProto.INT32,
+         "segments": TensorProto.INT32, "mask_index": TensorProto.INT32}
+"""Inputs and outputs of another element type than float (inputs: int32 values drawn below
+`HIGH`)."""
+HIGH = {"mask": 2, "lengths": 6, "ids": 30, "segments": 2}
 
 
 def _f(*shape: int, scale: float = 1.0) -> np.ndarray:
@@ -143,6 +158,18 @@ CASES = {
                                              mask_filter_value=-500.0),
     "Attention_qkv_sizes": one_node("Attention", ATTN_IN, {"w": _f(16, 40, scale=0.3), "b": _f(40)}, ["y"],
                                     num_heads=4, qkv_hidden_sizes=[12, 12, 16]),
+    "Attention_lengths": one_node_named("Attention", [*ATTN_IN, ("lengths", [2])], QKV, ["y"],
+                                        ["x", "w", "b", "lengths"], num_heads=4),
+    "EmbedLayerNormalization": one_node_named(
+        "EmbedLayerNormalization", [("ids", [2, 5]), ("segments", [2, 5]), ("mask", [2, 5])],
+        {"word": _f(30, 16), "position": _f(8, 16), "segment": _f(2, 16), "gamma": _f(16), "beta": _f(16)},
+        ["y", "mask_index", "sum"], ["ids", "segments", "word", "position", "segment", "gamma", "beta", "mask"],
+        epsilon=1e-5),
+    "EmbedLayerNormalization_distilbert": one_node_named(
+        "EmbedLayerNormalization", [("ids", [2, 5])],
+        {"word": _f(30, 16), "position": _f(8, 16), "gamma": _f(16), "beta": _f(16),
+         "pos": np.array([[4, 3, 2, 1, 0]], np.int32)},
+        ["y", "mask_index"], ["ids", "", "word", "position", "", "gamma", "beta", "", "pos"]),
     "Attention_runtime_weights": one_node_named("Attention", [*ATTN_IN, ("w", [16, 48])], {}, ["y"], ["x", "w"],
                                                 num_heads=4),
     "FusedConv_relu_sum": one_node_named("FusedConv", [*CONV_IN, ("z", [1, 8, 6, 6])], CONV_W, ["y"],
@@ -183,7 +210,7 @@ def test_each_fused_op_matches_onnxruntime(tmp_path, case):
     model = CASES[case]
     path = str(tmp_path / f"{case}.onnx")
     onnx.save(model, path)
-    feeds = {vi.name: (RNG.integers(0, 2, shape).astype(np.int32) if vi.name in TYPES
+    feeds = {vi.name: (RNG.integers(0, HIGH[vi.name], shape).astype(np.int32) if vi.name in TYPES
                        else RNG.standard_normal(shape).astype(np.float32))
              for vi in model.graph.input for shape in [[d.dim_value for d in vi.type.tensor_type.shape.dim]]}
     want = ort_run(path, feeds)

@@ -14,6 +14,7 @@ Node metadata (FX stack traces with absolute paths) and doc strings are stripped
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import warnings
@@ -286,6 +287,74 @@ def strip(path: str) -> None:
     onnx.save(m, path)
 
 
+class BertEmbeddings(nn.Module):
+    """BERT's embeddings as Hugging Face writes them: word + token type + position (a
+    registered buffer of position ids, sliced), LayerNorm."""
+
+    def __init__(self, vocab: int = 64, d: int = 32, positions: int = 16, types: int = 2):
+        super().__init__()
+        self.word, self.position, self.token_type = nn.Embedding(vocab, d), nn.Embedding(positions, d), \
+            nn.Embedding(types, d)
+        self.norm = nn.LayerNorm(d, eps=1e-12)
+        self.register_buffer("position_ids", torch.arange(positions).expand((1, -1)))
+
+    def forward(self, ids, token_types):
+        positions = self.position_ids[:, : ids.size(1)]
+        return self.norm(self.word(ids) + self.token_type(token_types) + self.position(positions))
+
+
+class BertLayer(nn.Module):
+    """A post-norm encoder layer with an additive attention mask, as Hugging Face's BERT."""
+
+    def __init__(self, d: int = 32, heads: int = 4, ff: int = 64):
+        super().__init__()
+        self.heads, self.head_size = heads, d // heads
+        self.q, self.k, self.v, self.out = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
+        self.norm1, self.norm2 = nn.LayerNorm(d, eps=1e-12), nn.LayerNorm(d, eps=1e-12)
+        self.ff1, self.ff2 = nn.Linear(d, ff), nn.Linear(ff, d)
+
+    def split(self, t):
+        b, s, _ = t.size()
+        return t.view(b, s, self.heads, self.head_size).permute(0, 2, 1, 3)
+
+    def forward(self, x, additive_mask):
+        q, k, v = self.split(self.q(x)), self.split(self.k(x)), self.split(self.v(x))
+        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_size) + additive_mask
+        context = torch.matmul(torch.softmax(scores, dim=-1), v).permute(0, 2, 1, 3).contiguous()
+        x = self.norm1(self.out(context.view(context.size(0), context.size(1), -1)) + x)
+        return self.norm2(self.ff2(nn.functional.gelu(self.ff1(x))) + x)
+
+
+class TinyBert(nn.Module):
+    """BERT for sequence classification: embeddings, 2 layers, a classifier on the first
+    token. Inputs input_ids, attention_mask, token_type_ids [1-2, 8] (int64)."""
+
+    def __init__(self, classes: int = 3):
+        super().__init__()
+        self.embeddings, self.layers = BertEmbeddings(), nn.ModuleList([BertLayer(), BertLayer()])
+        self.classifier = nn.Linear(32, classes)
+
+    def forward(self, ids, mask, token_types):
+        additive = (1.0 - mask[:, None, None, :].to(torch.float32)) * -10000.0
+        x = self.embeddings(ids, token_types)
+        for layer in self.layers:
+            x = layer(x, additive)
+        return self.classifier(x[:, 0])
+
+
+def export_bert(model: nn.Module) -> None:
+    """The legacy exporter at opset 14, as Hugging Face's BERT exports were made (the form
+    onnxruntime's transformers optimizer fuses: tests/test_ort_optimized_models.py)."""
+    path = os.path.join(HERE, "bert_legacy.onnx")
+    example = (torch.randint(0, 64, (2, 8)), torch.ones(2, 8, dtype=torch.int64), torch.zeros(2, 8, dtype=torch.int64))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, example, path, dynamo=False, opset_version=14,
+                          input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["logits"])
+    strip(path)
+    print(f"{path}: {os.path.getsize(path)} bytes")
+
+
 def export(model: nn.Module, example: torch.Tensor, name: str, input_name: str = "input", **legacy_kw) -> None:
     for kind in ("dynamo", "legacy"):
         path = os.path.join(HERE, f"{name}_{kind}.onnx")
@@ -322,6 +391,9 @@ def main(only: set[str]) -> None:
     for model, example, name, kw in runs:
         if not only or name in only:
             export(model, example, name, **kw)
+    bert = randomize(TinyBert())  # after the others: their weights are drawn as before
+    if not only or "bert" in only:
+        export_bert(bert)
 
 
 if __name__ == "__main__":

@@ -72,9 +72,11 @@ MICROSOFT_DOMAIN = "com.microsoft"
 MICROSOFT_OPS: dict[str, OpSupport] = {}
 """Converters of the com.microsoft ops onnxruntime's quantizer and graph optimizer write
 (version 1 each)."""
-ORT_OPS_OF_THE_ONNX_DOMAIN = frozenset({"SimplifiedLayerNormalization"})
-"""onnxruntime's own ops that it registers in the ONNX domain (its optimizer writes them
-there): converted by MICROSOFT_OPS' converter where ONNX has no op of the name."""
+ORT_OPS_OF_THE_ONNX_DOMAIN = frozenset({"SimplifiedLayerNormalization", "LayerNormalization"})
+"""onnxruntime's own ops that it registers in the ONNX domain (its optimizers write them
+there, LayerNormalization also below ONNX's opset 17): where the model's opset has no ONNX
+op of the name, version 1 of onnxruntime's, converted as ONNX's op of the name, else by
+MICROSOFT_OPS' converter."""
 
 
 def _register(op_types: Sequence[str], attrs: Sequence[str], registry: dict[str, OpSupport] = OPS, **kw) -> None:

@@ -255,7 +255,7 @@ class GraphImporter:
         self.materialized: dict[int, tuple[Const, SSAValue]] = {}
         self.file_tensors: dict[str, np.ndarray] = {}
         self._loc: NameLoc | None = None
-        self._schemas: dict[str, int] = {}
+        self._schemas: dict[str, int | None] = {}
         inputs = inputs or GraphInputs()
         self.bindings: Bindings = inputs.values
         self.shapes: Shapes = inputs.shapes
@@ -497,23 +497,28 @@ class GraphImporter:
     # -- nodes -------------------------------------------------------------------------
 
     def op_version(self, proto: onnx.NodeProto) -> int:
-        v = self._schemas.get(proto.op_type)
+        v = self.onnx_version(proto.op_type)
         if v is None:
-            try:
-                v = defs.get_schema(proto.op_type, self.opset, "").since_version
-            except Exception:
-                raise self.node_error(proto, f"'{proto.op_type}' is not an op of the ONNX domain at opset "
-                                             f"{self.opset}") from None
-            self._schemas[proto.op_type] = v
+            raise self.node_error(proto, f"'{proto.op_type}' is not an op of the ONNX domain at opset {self.opset}")
         return v
+
+    def onnx_version(self, op_type: str) -> int | None:
+        """The version of ONNX's `op_type` at the model's opset; None if ONNX has none."""
+        if op_type not in self._schemas:
+            try:
+                self._schemas[op_type] = defs.get_schema(op_type, self.opset, "").since_version
+            except Exception:
+                self._schemas[op_type] = None
+        return self._schemas[op_type]
 
     def import_node(self, proto: onnx.NodeProto) -> None:
         if proto.domain == MICROSOFT_DOMAIN and proto.op_type in MICROSOFT_OPS:
             version, support = 1, MICROSOFT_OPS[proto.op_type]
         elif proto.domain not in DEFAULT_DOMAINS:
             raise self.node_error(proto, f"ops of domain '{proto.domain}' are not supported")
-        elif proto.op_type in ORT_OPS_OF_THE_ONNX_DOMAIN and proto.op_type not in OPS:
-            version, support = 1, MICROSOFT_OPS[proto.op_type]
+        elif proto.op_type in ORT_OPS_OF_THE_ONNX_DOMAIN and self.onnx_version(proto.op_type) is None:
+            # onnxruntime's own version 1 (e.g. LayerNormalization in a model below opset 17)
+            version, support = 1, OPS.get(proto.op_type) or MICROSOFT_OPS[proto.op_type]
         else:
             version = self.op_version(proto)
             support = OPS.get(proto.op_type)

@@ -15,18 +15,21 @@ ops it fused, so such a model imports, partitions and offloads as its unfused gr
     SkipSimplifiedLayerNormalization(x, skip, gamma, bias?) {epsilon}
                                                              ->  rms_norm(x + skip + bias), and x + skip + bias
     SimplifiedLayerNormalization(x, scale) {axis, epsilon}   ->  relay.nn.rms_norm (written in the ONNX domain)
+    EmbedLayerNormalization(ids, segment_ids?, word, position, segment?, gamma, beta, mask?, position_ids?)
+        ->  layer_norm(take(word, ids) + take(position, 0..S-1) + take(segment, segment_ids)), sum(mask == 1)
     Attention(x, w, b?, mask_index?, past?, attention_bias?) {num_heads, unidirectional, scale, ...}
         ->  q, k, v = slices of (x w + b), heads first; p = softmax(scale q kᵀ + mask); p v, heads merged
             (the transformers optimizer's self-attention: `optimize_model(model_type="bert")`)
 
 Attention's masks are additive, as onnxruntime's CPU kernel makes them: a raw mask
-[B, T] or [B, S, T] adds `mask_filter_value` (-10000) where it is 0, `unidirectional`
+[B, T] or [B, S, T] adds `mask_filter_value` (-10000) where it is 0, lengths [B] (as
+EmbedLayerNormalization's mask_index) where the position is at or past the length, `unidirectional`
 adds the float's lowest value above the diagonal, `attention_bias` is added as it is.
 
 Activations (onnxruntime's MLAS set): Relu, Tanh, Sigmoid, LeakyRelu (alpha), Clip (min,
 max), HardSigmoid (alpha, beta). Refused with one line: other activations, FusedMatMul's
 transBatchA / transBatchB, the normalizations' mean and inverse-deviation outputs,
-Attention's KV cache (past, present), rotary embedding and mask_index of lengths.
+Attention's KV cache (past, present), rotary embedding, mask_index of start and end positions [2B].
 """
 
 from __future__ import annotations
@@ -229,18 +232,55 @@ def attention(n: Node):
 
 
 def _raw_mask(n: Node, batch: int, length: int, dt: np.dtype) -> SSAValue:
-    """mask_index as an additive [B, 1, S or 1, T] mask: `mask_filter_value` where it is not
-    above 0 (onnxruntime's `mask > 0 ? 0 : mask_filter_value`)."""
+    """mask_index as an additive [B, 1, S or 1, T] mask: `mask_filter_value` where a raw mask
+    is not above 0 (onnxruntime's `mask > 0 ? 0 : mask_filter_value`), or at and past a
+    sequence's length (1-D: one length per sequence, right padding)."""
     dims = n.shape(3)
-    if dims == (batch, length):
+    zero = n.const_value(np.zeros((), dtype=n.dtype(3)))
+    if dims == (batch,):
         shape = (batch, 1, 1, length)
-    elif dims == (batch, length, length):
-        shape = (batch, 1, length, length)
+        lengths = n.importer.materialize(reshaped(n, n.value(3), (batch, 1)))
+        positions = n.const_value(np.arange(length, dtype=n.dtype(3)).reshape(1, length))
+        attend = n.emit(relay.LessOp(positions, lengths))
+    elif dims in ((batch, length), (batch, length, length)):
+        shape = (batch, 1, 1, length) if len(dims) == 2 else (batch, 1, length, length)
+        attend = n.emit(relay.GreaterOp(n.input(3), zero))
     else:
-        raise n.error(f"mask_index {list(dims)} is not supported (a raw mask [{batch}, {length}] or "
-                      f"[{batch}, {length}, {length}] is)")
-    attend = n.emit(relay.GreaterOp(n.input(3), n.const_value(np.zeros((), dtype=n.dtype(3)))))
-    masked = n.emit(relay.SubtractOp(n.const_value(np.ones((), dtype=dt)), n.emit(relay.CastOp(attend, element_type(dt)))))
+        raise n.error(f"mask_index {list(dims)} is not supported (lengths [{batch}] or a raw mask [{batch}, "
+                      f"{length}] or [{batch}, {length}, {length}] are)")
+    attended = n.emit(relay.CastOp(attend, element_type(dt)))
+    masked = n.emit(relay.SubtractOp(n.const_value(np.ones((), dtype=dt)), attended))
     fill = n.const_value(np.array(float(n.attr("mask_filter_value", -10000.0)), dtype=dt))
     additive = n.emit(relay.MultiplyOp(masked, fill))
     return n.importer.materialize(reshaped(n, additive, shape))
+
+
+@converter("EmbedLayerNormalization", attrs=("epsilon", "mask_index_type"), domain=MICROSOFT_DOMAIN)
+def embed_layer_norm(n: Node):
+    """BERT's embeddings: word[ids] + position[position_ids or 0..S-1] (+ segment[segment_ids]),
+    layer-normalized; mask_index = how many of each sequence's mask values are 1 (0 without
+    a mask); embedding_sum = the sum before the norm."""
+    if n.attr("mask_index_type", 1) not in (0, 1):
+        raise n.error(f"mask_index_type {n.attr('mask_index_type')} is not supported (0 and 1 are)")
+    dims = n.shape(0)
+    if len(dims) != 2:
+        raise n.error(f"input_ids {list(dims)} must be [batch, sequence]")
+    batch, length = dims
+    hidden = n.shape(2)[-1]
+    total = n.emit(relay.TakeOp(n.input(2), n.input(0), axis=0))
+    if n.has(8):
+        positions = n.input(8)
+    else:
+        positions = n.const_value(np.arange(length, dtype=np.int32).reshape(1, length))
+    total = n.emit(relay.AddOp(total, n.emit(relay.TakeOp(n.input(3), positions, axis=0))))
+    if n.has(1) and n.has(4):
+        total = n.emit(relay.AddOp(total, n.emit(relay.TakeOp(n.input(4), n.input(1), axis=0))))
+    gamma = param_of_shape(n, 5, (hidden,), "gamma")
+    beta = param_of_shape(n, 6, (hidden,), "beta")
+    y = n.emit(relay.LayerNormOp(total, gamma, beta, axis=-1, epsilon=float(n.attr("epsilon", 1e-12))))
+    if n.has(7):
+        ones = n.emit(relay.EqualOp(n.input(7), n.const_value(np.ones((), dtype=n.dtype(7)))))
+        counts = n.emit(relay.SumOp(n.emit(relay.CastOp(ones, element_type(np.int32))), axis=[1]))
+    else:
+        counts = n.const_value(np.zeros(batch, dtype=np.int32))
+    return [y, counts, total]
