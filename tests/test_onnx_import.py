@@ -559,9 +559,12 @@ def test_error_runtime_values_where_constants_are_needed():
 
 
 def test_error_ops_of_other_domains_and_bad_opsets():
-    m = make([h.make_node("Gelu", ["x"], ["y"], name="g", domain="com.microsoft")], [vi("x", [3])], [vi("y", [3])],
+    m = make([h.make_node("GroupNorm", ["x"], ["y"], name="g", domain="com.microsoft")], [vi("x", [3])], [vi("y", [3])],
              extra_opsets=[h.make_opsetid("com.microsoft", 1)])
-    assert "node 'g' (Gelu): ops of domain 'com.microsoft' are not supported" in import_error(m)
+    assert "node 'g' (GroupNorm): ops of domain 'com.microsoft' are not supported" in import_error(m)
+    other = make([h.make_node("Relu", ["x"], ["y"], name="r", domain="ai.onnx.ml")], [vi("x", [3])], [vi("y", [3])],
+                 extra_opsets=[h.make_opsetid("ai.onnx.ml", 3)])
+    assert "node 'r' (Relu): ops of domain 'ai.onnx.ml' are not supported" in import_error(other)
     newer = make([h.make_node("Relu", ["x"], ["y"])], [vi("x", [3])], [vi("y", [3])], opset=40)
     assert "opset 40 of the default domain is newer than the importer supports" in import_error(newer)
     gelu_too_early = make([h.make_node("Gelu", ["x"], ["y"], name="g")], [vi("x", [3])], [vi("y", [3])], opset=17)
