@@ -1,9 +1,11 @@
 """Models as onnxruntime's graph optimizer saves them (`optimized_model_filepath` at the
 extended level, as optimum's ORTOptimizer does) and as its transformers optimizer writes
 them: their com.microsoft fused ops (FusedConv, FusedGemm, FusedMatMul, Gelu, BiasGelu,
-FastGelu, QuickGelu, SkipLayerNormalization, Attention, and SimplifiedLayerNormalization,
-which it writes in the ONNX domain) import as the relay ops they fused
-(frontend/onnx/ops_ort_fused.py). The saved models of tests/models compile for
+FastGelu, QuickGelu, SkipLayerNormalization, Attention, EmbedLayerNormalization, and
+SimplifiedLayerNormalization and LayerNormalization, which it writes in the ONNX domain;
+for quantized models DynamicQuantizeMatMul, MatMulIntegerToFloat, QLinearSoftmax) import
+as the relay ops they fused (frontend/onnx/ops_ort_fused.py, ops_dynamic_quant.py,
+ops_qoperator.py). The saved models of tests/models compile for
 the npu and match onnxruntime running the same saved model; each op alone, with its
 attributes and optional inputs, matches onnxruntime's kernel; what is not supported is
 one line."""
@@ -134,10 +136,10 @@ def one_node_named(op, inputs, inits, outputs, names, domain="com.microsoft", **
 
 RNG = np.random.default_rng(3)
 TYPES = {"mask": TensorProto.INT32, "lengths": TensorProto.INT32, "ids": TensorProto.INT32,
-         "segments": TensorProto.INT32, "mask_index": TensorProto.INT32}
-"""Inputs and outputs of another element type than float (inputs: int32 values drawn below
+         "segments": TensorProto.INT32, "mask_index": TensorProto.INT32, "qa": TensorProto.UINT8}
+"""Inputs and outputs of another element type than float (inputs: integers drawn below
 `HIGH`)."""
-HIGH = {"mask": 2, "lengths": 6, "ids": 30, "segments": 2}
+HIGH = {"mask": 2, "lengths": 6, "ids": 30, "segments": 2, "qa": 256}
 
 
 def _f(*shape: int, scale: float = 1.0) -> np.ndarray:
@@ -170,6 +172,14 @@ CASES = {
         {"word": _f(30, 16), "position": _f(8, 16), "gamma": _f(16), "beta": _f(16),
          "pos": np.array([[4, 3, 2, 1, 0]], np.int32)},
         ["y", "mask_index"], ["ids", "", "word", "position", "", "gamma", "beta", "", "pos"]),
+    "DynamicQuantizeMatMul": one_node("DynamicQuantizeMatMul", [("a", [2, 3, 8])],
+                                      {"b": RNG.integers(-128, 128, (8, 6)).astype(np.int8),
+                                       "scale": np.abs(_f(6)) / 64, "zero": np.zeros(6, np.int8), "bias": _f(6)}, ["y"]),
+    "MatMulIntegerToFloat": one_node("MatMulIntegerToFloat", [("qa", [4, 8])],
+                                     {"b": RNG.integers(0, 256, (8, 6)).astype(np.uint8),
+                                      "a_scale": np.array(0.02, np.float32), "b_scale": np.array(0.01, np.float32),
+                                      "a_zero": np.array(130, np.uint8), "b_zero": np.array(120, np.uint8),
+                                      "bias": _f(6)}, ["y"]),
     "Attention_runtime_weights": one_node_named("Attention", [*ATTN_IN, ("w", [16, 48])], {}, ["y"], ["x", "w"],
                                                 num_heads=4),
     "FusedConv_relu_sum": one_node_named("FusedConv", [*CONV_IN, ("z", [1, 8, 6, 6])], CONV_W, ["y"],
@@ -210,7 +220,8 @@ def test_each_fused_op_matches_onnxruntime(tmp_path, case):
     model = CASES[case]
     path = str(tmp_path / f"{case}.onnx")
     onnx.save(model, path)
-    feeds = {vi.name: (RNG.integers(0, HIGH[vi.name], shape).astype(np.int32) if vi.name in TYPES
+    feeds = {vi.name: (RNG.integers(0, HIGH[vi.name], shape).astype(onnx.helper.tensor_dtype_to_np_dtype(TYPES[vi.name]))
+                       if vi.name in TYPES
                        else RNG.standard_normal(shape).astype(np.float32))
              for vi in model.graph.input for shape in [[d.dim_value for d in vi.type.tensor_type.shape.dim]]}
     want = ort_run(path, feeds)
@@ -230,7 +241,52 @@ def test_what_is_not_supported_is_one_line():
         one_node("FusedMatMul", [("a", [2, 3, 4])], {"b": _f(2, 4, 5)}, ["y"], transBatchA=1))
     assert "the KV cache (past, past_sequence_length, present) is not supported" in error(
         one_node("Attention", ATTN_IN, QKV, ["y", "present"], num_heads=4))
-    assert "mask_index [2] is not supported" in error(
-        one_node_named("Attention", [*ATTN_IN, ("mask", [2])], QKV, ["y"], ["x", "w", "b", "mask"], num_heads=4))
+    assert "mask_index [4] is not supported" in error(  # start and end positions
+        one_node_named("Attention", [*ATTN_IN, ("mask", [4])], QKV, ["y"], ["x", "w", "b", "mask"], num_heads=4))
+    assert "B [2, 8, 6] must be 2-D (a batched B is not supported)" in error(
+        one_node("DynamicQuantizeMatMul", [("a", [2, 3, 8])],
+                 {"b": np.zeros((2, 8, 6), np.int8), "scale": np.array(0.1, np.float32)}, ["y"]))
     assert "the mean and inverse standard deviation outputs are not supported" in error(
         one_node("SkipLayerNormalization", [("x", [2, 16]), ("skip", [2, 16])], {"gamma": _f(16)}, ["y", "mean"]))
+
+
+# --------------------------------------------------------------------------------------
+# Quantized models, then saved by onnxruntime
+# --------------------------------------------------------------------------------------
+
+QUANTIZED = {("encoder_dynamo", "dynamic"): {"DynamicQuantizeMatMul", "MatMulIntegerToFloat", "FusedMatMul"},
+             ("encoder_dynamo", "qdq"): {"QLinearSoftmax"},
+             ("vit_dynamo", "qoperator"): {"QLinearAdd", "QLinearConcat", "QLinearSoftmax", "QGemm"}}
+"""Test models, how they are quantized, and the com.microsoft ops onnxruntime's extended
+level writes into the quantized model it saves."""
+
+
+@pytest.mark.parametrize("name,how", sorted(QUANTIZED), ids=[f"{m}-{h}" for m, h in sorted(QUANTIZED)])
+def test_quantized_models_saved_by_onnxruntime_compute_their_graph(tmp_path, name, how):
+    """The saved model compiled for the npu computes what the quantized graph before
+    onnxruntime fused it computes (onnxruntime without graph optimizations, the ONNX
+    semantics; its own QLinearSoftmax is a table and may differ from them by steps)."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_dynamic, \
+        quantize_static
+
+    src = os.path.join(MODELS, f"{name}.onnx")
+    quantized, saved = str(tmp_path / "quantized.onnx"), str(tmp_path / "saved.onnx")
+    feeds = feeds_of(onnx.load(src))
+    if how == "dynamic":
+        quantize_dynamic(src, quantized, weight_type=QuantType.QInt8)
+    else:
+        class Calibration(CalibrationDataReader):
+            def __init__(self) -> None:
+                rng = np.random.default_rng(1)
+                self.batches = iter([{k: rng.standard_normal(v.shape).astype(np.float32) for k, v in feeds.items()}
+                                     for _ in range(4)])
+
+            def get_next(self):
+                return next(self.batches, None)
+
+        quantize_static(src, quantized, Calibration(),
+                        quant_format=QuantFormat.QDQ if how == "qdq" else QuantFormat.QOperator)
+    model = saved_by_onnxruntime(quantized, saved)
+    assert {n.op_type for n in model.graph.node if n.domain == "com.microsoft"} == QUANTIZED[name, how]
+    want = ort_run(quantized, feeds, optimize=False)
+    close(api.compile(saved, "npu", str(tmp_path / "out")).run(feeds), want)

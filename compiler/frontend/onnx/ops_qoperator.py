@@ -114,6 +114,17 @@ def qlinear_global_avg_pool(n: Node):
     return quantized(n, n.emit(relay.GlobalAvgPool2DOp(dequantized(n, 0, 1, 2))), 3, 4, 0)
 
 
+@converter("QLinearSoftmax", attrs=("axis", "opset"), domain=MICROSOFT_DOMAIN)
+def qlinear_softmax(n: Node):
+    """Softmax of the dequantized input, quantized; `opset` is the float Softmax's (below 13
+    it flattened the axes from `axis` on: the same op when `axis` is the last)."""
+    rank = n.rank(0)
+    axis = norm_axis(n, n.attr("axis", -1 if n.attr("opset", 13) >= 13 else 1), rank)
+    if n.attr("opset", 13) < 13 and axis != rank - 1:
+        raise n.error(f"a Softmax of opset {n.attr('opset')} over axes {axis}.. is not supported (only the last axis)")
+    return quantized(n, n.emit(relay.SoftmaxOp(dequantized(n, 0, 1, 2), axis=axis)), 3, 4, 0)
+
+
 # --------------------------------------------------------------------------------------
 # QGemm
 # --------------------------------------------------------------------------------------

@@ -43,9 +43,8 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from accel.compiler.frontend.onnx.context import MICROSOFT_DOMAIN, Const, Node, converter, tensor_to_array
-from accel.compiler.frontend.onnx.ops_dynamic_quant import unit_scale
+from accel.compiler.frontend.onnx.ops_dynamic_quant import dynamic_product
 from accel.compiler.frontend.onnx.ops_tensor import reshaped
-from accel.compiler.tensors import element_type
 from accel.dialects import relay
 
 _DIRECTIONS = {"forward": 1, "reverse": 1, "bidirectional": 2}
@@ -297,14 +296,9 @@ class DynamicallyQuantized(Unroller):
         dtype = (self.w if index == 1 else self.r).dtype
         if zero.dtype != dtype or np.any(zero != zero[:, :1]):
             raise n.error(f"{name}_zero_point must be one {dtype} value per direction")
-        x_scale = n.emit(relay.DynamicScaleOp(x))
-        x_zero = n.emit(relay.DynamicZeroPointOp(x))
-        q = n.emit(relay.QuantizeOp(x, x_scale, x_zero, axis=None))
         w_zero = n.const_value(np.ascontiguousarray(zero[d, 0]))
-        sums = n.emit(relay.QnnDenseOp(q, weight, x_zero, w_zero, unit_scale(n), unit_scale(n)))
-        w_scale = np.ascontiguousarray(scale[d] if scale.shape[1] > 1 else scale[d, 0])
-        step = n.emit(relay.MultiplyOp(x_scale, n.const_value(w_scale)))
-        return n.emit(relay.MultiplyOp(n.emit(relay.CastOp(sums, element_type(np.float32))), step))
+        w_scale = n.const_value(np.ascontiguousarray(scale[d] if scale.shape[1] > 1 else scale[d, 0]))
+        return dynamic_product(n, x, weight, w_zero, w_scale)
 
 
 @converter("DynamicQuantizeLSTM", attrs=(*_RNN_ATTRS, "input_forget"), domain=MICROSOFT_DOMAIN)
