@@ -229,6 +229,24 @@ def test_each_fused_op_matches_onnxruntime(tmp_path, case):
     close(api.compile(path, "npu", str(tmp_path / "out")).run(feeds), want)
 
 
+def test_a_model_saved_at_the_cpu_specific_level_says_which_level_to_use(tmp_path):
+    import onnxruntime as ort
+
+    path = str(tmp_path / "all.onnx")
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    so.optimized_model_filepath = path
+    so.log_severity_level = 3
+    ort.InferenceSession(os.path.join(MODELS, "resnet_dynamo.onnx"), so, providers=["CPUExecutionProvider"])
+    model = onnx.load(path)
+    if not any(n.domain == "com.microsoft.nchwc" for n in model.graph.node):
+        pytest.skip("onnxruntime wrote no blocked-layout ops on this CPU")
+    with pytest.raises(CompileError) as e:
+        import_onnx_model(model)
+    assert "ops of domain 'com.microsoft.nchwc' are not supported" in str(e.value)
+    assert "save the model at ORT_ENABLE_EXTENDED" in str(e.value) and "\n" not in str(e.value)
+
+
 def test_what_is_not_supported_is_one_line():
     def error(model: onnx.ModelProto) -> str:
         with pytest.raises(CompileError) as e:

@@ -514,6 +514,10 @@ class GraphImporter:
     def import_node(self, proto: onnx.NodeProto) -> None:
         if proto.domain == MICROSOFT_DOMAIN and proto.op_type in MICROSOFT_OPS:
             version, support = 1, MICROSOFT_OPS[proto.op_type]
+        elif proto.domain == "com.microsoft.nchwc":
+            raise self.node_error(proto, "ops of domain 'com.microsoft.nchwc' are not supported (onnxruntime's "
+                                         "blocked layout for the CPU it ran on, written at its level 99: save "
+                                         "the model at ORT_ENABLE_EXTENDED)")
         elif proto.domain not in DEFAULT_DOMAINS:
             raise self.node_error(proto, f"ops of domain '{proto.domain}' are not supported")
         elif proto.op_type in ORT_OPS_OF_THE_ONNX_DOMAIN and self.onnx_version(proto.op_type) is None:
