@@ -21,6 +21,11 @@ Columns: offloaded/total ops, the compile's CPU seconds, `err` = the largest
 (`ok` within 1e-4; for a model quantized as it runs, `ok` if every output row's argmax
 agrees, see `WheelModel.classes`; else the error line).
 
+`--ort-saved`: each model as onnxruntime's graph optimizer saves it (extended level, input
+shapes fixed first where its type inference allows), compared with onnxruntime running the
+saved model: its com.microsoft fused ops (FusedConv, FusedMatMul, ...) in place of the ops
+they fused.
+
 `--int8`: the image models quantized here first (onnxruntime's `quantize_static`, QDQ,
 int8 activations per tensor and weights per channel, calibrated on four pages of
 strokes), as a user quantizes a float model. An int8 network's outputs move by whole
@@ -234,7 +239,39 @@ def deviation(got: dict[str, np.ndarray], want: list[np.ndarray], names: list[st
     return worst, beyond / max(total, 1)
 
 
-def run_one(name: str, target: str, cache: Path, int8: bool = False) -> tuple[str, float | None, float | None, str]:
+def saved_by_onnxruntime(path: str, model: WheelModel) -> str:
+    """The model as onnxruntime's graph optimizer saves it (extended level, its input shapes
+    fixed first: the fusions need static shapes), next to it (once)."""
+    import onnx
+    import onnxruntime as ort
+
+    from accel.compiler.frontend.graph_inputs import parse_input_shapes
+
+    out = path[: -len(".onnx")] + ".ort.onnx"
+    if os.path.exists(out):
+        return out
+    proto = onnx.load(path)
+    shapes = parse_input_shapes(model.shapes)
+    for vi in proto.graph.input:
+        if vi.name in shapes:
+            for dim, size in zip(vi.type.tensor_type.shape.dim, shapes[vi.name]):
+                dim.Clear()
+                dim.dim_value = size
+    fixed = path[: -len(".onnx")] + ".fixed.onnx"
+    onnx.save(proto, fixed)
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    so.optimized_model_filepath = out
+    so.log_severity_level = 3
+    try:
+        ort.InferenceSession(fixed, so, providers=["CPUExecutionProvider"])
+    except Exception:  # some graphs type-check only with their dynamic shapes (Silero's If branches)
+        ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    return out
+
+
+def run_one(name: str, target: str, cache: Path, int8: bool = False,
+            ort_saved: bool = False) -> tuple[str, float | None, float | None, str]:
     import onnxruntime as ort
 
     from accel.compiler.frontend.graph_inputs import parse_input_shapes
@@ -244,6 +281,8 @@ def run_one(name: str, target: str, cache: Path, int8: bool = False) -> tuple[st
     shapes = parse_input_shapes(model.shapes)
     if int8:
         path, model = quantized(model, path), WheelModel(model.wheel, model.member, bind=model.bind, kind=model.kind)
+    if ort_saved:
+        path = saved_by_onnxruntime(path, model)
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1
     so.log_severity_level = 3
@@ -295,6 +334,9 @@ def main() -> None:
                         help="where wheels and their models are kept")
     parser.add_argument("--int8", action="store_true",
                         help="the image models quantized to int8 QDQ first (err in output steps)")
+    parser.add_argument("--ort-saved", action="store_true",
+                        help="each model as onnxruntime's graph optimizer saves it (extended level: its com.microsoft "
+                             "fused ops)")
     args = parser.parse_args()
     print_model_warnings("wheel_models")
     known = INT8_MODELS if args.int8 else list(MODELS)
@@ -306,7 +348,7 @@ def main() -> None:
     print(f"{'model':24} {'target':10} {'offloaded':>10} {'compile s':>10} {'err':>9}  status")
     for name in names:
         for target in args.targets.split(","):
-            ops, seconds, err, status = run_one(name, target, Path(args.cache), args.int8)
+            ops, seconds, err, status = run_one(name, target, Path(args.cache), args.int8, args.ort_saved)
             shown_s = f"{seconds:10.2f}" if seconds is not None else f"{'-':>10}"
             shown_err = f"{err:9.1e}" if err is not None else f"{'-':>9}"
             print(f"{name:24} {target:10} {ops:>10} {shown_s} {shown_err}  {status}", flush=True)
