@@ -90,7 +90,8 @@ def mutate_text(rng: Random, text: str, tokens: tuple[str, ...], numbers: tuple[
 
 
 def seed_models() -> list[onnx.ModelProto]:
-    """Small valid models: conv + relu + pool + gemm, and a QDQ conv."""
+    """Small valid models: conv + relu + pool + gemm, a QDQ conv, and onnxruntime's fused
+    com.microsoft ops (as its graph optimizer saves them)."""
     rng = np.random.default_rng(0)
     f = lambda *s: nh.from_array(rng.standard_normal(s).astype(np.float32))  # noqa: E731
     inits = [f(4, 3, 3, 3), f(4), f(10, 16)]
@@ -116,7 +117,34 @@ def seed_models() -> list[onnx.ModelProto]:
     ]
     qgraph = oh.make_graph(qnodes, "qdq", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 4])],
                            [oh.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 4, 4])], q)
-    return [cnn, oh.make_model(qgraph, opset_imports=[oh.make_opsetid("", 17)])]
+    return [cnn, oh.make_model(qgraph, opset_imports=[oh.make_opsetid("", 17)]), ort_saved_model(rng)]
+
+
+def ort_saved_model(rng: np.random.Generator) -> onnx.ModelProto:
+    """FusedConv, FusedMatMul, QuickGelu, DynamicQuantizeMatMul, SkipLayerNormalization,
+    Attention and EmbedLayerNormalization in one graph."""
+    f = lambda name, *s: nh.from_array(rng.standard_normal(s).astype(np.float32), name)  # noqa: E731
+    ms = "com.microsoft"
+    inits = [f("w", 4, 3, 3, 3), f("b", 4), f("m", 8, 8), f("qkv", 8, 24), f("qkv_b", 24), f("g", 8),
+             nh.from_array(rng.integers(-8, 8, (8, 8)).astype(np.int8), "wq"), nh.from_array(np.float32(0.1), "ws"),
+             nh.from_array(np.array([[1, 2]], np.int32), "ids"), f("word", 4, 8), f("pos", 4, 8),
+             nh.from_array(np.array(2.0, np.float32), "two")]
+    nodes = [
+        oh.make_node("FusedConv", ["x", "w", "b"], ["c"], domain=ms, activation="Relu", pads=[1, 1, 1, 1], name="fconv"),
+        oh.make_node("Reshape", ["c", "shape"], ["r"], name="reshape"),
+        oh.make_node("FusedMatMul", ["r", "m"], ["h"], domain=ms, alpha=0.5, name="fmm"),
+        oh.make_node("QuickGelu", ["h"], ["q"], domain=ms, alpha=1.5, name="qgelu"),
+        oh.make_node("DynamicQuantizeMatMul", ["q", "wq", "ws"], ["d"], domain=ms, name="dqmm"),
+        oh.make_node("EmbedLayerNormalization", ["ids", "", "word", "pos", "", "g", "b8"], ["e", "mi"], domain=ms,
+                     name="embed"),
+        oh.make_node("SkipLayerNormalization", ["d", "e", "g"], ["s"], domain=ms, epsilon=1e-5, name="skipln"),
+        oh.make_node("Attention", ["s", "qkv", "qkv_b"], ["a"], domain=ms, num_heads=2, name="attn"),
+        oh.make_node("Mul", ["a", "two"], ["y"], name="mul"),
+    ]
+    inits += [nh.from_array(np.array([1, 2, 8], np.int64), "shape"), nh.from_array(np.zeros(8, np.float32), "b8")]
+    graph = oh.make_graph(nodes, "ort_saved", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 2, 2])],
+                          [oh.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 8])], inits)
+    return oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17), oh.make_opsetid(ms, 1)])
 
 
 def mutate_model(rng: Random, model: onnx.ModelProto) -> bytes:
