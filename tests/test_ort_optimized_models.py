@@ -180,6 +180,15 @@ CASES = {
                                       "a_scale": np.array(0.02, np.float32), "b_scale": np.array(0.01, np.float32),
                                       "a_zero": np.array(130, np.uint8), "b_zero": np.array(120, np.uint8),
                                       "bias": _f(6)}, ["y"]),
+    "MultiHeadAttention": one_node("MultiHeadAttention", [("q", [2, 5, 16]), ("k", [2, 5, 16]), ("v", [2, 5, 8])],
+                                   {"b": _f(40)}, ["y"], num_heads=4),
+    "MultiHeadAttention_cross_mask": one_node_named(
+        "MultiHeadAttention", [("q", [2, 3, 16]), ("k", [2, 6, 16]), ("v", [2, 6, 16]), ("mask", [2, 6])], {}, ["y"],
+        ["q", "k", "v", "", "mask"], num_heads=2, scale=0.2),
+    "MultiHeadAttention_lengths_bias_causal": one_node_named(
+        "MultiHeadAttention", [("q", [2, 5, 16]), ("k", [2, 5, 16]), ("v", [2, 5, 16]), ("lengths", [2]),
+                               ("bias", [1, 4, 5, 5])], {}, ["y"], ["q", "k", "v", "", "lengths", "bias"],
+        num_heads=4, unidirectional=1),
     "Attention_runtime_weights": one_node_named("Attention", [*ATTN_IN, ("w", [16, 48])], {}, ["y"], ["x", "w"],
                                                 num_heads=4),
     "FusedConv_relu_sum": one_node_named("FusedConv", [*CONV_IN, ("z", [1, 8, 6, 6])], CONV_W, ["y"],
@@ -259,7 +268,9 @@ def test_what_is_not_supported_is_one_line():
         one_node("FusedMatMul", [("a", [2, 3, 4])], {"b": _f(2, 4, 5)}, ["y"], transBatchA=1))
     assert "the KV cache (past, past_sequence_length, present) is not supported" in error(
         one_node("Attention", ATTN_IN, QKV, ["y", "present"], num_heads=4))
-    assert "mask_index [4] is not supported" in error(  # start and end positions
+    assert "the KV cache (past_key, past_value, present, qk) is not supported" in error(one_node(
+        "MultiHeadAttention", [("q", [2, 5, 16]), ("k", [2, 5, 16]), ("v", [2, 5, 8])], {}, ["y", "pk"], num_heads=4))
+    assert "mask [4] is not supported" in error(  # start and end positions
         one_node_named("Attention", [*ATTN_IN, ("mask", [4])], QKV, ["y"], ["x", "w", "b", "mask"], num_heads=4))
     assert "B [2, 8, 6] must be 2-D (a batched B is not supported)" in error(
         one_node("DynamicQuantizeMatMul", [("a", [2, 3, 8])],

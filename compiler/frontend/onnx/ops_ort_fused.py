@@ -20,6 +20,8 @@ ops it fused, so such a model imports, partitions and offloads as its unfused gr
     Attention(x, w, b?, mask_index?, past?, attention_bias?) {num_heads, unidirectional, scale, ...}
         ->  q, k, v = slices of (x w + b), heads first; p = softmax(scale q kᵀ + mask); p v, heads merged
             (the transformers optimizer's self-attention: `optimize_model(model_type="bert")`)
+    MultiHeadAttention(q, k, v, bias?, key_padding_mask?, attention_bias?) {num_heads, ...}
+        ->  the same with q, k, v given (cross-attention too)
 
 Attention's masks are additive, as onnxruntime's CPU kernel makes them: a raw mask
 [B, T] or [B, S, T] adds `mask_filter_value` (-10000) where it is 0, lengths [B] (as
@@ -29,7 +31,8 @@ adds the float's lowest value above the diagonal, `attention_bias` is added as i
 Activations (onnxruntime's MLAS set): Relu, Tanh, Sigmoid, LeakyRelu (alpha), Clip (min,
 max), HardSigmoid (alpha, beta). Refused with one line: other activations, FusedMatMul's
 transBatchA / transBatchB, the normalizations' mean and inverse-deviation outputs,
-Attention's KV cache (past, present), rotary embedding, mask_index of start and end positions [2B].
+Attention's and MultiHeadAttention's KV cache (past, present), rotary embedding, packed or head-first
+q/k/v, masks of start and end positions [2B].
 """
 
 from __future__ import annotations
@@ -213,41 +216,75 @@ def attention(n: Node):
     else:
         qkv = biased(n, matmul_of(n, n.value(0), n.value(1), tuple(dims), tuple(n.shape(1))), 2)
         parts = [n.emit(relay.StridedSliceOp(qkv, begin=[a], end=[a + s], axes=[2])) for a, s in zip(starts, sizes)]
+    return _attend(n, parts, heads, mask=3, bias=5)
+
+
+@converter("MultiHeadAttention", attrs=("num_heads", "unidirectional", "mask_filter_value", "scale"),
+           domain=MICROSOFT_DOMAIN)
+def multi_head_attention(n: Node):
+    """Query [B, S, D], key [B, L, D] and value [B, L, Dv] given apart (the packed and
+    head-first forms are refused), each plus its part of `bias` [D + D + Dv]."""
+    if any(n.has(i) for i in (6, 7, 8, 9)) or any(n.proto.output[1:]):
+        raise n.error("the KV cache (past_key, past_value, present, qk) is not supported")
+    heads = n.attr("num_heads")
+    if not heads or not (n.has(1) and n.has(2)) or any(n.rank(i) != 3 for i in range(3)):
+        raise n.error("query, key and value must be given apart as [batch, length, hidden], num_heads given")
+    (batch, _, d), (kb, kv_len, dk), (vb, vl, dv) = n.shape(0), n.shape(1), n.shape(2)
+    if (kb, vb, vl, dk) != (batch, batch, kv_len, d) or d % heads or dv % heads:
+        raise n.error(f"query {list(n.shape(0))}, key {list(n.shape(1))} and value {list(n.shape(2))} do not "
+                      f"agree (or are not multiples of {heads} heads)")
+    parts = [n.input(i) for i in range(3)]
+    if n.has(3):
+        starts, sizes = (0, d, 2 * d), (d, d, dv)
+        if n.shape(3) != (2 * d + dv,):
+            raise n.error(f"bias {list(n.shape(3))} must be [{2 * d + dv}]")
+        parts = [n.emit(relay.AddOp(p, n.emit(relay.StridedSliceOp(n.input(3), begin=[a], end=[a + s], axes=[0]))))
+                 for p, a, s in zip(parts, starts, sizes)]
+    return _attend(n, parts, heads, mask=4, bias=5)
+
+
+def _attend(n: Node, parts: list[SSAValue], heads: int, mask: int, bias: int) -> SSAValue:
+    """softmax(scale q kᵀ + masks) v over `heads` heads of q [B, S, D], k [B, L, D], v [B, L, Dv];
+    input `mask` a key mask, input `bias` an attention bias (when given), `unidirectional`
+    causal; the result [B, S, Dv]."""
     q, k, v = (heads_first(n, part, heads) for part in parts)
+    batch, _, length, head_size = q.type.get_shape()
+    kv_len = k.type.get_shape()[2]
     dt = n.dtype(0)
     scale = n.attr("scale")
-    scale = 1 / np.sqrt(sizes[0] // heads) if not scale else float(scale)
+    scale = 1 / np.sqrt(head_size) if not scale else float(scale)
     scores = n.emit(relay.MultiplyOp(n.emit(relay.BatchMatmulOp(q, k, transpose_b=True)),
                                      n.const_value(np.array(scale, dtype=dt))))
-    if n.has(3):
-        scores = n.emit(relay.AddOp(scores, _raw_mask(n, batch, length, dt)))
+    if n.has(mask):
+        scores = n.emit(relay.AddOp(scores, _key_mask(n, mask, batch, length, kv_len, dt)))
     if n.attr("unidirectional", 0):
-        above = np.triu(np.full((length, length), np.finfo(dt).min, dtype=dt), k=1)
-        scores = n.emit(relay.AddOp(scores, n.importer.materialize(Const(above.reshape(1, 1, length, length)))))
-    if n.has(5):
-        scores = n.emit(relay.AddOp(scores, n.input(5)))
+        above = np.triu(np.full((length, kv_len), np.finfo(dt).min, dtype=dt), k=1 + kv_len - length)
+        scores = n.emit(relay.AddOp(scores, n.importer.materialize(Const(above.reshape(1, 1, length, kv_len)))))
+    if n.has(bias):
+        scores = n.emit(relay.AddOp(scores, n.input(bias)))
     y = n.emit(relay.BatchMatmulOp(n.emit(relay.SoftmaxOp(scores, axis=-1)), v, transpose_b=False))
     y = n.emit(relay.TransposeOp(y, axes=[0, 2, 1, 3]))
-    return n.importer.materialize(reshaped(n, y, (batch, length, sizes[2])))
+    b, s, h, d = y.type.get_shape()
+    return n.importer.materialize(reshaped(n, y, (b, s, h * d)))
 
 
-def _raw_mask(n: Node, batch: int, length: int, dt: np.dtype) -> SSAValue:
-    """mask_index as an additive [B, 1, S or 1, T] mask: `mask_filter_value` where a raw mask
+def _key_mask(n: Node, i: int, batch: int, length: int, kv_len: int, dt: np.dtype) -> SSAValue:
+    """Input `i` as an additive [B, 1, S or 1, T] mask: `mask_filter_value` where a raw mask
     is not above 0 (onnxruntime's `mask > 0 ? 0 : mask_filter_value`), or at and past a
     sequence's length (1-D: one length per sequence, right padding)."""
-    dims = n.shape(3)
-    zero = n.const_value(np.zeros((), dtype=n.dtype(3)))
+    dims = n.shape(i)
+    zero = n.const_value(np.zeros((), dtype=n.dtype(i)))
     if dims == (batch,):
-        shape = (batch, 1, 1, length)
-        lengths = n.importer.materialize(reshaped(n, n.value(3), (batch, 1)))
-        positions = n.const_value(np.arange(length, dtype=n.dtype(3)).reshape(1, length))
+        shape = (batch, 1, 1, kv_len)
+        lengths = n.importer.materialize(reshaped(n, n.value(i), (batch, 1)))
+        positions = n.const_value(np.arange(kv_len, dtype=n.dtype(i)).reshape(1, kv_len))
         attend = n.emit(relay.LessOp(positions, lengths))
-    elif dims in ((batch, length), (batch, length, length)):
-        shape = (batch, 1, 1, length) if len(dims) == 2 else (batch, 1, length, length)
-        attend = n.emit(relay.GreaterOp(n.input(3), zero))
+    elif dims in ((batch, kv_len), (batch, length, kv_len)):
+        shape = (batch, 1, 1, kv_len) if len(dims) == 2 else (batch, 1, length, kv_len)
+        attend = n.emit(relay.GreaterOp(n.input(i), zero))
     else:
-        raise n.error(f"mask_index {list(dims)} is not supported (lengths [{batch}] or a raw mask [{batch}, "
-                      f"{length}] or [{batch}, {length}, {length}] are)")
+        raise n.error(f"mask {list(dims)} is not supported (lengths [{batch}] or a raw mask [{batch}, "
+                      f"{kv_len}] or [{batch}, {length}, {kv_len}] are)")
     attended = n.emit(relay.CastOp(attend, element_type(dt)))
     masked = n.emit(relay.SubtractOp(n.const_value(np.ones((), dtype=dt)), attended))
     fill = n.const_value(np.array(float(n.attr("mask_filter_value", -10000.0)), dtype=dt))
