@@ -31,8 +31,8 @@ adds the float's lowest value above the diagonal, `attention_bias` is added as i
 Activations (onnxruntime's MLAS set): Relu, Tanh, Sigmoid, LeakyRelu (alpha), Clip (min,
 max), HardSigmoid (alpha, beta). Refused with one line: other activations, FusedMatMul's
 transBatchA / transBatchB, the normalizations' mean and inverse-deviation outputs,
-Attention's and MultiHeadAttention's KV cache (past, present), rotary embedding, packed or head-first
-q/k/v, masks of start and end positions [2B].
+Attention's and MultiHeadAttention's KV cache (past, present), rotary embedding, packed or
+head-first q/k/v.
 """
 
 from __future__ import annotations
@@ -270,21 +270,26 @@ def _attend(n: Node, parts: list[SSAValue], heads: int, mask: int, bias: int) ->
 
 def _key_mask(n: Node, i: int, batch: int, length: int, kv_len: int, dt: np.dtype) -> SSAValue:
     """Input `i` as an additive [B, 1, S or 1, T] mask: `mask_filter_value` where a raw mask
-    is not above 0 (onnxruntime's `mask > 0 ? 0 : mask_filter_value`), or at and past a
-    sequence's length (1-D: one length per sequence, right padding)."""
+    is not above 0 (onnxruntime's `mask > 0 ? 0 : mask_filter_value`), at and past a
+    sequence's end ([B]: right padding) or outside [start, end) ([2B]: ends, then starts)."""
     dims = n.shape(i)
     zero = n.const_value(np.zeros((), dtype=n.dtype(i)))
-    if dims == (batch,):
+    if dims in ((batch,), (2 * batch,)):
         shape = (batch, 1, 1, kv_len)
-        lengths = n.importer.materialize(reshaped(n, n.value(i), (batch, 1)))
         positions = n.const_value(np.arange(kv_len, dtype=n.dtype(i)).reshape(1, kv_len))
-        attend = n.emit(relay.LessOp(positions, lengths))
+        bounds = n.importer.materialize(reshaped(n, n.value(i), (dims[0] // batch, batch, 1)))
+        ends = n.emit(relay.StridedSliceOp(bounds, begin=[0], end=[1], axes=[0]))
+        attend = n.emit(relay.LessOp(positions, n.importer.materialize(reshaped(n, ends, (batch, 1)))))
+        if dims[0] == 2 * batch:  # the second half: where each sequence starts (left padding)
+            starts = n.emit(relay.StridedSliceOp(bounds, begin=[1], end=[2], axes=[0]))
+            after = n.emit(relay.LessOp(positions, n.importer.materialize(reshaped(n, starts, (batch, 1)))))
+            attend = n.emit(relay.LogicalAndOp(attend, n.emit(relay.LogicalNotOp(after))))
     elif dims in ((batch, kv_len), (batch, length, kv_len)):
         shape = (batch, 1, 1, kv_len) if len(dims) == 2 else (batch, 1, length, kv_len)
         attend = n.emit(relay.GreaterOp(n.input(i), zero))
     else:
-        raise n.error(f"mask {list(dims)} is not supported (lengths [{batch}] or a raw mask [{batch}, "
-                      f"{kv_len}] or [{batch}, {length}, {kv_len}] are)")
+        raise n.error(f"mask {list(dims)} is not supported (ends [{batch}], ends and starts [{2 * batch}] or a raw "
+                      f"mask [{batch}, {kv_len}] or [{batch}, {length}, {kv_len}] are)")
     attended = n.emit(relay.CastOp(attend, element_type(dt)))
     masked = n.emit(relay.SubtractOp(n.const_value(np.ones((), dtype=dt)), attended))
     fill = n.const_value(np.array(float(n.attr("mask_filter_value", -10000.0)), dtype=dt))
