@@ -37,7 +37,7 @@
 
 // RUN: %python %S/Inputs/make_model.py foreign_domain %t.domain.onnx
 // RUN: not accel-opt %t.domain.onnx 2>&1 | filecheck %s --check-prefix=DOMAIN
-// DOMAIN: accel-opt: {{.*}}domain.onnx: error: node 'fused_2' (FusedConv): ops of domain 'com.microsoft' are not supported
+// DOMAIN: accel-opt: {{.*}}domain.onnx: error: node 'fused_2' (GroupNorm): ops of domain 'com.microsoft' are not supported
 // DOMAIN-NOT: {{.}}
 
 // RUN: %python %S/Inputs/make_model.py runtime_shape %t.shape.onnx

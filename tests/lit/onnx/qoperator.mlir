@@ -25,4 +25,4 @@
 // A com.microsoft op the importer does not know stays one line.
 // RUN: %python %S/Inputs/make_model.py foreign_domain %t.fused.onnx
 // RUN: not accel-opt %t.fused.onnx 2>&1 | filecheck %s --check-prefix=UNKNOWN
-// UNKNOWN: accel-opt: {{.*}}fused.onnx: error: node 'fused_2' (FusedConv): ops of domain 'com.microsoft' are not supported
+// UNKNOWN: accel-opt: {{.*}}fused.onnx: error: node 'fused_2' (GroupNorm): ops of domain 'com.microsoft' are not supported

@@ -143,7 +143,7 @@ def stale_output_shape():
 
 
 def foreign_domain():
-    return model([h.make_node("FusedConv", ["x"], ["y"], name="fused_2", domain="com.microsoft")],
+    return model([h.make_node("GroupNorm", ["x"], ["y"], name="fused_2", domain="com.microsoft")],
                  [vi("x", [2])], [vi("y", [2])],
                  opsets=[h.make_opsetid("", 17), h.make_opsetid("com.microsoft", 1)])
 
@@ -269,6 +269,23 @@ def qoperator():
         [("as", f(0.1)), ("az", i8(1)), ("bs", f(0.2)), ("bz", i8(-2)), ("ys", f(0.3)), ("yz", i8(0)),
          ("w", rng.integers(-100, 100, (4, 3)).astype(np.int8)), ("ws", f([0.01, 0.02, 0.03])),
          ("wz", np.zeros(3, np.int8)), ("c", np.array([5, -6, 7], np.int32))],
+        opsets=[h.make_opsetid("", 17), h.make_opsetid(ms, 1)])
+
+
+def ort_fused():
+    """onnxruntime's saved fusions: FusedConv (Relu), FusedMatMul (transB, alpha),
+    SkipLayerNormalization (with its sum output) and a com.microsoft Attention."""
+    ms = "com.microsoft"
+    return model(
+        [h.make_node("FusedConv", ["x", "w", "b"], ["c"], name="fconv", domain=ms, activation="Relu",
+                     pads=[1, 1, 1, 1]),
+         h.make_node("Reshape", ["c", "shape"], ["r"], name="reshape"),
+         h.make_node("FusedMatMul", ["r", "m"], ["t"], name="fmm", domain=ms, transB=1, alpha=0.5),
+         h.make_node("SkipLayerNormalization", ["t", "r", "g"], ["n", "", "", "sum"], name="skipln", domain=ms),
+         h.make_node("Attention", ["n", "qkv", "qkv_b"], ["y"], name="attn", domain=ms, num_heads=2)],
+        [vi("x", [1, 2, 2, 2])], [vi("y", [1, 2, 4]), vi("sum", [1, 2, 4])],
+        [("w", f32(2, 2, 3, 3)), ("b", f32(2)), ("shape", np.array([1, 2, 4], np.int64)), ("m", f32(4, 4)),
+         ("g", f32(4)), ("qkv", f32(4, 12)), ("qkv_b", f32(12))],
         opsets=[h.make_opsetid("", 17), h.make_opsetid(ms, 1)])
 
 
@@ -403,7 +420,8 @@ def attention_3d_no_heads():
 MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, qdq_blocked, qdq_blocked_bad_scale, empty_results, split_negative, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, dynamic_shapes, stale_output_shape, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_crop_nearest, resize_channels, resize_runtime_scales, conv_transpose_3d, volume_ops, conv_rank6, maxpool3d_indices,
-                                   shape_inputs, runtime_clip, qoperator, dynamic_quant, lstm, lstm_bidirectional,
+                                   shape_inputs, runtime_clip, qoperator, ort_fused, dynamic_quant, lstm,
+                                   lstm_bidirectional,
                                    lstm_relu, lstm_sequence_lens, if_const, if_runtime,
                                    if_computed, gru, gru_activations)}
 
