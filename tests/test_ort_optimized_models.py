@@ -206,6 +206,8 @@ CASES = {
     "FusedConv_sigmoid": one_node("FusedConv", CONV_IN, CONV_W, ["y"], activation="Sigmoid"),
     "FusedGemm_leaky": one_node("FusedGemm", [("a", [4, 8])], {"b": _f(16, 8), "c": _f(16)}, ["y"], transB=1,
                                 alpha=0.5, beta=2.0, activation="LeakyRelu", activation_alpha=0.1),
+    "FusedGemm_hardsigmoid": one_node("FusedGemm", [("a", [4, 8])], {"b": _f(8, 16)}, ["y"], activation="HardSigmoid",
+                                      activation_alpha=0.3, activation_beta=0.4),
     "FusedGemm_relu": one_node("FusedGemm", [("a", [8, 4])], {"b": _f(8, 16), "c": _f(16)}, ["y"], transA=1,
                                activation="Relu"),
     "FusedMatMul_transB": one_node("FusedMatMul", [("a", [2, 3, 4, 8])], {"b": _f(5, 8)}, ["y"], transB=1, alpha=0.25),

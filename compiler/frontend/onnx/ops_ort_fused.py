@@ -52,11 +52,12 @@ from accel.dialects import relay
 # --------------------------------------------------------------------------------------
 
 
-def activation(n: Node, y: SSAValue, name: str, params: list[float]) -> SSAValue:
-    """`name` (onnxruntime's fused activation) applied to `y`, with its parameters."""
+def activation(n: Node, y: SSAValue, name: str, params: list[float | None]) -> SSAValue:
+    """`name` (onnxruntime's fused activation) applied to `y`, with its parameters (a
+    missing one, or None: the activation's default)."""
 
     def param(i: int, default: float) -> float:
-        return float(params[i]) if len(params) > i else default
+        return float(params[i]) if len(params) > i and params[i] is not None else default
 
     if name == "Relu":
         return n.emit(relay.ReluOp(y))
@@ -104,8 +105,7 @@ def fused_conv(n: Node):
 def fused_gemm(n: Node):
     y = gemm(n)
     name = n.string("activation", "")
-    params = [n.attr("activation_alpha", 0.01 if name == "LeakyRelu" else 0.2), n.attr("activation_beta", 0.5)]
-    return activation(n, y, name, params) if name else y
+    return activation(n, y, name, [n.attr("activation_alpha"), n.attr("activation_beta")]) if name else y
 
 
 @converter("FusedMatMul", attrs=("alpha", "transA", "transB", "transBatchA", "transBatchB"), domain=MICROSOFT_DOMAIN)
