@@ -42,8 +42,9 @@ from xdsl.ir import SSAValue
 
 from accel.compiler.frontend.onnx.context import MICROSOFT_DOMAIN, Const, Node, converter
 from accel.compiler.frontend.onnx.ops_attention import heads_first
-from accel.compiler.frontend.onnx.ops_nn import CONV_ATTRS, conv, gemm, hard_sigmoid_of, matmul_of, param_of_shape
-from accel.compiler.frontend.onnx.ops_tensor import norm_axis, reshaped
+from accel.compiler.frontend.onnx.ops_nn import (CONV_ATTRS, conv, gemm, hard_sigmoid_of, matmul_of, param_of_shape,
+                                                 rms_norm)
+from accel.compiler.frontend.onnx.ops_tensor import reshaped
 from accel.compiler.tensors import element_type
 from accel.dialects import relay
 
@@ -169,12 +170,7 @@ def simplified_layer_norm(n: Node):
     """RMS norm (onnxruntime writes it in the ONNX domain: `ORT_OPS_OF_THE_ONNX_DOMAIN`)."""
     if any(n.proto.output[1:]):
         raise n.error("the inverse standard deviation output is not supported")
-    if n.attr("stash_type", 1) != 1:
-        raise n.error(f"stash_type {n.attr('stash_type')} is not supported (only 1: float32)")
-    dims = n.shape(0)
-    axis = norm_axis(n, n.attr("axis", -1), len(dims))
-    gamma = param_of_shape(n, 1, tuple(dims[axis:]), "scale")
-    return n.emit(relay.RMSNormOp(n.input(0), gamma, axis=axis, epsilon=float(n.attr("epsilon", 1e-5))))
+    return rms_norm(n)  # ONNX's RMSNormalization (opset 23) is the same op
 
 
 @converter("SkipSimplifiedLayerNormalization", attrs=("epsilon",), domain=MICROSOFT_DOMAIN)
