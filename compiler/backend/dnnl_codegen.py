@@ -1115,12 +1115,7 @@ class RegionPrinter:
 
     def print_layer_norm(self, step: Step) -> None:
         x, gamma, beta = step.inputs
-        shape = _shape(x)
-        axis = int(step.anchor.prop("axis")) % len(shape)
-        rows, cols = math.prod(shape[:axis]), math.prod(shape[axis:])
-        plain, _ = self.plain_input(x)
-        md2 = self.plain_md((rows, cols), "f32")
-        xm = self.alias(plain, md2)
+        rows, cols, md2, xm = self.normalized_rows(step, x)
         desc = self.fresh("ln")
         self.line(f"dnnl_layer_normalization_desc_t {desc};")
         self.check(f"dnnl_layer_normalization_forward_desc_init(&{desc}, dnnl_forward_inference, &{md2}, NULL, "
@@ -1135,18 +1130,23 @@ class RegionPrinter:
 
         self.finish(desc, None, args)
 
+    def normalized_rows(self, step: Step, x: SSAValue) -> tuple[int, int, str, str]:
+        """A norm's input as [rows, cols] (the axes from `axis` on are a row): the counts, the
+        plain 2-D descriptor, and a memory of that view on the input's buffer."""
+        shape = _shape(x)
+        axis = int(step.anchor.prop("axis")) % len(shape)
+        rows, cols = math.prod(shape[:axis]), math.prod(shape[axis:])
+        plain, _ = self.plain_input(x)
+        md2 = self.plain_md((rows, cols), "f32")
+        return rows, cols, md2, self.alias(plain, md2)
+
     def print_rms_norm(self, step: Step) -> None:
         """x / sqrt(mean(x * x) + eps) * gamma; oneDNN 2.x's layer normalization has no RMS
         flag: a reduction (the sum of squares per row, a linear post-op making it their
         mean) into a scratch memory, then a layer normalization that takes it as the
         variance and zeros as the mean (`dnnl_use_global_stats`)."""
         x, gamma = step.inputs
-        shape = _shape(x)
-        axis = int(step.anchor.prop("axis")) % len(shape)
-        rows, cols = math.prod(shape[:axis]), math.prod(shape[axis:])
-        plain, _ = self.plain_input(x)
-        md2 = self.plain_md((rows, cols), "f32")
-        xm = self.alias(plain, md2)
+        rows, cols, md2, xm = self.normalized_rows(step, x)
         column = self.plain_md((rows, 1), "f32")
         square_mean = self.fresh("ms")
         self.line(f"dnnl_memory_t {square_mean};")
