@@ -284,6 +284,8 @@ def test_what_is_not_supported_is_one_line():
     assert "B [2, 8, 6] must be 2-D (a batched B is not supported)" in error(
         one_node("DynamicQuantizeMatMul", [("a", [2, 3, 8])],
                  {"b": np.zeros((2, 8, 6), np.int8), "scale": np.array(0.1, np.float32)}, ["y"]))
+    assert "input 2 is missing" in error(one_node_named("DynamicQuantizeMatMul", [("a", [2, 8])],
+                                                        {"b": np.zeros((8, 6), np.int8)}, ["y"], ["a", "b"]))
     assert "the mean and inverse standard deviation outputs are not supported" in error(
         one_node("SkipLayerNormalization", [("x", [2, 16]), ("skip", [2, 16])], {"gamma": _f(16)}, ["y", "mean"]))
 

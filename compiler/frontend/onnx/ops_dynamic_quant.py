@@ -119,14 +119,16 @@ def _weight_of(n: Node, b: int, scale: int, zero_point: int) -> tuple[SSAValue, 
         raise n.error(f"B {list(n.shape(b))} must be 2-D (a batched B is not supported)")
     columns = n.shape(b)[1]
 
-    def per_column(i: int, what: str) -> SSAValue:
-        if not n.has(i) or n.shape(i) in ((), (1,)):
-            return _one_value(n, i, what, like=b)
+    def per_column(i: int, what: str, like: int | None) -> SSAValue:
+        if (not n.has(i) and like is not None) or n.shape(i) in ((), (1,)):
+            return _one_value(n, i, what, like)
         if n.shape(i) != (columns,):
             raise n.error(f"{what} {list(n.shape(i))} must be one value or one per column ({columns})")
         return n.input(i)
 
-    return transposed(n, n.value(b)), per_column(scale, "b_scale"), per_column(zero_point, "b_zero_point")
+    # The scale is required (a missing one says so); a missing zero point is 0.
+    return (transposed(n, n.value(b)), per_column(scale, "b_scale", None),
+            per_column(zero_point, "b_zero_point", b))
 
 
 @converter("MatMulIntegerToFloat", domain=MICROSOFT_DOMAIN)
