@@ -433,14 +433,19 @@ def param_of_shape(n: Node, i: int, shape: tuple[int, ...], what: str) -> SSAVal
     raise n.error(f"{what} of shape {list(n.shape(i))} must have the normalized shape {list(shape)}")
 
 
-@converter("LayerNormalization", attrs=("axis", "epsilon", "stash_type"))
-def layer_norm(n: Node):
+def _normalized(n: Node) -> tuple[int, tuple[int, ...], float]:
+    """A normalization's axis, the shape it normalizes over (axes from `axis` on) and its
+    epsilon (LayerNormalization, RMSNormalization: float32 statistics only)."""
     if n.attr("stash_type", 1) != 1:
         raise n.error(f"stash_type {n.attr('stash_type')} is not supported (only 1: float32)")
     dims = n.shape(0)
     axis = norm_axis(n, n.attr("axis", -1), len(dims))
-    eps = float(n.attr("epsilon", 1e-5))
-    normalized = tuple(dims[axis:])
+    return axis, tuple(dims[axis:]), float(n.attr("epsilon", 1e-5))
+
+
+@converter("LayerNormalization", attrs=("axis", "epsilon", "stash_type"))
+def layer_norm(n: Node):
+    axis, normalized, eps = _normalized(n)
     gamma = param_of_shape(n, 1, normalized, "Scale")
     if n.has(2):
         beta = param_of_shape(n, 2, normalized, "B")
@@ -456,12 +461,9 @@ def layer_norm(n: Node):
 
 @converter("RMSNormalization", attrs=("axis", "epsilon", "stash_type"))
 def rms_norm(n: Node):
-    if n.attr("stash_type", 1) != 1:
-        raise n.error(f"stash_type {n.attr('stash_type')} is not supported (only 1: float32)")
-    dims = n.shape(0)
-    axis = norm_axis(n, n.attr("axis", -1), len(dims))
-    gamma = param_of_shape(n, 1, tuple(dims[axis:]), "scale")
-    return n.emit(relay.RMSNormOp(n.input(0), gamma, axis=axis, epsilon=float(n.attr("epsilon", 1e-5))))
+    axis, normalized, eps = _normalized(n)
+    gamma = param_of_shape(n, 1, normalized, "scale")
+    return n.emit(relay.RMSNormOp(n.input(0), gamma, axis=axis, epsilon=eps))
 
 
 def _layer_norm_stats(n: Node, x: SSAValue, axis: int, eps: float) -> list[SSAValue]:
