@@ -117,7 +117,7 @@ def seed_models() -> list[onnx.ModelProto]:
     ]
     qgraph = oh.make_graph(qnodes, "qdq", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 4])],
                            [oh.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 4, 4])], q)
-    return [cnn, oh.make_model(qgraph, opset_imports=[oh.make_opsetid("", 17)]), ort_saved_model(rng)]
+    return [cnn, oh.make_model(qgraph, opset_imports=[oh.make_opsetid("", 17)]), ort_saved_model(rng), llm_model(rng)]
 
 
 def ort_saved_model(rng: np.random.Generator) -> onnx.ModelProto:
@@ -144,6 +144,28 @@ def ort_saved_model(rng: np.random.Generator) -> onnx.ModelProto:
     inits += [nh.from_array(np.array([1, 2, 8], np.int64), "shape"), nh.from_array(np.zeros(8, np.float32), "b8")]
     graph = oh.make_graph(nodes, "ort_saved", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 2, 2])],
                           [oh.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 8])], inits)
+    return oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17), oh.make_opsetid(ms, 1)])
+
+
+def llm_model(rng: np.random.Generator) -> onnx.ModelProto:
+    """MatMulNBits, RotaryEmbedding and a rotary GroupQueryAttention with a KV cache."""
+    ms = "com.microsoft"
+    f = lambda name, *s: nh.from_array(rng.standard_normal(s).astype(np.float32), name)  # noqa: E731
+    inits = [nh.from_array(rng.integers(0, 256, (16, 1, 8)).astype(np.uint8), "qb"),
+             nh.from_array(np.full(16, 0.1, np.float32), "qs"), nh.from_array(np.array([0x88] * 16, np.uint8), "qz"),
+             f("cos", 8, 4), f("sin", 8, 4), nh.from_array(np.array(5, np.int32), "total"),
+             nh.from_array(np.array([4], np.int32), "lens"), nh.from_array(np.array([[2, 3, 4]], np.int64), "pos")]
+    nodes = [
+        oh.make_node("MatMulNBits", ["x", "qb", "qs", "qz"], ["q"], domain=ms, K=16, N=16, bits=4, block_size=16,
+                     name="q_proj"),
+        oh.make_node("RotaryEmbedding", ["q", "pos", "cos", "sin"], ["qr"], domain=ms, num_heads=2, name="rope"),
+        oh.make_node("GroupQueryAttention", ["qr", "k", "v", "pk", "pv", "lens", "total", "cos", "sin"],
+                     ["y", "k2", "v2"], domain=ms, num_heads=2, kv_num_heads=1, do_rotary=1, name="gqa"),
+    ]
+    vi = lambda name, *s: oh.make_tensor_value_info(name, TensorProto.FLOAT, s)  # noqa: E731
+    graph = oh.make_graph(nodes, "llm", [vi("x", 1, 3, 16), vi("k", 1, 3, 8), vi("v", 1, 3, 8), vi("pk", 1, 1, 2, 8),
+                                          vi("pv", 1, 1, 2, 8)],
+                          [vi("y", 1, 3, 16), vi("k2", 1, 1, 5, 8), vi("v2", 1, 1, 5, 8)], inits)
     return oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17), oh.make_opsetid(ms, 1)])
 
 

@@ -417,13 +417,40 @@ def attention_3d_no_heads():
     return m
 
 
+def llm_ops():
+    """The ops of exported language models: a 4-bit MatMulNBits (default zero points),
+    onnxruntime's RotaryEmbedding and a GroupQueryAttention with a past of 2 and run-time
+    sequence lengths."""
+    ms = "com.microsoft"
+    return model(
+        [h.make_node("MatMulNBits", ["x", "qb", "qs"], ["q"], name="q_proj", domain=ms, K=16, N=16, bits=4,
+                     block_size=16),
+         h.make_node("RotaryEmbedding", ["q", "pos", "cos", "sin"], ["qr"], name="rope", domain=ms, num_heads=2),
+         h.make_node("GroupQueryAttention", ["qr", "k", "v", "pk", "pv", "seqlens_k", "total"], ["y", "k2", "v2"],
+                     name="gqa", domain=ms, num_heads=2, kv_num_heads=1)],
+        [vi("x", [1, 3, 16]), vi("pos", [1, 3], T.INT64), vi("k", [1, 3, 8]), vi("v", [1, 3, 8]),
+         vi("pk", [1, 1, 2, 8]), vi("pv", [1, 1, 2, 8]), vi("seqlens_k", [1], T.INT32)],
+        [vi("y", [1, 3, 16]), vi("k2", [1, 1, 5, 8]), vi("v2", [1, 1, 5, 8])],
+        [("qb", rng.integers(0, 256, (16, 1, 8)).astype(np.uint8)), ("qs", np.full(16, 0.1, np.float32)),
+         ("cos", f32(8, 4)), ("sin", f32(8, 4)), ("total", np.array(5, np.int32))],
+        opsets=[h.make_opsetid("", 17), h.make_opsetid(ms, 1)])
+
+
+def llm_runtime_total():
+    """A GroupQueryAttention whose total_sequence_length is a graph input."""
+    m = llm_ops()
+    m.graph.initializer.pop()
+    m.graph.input.append(vi("total", [], T.INT32))
+    return m
+
+
 MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, qdq_blocked, qdq_blocked_bad_scale, empty_results, split_negative, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, dynamic_shapes, stale_output_shape, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_crop_nearest, resize_channels, resize_runtime_scales, conv_transpose_3d, volume_ops, conv_rank6, maxpool3d_indices,
                                    shape_inputs, runtime_clip, qoperator, ort_fused, dynamic_quant, lstm,
                                    lstm_bidirectional,
                                    lstm_relu, lstm_sequence_lens, if_const, if_runtime,
-                                   if_computed, gru, gru_activations)}
+                                   if_computed, gru, gru_activations, llm_ops, llm_runtime_total)}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
