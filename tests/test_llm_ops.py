@@ -173,6 +173,12 @@ def test_group_query_attention_matches_onnxruntime(tmp_path, case):
     check(tmp_path, case, model, feeds)
 
 
+def test_group_query_attention_prompts_of_different_lengths(tmp_path):
+    """A right-padded first prompt: no query sees the keys past its sequence's length."""
+    model = gqa_model(2, 5, 0, 4, 2, 8)
+    check(tmp_path, "padded", model, _feeds(model, "padded", {"seqlens_k": np.array([2, 4], np.int32)}))
+
+
 def test_group_query_attention_decodes_sequences_of_different_lengths(tmp_path):
     """seqlens_k at run time: each sequence's new key goes after its own past (the rest of
     the cache is zero) and its query sees only that much."""

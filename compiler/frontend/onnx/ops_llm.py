@@ -15,7 +15,7 @@ GroupQueryAttention, MatMulNBits).
         -> (output [B, S, Hq*D], present_key, present_value [B, Hkv, T, D])
         Each sequence's past length is seqlens_k + 1 - S (0 for a first prompt, S ==
         total_sequence_length); present = its past keys, then the S new ones, then zeros
-        (T = max(past buffer, total)); query s attends keys 0 .. past + s (within the last
+        (T = max(past buffer, total)); query s attends keys 0 .. min(past + s, seqlens_k) (within the last
         `local_window_size` if given); q, k rotated first with `do_rotary`; kv heads
         shared by Hq / Hkv query heads; `softcap`: tanh(qk / c) * c.
     MatMulNBits(a, b, scales, zero_points?, g_idx?, bias?) {K, N, bits, block_size}
@@ -26,9 +26,9 @@ GroupQueryAttention, MatMulNBits).
 seqlens_k may be a run-time value (onnxruntime-genai computes it from the attention mask):
 where the new keys go and which keys a query sees are then computed at run time (a one-hot
 product places the new keys, exact in float). `total_sequence_length` fixes the present
-length, so it must be known at compile time (it is a shape in exported graphs). The rows
-of a padded first prompt past its length are left unspecified by onnxruntime (its kernel
-reads scores it did not compute); here they attend causally.
+length, so it must be known at compile time (it is a shape in exported graphs). In a
+right-padded first prompt no query sees the keys past its sequence's length (onnxruntime's
+CPU kernel; the padded rows attend the real tokens).
 
 Refused with one line: `smooth_softmax`, `head_sink`, `qk_output`, packed batching,
 quantized KV caches, MatMulNBits' g_idx other than the blocks in order.
@@ -217,11 +217,11 @@ def group_query_attention(n: Node):
     # Each sequence's past length: seqlens_k + 1 - S (0 for a first prompt), [B, 1] floats.
     if n.shape(5) != (batch,):
         raise n.error(f"seqlens_k {list(n.shape(5))} must be [{batch}]")
+    last = _shaped(n, _float_of(n, n.input(5), dt), (batch, 1))  # each sequence's last position
     if first_prompt:
         past = n.const_value(np.zeros((batch, 1), dtype=dt))
     else:
-        lengths = _shaped(n, _float_of(n, n.input(5), dt), (batch, 1))
-        past = n.emit(relay.AddOp(lengths, n.const_value(np.array(1 - length, dtype=dt))))
+        past = n.emit(relay.AddOp(last, n.const_value(np.array(1 - length, dtype=dt))))
     steps = n.const_value(np.arange(length, dtype=dt).reshape(1, length))
     positions = n.emit(relay.AddOp(past, steps))  # [B, S]: each token's position
 
@@ -274,10 +274,13 @@ def group_query_attention(n: Node):
         scores = n.emit(relay.MultiplyOp(n.emit(relay.TanhOp(n.emit(relay.DivideOp(scores, c)))), c))
     if n.has(10):
         scores = n.emit(relay.AddOp(scores, n.input(10)))
-    # Which keys each query sees: j <= its position (and j > position - window).
+    # Which keys each query sees: j <= its position and the sequence's last (the padding
+    # of a first prompt), and j > position - window.
     key_at = n.const_value(np.arange(present_len, dtype=dt).reshape(1, 1, present_len))
     pos3 = _shaped(n, positions, (batch, length, 1))
     seen = n.emit(relay.LessEqualOp(key_at, pos3))
+    if first_prompt:
+        seen = n.emit(relay.LogicalAndOp(seen, n.emit(relay.LessEqualOp(key_at, _shaped(n, last, (batch, 1, 1))))))
     window = n.attr("local_window_size", -1)
     if window is not None and window > 0:
         start = n.emit(relay.SubtractOp(pos3, n.const_value(np.array(window, dtype=dt))))
