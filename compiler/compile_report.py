@@ -379,6 +379,13 @@ class Timeline:
                             offset += o * st * es
                     recipe = _View(parent.base, parent.root, offset, tuple(terms), buffer_bytes(t),
                                    self._layout(t)[2], v)
+            elif type(owner) is memref.ReinterpretCastOp:  # a layout op's view of a dense buffer
+                parent = self.view(owner.source)
+                if parent is not None:
+                    es = self._layout(t)[0]
+                    (first,) = dense_values(owner.static_offsets)
+                    recipe = _View(parent.base, parent.root, parent.offset + first * es, parent.terms,
+                                   buffer_bytes(t), self._layout(t)[2], v)
             else:
                 base = owner.offset.value.data if isinstance(owner, accel.AllocOp) and owner.offset is not None else None
                 if base is not None or isinstance(v, BlockArgument):

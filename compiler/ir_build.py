@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import (DYNAMIC_INDEX, UNKNOWN_LOC, DenseArrayBase, IndexType, IntegerAttr, MemRefType,
+from xdsl.dialects.builtin import (DYNAMIC_INDEX, UNKNOWN_LOC, DenseArrayBase, IndexType, IntegerAttr, MemRefType, NoneAttr,
                                    StridedLayoutAttr, i32, i64)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import AttrSizedOperandSegments
@@ -87,6 +87,21 @@ def subview(source: SSAValue, offsets: Sequence[int | SSAValue], sizes: Sequence
                 (1, len(dyn_offsets), len(dyn_sizes), len(dyn_strides))),
         },
     )
+
+
+def strided_view(source: SSAValue, offset: int, sizes: Sequence[int], strides: Sequence[int]) -> memref.ReinterpretCastOp:
+    """`memref.reinterpret_cast` of a dense buffer: the elements `offset + sum(i[k] *
+    strides[k])` of it, over `sizes` (a transpose, reshape or slice of it; static)."""
+    source_type = source.type
+    assert isinstance(source_type, MemRefType) and not isinstance(source_type.layout, StridedLayoutAttr), source_type
+    dense, step = offset == 0, 1
+    for size, stride in zip(reversed(sizes), reversed(strides)):
+        dense = dense and (size == 1 or stride == step)
+        step *= size
+    # A dense view (a reshape) is a plain buffer of its shape: what reads it may take it as one.
+    layout = NoneAttr() if dense else strided_layout(tuple(strides), offset)
+    result = MemRefType(source_type.element_type, list(sizes), layout, source_type.memory_space)
+    return memref.ReinterpretCastOp(source, [], [], [], [offset], list(sizes), list(strides), result)
 
 
 def subview_indices(view: memref.SubviewOp) -> tuple[list[int | SSAValue], ...]:

@@ -77,15 +77,17 @@ def after_passes(model: str, target: str, pipeline: str) -> ModuleOp:
 
 def npu_without_device_copies(name: str, scratchpad_bytes: int | None = None) -> str:
     """npu.toml's text renamed `name` (scratchpad resized) without its copy on the device:
-    no `dma_on_device`, no `dma.device_bytes_per_cycle`, no `relay.concatenate` entry that
-    runs on it, i.e. the npu before tiles were assembled on the device."""
+    no `dma_on_device`, no `dma.device_bytes_per_cycle`, no concatenation, transpose,
+    reshape or slice entries that run on it, i.e. the npu before tiles were assembled on the
+    device."""
     import re
 
     text = open(NPU_TOML).read()
     text = re.sub(r"^dma_on_device = .*\n", "", text, flags=re.M)
     text = re.sub(r"^device_bytes_per_cycle = .*\n", "", text, flags=re.M)
     text = re.sub(r", device_bytes_per_cycle = \"dma.device_bytes_per_cycle\"", "", text)
-    text = re.sub(r'\[\[ops\]\]\nop = "relay.concatenate"\n(?:[a-z_]+ = .*\n)*', "", text)
+    text = re.sub(r'\[\[ops\]\]\nop = "relay.(?:concatenate|transpose|reshape|strided_slice)"\n(?:[a-z_]+ = .*\n)*', "",
+                  text)
     text = re.sub(r'^name = "npu"', f'name = "{name}"', text, flags=re.M)
     if scratchpad_bytes is not None:
         text = re.sub(r"^scratchpad_bytes = \d+", f"scratchpad_bytes = {scratchpad_bytes}", text, flags=re.M)

@@ -23,7 +23,7 @@ from accel.compiler.targets import (
 from accel.compiler.targets import registry
 from accel.compiler.targets.cost import region_cost
 from accel.compiler.targets.patterns import build_pattern, parse_pattern_source
-from accel.compiler.targets.schema import OpSpec, PatternSpec, TargetDescription
+from accel.compiler.targets.schema import COPIED_OPS, OpSpec, PatternSpec, TargetDescription
 from accel.compiler.transforms.merge_regions import region_boundary
 from accel.dialects import relay
 
@@ -104,9 +104,9 @@ def test_parsed_user_files_are_cached_up_to_a_bound(tmp_path):
 def test_npu_shared_is_the_npu_with_shared_memory():
     npu, shared = load_target("npu"), load_target("npu-shared")
     assert shared.memory.shared_with_host and not npu.memory.shared_with_host
-    # The concatenation runs on the npu's copy on the device, which npu-shared (computing
-    # in host memory) does not declare.
-    assert [o for o in npu.ops if o.op != "relay.concatenate"] == list(shared.ops)
+    # Concatenations, transposes, reshapes and slices run on the npu's copy on the device,
+    # which npu-shared (computing in host memory) does not declare.
+    assert [o for o in npu.ops if o.op not in COPIED_OPS] == list(shared.ops)
     assert npu.copies_on_device and not shared.copies_on_device
     assert [(p.name, p.c_function, p.limits) for p in npu.patterns] == [
         (p.name, p.c_function, p.limits) for p in shared.patterns

@@ -485,22 +485,22 @@ def test_fast_tune_then_compile_and_resume(tmp_path):
            "--strategy", "model"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    # 11 tasks: 9 ops and 2 chains (chains with a residual value inside are not tuned)
-    assert "accel-tune: 11 tasks, 15 measurements (0 failed)" in proc.stdout
+    # 12 tasks: 10 ops and 2 chains (chains with a residual value inside are not tuned)
+    assert "accel-tune: 12 tasks, 16 measurements (0 failed)" in proc.stdout
     def measured() -> list[Record]:
         return [r for r in read_log(log).records if not r.selected]
 
     records = measured()
-    assert len(records) == 15 and sum(1 for r in records if not r.config) == 11
+    assert len(records) == 16 and sum(1 for r in records if not r.config) == 12
     assert any(r.op.startswith("fusion of") for r in records) and any(r.op.startswith("eltwise") for r in records)
     # resume: nothing measured twice; a larger budget measures only the new trials
     again = subprocess.run(cmd, capture_output=True, text=True)
-    assert "0 measurements" in again.stdout and len(measured()) == 15
+    assert "0 measurements" in again.stdout and len(measured()) == 16
     with LocalExecutor(jobs=2) as ex:
         summary = tune(TINY, "npu", log, ex, trials=6, strategy="grid")
     records = measured()
     # the budget is split per task: the log's trials count against their task's share
-    assert summary.measurements >= 2 and len(records) == 15 + summary.measurements
+    assert summary.measurements >= 2 and len(records) == 16 + summary.measurements
     # the whole model with the log is never slower than without
     assert summary.model_tuned <= summary.model_default
     assert sum(1 for r in records if r.config) <= 4 + 6
@@ -510,7 +510,7 @@ def test_fast_tune_then_compile_and_resume(tmp_path):
                            "--tuning-log", log], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     report = json.load(open(out / "report.json"))
-    assert len(report["tuning"]["tasks"]) == 11 and report["tuning"]["predicted_speedup"] >= 1.0
+    assert len(report["tuning"]["tasks"]) == 12 and report["tuning"]["predicted_speedup"] >= 1.0
 
 
 def test_ctrl_c_keeps_the_measurements_and_a_rerun_resumes(tmp_path):
@@ -541,12 +541,12 @@ def test_ctrl_c_keeps_the_measurements_and_a_rerun_resumes(tmp_path):
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert f"interrupted; the measurements so far are in {log}" in err
     kept = measured()
-    assert 2 <= len(kept) < 11 + 3  # stopped before the end, nothing lost
+    assert 2 <= len(kept) < 12 + 3  # stopped before the end, nothing lost
     again = subprocess.run(cmd, capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
     records = measured()
     assert records[:len(kept)] == kept  # appended after what was kept
-    assert len(records) == 11 + 3 and f"{11 + 3 - len(kept)} measurements" in again.stdout
+    assert len(records) == 12 + 3 and f"{12 + 3 - len(kept)} measurements" in again.stdout
     assert len({(r.task, json.dumps(r.config, sort_keys=True)) for r in records}) == len(records)
 
 

@@ -47,6 +47,7 @@ from accel.compiler.resize_sampling import resize2d_taps
 from accel.compiler.tensors import ModuleWeights, StoredBytes, cast, constant_value, module_weights, numpy_dtype, row_major_strides
 from accel.dialects import accel, relay
 from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, RUNTIME_FUNCTIONS, Arg, Call, Value, compute_word
+from accel.compiler.targets.fused_forms import COPY_MAX_RANK, merged_dims
 from accel.dialects.conventions import ARENA_ATTR, ENTRY_ATTR, OFFSET_ATTR, TARGET_ATTR, entry_of, io_names, is_output_arg
 
 WEIGHT_ALIGN = 64
@@ -109,6 +110,17 @@ def strides_of(t: MemRefType) -> tuple[tuple[int, ...], int | None]:
         off = t.layout.offset
         return tuple(strides), (off.data if hasattr(off, "data") else None)
     return row_major_strides(shape), 0
+
+
+def transfer_geometry(source: MemRefType, dest: MemRefType) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """(shape, destination strides, source strides) of a copy between views of these
+    types; above the DMA's rank (a layout op's copy of rank 5 or more) the dims contiguous
+    on both sides merged (`fused_forms.merged_dims`; `layout_view` checked it fits)."""
+    shape, dst, src = shape_of(source), strides_of(dest)[0], strides_of(source)[0]
+    if len(shape) <= COPY_MAX_RANK:
+        return shape, dst, src
+    dims, (dst_m, src_m) = merged_dims(shape, [dst, src])
+    return tuple(dims), tuple(dst_m), tuple(src_m)
 
 
 class CWriter:
@@ -252,9 +264,8 @@ class ModelEmitter:
             return hit
         to_spm, from_spm = accel.memory_space(dest) == "spm", accel.memory_space(source) == "spm"
         function = "dma_to_host" if not to_spm else "dma_on_device" if from_spm else "dma_to_device"
-        shape = shape_of(source)
-        t = Transfer(function, str(dtype_of(source).itemsize), str(len(shape)), shape, strides_of(dest)[0],
-                     strides_of(source)[0])
+        shape, dest_strides, source_strides = transfer_geometry(source, dest)
+        t = Transfer(function, str(dtype_of(source).itemsize), str(len(shape)), shape, dest_strides, source_strides)
         self.transfers.put((source, dest), t)
         return t
 
@@ -1297,6 +1308,12 @@ class AccelFunctionEmitter:
         result = op.results[0]
         self.ptr[result] = f"(({C_TYPES[dtype_of(result.type)]} *){src} + {' + '.join(terms)})" if terms else src
 
+    def emit_strided_view(self, op: memref.ReinterpretCastOp, w: CWriter) -> None:
+        """A layout op's view of a dense buffer: its first element; the strides are the type's."""
+        (offset,) = dense_values(op.static_offsets)
+        src, result = self.value(op.source), op.results[0]
+        self.ptr[result] = f"(({C_TYPES[dtype_of(result.type)]} *){src} + {offset})" if offset else src
+
     def emit_dma(self, op: accel.DmaStartOp, w: CWriter) -> None:
         m = self.model
         source, dest = op.operands
@@ -1318,7 +1335,8 @@ class AccelFunctionEmitter:
     EMITTERS = {
         func.ReturnOp: emit_return, accel.WeightOp: emit_weight, memref.AllocOp: emit_host_alloc,
         accel.AllocOp: emit_spm_alloc, accel.DmaStartOp: emit_dma, accel.DmaWaitOp: emit_wait,
-        memref.SubviewOp: emit_subview, arith.ConstantOp: emit_index_constant,
+        memref.SubviewOp: emit_subview, memref.ReinterpretCastOp: emit_strided_view,
+        arith.ConstantOp: emit_index_constant,
         arith.AddiOp: emit_index_arith, arith.MuliOp: emit_index_arith, arith.SubiOp: emit_index_arith,
         arith.MinSIOp: emit_index_min_max, arith.MaxSIOp: emit_index_min_max, scf.ForOp: emit_for,
         accel.ComputeOp: emit_compute,

@@ -35,7 +35,8 @@ from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.ir import Operation, SSAValue
 
-from accel.compiler.backend.c_emitter import CApiCodegen, CWriter, dtype_of, has_runtime, runtime_call, shape_of, strides_of
+from accel.compiler.backend.c_emitter import (CApiCodegen, CWriter, dtype_of, has_runtime, runtime_call, shape_of, strides_of,
+                                             transfer_geometry)
 from accel.compiler.backend.c_text import c_comment
 from accel.compiler.backend.codegen_hook import RegionCodegenInput, RegionCodegenResult
 from accel.compiler.backend.stream_format import Instr, Stream, encode, isa_table_c
@@ -179,6 +180,13 @@ class StreamBuilder:
         at = Spm(src.offset + delta, src.param) if isinstance(src, Spm) else (src[0], src[1] + delta)
         self.env[op.results[0]] = at
 
+    def strided_view(self, op: memref.ReinterpretCastOp) -> None:
+        """A layout op's view of a dense buffer: its first element (the strides are the type's)."""
+        src = self.value(op.source)
+        (first,) = dense_values(op.static_offsets)
+        delta = first * dtype_of(op.source.type).itemsize
+        self.env[op.results[0]] = Spm(src.offset + delta, src.param) if isinstance(src, Spm) else (src[0], src[1] + delta)
+
     def dma(self, op: accel.DmaStartOp) -> None:
         source, dest = op.operands
         to_spm, from_spm = accel.memory_space(dest.type) == "spm", accel.memory_space(source.type) == "spm"
@@ -190,12 +198,12 @@ class StreamBuilder:
         spm, host = self.value(spm_v), self.value(host_v)
         if not isinstance(spm, Spm) or isinstance(host, Spm):
             raise CompileError("a transfer of a command-stream target moves between host memory and the scratchpad", op)
-        shape = shape_of(source.type)
+        shape, dest_strides, source_strides = transfer_geometry(source.type, dest.type)
         if not 1 <= len(shape) <= 4:
             raise CompileError(f"a transfer has rank 1..4, got {len(shape)}", op)
         pad = [0] * (4 - len(shape))
-        spm_strides = list(strides_of(spm_v.type)[0]) + pad
-        host_strides = list(strides_of(host_v.type)[0]) + pad
+        spm_strides = list(dest_strides if to_device else source_strides) + pad
+        host_strides = list(source_strides if to_device else dest_strides) + pad
         values = {"elem_bytes": dtype_of(source.type).itemsize, "rank": len(shape), "spm": spm.field(), "host": host,
                   **{f"shape{i}": d for i, d in enumerate(list(shape) + pad)},
                   **{f"spm_stride{i}": s for i, s in enumerate(spm_strides)},
@@ -208,12 +216,14 @@ class StreamBuilder:
         dst, src = self.value(op.dest), self.value(op.source)
         if not isinstance(dst, Spm) or not isinstance(src, Spm):
             raise CompileError("a copy on the device moves within the scratchpad", op)
-        shape = shape_of(op.source.type)
+        shape, dest_strides, source_strides = transfer_geometry(op.source.type, op.dest.type)
+        if not 1 <= len(shape) <= 4:
+            raise CompileError(f"a copy on the device has rank 1..4, got {len(shape)}", op)
         pad = [0] * (4 - len(shape))
         values = {"elem_bytes": dtype_of(op.source.type).itemsize, "rank": len(shape), "spm": dst.field(),
                   "src_spm": src.field(), **{f"shape{i}": d for i, d in enumerate(list(shape) + pad)},
-                  **{f"spm_stride{i}": s for i, s in enumerate(list(strides_of(op.dest.type)[0]) + pad)},
-                  **{f"src_stride{i}": s for i, s in enumerate(list(strides_of(op.source.type)[0]) + pad)}}
+                  **{f"spm_stride{i}": s for i, s in enumerate(list(dest_strides) + pad)},
+                  **{f"src_stride{i}": s for i, s in enumerate(list(source_strides) + pad)}}
         self.emit("dma_on_device", values, op)
         self.transfers += 1
         self.env[op.token] = self.transfers
@@ -270,7 +280,7 @@ class StreamBuilder:
     RUNS = {
         func.ReturnOp: end, accel.WeightOp: host_buffer, memref.AllocOp: host_buffer, accel.AllocOp: spm_buffer,
         arith.ConstantOp: constant, arith.AddiOp: index_arith, arith.MuliOp: index_arith, arith.SubiOp: index_arith,
-        arith.MinSIOp: index_arith, arith.MaxSIOp: index_arith, memref.SubviewOp: subview, scf.ForOp: loop,
+        arith.MinSIOp: index_arith, arith.MaxSIOp: index_arith, memref.SubviewOp: subview, memref.ReinterpretCastOp: strided_view, scf.ForOp: loop,
         accel.DmaStartOp: dma, accel.DmaWaitOp: wait, accel.ComputeOp: compute,
     }  # fmt: skip
     """The ops of a lowered region, by class: how each runs at compile time."""

@@ -102,6 +102,17 @@ class BufferFunctions(InterpreterFunctions):
         result_shape = tuple(op.result.type.get_shape())
         return (view.reshape(result_shape) if view.shape != result_shape else view,)
 
+    @impl(memref.ReinterpretCastOp)
+    def run_strided_view(self, interpreter: Interpreter, op: memref.ReinterpretCastOp, args):
+        source = args[0]
+        assert source.flags.c_contiguous, "a strided view of a dense buffer"
+        (offset,) = op.static_offsets.get_values()
+        item = source.itemsize
+        flat = source.reshape(-1)[offset:]
+        view = np.lib.stride_tricks.as_strided(flat, tuple(op.static_sizes.get_values()),
+                                               tuple(st * item for st in op.static_strides.get_values()))
+        return (view,)
+
     @impl(accel.AllocOp)
     def run_accel_alloc(self, interpreter: Interpreter, op: accel.AllocOp, args):
         return (fresh_buffer(op.result.type),)

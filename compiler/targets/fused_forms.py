@@ -564,16 +564,129 @@ def lowerable_body(body: Body, target: TargetDescription | None = None) -> str |
     return _entries_missing(plans, target)
 
 
+COPY_MAX_RANK = 4
+"""Dimensions of a copy on the device (`dma_on_device`'s rank, after merging the
+dimensions that are contiguous on both sides)."""
+
+LAYOUT_OPS = (relay.TransposeOp, relay.ReshapeOp, relay.StridedSliceOp)
+"""Ops that only rearrange their input: on an accelerator with a copy on the device each is
+one strided copy of a view of its input (`layout_view`)."""
+
+
+@dataclass(frozen=True)
+class LayoutView:
+    """out[i] = in[offset + sum(i[k] * strides[k])] over the result's shape: a layout op
+    as a view of its (contiguous) input, in elements."""
+
+    offset: int
+    sizes: tuple[int, ...]
+    strides: tuple[int, ...]
+
+    def copy_rank(self) -> int:
+        """Dimensions of the copy of this view into a contiguous buffer, after merging the
+        ones contiguous on both sides (dims of size 1 dropped)."""
+        return len(merged_dims(self.sizes, [self.strides, row_major(self.sizes)])[0])
+
+
+def compose_views(inner: LayoutView, outer: LayoutView) -> LayoutView | None:
+    """`outer` (a view of the dense result of `inner`) as one view of `inner`'s source,
+    when that is a strided view (a reshape splits or merges dims contiguous in `inner`;
+    a slice or transpose of any view is one); else None. Checked on the indices (linear
+    in the result's size)."""
+    def offsets(view: LayoutView) -> np.ndarray:
+        at = np.full(view.sizes, view.offset, dtype=np.int64)
+        for k, (size, stride) in enumerate(zip(view.sizes, view.strides)):
+            shape = [1] * len(view.sizes)
+            shape[k] = size
+            at += (np.arange(size, dtype=np.int64) * stride).reshape(shape)
+        return at
+
+    composed = offsets(inner).reshape(-1)[offsets(outer)]
+    if composed.size == 0:
+        return None
+    first = int(composed.reshape(-1)[0])
+    strides = []
+    for k, size in enumerate(outer.sizes):
+        index = [0] * len(outer.sizes)
+        index[k] = 1 if size > 1 else 0
+        strides.append(int(composed[tuple(index)]) - first if size > 1 else 0)
+    candidate = LayoutView(first, outer.sizes, tuple(strides))
+    return candidate if np.array_equal(offsets(candidate), composed) else None
+
+
+def row_major(shape: Sequence[int]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= d
+    return tuple(reversed(strides))
+
+
+def merged_dims(shape: Sequence[int], sides: Sequence[Sequence[int]]) -> tuple[list[int], list[list[int]]]:
+    """`shape` and the strides of each side with size-1 dims dropped and neighbours merged
+    where every side steps over the inner one contiguously (the same elements in the same
+    order); at least one dim."""
+    dims: list[int] = []
+    out: list[list[int]] = [[] for _ in sides]
+    for k, size in enumerate(shape):
+        if size == 1:
+            continue
+        if dims and all(st[-1] == size * side[k] for st, side in zip(out, sides)):
+            dims[-1] *= size
+            for st, side in zip(out, sides):
+                st[-1] = side[k]
+            continue
+        dims.append(size)
+        for st, side in zip(out, sides):
+            st.append(side[k])
+    if not dims:
+        return [1], [[1] for _ in sides]
+    return dims, out
+
+
+def layout_view(op: Operation) -> LayoutView | str:
+    """The view of its input a layout op (`LAYOUT_OPS`) is, or why it cannot be copied
+    on the device."""
+    src = op.operands[0]
+    if isinstance(src.owner, relay.ConstantOp):
+        return f"a constant input of '{op.name}' is folded, not copied on the device"
+    shape = tuple(src.type.get_shape())
+    strides = row_major(shape)
+    out = tuple(op.results[0].type.get_shape())
+    if isinstance(op, relay.ReshapeOp):
+        view = LayoutView(0, out, row_major(out))
+    elif isinstance(op, relay.TransposeOp):
+        axes = op.prop("axes")
+        axes = list(reversed(range(len(shape)))) if axes is None else [a % len(shape) for a in axes]
+        view = LayoutView(0, out, tuple(strides[a] for a in axes))
+    else:
+        assert isinstance(op, relay.StridedSliceOp)
+        ranges = relay.StridedSliceOp.ranges(shape, op.py_props())
+        if any(r.step < 0 for r in ranges):
+            return "a slice with negative steps is not copied on the device"
+        view = LayoutView(sum(r.start * st for r, st in zip(ranges, strides)), out,
+                          tuple(r.step * st for r, st in zip(ranges, strides)))
+    rank = view.copy_rank()
+    if rank > COPY_MAX_RANK:
+        return (f"'{op.name}' is a copy of rank {rank} (copies on the device have rank 1 to {COPY_MAX_RANK}, "
+                f"after merging contiguous dimensions)")
+    return view
+
+
 def lowering(op: Operation) -> list[ComputePlan] | str:
     """What lower-to-accel builds of `op` (a relay op or a composite of a tensor-level
     graph): its compute ops, or why it cannot (`lowerable`'s answer without a target). A
     concatenation computes nothing (copies on the device, see lower-to-accel): any of
-    rank 1 to 4 lowers, to no compute op."""
+    rank 1 to 4 lowers, to no compute op; nor does a layout op (`layout_view`)."""
     if isinstance(op, relay.ConcatenateOp):
         if any(isinstance(v.owner, relay.ConstantOp) for v in op.inputs):
             return "a constant input of a concatenation is not copied on the device"
         rank = len(op.result.type.get_shape())
-        return [] if 1 <= rank <= 4 else f"a concatenation of rank {rank} (copies on the device have rank 1 to 4)"
+        return [] if 1 <= rank <= COPY_MAX_RANK else \
+            f"a concatenation of rank {rank} (copies on the device have rank 1 to {COPY_MAX_RANK})"
+    if isinstance(op, LAYOUT_OPS):
+        view = layout_view(op)
+        return view if isinstance(view, str) else []
     try:
         return plan_body(Body.of_op(op))
     except NotLowerable as e:
@@ -586,7 +699,7 @@ def lowerable(op: Operation, target: TargetDescription | None = None,
     graph) as accel compute ops (`lowering`; `lowered`: its answer, when known) — with
     `target`, also when the target declares an entry for each command after the first —
     else why not."""
-    if target is not None and not target.lowers_to_accel and not isinstance(op, relay.ConcatenateOp):
+    if target is not None and not target.lowers_to_accel and not isinstance(op, (relay.ConcatenateOp, *LAYOUT_OPS)):
         return None  # api.lowering = "none": not lowered; the codegen hook emits the body
     plans = lowering(op) if lowered is None else lowered
     return plans if isinstance(plans, str) else _entries_missing(plans, target)

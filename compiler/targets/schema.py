@@ -43,6 +43,10 @@ DTYPES = ("f16", "f32", "f64", "i1", "i8", "i16", "i32", "i64", "ui8", "ui16", "
 GROUP_KINDS = ("one", "depthwise", "grouped")
 LOWERINGS = ("accel", "none")
 RESERVED_NAMES = ("host",)
+COPIED_OPS = {"relay.concatenate": "a concatenation", "relay.transpose": "a transpose", "relay.reshape": "a reshape",
+              "relay.strided_slice": "a strided slice"}
+"""Ops an accelerator runs as copies on the device (`api.runtime.dma_on_device`): their
+entry names that function (lower-to-accel, `fused_forms.layout_view`)."""
 
 Predicate = Callable[[Any, "TargetDescription"], "str | None"]
 
@@ -799,10 +803,10 @@ def parse_description(data: dict, path: str) -> TargetDescription:
         c = call(t, fn, compute_kind_of({op_name}), op_name)
         t.finish()
         _check_applicable(limits, {op_name}, t, op_name)
-        if op_name == "relay.concatenate" and lowering == "accel":
+        if op_name in COPIED_OPS and lowering == "accel":
             copy = runtime.dma_on_device if runtime is not None else None
             if copy is None or dma.device_bytes_per_cycle is None or copy.function != fn:
-                t.fail(t.where("c_function"), "a concatenation runs as copies on the device: expected the "
+                t.fail(t.where("c_function"), f"{COPIED_OPS[op_name]} runs as copies on the device: expected the "
                                               "function of api.runtime.dma_on_device, with dma.device_bytes_per_cycle")
         ops.append(OpSpec(op_name, fn, limits, ref, pred, t.key, c))
 

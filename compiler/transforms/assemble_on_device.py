@@ -60,7 +60,7 @@ from accel.compiler.memory_plan import Footprint, ScratchpadPlan, merged, plan_s
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import buffer_bytes
 from accel.compiler.transforms.insert_dma import spm_type
-from accel.compiler.transforms.optimize_dma import erase_if_unused, erase_transfer, keep_fitting
+from accel.compiler.transforms.optimize_dma import VIEWS, clone_view, erase_if_unused, erase_transfer, keep_fitting, view_ops
 from accel.dialects import accel
 from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions
 
@@ -78,8 +78,8 @@ def host_transfers(buf: SSAValue) -> list[tuple[accel.DmaStartOp, int]] | None:
         v = stack.pop()
         for use in v.uses:
             user = use.operation
-            if isinstance(user, memref.SubviewOp) and use.index == 0:
-                stack.append(user.result)
+            if isinstance(user, VIEWS) and use.index == 0:  # tiles; layout ops' views
+                stack.append(user.results[0])
             elif isinstance(user, accel.DmaStartOp):
                 found.append((user, use.index))
             else:
@@ -99,13 +99,12 @@ def device_view(v: SSAValue, host: SSAValue, device: SSAValue, point: InsertPoin
     if v is host:
         return device
     sv = v.owner
-    assert isinstance(sv, memref.SubviewOp)
+    assert isinstance(sv, VIEWS)
     src = device_view(sv.source, host, device, point, made)
-    view = memref.SubviewOp(src, sv.offsets, sv.sizes, sv.strides, sv.static_offsets, sv.static_sizes,
-                            sv.static_strides, accel.in_space(sv.result.type, accel.SPM))
+    view = clone_view(sv, src)
     Rewriter.insert_op(view, point)
     made.append(view)
-    return view.result
+    return view.results[0]
 
 
 def is_contiguous(t: MemRefType) -> bool:
@@ -192,7 +191,7 @@ class Assembly:
     """The op of the function's block before which the assembled buffer is allocated."""
     forwards: list[Forward]
     device: accel.AllocOp | None = None
-    views: list[memref.SubviewOp] = field(default_factory=list)
+    views: list[Operation] = field(default_factory=list)
     originals: list[SSAValue] = field(default_factory=list)
     waits: list[tuple[accel.DmaWaitOp, list[SSAValue]]] = field(default_factory=list)
 
@@ -246,7 +245,7 @@ class Assembly:
         for wait, _ in self.waits:
             if not wait.operands and wait.parent is not None:
                 Rewriter.erase_op(wait)
-        for view in dict.fromkeys(v.owner for v in self.originals if isinstance(v.owner, memref.SubviewOp)):
+        for view in dict.fromkeys(v.owner for v in self.originals if isinstance(v.owner, VIEWS)):
             if view.parent is not None:
                 erase_if_unused(view)
         if self.host.parent is not None and not self.host.memref.uses:
@@ -375,6 +374,8 @@ def _in_place_candidates(assemblies: list[Assembly], block: Block) -> list[InPla
             compute = computes[0]
             if compute.output is not tile.result or compute.reads_output or compute.parent is not dma.parent:
                 continue
+            if any(isinstance(v, memref.ReinterpretCastOp) for v in view_ops(dma.dest)):
+                continue  # a layout op's copy: not a tile the compute could write
             # The view's index operands must be there before the compute.
             chain = view_chain(dma.dest)
             if any(isinstance(o.owner, Operation) and o.owner.parent is dma.parent and

@@ -75,7 +75,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from accel.compiler import ir_build
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.ir_build import memref_alloc
-from accel.compiler.targets.fused_forms import Body, ComputePlan, NotLowerable, plan_body, weight_key
+from accel.compiler.targets.fused_forms import (COPY_MAX_RANK, LAYOUT_OPS, Body, ComputePlan, LayoutView, NotLowerable,
+                                               compose_views, layout_view, merged_dims, plan_body, row_major,
+                                               weight_key)
 from accel.compiler.tensors import constant_value, dense_from_array, element_type
 from accel.dialects import accel, relay
 from accel.compiler.targets.context import target_context
@@ -169,8 +171,18 @@ class LowerToAccel(ModulePass):
                 continue  # api.lowering = "none": its codegen hook takes the bufferized region
             weights = WeightCache(fn)
             copies: list[memref.CopyOp] = []
+            views: dict[SSAValue, tuple[SSAValue, LayoutView, memref.CopyOp]] = {}
             for kernel in list(fn.body.block.ops):
                 concat = concatenate_of(kernel) if isinstance(kernel, accel.KernelOp) else None
+                layout = layout_op_of(kernel) if isinstance(kernel, accel.KernelOp) else None
+                if layout is not None:
+                    spec = select(layout, desc)  # the description's entry: copies on the device
+                    if isinstance(spec, str):
+                        raise CompileError(f"lower-to-accel: '{desc.name}' has no entry for '{layout.name}': {spec}",
+                                           kernel)
+                    lowered = lower_layout(kernel, layout, views)
+                    Rewriter.replace_op(kernel, lowered, new_results=[])
+                    continue
                 if concat is not None:
                     spec = select(concat, desc)  # the description's entry: copies on the device
                     if isinstance(spec, str):
@@ -196,12 +208,72 @@ class LowerToAccel(ModulePass):
                 Rewriter.replace_op(kernel, lowered, new_results=[])
             for copy in copies:
                 write_in_place(copy)
+            drop_unread_copies(fn, [copy for _, _, copy in views.values()])
 
 
 def concatenate_of(kernel: accel.KernelOp) -> relay.ConcatenateOp | None:
     """The concatenation a kernel is made of, if it is one."""
     ops = [o for o in kernel.body.block.ops if not isinstance(o, accel.YieldOp)]
     return ops[0] if len(ops) == 1 and isinstance(ops[0], relay.ConcatenateOp) else None
+
+
+def layout_op_of(kernel: accel.KernelOp) -> Operation | None:
+    """The transpose, reshape or slice a kernel is made of, if it is one."""
+    ops = [o for o in kernel.body.block.ops if not isinstance(o, accel.YieldOp)]
+    return ops[0] if len(ops) == 1 and isinstance(ops[0], LAYOUT_OPS) else None
+
+
+def lower_layout(kernel: accel.KernelOp, op: Operation,
+                 views: dict[SSAValue, tuple[SSAValue, LayoutView, memref.CopyOp]]) -> list[Operation]:
+    """A layout op as a copy of the view of its input it is (`fused_forms.layout_view`).
+    A chain of them (a head split: reshape, slice, reshape, transpose) is one copy where
+    their views compose (`views`: each layout copy's buffer -> its source, view and copy;
+    the copies that nothing reads any more go after the function is lowered)."""
+    view = layout_view(op)
+    if isinstance(view, str):
+        raise CompileError(f"lower-to-accel: {view}", kernel)
+    src, out = kernel.ins[0], kernel.outs[0]
+    if src in views:
+        source, inner, _ = views[src]
+        composed = compose_views(inner, view)
+        if composed is not None:
+            src, view = source, composed
+    ops: list[Operation] = []
+    if len(view.sizes) <= COPY_MAX_RANK:
+        ops.append(ir_build.strided_view(src, view.offset, view.sizes, view.strides))
+        dest = out
+    else:  # a transfer has rank 1 to 4: the dims contiguous on both sides merged
+        dims, (src_strides, out_strides) = merged_dims(view.sizes, [view.strides, row_major(view.sizes)])
+        ops.append(ir_build.strided_view(src, view.offset, dims, src_strides))
+        ops.append(ir_build.strided_view(out, 0, dims, out_strides))
+        dest = ops[-1].results[0]
+    copy = memref.CopyOp(ops[0].results[0], dest)
+    ops.append(copy)
+    for o in ops:
+        o.location = kernel.location
+    views[out] = (src, view, copy)
+    return ops
+
+
+def drop_unread_copies(fn: func.FuncOp, copies: list[memref.CopyOp]) -> None:
+    """Layout copies into a buffer of the function that nothing reads (a later copy reads
+    their source through a composed view), last first: a chain goes in one sweep."""
+    for copy in reversed(copies):
+        dest = copy.destination
+        into = dest.owner if isinstance(dest.owner, memref.ReinterpretCastOp) else None  # merged dims
+        out = into.source if into is not None else dest
+        alloc = out.owner
+        if not isinstance(alloc, memref.AllocOp) or alloc.parent is not fn.body.block or \
+                any(use.operation is not (into or copy) for use in out.uses) or \
+                (into is not None and any(use.operation is not copy for use in dest.uses)):
+            continue
+        cast = copy.source.owner
+        Rewriter.erase_op(copy)
+        if into is not None:
+            Rewriter.erase_op(into)
+        Rewriter.erase_op(alloc)
+        if isinstance(cast, memref.ReinterpretCastOp) and not cast.result.uses:
+            Rewriter.erase_op(cast)
 
 
 def lower_concatenate(kernel: accel.KernelOp, concat: relay.ConcatenateOp) -> list[Operation]:
@@ -235,6 +307,8 @@ def write_in_place(copy: memref.CopyOp) -> None:
     block = copy.parent
     if not isinstance(alloc, memref.AllocOp) or alloc.parent is not block or block is None:
         return
+    if any(isinstance(use.operation, memref.ReinterpretCastOp) for use in src.uses):
+        return  # a layout op's view of it assumes a dense buffer
     chain = []
     v = view
     while isinstance(v.owner, memref.SubviewOp):

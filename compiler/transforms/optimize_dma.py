@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (ArrayAttr, DictionaryAttr, FunctionType, IndexType, MemRefType, ModuleOp, StringAttr,
-                                   UnitAttr)
+                                   StridedLayoutAttr, UnitAttr)
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -86,8 +86,12 @@ from accel.dialects.conventions import (PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_AT
 # --------------------------------------------------------------------------------------
 
 
+VIEWS = (memref.SubviewOp, memref.ReinterpretCastOp)
+"""Ops that name part of a buffer (a tile; a layout op's strided view of its input)."""
+
+
 def root(v: SSAValue) -> SSAValue:
-    while isinstance(v.owner, memref.SubviewOp):
+    while isinstance(v.owner, VIEWS):
         v = v.owner.source
     return v
 
@@ -120,9 +124,9 @@ def erase_transfer(dma: accel.DmaStartOp, journal: Journal = IMMEDIATE) -> None:
 
 
 def erase_if_unused(op: Operation | None, journal: Journal = IMMEDIATE) -> None:
-    while op is not None and isinstance(op, (accel.AllocOp, memref.SubviewOp, memref.AllocOp)) and \
+    while op is not None and isinstance(op, (accel.AllocOp, *VIEWS, memref.AllocOp)) and \
             not op.results[0].uses:
-        source = op.source if isinstance(op, memref.SubviewOp) else None
+        source = op.source if isinstance(op, VIEWS) else None
         journal.erase(op)
         op = source.owner if source is not None and isinstance(source.owner, Operation) else None
 
@@ -210,6 +214,8 @@ class Forwarding:
     """The load and its buffer while the reuse is tentative (out of the IR, so that the
     plan does not count a buffer nothing reads), put back before `anchor` to undo."""
     anchor: Operation | None = None
+    needs: list = field(default_factory=list)
+    """Changes this one is void without (the one making `have`), for `keep_fitting`."""
 
     def apply(self) -> None:
         for user, index in self.uses:
@@ -273,6 +279,8 @@ def keep_fitting(changes: list, plan: ScratchpadPlan) -> list:
     plan.settle(*merged(prints))
     kept = []
     for c in changes:
+        if any(all(n is not k for k in kept) for n in getattr(c, "needs", ())):
+            continue
         c.apply()
         footprint = c.footprint()
         if plan.check(*footprint):
@@ -294,6 +302,93 @@ def reuses_copy(user: Operation, dest: SSAValue, readers) -> bool:
     return isinstance(user, accel.DmaStartOp) and user.source is dest and accumulates
 
 
+def view_ops(v: SSAValue) -> list[Operation]:
+    """The views making `v` from its root buffer, innermost (on the root) first."""
+    chain = []
+    while isinstance(v.owner, VIEWS):
+        chain.append(v.owner)
+        v = v.owner.source
+    return chain[::-1]
+
+
+def clone_view(view: Operation, source: SSAValue) -> Operation:
+    """`view` taken of `source` (a scratchpad buffer standing for its host buffer)."""
+    kind = accel.in_space(view.results[0].type, source.type.memory_space)
+    if isinstance(view, memref.SubviewOp):
+        return memref.SubviewOp(source, view.offsets, view.sizes, view.strides, view.static_offsets,
+                                view.static_sizes, view.static_strides, kind)
+    assert isinstance(view, memref.ReinterpretCastOp)
+    return memref.ReinterpretCastOp(source, [], [], [], view.static_offsets, view.static_sizes, view.static_strides,
+                                    kind)
+
+
+def cloned_views(host_view: SSAValue, device: SSAValue) -> list[Operation]:
+    """The views making `host_view` of its root, taken of `device` instead (not inserted)."""
+    made: list[Operation] = []
+    v = device
+    for view in view_ops(host_view):
+        made.append(clone_view(view, v))
+        v = made[-1].results[0]
+    return made
+
+
+@dataclass
+class ViewForwarding:
+    """A load of a view of a host buffer whose whole data has a copy on the device: the
+    load becomes a copy on the device out of the same view of that copy (a layout op's
+    transpose or slice of a value the region computed stays on the device)."""
+
+    load: accel.DmaStartOp
+    have: SSAValue
+    host_view: SSAValue
+    made: list[Operation] = field(default_factory=list)
+    needs: list = field(default_factory=list)
+
+    def apply(self) -> None:
+        if not self.made:  # made once: a later forwarding may name the view (kept across undo)
+            self.made = cloned_views(self.host_view, self.have)
+        Rewriter.insert_op(self.made, InsertPoint.before(self.load))
+        self.load.operands[0] = self.made[-1].results[0]
+
+    def undo(self) -> None:
+        self.load.operands[0] = self.host_view
+        for op in reversed(self.made):
+            op.detach()
+
+    def footprint(self) -> Footprint:
+        return Footprint(list(self.made), [self.load], [*_alloc_of(self.have)])
+
+    def commit(self) -> None:
+        erase_if_unused(self.host_view.owner if isinstance(self.host_view.owner, Operation) else None)
+
+
+@dataclass
+class AliasForwarding(Forwarding):
+    """A load of a dense view of a host buffer (a reshape) whose whole data is on the
+    device: its readers read the same view of that copy, nothing moves. `have` is the
+    copy until `apply` takes the view of it."""
+
+    whole: SSAValue | None = None
+    made: list[Operation] = field(default_factory=list)
+
+    def apply(self) -> None:
+        if self.whole is None:  # the view is made once: a later forwarding may name it
+            self.whole = self.have
+            self.made = cloned_views(self.load.source, self.whole)
+            self.have = self.made[-1].results[0]
+        Rewriter.insert_op(self.made, InsertPoint.before(self.load))
+        super().apply()
+
+    def undo(self) -> None:
+        super().undo()
+        for op in reversed(self.made):
+            op.detach()
+
+    def footprint(self) -> Footprint:
+        moved, touched, buffers = super().footprint()
+        return Footprint([*moved, *self.made], touched, [*buffers, *_alloc_of(self.whole)])
+
+
 class DeviceCopies:
     """Which host data has a copy on the device: host key -> scratchpad value, indexed by
     the root buffer on either side so that a write invalidates in time proportional to
@@ -306,6 +401,8 @@ class DeviceCopies:
         self.by_host: dict[SSAValue, set] = {}
         self.by_device: dict[SSAValue, set] = {}
         self.log: list[tuple] = []  # (key, its value before the change, None if it had none)
+        self.made_by: dict[SSAValue, AliasForwarding] = {}
+        """Device views a tentative alias made: what reuses one needs that alias kept."""
 
     @staticmethod
     def host_root(k) -> SSAValue:
@@ -355,11 +452,35 @@ class DeviceCopies:
             self.by_device[root(v)].discard(k)
 
 
+def _made_by(on_device: DeviceCopies, v: SSAValue) -> list:
+    made = on_device.made_by.get(v)
+    return [made] if made is not None else []
+
+
+def _stores(user: Operation, v: SSAValue) -> bool:
+    """Whether `user` writes `v` back to host memory."""
+    return isinstance(user, accel.DmaStartOp) and user.source is v and user.to_host
+
+
+def _whole_copy(on_device: DeviceCopies, source: SSAValue) -> SSAValue | None:
+    """A dense scratchpad copy of the whole buffer `source` is a view of, if known."""
+    if not isinstance(source.owner, VIEWS):
+        return None
+    host = root(source)
+    have = on_device.get(host)
+    if have is None or have.type.get_shape() != host.type.get_shape() or \
+            isinstance(have.type.layout, StridedLayoutAttr) or accel.memory_space(have.type) != "spm":
+        return None
+    return have
+
+
 def find_forwardings(block: Block, on_device: DeviceCopies | None = None,
-                     found: list | None = None) -> list[Forwarding]:
+                     found: list | None = None, views: bool = False) -> list[Forwarding | ViewForwarding]:
     """Walk `block` (and its loops) tracking which host data has a copy on the device,
     and apply every reuse tentatively. A loop inherits what it does not overwrite, and
-    that stays known past its end."""
+    that stays known past its end. With `views` (a target with a copy on the device), a
+    load of a view of a buffer whose whole data is on the device copies that view of it
+    on the device instead."""
     on_device = DeviceCopies() if on_device is None else on_device
     found = [] if found is None else found
 
@@ -373,9 +494,25 @@ def find_forwardings(block: Block, on_device: DeviceCopies | None = None,
                         tuple(have.type.get_shape()) == tuple(op.dest.type.get_shape()) and \
                         all(reuses_copy(u.operation, op.dest, readers) for u in readers):
                     fwd = Forwarding(op, [(u.operation, u.index) for u in readers], have)
+                    fwd.needs = _made_by(on_device, have)
                     fwd.apply()
                     found.append(fwd)
                     continue
+                whole = _whole_copy(on_device, op.source) if views and have is None else None
+                if whole is not None:
+                    dense = not isinstance(op.source.type.layout, StridedLayoutAttr)
+                    if dense and isinstance(op.dest.owner, accel.AllocOp) and \
+                            all(reuses_copy(u.operation, op.dest, readers) or _stores(u.operation, op.dest)
+                                for u in readers):
+                        fwd = AliasForwarding(op, [(u.operation, u.index) for u in readers], whole)
+                    else:
+                        fwd = ViewForwarding(op, whole, op.source)
+                    fwd.needs = _made_by(on_device, whole)
+                    fwd.apply()
+                    found.append(fwd)
+                    if isinstance(fwd, AliasForwarding):
+                        on_device.made_by[fwd.have] = fwd
+                        continue
                 on_device.invalidate_device(root(op.dest))
                 on_device.set(key, op.dest)
             elif op.on_device:  # a copy on the device overwrites what its destination held
@@ -393,15 +530,15 @@ def find_forwardings(block: Block, on_device: DeviceCopies | None = None,
             for region in op.regions:
                 for b in region.blocks:
                     mark = on_device.mark()
-                    find_forwardings(b, on_device, found)
+                    find_forwardings(b, on_device, found, views)
                     on_device.restore(mark)
     return found
 
 
-def forward_block(block: Block, plan: ScratchpadPlan) -> bool:
+def forward_block(block: Block, plan: ScratchpadPlan, views: bool = False) -> bool:
     """Reuse device copies of host data in `block` (see the module docstring), keeping
-    the reuses under which the scratchpad plan fits."""
-    kept = keep_fitting(find_forwardings(block), plan)
+    the reuses under which the scratchpad plan fits (`views`: see `find_forwardings`)."""
+    kept = keep_fitting(find_forwardings(block, views=views), plan)
     for fwd in kept:
         fwd.commit()
     return bool(kept)
@@ -1334,7 +1471,7 @@ class OptimizeDma(ModulePass):
                 if self.hoist and has_loops:
                     _per_loop(fn, spm, hoist_invariant_loads)
                 if self.forward:
-                    forward_block(fn.body.block, spm)
+                    forward_block(fn.body.block, spm, views=desc.copies_on_device)
                     drop_dead_writebacks(fn)
                 if self.double_buffer:
                     if has_loops:
