@@ -463,8 +463,10 @@ def _stores(user: Operation, v: SSAValue) -> bool:
 
 
 def _whole_copy(on_device: DeviceCopies, source: SSAValue) -> SSAValue | None:
-    """A dense scratchpad copy of the whole buffer `source` is a view of, if known."""
-    if not isinstance(source.owner, VIEWS):
+    """A dense scratchpad copy of the whole buffer `source` is a layout op's view of (a
+    tile of one included), if known. (Tiles alone are left to assemble-on-device, whose
+    plan weighs them: holding a whole buffer for its tiles can cost more than it saves.)"""
+    if not any(isinstance(v, memref.ReinterpretCastOp) for v in view_ops(source)):
         return None
     host = root(source)
     have = on_device.get(host)
