@@ -11,6 +11,9 @@ results as before the pipeline:
 - integer outputs within one quantization step (integer composites accumulate exactly in
   int32 where the float QDQ reference rounds in float32; see lower_to_accel.py).
 
+The graphs hold transposes, reshapes and slices, which the npu runs as copies of strided
+views (composed along chains, forwarded on the device, tiled on the 2 KiB scratchpad).
+
 A few examples also go all the way to C and the simulator, with its 2 KiB scratchpad: the
 C results must match the interpreter and the report's planned transfers must equal the
 simulator's counters.
@@ -36,7 +39,7 @@ TARGETS_DIR = os.path.join(os.path.dirname(__file__), "..", "compiler", "targets
 SCRATCHPAD = 2048
 
 OPS = ("conv2d", "conv2d_bias_relu", "dense", "add", "multiply", "relu", "clip", "max_pool2d", "avg_pool2d",
-       "global_avg_pool2d", "sigmoid", "reshape", "quantize", "dequantize", "concatenate")
+       "global_avg_pool2d", "sigmoid", "reshape", "transpose", "strided_slice", "quantize", "dequantize", "concatenate")
 
 
 @pytest.fixture(scope="module")
@@ -182,7 +185,8 @@ def test_tiles_assembled_on_the_device_are_bit_identical(graph, tiny_target):
         assert list(res) == list(base)
         for name in base:
             assert np.array_equal(res[name], base[name], equal_nan=True), (assemble, name)
-    assert on_device[""] == 0
+    # Without it, only layout ops copy on the device (optimize-dma forwards their views).
+    assert on_device[""] == 0 or {"transpose", "reshape", "strided_slice"} & set(graph.kinds)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -425,6 +425,27 @@ def _transpose(g: _Gen):
     return g.b.transpose(x, axes=g.draw(st.permutations(range(rank))))
 
 
+@kind("strided_slice")
+def _strided_slice(g: _Gen):
+    x = g.pick(lambda v: len(shape(v)) >= 1 and math.prod(shape(v)) > 1)
+    if x is None:
+        return None
+    s = shape(x)
+    axes = g.draw(st.lists(st.integers(0, len(s) - 1), min_size=1, max_size=len(s), unique=True))
+    begin, end, steps = [], [], []
+    for a in axes:
+        step = g.draw(st.sampled_from([1, 1, 2, 3, -1]))
+        lo = g.draw(st.integers(0, s[a] - 1))
+        if step > 0:
+            begin.append(lo)
+            end.append(g.draw(st.integers(lo + 1, s[a])))
+        else:  # backwards from `lo` (the npu leaves these on the host: a reason to cover)
+            begin.append(lo)
+            end.append(g.draw(st.sampled_from([*range(lo), -s[a] - 1])))  # -s-1: through index 0
+        steps.append(step)
+    return g.b.strided_slice(x, begin=begin, end=end, strides=steps, axes=axes)
+
+
 @kind("concatenate")
 def _concatenate(g: _Gen):
     x = g.pick(lambda v: len(shape(v)) >= 1)

@@ -605,11 +605,12 @@ def compose_views(inner: LayoutView, outer: LayoutView) -> LayoutView | None:
     if composed.size == 0:
         return None
     first = int(composed.reshape(-1)[0])
-    strides = []
+    strides = list(row_major(outer.sizes))  # (a dim of size 1 steps nowhere: any stride)
     for k, size in enumerate(outer.sizes):
-        index = [0] * len(outer.sizes)
-        index[k] = 1 if size > 1 else 0
-        strides.append(int(composed[tuple(index)]) - first if size > 1 else 0)
+        if size > 1:
+            index = [0] * len(outer.sizes)
+            index[k] = 1
+            strides[k] = int(composed[tuple(index)]) - first
     candidate = LayoutView(first, outer.sizes, tuple(strides))
     return candidate if np.array_equal(offsets(candidate), composed) else None
 
