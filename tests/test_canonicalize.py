@@ -420,3 +420,34 @@ def test_canonicalize_linear_preserves_results(graph: RelayGraph):
         if isinstance(op, (relay.MatmulOp, relay.BatchMatmulOp)) and not op.prop("transpose_a"):
             w = op.rhs.owner
             assert not isinstance(w, relay.ConstantOp) or any(d != 1 for d in w.result.type.get_shape()[:-2]), op
+
+
+@SETTINGS
+@given(data=st.data())
+def test_additive_masks_are_bit_identical(data):
+    """A select of -inf by a constant mask, either way round, against the added mask: the
+    same bits for finite scores (x + 0 = x, x + -inf = -inf); a finite fill value or a
+    broadcast x is left as it was."""
+    from accel.compiler.transforms.additive_masks import AdditiveMasks
+
+    draw = data.draw
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)))
+    mask_shape = shape[draw(st.integers(0, len(shape) - 1)):]
+    mask_shape = tuple(1 if draw(st.booleans()) else d for d in mask_shape)
+    fill_value = draw(st.sampled_from([-np.inf, -np.inf, np.finfo(np.float32).min]))
+    b = GraphBuilder()
+    x = b.input("x", shape)
+    m = b.const(rng.integers(0, 2, mask_shape).astype(bool))
+    fill = b.const(np.array(fill_value, np.float32))
+    mask_first = draw(st.booleans())
+    y = b.where(m, fill, x) if mask_first else b.where(m, x, fill)
+    module = b.build([y])
+    inputs = {"x": (rng.standard_normal(shape) * 10).astype(np.float32)}
+    want = run_function(module, inputs)
+    AdditiveMasks().apply(make_context(), module)
+    module.verify()
+    got = run_function(module, inputs)
+    assert np.array_equal(want[next(iter(want))], got[next(iter(got))])
+    wheres = [op for op in relay_ops(module) if isinstance(op, relay.WhereOp)]
+    assert len(wheres) == (0 if fill_value == -np.inf else 1)

@@ -52,7 +52,7 @@ FLOAT_MODELS = {
     "encoder_legacy": 0,
     "vit_dynamo": 1,  # the take of the class token
     "mlp_dynamo": 0,
-    "gpt2_dynamo": 3,  # the embeddings (take), the causal mask (where)
+    "gpt2_dynamo": 1,  # the embeddings (take); the causal mask is an add (additive-masks)
     "llama_dynamo": 0,
     "zoo_inception": 0,
     "crnn_legacy": 3,  # the log-softmax (max, sum, log); the LSTM's 16 steps concatenated

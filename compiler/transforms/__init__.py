@@ -24,6 +24,7 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "fold-batch-norm": _lazy("fold_batch_norm", "FoldBatchNorm"),
     "widen-host-floats": _lazy("widen_host_floats", "WidenHostFloats"),
     "recognize-decompositions": _lazy("recognize_decompositions", "RecognizeDecompositions"),
+    "additive-masks": _lazy("additive_masks", "AdditiveMasks"),
     "canonicalize-conv-transpose": _lazy("canonicalize_conv_transpose", "CanonicalizeConvTranspose"),
     "canonicalize-linear": _lazy("canonicalize_linear", "CanonicalizeLinear"),
     "split-tall-kernels": _lazy("split_tall_kernels", "SplitTallKernels"),

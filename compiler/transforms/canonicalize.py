@@ -1,12 +1,13 @@
 """canonicalize: the graph clean-ups that run before partitioning, in order:
 
     canonicalize = fold-constants, fold-batch-norm, recognize-decompositions,
-                   canonicalize-conv-transpose, canonicalize-linear
+                   additive-masks, canonicalize-conv-transpose, canonicalize-linear
 
 Constants fold first (a QDQ model's weight quantizers become int8 constants; a batch
 norm's statistics computed from constants become constants), then batch norms fold into
 the convolutions and dense layers before them (or become scale-shifts), then exporter
-decompositions become single ops, transposed convolutions become convolutions (their
+decompositions become single ops, attention masks selecting -inf become added
+constants, transposed convolutions become convolutions (their
 stride phases as channels) and a pixel shuffle, and matrix products with constant weights become 2-D
 dense layers with their epilogue next to them (after GELU is recognised). The result is what the targets' patterns expect:
 
@@ -38,6 +39,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from accel.compiler.transforms.additive_masks import AdditiveMasks
 from accel.compiler.transforms.canonicalize_conv_transpose import CanonicalizeConvTranspose
 from accel.compiler.transforms.canonicalize_linear import CanonicalizeLinear
 from accel.compiler.transforms.fold_batch_norm import FoldBatchNorm
@@ -48,7 +50,7 @@ from accel.compiler.transforms.recognize_decompositions import RecognizeDecompos
 @dataclass(frozen=True)
 class Canonicalize(ModulePass):
     """Before partitioning: fold-constants, fold-batch-norm, recognize-decompositions,
-    canonicalize-conv-transpose, canonicalize-linear."""
+    additive-masks, canonicalize-conv-transpose, canonicalize-linear."""
 
     name = "canonicalize"
 
@@ -56,5 +58,6 @@ class Canonicalize(ModulePass):
         FoldConstants().apply(ctx, op)
         FoldBatchNorm().apply(ctx, op)
         RecognizeDecompositions().apply(ctx, op)
+        AdditiveMasks().apply(ctx, op)
         CanonicalizeConvTranspose().apply(ctx, op)
         CanonicalizeLinear().apply(ctx, op)

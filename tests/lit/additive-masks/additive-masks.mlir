@@ -1,0 +1,51 @@
+// additive-masks: a select of -inf by a constant mask becomes an added constant.
+// RUN: accel-opt %s --split-input-file -p additive-masks | filecheck %s
+// RUN: accel-opt %s --split-input-file -p 'canonicalize,byoc{cost-model=false}' --target npu | filecheck %s --check-prefix=NPU
+
+// torch's masked_fill(mask, -inf) of causal attention scores: the mask (its leading
+// dims of size 1 dropped: 0, -inf / 0, 0 as raw f32 bits) is added; the select and its
+// constants are gone. On the npu
+// the add joins the attention region.
+// CHECK-LABEL: func.func @causal
+// CHECK-NEXT:    %[[A:.*]] = relay.constant dense<"0x00000000000080FF0000000000000000"> : tensor<2x2xf32>
+// CHECK-NEXT:    %y = relay.add %s, %[[A]] : (tensor<1x4x2x2xf32>, tensor<2x2xf32>) -> tensor<1x4x2x2xf32>
+// CHECK-NEXT:    relay.nn.softmax %y
+// NPU-LABEL: func.func private @npu_0
+// NPU:         relay.add
+// NPU:         relay.nn.softmax
+func.func @causal(%s: tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32> {
+  %m = relay.constant dense<[[[[false, true], [false, false]]]]> : tensor<1x1x2x2xi1>
+  %n = relay.constant dense<0xFF800000> : tensor<f32>
+  %y = relay.where %m, %n, %s : (tensor<1x1x2x2xi1>, tensor<f32>, tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  %p = relay.nn.softmax %y : tensor<1x4x2x2xf32>
+  func.return %p : tensor<1x4x2x2xf32>
+}
+
+// -----
+
+// where(keep, x, -inf): -inf where the mask is false.
+// CHECK-LABEL: func.func @keep
+// CHECK-NEXT:    %[[A:.*]] = relay.constant dense<"0x000080FF0000000000000000"> : tensor<3xf32>
+// CHECK-NEXT:    %y = relay.add %s, %[[A]]
+func.func @keep(%s: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %m = relay.constant dense<[false, true, true]> : tensor<3xi1>
+  %n = relay.constant dense<0xFF800000> : tensor<f32>
+  %y = relay.where %m, %s, %n : (tensor<3xi1>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  func.return %y : tensor<2x3xf32>
+}
+
+// -----
+
+// Left alone: a finite fill value (x + min is not min for every x), a mask known only at
+// run time, and an x that the select broadcasts (the add would not).
+// CHECK-LABEL: func.func @kept
+// CHECK-COUNT-3: relay.where
+func.func @kept(%s: tensor<2x3xf32>, %c: tensor<3xi1>, %r: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %m = relay.constant dense<[false, true, true]> : tensor<3xi1>
+  %low = relay.constant dense<-3.40282347e+38> : tensor<f32>
+  %n = relay.constant dense<0xFF800000> : tensor<2x3xf32>
+  %0 = relay.where %m, %s, %low : (tensor<3xi1>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %1 = relay.where %c, %s, %n : (tensor<3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = relay.where %m, %r, %n : (tensor<3xi1>, tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %0, %1, %2 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
