@@ -44,9 +44,12 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Operation, SSAValue
 
-from accel.compiler.driver import build_passes, cycle_collection_paused, load_model, make_context
+from accel.compiler.diagnostics import CompileError
+from accel.compiler.driver import build_passes, compile_to_directory, cycle_collection_paused, load_model, make_context
+from accel.compiler.frontend.onnx import import_onnx_model
 from accel.compiler.runtime import interpreter as relay_interpreter
 from accel.compiler.runtime.buffer_interpreter import BufferFunctions, fresh_buffer
+from accel.compiler.runtime.run_compiled import run_directory
 from accel.compiler.tensors import buffer_bytes, numpy_dtype
 from accel.dialects import accel
 from accel.dialects.conventions import ARENA_ATTR, OFFSET_ATTR, TARGET_ATTR, io_names, is_output_arg
@@ -92,6 +95,41 @@ def npu_without_device_copies(name: str, scratchpad_bytes: int | None = None) ->
     if scratchpad_bytes is not None:
         text = re.sub(r"^scratchpad_bytes = \d+", f"scratchpad_bytes = {scratchpad_bytes}", text, flags=re.M)
     return text
+
+
+def write_npu_today(directory) -> str:
+    """`npu_without_device_copies("npu-today")` and the npu's patterns in `directory`; the
+    description's path."""
+    with open(os.path.join(directory, "npu-today.toml"), "w") as f:
+        f.write(npu_without_device_copies("npu-today"))
+    with open(os.path.join(os.path.dirname(NPU_TOML), "patterns.mlir")) as src, open(os.path.join(directory, "patterns.mlir"), "w") as f:
+        f.write(src.read())
+    return os.path.join(directory, "npu-today.toml")
+
+
+DMA_COUNTERS = ("bytes_to_device", "bytes_to_host", "transfers", "bytes_on_device")
+
+
+def build_and_run(src: str, target: str, out: str, inputs: dict) -> tuple[dict, dict, dict]:
+    """Compile `src` for `target` into `out` and run it on the simulator: (outputs,
+    counters, report), the report's planned transfers and cycles checked against the
+    counters (they must be exact)."""
+    report = compile_to_directory(src, target, out)
+    outputs, counters = run_directory(out, inputs)
+    for key in DMA_COUNTERS:
+        assert report["dma"][key] == counters[key], (target, key)
+    assert report["cycles"]["estimate"] == counters["cycles"], target
+    return outputs, counters, report
+
+
+def import_error(model: onnx.ModelProto) -> str:
+    """The one-line CompileError importing `model` gives."""
+    try:
+        import_onnx_model(model)
+    except CompileError as e:
+        assert "\n" not in str(e)
+        return str(e)
+    raise AssertionError("the model imported")
 
 
 def ort_run(path: str, feeds: Mapping[str, np.ndarray], optimize: bool = True) -> dict[str, np.ndarray]:

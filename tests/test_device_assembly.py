@@ -11,38 +11,23 @@ count what `npu` counts.
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import onnx
 import pytest
 
-from e2e_util import npu_without_device_copies
+from e2e_util import DMA_COUNTERS as KEYS, build_and_run, write_npu_today
 from test_data_movement import ffn_model
 
 from accel.compiler.driver import compile_to_directory, load_model, make_context
 from accel.compiler.runtime.buffer_interpreter import run_module
 from accel.compiler.runtime.run_compiled import run_directory
 
-TARGETS_DIR = os.path.join(os.path.dirname(__file__), "..", "compiler", "targets")
-KEYS = ("bytes_to_device", "bytes_to_host", "transfers", "bytes_on_device")
 
 
 @pytest.fixture(scope="module")
 def today(tmp_path_factory) -> str:
-    d = tmp_path_factory.mktemp("npu-today")
-    (d / "npu-today.toml").write_text(npu_without_device_copies("npu-today"))
-    (d / "patterns.mlir").write_text(open(os.path.join(TARGETS_DIR, "patterns.mlir")).read())
-    return str(d / "npu-today.toml")
-
-
-def build_and_run(src: str, target: str, out: str, inputs: dict) -> tuple[dict, dict, dict]:
-    report = compile_to_directory(src, target, out)
-    outputs, counters = run_directory(out, inputs)
-    for key in KEYS:
-        assert report["dma"][key] == counters[key], (target, key)
-    assert report["cycles"]["estimate"] == counters["cycles"], target
-    return outputs, counters, report
+    return write_npu_today(tmp_path_factory.mktemp("npu-today"))
 
 
 def test_ffn_hidden_activation_is_assembled_on_the_device(tmp_path, today):

@@ -17,14 +17,9 @@ import os
 import numpy as np
 import onnx
 import pytest
-from e2e_util import MODELS, input_signature, npu_without_device_copies, ort_run
+from e2e_util import MODELS, build_and_run, input_signature, ort_run, write_npu_today
 
-from accel.compiler.driver import compile_to_directory
-from accel.compiler.runtime.run_compiled import run_directory
-
-TARGETS_DIR = os.path.join(os.path.dirname(__file__), "..", "compiler", "targets")
 FLOAT_TOL = 1e-5
-KEYS = ("bytes_to_device", "bytes_to_host", "transfers", "bytes_on_device")
 
 TRANSFORMERS = {
     # model: (regions on npu-today, regions on npu) as measured when layout ops moved on the npu
@@ -37,19 +32,7 @@ TRANSFORMERS = {
 
 @pytest.fixture(scope="module")
 def today(tmp_path_factory) -> str:
-    d = tmp_path_factory.mktemp("npu-today")
-    (d / "npu-today.toml").write_text(npu_without_device_copies("npu-today"))
-    (d / "patterns.mlir").write_text(open(os.path.join(TARGETS_DIR, "patterns.mlir")).read())
-    return str(d / "npu-today.toml")
-
-
-def build_and_run(src: str, target: str, out: str, inputs: dict) -> tuple[dict, dict, dict]:
-    report = compile_to_directory(src, target, out)
-    outputs, counters = run_directory(out, inputs)
-    for key in KEYS:
-        assert report["dma"][key] == counters[key], (target, key)
-    assert report["cycles"]["estimate"] == counters["cycles"], target
-    return outputs, counters, report
+    return write_npu_today(tmp_path_factory.mktemp("npu-today"))
 
 
 @pytest.mark.parametrize("name", sorted(TRANSFORMERS))
