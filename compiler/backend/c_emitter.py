@@ -123,6 +123,14 @@ def transfer_geometry(source: MemRefType, dest: MemRefType) -> tuple[tuple[int, 
     return tuple(dims), tuple(dst_m), tuple(src_m)
 
 
+def dense_source(op: memref.ReinterpretCastOp) -> None:
+    """A layout op's view is of a dense buffer with static offset, sizes and strides (its
+    offset counts from the buffer's first element): anything else is refused."""
+    t = op.source.type
+    if isinstance(t, MemRefType) and isinstance(t.layout, StridedLayoutAttr) or op.offsets or op.sizes or op.strides:
+        raise CompileError("memref.reinterpret_cast: the emitter takes static views of a dense buffer only", op)
+
+
 class CWriter:
     """Lines with indentation (cf. xDSL's CSL printer context)."""
 
@@ -1310,6 +1318,7 @@ class AccelFunctionEmitter:
 
     def emit_strided_view(self, op: memref.ReinterpretCastOp, w: CWriter) -> None:
         """A layout op's view of a dense buffer: its first element; the strides are the type's."""
+        dense_source(op)
         (offset,) = dense_values(op.static_offsets)
         src, result = self.value(op.source), op.results[0]
         self.ptr[result] = f"(({C_TYPES[dtype_of(result.type)]} *){src} + {offset})" if offset else src

@@ -35,8 +35,8 @@ from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.ir import Operation, SSAValue
 
-from accel.compiler.backend.c_emitter import (CApiCodegen, CWriter, dtype_of, has_runtime, runtime_call, shape_of, strides_of,
-                                             transfer_geometry)
+from accel.compiler.backend.c_emitter import (CApiCodegen, CWriter, dense_source, dtype_of, has_runtime, runtime_call,
+                                             shape_of, strides_of, transfer_geometry)
 from accel.compiler.backend.c_text import c_comment
 from accel.compiler.backend.codegen_hook import RegionCodegenInput, RegionCodegenResult
 from accel.compiler.backend.stream_format import Instr, Stream, encode, isa_table_c
@@ -182,6 +182,7 @@ class StreamBuilder:
 
     def strided_view(self, op: memref.ReinterpretCastOp) -> None:
         """A layout op's view of a dense buffer: its first element (the strides are the type's)."""
+        dense_source(op)
         src = self.value(op.source)
         (first,) = dense_values(op.static_offsets)
         delta = first * dtype_of(op.source.type).itemsize
