@@ -19,6 +19,9 @@ import onnx
 import pytest
 from e2e_util import MODELS, build_and_run, input_signature, ort_run, write_npu_today
 
+from accel.compiler.driver import compile_to_directory
+from accel.compiler.runtime.run_compiled import run_directory
+
 FLOAT_TOL = 1e-5
 
 TRANSFORMERS = {
@@ -56,3 +59,32 @@ def test_transformers_keep_head_splits_on_the_npu(tmp_path, today, name):
     # ops: ViT's patch embedding), never one the npu cannot run.
     assert all(r["reason"].startswith("npu: not profitable") for r in report["rejected"]
                if r["op"] in ("relay.transpose", "relay.reshape", "relay.strided_slice")), report["rejected"]
+
+
+HANDED_OVER_RESHAPE = """
+func.func @main(%x: tensor<1x512xf32>) -> tensor<1x1x1x512xf32> {
+  %r = relay.nn.relu %x : tensor<1x512xf32>
+  %f = relay.reshape %r {newshape = [1, 1, 1, 512]} : (tensor<1x512xf32>) -> tensor<1x1x1x512xf32>
+  %e = relay.exp %r : tensor<1x512xf32>
+  %e4 = relay.reshape %e {newshape = [1, 1, 1, 512]} : (tensor<1x512xf32>) -> tensor<1x1x1x512xf32>
+  %y = relay.add %f, %e4 : tensor<1x1x1x512xf32>
+  func.return %y : tensor<1x1x1x512xf32>
+}
+"""
+
+
+def test_a_reshape_handed_to_a_later_region_is_written(tmp_path):
+    """Found on ddddocr's OCR model at 64 KiB: a reshape's result leaving its region for a
+    later region of the npu (the host's exp in between) was written back from a view of
+    the relu's buffer; cross-region then made the output argument a resident scratchpad
+    buffer and dropped the write (the view is not a buffer the region can compute into),
+    so nothing wrote it (the C did not even build: an unused parameter)."""
+    src = tmp_path / "handover.mlir"
+    src.write_text(HANDED_OVER_RESHAPE)
+    x = np.random.default_rng(0).standard_normal((1, 512)).astype(np.float32)
+    report = compile_to_directory(str(src), "npu", str(tmp_path / "out"),
+                                  pipeline="canonicalize,byoc{cost-model=false},lower")
+    assert len(report["regions"]) == 2
+    (got,) = run_directory(str(tmp_path / "out"), {"x": x})[0].values()
+    r = np.maximum(x, 0)
+    np.testing.assert_allclose(got, (r + np.exp(r)).reshape(1, 1, 1, 512), rtol=1e-6)

@@ -1038,8 +1038,9 @@ def _resident_candidates(module: ModuleOp, target_name: str) -> list[Resident]:
                 fn = fns[callee]
                 arg = fn.body.block.args[use.index]
                 dmas = _whole_buffer_transfers(arg)
-                if dmas is None or len(dmas) != 1:
-                    ok = False
+                if dmas is None or len(dmas) != 1 or not isinstance(
+                        (dmas[0].dest if dmas[0].to_device else dmas[0].source).owner, accel.AllocOp):
+                    ok = False  # (a view of a buffer, e.g. a reshape's, cannot become the resident one)
                     break
                 region_uses.append((user, fn, use.index, is_output_arg(fn, use.index)))
                 writers += is_output_arg(fn, use.index)
