@@ -7,7 +7,9 @@ Each part can be switched off:
   weight tile, an input that all row tiles share) is issued once, before the loop;
 - `forward`: data already on the device is reused instead of transferred again, within a
   region: a value written back to host memory and read again by the next op stays in
-  the scratchpad (store-to-load forwarding), a value read by several ops moves once,
+  the scratchpad (store-to-load forwarding), a layout op's view of such a value (a
+  transpose, slice or reshape: `memref.reinterpret_cast`) is copied on the device out of
+  the same view of it, or read as that view when it is dense (a reshape), a value read by several ops moves once,
   a write-back of a region-local intermediate that nobody reads any more is dropped, and
   the partial sums of a product split along K, written back and loaded again for the
   next K tile, stay in the first tile's buffer (the later tiles accumulate into it);
@@ -278,13 +280,15 @@ def keep_fitting(changes: list, plan: ScratchpadPlan) -> list:
         c.undo()
     plan.settle(*merged(prints))
     kept = []
+    kept_ids: set[int] = set()
     for c in changes:
-        if any(all(n is not k for k in kept) for n in getattr(c, "needs", ())):
-            continue
+        if any(id(n) not in kept_ids for n in getattr(c, "needs", ())):
+            continue  # what it reuses was not kept
         c.apply()
         footprint = c.footprint()
         if plan.check(*footprint):
             kept.append(c)
+            kept_ids.add(id(c))
             continue
         c.undo()
         plan.settle(*footprint)
