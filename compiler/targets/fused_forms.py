@@ -50,7 +50,7 @@ from xdsl.ir import Operation, OpResult, SSAValue
 from accel.compiler.targets.c_api import COMMANDS, command_of
 from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.targets.support import command_element, op_entry_for
-from accel.compiler.tensors import StoredBytes, constant_value
+from accel.compiler.tensors import StoredBytes, constant_value, row_major_strides
 from accel.dialects import accel, relay
 
 ANCHORS = tuple(cls for cls in relay.GRAPH_OPS if cls.name in COMMANDS)
@@ -585,7 +585,7 @@ class LayoutView:
     def copy_rank(self) -> int:
         """Dimensions of the copy of this view into a contiguous buffer, after merging the
         ones contiguous on both sides (dims of size 1 dropped)."""
-        return len(merged_dims(self.sizes, [self.strides, row_major(self.sizes)])[0])
+        return len(merged_dims(self.sizes, [self.strides, row_major_strides(self.sizes)])[0])
 
 
 def compose_views(inner: LayoutView, outer: LayoutView) -> LayoutView | None:
@@ -605,7 +605,7 @@ def compose_views(inner: LayoutView, outer: LayoutView) -> LayoutView | None:
     if composed.size == 0:
         return None
     first = int(composed.reshape(-1)[0])
-    strides = list(row_major(outer.sizes))  # (a dim of size 1 steps nowhere: any stride)
+    strides = list(row_major_strides(outer.sizes))  # (a dim of size 1 steps nowhere: any stride)
     for k, size in enumerate(outer.sizes):
         if size > 1:
             index = [0] * len(outer.sizes)
@@ -613,14 +613,6 @@ def compose_views(inner: LayoutView, outer: LayoutView) -> LayoutView | None:
             strides[k] = int(composed[tuple(index)]) - first
     candidate = LayoutView(first, outer.sizes, tuple(strides))
     return candidate if np.array_equal(offsets(candidate), composed) else None
-
-
-def row_major(shape: Sequence[int]) -> tuple[int, ...]:
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= d
-    return tuple(reversed(strides))
 
 
 def merged_dims(shape: Sequence[int], sides: Sequence[Sequence[int]]) -> tuple[list[int], list[list[int]]]:
@@ -652,10 +644,10 @@ def layout_view(op: Operation) -> LayoutView | str:
     if isinstance(src.owner, relay.ConstantOp):
         return f"a constant input of '{op.name}' is folded, not copied on the device"
     shape = tuple(src.type.get_shape())
-    strides = row_major(shape)
+    strides = row_major_strides(shape)
     out = tuple(op.results[0].type.get_shape())
     if isinstance(op, relay.ReshapeOp):
-        view = LayoutView(0, out, row_major(out))
+        view = LayoutView(0, out, row_major_strides(out))
     elif isinstance(op, relay.TransposeOp):
         axes = op.prop("axes")
         axes = list(reversed(range(len(shape)))) if axes is None else [a % len(shape) for a in axes]

@@ -27,6 +27,14 @@ not copied at all: its producer writes straight into the slice. `insert-dma` sta
 copies that remain (inputs of the region), `assemble-on-device` keeps the output in the
 scratchpad when it fits.
 
+`relay.transpose`, `relay.reshape` and `relay.strided_slice` (on the same targets) compute
+nothing either: each is a `memref.copy` of a strided view of its dense input
+(`memref.reinterpret_cast`, `fused_forms.layout_view`) into its result; a layout op reading
+another's result reads the first one's source through the composed view when the two
+compose (a head split, `reshape, slice, reshape, transpose`, is one copy), and copies that
+nothing reads any more are dropped. A result of rank above 4 is copied with the dimensions
+contiguous on both sides merged (a view of the result too).
+
 Quantized forms compute exactly in integers: int32 accumulation of zero-point-shifted
 int8 values, the int32 bias added, then f32(acc * in_scale[c]) / out_scale rounded half to
 even (`in_scale[c] = f32(s_x * s_w[c])`). The float QDQ reference computes the same sum in
@@ -76,9 +84,8 @@ from accel.compiler import ir_build
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.ir_build import memref_alloc
 from accel.compiler.targets.fused_forms import (COPY_MAX_RANK, LAYOUT_OPS, Body, ComputePlan, LayoutView, NotLowerable,
-                                               compose_views, layout_view, merged_dims, plan_body, row_major,
-                                               weight_key)
-from accel.compiler.tensors import constant_value, dense_from_array, element_type
+                                               compose_views, layout_view, merged_dims, plan_body, weight_key)
+from accel.compiler.tensors import constant_value, dense_from_array, element_type, row_major_strides
 from accel.dialects import accel, relay
 from accel.compiler.targets.context import target_context
 from accel.compiler.targets.schema import TargetDescription
@@ -243,7 +250,7 @@ def lower_layout(kernel: accel.KernelOp, op: Operation,
         ops.append(ir_build.strided_view(src, view.offset, view.sizes, view.strides))
         dest = out
     else:  # a transfer has rank 1 to 4: the dims contiguous on both sides merged
-        dims, (src_strides, out_strides) = merged_dims(view.sizes, [view.strides, row_major(view.sizes)])
+        dims, (src_strides, out_strides) = merged_dims(view.sizes, [view.strides, row_major_strides(view.sizes)])
         ops.append(ir_build.strided_view(src, view.offset, dims, src_strides))
         ops.append(ir_build.strided_view(out, 0, dims, out_strides))
         dest = ops[-1].results[0]
