@@ -1054,13 +1054,18 @@ int sim_rows_f32(sim_device *d, const char *op, sim_row_kind kind, const float *
             for (int64_t j = 0; j < n; j++)
                 yr[j] = (xr[j] - mean) * inv * (gamma ? gamma[j] : 1.0f) + (beta ? beta[j] : 0.0f);
         } else {
-            float mx = xr[0], sum = 0.0f;
+            /* The exponentials are summed wider than float (as the host kernel does): a
+             * row's sum in float, one by one, drifts with its length, which attention
+             * models amplify (PP-OCRv6's recognizer: 3.7e-4 of its output). */
+            float mx = xr[0];
+            double sum = 0.0;
             for (int64_t j = 1; j < n; j++) mx = xr[j] > mx ? xr[j] : mx;
             for (int64_t j = 0; j < n; j++) {
                 yr[j] = expf(xr[j] - mx);
                 sum += yr[j];
             }
-            for (int64_t j = 0; j < n; j++) yr[j] /= sum;
+            float total = (float)sum;
+            for (int64_t j = 0; j < n; j++) yr[j] /= total;
         }
     }
     return 0;
