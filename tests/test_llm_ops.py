@@ -1,7 +1,8 @@
 """The ops exported language models are made of beyond ONNX's basic set (frontend/onnx/
 ops_llm.py): ONNX's RotaryEmbedding (opset 23), onnxruntime's RotaryEmbedding,
 GroupQueryAttention (grouped kv heads, KV cache, run-time sequence lengths, rotary, local
-window, softcap, packed q/k/v) and MatMulNBits (2-, 4- and 8-bit block-quantized weights).
+window, softcap, packed q/k/v), MatMulNBits (2-, 4- and 8-bit block-quantized weights) and
+GatherBlockQuantized (4- and 8-bit embedding tables).
 Each op alone, with its attributes and optional inputs, matches onnxruntime's kernel in the
 reference interpreter and compiled for the npu (float: 1e-5 of the output's largest
 magnitude); a small decoder of the kind onnxruntime-genai's model builder writes (rotary
@@ -228,6 +229,30 @@ def test_matmul_nbits_matches_onnxruntime(tmp_path, case):
     check(tmp_path, case, model, _feeds(model, case, {}))
 
 
+def gather_model(bits: int, zero_points: bool, rows: int = 6, cols: int = 64, block: int = 32) -> onnx.ModelProto:
+    rng = np.random.default_rng(bits * 10 + zero_points)
+    blocks = -(-cols // block)
+    inits = {"table": rng.integers(0, 256, (rows, cols * bits // 8)).astype(np.uint8),
+             "scales": (rng.random((rows, blocks)) * 0.1 + 0.01).astype(np.float32)}
+    names = ["table", "ids", "scales"]
+    if zero_points:
+        inits["zp"] = rng.integers(0, 256, (rows, -(-blocks * bits // 8))).astype(np.uint8)
+        names.append("zp")
+    node = oh.make_node("GatherBlockQuantized", names, ["y"], domain="com.microsoft", bits=bits, block_size=block,
+                        gather_axis=0, quantize_axis=1)
+    return graph_model([node], [("ids", [2, 3], I64)], inits, ["y"])
+
+
+GATHERS = {"4bit": (4, False, 64), "4bit-zp-ragged": (4, True, 48), "8bit": (8, False, 64), "8bit-zp": (8, True, 64)}
+
+
+@pytest.mark.parametrize("case", sorted(GATHERS))
+def test_gather_block_quantized_matches_onnxruntime(tmp_path, case):
+    bits, zp, cols = GATHERS[case]
+    model = gather_model(bits, zp, cols=cols)
+    check(tmp_path, case, model, {"ids": np.array([[0, 5, 2], [3, 3, 1]], np.int64)})
+
+
 def test_codes_unpack_low_bits_first():
     assert unpack_codes(np.array([[0x21, 0x43]], np.uint8), 4, 4).tolist() == [[1, 2, 3, 4]]
     assert unpack_codes(np.array([[0b11100100]], np.uint8), 2, 4).tolist() == [[0, 1, 2, 3]]
@@ -257,6 +282,9 @@ def test_what_is_not_supported_is_one_line():
     model.graph.node[0].input.extend(["", "g_idx"])
     model.graph.initializer.append(nh.from_array(np.arange(64, dtype=np.int32)[::-1] // 32, "g_idx"))
     assert "g_idx other than the blocks in order (act-order) is not supported" in error(model)
+    across = gather_model(4, False)
+    across.graph.node[0].attribute[-1].i = 0  # quantize_axis
+    assert "only tables quantized along their last axis" in error(across)
     bad_bits = nbits_model([2, 64], 64, 8, 4, 32, None)
     bad_bits.graph.node[0].attribute[2].i = 3
     assert "bits 3 must be 2, 4 or 8" in error(bad_bits)

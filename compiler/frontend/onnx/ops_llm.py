@@ -1,7 +1,7 @@
 """Converters of the ops exported language models are made of beyond ONNX's basic set:
 ONNX's RotaryEmbedding (opset 23), and the com.microsoft ops onnxruntime-genai's model
 builder and onnxruntime's transformers optimizer write (RotaryEmbedding,
-GroupQueryAttention, MatMulNBits).
+GroupQueryAttention, MatMulNBits, GatherBlockQuantized).
 
     RotaryEmbedding(x, cos_cache, sin_cache, position_ids?)            (ONNX, opset 23)
     RotaryEmbedding(x, position_ids, cos_cache, sin_cache)             (com.microsoft)
@@ -22,6 +22,10 @@ GroupQueryAttention, MatMulNBits).
         ->  a @ Wᵀ (+ bias), W [N, K] = (code - zero_point) * scale per block of
             `block_size` along K, dequantized at import (2-, 4- and 8-bit codes packed
             low bits first; zero points packed the same way, or floats; 2^(bits-1) by default)
+    GatherBlockQuantized(data, indices, scales, zero_points?) {gather_axis, quantize_axis, block_size, bits}
+        ->  take(T, indices, gather_axis), T the uint8 table (4-bit codes packed low bits
+            first, or bytes) dequantized at import per block along its last axis (a
+            quantized embedding table)
 
 seqlens_k may be a run-time value (onnxruntime-genai computes it from the attention mask):
 where the new keys go and which keys a query sees are then computed at run time (a one-hot
@@ -31,7 +35,9 @@ right-padded first prompt no query sees the keys past its sequence's length (onn
 CPU kernel; the padded rows attend the real tokens).
 
 Refused with one line: `smooth_softmax`, `head_sink`, `qk_output`, packed batching,
-quantized KV caches, MatMulNBits' g_idx other than the blocks in order.
+quantized KV caches, MatMulNBits' g_idx other than the blocks in order, a
+GatherBlockQuantized table of int4/uint4 elements or quantized along another axis than
+its last.
 """
 
 from __future__ import annotations
@@ -315,6 +321,17 @@ def unpack_codes(packed: np.ndarray, bits: int, count: int) -> np.ndarray:
     return codes.reshape(*packed.shape[:-1], packed.shape[-1] * per_byte)[..., :count]
 
 
+def _block_dequantized(codes: np.ndarray, scales: np.ndarray, zero: np.ndarray, block: int) -> np.ndarray:
+    """(code - zero point) * scale of each block of `block` codes along the last axis, in
+    the scales' type (as onnxruntime's kernels)."""
+    cols = codes.shape[-1]
+    blocks = scales.shape[-1]
+    pad = blocks * block - cols
+    padded = np.pad(codes.astype(np.float32), [(0, 0)] * (codes.ndim - 1) + [(0, pad)])
+    grouped = padded.reshape(*codes.shape[:-1], blocks, block) - zero[..., None]
+    return (grouped.astype(scales.dtype) * scales[..., None]).reshape(*codes.shape[:-1], blocks * block)[..., :cols]
+
+
 @converter("MatMulNBits", attrs=("K", "N", "bits", "block_size", "accuracy_level"), domain=MICROSOFT_DOMAIN)
 def matmul_nbits(n: Node):
     k, cols = n.attr("K", 0), n.attr("N", 0)
@@ -350,12 +367,43 @@ def matmul_nbits(n: Node):
         g_idx = np.asarray(n.const(4, "g_idx")).reshape(-1)
         if not np.array_equal(g_idx, np.arange(k) // block):
             raise n.error("g_idx other than the blocks in order (act-order) is not supported")
-    # (code - zero point) * scale, per block, in the scales' type (as onnxruntime's kernels).
-    centred = codes.reshape(cols, blocks, block).astype(np.float32) - zero[:, :, None]
-    w = (centred.astype(scales.dtype) * scales[:, :, None]).reshape(cols, blocks * block)[:, :k]
+    w = _block_dequantized(codes[:, :k], scales, zero, block)
     weight = Const(np.ascontiguousarray(w.T.astype(n.dtype(0))))
     y = matmul_of(n, n.value(0), weight, tuple(a_dims), (k, cols))
     y = n.importer.materialize(y)
     if n.has(5):
         y = n.emit(relay.AddOp(y, n.input(5)))
     return y
+
+
+# --------------------------------------------------------------------------------------
+# GatherBlockQuantized
+# --------------------------------------------------------------------------------------
+
+
+@converter("GatherBlockQuantized", attrs=("gather_axis", "quantize_axis", "block_size", "bits"),
+           domain=MICROSOFT_DOMAIN)
+def gather_block_quantized(n: Node):
+    data = np.asarray(n.const(0, "data"))
+    bits, block = n.attr("bits", 4), n.attr("block_size", 128)
+    rank = data.ndim
+    if data.dtype != np.uint8 or bits not in (4, 8) or not rank:
+        raise n.error(f"data must be a uint8 table of 4- or 8-bit codes (got {data.dtype}, bits {bits})")
+    if n.attr("quantize_axis", rank - 1) % rank != rank - 1 or block < 16 or block & (block - 1):
+        raise n.error(f"only tables quantized along their last axis in blocks of a power of 2 >= 16 are "
+                      f"supported (quantize_axis {n.attr('quantize_axis', rank - 1)}, block_size {block})")
+    codes = unpack_codes(data, bits, data.shape[-1] * 8 // bits)
+    scales = np.asarray(n.const(2, "scales"))
+    blocks = -(-codes.shape[-1] // block)
+    if scales.shape != (*codes.shape[:-1], blocks):
+        raise n.error(f"scales {list(scales.shape)} must be {[*codes.shape[:-1], blocks]}")
+    if n.has(3):
+        packed = np.asarray(n.const(3, "zero_points"))
+        zero = unpack_codes(packed, bits, packed.shape[-1] * 8 // bits)[..., :blocks].astype(np.float32)
+        if zero.shape != scales.shape:
+            raise n.error(f"zero_points {list(packed.shape)} do not hold one per block {list(scales.shape)}")
+    else:
+        zero = np.full(scales.shape, float(1 << (bits - 1)), dtype=np.float32)
+    table = _block_dequantized(codes, scales, zero, block)
+    axis = n.attr("gather_axis", 0) % rank
+    return n.emit(relay.TakeOp(n.importer.materialize(Const(np.ascontiguousarray(table))), n.input(1), axis=axis))
