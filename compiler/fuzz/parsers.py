@@ -148,7 +148,8 @@ def ort_saved_model(rng: np.random.Generator) -> onnx.ModelProto:
 
 
 def llm_model(rng: np.random.Generator) -> onnx.ModelProto:
-    """MatMulNBits, RotaryEmbedding and a rotary GroupQueryAttention with a KV cache."""
+    """MatMulNBits, RotaryEmbedding, a rotary GroupQueryAttention with a KV cache and a
+    GatherBlockQuantized embedding."""
     ms = "com.microsoft"
     f = lambda name, *s: nh.from_array(rng.standard_normal(s).astype(np.float32), name)  # noqa: E731
     inits = [nh.from_array(rng.integers(0, 256, (16, 1, 8)).astype(np.uint8), "qb"),
@@ -161,11 +162,15 @@ def llm_model(rng: np.random.Generator) -> onnx.ModelProto:
         oh.make_node("RotaryEmbedding", ["q", "pos", "cos", "sin"], ["qr"], domain=ms, num_heads=2, name="rope"),
         oh.make_node("GroupQueryAttention", ["qr", "k", "v", "pk", "pv", "lens", "total", "cos", "sin"],
                      ["y", "k2", "v2"], domain=ms, num_heads=2, kv_num_heads=1, do_rotary=1, name="gqa"),
+        oh.make_node("GatherBlockQuantized", ["table", "ids", "ts"], ["emb"], domain=ms, bits=4, block_size=16,
+                     name="embed"),
     ]
+    inits += [nh.from_array(rng.integers(0, 256, (8, 8)).astype(np.uint8), "table"),
+              nh.from_array(np.full((8, 1), 0.1, np.float32), "ts"), nh.from_array(np.array([1, 7]), "ids")]
     vi = lambda name, *s: oh.make_tensor_value_info(name, TensorProto.FLOAT, s)  # noqa: E731
     graph = oh.make_graph(nodes, "llm", [vi("x", 1, 3, 16), vi("k", 1, 3, 8), vi("v", 1, 3, 8), vi("pk", 1, 1, 2, 8),
                                           vi("pv", 1, 1, 2, 8)],
-                          [vi("y", 1, 3, 16), vi("k2", 1, 1, 5, 8), vi("v2", 1, 1, 5, 8)], inits)
+                          [vi("y", 1, 3, 16), vi("k2", 1, 1, 5, 8), vi("v2", 1, 1, 5, 8), vi("emb", 2, 16)], inits)
     return oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17), oh.make_opsetid(ms, 1)])
 
 

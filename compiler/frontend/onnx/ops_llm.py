@@ -324,12 +324,9 @@ def unpack_codes(packed: np.ndarray, bits: int, count: int) -> np.ndarray:
 def _block_dequantized(codes: np.ndarray, scales: np.ndarray, zero: np.ndarray, block: int) -> np.ndarray:
     """(code - zero point) * scale of each block of `block` codes along the last axis, in
     the scales' type (as onnxruntime's kernels)."""
-    cols = codes.shape[-1]
-    blocks = scales.shape[-1]
-    pad = blocks * block - cols
-    padded = np.pad(codes.astype(np.float32), [(0, 0)] * (codes.ndim - 1) + [(0, pad)])
-    grouped = padded.reshape(*codes.shape[:-1], blocks, block) - zero[..., None]
-    return (grouped.astype(scales.dtype) * scales[..., None]).reshape(*codes.shape[:-1], blocks * block)[..., :cols]
+    of_block = np.arange(codes.shape[-1]) // block  # each code's block (no padding to a block)
+    centred = codes.astype(np.float32) - zero[..., of_block]
+    return centred.astype(scales.dtype) * scales[..., of_block]
 
 
 @converter("MatMulNBits", attrs=("K", "N", "bits", "block_size", "accuracy_level"), domain=MICROSOFT_DOMAIN)
