@@ -253,6 +253,14 @@ def test_gather_block_quantized_matches_onnxruntime(tmp_path, case):
     check(tmp_path, case, model, {"ids": np.array([[0, 5, 2], [3, 3, 1]], np.int64)})
 
 
+def test_a_block_longer_than_the_row_is_one_block():
+    """block_size 2^31 on rows of 64 codes (found by mutating the parser fuzzer's seed: the
+    rows were padded to a whole block, 64 GiB): one block per row, imported at once."""
+    module = import_onnx_model(gather_model(4, False, block=2**31))
+    got = run_function(module, {"ids": np.array([[0, 1, 2], [3, 4, 5]], np.int64)})["y"]
+    assert got.shape == (2, 3, 64)
+
+
 def test_codes_unpack_low_bits_first():
     assert unpack_codes(np.array([[0x21, 0x43]], np.uint8), 4, 4).tolist() == [[1, 2, 3, 4]]
     assert unpack_codes(np.array([[0b11100100]], np.uint8), 2, 4).tolist() == [[0, 1, 2, 3]]
