@@ -425,17 +425,19 @@ def test_canonicalize_linear_preserves_results(graph: RelayGraph):
 @SETTINGS
 @given(data=st.data())
 def test_additive_masks_are_bit_identical(data):
-    """A select of -inf by a constant mask, either way round, against the added mask: the
-    same bits for finite scores (x + 0 = x, x + -inf = -inf); a finite fill value or a
-    broadcast x is left as it was."""
-    from accel.compiler.transforms.additive_masks import AdditiveMasks
+    """A select of -inf or of float32's lowest value by a constant mask, either way round,
+    against the added mask: the same bits for scores below 2^64 in magnitude (x + 0 = x,
+    x + -inf = -inf, x + finfo.min = finfo.min); finite fill values that such scores would
+    change are left as they were."""
+    from accel.compiler.transforms.additive_masks import SCORES_BELOW, AdditiveMasks
 
     draw = data.draw
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)))
     mask_shape = shape[draw(st.integers(0, len(shape) - 1)):]
     mask_shape = tuple(1 if draw(st.booleans()) else d for d in mask_shape)
-    fill_value = draw(st.sampled_from([-np.inf, -np.inf, np.finfo(np.float32).min]))
+    lowest = np.finfo(np.float32).min
+    fill_value = draw(st.sampled_from([-np.inf, lowest, lowest, -1e9, -2.0**87]))
     b = GraphBuilder()
     x = b.input("x", shape)
     m = b.const(rng.integers(0, 2, mask_shape).astype(bool))
@@ -443,11 +445,15 @@ def test_additive_masks_are_bit_identical(data):
     mask_first = draw(st.booleans())
     y = b.where(m, fill, x) if mask_first else b.where(m, x, fill)
     module = b.build([y])
-    inputs = {"x": (rng.standard_normal(shape) * 10).astype(np.float32)}
+    # Scores of every size the rewrite assumes, up to the largest float32 below 2^64.
+    scale = draw(st.sampled_from([10.0, 1e6, 1e18]))
+    scores = (rng.standard_normal(shape) * scale).astype(np.float32)
+    scores.flat[0] = np.nextafter(np.float32(SCORES_BELOW), np.float32(0)) * draw(st.sampled_from([-1, 1]))
+    inputs = {"x": scores}
     want = run_function(module, inputs)
     AdditiveMasks().apply(make_context(), module)
     module.verify()
     got = run_function(module, inputs)
     assert np.array_equal(want[next(iter(want))], got[next(iter(got))])
     wheres = [op for op in relay_ops(module) if isinstance(op, relay.WhereOp)]
-    assert len(wheres) == (0 if fill_value == -np.inf else 1)
+    assert len(wheres) == (0 if fill_value in (-np.inf, lowest) else 1)

@@ -22,7 +22,8 @@ from onnx import numpy_helper as nh
 
 from accel.compiler.driver import compile_to_directory
 from accel.compiler.runtime.run_compiled import run_directory
-from e2e_util import encoder_model, input_signature, keras_mlp_model, ort_run, output_step, quantize_qdq
+from e2e_util import MODELS as MODELS_DIR
+from e2e_util import build_and_run, encoder_model, input_signature, keras_mlp_model, ort_run, output_step, quantize_qdq
 
 FLOAT_TOL = 1e-4
 INT8_STEPS = 2
@@ -232,3 +233,25 @@ def test_the_npu_softmax_sums_a_long_row_without_drift(tmp_path):
     e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
     want = e / e.sum(axis=1, keepdims=True)
     assert np.max(np.abs(got - want) / want) <= 1e-6
+
+
+@pytest.mark.parametrize("target", ["npu", "npu-cmd"])
+def test_hugging_face_eager_causal_masks_stay_on_the_npu(tmp_path, target):
+    """GPT-2 as Hugging Face's eager attention exports it (tests/models/export_models.py,
+    `EagerGPT2`): the causal mask selects `finfo.min`, the padding mask is added after it.
+    additive-masks makes each select an add, so both attention blocks are one npu region
+    (a host `where` split them into three); with a left-padded prompt (the padded query
+    rows masked throughout) the logits match onnxruntime within 1e-5 of their largest
+    magnitude, and the report predicts the simulator's counters and cycles exactly."""
+    path = os.path.join(MODELS_DIR, "gpt2_eager_legacy.onnx")
+    rng = np.random.default_rng(5)
+    ids = rng.integers(0, 64, (1, 16)).astype(np.int64)
+    for pad in (0, 5):
+        mask = np.ones((1, 16), np.int64)
+        mask[:, :pad] = 0
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        got, _, report = build_and_run(path, target, str(tmp_path / f"pad{pad}"), feeds)
+        (want,) = ort_run(path, feeds).values()
+        assert np.abs(got["logits"] - want).max() <= 1e-5 * np.abs(want).max(), pad
+    assert len(report["regions"]) == 1
+    assert "relay.where" not in {r["op"] for r in report["rejected"]}

@@ -1,15 +1,20 @@
-"""additive-masks: an attention mask written as a select of -inf becomes an added constant.
+"""additive-masks: an attention mask written as a select of a huge negative value becomes an added constant.
 
 Runs in `canonicalize`, after fold-constants. Exporters write a causal or padding mask
-that is known when compiling as `where(mask, -inf, scores)` (torch's `masked_fill`) or
-`where(keep, scores, -inf)`. For a finite float `x`, `where(c, -inf, x)` equals
-`x + where(c, -inf, 0)` bit for bit (x + 0 = x, x + -inf = -inf), and an add with a
-constant is an op accelerators run (the npu's elementwise add takes the result's trailing
-dims as its rhs: the mask's leading dims of size 1 are dropped), so the attention scores
-no longer leave a region for a host `where`. Only -inf qualifies: a finite fill value
-(HF's `finfo.min`) added is not the fill value for every `x`. The other operand must have
-the result's shape (the add does not broadcast it). (An infinite or NaN `x` where the mask
-hides it gives NaN instead of -inf: scores are finite.)
+that is known when compiling as `where(mask, -inf, scores)` (torch's `masked_fill`),
+`where(keep, scores, -inf)`, or with the dtype's lowest finite value instead of -inf
+(Hugging Face's eager attention: `where(causal, scores, finfo.min)`). For a finite float
+`x`, `where(c, f, x)` equals `x + where(c, f, 0)` bit for bit when `f` is -inf (x + 0 = x,
+x + -inf = -inf) or when `f` is finite and `|x|` is below half the gap between `f` and
+the next float toward zero (then `x + f` rounds to `f`): a fill qualifies if that half
+gap is at least 2^64 (float32's `finfo.min`: 2^103; float64's too; no float16 value), so the rewrite
+assumes scores below 2^64 in magnitude, as it assumes them finite. An add with a constant
+is an op accelerators run (the npu's elementwise add takes the result's trailing dims as
+its rhs: the mask's leading dims of size 1 are dropped), so the attention scores no longer
+leave a region for a host `where`. A fill such as -1e9 or -10000 is left alone (`x + f`
+is not `f`). The other operand must have the result's shape (the add does not broadcast
+it). (An infinite or NaN `x` where the mask hides it gives NaN or inf instead of the
+fill: scores are finite.)
 
 Before:
 
@@ -40,9 +45,30 @@ from accel.dialects import relay
 from accel.dialects.relay import shape_of
 
 
-def additive_mask(condition: np.ndarray, fill_when: bool, dtype: np.dtype) -> np.ndarray:
-    """-inf where `condition` is `fill_when`, else 0, without leading dims of size 1."""
-    mask = np.where(condition.astype(bool) == fill_when, -np.inf, 0.0).astype(dtype)
+SCORES_BELOW = 2.0 ** 64
+"""The magnitude of scores the rewrite of a finite fill value assumes (see above)."""
+
+
+def absorbing_fill(value: np.ndarray) -> float | None:
+    """The fill value of a select (one value, maybe broadcast) if adding any score below
+    `SCORES_BELOW` to it gives it back: -inf, or a finite value whose half spacing is at
+    least that; else None."""
+    if value.dtype not in (np.float16, np.float32, np.float64) or value.size == 0:
+        return None
+    fill = value.flat[0]
+    if not np.all(value == fill):
+        return None
+    if np.isneginf(fill):
+        return float(fill)
+    # The gap to the next float toward zero is the smaller of the two around `fill`.
+    if np.isfinite(fill) and fill < 0 and float(np.nextafter(fill, fill.dtype.type(0)) - fill) * 0.5 >= SCORES_BELOW:
+        return float(fill)
+    return None
+
+
+def additive_mask(condition: np.ndarray, fill_when: bool, fill: float, dtype: np.dtype) -> np.ndarray:
+    """`fill` where `condition` is `fill_when`, else 0, without leading dims of size 1."""
+    mask = np.where(condition.astype(bool) == fill_when, fill, 0.0).astype(dtype)
     while mask.ndim > 1 and mask.shape[0] == 1:
         mask = mask[0]
     return mask
@@ -57,12 +83,11 @@ class WhereOfMinusInfinity(RewritePattern):
         out = tuple(shape_of(op.result.type))
         for fill_when, fill, x in ((True, op.x, op.y), (False, op.y, op.x)):
             value = known_value(fill)
-            if value is None or value.dtype.kind != "f" or not np.all(np.isneginf(value)):
-                continue
-            if tuple(shape_of(x.type)) != out:
+            fill_value = None if value is None else absorbing_fill(value)
+            if fill_value is None or tuple(shape_of(x.type)) != out:
                 continue
             shape = np.broadcast_shapes(condition.shape, value.shape)
-            mask = additive_mask(np.broadcast_to(condition, shape), fill_when, value.dtype)
+            mask = additive_mask(np.broadcast_to(condition, shape), fill_when, fill_value, value.dtype)
             const = inline_constant(mask)
             add = relay.AddOp(x, const.result)
             add.location = op.location
@@ -75,7 +100,8 @@ class WhereOfMinusInfinity(RewritePattern):
 
 @dataclass(frozen=True)
 class AdditiveMasks(ModulePass):
-    """`where(mask, -inf, x)` with a constant mask becomes `x + mask'` (a constant of 0 and -inf)."""
+    """`where(mask, f, x)` with a constant mask and f = -inf or a finite fill that absorbs
+    any score below 2^64 (`finfo.min`) becomes `x + mask'` (a constant of 0 and f)."""
 
     name = "additive-masks"
 

@@ -256,6 +256,71 @@ class KerasMLP(nn.Module):
         return x
 
 
+class EagerCausalAttention(nn.Module):
+    """Hugging Face's eager GPT-2 attention: the causal mask a boolean buffer selecting
+    `finfo.min` (not -inf), the padding mask added after it, then softmax."""
+
+    def __init__(self, d: int, heads: int, seq: int):
+        super().__init__()
+        self.heads, self.dh = heads, d // heads
+        self.c_attn, self.c_proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.register_buffer("bias", torch.tril(torch.ones(seq, seq, dtype=torch.bool)).view(1, 1, seq, seq))
+
+    def forward(self, x, additive_mask):
+        b, s, d = x.shape
+        q, k, v = self.c_attn(x).split(d, dim=2)
+        q, k, v = (t.view(b, s, self.heads, self.dh).transpose(1, 2) for t in (q, k, v))
+        w = torch.matmul(q, k.transpose(-1, -2)) / self.dh ** 0.5
+        lowest = torch.full([], torch.finfo(w.dtype).min, dtype=w.dtype)
+        w = torch.where(self.bias[:, :, :s, :s], w, lowest) + additive_mask
+        y = torch.matmul(torch.softmax(w, dim=-1), v)
+        return self.c_proj(y.transpose(1, 2).reshape(b, s, d))
+
+
+class EagerGPT2Block(nn.Module):
+    def __init__(self, d: int, heads: int, seq: int):
+        super().__init__()
+        self.ln_1, self.ln_2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.attn = EagerCausalAttention(d, heads, seq)
+        self.c_fc, self.c_proj = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x, additive_mask):
+        x = x + self.attn(self.ln_1(x), additive_mask)
+        return x + self.c_proj(nn.functional.gelu(self.c_fc(self.ln_2(x)), approximate="tanh"))
+
+
+class EagerGPT2(nn.Module):
+    """GPT-2 as Hugging Face's eager attention writes it (`transformers` exports through
+    the TorchScript exporter): inputs input_ids and attention_mask [1, seq] (int64, 0 for
+    padding); the padding mask becomes `(1 - mask) * finfo.min`, added to the scores."""
+
+    def __init__(self, vocab: int = 64, d: int = 32, heads: int = 4, seq: int = 16, layers: int = 2):
+        super().__init__()
+        self.wte, self.wpe = nn.Embedding(vocab, d), nn.Embedding(seq, d)
+        self.h = nn.ModuleList([EagerGPT2Block(d, heads, seq) for _ in range(layers)])
+        self.ln_f, self.lm_head = nn.LayerNorm(d), nn.Linear(d, vocab, bias=False)
+
+    def forward(self, ids, mask):
+        pos = torch.arange(ids.shape[1], dtype=torch.long).unsqueeze(0)
+        additive = (1.0 - mask[:, None, None, :].to(torch.float32)) * torch.finfo(torch.float32).min
+        x = self.wte(ids) + self.wpe(pos)
+        for block in self.h:
+            x = block(x, additive)
+        return self.lm_head(self.ln_f(x))
+
+
+def export_gpt2_eager(model: nn.Module) -> None:
+    """The TorchScript exporter at opset 17 with two inputs (as `transformers` exports GPT-2)."""
+    path = os.path.join(HERE, "gpt2_eager_legacy.onnx")
+    example = (torch.randint(0, 64, (1, 16)), torch.ones(1, 16, dtype=torch.int64))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, example, path, dynamo=False, opset_version=17,
+                          input_names=["input_ids", "attention_mask"], output_names=["logits"])
+    strip(path)
+    print(f"{path}: {os.path.getsize(path)} bytes")
+
+
 def randomize(model: nn.Module) -> nn.Module:
     for m in model.modules():
         if isinstance(m, RMSNorm):
@@ -394,6 +459,9 @@ def main(only: set[str]) -> None:
     bert = randomize(TinyBert())  # after the others: their weights are drawn as before
     if not only or "bert" in only:
         export_bert(bert)
+    gpt2_eager = randomize(EagerGPT2())  # after BERT, for the same reason
+    if not only or "gpt2_eager" in only:
+        export_gpt2_eager(gpt2_eager)
 
 
 if __name__ == "__main__":

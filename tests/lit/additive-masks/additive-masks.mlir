@@ -36,16 +36,36 @@ func.func @keep(%s: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
-// Left alone: a finite fill value (x + min is not min for every x), a mask known only at
-// run time, and an x that the select broadcasts (the add would not).
-// CHECK-LABEL: func.func @kept
-// CHECK-COUNT-3: relay.where
-func.func @kept(%s: tensor<2x3xf32>, %c: tensor<3xi1>, %r: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+// Hugging Face's eager attention: where(causal, x, finfo.min). x + finfo.min rounds to
+// finfo.min for every |x| below 2^103, so the lowest float is added where the mask is
+// false.
+// CHECK-LABEL: func.func @lowest
+// CHECK-NEXT:    %[[A:.*]] = relay.constant dense<[-3.40282347e+38, 0.000000e+00, 0.000000e+00]> : tensor<3xf32>
+// CHECK-NEXT:    %y = relay.add %s, %[[A]]
+func.func @lowest(%s: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %m = relay.constant dense<[false, true, true]> : tensor<3xi1>
   %low = relay.constant dense<-3.40282347e+38> : tensor<f32>
+  %y = relay.where %m, %s, %low : (tensor<3xi1>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  func.return %y : tensor<2x3xf32>
+}
+
+// -----
+
+// Left alone: finite fill values that scores change (x + -1e9 is not -1e9 for |x| >= 32;
+// 2^87 absorbs only |x| < 2^63; float16's lowest value only |x| < 16), a mask known only
+// at run time, and an x that the select broadcasts (the add would not).
+// CHECK-LABEL: func.func @kept
+// CHECK-COUNT-5: relay.where
+func.func @kept(%s: tensor<2x3xf32>, %c: tensor<3xi1>, %r: tensor<3xf32>, %h: tensor<2x3xf16>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf16>) {
+  %m = relay.constant dense<[false, true, true]> : tensor<3xi1>
+  %big = relay.constant dense<-1.0e+09> : tensor<f32>
   %n = relay.constant dense<0xFF800000> : tensor<2x3xf32>
-  %0 = relay.where %m, %s, %low : (tensor<3xi1>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %e87 = relay.constant dense<-1.54742505e+26> : tensor<f32>
+  %low16 = relay.constant dense<-6.550400e+04> : tensor<f16>
+  %0 = relay.where %m, %s, %big : (tensor<3xi1>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
   %1 = relay.where %c, %s, %n : (tensor<3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %2 = relay.where %m, %r, %n : (tensor<3xi1>, tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
-  func.return %0, %1, %2 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+  %3 = relay.where %m, %s, %e87 : (tensor<3xi1>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %4 = relay.where %m, %h, %low16 : (tensor<3xi1>, tensor<2x3xf16>, tensor<f16>) -> tensor<2x3xf16>
+  func.return %0, %1, %2, %3, %4 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf16>
 }
