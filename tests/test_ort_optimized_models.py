@@ -193,6 +193,26 @@ CASES = {
         "MultiHeadAttention", [("q", [2, 5, 16]), ("k", [2, 5, 16]), ("v", [2, 5, 16]), ("lengths", [2]),
                                ("bias", [1, 4, 5, 5])], {}, ["y"], ["q", "k", "v", "", "lengths", "bias"],
         num_heads=4, unidirectional=1),
+    # KV caches: a decode step (one token after 4 cached) and a prompt after a cached prefix.
+    "Attention_past_decode": one_node_named("Attention", [("x", [2, 1, 16]), ("past", [2, 2, 4, 4, 4]),
+                                                          ("mask", [2, 5])], QKV, ["y", "present"],
+                                            ["x", "w", "b", "mask", "past"], num_heads=4, unidirectional=1),
+    "Attention_present": one_node("Attention", ATTN_IN, QKV, ["y", "present"], num_heads=4),
+    "Attention_past_prompt": one_node_named("Attention", [("x", [2, 3, 16]), ("past", [2, 2, 2, 2, 8])], QKV,
+                                            ["y", "present"], ["x", "w", "b", "", "past"], num_heads=2,
+                                            unidirectional=1),
+    "MultiHeadAttention_kv_cache": one_node_named(
+        "MultiHeadAttention", [("q", [2, 1, 16]), ("k", [2, 1, 16]), ("v", [2, 1, 16]), ("past_key", [2, 4, 3, 4]),
+                               ("past_value", [2, 4, 3, 4])], {"b": _f(48)}, ["y", "present_key", "present_value"],
+        ["q", "k", "v", "b", "", "", "past_key", "past_value"], num_heads=4),
+    "MultiHeadAttention_kv_cache_causal_mask": one_node_named(
+        "MultiHeadAttention", [("q", [2, 3, 16]), ("k", [2, 3, 16]), ("v", [2, 3, 16]), ("mask", [2, 5]),
+                               ("past_key", [2, 2, 2, 8]), ("past_value", [2, 2, 2, 8])], {},
+        ["y", "present_key", "present_value"], ["q", "k", "v", "", "mask", "", "past_key", "past_value"],
+        num_heads=2, unidirectional=1),
+    "MultiHeadAttention_heads_first_kv": one_node_named(
+        "MultiHeadAttention", [("q", [2, 3, 16]), ("k", [2, 4, 6, 4]), ("v", [2, 4, 6, 4]), ("mask", [2, 6])], {},
+        ["y"], ["q", "k", "v", "", "mask"], num_heads=4),
     "Attention_runtime_weights": one_node_named("Attention", [*ATTN_IN, ("w", [16, 48])], {}, ["y"], ["x", "w"],
                                                 num_heads=4),
     "FusedConv_relu_sum": one_node_named("FusedConv", [*CONV_IN, ("z", [1, 8, 6, 6])], CONV_W, ["y"],
@@ -275,10 +295,19 @@ def test_what_is_not_supported_is_one_line():
     assert "activation 'Elu' is not supported" in error(one_node("FusedConv", CONV_IN, CONV_W, ["y"], activation="Elu"))
     assert "transBatchA and transBatchB are not supported" in error(
         one_node("FusedMatMul", [("a", [2, 3, 4])], {"b": _f(2, 4, 5)}, ["y"], transBatchA=1))
-    assert "the KV cache (past, past_sequence_length, present) is not supported" in error(
-        one_node("Attention", ATTN_IN, QKV, ["y", "present"], num_heads=4))
-    assert "the KV cache (past_key, past_value, present, qk) is not supported" in error(one_node(
-        "MultiHeadAttention", [("q", [2, 5, 16]), ("k", [2, 5, 16]), ("v", [2, 5, 8])], {}, ["y", "pk"], num_heads=4))
+    assert "a KV cache shared with present (past_present_share_buffer, past_sequence_length) is not supported" in error(
+        one_node("Attention", ATTN_IN, QKV, ["y", "present"], num_heads=4, past_present_share_buffer=1))
+    assert "past_sequence_length, cache_indirection and the qk output are not supported" in error(one_node(
+        "MultiHeadAttention", [("q", [2, 5, 16]), ("k", [2, 5, 16]), ("v", [2, 5, 8])], {}, ["y", "", "", "qk"],
+        num_heads=4))
+    assert "past_key and past_value must be given together" in error(one_node_named(
+        "MultiHeadAttention", [("q", [2, 1, 16]), ("k", [2, 1, 16]), ("v", [2, 1, 16]), ("past_key", [2, 4, 3, 4])],
+        {}, ["y"], ["q", "k", "v", "", "", "", "past_key"], num_heads=4))
+    assert "past [2, 2, 2, 3, 4] must be [2, 2, 4, past length, 4]" in error(one_node_named(
+        "Attention", [*ATTN_IN, ("past", [2, 2, 2, 3, 4])], QKV, ["y"], ["x", "w", "b", "", "past"], num_heads=4))
+    assert "unidirectional with keys given heads first needs a query of 1 or 6 positions (the keys'), not 3" in error(
+        one_node("MultiHeadAttention", [("q", [2, 3, 16]), ("k", [2, 4, 6, 4]), ("v", [2, 4, 6, 4])], {}, ["y"],
+                 num_heads=4, unidirectional=1))
     assert "mask [3] is not supported" in error(
         one_node_named("Attention", [*ATTN_IN, ("mask", [3])], QKV, ["y"], ["x", "w", "b", "mask"], num_heads=4))
     assert "B [2, 8, 6] must be 2-D (a batched B is not supported)" in error(

@@ -18,10 +18,12 @@ ops it fused, so such a model imports, partitions and offloads as its unfused gr
     EmbedLayerNormalization(ids, segment_ids?, word, position, segment?, gamma, beta, mask?, position_ids?)
         ->  layer_norm(take(word, ids) + take(position, 0..S-1) + take(segment, segment_ids)), sum(mask == 1)
     Attention(x, w, b?, mask_index?, past?, attention_bias?) {num_heads, unidirectional, scale, ...}
-        ->  q, k, v = slices of (x w + b), heads first; p = softmax(scale q kᵀ + mask); p v, heads merged
-            (the transformers optimizer's self-attention: `optimize_model(model_type="bert")`)
-    MultiHeadAttention(q, k, v, bias?, key_padding_mask?, attention_bias?) {num_heads, ...}
-        ->  the same with q, k, v given (cross-attention too)
+        ->  q, k, v = slices of (x w + b), heads first; k, v after past's; p = softmax(scale q kᵀ + mask);
+            p v, heads merged; present = [k, v] (the transformers optimizer's self-attention:
+            `optimize_model(model_type="bert")`, GPT-2's with its KV cache)
+    MultiHeadAttention(q, k, v, bias?, key_padding_mask?, attention_bias?, past_key?, past_value?) {num_heads, ...}
+        ->  the same with q, k, v given (cross-attention too; k and v heads first as they are), and
+            present_key / present_value = k, v after past_key / past_value
 
 Attention's masks are additive, as onnxruntime's CPU kernel makes them: a raw mask
 [B, T] or [B, S, T] adds `mask_filter_value` (-10000) where it is 0, lengths [B] (as
@@ -31,8 +33,8 @@ adds the float's lowest value above the diagonal, `attention_bias` is added as i
 Activations (onnxruntime's MLAS set): Relu, Tanh, Sigmoid, LeakyRelu (alpha), Clip (min,
 max), HardSigmoid (alpha, beta). Refused with one line: other activations, FusedMatMul's
 transBatchA / transBatchB, the normalizations' mean and inverse-deviation outputs,
-Attention's and MultiHeadAttention's KV cache (past, present), rotary embedding, packed or
-head-first q/k/v.
+a KV cache shared with present (past_present_share_buffer, past_sequence_length,
+cache_indirection), rotary embedding, packed q/k/v.
 """
 
 from __future__ import annotations
@@ -185,8 +187,9 @@ def skip_rms_norm(n: Node):
                                "do_rotary", "rotary_embedding_dim", "past_present_share_buffer"),
            domain=MICROSOFT_DOMAIN)
 def attention(n: Node):
-    if n.has(4) or n.has(6) or any(n.proto.output[1:]):
-        raise n.error("the KV cache (past, past_sequence_length, present) is not supported")
+    if n.has(6) or n.attr("past_present_share_buffer", 0):
+        raise n.error("a KV cache shared with present (past_present_share_buffer, past_sequence_length) "
+                      "is not supported")
     if n.attr("do_rotary", 0):
         raise n.error("do_rotary is not supported")
     dims = n.shape(0)
@@ -212,38 +215,97 @@ def attention(n: Node):
     else:
         qkv = biased(n, matmul_of(n, n.value(0), n.value(1), tuple(dims), tuple(n.shape(1))), 2)
         parts = [n.emit(relay.StridedSliceOp(qkv, begin=[a], end=[a + s], axes=[2])) for a, s in zip(starts, sizes)]
-    return _attend(n, parts, heads, mask=3, bias=5)
+    q, k, v = (heads_first(n, part, heads) for part in parts)
+    present = None
+    if n.has(4):  # past [2, B, N, P, H]: keys then values, heads first; present = past + this step
+        head = sizes[1] // heads
+        past = n.shape(4)
+        if sizes[1] != sizes[2] or len(past) != 5 or (*past[:3], past[4]) != (2, batch, heads, head):
+            raise n.error(f"past {list(past)} must be [2, {batch}, {heads}, past length, {head}] "
+                          "(keys and values of one head size)")
+        past_k, past_v = (_squeezed_first(n, n.emit(relay.StridedSliceOp(n.input(4), begin=[i], end=[i + 1], axes=[0])))
+                          for i in (0, 1))
+        k = n.emit(relay.ConcatenateOp(past_k, k, axis=2))
+        v = n.emit(relay.ConcatenateOp(past_v, v, axis=2))
+    if len(n.proto.output) > 1 and n.proto.output[1]:
+        if sizes[1] != sizes[2]:
+            raise n.error(f"present needs keys and values of one size (qkv_hidden_sizes {sizes})")
+        present = n.emit(relay.ConcatenateOp(*(_leading_one(n, t) for t in (k, v)), axis=0))
+    return [_attend(n, q, k, v, mask=3, bias=5), present]
+
+
+def _squeezed_first(n: Node, v: SSAValue) -> SSAValue:
+    return n.importer.materialize(reshaped(n, v, tuple(v.type.get_shape()[1:])))
+
+
+def _leading_one(n: Node, v: SSAValue) -> SSAValue:
+    return n.importer.materialize(reshaped(n, v, (1, *v.type.get_shape())))
 
 
 @converter("MultiHeadAttention", attrs=("num_heads", "unidirectional", "mask_filter_value", "scale"),
            domain=MICROSOFT_DOMAIN)
 def multi_head_attention(n: Node):
-    """Query [B, S, D], key [B, L, D] and value [B, L, Dv] given apart (the packed and
-    head-first forms are refused), each plus its part of `bias` [D + D + Dv]."""
-    if any(n.has(i) for i in (6, 7, 8, 9)) or any(n.proto.output[1:]):
-        raise n.error("the KV cache (past_key, past_value, present, qk) is not supported")
+    """Query [B, S, D], key [B, L, D] and value [B, L, Dv] given apart, each plus its part of
+    `bias` [D + D + Dv], or key and value given heads first ([B, N, L, H], a cached
+    cross-attention: no bias, no past); past_key / past_value [B, N, P, H] go before this
+    step's keys and values (present_key / present_value: [B, N, P + L, H]). The packed
+    forms are refused."""
+    if n.has(8) or n.has(9) or (len(n.proto.output) > 3 and n.proto.output[3]):
+        raise n.error("past_sequence_length, cache_indirection and the qk output are not supported")
     heads = n.attr("num_heads")
-    if not heads or not (n.has(1) and n.has(2)) or any(n.rank(i) != 3 for i in range(3)):
-        raise n.error("query, key and value must be given apart as [batch, length, hidden], num_heads given")
-    (batch, _, d), (kb, kv_len, dk), (vb, vl, dv) = n.shape(0), n.shape(1), n.shape(2)
-    if (kb, vb, vl, dk) != (batch, batch, kv_len, d) or d % heads or dv % heads:
-        raise n.error(f"query {list(n.shape(0))}, key {list(n.shape(1))} and value {list(n.shape(2))} do not "
-                      f"agree (or are not multiples of {heads} heads)")
-    parts = [n.input(i) for i in range(3)]
-    if n.has(3):
-        starts, sizes = (0, d, 2 * d), (d, d, dv)
-        if n.shape(3) != (2 * d + dv,):
-            raise n.error(f"bias {list(n.shape(3))} must be [{2 * d + dv}]")
-        parts = [n.emit(relay.AddOp(p, n.emit(relay.StridedSliceOp(n.input(3), begin=[a], end=[a + s], axes=[0]))))
-                 for p, a, s in zip(parts, starts, sizes)]
-    return _attend(n, parts, heads, mask=4, bias=5)
+    if not heads or not (n.has(1) and n.has(2)) or n.rank(0) != 3:
+        raise n.error("query [batch, length, hidden], key and value must be given apart, num_heads given")
+    batch, length, d = n.shape(0)
+    if d % heads:
+        raise n.error(f"query {list(n.shape(0))} is not a multiple of {heads} heads")
+    q = n.input(0)
+    if n.rank(1) == 4 and n.rank(2) == 4:  # keys and values heads first: used as they are
+        (kb, kh, kv_len, hk), (vb, vh, vl, _) = n.shape(1), n.shape(2)
+        if (kb, vb, kh, vh, vl, hk) != (batch, batch, heads, heads, kv_len, d // heads):
+            raise n.error(f"key {list(n.shape(1))} and value {list(n.shape(2))} must be [{batch}, {heads}, "
+                          f"length, head size] with the query's head size {d // heads}")
+        if n.has(3) or n.has(6) or n.has(7):
+            raise n.error("keys and values given heads first take no bias and no past_key / past_value")
+        if n.attr("unidirectional", 0) and length not in (1, kv_len):
+            # onnxruntime's kernel masks such a query by neither alignment of the diagonal.
+            raise n.error(f"unidirectional with keys given heads first needs a query of 1 or {kv_len} positions "
+                          f"(the keys'), not {length}")
+        k, v = n.input(1), n.input(2)
+        q = heads_first(n, q, heads)
+    else:
+        if any(n.rank(i) != 3 for i in (1, 2)):
+            raise n.error(f"key {list(n.shape(1))} and value {list(n.shape(2))} must be [batch, length, hidden] or "
+                          "heads first [batch, heads, length, head size] (the packed forms are not supported)")
+        (kb, kv_len, dk), (vb, vl, dv) = n.shape(1), n.shape(2)
+        if (kb, vb, vl, dk) != (batch, batch, kv_len, d) or dv % heads:
+            raise n.error(f"query {list(n.shape(0))}, key {list(n.shape(1))} and value {list(n.shape(2))} do not "
+                          f"agree (or are not multiples of {heads} heads)")
+        parts = [q, n.input(1), n.input(2)]
+        if n.has(3):
+            starts, sizes = (0, d, 2 * d), (d, d, dv)
+            if n.shape(3) != (2 * d + dv,):
+                raise n.error(f"bias {list(n.shape(3))} must be [{2 * d + dv}]")
+            parts = [n.emit(relay.AddOp(p, n.emit(relay.StridedSliceOp(n.input(3), begin=[a], end=[a + s], axes=[0]))))
+                     for p, a, s in zip(parts, starts, sizes)]
+        q, k, v = (heads_first(n, part, heads) for part in parts)
+        for i, cached in ((6, k), (7, v)):
+            if n.has(i) != n.has(13 - i):
+                raise n.error("past_key and past_value must be given together")
+            if n.has(i):
+                want = tuple(cached.type.get_shape())
+                if n.rank(i) != 4 or (*n.shape(i)[:2], n.shape(i)[3]) != (*want[:2], want[3]):
+                    raise n.error(f"{'past_key' if i == 6 else 'past_value'} {list(n.shape(i))} must be "
+                                  f"[{want[0]}, {want[1]}, past length, {want[3]}]")
+        if n.has(6):
+            k = n.emit(relay.ConcatenateOp(n.input(6), k, axis=2))
+            v = n.emit(relay.ConcatenateOp(n.input(7), v, axis=2))
+    return [_attend(n, q, k, v, mask=4, bias=5), k, v]
 
 
-def _attend(n: Node, parts: list[SSAValue], heads: int, mask: int, bias: int) -> SSAValue:
-    """softmax(scale q kᵀ + masks) v over `heads` heads of q [B, S, D], k [B, L, D], v [B, L, Dv];
-    input `mask` a key mask, input `bias` an attention bias (when given), `unidirectional`
-    causal; the result [B, S, Dv]."""
-    q, k, v = (heads_first(n, part, heads) for part in parts)
+def _attend(n: Node, q: SSAValue, k: SSAValue, v: SSAValue, mask: int, bias: int) -> SSAValue:
+    """softmax(scale q kᵀ + masks) v over the heads of q [B, N, S, H], k [B, N, T, H], v [B,
+    N, T, Hv]; input `mask` a key mask, input `bias` an attention bias (when given),
+    `unidirectional` causal (query i sees keys up to T - S + i); the result [B, S, N Hv]."""
     batch, _, length, head_size = q.type.get_shape()
     kv_len = k.type.get_shape()[2]
     dt = n.dtype(0)
