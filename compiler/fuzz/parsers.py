@@ -117,7 +117,8 @@ def seed_models() -> list[onnx.ModelProto]:
     ]
     qgraph = oh.make_graph(qnodes, "qdq", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 4])],
                            [oh.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 4, 4])], q)
-    return [cnn, oh.make_model(qgraph, opset_imports=[oh.make_opsetid("", 17)]), ort_saved_model(rng), llm_model(rng)]
+    return [cnn, oh.make_model(qgraph, opset_imports=[oh.make_opsetid("", 17)]), ort_saved_model(rng), llm_model(rng),
+            kv_cache_model(rng)]
 
 
 def ort_saved_model(rng: np.random.Generator) -> onnx.ModelProto:
@@ -171,6 +172,27 @@ def llm_model(rng: np.random.Generator) -> onnx.ModelProto:
     graph = oh.make_graph(nodes, "llm", [vi("x", 1, 3, 16), vi("k", 1, 3, 8), vi("v", 1, 3, 8), vi("pk", 1, 1, 2, 8),
                                           vi("pv", 1, 1, 2, 8)],
                           [vi("y", 1, 3, 16), vi("k2", 1, 1, 5, 8), vi("v2", 1, 1, 5, 8), vi("emb", 2, 16)], inits)
+    return oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17), oh.make_opsetid(ms, 1)])
+
+
+def kv_cache_model(rng: np.random.Generator) -> onnx.ModelProto:
+    """onnxruntime's Attention with `past` / `present` and MultiHeadAttention with
+    past_key / past_value, then with keys given heads first (a decoder step)."""
+    ms = "com.microsoft"
+    f = lambda name, *s: nh.from_array(rng.standard_normal(s).astype(np.float32), name)  # noqa: E731
+    inits = [f("w", 8, 24), f("b", 24), f("mb", 24)]
+    nodes = [
+        oh.make_node("Attention", ["x", "w", "b", "", "past"], ["a", "present"], domain=ms, num_heads=2,
+                     unidirectional=1, name="self_attn"),
+        oh.make_node("MultiHeadAttention", ["a", "k", "v", "mb", "", "", "pk", "pv"], ["m", "pk2", "pv2"], domain=ms,
+                     num_heads=2, name="mha"),
+        oh.make_node("MultiHeadAttention", ["m", "pk2", "pv2"], ["y"], domain=ms, num_heads=2, name="cross"),
+    ]
+    vi = lambda name, *s: oh.make_tensor_value_info(name, TensorProto.FLOAT, s)  # noqa: E731
+    graph = oh.make_graph(nodes, "kv_cache", [vi("x", 1, 1, 8), vi("past", 2, 1, 2, 3, 4), vi("k", 1, 1, 8),
+                                               vi("v", 1, 1, 8), vi("pk", 1, 2, 2, 4), vi("pv", 1, 2, 2, 4)],
+                          [vi("y", 1, 1, 8), vi("present", 2, 1, 2, 4, 4), vi("pk2", 1, 2, 3, 4),
+                           vi("pv2", 1, 2, 3, 4)], inits)
     return oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17), oh.make_opsetid(ms, 1)])
 
 
