@@ -21,6 +21,7 @@ import sys
 from random import Random
 
 import numpy as np
+import onnx
 import pytest
 from hypothesis import given, settings
 from e2e_util import sigint_as_on_a_terminal
@@ -257,6 +258,19 @@ def test_a_name_that_is_not_utf8_is_a_corrupt_model(name, tmp_path):
     proc = subprocess.run([_tool("accel-opt"), str(path)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert proc.stderr == f"accel-opt: {path}: error: not a valid ONNX model (a name is not UTF-8 text: {bad!r}; corrupt file?)\n"
+
+
+def test_an_attribute_without_a_type_is_one_line(tmp_path):
+    # Found by `accel-fuzz --parsers --seed 45`: onnx reads None from an attribute whose
+    # type field is gone, and Flatten compared its axis None with the rank (a TypeError).
+    model = parsers.seed_models()[0]
+    flatten = next(n for n in model.graph.node if n.op_type == "Flatten")
+    flatten.attribute[0].type = onnx.AttributeProto.UNDEFINED
+    path = tmp_path / "untyped.onnx"
+    path.write_bytes(model.SerializeToString())
+    proc = subprocess.run([_tool("accel-opt"), str(path)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr == f"accel-opt: {path}: error: node 'flat' (Flatten): attribute 'axis' has no type\n"
 
 
 def test_accel_fuzz_ctrl_c_reports_what_ran(tmp_path):

@@ -263,6 +263,8 @@ def node_attributes(proto: onnx.NodeProto) -> dict[str, Any]:
     for a in proto.attribute:
         if a.ref_attr_name:
             raise ValueError(f"attribute '{a.name}' refers to a function attribute")
+        if a.type == onnx.AttributeProto.UNDEFINED:  # onnx reads no value of an untyped attribute
+            raise ValueError(f"attribute '{a.name}' has no type")
         v = helper.get_attribute_value(a)
         if isinstance(v, bytes):
             v = v.decode("utf-8", "replace")
