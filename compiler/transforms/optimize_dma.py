@@ -23,7 +23,9 @@ Each part can be switched off:
   compute engine does; the last iteration is peeled; computed tiles get two slots too and
   their write-backs are not waited for in the loop. Outside loops, each load is issued
   one compute op earlier (the next op's operands arrive while the current one computes),
-  and no write-back is waited for (transfers run in order; the region ends with a sync).
+  no write-back is waited for (transfers run in order; the region ends with a sync), and
+  a copy on the device (a layout op's) is waited for just before the first op that reads
+  its destination, copies issued together going in the order they are needed.
 
 A tuned op (`accel.tuning`) may ask for single buffering (`double_buffer = false`: its
 loops are not double-buffered) or a prefetch distance of its own (`prefetch = N`: its
@@ -988,6 +990,122 @@ def defer_writebacks(fn: func.FuncOp) -> DeferredWaits:
     return DeferredWaits(taken)
 
 
+@dataclass
+class DeferredCopyWaits:
+    """The waits `defer_copy_waits` changed (each with its tokens before) and the waits it
+    inserted, so that the step can be undone without a copy of the function."""
+
+    changed: list[tuple[accel.DmaWaitOp, tuple[SSAValue, ...], Operation]]
+    inserted: list[accel.DmaWaitOp]
+    reordered: list[tuple[list[accel.DmaStartOp], Operation]] = field(default_factory=list)
+    """Runs of copies issued in another order: the copies as they were, the op after them."""
+
+    def undo(self) -> None:
+        for starts, successor in reversed(self.reordered):
+            for start in starts:
+                start.detach()
+            for start in starts:
+                Rewriter.insert_op(start, InsertPoint.before(successor))
+        for wait in self.inserted:
+            Rewriter.erase_op(wait)
+        for wait, tokens, successor in reversed(self.changed):
+            wait.operands = tokens
+            if wait.parent is None:
+                Rewriter.insert_op(wait, InsertPoint.before(successor))
+
+    def keep(self) -> None:
+        for wait, _, _ in self.changed:
+            if wait.parent is None:
+                wait.erase()
+
+    def footprint(self) -> Footprint:
+        # The copies' sources are read (and their destinations written) until the new
+        # waits: those lives reach further.
+        return Footprint([*self.inserted, *(start for starts, _ in self.reordered for start in starts)],
+                         [w for w, _, _ in self.changed if w.parent is not None])
+
+
+def _roots_touched(op: Operation) -> set[SSAValue]:
+    """The buffers `op` (nested ops included) reads or writes, by their roots."""
+    if not op.regions:
+        return {root(v) for v in op.operands}
+    return {root(v) for o in op.walk() if not isinstance(o, VIEWS) for v in o.operands}
+
+
+def defer_copy_waits(fn: func.FuncOp) -> DeferredCopyWaits:
+    """A copy on the device (a layout op's strided copy) is waited for just before the
+    first op of the function's block that touches its destination, not where it started:
+    the DMA engine copies while the compute ops between run (the device orders a later
+    write of the source's bytes after the copy that reads them, as for write-backs). One
+    walk of the block: the copies not yet waited for are kept by their destination's
+    root until an op touches it (at the block's end, before its terminator). Copies
+    issued one after another (only buffers, views and constants between) are then issued
+    in the order they are waited for: the DMA engine runs them in order, so the copy the
+    next op needs does not queue behind one needed later (a head split's values behind
+    its keys)."""
+    block = fn.body.block
+    changed, inserted = [], []
+    pending: dict[SSAValue, list[SSAValue]] = {}
+    due: dict[accel.DmaStartOp, int] = {}
+    for op in list(block.ops):
+        if isinstance(op, accel.DmaWaitOp):
+            copies = [t for t in op.tokens if isinstance(t.owner, accel.DmaStartOp) and t.owner.on_device]
+            if not copies:
+                continue
+            successor = op.next_op
+            assert successor is not None  # a wait is never a block's terminator
+            changed.append((op, tuple(op.tokens), successor))
+            rest = tuple(t for t in op.tokens if t not in copies)
+            if rest:
+                op.operands = rest
+            else:
+                op.detach()
+                op.operands = ()  # out of the tokens' uses while it is out of the IR
+            for t in copies:
+                pending.setdefault(root(t.owner.dest), []).append(t)
+            continue
+        if not pending or isinstance(op, VIEWS):
+            continue
+        ready = [t for r in (pending.keys() if op is block.last_op else _roots_touched(op) & pending.keys())
+                 for t in pending[r]]
+        if not ready:
+            continue
+        for t in ready:
+            pending.pop(root(t.owner.dest), None)
+            due[t.owner] = len(inserted)
+        wait = accel.DmaWaitOp(*ready)
+        Rewriter.insert_op(wait, InsertPoint.before(op))
+        inserted.append(wait)
+    return DeferredCopyWaits(changed, inserted, _issue_by_need(block, due))
+
+
+_BETWEEN_COPIES = (accel.AllocOp, arith.ConstantOp, *VIEWS)
+"""Ops that may stand between copies issued in another order (no transfer, no compute)."""
+
+
+def _issue_by_need(block: Block, due: dict[accel.DmaStartOp, int]) -> list[tuple[list[accel.DmaStartOp], Operation]]:
+    """Runs of copies in `block` put in the order of `due` (the ordinal of each copy's
+    wait), each run's copies after its last (their operands are defined before it)."""
+    runs, run = [], []
+    for op in block.ops:
+        if op in due:
+            run.append(op)
+        elif not isinstance(op, _BETWEEN_COPIES):
+            if len(run) > 1 and any(due[a] > due[b] for a, b in zip(run, run[1:])):
+                runs.append(run)
+            run = []
+    reordered = []
+    for run in runs:
+        successor = run[-1].next_op
+        assert successor is not None
+        for start in run:
+            start.detach()
+        for start in sorted(run, key=due.__getitem__):
+            Rewriter.insert_op(start, InsertPoint.before(successor))
+        reordered.append((run, successor))
+    return reordered
+
+
 # --------------------------------------------------------------------------------------
 # Values that stay on the device between regions
 # --------------------------------------------------------------------------------------
@@ -1493,6 +1611,11 @@ class OptimizeDma(ModulePass):
                         deferred.undo()
                     else:
                         deferred.keep()
+                    copies = defer_copy_waits(fn)
+                    if copies.changed and not spm.check(*copies.footprint()):
+                        copies.undo()
+                    else:
+                        copies.keep()
                 merge_equal_index_constants(fn)  # the steps' clones built their own
             if self.cross_region:
                 keep_on_device(op, name, plan, desc.memory.scratchpad_bytes, desc.memory.alignment)
