@@ -21,7 +21,8 @@ GroupQueryAttention, MatMulNBits, GatherBlockQuantized).
     MatMulNBits(a, b, scales, zero_points?, g_idx?, bias?) {K, N, bits, block_size}
         ->  a @ Wᵀ (+ bias), W [N, K] = (code - zero_point) * scale per block of
             `block_size` along K, dequantized at import (2-, 4- and 8-bit codes packed
-            low bits first; zero points packed the same way, or floats; 2^(bits-1) by default)
+            low bits first; zero points packed the same way, or floats; 2^(bits-1) by default);
+            with g_idx (act-order, GPTQ), row k of W in block g_idx[k]
     GatherBlockQuantized(data, indices, scales, zero_points?) {gather_axis, quantize_axis, block_size, bits}
         ->  take(T, indices, gather_axis), T the uint8 table (4-bit codes packed low bits
             first, or bytes) dequantized at import per block along its last axis (a
@@ -35,9 +36,8 @@ right-padded first prompt no query sees the keys past its sequence's length (onn
 CPU kernel; the padded rows attend the real tokens).
 
 Refused with one line: `smooth_softmax`, `head_sink`, `qk_output`, packed batching,
-quantized KV caches, MatMulNBits' g_idx other than the blocks in order, a
-GatherBlockQuantized table of int4/uint4 elements or quantized along another axis than
-its last.
+quantized KV caches, a GatherBlockQuantized table of int4/uint4 elements or quantized
+along another axis than its last.
 """
 
 from __future__ import annotations
@@ -321,10 +321,13 @@ def unpack_codes(packed: np.ndarray, bits: int, count: int) -> np.ndarray:
     return codes.reshape(*packed.shape[:-1], packed.shape[-1] * per_byte)[..., :count]
 
 
-def _block_dequantized(codes: np.ndarray, scales: np.ndarray, zero: np.ndarray, block: int) -> np.ndarray:
+def _block_dequantized(codes: np.ndarray, scales: np.ndarray, zero: np.ndarray, block: int,
+                       of_block: np.ndarray | None = None) -> np.ndarray:
     """(code - zero point) * scale of each block of `block` codes along the last axis, in
-    the scales' type (as onnxruntime's kernels)."""
-    of_block = np.arange(codes.shape[-1]) // block  # each code's block (no padding to a block)
+    the scales' type (as onnxruntime's kernels); `of_block`: each code's block, when not
+    the blocks in order (MatMulNBits' g_idx)."""
+    if of_block is None:
+        of_block = np.arange(codes.shape[-1]) // block  # each code's block (no padding to a block)
     centred = codes.astype(np.float32) - zero[..., of_block]
     return centred.astype(scales.dtype) * scales[..., of_block]
 
@@ -360,11 +363,12 @@ def matmul_nbits(n: Node):
             raise n.error(f"zero_points must be packed uint8 or {cols} x {blocks} values of the scales' type")
     else:
         zero = np.full((cols, blocks), float(1 << (bits - 1)), dtype=np.float32)
-    if n.has(4):
-        g_idx = np.asarray(n.const(4, "g_idx")).reshape(-1)
-        if not np.array_equal(g_idx, np.arange(k) // block):
-            raise n.error("g_idx other than the blocks in order (act-order) is not supported")
-    w = _block_dequantized(codes[:, :k], scales, zero, block)
+    of_block = None
+    if n.has(4):  # act-order (GPTQ): row k of W takes the scale and zero point of block g_idx[k]
+        of_block = np.asarray(n.const(4, "g_idx")).reshape(-1)
+        if of_block.dtype.kind not in "iu" or of_block.size != k or np.any((of_block < 0) | (of_block >= blocks)):
+            raise n.error(f"g_idx must hold {k} block numbers below {blocks}")
+    w = _block_dequantized(codes[:, :k], scales, zero, block, of_block)
     weight = Const(np.ascontiguousarray(w.T.astype(n.dtype(0))))
     y = matmul_of(n, n.value(0), weight, tuple(a_dims), (k, cols))
     y = n.importer.materialize(y)
