@@ -235,15 +235,15 @@ def test_the_npu_softmax_sums_a_long_row_without_drift(tmp_path):
     assert np.max(np.abs(got - want) / want) <= 1e-6
 
 
-@pytest.mark.parametrize("target", ["npu", "npu-cmd"])
-def test_hugging_face_eager_causal_masks_stay_on_the_npu(tmp_path, target):
+@pytest.mark.parametrize("target,export", [("npu", "legacy"), ("npu-cmd", "legacy"), ("npu", "dynamo")])
+def test_hugging_face_eager_causal_masks_stay_on_the_npu(tmp_path, target, export):
     """GPT-2 as Hugging Face's eager attention exports it (tests/models/export_models.py,
     `EagerGPT2`): the causal mask selects `finfo.min`, the padding mask is added after it.
     additive-masks makes each select an add, so both attention blocks are one npu region
     (a host `where` split them into three); with a left-padded prompt (the padded query
     rows masked throughout) the logits match onnxruntime within 1e-5 of their largest
     magnitude, and the report predicts the simulator's counters and cycles exactly."""
-    path = os.path.join(MODELS_DIR, "gpt2_eager_legacy.onnx")
+    path = os.path.join(MODELS_DIR, f"gpt2_eager_{export}.onnx")
     rng = np.random.default_rng(5)
     ids = rng.integers(0, 64, (1, 16)).astype(np.int64)
     for pad in (0, 5):

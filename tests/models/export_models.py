@@ -1,7 +1,8 @@
 """Exports the small real-architecture models of tests/test_onnx_models.py (run once; the
 .onnx files are committed, so the tests need neither torch nor this script).
 
-    .venv/bin/pip install torch==2.13.0 onnxscript      # into a dev venv, never a test dependency
+    .venv/bin/pip install torch==2.13.0 onnxscript networkx  # into a dev venv, never a test dependency
+                                                            # (the dynamo exporter needs networkx)
     .venv/bin/python tests/models/export_models.py [ARCH ...]    # e.g. gpt2 llama (default: all)
 
 Each architecture is written by hand (torchvision cannot be used) with seeded random
@@ -310,15 +311,20 @@ class EagerGPT2(nn.Module):
 
 
 def export_gpt2_eager(model: nn.Module) -> None:
-    """The TorchScript exporter at opset 17 with two inputs (as `transformers` exports GPT-2)."""
-    path = os.path.join(HERE, "gpt2_eager_legacy.onnx")
+    """Both exporters with two inputs (`transformers` exports GPT-2 through the TorchScript
+    one at opset 17; torch's default is now the dynamo one)."""
     example = (torch.randint(0, 64, (1, 16)), torch.ones(1, 16, dtype=torch.int64))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(model, example, path, dynamo=False, opset_version=17,
-                          input_names=["input_ids", "attention_mask"], output_names=["logits"])
-    strip(path)
-    print(f"{path}: {os.path.getsize(path)} bytes")
+    names = {"input_names": ["input_ids", "attention_mask"], "output_names": ["logits"]}
+    for kind in ("dynamo", "legacy"):
+        path = os.path.join(HERE, f"gpt2_eager_{kind}.onnx")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if kind == "dynamo":
+                torch.onnx.export(model, example, path, dynamo=True, external_data=False, opset_version=20, **names)
+            else:
+                torch.onnx.export(model, example, path, dynamo=False, opset_version=17, **names)
+        strip(path)
+        print(f"{path}: {os.path.getsize(path)} bytes")
 
 
 def randomize(model: nn.Module) -> nn.Module:
