@@ -1070,8 +1070,9 @@ def defer_copy_waits(fn: func.FuncOp) -> DeferredCopyWaits:
             continue
         if not pending or isinstance(op, VIEWS):
             continue
-        ready = [t for r in (pending.keys() if op is block.last_op else _roots_touched(op) & pending.keys())
-                 for t in pending[r]]
+        # In the order the copies were issued (a set's order would vary from run to run).
+        touched = pending.keys() if op is block.last_op else _roots_touched(op)
+        ready = [t for r, tokens in pending.items() if r in touched for t in tokens]
         if not ready:
             continue
         for t in ready:
