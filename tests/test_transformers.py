@@ -255,3 +255,27 @@ def test_hugging_face_eager_causal_masks_stay_on_the_npu(tmp_path, target, expor
         assert np.abs(got["logits"] - want).max() <= 1e-5 * np.abs(want).max(), pad
     assert len(report["regions"]) == 1
     assert "relay.where" not in {r["op"] for r in report["rejected"]}
+
+
+@pytest.mark.parametrize("export", ["legacy", "dynamo"])
+def test_sdpa_with_a_boolean_mask_is_one_npu_region(tmp_path, export):
+    """torch's `scaled_dot_product_attention` with a boolean (causal and padding) mask, as
+    Hugging Face's `sdpa` attention calls it (tests/models/export_models.py, `SdpaBlock`):
+    the export guards the softmax, `where(isnan(p), 0, p)`, a host op after it. additive-
+    masks drops the guard where the mask's fill is finite (the dynamo export's finfo.min)
+    and makes it a product with the rows that keep a key where it is -inf (the TorchScript
+    export's), so the block is one npu region; with a left-padded mask (the padded queries
+    see no key: those rows are 0 in the TorchScript export, uniform in the dynamo one) the
+    output matches onnxruntime within 1e-5 of its largest magnitude and the report
+    predicts the simulator exactly."""
+    path = os.path.join(MODELS_DIR, f"sdpa_{export}.onnx")
+    x = np.random.default_rng(6).standard_normal((1, 16, 32)).astype(np.float32)
+    for pad in (0, 4):
+        mask = np.ones((1, 16), np.int64)
+        mask[:, :pad] = 0
+        feeds = {"x": x, "attention_mask": mask}
+        got, _, report = build_and_run(path, "npu", str(tmp_path / f"pad{pad}"), feeds)
+        (want,) = ort_run(path, feeds).values()
+        assert np.abs(got["y"] - want).max() <= 1e-5 * np.abs(want).max(), pad
+    assert len(report["regions"]) == 1
+    assert not {"relay.not_equal", "relay.nn.softmax"} & {r["op"] for r in report["rejected"]}

@@ -327,6 +327,42 @@ def export_gpt2_eager(model: nn.Module) -> None:
         print(f"{path}: {os.path.getsize(path)} bytes")
 
 
+class SdpaBlock(nn.Module):
+    """Attention as Hugging Face's `sdpa` implementation calls torch: a boolean mask (causal
+    and padding) handed to `scaled_dot_product_attention`, whose export guards the
+    softmax against rows the mask hides whole. Inputs x [1, 16, 32], attention_mask [1,
+    16] (int64, 0 for padding)."""
+
+    def __init__(self, d: int = 32, heads: int = 4, seq: int = 16):
+        super().__init__()
+        self.heads, self.dh = heads, d // heads
+        self.ln, self.qkv, self.proj = nn.LayerNorm(d), nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.register_buffer("causal", torch.tril(torch.ones(seq, seq, dtype=torch.bool))[None, None])
+
+    def forward(self, x, mask):
+        b, s, d = x.shape
+        q, k, v = self.qkv(self.ln(x)).split(d, dim=2)
+        q, k, v = (t.view(b, s, self.heads, self.dh).transpose(1, 2) for t in (q, k, v))
+        keep = self.causal[:, :, :s, :s] & mask[:, None, None, :].bool()
+        y = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=keep)
+        return x + self.proj(y.transpose(1, 2).reshape(b, s, d))
+
+
+def export_sdpa(model: nn.Module) -> None:
+    example = (torch.randn(1, 16, 32), torch.ones(1, 16, dtype=torch.int64))
+    names = {"input_names": ["x", "attention_mask"], "output_names": ["y"]}
+    for kind in ("dynamo", "legacy"):
+        path = os.path.join(HERE, f"sdpa_{kind}.onnx")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if kind == "dynamo":
+                torch.onnx.export(model, example, path, dynamo=True, external_data=False, opset_version=20, **names)
+            else:
+                torch.onnx.export(model, example, path, dynamo=False, opset_version=17, **names)
+        strip(path)
+        print(f"{path}: {os.path.getsize(path)} bytes")
+
+
 def randomize(model: nn.Module) -> nn.Module:
     for m in model.modules():
         if isinstance(m, RMSNorm):
@@ -468,6 +504,9 @@ def main(only: set[str]) -> None:
     gpt2_eager = randomize(EagerGPT2())  # after BERT, for the same reason
     if not only or "gpt2_eager" in only:
         export_gpt2_eager(gpt2_eager)
+    sdpa = randomize(SdpaBlock())  # after the eager GPT-2, for the same reason
+    if not only or "sdpa" in only:
+        export_sdpa(sdpa)
 
 
 if __name__ == "__main__":
