@@ -310,13 +310,12 @@ class EagerGPT2(nn.Module):
         return self.lm_head(self.ln_f(x))
 
 
-def export_gpt2_eager(model: nn.Module) -> None:
-    """Both exporters with two inputs (`transformers` exports GPT-2 through the TorchScript
-    one at opset 17; torch's default is now the dynamo one)."""
-    example = (torch.randint(0, 64, (1, 16)), torch.ones(1, 16, dtype=torch.int64))
-    names = {"input_names": ["input_ids", "attention_mask"], "output_names": ["logits"]}
+def export_with_inputs(model: nn.Module, example: tuple, name: str, input_names: list[str], output: str) -> None:
+    """Both exporters, several inputs: the dynamo one (torch's default now) at opset 20 and
+    the TorchScript one at opset 17 (`transformers` exports GPT-2 through it)."""
+    names = {"input_names": input_names, "output_names": [output]}
     for kind in ("dynamo", "legacy"):
-        path = os.path.join(HERE, f"gpt2_eager_{kind}.onnx")
+        path = os.path.join(HERE, f"{name}_{kind}.onnx")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if kind == "dynamo":
@@ -346,21 +345,6 @@ class SdpaBlock(nn.Module):
         keep = self.causal[:, :, :s, :s] & mask[:, None, None, :].bool()
         y = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=keep)
         return x + self.proj(y.transpose(1, 2).reshape(b, s, d))
-
-
-def export_sdpa(model: nn.Module) -> None:
-    example = (torch.randn(1, 16, 32), torch.ones(1, 16, dtype=torch.int64))
-    names = {"input_names": ["x", "attention_mask"], "output_names": ["y"]}
-    for kind in ("dynamo", "legacy"):
-        path = os.path.join(HERE, f"sdpa_{kind}.onnx")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            if kind == "dynamo":
-                torch.onnx.export(model, example, path, dynamo=True, external_data=False, opset_version=20, **names)
-            else:
-                torch.onnx.export(model, example, path, dynamo=False, opset_version=17, **names)
-        strip(path)
-        print(f"{path}: {os.path.getsize(path)} bytes")
 
 
 def randomize(model: nn.Module) -> nn.Module:
@@ -498,15 +482,19 @@ def main(only: set[str]) -> None:
     for model, example, name, kw in runs:
         if not only or name in only:
             export(model, example, name, **kw)
+    # The models below are built before any of them is exported: an export draws its
+    # example inputs from the same generator.
     bert = randomize(TinyBert())  # after the others: their weights are drawn as before
+    gpt2_eager = randomize(EagerGPT2())  # after BERT, for the same reason
+    sdpa = randomize(SdpaBlock())
     if not only or "bert" in only:
         export_bert(bert)
-    gpt2_eager = randomize(EagerGPT2())  # after BERT, for the same reason
     if not only or "gpt2_eager" in only:
-        export_gpt2_eager(gpt2_eager)
-    sdpa = randomize(SdpaBlock())  # after the eager GPT-2, for the same reason
+        export_with_inputs(gpt2_eager, (torch.randint(0, 64, (1, 16)), torch.ones(1, 16, dtype=torch.int64)),
+                           "gpt2_eager", ["input_ids", "attention_mask"], "logits")
     if not only or "sdpa" in only:
-        export_sdpa(sdpa)
+        export_with_inputs(sdpa, (torch.randn(1, 16, 32), torch.ones(1, 16, dtype=torch.int64)), "sdpa",
+                           ["x", "attention_mask"], "y")
 
 
 if __name__ == "__main__":
