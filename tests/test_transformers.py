@@ -279,3 +279,25 @@ def test_sdpa_with_a_boolean_mask_is_one_npu_region(tmp_path, export):
         assert np.abs(got["y"] - want).max() <= 1e-5 * np.abs(want).max(), pad
     assert len(report["regions"]) == 1
     assert not {"relay.not_equal", "relay.nn.softmax"} & {r["op"] for r in report["rejected"]}
+
+
+HOST_ONLY = """
+func.func @main(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %y = relay.erf %x : tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+"""
+
+
+def test_a_model_the_npu_takes_nothing_of_counts_what_the_report_plans(tmp_path):
+    """A compile for the npu where the host runs everything (a single-token decoder step
+    is like that: its weights cost the npu more than the host's compute): the counters
+    have the simulator's keys, each 0, as the report's plan (they lacked
+    `bytes_on_device`, which the report has)."""
+    src = tmp_path / "host_only.mlir"
+    src.write_text(HOST_ONLY)
+    x = np.random.default_rng(8).standard_normal((2, 8)).astype(np.float32)
+    _, counters, report = build_and_run(str(src), "npu", str(tmp_path / "out"), {"x": x})
+    assert report["ops"]["offloaded"] == 0
+    assert counters == {"bytes_to_device": 0, "bytes_to_host": 0, "transfers": 0, "accel_ops": 0, "cycles": 0,
+                        "bytes_on_device": 0}

@@ -569,7 +569,9 @@ class ModelEmitter:
         else:
             w.line('    FILE *f = fopen(path, "w");')
             w.line("    if (!f) return 1;")
-            w.line('    fputs("{\\"bytes_to_device\\": 0, \\"bytes_to_host\\": 0, \\"transfers\\": 0, \\"accel_ops\\": 0, \\"cycles\\": 0}\\n", f);')
+            # The simulator's keys (sim_core.h), all 0: the report's dma and cycles read alike.
+            w.line('    fputs("{\\"bytes_to_device\\": 0, \\"bytes_to_host\\": 0, \\"transfers\\": 0, \\"accel_ops\\": 0, '
+                   '\\"cycles\\": 0, \\"bytes_on_device\\": 0}\\n", f);')
             w.line("    return fclose(f) != 0;")
         w.line("}")
         w.line("")
