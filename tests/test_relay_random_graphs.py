@@ -21,13 +21,16 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from accel.compiler.runtime.interpreter import run_function
-from accel.dialects import relay
+from accel.dialects import relay, xdsl_fixes
 from accel.compiler.fuzz.graphs import FLOAT_OPS, OP_KINDS, QUANTIZED_OPS, RelayGraph, relay_graphs
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def parse(text: str) -> ModuleOp:
+    """The relay dialect on xDSL's own context, with accel's reading of MLIR's hex float
+    literals (which the compile's context installs; the generic form prints -inf so)."""
+    xdsl_fixes.install()
     ctx = Context()
     for dialect in (Builtin, Func, relay.Relay):
         ctx.load_dialect(dialect)

@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from accel.compiler.diagnostics import CompileError
-from accel.dialects import fast_core
+from accel.dialects import fast_core, xdsl_fixes
 from accel.dialects.conventions import accelerator_functions
 from accel.dialects.fast_access import speed_up
 
@@ -143,6 +143,7 @@ class AccelContext(Context):
 
     def __post_init__(self) -> None:
         fast_core.install()  # xDSL's op construction and walks in fewer steps, the same results
+        xdsl_fixes.install()  # MLIR's reading of hex literals in float dense attributes
 
     def clone(self) -> AccelContext:
         base = super().clone()

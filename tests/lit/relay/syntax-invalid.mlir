@@ -259,3 +259,13 @@ func.func @dense_empty() -> tensor<2xf32> {
   %c = relay.constant dense<> : tensor<2xf32>
   func.return %c : tensor<2xf32>
 }
+
+// -----
+
+// A hex element of a float dense attribute is its bit pattern (as in MLIR): one wider
+// than the float is an error.
+func.func @hex_wider_than_float() -> tensor<f32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:43: error: hex literal 0x1FF800000 is wider than f32 (32 bits)
+  %c = "relay.constant"() <{value = dense<0x1FF800000> : tensor<f32>}> : () -> tensor<f32>
+  func.return %c : tensor<f32>
+}
