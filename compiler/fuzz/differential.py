@@ -44,6 +44,8 @@ import shlex
 import tempfile
 import time
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from random import Random
 
@@ -52,6 +54,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis import strategies as st
 from hypothesis.control import BuildContext
 from hypothesis.errors import StopTest
+from hypothesis.internal.conjecture import providers
 from hypothesis.internal.conjecture.data import ConjectureData, Status
 from hypothesis.internal.conjecture.engine import ConjectureRunner, RunIsComplete
 from xdsl.dialects.builtin import Float16Type
@@ -275,25 +278,45 @@ QUIET = settings(database=None, deadline=None, verbosity=Verbosity.quiet, phases
                  suppress_health_check=list(HealthCheck))
 
 
+@contextmanager
+def seed_alone() -> Iterator[None]:
+    """Draws that depend on the seed (and hypothesis's version) alone. Hypothesis takes
+    about one number in twenty from the literals of the "local" modules the process has
+    loaded (ours): a case of a seed changed with any literal of the compiler's source and
+    with what the process had imported (the fuzz tool and the test suite drew different
+    cases of one seed, and minimised one case differently). Inside, that pool is empty."""
+    saved = providers._get_local_constants
+    empty = providers.Constants()
+    providers._get_local_constants = lambda: empty
+    providers.CONSTANTS_CACHE.cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = saved
+        providers.CONSTANTS_CACHE.cache.clear()
+
+
 def case_random(seed: int, index: int, attempt: int = 0) -> Random:
     return Random((seed << 32) + index + (attempt << 56))
 
 
 def draw_from(random: Random, max_ops: int) -> tuple[FuzzCase, tuple]:
     """A case drawn from `random` and the choice sequence that replays it."""
-    for attempt in range(100):
-        data = ConjectureData(random=random)
-        try:
-            case = draw_case(data, max_ops)
-        except (Unsuitable, StopTest):
-            continue
-        data.freeze()
-        return case, tuple(data.choices)
+    with seed_alone():
+        for attempt in range(100):
+            data = ConjectureData(random=random)
+            try:
+                case = draw_case(data, max_ops)
+            except (Unsuitable, StopTest):
+                continue
+            data.freeze()
+            return case, tuple(data.choices)
     raise RuntimeError("no suitable case in 100 draws")
 
 
 def replay(choices: tuple, max_ops: int) -> FuzzCase:
-    return draw_case(ConjectureData.for_choices(choices), max_ops)
+    with seed_alone():
+        return draw_case(ConjectureData.for_choices(choices), max_ops)
 
 
 class _BudgetSpent(Exception):
@@ -333,14 +356,16 @@ def minimise(choices: tuple, failure: Failure, max_ops: int, workdir: str, budge
                     data.mark_interesting(f.origin)
 
     runner = ConjectureRunner(test_function, settings=QUIET, random=Random(0))
-    initial = runner.cached_test_function(choices)
-    result = initial
-    if initial.status == Status.INTERESTING:
-        try:
-            runner.shrink(initial, lambda d: d.status == Status.INTERESTING and d.interesting_origin == failure.origin)
-        except (_BudgetSpent, RunIsComplete):
-            pass
-        result = runner.interesting_test_cases.get(failure.origin, initial)
+    with seed_alone():
+        initial = runner.cached_test_function(choices)
+        result = initial
+        if initial.status == Status.INTERESTING:
+            try:
+                runner.shrink(initial,
+                              lambda d: d.status == Status.INTERESTING and d.interesting_origin == failure.origin)
+            except (_BudgetSpent, RunIsComplete):
+                pass
+            result = runner.interesting_test_cases.get(failure.origin, initial)
     case = replay(tuple(result.choices), max_ops)
     # best[0] is the last failure seen, not necessarily the smallest case's: recheck it.
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
