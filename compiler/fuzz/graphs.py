@@ -602,6 +602,29 @@ def _qnn_add(g: _Gen):
     return g.b.qnn_add(a, b, g.scalar_scale(), za, g.scalar_scale(), zb, g.scalar_scale(), zo)
 
 
+@kind("masked_softmax")
+def _masked_softmax(g: _Gen):
+    """A softmax over the last axis of masked scores, as exporters write attention: a
+    constant mask selecting -inf or the lowest float (additive-masks makes it an add), or
+    a run-time mask (here: which scores exceed a threshold) added as a select of 0 and the
+    fill, the softmax guarded against rows the mask hides whole (torch's export of
+    scaled_dot_product_attention; additive-masks drops the guard or makes it a product)."""
+    x = g.pick(lambda v: is_float(v) and len(shape(v)) >= 2)
+    if x is None:
+        return None
+    s = shape(x)
+    fill = g.const(np.array(g.draw(st.sampled_from([-np.inf, np.finfo(np.float32).min])), np.float32))
+    if g.draw(st.booleans()):  # a constant mask of the scores' trailing dims (a causal mask)
+        mask = g.const(g.rng.integers(0, 2, s[g.draw(st.integers(1, len(s) - 1)):]).astype(bool))
+        scores = g.b.where(mask, fill, x) if g.draw(st.booleans()) else g.b.where(mask, x, fill)
+        return g.b.softmax(scores, axis=-1)
+    zero = g.const(np.array(0.0, np.float32))
+    keep = g.b.greater(x, g.const(np.array(g.draw(st.sampled_from([-0.5, 0.0, 0.5])), np.float32)))
+    added = g.b.where(keep, zero, fill) if g.draw(st.booleans()) else g.b.where(g.b.logical_not(keep), fill, zero)
+    p = g.b.softmax(g.b.add(x, added), axis=-1)
+    return g.b.where(g.b.not_equal(p, p), zero, p)
+
+
 OP_KINDS: tuple[str, ...] = tuple(KINDS)
 """Every op kind `relay_graphs` can draw (GraphBuilder method names)."""
 
