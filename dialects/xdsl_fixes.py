@@ -13,13 +13,14 @@
 
 from __future__ import annotations
 
-import numpy as np
+import struct
+
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type
 from xdsl.parser import AttrParser
 
-_BITS_AS = {Float16Type: (np.uint16, np.float16), Float32Type: (np.uint32, np.float32),
-            Float64Type: (np.uint64, np.float64)}
-"""Float element type -> (the unsigned integer of its width, the numpy float it views)."""
+_FORMATS = {Float16Type: ("<H", "<e"), Float32Type: ("<I", "<f"), Float64Type: ("<Q", "<d")}
+"""Float element type -> struct formats of (the unsigned integer of its width, the float).
+(struct, not numpy: accel-opt starts without importing numpy.)"""
 
 
 def _float_of_bits(parser: AttrParser, element, float_type) -> float:
@@ -28,9 +29,9 @@ def _float_of_bits(parser: AttrParser, element, float_type) -> float:
         parser.raise_error(f"hex literal 0x{bits:X} is wider than {float_type} ({float_type.bitwidth} bits)",
                            at_position=element.span)
     if isinstance(float_type, BFloat16Type):  # the upper half of an f32
-        return float(np.array(bits << 16, dtype=np.uint32).view(np.float32))
-    uint, view = _BITS_AS[type(float_type)]
-    return float(np.array(bits, dtype=uint).view(view))
+        return struct.unpack("<f", struct.pack("<I", bits << 16))[0]
+    uint, real = _FORMATS[type(float_type)]
+    return struct.unpack(real, struct.pack(uint, bits))[0]
 
 
 def install() -> None:

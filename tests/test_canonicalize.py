@@ -34,7 +34,7 @@ from accel.compiler.transforms.recognize_decompositions import RecognizeDecompos
 from accel.compiler.driver import make_context
 from accel.dialects import relay
 from accel.dialects.conventions import io_names
-from accel.compiler.fuzz.graphs import FLOAT_OPS, RelayGraph, relay_graphs
+from accel.compiler.fuzz.graphs import BOOLEAN_OPS, FLOAT_OPS, RelayGraph, relay_graphs
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TOLERANCE = 1e-5
@@ -389,7 +389,7 @@ def test_recognize_decompositions_on_random_graphs(graph: RelayGraph):
 
 
 @SETTINGS
-@given(relay_graphs(max_ops=12, ops=FLOAT_OPS))
+@given(relay_graphs(max_ops=12, ops=FLOAT_OPS | BOOLEAN_OPS))
 def test_canonicalize_preserves_results(graph: RelayGraph):
     want = run_function(graph.module, graph.inputs)
     Canonicalize().apply(make_context(), graph.module)

@@ -629,7 +629,9 @@ OP_KINDS: tuple[str, ...] = tuple(KINDS)
 """Every op kind `relay_graphs` can draw (GraphBuilder method names)."""
 
 QUANTIZED_OPS: frozenset[str] = frozenset({"quantize", "dequantize", "qnn_conv2d", "qnn_dense", "qnn_add"})
-FLOAT_OPS: frozenset[str] = frozenset(OP_KINDS) - QUANTIZED_OPS
+BOOLEAN_OPS: frozenset[str] = frozenset({"masked_softmax"})
+"""Kinds with boolean values inside (masks), their results f32."""
+FLOAT_OPS: frozenset[str] = frozenset(OP_KINDS) - QUANTIZED_OPS - BOOLEAN_OPS
 """Kinds whose values are all f32 (no integer tensors appear)."""
 
 # --------------------------------------------------------------------------------------
