@@ -169,3 +169,22 @@ def test_prefetch_rounds_at_once_or_round_by_round_give_the_same_ir(placed):
         for fn in (at_once, by_round):
             fn.verify()
     assert moved
+
+
+def test_deferred_copy_waits_undo_restores_the_function_exactly():
+    """The layout copies' deferred waits and reordered copies (defer_copy_waits), undone
+    as a failed scratchpad check undoes them: the function prints as before (a wait back
+    before the copy it waits for was how a naive undo went wrong)."""
+    model = after_passes(os.path.join(ROOT, "tests", "models", "gpt2_eager_legacy.onnx"), "npu",
+                         BEFORE_OPTIMIZE + ",optimize-dma{double-buffer=false}")
+    reordered = 0
+    for fn, _ in accelerator_functions(model):
+        before = str(fn)
+        change = od.defer_copy_waits(fn)
+        fn.verify()
+        reordered += len(change.reordered)
+        assert change.inserted
+        change.undo()
+        assert str(fn) == before
+        fn.verify()
+    assert reordered  # the queries, values, keys of a head split: values issued last

@@ -997,15 +997,16 @@ class DeferredCopyWaits:
 
     changed: list[tuple[accel.DmaWaitOp, tuple[SSAValue, ...], Operation]]
     inserted: list[accel.DmaWaitOp]
-    reordered: list[tuple[list[accel.DmaStartOp], Operation]] = field(default_factory=list)
-    """Runs of copies issued in another order: the copies as they were, the op after them."""
+    reordered: list[list[tuple[accel.DmaStartOp, Operation]]] = field(default_factory=list)
+    """Runs of copies issued in another order: each copy with the op that followed it."""
 
     def undo(self) -> None:
-        for starts, successor in reversed(self.reordered):
-            for start in starts:
+        # Each run's copies back before the ops that followed them, the last first (a
+        # copy's follower may be the next copy of the run), then the waits in their places.
+        for run in reversed(self.reordered):
+            for start, follower in reversed(run):
                 start.detach()
-            for start in starts:
-                Rewriter.insert_op(start, InsertPoint.before(successor))
+                Rewriter.insert_op(start, InsertPoint.before(follower))
         for wait in self.inserted:
             Rewriter.erase_op(wait)
         for wait, tokens, successor in reversed(self.changed):
@@ -1021,7 +1022,7 @@ class DeferredCopyWaits:
     def footprint(self) -> Footprint:
         # The copies' sources are read (and their destinations written) until the new
         # waits: those lives reach further.
-        return Footprint([*self.inserted, *(start for starts, _ in self.reordered for start in starts)],
+        return Footprint([*self.inserted, *(start for run in self.reordered for start, _ in run)],
                          [w for w, _, _ in self.changed if w.parent is not None])
 
 
@@ -1088,9 +1089,10 @@ _BETWEEN_COPIES = (accel.AllocOp, arith.ConstantOp, *VIEWS)
 """Ops that may stand between copies issued in another order (no transfer, no compute)."""
 
 
-def _issue_by_need(block: Block, due: dict[accel.DmaStartOp, int]) -> list[tuple[list[accel.DmaStartOp], Operation]]:
+def _issue_by_need(block: Block, due: dict[accel.DmaStartOp, int]) -> list[list[tuple[accel.DmaStartOp, Operation]]]:
     """Runs of copies in `block` put in the order of `due` (the ordinal of each copy's
-    wait), each run's copies after its last (their operands are defined before it)."""
+    wait), each run's copies after its last (their operands are defined before it); the
+    runs changed, each copy with the op that followed it."""
     runs, run = [], []
     for op in block.ops:
         if op in due:
@@ -1101,13 +1103,14 @@ def _issue_by_need(block: Block, due: dict[accel.DmaStartOp, int]) -> list[tuple
             run = []
     reordered = []
     for run in runs:
+        followers = [(start, start.next_op) for start in run]
         successor = run[-1].next_op
         assert successor is not None
         for start in run:
             start.detach()
         for start in sorted(run, key=due.__getitem__):
             Rewriter.insert_op(start, InsertPoint.before(successor))
-        reordered.append((run, successor))
+        reordered.append(followers)
     return reordered
 
 
