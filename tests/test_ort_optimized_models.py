@@ -300,6 +300,10 @@ def test_what_is_not_supported_is_one_line():
     assert "past_sequence_length, cache_indirection and the qk output are not supported" in error(one_node(
         "MultiHeadAttention", [("q", [2, 5, 16]), ("k", [2, 5, 16]), ("v", [2, 5, 8])], {}, ["y", "", "", "qk"],
         num_heads=4))
+    assert "past_key [2, 4, 3, 4] and past_value [2, 4, 2, 4] must hold as many positions" in error(one_node_named(
+        "MultiHeadAttention", [("q", [2, 1, 16]), ("k", [2, 1, 16]), ("v", [2, 1, 16]), ("past_key", [2, 4, 3, 4]),
+                               ("past_value", [2, 4, 2, 4])], {}, ["y"],
+        ["q", "k", "v", "", "", "", "past_key", "past_value"], num_heads=4))
     assert "past_key and past_value must be given together" in error(one_node_named(
         "MultiHeadAttention", [("q", [2, 1, 16]), ("k", [2, 1, 16]), ("v", [2, 1, 16]), ("past_key", [2, 4, 3, 4])],
         {}, ["y"], ["q", "k", "v", "", "", "", "past_key"], num_heads=4))

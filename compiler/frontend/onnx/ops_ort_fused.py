@@ -297,6 +297,9 @@ def multi_head_attention(n: Node):
                     raise n.error(f"{'past_key' if i == 6 else 'past_value'} {list(n.shape(i))} must be "
                                   f"[{want[0]}, {want[1]}, past length, {want[3]}]")
         if n.has(6):
+            if n.shape(6)[2] != n.shape(7)[2]:
+                raise n.error(f"past_key {list(n.shape(6))} and past_value {list(n.shape(7))} must hold as many "
+                              "positions")
             k = n.emit(relay.ConcatenateOp(n.input(6), k, axis=2))
             v = n.emit(relay.ConcatenateOp(n.input(7), v, axis=2))
     return [_attend(n, q, k, v, mask=4, bias=5), k, v]
