@@ -195,7 +195,9 @@ class NanGuardedSoftmax(RewritePattern):
 
 @dataclass(frozen=True)
 class AdditiveMasks(ModulePass):
-    """`where(mask, f, x)` with a constant mask and f = -inf or a finite fill that absorbs
+    """Attention masks as adds: where(constant mask, -inf or finfo.min, x) -> x + mask', torch's NaN-guarded softmax -> a product.
+
+    `where(mask, f, x)` with a constant mask and f = -inf or a finite fill that absorbs
     any score below 2^64 (`finfo.min`) becomes `x + mask'` (a constant of 0 and f); a
     softmax guarded against rows a run-time mask hides whole becomes a product."""
 
