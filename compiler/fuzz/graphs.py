@@ -615,9 +615,13 @@ def _masked_softmax(g: _Gen):
     s = shape(x)
     fill = g.const(np.array(g.draw(st.sampled_from([-np.inf, np.finfo(np.float32).min])), np.float32))
     if g.draw(st.booleans()):  # a constant mask of the scores' trailing dims (a causal mask)
-        mask = g.const(g.rng.integers(0, 2, s[g.draw(st.integers(1, len(s) - 1)):]).astype(bool))
-        scores = g.b.where(mask, fill, x) if g.draw(st.booleans()) else g.b.where(mask, x, fill)
-        return g.b.softmax(scores, axis=-1)
+        hides = g.rng.integers(0, 2, s[g.draw(st.integers(1, len(s) - 1)):]).astype(bool)
+        # Every row keeps a key, as a causal mask does: a row hidden whole by -inf is NaN,
+        # and masks assume finite scores (additive-masks: the fill is absorbed).
+        hides[..., g.draw(st.integers(0, s[-1] - 1))] = False
+        if g.draw(st.booleans()):
+            return g.b.softmax(g.b.where(g.const(hides), fill, x), axis=-1)
+        return g.b.softmax(g.b.where(g.const(~hides), x, fill), axis=-1)
     zero = g.const(np.array(0.0, np.float32))
     keep = g.b.greater(x, g.const(np.array(g.draw(st.sampled_from([-0.5, 0.0, 0.5])), np.float32)))
     added = g.b.where(keep, zero, fill) if g.draw(st.booleans()) else g.b.where(g.b.logical_not(keep), fill, zero)
