@@ -11,7 +11,9 @@
   the interpreter can see beyond that tolerance;
 - canonicalize-linear on random graphs of products, reshapes and epilogues: within the
   same tolerance, and every product with a constant right operand became a 2-D dense;
-- canonicalize (all four) on random float graphs: within the same tolerance.
+- canonicalize (all of them) on random float graphs: within the same tolerance;
+- fold-explicit-padding on random pads before convolutions and pools: bit for bit, and
+  the pad gone exactly where its conditions hold.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects.builtin import ArrayAttr, FunctionType, ModuleOp
+from xdsl.utils.exceptions import VerifyException
 
 from accel.compiler.frontend.builder import GraphBuilder
 from accel.compiler.runtime.interpreter import run_function
@@ -492,3 +495,107 @@ def test_nan_guarded_softmax_is_bit_identical(data):
     got = run_function(module, inputs)
     assert np.array_equal(want[next(iter(want))], got[next(iter(got))])
     assert not [op for op in relay_ops(module) if isinstance(op, relay.NotEqualOp)]
+
+
+# --------------------------------------------------------------------------------------
+# fold-explicit-padding
+# --------------------------------------------------------------------------------------
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_folded_padding_is_bit_identical(data):
+    """A constant pad (random widths, value and mode; after a ReLU, a sigmoid, a clip or
+    nothing; between a dequantize and a quantize/dequantize pair, behind a unit reshape
+    or not) read by a random conv2d, avg_pool2d or max_pool2d, against
+    fold-explicit-padding's rewrite: the same bits; and the pad is gone exactly where the
+    pass's conditions hold (mutations that fold a pad of another value or of -0.0, into a
+    pool that does not count its padding, into a max pool of values below the pad, or
+    past a pool's window each fail it)."""
+    from accel.compiler.transforms.fold_explicit_padding import FoldExplicitPadding
+
+    draw = data.draw
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n, c = draw(st.integers(1, 2)), draw(st.sampled_from([1, 2, 4]))
+    h, w = draw(st.integers(1, 6)), draw(st.integers(1, 6))
+    one_d = draw(st.booleans()) and h == 1  # a [N, C, W] pad reaching the op through a reshape
+    widths = [draw(st.integers(0, 2)) for _ in range(4)]  # top, bottom, left, right
+    pad_nc = draw(st.integers(0, 6)) == 0
+    value = draw(st.sampled_from([0.0, 0.0, 0.0, -0.0, -np.inf, -1.0, 0.5]))
+    mode = draw(st.sampled_from(["constant"] * 5 + ["edge", "reflect"]))
+    if mode == "reflect" and (max(widths) >= min(h, w) or (pad_nc and min(n, c) == 1)):
+        mode = "constant"
+    producer = draw(st.sampled_from(["none", "relu", "sigmoid", "clip"]))
+    qdq = draw(st.booleans()) and value == 0.0
+    kind = draw(st.sampled_from(["conv2d", "avg_pool2d", "max_pool2d"]))
+
+    b = GraphBuilder()
+    x = b.input("x", (n, c, w) if one_d else (n, c, h, w))
+    if producer == "relu":
+        x = b.relu(x)
+    elif producer == "sigmoid":
+        x = b.sigmoid(x)
+    elif producer == "clip":
+        x = b.clip(x, a_min=-0.5, a_max=2.0)
+    zero_point = draw(st.sampled_from([-128, -3, 0, 3]))
+    scale, zp = b.const(np.array(0.05, np.float32)), b.const(np.array(zero_point, np.int8))
+    if qdq:  # a QDQ model's pad: DQ(q) -> pad -> Q -> DQ
+        x = b.qnn_dequantize(b.qnn_quantize(x, scale, zp), scale, zp)
+    if one_d:
+        pw = [1 if pad_nc else 0, 0, 0, 0, widths[2], widths[3]]
+    else:
+        pw = [0, 0, 1 if pad_nc else 0, 0, *widths[:2], *widths[2:]]
+    p = b.pad(x, pad_width=pw, pad_value=float(value), pad_mode=mode)
+    if qdq:
+        p = b.qnn_dequantize(b.qnn_quantize(p, scale, zp), scale, zp)
+    if one_d:
+        shape = p.type.get_shape()
+        p = b.reshape(p, newshape=[shape[0], shape[1], 1, shape[2]])
+    ph, pwid = p.type.get_shape()[2:]
+    least = 1 if kind == "conv2d" else 2  # (a pool's padding must stay below its window)
+    kh, kw = draw(st.integers(least, 3)), draw(st.integers(least, 3))
+    props = dict(strides=(draw(st.integers(1, 2)), draw(st.integers(1, 2))),
+                 padding=tuple(draw(st.integers(0, 1)) for _ in range(4)))
+    try:
+        if kind == "conv2d":
+            cin = p.type.get_shape()[1]
+            groups = draw(st.sampled_from([g for g in (1, 2, cin) if cin % g == 0]))
+            props["dilation"] = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+            wt = b.const(rng.standard_normal((2 * groups, cin // groups, kh, kw)).astype(np.float32))
+            y = b.conv2d(p, wt, groups=groups, **props)
+        else:
+            props.update(pool_size=(kh, kw), ceil_mode=draw(st.booleans()))
+            if kind == "avg_pool2d":
+                props["count_include_pad"] = draw(st.booleans())
+            y = (b.avg_pool2d if kind == "avg_pool2d" else b.max_pool2d)(p, **props)
+    except Exception as e:  # a window larger than the padded input: not a graph
+        assume(not isinstance(e, VerifyException))
+        raise
+    module = b.build([y])
+    inputs = {"x": (rng.standard_normal((n, c, w) if one_d else (n, c, h, w)) * 3).astype(np.float32)}
+    want = run_function(module, inputs)
+    FoldExplicitPadding().apply(make_context(), module)
+    module.verify()
+    got = run_function(module, inputs)
+    assert np.array_equal(want["out0"], got["out0"], equal_nan=True)
+    assert np.array_equal(np.signbit(want["out0"]), np.signbit(got["out0"]))
+
+    # Where the conditions hold, the pad is gone.
+    zero = value == 0.0 and math.copysign(1.0, value) > 0
+    pool_pads = any(props["padding"])
+    foldable = mode == "constant" and not pad_nc
+    if one_d:
+        widths[:2] = [0, 0]
+    top, left, bottom, right = (a + b_ for a, b_ in zip(props["padding"], (widths[0], widths[2], widths[1], widths[3])))
+    within = top < kh and bottom < kh and left < kw and right < kw  # (pools: dilation 1)
+    if kind == "conv2d":
+        foldable &= zero
+    elif kind == "avg_pool2d":
+        foldable &= zero and within and not props["ceil_mode"] and (not pool_pads or props["count_include_pad"])
+    else:
+        low = {"relu": 0.0, "sigmoid": 0.0, "clip": -0.5}.get(producer, -np.inf)
+        if qdq:  # the pad's input is a dequantize: its least value
+            low = float(np.float32(-128 - zero_point) * np.float32(0.05))
+        foldable &= not props["ceil_mode"] and (value == -np.inf or value <= low) and within
+    pads = [op for op in relay_ops(module) if isinstance(op, relay.PadOp)]
+    assert (not pads) == foldable, (kind, value, mode, pad_nc, producer, qdq, one_d, props)

@@ -1,11 +1,13 @@
 """canonicalize: the graph clean-ups that run before partitioning, in order:
 
-    canonicalize = fold-constants, fold-batch-norm, recognize-decompositions,
-                   additive-masks, canonicalize-conv-transpose, canonicalize-linear
+    canonicalize = fold-constants, fold-batch-norm, fold-explicit-padding,
+                   recognize-decompositions, additive-masks, canonicalize-conv-transpose,
+                   canonicalize-linear
 
 Constants fold first (a QDQ model's weight quantizers become int8 constants; a batch
 norm's statistics computed from constants become constants), then batch norms fold into
-the convolutions and dense layers before them (or become scale-shifts), then exporter
+the convolutions and dense layers before them (or become scale-shifts), explicit pads
+into the convolutions and pools after them, then exporter
 decompositions become single ops, attention masks selecting -inf become added
 constants, transposed convolutions become convolutions (their
 stride phases as channels) and a pixel shuffle, and matrix products with constant weights become 2-D
@@ -44,12 +46,15 @@ from accel.compiler.transforms.canonicalize_conv_transpose import CanonicalizeCo
 from accel.compiler.transforms.canonicalize_linear import CanonicalizeLinear
 from accel.compiler.transforms.fold_batch_norm import FoldBatchNorm
 from accel.compiler.transforms.fold_constants import FoldConstants
+from accel.compiler.transforms.fold_explicit_padding import FoldExplicitPadding
 from accel.compiler.transforms.recognize_decompositions import RecognizeDecompositions
 
 
 @dataclass(frozen=True)
 class Canonicalize(ModulePass):
-    """Before partitioning: fold-constants, fold-batch-norm, recognize-decompositions,
+    """The graph clean-ups before partitioning: constants, batch norms, pads folded; exporter forms undone.
+
+    fold-constants, fold-batch-norm, fold-explicit-padding, recognize-decompositions,
     additive-masks, canonicalize-conv-transpose, canonicalize-linear."""
 
     name = "canonicalize"
@@ -57,6 +62,7 @@ class Canonicalize(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         FoldConstants().apply(ctx, op)
         FoldBatchNorm().apply(ctx, op)
+        FoldExplicitPadding().apply(ctx, op)
         RecognizeDecompositions().apply(ctx, op)
         AdditiveMasks().apply(ctx, op)
         CanonicalizeConvTranspose().apply(ctx, op)
