@@ -347,6 +347,28 @@ def test_depthwise_conv_and_1d_conv():
     assert_matches_ort(conv1d, {"x": f32(2, 3, 11)})
 
 
+def test_1d_windows_take_square_strides():
+    """A 1-D convolution or pool runs as its 2-D form of height 1, whose output height is
+    1 whatever the stride along it: the stride (and dilation) of the height is the
+    width's, so a strided Conv1d (Whisper's second convolution) or MaxPool1d is a 2x2-
+    strided op, which targets list (the npu: 1x1 and 2x2), and offloads."""
+    from accel.compiler.driver import make_context
+    from accel.compiler.transforms.byoc import Byoc
+
+    m = make([h.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1], strides=[2]),
+              h.make_node("Relu", ["c"], ["r"]),
+              h.make_node("MaxPool", ["r"], ["y"], kernel_shape=[2], strides=[2])],
+             [vi("x", [1, 8, 32])], [vi("y", None)], [("w", f32(16, 8, 3)), ("b", f32(16))])
+    module = import_onnx_model(m)
+    windows = [op for op in module.walk() if isinstance(op, (relay.Conv2DOp, relay.MaxPool2DOp))]
+    assert [tuple(op.prop("strides")) for op in windows] == [(2, 2), (2, 2)]
+    assert_matches_ort(m, {"x": f32(1, 8, 32)})
+    Byoc(cost_model=False).apply(make_context("npu"), module)
+    assert not [op for op in module.walk() if op.attributes.get("accel.target") is not None
+                and op.attributes["accel.target"].data == "host" and isinstance(op, (relay.Conv2DOp, relay.MaxPool2DOp))]
+    assert sum(1 for op in module.walk() if isinstance(op, func.CallOp)) == 1
+
+
 @pytest.mark.parametrize("op,attrs", [
     ("MaxPool", dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)),
     ("MaxPool", dict(kernel_shape=[2, 3], pads=[1, 0, 0, 2], dilations=[2, 1])),

@@ -78,9 +78,14 @@ def spatial_rank(n: Node, rank: int, what: str, volumes: bool = False) -> int:
     raise n.error(f"{what} on rank-{rank} input is not supported ({supported})")
 
 
-def lift_1d(strides, dil, begin, end):
-    """Attributes of a 1-D window as those of the 2-D window of height 1."""
-    return [1, *strides], [1, *dil], [0, *begin], [0, *end]
+def lift_1d(strides, dil, begin, end, square: bool = False):
+    """Attributes of a 1-D window as those of the 2-D window of height 1. With `square`
+    (a convolution or pool, whose output height is 1 whatever its stride and dilation
+    along a height of 1 with no padding), the height's stride and dilation are the
+    width's: targets list square strides (a Conv1d of stride 2 is a 2x2-strided conv2d,
+    which the npu runs, not a 1x2 one)."""
+    h_stride, h_dil = (strides[0], dil[0]) if square else (1, 1)
+    return [h_stride, *strides], [h_dil, *dil], [0, *begin], [0, *end]
 
 
 def check_kernel_shape(n: Node, kernel: Sequence[int]) -> None:
@@ -108,7 +113,7 @@ def conv(n: Node):
         y = ops_volume.conv3d(n, x, w, strides, dil, begin, end, n.attr("group", 1))
         return n.emit(relay.BiasAddOp(y, n.input(2), axis=1)) if n.has(2) else y
     if d == 1:
-        strides, dil, begin, end = lift_1d(strides, dil, begin, end)
+        strides, dil, begin, end = lift_1d(strides, dil, begin, end, square=True)
         x = reshaped(n, x, (x_dims[0], x_dims[1], 1, x_dims[2]))
         w = reshaped(n, w, (w_dims[0], w_dims[1], 1, w_dims[2]))
     y = n.emit(relay.Conv2DOp(n.importer.materialize(x), n.importer.materialize(w), strides=strides,
@@ -353,7 +358,7 @@ def pool(n: Node, op_cls, x: Value | None = None, **extra):
     if d == 3:
         return ops_volume.pool3d(n, op_cls, x, kernel, strides, dil, begin, end, ceil_mode, **extra)
     if d == 1:
-        strides, dil, begin, end = lift_1d(strides, dil, begin, end)
+        strides, dil, begin, end = lift_1d(strides, dil, begin, end, square=True)
         kernel = [1, *kernel]
         x = reshaped(n, x, (dims[0], dims[1], 1, dims[2]))
     y = n.emit(op_cls(n.importer.materialize(x), pool_size=kernel, strides=strides, dilation=dil,
