@@ -396,6 +396,26 @@ def test_what_dnnl_rejects_is_reported_with_the_reason(tmp_path):
     assert np.abs(compiled.run(feeds)["z"] - ref).max() <= FLOAT_TOL * np.abs(ref).max()
 
 
+def test_a_convolution_of_run_time_weights_stays_on_the_host(tmp_path):
+    """A convolution whose weights are computed at run time (a graph input here; a QDQ
+    Conv1d's weights reshaped after their dequantize, in the int8 Whisper) is not one
+    oneDNN primitive: its weights are reordered once, in model_init. It stays on the host
+    with the reason (it failed the build: "the C emitter cannot address ... here")."""
+    node = oh.make_node("Conv", ["x", "w"], ["y"], name="conv")
+    relu = oh.make_node("Relu", ["y"], ["z"], name="relu")
+    graph = oh.make_graph([node, relu], "g", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 4, 4]),
+                                              oh.make_tensor_value_info("w", TensorProto.FLOAT, [16, 8, 1, 1])],
+                          [oh.make_tensor_value_info("z", TensorProto.FLOAT, None)])
+    path = tmp_path / "conv.onnx"
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)]), path)
+    compiled = compile_dnnl(str(path), tmp_path / "out")
+    (rejected,) = [r for r in compiled.report["rejected"] if r["op"] == "relay.nn.conv2d"]
+    assert rejected["reason"] == "dnnl: convolution weights computed at run time (oneDNN's are reordered once, in model_init)"
+    feeds = inputs_of(str(path))
+    ref = ort_run(str(path), feeds)["z"]
+    assert np.abs(compiled.run(feeds)["z"] - ref).max() <= FLOAT_TOL * np.abs(ref).max()
+
+
 def test_a_failing_primitive_names_itself_and_the_status(tmp_path):
     """A oneDNN status other than success at run time: one line naming the region, the op
     and oneDNN's status; the run fails."""

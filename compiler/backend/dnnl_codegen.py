@@ -394,6 +394,8 @@ def _plan_body(ops: list[Operation], outer: dict[SSAValue, SSAValue]) -> Step:
         else:
             inputs.append(out(v))
             input_quant.append(None)
+    if kind == "conv" and _constant(inputs[1]) is None:
+        raise Unsupported("convolution weights computed at run time (oneDNN's are reordered once, in model_init)")
     step = Step(kind, anchor, inputs, anchor.results[0], input_quant=input_quant)
     if kind == "eltwise":  # the primitive computes the first; the rest are its post-ops
         step.eltwise, *step.post_ops = _eltwise(anchor, outer)
