@@ -215,3 +215,30 @@ def test_int8_model_matches_onnxruntime_within_one_step(models, compiled):
         got, _ = run_directory(d, feeds)
         err = float(np.max(np.abs(got[OUTPUT] - want)))
         assert err <= step * (1 + 1e-6), (err, step)
+
+
+def test_a_squeeze_excitation_pooled_by_reduce_mean_offloads(tmp_path):
+    """torch's dynamo export writes `adaptive_avg_pool2d(x, 1)` as ReduceMean over axes 2
+    and 3: recognize-decompositions makes it the global average pool the npu runs (as a
+    mean, it stayed on the host and cut each squeeze-excitation block in two). One region,
+    and onnxruntime's result within 1e-4 of the output's largest magnitude."""
+    n = _Net(3)
+    n.inits.append(nh.from_array(np.array([2, 3], np.int64), "axes"))
+    x = n.node("Relu", [n.conv(INPUT, 3, 16, k=3, bias=True)])
+    s = n.node("ReduceMean", [x, "axes"], keepdims=1)
+    s = n.node("Relu", [n.conv(s, 16, 4, bias=True)])
+    s = n.node("Sigmoid", [n.conv(s, 4, 16, bias=True)])
+    y = n.node("Mul", [x, s])
+    n.nodes.append(oh.make_node("ReduceMean", [y, "axes"], [OUTPUT], name="head", keepdims=0))
+    graph = oh.make_graph(n.nodes, "se_reduce_mean", [oh.make_tensor_value_info(INPUT, TensorProto.FLOAT, SHAPE)],
+                          [oh.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, (1, 16))], n.inits)
+    model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 18)])
+    path = str(tmp_path / "se.onnx")
+    onnx.save(model, path)
+    report = _compile(path, str(tmp_path / "out"), "full")
+    assert not [r for r in report["rejected"] if "mean" in r["op"]], report["rejected"]
+    assert len(report["regions"]) == 1, report["regions"]
+    feeds = _feeds(0)
+    want = ort_run(path, feeds)[OUTPUT]
+    got, _ = run_directory(str(tmp_path / "out"), feeds)
+    assert float(np.max(np.abs(got[OUTPUT] - want))) <= 1e-4 * float(np.max(np.abs(want)))

@@ -17,6 +17,7 @@ of scalar arithmetic; each chain becomes one op, which a target can take as a wh
 | `x / sqrt(mean(x * x) + eps)` over trailing axes, the division as `* 1/sqrt(..)` or `* (1/sqrt(..) * gamma)` (LLaMA's and T5's RMSNorm) | `relay.nn.rms_norm` (gamma 1 unless given) |
 | `layer_norm(x, 1, 0) * gamma`, `rms_norm(x, 1) * gamma`, `layer_norm(x, gamma, 0) + beta` (constants over the normalized axes; `add` or `bias_add`) | the norm with gamma and beta |
 | `exp(x - max(x)) / sum(exp(x - max(x)))` over one axis (`max` guarded by `maximum(-inf, ..)` as jax writes it) | `relay.nn.softmax` |
+| `mean(x)` over H and W of a float NCHW image that no pattern above took (torch's dynamo export of `adaptive_avg_pool2d(x, 1)`, `x.mean((2, 3))`) | `relay.nn.global_avg_pool2d` (a reshape after it without `keepdims`) |
 
 Constants are scalars (one element, not widening the result) compared with a relative
 tolerance of `REL_TOL` (exporters write 0.1666667 for 1/6). The normalizations are the
@@ -76,7 +77,7 @@ from accel.compiler.runtime.reference import HARDSWISH_ALPHA
 from accel.compiler.tensors import inline_constant, known_value, numpy_dtype
 from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
-from accel.dialects.relay import is_float
+from accel.dialects.relay import is_float, shape_of
 
 REL_TOL = 1e-5
 """Relative tolerance of a recognised constant (float32 rounding, 7-digit decimals)."""
@@ -774,10 +775,28 @@ class SoftmaxFromExp(RewritePattern):
         replace(rewriter, op, relay.SoftmaxOp(shifted.lhs, axis=peak[1]), chain)
 
 
+class GlobalAvgPoolFromMean(RewritePattern):
+    """`mean(x)` over axes 2 and 3 of a float 4-D (NCHW) tensor -> global_avg_pool2d(x)
+    (the same mean of each channel's plane, which accelerators run as a pool)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: relay.MeanOp, rewriter: PatternRewriter) -> None:
+        shape = shape_of(op.data.type)
+        if len(shape) != 4 or not float_valued(op.result) or isinstance(op.parent_op(), relay.CompositeOp):
+            return
+        if relay.MeanOp.reduced_axes(4, op.py_props()) != (2, 3):
+            return
+        pool = relay.GlobalAvgPool2DOp(op.data)
+        new = [pool] if op.prop("keepdims") else [pool, relay.ReshapeOp(pool.result, newshape=list(shape[:2]))]
+        for o in new:
+            o.location = op.location
+        rewriter.replace_op(op, new)
+
+
 @dataclass(frozen=True)
 class RecognizeDecompositions(ModulePass):
     """Rewrite exporter decompositions back into ops (HardSwish, HardSigmoid, SiLU, GELU,
-    ReLU6, layer norm, RMS norm, softmax)."""
+    ReLU6, layer norm, RMS norm, softmax, global average pool)."""
 
     name = "recognize-decompositions"
 
@@ -786,3 +805,5 @@ class RecognizeDecompositions(ModulePass):
                                                 LayerNormFromMoments(), LayerNormFromShift(), RMSNormFromMoments(),
                                                 NormAffine(), ProductPatterns()])
         PatternRewriteWalker(patterns).rewrite_module(op)
+        # After the normalizations: their means over H and W stay theirs.
+        PatternRewriteWalker(GlobalAvgPoolFromMean(), apply_recursively=False).rewrite_module(op)
