@@ -1488,6 +1488,65 @@ class RoundOp(UnaryOp):
     name = "relay.round"
 
 
+# Trigonometric and hyperbolic functions (ONNX Sin ... Atanh; C's sinf ... atanhf): NaN
+# outside a function's domain (asin(2), acosh(0.5)), +-inf at atanh(+-1).
+
+
+@relay_op
+class SinOp(UnaryOp):
+    name = "relay.sin"
+
+
+@relay_op
+class CosOp(UnaryOp):
+    name = "relay.cos"
+
+
+@relay_op
+class TanOp(UnaryOp):
+    name = "relay.tan"
+
+
+@relay_op
+class AsinOp(UnaryOp):
+    name = "relay.asin"
+
+
+@relay_op
+class AcosOp(UnaryOp):
+    name = "relay.acos"
+
+
+@relay_op
+class AtanOp(UnaryOp):
+    name = "relay.atan"
+
+
+@relay_op
+class SinhOp(UnaryOp):
+    name = "relay.sinh"
+
+
+@relay_op
+class CoshOp(UnaryOp):
+    name = "relay.cosh"
+
+
+@relay_op
+class AsinhOp(UnaryOp):
+    name = "relay.asinh"
+
+
+@relay_op
+class AcoshOp(UnaryOp):
+    name = "relay.acosh"
+
+
+@relay_op
+class AtanhOp(UnaryOp):
+    name = "relay.atanh"
+
+
 class SignedUnaryOp(UnaryOp):
     """An elementwise op on float or signed/unsigned integer data (integers wrap)."""
 
@@ -1787,8 +1846,13 @@ class BroadcastToOp(RelayOp):
         return [tensor(broadcast_shapes(shape_of(d), props["shape"], ("data", "shape")), d.element_type)]
 
 
+TRIG_OPS: tuple[type[UnaryOp], ...] = (SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp,
+                                        SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp)
+"""The trigonometric and hyperbolic functions (one C kernel each: acc_<name>_f32/_f64)."""
+
 MATH_OPS: tuple[type[IRDLOperation], ...] = (
     SqrtOp, ExpOp, LogOp, FloorOp, CeilOp, RoundOp, NegativeOp, AbsOp, PowerOp, MaximumOp, MinimumOp,
+    *TRIG_OPS,
     EqualOp, NotEqualOp, LessOp, LessEqualOp, GreaterOp, GreaterEqualOp, LogicalNotOp,
     LogicalAndOp, LogicalOrOp, LogicalXorOp, WhereOp,
     SumOp, ProdOp, MaxOp, MinOp, StridedSliceOp, BroadcastToOp,

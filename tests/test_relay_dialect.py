@@ -935,7 +935,9 @@ def test_every_op_has_round_trip_and_negative_lit_tests():
 i1 = IntegerType(1)
 
 
-@pytest.mark.parametrize("cls", [relay.SqrtOp, relay.ExpOp, relay.LogOp, relay.FloorOp, relay.CeilOp, relay.RoundOp])
+@pytest.mark.parametrize("cls", [relay.SqrtOp, relay.ExpOp, relay.LogOp, relay.FloorOp, relay.CeilOp, relay.RoundOp,
+                                 relay.SinOp, relay.CosOp, relay.TanOp, relay.AsinOp, relay.AcosOp, relay.AtanOp,
+                                 relay.SinhOp, relay.CoshOp, relay.AsinhOp, relay.AcoshOp, relay.AtanhOp])
 def test_math_float_unary(cls):
     (x,) = vals(t(2, 3))
     assert cls(x).result.type == t(2, 3)

@@ -985,7 +985,8 @@ class HostKernelEmitter:
     # -- run-time math -----------------------------------------------------------------
 
     MATH_UNARY = {relay.SqrtOp: "acc_sqrt", relay.ExpOp: "acc_exp", relay.LogOp: "acc_log", relay.FloorOp: "acc_floor",
-                  relay.CeilOp: "acc_ceil", relay.RoundOp: "acc_round"}
+                  relay.CeilOp: "acc_ceil", relay.RoundOp: "acc_round",
+                  **{cls: f"acc_{cls.name.removeprefix('relay.')}" for cls in relay.TRIG_OPS}}
     MATH_BINARY = {relay.PowerOp: "acc_power", relay.MaximumOp: "acc_maximum", relay.MinimumOp: "acc_minimum"}
     COMPARE = {relay.EqualOp: "ACC_CMP_EQ", relay.NotEqualOp: "ACC_CMP_NE", relay.LessOp: "ACC_CMP_LT",
                relay.LessEqualOp: "ACC_CMP_LE", relay.GreaterOp: "ACC_CMP_GT", relay.GreaterEqualOp: "ACC_CMP_GE"}

@@ -536,6 +536,61 @@ def exp(data: np.ndarray) -> np.ndarray:
         return np.exp(data)
 
 
+def sin(data: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return np.sin(data)
+
+
+def cos(data: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return np.cos(data)
+
+
+def tan(data: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return np.tan(data)
+
+
+def asin(data: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return np.arcsin(data)
+
+
+def acos(data: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return np.arccos(data)
+
+
+def atan(data: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return np.arctan(data)
+
+
+def sinh(data: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return np.sinh(data)
+
+
+def cosh(data: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return np.cosh(data)
+
+
+def asinh(data: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return np.arcsinh(data)
+
+
+def acosh(data: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return np.arccosh(data)
+
+
+def atanh(data: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return np.arctanh(data)
+
+
 def log(data: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.log(data)

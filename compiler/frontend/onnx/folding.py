@@ -94,6 +94,17 @@ _UNARY = {
     "Ceil": np.ceil,
     "Round": np.round,  # halves to even, as ONNX
     "Exp": np.exp,
+    "Sin": np.sin,
+    "Cos": np.cos,
+    "Tan": np.tan,
+    "Asin": np.arcsin,
+    "Acos": np.arccos,
+    "Atan": np.arctan,
+    "Sinh": np.sinh,
+    "Cosh": np.cosh,
+    "Asinh": np.arcsinh,
+    "Acosh": np.arccosh,
+    "Atanh": np.arctanh,
     "Log": np.log,
     "Sign": np.sign,
 }

@@ -28,7 +28,9 @@ from accel.dialects import relay
 
 _UNARY = {"Sqrt": relay.SqrtOp, "Exp": relay.ExpOp, "Log": relay.LogOp, "Neg": relay.NegativeOp,
           "Abs": relay.AbsOp, "Not": relay.LogicalNotOp, "Floor": relay.FloorOp, "Ceil": relay.CeilOp,
-          "Round": relay.RoundOp}
+          "Round": relay.RoundOp, "Sin": relay.SinOp, "Cos": relay.CosOp, "Tan": relay.TanOp, "Asin": relay.AsinOp,
+          "Acos": relay.AcosOp, "Atan": relay.AtanOp, "Sinh": relay.SinhOp, "Cosh": relay.CoshOp,
+          "Asinh": relay.AsinhOp, "Acosh": relay.AcoshOp, "Atanh": relay.AtanhOp}
 
 
 @converter(*_UNARY)

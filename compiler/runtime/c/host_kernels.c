@@ -1797,6 +1797,7 @@ int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t coun
 #define ACC_FLOOR floorf
 #define ACC_CEIL ceilf
 #define ACC_NEARBYINT nearbyintf
+#define ACC_F(fn) fn##f
 #define ACC_GEMM acc_sgemm
 #include "host_kernels_real.inc"
 #undef R
@@ -1809,6 +1810,7 @@ int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t coun
 #undef ACC_FLOOR
 #undef ACC_CEIL
 #undef ACC_NEARBYINT
+#undef ACC_F
 #undef ACC_GEMM
 
 #define R double
@@ -1821,6 +1823,7 @@ int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t coun
 #define ACC_FLOOR floor
 #define ACC_CEIL ceil
 #define ACC_NEARBYINT nearbyint
+#define ACC_F(fn) fn
 #define ACC_GEMM acc_dgemm
 #include "host_kernels_real.inc"
 #undef R
@@ -1833,4 +1836,5 @@ int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t coun
 #undef ACC_FLOOR
 #undef ACC_CEIL
 #undef ACC_NEARBYINT
+#undef ACC_F
 #undef ACC_GEMM

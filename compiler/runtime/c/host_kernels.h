@@ -258,6 +258,19 @@ int acc_floor_f32(const float *x, float *y, int64_t count);
 int acc_ceil_f32(const float *x, float *y, int64_t count);
 int acc_round_f32(const float *x, float *y, int64_t count);
 
+/* relay.sin ... relay.atanh (sinf ... atanhf): NaN outside a function's domain. */
+int acc_sin_f32(const float *x, float *y, int64_t count);
+int acc_cos_f32(const float *x, float *y, int64_t count);
+int acc_tan_f32(const float *x, float *y, int64_t count);
+int acc_asin_f32(const float *x, float *y, int64_t count);
+int acc_acos_f32(const float *x, float *y, int64_t count);
+int acc_atan_f32(const float *x, float *y, int64_t count);
+int acc_sinh_f32(const float *x, float *y, int64_t count);
+int acc_cosh_f32(const float *x, float *y, int64_t count);
+int acc_asinh_f32(const float *x, float *y, int64_t count);
+int acc_acosh_f32(const float *x, float *y, int64_t count);
+int acc_atanh_f32(const float *x, float *y, int64_t count);
+
 /* relay.negative and relay.abs: numeric dtypes; integers wrap (-INT_MIN == INT_MIN,
  * |INT_MIN| == INT_MIN, unsigned negation is 2^n - x). y may equal x. */
 int acc_negative(acc_dtype t, const void *x, void *y, int64_t count);
@@ -545,6 +558,17 @@ int acc_log_f64(const double *x, double *y, int64_t count);
 int acc_floor_f64(const double *x, double *y, int64_t count);
 int acc_ceil_f64(const double *x, double *y, int64_t count);
 int acc_round_f64(const double *x, double *y, int64_t count);
+int acc_sin_f64(const double *x, double *y, int64_t count);
+int acc_cos_f64(const double *x, double *y, int64_t count);
+int acc_tan_f64(const double *x, double *y, int64_t count);
+int acc_asin_f64(const double *x, double *y, int64_t count);
+int acc_acos_f64(const double *x, double *y, int64_t count);
+int acc_atan_f64(const double *x, double *y, int64_t count);
+int acc_sinh_f64(const double *x, double *y, int64_t count);
+int acc_cosh_f64(const double *x, double *y, int64_t count);
+int acc_asinh_f64(const double *x, double *y, int64_t count);
+int acc_acosh_f64(const double *x, double *y, int64_t count);
+int acc_atanh_f64(const double *x, double *y, int64_t count);
 int acc_resize2d_taps_f64(const double *x, double *y, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
                           int64_t ow, const acc_resize_taps *th, const acc_resize_taps *tw,
                           double extrapolation_value);

@@ -264,3 +264,91 @@ func.func @min_29(%x: tensor<2x3xi32>) -> tensor<3xi32> {
   %y = relay.min %x {axis = [0], keepdims = true} : (tensor<2x3xi32>) -> tensor<3xi32> // expected-error {{'relay.min' op result type tensor<3xi32> does not match the inferred type tensor<1x3xi32>}}
   func.return %y : tensor<3xi32>
 }
+
+// -----
+
+func.func @sin_0(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.sin' op operand 'data' must have a float element type, got tensor<4xi32>
+  %y = relay.sin %x : tensor<4xi32> // expected-error {{'relay.sin' op operand 'data' must have a float element type, got tensor<4xi32>}}
+  func.return %y : tensor<4xi32>
+}
+
+// -----
+
+func.func @cos_0(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.cos' op operand 'data' must have a float element type, got tensor<4xi32>
+  %y = relay.cos %x : tensor<4xi32> // expected-error {{'relay.cos' op operand 'data' must have a float element type, got tensor<4xi32>}}
+  func.return %y : tensor<4xi32>
+}
+
+// -----
+
+func.func @tan_0(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.tan' op operand 'data' must have a float element type, got tensor<4xi32>
+  %y = relay.tan %x : tensor<4xi32> // expected-error {{'relay.tan' op operand 'data' must have a float element type, got tensor<4xi32>}}
+  func.return %y : tensor<4xi32>
+}
+
+// -----
+
+func.func @asin_0(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.asin' op operand 'data' must have a float element type, got tensor<4xi32>
+  %y = relay.asin %x : tensor<4xi32> // expected-error {{'relay.asin' op operand 'data' must have a float element type, got tensor<4xi32>}}
+  func.return %y : tensor<4xi32>
+}
+
+// -----
+
+func.func @acos_0(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.acos' op operand 'data' must have a float element type, got tensor<4xi32>
+  %y = relay.acos %x : tensor<4xi32> // expected-error {{'relay.acos' op operand 'data' must have a float element type, got tensor<4xi32>}}
+  func.return %y : tensor<4xi32>
+}
+
+// -----
+
+func.func @atan_0(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.atan' op operand 'data' must have a float element type, got tensor<4xi32>
+  %y = relay.atan %x : tensor<4xi32> // expected-error {{'relay.atan' op operand 'data' must have a float element type, got tensor<4xi32>}}
+  func.return %y : tensor<4xi32>
+}
+
+// -----
+
+func.func @sinh_0(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.sinh' op operand 'data' must have a float element type, got tensor<4xi32>
+  %y = relay.sinh %x : tensor<4xi32> // expected-error {{'relay.sinh' op operand 'data' must have a float element type, got tensor<4xi32>}}
+  func.return %y : tensor<4xi32>
+}
+
+// -----
+
+func.func @cosh_0(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.cosh' op operand 'data' must have a float element type, got tensor<4xi32>
+  %y = relay.cosh %x : tensor<4xi32> // expected-error {{'relay.cosh' op operand 'data' must have a float element type, got tensor<4xi32>}}
+  func.return %y : tensor<4xi32>
+}
+
+// -----
+
+func.func @asinh_0(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.asinh' op operand 'data' must have a float element type, got tensor<4xi32>
+  %y = relay.asinh %x : tensor<4xi32> // expected-error {{'relay.asinh' op operand 'data' must have a float element type, got tensor<4xi32>}}
+  func.return %y : tensor<4xi32>
+}
+
+// -----
+
+func.func @acosh_0(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.acosh' op operand 'data' must have a float element type, got tensor<4xi32>
+  %y = relay.acosh %x : tensor<4xi32> // expected-error {{'relay.acosh' op operand 'data' must have a float element type, got tensor<4xi32>}}
+  func.return %y : tensor<4xi32>
+}
+
+// -----
+
+func.func @atanh_0(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // CHECK: math-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.atanh' op operand 'data' must have a float element type, got tensor<4xi32>
+  %y = relay.atanh %x : tensor<4xi32> // expected-error {{'relay.atanh' op operand 'data' must have a float element type, got tensor<4xi32>}}
+  func.return %y : tensor<4xi32>
+}

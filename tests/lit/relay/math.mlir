@@ -1,4 +1,4 @@
-// Round trip of the run-time math ops (sqrt, exp, log, floor, ceil, round, negative, abs, power, maximum, minimum, comparisons, logical_not, where, reductions): custom form -> custom form, and generic form -> custom form.
+// Round trip of the run-time math ops (sqrt, exp, log, floor, ceil, round, sin ... atanh, negative, abs, power, maximum, minimum, comparisons, logical_not, where, reductions): custom form -> custom form, and generic form -> custom form.
 // RUN: accel-opt %s --split-input-file | accel-opt --split-input-file | filecheck %s
 // RUN: accel-opt %s --split-input-file --print-op-generic | filecheck %s --check-prefix=GEN
 // RUN: accel-opt %s --split-input-file --print-op-generic | accel-opt --split-input-file | filecheck %s
@@ -157,3 +157,43 @@ func.func @logical(%a: tensor<2x4xi1>, %b: tensor<4xi1>) -> (tensor<2x4xi1>, ten
 // GEN:         %and = "relay.logical_and"(%a, %b) : (tensor<2x4xi1>, tensor<4xi1>) -> tensor<2x4xi1>
 // GEN:         %or = "relay.logical_or"(%and, %a) : (tensor<2x4xi1>, tensor<2x4xi1>) -> tensor<2x4xi1>
 // GEN:         %xor = "relay.logical_xor"(%b, %or) : (tensor<4xi1>, tensor<2x4xi1>) -> tensor<2x4xi1>
+
+// -----
+
+func.func @trigonometric(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %sin = relay.sin %x : tensor<2x3xf32>
+  %cos = relay.cos %sin : tensor<2x3xf32>
+  %tan = relay.tan %cos : tensor<2x3xf32>
+  %asin = relay.asin %tan : tensor<2x3xf32>
+  %acos = relay.acos %asin : tensor<2x3xf32>
+  %atan = relay.atan %acos : tensor<2x3xf32>
+  %sinh = relay.sinh %atan : tensor<2x3xf32>
+  %cosh = relay.cosh %sinh : tensor<2x3xf32>
+  %asinh = relay.asinh %cosh : tensor<2x3xf32>
+  %acosh = relay.acosh %asinh : tensor<2x3xf32>
+  %atanh = relay.atanh %acosh : tensor<2x3xf32>
+  func.return %sin, %cos, %tan, %asin, %acos, %atan, %sinh, %cosh, %asinh, %acosh, %atanh : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+// CHECK-LABEL: func.func @trigonometric
+// CHECK-NEXT:  %sin = relay.sin %x : tensor<2x3xf32>
+// CHECK-NEXT:  %cos = relay.cos %sin : tensor<2x3xf32>
+// CHECK-NEXT:  %tan = relay.tan %cos : tensor<2x3xf32>
+// CHECK-NEXT:  %asin = relay.asin %tan : tensor<2x3xf32>
+// CHECK-NEXT:  %acos = relay.acos %asin : tensor<2x3xf32>
+// CHECK-NEXT:  %atan = relay.atan %acos : tensor<2x3xf32>
+// CHECK-NEXT:  %sinh = relay.sinh %atan : tensor<2x3xf32>
+// CHECK-NEXT:  %cosh = relay.cosh %sinh : tensor<2x3xf32>
+// CHECK-NEXT:  %asinh = relay.asinh %cosh : tensor<2x3xf32>
+// CHECK-NEXT:  %acosh = relay.acosh %asinh : tensor<2x3xf32>
+// CHECK-NEXT:  %atanh = relay.atanh %acosh : tensor<2x3xf32>
+// GEN:         %sin = "relay.sin"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GEN:         %cos = "relay.cos"(%sin) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GEN:         %tan = "relay.tan"(%cos) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GEN:         %asin = "relay.asin"(%tan) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GEN:         %acos = "relay.acos"(%asin) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GEN:         %atan = "relay.atan"(%acos) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GEN:         %sinh = "relay.sinh"(%atan) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GEN:         %cosh = "relay.cosh"(%sinh) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GEN:         %asinh = "relay.asinh"(%cosh) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GEN:         %acosh = "relay.acosh"(%asinh) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GEN:         %atanh = "relay.atanh"(%acosh) : (tensor<2x3xf32>) -> tensor<2x3xf32>
