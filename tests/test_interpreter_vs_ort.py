@@ -828,12 +828,21 @@ def qnn_add_case(name, dt, b_shape):
     "neg-i8": dict(op="Neg", relay_name="negative", dt=np.int8), "abs": dict(op="Abs", relay_name="abs", dt=F32),
     "abs-i32": dict(op="Abs", relay_name="abs", dt=np.int32), "floor": dict(op="Floor", relay_name="floor", dt=F32),
     "ceil": dict(op="Ceil", relay_name="ceil", dt=F32), "round": dict(op="Round", relay_name="round", dt=F32),
+    **{t.lower(): dict(op=t, relay_name=t.lower(), dt=F32)
+       for t in ("Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh")},
 })  # fmt: skip
 def math_unary_case(name, op, relay_name, dt):
     rng = rng_for(name)
     xv = np.abs(randn(rng, (2, 3, 4), 2.0)) if op in ("Sqrt", "Log") else randn(rng, (2, 3, 4), 2.0)
     if op in ("Floor", "Ceil", "Round"):  # halves (to even), fractions of either sign, -0.0
         xv.flat[:8] = [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, -0.25, -0.0]
+    if op in ("Asin", "Acos"):  # [-1, 1], its ends included
+        xv = np.clip(xv / 2, -1, 1)
+        xv.flat[:2] = [-1.0, 1.0]
+    if op == "Atanh":  # (-1, 1)
+        xv = np.clip(xv / 2, -0.99, 0.99)
+    if op == "Acosh":  # [1, inf)
+        xv = np.abs(xv) + F32(1.0)
     if dt != F32:
         xv = randint(rng, (2, 3, 4), dt, -100, 100)
     return Case(single(op, {"x": xv}, dt), unary_relay(relay_name, xv), {"x": xv})
