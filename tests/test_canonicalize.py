@@ -599,3 +599,69 @@ def test_folded_padding_is_bit_identical(data):
         foldable &= not props["ceil_mode"] and (value == -np.inf or value <= low) and within
     pads = [op for op in relay_ops(module) if isinstance(op, relay.PadOp)]
     assert (not pads) == foldable, (kind, value, mode, pad_nc, producer, qdq, one_d, props)
+
+
+# --------------------------------------------------------------------------------------
+# propagate-qdq
+# --------------------------------------------------------------------------------------
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_propagated_qdq_is_bit_identical(data):
+    """A dequantize before a reshape, or a quantize after one (per tensor or per axis;
+    reshapes that insert or drop unit dimensions, or merge some), against propagate-qdq's
+    rewrite: the same bits; and the dequantize (quantize) is next to the reshape's reader
+    (writer) exactly where the pass's conditions hold."""
+    from accel.compiler.transforms.propagate_qdq import PropagateQdq
+
+    draw = data.draw
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    merge = draw(st.booleans()) and len(shape) >= 2
+    if merge:  # the first two dimensions merged
+        new_shape = (shape[0] * shape[1], *shape[2:])
+    else:  # unit dimensions inserted somewhere
+        new_shape = list(shape)
+        for _ in range(draw(st.integers(1, 2))):
+            new_shape.insert(draw(st.integers(0, len(new_shape))), 1)
+        new_shape = tuple(new_shape)
+    axis = draw(st.integers(0, len(shape) - 1))
+    per_axis = draw(st.booleans())
+    dequantize_first = draw(st.booleans())
+    shared = draw(st.booleans())
+    b = GraphBuilder()
+    n_scales = shape[axis] if per_axis else 1
+    scale = b.const(rng.uniform(0.01, 0.5, n_scales if per_axis else ()).astype(np.float32))
+    zero = b.const(rng.integers(-5, 6, n_scales if per_axis else ()).astype(np.int8))
+    props = dict(axis=axis) if per_axis else {}
+    if dequantize_first:
+        x = b.input("x", shape, np.int8)
+        d = b.qnn_dequantize(x, scale, zero, **props)
+        y = b.reshape(d, newshape=list(new_shape))
+        outs = [y, d] if shared else [y]
+    else:
+        x = b.input("x", shape)
+        r = b.reshape(x, newshape=list(new_shape))
+        if per_axis:  # the quantize's axis on the reshaped tensor: the image of `axis`, if any
+            image = [i for i, s in enumerate(new_shape) if s != 1]
+            kept = [i for i, s in enumerate(shape) if s != 1]
+            assume(shape[axis] != 1 and [d for d in shape if d != 1] == [d for d in new_shape if d != 1])
+            props = dict(axis=image[kept.index(axis)])
+        y = b.qnn_quantize(r, scale, zero, **props)
+        outs = [y, r] if shared else [y]
+    module = b.build(outs)
+    inputs = {"x": rng.integers(-128, 128, shape).astype(np.int8) if dequantize_first
+              else (rng.standard_normal(shape) * 4).astype(np.float32)}
+    want = run_function(module, inputs)
+    PropagateQdq().apply(make_context(), module)
+    module.verify()
+    got = run_function(module, inputs)
+    for k in want:
+        assert np.array_equal(want[k], got[k]), k
+
+    units_only = [d for d in shape if d != 1] == [d for d in new_shape if d != 1]
+    movable = not shared and (not per_axis or shape[axis] == 1 or units_only)  # (one scale: any reshape)
+    first = next(op for op in relay_ops(module) if not isinstance(op, relay.ConstantOp))
+    assert isinstance(first, relay.ReshapeOp if dequantize_first else relay.QuantizeOp) == movable, \
+        (shape, new_shape, per_axis, axis, shared)

@@ -6,7 +6,9 @@ onnx.helper (seeded weights), compiled for the npu (`compile_to_directory`, pipe
   before the stem's max pool (of a ReLU's output) and before a stride-2 depthwise
   convolution; float, and int8 QDQ (onnxruntime's `quantize_static`, where each pad sits
   between a dequantize and a quantize);
-- a causal TCN as torch exports it: `F.pad` on the left of each dilation-1 `Conv1d`.
+- a causal TCN as torch exports it: `F.pad` on the left of each dilation-1 `Conv1d`;
+  float, and int8 QDQ (each convolution an int8 one on the npu: propagate-qdq moves its
+  quantizes across the reshapes of the [N, C, 1, L] view).
 
 Each compiles to one npu region with no pad left (without the pass each pad stays on the
 host between two regions), and matches onnxruntime: float within 1e-4 of the output's
@@ -102,8 +104,9 @@ def models(tmp_path_factory) -> dict[str, str]:
     for name, (build, _, _) in MODELS.items():
         paths[name] = str(d / f"{name}.onnx")
         onnx.save(build(), paths[name])
-    paths["keras_int8"] = str(d / "keras_int8.onnx")
-    quantize_qdq(paths["keras"], paths["keras_int8"])
+    for name in ("keras", "tcn"):
+        paths[f"{name}_int8"] = str(d / f"{name}_int8.onnx")
+        quantize_qdq(paths[name], paths[f"{name}_int8"])
     return paths
 
 
@@ -125,7 +128,7 @@ def compiled(models, tmp_path_factory) -> dict[tuple[str, str], tuple[str, dict]
     return out
 
 
-@pytest.mark.parametrize("model", ["keras", "keras_int8", "tcn"])
+@pytest.mark.parametrize("model", ["keras", "keras_int8", "tcn", "tcn_int8"])
 def test_pads_fold_into_one_region(compiled, model):
     _, fold = compiled[(model, "fold")]
     _, plain = compiled[(model, "plain")]
@@ -148,12 +151,17 @@ def test_float_models_match_onnxruntime(models, compiled, model):
         assert err <= 1e-4 * float(np.max(np.abs(want))), err
 
 
-def test_int8_model_matches_onnxruntime_within_one_step(models, compiled):
-    d, _ = compiled[("keras_int8", "fold")]
-    out = MODELS["keras"][2]
-    step = output_step(onnx.load(models["keras_int8"]), out)
+@pytest.mark.parametrize("model", ["keras_int8", "tcn_int8"])
+def test_int8_models_match_onnxruntime_within_one_step(models, compiled, model):
+    d, _ = compiled[(model, "fold")]
+    out = MODELS[model.removesuffix("_int8")][2]
+    step = output_step(onnx.load(models[model]), out)
+    # Every convolution runs as an int8 one: the Conv1d's quantize and dequantizes met it
+    # across the reshapes of its [N, C, 1, L] view (propagate-qdq).
+    with open(os.path.join(d, "npu_wrappers.c")) as f:
+        assert f.read().count("npu_conv2d_s8(") == (3 if model == "tcn_int8" else 4)
     for seed in range(2):
-        feeds = _feeds("keras_int8", seed)
-        want = ort_run(models["keras_int8"], feeds, optimize=False)[out]
+        feeds = _feeds(model, seed)
+        want = ort_run(models[model], feeds, optimize=False)[out]
         got, _ = run_directory(d, feeds)
         assert float(np.max(np.abs(got[out] - want))) <= step * 1.001

@@ -1,13 +1,14 @@
 """canonicalize: the graph clean-ups that run before partitioning, in order:
 
-    canonicalize = fold-constants, fold-batch-norm, fold-explicit-padding,
+    canonicalize = fold-constants, fold-batch-norm, fold-explicit-padding, propagate-qdq,
                    recognize-decompositions, additive-masks, canonicalize-conv-transpose,
                    canonicalize-linear
 
 Constants fold first (a QDQ model's weight quantizers become int8 constants; a batch
 norm's statistics computed from constants become constants), then batch norms fold into
 the convolutions and dense layers before them (or become scale-shifts), explicit pads
-into the convolutions and pools after them, then exporter
+into the convolutions and pools after them, quantizes and dequantizes move across the
+reshapes between them and the ops they quantize, then exporter
 decompositions become single ops, attention masks selecting -inf become added
 constants, transposed convolutions become convolutions (their
 stride phases as channels) and a pixel shuffle, and matrix products with constant weights become 2-D
@@ -47,6 +48,7 @@ from accel.compiler.transforms.canonicalize_linear import CanonicalizeLinear
 from accel.compiler.transforms.fold_batch_norm import FoldBatchNorm
 from accel.compiler.transforms.fold_constants import FoldConstants
 from accel.compiler.transforms.fold_explicit_padding import FoldExplicitPadding
+from accel.compiler.transforms.propagate_qdq import PropagateQdq
 from accel.compiler.transforms.recognize_decompositions import RecognizeDecompositions
 
 
@@ -54,8 +56,9 @@ from accel.compiler.transforms.recognize_decompositions import RecognizeDecompos
 class Canonicalize(ModulePass):
     """The graph clean-ups before partitioning: constants, batch norms, pads folded; exporter forms undone.
 
-    fold-constants, fold-batch-norm, fold-explicit-padding, recognize-decompositions,
-    additive-masks, canonicalize-conv-transpose, canonicalize-linear."""
+    fold-constants, fold-batch-norm, fold-explicit-padding, propagate-qdq,
+    recognize-decompositions, additive-masks, canonicalize-conv-transpose,
+    canonicalize-linear."""
 
     name = "canonicalize"
 
@@ -63,6 +66,7 @@ class Canonicalize(ModulePass):
         FoldConstants().apply(ctx, op)
         FoldBatchNorm().apply(ctx, op)
         FoldExplicitPadding().apply(ctx, op)
+        PropagateQdq().apply(ctx, op)
         RecognizeDecompositions().apply(ctx, op)
         AdditiveMasks().apply(ctx, op)
         CanonicalizeConvTranspose().apply(ctx, op)
