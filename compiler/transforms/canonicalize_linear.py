@@ -228,7 +228,10 @@ class TransposeIntoProduct(RewritePattern):
         if _swaps_last_two(rhs.owner) and known_value(rhs.owner.data) is None:
             dead.append(rhs.owner)
             rhs, tb = rhs.owner.data, not tb
-        if _swaps_last_two(lhs.owner) and known_value(lhs.owner.data) is None:
+        # (Not into a product with a constant weight: that becomes a dense on rows, which
+        # has no transposed data; the transpose stays an op of its own, which targets run:
+        # MLP-Mixer's token mixing, x^T W.)
+        if _swaps_last_two(lhs.owner) and known_value(lhs.owner.data) is None and ConstantWeight.of(rhs) is None:
             dead.append(lhs.owner)
             lhs, ta = lhs.owner.data, not ta
         if not dead:

@@ -116,3 +116,20 @@ func.func @qk_transposed(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>) -> te
   %0 = relay.nn.batch_matmul %q, %kt {transpose_b = false} : (tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x4x4xf32>
   func.return %0 : tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// MLP-Mixer's token mixing, x^T W with a constant W: the transpose stays an op of its
+// own (targets run it) and the product becomes a dense on rows (a transpose_a flag would
+// leave a batched product with a transposed operand, which no dense takes).
+// CHECK-LABEL: func.func @transposed_data
+// CHECK-NEXT:    %[[T:.*]] = relay.transpose %x {axes = [0, 2, 1]} : (tensor<2x4x3xf32>) -> tensor<2x3x4xf32>
+// CHECK-NEXT:    %[[W:.*]] = relay.constant
+// CHECK-NEXT:    %[[R:.*]] = relay.reshape %[[T]] {newshape = [6, 4]}
+// CHECK-NEXT:    relay.nn.dense %[[R]], %[[W]] : (tensor<6x4xf32>, tensor<5x4xf32>) -> tensor<6x5xf32>
+func.func @transposed_data(%x: tensor<2x4x3xf32>) -> tensor<2x3x5xf32> {
+  %w = relay.constant dense<0.5> : tensor<4x5xf32>
+  %xt = relay.transpose %x {axes = [0, 2, 1]} : (tensor<2x4x3xf32>) -> tensor<2x3x4xf32>
+  %0 = relay.nn.batch_matmul %xt, %w {transpose_b = false} : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+  func.return %0 : tensor<2x3x5xf32>
+}
