@@ -444,13 +444,34 @@ def llm_runtime_total():
     return m
 
 
+def einsum():
+    """Einsum: attention scores (bhqd,bhkd), a linear layer on a constant [in, out]
+    weight (bnd,dk), a diagonal (ii), an outer product (bi,bj) and a sum (bij->b)."""
+    return model(
+        [h.make_node("Einsum", ["q", "k"], ["scores"], name="qk", equation="bhqd,bhkd->bhqk"),
+         h.make_node("Einsum", ["x", "w"], ["lin"], name="linear", equation="bnd,dk->bnk"),
+         h.make_node("Einsum", ["m"], ["diag"], name="diag", equation="ii->i"),
+         h.make_node("Einsum", ["a", "c"], ["outer"], name="outer", equation="bi,bj->bij"),
+         h.make_node("Einsum", ["x"], ["total"], name="total", equation="bnd->b")],
+        [vi("q", [1, 2, 3, 4]), vi("k", [1, 2, 5, 4]), vi("x", [2, 3, 4]), vi("m", [3, 3]), vi("a", [2, 3]),
+         vi("c", [2, 4])],
+        [vi("scores", None), vi("lin", None), vi("diag", None), vi("outer", None), vi("total", None)],
+        [("w", f32(4, 6))])
+
+
+def einsum_bad_sizes():
+    return model([h.make_node("Einsum", ["a", "b"], ["y"], name="bad_einsum", equation="ij,jk->ik")],
+                 [vi("a", [3, 4]), vi("b", [5, 6])], [vi("y", None)])
+
+
 MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, qdq_blocked, qdq_blocked_bad_scale, empty_results, split_negative, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, dynamic_shapes, stale_output_shape, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_crop_nearest, resize_channels, resize_runtime_scales, conv_transpose_3d, volume_ops, conv_rank6, maxpool3d_indices,
                                    shape_inputs, runtime_clip, qoperator, ort_fused, dynamic_quant, lstm,
                                    lstm_bidirectional,
                                    lstm_relu, lstm_sequence_lens, if_const, if_runtime,
-                                   if_computed, gru, gru_activations, llm_ops, llm_runtime_total)}
+                                   if_computed, gru, gru_activations, llm_ops, llm_runtime_total, einsum,
+                                   einsum_bad_sizes)}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
