@@ -716,3 +716,17 @@ def test_error_malformed_shape_computation():
     m = make([h.make_node("Concat", ["a", "b"], ["c"], axis=0, name="cat"), h.make_node("Reshape", ["x", "c"], ["y"])],
              [vi("x", [2, 3])], [vi("y", None)], [("a", np.zeros((2, 2), np.int64)), ("b", np.zeros(3, np.int64))])
     assert import_error(m).startswith("error: node 'cat' (Concat): cannot evaluate the node: ")
+
+
+@pytest.mark.parametrize("indices", [np.array(0), np.array(-2), np.array([1]), np.array([0, 2, 4]), np.array([3, 1])],
+                         ids=["scalar", "negative", "one", "stepped", "descending"])
+def test_gather_of_constant_indices_in_steps_is_a_slice(indices):
+    """A gather of run-time data by constant indices in increasing steps (ViT's class token
+    x[:, 0], Swin's qkv[0]) is a strided slice (a reshape drops the axis of a scalar
+    index), which targets run as a copy; other indices stay a take."""
+    m = make([h.make_node("Gather", ["x", "i"], ["y"], axis=1)], [vi("x", [2, 5, 3])], [vi("y", None)],
+             [("i", indices.astype(np.int64))])
+    module = import_onnx_model(m)
+    in_steps = indices.size == 1 or bool(np.all(np.diff(indices) > 0))
+    assert ("relay.strided_slice" in ops(module)) == in_steps and ("relay.take" in ops(module)) != in_steps
+    assert_matches_ort(m, {"x": f32(2, 5, 3)})

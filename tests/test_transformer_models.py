@@ -56,7 +56,7 @@ MATH_OPS = {
     # run-time math each architecture needs (the ops issue 10 found missing)
     "gpt2": {"relay.where"},
     "llama": {"relay.power", "relay.sqrt", "relay.divide", "relay.negative", "relay.mean", "relay.sigmoid"},
-    "vit": {"relay.concatenate", "relay.take"},
+    "vit": {"relay.concatenate", "relay.strided_slice"},  # (the class token: Gather of index 0)
 }
 
 

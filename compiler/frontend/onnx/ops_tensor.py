@@ -280,6 +280,23 @@ def pad(n: Node):
 
 @converter("Gather", attrs=("axis",))
 def gather(n: Node):
+    """A gather of data computed at run time by constant indices in steps (one index: ViT's
+    class token, Swin's `qkv[0]`; a range) is a strided slice (and a reshape dropping the
+    axis for a scalar index), which targets run as a copy; other gathers are `relay.take`."""
+    dims = n.shape(0)
+    axis = norm_axis(n, n.attr("axis", 0), len(dims))
+    known = n.value(1) if n.is_const(1) else None
+    if known is not None and not n.is_const(0) and known.value.ndim <= 1 and known.value.size >= 1:
+        idx = known.value.astype(np.int64).reshape(-1)
+        if np.all((idx >= -dims[axis]) & (idx < dims[axis])):
+            idx = np.where(idx < 0, idx + dims[axis], idx)
+            step = int(idx[1] - idx[0]) if idx.size > 1 else 1
+            if step > 0 and np.array_equal(idx, idx[0] + step * np.arange(idx.size)):
+                sliced = n.emit(relay.StridedSliceOp(n.input(0), begin=[int(idx[0])], end=[int(idx[-1]) + 1],
+                                                     strides=[step], axes=[axis]))
+                if known.value.ndim == 0:
+                    return reshaped(n, sliced, dims[:axis] + dims[axis + 1:])
+                return sliced
     return n.emit(relay.TakeOp(n.input(0), n.input(1), axis=n.attr("axis", 0)))
 
 
