@@ -19,10 +19,11 @@ from onnx import numpy_helper as nh
 from onnx.reference import ReferenceEvaluator
 
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.driver import compile_to_directory
+from accel.compiler.driver import compile_to_directory, make_context
 from accel.compiler.frontend.onnx import import_onnx_model
 from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.runtime.run_compiled import run_directory
+from accel.compiler.transforms.canonicalize import Canonicalize
 
 ort = pytest.importorskip("onnxruntime")
 
@@ -221,3 +222,27 @@ def test_training_dropout_with_a_nonzero_ratio_is_one_line():
                  [("ratio", np.array(0.5, np.float32)), ("train", np.array(True))])
     with pytest.raises(CompileError, match="ratio 0.5 draws a random mask"):
         import_onnx_model(model)
+
+
+def test_group_norm_as_torch_exports_it_has_no_identity_affine():
+    """torch's GroupNorm export: InstanceNormalization of the [N, G, -1] view with a scale
+    of ones and a bias of zeros, then the per-channel affine. The identity product and sum
+    are not emitted (they would stay on the host between the norm and the affine); the
+    result is onnxruntime's."""
+    groups, shape = 2, [1, 4, 3, 5]
+    nodes = [h.make_node("Reshape", ["x", "grouped"], ["g"]),
+             h.make_node("InstanceNormalization", ["g", "ones", "zeros"], ["n"], epsilon=1e-5),
+             h.make_node("Reshape", ["n", "shape"], ["r"]),
+             h.make_node("Mul", ["r", "gamma"], ["m"]), h.make_node("Add", ["m", "beta"], ["y"])]
+    inits = [("grouped", np.array([1, groups, -1], np.int64)), ("ones", np.ones(groups, np.float32)),
+             ("zeros", np.zeros(groups, np.float32)), ("shape", np.array(shape, np.int64)),
+             ("gamma", rng.standard_normal((4, 1, 1)).astype(np.float32)),
+             ("beta", rng.standard_normal((4, 1, 1)).astype(np.float32))]
+    model = make(nodes, [vi("x", shape)], [vi("y", shape)], inits)
+    module = import_onnx_model(model)
+    Canonicalize().apply(make_context(), module)
+    kinds = [op.name for op in module.walk() if op.name.startswith("relay.") and op.name != "relay.constant"]
+    assert kinds[:4] == ["relay.reshape", "relay.nn.layer_norm", "relay.reshape", "relay.multiply"], kinds
+    assert kinds[4:] in (["relay.add"], ["relay.nn.bias_add"]), kinds
+    x = rng.standard_normal(shape).astype(np.float32)
+    assert_matches(run_function(module, {"x": x}), ort_outputs(model, {"x": x}))

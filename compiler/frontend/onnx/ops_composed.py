@@ -375,8 +375,15 @@ def instance_norm(n: Node):
     if len(dims) < 3:
         raise n.error(f"input of rank {len(dims)} has no spatial axes")
     y = _normalize(n, n.input(0), list(range(2, len(dims))), float(n.attr("epsilon", 1e-5)), dt)
-    y = _mul(n, y, _per_channel(n, 1, dims[1], len(dims), "scale"))
-    return _add(n, y, _per_channel(n, 2, dims[1], len(dims), "B"))
+    # torch's GroupNorm export normalizes [N, G, -1] with a scale of ones and a bias of
+    # zeros (its affine follows per channel): no product and sum for those, which would
+    # stay on the host between the norm and the affine.
+    scale, bias = (n.const(i) if n.is_const(i) else None for i in (1, 2))
+    if scale is None or not np.all(scale == 1):
+        y = _mul(n, y, _per_channel(n, 1, dims[1], len(dims), "scale"))
+    if bias is None or not np.all(bias == 0):
+        y = _add(n, y, _per_channel(n, 2, dims[1], len(dims), "B"))
+    return y
 
 
 @converter("GroupNormalization", attrs=("epsilon", "num_groups", "stash_type"))
