@@ -8,7 +8,7 @@ onnx.helper (seeded weights), compiled for the npu (`compile_to_directory`, pipe
   between a dequantize and a quantize);
 - a causal TCN as torch exports it: `F.pad` on the left of each dilation-1 `Conv1d`;
   float, and int8 QDQ (each convolution an int8 one on the npu: propagate-qdq moves its
-  quantizes across the reshapes of the [N, C, 1, L] view).
+  quantizes across the reshapes of the [N, C, L, 1] view).
 
 Each compiles to one npu region with no pad left (without the pass each pad stays on the
 host between two regions), and matches onnxruntime: float within 1e-4 of the output's
@@ -157,7 +157,7 @@ def test_int8_models_match_onnxruntime_within_one_step(models, compiled, model):
     out = MODELS[model.removesuffix("_int8")][2]
     step = output_step(onnx.load(models[model]), out)
     # Every convolution runs as an int8 one: the Conv1d's quantize and dequantizes met it
-    # across the reshapes of its [N, C, 1, L] view (propagate-qdq).
+    # across the reshapes of its [N, C, L, 1] view (propagate-qdq).
     with open(os.path.join(d, "npu_wrappers.c")) as f:
         assert f.read().count("npu_conv2d_s8(") == (3 if model == "tcn_int8" else 4)
     for seed in range(2):

@@ -20,7 +20,7 @@ two. Folded (the pads along H and W added to the op's `padding`, top/left/bottom
 Pools in `ceil_mode` are left alone (their last window is dropped when it starts in
 padding, which an explicit pad is not). The pad must be along H and W only (constant
 mode); between it and the op may stand reshapes that only insert or drop unit dimensions
-(torch's Conv1d is imported as a 2-D convolution of a [N, C, 1, L] view) and a quantize /
+(torch's Conv1d is imported as a 2-D convolution of a [N, C, L, 1] view) and a quantize /
 dequantize pair of one zero point (a QDQ model's pad: `Q(0)` is the zero point and
 `DQ(zero point)` is 0, so a zero pad passes through both). Those are rebuilt on the
 unpadded value, where a quantize of a dequantize of its own scale and zero point,

@@ -4,7 +4,7 @@ Runs in `canonicalize`, after fold-explicit-padding (onnxruntime's QDQ propagati
 targets' int8 patterns are `dequantize -> op -> [bias, activation] -> quantize`; a
 reshape between a dequantize and its op, or between the op and its quantize, hides the
 pattern, and the op runs in float on the host. The ONNX importer puts such reshapes
-there: a 1-D convolution (or pool) runs as the 2-D one of a [N, C, 1, L] view, so a QDQ
+there: a 1-D convolution (or pool) runs as the 2-D one of a [N, C, L, 1] view, so a QDQ
 model's Conv1d is `DQ -> reshape -> conv2d -> bias_add -> reshape -> Q`. Two rewrites,
 each exact (a dequantize or quantize is elementwise with one scale and zero point, or
 one per slice along an axis that the reshape keeps):
@@ -19,12 +19,12 @@ weights of a Conv1d) is folded.
 Before:
 
     %d = relay.qnn.dequantize %q, %s, %z : (tensor<1x4x16xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x16xf32>
-    %r = relay.reshape %d {newshape = [1, 4, 1, 16]} : (tensor<1x4x16xf32>) -> tensor<1x4x1x16xf32>
+    %r = relay.reshape %d {newshape = [1, 4, 16, 1]} : (tensor<1x4x16xf32>) -> tensor<1x4x16x1xf32>
 
 After:
 
-    %0 = relay.reshape %q {newshape = [1, 4, 1, 16]} : (tensor<1x4x16xi8>) -> tensor<1x4x1x16xi8>
-    %r = relay.qnn.dequantize %0, %s, %z : (tensor<1x4x1x16xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x1x16xf32>
+    %0 = relay.reshape %q {newshape = [1, 4, 16, 1]} : (tensor<1x4x16xi8>) -> tensor<1x4x16x1xi8>
+    %r = relay.qnn.dequantize %0, %s, %z : (tensor<1x4x16x1xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x16x1xf32>
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ pooling, normalization, softmax and reductions.
     MatMul(x: [2,5,8], w: [8,4])   ->  relay.nn.batch_matmul %x, %w {transpose_b = false}
     Softmax-11(x: [2,3,4], axis=1) ->  reshape to [2, 12], softmax over axis 1, reshape back
 
-1-D convolution and pooling ([N, C, L]) run as their 2-D forms on [N, C, 1, L]; 3-D ones
-([N, C, D, H, W]) as 2-D ops over the depth (ops_volume).
+1-D convolution and pooling ([N, C, L]) run as their 2-D forms on a column, [N, C, L, 1]
+(the signal along the rows, which tile-for-scratchpad splits: a long signal tiles); 3-D
+ones ([N, C, D, H, W]) as 2-D ops over the depth (ops_volume).
 """
 
 from __future__ import annotations
@@ -78,14 +79,16 @@ def spatial_rank(n: Node, rank: int, what: str, volumes: bool = False) -> int:
     raise n.error(f"{what} on rank-{rank} input is not supported ({supported})")
 
 
-def lift_1d(strides, dil, begin, end, square: bool = False):
-    """Attributes of a 1-D window as those of the 2-D window of height 1. With `square`
-    (a convolution or pool, whose output height is 1 whatever its stride and dilation
-    along a height of 1 with no padding), the height's stride and dilation are the
-    width's: targets list square strides (a Conv1d of stride 2 is a 2x2-strided conv2d,
-    which the npu runs, not a 1x2 one)."""
-    h_stride, h_dil = (strides[0], dil[0]) if square else (1, 1)
-    return [h_stride, *strides], [h_dil, *dil], [0, *begin], [0, *end]
+def lift_1d(strides, dil, begin, end, column: bool = False):
+    """Attributes of a 1-D window as those of the 2-D window of a row, [N, C, 1, L] (a
+    transposed convolution's, whose stride phases canonicalize-conv-transpose lays along
+    the width), or with `column` of a column, [N, C, L, 1] (convolutions and pools: the
+    tiler splits rows). Along the axis of extent 1 (kernel 1, no padding) the output is 1
+    whatever the stride and dilation there: a column's take the signal's, since targets
+    list square strides (a Conv1d of stride 2 is a 2x2-strided conv2d, which the npu runs)."""
+    if column:
+        return [strides[0], strides[0]], [dil[0], dil[0]], [begin[0], 0], [end[0], 0]
+    return [1, *strides], [1, *dil], [0, *begin], [0, *end]
 
 
 def check_kernel_shape(n: Node, kernel: Sequence[int]) -> None:
@@ -113,16 +116,16 @@ def conv(n: Node):
         y = ops_volume.conv3d(n, x, w, strides, dil, begin, end, n.attr("group", 1))
         return n.emit(relay.BiasAddOp(y, n.input(2), axis=1)) if n.has(2) else y
     if d == 1:
-        strides, dil, begin, end = lift_1d(strides, dil, begin, end, square=True)
-        x = reshaped(n, x, (x_dims[0], x_dims[1], 1, x_dims[2]))
-        w = reshaped(n, w, (w_dims[0], w_dims[1], 1, w_dims[2]))
+        strides, dil, begin, end = lift_1d(strides, dil, begin, end, column=True)
+        x = reshaped(n, x, (x_dims[0], x_dims[1], x_dims[2], 1))
+        w = reshaped(n, w, (w_dims[0], w_dims[1], w_dims[2], 1))
     y = n.emit(relay.Conv2DOp(n.importer.materialize(x), n.importer.materialize(w), strides=strides,
                               padding=(*begin, *end), dilation=dil, groups=n.attr("group", 1)))
     if n.has(2):
         y = n.emit(relay.BiasAddOp(y, n.input(2), axis=1))
     if d == 1:
         out = tuple(y.type.get_shape())
-        y = reshaped(n, y, (out[0], out[1], out[3]))
+        y = reshaped(n, y, (out[0], out[1], out[2]))
     return y
 
 
@@ -358,14 +361,14 @@ def pool(n: Node, op_cls, x: Value | None = None, **extra):
     if d == 3:
         return ops_volume.pool3d(n, op_cls, x, kernel, strides, dil, begin, end, ceil_mode, **extra)
     if d == 1:
-        strides, dil, begin, end = lift_1d(strides, dil, begin, end, square=True)
-        kernel = [1, *kernel]
-        x = reshaped(n, x, (dims[0], dims[1], 1, dims[2]))
+        strides, dil, begin, end = lift_1d(strides, dil, begin, end, column=True)
+        kernel = [*kernel, 1]
+        x = reshaped(n, x, (dims[0], dims[1], dims[2], 1))
     y = n.emit(op_cls(n.importer.materialize(x), pool_size=kernel, strides=strides, dilation=dil,
                       padding=(*begin, *end), ceil_mode=ceil_mode, **extra))
     if d == 1:
         out = tuple(y.type.get_shape())
-        y = reshaped(n, y, (out[0], out[1], out[3]))
+        y = reshaped(n, y, (out[0], out[1], out[2]))
     return y
 
 
@@ -375,7 +378,7 @@ def max_pool(n: Node):
     y = pool(n, relay.MaxPool2DOp)
     if len(n.proto.output) < 2 or not n.proto.output[1]:
         return y
-    # The Indices output: flat indices into [N, C, H, W] (1-D: [N, C, 1, L] has the same).
+    # The Indices output: flat indices into [N, C, H, W] (1-D: [N, C, L, 1] has the same).
     order = n.attr("storage_order", 0)
     return [y, pool(n, relay.MaxPool2DIndicesOp, storage_order=order)]
 

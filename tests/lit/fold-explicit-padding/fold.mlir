@@ -21,18 +21,18 @@ func.func @conv(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x5x4xf32> {
 // -----
 
 // torch's F.pad before a causal Conv1d: the [N, C, L] pad reaches the 2-D convolution
-// through the reshape that inserts H = 1; the reshape is rebuilt on the unpadded value.
+// through the reshape to the column [N, C, L, 1]; the reshape is rebuilt on the unpadded value.
 // CHECK-LABEL: func.func @causal_conv1d
 // CHECK-NEXT:    %[[W:.*]] = relay.constant
-// CHECK-NEXT:    %[[R:.*]] = relay.reshape %a {newshape = [1, 4, 1, 16]} : (tensor<1x4x16xf32>) -> tensor<1x4x1x16xf32>
-// CHECK-NEXT:    %[[Y:.*]] = relay.nn.conv2d %[[R]], %[[W]] {padding = [0, 2, 0, 0]} : (tensor<1x4x1x16xf32>, tensor<8x4x1x3xf32>) -> tensor<1x8x1x16xf32>
+// CHECK-NEXT:    %[[R:.*]] = relay.reshape %a {newshape = [1, 4, 16, 1]} : (tensor<1x4x16xf32>) -> tensor<1x4x16x1xf32>
+// CHECK-NEXT:    %[[Y:.*]] = relay.nn.conv2d %[[R]], %[[W]] {padding = [2, 0, 0, 0]} : (tensor<1x4x16x1xf32>, tensor<8x4x3x1xf32>) -> tensor<1x8x16x1xf32>
 // CHECK-NEXT:    func.return %[[Y]]
-func.func @causal_conv1d(%a: tensor<1x4x16xf32>) -> tensor<1x8x1x16xf32> {
-  %w = relay.constant dense<1.0> : tensor<8x4x1x3xf32>
+func.func @causal_conv1d(%a: tensor<1x4x16xf32>) -> tensor<1x8x16x1xf32> {
+  %w = relay.constant dense<1.0> : tensor<8x4x3x1xf32>
   %p = relay.nn.pad %a {pad_width = [0, 0, 0, 0, 2, 0]} : (tensor<1x4x16xf32>) -> tensor<1x4x18xf32>
-  %r = relay.reshape %p {newshape = [1, 4, 1, 18]} : (tensor<1x4x18xf32>) -> tensor<1x4x1x18xf32>
-  %y = relay.nn.conv2d %r, %w : (tensor<1x4x1x18xf32>, tensor<8x4x1x3xf32>) -> tensor<1x8x1x16xf32>
-  func.return %y : tensor<1x8x1x16xf32>
+  %r = relay.reshape %p {newshape = [1, 4, 18, 1]} : (tensor<1x4x18xf32>) -> tensor<1x4x18x1xf32>
+  %y = relay.nn.conv2d %r, %w : (tensor<1x4x18x1xf32>, tensor<8x4x3x1xf32>) -> tensor<1x8x16x1xf32>
+  func.return %y : tensor<1x8x16x1xf32>
 }
 
 // -----

@@ -1,5 +1,5 @@
 // propagate-qdq: dequantizes move below the reshapes after them, quantizes above the
-// reshapes before them, so that a QDQ Conv1d (run as the 2-D conv of a [N, C, 1, L] view)
+// reshapes before them, so that a QDQ Conv1d (run as the 2-D conv of a [N, C, L, 1] view)
 // is dequantize -> conv2d -> bias_add -> quantize, the form of the int8 patterns.
 // RUN: accel-opt %s --split-input-file -p propagate-qdq | filecheck %s
 // RUN: not accel-opt %s -p 'propagate-qdq{axis=1}' 2>&1 | filecheck %s --check-prefix=OPTION
@@ -8,13 +8,13 @@
 // OPTION-NOT: Traceback
 
 // CHECK-LABEL: func.func @conv1d
-// CHECK:         %[[R:.*]] = relay.reshape %q {newshape = [1, 4, 1, 16]} : (tensor<1x4x16xi8>) -> tensor<1x4x1x16xi8>
-// CHECK-NEXT:    %[[D:.*]] = relay.qnn.dequantize %[[R]], %s, %z : (tensor<1x4x1x16xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x1x16xf32>
+// CHECK:         %[[R:.*]] = relay.reshape %q {newshape = [1, 4, 16, 1]} : (tensor<1x4x16xi8>) -> tensor<1x4x16x1xi8>
+// CHECK-NEXT:    %[[D:.*]] = relay.qnn.dequantize %[[R]], %s, %z : (tensor<1x4x16x1xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x16x1xf32>
 // The weights' reshape folds (per channel: axis 0 stays 0).
 // CHECK:         %[[WD:.*]] = relay.qnn.dequantize %{{.*}}, %ws, %wz {axis = 0} : (tensor<8x4x1x1xi8>, tensor<8xf32>, tensor<8xi8>) -> tensor<8x4x1x1xf32>
 // CHECK-NEXT:    %[[C:.*]] = relay.nn.conv2d %[[D]], %[[WD]]
-// CHECK-NEXT:    %[[Q:.*]] = relay.qnn.quantize %[[C]], %s, %z : (tensor<1x8x1x16xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x1x16xi8>
-// CHECK-NEXT:    %[[Y:.*]] = relay.reshape %[[Q]] {newshape = [1, 8, 16]} : (tensor<1x8x1x16xi8>) -> tensor<1x8x16xi8>
+// CHECK-NEXT:    %[[Q:.*]] = relay.qnn.quantize %[[C]], %s, %z : (tensor<1x8x16x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x16x1xi8>
+// CHECK-NEXT:    %[[Y:.*]] = relay.reshape %[[Q]] {newshape = [1, 8, 16]} : (tensor<1x8x16x1xi8>) -> tensor<1x8x16xi8>
 // CHECK-NEXT:    func.return %[[Y]]
 func.func @conv1d(%q: tensor<1x4x16xi8>) -> tensor<1x8x16xi8> {
   %s = relay.constant dense<0.5> : tensor<f32>
@@ -23,11 +23,11 @@ func.func @conv1d(%q: tensor<1x4x16xi8>) -> tensor<1x8x16xi8> {
   %ws = relay.constant dense<0.25> : tensor<8xf32>
   %wz = relay.constant dense<0> : tensor<8xi8>
   %d = relay.qnn.dequantize %q, %s, %z : (tensor<1x4x16xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x16xf32>
-  %r = relay.reshape %d {newshape = [1, 4, 1, 16]} : (tensor<1x4x16xf32>) -> tensor<1x4x1x16xf32>
+  %r = relay.reshape %d {newshape = [1, 4, 16, 1]} : (tensor<1x4x16xf32>) -> tensor<1x4x16x1xf32>
   %wd = relay.qnn.dequantize %wq, %ws, %wz {axis = 0} : (tensor<8x4x1xi8>, tensor<8xf32>, tensor<8xi8>) -> tensor<8x4x1xf32>
   %w = relay.reshape %wd {newshape = [8, 4, 1, 1]} : (tensor<8x4x1xf32>) -> tensor<8x4x1x1xf32>
-  %c = relay.nn.conv2d %r, %w : (tensor<1x4x1x16xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x1x16xf32>
-  %y = relay.reshape %c {newshape = [1, 8, 16]} : (tensor<1x8x1x16xf32>) -> tensor<1x8x16xf32>
+  %c = relay.nn.conv2d %r, %w : (tensor<1x4x16x1xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x16x1xf32>
+  %y = relay.reshape %c {newshape = [1, 8, 16]} : (tensor<1x8x16x1xf32>) -> tensor<1x8x16xf32>
   %yq = relay.qnn.quantize %y, %s, %z : (tensor<1x8x16xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x16xi8>
   func.return %yq : tensor<1x8x16xi8>
 }
