@@ -104,6 +104,26 @@ def row_major_strides(shape: Sequence[int]) -> tuple[int, ...]:
     return tuple(strides)
 
 
+def unit_axes_map(src: Sequence[int], dst: Sequence[int]) -> list[int] | None:
+    """For a reshape from `src` to `dst` that only inserts or drops dimensions of size 1:
+    the axis of `dst` each axis of `src` becomes (-1 for a unit axis of `src`, which has
+    no one image); None for any other reshape."""
+    mapping, j = [], 0
+    for s in src:
+        if s == 1:
+            mapping.append(-1)
+            continue
+        while j < len(dst) and dst[j] == 1:
+            j += 1
+        if j == len(dst) or dst[j] != s:
+            return None
+        mapping.append(j)
+        j += 1
+    if any(d != 1 for d in dst[j:]):
+        return None
+    return mapping
+
+
 def element_type(dtype: np.dtype | type) -> Attribute:
     """IR element type of a numpy dtype (unsigned -> `ui<N>`)."""
     return _element_type(np.dtype(dtype))

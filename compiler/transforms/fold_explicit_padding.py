@@ -26,7 +26,8 @@ dequantize pair of one zero point (a QDQ model's pad: `Q(0)` is the zero point a
 unpadded value, where a quantize of a dequantize of its own scale and zero point,
 `Q(DQ(q))`, is `q` (the QDQ model's pad had its input's scale) and is dropped; the pad
 stays only if something else reads it. Bit for bit the same: the
-padded cells hold the value the op's own padding stands for.
+padded cells hold the value the op's own padding stands for (up to the sign of a zero
+maximum: a window of -0.0 beside the pad's 0.0 may give either).
 
 Before:
 
@@ -52,7 +53,7 @@ from xdsl.pattern_rewriter import (GreedyRewritePatternApplier, PatternRewriter,
                                    op_type_rewrite_pattern)
 from xdsl.rewriter import InsertPoint
 
-from accel.compiler.tensors import known_value, numpy_dtype
+from accel.compiler.tensors import known_value, numpy_dtype, unit_axes_map
 from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
 from accel.dialects.relay import shape_of, tensor
@@ -71,25 +72,6 @@ class PadBehind:
     pad: relay.PadOp
     chain: list[Operation]
     widths: list[list[tuple[int, int]]]
-
-
-def _unit_axes_map(src: tuple[int, ...], dst: tuple[int, ...]) -> list[int] | None:
-    """For a reshape that only inserts or drops dimensions of size 1: the axis of `dst`
-    each axis of `src` becomes (-1 for a dropped unit axis); None for any other reshape."""
-    mapping, j = [], 0
-    for s in src:
-        if s == 1:
-            mapping.append(-1)
-            continue
-        while j < len(dst) and dst[j] == 1:
-            j += 1
-        if j == len(dst) or dst[j] != s:
-            return None
-        mapping.append(j)
-        j += 1
-    if any(d != 1 for d in dst[j:]):
-        return None
-    return mapping
 
 
 def _per_tensor(op: relay.QuantizeOp | relay.DequantizeOp) -> bool:
@@ -148,7 +130,7 @@ def pad_behind(v: SSAValue) -> PadBehind | None:
     widths = []
     for link in chain:
         if isinstance(link, relay.ReshapeOp):
-            mapping = _unit_axes_map(shape_of(link.data.type), shape_of(link.result.type))
+            mapping = unit_axes_map(shape_of(link.data.type), shape_of(link.result.type))
             if mapping is None or any(to < 0 and at[axis] != (0, 0) for axis, to in enumerate(mapping)):
                 return None
             moved = [(0, 0)] * len(shape_of(link.result.type))

@@ -40,6 +40,7 @@ from xdsl.pattern_rewriter import (GreedyRewritePatternApplier, PatternRewriter,
 from xdsl.rewriter import InsertPoint
 
 from accel.compiler.runtime.interpreter import OpEvaluator
+from accel.compiler.tensors import unit_axes_map
 from accel.compiler.transforms.fold_constants import FoldConstantOp
 from accel.dialects import relay
 from accel.dialects.relay import normalize_axis, shape_of
@@ -49,23 +50,14 @@ from accel.dialects.relay import normalize_axis, shape_of
 # --------------------------------------------------------------------------------------
 
 
-def _unit_axis_image(src: tuple[int, ...], dst: tuple[int, ...], axis: int) -> int | None:
-    """The axis of `dst` that axis `axis` of `src` becomes under a reshape that only
-    inserts or drops dimensions of size 1 (None for any other reshape, or when `axis`
-    itself is a unit dimension: a unit axis has no one image)."""
-    if src[axis] == 1 or [d for d in src if d != 1] != [d for d in dst if d != 1]:
-        return None
-    rank_among = sum(1 for d in src[:axis] if d != 1)
-    return [i for i, d in enumerate(dst) if d != 1][rank_among]
-
-
 def moved_axis(op: relay.QuantizeOp | relay.DequantizeOp, src: tuple[int, ...], dst: tuple[int, ...]) -> int | None:
     """The `axis` the quantize or dequantize `op` (applied to a tensor of shape `src`)
     takes on the reshaped tensor of shape `dst`; None when it cannot move."""
     if math.prod(shape_of(op.scale.type)) == 1 and math.prod(shape_of(op.zero_point.type)) == 1:
         return -1  # one scale and zero point: any reshape
+    mapping = unit_axes_map(src, dst)
     axis = normalize_axis(op.prop("axis"), len(src), "property 'axis'")
-    return _unit_axis_image(src, dst, axis)
+    return None if mapping is None or mapping[axis] < 0 else mapping[axis]
 
 
 # --------------------------------------------------------------------------------------
