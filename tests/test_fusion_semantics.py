@@ -33,7 +33,7 @@ from accel.compiler.frontend.builder import GraphBuilder
 from accel.compiler.fuzz.graphs import RelayGraph
 from accel.compiler.runtime.buffer_interpreter import run_module
 from accel.dialects import accel
-from accel.dialects.relay import pool_out_dim
+from accel.dialects.relay import conv_out_dim, pool_out_dim
 
 from test_dma_semantics import assert_same
 
@@ -108,8 +108,11 @@ def chains(draw) -> RelayGraph:
             oc, groups = (c, c) if kind == "depthwise" else (draw(st.integers(3, 6)), 1)
             scale = 1.0 / np.sqrt(k * k * (c // groups))
             wt = rng.uniform(-scale, scale, (oc, c // groups, k, k)).astype(np.float32)
-            v = b.conv2d(v, b.const(wt), strides=(s, s), padding=(pt, 1 if k > 1 else 0, pb, 1 if k > 1 else 0),
-                         groups=groups)
+            side = 1 if k > 1 else 0
+            # (After downsampling the image can be smaller than the kernel: the chain ends.)
+            if min(conv_out_dim(h, k, s, 1, pt, pb), conv_out_dim(w, k, s, 1, side, side)) < 2:
+                break
+            v = b.conv2d(v, b.const(wt), strides=(s, s), padding=(pt, side, pb, side), groups=groups)
             if draw(st.booleans()):
                 v = b.relu(b.bias_add(v, b.const(rng.uniform(-0.5, 0.5, (oc,)).astype(np.float32))))
         elif kind in ("max_pool2d", "avg_pool2d"):
