@@ -666,3 +666,32 @@ def test_propagated_qdq_is_bit_identical(data):
     first = next(op for op in relay_ops(module) if not isinstance(op, relay.ConstantOp))
     assert isinstance(first, relay.ReshapeOp if dequantize_first else relay.QuantizeOp) == movable, \
         (shape, new_shape, per_axis, axis, shared)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_channel_scale_as_depthwise_conv_is_exact(data):
+    """x * c on NCHW data, c a random constant of a random broadcast shape, either operand
+    order, against fold-batch-norm's rewrite: equal values (a zero product may lose its
+    sign); a depthwise conv2d exactly where c varies along the channels only and is not
+    one value."""
+    from accel.compiler.transforms.fold_batch_norm import FoldBatchNorm
+
+    draw = data.draw
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    shape = (draw(st.integers(1, 2)), draw(st.integers(1, 4)), draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    c_shape = tuple(draw(st.sampled_from([1, d])) for d in shape)[draw(st.integers(0, 4)):]
+    b = GraphBuilder()
+    x = b.input("x", shape)
+    c = b.const(rng.standard_normal(c_shape).astype(np.float32))
+    y = b.multiply(c, x) if draw(st.booleans()) else b.multiply(x, c)
+    module = b.build([y])
+    inputs = {"x": rng.standard_normal(shape).astype(np.float32)}
+    want = run_function(module, inputs)
+    FoldBatchNorm().apply(make_context(), module)
+    module.verify()
+    assert np.array_equal(want["out0"], run_function(module, inputs)["out0"])
+    aligned = (1,) * (4 - len(c_shape)) + c_shape
+    channel_only = all(d == 1 for i, d in enumerate(aligned) if i != 1) and aligned[1] == shape[1] > 1
+    convs = [op for op in relay_ops(module) if isinstance(op, relay.Conv2DOp)]
+    assert bool(convs) == channel_only, (shape, c_shape)

@@ -24,6 +24,11 @@ no broadcasting elementwise ops, but takes depthwise convolutions and conv2d_bia
 on other data a `multiply` and an `add` of per-channel constants laid along the axis.
 Statistics may also be dequantized constants (a QDQ model quantizes them too). A batch
 norm whose statistics are not known at compile time is left alone.
+
+A product of NCHW data with a per-channel constant ([C, 1, 1], not one value) is the same
+scale: a depthwise 1x1 `conv2d` (GroupNorm's affine as torch exports it, `x * gamma`, with
+its `+ beta` a bias_add after it). Each element is one product, as before (a zero product
+may lose its sign: the convolution adds it to 0).
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from xdsl.pattern_rewriter import (
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.runtime.interpreter import OpEvaluator
 from accel.compiler.runtime.reference import batch_norm_scale
-from accel.compiler.tensors import inline_constant, known_value
+from accel.compiler.tensors import inline_constant, known_value, numpy_dtype
 from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
 from accel.dialects.relay import normalize_axis, shape_of
@@ -190,6 +195,32 @@ class FoldBatchNormPattern(RewritePattern):
         erase_dead(rewriter, stats)
 
 
+class ChannelScale(RewritePattern):
+    """x * c, x float NCHW and c a constant varying along the channels only -> a depthwise
+    1x1 conv2d by c (the scale-shift's product)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: relay.MultiplyOp, rewriter: PatternRewriter) -> None:
+        shape = shape_of(op.result.type)
+        if len(shape) != 4 or not relay.is_float(op.result.type.element_type) or \
+                isinstance(op.parent_op(), relay.CompositeOp):
+            return
+        for data, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            value = known_value(other)
+            if value is None or value.size == 1 or shape_of(data.type) != shape or value.dtype != numpy_dtype(
+                    op.result.type.element_type):
+                continue
+            scale = per_channel(value, shape, 1)
+            if scale is None:
+                continue
+            s_op = inline_constant(np.ascontiguousarray(scale).reshape(shape[1], 1, 1, 1))
+            conv = relay.Conv2DOp(data, s_op.result, groups=shape[1])
+            conv.location = op.location
+            rewriter.replace_op(op, [s_op, conv], [conv.result])
+            erase_dead(rewriter, [other.owner] if isinstance(other.owner, Operation) else [])
+            return
+
+
 @dataclass(frozen=True)
 class FoldBatchNorm(ModulePass):
     """Fold inference batch norm into the conv2d/dense before it, else make it a scale-shift."""
@@ -198,3 +229,5 @@ class FoldBatchNorm(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(FoldBatchNormPattern(OpEvaluator(op)), apply_recursively=False).rewrite_module(op)
+        # After the folds: a batch norm's own product folds into the convolution before it.
+        PatternRewriteWalker(ChannelScale(), apply_recursively=False).rewrite_module(op)
