@@ -16,13 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto as T
 from onnx import helper as h
-from onnx import numpy_helper as nh
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.driver import compile_to_directory
 from accel.compiler.frontend.onnx import SUPPORTED_OPS, import_onnx_model
 from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.runtime.run_compiled import run_directory
+from test_onnx_import import make, vi
 
 ort = pytest.importorskip("onnxruntime")
 
@@ -40,13 +40,6 @@ def f32(*shape) -> np.ndarray:
     return rng.standard_normal(shape).astype(np.float32)
 
 
-def vi(name, shape, t=T.FLOAT):
-    return h.make_tensor_value_info(name, t, shape)
-
-
-def make(nodes, inputs, outputs, inits=(), opset=17):
-    graph = h.make_graph(nodes, "g", inputs, outputs, [nh.from_array(np.asarray(a), n) for n, a in inits])
-    return h.make_model(graph, opset_imports=[h.make_opsetid("", opset)])
 
 
 def assert_matches_ort(model, feeds, rtol=1e-5):
