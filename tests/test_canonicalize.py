@@ -383,6 +383,45 @@ def test_recognize_normalizations(data):
 
 
 @SETTINGS
+@given(data=st.data())
+def test_recognize_layer_norm_over_leading_axes(data):
+    """A layer norm over axes that are not the last ones (ConvNeXt's channels-first
+    LayerNorm) becomes a transpose putting them last, the norm, and the transpose back:
+    the same values within the tolerance, and the kept axes' order unchanged."""
+    draw = data.draw
+    shape = tuple(draw(st.lists(st.integers(1, 5), min_size=2, max_size=4)))
+    rank = len(shape)
+    axes = sorted(draw(st.sets(st.integers(0, rank - 1), min_size=1, max_size=rank - 1)))
+    assume(axes != list(range(rank - len(axes), rank)))
+    n = math.prod(shape[a] for a in axes)
+    eps = draw(st.sampled_from([0.0, 1e-6, 1e-3]))
+    b = GraphBuilder()
+    x = b.input("x", shape)
+
+    def mean(v):
+        if draw(st.booleans()):
+            return b.mean(v, axis=axes, keepdims=True)
+        return _mul(b, draw, b.sum(v, axis=axes, keepdims=True), 1 / n)
+
+    d = b.subtract(x, mean(x))
+    s = b.sqrt(b.add(mean(b.multiply(d, d) if draw(st.booleans()) else b.power(d, _scalar(b, 2.0))),
+                     _scalar(b, eps)))
+    y = b.divide(d, s) if draw(st.booleans()) else _product(b, draw, d, b.divide(_scalar(b, 1.0), s))
+    module = b.build([y])
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    inputs = {"x": (rng.standard_normal(shape) + draw(st.floats(-4.0, 4.0))).astype(np.float32)}
+    want = run_function(module, inputs)
+    RecognizeDecompositions().apply(make_context(), module)
+    module.verify()
+    assert_close(want, run_function(module, inputs))
+    ops = [op for op in relay_ops(module) if not isinstance(op, relay.ConstantOp)]
+    assert [type(op) for op in ops] == [relay.TransposeOp, relay.LayerNormOp, relay.TransposeOp]
+    kept = [a for a in range(rank) if a not in axes]
+    assert list(ops[0].py_props()["axes"]) == [*kept, *axes]
+    assert ops[1].prop("axis") == rank - len(axes)
+
+
+@SETTINGS
 @given(relay_graphs(max_ops=12, ops=FLOAT_OPS))
 def test_recognize_decompositions_on_random_graphs(graph: RelayGraph):
     want = run_function(graph.module, graph.inputs)

@@ -242,3 +242,36 @@ def test_a_squeeze_excitation_pooled_by_reduce_mean_offloads(tmp_path):
     want = ort_run(path, feeds)[OUTPUT]
     got, _ = run_directory(str(tmp_path / "out"), feeds)
     assert float(np.max(np.abs(got[OUTPUT] - want))) <= 1e-4 * float(np.max(np.abs(want)))
+
+
+def test_a_channels_first_layer_norm_offloads(tmp_path):
+    """ConvNeXt's downsampling LayerNorm (its `LayerNorm(data_format="channels_first")`, as
+    torch exports it: ReduceMean over axis 1, Sub, Pow, ReduceMean, Add, Sqrt, Div, then
+    the per-channel affine) between convolutions: recognize-decompositions makes it a
+    layer norm over rows between two transposes, which the npu runs (the moments over axis 1
+    stayed on the host and cut the network in two). One region, and onnxruntime's result
+    within 1e-4 of the output's largest magnitude."""
+    n = _Net(4)
+    n.inits.append(nh.from_array(np.array([1], np.int64), "axes"))
+    x = n.conv(INPUT, 3, 16, k=3, bias=True)
+    m = n.node("ReduceMean", [x, "axes"], keepdims=1)
+    d = n.node("Sub", [x, m])
+    v = n.node("ReduceMean", [n.node("Pow", [d, n.init("two", np.array(2.0))]), "axes"], keepdims=1)
+    s = n.node("Sqrt", [n.node("Add", [v, n.init("eps", np.array(1e-6))])])
+    y = n.node("Div", [d, s])
+    y = n.node("Mul", [n.init("gamma", n.rng.uniform(0.5, 1.5, (16, 1, 1))), y])
+    y = n.node("Add", [y, n.init("beta", n.rng.uniform(-0.5, 0.5, (16, 1, 1)))])
+    y = n.node("Relu", [n.conv(y, 16, 16, k=3, stride=2, bias=True)])
+    n.nodes.append(oh.make_node("GlobalAveragePool", [y], [OUTPUT], name="head"))
+    graph = oh.make_graph(n.nodes, "channels_first_ln", [oh.make_tensor_value_info(INPUT, TensorProto.FLOAT, SHAPE)],
+                          [oh.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, (1, 16, 1, 1))], n.inits)
+    model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 18)])
+    path = str(tmp_path / "cf_ln.onnx")
+    onnx.save(model, path)
+    report = _compile(path, str(tmp_path / "out"), "full")
+    assert report["rejected"] == [], report["rejected"]
+    assert len(report["regions"]) == 1, report["regions"]
+    feeds = _feeds(0)
+    want = ort_run(path, feeds)[OUTPUT]
+    got, _ = run_directory(str(tmp_path / "out"), feeds)
+    assert float(np.max(np.abs(got[OUTPUT] - want))) <= 1e-4 * float(np.max(np.abs(want)))

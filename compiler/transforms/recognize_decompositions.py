@@ -12,7 +12,7 @@ of scalar arithmetic; each chain becomes one op, which a target can take as a wh
 | `0.5 * x * (1 + erf(x * (1/sqrt 2)))` | `relay.nn.gelu` |
 | `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x * x * x)))` | `relay.nn.gelu {approximate = "tanh"}` |
 | `clip(relu(x), lo, hi)`, `relu(clip(x, lo, hi))` (ReLU6 and kin), `clip(clip(x))` (overlapping ranges) | `relay.clip` |
-| `(x - mean(x)) / sqrt(var(x) + eps)` over trailing axes, `var` as `mean((x - mean(x))^2)` or `max(mean(x * x) - mean(x)^2, 0)`, the division as `* 1/sqrt(..)` or `* (1/sqrt(..) * gamma)`, `mean` as `sum * 1/n` | `relay.nn.layer_norm` (gamma 1, beta 0 unless given) |
+| `(x - mean(x)) / sqrt(var(x) + eps)` over trailing axes (over others: transposed to put them last and back, as ConvNeXt's channels-first LayerNorm), `var` as `mean((x - mean(x))^2)` or `max(mean(x * x) - mean(x)^2, 0)`, the division as `* 1/sqrt(..)` or `* (1/sqrt(..) * gamma)`, `mean` as `sum * 1/n` | `relay.nn.layer_norm` (gamma 1, beta 0 unless given) |
 | `x * s + (beta - mean(x) * s)`, `s = 1/sqrt(var(x) + eps) [* gamma]` (TF's batch_normalization, tf2onnx's Keras LayerNormalization) | `relay.nn.layer_norm` |
 | `x / sqrt(mean(x * x) + eps)` over trailing axes, the division as `* 1/sqrt(..)` or `* (1/sqrt(..) * gamma)` (LLaMA's and T5's RMSNorm) | `relay.nn.rms_norm` (gamma 1 unless given) |
 | `layer_norm(x, 1, 0) * gamma`, `rms_norm(x, 1) * gamma`, `layer_norm(x, gamma, 0) + beta` (constants over the normalized axes; `add` or `bias_add`) | the norm with gamma and beta |
@@ -549,6 +549,22 @@ def trailing(axes: tuple[int, ...], rank: int) -> int | None:
     return first if axes and tuple(sorted(axes)) == tuple(range(first, rank)) else None
 
 
+def layer_norm_over(x: SSAValue, axes: tuple[int, ...], eps: float) -> list[Operation]:
+    """The ops of the layer norm of x over `axes`, without gamma and beta. Over axes that
+    are not the last ones (ConvNeXt's channels-first LayerNorm: a mean over axis 1 of an
+    NCHW image) it is the norm of x transposed to put them last, transposed back (targets
+    run norms over rows)."""
+    rank = len(x.type.get_shape())
+    axis = trailing(axes, rank)
+    if axis is not None:
+        return layer_norm(x, axis, eps)
+    perm = [*(a for a in range(rank) if a not in axes), *sorted(axes)]
+    to_rows = relay.TransposeOp(x, axes=perm)
+    norm = layer_norm(to_rows.result, rank - len(axes), eps)
+    back = relay.TransposeOp(norm[-1].results[0], axes=[perm.index(a) for a in range(rank)])
+    return [to_rows, *norm, back]
+
+
 class LayerNormFromMoments(RewritePattern):
     """`(x - mean(x)) / sqrt(var(x) + eps)` (and the forms of the table) -> layer_norm."""
 
@@ -564,15 +580,19 @@ class LayerNormFromMoments(RewritePattern):
                 continue
             x, axes = found
             axis = trailing(axes, len(x.type.get_shape()))
-            if axis is None:
-                continue
             if isinstance(op, relay.DivideOp):
                 eps, gamma = std(chain, q, x, axes), None
+            elif axis is None:  # (a gamma inside the product only over trailing axes)
+                eps, gamma = inverse_std(chain, q, x, axes), None
             else:
                 eps, gamma = scaled_inverse_std(chain, q, x, axes, axis)
-            if eps is not None:
+            if eps is None:
+                continue
+            if axis is None:
+                replace_by(rewriter, op, layer_norm_over(x, axes, eps), chain)
+            else:
                 replace_by(rewriter, op, layer_norm(x, axis, eps, gamma), chain)
-                return
+            return
 
 
 class LayerNormFromShift(RewritePattern):

@@ -74,23 +74,6 @@ func.func @kept_clips(%x: tensor<4x8xf32>, %i: tensor<4xi32>) -> (tensor<4x8xf32
 
 // -----
 
-// Normalized over a leading axis (Magika's first LayerNorm, axis 1 of 1x512x256): no
-// layer_norm spells that (it normalizes trailing axes).
-// CHECK-LABEL: func.func @leading_axis_norm
-// CHECK-NOT:     relay.nn.layer_norm
-// CHECK:         relay.divide %d, %s
-func.func @leading_axis_norm(%x: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
-  %m = relay.mean %x {axis = [1], keepdims = true} : (tensor<2x8x4xf32>) -> tensor<2x1x4xf32>
-  %d = relay.subtract %x, %m : (tensor<2x8x4xf32>, tensor<2x1x4xf32>) -> tensor<2x8x4xf32>
-  %p = relay.multiply %d, %d : tensor<2x8x4xf32>
-  %v = relay.mean %p {axis = [1], keepdims = true} : (tensor<2x8x4xf32>) -> tensor<2x1x4xf32>
-  %s = relay.sqrt %v : tensor<2x1x4xf32>
-  %n = relay.divide %d, %s : (tensor<2x8x4xf32>, tensor<2x1x4xf32>) -> tensor<2x8x4xf32>
-  func.return %n : tensor<2x8x4xf32>
-}
-
-// -----
-
 // The variance over other axes than the mean, a mean of another tensor, a negative eps,
 // sum * 1/n with the wrong n: no layer norm.
 // CHECK-LABEL: func.func @not_layer_norms
@@ -222,4 +205,23 @@ func.func @gelu_tanh_pow_four(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %6 = relay.multiply %x, %half : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
   %y = relay.multiply %6, %5 : tensor<4x8xf32>
   func.return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// The variance over another axis than the mean's (axis 2, the mean over axis 1): no norm.
+// CHECK-LABEL: func.func @channels_first_other_variance_axis
+// CHECK-NOT:     relay.nn.layer_norm
+// CHECK-NOT:     relay.transpose
+// CHECK:         relay.divide
+func.func @channels_first_other_variance_axis(%x: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  %eps = relay.constant dense<1.0e-06> : tensor<f32>
+  %m = relay.mean %x {axis = [1], keepdims = true} : (tensor<1x4x4x4xf32>) -> tensor<1x1x4x4xf32>
+  %d = relay.subtract %x, %m : (tensor<1x4x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %p = relay.multiply %d, %d : tensor<1x4x4x4xf32>
+  %v = relay.mean %p {axis = [2], keepdims = true} : (tensor<1x4x4x4xf32>) -> tensor<1x4x1x4xf32>
+  %e = relay.add %v, %eps : (tensor<1x4x1x4xf32>, tensor<f32>) -> tensor<1x4x1x4xf32>
+  %s = relay.sqrt %e : tensor<1x4x1x4xf32>
+  %y = relay.divide %d, %s : (tensor<1x4x4x4xf32>, tensor<1x4x1x4xf32>) -> tensor<1x4x4x4xf32>
+  func.return %y : tensor<1x4x4x4xf32>
 }

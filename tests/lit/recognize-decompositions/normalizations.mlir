@@ -202,3 +202,67 @@ func.func @rms_norm_div(%x: tensor<2x3x8xf32>) -> tensor<2x3x8xf32> {
   %y = relay.divide %x, %s : (tensor<2x3x8xf32>, tensor<2x1x1xf32>) -> tensor<2x3x8xf32>
   func.return %y : tensor<2x3x8xf32>
 }
+
+// -----
+
+// ConvNeXt's channels-first LayerNorm: the moments over axis 1 of an NCHW image. The norm
+// runs over rows: the image is transposed to put the channels last, and back.
+// CHECK-LABEL: func.func @channels_first_layer_norm
+// CHECK-NEXT:    %0 = relay.transpose %x {axes = [0, 2, 3, 1]} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>
+// CHECK-NEXT:    %1 = relay.constant dense<1.000000e+00> : tensor<8xf32>
+// CHECK-NEXT:    %2 = relay.constant dense<0.000000e+00> : tensor<8xf32>
+// CHECK-NEXT:    %3 = relay.nn.layer_norm %0, %1, %2 {axis = 3, epsilon = 9.999999974752427e-07} : (tensor<1x4x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK-NEXT:    %n = relay.transpose %3 {axes = [0, 3, 1, 2]} : (tensor<1x4x4x8xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:    func.return %n
+func.func @channels_first_layer_norm(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %two = relay.constant dense<2.0> : tensor<f32>
+  %eps = relay.constant dense<1.0e-06> : tensor<f32>
+  %m = relay.mean %x {axis = [1], keepdims = true} : (tensor<1x8x4x4xf32>) -> tensor<1x1x4x4xf32>
+  %d = relay.subtract %x, %m : (tensor<1x8x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %p = relay.power %d, %two : (tensor<1x8x4x4xf32>, tensor<f32>) -> tensor<1x8x4x4xf32>
+  %v = relay.mean %p {axis = [1], keepdims = true} : (tensor<1x8x4x4xf32>) -> tensor<1x1x4x4xf32>
+  %e = relay.add %v, %eps : (tensor<1x1x4x4xf32>, tensor<f32>) -> tensor<1x1x4x4xf32>
+  %s = relay.sqrt %e : tensor<1x1x4x4xf32>
+  %n = relay.divide %d, %s : (tensor<1x8x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x8x4x4xf32>
+  func.return %n : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// Over axes 0 and 2 of three, the division as a product with 1/sqrt: the kept axis goes
+// first, the normalized ones after it in their order.
+// CHECK-LABEL: func.func @middle_axis_kept
+// CHECK-NEXT:    %0 = relay.transpose %x {axes = [1, 0, 2]} : (tensor<2x3x5xf32>) -> tensor<3x2x5xf32>
+// CHECK:         relay.nn.layer_norm %0, %{{.*}}, %{{.*}} {axis = 1, epsilon = 0.0010000000474974513} : (tensor<3x2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>) -> tensor<3x2x5xf32>
+// CHECK-NEXT:    %y = relay.transpose %{{.*}} {axes = [1, 0, 2]} : (tensor<3x2x5xf32>) -> tensor<2x3x5xf32>
+// CHECK-NEXT:    func.return %y
+func.func @middle_axis_kept(%x: tensor<2x3x5xf32>) -> tensor<2x3x5xf32> {
+  %eps = relay.constant dense<0.001> : tensor<f32>
+  %one = relay.constant dense<1.0> : tensor<f32>
+  %m = relay.mean %x {axis = [0, 2], keepdims = true} : (tensor<2x3x5xf32>) -> tensor<1x3x1xf32>
+  %d = relay.subtract %x, %m : (tensor<2x3x5xf32>, tensor<1x3x1xf32>) -> tensor<2x3x5xf32>
+  %p = relay.multiply %d, %d : tensor<2x3x5xf32>
+  %v = relay.mean %p {axis = [0, 2], keepdims = true} : (tensor<2x3x5xf32>) -> tensor<1x3x1xf32>
+  %e = relay.add %v, %eps : (tensor<1x3x1xf32>, tensor<f32>) -> tensor<1x3x1xf32>
+  %s = relay.sqrt %e : tensor<1x3x1xf32>
+  %r = relay.divide %one, %s : (tensor<f32>, tensor<1x3x1xf32>) -> tensor<1x3x1xf32>
+  %y = relay.multiply %d, %r : (tensor<2x3x5xf32>, tensor<1x3x1xf32>) -> tensor<2x3x5xf32>
+  func.return %y : tensor<2x3x5xf32>
+}
+
+// -----
+
+// Normalized over a middle axis without eps (Magika's first LayerNorm, axis 1 of 1x512x256).
+// CHECK-LABEL: func.func @leading_axis_norm
+// CHECK-NEXT:    %0 = relay.transpose %x {axes = [0, 2, 1]} : (tensor<2x8x4xf32>) -> tensor<2x4x8xf32>
+// CHECK:         relay.nn.layer_norm %0, %{{.*}}, %{{.*}} {axis = 2, epsilon = 0.0}
+// CHECK-NEXT:    %n = relay.transpose %{{.*}} {axes = [0, 2, 1]} : (tensor<2x4x8xf32>) -> tensor<2x8x4xf32>
+func.func @leading_axis_norm(%x: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  %m = relay.mean %x {axis = [1], keepdims = true} : (tensor<2x8x4xf32>) -> tensor<2x1x4xf32>
+  %d = relay.subtract %x, %m : (tensor<2x8x4xf32>, tensor<2x1x4xf32>) -> tensor<2x8x4xf32>
+  %p = relay.multiply %d, %d : tensor<2x8x4xf32>
+  %v = relay.mean %p {axis = [1], keepdims = true} : (tensor<2x8x4xf32>) -> tensor<2x1x4xf32>
+  %s = relay.sqrt %v : tensor<2x1x4xf32>
+  %n = relay.divide %d, %s : (tensor<2x8x4xf32>, tensor<2x1x4xf32>) -> tensor<2x8x4xf32>
+  func.return %n : tensor<2x8x4xf32>
+}
