@@ -20,7 +20,7 @@ PIPELINES: dict[str, str] = {
     "host": "canonicalize,fold-constants{dequantize=true},widen-host-floats,bufferize,plan-memory",
 }
 """`byoc`: canonicalize (fold-constants, fold-batch-norm, fold-explicit-padding,
-propagate-qdq, recognize-decompositions, additive-masks, canonicalize-conv-transpose,
+undilate-column-convs, propagate-qdq, recognize-decompositions, additive-masks, canonicalize-conv-transpose,
 canonicalize-linear), then
 partition (split-tall-kernels, merge-composite, annotate-target, merge-regions, outline-regions).
 `lower`: host ops on f16/bf16 widened to f32 (widen-host-floats), buffers, the host arena, accel ops, tiles, transfers and their optimization.

@@ -734,3 +734,62 @@ def test_channel_scale_as_depthwise_conv_is_exact(data):
     channel_only = all(d == 1 for i, d in enumerate(aligned) if i != 1) and aligned[1] == shape[1] > 1
     convs = [op for op in relay_ops(module) if isinstance(op, relay.Conv2DOp)]
     assert bool(convs) == channel_only, (shape, c_shape)
+
+
+# --------------------------------------------------------------------------------------
+# undilate-column-convs
+# --------------------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_undilated_column_convs_are_bit_identical(data):
+    """A random convolution (one column wide or not; random dilation, strides, padding,
+    groups; float with a bias and an activation, or int8), against undilate-column-convs'
+    rewrite: the same bits; and the dilation is gone exactly where the pass's conditions
+    hold (the rows and the row padding multiples of d, stride 1 along the rows, no padding
+    along the columns, the column stride 1 unless there is one column)."""
+    from accel.compiler.transforms.undilate_column_convs import UndilateColumnConvs
+
+    draw = data.draw
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    d = draw(st.integers(1, 4))
+    kh, kw = draw(st.integers(1, 3)), draw(st.sampled_from([1, 1, 1, 2]))
+    n, groups = draw(st.integers(1, 2)), draw(st.sampled_from([1, 2]))
+    c, o = groups * draw(st.integers(1, 2)), groups * draw(st.integers(1, 2))
+    h = d * draw(st.integers(1, 4)) + (draw(st.integers(0, d - 1)) if draw(st.integers(0, 4)) == 0 else 0)
+    w = draw(st.sampled_from([1, 1, 2, 3, 3]))
+    top, bottom = (d * draw(st.integers(0, 2)) + (draw(st.integers(0, 1)) if draw(st.integers(0, 5)) == 0 else 0)
+                   for _ in range(2))
+    left, right = (draw(st.integers(0, 1)) if draw(st.integers(0, 4)) == 0 else 0 for _ in range(2))
+    sh, sw = (draw(st.integers(1, 2)) if draw(st.integers(0, 2)) == 0 else 1 for _ in range(2))
+    dw = draw(st.sampled_from([1, d]))
+    assume(h + top + bottom - d * (kh - 1) >= 1 and w + left + right - dw * (kw - 1) >= 1)
+    props = dict(strides=[sh, sw], padding=[top, left, bottom, right], dilation=[d, dw], groups=groups)
+    integer = draw(st.booleans())
+    b = GraphBuilder()
+    x = b.input("x", (n, c, h, w), np.int8 if integer else np.float32)
+    if integer:
+        wt = b.const(rng.integers(-128, 128, (o, c // groups, kh, kw)).astype(np.int8))
+        q = [b.const(np.array(v, t)) for v, t in ((3, np.int8), (-2, np.int8), (0.5, np.float32), (0.25, np.float32))]
+        y = b.qnn_conv2d(x, wt, *q, **props)
+    else:
+        y = b.conv2d(x, b.const(rng.standard_normal((o, c // groups, kh, kw)).astype(np.float32)), **props)
+        if draw(st.booleans()):
+            y = b.bias_add(y, b.const(rng.standard_normal(o).astype(np.float32)))
+        if draw(st.booleans()):
+            y = b.tanh(y)
+    module = b.build([y])
+    inputs = {"x": rng.integers(-128, 128, (n, c, h, w)).astype(np.int8) if integer
+              else rng.standard_normal((n, c, h, w)).astype(np.float32)}
+    want = run_function(module, inputs)
+    UndilateColumnConvs().apply(make_context(), module)
+    module.verify()
+    got = run_function(module, inputs)
+    for name, value in want.items():
+        assert np.array_equal(got[name], value), name
+    rewritable = (kw == 1 and d > 1 and sh == 1 and left == right == 0 and h % d == 0 and top % d == 0
+                  and bottom % d == 0 and (sw == 1 or w == 1))
+    convs = [op for op in relay_ops(module) if isinstance(op, (relay.Conv2DOp, relay.QnnConv2DOp))]
+    assert (convs[0].prop("dilation")[0] == 1) == (rewritable or d == 1)
+    assert any(isinstance(op, relay.ReshapeOp) for op in relay_ops(module)) == rewritable

@@ -23,6 +23,7 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "fold-constants": _lazy("fold_constants", "FoldConstants"),
     "fold-batch-norm": _lazy("fold_batch_norm", "FoldBatchNorm"),
     "fold-explicit-padding": _lazy("fold_explicit_padding", "FoldExplicitPadding"),
+    "undilate-column-convs": _lazy("undilate_column_convs", "UndilateColumnConvs"),
     "propagate-qdq": _lazy("propagate_qdq", "PropagateQdq"),
     "widen-host-floats": _lazy("widen_host_floats", "WidenHostFloats"),
     "recognize-decompositions": _lazy("recognize_decompositions", "RecognizeDecompositions"),

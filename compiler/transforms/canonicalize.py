@@ -1,13 +1,14 @@
 """canonicalize: the graph clean-ups that run before partitioning, in order:
 
-    canonicalize = fold-constants, fold-batch-norm, fold-explicit-padding, propagate-qdq,
-                   recognize-decompositions, additive-masks, canonicalize-conv-transpose,
+    canonicalize = fold-constants, fold-batch-norm, fold-explicit-padding, undilate-column-convs,
+                   propagate-qdq, recognize-decompositions, additive-masks, canonicalize-conv-transpose,
                    canonicalize-linear
 
 Constants fold first (a QDQ model's weight quantizers become int8 constants; a batch
 norm's statistics computed from constants become constants), then batch norms fold into
 the convolutions and dense layers before them (or become scale-shifts), explicit pads
-into the convolutions and pools after them, quantizes and dequantizes move across the
+into the convolutions and pools after them, dilated one-column convolutions
+(WaveNet's) undilated on their row phases, quantizes and dequantizes move across the
 reshapes between them and the ops they quantize, then exporter
 decompositions become single ops, attention masks selecting -inf become added
 constants, transposed convolutions become convolutions (their
@@ -50,14 +51,15 @@ from accel.compiler.transforms.fold_constants import FoldConstants
 from accel.compiler.transforms.fold_explicit_padding import FoldExplicitPadding
 from accel.compiler.transforms.propagate_qdq import PropagateQdq
 from accel.compiler.transforms.recognize_decompositions import RecognizeDecompositions
+from accel.compiler.transforms.undilate_column_convs import UndilateColumnConvs
 
 
 @dataclass(frozen=True)
 class Canonicalize(ModulePass):
     """The graph clean-ups before partitioning: constants, batch norms, pads folded; exporter forms undone.
 
-    fold-constants, fold-batch-norm, fold-explicit-padding, propagate-qdq,
-    recognize-decompositions, additive-masks, canonicalize-conv-transpose,
+    fold-constants, fold-batch-norm, fold-explicit-padding, undilate-column-convs,
+    propagate-qdq, recognize-decompositions, additive-masks, canonicalize-conv-transpose,
     canonicalize-linear."""
 
     name = "canonicalize"
@@ -66,6 +68,7 @@ class Canonicalize(ModulePass):
         FoldConstants().apply(ctx, op)
         FoldBatchNorm().apply(ctx, op)
         FoldExplicitPadding().apply(ctx, op)
+        UndilateColumnConvs().apply(ctx, op)
         PropagateQdq().apply(ctx, op)
         RecognizeDecompositions().apply(ctx, op)
         AdditiveMasks().apply(ctx, op)

@@ -106,12 +106,12 @@ def _undoes(q: relay.QuantizeOp, v: SSAValue) -> bool:
 
 def pad_behind(v: SSAValue) -> PadBehind | None:
     """The constant pad `v` is made of, through unit reshapes and quantize/dequantize
-    pairs that nothing else reads; None if there is none."""
+    pairs; None if there is none. (The chain is rebuilt on the unpadded value for the op
+    that folds the pad; the old one stays while something else reads it: WaveNet's filter
+    and gate convolutions read one padded, quantized value.)"""
     chain: list[Operation] = []
     while not isinstance(v.owner, relay.PadOp):
         op = v.owner
-        if not v.has_one_use():  # the chain is rebuilt on the unpadded value: only if it is this path's alone
-            return None
         if isinstance(op, relay.ReshapeOp):
             chain.append(op)
             v = op.data

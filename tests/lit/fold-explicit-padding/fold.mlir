@@ -58,6 +58,28 @@ func.func @qdq(%q: tensor<1x2x4x4xi8>, %w: tensor<2x2x3x3xf32>) -> tensor<1x2x2x
 
 // -----
 
+// One padded, quantized value read by two convolutions (WaveNet's filter and gate): each
+// folds the pad on a dequantize of its own, and the chain goes when the last one has.
+// CHECK-LABEL: func.func @qdq_shared_by_two_convs
+// CHECK:         %[[D:.*]] = relay.qnn.dequantize %q, %s, %z
+// CHECK-NEXT:    %[[A:.*]] = relay.nn.conv2d %[[D]], %w {padding = [1, 0, 0, 0]} : (tensor<1x2x4x1xf32>, tensor<2x2x2x1xf32>) -> tensor<1x2x4x1xf32>
+// CHECK-NEXT:    %[[E:.*]] = relay.qnn.dequantize %q, %s, %z
+// CHECK-NEXT:    %[[B:.*]] = relay.nn.conv2d %[[E]], %w {padding = [1, 0, 0, 0]} : (tensor<1x2x4x1xf32>, tensor<2x2x2x1xf32>) -> tensor<1x2x4x1xf32>
+// CHECK-NEXT:    func.return %[[A]], %[[B]]
+func.func @qdq_shared_by_two_convs(%q: tensor<1x2x4x1xi8>, %w: tensor<2x2x2x1xf32>) -> (tensor<1x2x4x1xf32>, tensor<1x2x4x1xf32>) {
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %z = relay.constant dense<3> : tensor<i8>
+  %d = relay.qnn.dequantize %q, %s, %z : (tensor<1x2x4x1xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x1xf32>
+  %p = relay.nn.pad %d {pad_width = [0, 0, 0, 0, 1, 0, 0, 0]} : (tensor<1x2x4x1xf32>) -> tensor<1x2x5x1xf32>
+  %pq = relay.qnn.quantize %p, %s, %z : (tensor<1x2x5x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x5x1xi8>
+  %pd = relay.qnn.dequantize %pq, %s, %z : (tensor<1x2x5x1xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x5x1xf32>
+  %a = relay.nn.conv2d %pd, %w : (tensor<1x2x5x1xf32>, tensor<2x2x2x1xf32>) -> tensor<1x2x4x1xf32>
+  %b = relay.nn.conv2d %pd, %w : (tensor<1x2x5x1xf32>, tensor<2x2x2x1xf32>) -> tensor<1x2x4x1xf32>
+  func.return %a, %b : tensor<1x2x4x1xf32>, tensor<1x2x4x1xf32>
+}
+
+// -----
+
 // Keras's ResNet stem: ZeroPadding2D before a max pool of a ReLU's output (no value
 // below the pad's 0, so the pool's own padding, which never wins the max, is the same).
 // CHECK-LABEL: func.func @max_pool_after_relu
