@@ -48,10 +48,10 @@ import math
 import numpy as np
 from xdsl.ir import SSAValue
 
-from accel.compiler.frontend.onnx.context import Const, Node, Value, converter
+from accel.compiler.frontend.onnx.context import Node, Value, converter
 from accel.compiler.frontend.onnx.ops_tensor import empty, norm_axis, reshaped
 from accel.compiler.narrow_types import BF16
-from accel.compiler.tensors import element_type
+from accel.compiler.tensors import element_type, numpy_dtype
 from accel.dialects import relay
 
 # --------------------------------------------------------------------------------------
@@ -85,8 +85,6 @@ def _float_input(n: Node, i: int, what: str) -> np.dtype:
 
 
 def _cast(n: Node, v: SSAValue, dt: np.dtype) -> SSAValue:
-    from accel.compiler.tensors import numpy_dtype
-
     if numpy_dtype(v.type.element_type) == dt:
         return v
     return n.emit(relay.CastOp(v, element_type(dt)))
