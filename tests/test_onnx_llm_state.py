@@ -3,7 +3,8 @@ CausalConvWithState, LinearAttention) on random shapes and attributes, through t
 reference interpreter and through compiled C, against onnxruntime 1.32.
 
 onnxruntime has no kernel for SwiGLU (opset 28: it expands the function into Swish-24,
-which it does not implement), so SwiGLU is compared with `onnx.reference.ReferenceEvaluator`.
+which it does not implement) nor for ai.onnx.preview's FlexAttention, so these two are
+compared with `onnx.reference.ReferenceEvaluator`.
 
 Tolerances: floats within `RTOL` of the reference output's largest magnitude (the
 products and sums run in another order than onnxruntime's), 4e-3 for f16 results
@@ -33,6 +34,7 @@ ort = pytest.importorskip("onnxruntime")
 RTOL = 1e-5
 RTOL_F16 = 4e-3
 OPSET = 28
+PREVIEW = "ai.onnx.preview"
 
 rng = np.random.default_rng(0)
 
@@ -49,13 +51,15 @@ def f32(*shape) -> np.ndarray:
 
 
 def model_of(nodes, inputs, outputs, inits=()):
-    return make(nodes, inputs, [vi(o, None, t) for o, t in outputs], inits, opset=OPSET)
+    preview = [h.make_opsetid(PREVIEW, 1)] if any(nd.domain == PREVIEW for nd in nodes) else []
+    return make(nodes, inputs, [vi(o, None, t) for o, t in outputs], inits, opset=OPSET, extra_opsets=preview)
 
 
 def reference(model: onnx.ModelProto, feeds: dict) -> dict[str, np.ndarray]:
-    """onnxruntime's outputs, or ONNX's reference evaluator's for a model with SwiGLU."""
+    """onnxruntime's outputs, or ONNX's reference evaluator's for a model with SwiGLU or
+    FlexAttention."""
     names = [o.name for o in model.graph.output]
-    if any(nd.op_type == "SwiGLU" for nd in model.graph.node):
+    if any(nd.op_type in ("SwiGLU", "FlexAttention") for nd in model.graph.node):
         return dict(zip(names, ReferenceEvaluator(model).run(None, feeds)))
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1
@@ -80,7 +84,7 @@ def check_interpreter(model, feeds, exact=False) -> None:
 
 
 def test_ops_are_supported():
-    assert {"SwiGLU", "TensorScatter", "CausalConvWithState", "LinearAttention"} <= SUPPORTED_OPS
+    assert {"SwiGLU", "TensorScatter", "CausalConvWithState", "LinearAttention", "FlexAttention"} <= SUPPORTED_OPS
 
 
 # --------------------------------------------------------------------------------------
@@ -283,6 +287,92 @@ def test_linear_attention_is_unrolled_per_token():
 
 
 # --------------------------------------------------------------------------------------
+# FlexAttention (ai.onnx.preview)
+# --------------------------------------------------------------------------------------
+
+
+def causal_mask_graph(dtype=T.FLOAT):
+    """score_mod: where(q_idx >= k_idx, scores, -inf), its indices from the scores' shape."""
+    nodes = [h.make_node("Shape", ["scores"], ["shape"]),
+             h.make_node("Gather", ["shape", "i2"], ["l"], axis=0), h.make_node("Gather", ["shape", "i3"], ["s"], axis=0),
+             h.make_node("Range", ["zero", "l", "one"], ["qr"]), h.make_node("Range", ["zero", "s", "one"], ["kr"]),
+             h.make_node("Unsqueeze", ["qr", "ax1"], ["qi"]), h.make_node("Unsqueeze", ["kr", "ax0"], ["ki"]),
+             h.make_node("GreaterOrEqual", ["qi", "ki"], ["keep"]),
+             h.make_node("Where", ["keep", "scores", "ninf"], ["out"])]
+    inits = [h.make_tensor("i2", T.INT64, [], [2]), h.make_tensor("i3", T.INT64, [], [3]),
+             h.make_tensor("zero", T.INT64, [], [0]), h.make_tensor("one", T.INT64, [], [1]),
+             h.make_tensor("ax0", T.INT64, [1], [0]), h.make_tensor("ax1", T.INT64, [1], [1]),
+             h.make_tensor("ninf", dtype, [], [-np.inf])]
+    return h.make_graph(nodes, "causal", [vi("scores", None, dtype)], [vi("out", None, dtype)], inits)
+
+
+def softcap_graph(cap: float, dtype=T.FLOAT):
+    nodes = [h.make_node("Div", ["scores", "cap"], ["d"]), h.make_node("Tanh", ["d"], ["t"]),
+             h.make_node("Mul", ["t", "cap"], ["out"])]
+    return h.make_graph(nodes, "softcap", [vi("scores", None, dtype)], [vi("out", None, dtype)],
+                        [h.make_tensor("cap", dtype, [], [cap])])
+
+
+def prob_scale_graph(factor: float, dtype=T.FLOAT):
+    return h.make_graph([h.make_node("Mul", ["probs", "f"], ["out"])], "scale", [vi("probs", None, dtype)],
+                        [vi("out", None, dtype)], [h.make_tensor("f", dtype, [], [factor])])
+
+
+def flex_case(r, hq, hkv, length, s, e, ev, dtype=T.FLOAT, **attrs):
+    np_dt = onnx.helper.tensor_dtype_to_np_dtype(dtype)
+    b = 2
+    node = h.make_node("FlexAttention", ["Q", "K", "V"], ["Y"], domain=PREVIEW, **attrs)
+    model = model_of([node], [vi("Q", (b, hq, length, e), dtype), vi("K", (b, hkv, s, e), dtype),
+                              vi("V", (b, hkv, s, ev), dtype)], [("Y", dtype)])
+    feeds = {"Q": r.standard_normal((b, hq, length, e)).astype(np_dt),
+             "K": r.standard_normal((b, hkv, s, e)).astype(np_dt), "V": r.standard_normal((b, hkv, s, ev)).astype(np_dt)}
+    return model, feeds
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_flex_attention_random(seed):
+    r = np.random.default_rng(seed)
+    hkv = int(r.integers(1, 3))
+    hq = hkv * int(r.integers(1, 4))
+    length = int(r.integers(1, 6))
+    attrs = {}
+    if seed % 4 == 1:
+        attrs["score_mod"] = causal_mask_graph()
+        s = length  # every query keeps key 0
+    else:
+        s = int(r.integers(1, 7))
+    if seed % 4 == 2:
+        attrs["score_mod"] = softcap_graph(2.0)
+    if seed % 3 == 0:
+        attrs["prob_mod"] = prob_scale_graph(0.5)
+    if seed % 5 == 4:
+        attrs["scale"] = 0.2
+    model, feeds = flex_case(r, hq, hkv, length, s, int(r.integers(1, 9)), int(r.integers(1, 9)), **attrs)
+    check_interpreter(model, feeds)
+
+
+@pytest.mark.parametrize("dtype", [T.FLOAT16, T.DOUBLE])
+def test_flex_attention_f16_and_f64(dtype):
+    model, feeds = flex_case(np.random.default_rng(1), 4, 2, 3, 5, 8, 4, dtype=dtype,
+                             score_mod=causal_mask_graph(T.FLOAT if dtype == T.FLOAT16 else dtype))
+    check_interpreter(model, feeds)
+
+
+def test_flex_attention_modifier_is_inlined_and_its_names_do_not_leak():
+    """The causal mask folds to one constant where; the subgraph's name 'scores' is
+    also a graph output's name (a name of the outer graph), which keeps its value."""
+    r = np.random.default_rng(2)
+    node = h.make_node("FlexAttention", ["Q", "K", "V"], ["Y"], domain=PREVIEW, score_mod=causal_mask_graph())
+    add = h.make_node("Add", ["Y", "Y"], ["scores"])
+    model = model_of([node, add], [vi("Q", (1, 2, 4, 8)), vi("K", (1, 2, 4, 8)), vi("V", (1, 2, 4, 8))],
+                     [("scores", T.FLOAT)])
+    names = ops(import_onnx_model(model))
+    assert names.count("relay.where") == 1 and "relay.greater_equal" not in names, names
+    feeds = {k: r.standard_normal((1, 2, 4, 8)).astype(np.float32) for k in ("Q", "K", "V")}
+    check_interpreter(model, feeds)
+
+
+# --------------------------------------------------------------------------------------
 # Through C
 # --------------------------------------------------------------------------------------
 
@@ -302,33 +392,40 @@ def every_op_model():
              h.make_node("TensorScatter", ["cache", "upd", "wc"], ["kv_const"], axis=1),
              h.make_node("TensorScatter", ["cache", "upd"], ["kv_prefill"]),
              h.make_node("CausalConvWithState", ["x", "cw", "cb", "past"], ["conv", "conv_state"], activation="silu"),
-             la1.graph.node[0], la2.graph.node[0]]
+             la1.graph.node[0], la2.graph.node[0],
+             h.make_node("FlexAttention", ["fq", "fk", "fv"], ["flex"], domain=PREVIEW, score_mod=causal_mask_graph())]
     inputs = [vi("a", (3, 8)), vi("b", (3, 8)), vi("cache", (2, 6, 4)), vi("upd", (2, 3, 4)), vi("w", (2,), T.INT64),
-              vi("x", (2, 8, 5)), vi("past", (2, 8, 3))]
+              vi("x", (2, 8, 5)), vi("past", (2, 8, 3)), vi("fq", (1, 4, 3, 8)), vi("fk", (1, 2, 3, 8)),
+              vi("fv", (1, 2, 3, 5))]
     for m, tag in ((la1, "1"), (la2, "2")):
         for i in m.graph.input:
             inputs.append(vi(i.name + tag, [d.dim_value for d in i.type.tensor_type.shape.dim]))
     outputs = [(o, T.FLOAT) for o in ("glu", "kv", "kv_const", "kv_prefill", "conv", "conv_state", "y1", "state1",
-                                      "y2", "state2")]
+                                      "y2", "state2", "flex")]
     model = model_of(nodes, inputs, outputs, [("wc", np.array([1, 3], np.int64)), ("cw", f32(8, 1, 4)), ("cb", f32(8))])
     feeds = {"a": f32(3, 8), "b": f32(3, 8), "cache": f32(2, 6, 4), "upd": f32(2, 3, 4), "w": np.array([5, 2], np.int64),
-             "x": f32(2, 8, 5), "past": f32(2, 8, 3)}
+             "x": f32(2, 8, 5), "past": f32(2, 8, 3), "fq": f32(1, 4, 3, 8), "fk": f32(1, 2, 3, 8), "fv": f32(1, 2, 3, 5)}
     feeds |= {k + "1": v for k, v in f1.items()} | {k + "2": v for k, v in f2.items()}
     return model, feeds
 
 
 def _reference_split(model, feeds):
-    """SwiGLU's output from the reference evaluator, the rest from onnxruntime."""
-    glu = h.make_model(h.make_graph([model.graph.node[0]], "g", list(model.graph.input[:2]),
-                                    [vi("glu", None)]), opset_imports=[h.make_opsetid("", OPSET)])
+    """SwiGLU's and FlexAttention's outputs from the reference evaluator, the rest from
+    onnxruntime."""
+    out = {}
     rest = onnx.ModelProto()
     rest.CopyFrom(model)
-    del rest.graph.node[0]
-    del rest.graph.output[0]
-    del rest.graph.input[:2]
-    out = reference(glu, {"a": feeds["a"], "b": feeds["b"]})
-    out |= reference(rest, {k: v for k, v in feeds.items() if k not in ("a", "b")})
-    return out
+    for op in ("SwiGLU", "FlexAttention"):
+        node = next(nd for nd in rest.graph.node if nd.op_type == op)
+        ins = [i for i in rest.graph.input if i.name in node.input]
+        one = model_of([node], ins, [(node.output[0], T.FLOAT)])
+        out |= reference(one, {i.name: feeds[i.name] for i in ins})
+        rest.graph.node.remove(node)
+        for i in ins:
+            rest.graph.input.remove(i)
+        rest.graph.output.remove(next(o for o in rest.graph.output if o.name == node.output[0]))
+    names = {i.name for i in rest.graph.input}
+    return out | reference(rest, {k: v for k, v in feeds.items() if k in names})
 
 
 @pytest.mark.parametrize("target", ["", "npu"])
@@ -431,6 +528,25 @@ def test_tensor_scatter_indices_out_of_range_in_c(tmp_path):
     (h.make_node("LinearAttention", ["q", "k", "v"], ["y", "s"], name="n", kv_num_heads=2, update_rule="linear"),
      [vi("q", (1, 2, 8)), vi("k", (1, 2, 8)), vi("v", (1, 2, 8))],
      "node 'n' (LinearAttention): attributes q_num_heads and kv_num_heads are required"),
+    (h.make_node("FlexAttention", ["q", "k", "v"], ["y"], name="n", domain=PREVIEW),
+     [vi("q", (1, 3, 4, 8)), vi("k", (1, 2, 4, 8)), vi("v", (1, 2, 4, 8))],
+     "node 'n' (FlexAttention): Q's 3 heads are not a multiple of K's and V's 2"),
+    (h.make_node("FlexAttention", ["q", "k", "v"], ["y"], name="n", domain=PREVIEW),
+     [vi("q", (1, 2, 4, 8)), vi("k", (1, 2, 4, 8)), vi("v", (1, 2, 5, 8))],
+     "node 'n' (FlexAttention): Q [1, 2, 4, 8], K [1, 2, 4, 8] and V [1, 2, 5, 8] must share"),
+    (h.make_node("FlexAttention", ["q", "k", "v"], ["y"], name="n", domain=PREVIEW,
+                 score_mod=h.make_graph([h.make_node("ReduceSum", ["x"], ["o"], keepdims=1)], "m", [vi("x", None)],
+                                        [vi("o", None)])),
+     [vi("q", (1, 2, 4, 8)), vi("k", (1, 2, 4, 8)), vi("v", (1, 2, 4, 8))],
+     "node 'n' (FlexAttention): score_mod returns tensor<1x1x1x1xf32>, not its input's type tensor<1x2x4x4xf32>"),
+    (h.make_node("FlexAttention", ["q", "k", "v"], ["y"], name="n", domain=PREVIEW,
+                 prob_mod=h.make_graph([h.make_node("Add", ["x", "x2"], ["o"])], "m", [vi("x", None), vi("x2", None)],
+                                       [vi("o", None)])),
+     [vi("q", (1, 2, 4, 8)), vi("k", (1, 2, 4, 8)), vi("v", (1, 2, 4, 8))],
+     "node 'n' (FlexAttention): prob_mod must have one input and one output, it has 2 and 1"),
+    (h.make_node("FlexAttention", ["q", "k", "v"], ["y"], name="n", domain=PREVIEW, softmax_precision=6),
+     [vi("q", (1, 2, 4, 8)), vi("k", (1, 2, 4, 8)), vi("v", (1, 2, 4, 8))],
+     "node 'n' (FlexAttention): softmax_precision 6 is not float, float16, bfloat16 or double"),
 ])
 def test_refusals_are_one_line(node, inputs, expected):
     model = model_of([node], inputs, [(o, T.FLOAT) for o in node.output])

@@ -1,6 +1,6 @@
 """Converters of the ONNX ops of recent language models (opsets 24 to 28) that carry a
 model's state from one call to the next (a KV cache, a convolution's tail, a recurrent
-state), and SwiGLU. Each is a composition of relay ops that exist, so the dense layers,
+state), SwiGLU, and ai.onnx.preview's FlexAttention. Each is a composition of relay ops that exist, so the dense layers,
 convolutions and products inside partition and offload as usual.
 
     SwiGLU(A, B) {alpha}                          (opset 28)
@@ -35,9 +35,18 @@ convolutions and products inside partition and offload as usual.
         computed in f32 (as ONNX's reference does) and the results cast back. chunk_size is
         a tuning hint of chunked kernels and changes nothing here.
 
+    FlexAttention(Q, K, V) {scale, score_mod, prob_mod, softmax_precision}
+                                                            (ai.onnx.preview, version 1)
+        Q [B, Hq, L, E], K [B, Hkv, S, E], V [B, Hkv, S, Ev]; query head h reads head h // g:
+            scores = batch_matmul(√scale Q as [B, Hkv, g, L, E], √scale K as [B, Hkv, 1, S, E])
+            Y = batch_matmul(prob_mod(softmax(score_mod(scores))), V as [B, Hkv, 1, S, Ev])
+        in softmax_precision (f32 for f16 and bf16 inputs); the graph attributes are
+        imported in place, as an If's taken branch (their shape computations fold).
+
 Refused with one line: an `activation` or `mode` or `update_rule` not listed above, shapes
 that do not fit, decay/beta given to a rule that does not take them or missing where it
-does. TensorScatter in linear mode writes nothing outside the cache (a write index with
+does, a FlexAttention modifier with other than one input and one output or that changes
+the type of its input. TensorScatter in linear mode writes nothing outside the cache (a write index with
 w + L > M, which ONNX leaves undefined, drops the positions past the end).
 """
 
@@ -48,7 +57,7 @@ import math
 import numpy as np
 from xdsl.ir import SSAValue
 
-from accel.compiler.frontend.onnx.context import Node, Value, converter
+from accel.compiler.frontend.onnx.context import PREVIEW_DOMAIN, Const, Node, Value, converter, tensor_to_array
 from accel.compiler.frontend.onnx.ops_tensor import empty, norm_axis, reshaped
 from accel.compiler.narrow_types import BF16
 from accel.compiler.tensors import element_type, numpy_dtype
@@ -338,3 +347,74 @@ def linear_attention(n: Node):
         outs.append(_shaped(n, o, (b, 1, hq * dv)))
     out = _cast(n, _concat(n, outs, 1), dt)
     return out, _cast(n, state, state_dt)
+
+
+# --------------------------------------------------------------------------------------
+# FlexAttention (ai.onnx.preview)
+# --------------------------------------------------------------------------------------
+
+_SOFTMAX_PRECISIONS = {1: np.dtype(np.float32), 10: np.dtype(np.float16), 16: BF16, 11: np.dtype(np.float64)}
+
+
+@converter("FlexAttention", attrs=("scale", "score_mod", "prob_mod", "softmax_precision"), domain=PREVIEW_DOMAIN)
+def flex_attention(n: Node):
+    dt = _float_input(n, 0, "Q")
+    for i, what in ((1, "K"), (2, "V")):
+        if n.dtype(i) != dt:
+            raise n.error(f"{what} has type {n.dtype(i)}, Q {dt}")
+    qd, kd, vd = n.shape(0), n.shape(1), n.shape(2)
+    if len(qd) != 4 or len(kd) != 4 or len(vd) != 4:
+        raise n.error(f"Q {list(qd)}, K {list(kd)} and V {list(vd)} must be rank 4 (batch, heads, sequence, size)")
+    b, hq, length, e = qd
+    if kd[0] != b or vd[0] != b or kd[1] != vd[1] or kd[2] != vd[2] or kd[3] != e:
+        raise n.error(f"Q {list(qd)}, K {list(kd)} and V {list(vd)} must share the batch, K and V their heads and "
+                      f"sequence, Q and K their head size")
+    hkv, s, ev = vd[1:]
+    if hkv <= 0 or hq % hkv:
+        raise n.error(f"Q's {hq} heads are not a multiple of K's and V's {hkv}")
+    precision = n.attr("softmax_precision")
+    if precision is not None and int(precision) not in _SOFTMAX_PRECISIONS:
+        raise n.error(f"softmax_precision {precision} is not float, float16, bfloat16 or double")
+    soft = _SOFTMAX_PRECISIONS[int(precision)] if precision is not None else (
+        np.dtype(np.float32) if dt.itemsize < 4 or dt == BF16 else dt)
+    scale = n.attr("scale")
+    scale = 1.0 / math.sqrt(e) if scale is None else float(scale)
+    root = n.const_value(np.array(np.sqrt(np.float32(scale)), dtype=dt))
+    g = hq // hkv
+    # Query head h reads key/value head h // g: Q as [B, Hkv, g, L, E] against K [B, Hkv, 1, S, E].
+    q = _shaped(n, n.emit(relay.MultiplyOp(n.input(0), root)), (b, hkv, g, length, e))
+    k = _shaped(n, n.emit(relay.MultiplyOp(n.input(1), root)), (b, hkv, 1, s, e))
+    scores = _shaped(n, n.emit(relay.BatchMatmulOp(q, k, transpose_b=True)), (b, hq, length, s))
+    scores = _modifier(n, "score_mod", _cast(n, scores, soft))
+    probs = _modifier(n, "prob_mod", n.emit(relay.SoftmaxOp(scores, axis=-1)))
+    v = _shaped(n, _cast(n, n.input(2), soft), (b, hkv, 1, s, ev))
+    y = n.emit(relay.BatchMatmulOp(_shaped(n, probs, (b, hkv, g, length, s)), v, transpose_b=False))
+    return _cast(n, _shaped(n, y, (b, hq, length, ev)), dt)
+
+
+def _modifier(n: Node, name: str, x: SSAValue) -> SSAValue:
+    """The graph attribute `name` (one input, one output of x's shape and type) applied to
+    x: its nodes imported in place, as an If's taken branch (they see the outer graph's
+    values); the names it defines are restored afterwards."""
+    graph = n.attr(name)
+    if graph is None:
+        return x
+    if len(graph.input) != 1 or len(graph.output) != 1:
+        raise n.error(f"{name} must have one input and one output, it has {len(graph.input)} and {len(graph.output)}")
+    importer = n.importer
+    defined = [graph.input[0].name, *(t.name for t in graph.initializer), *(o for nd in graph.node for o in nd.output)]
+    saved = {name_: importer.values[name_] for name_ in defined if name_ in importer.values}
+    try:
+        importer.bind(graph.input[0].name, x)
+        for init in graph.initializer:
+            importer.values[init.name] = Const(tensor_to_array(init))
+        for proto in graph.node:
+            importer.import_node(proto)
+        out = _ssa(n, importer.lookup(n.proto, graph.output[0].name))
+    finally:
+        for name_ in defined:
+            importer.values.pop(name_, None)
+        importer.values.update(saved)
+    if out.type != x.type:
+        raise n.error(f"{name} returns {out.type}, not its input's type {x.type}")
+    return out

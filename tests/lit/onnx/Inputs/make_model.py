@@ -506,6 +506,26 @@ def llm_state_bad(which):
     return model([node], inputs, [vi(o, None) for o in node.output], opset=28)
 
 
+def flex_attention():
+    """ai.onnx.preview's FlexAttention, GQA (4 query heads, 2 key/value heads), a soft-cap
+    score_mod (Div, Tanh, Mul on an initializer of the subgraph) inlined."""
+    cap = h.make_graph([h.make_node("Div", ["scores", "cap"], ["d"]), h.make_node("Tanh", ["d"], ["t"]),
+                        h.make_node("Mul", ["t", "cap"], ["capped"])], "softcap", [vi("scores", None)],
+                       [vi("capped", None)], [h.make_tensor("cap", T.FLOAT, [], [30.0])])
+    return model([h.make_node("FlexAttention", ["q", "k", "v"], ["y"], name="flex", domain="ai.onnx.preview",
+                              score_mod=cap)],
+                 [vi("q", [1, 4, 3, 8]), vi("k", [1, 2, 5, 8]), vi("v", [1, 2, 5, 6])], [vi("y", None)],
+                 opsets=[h.make_opsetid("", 26), h.make_opsetid("ai.onnx.preview", 1)])
+
+
+def flex_attention_bad():
+    """A score_mod that changes the scores' shape."""
+    m = flex_attention()
+    m.graph.node[0].attribute[0].g.node[2].op_type = "ReduceSum"
+    m.graph.node[0].attribute[0].g.node[2].input[:] = ["t"]
+    return m
+
+
 MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, qdq_blocked, qdq_blocked_bad_scale, empty_results, split_negative, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, dynamic_shapes, stale_output_shape, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_crop_nearest, resize_channels, resize_runtime_scales, conv_transpose_3d, volume_ops, conv_rank6, maxpool3d_indices,
@@ -515,7 +535,7 @@ MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed
                                    if_computed, gru, gru_activations, llm_ops, llm_runtime_total, einsum,
                                    einsum_bad_sizes)}
 
-MODELS.update({"llm_state": llm_state, **{f"llm_state_bad_{w}": (lambda w=w: llm_state_bad(w)) for w in (
+MODELS.update({"llm_state": llm_state, "flex_attention": flex_attention, "flex_attention_bad": flex_attention_bad, **{f"llm_state_bad_{w}": (lambda w=w: llm_state_bad(w)) for w in (
     "scatter_mode", "scatter_long", "conv_activation", "conv_weight", "attention_beta", "attention_heads")}})
 
 if __name__ == "__main__":
