@@ -12,14 +12,15 @@ list.
 """
 
 from accel.compiler.frontend.onnx import (  # noqa: F401  (register ops)
-    folding, ops_attention, ops_composed, ops_dynamic_quant, ops_einsum, ops_image, ops_llm, ops_math, ops_nn, ops_ort_fused,
+    folding, ops_attention, ops_composed, ops_dynamic_quant, ops_einsum, ops_image, ops_llm, ops_llm_state, ops_math, ops_nn, ops_ort_fused,
     ops_qoperator,
     ops_quant, ops_recurrent, ops_tensor,
 )
-from accel.compiler.frontend.onnx.context import OPS
+from accel.compiler.frontend.onnx.context import OPS, PREVIEW_OPS
 from accel.compiler.frontend.onnx.importer import INLINE_LIMIT, import_onnx_file, import_onnx_model, parse_model
 
-SUPPORTED_OPS: frozenset[str] = frozenset(t for t, s in OPS.items() if s.convert is not None)
-"""ONNX op types that import on run-time values (others are folded at import time only)."""
+SUPPORTED_OPS: frozenset[str] = frozenset(t for t, s in (*OPS.items(), *PREVIEW_OPS.items()) if s.convert is not None)
+"""ONNX op types (of the default domain and of ai.onnx.preview) that import on run-time
+values (others are folded at import time only)."""
 
 __all__ = ["INLINE_LIMIT", "SUPPORTED_OPS", "import_onnx_file", "import_onnx_model", "parse_model"]

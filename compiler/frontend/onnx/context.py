@@ -72,6 +72,9 @@ MICROSOFT_DOMAIN = "com.microsoft"
 MICROSOFT_OPS: dict[str, OpSupport] = {}
 """Converters of the com.microsoft ops onnxruntime's quantizer and graph optimizer write
 (version 1 each)."""
+PREVIEW_DOMAIN = "ai.onnx.preview"
+PREVIEW_OPS: dict[str, OpSupport] = {}
+"""Converters of ONNX's preview-domain ops (version 1 each: FlexAttention)."""
 ORT_OPS_OF_THE_ONNX_DOMAIN = frozenset({"SimplifiedLayerNormalization", "LayerNormalization"})
 """onnxruntime's own ops that it registers in the ONNX domain (its optimizers write them
 there, LayerNormalization also below ONNX's opset 17): where the model's opset has no ONNX
@@ -90,9 +93,9 @@ def _register(op_types: Sequence[str], attrs: Sequence[str], registry: dict[str,
 
 def converter(*op_types: str, attrs: Sequence[str] = (), domain: str = ""):
     """Register the relay converter of `op_types` (accepting `attrs`) of the default
-    domain, or of `domain` "com.microsoft"."""
-    registry = MICROSOFT_OPS if domain == MICROSOFT_DOMAIN else OPS
-    assert domain in ("", MICROSOFT_DOMAIN), domain
+    domain, or of `domain` "com.microsoft" or "ai.onnx.preview"."""
+    registry = {MICROSOFT_DOMAIN: MICROSOFT_OPS, PREVIEW_DOMAIN: PREVIEW_OPS}.get(domain, OPS)
+    assert domain in ("", MICROSOFT_DOMAIN, PREVIEW_DOMAIN), domain
 
     def deco(fn: ConvertFn) -> ConvertFn:
         _register(op_types, attrs, registry, convert=fn)

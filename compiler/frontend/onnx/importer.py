@@ -56,6 +56,8 @@ from accel.compiler.frontend.onnx.context import (
     MICROSOFT_OPS,
     ORT_OPS_OF_THE_ONNX_DOMAIN,
     OPS,
+    PREVIEW_DOMAIN,
+    PREVIEW_OPS,
     Const,
     Node,
     Value,
@@ -514,6 +516,8 @@ class GraphImporter:
     def import_node(self, proto: onnx.NodeProto) -> None:
         if proto.domain == MICROSOFT_DOMAIN and proto.op_type in MICROSOFT_OPS:
             version, support = 1, MICROSOFT_OPS[proto.op_type]
+        elif proto.domain == PREVIEW_DOMAIN and proto.op_type in PREVIEW_OPS:
+            version, support = 1, PREVIEW_OPS[proto.op_type]
         elif proto.domain == "com.microsoft.nchwc":
             raise self.node_error(proto, "ops of domain 'com.microsoft.nchwc' are not supported (onnxruntime's "
                                          "blocked layout for the CPU it ran on, written at its level 99: save "

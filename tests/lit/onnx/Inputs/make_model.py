@@ -464,6 +464,68 @@ def einsum_bad_sizes():
                  [vi("a", [3, 4]), vi("b", [5, 6])], [vi("y", None)])
 
 
+def llm_state():
+    """The opset 24-28 ops of ops_llm_state: SwiGLU (alpha 1 and 0.5), TensorScatter with
+    no write indices (slices and concatenation) and with run-time ones (circular: gather
+    and where), CausalConvWithState with a past state and silu, LinearAttention (gated
+    delta rule over two tokens, no past state)."""
+    return model(
+        [h.make_node("SwiGLU", ["a", "b"], ["glu"], name="glu"),
+         h.make_node("SwiGLU", ["a", "b"], ["glu_half"], name="glu_half", alpha=0.5),
+         h.make_node("TensorScatter", ["cache", "upd"], ["prefill"], name="prefill"),
+         h.make_node("TensorScatter", ["cache", "upd", "pos"], ["decode"], name="decode", mode="circular"),
+         h.make_node("CausalConvWithState", ["x", "cw", "cb", "past"], ["conv", "state"], name="conv",
+                     activation="silu"),
+         h.make_node("LinearAttention", ["q", "k", "v", "", "g", "beta"], ["att", "s"], name="att",
+                     q_num_heads=2, kv_num_heads=1)],
+        [vi("a", [2, 4]), vi("b", [2, 4]), vi("cache", [2, 6, 3]), vi("upd", [2, 2, 3]), vi("pos", [2], T.INT64),
+         vi("x", [1, 3, 5]), vi("past", [1, 3, 2]), vi("q", [1, 2, 8]), vi("k", [1, 2, 4]), vi("v", [1, 2, 4]),
+         vi("g", [1, 2, 1]), vi("beta", [1, 2, 1])],
+        [vi(o, None) for o in ("glu", "glu_half", "prefill", "decode", "conv", "state", "att", "s")],
+        [("cw", f32(3, 1, 3)), ("cb", f32(3))], opset=28)
+
+
+def llm_state_bad(which):
+    nodes = {
+        "scatter_mode": (h.make_node("TensorScatter", ["cache", "upd"], ["y"], name="bad_scatter", mode="ring"),
+                         [vi("cache", [2, 6, 3]), vi("upd", [2, 2, 3])]),
+        "scatter_long": (h.make_node("TensorScatter", ["cache", "upd"], ["y"], name="bad_scatter"),
+                         [vi("cache", [2, 6, 3]), vi("upd", [2, 7, 3])]),
+        "conv_activation": (h.make_node("CausalConvWithState", ["x", "cw"], ["y", "s"], name="bad_conv",
+                                        activation="gelu"), [vi("x", [1, 3, 5]), vi("cw", [3, 1, 3])]),
+        "conv_weight": (h.make_node("CausalConvWithState", ["x", "cw"], ["y", "s"], name="bad_conv"),
+                        [vi("x", [1, 3, 5]), vi("cw", [3, 2, 3])]),
+        "attention_beta": (h.make_node("LinearAttention", ["q", "k", "v"], ["y", "s"], name="bad_att",
+                                       q_num_heads=2, kv_num_heads=1, update_rule="delta"),
+                           [vi("q", [1, 2, 8]), vi("k", [1, 2, 4]), vi("v", [1, 2, 4])]),
+        "attention_heads": (h.make_node("LinearAttention", ["q", "k", "v"], ["y", "s"], name="bad_att",
+                                        q_num_heads=3, kv_num_heads=2, update_rule="linear"),
+                            [vi("q", [1, 2, 12]), vi("k", [1, 2, 8]), vi("v", [1, 2, 8])]),
+    }
+    node, inputs = nodes[which]
+    return model([node], inputs, [vi(o, None) for o in node.output], opset=28)
+
+
+def flex_attention():
+    """ai.onnx.preview's FlexAttention, GQA (4 query heads, 2 key/value heads), a soft-cap
+    score_mod (Div, Tanh, Mul on an initializer of the subgraph) inlined."""
+    cap = h.make_graph([h.make_node("Div", ["scores", "cap"], ["d"]), h.make_node("Tanh", ["d"], ["t"]),
+                        h.make_node("Mul", ["t", "cap"], ["capped"])], "softcap", [vi("scores", None)],
+                       [vi("capped", None)], [h.make_tensor("cap", T.FLOAT, [], [30.0])])
+    return model([h.make_node("FlexAttention", ["q", "k", "v"], ["y"], name="flex", domain="ai.onnx.preview",
+                              score_mod=cap)],
+                 [vi("q", [1, 4, 3, 8]), vi("k", [1, 2, 5, 8]), vi("v", [1, 2, 5, 6])], [vi("y", None)],
+                 opsets=[h.make_opsetid("", 26), h.make_opsetid("ai.onnx.preview", 1)])
+
+
+def flex_attention_bad():
+    """A score_mod that changes the scores' shape."""
+    m = flex_attention()
+    m.graph.node[0].attribute[0].g.node[2].op_type = "ReduceSum"
+    m.graph.node[0].attribute[0].g.node[2].input[:] = ["t"]
+    return m
+
+
 MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, qdq_blocked, qdq_blocked_bad_scale, empty_results, split_negative, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, dynamic_shapes, stale_output_shape, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_crop_nearest, resize_channels, resize_runtime_scales, conv_transpose_3d, volume_ops, conv_rank6, maxpool3d_indices,
@@ -472,6 +534,9 @@ MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed
                                    lstm_relu, lstm_sequence_lens, if_const, if_runtime,
                                    if_computed, gru, gru_activations, llm_ops, llm_runtime_total, einsum,
                                    einsum_bad_sizes)}
+
+MODELS.update({"llm_state": llm_state, "flex_attention": flex_attention, "flex_attention_bad": flex_attention_bad, **{f"llm_state_bad_{w}": (lambda w=w: llm_state_bad(w)) for w in (
+    "scatter_mode", "scatter_long", "conv_activation", "conv_weight", "attention_beta", "attention_heads")}})
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
