@@ -94,7 +94,7 @@ def dft_matrix(length: int, n: int, *, c_in: int, inverse: bool, onesided: bool)
         m[:, 0, :used, 0] = cos * twice
         if c_in == 2:
             m[:, 0, :used, 1] = -sin * twice
-    return m.reshape(out * c_out, length * c_in), out, c_out
+    return m.reshape(out * c_out, length * c_in) + 0.0, out, c_out  # + 0.0: no -0.0 entries
 
 
 def compute_type(dt: np.dtype) -> np.dtype:
