@@ -169,6 +169,10 @@ def dft(n: Node):
     if axis == rank - 1:
         raise n.error(f"axis {axis} is the last dimension (the real and imaginary parts), not a signal axis")
     inverse, onesided = bool(n.attr("inverse", 0)), bool(n.attr("onesided", 0))
+    if onesided and not inverse and dims[-1] != 1:
+        raise n.error(f"a one-sided DFT needs a real input ([..., 1]), not {list(dims)}")
+    if onesided and inverse and dims[-1] != 2:
+        raise n.error(f"a one-sided inverse DFT needs a complex input ([..., 2]), not {list(dims)}")
     length = dims[axis]
     if n.has(1):
         size = _scalar_input(n, 1, "dft_length")
@@ -215,6 +219,8 @@ def stft(n: Node):
     if not 1 <= frame <= length:
         raise n.error(f"frame_length {frame} must be in 1 .. the signal's length {length}")
     onesided = bool(n.attr("onesided", 1))
+    if onesided and comps != 1:
+        raise n.error(f"a one-sided STFT needs a real signal ([batch, length, 1]), not {list(dims)}")
     frames = 1 + (length - frame) // step
     g = math.gcd(step, frame)
     parts, stride = frame // g, step // g
