@@ -150,6 +150,18 @@ def test_dft_of_f64_runs_in_f64(tmp_path):
     close(got, want, 1e-12)
 
 
+def test_dft_of_f16_sums_in_f32():
+    """An f16 signal's product runs in f32 (casts around the dense): within two f16 steps
+    of the largest magnitude of ONNX's reference (which transforms in f64)."""
+    x = rng.standard_normal((3, 64, 1)).astype(np.float16)
+    model = make([h.make_node("DFT", ["x"], ["y"], axis=1, onesided=1)], [vi("x", (3, 64, 1), T.FLOAT16)],
+                 [vi("y", None, T.FLOAT16)])
+    names = [op.name for op in import_onnx_model(model).walk() if op.name.startswith("relay.")]
+    assert names.count("relay.cast") == 2, names
+    (got,), (want,) = interpreted(model, {"x": x}), ReferenceEvaluator(model).run(None, {"x": x})
+    close(got, want, 2 ** -10)
+
+
 def test_dft_through_c(tmp_path):
     """A complex DFT along an inner axis (transposes around the product) and a one-sided
     real one, compiled for the npu."""
