@@ -63,7 +63,7 @@ def _div(n: Node, a: SSAValue, b: SSAValue) -> SSAValue:
     return n.emit(relay.DivideOp(a, b))
 
 
-def _softplus(n: Node, x: SSAValue, dt: np.dtype) -> SSAValue:
+def softplus_of(n: Node, x: SSAValue, dt: np.dtype) -> SSAValue:
     """log(1 + exp(x)) without overflow: max(x, 0) + log(1 + exp(-|x|))."""
     zero, one = _scalar(n, 0, dt), _scalar(n, 1, dt)
     tail = n.emit(relay.LogOp(_add(n, one, n.emit(relay.ExpOp(n.emit(relay.NegativeOp(n.emit(relay.AbsOp(x)))))))))
@@ -235,7 +235,7 @@ def celu(n: Node):
 
 @converter("Softplus")
 def softplus(n: Node):
-    return _softplus(n, n.input(0), _float_input(n))
+    return softplus_of(n, n.input(0), _float_input(n))
 
 
 @converter("Softsign")
@@ -249,7 +249,7 @@ def softsign(n: Node):
 def mish(n: Node):
     dt = _float_input(n)
     x = n.input(0)
-    return _mul(n, x, n.emit(relay.TanhOp(_softplus(n, x, dt))))
+    return _mul(n, x, n.emit(relay.TanhOp(softplus_of(n, x, dt))))
 
 
 @converter("Swish", attrs=("alpha",))

@@ -43,6 +43,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from accel.compiler.frontend.onnx.context import MICROSOFT_DOMAIN, Const, Node, converter, tensor_to_array
+from accel.compiler.frontend.onnx.ops_composed import softplus_of
 from accel.compiler.frontend.onnx.ops_dynamic_quant import dynamic_product
 from accel.compiler.frontend.onnx.ops_tensor import reshaped
 from accel.dialects import relay
@@ -59,13 +60,13 @@ class Unroller:
     """The parts of an ONNX recurrent node that LSTM and GRU share: checked attributes and
     inputs, the input projection of all steps, per-step slices and the outputs."""
 
-    def __init__(self, n: Node, gates: int, activations: list[str]):
+    def __init__(self, n: Node, gates: int, activations: list[str], configurable: bool = False):
         self.n = n
         self.gates = gates
         self.clip = n.attr("clip")
         if self.clip is not None and not self.clip > 0:
             raise n.error(f"clip {self.clip} must be positive")
-        if n.attr("activation_alpha") is not None or n.attr("activation_beta") is not None:
+        if not configurable and (n.attr("activation_alpha") is not None or n.attr("activation_beta") is not None):
             raise n.error("attributes 'activation_alpha' and 'activation_beta' are not supported "
                           "(only the default activations are)")
         direction = n.string("direction", "forward")
@@ -74,9 +75,13 @@ class Unroller:
         self.direction = direction
         self.num_dir = _DIRECTIONS[direction]
         given = n.attr("activations")
-        if given is not None and [a.lower() for a in given] != [a.lower() for a in activations] * self.num_dir:
+        if not configurable and given is not None and \
+                [a.lower() for a in given] != [a.lower() for a in activations] * self.num_dir:
             raise n.error(f"activations {list(given)} are not supported (only the default "
                           f"{activations * self.num_dir})")
+        self.activations = activation_functions(n, list(given) if given is not None else activations * self.num_dir,
+                                                len(activations) * self.num_dir)
+        """Per direction, per slot: (name, alpha, beta) (see `apply_activation`)."""
         self.layout = int(n.attr("layout", 0))
         if self.layout not in (0, 1):
             raise n.error(f"layout {self.layout} is not 0 or 1")
@@ -165,6 +170,11 @@ class Unroller:
     def activate(self, x: SSAValue, act: type[relay.UnaryOp]) -> SSAValue:
         return self.n.emit(act(self.clipped(x)))
 
+    def activate_slot(self, x: SSAValue, d: int, slot: int) -> SSAValue:
+        """Activation `slot` of direction `d` (as the node's `activations` give it) of x, clipped."""
+        per_dir = len(self.activations) // self.num_dir
+        return apply_activation(self.n, self.clipped(x), self.activations[d * per_dir + slot], self.dtype)
+
     def clipped(self, x: SSAValue) -> SSAValue:
         """The `clip` attribute bounds every activation's input to [-clip, clip]."""
         if self.clip is None:
@@ -214,12 +224,102 @@ class Unroller:
         return pre if p is None or c is None else self.add(pre, self.mul(c, p))
 
 
+_RNN_ATTRS = ("activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size", "layout")
+
+
+_ACTIVATIONS: dict[str, tuple[str, tuple[float, ...]]] = {
+    "relu": ("Relu", ()), "tanh": ("Tanh", ()), "sigmoid": ("Sigmoid", ()),
+    "affine": ("Affine", (1.0, 0.0)), "leakyrelu": ("LeakyRelu", (0.01,)),
+    "thresholdedrelu": ("ThresholdedRelu", (1.0,)), "scaledtanh": ("ScaledTanh", (1.0, 1.0)),
+    "hardsigmoid": ("HardSigmoid", (0.2, 0.5)), "elu": ("Elu", (1.0,)),
+    "softsign": ("Softsign", ()), "softplus": ("Softplus", ()),
+}
+"""ONNX's recurrent activations (case-insensitive) and the defaults of the alpha (and
+beta) they take."""
+
+
+def activation_functions(n: Node, names: list[str], count: int) -> list[tuple[str, float, float]]:
+    """The node's `count` activations as (name, alpha, beta): `activation_alpha` and
+    `activation_beta` are consumed in order by the functions that take them (onnxruntime's
+    reading); a function without a given value takes its default."""
+    if len(names) != count:
+        raise n.error(f"activations {names} must name {count} functions (one per gate function and direction)")
+    alphas = [float(a) for a in n.attr("activation_alpha") or []]
+    betas = [float(b) for b in n.attr("activation_beta") or []]
+    out = []
+    for name in names:
+        if name.lower() not in _ACTIVATIONS:
+            raise n.error(f"activation '{name}' is not one of {', '.join(v[0] for v in _ACTIVATIONS.values())}")
+        canon, defaults = _ACTIVATIONS[name.lower()]
+        alpha = alphas.pop(0) if len(defaults) > 0 and alphas else (defaults[0] if defaults else 0.0)
+        beta = betas.pop(0) if len(defaults) > 1 and betas else (defaults[1] if len(defaults) > 1 else 0.0)
+        out.append((canon, alpha, beta))
+    return out
+
+
+def apply_activation(n: Node, x: SSAValue, act: tuple[str, float, float], dtype: np.dtype) -> SSAValue:
+    """One of `_ACTIVATIONS` on x, in relay ops."""
+    name, alpha, beta = act
+
+    def scalar(v: float) -> SSAValue:
+        return n.const_value(np.array(v, dtype=dtype))
+
+    def mul(a, b):
+        return n.emit(relay.MultiplyOp(a, b))
+
+    if name == "Relu":
+        return n.emit(relay.ReluOp(x))
+    if name == "Tanh":
+        return n.emit(relay.TanhOp(x))
+    if name == "Sigmoid":
+        return n.emit(relay.SigmoidOp(x))
+    if name == "Affine":
+        return n.emit(relay.AddOp(mul(x, scalar(alpha)), scalar(beta)))
+    if name == "LeakyRelu":
+        return n.emit(relay.LeakyReluOp(x, alpha=alpha))
+    if name == "ThresholdedRelu":
+        return n.emit(relay.WhereOp(n.emit(relay.GreaterOp(x, scalar(alpha))), x, scalar(0.0)))
+    if name == "ScaledTanh":
+        return mul(scalar(alpha), n.emit(relay.TanhOp(mul(x, scalar(beta)))))
+    if name == "HardSigmoid":
+        return n.emit(relay.HardSigmoidOp(x, alpha=alpha, beta=beta))
+    if name == "Elu":
+        em1 = n.emit(relay.SubtractOp(n.emit(relay.ExpOp(x)), scalar(1.0)))
+        return n.emit(relay.WhereOp(n.emit(relay.LessOp(x, scalar(0.0))), mul(scalar(alpha), em1), x))
+    if name == "Softsign":
+        return n.emit(relay.DivideOp(x, n.emit(relay.AddOp(scalar(1.0), n.emit(relay.AbsOp(x))))))
+    assert name == "Softplus", name
+    return softplus_of(n, x, dtype)
+
+
+# --------------------------------------------------------------------------------------
+# RNN
+# --------------------------------------------------------------------------------------
+
+
+@converter("RNN", attrs=_RNN_ATTRS)
+def rnn(n: Node):
+    """The simple (Elman) RNN: h' = f(x Wᵀ + h Rᵀ + Wb + Rb), f = Tanh unless `activations`
+    names another (one per direction, with activation_alpha / beta where it takes them)."""
+    u = Unroller(n, 1, ["Tanh"], configurable=True)
+    hs, finals = [], []
+    for d in range(u.num_dir):
+        xw = u.input_projection(d, u.b[d, :u.hidden] + u.b[d, u.hidden:])
+        r = u.weight(u.r, d, 2)
+        h = u.initial_state(5, d)
+        states: dict[int, SSAValue] = {}
+        for t in u.order(d):
+            pre = xw[t] if h is None else u.add(xw[t], u.recurrence(h, r, d))
+            h = u.activate_slot(pre, d, 0)
+            states[t] = h
+        hs.append([states[t] for t in range(u.steps)])
+        finals.append(h)
+    return [u.sequence_output(hs) if u.wants(0) else None, u.final_output(finals) if u.wants(1) else None]
+
+
 # --------------------------------------------------------------------------------------
 # LSTM
 # --------------------------------------------------------------------------------------
-
-_RNN_ATTRS = ("activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size", "layout")
-
 
 @converter("LSTM", attrs=(*_RNN_ATTRS, "input_forget"))
 def lstm(n: Node):

@@ -126,3 +126,27 @@
 // RUN: not accel-opt %t.gruact.onnx 2>&1 | filecheck %s --check-prefix=GRUACT
 // GRUACT: accel-opt: {{.*}}gruact.onnx: error: node 'gru_1' (GRU): activations ['Sigmoid', 'Relu'] are not supported (only the default ['Sigmoid', 'Tanh'])
 // GRUACT-NOT: {{.}}
+
+// RNN (the Elman RNN): LSTM's unrolling with one gate, h' = f(x Wᵀ + h Rᵀ + Wb + Rb), f as
+// `activations` names it (LeakyRelu, its alpha from activation_alpha); initial_h is the
+// first step's state; Y concatenates the steps.
+// RUN: %python %S/Inputs/make_model.py rnn %t.rnn.onnx
+// RUN: accel-opt %t.rnn.onnx | filecheck %s --check-prefix=RNN
+// RNN:      %0 = relay.reshape %x {newshape = [2, 3]} : (tensor<2x1x3xf32>) -> tensor<2x3xf32>
+// RNN:      %1 = relay.nn.dense %0, %w : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x2xf32>
+// RNN:      %3 = relay.nn.bias_add %1, %2 : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+// RNN-NEXT: %4 = relay.strided_slice %3 {begin = [0], end = [1], axes = [0]} : (tensor<2x2xf32>) -> tensor<1x2xf32>
+// RNN-NEXT: %5 = relay.strided_slice %3 {begin = [1], end = [2], axes = [0]} : (tensor<2x2xf32>) -> tensor<1x2xf32>
+// RNN:      %6 = relay.reshape %h0 {newshape = [1, 2]} : (tensor<1x1x2xf32>) -> tensor<1x2xf32>
+// RNN-NEXT: %7 = relay.nn.dense %6, %r : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+// RNN-NEXT: %8 = relay.add %4, %7 : tensor<1x2xf32>
+// RNN-NEXT: %9 = relay.nn.leaky_relu %8 {alpha = 0.10000000149011612} : tensor<1x2xf32>
+// RNN-NEXT: %10 = relay.nn.dense %9, %r : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+// RNN-NEXT: %11 = relay.add %5, %10 : tensor<1x2xf32>
+// RNN-NEXT: %12 = relay.nn.leaky_relu %11 {alpha = 0.10000000149011612} : tensor<1x2xf32>
+// RNN:      %y = relay.concatenate %13, %14 : (tensor<1x1x1x2xf32>, tensor<1x1x1x2xf32>) -> tensor<2x1x1x2xf32>
+// RNN-NEXT: %y_h = relay.reshape %12 {newshape = [1, 1, 2]} : (tensor<1x2xf32>) -> tensor<1x1x2xf32>
+// RUN: %python %S/Inputs/make_model.py rnn_bad_activation %t.rnnbad.onnx
+// RUN: not accel-opt %t.rnnbad.onnx 2>&1 | filecheck %s --check-prefix=RNNBAD
+// RNNBAD: accel-opt: {{.*}}rnnbad.onnx: error: node 'rnn_1' (RNN): activation 'Gelu' is not one of Relu, Tanh, Sigmoid, Affine, LeakyRelu, ThresholdedRelu, ScaledTanh, HardSigmoid, Elu, Softsign, Softplus
+// RNNBAD-NOT: {{.}}

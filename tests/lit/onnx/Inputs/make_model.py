@@ -523,6 +523,59 @@ def flex_attention_bad():
     m = flex_attention()
     m.graph.node[0].attribute[0].g.node[2].op_type = "ReduceSum"
     m.graph.node[0].attribute[0].g.node[2].input[:] = ["t"]
+
+
+def signal_ops():
+    """DFT-20 (one-sided, axis -2 as a constant input) of a real [1, 4, 8, 1] signal, DFT-17
+    on axis 1 of a complex [2, 4, 3, 2] one (a transpose there and back), an STFT with a
+    Hann window built by HannWindow (folded into the matrix) and a MelWeightMatrix (a
+    constant output)."""
+    return model(
+        [h.make_node("DFT", ["x", "", "axis"], ["spec"], name="rfft", onesided=1),
+         h.make_node("HannWindow", ["wsize"], ["win"], name="hann"),
+         h.make_node("STFT", ["s", "step", "win"], ["frames"], name="stft"),
+         h.make_node("MelWeightMatrix", ["bins", "n_fft", "rate", "lo", "hi"], ["mel"], name="mel")],
+        [vi("x", [1, 4, 8, 1]), vi("s", [1, 32, 1])],
+        [vi("spec", None), vi("frames", None), vi("mel", None)],
+        [("axis", np.array(-2, np.int64)), ("wsize", np.array(8, np.int32)), ("step", np.array(6, np.int64)),
+         ("bins", np.array(4, np.int64)), ("n_fft", np.array(8, np.int64)), ("rate", np.array(8000, np.int64)),
+         ("lo", np.array(0.0, np.float32)), ("hi", np.array(4000.0, np.float32))], opset=20)
+
+
+def dft_complex_axis():
+    return model([h.make_node("DFT", ["x"], ["y"], name="dft17", axis=1, inverse=1)],
+                 [vi("x", [2, 4, 3, 2])], [vi("y", None)], opset=17)
+
+
+def stft_runtime_window():
+    return model([h.make_node("STFT", ["s", "step", "w"], ["y"], name="stft_w", onesided=0)],
+                 [vi("s", [2, 10, 1]), vi("w", [4])], [vi("y", None)], [("step", np.array(3, np.int64))], opset=17)
+
+
+def dft_runtime_length():
+    return model([h.make_node("DFT", ["x", "n"], ["y"], name="dft_n", axis=1)],
+                 [vi("x", [1, 8, 1]), vi("n", [], T.INT64)], [vi("y", None)], opset=17)
+
+
+def stft_bad_window():
+    return model([h.make_node("STFT", ["s", "step", "w", "len"], ["y"], name="stft_bad")],
+                 [vi("s", [1, 16, 1]), vi("w", [4])], [vi("y", None)],
+                 [("step", np.array(2, np.int64)), ("len", np.array(6, np.int64))], opset=17)
+
+
+def rnn():
+    """An Elman RNN: LeakyRelu (alpha 0.1), bias, initial_h; Y and Y_h."""
+    return model(
+        [h.make_node("RNN", ["x", "w", "r", "b", "", "h0"], ["y", "y_h"], name="rnn_1", hidden_size=2,
+                     activations=["LeakyRelu"], activation_alpha=[0.1])],
+        [vi("x", [2, 1, 3]), vi("h0", [1, 1, 2])], [vi("y", None), vi("y_h", None)],
+        [("w", f32(1, 2, 3)), ("r", f32(1, 2, 2)), ("b", f32(1, 4))], opset=22)
+
+
+def rnn_bad_activation():
+    m = rnn()
+    del m.graph.node[0].attribute[:]
+    m.graph.node[0].attribute.extend([h.make_attribute("hidden_size", 2), h.make_attribute("activations", ["Gelu"])])
     return m
 
 
@@ -533,7 +586,8 @@ MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed
                                    lstm_bidirectional,
                                    lstm_relu, lstm_sequence_lens, if_const, if_runtime,
                                    if_computed, gru, gru_activations, llm_ops, llm_runtime_total, einsum,
-                                   einsum_bad_sizes)}
+                                   einsum_bad_sizes, signal_ops, dft_complex_axis, stft_runtime_window,
+                                   dft_runtime_length, stft_bad_window, rnn, rnn_bad_activation)}
 
 MODELS.update({"llm_state": llm_state, "flex_attention": flex_attention, "flex_attention_bad": flex_attention_bad, **{f"llm_state_bad_{w}": (lambda w=w: llm_state_bad(w)) for w in (
     "scatter_mode", "scatter_long", "conv_activation", "conv_weight", "attention_beta", "attention_heads")}})
