@@ -121,7 +121,6 @@ def classification_loss(n: Node):
     scores = _log_softmax_channels(n, x) if sce else x
     labels = n.input(1)
     ldt = n.dtype(1)
-    zero = n.const_value(np.array(0, dt))
     keep = None
     if n.attr("ignore_index") is not None:
         ii = n.attr("ignore_index")
@@ -134,6 +133,7 @@ def classification_loss(n: Node):
     picked = n.emit(relay.GatherOp(scores, column, axis=1))
     loss = n.emit(relay.NegativeOp(n.importer.materialize(reshaped(n, picked, tdims))))
     if keep is not None:
+        zero = n.const_value(np.array(0, dt))
         loss = n.emit(relay.WhereOp(keep, loss, zero))
     weights = None  # the per-label weights the mean divides by (None: a count)
     if weighted:
