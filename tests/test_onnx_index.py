@@ -425,3 +425,36 @@ def test_refusals():
     assert "the weights must be a [4] tensor" in msg
     msg = _refusal("NegativeLogLikelihoodLoss", {"x": x.astype(np.int32), "t": t}, {"y": T.INT32}, opset=13)
     assert "must be a float tensor" in msg
+
+
+# --------------------------------------------------------------------------------------
+# A real export: torch's index assignment, scatter_add and cross_entropy
+# --------------------------------------------------------------------------------------
+
+
+def test_torch_export_index_put_scatter_add_cross_entropy(tmp_path):
+    """torch.onnx.export (legacy, opset 17) writes `y[:, idx] = v` as ScatterND,
+    scatter_add as ScatterElements(reduction add), cross_entropy with ignore_index as
+    SoftmaxCrossEntropyLoss; all three against onnxruntime through the interpreter and C."""
+    torch = pytest.importorskip("torch")
+    import warnings
+
+    class M(torch.nn.Module):
+        def forward(self, x, idx, v, logits, labels):
+            y = x.clone()
+            y[:, idx] = v
+            z = torch.zeros_like(x).scatter_add(1, idx.unsqueeze(0).expand(x.shape[0], -1), v)
+            return y, z, torch.nn.functional.cross_entropy(logits, labels, ignore_index=2)
+
+    g = torch.Generator().manual_seed(0)
+    args = (torch.randn(3, 5, generator=g), torch.tensor([4, 0]), torch.randn(3, 2, generator=g),
+            torch.randn(4, 6, 3, generator=g), torch.randint(0, 6, (4, 3), generator=g))
+    path = tmp_path / "m.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(M(), args, str(path), dynamo=False, opset_version=17)
+    m = onnx.load(str(path))
+    kinds = {n.op_type for n in m.graph.node}
+    assert {"ScatterND", "ScatterElements", "SoftmaxCrossEntropyLoss"} <= kinds
+    feeds = {i.name: a.numpy() for i, a in zip(m.graph.input, args)}
+    check(m, feeds, tmp_path)
