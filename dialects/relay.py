@@ -2875,6 +2875,128 @@ IMAGE_OPS: tuple[type[IRDLOperation], ...] = (
 
 
 # --------------------------------------------------------------------------------------
+# Index ops: N-dimensional gather, element and N-dimensional scatter (ONNX GatherND,
+# ScatterElements / Scatter, ScatterND)
+# --------------------------------------------------------------------------------------
+
+SCATTER_REDUCTIONS = ("none", "add", "mul", "max", "min")
+
+
+def _scatter_reduction(d: TensorType, props) -> None:
+    if props["reduction"] != "none" and not (is_float(d.element_type) or is_int(d.element_type)):
+        raise VerifyException(f"reduction '{props['reduction']}' needs a numeric 'data', got {d}")
+
+
+@relay_op
+class GatherNDOp(RelayOp):
+    """ONNX GatherND: indices [b..., q..., k] (integers) pick slices of data [b..., d...]:
+    y[b..., q...] = data[b..., indices[b..., q..., 0], ..., indices[b..., q..., k - 1], ...]
+    after the first `batch_dims` axes, which data and indices share. The result has shape
+    indices.shape[:-1] + data.shape[batch_dims + k:]; a negative index counts from the end
+    of its axis, any index outside [-n, n) is an error."""
+
+    name = "relay.gather_nd"
+    PROPS = (Int("batch_dims", 0),)
+    data = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d, ix = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "indices")
+        if not is_int(ix.element_type):
+            raise VerifyException(f"operand 'indices' must be an integer tensor, got {ix}")
+        ds, xs = shape_of(d), shape_of(ix)
+        b = props["batch_dims"]
+        if not ds or not xs:
+            raise VerifyException("operands 'data' and 'indices' must have rank >= 1")
+        if not 0 <= b < min(len(ds), len(xs)):
+            raise VerifyException(f"property 'batch_dims' ({b}) must be in [0, {min(len(ds), len(xs))})")
+        if xs[:b] != ds[:b]:
+            raise VerifyException(f"the batch dimensions of 'indices' {list(xs[:b])} and 'data' {list(ds[:b])} differ")
+        k = xs[-1]
+        if not 1 <= k <= len(ds) - b:
+            raise VerifyException(f"the last dimension of 'indices' ({k}) must be in [1, {len(ds) - b}]")
+        return [tensor(xs[:-1] + ds[b + k :], d.element_type)]
+
+
+@relay_op
+class ScatterElementsOp(RelayOp):
+    """ONNX ScatterElements (and Scatter-9/11): y = data, then for each position i of
+    indices, y[i with i[axis] replaced by indices[i]] = updates[i] (`reduction` "none"),
+    or combined with it (+, *, max, min: NaN wins). Positions in row-major order, so of
+    duplicate indices the last update wins ("none"), as onnx's reference implementation.
+    indices (integers) and updates have data's rank and one shape, at most data's along
+    the other axes; a negative index counts from the end, any index outside [-n, n) is
+    an error."""
+
+    name = "relay.scatter_elements"
+    PROPS = (Int("axis", 0), Str("reduction", "none", choices=SCATTER_REDUCTIONS))
+    data = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    updates = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d, ix, u = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "indices"), _tensor_type(ts[2], "updates")
+        if not is_int(ix.element_type):
+            raise VerifyException(f"operand 'indices' must be an integer tensor, got {ix}")
+        _same_elem(d, u, "data", "updates")
+        _scatter_reduction(d, props)
+        ds, xs = shape_of(d), shape_of(ix)
+        if not ds:
+            raise VerifyException("operand 'data' must have rank >= 1")
+        if len(xs) != len(ds):
+            raise VerifyException(f"operand 'indices' must have the rank of 'data' ({len(ds)}), got {ix}")
+        if shape_of(u) != xs:
+            raise VerifyException(f"operand 'updates' must have the shape of 'indices' {list(xs)}, got {u}")
+        ax = normalize_axis(props["axis"], len(ds), "property 'axis'")
+        for i, (a, b) in enumerate(zip(ds, xs)):
+            if i != ax and b > a:
+                raise VerifyException(f"operand 'indices' has {b} elements along axis {i}, 'data' only {a}")
+        return [d]
+
+
+@relay_op
+class ScatterNDOp(RelayOp):
+    """ONNX ScatterND: y = data, then for each position i of indices[..., :] (integers,
+    last dimension k), the slice y[indices[i]] (data.shape[k:]) = updates[i] (`reduction`
+    "none"), or combined with it (+, *, max, min: NaN wins). Positions in row-major order,
+    so of duplicate indices the last update wins ("none"), as onnx's reference
+    implementation. updates has shape indices.shape[:-1] + data.shape[k:]; a negative index
+    counts from the end, any index outside [-n, n) is an error."""
+
+    name = "relay.scatter_nd"
+    PROPS = (Str("reduction", "none", choices=SCATTER_REDUCTIONS),)
+    data = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    updates = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d, ix, u = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "indices"), _tensor_type(ts[2], "updates")
+        if not is_int(ix.element_type):
+            raise VerifyException(f"operand 'indices' must be an integer tensor, got {ix}")
+        _same_elem(d, u, "data", "updates")
+        _scatter_reduction(d, props)
+        ds, xs = shape_of(d), shape_of(ix)
+        if not ds or not xs:
+            raise VerifyException("operands 'data' and 'indices' must have rank >= 1")
+        k = xs[-1]
+        if not 1 <= k <= len(ds):
+            raise VerifyException(f"the last dimension of 'indices' ({k}) must be in [1, {len(ds)}]")
+        want = xs[:-1] + ds[k:]
+        if shape_of(u) != want:
+            raise VerifyException(f"operand 'updates' must have shape {list(want)}, got {u}")
+        return [d]
+
+
+INDEX_OPS: tuple[type[IRDLOperation], ...] = (GatherNDOp, ScatterElementsOp, ScatterNDOp)
+
+
+# --------------------------------------------------------------------------------------
 
 GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     Conv2DOp, DenseOp, MatmulOp, BatchMatmulOp, BiasAddOp,
@@ -2885,6 +3007,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     QuantizeOp, DequantizeOp, RequantizeOp, QnnConv2DOp, QnnDenseOp, QnnAddOp,
     *MATH_OPS,
     *IMAGE_OPS,
+    *INDEX_OPS,
 )  # fmt: skip
 
 Relay = Dialect("relay", [*GRAPH_OPS, CompositeOp, YieldOp], [])

@@ -1005,6 +1005,33 @@ def gather_elements_case():
     return Case(model, b.build([y], ["y"]), {"x": xv})
 
 
+@case("gather_nd")
+def gather_nd_case():
+    rng = rng_for("gather_nd")
+    xv, iv = randn(rng, (2, 3, 4)), np.stack([rng.integers(-3, 3, (2, 5)), rng.integers(-4, 4, (2, 5))], -1)
+    model = single("GatherND", {"x": xv}, F32, {"i": iv.astype(np.int64)}, batch_dims=1)
+    b = GraphBuilder()
+    y = b.gather_nd(b.input("x", xv.shape), b.const(iv.astype(np.int64)), batch_dims=1)
+    return Case(model, b.build([y], ["y"]), {"x": xv})
+
+
+@cases("scatter", {"elements-add": dict(op="ScatterElements", reduction="add"),
+                   "nd-max": dict(op="ScatterND", reduction="max")})
+def scatter_case(name, op, reduction):
+    rng = rng_for(name)
+    xv = randn(rng, (4, 3))
+    if op == "ScatterElements":  # distinct rows per column (onnxruntime's order of duplicates is open)
+        iv = np.stack([rng.permutation(4)[:2] - 2 for _ in range(3)], -1).astype(np.int64)
+        uv, props, relay_name = randn(rng, (2, 3)), {"axis": 0}, "scatter_elements"
+    else:
+        iv, uv, props, relay_name = np.array([[3], [-4]], np.int64), randn(rng, (2, 3)), {}, "scatter_nd"
+    model = single(op, {"x": xv, "u": uv}, F32, {"i": iv}, inputs=["x", "i", "u"], reduction=reduction, **props)
+    b = GraphBuilder()
+    y = getattr(b, relay_name)(b.input("x", xv.shape), b.const(iv), b.input("u", uv.shape), reduction=reduction,
+                               **props)
+    return Case(model, b.build([y], ["y"]), {"x": xv, "u": uv})
+
+
 @case("max_pool_indices")
 def max_pool_indices_case():
     xv = rng_for("max_pool_indices").permutation(2 * 3 * 7 * 7).reshape(2, 3, 7, 7).astype(F32)

@@ -883,6 +883,37 @@ def test_gather():
         relay.GatherOp(*vals(t(2, 4), t(3, 4, dtype=i64)), axis=1)
 
 
+def test_gather_nd():
+    x, i = vals(t(2, 3, 4), t(2, 5, 1, dtype=i64))
+    assert shape(relay.GatherNDOp(x, i, batch_dims=1)) == (2, 5, 4)
+    (i2,) = vals(t(6, 3, dtype=i32))
+    assert shape(relay.GatherNDOp(x, i2)) == (6,)
+    with pytest.raises(VerifyException, match=r"the last dimension of 'indices' \(3\) must be in \[1, 2\]"):
+        relay.GatherNDOp(*vals(t(2, 3, 4), t(2, 3, dtype=i64)), batch_dims=1)
+    with pytest.raises(VerifyException, match=r"the batch dimensions of 'indices' \[6\] and 'data' \[2\] differ"):
+        relay.GatherNDOp(*vals(t(2, 3, 4), t(6, 1, dtype=i64)), batch_dims=1)
+
+
+def test_scatter_elements():
+    x, i, u = vals(t(3, 4), t(2, 4, dtype=i64), t(2, 4))
+    op = relay.ScatterElementsOp(x, i, u, reduction="max")
+    assert op.result.type == x.type
+    with pytest.raises(VerifyException, match="operand 'updates' must have the shape of 'indices'"):
+        relay.ScatterElementsOp(*vals(t(3, 4), t(2, 4, dtype=i64), t(2, 3)))
+    with pytest.raises(VerifyException, match="reduction 'mul' needs a numeric 'data'"):
+        relay.ScatterElementsOp(*vals(t(3, dtype=IntegerType(1)), t(2, dtype=i64), t(2, dtype=IntegerType(1))),
+                                reduction="mul")
+
+
+def test_scatter_nd():
+    x, i, u = vals(t(4, 3, 2), t(5, 2, dtype=i32), t(5, 2))
+    assert relay.ScatterNDOp(x, i, u, reduction="add").result.type == x.type
+    with pytest.raises(VerifyException, match=r"operand 'updates' must have shape \[5, 2\]"):
+        relay.ScatterNDOp(*vals(t(4, 3, 2), t(5, 2, dtype=i32), t(5, 3)))
+    with pytest.raises(VerifyException, match="operands 'data' and 'updates' must have the same element type"):
+        relay.ScatterNDOp(*vals(t(4, 3, 2), t(5, 2, dtype=i32), t(5, 2, dtype=i64)))
+
+
 def test_max_pool2d_indices():
     (x,) = vals(t(1, 2, 5, 5))
     op = relay.MaxPool2DIndicesOp(x, pool_size=(2, 2), strides=(2, 2))

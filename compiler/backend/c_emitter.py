@@ -928,6 +928,30 @@ class HostKernelEmitter:
             return self.math_calls(op, count)
         if isinstance(op, relay.IMAGE_OPS):
             return self.image_op_calls(op, es)
+        if isinstance(op, relay.INDEX_OPS):
+            return self.index_op_calls(op, es)
+        raise CompileError(f"the host C library has no kernel for '{op.name}'", op)
+
+    SCATTER_REDUCTIONS = {"none": "ACC_SCATTER_NONE", "add": "ACC_SCATTER_ADD", "mul": "ACC_SCATTER_MUL",
+                          "max": "ACC_SCATTER_MAX", "min": "ACC_SCATTER_MIN"}
+
+    def index_op_calls(self, op: Operation, es: int) -> list[str]:
+        """Calls of gather_nd, scatter_elements, scatter_nd (indices bounds-checked by the
+        kernels: ACC_ERANGE)."""
+        m = self.model
+        y = self.out
+        s, si = shape_of(op.data.type), shape_of(op.indices.type)
+        data = f"{self.p(op.data)}, {len(s)}, {m.shape_array(s)}"
+        if isinstance(op, relay.GatherNDOp):
+            return [f"acc_gather_nd({es}, {data}, {op.prop('batch_dims')}, {self.tag(op.indices)}, "
+                    f"{self.p(op.indices)}, {len(si)}, {m.shape_array(si)}, {y})"]
+        reduction = self.SCATTER_REDUCTIONS[op.prop("reduction")]
+        if isinstance(op, relay.ScatterElementsOp):
+            return [f"acc_scatter_elements({self.tag(op.data)}, {data}, {op.prop('axis')}, {self.tag(op.indices)}, "
+                    f"{self.p(op.indices)}, {m.shape_array(si)}, {self.p(op.updates)}, {reduction}, {y})"]
+        if isinstance(op, relay.ScatterNDOp):
+            return [f"acc_scatter_nd({self.tag(op.data)}, {data}, {self.tag(op.indices)}, {self.p(op.indices)}, "
+                    f"{len(si)}, {m.shape_array(si)}, {self.p(op.updates)}, {reduction}, {y})"]
         raise CompileError(f"the host C library has no kernel for '{op.name}'", op)
 
     def image_op_calls(self, op: Operation, es: int) -> list[str]:

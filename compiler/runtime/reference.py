@@ -849,3 +849,81 @@ def dynamic_scale(data: np.ndarray) -> np.ndarray:
 def dynamic_zero_point(data: np.ndarray) -> np.ndarray:
     zp = _dynamic_range(data)[1]
     return np.array(np.rint(min(max(zp, np.float32(0)), np.float32(255))), np.uint8)
+
+
+# --------------------------------------------------------------------------------------
+# Index ops: gather_nd, scatter_elements, scatter_nd (ONNX GatherND, ScatterElements,
+# ScatterND)
+# --------------------------------------------------------------------------------------
+
+
+def _wrapped_indices(idx: np.ndarray, dims, what: str) -> np.ndarray:
+    """int64 indices into axes of sizes `dims` (broadcast against idx), negative ones
+    counted from the end; any index outside [-n, n) is an error."""
+    idx = idx.astype(np.int64)
+    n = np.broadcast_to(np.asarray(dims, np.int64), idx.shape) if idx.size else np.zeros(idx.shape, np.int64)
+    bad = (idx < -n) | (idx >= n)
+    if np.any(bad):
+        first = int(idx[bad].flat[0])
+        size = int(n[bad].flat[0])
+        raise ValueError(f"{what} index {first} is out of range for an axis of size {size}")
+    return np.where(idx < 0, idx + n, idx)
+
+
+def gather_nd(data: np.ndarray, indices: np.ndarray, batch_dims: int = 0) -> np.ndarray:
+    """ONNX GatherND: slices data[b..., indices[b..., q..., :], ...] after `batch_dims`
+    shared leading axes."""
+    b, k = batch_dims, indices.shape[-1]
+    dims = data.shape[b : b + k]
+    rest = data.shape[b + k :]
+    idx = _wrapped_indices(indices, dims, "gather_nd")
+    batch = math.prod(data.shape[:b])
+    strides = np.array([math.prod(dims[i + 1 :]) for i in range(k)], np.int64)
+    lin = (idx * strides).sum(axis=-1).reshape(batch, -1)
+    flat = data.reshape((batch, math.prod(dims)) + rest)
+    out = flat[np.arange(batch)[:, None], lin]
+    return out.reshape(indices.shape[:-1] + rest).copy()  # ascontiguousarray makes a scalar 1-D
+
+
+_SCATTER_UFUNCS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def _scatter_flat(data: np.ndarray, lin: np.ndarray, updates: np.ndarray, reduction: str) -> np.ndarray:
+    """y = data (rows: axis 0 of `data`) with rows lin[i] set to / combined with
+    updates[i], i in order (of duplicate rows the last update wins for "none")."""
+    out = data.copy()
+    if reduction == "none":
+        if lin.size:
+            _, last_rev = np.unique(lin[::-1], return_index=True)
+            keep = lin.size - 1 - last_rev
+            out[lin[keep]] = updates[keep]
+        return out
+    with np.errstate(all="ignore"):
+        _SCATTER_UFUNCS[reduction].at(out, lin, updates)
+    return out
+
+
+def scatter_elements(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, axis: int = 0,
+                     reduction: str = "none") -> np.ndarray:
+    """ONNX ScatterElements: y = data; y[i with i[axis] = indices[i]] = updates[i] (or
+    combined by `reduction`), positions in row-major order."""
+    ax = axis % data.ndim
+    idx = _wrapped_indices(indices, data.shape[ax], "scatter_elements")
+    pos = list(np.indices(indices.shape, sparse=True))
+    pos[ax] = idx
+    lin = np.ravel_multi_index(tuple(np.broadcast_arrays(*pos)), data.shape).reshape(-1)
+    out = _scatter_flat(data.reshape(-1), lin, updates.reshape(-1), reduction)
+    return out.reshape(data.shape)
+
+
+def scatter_nd(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, reduction: str = "none") -> np.ndarray:
+    """ONNX ScatterND: y = data; y[indices[i]] (a slice of data.shape[k:]) = updates[i]
+    (or combined by `reduction`), positions in row-major order."""
+    k = indices.shape[-1]
+    dims, rest = data.shape[:k], data.shape[k:]
+    idx = _wrapped_indices(indices, dims, "scatter_nd")
+    strides = np.array([math.prod(dims[i + 1 :]) for i in range(k)], np.int64)
+    lin = (idx * strides).sum(axis=-1).reshape(-1)
+    rows = data.reshape((math.prod(dims),) + rest)
+    out = _scatter_flat(rows, lin, updates.reshape((lin.size,) + rest), reduction)
+    return out.reshape(data.shape)

@@ -12,7 +12,8 @@ list.
 """
 
 from accel.compiler.frontend.onnx import (  # noqa: F401  (register ops)
-    folding, ops_attention, ops_composed, ops_dynamic_quant, ops_einsum, ops_image, ops_llm, ops_llm_state, ops_math, ops_nn, ops_ort_fused,
+    folding, ops_attention, ops_composed, ops_dynamic_quant, ops_einsum, ops_image, ops_index, ops_llm, ops_llm_state,
+    ops_math, ops_nn, ops_ort_fused,
     ops_qoperator,
     ops_quant, ops_recurrent, ops_signal, ops_tensor,
 )

@@ -1711,6 +1711,196 @@ int acc_gather_elements(size_t elem_size, const void *x, int rank, const int64_t
     return ACC_OK;
 }
 
+/* -------------------------------------------------------------------------------
+ * Index ops: gather_nd, scatter_elements, scatter_nd
+ * ------------------------------------------------------------------------------- */
+
+/* Flat offsets (in elements of the k axes' block, row-major over shape[0:k]) of the
+ * n_tuples index tuples of k integers each; ACC_ERANGE when one lies outside its axis. */
+static int nd_offsets(acc_dtype index_type, const void *indices, int64_t n_tuples, int k, const int64_t *shape,
+                      int64_t *off) {
+    for (int64_t i = 0; i < n_tuples; i++) {
+        int64_t o = 0;
+        for (int j = 0; j < k; j++) {
+            int64_t v = load_int(index_type, indices, i * k + j), n = shape[j];
+            if (v < -n || v >= n) return ACC_ERANGE;
+            o = o * n + (v < 0 ? v + n : v);
+        }
+        off[i] = o;
+    }
+    return ACC_OK;
+}
+
+int acc_gather_nd(size_t elem_size, const void *x, int rank, const int64_t *shape, int batch_dims,
+                  acc_dtype index_type, const void *indices, int idx_rank, const int64_t *idx_shape, void *y) {
+    if (!x || !y || elem_size == 0 || rank < 1 || idx_rank < 1 || !valid_shape(rank, shape) ||
+        !valid_shape(idx_rank, idx_shape) || !is_int_type(index_type) || batch_dims < 0 || batch_dims >= rank ||
+        batch_dims >= idx_rank)
+        return ACC_EINVAL;
+    int64_t k = idx_shape[idx_rank - 1];
+    if (k < 1 || k > rank - batch_dims) return ACC_EINVAL;
+    for (int d = 0; d < batch_dims; d++)
+        if (idx_shape[d] != shape[d]) return ACC_EINVAL;
+    int64_t batch = numel(batch_dims, shape);
+    int64_t tuples = numel(idx_rank - 1, idx_shape);
+    int64_t per_batch = batch ? tuples / batch : 0;
+    int64_t slice = numel(rank - batch_dims - (int)k, shape + batch_dims + k);
+    int64_t block = numel((int)k, shape + batch_dims) * slice; /* elements of one batch of x */
+    if (tuples && !indices) return ACC_EINVAL;
+    int64_t *off = malloc((size_t)(tuples > 0 ? tuples : 1) * sizeof(int64_t));
+    if (!off) return ACC_ENOMEM;
+    int rc = nd_offsets(index_type, indices, tuples, (int)k, shape + batch_dims, off);
+    if (rc != ACC_OK) {
+        free(off);
+        return rc;
+    }
+    const char *src = (const char *)x;
+    char *dst = (char *)y;
+    size_t bytes = (size_t)slice * elem_size;
+    for (int64_t i = 0; i < tuples; i++) {
+        int64_t b = per_batch ? i / per_batch : 0;
+        memcpy(dst + i * (int64_t)bytes, src + (b * block + off[i] * slice) * (int64_t)elem_size, bytes);
+    }
+    free(off);
+    return ACC_OK;
+}
+
+#define SCATTER_COMBINE(T)                                                                                         \
+    do {                                                                                                           \
+        T *a = (T *)dst;                                                                                           \
+        T b = *(const T *)src;                                                                                     \
+        switch (reduction) {                                                                                       \
+        case ACC_SCATTER_MAX: if (!(*a != *a) && (b != b || b > *a)) *a = b; break;                               \
+        case ACC_SCATTER_MIN: if (!(*a != *a) && (b != b || b < *a)) *a = b; break;                               \
+        default: break;                                                                                            \
+        }                                                                                                          \
+    } while (0)
+
+/* Integers add and multiply with two's-complement wrap (in uint64_t, no signed overflow). */
+#define SCATTER_INT(T)                                                                                             \
+    do {                                                                                                           \
+        if (reduction == ACC_SCATTER_ADD)                                                                          \
+            *(T *)dst = (T)((uint64_t)*(T *)dst + (uint64_t)*(const T *)src);                                      \
+        else if (reduction == ACC_SCATTER_MUL)                                                                     \
+            *(T *)dst = (T)((uint64_t)*(T *)dst * (uint64_t)*(const T *)src);                                      \
+        else                                                                                                       \
+            SCATTER_COMBINE(T);                                                                                    \
+    } while (0)
+
+#define SCATTER_REAL(T)                                                                                            \
+    do {                                                                                                           \
+        if (reduction == ACC_SCATTER_ADD)                                                                          \
+            *(T *)dst = *(T *)dst + *(const T *)src;                                                               \
+        else if (reduction == ACC_SCATTER_MUL)                                                                     \
+            *(T *)dst = *(T *)dst * *(const T *)src;                                                               \
+        else                                                                                                       \
+            SCATTER_COMBINE(T);                                                                                    \
+    } while (0)
+
+/* *dst = combine(*dst, *src) for one element of type t. */
+static void scatter_one(acc_dtype t, acc_scatter_reduction reduction, char *dst, const char *src, size_t es) {
+    if (reduction == ACC_SCATTER_NONE) {
+        memcpy(dst, src, es);
+        return;
+    }
+    switch (t) {
+    case ACC_F32: SCATTER_REAL(float); return;
+    case ACC_F64: SCATTER_REAL(double); return;
+    case ACC_I8: SCATTER_INT(int8_t); return;
+    case ACC_U8: SCATTER_INT(uint8_t); return;
+    case ACC_I16: SCATTER_INT(int16_t); return;
+    case ACC_I32: SCATTER_INT(int32_t); return;
+    case ACC_I64: SCATTER_INT(int64_t); return;
+    case ACC_U16: SCATTER_INT(uint16_t); return;
+    case ACC_U32: SCATTER_INT(uint32_t); return;
+    case ACC_U64: SCATTER_INT(uint64_t); return;
+    default: return;
+    }
+}
+
+#undef SCATTER_REAL
+#undef SCATTER_INT
+#undef SCATTER_COMBINE
+
+static int scatter_args_ok(acc_dtype t, acc_scatter_reduction reduction) {
+    if ((int)reduction < 0 || (int)reduction > 4 || acc_dtype_size(t) == 0) return 0;
+    return reduction == ACC_SCATTER_NONE || ((is_float_type(t) || is_int_type(t)));
+}
+
+int acc_scatter_elements(acc_dtype t, const void *x, int rank, const int64_t *shape, int axis, acc_dtype index_type,
+                         const void *indices, const int64_t *idx_shape, const void *updates,
+                         acc_scatter_reduction reduction, void *y) {
+    if (!x || !y || rank < 1 || !valid_shape(rank, shape) || !valid_shape(rank, idx_shape) ||
+        !is_int_type(index_type) || !scatter_args_ok(t, reduction))
+        return ACC_EINVAL;
+    int ax = norm_axis(axis, rank);
+    if (ax < 0) return ACC_EINVAL;
+    for (int d = 0; d < rank; d++)
+        if (d != ax && idx_shape[d] > shape[d]) return ACC_EINVAL;
+    int64_t count = numel(rank, idx_shape), size = shape[ax];
+    if (count && (!indices || !updates)) return ACC_EINVAL;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t v = load_int(index_type, indices, i);
+        if (v < -size || v >= size) return ACC_ERANGE;
+    }
+    size_t es = acc_dtype_size(t);
+    if (y != x) memcpy(y, x, (size_t)numel(rank, shape) * es);
+    int64_t strides[ACC_MAX_RANK], idx[ACC_MAX_RANK] = {0};
+    int64_t s = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+        strides[d] = s;
+        s *= shape[d];
+    }
+    char *dst = (char *)y;
+    const char *src = (const char *)updates;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t v = load_int(index_type, indices, i), off = 0;
+        if (v < 0) v += size;
+        for (int d = 0; d < rank; d++) off += (d == ax ? v : idx[d]) * strides[d];
+        scatter_one(t, reduction, dst + off * (int64_t)es, src + i * (int64_t)es, es);
+        for (int d = rank - 1; d >= 0; d--) {
+            if (++idx[d] < idx_shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return ACC_OK;
+}
+
+int acc_scatter_nd(acc_dtype t, const void *x, int rank, const int64_t *shape, acc_dtype index_type,
+                   const void *indices, int idx_rank, const int64_t *idx_shape, const void *updates,
+                   acc_scatter_reduction reduction, void *y) {
+    if (!x || !y || rank < 1 || idx_rank < 1 || !valid_shape(rank, shape) || !valid_shape(idx_rank, idx_shape) ||
+        !is_int_type(index_type) || !scatter_args_ok(t, reduction))
+        return ACC_EINVAL;
+    int64_t k = idx_shape[idx_rank - 1];
+    if (k < 1 || k > rank) return ACC_EINVAL;
+    int64_t tuples = numel(idx_rank - 1, idx_shape);
+    int64_t slice = numel(rank - (int)k, shape + k);
+    if (tuples && (!indices || (slice && !updates))) return ACC_EINVAL;
+    int64_t *off = malloc((size_t)(tuples > 0 ? tuples : 1) * sizeof(int64_t));
+    if (!off) return ACC_ENOMEM;
+    int rc = nd_offsets(index_type, indices, tuples, (int)k, shape, off);
+    if (rc != ACC_OK) {
+        free(off);
+        return rc;
+    }
+    size_t es = acc_dtype_size(t);
+    if (y != x) memcpy(y, x, (size_t)numel(rank, shape) * es);
+    char *dst = (char *)y;
+    const char *src = (const char *)updates;
+    for (int64_t i = 0; i < tuples; i++) {
+        char *row = dst + off[i] * slice * (int64_t)es;
+        const char *u = src + i * slice * (int64_t)es;
+        if (reduction == ACC_SCATTER_NONE) {
+            memcpy(row, u, (size_t)slice * es);
+            continue;
+        }
+        for (int64_t j = 0; j < slice; j++) scatter_one(t, reduction, row + j * (int64_t)es, u + j * (int64_t)es, es);
+    }
+    free(off);
+    return ACC_OK;
+}
+
 /* Element i of x as a double for comparisons (integers up to 2^53 exactly; larger
  * int64 pooled values may tie where they differ). */
 static double load_number(acc_dtype t, const void *p, int64_t i) {

@@ -506,6 +506,41 @@ int acc_depth_space(size_t elem_size, const void *x, void *y, int64_t n, int64_t
 int acc_gather_elements(size_t elem_size, const void *x, int rank, const int64_t *shape, int axis,
                         acc_dtype index_type, const void *indices, const int64_t *idx_shape, void *y);
 
+/* The combination of relay.scatter_elements / scatter_nd (`reduction`). The numbering is
+ * part of the ABI. */
+typedef enum acc_scatter_reduction {
+    ACC_SCATTER_NONE = 0, /* the update replaces the element */
+    ACC_SCATTER_ADD = 1,
+    ACC_SCATTER_MUL = 2,
+    ACC_SCATTER_MAX = 3, /* NaN wins (numpy's maximum) */
+    ACC_SCATTER_MIN = 4
+} acc_scatter_reduction;
+
+/* relay.gather_nd (ONNX GatherND): x [b...][d...] (rank, shape), indices of rank idx_rank
+ * [b...][q...][k] with the first batch_dims dimensions x's; y [b...][q...] + shape[batch_dims
+ * + k:]. Any element type (elem_size bytes). An index outside [-n, n) of its axis returns
+ * ACC_ERANGE before anything is written. */
+int acc_gather_nd(size_t elem_size, const void *x, int rank, const int64_t *shape, int batch_dims,
+                  acc_dtype index_type, const void *indices, int idx_rank, const int64_t *idx_shape, void *y);
+
+/* relay.scatter_elements (ONNX ScatterElements): y = x (shape, rank), then for each
+ * position i of indices (x's rank, shape idx_shape, at most shape[d] along d != axis) in
+ * row-major order, y[i with i[axis] = indices[i]] = updates[i] (or combined by
+ * `reduction`; the last of duplicate indices wins for ACC_SCATTER_NONE). t: x's dtype
+ * (numeric for a reduction, any for ACC_SCATTER_NONE). An index outside [-n, n) returns
+ * ACC_ERANGE before anything is written. y may be x. */
+int acc_scatter_elements(acc_dtype t, const void *x, int rank, const int64_t *shape, int axis, acc_dtype index_type,
+                         const void *indices, const int64_t *idx_shape, const void *updates,
+                         acc_scatter_reduction reduction, void *y);
+
+/* relay.scatter_nd (ONNX ScatterND): y = x, then for each position i of indices [q...][k]
+ * (idx_rank, idx_shape) in row-major order, the slice y[indices[i]] of shape[k:] =
+ * updates[i] (or combined by `reduction`, as acc_scatter_elements). An index outside
+ * [-n, n) of its axis returns ACC_ERANGE before anything is written. y may be x. */
+int acc_scatter_nd(acc_dtype t, const void *x, int rank, const int64_t *shape, acc_dtype index_type,
+                   const void *indices, int idx_rank, const int64_t *idx_shape, const void *updates,
+                   acc_scatter_reduction reduction, void *y);
+
 /* relay.nn.max_pool2d_indices: int64 flat index into x [n][c][h][w] of the first
  * maximum of each window (storage_order 1: c-plane offset + col * h + row). Numeric
  * dtypes; NaN wins like numpy's argmax. */

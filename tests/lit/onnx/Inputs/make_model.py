@@ -579,6 +579,34 @@ def rnn_bad_activation():
     return m
 
 
+def index_ops():
+    """Run-time indices: torch's `x[:, idx] = v` (ScatterND), `scatter_add_`
+    (ScatterElements, reduction add), a TF GatherND with batch_dims, and the two
+    classification losses (labels at run time, a constant ignore_index)."""
+    i64 = T.INT64
+    return model(
+        [h.make_node("ScatterND", ["x", "rows", "v"], ["put"], name="index_put"),
+         h.make_node("ScatterElements", ["x", "cols", "u"], ["acc"], name="scatter_add", axis=1, reduction="add"),
+         h.make_node("GatherND", ["x", "pick"], ["picked"], name="gather_nd", batch_dims=1),
+         h.make_node("NegativeLogLikelihoodLoss", ["logp", "t", "w"], ["nll"], name="nll", ignore_index=-1),
+         h.make_node("SoftmaxCrossEntropyLoss", ["logits", "t"], ["sce", "logprob"], name="sce", reduction="sum")],
+        [vi("x", [3, 4]), vi("rows", [2, 1], i64), vi("v", [2, 4]), vi("cols", [3, 2], i64), vi("u", [3, 2]),
+         vi("pick", [3, 2, 1], i64), vi("logp", [2, 5]), vi("t", [2], i64), vi("logits", [2, 5])],
+        [vi("put", None), vi("acc", None), vi("picked", None), vi("nll", None), vi("sce", None),
+         vi("logprob", None)],
+        [("w", f32(5))], opset=18)
+
+
+def index_ops_bad_reduction():
+    return model([h.make_node("ScatterND", ["x", "i", "u"], ["y"], name="bad_scatter", reduction="avg")],
+                 [vi("x", [3, 4]), vi("i", [2, 1], T.INT64), vi("u", [2, 4])], [vi("y", None)], opset=18)
+
+
+def index_ops_bad_labels():
+    return model([h.make_node("SoftmaxCrossEntropyLoss", ["x", "t"], ["y"], name="bad_loss")],
+                 [vi("x", [3, 4, 2]), vi("t", [3, 4], T.INT64)], [vi("y", None)], opset=13)
+
+
 MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, qdq_blocked, qdq_blocked_bad_scale, empty_results, split_negative, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, dynamic_shapes, stale_output_shape, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_crop_nearest, resize_channels, resize_runtime_scales, conv_transpose_3d, volume_ops, conv_rank6, maxpool3d_indices,
@@ -587,7 +615,8 @@ MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed
                                    lstm_relu, lstm_sequence_lens, if_const, if_runtime,
                                    if_computed, gru, gru_activations, llm_ops, llm_runtime_total, einsum,
                                    einsum_bad_sizes, signal_ops, dft_complex_axis, stft_runtime_window,
-                                   dft_runtime_length, stft_bad_window, rnn, rnn_bad_activation)}
+                                   dft_runtime_length, stft_bad_window, rnn, rnn_bad_activation, index_ops,
+                                   index_ops_bad_reduction, index_ops_bad_labels)}
 
 MODELS.update({"llm_state": llm_state, "flex_attention": flex_attention, "flex_attention_bad": flex_attention_bad, **{f"llm_state_bad_{w}": (lambda w=w: llm_state_bad(w)) for w in (
     "scatter_mode", "scatter_long", "conv_activation", "conv_weight", "attention_beta", "attention_heads")}})
