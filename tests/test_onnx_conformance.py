@@ -76,6 +76,9 @@ STATIC_INPUTS: dict[str, tuple[int, ...]] = {
     "Tile": (1,),
     "Trilu": (1,),
     "OneHot": (1, 2),
+    "CenterCropPad": (1,),
+    "AffineGrid": (1,),
+    "Col2Im": (1, 2),
 }
 """Inputs (by op type and position) that must be known when compiling."""
 
