@@ -79,6 +79,7 @@ STATIC_INPUTS: dict[str, tuple[int, ...]] = {
     "CenterCropPad": (1,),
     "AffineGrid": (1,),
     "Col2Im": (1, 2),
+    "MaxUnpool": (2,),
 }
 """Inputs (by op type and position) that must be known when compiling."""
 

@@ -200,3 +200,97 @@ def col2im(n: Node):
     if d == 1:
         y = reshaped(n, y, (dims[0], c, image[0]))
     return y
+
+
+# --------------------------------------------------------------------------------------
+# GridSample, RoiAlign, MaxUnpool: relay ops of their own
+# --------------------------------------------------------------------------------------
+
+_GRID_MODES = {"bilinear": "linear", "linear": "linear", "nearest": "nearest", "bicubic": "cubic", "cubic": "cubic"}
+
+
+@converter("GridSample", attrs=("align_corners", "mode", "padding_mode"))
+def grid_sample(n: Node):
+    """relay.image.grid_sample; opset 16's mode names (bilinear, bicubic) and opset 20's
+    (linear, cubic) alike."""
+    _float_input(n)
+    mode = n.string("mode", "bilinear" if n.version < 20 else "linear")
+    if mode not in _GRID_MODES:
+        raise n.error(f"mode '{mode}' is not supported (linear, nearest, cubic)")
+    padding = n.string("padding_mode", "zeros")
+    if padding not in ("zeros", "border", "reflection"):
+        raise n.error(f"padding_mode '{padding}' is not supported (zeros, border, reflection)")
+    rank = n.rank(0)
+    if rank not in (4, 5):
+        raise n.error(f"only 2-D and 3-D sampling (rank 4 or 5 input) is supported, got rank {rank}")
+    if _GRID_MODES[mode] == "cubic" and rank != 4:
+        raise n.error("mode 'cubic' samples 2-D (rank-4) input only")
+    if n.dtype(1) != n.dtype(0):
+        raise n.error(f"the grid's type {n.dtype(1)} must be the input's ({n.dtype(0)})")
+    g = n.shape(1)
+    if len(g) != rank or g[0] != n.shape(0)[0] or g[-1] != rank - 2:
+        raise n.error(f"the grid {list(g)} must be [N, ..., {rank - 2}] for the input {list(n.shape(0))}")
+    return n.emit(relay.GridSampleOp(n.input(0), n.input(1), method=_GRID_MODES[mode], padding_mode=padding,
+                                     align_corners=bool(n.attr("align_corners", 0))))
+
+
+@converter("RoiAlign", attrs=("coordinate_transformation_mode", "mode", "output_height", "output_width",
+                              "sampling_ratio", "spatial_scale"))
+def roi_align(n: Node):
+    """relay.vision.roi_align; the rois are run-time data, their number static (the
+    shape). RoiAlign-10 has no coordinate_transformation_mode and is output_half_pixel."""
+    _float_input(n)
+    coord = n.string("coordinate_transformation_mode", "half_pixel" if n.version >= 16 else "output_half_pixel")
+    if coord not in ("half_pixel", "output_half_pixel"):
+        raise n.error(f"coordinate_transformation_mode '{coord}' is not supported")
+    mode = n.string("mode", "avg")
+    if mode not in ("avg", "max"):
+        raise n.error(f"mode '{mode}' is not supported (avg, max)")
+    if n.rank(0) != 4:
+        raise n.error(f"the input must be NCHW (rank 4), got rank {n.rank(0)}")
+    rois, idx = n.shape(1), n.shape(2)
+    if len(rois) != 2 or rois[1] != 4 or tuple(idx) != (rois[0],):
+        raise n.error(f"rois {list(rois)} must be [R, 4] and batch_indices {list(idx)} [R]")
+    if n.dtype(1) != n.dtype(0):
+        raise n.error(f"the rois' type {n.dtype(1)} must be the input's ({n.dtype(0)})")
+    oh, ow, sr = n.attr("output_height", 1), n.attr("output_width", 1), n.attr("sampling_ratio", 0)
+    if oh < 1 or ow < 1 or sr < 0:
+        raise n.error(f"output_height {oh} and output_width {ow} must be positive, sampling_ratio {sr} "
+                      "non-negative")
+    return n.emit(relay.RoiAlignOp(n.input(0), n.input(1), n.input(2), output_height=oh, output_width=ow,
+                                   sampling_ratio=sr, spatial_scale=float(n.attr("spatial_scale", 1.0)), mode=mode,
+                                   coordinate_transformation_mode=coord))
+
+
+@converter("MaxUnpool", attrs=("kernel_shape", "pads", "strides"))
+def max_unpool(n: Node):
+    """relay.nn.max_unpool into the unpooled shape ((in - 1) * stride - pads + kernel);
+    a larger output_shape gets zeros at the end of each axis, as ONNX's reference (the
+    indices index the unpooled shape)."""
+    dims = n.shape(0)
+    d = len(dims) - 2
+    if d < 1:
+        raise n.error(f"the input must have rank >= 3, got {len(dims)}")
+    if tuple(n.shape(1)) != tuple(dims):
+        raise n.error(f"the indices {list(n.shape(1))} must have the input's shape {list(dims)}")
+    kernel = n.ints("kernel_shape")
+    if kernel is None or len(kernel) != d:
+        raise n.error(f"kernel_shape {kernel} must have {d} entries")
+    strides = n.ints("strides", [1] * d)
+    pads = n.ints("pads", [0] * (2 * d))
+    if len(strides) != d or len(pads) != 2 * d or any(s < 1 for s in strides) or any(p < 0 for p in pads):
+        raise n.error(f"strides {strides} must be {d} positive and pads {pads} {2 * d} non-negative entries")
+    inferred = [dims[0], dims[1]] + [(i - 1) * s - pads[a] - pads[a + d] + k
+                                     for a, (i, s, k) in enumerate(zip(dims[2:], strides, kernel))]
+    if min(inferred) < 1:
+        raise n.error(f"the unpooled shape {inferred} is empty")
+    y = n.emit(relay.MaxUnpoolOp(n.input(0), n.input(1), shape=inferred))
+    if not n.has(2):
+        return y
+    want = [int(s) for s in n.const(2, "the output_shape input").reshape(-1)]
+    if len(want) != len(dims) or want[:2] != inferred[:2] or any(w < i for w, i in zip(want, inferred)):
+        raise n.error(f"output_shape {want} must be at least the unpooled shape {inferred}")
+    if want == inferred:
+        return y
+    widths = [v for w, i in zip(want, inferred) for v in (0, w - i)]
+    return n.emit(relay.PadOp(y, pad_width=widths, pad_value=0.0))
