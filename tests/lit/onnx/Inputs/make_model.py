@@ -473,6 +473,47 @@ MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed
                                    if_computed, gru, gru_activations, llm_ops, llm_runtime_total, einsum,
                                    einsum_bad_sizes)}
 
+
+def vision():
+    """The vision ops (ops_vision): LpPool, CenterCropPad, AffineGrid feeding GridSample
+    (a spatial transformer), RoiAlign, Col2Im, MaxUnpool of a MaxPool."""
+    return model(
+        [h.make_node("LpPool", ["x"], ["lp"], name="lp", kernel_shape=[3, 3], p=2, pads=[1, 1, 1, 1]),
+         h.make_node("LpPool", ["x"], ["lp3"], name="lp3", kernel_shape=[2, 2], p=3, strides=[2, 2]),
+         h.make_node("CenterCropPad", ["x", "crop"], ["cc"], name="cc", axes=[2, 3]),
+         h.make_node("AffineGrid", ["theta", "size"], ["grid"], name="ag"),
+         h.make_node("GridSample", ["x", "grid"], ["gs"], name="gs", mode="bicubic", padding_mode="reflection"),
+         h.make_node("RoiAlign", ["x", "rois", "b"], ["ra"], name="ra", output_height=2, output_width=2,
+                     mode="max", spatial_scale=0.5),
+         h.make_node("Col2Im", ["cols", "image", "block"], ["im"], name="col2im", strides=[2, 2]),
+         h.make_node("MaxPool", ["x"], ["mp", "mi"], name="mp", kernel_shape=[2, 2], strides=[2, 2]),
+         h.make_node("MaxUnpool", ["mp", "mi"], ["mu"], name="mu", kernel_shape=[2, 2], strides=[2, 2])],
+        [vi("x", [1, 2, 6, 6]), vi("theta", [1, 2, 3]), vi("rois", [3, 4]), vi("b", [3], T.INT64),
+         vi("cols", [1, 8, 4])],
+        [vi(o, None) for o in ("lp", "lp3", "cc", "gs", "ra", "im", "mu")],
+        [("crop", np.array([4, 8], np.int64)), ("size", np.array([1, 2, 3, 5], np.int64)),
+         ("image", np.array([4, 4], np.int64)), ("block", np.array([2, 2], np.int64))], opset=20)
+
+
+def vision_grid_mode():
+    return model([h.make_node("GridSample", ["x", "g"], ["y"], name="bad_grid", mode="area")],
+                 [vi("x", [1, 1, 3, 3]), vi("g", [1, 2, 2, 2])], [vi("y", None)], opset=20)
+
+
+def vision_runtime_crop():
+    return model([h.make_node("CenterCropPad", ["x", "s"], ["y"], name="crop")],
+                 [vi("x", [4, 4]), vi("s", [2], T.INT64)], [vi("y", None)], opset=18)
+
+
+def vision_unpool_shape():
+    return model([h.make_node("MaxUnpool", ["x", "i", "s"], ["y"], name="unpool", kernel_shape=[2, 2],
+                              strides=[2, 2])],
+                 [vi("x", [1, 1, 2, 2]), vi("i", [1, 1, 2, 2], T.INT64)], [vi("y", None)],
+                 [("s", np.array([1, 1, 3, 3], np.int64))], opset=18)
+
+
+MODELS.update({f.__name__: f for f in (vision, vision_grid_mode, vision_runtime_crop, vision_unpool_shape)})
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     m = MODELS[name]()
