@@ -31,7 +31,7 @@ pytest.importorskip("onnxruntime")
 
 RTOL = 1e-5
 OPSET = 21  # onnxruntime 1.32 has no RoiAlign-22 (22 adds bfloat16 only)
-VISION = ("LpPool", "CenterCropPad", "AffineGrid", "Col2Im", "GridSample", "RoiAlign", "MaxUnpool")
+VISION = ("LpPool", "CenterCropPad", "AffineGrid", "Col2Im", "GridSample", "RoiAlign", "MaxUnpool", "DeformConv")
 
 
 def assert_close(got: dict, want: dict, rtol: float = RTOL) -> None:
@@ -155,13 +155,31 @@ def max_unpool_model(rng):
     return make([pool, unpool], [vi("x", shape)], [vi("y", None)], opset=OPSET), {"x": f32(rng, shape)}
 
 
+def deform_conv_model(rng):
+    group, og = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+    ic, oc = group * og * int(rng.integers(1, 3)), group * int(rng.integers(1, 3))
+    kh, kw = (int(v) for v in rng.integers(1, 4, 2))
+    strides, dil = [int(v) for v in rng.integers(1, 3, 2)], [int(v) for v in rng.integers(1, 3, 2)]
+    pads = [int(v) for v in rng.integers(0, 2, 4)]
+    nb, ih, iw = int(rng.integers(1, 3)), int(rng.integers(5, 9)), int(rng.integers(5, 9))
+    oh = (ih + pads[0] + pads[2] - dil[0] * (kh - 1) - 1) // strides[0] + 1
+    ow = (iw + pads[1] + pads[3] - dil[1] * (kw - 1) - 1) // strides[1] + 1
+    k = kh * kw
+    feeds = {"x": f32(rng, (nb, ic, ih, iw)), "w": f32(rng, (oc, ic // group, kh, kw)),
+             "off": 2 * f32(rng, (nb, og * k * 2, oh, ow)), "b": f32(rng, (oc,)),
+             "m": rng.uniform(0, 1, (nb, og * k, oh, ow)).astype(np.float32)}
+    node = h.make_node("DeformConv", list(feeds), ["y"], group=group, offset_group=og, kernel_shape=[kh, kw],
+                       strides=strides, dilations=dil, pads=pads)
+    return make([node], [vi(nm, list(v.shape)) for nm, v in feeds.items()], [vi("y", None)], opset=OPSET), feeds
+
+
 def f32(rng, shape) -> np.ndarray:
     return rng.standard_normal(shape).astype(np.float32)
 
 
 MODELS = {"LpPool": lp_pool_model, "CenterCropPad": center_crop_pad_model, "AffineGrid": affine_grid_model,
           "Col2Im": col2im_model, "GridSample": grid_sample_model, "RoiAlign": roi_align_model,
-          "MaxUnpool": max_unpool_model}
+          "MaxUnpool": max_unpool_model, "DeformConv": deform_conv_model}
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -180,7 +198,8 @@ def test_random_models_match_onnxruntime_in_the_interpreter(op, seed, tmp_path):
 
 def every_op_model(rng):
     """A spatial transformer (AffineGrid -> GridSample) whose image is LpPool'ed and
-    center-cropped, RoiAlign on it, Col2Im of its patches, MaxUnpool of a MaxPool."""
+    center-cropped, RoiAlign on it, Col2Im of patches, MaxUnpool of a MaxPool, a
+    DeformConv of three offset groups."""
     n, c = 2, 3
     size = int(rng.integers(7, 11))
     mode = str(rng.choice(["linear", "nearest", "cubic"]))
@@ -197,19 +216,22 @@ def every_op_model(rng):
         h.make_node("Col2Im", ["cols", "image", "block"], ["im"], strides=[2, 1], pads=[1, 0, 1, 1]),
         h.make_node("MaxPool", ["x"], ["mp", "mi"], kernel_shape=[k, k], strides=[k, k]),
         h.make_node("MaxUnpool", ["mp", "mi"], ["mu"], kernel_shape=[k, k], strides=[k, k]),
+        h.make_node("DeformConv", ["x", "dw", "off", "db"], ["dc"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                    offset_group=3),
     ]
     crop = np.array([size - 1, size + 2], np.int64)
     inits = [("crop", crop), ("size", np.array([n, c, 5, 6], np.int64)), ("image", np.array([6, 5], np.int64)),
-             ("block", np.array([2, 3], np.int64))]
+             ("block", np.array([2, 3], np.int64)), ("dw", f32(rng, (4, 3, 3, 3))), ("db", f32(rng, (4,)))]
     theta = (np.tile(np.array([[1, 0, 0], [0, 1, 0]], np.float32), (n, 1, 1))
              + 0.3 * rng.standard_normal((n, 2, 3))).astype(np.float32)
     lo = rng.uniform(0, 2 * size - 4, (4, 2))
     rois = np.concatenate([lo, lo + rng.uniform(1, 8, (4, 2))], axis=1).astype(np.float32)
     blocks = ((6 + 2 - 2) // 2 + 1) * ((5 + 1 - 3) // 1 + 1)
     feeds = {"x": f32(rng, (n, c, size, size)), "theta": theta, "rois": rois,
-             "b": rng.integers(0, n, 4).astype(np.int64), "cols": f32(rng, (n, c * 6, blocks))}
+             "b": rng.integers(0, n, 4).astype(np.int64), "cols": f32(rng, (n, c * 6, blocks)),
+             "off": 1.5 * f32(rng, (n, 3 * 9 * 2, size, size))}
     inputs = [vi(name, list(v.shape), T.INT64 if v.dtype == np.int64 else T.FLOAT) for name, v in feeds.items()]
-    outs = [vi(o, None) for o in ("gs", "ra", "im", "mu")]
+    outs = [vi(o, None) for o in ("gs", "ra", "im", "mu", "dc")]
     return make(nodes, inputs, outs, inits, opset=OPSET), feeds
 
 

@@ -1,6 +1,6 @@
 """Converters of the vision ops spatial transformers, detectors and patch models use:
-LpPool, CenterCropPad, AffineGrid and Col2Im composed from relay's own ops; GridSample,
-RoiAlign and MaxUnpool as relay ops of their own.
+LpPool, CenterCropPad, AffineGrid, Col2Im and DeformConv composed from relay's own ops;
+GridSample, RoiAlign and MaxUnpool as relay ops of their own.
 
     LpPool(x) p=2 kernel_shape=[3, 3]
         ->  %0 = relay.multiply %x, %x
@@ -13,6 +13,10 @@ RoiAlign and MaxUnpool as relay ops of their own.
     Col2Im(x, image, block)  ->  relay.nn.conv2d_transpose of x [N, C*K, bh, bw] by a
                                  one-hot weight [C*K, 1, kh, kw], groups = C
                                  (each block value lands on its pixel, overlaps add)
+
+    DeformConv(x, w, offset, b, mask)
+        ->  relay.image.grid_sample of x at the offset kernel taps (one per offset
+            group), times the mask, relay.nn.batch_matmul by the weight, bias_add
 
 The shapes (CenterCropPad's shape, AffineGrid's size, Col2Im's image and block shapes)
 must be known at import time.
@@ -294,3 +298,74 @@ def max_unpool(n: Node):
         return y
     widths = [v for w, i in zip(want, inferred) for v in (0, w - i)]
     return n.emit(relay.PadOp(y, pad_width=widths, pad_value=0.0))
+
+
+# --------------------------------------------------------------------------------------
+# DeformConv: grid samples and a grouped product
+# --------------------------------------------------------------------------------------
+
+
+@converter("DeformConv", attrs=("dilations", "group", "kernel_shape", "offset_group", "pads", "strides"))
+def deform_conv(n: Node):
+    """2-D DeformConv as ONNX's reference computes it: each kernel tap k of output (i, j)
+    reads x bilinearly (zeros outside) at (i·stride − pad + k·dilation + offset): one
+    relay.image.grid_sample per offset group of the pixel coordinates (normalized with
+    align_corners = 0, whose inverse is exact up to rounding) over [K·OH, OW], times the
+    mask, then the grouped product with the weight [group, OC/group, IC/group·K] (a
+    batch_matmul) and the bias."""
+    dt = _float_input(n)
+    x_dims, w_dims, o_dims = n.shape(0), n.shape(1), n.shape(2)
+    if len(x_dims) != 4 or len(w_dims) != 4 or len(o_dims) != 4:
+        raise n.error(f"only 2-D DeformConv (rank-4 input, weight and offset) is supported, got ranks "
+                      f"{len(x_dims)}, {len(w_dims)}, {len(o_dims)}")
+    nb, ic, ih, iw = x_dims
+    oc, icg, kh, kw = w_dims
+    ks = n.ints("kernel_shape")
+    if ks is not None and list(ks) != [kh, kw]:
+        raise n.error(f"kernel_shape {ks} does not match the weight's spatial shape {[kh, kw]}")
+    group, og = n.attr("group", 1), n.attr("offset_group", 1)
+    if group < 1 or og < 1 or ic != icg * group or oc % group or ic % og:
+        raise n.error(f"group {group} and offset_group {og} must divide the channels (input {ic}, weight "
+                      f"{list(w_dims)})")
+    strides, dil = n.ints("strides", [1, 1]), n.ints("dilations", [1, 1])
+    pads = n.ints("pads", [0, 0, 0, 0])
+    if len(strides) != 2 or len(dil) != 2 or len(pads) != 4 or min(strides + dil) < 1 or min(pads) < 0:
+        raise n.error(f"strides {strides} and dilations {dil} must be 2 positive, pads {pads} 4 non-negative entries")
+    oh = (ih + pads[0] + pads[2] - dil[0] * (kh - 1) - 1) // strides[0] + 1
+    ow = (iw + pads[1] + pads[3] - dil[1] * (kw - 1) - 1) // strides[1] + 1
+    k = kh * kw
+    if oh < 1 or ow < 1 or tuple(o_dims) != (nb, og * k * 2, oh, ow):
+        raise n.error(f"the offset {list(o_dims)} must be [{nb}, {og * k * 2}, {oh}, {ow}]")
+    if n.has(4) and tuple(n.shape(4)) != (nb, og * k, oh, ow):
+        raise n.error(f"the mask {list(n.shape(4))} must be [{nb}, {og * k}, {oh}, {ow}]")
+    if n.has(3) and tuple(n.shape(3)) != (oc,):
+        raise n.error(f"the bias {list(n.shape(3))} must be [{oc}]")
+    # Pixel coordinates of tap (r, t) of output (i, j), before the offsets.
+    taps_h = np.repeat(np.arange(kh) * dil[0], kw)  # [K]
+    taps_w = np.tile(np.arange(kw) * dil[1], kh)
+    base_h = taps_h[:, None, None] + (np.arange(oh) * strides[0] - pads[0])[None, :, None]  # [K, OH, 1]
+    base_w = taps_w[:, None, None] + (np.arange(ow) * strides[1] - pads[1])[None, None, :]  # [K, 1, OW]
+    # Normalized (align_corners = 0): g = (2 * p + 1) / size - 1 = offset * (2 / size) + const.
+    off = reshaped(n, n.value(2), (nb * og, k, 2, oh, ow))
+    parts = []
+    for axis, size, base in ((1, iw, base_w), (0, ih, base_h)):  # the grid lists x first
+        o = n.emit(relay.StridedSliceOp(n.importer.materialize(off), begin=[axis], end=[axis + 1], axes=[2]))
+        scaled = _mul(n, o, _scalar(n, 2.0 / size, dt))
+        shift = ((2.0 * base + 1.0) / size - 1.0).reshape(k, 1, *base.shape[1:]).astype(dt)
+        parts.append(n.emit(relay.AddOp(scaled, n.const_value(shift))))
+    grid = n.emit(relay.ConcatenateOp(*parts, axis=2))  # [N*G, K, 2, OH, OW]
+    grid = n.emit(relay.TransposeOp(grid, axes=[0, 1, 3, 4, 2]))
+    grid = reshaped(n, grid, (nb * og, k * oh, ow, 2))
+    data = reshaped(n, n.value(0), (nb * og, ic // og, ih, iw))
+    samples = n.emit(relay.GridSampleOp(n.importer.materialize(data), n.importer.materialize(grid)))
+    samples = reshaped(n, samples, (nb, og, ic // og, k, oh, ow))
+    if n.has(4):
+        mask = reshaped(n, n.value(4), (nb, og, 1, k, oh, ow))
+        samples = _mul(n, samples, n.importer.materialize(mask))
+    cols = reshaped(n, samples, (nb, group, icg * k, oh * ow))
+    w = reshaped(n, n.value(1), (group, oc // group, icg * k))
+    y = n.emit(relay.BatchMatmulOp(n.importer.materialize(w), n.importer.materialize(cols), transpose_b=False))
+    y = reshaped(n, y, (nb, oc, oh, ow))
+    if n.has(3):
+        y = n.emit(relay.BiasAddOp(n.importer.materialize(y), n.input(3), axis=1))
+    return y

@@ -54,3 +54,23 @@
 // RUN: not accel-opt %t.unpool.onnx 2>&1 | filecheck %s --check-prefix=UNPOOL
 // UNPOOL: accel-opt: {{.*}}unpool.onnx: error: node 'unpool' (MaxUnpool): output_shape [1, 1, 3, 3] must be at least the unpooled shape [1, 1, 4, 4]
 // UNPOOL-NOT: {{.}}
+
+// DeformConv: the offsets (x then y) become normalized grid coordinates, one grid_sample
+// per offset group reads every kernel tap, the mask multiplies, and a batch_matmul of
+// the weight [group, OC/group, IC/group*K] is the grouped convolution.
+// RUN: %python %S/Inputs/make_model.py vision_deform %t.deform.onnx
+// RUN: accel-opt %t.deform.onnx | filecheck %s --check-prefix=DEFORM
+// DEFORM:      %0 = relay.reshape %off {newshape = [2, 4, 2, 4, 4]} : (tensor<1x16x4x4xf32>) -> tensor<2x4x2x4x4xf32>
+// DEFORM-NEXT: %1 = relay.strided_slice %0 {begin = [1], end = [2], axes = [2]}
+// DEFORM:      %6 = relay.strided_slice %0 {begin = [0], end = [1], axes = [2]}
+// DEFORM:      %11 = relay.concatenate %5, %10 {axis = 2} : (tensor<2x4x1x4x4xf32>, tensor<2x4x1x4x4xf32>) -> tensor<2x4x2x4x4xf32>
+// DEFORM-NEXT: %12 = relay.transpose %11 {axes = [0, 1, 3, 4, 2]}
+// DEFORM-NEXT: %13 = relay.reshape %12 {newshape = [2, 16, 4, 2]}
+// DEFORM-NEXT: %14 = relay.reshape %x {newshape = [2, 2, 5, 5]}
+// DEFORM-NEXT: %15 = relay.image.grid_sample %14, %13 : (tensor<2x2x5x5xf32>, tensor<2x16x4x2xf32>) -> tensor<2x2x16x4xf32>
+// DEFORM:      %18 = relay.multiply %16, %17 : (tensor<1x2x2x4x4x4xf32>, tensor<1x2x1x4x4x4xf32>) -> tensor<1x2x2x4x4x4xf32>
+// DEFORM-NEXT: %19 = relay.reshape %18 {newshape = [1, 2, 8, 16]}
+// DEFORM-NEXT: %w = relay.constant external "w" : tensor<2x3x8xf32>
+// DEFORM-NEXT: %20 = relay.nn.batch_matmul %w, %19 {transpose_b = false} : (tensor<2x3x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x3x16xf32>
+// DEFORM-NEXT: %21 = relay.reshape %20 {newshape = [1, 6, 4, 4]}
+// DEFORM:      %y = relay.nn.bias_add %21, %b : (tensor<1x6x4x4xf32>, tensor<6xf32>) -> tensor<1x6x4x4xf32>

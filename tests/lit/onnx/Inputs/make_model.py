@@ -512,7 +512,15 @@ def vision_unpool_shape():
                  [("s", np.array([1, 1, 3, 3], np.int64))], opset=18)
 
 
-MODELS.update({f.__name__: f for f in (vision, vision_grid_mode, vision_runtime_crop, vision_unpool_shape)})
+def vision_deform():
+    return model([h.make_node("DeformConv", ["x", "w", "off", "b", "m"], ["y"], name="dc", kernel_shape=[2, 2],
+                              offset_group=2, group=2)],
+                 [vi("x", [1, 4, 5, 5]), vi("off", [1, 16, 4, 4]), vi("m", [1, 8, 4, 4])], [vi("y", None)],
+                 [("w", f32(6, 2, 2, 2)), ("b", f32(6))], opset=19)
+
+
+MODELS.update({f.__name__: f for f in (vision, vision_grid_mode, vision_runtime_crop, vision_unpool_shape,
+                                       vision_deform)})
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
