@@ -179,7 +179,8 @@ def col2im(n: Node):
         raise n.error(f"the input's {dims[1]} rows are not a multiple of the block size {kk}")
     c = dims[1] // kk
     begin, end = pads[:d], pads[d:]
-    blocks = [(i + b + e - dl * (k - 1) - 1) // s + 1 for i, b, e, dl, k, s in zip(image, begin, end, dil, block, strides)]
+    blocks = [(i + b + e - dl * (k - 1) - 1) // s + 1
+              for i, b, e, dl, k, s in zip(image, begin, end, dil, block, strides)]
     if min(blocks) < 1 or int(np.prod(blocks)) != dims[2]:
         raise n.error(f"the input has {dims[2]} blocks, the image {image} with block {block} makes "
                       f"{' x '.join(map(str, blocks))}")
