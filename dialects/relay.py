@@ -2997,6 +2997,121 @@ INDEX_OPS: tuple[type[IRDLOperation], ...] = (GatherNDOp, ScatterElementsOp, Sca
 
 
 # --------------------------------------------------------------------------------------
+# Vision ops whose samples come from data: grid sampling, RoI align, max unpooling
+# --------------------------------------------------------------------------------------
+
+
+@relay_op
+class GridSampleOp(RelayOp):
+    """ONNX GridSample: y[n, c, o...] = data[n, c] sampled at grid[n, o...] (normalized
+    coordinates in [-1, 1], x (width) first; `align_corners`: -1 and 1 are the corner
+    cells' centres, else their outer edges). data [N, C, H, W] with grid [N, OH, OW, 2],
+    or [N, C, D, H, W] with grid [N, OD, OH, OW, 3]; `method` "linear" / "nearest" (half
+    to even) / "cubic" (Keys, a = -0.75; 2-D only); `padding_mode` says what samples
+    outside the input read: "zeros", "border" (clamped), "reflection" (mirrored)."""
+
+    name = "relay.image.grid_sample"
+    PROPS = (
+        Str("method", "linear", choices=("linear", "nearest", "cubic")),
+        Str("padding_mode", "zeros", choices=("zeros", "border", "reflection")),
+        Bool("align_corners", False),
+    )
+    data = operand_def(TensorType)
+    grid = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d, g = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "grid")
+        _float(d, "data")
+        _same_elem(d, g, "data", "grid")
+        ds, gs = shape_of(d), shape_of(g)
+        if len(ds) not in (4, 5):
+            raise VerifyException(f"operand 'data' must have rank 4 or 5 (NCHW, NCDHW), got {d}")
+        k = len(ds) - 2
+        if len(gs) != len(ds) or gs[0] != ds[0] or gs[-1] != k:
+            raise VerifyException(f"operand 'grid' must be [{ds[0]}, {', '.join(['?'] * k)}, {k}] for data {d}, "
+                                  f"got {g}")
+        if props["method"] == "cubic" and k != 2:
+            raise VerifyException("method 'cubic' needs 2-D (rank-4) data")
+        return [tensor((ds[0], ds[1], *gs[1:-1]), d.element_type)]
+
+
+@relay_op
+class RoiAlignOp(RelayOp):
+    """ONNX RoiAlign: for each box r of `rois` [R, 4] (x1, y1, x2, y2 in input pixels
+    times `spatial_scale`) on image `batch_indices[r]` of data [N, C, H, W], the
+    [C, OH, OW] bins of its `sampling_ratio`² (0: ceil(box / bins) per axis) bilinear
+    samples, averaged (`mode` "avg") or the largest weighted corner ("max").
+    `coordinate_transformation_mode` "half_pixel" shifts the box by -0.5;
+    "output_half_pixel" does not and makes the box at least 1x1. A batch index outside
+    [0, N) is an error."""
+
+    name = "relay.vision.roi_align"
+    PROPS = (
+        Int("output_height", 1),
+        Int("output_width", 1),
+        Int("sampling_ratio", 0),
+        Float("spatial_scale", 1.0),
+        Str("mode", "avg", choices=("avg", "max")),
+        Str("coordinate_transformation_mode", "half_pixel", choices=("half_pixel", "output_half_pixel")),
+    )
+    data = operand_def(TensorType)
+    rois = operand_def(TensorType)
+    batch_indices = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d, r, b = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "rois"), _tensor_type(ts[2], "batch_indices")
+        _float(d, "data")
+        _same_elem(d, r, "data", "rois")
+        _rank(d, 4, "data")
+        (nr, four) = _rank(r, 2, "rois")
+        if four != 4:
+            raise VerifyException(f"operand 'rois' must be [R, 4], got {r}")
+        if not is_int(b.element_type) or shape_of(b) != (nr,):
+            raise VerifyException(f"operand 'batch_indices' must be an integer tensor of {nr} elements, got {b}")
+        oh, ow = props["output_height"], props["output_width"]
+        if oh < 1 or ow < 1:
+            raise VerifyException(f"properties 'output_height' and 'output_width' must be positive, got {oh}, {ow}")
+        if props["sampling_ratio"] < 0:
+            raise VerifyException(f"property 'sampling_ratio' must be non-negative, got {props['sampling_ratio']}")
+        if not math.isfinite(props["spatial_scale"]):
+            raise VerifyException(f"property 'spatial_scale' must be finite, got {props['spatial_scale']}")
+        return [tensor((nr, shape_of(d)[1], oh, ow), d.element_type)]
+
+
+@relay_op
+class MaxUnpoolOp(RelayOp):
+    """ONNX MaxUnpool's scatter: y = zeros(`shape`), then y.flat[indices[i]] = data[i]
+    for every i in order (a repeated index keeps the last); indices has data's shape and
+    index the whole flattened result (MaxPool's Indices); one outside [0, numel) is an
+    error."""
+
+    name = "relay.nn.max_unpool"
+    PROPS = (Ints("shape"),)
+    data = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d, ix = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "indices")
+        if not is_int(ix.element_type):
+            raise VerifyException(f"operand 'indices' must be an integer tensor, got {ix}")
+        if shape_of(ix) != shape_of(d):
+            raise VerifyException(f"operand 'indices' must have the shape of 'data', got {ix} and {d}")
+        if props["shape"] is None:
+            raise VerifyException("missing property 'shape'")
+        _non_negative(props, "shape")
+        return [tensor(tuple(props["shape"]), d.element_type)]
+
+
+VISION_OPS: tuple[type[IRDLOperation], ...] = (GridSampleOp, RoiAlignOp, MaxUnpoolOp)
+
+
+# --------------------------------------------------------------------------------------
 
 GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     Conv2DOp, DenseOp, MatmulOp, BatchMatmulOp, BiasAddOp,
@@ -3008,6 +3123,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     *MATH_OPS,
     *IMAGE_OPS,
     *INDEX_OPS,
+    *VISION_OPS,
 )  # fmt: skip
 
 Relay = Dialect("relay", [*GRAPH_OPS, CompositeOp, YieldOp], [])

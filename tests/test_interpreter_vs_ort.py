@@ -1064,6 +1064,51 @@ def dynamic_quantize_case():
     return Case(model, b.build([b.qnn_quantize(x, scale, zero_point), scale, zero_point], ["y", "s", "z"]), {"x": xv})
 
 
+@cases("grid_sample", {
+    "linear-zeros": dict(mode="linear", padding="zeros", align=0),
+    "nearest-border": dict(mode="nearest", padding="border", align=1),
+    "cubic-reflection": dict(mode="cubic", padding="reflection", align=0),
+})
+def grid_sample_case(name, mode, padding, align):
+    rng = rng_for(name)
+    xv, gv = randn(rng, (2, 3, 5, 6)), (rng.uniform(-1.3, 1.3, (2, 4, 7, 2))).astype(F32)
+    model = single("GridSample", {"x": xv, "g": gv}, F32, mode=mode, padding_mode=padding, align_corners=align)
+    b = GraphBuilder()
+    y = b.grid_sample(b.input("x", xv.shape), b.input("g", gv.shape), method=mode, padding_mode=padding,
+                      align_corners=bool(align))
+    return Case(model, b.build([y], ["y"]), {"x": xv, "g": gv})
+
+
+@cases("roi_align", {"avg": dict(mode="avg"), "max": dict(mode="max")})
+def roi_align_case(name, mode):
+    rng = rng_for(name)
+    xv = randn(rng, (2, 3, 9, 11))
+    lo = rng.uniform(0, 6, (4, 2))
+    rois = np.concatenate([lo, lo + rng.uniform(1, 8, (4, 2))], axis=1).astype(F32)
+    bi = np.array([0, 1, 1, 0], np.int64)
+    model = single("RoiAlign", {"x": xv, "r": rois}, F32, {"b": bi}, mode=mode, output_height=3, output_width=2,
+                   sampling_ratio=0, spatial_scale=0.8)
+    b = GraphBuilder()
+    y = b.roi_align(b.input("x", xv.shape), b.input("r", rois.shape), b.const(bi), mode=mode, output_height=3,
+                    output_width=2, spatial_scale=0.8)
+    return Case(model, b.build([y], ["y"]), {"x": xv, "r": rois})
+
+
+@case("max_unpool")
+def max_unpool_case():
+    rng = rng_for("max_unpool")
+    xv = randn(rng, (2, 3, 2, 3))
+    # MaxPool's indices of a 2x2/2 pool over [2, 3, 4, 6]: one cell of each window.
+    plane = (np.arange(2)[:, None, None, None] * 3 + np.arange(3)[None, :, None, None]) * 24
+    rows = np.arange(2)[None, None, :, None] * 2 + rng.integers(0, 2, (2, 3, 2, 3))
+    cols = np.arange(3)[None, None, None, :] * 2 + rng.integers(0, 2, (2, 3, 2, 3))
+    iv = (plane + rows * 6 + cols).astype(np.int64)
+    model = single("MaxUnpool", {"x": xv}, F32, {"i": iv}, kernel_shape=[2, 2], strides=[2, 2])
+    b = GraphBuilder()
+    y = b.max_unpool(b.input("x", xv.shape), b.const(iv), shape=(2, 3, 4, 6))
+    return Case(model, b.build([y], ["y"]), {"x": xv})
+
+
 # --------------------------------------------------------------------------------------
 
 

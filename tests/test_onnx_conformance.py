@@ -83,6 +83,10 @@ STATIC_INPUTS: dict[str, tuple[int, ...]] = {
     "BlackmanWindow": (0,),
     "MelWeightMatrix": (0, 1, 2, 3, 4),
     "RNN": (1, 2, 3, 4),
+    "CenterCropPad": (1,),
+    "AffineGrid": (1,),
+    "Col2Im": (1, 2),
+    "MaxUnpool": (2,),
 }
 """Inputs (by op type and position) that must be known when compiling."""
 

@@ -922,6 +922,39 @@ def test_max_pool2d_indices():
         relay.MaxPool2DIndicesOp(x, pool_size=(2, 2), storage_order=3)
 
 
+def test_grid_sample():
+    x, g = vals(t(2, 3, 5, 6), t(2, 4, 7, 2))
+    assert shape(relay.GridSampleOp(x, g)) == (2, 3, 4, 7)
+    x3, g3 = vals(t(1, 2, 3, 4, 5), t(1, 6, 2, 2, 3))
+    assert shape(relay.GridSampleOp(x3, g3, method="nearest", padding_mode="reflection")) == (1, 2, 6, 2, 2)
+    with pytest.raises(VerifyException, match="method 'cubic' needs 2-D"):
+        relay.GridSampleOp(x3, g3, method="cubic")
+    with pytest.raises(VerifyException, match=r"operand 'grid' must be \[2, \?, \?, 2\]"):
+        relay.GridSampleOp(x, vals(t(2, 4, 7, 3))[0])
+    with pytest.raises(VerifyException, match="must have a float element type"):
+        relay.GridSampleOp(*vals(t(2, 3, 5, 6, dtype=i8), t(2, 4, 7, 2, dtype=i8)))
+
+
+def test_roi_align():
+    x, r, b = vals(t(2, 3, 9, 9), t(5, 4), t(5, dtype=i64))
+    assert shape(relay.RoiAlignOp(x, r, b, output_height=2, output_width=3, mode="max")) == (5, 3, 2, 3)
+    with pytest.raises(VerifyException, match="operand 'batch_indices' must be an integer tensor of 5 elements"):
+        relay.RoiAlignOp(x, r, vals(t(4, dtype=i64))[0])
+    with pytest.raises(VerifyException, match="operand 'rois' must be \\[R, 4\\]"):
+        relay.RoiAlignOp(x, vals(t(5, 5))[0], b)
+    with pytest.raises(VerifyException, match="'output_height' and 'output_width' must be positive"):
+        relay.RoiAlignOp(x, r, b, output_height=0)
+
+
+def test_max_unpool():
+    x, i = vals(t(1, 2, 2, 2), t(1, 2, 2, 2, dtype=i64))
+    assert shape(relay.MaxUnpoolOp(x, i, shape=(1, 2, 4, 4))) == (1, 2, 4, 4)
+    with pytest.raises(VerifyException, match="operand 'indices' must have the shape of 'data'"):
+        relay.MaxUnpoolOp(x, vals(t(1, 2, 2, dtype=i64))[0], shape=(1, 2, 4, 4))
+    with pytest.raises(VerifyException, match="operand 'indices' must be an integer tensor"):
+        relay.MaxUnpoolOp(x, vals(t(1, 2, 2, 2))[0], shape=(1, 2, 4, 4))
+
+
 def test_dyn_clip():
     x, lo, hi = vals(t(2, 3, dtype=i8), t(dtype=i8), t(1, dtype=i8))
     assert shape(relay.DynClipOp(x, lo, hi)) == (2, 3)

@@ -928,8 +928,40 @@ class HostKernelEmitter:
             return self.math_calls(op, count)
         if isinstance(op, relay.IMAGE_OPS):
             return self.image_op_calls(op, es)
+        if isinstance(op, relay.VISION_OPS):
+            return self.vision_op_calls(op, es)
         if isinstance(op, relay.INDEX_OPS):
             return self.index_op_calls(op, es)
+        raise CompileError(f"the host C library has no kernel for '{op.name}'", op)
+
+    GRID_METHODS = {"linear": 0, "nearest": 1, "cubic": 2}
+    GRID_PADDING = {"zeros": 0, "border": 1, "reflection": 2}
+
+    def vision_op_calls(self, op: Operation, es: int) -> list[str]:
+        """Calls of grid_sample, roi_align and max_unpool (samples and indices from data,
+        clamped or range-checked in C)."""
+        m = self.model
+        y = self.out
+        if isinstance(op, relay.GridSampleOp):
+            sfx = self.real_suffix(op)
+            s, so = shape_of(op.data.type), shape_of(op.result.type)
+            return [f"acc_grid_sample_{sfx}({self.p(op.data)}, {self.p(op.grid)}, {y}, {len(s) - 2}, "
+                    f"{m.shape_array(s)}, {m.shape_array(so[2:])}, {self.GRID_METHODS[op.prop('method')]}, "
+                    f"{self.GRID_PADDING[op.prop('padding_mode')]}, {int(op.prop('align_corners'))})"]
+        if isinstance(op, relay.RoiAlignOp):
+            sfx = self.real_suffix(op)
+            n, c, h, w_ = shape_of(op.data.type)
+            r = shape_of(op.rois.type)[0]
+            half = int(op.prop("coordinate_transformation_mode") == "half_pixel")
+            return [f"acc_roi_align_{sfx}({self.p(op.data)}, {self.p(op.rois)}, {self.tag(op.batch_indices)}, "
+                    f"{self.p(op.batch_indices)}, {y}, {n}, {c}, {h}, {w_}, {r}, {op.prop('output_height')}, "
+                    f"{op.prop('output_width')}, {op.prop('sampling_ratio')}, {c_double(op.prop('spatial_scale'))}, "
+                    f"{int(op.prop('mode') == 'max')}, {half})"]
+        if isinstance(op, relay.MaxUnpoolOp):
+            count = int(np.prod(shape_of(op.data.type)))
+            out = int(np.prod(shape_of(op.result.type)))
+            return [f"acc_max_unpool({es}, {self.p(op.data)}, {self.tag(op.indices)}, {self.p(op.indices)}, "
+                    f"{count}, {y}, {out})"]
         raise CompileError(f"the host C library has no kernel for '{op.name}'", op)
 
     SCATTER_REDUCTIONS = {"none": "ACC_SCATTER_NONE", "add": "ACC_SCATTER_ADD", "mul": "ACC_SCATTER_MUL",

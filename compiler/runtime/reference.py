@@ -927,3 +927,206 @@ def scatter_nd(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, reduc
     rows = data.reshape((math.prod(dims),) + rest)
     out = _scatter_flat(rows, lin, updates.reshape((lin.size,) + rest), reduction)
     return out.reshape(data.shape)
+
+
+# Vision ops whose samples come from data: grid_sample, roi_align, max_unpool
+# --------------------------------------------------------------------------------------
+
+_FAR = 1e9
+"""Sample coordinates are clamped to [-_FAR, _FAR] before they become indices (NaN reads
+as -_FAR), so no coordinate can index outside the clamping of its padding mode."""
+
+
+def _gs_reflect(x, lo: float, hi: float):
+    """x mirrored at lo and hi until inside [lo, hi] (ONNX's _gs_reflect; hi == lo: lo)."""
+    x = np.asarray(x, dtype=np.float64)
+    rng = hi - lo
+    if rng <= 0:
+        return np.where((x < lo) | (x > hi), lo, x)
+    below = lo - x
+    above = x - hi
+    dx = np.where(x < lo, below, above)
+    k = np.floor(dx / rng)
+    r = dx - k * rng
+    even = (k % 2) == 0
+    low_side = np.where(even, lo + r, hi - r)
+    high_side = np.where(even, hi - r, lo + r)
+    return np.where(x < lo, low_side, np.where(x > hi, high_side, x))
+
+
+def _gs_cubic(t, dt):
+    """Keys' cubic weights (a = -0.75) of the taps -1, 0, 1, 2 at fraction t, in dt."""
+    a = dt.type(-0.75)
+    one, two = dt.type(1), dt.type(2)
+    x = np.abs(t)
+    w0 = ((a * (x + one) - dt.type(5) * a) * (x + one) + dt.type(8) * a) * (x + one) - dt.type(4) * a
+    w1 = ((a + two) * x - (a + dt.type(3))) * x * x + one
+    w2 = ((a + two) * (one - x) - (a + dt.type(3))) * (one - x) * (one - x) + one
+    w3 = ((a * (two - x) - dt.type(5) * a) * (two - x) + dt.type(8) * a) * (two - x) - dt.type(4) * a
+    return [w0, w1, w2, w3]
+
+
+def _gs_index(i: np.ndarray, size: int, padding_mode: str, lo: float, hi: float):
+    """(index into [0, size), valid) of integer sample positions `i`."""
+    if padding_mode == "zeros":
+        return np.clip(i, 0, size - 1), (i >= 0) & (i < size)
+    if padding_mode == "border":
+        return np.clip(i, 0, size - 1), np.ones(i.shape, bool)
+    return np.clip(np.trunc(_gs_reflect(i, lo, hi)).astype(np.int64), 0, size - 1), np.ones(i.shape, bool)
+
+
+def grid_sample(data: np.ndarray, grid: np.ndarray, method: str = "linear", padding_mode: str = "zeros",
+                align_corners: bool = False) -> np.ndarray:
+    """ONNX GridSample (2-D and 3-D), computed in the data's type as ONNX's reference: the
+    coordinate of each axis, then (nearest: rounded half to even) border/reflection
+    applied to it, then the taps (floor and the next one, four for cubic) read with the
+    padding mode, interpolated along the last axis first."""
+    dt = data.dtype
+    k = data.ndim - 2
+    nb, c = data.shape[:2]
+    sizes = data.shape[2:]
+    out_sp = grid.shape[1:-1]
+    taps_per_axis = []  # per axis: list of (index, valid, weight) over [N, *out]
+    for a, size in enumerate(sizes):
+        g = grid[..., k - 1 - a].astype(dt)
+        if align_corners:
+            x = (g + dt.type(1)) / dt.type(2) * dt.type(size - 1)
+            lo, hi = 0.0, float(size - 1)
+        else:
+            x = ((g + dt.type(1)) * dt.type(size) - dt.type(1)) / dt.type(2)
+            lo, hi = -0.5, size - 0.5
+        if method == "nearest":
+            x = np.rint(x)
+        with np.errstate(invalid="ignore"):
+            out = (x < lo) | (x > hi)
+            if padding_mode == "border":
+                x = np.where(out, np.clip(x, 0, size - 1), x).astype(dt)
+            elif padding_mode == "reflection":
+                x = np.where(out, _gs_reflect(x, lo, hi), x).astype(dt)
+        safe = np.clip(np.nan_to_num(x, nan=-_FAR), -_FAR, _FAR)
+        if method == "nearest":
+            i, valid = _gs_index(np.trunc(safe).astype(np.int64), size, padding_mode, lo, hi)
+            taps_per_axis.append([(i, valid, None)])
+            continue
+        x0 = np.floor(safe).astype(np.int64)
+        t = (x - np.floor(x)).astype(dt)
+        if method == "linear":
+            offsets, weights = (0, 1), [dt.type(1) - t, t]
+        else:
+            offsets, weights = (-1, 0, 1, 2), _gs_cubic(t, dt)
+        taps = []
+        for o, w in zip(offsets, weights):
+            i, valid = _gs_index(x0 + o, size, padding_mode, lo, hi)
+            taps.append((i, valid, w))
+        taps_per_axis.append(taps)
+    bidx = np.arange(nb).reshape((nb,) + (1,) * len(out_sp))
+
+    def interp(axis: int, prefix: list) -> np.ndarray:
+        """The interpolation over axes >= axis at the fixed taps `prefix` of the earlier
+        axes: [N, *out, C]."""
+        if axis == k:
+            idx = [p[0] for p in prefix]
+            valid = np.logical_and.reduce([p[1] for p in prefix])
+            vals = data.transpose(0, *range(2, 2 + k), 1)[(bidx, *idx)]  # [N, *out, C]
+            return np.where(valid[..., None], vals, dt.type(0))
+        acc = None
+        for tap in taps_per_axis[axis]:
+            v = interp(axis + 1, prefix + [tap])
+            if tap[2] is not None:
+                v = tap[2][..., None] * v
+            acc = v if acc is None else acc + v
+        return acc
+
+    # ONNX's reference interpolates the last axis first, then the earlier ones: the
+    # recursion above sums the innermost axis' taps inside the outer sums.
+    y = interp(0, [])
+    return np.ascontiguousarray(np.moveaxis(y, -1, 1).astype(dt))
+
+
+def roi_align(data: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, output_height: int = 1,
+              output_width: int = 1, sampling_ratio: int = 0, spatial_scale: float = 1.0, mode: str = "avg",
+              coordinate_transformation_mode: str = "half_pixel") -> np.ndarray:
+    """ONNX RoiAlign (its reference's arithmetic in f64, one rounding per output)."""
+    n, c, h, w = data.shape
+    r = rois.shape[0]
+    oh, ow = output_height, output_width
+    out = np.zeros((r, c, oh, ow), np.float64)
+    half = coordinate_transformation_mode == "half_pixel"
+    x = data.astype(np.float64)
+    for ri in range(r):
+        b = int(batch_indices[ri])
+        if not 0 <= b < n:
+            raise ValueError(f"roi_align batch index {b} is out of range for {n} images")
+        off = 0.5 if half else 0.0
+        x1, y1, x2, y2 = (float(v) * spatial_scale - off for v in rois[ri])
+        rw, rh = x2 - x1, y2 - y1
+        if not half:
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        bh, bw = rh / oh, rw / ow
+        gh = sampling_ratio if sampling_ratio > 0 else _roi_grid(rh / oh)
+        gw = sampling_ratio if sampling_ratio > 0 else _roi_grid(rw / ow)
+        count = max(gh * gw, 1)
+        for ph in range(oh):
+            for pw in range(ow):
+                acc = np.zeros(c)
+                first = True
+                for iy in range(gh):
+                    yy = y1 + ph * bh + (iy + 0.5) * bh / gh
+                    for ix in range(gw):
+                        xx = x1 + pw * bw + (ix + 0.5) * bw / gw
+                        corners = _roi_bilinear(yy, xx, h, w)
+                        if mode == "avg":
+                            for (py, px), wt in corners:
+                                acc = acc + wt * x[b, :, py, px]
+                        else:
+                            v = np.max(np.stack([wt * x[b, :, py, px] for (py, px), wt in corners]), axis=0)
+                            acc = v if first else np.maximum(acc, v)
+                            first = False
+                out[ri, :, ph, pw] = acc / count if mode == "avg" else acc
+    return out.astype(data.dtype)
+
+
+_ROI_GRID_LIMIT = 1 << 20
+
+
+def _roi_grid(v: float) -> int:
+    """ceil(v), the adaptive samples per bin (0 for an empty box); a NaN or a count past
+    2^20 is an error (a box of non-finite or absurd size)."""
+    if not (v < _ROI_GRID_LIMIT):
+        raise ValueError(f"roi_align box spans {v} pixels per bin (non-finite or beyond 2^20)")
+    return max(int(math.ceil(v)), 0)
+
+
+def _roi_bilinear(y: float, x: float, h: int, w: int):
+    """The four corners ((row, col), weight) of a RoiAlign sample (ONNX's pre_calc);
+    all weights 0 outside [-1, h] x [-1, w]."""
+    if y < -1.0 or y > h or x < -1.0 or x > w or not (math.isfinite(y) and math.isfinite(x)):
+        return [((0, 0), 0.0)] * 4
+    y, x = max(y, 0.0), max(x, 0.0)
+    yl, xl = int(y), int(x)
+    if yl >= h - 1:
+        yl = yh = h - 1
+        y = float(yl)
+    else:
+        yh = yl + 1
+    if xl >= w - 1:
+        xl = xh = w - 1
+        x = float(xl)
+    else:
+        xh = xl + 1
+    ly, lx = y - yl, x - xl
+    hy, hx = 1.0 - ly, 1.0 - lx
+    return [((yl, xl), hy * hx), ((yl, xh), hy * lx), ((yh, xl), ly * hx), ((yh, xh), ly * lx)]
+
+
+def max_unpool(data: np.ndarray, indices: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+    """zeros(shape) with y.flat[indices[i]] = data[i] in order; an index outside
+    [0, numel) is an error."""
+    size = int(np.prod(shape))
+    idx = indices.astype(np.int64).reshape(-1)
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        bad = idx[(idx < 0) | (idx >= size)][0]
+        raise ValueError(f"max_unpool index {bad} is out of range for {size} elements")
+    y = np.zeros(size, data.dtype)
+    y[idx] = data.reshape(-1)  # numpy assigns in order: a repeated index keeps the last
+    return y.reshape(tuple(shape))

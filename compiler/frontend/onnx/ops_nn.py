@@ -354,7 +354,8 @@ def pool(n: Node, op_cls, x: Value | None = None, **extra):
     kernel = n.ints("kernel_shape")
     if kernel is None or len(kernel) != d:
         raise n.error(f"kernel_shape {kernel} must have {d} entries")
-    dilations = n.op_type == "MaxPool" and n.version >= 10 or n.op_type == "AveragePool" and n.version >= 19
+    dilations = (n.op_type == "MaxPool" and n.version >= 10 or n.op_type == "AveragePool" and n.version >= 19
+                 or n.op_type == "LpPool" and n.version >= 18)
     strides, dil, begin, end = window_geometry(n, dims[2:], kernel, dilations=dilations)
     x = n.value(0) if x is None else x
     ceil_mode = bool(n.attr("ceil_mode", 0)) if n.version >= 10 else False

@@ -30,10 +30,11 @@ from accel.compiler.frontend.onnx.ops_tensor import reshaped
 from accel.dialects import relay
 
 
-def _depth_taps(n: Node, x: Value, taps: np.ndarray) -> SSAValue:
-    """x (input 0, [N,C,D,H,W]) gathered along the depth by `taps` [OD, KD] (D: a zero
-    slice): [N*OD, C*KD, H, W], each output depth's taps as channels (channel-major)."""
-    nb, c, d, h, w = (int(s) for s in n.shape(0))
+def _depth_taps(n: Node, x: Value, taps: np.ndarray, x_dims: Sequence[int] | None = None) -> SSAValue:
+    """x (input 0, or of shape `x_dims`, [N,C,D,H,W]) gathered along the depth by `taps`
+    [OD, KD] (D: a zero slice): [N*OD, C*KD, H, W], each output depth's taps as channels
+    (channel-major)."""
+    nb, c, d, h, w = (int(s) for s in (x_dims or n.shape(0)))
     padded = n.emit(relay.PadOp(n.importer.materialize(x), pad_width=[0, 0, 0, 0, 0, 1, 0, 0, 0, 0]))
     od, kd = taps.shape
     gathered = n.emit(relay.TakeOp(padded, n.const_value(taps.astype(np.int64)), axis=2))
@@ -64,9 +65,12 @@ def conv3d(n: Node, x: Value, w: Value, strides: Sequence[int], dil: Sequence[in
 
 
 def conv_transpose3d(n: Node, x: Value, w: Value, strides: Sequence[int], dil: Sequence[int], begin: Sequence[int],
-                     end: Sequence[int], out_pad: Sequence[int], groups: int) -> SSAValue:
-    nb, _, d, _, _ = (int(s) for s in n.shape(0))
-    c, og, kd, kh, kw = (int(s) for s in n.shape(1))
+                     end: Sequence[int], out_pad: Sequence[int], groups: int, x_dims: Sequence[int] | None = None,
+                     w_dims: Sequence[int] | None = None) -> SSAValue:
+    """Input 0 by input 1 (or values of shapes `x_dims` and `w_dims`: Col2Im)."""
+    x_dims = tuple(x_dims or n.shape(0))
+    nb, _, d, _, _ = (int(s) for s in x_dims)
+    c, og, kd, kh, kw = (int(s) for s in (w_dims or n.shape(1)))
     od = relay.conv_transpose_out_dim(d, kd, strides[0], dil[0], begin[0], end[0], out_pad[0])
     if od < 1:
         raise n.error(f"the padding removes the whole output depth ({od})")
@@ -76,7 +80,7 @@ def conv_transpose3d(n: Node, x: Value, w: Value, strides: Sequence[int], dil: S
     taps = np.where((reach >= 0) & (reach % strides[0] == 0) & (src < d), src, d)
     wt = n.emit(relay.TransposeOp(n.importer.materialize(w), axes=[0, 2, 1, 3, 4]))
     wt = n.importer.materialize(reshaped(n, wt, (c * kd, og, kh, kw)))
-    y = n.emit(relay.Conv2DTransposeOp(_depth_taps(n, x, taps), wt, strides=strides[1:], dilation=dil[1:],
+    y = n.emit(relay.Conv2DTransposeOp(_depth_taps(n, x, taps, x_dims), wt, strides=strides[1:], dilation=dil[1:],
                                        padding=(*begin[1:], *end[1:]), groups=groups, output_padding=out_pad[1:]))
     return _volume(n, y, nb, od)
 

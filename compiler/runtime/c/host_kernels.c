@@ -1901,6 +1901,83 @@ int acc_scatter_nd(acc_dtype t, const void *x, int rank, const int64_t *shape, a
     return ACC_OK;
 }
 
+int acc_max_unpool(size_t elem_size, const void *x, acc_dtype index_type, const void *indices, int64_t count,
+                   void *y, int64_t out_count) {
+    if (!y || elem_size == 0 || count < 0 || out_count < 0 || (count && (!x || !indices))) return ACC_EINVAL;
+    if (!is_int_type(index_type)) return ACC_EINVAL;
+    /* Every index is checked before anything is written. */
+    for (int64_t i = 0; i < count; i++) {
+        int64_t v = load_int(index_type, indices, i);
+        if (v < 0 || v >= out_count) return ACC_ERANGE;
+    }
+    char *dst = (char *)y;
+    const char *src = (const char *)x;
+    memset(dst, 0, (size_t)out_count * elem_size);
+    for (int64_t i = 0; i < count; i++)
+        memcpy(dst + load_int(index_type, indices, i) * (int64_t)elem_size, src + i * (int64_t)elem_size, elem_size);
+    return ACC_OK;
+}
+
+/* x mirrored at lo and hi until inside [lo, hi] (ONNX GridSample's reflection; an empty
+ * range gives lo). */
+static double gs_reflect(double x, double lo, double hi) {
+    if (!(x < lo) && !(x > hi)) return x;
+    double rng = hi - lo;
+    if (!(rng > 0)) return lo;
+    double dx = x < lo ? lo - x : x - hi;
+    double k = floor(dx / rng), r = dx - k * rng;
+    int even = fmod(k, 2.0) == 0.0;
+    if (x < lo) return even ? lo + r : hi - r;
+    return even ? hi - r : lo + r;
+}
+
+/* A sample coordinate clamped to [-1e9, 1e9] (NaN: -1e9) before it becomes an index. */
+static double gs_safe(double v) {
+    if (!(v >= -1e9)) return -1e9;
+    return v > 1e9 ? 1e9 : v;
+}
+
+/* The cell that integer position i reads along an axis of `size` cells: padding 0
+ * (zeros) -1 outside, 1 (border) clamped, 2 (reflection) mirrored; always in range. */
+static int64_t gs_index(int64_t i, int64_t size, int padding, double lo, double hi) {
+    if (padding == 0) return i >= 0 && i < size ? i : -1;
+    if (padding == 2) i = (int64_t)gs_reflect((double)i, lo, hi);
+    return i < 0 ? 0 : i >= size ? size - 1 : i;
+}
+
+/* The four corners of a RoiAlign sample at (y, x) in an h x w image and their weights
+ * (ONNX's pre_calc): all weights 0 outside [-1, h] x [-1, w] or at a non-finite point. */
+static void roi_bilinear(double y, double x, int64_t h, int64_t w, int64_t pos[4], double wt[4]) {
+    for (int i = 0; i < 4; i++) pos[i] = 0, wt[i] = 0.0;
+    if (!(y >= -1.0 && y <= (double)h && x >= -1.0 && x <= (double)w)) return;
+    if (y < 0) y = 0;
+    if (x < 0) x = 0;
+    int64_t yl = (int64_t)y, xl = (int64_t)x, yh, xh;
+    if (yl >= h - 1) {
+        yh = yl = h - 1;
+        y = (double)yl;
+    } else {
+        yh = yl + 1;
+    }
+    if (xl >= w - 1) {
+        xh = xl = w - 1;
+        x = (double)xl;
+    } else {
+        xh = xl + 1;
+    }
+    double ly = y - (double)yl, lx = x - (double)xl, hy = 1.0 - ly, hx = 1.0 - lx;
+    pos[0] = yl * w + xl, pos[1] = yl * w + xh, pos[2] = yh * w + xl, pos[3] = yh * w + xh;
+    wt[0] = hy * hx, wt[1] = hy * lx, wt[2] = ly * hx, wt[3] = ly * lx;
+}
+
+/* RoiAlign's adaptive samples per bin, ceil(v) (0 for an empty box); -1 for a NaN or a
+ * count past 2^20 (a box of non-finite or absurd size). */
+static int64_t roi_grid(double v) {
+    if (!(v < (double)(1 << 20))) return -1;
+    double c = ceil(v);
+    return c > 0 ? (int64_t)c : 0;
+}
+
 /* Element i of x as a double for comparisons (integers up to 2^53 exactly; larger
  * int64 pooled values may tie where they differ). */
 static double load_number(acc_dtype t, const void *p, int64_t i) {

@@ -503,6 +503,27 @@ int acc_depth_space(size_t elem_size, const void *x, void *y, int64_t n, int64_t
 /* relay.gather (ONNX GatherElements): indices has x's rank and shape idx_shape; y has
  * idx_shape. An index outside [-shape[axis], shape[axis]) returns ACC_ERANGE before
  * anything is written. */
+/* relay.nn.max_unpool: y (out_count elements of elem_size) zeroed, then
+ * y[indices[i]] = x[i] for i in [0, count) in order. An index outside [0, out_count)
+ * returns ACC_ERANGE before anything is written. */
+int acc_max_unpool(size_t elem_size, const void *x, acc_dtype index_type, const void *indices, int64_t count,
+                   void *y, int64_t out_count);
+
+/* relay.image.grid_sample (f32; _f64 below): x [N, C, (D,) H, W] (`shape`, k = 2 or 3
+ * spatial axes) sampled at grid [N, (OD,) OH, OW, k] into y [N, C, (OD,) OH, OW] (`out`
+ * the k output extents). method 0 linear, 1 nearest, 2 cubic (k = 2); padding 0 zeros,
+ * 1 border, 2 reflection. Every coordinate is clamped before it indexes: any grid
+ * (NaN, inf) reads inside x. */
+int acc_grid_sample_f32(const float *x, const float *grid, float *y, int k, const int64_t *shape, const int64_t *out,
+                        int method, int padding, int align_corners);
+
+/* relay.vision.roi_align (f32; _f64 below): x [n, c, h, w], rois [r, 4], batch_indices
+ * [r] of index_type, y [r, c, oh, ow]. A batch index outside [0, n) or a box whose
+ * adaptive sample count is NaN or past 2^20 returns ACC_ERANGE. */
+int acc_roi_align_f32(const float *x, const float *rois, acc_dtype index_type, const void *batch_indices, float *y,
+                      int64_t n, int64_t c, int64_t h, int64_t w, int64_t r, int64_t oh, int64_t ow,
+                      int64_t sampling_ratio, double spatial_scale, int max_mode, int half_pixel);
+
 int acc_gather_elements(size_t elem_size, const void *x, int rank, const int64_t *shape, int axis,
                         acc_dtype index_type, const void *indices, const int64_t *idx_shape, void *y);
 
@@ -604,6 +625,11 @@ int acc_cosh_f64(const double *x, double *y, int64_t count);
 int acc_asinh_f64(const double *x, double *y, int64_t count);
 int acc_acosh_f64(const double *x, double *y, int64_t count);
 int acc_atanh_f64(const double *x, double *y, int64_t count);
+int acc_grid_sample_f64(const double *x, const double *grid, double *y, int k, const int64_t *shape,
+                        const int64_t *out, int method, int padding, int align_corners);
+int acc_roi_align_f64(const double *x, const double *rois, acc_dtype index_type, const void *batch_indices,
+                      double *y, int64_t n, int64_t c, int64_t h, int64_t w, int64_t r, int64_t oh, int64_t ow,
+                      int64_t sampling_ratio, double spatial_scale, int max_mode, int half_pixel);
 int acc_resize2d_taps_f64(const double *x, double *y, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
                           int64_t ow, const acc_resize_taps *th, const acc_resize_taps *tw,
                           double extrapolation_value);

@@ -523,6 +523,7 @@ def flex_attention_bad():
     m = flex_attention()
     m.graph.node[0].attribute[0].g.node[2].op_type = "ReduceSum"
     m.graph.node[0].attribute[0].g.node[2].input[:] = ["t"]
+    return m
 
 
 def signal_ops():
@@ -620,6 +621,55 @@ MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed
 
 MODELS.update({"llm_state": llm_state, "flex_attention": flex_attention, "flex_attention_bad": flex_attention_bad, **{f"llm_state_bad_{w}": (lambda w=w: llm_state_bad(w)) for w in (
     "scatter_mode", "scatter_long", "conv_activation", "conv_weight", "attention_beta", "attention_heads")}})
+
+
+def vision():
+    """The vision ops (ops_vision): LpPool, CenterCropPad, AffineGrid feeding GridSample
+    (a spatial transformer), RoiAlign, Col2Im, MaxUnpool of a MaxPool."""
+    return model(
+        [h.make_node("LpPool", ["x"], ["lp"], name="lp", kernel_shape=[3, 3], p=2, pads=[1, 1, 1, 1]),
+         h.make_node("LpPool", ["x"], ["lp3"], name="lp3", kernel_shape=[2, 2], p=3, strides=[2, 2]),
+         h.make_node("CenterCropPad", ["x", "crop"], ["cc"], name="cc", axes=[2, 3]),
+         h.make_node("AffineGrid", ["theta", "size"], ["grid"], name="ag"),
+         h.make_node("GridSample", ["x", "grid"], ["gs"], name="gs", mode="bicubic", padding_mode="reflection"),
+         h.make_node("RoiAlign", ["x", "rois", "b"], ["ra"], name="ra", output_height=2, output_width=2,
+                     mode="max", spatial_scale=0.5),
+         h.make_node("Col2Im", ["cols", "image", "block"], ["im"], name="col2im", strides=[2, 2]),
+         h.make_node("MaxPool", ["x"], ["mp", "mi"], name="mp", kernel_shape=[2, 2], strides=[2, 2]),
+         h.make_node("MaxUnpool", ["mp", "mi"], ["mu"], name="mu", kernel_shape=[2, 2], strides=[2, 2])],
+        [vi("x", [1, 2, 6, 6]), vi("theta", [1, 2, 3]), vi("rois", [3, 4]), vi("b", [3], T.INT64),
+         vi("cols", [1, 8, 4])],
+        [vi(o, None) for o in ("lp", "lp3", "cc", "gs", "ra", "im", "mu")],
+        [("crop", np.array([4, 8], np.int64)), ("size", np.array([1, 2, 3, 5], np.int64)),
+         ("image", np.array([4, 4], np.int64)), ("block", np.array([2, 2], np.int64))], opset=20)
+
+
+def vision_grid_mode():
+    return model([h.make_node("GridSample", ["x", "g"], ["y"], name="bad_grid", mode="area")],
+                 [vi("x", [1, 1, 3, 3]), vi("g", [1, 2, 2, 2])], [vi("y", None)], opset=20)
+
+
+def vision_runtime_crop():
+    return model([h.make_node("CenterCropPad", ["x", "s"], ["y"], name="crop")],
+                 [vi("x", [4, 4]), vi("s", [2], T.INT64)], [vi("y", None)], opset=18)
+
+
+def vision_unpool_shape():
+    return model([h.make_node("MaxUnpool", ["x", "i", "s"], ["y"], name="unpool", kernel_shape=[2, 2],
+                              strides=[2, 2])],
+                 [vi("x", [1, 1, 2, 2]), vi("i", [1, 1, 2, 2], T.INT64)], [vi("y", None)],
+                 [("s", np.array([1, 1, 3, 3], np.int64))], opset=18)
+
+
+def vision_deform():
+    return model([h.make_node("DeformConv", ["x", "w", "off", "b", "m"], ["y"], name="dc", kernel_shape=[2, 2],
+                              offset_group=2, group=2)],
+                 [vi("x", [1, 4, 5, 5]), vi("off", [1, 16, 4, 4]), vi("m", [1, 8, 4, 4])], [vi("y", None)],
+                 [("w", f32(6, 2, 2, 2)), ("b", f32(6))], opset=19)
+
+
+MODELS.update({f.__name__: f for f in (vision, vision_grid_mode, vision_runtime_crop, vision_unpool_shape,
+                                       vision_deform)})
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
