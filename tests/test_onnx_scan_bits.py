@@ -109,6 +109,8 @@ def one_node(op, inputs, out_type=T.FLOAT, inits=(), opset=18, n_out=1, **attrs)
     (one_node("Compress", [("x", [3, 6], T.FLOAT)], inits=[("c", np.array([1, 1, 0, 1], bool))], axis=1),
      ["relay.take"]),
     (one_node("ReverseSequence", [("x", [4, 2], T.FLOAT), ("l", [2], T.INT64)], batch_axis=1, time_axis=0),
+     ["relay.reshape", "relay.subtract", "relay.subtract", "relay.less", "relay.where", "relay.gather"]),
+    (one_node("ReverseSequence", [("x", [2, 4, 3], T.FLOAT), ("l", [2], T.INT64)], batch_axis=0, time_axis=1),
      ["relay.reshape", "relay.subtract", "relay.subtract", "relay.less", "relay.where", "relay.broadcast_to",
       "relay.gather"]),
     (one_node("ReverseSequence", [("x", [4, 2], T.FLOAT)], inits=[("l", np.array([3, 1]))], batch_axis=1,

@@ -112,7 +112,8 @@ def reverse_sequence(n: Node):
     tv = n.const_value(t)
     rev = n.emit(relay.SubtractOp(n.emit(relay.SubtractOp(lengths, n.const_value(np.ones(len_shape, np.int64)))), tv))
     idx = n.emit(relay.WhereOp(n.emit(relay.LessOp(tv, lengths)), rev, tv))
-    idx = n.emit(relay.BroadcastToOp(idx, shape=list(dims)))
+    if tuple(idx.type.get_shape()) != tuple(dims):  # the other axes of a rank above 2
+        idx = n.emit(relay.BroadcastToOp(idx, shape=list(dims)))
     return n.emit(relay.GatherOp(n.input(0), idx, axis=t_ax))
 
 
