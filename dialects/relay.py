@@ -3041,11 +3041,31 @@ class ReinterpretOp(RelayOp):
         CastOp.print_types(self, printer)
 
 
+@relay_op
+class DetOp(RelayOp):
+    """The determinant of each square matrix of the last two axes (ONNX Det): LU
+    elimination with partial pivoting (the first largest |pivot|) in f64, rounded once to
+    the type; a zero pivot column gives 0."""
+
+    name = "relay.det"
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        _float(d, "data")
+        ds = shape_of(d)
+        if len(ds) < 2 or ds[-1] != ds[-2]:
+            raise VerifyException(f"operand 'data' must be square matrices [..., M, M], got {d}")
+        return [tensor(ds[:-2], d.element_type)]
+
+
 SCAN_BIT_OPS: tuple[type[IRDLOperation], ...] = (
     CumsumOp, CumprodOp, TopKOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, BitwiseNotOp, LeftShiftOp, RightShiftOp,
-    ReinterpretOp,
+    ReinterpretOp, DetOp,
 )  # fmt: skip
-"""Scans, selection and integer bit ops (host kernels: host_kernels_scan_bits.inc)."""
+"""Scans, selection, integer bit ops and the determinant (host kernels: host_kernels_scan_bits.inc)."""
 
 
 IMAGE_OPS: tuple[type[IRDLOperation], ...] = (

@@ -1084,6 +1084,13 @@ def bit_ops_case():
                 {"a": av, "b": bv, "u": uv, "s": sv, "x": xv})
 
 
+@case("det")
+def det_case():
+    xv = randn(rng_for("det"), (2, 3, 4, 4))
+    model = onnx_model([helper.make_node("Det", ["x"], ["y"])], {"x": xv}, {"y": F32}, opset=22)
+    b = GraphBuilder()
+    return Case(model, b.build([b.det(b.input("x", xv.shape))], ["y"]), {"x": xv})
+
 # --------------------------------------------------------------------------------------
 
 

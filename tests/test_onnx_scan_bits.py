@@ -1,6 +1,6 @@
 """ONNX scans, selection and integer bit ops (`compiler/frontend/onnx/ops_scan_bits.py`):
 CumSum, CumProd, TopK, ReverseSequence, Compress, BitwiseAnd/Or/Xor/Not, BitShift,
-BitCast, and NonZero/Unique on constants.
+BitCast, Det, and NonZero/Unique on constants.
 
 - Import: each op becomes its relay op(s); the refusals are one line naming the node.
 - Random graphs (shapes, axes, exclusive/reverse, K, largest, batch/time axes, conditions,
@@ -60,19 +60,19 @@ def run_c(model: onnx.ModelProto, feeds: dict, tmp_path, name: str = "m") -> dic
     return got
 
 
-def check(model: onnx.ModelProto, feeds: dict, tmp_path, want: dict | None = None) -> None:
+def check(model: onnx.ModelProto, feeds: dict, tmp_path, want: dict | None = None, name: str = "m") -> None:
     """Interpreter and C against `want` (default: onnxruntime)."""
     if want is None:
-        path = str(tmp_path / "ort.onnx")
+        path = str(tmp_path / f"{name}_ort.onnx")
         onnx.save(model, path)
         want = ort_run(path, feeds)
     assert_same(run_function(import_onnx_model(model), feeds), want, "interpreter")
-    assert_same(run_c(model, feeds, tmp_path), want, "C")
+    assert_same(run_c(model, feeds, tmp_path, name), want, "C")
 
 
 def test_ops_are_supported():
     for op in ("CumSum", "CumProd", "TopK", "ReverseSequence", "Compress", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
-               "BitwiseNot", "BitShift", "BitCast"):
+               "BitwiseNot", "BitShift", "BitCast", "Det"):
         assert op in SUPPORTED_OPS, op
 
 
@@ -103,6 +103,7 @@ def one_node(op, inputs, out_type=T.FLOAT, inits=(), opset=18, n_out=1, **attrs)
     (one_node("BitShift", [("x", [3], T.UINT32), ("z", [3], T.UINT32)], T.UINT32, direction="RIGHT"),
      ["relay.right_shift"]),
     (one_node("BitCast", [("x", [3], T.FLOAT)], T.INT32, opset=26, to=T.INT32), ["relay.reinterpret"]),
+    (one_node("Det", [("x", [2, 3, 3], T.FLOAT)], opset=22), ["relay.det"]),
     # a constant condition in steps is a strided slice, otherwise a take of the kept indices
     (one_node("Compress", [("x", [3, 6], T.FLOAT)], inits=[("c", np.array([0, 1, 0, 1, 0, 1], bool))], axis=1),
      ["relay.strided_slice"]),
@@ -237,6 +238,27 @@ def test_scans_and_top_k_of_every_integer_type_in_c_match_the_interpreter(dtype,
     assert_same(run_c(m, feeds, tmp_path), want, "C")
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_det_matches_onnxruntime(seed, tmp_path):
+    """Batches of drawn sizes; a singular matrix (a repeated row) and one whose first pivot
+    is 0 (a row swap) among them. float32 against onnxruntime; float64 (onnxruntime has
+    no kernel) against numpy's LAPACK determinant."""
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 6))
+    batch = [int(b) for b in rng.integers(1, 4, int(rng.integers(0, 3)))]
+    x = rng.standard_normal((*batch, 4, m, m))
+    x[..., 0, -1, :] = x[..., 0, 0, :]  # singular (for m > 1)
+    x[..., 1, 0, 0] = 0.0
+    for dtype, t in ((np.float32, T.FLOAT), (np.float64, T.DOUBLE)):
+        model = make([h.make_node("Det", ["x"], ["y"])], [vi("x", list(x.shape), t)], [vi("y", None, t)], opset=22)
+        feeds = {"x": x.astype(dtype)}
+        want = None if dtype == np.float32 else {"y": np.linalg.det(x)}
+        check(model, feeds, tmp_path, want, name=np.dtype(dtype).name)
+    if m > 1:  # exactly singular up to the rounding of the eliminated row
+        got = run_function(import_onnx_model(model), feeds)["y"][..., 0]
+        assert np.all(np.abs(got) <= 1e-12 * max(1.0, float(np.abs(x).max())) ** m), got
+
+
 def onnx_reference(model: onnx.ModelProto, feeds: dict) -> dict:
     from onnx.reference import ReferenceEvaluator
 
@@ -316,6 +338,7 @@ def test_nonzero_and_unique_of_constants_fold(tmp_path):
     (one_node("BitCast", [("x", [3], T.UINT8)], T.BOOL, opset=26, to=T.BOOL), "a bit cast to bool is not supported"),
     (one_node("BitCast", [("x", [3], T.FLOAT)], T.INT16, opset=26, to=T.INT16), "BitCast needs types of one size"),
     (one_node("BitwiseAnd", [("x", [3], T.FLOAT), ("z", [3], T.FLOAT)]), "input 0 must be an integer tensor"),
+    (one_node("Det", [("x", [2, 3, 2], T.FLOAT)], opset=22), "the input must be square matrices [..., M, M]"),
     (one_node("ReverseSequence", [("x", [4, 2], T.FLOAT)], inits=[("l", np.array([5, 1]))], batch_axis=1,
               time_axis=0), "sequence_lens [5, 1] must lie in [0, 4]"),
     (one_node("ReverseSequence", [("x", [4, 2], T.FLOAT), ("l", [2], T.INT64)], batch_axis=1, time_axis=1),

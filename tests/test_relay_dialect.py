@@ -1088,3 +1088,13 @@ def test_bitwise_not_and_reinterpret():
         relay.ReinterpretOp(f, f16).verify()
     with pytest.raises(VerifyException, match="the result must not be boolean"):
         relay.ReinterpretOp(x, i1).verify()
+
+
+def test_det_of_square_matrices():
+    x, m = vals(t(2, 3, 3), t(4, 4, dtype=f16))
+    assert relay.DetOp(x).result.type == t(2)
+    assert relay.DetOp(m).result.type == t(dtype=f16)
+    with pytest.raises(VerifyException, match=r"must be square matrices \[..., M, M\]"):
+        relay.DetOp(*vals(t(2, 3)))
+    with pytest.raises(VerifyException, match="must have a float element type"):
+        relay.DetOp(*vals(t(2, 2, dtype=i32)))

@@ -948,6 +948,8 @@ class HostKernelEmitter:
         if isinstance(op, relay.ReinterpretOp):
             return [f"acc_copy({self.p(op.data)}, {y}, {count * dtype_of(op.result.type).itemsize})"]
         s = shape_of(op.data.type)
+        if isinstance(op, relay.DetOp):
+            return [f"acc_det({self.tag(op.data)}, {self.p(op.data)}, {y}, {numel(s[:-2])}, {s[-1]})"]
         if isinstance(op, relay.CumulativeOp):
             kind = "ACC_CUMSUM" if isinstance(op, relay.CumsumOp) else "ACC_CUMPROD"
             return [f"acc_cumulative({kind}, {self.tag(op.data)}, {self.p(op.data)}, {y}, {len(s)}, "

@@ -169,6 +169,7 @@ class RelayFunctions(InterpreterFunctions):
     run_bitwise_not = kernel(relay.BitwiseNotOp)(_with_props(ref.bitwise_not))
     run_left_shift = kernel(relay.LeftShiftOp)(_with_props(ref.left_shift))
     run_right_shift = kernel(relay.RightShiftOp)(_with_props(ref.right_shift))
+    run_det = kernel(relay.DetOp)(_with_props(ref.det))
 
     @kernel(relay.ReinterpretOp)
     def run_reinterpret(self, op: relay.ReinterpretOp, data):

@@ -946,3 +946,30 @@ def right_shift(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 def reinterpret(data: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """The bits of each element as `dtype` (of the same size; ONNX BitCast)."""
     return _dense(data).view(dtype)
+
+
+def det(data: np.ndarray) -> np.ndarray:
+    """Determinant of each [M, M] matrix of the last two axes: Gaussian elimination with
+    partial pivoting (the first row of largest |pivot|) in f64, rounded once to the type
+    (the C kernel's algorithm, step for step)."""
+    n = data.shape[-1]
+    mats = data.astype(np.float64).reshape(-1, n, n)
+    out = np.empty(mats.shape[0], np.float64)
+    for b, m in enumerate(mats):
+        a = m.copy()
+        d = 1.0
+        for k in range(n):
+            p = k + int(np.argmax(np.abs(a[k:, k])))
+            if a[p, k] == 0.0 or a[p, k] != a[p, k]:
+                d = 0.0 if a[p, k] == 0.0 else float("nan")
+                break
+            if p != k:
+                a[[k, p]] = a[[p, k]]
+                d = -d
+            d *= a[k, k]
+            for i in range(k + 1, n):
+                f = a[i, k] / a[k, k]
+                a[i, k:] -= f * a[k, k:]
+        out[b] = d
+    with np.errstate(over="ignore"):
+        return _dense(out.reshape(data.shape[:-2]).astype(data.dtype))

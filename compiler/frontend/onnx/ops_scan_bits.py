@@ -6,6 +6,7 @@
     BitwiseAnd / Or / Xor / Not        ->  relay.bitwise_and / _or / _xor / _not
     BitShift(x, y, direction)          ->  relay.left_shift / relay.right_shift
     BitCast(x, to)                     ->  relay.reinterpret
+    Det(x)                             ->  relay.det
     ReverseSequence(x, lengths)        ->  relay.gather along the time axis at
                                            where(t < len[b], len[b] - 1 - t, t)
     Compress(x, condition)             ->  a strided slice (the kept indices in steps) or a
@@ -143,6 +144,16 @@ def compress(n: Node):
         return n.emit(relay.StridedSliceOp(x, begin=[int(idx[0])], end=[int(idx[-1]) + 1], strides=[step],
                                            axes=[axis]))
     return n.emit(relay.TakeOp(x, n.const_value(idx), axis=axis))
+
+
+@converter("Det")
+def det(n: Node):
+    dims = n.shape(0)
+    if len(dims) < 2 or dims[-1] != dims[-2]:
+        raise n.error(f"the input must be square matrices [..., M, M], got shape {list(dims)}")
+    if n.dtype(0).kind != "f":
+        raise n.error(f"the input must be a float tensor, got {n.dtype(0)}")
+    return n.emit(relay.DetOp(n.input(0)))
 
 
 # --------------------------------------------------------------------------------------

@@ -603,6 +603,11 @@ int acc_cumulative(acc_cumulative_op op, acc_dtype t, const void *x, void *y, in
 int acc_topk(acc_dtype t, const void *x, int rank, const int64_t *shape, int axis, int64_t k, int is_ascend,
              int ret_indices, void *y);
 
+/* relay.det: the determinant of `batch` [n, n] matrices of float32/float64 (ACC_F32,
+ * ACC_F64), LU elimination with partial pivoting in double, rounded once; ACC_ENOMEM
+ * when the scratch matrix fails. */
+int acc_det(acc_dtype t, const void *x, void *y, int64_t batch, int64_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,7 +2,7 @@
 // CumSum (GPT-2's position ids from the attention mask) a relay.cumsum; TopK's indices a
 // relay.topk and its values a gather at them; ReverseSequence with run-time lengths a
 // gather at where(t < len, len - 1 - t, t); Compress of a constant condition a take of
-// the kept indices; the bit ops their relay ops; BitCast a relay.reinterpret.
+// the kept indices; the bit ops their relay ops; BitCast a relay.reinterpret; Det a relay.det.
 
 // RUN: %python %S/Inputs/make_model.py scan_bits %t.onnx
 // RUN: accel-opt %t.onnx | filecheck %s
@@ -23,6 +23,7 @@
 // CHECK-NEXT:   %shr = relay.right_shift %ua, %ub : tensor<3xui8>
 // CHECK-NEXT:   %not = relay.bitwise_not %a : tensor<2x3xi32>
 // CHECK-NEXT:   %bits = relay.reinterpret %logits : tensor<2x6xf32> -> tensor<2x6xi32>
+// CHECK-NEXT:   %det = relay.det %mats : (tensor<2x3x3xf32>) -> tensor<2xf32>
 
 // The host C code calls the kernels of host_kernels_scan_bits.inc.
 // RUN: accel-opt %t.onnx -p canonicalize,bufferize,plan-memory -t c | filecheck %s --check-prefix=C
@@ -32,6 +33,7 @@
 // C-DAG:  acc_bitwise(ACC_BIT_SHR, ACC_U8,
 // C-DAG:  acc_bitwise_not(ACC_I32, {{.*}}, 6)
 // C-DAG:  acc_copy({{.*}}, 48)
+// C-DAG:  acc_det(ACC_F32, {{.*}}, 2, 3)
 
 // An axis given at run time, and NonZero of a run-time value: one line naming the node.
 // RUN: %python %S/Inputs/make_model.py scan_runtime_axis %t.axis.onnx

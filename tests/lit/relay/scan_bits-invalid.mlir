@@ -1,4 +1,4 @@
-// Verifier errors of the scans, top k and integer bit ops.
+// Verifier errors of the scans, top k, integer bit ops and the determinant.
 // Every chunk fails verification with one located line naming the offending operand or property.
 // RUN: accel-opt %s --split-input-file --verify-diagnostics
 // Without --verify-diagnostics every chunk's error is one line on stderr, and the exit code is 1.
@@ -111,4 +111,20 @@ func.func @reinterpret_2(%x: tensor<4xf32>) -> tensor<2xi32> {
   // CHECK: scan_bits-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.reinterpret' op result shape tensor<2xi32> must equal the operand shape tensor<4xf32>
   %y = relay.reinterpret %x : tensor<4xf32> -> tensor<2xi32> // expected-error {{'relay.reinterpret' op result shape tensor<2xi32> must equal the operand shape tensor<4xf32>}}
   func.return %y : tensor<2xi32>
+}
+
+// -----
+
+func.func @det_0(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  // CHECK: scan_bits-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.det' op operand 'data' must be square matrices [..., M, M], got tensor<2x3xf32>
+  %y = relay.det %x : (tensor<2x3xf32>) -> tensor<2xf32> // expected-error {{'relay.det' op operand 'data' must be square matrices [..., M, M], got tensor<2x3xf32>}}
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @det_1(%x: tensor<3x3xi32>) -> tensor<i32> {
+  // CHECK: scan_bits-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.det' op operand 'data' must have a float element type, got tensor<3x3xi32>
+  %y = relay.det %x : (tensor<3x3xi32>) -> tensor<i32> // expected-error {{'relay.det' op operand 'data' must have a float element type, got tensor<3x3xi32>}}
+  func.return %y : tensor<i32>
 }

@@ -1,4 +1,4 @@
-// Round trip of the scans, top k and integer bit ops (cumsum, cumprod, topk, bitwise_and/or/xor/not, left_shift, right_shift, reinterpret): custom form -> custom form, and generic form -> custom form.
+// Round trip of the scans, top k, integer bit ops and the determinant (cumsum, cumprod, topk, bitwise_and/or/xor/not, left_shift, right_shift, reinterpret, det): custom form -> custom form, and generic form -> custom form.
 // RUN: accel-opt %s --split-input-file | accel-opt --split-input-file | filecheck %s
 // RUN: accel-opt %s --split-input-file --print-op-generic | filecheck %s --check-prefix=GEN
 // RUN: accel-opt %s --split-input-file --print-op-generic | accel-opt --split-input-file | filecheck %s
@@ -50,3 +50,16 @@ func.func @bits(%a: tensor<2x4xi32>, %b: tensor<4xi32>, %u: tensor<3xui8>, %f: t
 // GEN:         %shr = "relay.right_shift"(%shl, %u) : (tensor<3xui8>, tensor<3xui8>) -> tensor<3xui8>
 // GEN:         %bits = "relay.reinterpret"(%f) : (tensor<2x4xf32>) -> tensor<2x4xi32>
 // GEN:         %bytes = "relay.reinterpret"(%q) : (tensor<4xi1>) -> tensor<4xui8>
+
+// -----
+
+func.func @det(%x: tensor<2x3x3xf32>, %m: tensor<4x4xf64>) -> (tensor<2xf32>, tensor<f64>) {
+  %d = relay.det %x : (tensor<2x3x3xf32>) -> tensor<2xf32>
+  %e = relay.det %m : (tensor<4x4xf64>) -> tensor<f64>
+  func.return %d, %e : tensor<2xf32>, tensor<f64>
+}
+// CHECK-LABEL: func.func @det
+// CHECK-NEXT:  %d = relay.det %x : (tensor<2x3x3xf32>) -> tensor<2xf32>
+// CHECK-NEXT:  %e = relay.det %m : (tensor<4x4xf64>) -> tensor<f64>
+// GEN:         %d = "relay.det"(%x) : (tensor<2x3x3xf32>) -> tensor<2xf32>
+// GEN:         %e = "relay.det"(%m) : (tensor<4x4xf64>) -> tensor<f64>

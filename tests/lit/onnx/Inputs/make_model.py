@@ -466,7 +466,7 @@ def einsum_bad_sizes():
 
 def scan_bits():
     """CumSum, TopK (values and indices), ReverseSequence (run-time lengths), Compress
-    (a constant condition), BitwiseAnd, BitShift, BitwiseNot, BitCast."""
+    (a constant condition), BitwiseAnd, BitShift, BitwiseNot, BitCast, Det."""
     n = h.make_node
     return model(
         [n("CumSum", ["mask", "axis"], ["pos"], name="position_ids", exclusive=1),
@@ -476,11 +476,13 @@ def scan_bits():
          n("BitwiseAnd", ["a", "b"], ["and"], name="and"),
          n("BitShift", ["ua", "ub"], ["shr"], name="shr", direction="RIGHT"),
          n("BitwiseNot", ["a"], ["not"], name="not"),
-         n("BitCast", ["logits"], ["bits"], name="bits", to=T.INT32)],
+         n("BitCast", ["logits"], ["bits"], name="bits", to=T.INT32),
+         n("Det", ["mats"], ["det"], name="det")],
         [vi("mask", [2, 5], T.INT64), vi("logits", [2, 6]), vi("seq", [4, 2]), vi("lens", [2], T.INT64),
-         vi("a", [2, 3], T.INT32), vi("b", [3], T.INT32), vi("ua", [3], T.UINT8), vi("ub", [3], T.UINT8)],
+         vi("a", [2, 3], T.INT32), vi("b", [3], T.INT32), vi("ua", [3], T.UINT8), vi("ub", [3], T.UINT8), vi("mats", [2, 3, 3])],
         [vi("pos", None, T.INT64), vi("top", None), vi("top_i", None, T.INT64), vi("rev", None), vi("kept", None),
-         vi("and", None, T.INT32), vi("shr", None, T.UINT8), vi("not", None, T.INT32), vi("bits", None, T.INT32)],
+         vi("and", None, T.INT32), vi("shr", None, T.UINT8), vi("not", None, T.INT32), vi("bits", None, T.INT32),
+         vi("det", None)],
         [("axis", np.array(1, np.int64)), ("k", np.array([2], np.int64)),
          ("keep", np.array([1, 0, 1, 1, 0, 0], np.bool_))], opset=26)
 
