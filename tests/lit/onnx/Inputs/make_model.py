@@ -95,7 +95,7 @@ def qdq():
 
 def unsupported_op():
     return model([h.make_node("Relu", ["x"], ["r"], name="relu_0"),
-                  h.make_node("Det", ["r"], ["y"], name="det_3")],
+                  h.make_node("StringNormalizer", ["r"], ["y"], name="norm_3")],
                  [vi("x", [3, 3])], [vi("y", [])])
 
 
@@ -353,7 +353,7 @@ def if_const():
     branch's own initializer to the outer x; else (never imported) has an unsupported op."""
     then_g = h.make_graph([h.make_node("Add", ["x", "one"], ["t"], name="then_add")], "then", [],
                           [vi("t", [2, 3])], [nh.from_array(np.ones((2, 3), np.float32), "one")])
-    else_g = h.make_graph([h.make_node("Det", ["x"], ["e"], name="else_det")], "else", [], [vi("e", [2, 3])])
+    else_g = h.make_graph([h.make_node("StringNormalizer", ["x"], ["e"], name="else_norm")], "else", [], [vi("e", [2, 3])])
     return model(
         [h.make_node("Shape", ["x"], ["s"]),
          h.make_node("Gather", ["s", "zero"], ["d0"], axis=0),
