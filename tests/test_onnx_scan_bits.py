@@ -285,6 +285,25 @@ def test_signed_bit_shift_matches_the_onnx_reference(dtype, tmp_path):
     check(m, feeds, tmp_path, want=onnx_reference(m, feeds))
 
 
+def test_bit_cast_of_16_bit_floats_keeps_the_bits(tmp_path):
+    """bf16 / f16 values are not widened to f32 around a reinterpret (widen-host-floats,
+    the interpreter): the npu pipeline's C and the interpreter give the input's bits."""
+    import ml_dtypes
+
+    nodes = [h.make_node("BitCast", ["x"], ["y"], to=T.UINT16), h.make_node("BitCast", ["i"], ["z"], to=T.FLOAT16)]
+    m = make(nodes, [vi("x", [5], T.BFLOAT16), vi("i", [5], T.INT16)], [vi("y", [5], T.UINT16), vi("z", [5], T.FLOAT16)],
+             opset=26)
+    x = np.array([1.5, -2, 0.1, 3e38, -0.0], np.float32).astype(ml_dtypes.bfloat16)
+    i = np.array([15360, -1, 1, 31744, -32768], np.int16)  # 1.0, a nan, a subnormal, inf, -0.0
+    feeds = {"x": x, "i": i}
+    path = str(tmp_path / "bits.onnx")
+    onnx.save(m, path)
+    compile_to_directory(path, "npu", str(tmp_path / "npu"))
+    for got in (run_function(import_onnx_model(m), feeds), run_directory(str(tmp_path / "npu"), feeds)[0]):
+        np.testing.assert_array_equal(np.asarray(got["y"]), x.view(np.uint16))
+        np.testing.assert_array_equal(np.asarray(got["z"]).view(np.int16), i)
+
+
 def test_reverse_sequence_length_beyond_the_time_axis_is_an_error(tmp_path):
     m = one_node("ReverseSequence", [("x", [3, 2], T.FLOAT), ("l", [2], T.INT64)], batch_axis=1, time_axis=0)
     feeds = {"x": np.ones((3, 2), np.float32), "l": np.array([1, 7])}
