@@ -2868,6 +2868,206 @@ class DynamicZeroPointOp(_DynamicQParamOp):
     RESULT = IntegerType(8, Signedness.UNSIGNED)
 
 
+# --------------------------------------------------------------------------------------
+# Scans, selection and integer bit ops (ONNX CumSum, CumProd, TopK, BitwiseAnd/Or/Xor/Not,
+# BitShift, BitCast)
+# --------------------------------------------------------------------------------------
+
+
+class CumulativeOp(RelayOp):
+    """A running sum or product along `axis` (TVM's cumsum/cumprod, ONNX CumSum/CumProd):
+    y[i] = x[0] op ... op x[i]; `exclusive` leaves x[i] out (the first element is the
+    identity), `reverse` runs from the end. Floats accumulate in their own type in order
+    (numpy's cumsum), integers wrap in their type."""
+
+    SAME_TYPE_SYNTAX = True
+    PROPS = (Int("axis", 0), Bool("exclusive", False), Bool("reverse", False))
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        _numeric(d, "data")
+        ds = shape_of(d)
+        if not ds:
+            raise VerifyException("operand 'data' must have rank >= 1")
+        normalize_axis(props["axis"], len(ds), "property 'axis'")
+        return [d]
+
+
+@relay_op
+class CumsumOp(CumulativeOp):
+    name = "relay.cumsum"
+
+
+@relay_op
+class CumprodOp(CumulativeOp):
+    name = "relay.cumprod"
+
+
+@relay_op
+class TopKOp(RelayOp):
+    """The `k` largest (`is_ascend`: smallest) elements along `axis`, sorted (TVM's topk
+    with one result): `ret_type` "indices" gives their positions (i64), "values" the
+    elements. Equal elements keep their order (the lower index first, ONNX TopK); nan
+    counts as larger than every number (numpy's sort order)."""
+
+    name = "relay.topk"
+    PROPS = (Int("k"), Int("axis", -1), Bool("is_ascend", False),
+             Str("ret_type", "indices", choices=("indices", "values")))
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        _numeric(d, "data")
+        ds = shape_of(d)
+        if not ds:
+            raise VerifyException("operand 'data' must have rank >= 1")
+        ax = normalize_axis(props["axis"], len(ds), "property 'axis'")
+        k = props["k"]
+        if k is None or k < 0 or k > ds[ax]:
+            raise VerifyException(f"property 'k' must be in [0, {ds[ax]}] (the size of axis {ax}), got {k}")
+        out = ds[:ax] + (k,) + ds[ax + 1 :]
+        return [tensor(out, i64 if props["ret_type"] == "indices" else d.element_type)]
+
+
+class BitwiseBinaryOp(BinaryOp):
+    """Elementwise op of two integer tensors of one type, numpy broadcasting."""
+
+    @classmethod
+    def infer(cls, ts, props):
+        (r,) = super().infer(ts, props)
+        if not is_int(r.element_type):
+            raise VerifyException(f"operand 'lhs' must have an integer element type, got {ts[0]}")
+        return [r]
+
+
+@relay_op
+class BitwiseAndOp(BitwiseBinaryOp):
+    name = "relay.bitwise_and"
+
+
+@relay_op
+class BitwiseOrOp(BitwiseBinaryOp):
+    name = "relay.bitwise_or"
+
+
+@relay_op
+class BitwiseXorOp(BitwiseBinaryOp):
+    name = "relay.bitwise_xor"
+
+
+@relay_op
+class LeftShiftOp(BitwiseBinaryOp):
+    """lhs << rhs in the bits of the type (signed values shift their two's complement
+    bits); a shift outside [0, bits) gives 0 (ONNX BitShift, unlike C)."""
+
+    name = "relay.left_shift"
+
+
+@relay_op
+class RightShiftOp(BitwiseBinaryOp):
+    """lhs >> rhs, arithmetic for signed types; a shift outside [0, bits) gives 0, or -1
+    for a negative signed lhs (ONNX BitShift, unlike C)."""
+
+    name = "relay.right_shift"
+
+
+@relay_op
+class BitwiseNotOp(UnaryOp):
+    """~x of an integer tensor."""
+
+    name = "relay.bitwise_not"
+    FLOAT_ONLY = False
+
+    @classmethod
+    def infer(cls, ts, props):
+        (d,) = super().infer(ts, props)
+        if not is_int(d.element_type):
+            raise VerifyException(f"operand 'data' must have an integer element type, got {d}")
+        return [d]
+
+
+def storage_bits(t: Attribute) -> int | None:
+    """Bits of one stored element (i1: a byte); None for the sub-byte types."""
+    if t == i1:
+        return 8
+    if isinstance(t, IntegerType):
+        w = t.width.data
+    elif isinstance(t, (*FLOAT_TYPES, *STORAGE_FLOAT_TYPES)):
+        w = t.bitwidth
+    else:
+        return None
+    return w if w >= 8 else None
+
+
+@relay_op
+class ReinterpretOp(RelayOp):
+    """The bits of each element read as another element type of the same size (TVM's
+    reinterpret, ONNX BitCast); booleans are bytes of 0 or 1 and may be read as 8-bit
+    integers, but nothing is read as a boolean."""
+
+    name = "relay.reinterpret"
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        raise VerifyException("relay.reinterpret needs its result type")
+
+    def __init__(self, data: SSAValue | Operation, dtype: Attribute):
+        v = SSAValue.get(data)
+        super().__init__(v, result_types=[tensor(shape_of(_tensor_type(v.type, "data")), dtype)])
+
+    def verify_(self) -> None:
+        a, r = _tensor_type(self.data.type, "data"), self.result.type
+        if not isinstance(r, TensorType) or shape_of(a) != shape_of(r):
+            raise VerifyException(f"result shape {r} must equal the operand shape {a}")
+        if r.element_type == i1:
+            raise VerifyException(f"the result must not be boolean (its bytes could be other than 0 and 1), got {r}")
+        wa, wr = storage_bits(a.element_type), storage_bits(r.element_type)
+        if wa is None or wr is None or wa != wr:
+            raise VerifyException(f"element types {a.element_type} and {r.element_type} must be of one size "
+                                  "of at least 8 bits")
+
+    @classmethod
+    def parse_types(cls, parser, n_operands):
+        return CastOp.parse_types.__func__(cls, parser, n_operands)
+
+    def print_types(self, printer):
+        CastOp.print_types(self, printer)
+
+
+@relay_op
+class DetOp(RelayOp):
+    """The determinant of each square matrix of the last two axes (ONNX Det): LU
+    elimination with partial pivoting (the first largest |pivot|) in f64, rounded once to
+    the type; a zero pivot column gives 0."""
+
+    name = "relay.det"
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d = _tensor_type(ts[0], "data")
+        _float(d, "data")
+        ds = shape_of(d)
+        if len(ds) < 2 or ds[-1] != ds[-2]:
+            raise VerifyException(f"operand 'data' must be square matrices [..., M, M], got {d}")
+        return [tensor(ds[:-2], d.element_type)]
+
+
+SCAN_BIT_OPS: tuple[type[IRDLOperation], ...] = (
+    CumsumOp, CumprodOp, TopKOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, BitwiseNotOp, LeftShiftOp, RightShiftOp,
+    ReinterpretOp, DetOp,
+)  # fmt: skip
+"""Scans, selection, integer bit ops and the determinant (host kernels: host_kernels_scan_bits.inc)."""
+
+
 IMAGE_OPS: tuple[type[IRDLOperation], ...] = (
     Resize2DOp, Conv2DTransposeOp, DepthToSpaceOp, SpaceToDepthOp, GatherOp, MaxPool2DIndicesOp, DynClipOp,
     DynamicScaleOp, DynamicZeroPointOp,
@@ -3122,6 +3322,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     QuantizeOp, DequantizeOp, RequantizeOp, QnnConv2DOp, QnnDenseOp, QnnAddOp,
     *MATH_OPS,
     *IMAGE_OPS,
+    *SCAN_BIT_OPS,
     *INDEX_OPS,
     *VISION_OPS,
 )  # fmt: skip

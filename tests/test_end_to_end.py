@@ -634,15 +634,16 @@ def test_cli_bad_target_missing_model_unsupported_op(tmp_path):
     from onnx import TensorProto
     from onnx import helper as oh
 
-    graph = oh.make_graph([oh.make_node("Det", ["x"], ["y"], name="my_det")], "g",
+    graph = oh.make_graph([oh.make_node("StringNormalizer", ["x"], ["y"], name="my_norm")], "g",
                           [oh.make_tensor_value_info("x", TensorProto.FLOAT, [3, 3])],
                           [oh.make_tensor_value_info("y", TensorProto.FLOAT, [])])
     model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)])
     model.ir_version = 8
-    det = str(tmp_path / "det.onnx")
-    onnx.save(model, det)
+    unsupported = str(tmp_path / "norm.onnx")
+    onnx.save(model, unsupported)
     out = tmp_path / "c"
-    assert_one_line_error(run_tool(ACCEL_COMPILE, det, "--target", "npu", "-o", str(out)), "my_det", "Det")
+    assert_one_line_error(run_tool(ACCEL_COMPILE, unsupported, "--target", "npu", "-o", str(out)), "my_norm",
+                          "StringNormalizer")
     assert not (out / "model.c").exists(), "a failed compile wrote C"
 
 

@@ -1064,6 +1064,60 @@ def dynamic_quantize_case():
     return Case(model, b.build([b.qnn_quantize(x, scale, zero_point), scale, zero_point], ["y", "s", "z"]), {"x": xv})
 
 
+@case("scans_topk")
+def scans_topk_case():
+    """CumSum, CumProd (opset 26), TopK: ties by the lower index (few distinct values)."""
+    rng = rng_for("scans_topk")
+    xv, iv = randn(rng, (3, 6)), rng.integers(-2, 3, (3, 6)).astype(np.int64)
+    nodes = [helper.make_node("CumSum", ["x", "one"], ["cs"], exclusive=1, reverse=1),
+             helper.make_node("CumProd", ["i", "zero"], ["cp"]),
+             helper.make_node("TopK", ["i", "k"], ["tv", "ti"], axis=1),
+             helper.make_node("TopK", ["x", "k"], ["sv", "si"], axis=1, largest=0)]
+    model = onnx_model(nodes, {"x": xv, "i": iv}, {"cs": F32, "cp": np.int64, "tv": np.int64, "ti": np.int64,
+                                                   "sv": F32, "si": np.int64},
+                       {"one": np.array(1), "zero": np.array(0), "k": np.array([4])}, opset=26)
+    b = GraphBuilder()
+    x, i = b.input("x", xv.shape), b.input("i", iv.shape, np.int64)
+    ti = b.topk(i, k=4, axis=1)
+    outs = [b.cumsum(x, axis=1, exclusive=True, reverse=True), b.cumprod(i, axis=0), b.gather(i, ti, axis=1), ti,
+            b.topk(x, k=4, axis=1, is_ascend=True, ret_type="values"), b.topk(x, k=4, axis=1, is_ascend=True)]
+    return Case(model, b.build(outs, ["cs", "cp", "tv", "ti", "sv", "si"]), {"x": xv, "i": iv})
+
+
+@case("bit_ops")
+def bit_ops_case():
+    """BitwiseAnd/Or/Xor/Not, BitShift (unsigned: onnxruntime's), BitCast (opset 26)."""
+    rng = rng_for("bit_ops")
+    av = rng.integers(-2**31, 2**31, (2, 5), dtype=np.int64).astype(np.int32)
+    bv = rng.integers(-2**31, 2**31, (5,), dtype=np.int64).astype(np.int32)
+    uv = rng.integers(0, 2**16, (2, 5)).astype(np.uint16)
+    sv = rng.integers(0, 16, (2, 5)).astype(np.uint16)
+    xv = randn(rng, (2, 5))
+    nodes = [helper.make_node("BitwiseAnd", ["a", "b"], ["and"]), helper.make_node("BitwiseOr", ["a", "b"], ["or"]),
+             helper.make_node("BitwiseXor", ["b", "a"], ["xor"]), helper.make_node("BitwiseNot", ["a"], ["not"]),
+             helper.make_node("BitShift", ["u", "s"], ["shl"], direction="LEFT"),
+             helper.make_node("BitShift", ["u", "s"], ["shr"], direction="RIGHT"),
+             helper.make_node("BitCast", ["x"], ["bits"], to=helper.np_dtype_to_tensor_dtype(np.dtype(np.int32)))]
+    model = onnx_model(nodes, {"a": av, "b": bv, "u": uv, "s": sv, "x": xv},
+                       {"and": np.int32, "or": np.int32, "xor": np.int32, "not": np.int32, "shl": np.uint16,
+                        "shr": np.uint16, "bits": np.int32}, opset=26)
+    g = GraphBuilder()
+    a, b, u, s = g.input("a", av.shape, np.int32), g.input("b", bv.shape, np.int32), g.input("u", uv.shape, np.uint16), \
+        g.input("s", sv.shape, np.uint16)
+    x = g.input("x", xv.shape)
+    outs = [g.bitwise_and(a, b), g.bitwise_or(a, b), g.bitwise_xor(b, a), g.bitwise_not(a), g.left_shift(u, s),
+            g.right_shift(u, s), g.reinterpret(x, np.int32)]
+    return Case(model, g.build(outs, ["and", "or", "xor", "not", "shl", "shr", "bits"]),
+                {"a": av, "b": bv, "u": uv, "s": sv, "x": xv})
+
+
+@case("det")
+def det_case():
+    xv = randn(rng_for("det"), (2, 3, 4, 4))
+    model = onnx_model([helper.make_node("Det", ["x"], ["y"])], {"x": xv}, {"y": F32}, opset=22)
+    b = GraphBuilder()
+    return Case(model, b.build([b.det(b.input("x", xv.shape))], ["y"]), {"x": xv})
+
 @cases("grid_sample", {
     "linear-zeros": dict(mode="linear", padding="zeros", align=0),
     "nearest-border": dict(mode="nearest", padding="border", align=1),

@@ -571,9 +571,10 @@ def test_per_axis_qdq_and_qlinear_ops_match_onnxruntime():
 
 
 def test_error_unsupported_op_names_op_and_node(tmp_path):
-    m = make([h.make_node("Det", ["x"], ["y"], name="det_1")], [vi("x", [3, 3])], [vi("y", [])])
+    m = make([h.make_node("StringNormalizer", ["x"], ["y"], name="norm_1")], [vi("x", [3, 3])], [vi("y", [])])
     msg = import_error(m, str(tmp_path / "m.onnx"))
-    assert msg == f"{tmp_path / 'm.onnx'}: error: node 'det_1' (Det): op Det (opset 17) is not supported"
+    assert msg == (f"{tmp_path / 'm.onnx'}: error: node 'norm_1' (StringNormalizer): op StringNormalizer (opset 17) "
+                   "is not supported")
 
 
 @pytest.mark.parametrize("node,expected", [
@@ -714,7 +715,8 @@ def test_accel_opt_errors_are_one_line_and_exit_1(tmp_path):
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(b"\x08\x07\x12\x03abc\xff\xff")
     unsupported = tmp_path / "op.onnx"
-    onnx.save(make([h.make_node("Det", ["x"], ["y"], name="det")], [vi("x", [2, 2])], [vi("y", [])]), unsupported)
+    onnx.save(make([h.make_node("StringNormalizer", ["x"], ["y"], name="norm")], [vi("x", [2, 2])], [vi("y", [])]),
+              unsupported)
     for path in (bad, unsupported):
         proc = subprocess.run([accel_opt, str(path)], capture_output=True, text=True)
         assert proc.returncode == 1

@@ -1098,3 +1098,67 @@ def test_logical_binary_ops_take_bools_and_broadcast(cls):
     assert cls(a, b).result.type == t(2, 3, dtype=i1)
     with pytest.raises(VerifyException, match="operand 'rhs' must be a boolean"):
         cls(a, *vals(t(3, dtype=i8)))
+
+
+# --------------------------------------------------------------------------------------
+# Scans, top k and integer bit ops
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cls", [relay.CumsumOp, relay.CumprodOp])
+def test_cumulative_ops_keep_the_type(cls):
+    x, i = vals(t(2, 5), t(3, dtype=i32))
+    assert cls(x, axis=-1, exclusive=True, reverse=True).result.type == t(2, 5)
+    assert cls(i).result.type == t(3, dtype=i32)
+    with pytest.raises(VerifyException, match="property 'axis' 2 is out of range for rank 2"):
+        cls(x, axis=2)
+    with pytest.raises(VerifyException, match="must have rank >= 1"):
+        cls(*vals(t()))
+    with pytest.raises(VerifyException, match="must have a float or integer element type"):
+        cls(*vals(t(2, dtype=i1)))
+
+
+def test_topk_indices_and_values():
+    (x,) = vals(t(2, 5, 3, dtype=u8))
+    assert relay.TopKOp(x, k=2, axis=1).result.type == t(2, 2, 3, dtype=i64)
+    assert relay.TopKOp(x, k=3, is_ascend=True, ret_type="values").result.type == t(2, 5, 3, dtype=u8)
+    with pytest.raises(VerifyException, match=r"property 'k' must be in \[0, 5\] \(the size of axis 1\), got 6"):
+        relay.TopKOp(x, k=6, axis=1)
+    with pytest.raises(TypeError):
+        relay.TopKOp(x, k=1, largest=True)
+
+
+@pytest.mark.parametrize("cls", [relay.BitwiseAndOp, relay.BitwiseOrOp, relay.BitwiseXorOp, relay.LeftShiftOp,
+                                 relay.RightShiftOp])
+def test_bitwise_binary_ops_take_integers_and_broadcast(cls):
+    a, b = vals(t(2, 1, dtype=i8), t(3, dtype=i8))
+    assert cls(a, b).result.type == t(2, 3, dtype=i8)
+    with pytest.raises(VerifyException, match="operand 'lhs' must have an integer element type"):
+        cls(*vals(t(3), t(3)))
+    with pytest.raises(VerifyException, match="operand 'lhs' must have an integer element type"):
+        cls(*vals(t(3, dtype=i1), t(3, dtype=i1)))
+
+
+def test_bitwise_not_and_reinterpret():
+    x, f, b = vals(t(4, dtype=u8), t(2, 2), t(4, dtype=i1))
+    assert relay.BitwiseNotOp(x).result.type == t(4, dtype=u8)
+    with pytest.raises(VerifyException, match="must have an integer element type"):
+        relay.BitwiseNotOp(f)
+    op = relay.ReinterpretOp(f, i32)
+    op.verify()
+    assert op.result.type == t(2, 2, dtype=i32)
+    relay.ReinterpretOp(b, u8).verify()  # booleans are bytes
+    with pytest.raises(VerifyException, match="must be of one size of at least 8 bits"):
+        relay.ReinterpretOp(f, f16).verify()
+    with pytest.raises(VerifyException, match="the result must not be boolean"):
+        relay.ReinterpretOp(x, i1).verify()
+
+
+def test_det_of_square_matrices():
+    x, m = vals(t(2, 3, 3), t(4, 4, dtype=f16))
+    assert relay.DetOp(x).result.type == t(2)
+    assert relay.DetOp(m).result.type == t(dtype=f16)
+    with pytest.raises(VerifyException, match=r"must be square matrices \[..., M, M\]"):
+        relay.DetOp(*vals(t(2, 3)))
+    with pytest.raises(VerifyException, match="must have a float element type"):
+        relay.DetOp(*vals(t(2, 2, dtype=i32)))

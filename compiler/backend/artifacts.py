@@ -36,7 +36,7 @@ API_FUNCTIONS = "c_api.json"
 CFLAGS = "-std=c99 -O2 -Wall -Wextra -Werror"
 
 
-HOST_RUNTIME = ("host_kernels.c", "host_kernels.h", "host_kernels_real.inc", "host_gemm.c", "host_gemm.h", "host_narrow.c",
+HOST_RUNTIME = ("host_kernels.c", "host_kernels.h", "host_kernels_real.inc", "host_kernels_scan_bits.inc", "host_gemm.c", "host_gemm.h", "host_narrow.c",
                 "host_narrow.h")
 """The host kernel library every model links (the simulators use it too)."""
 

@@ -932,7 +932,35 @@ class HostKernelEmitter:
             return self.vision_op_calls(op, es)
         if isinstance(op, relay.INDEX_OPS):
             return self.index_op_calls(op, es)
+        if isinstance(op, relay.SCAN_BIT_OPS):
+            return self.scan_bit_calls(op, count)
         raise CompileError(f"the host C library has no kernel for '{op.name}'", op)
+
+    BIT_OPS = {relay.BitwiseAndOp: "ACC_BIT_AND", relay.BitwiseOrOp: "ACC_BIT_OR", relay.BitwiseXorOp: "ACC_BIT_XOR",
+               relay.LeftShiftOp: "ACC_BIT_SHL", relay.RightShiftOp: "ACC_BIT_SHR"}
+
+    def scan_bit_calls(self, op: Operation, count: int) -> list[str]:
+        """Calls of the scans, top k and integer bit ops (host_kernels_scan_bits.inc)."""
+        m = self.model
+        y = self.out
+        if type(op) in self.BIT_OPS:
+            sa, sb = shape_of(op.lhs.type), shape_of(op.rhs.type)
+            return [f"acc_bitwise({self.BIT_OPS[type(op)]}, {self.tag(op.lhs)}, {self.p(op.lhs)}, {len(sa)}, "
+                    f"{m.shape_array(sa)}, {self.p(op.rhs)}, {len(sb)}, {m.shape_array(sb)}, {y})"]
+        if isinstance(op, relay.BitwiseNotOp):
+            return [f"acc_bitwise_not({self.tag(op.data)}, {self.p(op.data)}, {y}, {count})"]
+        if isinstance(op, relay.ReinterpretOp):
+            return [f"acc_copy({self.p(op.data)}, {y}, {count * dtype_of(op.result.type).itemsize})"]
+        s = shape_of(op.data.type)
+        if isinstance(op, relay.DetOp):
+            return [f"acc_det({self.tag(op.data)}, {self.p(op.data)}, {y}, {numel(s[:-2])}, {s[-1]})"]
+        if isinstance(op, relay.CumulativeOp):
+            kind = "ACC_CUMSUM" if isinstance(op, relay.CumsumOp) else "ACC_CUMPROD"
+            return [f"acc_cumulative({kind}, {self.tag(op.data)}, {self.p(op.data)}, {y}, {len(s)}, "
+                    f"{m.shape_array(s)}, {op.prop('axis')}, {int(op.prop('exclusive'))}, {int(op.prop('reverse'))})"]
+        assert isinstance(op, relay.TopKOp)
+        return [f"acc_topk({self.tag(op.data)}, {self.p(op.data)}, {len(s)}, {m.shape_array(s)}, {op.prop('axis')}, "
+                f"{op.prop('k')}, {int(op.prop('is_ascend'))}, {int(op.prop('ret_type') == 'indices')}, {y})"]
 
     GRID_METHODS = {"linear": 0, "nearest": 1, "cubic": 2}
     GRID_PADDING = {"zeros": 0, "border": 1, "reflection": 2}

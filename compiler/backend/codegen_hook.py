@@ -35,7 +35,8 @@ from xdsl.ir import BlockArgument, SSAValue
 from accel.compiler.diagnostics import CompileError
 
 RESERVED_FILES = frozenset({"model.c", "model.h", "model_internal.h", "runner.c", "weights.bin", "Makefile",
-                            "host_kernels.c", "host_kernels.h", "host_kernels_real.inc"})
+                            "host_kernels.c", "host_kernels.h", "host_kernels_real.inc",
+                            "host_kernels_scan_bits.inc"})
 """Files the emitter and the artifact writer write themselves."""
 
 _C_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -98,6 +98,10 @@ class GraphBuilder:
         elem = dtype if isinstance(dtype, Attribute) else tensor_type((), dtype).element_type
         return self.add_op(relay.CastOp(x, elem)).results[0]
 
+    def reinterpret(self, x: SSAValue, dtype) -> SSAValue:
+        elem = dtype if isinstance(dtype, Attribute) else tensor_type((), dtype).element_type
+        return self.add_op(relay.ReinterpretOp(x, elem)).results[0]
+
     def qnn_quantize(self, x: SSAValue, scale: SSAValue, zero_point: SSAValue, axis: int = -1) -> SSAValue:
         return self.add_op(relay.QuantizeOp(x, scale, zero_point, axis=axis)).results[0]
 

@@ -7,7 +7,7 @@ Flags are always `-std=c99 -O2 -Wall -Wextra -Werror` (plus `-fsanitize=address,
 float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all` with `sanitize=True`,
 so that undefined behaviour aborts instead of printing and carrying on). Each source is
 compiled to an object cached under a hash of the compiler, the flags, the source and
-every header in the include directories (and next to the source); the link is cached
+every header and `.inc` file in the include directories (and next to the source); the link is cached
 under the hash of its objects. An unchanged build is a file lookup, and the runtime
 sources are compiled once per flag set whatever program links them. Outputs are written
 under a temporary name and renamed, so concurrent builds (pytest-xdist) never see a
@@ -235,7 +235,7 @@ def _cache_key(cc: list[str], flags: list[str], inputs: list[Path], incs: list[P
     for d in header_dirs:
         if not d.is_dir():
             continue
-        for hdr in sorted(d.glob("*.h")):
+        for hdr in sorted((*d.glob("*.h"), *d.glob("*.inc"))):  # .inc: sources host_kernels.c includes
             h.update(str(hdr).encode() + b"\0" + hdr.read_bytes() + b"\0")
     return h.hexdigest()
 

@@ -76,7 +76,7 @@ def kernel(op_type: type[Operation]):
     def annotate(fn: Callable[..., Any]):
         @impl(op_type)
         def run(self, interpreter: Interpreter, op: Operation, args: tuple[Any, ...]):
-            widen = op_type is not relay.CastOp and any(isinstance(a, np.ndarray) and a.dtype == BF16 for a in args)
+            widen = op_type not in (relay.CastOp, relay.ReinterpretOp) and any(isinstance(a, np.ndarray) and a.dtype == BF16 for a in args)
             if widen:  # bf16 computes in f32, stored back rounded, as in C (widen-host-floats)
                 args = tuple(a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == BF16 else a for a in args)
             try:
@@ -165,6 +165,21 @@ class RelayFunctions(InterpreterFunctions):
     run_dyn_clip = kernel(relay.DynClipOp)(_with_props(ref.dyn_clip))
     run_dynamic_scale = kernel(relay.DynamicScaleOp)(_with_props(ref.dynamic_scale))
     run_dynamic_zero_point = kernel(relay.DynamicZeroPointOp)(_with_props(ref.dynamic_zero_point))
+
+    run_cumsum = kernel(relay.CumsumOp)(_with_props(ref.cumsum))
+    run_cumprod = kernel(relay.CumprodOp)(_with_props(ref.cumprod))
+    run_topk = kernel(relay.TopKOp)(_with_props(ref.topk))
+    run_bitwise_and = kernel(relay.BitwiseAndOp)(_with_props(ref.bitwise_and))
+    run_bitwise_or = kernel(relay.BitwiseOrOp)(_with_props(ref.bitwise_or))
+    run_bitwise_xor = kernel(relay.BitwiseXorOp)(_with_props(ref.bitwise_xor))
+    run_bitwise_not = kernel(relay.BitwiseNotOp)(_with_props(ref.bitwise_not))
+    run_left_shift = kernel(relay.LeftShiftOp)(_with_props(ref.left_shift))
+    run_right_shift = kernel(relay.RightShiftOp)(_with_props(ref.right_shift))
+    run_det = kernel(relay.DetOp)(_with_props(ref.det))
+
+    @kernel(relay.ReinterpretOp)
+    def run_reinterpret(self, op: relay.ReinterpretOp, data):
+        return ref.reinterpret(data, numpy_dtype(op.result.type.element_type))
 
     @kernel(relay.ConcatenateOp)
     def run_concatenate(self, op: relay.ConcatenateOp, *inputs):

@@ -852,6 +852,130 @@ def dynamic_zero_point(data: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------
+# Scans, selection and integer bit ops
+# --------------------------------------------------------------------------------------
+
+
+def _dense(a: np.ndarray) -> np.ndarray:
+    """A C-ordered copy of any rank (np.ascontiguousarray makes a scalar 1-D)."""
+    return np.array(a, order="C")
+
+
+def _cumulative(ufunc: np.ufunc, identity: int, data: np.ndarray, axis: int, exclusive: bool,
+                reverse: bool) -> np.ndarray:
+    ax = axis % data.ndim
+    x = np.flip(data, ax) if reverse else data
+    if exclusive:  # shift by one along the axis, the identity first
+        first = np.full_like(np.take(x, [0], axis=ax), identity)
+        x = np.concatenate([first, np.take(x, np.arange(x.shape[ax] - 1), axis=ax)], axis=ax)
+    with np.errstate(all="ignore"):  # integers wrap; floats accumulate in order in their type
+        y = ufunc.accumulate(x, axis=ax, dtype=data.dtype)
+    return _dense(np.flip(y, ax) if reverse else y)
+
+
+def cumsum(data: np.ndarray, axis: int = 0, exclusive: bool = False, reverse: bool = False) -> np.ndarray:
+    """Running sum along `axis` (ONNX CumSum)."""
+    return _cumulative(np.add, 0, data, axis, exclusive, reverse)
+
+
+def cumprod(data: np.ndarray, axis: int = 0, exclusive: bool = False, reverse: bool = False) -> np.ndarray:
+    """Running product along `axis` (ONNX CumProd)."""
+    return _cumulative(np.multiply, 1, data, axis, exclusive, reverse)
+
+
+def topk(data: np.ndarray, k: int, axis: int = -1, is_ascend: bool = False, ret_type: str = "indices") -> np.ndarray:
+    """The k largest (smallest) along `axis`, sorted; ties: lower index first; nan is
+    larger than every number (a stable ascending argsort puts nan last)."""
+    ax = axis % data.ndim
+    n = data.shape[ax]
+    if is_ascend:
+        order = np.argsort(data, axis=ax, kind="stable")
+    else:  # descending and stable: sort the reversed axis ascending, reverse back
+        order = (n - 1) - np.flip(np.argsort(np.flip(data, ax), axis=ax, kind="stable"), ax)
+    idx = np.take(order, np.arange(k), axis=ax).astype(np.int64)
+    if ret_type == "indices":
+        return _dense(idx)
+    return _dense(np.take_along_axis(data, idx, axis=ax))
+
+
+def bitwise_and(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return np.bitwise_and(lhs, rhs)
+
+
+def bitwise_or(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return np.bitwise_or(lhs, rhs)
+
+
+def bitwise_xor(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return np.bitwise_xor(lhs, rhs)
+
+
+def bitwise_not(data: np.ndarray) -> np.ndarray:
+    return np.invert(data)
+
+
+def _shift(lhs: np.ndarray, rhs: np.ndarray, left: bool) -> np.ndarray:
+    a, b = np.broadcast_arrays(lhs, rhs)
+    bits = a.dtype.itemsize * 8
+    signed = a.dtype.kind == "i"
+    b64 = b.astype(np.int64) if signed or a.dtype.itemsize < 8 else b
+    valid = (b64 >= 0) & (b64 < bits)
+    s = np.where(valid, b64, 0).astype(np.uint64)
+    u = a.view(f"u{a.dtype.itemsize}").astype(np.uint64)
+    if left:
+        out = (u << s).astype(f"u{a.dtype.itemsize}").view(a.dtype)
+        return np.where(valid, out, 0).astype(a.dtype)
+    if signed:
+        out = (a.astype(np.int64) >> s.astype(np.int64)).astype(a.dtype)
+        return np.where(valid, out, np.where(a < 0, -1, 0)).astype(a.dtype)
+    out = (u >> s).astype(a.dtype)
+    return np.where(valid, out, 0).astype(a.dtype)
+
+
+def left_shift(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """lhs << rhs in the type's bits; a shift outside [0, bits) gives 0 (ONNX BitShift)."""
+    return _dense(_shift(lhs, rhs, True))
+
+
+def right_shift(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """lhs >> rhs (arithmetic when signed); a shift outside [0, bits) gives 0, or -1 for a
+    negative signed lhs (ONNX BitShift)."""
+    return _dense(_shift(lhs, rhs, False))
+
+
+def reinterpret(data: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """The bits of each element as `dtype` (of the same size; ONNX BitCast)."""
+    return _dense(data).view(dtype)
+
+
+def det(data: np.ndarray) -> np.ndarray:
+    """Determinant of each [M, M] matrix of the last two axes: Gaussian elimination with
+    partial pivoting (the first row of largest |pivot|) in f64, rounded once to the type
+    (the C kernel's algorithm, step for step)."""
+    n = data.shape[-1]
+    mats = data.astype(np.float64).reshape(-1, n, n)
+    out = np.empty(mats.shape[0], np.float64)
+    for b, m in enumerate(mats):
+        a = m.copy()
+        d = 1.0
+        for k in range(n):
+            p = k + int(np.argmax(np.abs(a[k:, k])))
+            if a[p, k] == 0.0 or a[p, k] != a[p, k]:
+                d = 0.0 if a[p, k] == 0.0 else float("nan")
+                break
+            if p != k:
+                a[[k, p]] = a[[p, k]]
+                d = -d
+            d *= a[k, k]
+            for i in range(k + 1, n):
+                f = a[i, k] / a[k, k]
+                a[i, k:] -= f * a[k, k:]
+        out[b] = d
+    with np.errstate(over="ignore"):
+        return _dense(out.reshape(data.shape[:-2]).astype(data.dtype))
+
+
+# --------------------------------------------------------------------------------------
 # Index ops: gather_nd, scatter_elements, scatter_nd (ONNX GatherND, ScatterElements,
 # ScatterND)
 # --------------------------------------------------------------------------------------

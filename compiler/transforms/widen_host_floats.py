@@ -13,7 +13,7 @@ becomes
     %1 = relay.sigmoid %0 : tensor<4xf32>
     %y = relay.cast %1 : tensor<4xf32> -> tensor<4xf16>
 
-Casts and constants keep their types. The storage-only types (float8, float4, f8E8M0FNU,
+Casts, reinterprets (bits, not values) and constants keep their types. The storage-only types (float8, float4, f8E8M0FNU,
 int4, int2) may meet only casts, quantize / dequantize and data movement; any other
 op on them is one error line (no kernel computes on them, and ONNX defines no
 arithmetic there). Accelerator regions are not touched: annotate-target leaves ops on
@@ -40,6 +40,7 @@ from accel.dialects.conventions import host_functions
 STORAGE_OPS = (
     relay.CastOp, relay.QuantizeOp, relay.DequantizeOp, relay.ReshapeOp, relay.BatchFlattenOp,
     relay.TransposeOp, relay.ConcatenateOp, relay.TakeOp, relay.StridedSliceOp, relay.BroadcastToOp,
+    relay.ReinterpretOp,
 )
 """Ops a storage-only narrow type may meet (their kernels move bytes or convert)."""
 
@@ -70,7 +71,7 @@ def widen_op(op: Operation, widened: dict[tuple[SSAValue, Block | None], SSAValu
         narrow = next(t for t in types if _kind(t) == "storage")
         raise CompileError(f"'{op.name}' on {narrow.element_type} values is not supported: that type is storage "
                            "only (cast it to a float type first)", op)
-    if "widen" not in kinds or isinstance(op, relay.CastOp) or op.regions:
+    if "widen" not in kinds or isinstance(op, (relay.CastOp, relay.ReinterpretOp)) or op.regions:
         return
     operands = []
     for v in op.operands:

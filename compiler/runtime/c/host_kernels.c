@@ -2050,6 +2050,8 @@ int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t coun
     return ACC_OK;
 }
 
+#include "host_kernels_scan_bits.inc"
+
 /* -------------------------------------------------------------------------------
  * The float kernels, once per C float type (host_kernels_real.inc)
  * ------------------------------------------------------------------------------- */

@@ -635,6 +635,40 @@ int acc_resize2d_taps_f64(const double *x, double *y, int64_t n, int64_t c, int6
                           double extrapolation_value);
 int acc_conv2d_transpose_f64(const double *x, const double *w, double *y, const acc_conv2d_params *p);
 
+/* ---- scans, selection and integer bit ops (host_kernels_scan_bits.inc) ---- */
+
+/* relay.bitwise_and / _or / _xor, relay.left_shift / right_shift: integer types, numpy
+ * broadcasting. A shift count outside [0, bits) gives 0 (right shift of a negative
+ * signed value: -1); right shifts of signed values are arithmetic (ONNX BitShift). */
+typedef enum acc_bit_op {
+    ACC_BIT_AND = 0,
+    ACC_BIT_OR = 1,
+    ACC_BIT_XOR = 2,
+    ACC_BIT_SHL = 3,
+    ACC_BIT_SHR = 4
+} acc_bit_op;
+int acc_bitwise(acc_bit_op op, acc_dtype t, const void *a, int a_rank, const int64_t *a_shape, const void *b,
+                int b_rank, const int64_t *b_shape, void *y);
+/* relay.bitwise_not: ~x of an integer type; y may equal x. */
+int acc_bitwise_not(acc_dtype t, const void *x, void *y, int64_t count);
+
+/* relay.cumsum / relay.cumprod along `axis`: float32/float64 accumulate in their type in
+ * order, integers wrap; `exclusive` starts from 0 (1), `reverse` runs from the end. */
+typedef enum acc_cumulative_op { ACC_CUMSUM = 0, ACC_CUMPROD = 1 } acc_cumulative_op;
+int acc_cumulative(acc_cumulative_op op, acc_dtype t, const void *x, void *y, int rank, const int64_t *shape,
+                   int axis, int exclusive, int reverse);
+
+/* relay.topk: the k largest (is_ascend: smallest) along `axis`, sorted, ties by the lower
+ * index, nan above every number; y holds their int64 positions (ret_indices) or the
+ * elements, of x's shape with k at `axis`. ACC_ENOMEM when the sort buffer fails. */
+int acc_topk(acc_dtype t, const void *x, int rank, const int64_t *shape, int axis, int64_t k, int is_ascend,
+             int ret_indices, void *y);
+
+/* relay.det: the determinant of `batch` [n, n] matrices of float32/float64 (ACC_F32,
+ * ACC_F64), LU elimination with partial pivoting in double, rounded once; ACC_ENOMEM
+ * when the scratch matrix fails. */
+int acc_det(acc_dtype t, const void *x, void *y, int64_t batch, int64_t n);
+
 #ifdef __cplusplus
 }
 #endif

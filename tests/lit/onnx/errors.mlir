@@ -2,7 +2,7 @@
 
 // RUN: %python %S/Inputs/make_model.py unsupported_op %t.op.onnx
 // RUN: not accel-opt %t.op.onnx 2>&1 | filecheck %s --check-prefix=OP
-// OP: accel-opt: {{.*}}op.onnx: error: node 'det_3' (Det): op Det (opset 17) is not supported
+// OP: accel-opt: {{.*}}op.onnx: error: node 'norm_3' (StringNormalizer): op StringNormalizer (opset 17) is not supported
 // OP-NOT: {{.}}
 
 // RUN: %python %S/Inputs/make_model.py bad_attribute %t.attr.onnx
@@ -64,5 +64,5 @@
 
 // accel-run reports the same lines.
 // RUN: not accel-run %t.op.onnx 2>&1 | filecheck %s --check-prefix=RUNNER
-// RUNNER: accel-run: {{.*}}op.onnx: error: node 'det_3' (Det): op Det (opset 17) is not supported
+// RUNNER: accel-run: {{.*}}op.onnx: error: node 'norm_3' (StringNormalizer): op StringNormalizer (opset 17) is not supported
 // RUNNER-NOT: {{.}}

@@ -86,7 +86,7 @@
 // RUN: %python %S/Inputs/make_model.py if_runtime %t.ifr.onnx
 // RUN: accel-opt %t.ifr.onnx --bind-inputs c_in=1 | filecheck %s --check-prefix=IF
 // RUN: not accel-opt %t.ifr.onnx --bind-inputs c_in=0 2>&1 | filecheck %s --check-prefix=ELSE
-// ELSE: accel-opt: {{.*}}ifr.onnx: error: node 'else_det' (Det): op Det (opset 17) is not supported
+// ELSE: accel-opt: {{.*}}ifr.onnx: error: node 'else_norm' (StringNormalizer): op StringNormalizer (opset 17) is not supported
 // ELSE-NOT: {{.}}
 // RUN: not accel-opt %t.ifr.onnx 2>&1 | filecheck %s --check-prefix=UNBOUND
 // UNBOUND: accel-opt: {{.*}}ifr.onnx: error: node 'if_1' (If): the condition ('c_in') must be a constant; it is a graph input: bind it with --bind-inputs c_in=VALUE

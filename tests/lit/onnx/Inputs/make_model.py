@@ -95,7 +95,7 @@ def qdq():
 
 def unsupported_op():
     return model([h.make_node("Relu", ["x"], ["r"], name="relu_0"),
-                  h.make_node("Det", ["r"], ["y"], name="det_3")],
+                  h.make_node("StringNormalizer", ["r"], ["y"], name="norm_3")],
                  [vi("x", [3, 3])], [vi("y", [])])
 
 
@@ -353,7 +353,7 @@ def if_const():
     branch's own initializer to the outer x; else (never imported) has an unsupported op."""
     then_g = h.make_graph([h.make_node("Add", ["x", "one"], ["t"], name="then_add")], "then", [],
                           [vi("t", [2, 3])], [nh.from_array(np.ones((2, 3), np.float32), "one")])
-    else_g = h.make_graph([h.make_node("Det", ["x"], ["e"], name="else_det")], "else", [], [vi("e", [2, 3])])
+    else_g = h.make_graph([h.make_node("StringNormalizer", ["x"], ["e"], name="else_norm")], "else", [], [vi("e", [2, 3])])
     return model(
         [h.make_node("Shape", ["x"], ["s"]),
          h.make_node("Gather", ["s", "zero"], ["d0"], axis=0),
@@ -608,6 +608,39 @@ def index_ops_bad_labels():
                  [vi("x", [3, 4, 2]), vi("t", [3, 4], T.INT64)], [vi("y", None)], opset=13)
 
 
+def scan_bits():
+    """CumSum, TopK (values and indices), ReverseSequence (run-time lengths), Compress
+    (a constant condition), BitwiseAnd, BitShift, BitwiseNot, BitCast, Det."""
+    n = h.make_node
+    return model(
+        [n("CumSum", ["mask", "axis"], ["pos"], name="position_ids", exclusive=1),
+         n("TopK", ["logits", "k"], ["top", "top_i"], name="topk", axis=-1),
+         n("ReverseSequence", ["seq", "lens"], ["rev"], name="reverse", batch_axis=1, time_axis=0),
+         n("Compress", ["logits", "keep"], ["kept"], name="compress", axis=1),
+         n("BitwiseAnd", ["a", "b"], ["and"], name="and"),
+         n("BitShift", ["ua", "ub"], ["shr"], name="shr", direction="RIGHT"),
+         n("BitwiseNot", ["a"], ["not"], name="not"),
+         n("BitCast", ["logits"], ["bits"], name="bits", to=T.INT32),
+         n("Det", ["mats"], ["det"], name="det")],
+        [vi("mask", [2, 5], T.INT64), vi("logits", [2, 6]), vi("seq", [4, 2]), vi("lens", [2], T.INT64),
+         vi("a", [2, 3], T.INT32), vi("b", [3], T.INT32), vi("ua", [3], T.UINT8), vi("ub", [3], T.UINT8), vi("mats", [2, 3, 3])],
+        [vi("pos", None, T.INT64), vi("top", None), vi("top_i", None, T.INT64), vi("rev", None), vi("kept", None),
+         vi("and", None, T.INT32), vi("shr", None, T.UINT8), vi("not", None, T.INT32), vi("bits", None, T.INT32),
+         vi("det", None)],
+        [("axis", np.array(1, np.int64)), ("k", np.array([2], np.int64)),
+         ("keep", np.array([1, 0, 1, 1, 0, 0], np.bool_))], opset=26)
+
+
+def scan_runtime_axis():
+    return model([h.make_node("CumSum", ["x", "axis"], ["y"], name="cumsum")],
+                 [vi("x", [2, 3]), vi("axis", [], T.INT64)], [vi("y", None)], opset=14)
+
+
+def nonzero_runtime():
+    return model([h.make_node("NonZero", ["x"], ["y"], name="nz")], [vi("x", [2, 3])], [vi("y", None, T.INT64)],
+                 opset=13)
+
+
 MODELS = {f.__name__: f for f in (attention_gqa, attention_3d_no_heads, composed, tile_runtime_repeats, lp_norm_p3, conv_relu, shape_chain, qdq, qdq_blocked, qdq_blocked_bad_scale, empty_results, split_negative, unsupported_op, bad_attribute, unknown_attribute,
                                    dynamic_dim, dynamic_shapes, stale_output_shape, foreign_domain, runtime_shape, future_opset, image_ops, upsample9,
                                    resize_cubic, resize_crop_nearest, resize_channels, resize_runtime_scales, conv_transpose_3d, volume_ops, conv_rank6, maxpool3d_indices,
@@ -670,6 +703,8 @@ def vision_deform():
 
 MODELS.update({f.__name__: f for f in (vision, vision_grid_mode, vision_runtime_crop, vision_unpool_shape,
                                        vision_deform)})
+
+MODELS.update({f.__name__: f for f in (scan_bits, scan_runtime_axis, nonzero_runtime)})
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
