@@ -139,9 +139,9 @@ def affine_grid(n: Node):
     align = bool(n.attr("align_corners", 0))
     spatial = size[2:]
     axes = [_base_coords(s, align) for s in spatial]  # (D,) H, W
-    mesh = np.meshgrid(*axes, indexing="ij")
+    grids = np.broadcast_arrays(*np.ix_(*axes))  # every combination, axes in order
     # Homogeneous coordinates in the grid's order: x (width) first, then y, (z,) and 1.
-    base = np.stack([*reversed(mesh), np.ones_like(mesh[0])], axis=-1).reshape(1, -1, k + 1).astype(dt)
+    base = np.stack([*reversed(grids), np.ones_like(grids[0])], axis=-1).reshape(1, -1, k + 1).astype(dt)
     y = n.emit(relay.BatchMatmulOp(n.const_value(base), n.input(0), transpose_b=True))
     return reshaped(n, y, (size[0], *spatial, k))
 
