@@ -9,7 +9,8 @@ model's Conv1d is `DQ -> reshape -> conv2d -> bias_add -> reshape -> Q`. Two rew
 each exact (a dequantize or quantize is elementwise with one scale and zero point, or
 one per slice along an axis that the reshape keeps):
 
-- `reshape(DQ(q))` -> `DQ(reshape(q))`, when the reshape is the dequantize's only reader;
+- `reshape(DQ(q))` -> `DQ(reshape(q))` (a dequantize read by other ops too stays for them:
+  each reshape gets one of its own, as onnxruntime gives each consumer its own DQ);
 - `Q(reshape(x))` -> `reshape(Q(x))`, when the quantize is the reshape's only reader.
 
 A per-axis scale moves only across a reshape that inserts or drops unit dimensions (its
@@ -66,12 +67,15 @@ def moved_axis(op: relay.QuantizeOp | relay.DequantizeOp, src: tuple[int, ...], 
 
 
 class DequantizeBeforeReshape(RewritePattern):
-    """reshape(DQ(q)) -> DQ(reshape(q))."""
+    """reshape(DQ(q)) -> DQ(reshape(q)); a dequantize that other ops read too stays for
+    them, and this reshape gets a dequantize of its own (onnxruntime's QDQ transformer
+    gives each consumer its own DQ likewise: WaveNet's residual and skip convolutions
+    read one dequantized value through two reshapes)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: relay.ReshapeOp, rewriter: PatternRewriter) -> None:
         dq = op.data.owner
-        if not isinstance(dq, relay.DequantizeOp) or not op.data.has_one_use():
+        if not isinstance(dq, relay.DequantizeOp):
             return
         src, dst = shape_of(op.data.type), shape_of(op.result.type)
         axis = moved_axis(dq, src, dst)
@@ -82,7 +86,8 @@ class DequantizeBeforeReshape(RewritePattern):
         reshape.location, new.location = op.location, dq.location
         rewriter.insert_op(reshape, InsertPoint.before(op))
         rewriter.replace_op(op, new)
-        rewriter.erase_op(dq)
+        if dq.result.first_use is None:
+            rewriter.erase_op(dq)
 
 
 class QuantizeAfterReshape(RewritePattern):

@@ -46,21 +46,32 @@ func.func @per_axis(%q: tensor<2x3x4xi8>, %s: tensor<4xf32>, %z: tensor<4xi8>) -
 
 // -----
 
-// Kept: a per-channel scale across a reshape that merges its axis; a dequantize that
-// something else reads too; a quantize of a reshape that something else reads too.
+// A dequantize that something else reads too stays for it; the reshape gets its own
+// (as onnxruntime gives each consumer its own DQ).
+// CHECK-LABEL: func.func @shared_dequantize
+// CHECK-NEXT:    %d2 = relay.qnn.dequantize %q2, %t, %u
+// CHECK-NEXT:    %[[R:.*]] = relay.reshape %q2 {newshape = [2, 3]} : (tensor<6xi8>) -> tensor<2x3xi8>
+// CHECK-NEXT:    %r2 = relay.qnn.dequantize %[[R]], %t, %u : (tensor<2x3xi8>, tensor<f32>, tensor<i8>) -> tensor<2x3xf32>
+// CHECK-NEXT:    func.return %r2, %d2
+func.func @shared_dequantize(%q2: tensor<6xi8>, %t: tensor<f32>, %u: tensor<i8>) -> (tensor<2x3xf32>, tensor<6xf32>) {
+  %d2 = relay.qnn.dequantize %q2, %t, %u : (tensor<6xi8>, tensor<f32>, tensor<i8>) -> tensor<6xf32>
+  %r2 = relay.reshape %d2 {newshape = [2, 3]} : (tensor<6xf32>) -> tensor<2x3xf32>
+  func.return %r2, %d2 : tensor<2x3xf32>, tensor<6xf32>
+}
+
+// -----
+
+// Kept: a per-channel scale across a reshape that merges its axis; a quantize of a
+// reshape that something else reads too.
 // CHECK-LABEL: func.func @kept
 // CHECK-NEXT:    %d = relay.qnn.dequantize %q
 // CHECK-NEXT:    %r = relay.reshape %d
-// CHECK-NEXT:    %d2 = relay.qnn.dequantize %q2
-// CHECK-NEXT:    %r2 = relay.reshape %d2
 // CHECK-NEXT:    %x2 = relay.reshape %x
 // CHECK-NEXT:    %y = relay.qnn.quantize %x2
-func.func @kept(%q: tensor<2x3x4xi8>, %s: tensor<4xf32>, %z: tensor<4xi8>, %q2: tensor<6xi8>, %t: tensor<f32>, %u: tensor<i8>, %x: tensor<6xf32>) -> (tensor<2x12xf32>, tensor<2x3xf32>, tensor<6xf32>, tensor<2x3xi8>, tensor<2x3xf32>) {
+func.func @kept(%q: tensor<2x3x4xi8>, %s: tensor<4xf32>, %z: tensor<4xi8>, %t: tensor<f32>, %u: tensor<i8>, %x: tensor<6xf32>) -> (tensor<2x12xf32>, tensor<2x3xi8>, tensor<2x3xf32>) {
   %d = relay.qnn.dequantize %q, %s, %z {axis = 2} : (tensor<2x3x4xi8>, tensor<4xf32>, tensor<4xi8>) -> tensor<2x3x4xf32>
   %r = relay.reshape %d {newshape = [2, 12]} : (tensor<2x3x4xf32>) -> tensor<2x12xf32>
-  %d2 = relay.qnn.dequantize %q2, %t, %u : (tensor<6xi8>, tensor<f32>, tensor<i8>) -> tensor<6xf32>
-  %r2 = relay.reshape %d2 {newshape = [2, 3]} : (tensor<6xf32>) -> tensor<2x3xf32>
   %x2 = relay.reshape %x {newshape = [2, 3]} : (tensor<6xf32>) -> tensor<2x3xf32>
   %y = relay.qnn.quantize %x2, %t, %u : (tensor<2x3xf32>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
-  func.return %r, %r2, %d2, %y, %x2 : tensor<2x12xf32>, tensor<2x3xf32>, tensor<6xf32>, tensor<2x3xi8>, tensor<2x3xf32>
+  func.return %r, %y, %x2 : tensor<2x12xf32>, tensor<2x3xi8>, tensor<2x3xf32>
 }
