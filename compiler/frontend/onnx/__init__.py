@@ -21,7 +21,9 @@ from accel.compiler.frontend.onnx.context import OPS, PREVIEW_OPS
 from accel.compiler.frontend.onnx.importer import INLINE_LIMIT, import_onnx_file, import_onnx_model, parse_model
 
 SUPPORTED_OPS: frozenset[str] = frozenset(t for t, s in (*OPS.items(), *PREVIEW_OPS.items()) if s.convert is not None)
-"""ONNX op types (of the default domain and of ai.onnx.preview) that import on run-time
-values (others are folded at import time only)."""
+"""ONNX op types (of the default domain and of ai.onnx.preview) with a converter: they import
+on run-time values, except NonZero and Unique, whose output shape depends on the values
+(their converters fold a constant input and refuse a run-time one in one line); ops
+without a converter are folded at import time only."""
 
 __all__ = ["INLINE_LIMIT", "SUPPORTED_OPS", "import_onnx_file", "import_onnx_model", "parse_model"]
