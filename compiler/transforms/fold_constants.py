@@ -26,6 +26,11 @@ runs on the host, where no pattern looks for quantized weights: the float weight
 then computed once at compile time, not at every run):
 
     %d = relay.constant dense<...> : tensor<8x3x3x3xf32>
+
+A dequantize of constants read only as a norm's parameters (layer_norm's gamma and beta,
+rms_norm's gamma: quantize_static quantizes a LayerNormalization's scale) folds always:
+no int8 pattern reads those (norms run in float), and a target takes a norm only with
+constant parameters.
  An op whose evaluation fails (integer division by zero, an
 overflowing accumulator) is kept, so that it fails where the graph runs. Folded values
 are inline constants (a computed tensor has no name in the model's weights file); large
@@ -71,13 +76,21 @@ def erase_dead(rewriter: PatternRewriter, ops: list[Operation]) -> None:
             rewriter.erase_op(owner)
 
 
+def only_norm_parameter(v: SSAValue) -> bool:
+    """Whether every reader of `v` takes it as a norm's gamma or beta (see the module)."""
+    return v.first_use is not None and all(
+        isinstance(u.operation, (relay.LayerNormOp, relay.RMSNormOp)) and u.index > 0 for u in v.uses)
+
+
 class FoldConstantOp(RewritePattern):
     def __init__(self, evaluator: OpEvaluator, kept: tuple[type[relay.RelayOp], ...] = KEPT):
         self.evaluator = evaluator
         self.kept = kept
 
     def match_and_rewrite(self, op, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, relay.RelayOp) or isinstance(op, self.kept) or len(op.results) != 1:
+        if not isinstance(op, relay.RelayOp) or len(op.results) != 1:
+            return
+        if isinstance(op, self.kept) and not (isinstance(op, relay.DequantizeOp) and only_norm_parameter(op.result)):
             return
         if not op.operands or TARGET_ATTR in op.attributes or isinstance(op.parent_op(), relay.CompositeOp):
             return

@@ -34,3 +34,28 @@ func.func @div_by_zero() -> tensor<2xi32> {
   %0 = relay.divide %a, %b : tensor<2xi32>
   func.return %0 : tensor<2xi32>
 }
+
+// -----
+
+// A dequantized layer norm scale (quantize_static's) folds: only norms read it, in float.
+// A dequantize that a product reads too stays.
+// CHECK-LABEL: func.func @norm_parameter
+// CHECK:         %g = relay.constant dense<[1.000000e+00, 1.500000e+00, 2.000000e+00, 2.500000e+00]> : tensor<4xf32>
+// CHECK-NEXT:    %b = relay.constant
+// CHECK-NEXT:    %y = relay.nn.layer_norm %x, %g, %b
+// CHECK:         %d2 = relay.qnn.dequantize
+// CHECK-NEXT:    %n = relay.nn.layer_norm %x, %d2, %b
+// CHECK-NEXT:    %m = relay.multiply %x, %d2
+func.func @norm_parameter(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  %q = relay.constant dense<[2, 3, 4, 5]> : tensor<4xi8>
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i8>
+  %g = relay.qnn.dequantize %q, %s, %z : (tensor<4xi8>, tensor<f32>, tensor<i8>) -> tensor<4xf32>
+  %b = relay.constant dense<0.25> : tensor<4xf32>
+  %y = relay.nn.layer_norm %x, %g, %b {axis = 1} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %q2 = relay.constant dense<[1, 1, 1, 1]> : tensor<4xi8>
+  %d2 = relay.qnn.dequantize %q2, %s, %z : (tensor<4xi8>, tensor<f32>, tensor<i8>) -> tensor<4xf32>
+  %n = relay.nn.layer_norm %x, %d2, %b {axis = 1} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %m = relay.multiply %x, %d2 : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  func.return %y, %n, %m : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}
