@@ -3082,9 +3082,16 @@ IMAGE_OPS: tuple[type[IRDLOperation], ...] = (
 SCATTER_REDUCTIONS = ("none", "add", "mul", "max", "min")
 
 
-def _scatter_reduction(d: TensorType, props) -> None:
+def _scatter_operands(ts, props) -> tuple[TensorType, TensorType, TensorType]:
+    """A scatter's data, indices (integers) and updates (data's element type); a reduction
+    other than "none" needs numeric data."""
+    d, ix, u = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "indices"), _tensor_type(ts[2], "updates")
+    if not is_int(ix.element_type):
+        raise VerifyException(f"operand 'indices' must be an integer tensor, got {ix}")
+    _same_elem(d, u, "data", "updates")
     if props["reduction"] != "none" and not (is_float(d.element_type) or is_int(d.element_type)):
         raise VerifyException(f"reduction '{props['reduction']}' needs a numeric 'data', got {d}")
+    return d, ix, u
 
 
 @relay_op
@@ -3139,11 +3146,7 @@ class ScatterElementsOp(RelayOp):
 
     @classmethod
     def infer(cls, ts, props):
-        d, ix, u = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "indices"), _tensor_type(ts[2], "updates")
-        if not is_int(ix.element_type):
-            raise VerifyException(f"operand 'indices' must be an integer tensor, got {ix}")
-        _same_elem(d, u, "data", "updates")
-        _scatter_reduction(d, props)
+        d, ix, u = _scatter_operands(ts, props)
         ds, xs = shape_of(d), shape_of(ix)
         if not ds:
             raise VerifyException("operand 'data' must have rank >= 1")
@@ -3176,11 +3179,7 @@ class ScatterNDOp(RelayOp):
 
     @classmethod
     def infer(cls, ts, props):
-        d, ix, u = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "indices"), _tensor_type(ts[2], "updates")
-        if not is_int(ix.element_type):
-            raise VerifyException(f"operand 'indices' must be an integer tensor, got {ix}")
-        _same_elem(d, u, "data", "updates")
-        _scatter_reduction(d, props)
+        d, ix, u = _scatter_operands(ts, props)
         ds, xs = shape_of(d), shape_of(ix)
         if not ds or not xs:
             raise VerifyException("operands 'data' and 'indices' must have rank >= 1")
