@@ -473,8 +473,8 @@ class GraphImporter:
         if t.WhichOneof("value") in ("sequence_type", "optional_type"):
             kind = t.WhichOneof("value").removesuffix("_type")
             raise self.error(f"graph input '{vi.name}' is a{'n' if kind == 'optional' else ''} {kind}: it must be "
-                             f"known at import time (bind it with {OPTION} in the Python API); run-time sequences "
-                             "and optionals are not supported")
+                             "known at import time (bind it to a list of arrays or None: import_onnx_model(..., "
+                             "bind_inputs=...)); run-time sequences and optionals are not supported")
         if t.WhichOneof("value") != "tensor_type":
             raise self.error(f"graph input '{vi.name}' is a {t.WhichOneof('value') or 'untyped value'}; "
                              "only tensors are supported")
@@ -635,19 +635,28 @@ class GraphImporter:
                 if isinstance(out, SSAValue):
                     self.known[out] = arr
 
-    def run_subgraph(self, proto: onnx.NodeProto, graph: onnx.GraphProto, feeds: dict[str, Value]) -> list[Value]:
+    def subgraph_constants(self, proto: onnx.NodeProto, graph: onnx.GraphProto) -> dict[str, Const]:
+        """The initializers of subgraph `graph` (read once: a Loop body run per iteration
+        shares them, each one relay constant)."""
+        out = {}
+        for init in graph.initializer:
+            try:
+                out[init.name] = Const(tensor_to_array(init))
+            except UnsupportedDtype as e:
+                raise self.node_error(proto, f"initializer '{init.name}': {verify_message(e)}") from None
+        return out
+
+    def run_subgraph(self, proto: onnx.NodeProto, graph: onnx.GraphProto, feeds: dict[str, Value],
+                     constants: dict[str, Const] | None = None) -> list[Value]:
         """Import the nodes of `graph` (an If branch, a Loop or Scan body) in place, its
-        inputs given by `feeds`, and return its outputs. The subgraph sees the outer values;
-        its own names (initializers, inputs, node outputs) live in a scope of their own, so
-        a body run once per iteration never clashes with the outer graph or itself."""
+        inputs given by `feeds` (its initializers by `constants`, else read here), and
+        return its outputs. The subgraph sees the outer values; its own names
+        (initializers, inputs, node outputs) live in a scope of their own, so a body run
+        once per iteration never clashes with the outer graph or itself."""
         saved_values, saved_loc = self.values, self._loc
         self.values = dict(saved_values)
         try:
-            for init in graph.initializer:
-                try:
-                    self.values[init.name] = Const(tensor_to_array(init))
-                except UnsupportedDtype as e:
-                    raise self.node_error(proto, f"initializer '{init.name}': {verify_message(e)}") from None
+            self.values.update(self.subgraph_constants(proto, graph) if constants is None else constants)
             self.values.update(feeds)
             for p in graph.node:
                 self.import_node(p)

@@ -236,9 +236,10 @@ def sequence_map(n: Node):
     if length > MAX_UNROLLED_ITERATIONS:
         raise n.error(f"{length} iterations: more than the {MAX_UNROLLED_ITERATIONS} unrolled at import")
     outs: list[list] = [[] for _ in body.output]
+    constants = n.importer.subgraph_constants(n.proto, body)
     for it in range(length):
         feeds = {vi.name: (a.items[it] if isinstance(a, SeqValue) else a) for vi, a in zip(body.input, args)}
-        for k, v in enumerate(n.importer.run_subgraph(n.proto, body, feeds)):
+        for k, v in enumerate(n.importer.run_subgraph(n.proto, body, feeds, constants)):
             if isinstance(v, (SeqValue, OptValue)):
                 raise n.error(f"body output {k} is not a tensor")
             outs[k].append(v)
@@ -307,6 +308,16 @@ def _too_many(n: Node, count: int) -> None:
                       "(a static compiler unrolls Loop and Scan)")
 
 
+def _passes_condition_through(body: onnx.GraphProto) -> bool:
+    """The body's condition output is its condition input (directly or by an Identity):
+    a Loop with trip count M then runs M iterations, known before unrolling any."""
+    name = body.output[0].name if body.output else ""
+    for node in body.node:
+        if node.op_type == "Identity" and list(node.output) == [name] and node.input:
+            name = node.input[0]
+    return len(body.input) > 1 and name == body.input[1].name
+
+
 @converter("Loop", attrs=("body",))
 def loop(n: Node):
     body: onnx.GraphProto = n.attr("body")
@@ -328,8 +339,11 @@ def loop(n: Node):
     cond = _known_bool(n, n.value(1), "the condition") if n.has(1) else True
     if trips is None and not n.has(1):
         raise n.error("neither a trip count M nor a condition: the loop never ends")
+    if trips is not None and trips > MAX_UNROLLED_ITERATIONS and _passes_condition_through(body):
+        _too_many(n, trips)
     carried: list[Value] = [n.value(2 + i) for i in range(carried_n)]
     scans: list[list] = [[] for _ in range(scan_n)]
+    constants = n.importer.subgraph_constants(n.proto, body)
     it = 0
     while cond and (trips is None or it < trips):
         _too_many(n, it + 1)
@@ -337,7 +351,7 @@ def loop(n: Node):
                                    body.input[1].name: Const(np.array(cond, dtype=np.bool_))}
         feeds.update({vi.name: v for vi, v in zip(body.input[2:], carried)})
         feeds.pop("", None)
-        outs = n.importer.run_subgraph(n.proto, body, feeds)
+        outs = n.importer.run_subgraph(n.proto, body, feeds, constants)
         cond = _known_bool(n, outs[0], f"the body's condition ('{body.output[0].name}') in iteration {it}")
         carried = outs[1:1 + carried_n]
         for k in range(scan_n):
@@ -395,11 +409,12 @@ def _scan_run(n: Node, body: onnx.GraphProto, states: list, xs: list, in_axes: l
     if steps == 0:
         raise n.error("the sequence length is 0: the scan outputs would be empty, of unknown shape")
     outs_k: list[list] = [[] for _ in out_axes]
+    constants = n.importer.subgraph_constants(n.proto, body)
     for t in range(steps):
         feeds = {vi.name: v for vi, v in zip(body.input, states)}
         for vi, x, a, d in zip(body.input[states_n:], xs, in_axes, in_dirs):
             feeds[vi.name] = _take(n, x, a, steps - 1 - t if d else t)
-        outs = n.importer.run_subgraph(n.proto, body, feeds)
+        outs = n.importer.run_subgraph(n.proto, body, feeds, constants)
         for k, v in enumerate(outs):
             if isinstance(v, (SeqValue, OptValue)):
                 raise n.error(f"body output {k} ('{body.output[k].name}') is not a tensor")
