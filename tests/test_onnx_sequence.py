@@ -217,7 +217,10 @@ def test_loop_matches_onnxruntime(seed, tmp_path):
     limit = None if seed % 2 == 0 else int(rng.integers(1, trips + 1))
     d = int(rng.integers(1, 5))
     x = rng.standard_normal(d).astype(np.float32)
-    want = check(_loop_model(trips if limit is None else 10_000, limit, d), {"x": x}, tmp_path)
+    model = _loop_model(trips if limit is None else 10_000, limit, d)
+    if seed == 3:  # no trip count: the condition alone ends the loop
+        model = _without_trip_count(model)
+    want = check(model, {"x": x}, tmp_path)
     assert int(want["iterations"]) == (trips if limit is None else limit)
 
 
@@ -333,9 +336,16 @@ def _split_model(extra_nodes, extra_inputs=(), inits=(), outputs=None):
      "graph input 's' is a sequence: it must be known at import time"),
     (lambda: _loop_model(5000, None, 2), "5000 iterations: more than the 4096 unrolled at import"),
     (lambda: _loop_model(100_000, 5000, 2), "4097 iterations: more than the 4096 unrolled at import"),
+    (lambda: _without_trip_count(_loop_model(3, None, 2)),
+     "no trip count M and the body passes its condition (true) through: the loop never ends"),
 ])  # fmt: skip
 def test_refusals_are_one_line(model, message):
     assert message in import_error(model())
+
+
+def _without_trip_count(m: onnx.ModelProto) -> onnx.ModelProto:
+    m.graph.node[1].input[0] = ""
+    return m
 
 
 def test_runtime_loop_condition_is_refused():

@@ -339,7 +339,9 @@ def loop(n: Node):
     cond = _known_bool(n, n.value(1), "the condition") if n.has(1) else True
     if trips is None and not n.has(1):
         raise n.error("neither a trip count M nor a condition: the loop never ends")
-    if trips is not None and trips > MAX_UNROLLED_ITERATIONS and _passes_condition_through(body):
+    if cond and _passes_condition_through(body):
+        if trips is None:
+            raise n.error("no trip count M and the body passes its condition (true) through: the loop never ends")
         _too_many(n, trips)
     carried: list[Value] = [n.value(2 + i) for i in range(carried_n)]
     scans: list[list] = [[] for _ in range(scan_n)]
