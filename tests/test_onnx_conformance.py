@@ -109,10 +109,16 @@ EXPANDED_CASES: dict[str, str] = {
     **{f"test_sequence_map_{t}_expanded": "Loop" for t in (
         "identity_1_sequence", "identity_2_sequences", "identity_1_sequence_1_tensor", "add_2_sequences",
         "add_1_sequence_1_tensor", "extract_shapes")},
+    **{f"test_linear_attention_{t}_expanded": "Scan" for t in (
+        "linear", "gated", "gated_per_head_decay", "delta", "gated_delta", "gated_delta_beta_scalar",
+        "gated_delta_gqa", "gated_delta_mqa", "decode_step", "prefill_with_past", "no_past_explicit_zeros",
+        "explicit_scale", "fp16", "linear_t1_no_past")},
 }
 """`_expanded` cases run all the same, in the group of the op they exercise (the Loop that
-spells Range and SequenceMap), with every graph input bound (a Loop's trip count is
-computed from them)."""
+spells Range and SequenceMap, the Scan over time steps that spells LinearAttention)."""
+
+BIND_ALL = frozenset(n for n, group in EXPANDED_CASES.items() if group == "Loop")
+"""Cases whose graph inputs are all bound (the Loop's trip count is computed from them)."""
 
 
 # --------------------------------------------------------------------------------------
@@ -236,7 +242,7 @@ def static_bindings(model: onnx.ModelProto, inputs: list[np.ndarray], name: str 
     runtime = [vi for vi in model.graph.input if vi.name not in initialized]
     values = {vi.name: arr for vi, arr in zip(runtime, inputs)}
     static = {vi.name for vi in runtime if vi.type.WhichOneof("value") in ("sequence_type", "optional_type")}
-    if name in EXPANDED_CASES:
+    if name in BIND_ALL:
         static = set(values)
     for node in model.graph.node:
         for i in STATIC_INPUTS.get(node.op_type, ()):
