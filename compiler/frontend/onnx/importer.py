@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections import ChainMap
+from collections.abc import MutableMapping
 
 import numpy as np
 import onnx
@@ -254,7 +256,7 @@ class GraphImporter:
         self.weights_path = weights_path
         self.file_names = file_names
         self.builder = GraphBuilder()
-        self.values: dict[str, Value] = {}
+        self.values: MutableMapping[str, Value] = {}
         self.unusable: dict[str, str] = {}  # name -> why (e.g. an unsupported element type)
         self.materialized: dict[int, tuple[Const, SSAValue]] = {}
         self.file_tensors: dict[str, np.ndarray] = {}
@@ -654,7 +656,7 @@ class GraphImporter:
         (initializers, inputs, node outputs) live in a scope of their own, so a body run
         once per iteration never clashes with the outer graph or itself."""
         saved_values, saved_loc = self.values, self._loc
-        self.values = dict(saved_values)
+        self.values = ChainMap({}, saved_values)  # the outer values, read-only below (O(1) per iteration)
         try:
             self.values.update(self.subgraph_constants(proto, graph) if constants is None else constants)
             self.values.update(feeds)
