@@ -22,7 +22,7 @@ import onnx
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
 
-from test_onnx_conformance import all_cases, compare, known_deviation, static_bindings  # noqa: E402
+from test_onnx_conformance import all_cases, compare_value, known_deviation, output_value, static_bindings  # noqa: E402
 
 from accel.compiler.diagnostics import CompileError  # noqa: E402
 from accel.compiler.driver import compile_to_directory  # noqa: E402
@@ -33,14 +33,14 @@ from accel.compiler.runtime.run_compiled import run_directory  # noqa: E402
 def run_case_c(case, target: str, tmp: str) -> str | None:
     try:
         for i, (inputs, expected) in enumerate(case.data_sets):
-            bindings, feeds = static_bindings(case.model, inputs)
+            bindings, feeds = static_bindings(case.model, inputs, case.name)
             path = os.path.join(tmp, f"{case.name}_{i}.onnx")
             onnx.save(case.model, path)
             out_dir = os.path.join(tmp, f"{case.name}_{i}")
             compile_to_directory(path, target, out_dir, inputs=GraphInputs(values=bindings))
             got, _ = run_directory(out_dir, feeds)
             for vi, want in zip(case.model.graph.output, expected):
-                why = compare(got[vi.name], want, case.rtol, case.atol)
+                why = compare_value(output_value(got, vi, want), want, case.rtol, case.atol)
                 if why:
                     return f"output '{vi.name}': {why}"
     except CompileError as e:

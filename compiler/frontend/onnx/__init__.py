@@ -15,7 +15,7 @@ from accel.compiler.frontend.onnx import (  # noqa: F401  (register ops)
     folding, ops_attention, ops_composed, ops_dynamic_quant, ops_einsum, ops_image, ops_index, ops_llm, ops_llm_state,
     ops_math, ops_nn, ops_ort_fused,
     ops_qoperator,
-    ops_quant, ops_recurrent, ops_scan_bits, ops_signal, ops_tensor, ops_vision,
+    ops_quant, ops_recurrent, ops_scan_bits, ops_sequence, ops_signal, ops_tensor, ops_vision,
 )
 from accel.compiler.frontend.onnx.context import OPS, PREVIEW_OPS
 from accel.compiler.frontend.onnx.importer import INLINE_LIMIT, import_onnx_file, import_onnx_model, parse_model

@@ -48,7 +48,24 @@ class Const:
         return tuple(self.value.shape)
 
 
-Value = SSAValue | Const
+@dataclass(eq=False)
+class SeqValue:
+    """An ONNX sequence, known element by element at import time: a static compiler keeps
+    no sequence at run time (every length and position is an import-time number), so only
+    its tensors reach relay. `dtype` is the element type (of an empty sequence too)."""
+
+    items: list[SSAValue | Const]
+    dtype: np.dtype | None = None
+
+
+@dataclass(eq=False)
+class OptValue:
+    """An ONNX optional known at import time: a tensor or sequence, or nothing (None)."""
+
+    value: SSAValue | Const | SeqValue | None
+
+
+Value = SSAValue | Const | SeqValue | OptValue
 
 
 # --------------------------------------------------------------------------------------
@@ -202,12 +219,29 @@ class Node:
             raise self.error(f"input {i} is missing")
         return self.importer.lookup(self.proto, self.proto.input[i])
 
+    def tensor_value(self, i: int) -> SSAValue | Const:
+        """Input `i`, which must be a tensor (not a sequence or optional)."""
+        v = self.value(i)
+        if isinstance(v, (SeqValue, OptValue)):
+            kind = "a sequence" if isinstance(v, SeqValue) else "an optional"
+            raise self.error(f"input {i} ('{self.proto.input[i]}') is {kind}; a tensor is expected")
+        return v
+
+    def sequence(self, i: int) -> SeqValue:
+        """Input `i`, which must be a sequence (an optional holding one is unwrapped)."""
+        v = self.value(i)
+        if isinstance(v, OptValue) and isinstance(v.value, SeqValue):
+            v = v.value
+        if not isinstance(v, SeqValue):
+            raise self.error(f"input {i} ('{self.proto.input[i]}') is not a sequence")
+        return v
+
     def is_const(self, i: int) -> bool:
         return self.has(i) and isinstance(self.value(i), Const)
 
     def const(self, i: int, what: str | None = None) -> np.ndarray:
         """The value of input `i`, which must be known at import time."""
-        v = self.value(i)
+        v = self.tensor_value(i)
         if isinstance(v, SSAValue) and v in self.importer.known:
             return self.importer.known[v]
         if not isinstance(v, Const):
@@ -224,16 +258,16 @@ class Node:
 
     def input(self, i: int) -> SSAValue:
         """Input `i` as an SSA value (constants are materialized)."""
-        return self.importer.materialize(self.value(i))
+        return self.importer.materialize(self.tensor_value(i))
 
     def shape(self, i: int) -> tuple[int, ...]:
-        v = self.value(i)
+        v = self.tensor_value(i)
         if isinstance(v, Const):
             return v.shape
         return tuple(v.type.get_shape())
 
     def dtype(self, i: int) -> np.dtype:
-        v = self.value(i)
+        v = self.tensor_value(i)
         if isinstance(v, Const):
             return v.value.dtype
         return numpy_dtype(v.type.element_type)

@@ -107,6 +107,7 @@ _UNARY = {
     "Atanh": np.arctanh,
     "Log": np.log,
     "Sign": np.sign,
+    "Relu": lambda x: np.maximum(x, np.zeros((), x.dtype)),  # Range's expansion: Relu(Ceil(n)) trips
 }
 
 

@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections import ChainMap
+from collections.abc import MutableMapping
 
 import numpy as np
 import onnx
@@ -60,6 +62,8 @@ from accel.compiler.frontend.onnx.context import (
     PREVIEW_OPS,
     Const,
     Node,
+    OptValue,
+    SeqValue,
     Value,
     node_attributes,
     node_display_name,
@@ -252,7 +256,7 @@ class GraphImporter:
         self.weights_path = weights_path
         self.file_names = file_names
         self.builder = GraphBuilder()
-        self.values: dict[str, Value] = {}
+        self.values: MutableMapping[str, Value] = {}
         self.unusable: dict[str, str] = {}  # name -> why (e.g. an unsupported element type)
         self.materialized: dict[int, tuple[Const, SSAValue]] = {}
         self.file_tensors: dict[str, np.ndarray] = {}
@@ -295,6 +299,9 @@ class GraphImporter:
     def materialize(self, v: Value) -> SSAValue:
         if isinstance(v, SSAValue):
             return v
+        if isinstance(v, (SeqValue, OptValue)):
+            kind = "a sequence" if isinstance(v, SeqValue) else "an optional"
+            raise self.error(f"{kind} is used where a tensor is expected")
         cached = self.materialized.get(id(v))
         if cached is not None:
             return cached[1]
@@ -361,22 +368,41 @@ class GraphImporter:
         for proto in g.node:
             self.import_node(proto)
         outputs: list[SSAValue] = []
+        names: list[str] = []
         self._loc = None
         for vi in g.output:
             v = self.values.get(vi.name)
             if v is None:
                 raise self.error(self.unusable.get(vi.name, f"graph output '{vi.name}' is not produced by any node"))
-            ssa = self.materialize(v)
-            self.check_output_type(vi, ssa)
-            outputs.append(ssa)
+            for name, elem in self.output_tensors(vi.name, v):
+                ssa = self.materialize(elem)
+                if name == vi.name:
+                    self.check_output_type(vi, ssa)
+                outputs.append(ssa)
+                names.append(name)
         if not outputs:
             raise self.error("the graph has no outputs")
-        module = self.builder.build(outputs, [vi.name for vi in g.output])
+        module = self.builder.build(outputs, names)
         if self.weights_path is not None:
             module.attributes[WEIGHTS_ATTR] = StringAttr(self.weights_path)
             if os.path.exists(self.weights_path):
                 register_weights(self.weights_path, self.all_file_tensors())
         return module
+
+    def output_tensors(self, name: str, v: Value) -> list[tuple[str, SSAValue | Const]]:
+        """The tensors of graph output `name`: itself, or a sequence's elements as outputs
+        `name[0]`, `name[1]`, ... (`sequence_output_name`), or what an optional holds."""
+        if isinstance(v, OptValue):
+            if v.value is None:
+                raise self.error(f"graph output '{name}' is an empty optional; only an optional that holds a "
+                                 "value is supported as a graph output")
+            v = v.value
+        if isinstance(v, SeqValue):
+            if not v.items:
+                raise self.error(f"graph output '{name}' is an empty sequence; a sequence graph output must "
+                                 "have elements (each becomes an output)")
+            return [(sequence_output_name(name, i), item) for i, item in enumerate(v.items)]
+        return [(name, v)]
 
     def all_file_tensors(self) -> dict[str, np.ndarray]:
         """Every tensor the weights loader would find in the file, so it never re-reads it."""
@@ -396,6 +422,11 @@ class GraphImporter:
             if vi is None:
                 listed = ", ".join(n for n in inputs if n not in self.values) or "none"
                 raise self.error(f"{OPTION}: the model has no graph input '{name}' (its inputs: {listed})")
+            kind = vi.type.WhichOneof("value")
+            if kind in ("sequence_type", "optional_type"):
+                self.values[name] = self.bound_container(vi, value)
+                self.bound.add(name)
+                continue
             shape = self.declared_shape(vi)
             if name in self.shapes:
                 shape = self.given_shape(vi, shape)
@@ -411,8 +442,41 @@ class GraphImporter:
                 raise self.error(e.message) from None
             self.bound.add(name)
 
+    def bound_container(self, vi: onnx.ValueInfoProto, value) -> SeqValue | OptValue:
+        """A sequence (a list of arrays) or optional (None, an array or a list) bound to
+        graph input `vi`: import-time constants."""
+        def seq(t: onnx.TypeProto, items) -> SeqValue:
+            if not isinstance(items, (list, tuple)):
+                raise self.error(f"{OPTION}: graph input '{vi.name}' is a sequence; bind it to a list of arrays")
+            elem = t.sequence_type.elem_type
+            dtype = None
+            if elem.HasField("tensor_type") and elem.tensor_type.elem_type:
+                try:
+                    dtype = np_dtype_of(elem.tensor_type.elem_type)
+                except UnsupportedDtype as e:
+                    raise self.error(f"graph input '{vi.name}': {verify_message(e)}") from None
+            arrays = [np.asarray(a, dtype=dtype) for a in items]
+            return SeqValue([Const(a) for a in arrays], dtype if dtype is not None else
+                            (arrays[0].dtype if arrays else None))
+
+        t = vi.type
+        if t.HasField("sequence_type"):
+            return seq(t, value)
+        inner = t.optional_type.elem_type
+        if value is None:
+            return OptValue(None)
+        if inner.HasField("sequence_type"):
+            return OptValue(seq(inner, value))
+        dtype = np_dtype_of(inner.tensor_type.elem_type) if inner.tensor_type.elem_type else None
+        return OptValue(Const(np.asarray(value, dtype=dtype)))
+
     def input_type(self, vi: onnx.ValueInfoProto) -> tuple[tuple[int, ...], np.dtype]:
         t = vi.type
+        if t.WhichOneof("value") in ("sequence_type", "optional_type"):
+            kind = t.WhichOneof("value").removesuffix("_type")
+            raise self.error(f"graph input '{vi.name}' is a{'n' if kind == 'optional' else ''} {kind}: it must be "
+                             "known at import time (bind it to a list of arrays or None: import_onnx_model(..., "
+                             "bind_inputs=...)); run-time sequences and optionals are not supported")
         if t.WhichOneof("value") != "tensor_type":
             raise self.error(f"graph input '{vi.name}' is a {t.WhichOneof('value') or 'untyped value'}; "
                              "only tensors are supported")
@@ -531,6 +595,11 @@ class GraphImporter:
             version = self.op_version(proto)
             support = OPS.get(proto.op_type)
         inputs = [self.lookup(proto, name) if name else None for name in proto.input]
+        if proto.op_type not in CONTAINER_OPS or proto.domain not in DEFAULT_DOMAINS:
+            for name, v in zip(proto.input, inputs):
+                if isinstance(v, (SeqValue, OptValue)):
+                    kind = "a sequence" if isinstance(v, SeqValue) else "an optional"
+                    raise self.node_error(proto, f"input '{name}' is {kind}; {proto.op_type} takes tensors")
         all_const = all(v is None or isinstance(v, Const) for v in inputs)
         all_known = all_const or all(v is None or isinstance(v, Const) or v in self.known for v in inputs)
         if support is None:
@@ -567,6 +636,35 @@ class GraphImporter:
             for out, arr in zip(outs if isinstance(outs, (list, tuple)) else [outs], known):
                 if isinstance(out, SSAValue):
                     self.known[out] = arr
+
+    def subgraph_constants(self, proto: onnx.NodeProto, graph: onnx.GraphProto) -> dict[str, Const]:
+        """The initializers of subgraph `graph` (read once: a Loop body run per iteration
+        shares them, each one relay constant)."""
+        out = {}
+        for init in graph.initializer:
+            try:
+                out[init.name] = Const(tensor_to_array(init))
+            except UnsupportedDtype as e:
+                raise self.node_error(proto, f"initializer '{init.name}': {verify_message(e)}") from None
+        return out
+
+    def run_subgraph(self, proto: onnx.NodeProto, graph: onnx.GraphProto, feeds: dict[str, Value],
+                     constants: dict[str, Const] | None = None) -> list[Value]:
+        """Import the nodes of `graph` (an If branch, a Loop or Scan body) in place, its
+        inputs given by `feeds` (its initializers by `constants`, else read here), and
+        return its outputs. The subgraph sees the outer values; its own names
+        (initializers, inputs, node outputs) live in a scope of their own, so a body run
+        once per iteration never clashes with the outer graph or itself."""
+        saved_values, saved_loc = self.values, self._loc
+        self.values = ChainMap({}, saved_values)  # the outer values, read-only below (O(1) per iteration)
+        try:
+            self.values.update(self.subgraph_constants(proto, graph) if constants is None else constants)
+            self.values.update(feeds)
+            for p in graph.node:
+                self.import_node(p)
+            return [self.lookup(proto, out.name) for out in graph.output]
+        finally:
+            self.values, self._loc = saved_values, saved_loc
 
     def try_fold(self, node: Node, support, inputs: list[Value | None]) -> tuple[list[Value] | None, list[np.ndarray]]:
         """numpy evaluation of a node whose inputs are all known: its results as constants,
@@ -621,6 +719,18 @@ class GraphImporter:
             if i >= len(outs) or outs[i] is None:
                 raise self.node_error(proto, f"output {i} ('{name}') is not supported")
             self.bind(name, outs[i])
+
+
+CONTAINER_OPS = frozenset({
+    "Identity", "If", "Loop", "Scan", "SequenceConstruct", "SequenceEmpty", "SequenceAt", "SequenceInsert",
+    "SequenceErase", "SequenceLength", "SplitToSequence", "ConcatFromSequence", "SequenceMap", "Optional",
+    "OptionalHasElement", "OptionalGetElement"})
+"""Ops that take sequence or optional values (any other op given one is a one-line error)."""
+
+
+def sequence_output_name(name: str, i: int) -> str:
+    """The name of element `i` of sequence graph output `name`: one output per element."""
+    return f"{name}[{i}]"
 
 
 _NO_LOC = NoneAttr()

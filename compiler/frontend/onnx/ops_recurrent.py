@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import SSAValue
 
-from accel.compiler.frontend.onnx.context import MICROSOFT_DOMAIN, Const, Node, converter, tensor_to_array
+from accel.compiler.frontend.onnx.context import MICROSOFT_DOMAIN, Const, Node, converter
 from accel.compiler.frontend.onnx.ops_composed import softplus_of
 from accel.compiler.frontend.onnx.ops_dynamic_quant import dynamic_product
 from accel.compiler.frontend.onnx.ops_tensor import reshaped
@@ -486,9 +486,4 @@ def if_(n: Node):
         raise n.error(f"attribute '{taken}' is missing")
     if len(branch.output) != len(n.proto.output):
         raise n.error(f"{taken} has {len(branch.output)} outputs, the node {len(n.proto.output)}")
-    importer = n.importer
-    for init in branch.initializer:
-        importer.values[init.name] = Const(tensor_to_array(init))
-    for proto in branch.node:
-        importer.import_node(proto)
-    return [importer.lookup(n.proto, out.name) for out in branch.output]
+    return n.importer.run_subgraph(n.proto, branch, {})

@@ -706,6 +706,119 @@ MODELS.update({f.__name__: f for f in (vision, vision_grid_mode, vision_runtime_
 
 MODELS.update({f.__name__: f for f in (scan_bits, scan_runtime_axis, nonzero_runtime)})
 
+
+# -- sequences, optionals, Loop and Scan (ops_sequence.py) ---------------------------------
+
+
+def sequences():
+    """x [2, 6] split into [2,3] halves, y inserted at the front, the last erased:
+    SequenceAt 1, the length (a constant), both concatenations and the sequence itself as
+    an output (two outputs, parts[0] and parts[1]); an optional of y, unwrapped."""
+    seq_t = h.make_tensor_sequence_value_info("parts", T.FLOAT, None)
+    return model(
+        [h.make_node("SplitToSequence", ["x", "three"], ["halves"], name="split", axis=1),
+         h.make_node("SequenceInsert", ["halves", "y", "zero"], ["three_parts"], name="insert"),
+         h.make_node("SequenceErase", ["three_parts"], ["parts"], name="erase"),
+         h.make_node("SequenceAt", ["parts", "one"], ["second"], name="at"),
+         h.make_node("SequenceLength", ["parts"], ["count"], name="length"),
+         h.make_node("ConcatFromSequence", ["parts"], ["joined"], name="join", axis=1),
+         h.make_node("ConcatFromSequence", ["parts"], ["stacked"], name="stack", axis=0, new_axis=1),
+         h.make_node("Optional", ["y"], ["maybe_y"], name="opt"),
+         h.make_node("OptionalHasElement", ["maybe_y"], ["has_y"], name="has"),
+         h.make_node("OptionalGetElement", ["maybe_y"], ["got_y"], name="get")],
+        [vi("x", [2, 6]), vi("y", [2, 3])],
+        [vi("second", None), vi("count", None, T.INT64), vi("joined", None), vi("stacked", None), seq_t,
+         vi("has_y", None, T.BOOL), vi("got_y", None)],
+        [("three", np.array(3, np.int64)), ("zero", np.array(0, np.int64)), ("one", np.array(1, np.int64))],
+        opset=18)
+
+
+def sequence_runtime_position():
+    m = sequences()
+    m.graph.input.append(vi("pos", [], T.INT64))
+    m.graph.node[3].input[1] = "pos"
+    return m
+
+
+def sequence_bad_position():
+    m = sequences()
+    m.graph.node[3].input[1] = "three"
+    return m
+
+
+def sequence_input():
+    return model([h.make_node("SequenceAt", ["s", "zero"], ["y"], name="at")],
+                 [h.make_tensor_sequence_value_info("s", T.FLOAT, [2])], [vi("y", None)],
+                 [("zero", np.array(0, np.int64))], opset=18)
+
+
+def sequence_to_add():
+    return model([h.make_node("SplitToSequence", ["x"], ["s"], name="split"),
+                  h.make_node("Add", ["s", "s"], ["y"], name="add")],
+                 [vi("x", [2, 3])], [vi("y", None)], opset=18)
+
+
+def _loop_body():
+    """Loop body (i, cond, acc, seq): acc + i (as float), seq with acc*2 inserted, and the
+    scan output acc * 2."""
+    return h.make_graph(
+        [h.make_node("Cast", ["i"], ["fi"], to=T.FLOAT),
+         h.make_node("Add", ["acc", "fi"], ["acc_next"], name="body_add"),
+         h.make_node("Mul", ["acc", "two_f"], ["doubled"], name="body_mul"),
+         h.make_node("SequenceInsert", ["seq", "doubled"], ["seq_next"], name="body_insert"),
+         h.make_node("Identity", ["cond"], ["cond_out"])],
+        "body", [vi("i", [], T.INT64), vi("cond", [], T.BOOL), vi("acc", [2]),
+                 h.make_tensor_sequence_value_info("seq", T.FLOAT, None)],
+        [vi("cond_out", [], T.BOOL), vi("acc_next", [2]), h.make_tensor_sequence_value_info("seq_next", T.FLOAT, None),
+         vi("doubled", [2])],
+        [nh.from_array(np.array(2, np.float32), "two_f")])
+
+
+def loop_unrolled(trips=3, cond_name="true"):
+    return model(
+        [h.make_node("SequenceEmpty", [], ["empty"], name="empty"),
+         h.make_node("Loop", ["m", cond_name, "x", "empty"], ["acc", "seq", "scan"], name="loop", body=_loop_body()),
+         h.make_node("ConcatFromSequence", ["seq"], ["joined"], name="join", axis=0)],
+        [vi("x", [2])], [vi("acc", None), vi("joined", None), vi("scan", None)],
+        [("m", np.array(trips, np.int64)), ("true", np.array(True))], opset=18)
+
+
+def loop_too_long():
+    return loop_unrolled(trips=5000)
+
+
+def loop_runtime_cond():
+    m = loop_unrolled()
+    m.graph.node.insert(0, h.make_node("ReduceSum", ["x"], ["sum"], keepdims=0))
+    m.graph.node.insert(1, h.make_node("Greater", ["sum", "zero_f"], ["positive"]))
+    m.graph.node[3].input[1] = "positive"
+    m.graph.initializer.append(nh.from_array(np.array(0, np.float32), "zero_f"))
+    return m
+
+
+def loop_body_cond():
+    """A body whose condition is computed from the carried value (run time)."""
+    m = loop_unrolled()
+    body = m.graph.node[1].attribute[0].g
+    body.node[4].CopyFrom(h.make_node("ReduceSum", ["acc"], ["s"], keepdims=0))
+    body.node.append(h.make_node("Less", ["s", "two_f"], ["cond_out"], name="body_cond"))
+    return m
+
+
+def scan_unrolled():
+    """A running sum over x's axis 1, read backwards, the partial sums stacked on axis 1."""
+    body = h.make_graph([h.make_node("Add", ["s", "xt"], ["s_next"], name="scan_add"),
+                         h.make_node("Identity", ["s_next"], ["partial"])],
+                        "scan_body", [vi("s", [2]), vi("xt", [2])], [vi("s_next", [2]), vi("partial", [2])])
+    return model([h.make_node("Scan", ["s0", "x"], ["total", "partials"], name="scan", body=body, num_scan_inputs=1,
+                              scan_input_axes=[1], scan_input_directions=[1], scan_output_axes=[1])],
+                 [vi("s0", [2]), vi("x", [2, 3])], [vi("total", None), vi("partials", None)], opset=18)
+
+
+MODELS.update({f.__name__: f for f in (sequences, sequence_runtime_position, sequence_bad_position, sequence_input,
+                                       sequence_to_add, loop_unrolled, loop_too_long, loop_runtime_cond,
+                                       loop_body_cond, scan_unrolled)})
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     m = MODELS[name]()
