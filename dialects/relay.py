@@ -3289,9 +3289,10 @@ class RoiPoolOp(RelayOp):
     [N, C, H, W], the [C, PH, PW] bins (`pooled_shape`) of the box's corners rounded
     (half away from zero) after the `spatial_scale`, the box at least 1x1 (its end
     cells included); bin (ph, pw) spans rows [floor(ph * bh), ceil((ph + 1) * bh)) of the
-    box (bh = box height / PH, in the element type), clipped to the image, and holds the
-    largest value above the type's lowest finite one (that lowest value if none; 0 for a
-    bin clipped to nothing). A batch index whose truncation is outside [0, N), or a
+    box (bh = box height / PH, in the element type), clipped to the image; its value
+    starts at the type's lowest finite value and each value of the bin, in row-major
+    order, replaces it unless it is <= it (onnxruntime's loop: -inf never wins, a NaN
+    does until a later number); 0 for a bin clipped to nothing. A batch index whose truncation is outside [0, N), or a
     scaled corner that is non-finite or past 2^24, is an error."""
 
     name = "relay.vision.roi_pool"

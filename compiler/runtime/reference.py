@@ -1290,8 +1290,10 @@ def roi_pool(data: np.ndarray, rois: np.ndarray, pooled_shape: Sequence[int] = (
                     if he <= hs or we <= ws:
                         continue
                     win = x[b, :, hs:he, ws:we].reshape(c, -1)
-                    win = np.where(win > lowest, win, lowest)  # NaN and -inf never win
-                    out[ri, :, ph, pw] = win.max(axis=1)
+                    m = np.full(c, lowest, ct)
+                    for v in win.T:  # row-major; a value replaces m unless it is <= m (NaN does)
+                        m = np.where(v <= m, m, v)
+                    out[ri, :, ph, pw] = m
     return out.astype(data.dtype)
 
 

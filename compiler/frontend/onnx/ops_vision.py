@@ -68,13 +68,12 @@ def lp_pool(n: Node):
 @converter("GlobalLpPool", attrs=("p",))
 def global_lp_pool(n: Node):
     """(sum over the spatial axes of |x|^p)^(1/p), kept as axes of one (ONNX's reference);
-    p = 1 and 2 take no pow. GlobalLpPool-1's p is a float, GlobalLpPool-2's an integer."""
+    p = 1 and 2 take no pow. (GlobalLpPool-1, whose p is a float, has no version adapter:
+    its models are refused when they are converted.)"""
     dt = _float_input(n)
     p = n.attr("p", 2)
-    if isinstance(p, float) and p.is_integer():
-        p = int(p)
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not (p > 0 and np.isfinite(p)):
-        raise n.error(f"p = {p} is not supported (a positive number)")
+    if not isinstance(p, int) or p < 1:
+        raise n.error(f"p = {p} is not supported (a positive integer)")
     rank = n.rank(0)
     if rank < 3:
         raise n.error(f"the input must have rank >= 3, got {rank}")
