@@ -3315,7 +3315,8 @@ class RoiPoolOp(RelayOp):
             raise VerifyException(f"operand 'rois' must be [R, 5], got {r}")
         ps = props["pooled_shape"]
         if ps is None or len(ps) != 2 or min(ps) < 1:
-            raise VerifyException(f"property 'pooled_shape' must be two positive extents, got {ps}")
+            got = None if ps is None else list(ps)
+            raise VerifyException(f"property 'pooled_shape' must be two positive extents, got {got}")
         if not math.isfinite(props["spatial_scale"]):
             raise VerifyException(f"property 'spatial_scale' must be finite, got {props['spatial_scale']}")
         return [tensor((nr, shape_of(d)[1], *ps), d.element_type)]
