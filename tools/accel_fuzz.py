@@ -1,7 +1,7 @@
 """accel-fuzz: differential fuzzing of the whole compiler, and crash fuzzing of its parsers.
 
     accel-fuzz [-n N] [--seed S] [--start I] [-j J] [--minutes M] [--max-ops K] [-o DIR] [--shrink-seconds T]
-               [--kinds all|classic]
+               [--kinds all|classic|new]
     accel-fuzz --parsers [-n N] [--seed S] [-j J]
 
 Graphs (default): N random relay graphs with random target descriptions and pipelines,
@@ -109,9 +109,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--shrink-seconds", type=float, default=120.0, help="minimisation budget per failure (default 120)")
     parser.add_argument("--minutes", type=float, default=0.0,
                         help="stop starting cases after this many minutes (the summary says how many ran)")
-    parser.add_argument("--kinds", choices=("all", "classic"), default="all",
-                        help="op kinds drawn: all (default), or the classic ones alone (the cases of seeds run "
-                             "before the newer kinds were added)")
+    parser.add_argument("--kinds", choices=("all", "classic", "new"), default="all",
+                        help="op kinds drawn: all (default); classic: those alone that were drawn before the newer "
+                             "kinds came (the cases of the seeds run then); new: the newer ones alone")
     parser.add_argument("--parsers", action="store_true", help="fuzz the parsers with malformed inputs instead")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress display")
     parser.error = lambda message: _die(f"error: {message}")  # type: ignore[method-assign]

@@ -61,7 +61,7 @@ from xdsl.dialects.builtin import Float16Type
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.driver import compile_to_directory, print_ir
-from accel.compiler.fuzz.graphs import ALL_OP_KINDS, OP_KINDS, QUANTIZED_OPS, RelayGraph, relay_graphs
+from accel.compiler.fuzz.graphs import ALL_OP_KINDS, NEW_OP_KINDS, OP_KINDS, QUANTIZED_OPS, RelayGraph, relay_graphs
 from accel.compiler.fuzz.targets import DerivedTarget, derived_targets
 from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.runtime.run_compiled import run_directory
@@ -114,10 +114,11 @@ class FuzzCase:
         return f"{len(self.graph.kinds)} ops {self.graph.kinds}; targets {tgts}; -p {self.pipeline_spec()}"
 
 
-KIND_SETS = {"all": ALL_OP_KINDS, "classic": OP_KINDS}
-"""What `--kinds` names: every kind the generator has, or the classic ones alone (the
-cases of the seeds run before the newer kinds came: `accel-fuzz --kinds classic --seed S
---start I -n 1` replays them)."""
+KIND_SETS = {"all": ALL_OP_KINDS, "classic": OP_KINDS, "new": NEW_OP_KINDS}
+"""What `--kinds` names: every kind the generator has; the classic ones alone (the cases
+of the seeds run before the newer kinds came: `accel-fuzz --kinds classic --seed S
+--start I -n 1` replays them); or the newer ones alone (scans, top k, bit ops, det,
+gathers and scatters, the image and vision ops: their kernels meet each other)."""
 
 
 @st.composite
