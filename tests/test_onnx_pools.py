@@ -187,6 +187,23 @@ def test_f64_pools_in_c_match_the_interpreter(tmp_path):
     np.testing.assert_allclose(got["g"], want["g"], rtol=1e-12)
 
 
+def test_f16_pools_in_c_match_the_interpreter(tmp_path):
+    """f16 (ONNX allows it; onnxruntime has f32 only): the host kernel runs on the
+    values widened to f32, as the interpreter computes f16 (bin bounds in f32)."""
+    rng = np.random.default_rng(4)
+    nodes = [h.make_node("MaxRoiPool", ["x", "r"], ["y"], pooled_shape=[2, 3], spatial_scale=0.5),
+             h.make_node("GlobalLpPool", ["x"], ["g"], p=3)]
+    model = make(nodes, [vi("x", [2, 2, 8, 8], T.FLOAT16), vi("r", [4, 5], T.FLOAT16)],
+                 [vi("y", None, T.FLOAT16), vi("g", None, T.FLOAT16)], opset=OPSET)
+    feeds = {"x": rng.standard_normal((2, 2, 8, 8)).astype(np.float16),
+             "r": rois(rng, 4, 2, 8, 8, 0.5).astype(np.float16)}
+    want = run_function(import_onnx_model(model), feeds)
+    got, source = run_c(model, feeds, tmp_path)
+    assert want["y"].dtype == np.float16 and "acc_roi_pool_f32(" in source
+    np.testing.assert_array_equal(got["y"], want["y"])
+    np.testing.assert_allclose(got["g"].astype(np.float32), want["g"].astype(np.float32), rtol=2**-9)
+
+
 # --------------------------------------------------------------------------------------
 # The rois come from data: range-checked (an error, never a read outside the input)
 # --------------------------------------------------------------------------------------
