@@ -75,7 +75,8 @@ def _run(job: Callable, args: argparse.Namespace, what: str) -> tuple[Counter, i
                     index = next(indices, None)
                     if index is None:
                         break
-                    pending.add(pool.submit(job, args.seed, index, args.max_ops, args.output, args.shrink_seconds, args.kinds))
+                    pending.add(pool.submit(job, args.seed, index, args.max_ops, args.output, args.shrink_seconds,
+                                            args.kinds))
                 if not pending:
                     break
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)

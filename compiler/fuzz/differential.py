@@ -411,7 +411,8 @@ def write_regression(directory: str, seed: int, index: int, original: FuzzCase, 
             "kind": result.failure.kind, "message": result.failure.message, "origin": result.failure.origin,
             "seed": seed, "case": index, "minimised": result.case.describe(), "original": original.describe(),
             "shrink_attempts": result.attempts, "shrink_seconds": round(result.seconds, 1),
-            "replay": f"accel-fuzz --seed {seed} --start {index} -n 1" + ("" if kinds == "all" else f" --kinds {kinds}"),
+            "replay": f"accel-fuzz --seed {seed} --start {index} -n 1"
+                      + ("" if kinds == "all" else f" --kinds {kinds}"),
         }, f, indent=1)
         f.write("\n")
     return path

@@ -1034,8 +1034,8 @@ def _input_shapes(draw, kinds: Collection[str]) -> list[tuple[int, ...]]:
     count = draw(st.integers(1, len(shapes)))
     chosen = [shapes[i] for i in order[:count]]
     # Always offer an image and a matrix to kinds that need one.
-    if any(k in kinds for k in ("conv2d", "conv2d_bias_relu", "max_pool2d", "avg_pool2d", "global_avg_pool2d", "qnn_conv2d",
-                                *_IMAGE_KINDS)):
+    if any(k in kinds for k in ("conv2d", "conv2d_bias_relu", "max_pool2d", "avg_pool2d", "global_avg_pool2d",
+                                "qnn_conv2d", *_IMAGE_KINDS)):
         if image not in chosen:
             chosen.append(image)
     if matrix not in chosen and not any(len(s) == 2 for s in chosen):
@@ -1057,7 +1057,8 @@ def _one_op(draw, g: _Gen, kinds: tuple[str, ...], optional: bool) -> tuple[str,
 @st.composite
 def relay_graphs(draw, max_ops: int = 12, ops: Collection[str] | None = None, min_ops: int = 1) -> RelayGraph:
     """A random valid relay graph with `min_ops`..`max_ops` op kinds drawn from `ops`
-    (default: every classic kind, OP_KINDS; ALL_OP_KINDS adds the newer ones; one kind may build a short chain, e.g. quantize +
+    (default: every classic kind, OP_KINDS; ALL_OP_KINDS adds the newer ones; one kind
+    may build a short chain, e.g. quantize +
     dequantize, conv2d + bias_add; after `min_ops`, each further op with probability
     4/5), and random inputs for it."""
     kinds = tuple(OP_KINDS if ops is None else ops)
