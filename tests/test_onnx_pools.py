@@ -237,6 +237,29 @@ def test_a_batch_index_truncates_toward_zero(tmp_path):
 
 
 # --------------------------------------------------------------------------------------
+# Found by the fuzzer
+# --------------------------------------------------------------------------------------
+
+
+def test_roi_align_max_of_zero_weights_is_a_positive_zero_in_c_and_the_interpreter(tmp_path):
+    """`accel-fuzz --kinds new --seed 102 --start 1272`: RoiAlign's max of samples whose
+    weights are all 0 on negative values was -0.0 in C and +0.0 in the interpreter (which
+    of +-0 wins a max is the order's), seen through a BitCast of the result. Both make
+    the zero positive now."""
+    node = h.make_node("RoiAlign", ["x", "r", "b"], ["y"], mode="max", output_height=2, output_width=2,
+                       coordinate_transformation_mode="output_half_pixel")
+    cast = h.make_node("BitCast", ["y"], ["bits"], to=T.INT32)
+    model = make([node, cast], [vi("x", [1, 1, 4, 4]), vi("r", [2, 4]), vi("b", [2], T.INT64)],
+                 [vi("y", None), vi("bits", None, T.INT32)], opset=26)
+    feeds = {"x": -np.ones((1, 1, 4, 4), np.float32), "r": np.array([[20, 20, 24, 24], [-9, -9, -7, -7]], np.float32),
+             "b": np.zeros(2, np.int64)}
+    want = run_function(import_onnx_model(model), feeds)
+    assert not np.signbit(want["y"]).any() and not want["bits"].any()
+    got, _ = run_c(model, feeds, tmp_path)
+    np.testing.assert_array_equal(got["bits"], want["bits"])
+
+
+# --------------------------------------------------------------------------------------
 # Refusals: one line naming the node
 # --------------------------------------------------------------------------------------
 

@@ -1206,7 +1206,8 @@ def roi_align(data: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, out
                             v = np.max(np.stack([wt * x[b, :, py, px] for (py, px), wt in corners]), axis=0)
                             acc = v if first else np.maximum(acc, v)
                             first = False
-                out[ri, :, ph, pw] = acc / count if mode == "avg" else acc
+                # max: + 0.0 makes a zero positive (which of +-0 wins a max is the order's)
+                out[ri, :, ph, pw] = acc / count if mode == "avg" else acc + 0.0
     return out.astype(data.dtype)
 
 
