@@ -3282,6 +3282,46 @@ class RoiAlignOp(RelayOp):
 
 
 @relay_op
+class RoiPoolOp(RelayOp):
+    """ONNX MaxRoiPool (Fast R-CNN's RoI pooling): for each box r of `rois` [R, 5]
+    (batch index, x1, y1, x2, y2 in input pixels) on image trunc(rois[r, 0]) of data
+    [N, C, H, W], the [C, PH, PW] bins (`pooled_shape`) of the box's corners rounded
+    (half away from zero) after the `spatial_scale`, the box at least 1x1 (its end
+    cells included); bin (ph, pw) spans rows [floor(ph * bh), ceil((ph + 1) * bh)) of the
+    box (bh = box height / PH, in the element type), clipped to the image; its value
+    starts at the type's lowest finite value and each value of the bin, in row-major
+    order, replaces it unless it is <= it (onnxruntime's loop: -inf never wins, a NaN
+    does until a later number); 0 for a bin clipped to nothing. A batch index whose truncation is outside [0, N), or a
+    scaled corner that is non-finite or past 2^24, is an error."""
+
+    name = "relay.vision.roi_pool"
+    PROPS = (
+        Ints("pooled_shape"),
+        Float("spatial_scale", 1.0),
+    )
+    data = operand_def(TensorType)
+    rois = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    @classmethod
+    def infer(cls, ts, props):
+        d, r = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "rois")
+        _float(d, "data")
+        _same_elem(d, r, "data", "rois")
+        _rank(d, 4, "data")
+        (nr, five) = _rank(r, 2, "rois")
+        if five != 5:
+            raise VerifyException(f"operand 'rois' must be [R, 5], got {r}")
+        ps = props["pooled_shape"]
+        if ps is None or len(ps) != 2 or min(ps) < 1:
+            got = None if ps is None else list(ps)
+            raise VerifyException(f"property 'pooled_shape' must be two positive extents, got {got}")
+        if not math.isfinite(props["spatial_scale"]):
+            raise VerifyException(f"property 'spatial_scale' must be finite, got {props['spatial_scale']}")
+        return [tensor((nr, shape_of(d)[1], *ps), d.element_type)]
+
+
+@relay_op
 class MaxUnpoolOp(RelayOp):
     """ONNX MaxUnpool's scatter: y = zeros(`shape`), then y.flat[indices[i]] = data[i]
     for every i in order (a repeated index keeps the last); indices has data's shape and
@@ -3307,7 +3347,7 @@ class MaxUnpoolOp(RelayOp):
         return [tensor(tuple(props["shape"]), d.element_type)]
 
 
-VISION_OPS: tuple[type[IRDLOperation], ...] = (GridSampleOp, RoiAlignOp, MaxUnpoolOp)
+VISION_OPS: tuple[type[IRDLOperation], ...] = (GridSampleOp, RoiAlignOp, RoiPoolOp, MaxUnpoolOp)
 
 
 # --------------------------------------------------------------------------------------

@@ -49,6 +49,31 @@ def test_fast_differential_profile(slice_):
     assert not failures, "\n".join(failures)
 
 
+def test_fast_profile_of_the_newer_kinds():
+    """Cases of the newer kinds alone (`accel-fuzz --kinds new`): scans, top k, bit ops,
+    det, gathers and scatters, the image and vision ops meet each other through C."""
+    failures = []
+    for i in range(6):
+        outcome = fuzz_one(FAST_SEED, i, 8, None, 0, kinds="new")
+        if outcome.status == "failed":
+            failures.append(f"case {i} (accel-fuzz --kinds new --seed {FAST_SEED} --start {i} -n 1): {outcome.summary}")
+    assert not failures, "\n".join(failures)
+
+
+def test_the_kind_sets_draw_what_they_name():
+    """`all` (the default) draws the newer kinds too, `classic` never does (the cases the
+    seeds drew before the newer kinds came), `new` only those."""
+    from accel.compiler.fuzz.graphs import NEW_OP_KINDS, OP_KINDS
+
+    kinds = {name: set() for name in ("all", "classic", "new")}
+    for i in range(30):
+        for name, seen in kinds.items():
+            seen.update(draw_from(case_random(5, i), 8, name)[0].graph.kinds)
+    assert kinds["classic"] <= set(OP_KINDS) and kinds["new"] <= set(NEW_OP_KINDS)
+    assert kinds["all"] & set(NEW_OP_KINDS) and kinds["all"] & set(OP_KINDS)
+    assert draw_from(case_random(5, 3), 8)[0].describe() == draw_from(case_random(5, 3), 8, "all")[0].describe()
+
+
 def test_fast_parser_profile():
     failures = [o.summary for o in (parsers.fuzz_parser_one(FAST_SEED, i) for i in range(240)) if o.status == "failed"]
     assert not failures, "\n".join(failures)

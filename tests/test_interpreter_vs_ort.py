@@ -1148,6 +1148,21 @@ def roi_align_case(name, mode):
     return Case(model, b.build([y], ["y"]), {"x": xv, "r": rois})
 
 
+@cases("roi_pool", {"1x1": dict(pooled=(1, 1), scale=1.0), "3x2": dict(pooled=(3, 2), scale=0.5)})
+def roi_pool_case(name, pooled, scale):
+    """MaxRoiPool (onnxruntime has MaxRoiPool-1 only: an opset-13 model)."""
+    rng = rng_for(name)
+    xv = randn(rng, (2, 3, 9, 11))
+    lo = rng.uniform(-2, 10, (5, 2)) / scale
+    rois = np.concatenate([np.array([[0], [1], [1.7], [0.2], [1]]), lo, lo + rng.uniform(-1, 9, (5, 2)) / scale],
+                          axis=1).astype(F32)
+    node = helper.make_node("MaxRoiPool", ["x", "r"], ["y"], pooled_shape=list(pooled), spatial_scale=scale)
+    model = onnx_model([node], {"x": xv, "r": rois}, {"y": F32}, opset=13)
+    b = GraphBuilder()
+    y = b.roi_pool(b.input("x", xv.shape), b.input("r", rois.shape), pooled_shape=pooled, spatial_scale=scale)
+    return Case(model, b.build([y], ["y"]), {"x": xv, "r": rois})
+
+
 @case("max_unpool")
 def max_unpool_case():
     rng = rng_for("max_unpool")

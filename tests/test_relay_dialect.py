@@ -946,6 +946,21 @@ def test_roi_align():
         relay.RoiAlignOp(x, r, b, output_height=0)
 
 
+def test_roi_pool():
+    x, r = vals(t(2, 3, 9, 9), t(5, 5))
+    assert shape(relay.RoiPoolOp(x, r, pooled_shape=(2, 3), spatial_scale=0.5)) == (5, 3, 2, 3)
+    with pytest.raises(VerifyException, match="operand 'rois' must be \\[R, 5\\]"):
+        relay.RoiPoolOp(x, vals(t(5, 4))[0], pooled_shape=(1, 1))
+    with pytest.raises(VerifyException, match="property 'pooled_shape' must be two positive extents"):
+        relay.RoiPoolOp(x, r, pooled_shape=(0, 2))
+    with pytest.raises(VerifyException, match="property 'pooled_shape' must be two positive extents"):
+        relay.RoiPoolOp(x, r)
+    with pytest.raises(VerifyException, match="operand 'data' must have a float element type"):
+        relay.RoiPoolOp(*vals(t(2, 3, 9, 9, dtype=i64), t(5, 5, dtype=i64)), pooled_shape=(1, 1))
+    with pytest.raises(VerifyException, match="property 'spatial_scale' must be finite"):
+        relay.RoiPoolOp(x, r, pooled_shape=(1, 1), spatial_scale=float("inf"))
+
+
 def test_max_unpool():
     x, i = vals(t(1, 2, 2, 2), t(1, 2, 2, 2, dtype=i64))
     assert shape(relay.MaxUnpoolOp(x, i, shape=(1, 2, 4, 4))) == (1, 2, 4, 4)

@@ -22,7 +22,7 @@ from xdsl.printer import Printer
 
 from accel.compiler.runtime.interpreter import run_function
 from accel.dialects import relay, xdsl_fixes
-from accel.compiler.fuzz.graphs import FLOAT_OPS, OP_KINDS, QUANTIZED_OPS, RelayGraph, relay_graphs
+from accel.compiler.fuzz.graphs import FLOAT_OPS, NEW_OP_KINDS, OP_KINDS, QUANTIZED_OPS, RelayGraph, relay_graphs
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -125,3 +125,43 @@ def test_unknown_kind_is_rejected():
 
     with pytest.raises(ValueError, match="unknown op kinds \\['softplus'\\]"):
         draw()
+
+
+NEW_OP_NAMES = {"cumsum": "relay.cumsum", "topk": "relay.topk", "left_shift": "relay.left_shift",
+                "det": "relay.det", "gather_nd": "relay.gather_nd", "scatter_nd": "relay.scatter_nd",
+                "roi_pool": "relay.vision.roi_pool", "max_unpool": "relay.nn.max_unpool"}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(relay_graphs(max_ops=8, ops=NEW_OP_KINDS))
+def test_the_newer_kinds_build_valid_graphs_the_interpreter_runs(graph: RelayGraph):
+    """The newer kinds (scans, top k, bit ops, det, gathers and scatters, image and
+    vision ops): verified graphs whose indices are in range (the interpreter raises on
+    any index outside), integer values int32/int64, round trips of the text."""
+    assert set(graph.kinds) <= set(NEW_OP_KINDS)
+    names = {op.name for op in graph.module.walk()}
+    for kind in graph.kinds:
+        if kind in NEW_OP_NAMES:
+            assert NEW_OP_NAMES[kind] in names, kind
+    run_function(graph.module, graph.inputs)
+    text = print_module(graph.module)
+    assert print_module(parse(text)) == text
+
+
+def test_the_default_draws_only_the_classic_kinds():
+    """relay_graphs without `ops` draws OP_KINDS, which holds none of the newer kinds (the
+    graphs earlier seeds drew stay the same)."""
+    assert not set(OP_KINDS) & set(NEW_OP_KINDS)
+    assert {"cumsum", "topk", "bitwise_and", "reinterpret", "det", "gather", "gather_nd", "scatter_elements",
+            "scatter_nd", "depth_to_space", "space_to_depth", "resize2d", "conv2d_transpose", "grid_sample",
+            "roi_align", "roi_pool", "max_unpool"} <= set(NEW_OP_KINDS)
+    seen: set[str] = set()
+
+    @settings(max_examples=40, deadline=None, database=None)
+    @given(relay_graphs(max_ops=12))
+    def draw(graph):
+        seen.update(graph.kinds)
+
+    draw()
+    assert seen and seen <= set(OP_KINDS)
+

@@ -1,6 +1,7 @@
 """accel-fuzz: differential fuzzing of the whole compiler, and crash fuzzing of its parsers.
 
     accel-fuzz [-n N] [--seed S] [--start I] [-j J] [--minutes M] [--max-ops K] [-o DIR] [--shrink-seconds T]
+               [--kinds all|classic|new]
     accel-fuzz --parsers [-n N] [--seed S] [-j J]
 
 Graphs (default): N random relay graphs with random target descriptions and pipelines,
@@ -32,13 +33,13 @@ def _die(message: str) -> None:
     sys.exit(1)
 
 
-def _graph_job(seed: int, index: int, max_ops: int, out: str, shrink_seconds: float):
+def _graph_job(seed: int, index: int, max_ops: int, out: str, shrink_seconds: float, kinds: str):
     from accel.compiler.fuzz.differential import fuzz_one
 
-    return fuzz_one(seed, index, max_ops, out, shrink_seconds)
+    return fuzz_one(seed, index, max_ops, out, shrink_seconds, kinds=kinds)
 
 
-def _parser_job(seed: int, index: int, max_ops: int, out: str, shrink_seconds: float):
+def _parser_job(seed: int, index: int, max_ops: int, out: str, shrink_seconds: float, kinds: str):
     from accel.compiler.fuzz.parsers import fuzz_parser_one
 
     return fuzz_parser_one(seed, index, out)
@@ -74,7 +75,8 @@ def _run(job: Callable, args: argparse.Namespace, what: str) -> tuple[Counter, i
                     index = next(indices, None)
                     if index is None:
                         break
-                    pending.add(pool.submit(job, args.seed, index, args.max_ops, args.output, args.shrink_seconds))
+                    pending.add(pool.submit(job, args.seed, index, args.max_ops, args.output, args.shrink_seconds,
+                                            args.kinds))
                 if not pending:
                     break
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -108,6 +110,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--shrink-seconds", type=float, default=120.0, help="minimisation budget per failure (default 120)")
     parser.add_argument("--minutes", type=float, default=0.0,
                         help="stop starting cases after this many minutes (the summary says how many ran)")
+    parser.add_argument("--kinds", choices=("all", "classic", "new"), default="all",
+                        help="op kinds drawn: all (default); classic: those alone that were drawn before the newer "
+                             "kinds came (the cases of the seeds run then); new: the newer ones alone")
     parser.add_argument("--parsers", action="store_true", help="fuzz the parsers with malformed inputs instead")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress display")
     parser.error = lambda message: _die(f"error: {message}")  # type: ignore[method-assign]

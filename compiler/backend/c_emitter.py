@@ -966,7 +966,7 @@ class HostKernelEmitter:
     GRID_PADDING = {"zeros": 0, "border": 1, "reflection": 2}
 
     def vision_op_calls(self, op: Operation, es: int) -> list[str]:
-        """Calls of grid_sample, roi_align and max_unpool (samples and indices from data,
+        """Calls of grid_sample, roi_align, roi_pool and max_unpool (samples and indices from data,
         clamped or range-checked in C)."""
         m = self.model
         y = self.out
@@ -985,6 +985,13 @@ class HostKernelEmitter:
                     f"{self.p(op.batch_indices)}, {y}, {n}, {c}, {h}, {w_}, {r}, {op.prop('output_height')}, "
                     f"{op.prop('output_width')}, {op.prop('sampling_ratio')}, {c_double(op.prop('spatial_scale'))}, "
                     f"{int(op.prop('mode') == 'max')}, {half})"]
+        if isinstance(op, relay.RoiPoolOp):
+            sfx = self.real_suffix(op)
+            n, c, h, w_ = shape_of(op.data.type)
+            r = shape_of(op.rois.type)[0]
+            ph, pw = op.prop("pooled_shape")
+            return [f"acc_roi_pool_{sfx}({self.p(op.data)}, {self.p(op.rois)}, {y}, {n}, {c}, {h}, {w_}, {r}, {ph}, "
+                    f"{pw}, {c_double(op.prop('spatial_scale'))})"]
         if isinstance(op, relay.MaxUnpoolOp):
             count = int(np.prod(shape_of(op.data.type)))
             out = int(np.prod(shape_of(op.result.type)))

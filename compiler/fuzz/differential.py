@@ -61,7 +61,7 @@ from xdsl.dialects.builtin import Float16Type
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.driver import compile_to_directory, print_ir
-from accel.compiler.fuzz.graphs import OP_KINDS, QUANTIZED_OPS, RelayGraph, relay_graphs
+from accel.compiler.fuzz.graphs import ALL_OP_KINDS, NEW_OP_KINDS, OP_KINDS, QUANTIZED_OPS, RelayGraph, relay_graphs
 from accel.compiler.fuzz.targets import DerivedTarget, derived_targets
 from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.runtime.run_compiled import run_directory
@@ -114,14 +114,22 @@ class FuzzCase:
         return f"{len(self.graph.kinds)} ops {self.graph.kinds}; targets {tgts}; -p {self.pipeline_spec()}"
 
 
+KIND_SETS = {"all": ALL_OP_KINDS, "classic": OP_KINDS, "new": NEW_OP_KINDS}
+"""What `--kinds` names: every kind the generator has; the classic ones alone (the cases
+of the seeds run before the newer kinds came: `accel-fuzz --kinds classic --seed S
+--start I -n 1` replays them); or the newer ones alone (scans, top k, bit ops, det,
+gathers and scatters, the image and vision ops: their kernels meet each other)."""
+
+
 @st.composite
-def fuzz_cases(draw, max_ops: int = 8) -> FuzzCase:
+def fuzz_cases(draw, max_ops: int = 8, kinds: str = "all") -> FuzzCase:
+    pool = KIND_SETS[kinds]
     # Half the cases draw from a handful of kinds: accelerator ops then meet each other
     # (and the patterns) far more often than among all kinds.
     if draw(st.booleans()):
-        kinds = draw(st.sets(st.sampled_from(OP_KINDS), min_size=2, max_size=6))
+        kinds = draw(st.sets(st.sampled_from(pool), min_size=2, max_size=6))
     else:
-        kinds = set(OP_KINDS)
+        kinds = set(pool)
     graph = draw(relay_graphs(max_ops=max_ops, ops=sorted(kinds)))
     bases = draw(st.sampled_from(TARGET_SETS))
     targets = [draw(derived_targets(bases=(b,))) for b in bases]
@@ -132,10 +140,10 @@ class Unsuitable(Exception):
     """The drawn kinds build no graph from the drawn inputs: draw another case."""
 
 
-def draw_case(data: ConjectureData, max_ops: int) -> FuzzCase:
+def draw_case(data: ConjectureData, max_ops: int, kinds: str = "all") -> FuzzCase:
     try:
         with BuildContext(data, wrapped_test=draw_case):
-            return data.draw(fuzz_cases(max_ops=max_ops))
+            return data.draw(fuzz_cases(max_ops=max_ops, kinds=kinds))
     except ValueError as e:  # relay_graphs: none of the kinds applies
         if "applies to the drawn inputs" not in str(e):
             raise
@@ -300,13 +308,13 @@ def case_random(seed: int, index: int, attempt: int = 0) -> Random:
     return Random((seed << 32) + index + (attempt << 56))
 
 
-def draw_from(random: Random, max_ops: int) -> tuple[FuzzCase, tuple]:
+def draw_from(random: Random, max_ops: int, kinds: str = "all") -> tuple[FuzzCase, tuple]:
     """A case drawn from `random` and the choice sequence that replays it."""
     with seed_alone():
         for attempt in range(100):
             data = ConjectureData(random=random)
             try:
-                case = draw_case(data, max_ops)
+                case = draw_case(data, max_ops, kinds)
             except (Unsuitable, StopTest):
                 continue
             data.freeze()
@@ -314,9 +322,9 @@ def draw_from(random: Random, max_ops: int) -> tuple[FuzzCase, tuple]:
     raise RuntimeError("no suitable case in 100 draws")
 
 
-def replay(choices: tuple, max_ops: int) -> FuzzCase:
+def replay(choices: tuple, max_ops: int, kinds: str = "all") -> FuzzCase:
     with seed_alone():
-        return draw_case(ConjectureData.for_choices(choices), max_ops)
+        return draw_case(ConjectureData.for_choices(choices), max_ops, kinds)
 
 
 class _BudgetSpent(Exception):
@@ -331,7 +339,8 @@ class Minimised:
     seconds: float
 
 
-def minimise(choices: tuple, failure: Failure, max_ops: int, workdir: str, budget_s: float) -> Minimised:
+def minimise(choices: tuple, failure: Failure, max_ops: int, workdir: str, budget_s: float,
+             kinds: str = "all") -> Minimised:
     """Shrink the case of `choices` while it fails with `failure.origin` (at most
     `budget_s` seconds; the smallest failing case found by then)."""
     start = time.monotonic()
@@ -340,7 +349,7 @@ def minimise(choices: tuple, failure: Failure, max_ops: int, workdir: str, budge
 
     def test_function(data: ConjectureData) -> None:
         try:
-            case = draw_case(data, max_ops)
+            case = draw_case(data, max_ops, kinds)
         except Unsuitable:
             data.mark_invalid()
         # (after the draw: a test function that draws less than before is "flaky")
@@ -366,7 +375,7 @@ def minimise(choices: tuple, failure: Failure, max_ops: int, workdir: str, budge
             except (_BudgetSpent, RunIsComplete):
                 pass
             result = runner.interesting_test_cases.get(failure.origin, initial)
-    case = replay(tuple(result.choices), max_ops)
+    case = replay(tuple(result.choices), max_ops, kinds)
     # best[0] is the last failure seen, not necessarily the smallest case's: recheck it.
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         try:
@@ -387,7 +396,8 @@ def command_lines(case: FuzzCase, files: Written, directory: str) -> list[str]:
     ]
 
 
-def write_regression(directory: str, seed: int, index: int, original: FuzzCase, result: Minimised) -> str:
+def write_regression(directory: str, seed: int, index: int, original: FuzzCase, result: Minimised,
+                     kinds: str = "all") -> str:
     """The minimised case as files: graph.mlir, inputs.npz, the target .toml(s),
     command.sh (compile, run, reference) and failure.json (what failed, how found)."""
     slug = re.sub(r"[^a-z0-9]+", "-", result.failure.origin.lower()).strip("-")[:40]
@@ -401,7 +411,8 @@ def write_regression(directory: str, seed: int, index: int, original: FuzzCase, 
             "kind": result.failure.kind, "message": result.failure.message, "origin": result.failure.origin,
             "seed": seed, "case": index, "minimised": result.case.describe(), "original": original.describe(),
             "shrink_attempts": result.attempts, "shrink_seconds": round(result.seconds, 1),
-            "replay": f"accel-fuzz --seed {seed} --start {index} -n 1",
+            "replay": f"accel-fuzz --seed {seed} --start {index} -n 1"
+                      + ("" if kinds == "all" else f" --kinds {kinds}"),
         }, f, indent=1)
         f.write("\n")
     return path
@@ -416,10 +427,11 @@ class Outcome:
     regression: str = ""
 
 
-def fuzz_one(seed: int, index: int, max_ops: int, failures_dir: str | None, shrink_budget: float) -> Outcome:
+def fuzz_one(seed: int, index: int, max_ops: int, failures_dir: str | None, shrink_budget: float,
+             kinds: str = "all") -> Outcome:
     """Draw case `index` of `seed`, check it; a failure is minimised and written into
     `failures_dir` (unless None)."""
-    case, choices = draw_from(case_random(seed, index), max_ops)
+    case, choices = draw_from(case_random(seed, index), max_ops, kinds)
     with tempfile.TemporaryDirectory(prefix="accel-fuzz-") as work:
         try:
             with tempfile.TemporaryDirectory(dir=work) as tmp:
@@ -428,6 +440,6 @@ def fuzz_one(seed: int, index: int, max_ops: int, failures_dir: str | None, shri
         except Failure as failure:
             if failures_dir is None:
                 return Outcome(index, "failed", f"{failure} [{case.describe()}]")
-            result = minimise(choices, failure, max_ops, work, shrink_budget)
-            path = write_regression(failures_dir, seed, index, case, result)
+            result = minimise(choices, failure, max_ops, work, shrink_budget, kinds)
+            path = write_regression(failures_dir, seed, index, case, result, kinds)
             return Outcome(index, "failed", f"{result.failure} [{result.case.describe()}]", path)

@@ -630,12 +630,393 @@ def _masked_softmax(g: _Gen):
 
 
 OP_KINDS: tuple[str, ...] = tuple(KINDS)
-"""Every op kind `relay_graphs` can draw (GraphBuilder method names)."""
+"""The classic op kinds: what `relay_graphs` draws when the caller names none (its draws,
+and so every earlier seed's graphs, are as before the newer kinds below were added)."""
+
+# --------------------------------------------------------------------------------------
+# Newer kinds (scans, top k, integer bit ops, determinant, gathers and scatters, the
+# image and vision ops): drawn when the caller's `ops` names them (`NEW_OP_KINDS`,
+# `ALL_OP_KINDS`; the differential fuzzer draws from ALL_OP_KINDS). Indices are in range
+# and scatters of reduction "none" write each position once, so every graph is valid and
+# its result defined; integer values are int32 or int64 (8-bit ones would count as
+# quantized values).
+# --------------------------------------------------------------------------------------
+
+INT_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+def is_int(v: SSAValue) -> bool:
+    return dtype(v) in INT_DTYPES
+
+
+def _ints(g: _Gen, accept: Callable[[SSAValue], bool] = lambda v: True) -> SSAValue | None:
+    """An int32/int64 value that `accept`s: one from the pool, else a float value scaled
+    and cast (small integers)."""
+    v = g.pick(lambda v: is_int(v) and accept(v))
+    if v is not None:
+        return v
+    x = g.pick(lambda v: is_float(v) and accept(v))
+    if x is None:
+        return None
+    scale = g.const(np.array(g.draw(st.sampled_from([1.0, 4.0, 100.0])), np.float32))
+    return g.b.cast(g.b.multiply(x, scale), g.draw(st.sampled_from(INT_DTYPES)))
+
+
+def _numeric(g: _Gen, accept: Callable[[SSAValue], bool] = lambda v: True) -> SSAValue | None:
+    """A float value, or (one time in four) an integer one."""
+    if g.draw(st.integers(0, 3)) == 0:
+        return _ints(g, lambda v: len(shape(v)) >= 1 and accept(v))
+    return g.pick(lambda v: is_float(v) and accept(v))
+
+
+def _new_kind(name: str):
+    def register(fn: Kind) -> Kind:
+        KINDS[name] = fn
+        _NEW.append(name)
+        return fn
+
+    return register
+
+
+_NEW: list[str] = []
+
+
+def _scan(name: str):
+    @_new_kind(name)
+    def make(g: _Gen):
+        x = _numeric(g, lambda v: len(shape(v)) >= 1)
+        if x is None:
+            return None
+        rank = len(shape(x))
+        return getattr(g.b, name)(x, axis=g.draw(st.integers(-rank, rank - 1)), exclusive=g.draw(st.booleans()),
+                                  reverse=g.draw(st.booleans()))
+
+    return make
+
+
+_scan("cumsum")
+_scan("cumprod")
+
+
+@_new_kind("topk")
+def _topk(g: _Gen):
+    x = _numeric(g, lambda v: len(shape(v)) >= 1)
+    if x is None:
+        return None
+    s = shape(x)
+    axis = g.draw(st.integers(-len(s), len(s) - 1))
+    return g.b.topk(x, k=g.draw(st.integers(1, s[axis])), axis=axis, is_ascend=g.draw(st.booleans()),
+                    ret_type=g.draw(st.sampled_from(["values", "indices"])))
+
+
+def _bit_binary(name: str):
+    @_new_kind(name)
+    def make(g: _Gen):
+        x = _ints(g)
+        if x is None:
+            return None
+        s, dt = shape(x), dtype(x)
+        other = g.pick(lambda v: dtype(v) == dt and _broadcasts_to(shape(v), s)) if g.draw(st.booleans()) else None
+        if other is None:
+            partner = _broadcast_partner(g, s)
+            if name.endswith("shift"):  # counts outside [0, bits) too (ONNX: 0, or -1)
+                data = g.rng.integers(-2, 8 * dt.itemsize + 2, size=partner)
+            else:
+                data = g.rng.integers(-(2**20), 2**20, size=partner)
+            other = g.const(data.astype(dt))
+        lhs, rhs = (other, x) if g.draw(st.booleans()) else (x, other)
+        return getattr(g.b, name)(lhs, rhs)
+
+    return make
+
+
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift"):
+    _bit_binary(_name)
+
+
+@_new_kind("bitwise_not")
+def _bitwise_not(g: _Gen):
+    x = _ints(g)
+    return None if x is None else g.b.bitwise_not(x)
+
+
+@_new_kind("reinterpret")
+def _reinterpret(g: _Gen):
+    """The bits of f32 values as i32 (and back: the same floats), or i64 as f64 as i64."""
+    if g.draw(st.booleans()):
+        x = g.pick(is_float)
+        if x is None:
+            return None
+        y = g.b.reinterpret(x, np.int32)
+        return g.b.reinterpret(y, np.float32) if g.draw(st.booleans()) else y
+    x = _ints(g)
+    if x is None:
+        return None
+    wide = g.b.cast(x, np.int64) if dtype(x) != np.int64 else x
+    return g.b.reinterpret(g.b.reinterpret(wide, np.float64), np.int64)
+
+
+@_new_kind("det")
+def _det(g: _Gen):
+    """The determinants of the leading square blocks of a value's last two axes."""
+    x = g.pick(lambda v: is_float(v) and len(shape(v)) >= 2)
+    if x is None:
+        return None
+    s = shape(x)
+    m = g.draw(st.integers(1, min(s[-1], s[-2], 4)))
+    r = len(s)
+    if s[-2:] != (m, m):
+        x = g.b.strided_slice(x, begin=[0, 0], end=[m, m], strides=[1, 1], axes=[r - 2, r - 1])
+    return g.b.det(x)
+
+
+def _index_dtype(g: _Gen) -> np.dtype:
+    return g.draw(st.sampled_from([np.dtype(np.int32), np.dtype(np.int64)]))
+
+
+def _some_negative(g: _Gen, idx: np.ndarray, n) -> np.ndarray:
+    """Indices in [0, n) with some written as their negative form (index - n)."""
+    flip = g.rng.integers(0, 2, size=idx.shape).astype(bool)
+    return np.where(flip, idx - n, idx)
+
+
+@_new_kind("gather")
+def _gather(g: _Gen):
+    """GatherElements: indices of data's rank, at most data's extent off the axis."""
+    x = _numeric(g, lambda v: len(shape(v)) >= 1 and min(shape(v)) >= 1)
+    if x is None:
+        return None
+    s = shape(x)
+    axis = g.draw(st.integers(0, len(s) - 1))
+    ishape = tuple(g.draw(st.integers(1, 4)) if i == axis else g.draw(st.integers(1, d)) for i, d in enumerate(s))
+    idx = _some_negative(g, g.rng.integers(0, s[axis], size=ishape), s[axis]).astype(_index_dtype(g))
+    return g.b.gather(x, g.const(idx), axis=axis - len(s) if g.draw(st.booleans()) else axis)
+
+
+@_new_kind("gather_nd")
+def _gather_nd(g: _Gen):
+    x = _numeric(g, lambda v: len(shape(v)) >= 1 and min(shape(v)) >= 1)
+    if x is None:
+        return None
+    s = shape(x)
+    b = g.draw(st.integers(0, len(s) - 1))
+    k = g.draw(st.integers(1, len(s) - b))
+    q = tuple(g.draw(st.lists(st.integers(1, 3), max_size=2)))
+    out = s[:b] + q + s[b + k :]
+    if not small(out):
+        return None
+    cols = [_some_negative(g, g.rng.integers(0, d, size=s[:b] + q + (1,)), d) for d in s[b : b + k]]
+    idx = np.concatenate(cols, axis=-1).astype(_index_dtype(g))
+    return g.b.gather_nd(x, g.const(idx), batch_dims=b)
+
+
+def _reduction(g: _Gen) -> str:
+    return g.draw(st.sampled_from(["none", "add", "mul", "max", "min"]))
+
+
+@_new_kind("scatter_elements")
+def _scatter_elements(g: _Gen):
+    """Updates of a graph value or constants; reduction "none" writes each place once
+    (duplicates combine in order for the others)."""
+    x = _numeric(g, lambda v: len(shape(v)) >= 1 and min(shape(v)) >= 1)
+    if x is None:
+        return None
+    s = shape(x)
+    axis = g.draw(st.integers(0, len(s) - 1))
+    red = _reduction(g)
+    ishape = tuple(g.draw(st.integers(1, d)) for d in s)
+    n = s[axis]
+    if red == "none":  # distinct places along the axis: a permutation's head per line
+        lines = np.moveaxis(np.zeros(ishape, np.int64), axis, -1)
+        perm = np.argsort(g.rng.random(lines.shape[:-1] + (n,)), axis=-1)[..., : ishape[axis]]
+        idx = np.moveaxis(perm, -1, axis)
+    else:
+        idx = g.rng.integers(0, n, size=ishape)
+    idx = _some_negative(g, idx, n).astype(_index_dtype(g))
+    upd = g.pick(lambda v: dtype(v) == dtype(x) and shape(v) == ishape)
+    if upd is None:
+        data = g.floats(ishape) if is_float(x) else g.rng.integers(-50, 50, size=ishape)
+        upd = g.const(data.astype(dtype(x)))
+    return g.b.scatter_elements(x, g.const(idx), upd, axis=axis, reduction=red)
+
+
+@_new_kind("scatter_nd")
+def _scatter_nd(g: _Gen):
+    x = _numeric(g, lambda v: len(shape(v)) >= 1 and min(shape(v)) >= 1)
+    if x is None:
+        return None
+    s = shape(x)
+    k = g.draw(st.integers(1, len(s)))
+    places = math.prod(s[:k])
+    red = _reduction(g)
+    count = g.draw(st.integers(1, min(places, 6)))
+    flat = g.rng.choice(places, size=count, replace=red != "none")
+    idx = np.stack(np.unravel_index(flat, s[:k]), axis=-1)
+    idx = _some_negative(g, idx, np.array(s[:k])).astype(_index_dtype(g))
+    if count > 1 and g.draw(st.booleans()):  # indices [a, b, k]
+        if count % 2 == 0:
+            idx = idx.reshape(2, count // 2, k)
+    ushape = idx.shape[:-1] + s[k:]
+    data = g.floats(ushape) if is_float(x) else g.rng.integers(-50, 50, size=ushape)
+    return g.b.scatter_nd(x, g.const(idx), g.const(data.astype(dtype(x))), reduction=red)
+
+
+def _block(g: _Gen, accept) -> tuple[SSAValue, int] | None:
+    for b in g.draw(st.permutations([2, 3])):
+        x = g.pick(lambda v: is_image(v) and accept(v, b))
+        if x is not None:
+            return x, b
+    return None
+
+
+@_new_kind("depth_to_space")
+def _depth_to_space(g: _Gen):
+    found = _block(g, lambda v, b: (is_float(v) or is_int(v)) and shape(v)[1] % (b * b) == 0)
+    if found is None:
+        return None
+    x, b = found
+    return g.b.depth_to_space(x, block_size=b, mode=g.draw(st.sampled_from(["DCR", "CRD"])))
+
+
+@_new_kind("space_to_depth")
+def _space_to_depth(g: _Gen):
+    found = _block(g, lambda v, b: (is_float(v) or is_int(v)) and shape(v)[2] % b == 0 and shape(v)[3] % b == 0)
+    if found is None:
+        return None
+    x, b = found
+    return g.b.space_to_depth(x, block_size=b, mode=g.draw(st.sampled_from(["DCR", "CRD"])))
+
+
+_RESIZE_MODES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
+                 "tf_half_pixel_for_nn", "tf_crop_and_resize")
+
+
+@_new_kind("resize2d")
+def _resize2d(g: _Gen):
+    x = g.pick(lambda v: is_float(v) and is_image(v))
+    if x is None:
+        return None
+    n, c, h, w = shape(x)
+    size = (g.draw(st.integers(1, 2 * h)), g.draw(st.integers(1, 2 * w)))
+    if not small((n, c) + size):
+        return None
+    method = g.draw(st.sampled_from(["nearest", "linear", "cubic"]))
+    modes = _RESIZE_MODES if method != "nearest" else _RESIZE_MODES[:-1]
+    props = dict(size=size, method=method, coordinate_transformation_mode=g.draw(st.sampled_from(modes)))
+    if method == "nearest":
+        props["nearest_mode"] = g.draw(st.sampled_from(["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"]))
+    else:
+        props["antialias"] = g.draw(st.booleans())
+    if method == "cubic":
+        props["cubic_coeff_a"] = g.draw(st.sampled_from([-0.75, -0.5]))
+        props["exclude_outside"] = g.draw(st.booleans())
+    if props["coordinate_transformation_mode"] == "tf_crop_and_resize":
+        lo, hi = g.rng.uniform(-0.2, 0.5, 2), g.rng.uniform(0.5, 1.2, 2)
+        props["roi"] = [float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])]
+        props["extrapolation_value"] = g.draw(st.sampled_from([0.0, -1.0]))
+    return g.b.resize2d(x, **props)
+
+
+@_new_kind("conv2d_transpose")
+def _conv2d_transpose(g: _Gen):
+    x = g.pick(lambda v: is_float(v) and is_image(v))
+    if x is None:
+        return None
+    n, c, h, w = shape(x)
+    groups = g.draw(st.sampled_from([d for d in range(1, c + 1) if c % d == 0]))
+    og = g.draw(st.integers(1, 2))
+    kh, kw = g.draw(st.integers(1, 3)), g.draw(st.integers(1, 3))
+    strides = (g.draw(st.integers(1, 2)), g.draw(st.integers(1, 2)))
+    dil = (g.draw(st.integers(1, 2)), g.draw(st.integers(1, 2)))
+    pads = tuple(g.draw(st.integers(0, 1)) for _ in range(4))
+    out_pad = tuple(g.draw(st.integers(0, max(s, d) - 1)) for s, d in zip(strides, dil))
+    oh = (h - 1) * strides[0] - pads[0] - pads[2] + dil[0] * (kh - 1) + 1 + out_pad[0]
+    ow = (w - 1) * strides[1] - pads[1] - pads[3] + dil[1] * (kw - 1) + 1 + out_pad[1]
+    if oh < 1 or ow < 1 or not small((n, og * groups, oh, ow)):
+        return None
+    weight = g.const(g.floats((c, og, kh, kw), -0.5, 0.5))
+    return g.b.conv2d_transpose(x, weight, strides=strides, padding=pads, dilation=dil, groups=groups,
+                                output_padding=out_pad)
+
+
+@_new_kind("grid_sample")
+def _grid_sample(g: _Gen):
+    """A constant grid a little past [-1, 1] (the padding modes matter)."""
+    x = g.pick(lambda v: is_float(v) and is_image(v))
+    if x is None:
+        return None
+    n, c = shape(x)[:2]
+    oh, ow = g.draw(st.integers(1, 6)), g.draw(st.integers(1, 6))
+    grid = g.const(g.floats((n, oh, ow, 2), -1.3, 1.3))
+    return g.b.grid_sample(x, grid, method=g.draw(st.sampled_from(["linear", "nearest", "cubic"])),
+                           padding_mode=g.draw(st.sampled_from(["zeros", "border", "reflection"])),
+                           align_corners=g.draw(st.booleans()))
+
+
+def _boxes(g: _Gen, r: int, h: int, w: int, scale: float) -> np.ndarray:
+    """r boxes (x1, y1, x2, y2) in unscaled pixels, some past the image, some inverted."""
+    lo = g.rng.uniform(-2, max(h, w), (r, 2)) / scale
+    return np.concatenate([lo, lo + g.rng.uniform(-1, 8, (r, 2)) / scale], axis=1)
+
+
+@_new_kind("roi_align")
+def _roi_align(g: _Gen):
+    x = g.pick(lambda v: is_float(v) and is_image(v))
+    if x is None:
+        return None
+    n, c, h, w = shape(x)
+    r = g.draw(st.integers(1, 4))
+    scale = g.draw(st.sampled_from([1.0, 0.5, 0.25]))
+    half = g.draw(st.booleans())
+    boxes = _boxes(g, r, h, w, scale)
+    if half:  # half_pixel boxes keep their size: no inverted ones (ONNX leaves them undefined)
+        boxes[:, 2:] = np.maximum(boxes[:, 2:], boxes[:, :2])
+    batch = g.rng.integers(0, n, r).astype(_index_dtype(g))
+    return g.b.roi_align(x, g.const(boxes.astype(np.float32)), g.const(batch),
+                         output_height=g.draw(st.integers(1, 3)), output_width=g.draw(st.integers(1, 3)),
+                         sampling_ratio=g.draw(st.integers(0, 2)), spatial_scale=scale,
+                         mode=g.draw(st.sampled_from(["avg", "max"])),
+                         coordinate_transformation_mode="half_pixel" if half else "output_half_pixel")
+
+
+@_new_kind("roi_pool")
+def _roi_pool(g: _Gen):
+    x = g.pick(lambda v: is_float(v) and is_image(v))
+    if x is None:
+        return None
+    n, c, h, w = shape(x)
+    r = g.draw(st.integers(1, 4))
+    scale = g.draw(st.sampled_from([1.0, 0.5, 0.25]))
+    batch = g.rng.integers(0, n, (r, 1)) + g.rng.uniform(0, 0.9, (r, 1))  # truncated to the image
+    rois = np.concatenate([batch, _boxes(g, r, h, w, scale)], axis=1).astype(np.float32)
+    return g.b.roi_pool(x, g.const(rois), pooled_shape=(g.draw(st.integers(1, 3)), g.draw(st.integers(1, 3))),
+                        spatial_scale=scale)
+
+
+@_new_kind("max_unpool")
+def _max_unpool(g: _Gen):
+    """Values scattered to distinct places of a larger shape (MaxUnpool's indices)."""
+    x = _numeric(g, lambda v: len(shape(v)) >= 1)
+    if x is None:
+        return None
+    s = shape(x)
+    out = tuple(d * g.draw(st.integers(1, 2)) for d in s)
+    if not small(out) or math.prod(s) == 0:
+        return None
+    idx = g.rng.choice(math.prod(out), size=math.prod(s), replace=False).reshape(s).astype(_index_dtype(g))
+    return g.b.max_unpool(x, g.const(idx), shape=out)
+
+
+NEW_OP_KINDS: tuple[str, ...] = tuple(_NEW)
+"""The newer kinds (drawn only when named; every one is a host C kernel on the targets)."""
+ALL_OP_KINDS: tuple[str, ...] = OP_KINDS + NEW_OP_KINDS
 
 QUANTIZED_OPS: frozenset[str] = frozenset({"quantize", "dequantize", "qnn_conv2d", "qnn_dense", "qnn_add"})
 BOOLEAN_OPS: frozenset[str] = frozenset({"masked_softmax"})
 """Kinds with boolean values inside (masks), their results f32."""
 FLOAT_OPS: frozenset[str] = frozenset(OP_KINDS) - QUANTIZED_OPS - BOOLEAN_OPS
+_IMAGE_KINDS = ("depth_to_space", "space_to_depth", "resize2d", "conv2d_transpose", "grid_sample", "roi_align",
+                "roi_pool")
 """Kinds whose values are all f32 (no integer tensors appear)."""
 
 # --------------------------------------------------------------------------------------
@@ -653,7 +1034,8 @@ def _input_shapes(draw, kinds: Collection[str]) -> list[tuple[int, ...]]:
     count = draw(st.integers(1, len(shapes)))
     chosen = [shapes[i] for i in order[:count]]
     # Always offer an image and a matrix to kinds that need one.
-    if any(k in kinds for k in ("conv2d", "conv2d_bias_relu", "max_pool2d", "avg_pool2d", "global_avg_pool2d", "qnn_conv2d")):
+    if any(k in kinds for k in ("conv2d", "conv2d_bias_relu", "max_pool2d", "avg_pool2d", "global_avg_pool2d",
+                                "qnn_conv2d", *_IMAGE_KINDS)):
         if image not in chosen:
             chosen.append(image)
     if matrix not in chosen and not any(len(s) == 2 for s in chosen):
@@ -675,7 +1057,8 @@ def _one_op(draw, g: _Gen, kinds: tuple[str, ...], optional: bool) -> tuple[str,
 @st.composite
 def relay_graphs(draw, max_ops: int = 12, ops: Collection[str] | None = None, min_ops: int = 1) -> RelayGraph:
     """A random valid relay graph with `min_ops`..`max_ops` op kinds drawn from `ops`
-    (default: every kind in OP_KINDS; one kind may build a short chain, e.g. quantize +
+    (default: every classic kind, OP_KINDS; ALL_OP_KINDS adds the newer ones; one kind
+    may build a short chain, e.g. quantize +
     dequantize, conv2d + bias_add; after `min_ops`, each further op with probability
     4/5), and random inputs for it."""
     kinds = tuple(OP_KINDS if ops is None else ops)

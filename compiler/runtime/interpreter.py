@@ -161,6 +161,7 @@ class RelayFunctions(InterpreterFunctions):
     run_scatter_nd = kernel(relay.ScatterNDOp)(_with_props(ref.scatter_nd))
     run_grid_sample = kernel(relay.GridSampleOp)(_with_props(ref.grid_sample))
     run_roi_align = kernel(relay.RoiAlignOp)(_with_props(ref.roi_align))
+    run_roi_pool = kernel(relay.RoiPoolOp)(_with_props(ref.roi_pool))
     run_max_unpool = kernel(relay.MaxUnpoolOp)(_with_props(ref.max_unpool))
     run_dyn_clip = kernel(relay.DynClipOp)(_with_props(ref.dyn_clip))
     run_dynamic_scale = kernel(relay.DynamicScaleOp)(_with_props(ref.dynamic_scale))

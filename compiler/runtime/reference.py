@@ -1053,7 +1053,7 @@ def scatter_nd(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, reduc
     return out.reshape(data.shape)
 
 
-# Vision ops whose samples come from data: grid_sample, roi_align, max_unpool
+# Vision ops whose samples come from data: grid_sample, roi_align, roi_pool, max_unpool
 # --------------------------------------------------------------------------------------
 
 _FAR = 1e9
@@ -1206,7 +1206,8 @@ def roi_align(data: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, out
                             v = np.max(np.stack([wt * x[b, :, py, px] for (py, px), wt in corners]), axis=0)
                             acc = v if first else np.maximum(acc, v)
                             first = False
-                out[ri, :, ph, pw] = acc / count if mode == "avg" else acc
+                # max: + 0.0 makes a zero positive (which of +-0 wins a max is the order's)
+                out[ri, :, ph, pw] = acc / count if mode == "avg" else acc + 0.0
     return out.astype(data.dtype)
 
 
@@ -1241,6 +1242,60 @@ def _roi_bilinear(y: float, x: float, h: int, w: int):
     ly, lx = y - yl, x - xl
     hy, hx = 1.0 - ly, 1.0 - lx
     return [((yl, xl), hy * hx), ((yl, xh), hy * lx), ((yh, xl), ly * hx), ((yh, xh), ly * lx)]
+
+
+_ROI_POOL_LIMIT = float(1 << 24)
+
+
+def _round_half_away(v):
+    """C's round() of a float scalar of numpy, exactly (fraction taken without rounding)."""
+    a = abs(v)
+    r = np.floor(a)
+    if a - r >= 0.5:
+        r = r + 1
+    return -r if v < 0 else r
+
+
+def roi_pool(data: np.ndarray, rois: np.ndarray, pooled_shape: Sequence[int] = (1, 1),
+             spatial_scale: float = 1.0) -> np.ndarray:
+    """ONNX MaxRoiPool as onnxruntime (Caffe's ROIPooling) computes it: the corners
+    rounded half away from zero after the scale, the bin bounds floor/ceil of
+    ph * (box / PH), all in the element type (f32 for f16 and bf16); the maximum over
+    values above the type's lowest finite value, 0 for a bin clipped to nothing."""
+    n, c, h, w = data.shape
+    ph_, pw_ = (int(v) for v in pooled_shape)
+    ct = np.float64 if data.dtype == np.float64 else np.float32
+    lowest = np.finfo(ct).min
+    x = data.astype(ct)
+    box = rois.astype(ct)
+    scale = ct(spatial_scale)
+    out = np.zeros((rois.shape[0], c, ph_, pw_), ct)
+    with np.errstate(all="ignore"):
+        for ri in range(rois.shape[0]):
+            bv = box[ri, 0]
+            if not (bv > -1.0 and bv < n):
+                raise ValueError(f"roi_pool batch index {bv} is out of range for {n} images")
+            b = int(bv)
+            corners = [box[ri, k] * scale for k in range(1, 5)]
+            if not all(abs(v) <= _ROI_POOL_LIMIT for v in corners):
+                raise ValueError(f"roi_pool box {box[ri, 1:].tolist()} is out of range (non-finite or past 2^24)")
+            x1, y1, x2, y2 = (int(_round_half_away(v)) for v in corners)
+            bh = ct(max(y2 - y1 + 1, 1)) / ct(ph_)
+            bw = ct(max(x2 - x1 + 1, 1)) / ct(pw_)
+            for ph in range(ph_):
+                hs = min(max(int(np.floor(ct(ph) * bh)) + y1, 0), h)
+                he = min(max(int(np.ceil(ct(ph + 1) * bh)) + y1, 0), h)
+                for pw in range(pw_):
+                    ws = min(max(int(np.floor(ct(pw) * bw)) + x1, 0), w)
+                    we = min(max(int(np.ceil(ct(pw + 1) * bw)) + x1, 0), w)
+                    if he <= hs or we <= ws:
+                        continue
+                    win = x[b, :, hs:he, ws:we].reshape(c, -1)
+                    m = np.full(c, lowest, ct)
+                    for v in win.T:  # row-major; a value replaces m unless it is <= m (NaN does)
+                        m = np.where(v <= m, m, v)
+                    out[ri, :, ph, pw] = m
+    return out.astype(data.dtype)
 
 
 def max_unpool(data: np.ndarray, indices: np.ndarray, shape: Sequence[int]) -> np.ndarray:

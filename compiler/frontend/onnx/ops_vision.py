@@ -1,6 +1,6 @@
 """Converters of the vision ops spatial transformers, detectors and patch models use:
-LpPool, CenterCropPad, AffineGrid, Col2Im and DeformConv composed from relay's own ops;
-GridSample, RoiAlign and MaxUnpool as relay ops of their own.
+LpPool, GlobalLpPool, CenterCropPad, AffineGrid, Col2Im and DeformConv composed from relay's own ops;
+GridSample, RoiAlign, MaxRoiPool and MaxUnpool as relay ops of their own.
 
     LpPool(x) p=2 kernel_shape=[3, 3]
         ->  %0 = relay.multiply %x, %x
@@ -58,6 +58,33 @@ def lp_pool(n: Node):
         powered = n.emit(relay.PowerOp(n.emit(relay.AbsOp(x)), _scalar(n, p, dt)))
     avg = pool(n, relay.AvgPool2DOp, x=powered, count_include_pad=True)
     total = _mul(n, avg, _scalar(n, float(np.prod(kernel)), dt))
+    if p == 1:
+        return total
+    if p == 2:
+        return n.emit(relay.SqrtOp(total))
+    return n.emit(relay.PowerOp(total, _scalar(n, 1.0 / p, dt)))
+
+
+@converter("GlobalLpPool", attrs=("p",))
+def global_lp_pool(n: Node):
+    """(sum over the spatial axes of |x|^p)^(1/p), kept as axes of one (ONNX's reference);
+    p = 1 and 2 take no pow. (GlobalLpPool-1, whose p is a float, has no version adapter:
+    its models are refused when they are converted.)"""
+    dt = _float_input(n)
+    p = n.attr("p", 2)
+    if not isinstance(p, int) or p < 1:
+        raise n.error(f"p = {p} is not supported (a positive integer)")
+    rank = n.rank(0)
+    if rank < 3:
+        raise n.error(f"the input must have rank >= 3, got {rank}")
+    x = n.input(0)
+    if p == 1:
+        powered = n.emit(relay.AbsOp(x))
+    elif p == 2:
+        powered = _mul(n, x, x)
+    else:
+        powered = n.emit(relay.PowerOp(n.emit(relay.AbsOp(x)), _scalar(n, p, dt)))
+    total = n.emit(relay.SumOp(powered, axis=list(range(2, rank)), keepdims=True))
     if p == 1:
         return total
     if p == 2:
@@ -208,7 +235,7 @@ def col2im(n: Node):
 
 
 # --------------------------------------------------------------------------------------
-# GridSample, RoiAlign, MaxUnpool: relay ops of their own
+# GridSample, RoiAlign, MaxRoiPool, MaxUnpool: relay ops of their own
 # --------------------------------------------------------------------------------------
 
 _GRID_MODES = {"bilinear": "linear", "linear": "linear", "nearest": "nearest", "bicubic": "cubic", "cubic": "cubic"}
@@ -265,6 +292,27 @@ def roi_align(n: Node):
     return n.emit(relay.RoiAlignOp(n.input(0), n.input(1), n.input(2), output_height=oh, output_width=ow,
                                    sampling_ratio=sr, spatial_scale=float(n.attr("spatial_scale", 1.0)), mode=mode,
                                    coordinate_transformation_mode=coord))
+
+
+@converter("MaxRoiPool", attrs=("pooled_shape", "spatial_scale"))
+def max_roi_pool(n: Node):
+    """relay.vision.roi_pool; the rois [R, 5] (batch index, x1, y1, x2, y2) are run-time
+    data, their number static."""
+    _float_input(n)
+    if n.rank(0) != 4:
+        raise n.error(f"the input must be NCHW (rank 4), got rank {n.rank(0)}")
+    rois = n.shape(1)
+    if len(rois) != 2 or rois[1] != 5:
+        raise n.error(f"rois {list(rois)} must be [R, 5]")
+    if n.dtype(1) != n.dtype(0):
+        raise n.error(f"the rois' type {n.dtype(1)} must be the input's ({n.dtype(0)})")
+    pooled = n.ints("pooled_shape")
+    if pooled is None or len(pooled) != 2 or min(pooled) < 1:
+        raise n.error(f"pooled_shape {pooled} must be two positive extents")
+    scale = float(n.attr("spatial_scale", 1.0))
+    if not np.isfinite(scale):
+        raise n.error(f"spatial_scale {scale} must be finite")
+    return n.emit(relay.RoiPoolOp(n.input(0), n.input(1), pooled_shape=pooled, spatial_scale=scale))
 
 
 @converter("MaxUnpool", attrs=("kernel_shape", "pads", "strides"))

@@ -9,6 +9,7 @@
 #include "host_gemm.h"
 #include "host_narrow.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2058,6 +2059,7 @@ int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t coun
 
 #define R float
 #define ACC_REAL_FN(name) name##_f32
+#define ACC_REAL_MAX FLT_MAX
 #define ACC_EXP expf
 #define ACC_LOG logf
 #define ACC_SQRT sqrtf
@@ -2071,6 +2073,7 @@ int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t coun
 #include "host_kernels_real.inc"
 #undef R
 #undef ACC_REAL_FN
+#undef ACC_REAL_MAX
 #undef ACC_EXP
 #undef ACC_LOG
 #undef ACC_SQRT
@@ -2084,6 +2087,7 @@ int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t coun
 
 #define R double
 #define ACC_REAL_FN(name) name##_f64
+#define ACC_REAL_MAX DBL_MAX
 #define ACC_EXP exp
 #define ACC_LOG log
 #define ACC_SQRT sqrt
@@ -2097,6 +2101,7 @@ int acc_dynamic_zero_point_f32(const float *x, uint8_t *zero_point, int64_t coun
 #include "host_kernels_real.inc"
 #undef R
 #undef ACC_REAL_FN
+#undef ACC_REAL_MAX
 #undef ACC_EXP
 #undef ACC_LOG
 #undef ACC_SQRT

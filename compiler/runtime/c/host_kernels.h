@@ -524,6 +524,14 @@ int acc_roi_align_f32(const float *x, const float *rois, acc_dtype index_type, c
                       int64_t n, int64_t c, int64_t h, int64_t w, int64_t r, int64_t oh, int64_t ow,
                       int64_t sampling_ratio, double spatial_scale, int max_mode, int half_pixel);
 
+/* relay.vision.roi_pool (f32; _f64 below): x [n, c, h, w], rois [r, 5] (batch index,
+ * x1, y1, x2, y2), y [r, c, ph_count, pw_count]: ONNX MaxRoiPool as onnxruntime computes
+ * it (corners rounded half away from zero, bin bounds in R). A batch index whose
+ * truncation is outside [0, n), or a scaled corner that is non-finite or past 2^24,
+ * returns ACC_ERANGE before anything is written. */
+int acc_roi_pool_f32(const float *x, const float *rois, float *y, int64_t n, int64_t c, int64_t h, int64_t w,
+                     int64_t r, int64_t ph_count, int64_t pw_count, double spatial_scale);
+
 int acc_gather_elements(size_t elem_size, const void *x, int rank, const int64_t *shape, int axis,
                         acc_dtype index_type, const void *indices, const int64_t *idx_shape, void *y);
 
@@ -630,6 +638,8 @@ int acc_grid_sample_f64(const double *x, const double *grid, double *y, int k, c
 int acc_roi_align_f64(const double *x, const double *rois, acc_dtype index_type, const void *batch_indices,
                       double *y, int64_t n, int64_t c, int64_t h, int64_t w, int64_t r, int64_t oh, int64_t ow,
                       int64_t sampling_ratio, double spatial_scale, int max_mode, int half_pixel);
+int acc_roi_pool_f64(const double *x, const double *rois, double *y, int64_t n, int64_t c, int64_t h,
+                     int64_t w, int64_t r, int64_t ph_count, int64_t pw_count, double spatial_scale);
 int acc_resize2d_taps_f64(const double *x, double *y, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oh,
                           int64_t ow, const acc_resize_taps *th, const acc_resize_taps *tw,
                           double extrapolation_value);

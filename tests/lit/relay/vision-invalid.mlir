@@ -1,4 +1,4 @@
-// Verifier errors of the vision ops (grid_sample, roi_align, max_unpool): one located
+// Verifier errors of the vision ops (grid_sample, roi_align, roi_pool, max_unpool): one located
 // line naming the operand or property.
 // RUN: accel-opt %s --split-input-file --verify-diagnostics
 // RUN: not accel-opt %s --split-input-file 2>&1 | filecheck %s
@@ -55,4 +55,44 @@ func.func @max_unpool_shape(%x: tensor<1x2x2x2xf32>, %i: tensor<1x2x2x2xi64>) ->
   // CHECK: vision-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.nn.max_unpool' op missing property 'shape'
   %y = relay.nn.max_unpool %x, %i : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>) -> tensor<1x2x4xf32> // expected-error {{'relay.nn.max_unpool' op missing property 'shape'}}
   func.return %y : tensor<1x2x4xf32>
+}
+
+// -----
+
+func.func @roi_pool_rois(%x: tensor<1x3x10x10xf32>, %r: tensor<4x4xf32>) -> tensor<4x3x1x1xf32> {
+  // CHECK: vision-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.vision.roi_pool' op operand 'rois' must be [R, 5], got tensor<4x4xf32>
+  %y = relay.vision.roi_pool %x, %r {pooled_shape = [1, 1]} : (tensor<1x3x10x10xf32>, tensor<4x4xf32>) -> tensor<4x3x1x1xf32> // expected-error {{'relay.vision.roi_pool' op operand 'rois' must be [R, 5], got tensor<4x4xf32>}}
+  func.return %y : tensor<4x3x1x1xf32>
+}
+
+// -----
+
+func.func @roi_pool_shape(%x: tensor<1x3x10x10xf32>, %r: tensor<4x5xf32>) -> tensor<4x3x1x1xf32> {
+  // CHECK: vision-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.vision.roi_pool' op property 'pooled_shape' must be two positive extents, got [0, 1]
+  %y = relay.vision.roi_pool %x, %r {pooled_shape = [0, 1]} : (tensor<1x3x10x10xf32>, tensor<4x5xf32>) -> tensor<4x3x1x1xf32> // expected-error {{'relay.vision.roi_pool' op property 'pooled_shape' must be two positive extents, got [0, 1]}}
+  func.return %y : tensor<4x3x1x1xf32>
+}
+
+// -----
+
+func.func @roi_pool_missing_shape(%x: tensor<1x3x10x10xf32>, %r: tensor<4x5xf32>) -> tensor<4x3x1x1xf32> {
+  // CHECK: vision-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.vision.roi_pool' op missing property 'pooled_shape' (a list of integers like [1, 1])
+  %y = relay.vision.roi_pool %x, %r : (tensor<1x3x10x10xf32>, tensor<4x5xf32>) -> tensor<4x3x1x1xf32> // expected-error {{'relay.vision.roi_pool' op missing property 'pooled_shape' (a list of integers like [1, 1])}}
+  func.return %y : tensor<4x3x1x1xf32>
+}
+
+// -----
+
+func.func @roi_pool_types(%x: tensor<1x3x10x10xf32>, %r: tensor<4x5xf64>) -> tensor<4x3x1x1xf32> {
+  // CHECK: vision-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.vision.roi_pool' op operands 'data' and 'rois' must have the same element type, got f32 and f64
+  %y = relay.vision.roi_pool %x, %r {pooled_shape = [1, 1]} : (tensor<1x3x10x10xf32>, tensor<4x5xf64>) -> tensor<4x3x1x1xf32> // expected-error {{'relay.vision.roi_pool' op operands 'data' and 'rois' must have the same element type, got f32 and f64}}
+  func.return %y : tensor<4x3x1x1xf32>
+}
+
+// -----
+
+func.func @roi_pool_result(%x: tensor<1x3x10x10xf32>, %r: tensor<4x5xf32>) -> tensor<4x3x2x2xf32> {
+  // CHECK: vision-invalid.mlir:[[# @LINE + 1]]:3: error: 'relay.vision.roi_pool' op result type tensor<4x3x2x2xf32> does not match the inferred type tensor<4x3x1x2xf32>
+  %y = relay.vision.roi_pool %x, %r {pooled_shape = [1, 2]} : (tensor<1x3x10x10xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32> // expected-error {{'relay.vision.roi_pool' op result type tensor<4x3x2x2xf32> does not match the inferred type tensor<4x3x1x2xf32>}}
+  func.return %y : tensor<4x3x2x2xf32>
 }

@@ -1,5 +1,5 @@
 // Round trip of the vision ops that sample data at places data gives (grid_sample,
-// roi_align, max_unpool): custom form -> custom form, and the generic form spells
+// roi_align, roi_pool, max_unpool): custom form -> custom form, and the generic form spells
 // every property out.
 // RUN: accel-opt %s --split-input-file | accel-opt --split-input-file | filecheck %s
 // RUN: accel-opt %s --split-input-file --print-op-generic | filecheck %s --check-prefix=GEN
@@ -42,3 +42,23 @@ func.func @max_unpool(%x: tensor<1x2x2x2xf32>, %i: tensor<1x2x2x2xi64>) -> tenso
 // CHECK-LABEL: func.func @max_unpool
 // CHECK-NEXT:  %y = relay.nn.max_unpool %x, %i {shape = [1, 2, 4, 4]} : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>) -> tensor<1x2x4x4xf32>
 // GEN:         "relay.nn.max_unpool"(%x, %i) <{shape = array<i64: 1, 2, 4, 4>}>
+
+// -----
+
+func.func @roi_pool(%x: tensor<2x3x10x10xf32>, %r: tensor<4x5xf32>) -> tensor<4x3x2x5xf32> {
+  %y = relay.vision.roi_pool %x, %r {pooled_shape = [2, 5], spatial_scale = 0.0625} : (tensor<2x3x10x10xf32>, tensor<4x5xf32>) -> tensor<4x3x2x5xf32>
+  func.return %y : tensor<4x3x2x5xf32>
+}
+// CHECK-LABEL: func.func @roi_pool
+// CHECK-NEXT:  %y = relay.vision.roi_pool %x, %r {pooled_shape = [2, 5], spatial_scale = 0.0625} : (tensor<2x3x10x10xf32>, tensor<4x5xf32>) -> tensor<4x3x2x5xf32>
+// GEN:         "relay.vision.roi_pool"(%x, %r) <{pooled_shape = array<i64: 2, 5>, spatial_scale = 6.250000e-02 : f64}>
+
+// -----
+
+func.func @roi_pool_f64(%x: tensor<1x1x4x4xf64>, %r: tensor<1x5xf64>) -> tensor<1x1x1x1xf64> {
+  %y = relay.vision.roi_pool %x, %r {pooled_shape = [1, 1]} : (tensor<1x1x4x4xf64>, tensor<1x5xf64>) -> tensor<1x1x1x1xf64>
+  func.return %y : tensor<1x1x1x1xf64>
+}
+// CHECK-LABEL: func.func @roi_pool_f64
+// CHECK-NEXT:  %y = relay.vision.roi_pool %x, %r {pooled_shape = [1, 1]} : (tensor<1x1x4x4xf64>, tensor<1x5xf64>) -> tensor<1x1x1x1xf64>
+// GEN:         "relay.vision.roi_pool"(%x, %r) <{pooled_shape = array<i64: 1, 1>, spatial_scale = 1.000000e+00 : f64}>

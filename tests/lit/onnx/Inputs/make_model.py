@@ -819,6 +819,30 @@ MODELS.update({f.__name__: f for f in (sequences, sequence_runtime_position, seq
                                        sequence_to_add, loop_unrolled, loop_too_long, loop_runtime_cond,
                                        loop_body_cond, scan_unrolled)})
 
+
+def pools():
+    """GlobalLpPool (p = 2 on NCHW, p = 3 on NCDHW, p = 1 on NCL) and MaxRoiPool."""
+    return model(
+        [h.make_node("GlobalLpPool", ["x"], ["g2"], name="g2"),
+         h.make_node("GlobalLpPool", ["v"], ["g3"], name="g3", p=3),
+         h.make_node("GlobalLpPool", ["s"], ["g1"], name="g1", p=1),
+         h.make_node("MaxRoiPool", ["x", "rois"], ["rp"], name="rp", pooled_shape=[2, 3], spatial_scale=0.5)],
+        [vi("x", [1, 2, 6, 6]), vi("v", [1, 2, 3, 4, 5]), vi("s", [2, 3, 7]), vi("rois", [4, 5])],
+        [vi(o, None) for o in ("g2", "g3", "g1", "rp")], opset=13)
+
+
+def pools_bad_rois():
+    return model([h.make_node("MaxRoiPool", ["x", "r"], ["y"], name="bad_rois", pooled_shape=[2, 2])],
+                 [vi("x", [1, 1, 4, 4]), vi("r", [3, 4])], [vi("y", None)], opset=13)
+
+
+def pools_bad_p():
+    return model([h.make_node("GlobalLpPool", ["x"], ["y"], name="bad_p", p=0)],
+                 [vi("x", [1, 1, 4, 4])], [vi("y", None)], opset=13)
+
+
+MODELS.update({f.__name__: f for f in (pools, pools_bad_rois, pools_bad_p)})
+
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     m = MODELS[name]()
