@@ -15,6 +15,7 @@ reduction: exactly) of the output's largest magnitude (the losses sum in another
 from __future__ import annotations
 
 import ctypes as C
+import os
 
 import numpy as np
 import onnx
@@ -433,28 +434,17 @@ def test_refusals():
 
 
 def test_torch_export_index_put_scatter_add_cross_entropy(tmp_path):
-    """torch.onnx.export (legacy, opset 17) writes `y[:, idx] = v` as ScatterND,
-    scatter_add as ScatterElements(reduction add), cross_entropy with ignore_index as
-    SoftmaxCrossEntropyLoss; all three against onnxruntime through the interpreter and C."""
-    torch = pytest.importorskip("torch")
-    import warnings
-
-    class M(torch.nn.Module):
-        def forward(self, x, idx, v, logits, labels):
-            y = x.clone()
-            y[:, idx] = v
-            z = torch.zeros_like(x).scatter_add(1, idx.unsqueeze(0).expand(x.shape[0], -1), v)
-            return y, z, torch.nn.functional.cross_entropy(logits, labels, ignore_index=2)
-
-    g = torch.Generator().manual_seed(0)
-    args = (torch.randn(3, 5, generator=g), torch.tensor([4, 0]), torch.randn(3, 2, generator=g),
-            torch.randn(4, 6, 3, generator=g), torch.randint(0, 6, (4, 3), generator=g))
-    path = tmp_path / "m.onnx"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(M(), args, str(path), dynamo=False, opset_version=17)
-    m = onnx.load(str(path))
+    """torch.onnx.export (legacy, opset 17; tests/models/export_selection_models.py) writes
+    `y[:, idx] = v` as ScatterND, scatter_add as ScatterElements(reduction add),
+    cross_entropy with ignore_index as SoftmaxCrossEntropyLoss; all three against
+    onnxruntime through the interpreter and C, on the export's inputs and on other labels."""
+    m = onnx.load(os.path.join(os.path.dirname(__file__), "models", "index_put_legacy.onnx"))
     kinds = {n.op_type for n in m.graph.node}
     assert {"ScatterND", "ScatterElements", "SoftmaxCrossEntropyLoss"} <= kinds
-    feeds = {i.name: a.numpy() for i, a in zip(m.graph.input, args)}
-    check(m, feeds, tmp_path)
+    g = np.random.default_rng(0)
+    for labels in (g.integers(0, 6, (4, 3)), np.full((4, 3), 2)):  # (2 is the ignored index)
+        args = (g.standard_normal((3, 5)).astype(np.float32), np.array([4, 0], np.int64),
+                g.standard_normal((3, 2)).astype(np.float32), g.standard_normal((4, 6, 3)).astype(np.float32),
+                labels.astype(np.int64))
+        feeds = {i.name: a for i, a in zip(m.graph.input, args)}
+        check(m, feeds, tmp_path)

@@ -7,15 +7,14 @@ output is one output per element (`name[0]`, `name[1]`, ...). Floats within 1e-5
 output's largest magnitude (the unrolled ops are the ones onnxruntime runs, in the same
 order: sums may round differently only where relay fuses nothing), integers exactly.
 
-Also: a torch `nn.EmbeddingBag` (sum and mean, with offsets) exported by the legacy
-exporter (a Loop inserting into a sequence, then ConcatFromSequence) through C, and the
-refusals (one line each).
+Also: a torch `nn.EmbeddingBag` (sum and mean, with offsets bound) exported by the legacy
+exporter (a Loop over the bags; tests/models/export_selection_models.py) through C, and
+the refusals (one line each).
 """
 
 from __future__ import annotations
 
 import os
-import warnings
 
 import numpy as np
 import onnx
@@ -265,44 +264,27 @@ def test_scan_matches_onnxruntime(seed, tmp_path):
 
 @pytest.mark.parametrize("mode", ["sum", "mean"])
 def test_torch_embedding_bag_through_c(mode, tmp_path):
-    torch = pytest.importorskip("torch")
-    torch.manual_seed(0)
-
-    class Bags(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.bag = torch.nn.EmbeddingBag(20, 6, mode=mode)
-            self.proj = torch.nn.Linear(6, 3)
-
-        def forward(self, ids, offsets):
-            return self.proj(self.bag(ids, offsets))
-
-    ids = torch.tensor([3, 1, 4, 1, 5, 9, 2, 6, 5, 3], dtype=torch.int64)
-    offsets = torch.tensor([0, 2, 7], dtype=torch.int64)
-    path = str(tmp_path / f"bag_{mode}.onnx")
-    module = Bags().eval()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(module, (ids, offsets), path, dynamo=False, opset_version=17,
-                          input_names=["ids", "offsets"], output_names=["y"])
+    """torch's nn.EmbeddingBag and a Linear (legacy exporter, opset 17;
+    tests/models/export_selection_models.py): a Loop over the bags. With the offsets bound
+    (they fix the bags), the ids at run time: onnxruntime's result through the interpreter
+    and C (npu); unbound, one line."""
+    path = os.path.join(os.path.dirname(__file__), "models", f"embedding_bag_{mode}_legacy.onnx")
     model = onnx.load(path)
     assert "Loop" in {n.op_type for n in model.graph.node}
-    feeds = {"ids": ids.numpy(), "offsets": offsets.numpy()}
-    want = ort_run(path, feeds)["y"]
-    with torch.no_grad():
-        assert_close(want, module(ids, offsets).numpy(), "onnxruntime against torch")
-    # offsets fix the bags, so they are known when compiling (bound); the ids are run time
+    offsets = np.array([0, 2, 7], np.int64)
     # offsets unbound: the body's Slice bounds come from them (one line)
     assert import_error(model).endswith("node '/bag/Slice_1' (Slice): input 1 of Slice ('/bag/Unsqueeze_1_output_0') "
                                         "must be a constant; a value computed at run time is not supported")
-    bind = {"offsets": feeds["offsets"]}
-    interp = run_function(import_onnx_model(model, weights_path=path, bind_inputs=bind), {"ids": feeds["ids"]})["y"]
-    assert_close(interp, want, "interpreter y")
+    bind = {"offsets": offsets}
     out = str(tmp_path / "bag_c")
     compile_to_directory(path, "npu", out, inputs=GraphInputs(values=bind))
-    got, _ = run_directory(out, {"ids": feeds["ids"]})
-    assert_close(got["y"], want, "C y")
-    assert os.path.exists(os.path.join(out, "report.json"))
+    imported = import_onnx_model(model, weights_path=path, bind_inputs=bind)
+    for seed in range(3):
+        ids = np.random.default_rng(seed).integers(0, 20, 10).astype(np.int64)
+        want = ort_run(path, {"ids": ids, "offsets": offsets})["y"]
+        assert_close(run_function(imported, {"ids": ids})["y"], want, "interpreter y")
+        got, _ = run_directory(out, {"ids": ids})
+        assert_close(got["y"], want, "C y")
 
 
 # --------------------------------------------------------------------------------------
