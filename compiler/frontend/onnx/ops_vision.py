@@ -38,31 +38,42 @@ from accel.dialects import relay
 # --------------------------------------------------------------------------------------
 
 
-@converter("LpPool", attrs=("auto_pad", "ceil_mode", "dilations", "kernel_shape", "p", "pads", "strides"))
-def lp_pool(n: Node):
-    """(sum over the window of |x|^p)^(1/p) = (area x avg_pool(|x|^p, count_include_pad))^(1/p),
-    as ONNX's reference computes it; p = 1 and 2 take no pow."""
-    dt = _float_input(n)
+def _lp_order(n: Node) -> int:
     p = n.attr("p", 2)
     if not isinstance(p, int) or p < 1:
         raise n.error(f"p = {p} is not supported (a positive integer)")
-    kernel = n.ints("kernel_shape")
-    if kernel is None:
-        raise n.error("kernel_shape is missing")
-    x = n.input(0)
+    return p
+
+
+def _abs_power(n: Node, x, p: int, dt):
+    """|x|^p (p = 1 and 2 without pow)."""
     if p == 1:
-        powered = n.emit(relay.AbsOp(x))
-    elif p == 2:
-        powered = _mul(n, x, x)
-    else:
-        powered = n.emit(relay.PowerOp(n.emit(relay.AbsOp(x)), _scalar(n, p, dt)))
-    avg = pool(n, relay.AvgPool2DOp, x=powered, count_include_pad=True)
-    total = _mul(n, avg, _scalar(n, float(np.prod(kernel)), dt))
+        return n.emit(relay.AbsOp(x))
+    if p == 2:
+        return _mul(n, x, x)
+    return n.emit(relay.PowerOp(n.emit(relay.AbsOp(x)), _scalar(n, p, dt)))
+
+
+def _root(n: Node, total, p: int, dt):
+    """total^(1/p) (p = 1 and 2 without pow)."""
     if p == 1:
         return total
     if p == 2:
         return n.emit(relay.SqrtOp(total))
     return n.emit(relay.PowerOp(total, _scalar(n, 1.0 / p, dt)))
+
+
+@converter("LpPool", attrs=("auto_pad", "ceil_mode", "dilations", "kernel_shape", "p", "pads", "strides"))
+def lp_pool(n: Node):
+    """(sum over the window of |x|^p)^(1/p) = (area x avg_pool(|x|^p, count_include_pad))^(1/p),
+    as ONNX's reference computes it; p = 1 and 2 take no pow."""
+    dt = _float_input(n)
+    p = _lp_order(n)
+    kernel = n.ints("kernel_shape")
+    if kernel is None:
+        raise n.error("kernel_shape is missing")
+    avg = pool(n, relay.AvgPool2DOp, x=_abs_power(n, n.input(0), p, dt), count_include_pad=True)
+    return _root(n, _mul(n, avg, _scalar(n, float(np.prod(kernel)), dt)), p, dt)
 
 
 @converter("GlobalLpPool", attrs=("p",))
@@ -71,25 +82,12 @@ def global_lp_pool(n: Node):
     p = 1 and 2 take no pow. (GlobalLpPool-1, whose p is a float, has no version adapter:
     its models are refused when they are converted.)"""
     dt = _float_input(n)
-    p = n.attr("p", 2)
-    if not isinstance(p, int) or p < 1:
-        raise n.error(f"p = {p} is not supported (a positive integer)")
+    p = _lp_order(n)
     rank = n.rank(0)
     if rank < 3:
         raise n.error(f"the input must have rank >= 3, got {rank}")
-    x = n.input(0)
-    if p == 1:
-        powered = n.emit(relay.AbsOp(x))
-    elif p == 2:
-        powered = _mul(n, x, x)
-    else:
-        powered = n.emit(relay.PowerOp(n.emit(relay.AbsOp(x)), _scalar(n, p, dt)))
-    total = n.emit(relay.SumOp(powered, axis=list(range(2, rank)), keepdims=True))
-    if p == 1:
-        return total
-    if p == 2:
-        return n.emit(relay.SqrtOp(total))
-    return n.emit(relay.PowerOp(total, _scalar(n, 1.0 / p, dt)))
+    powered = _abs_power(n, n.input(0), p, dt)
+    return _root(n, n.emit(relay.SumOp(powered, axis=list(range(2, rank)), keepdims=True)), p, dt)
 
 
 # --------------------------------------------------------------------------------------
