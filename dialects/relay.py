@@ -849,6 +849,14 @@ def _rank(t: TensorType, rank: int, operand: str) -> tuple[int, ...]:
     return shape
 
 
+def _data_and_indices(ts) -> tuple[TensorType, TensorType]:
+    """Operands 'data' and 'indices' (an integer tensor) of the ops that index data."""
+    d, ix = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "indices")
+    if not is_int(ix.element_type):
+        raise VerifyException(f"operand 'indices' must be an integer tensor, got {ix}")
+    return d, ix
+
+
 def _float(t: TensorType, operand: str) -> None:
     if not is_float(t.element_type):
         raise VerifyException(f"operand '{operand}' must have a float element type, got {t}")
@@ -2033,9 +2041,7 @@ class TakeOp(RelayOp):
 
     @classmethod
     def infer(cls, ts, props):
-        d, ix = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "indices")
-        if not is_int(ix.element_type):
-            raise VerifyException(f"operand 'indices' must be an integer tensor, got {ix}")
+        d, ix = _data_and_indices(ts)
         ds = shape_of(d)
         if not ds:
             raise VerifyException("operand 'data' must have rank >= 1")
@@ -2777,9 +2783,7 @@ class GatherOp(RelayOp):
 
     @classmethod
     def infer(cls, ts, props):
-        d, ix = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "indices")
-        if not is_int(ix.element_type):
-            raise VerifyException(f"operand 'indices' must be an integer tensor, got {ix}")
+        d, ix = _data_and_indices(ts)
         ds, xs = shape_of(d), shape_of(ix)
         if not ds:
             raise VerifyException("operand 'data' must have rank >= 1")
@@ -3085,9 +3089,8 @@ SCATTER_REDUCTIONS = ("none", "add", "mul", "max", "min")
 def _scatter_operands(ts, props) -> tuple[TensorType, TensorType, TensorType]:
     """A scatter's data, indices (integers) and updates (data's element type); a reduction
     other than "none" needs numeric data."""
-    d, ix, u = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "indices"), _tensor_type(ts[2], "updates")
-    if not is_int(ix.element_type):
-        raise VerifyException(f"operand 'indices' must be an integer tensor, got {ix}")
+    d, ix = _data_and_indices(ts)
+    u = _tensor_type(ts[2], "updates")
     _same_elem(d, u, "data", "updates")
     if props["reduction"] != "none" and not (is_float(d.element_type) or is_int(d.element_type)):
         raise VerifyException(f"reduction '{props['reduction']}' needs a numeric 'data', got {d}")
@@ -3110,9 +3113,7 @@ class GatherNDOp(RelayOp):
 
     @classmethod
     def infer(cls, ts, props):
-        d, ix = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "indices")
-        if not is_int(ix.element_type):
-            raise VerifyException(f"operand 'indices' must be an integer tensor, got {ix}")
+        d, ix = _data_and_indices(ts)
         ds, xs = shape_of(d), shape_of(ix)
         b = props["batch_dims"]
         if not ds or not xs:
@@ -3336,9 +3337,7 @@ class MaxUnpoolOp(RelayOp):
 
     @classmethod
     def infer(cls, ts, props):
-        d, ix = _tensor_type(ts[0], "data"), _tensor_type(ts[1], "indices")
-        if not is_int(ix.element_type):
-            raise VerifyException(f"operand 'indices' must be an integer tensor, got {ix}")
+        d, ix = _data_and_indices(ts)
         if shape_of(ix) != shape_of(d):
             raise VerifyException(f"operand 'indices' must have the shape of 'data', got {ix} and {d}")
         if props["shape"] is None:
