@@ -857,6 +857,16 @@ def _data_and_indices(ts) -> tuple[TensorType, TensorType]:
     return d, ix
 
 
+def _numeric_along_axis(ts, props) -> tuple[TensorType, tuple[int, ...], int]:
+    """Operand 'data' (numeric, rank >= 1), its shape and property 'axis' normalized: the
+    scans and top k."""
+    d = _tensor_type(ts[0], "data")
+    _numeric(d, "data")
+    ds = shape_of(d)
+    if not ds:
+        raise VerifyException("operand 'data' must have rank >= 1")
+    return d, ds, normalize_axis(props["axis"], len(ds), "property 'axis'")
+
 def _float(t: TensorType, operand: str) -> None:
     if not is_float(t.element_type):
         raise VerifyException(f"operand '{operand}' must have a float element type, got {t}")
@@ -2891,12 +2901,7 @@ class CumulativeOp(RelayOp):
 
     @classmethod
     def infer(cls, ts, props):
-        d = _tensor_type(ts[0], "data")
-        _numeric(d, "data")
-        ds = shape_of(d)
-        if not ds:
-            raise VerifyException("operand 'data' must have rank >= 1")
-        normalize_axis(props["axis"], len(ds), "property 'axis'")
+        d, _, _ = _numeric_along_axis(ts, props)
         return [d]
 
 
@@ -2925,12 +2930,7 @@ class TopKOp(RelayOp):
 
     @classmethod
     def infer(cls, ts, props):
-        d = _tensor_type(ts[0], "data")
-        _numeric(d, "data")
-        ds = shape_of(d)
-        if not ds:
-            raise VerifyException("operand 'data' must have rank >= 1")
-        ax = normalize_axis(props["axis"], len(ds), "property 'axis'")
+        d, ds, ax = _numeric_along_axis(ts, props)
         k = props["k"]
         if k is None or k < 0 or k > ds[ax]:
             raise VerifyException(f"property 'k' must be in [0, {ds[ax]}] (the size of axis {ax}), got {k}")
