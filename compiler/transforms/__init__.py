@@ -31,6 +31,7 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "canonicalize-conv-transpose": _lazy("canonicalize_conv_transpose", "CanonicalizeConvTranspose"),
     "canonicalize-linear": _lazy("canonicalize_linear", "CanonicalizeLinear"),
     "split-tall-kernels": _lazy("split_tall_kernels", "SplitTallKernels"),
+    "undilate-convs": _lazy("undilate_convs", "UndilateConvs"),
     "merge-composite": _lazy("merge_composite", "MergeComposite"),
     "annotate-target": _lazy("annotate_target", "AnnotateTarget"),
     "merge-regions": _lazy("merge_regions", "MergeRegions"),

@@ -1,0 +1,282 @@
+"""undilate-convs: a dilated convolution that no target runs, but one would run without
+dilation, becomes that convolution on the image's phases stacked along the batch
+(space-to-batch, as TensorFlow lowers its atrous convolutions).
+
+Runs in `byoc`, after split-tall-kernels and before merge-composite. With dilation d
+along both axes and stride 1, output pixel (d*i + p, d*j + q) reads only input pixels
+of the same phase (p, q) of the padded image, d apart: on the phase image
+X[n*d*d + p*d + q, c, i, j] = x[n, c, d*i + p, d*j + q] the same kernel undilated
+computes every phase's outputs. The phase image is a layout change each way (reshape
+[N, C, H/d, d, W/d, d], transpose [0, 3, 5, 1, 2, 4], reshape [N*d*d, C, H/d, W/d]; the
+inverse after the convolution), which a target that copies on its device (the npu's
+transposes) runs as one copy: the dilated layers of a DeepLab-style network offload. The
+products are the same; a float sum may be taken in another order (within rounding), an
+integer one is exact.
+
+Padding: the convolution's padding is taken in whole phases (padding // d) where it can
+be; what is left (padding % d on top and left, and the rows and columns that make the
+image whole phases below and right) is added first, as constant blocks concatenated to
+the image (its zero point for int8 data: the real zero), and output rows and columns past
+the original result are cropped after the layout back.
+
+The epilogue that reads only the result (a channel `bias_add`, elementwise activations,
+a per-tensor `quantize`) moves into the phase form, and a per-tensor `dequantize` that
+feeds the data moves out of it, so that the layout changes run on int8 data and the
+targets' QDQ convolution patterns still match.
+
+Rewritten only when no target's convolution entry (single op or pattern) accepts the
+dilation and the undilated convolution passes an entry's limits (kernel, channels,
+groups): the host runs dilated convolutions itself, and the layout copies would only
+cost it time.
+
+Before (`byoc{target=npu}`; the npu takes no dilation):
+
+    %y = relay.nn.conv2d %x, %w {padding = [2, 2, 2, 2], dilation = [2, 2]} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32>
+    %r = relay.nn.relu %y : tensor<1x8x16x16xf32>
+
+After:
+
+    %0 = relay.reshape %x {newshape = [1, 8, 8, 2, 8, 2]} : ... -> tensor<1x8x8x2x8x2xf32>
+    %1 = relay.transpose %0 {axes = [0, 3, 5, 1, 2, 4]} : ... -> tensor<1x2x2x8x8x8xf32>
+    %2 = relay.reshape %1 {newshape = [4, 8, 8, 8]} : ... -> tensor<4x8x8x8xf32>
+    %3 = relay.nn.conv2d %2, %w {padding = [1, 1, 1, 1]} : (tensor<4x8x8x8xf32>, tensor<8x8x3x3xf32>) -> tensor<4x8x8x8xf32>
+    %4 = relay.nn.relu %3 : tensor<4x8x8x8xf32>
+    %5 = relay.reshape %4 {newshape = [1, 2, 2, 8, 8, 8]} : ... -> tensor<1x2x2x8x8x8xf32>
+    %6 = relay.transpose %5 {axes = [0, 3, 4, 1, 5, 2]} : ... -> tensor<1x8x8x2x8x2xf32>
+    %r = relay.reshape %6 {newshape = [1, 8, 16, 16]} : ... -> tensor<1x8x16x16xf32>
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.rewriter import InsertPoint
+
+from accel.compiler.targets import target_context
+from accel.compiler.targets.schema import Limits, TargetDescription
+from accel.compiler.targets.support import check_op_limits
+from accel.compiler.tensors import inline_constant, known_value, numpy_dtype
+from accel.compiler.transforms.fold_constants import erase_dead
+from accel.compiler.transforms.undilate_column_convs import moves_before_reshape
+from accel.dialects import relay
+from accel.dialects.relay import shape_of, tensor
+
+CONV_NAMES = ("relay.nn.conv2d", "relay.qnn.conv2d")
+
+
+class AxisPhases(NamedTuple):
+    """How one spatial axis of size `size` is split into phases (see the module)."""
+
+    pad_before: int
+    """Added before the layout change (the convolution's padding % d)."""
+    pad_after: int
+    """Added at the end (so that the image is whole phases)."""
+    conv_before: int
+    """The undilated convolution's padding, in phase rows (the rest // d)."""
+    conv_after: int
+    crop: int
+    """Output rows past the original result, cropped after the layout back."""
+
+
+def axis_phases(size: int, kernel: int, d: int, before: int, after: int) -> AxisPhases:
+    """The phases of one axis: the padded length is made a multiple of d by `crop` rows
+    at the end; the explicit padding makes the image itself whole phases starting at a
+    phase boundary of the padded image (before - before % d is a multiple of d)."""
+    crop = -(size + before + after) % d
+    pad_before = before % d
+    pad_after = -(size + pad_before) % d
+    # after + crop - pad_after is a multiple of d, and >= 0 (pad_after is it mod d).
+    return AxisPhases(pad_before, pad_after, before // d, (after + crop - pad_after) // d, crop)
+
+
+def _scalar(v: SSAValue) -> bool:
+    return math.prod(shape_of(v.type)) == 1
+
+
+def per_tensor(op: Operation | None, kind) -> bool:
+    """Whether `op` is a quantize or dequantize (`kind`) with one scale and zero point (it
+    then acts on each element alone, and commutes with layout changes)."""
+    return isinstance(op, kind) and _scalar(op.scale) and _scalar(op.zero_point)
+
+
+# --------------------------------------------------------------------------------------
+# Which convolutions
+# --------------------------------------------------------------------------------------
+
+
+def conv_limits(targets: list[TargetDescription]) -> list[Limits]:
+    """The limits of every entry that runs a convolution: `[[ops]]` entries of the conv ops
+    and `[[patterns]]` holding one."""
+    found = []
+    for t in targets:
+        found += [e.limits for e in t.ops if e.op in CONV_NAMES]
+        found += [p.limits for p in t.patterns if p.pattern.names & set(CONV_NAMES)]
+    return found
+
+
+def takes(limits: list[Limits], op: Operation) -> bool:
+    return any(check_op_limits(op, lim) is None for lim in limits)
+
+
+# --------------------------------------------------------------------------------------
+# The rewrite
+# --------------------------------------------------------------------------------------
+
+
+def padded(v: SSAValue, axis: int, before: int, after: int, value: float, new: list[Operation]) -> SSAValue:
+    """`v` padded along `axis` with `value`, as a concatenation with constant blocks (which
+    targets that copy on their device run there; a pad they may not take)."""
+    if not before and not after:
+        return v
+    shape = list(shape_of(v.type))
+    dtype = numpy_dtype(v.type.element_type)
+
+    def block(rows: int) -> list[SSAValue]:
+        if not rows:
+            return []
+        const = inline_constant(np.full([*shape[:axis], rows, *shape[axis + 1:]], value, dtype))
+        new.append(const)
+        return [const.result]
+
+    parts = [*block(before), v, *block(after)]
+    joined = relay.ConcatenateOp(*parts, axis=axis)
+    new.append(joined)
+    return joined.result
+
+
+def to_phases(v: SSAValue, d: int, new: list[Operation]) -> SSAValue:
+    """[N, C, H, W] (H, W multiples of d) as its phase image [N*d*d, C, H/d, W/d]."""
+    n, c, h, w = shape_of(v.type)
+    split = relay.ReshapeOp(v, newshape=[n, c, h // d, d, w // d, d])
+    moved = relay.TransposeOp(split.result, axes=[0, 3, 5, 1, 2, 4])
+    stacked = relay.ReshapeOp(moved.result, newshape=[n * d * d, c, h // d, w // d])
+    new += [split, moved, stacked]
+    return stacked.result
+
+
+def from_phases(v: SSAValue, d: int, new: list[Operation]) -> SSAValue:
+    """The inverse of `to_phases`: [N*d*d, C, H', W'] back to [N, C, H'*d, W'*d]."""
+    nb, c, h, w = shape_of(v.type)
+    n = nb // (d * d)
+    split = relay.ReshapeOp(v, newshape=[n, d, d, c, h, w])
+    moved = relay.TransposeOp(split.result, axes=[0, 3, 4, 1, 5, 2])
+    whole = relay.ReshapeOp(moved.result, newshape=[n, c, h * d, w * d])
+    new += [split, moved, whole]
+    return whole.result
+
+
+def undilated_accepted(op: Operation, limits: list[Limits]) -> bool:
+    """Whether an entry takes `op` without its dilation (kernel, channels and groups stay;
+    a probe op on the same operands, erased at once)."""
+    probe = type(op).create(operands=list(op.operands), result_types=[op.results[0].type],
+                            properties={**op.properties, "dilation": op.prop_kind("dilation").to_attr([1, 1])})
+    try:
+        return takes(limits, probe)
+    finally:
+        probe.erase(safe_erase=False)
+
+
+def data_zero_point(op: Operation) -> tuple[SSAValue, Operation | None, float] | None:
+    """What the layout change reads: the conv's data, or the int8 tensor a per-tensor
+    dequantize makes it from (with that dequantize), and the value padding adds (the real
+    zero: the zero point of int8 data). None when a zero point is not a constant."""
+    if isinstance(op, relay.QnnConv2DOp):
+        zp = known_value(op.input_zero_point)
+        return None if zp is None else (op.data, None, float(zp.reshape(-1)[0]))
+    dequant = op.data.owner
+    if per_tensor(dequant, relay.DequantizeOp):
+        zp = known_value(dequant.zero_point)
+        if zp is not None:
+            return dequant.data, dequant, float(zp.reshape(-1)[0])
+    return op.data, None, 0.0
+
+
+class UndilateConv(RewritePattern):
+    def __init__(self, limits: list[Limits]):
+        super().__init__()
+        self.limits = limits
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name not in CONV_NAMES:
+            return
+        props = op.py_props()
+        dh, dw = props["dilation"]
+        if dh != dw or dh == 1 or tuple(props["strides"]) != (1, 1) or takes(self.limits, op) or \
+                not undilated_accepted(op, self.limits):
+            return
+        source = data_zero_point(op)
+        if source is None:
+            return
+        data, dequant, zero = source
+        d = dh
+        h, w = shape_of(op.data.type)[2:]
+        kh, kw = shape_of(op.weight.type)[2:]
+        top, left, bottom, right = props["padding"]
+        rows, cols = axis_phases(h, kh, d, top, bottom), axis_phases(w, kw, d, left, right)
+
+        new: list[Operation] = []
+        data = padded(data, 2, rows.pad_before, rows.pad_after, zero, new)
+        data = padded(data, 3, cols.pad_before, cols.pad_after, zero, new)
+        data = to_phases(data, d, new)
+        if dequant is not None:
+            dq = relay.DequantizeOp(data, dequant.scale, dequant.zero_point, axis=dequant.py_props()["axis"])
+            new.append(dq)
+            data = dq.result
+        conv = type(op)(data, *op.operands[1:], **{
+            **props, "dilation": [1, 1],
+            "padding": [rows.conv_before, cols.conv_before, rows.conv_after, cols.conv_after]})
+        conv.location = op.location
+        new.append(conv)
+
+        # The epilogue reading only the result comes along (each op rebuilt on the phases),
+        # a per-tensor quantize last.
+        value, last = conv.results[0], op
+        while last.results[0].has_one_use():
+            user = last.results[0].first_use.operation
+            quantize = per_tensor(user, relay.QuantizeOp)
+            if not (moves_before_reshape(user, last.results[0]) or quantize):
+                break
+            moved = type(user).create(operands=[value, *user.operands[1:]],
+                                      result_types=[tensor(shape_of(value.type), user.results[0].type.element_type)],
+                                      properties=dict(user.properties), attributes=dict(user.attributes))
+            moved.location = user.location
+            new.append(moved)
+            value, last = moved.results[0], user
+            if quantize:
+                break
+        value = from_phases(value, d, new)
+        if rows.crop or cols.crop:
+            out_h, out_w = shape_of(op.results[0].type)[2:]
+            crop = relay.StridedSliceOp(value, begin=[0, 0], end=[out_h, out_w], axes=[2, 3])
+            new.append(crop)
+            value = crop.result
+        value.name_hint = last.results[0].name_hint
+        rewriter.insert_op(new, InsertPoint.before(last))
+        rewriter.replace_all_uses_with(last.results[0], value)
+        chain = [op]
+        while chain[-1] is not last:
+            chain.append(chain[-1].results[0].first_use.operation)
+        erase_dead(rewriter, [*reversed(chain), *([dequant] if dequant is not None else [])])
+
+
+@dataclass(frozen=True)
+class UndilateConvs(ModulePass):
+    """Dilated convolutions no target takes become undilated ones on the phase image."""
+
+    name = "undilate-convs"
+
+    target: tuple[str, ...] = ()
+    """Targets whose convolution entries decide (default: --target)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        limits = conv_limits(target_context(ctx).resolve(self.target, self.name))
+        if limits:
+            PatternRewriteWalker(UndilateConv(limits), apply_recursively=False).rewrite_module(op)
