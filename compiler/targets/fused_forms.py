@@ -669,11 +669,10 @@ def layout_view(op: Operation) -> LayoutView | str:
 def lowering(op: Operation) -> list[ComputePlan] | str:
     """What lower-to-accel builds of `op` (a relay op or a composite of a tensor-level
     graph): its compute ops, or why it cannot (`lowerable`'s answer without a target). A
-    concatenation computes nothing (copies on the device, see lower-to-accel): any of
-    rank 1 to 4 lowers, to no compute op; nor does a layout op (`layout_view`)."""
+    concatenation computes nothing (copies on the device, see lower-to-accel; a constant
+    input is a weight copied in): any of rank 1 to 4 lowers, to no compute op; nor does a
+    layout op (`layout_view`)."""
     if isinstance(op, relay.ConcatenateOp):
-        if any(isinstance(v.owner, relay.ConstantOp) for v in op.inputs):
-            return "a constant input of a concatenation is not copied on the device"
         rank = len(op.result.type.get_shape())
         return [] if 1 <= rank <= COPY_MAX_RANK else \
             f"a concatenation of rank {rank} (copies on the device have rank 1 to {COPY_MAX_RANK})"

@@ -195,7 +195,7 @@ class LowerToAccel(ModulePass):
                     if isinstance(spec, str):
                         raise CompileError(f"lower-to-accel: '{desc.name}' has no entry for 'relay.concatenate': "
                                            f"{spec}", kernel)
-                    lowered = lower_concatenate(kernel, concat)
+                    lowered = lower_concatenate(kernel, concat, weights)
                     copies += [o for o in lowered if isinstance(o, memref.CopyOp)]
                     Rewriter.replace_op(kernel, lowered, new_results=[])
                     continue
@@ -219,8 +219,8 @@ class LowerToAccel(ModulePass):
 
 
 def concatenate_of(kernel: accel.KernelOp) -> relay.ConcatenateOp | None:
-    """The concatenation a kernel is made of, if it is one."""
-    ops = [o for o in kernel.body.block.ops if not isinstance(o, accel.YieldOp)]
+    """The concatenation a kernel is made of (with the constants it reads), if it is one."""
+    ops = [o for o in kernel.body.block.ops if not isinstance(o, (accel.YieldOp, relay.ConstantOp))]
     return ops[0] if len(ops) == 1 and isinstance(ops[0], relay.ConcatenateOp) else None
 
 
@@ -283,23 +283,28 @@ def drop_unread_copies(fn: func.FuncOp, copies: list[memref.CopyOp]) -> None:
             Rewriter.erase_op(cast)
 
 
-def lower_concatenate(kernel: accel.KernelOp, concat: relay.ConcatenateOp) -> list[Operation]:
-    """Each input of `concat` copied into its slice of the kernel's output buffer."""
+def lower_concatenate(kernel: accel.KernelOp, concat: relay.ConcatenateOp, weights: WeightCache) -> list[Operation]:
+    """Each input of `concat` copied into its slice of the kernel's output buffer (a
+    constant input from its weight: the constant blocks of a padding, undilate-convs')."""
     out = kernel.outs[0]
     shape = list(out.type.get_shape())
     axis = concat.prop("axis") % len(shape)
     ops: list[Operation] = []
     at = 0
     for v in concat.inputs:
-        if not isinstance(v, BlockArgument) or v.owner is not kernel.body.block:
-            raise CompileError("lower-to-accel: a concatenation of constants is folded before partitioning", kernel)
+        if isinstance(v.owner, relay.ConstantOp):
+            source = weights.get(v.owner)
+        elif isinstance(v, BlockArgument) and v.owner is kernel.body.block:
+            source = kernel.ins[v.index]
+        else:
+            raise CompileError("lower-to-accel: a concatenation's input is neither the kernel's nor a constant", kernel)
         sizes = list(shape)
         sizes[axis] = v.type.get_shape()[axis]
         offsets = [0] * len(shape)
         offsets[axis] = at
         ones = [1] * len(shape)
         view = ir_build.subview(out, offsets, sizes, ones, ir_build.subview_type(out.type, offsets, sizes, ones))
-        copy = memref.CopyOp(kernel.ins[v.index], view.result)
+        copy = memref.CopyOp(source, view.result)
         view.location = copy.location = kernel.location
         ops += [view, copy]
         at += sizes[axis]

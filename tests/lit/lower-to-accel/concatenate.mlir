@@ -43,3 +43,23 @@ func.func @main(%x: tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32> {
   func.return %y : tensor<1x8x8x8xf32>
 }
 
+
+// -----
+
+// A constant input (the padding blocks undilate-convs concatenates) is a weight copied
+// into its slice: the whole concatenation is on the npu.
+// CHECK-LABEL: func.func private @npu_0
+// CHECK:         %[[Z:.*]] = accel.weight dense<0.000000e+00> : tensor<1x4x2x8xf32> : memref<1x4x2x8xf32>
+// CHECK:         %[[C:.*]] = memref.alloc() : memref<1x4x10x8xf32>
+// CHECK:         %[[V1:.*]] = memref.subview %[[C]][0, 0, 8, 0] [1, 4, 2, 8] [1, 1, 1, 1]
+// CHECK:         "memref.copy"(%[[Z]], %[[V1]]) : (memref<1x4x2x8xf32>, memref<1x4x2x8xf32, strided<[320, 80, 8, 1], offset: 64>>) -> ()
+// CHECK:         accel.conv2d ins(%[[C]], %{{.*}} : memref<1x4x10x8xf32>, {{.*}})
+// CHECK-NOT:     func.func private @npu_1
+func.func @main(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x10x8xf32> {
+  %w = relay.constant dense<2.500000e-01> : tensor<4x4x1x1xf32>
+  %a = relay.nn.conv2d %x, %w : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %z = relay.constant dense<0.000000e+00> : tensor<1x4x2x8xf32>
+  %c = relay.concatenate %a, %z {axis = 2} : (tensor<1x4x8x8xf32>, tensor<1x4x2x8xf32>) -> tensor<1x4x10x8xf32>
+  %y = relay.nn.conv2d %c, %w : (tensor<1x4x10x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x10x8xf32>
+  func.return %y : tensor<1x4x10x8xf32>
+}

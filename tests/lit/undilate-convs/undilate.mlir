@@ -37,9 +37,8 @@ func.func @same_padding(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
 
 // 7 rows are not whole phases of 3: two zero rows and columns concatenated below and right
 // (constant blocks: a pad the npu does not take), the padding of 3 is one phase row of the
-// undilated (depthwise) conv, and the two extra output rows and columns are cropped. The
-// concatenations of constants stay on the host (the npu copies no constant on the
-// device); the rest is one npu region.
+// undilated (depthwise) conv, and the two extra output rows and columns are cropped.
+// Partitioned, all of it is one npu region (the constant blocks are weights copied in).
 // CHECK-LABEL: func.func @partial_phases
 // CHECK:         %0 = relay.constant dense<0.000000e+00> : tensor<1x4x2x7xf32>
 // CHECK-NEXT:    %1 = relay.concatenate %x, %0 {axis = 2} : (tensor<1x4x7x7xf32>, tensor<1x4x2x7xf32>) -> tensor<1x4x9x7xf32>
@@ -55,8 +54,7 @@ func.func @same_padding(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
 // CHECK-NEXT:    %y = relay.strided_slice %10 {begin = [0, 0], end = [7, 7], axes = [2, 3]} : (tensor<1x4x9x9xf32>) -> tensor<1x4x7x7xf32>
 // CHECK-NEXT:    func.return %y
 // BYOC-LABEL: func.func @partial_phases
-// BYOC:         relay.concatenate %1, %2 {axis = 3, accel.target = "host", accel.reason = "npu: a constant input of a concatenation is not copied on the device"}
-// BYOC-NEXT:    %{{.*}} = func.call @npu_0(%3)
+// BYOC-NEXT:    %{{.*}} = func.call @npu_0(%x)
 // BYOC-NEXT:    func.return
 func.func @partial_phases(%x: tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32> {
   %w = relay.constant dense<0.5> : tensor<4x1x3x3xf32>
@@ -87,6 +85,8 @@ func.func @partial_phases(%x: tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32> {
 // CHECK-NEXT:    %r = relay.reshape %14 {newshape = [1, 4, 8, 8]} : (tensor<1x4x4x2x4x2xi8>) -> tensor<1x4x8x8xi8>
 // CHECK-NEXT:    func.return %r
 // BYOC-LABEL: func.func @qdq
+// BYOC-NEXT:    %{{.*}} = func.call @npu_0(%q)
+// BYOC-NEXT:    func.return
 // BYOC:         relay.composite "npu.qconv2d_bias"
 func.func @qdq(%q: tensor<1x4x8x8xi8>) -> tensor<1x4x8x8xi8> {
   %s = relay.constant dense<0.05> : tensor<f32>
