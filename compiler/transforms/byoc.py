@@ -2,6 +2,7 @@
 
     byoc{target=npu,dsp min-ops=1 cost-model=true zero-copy=true}
       = split-tall-kernels{target=npu,dsp}, undilate-convs{target=npu,dsp},
+        split-grouped-convs{target=npu,dsp},
         merge-composite{target=npu}, merge-composite{target=dsp},
         annotate-target{targets=npu,dsp zero-copy=true}, merge-regions{min-ops=1 cost-model=true},
         outline-regions
@@ -47,14 +48,15 @@ from accel.compiler.transforms.annotate_target import AnnotateTarget
 from accel.compiler.transforms.merge_composite import MergeComposite
 from accel.compiler.transforms.merge_regions import MergeRegions
 from accel.compiler.transforms.outline_regions import OutlineRegions
+from accel.compiler.transforms.split_grouped_convs import SplitGroupedConvs
 from accel.compiler.transforms.split_tall_kernels import SplitTallKernels
 from accel.compiler.transforms.undilate_convs import UndilateConvs
 
 
 @dataclass(frozen=True)
 class Byoc(ModulePass):
-    """Partition for the targets: split-tall-kernels, undilate-convs, merge-composite, annotate-target,
-    merge-regions, outline-regions."""
+    """Partition for the targets: split-tall-kernels, undilate-convs, split-grouped-convs,
+    merge-composite, annotate-target, merge-regions, outline-regions."""
 
     name = "byoc"
 
@@ -75,6 +77,7 @@ class Byoc(ModulePass):
         names = tuple(t.name for t in target_context(ctx).resolve(self.target, self.name))
         SplitTallKernels(target=names).apply(ctx, op)
         UndilateConvs(target=names).apply(ctx, op)
+        SplitGroupedConvs(target=names).apply(ctx, op)
         MergeComposite(target=names).apply(ctx, op)
         AnnotateTarget(targets=names, zero_copy=self.zero_copy).apply(ctx, op)
         MergeRegions(min_ops=self.min_ops, cost_model=self.cost_model).apply(ctx, op)

@@ -1,12 +1,16 @@
-"""Exports the DeepLab-style model of tests/test_undilate_convs.py (run once; the .onnx
-files are committed, torch is never a test dependency):
+"""Exports the models of the convolution rewrites' tests (run once; the .onnx files are
+committed, torch is never a test dependency):
 
 - `deeplab_mini_{dynamo,legacy}`: a strided stem, two dilated bottleneck blocks (3x3
   convolutions with dilation 2 and 4, BatchNorm folded by the exporters), an ASPP head
   (1x1, and 3x3 with dilation 3 and 6, a depthwise 3x3 with dilation 2, a 3x3 with
   dilation 5 and padding 1 whose output is smaller and resized back), a 1x1 projection of
   the concatenation and a bilinear upsampling; input [1, 3, 46, 46], so the 23x23
-  feature maps are not whole phases of any of the dilations.
+  feature maps are not whole phases of any of the dilations (tests/test_undilate_convs.py);
+- `resnext_mini_legacy`: ResNeXt-style bottlenecks whose 3x3 convolutions are grouped (8,
+  4 with stride 2, and 2 groups; BatchNorm folded), an AlexNet-style grouped 3x3 (2
+  groups, 32 -> 48 channels), global average pooling and a linear head; input
+  [1, 3, 32, 32] (tests/test_split_grouped_convs.py).
 
     .venv/bin/pip install torch==2.13.0 onnxscript      # into a dev venv, never a test dependency
     .venv/bin/python tests/models/export_dilated_models.py
@@ -63,6 +67,35 @@ class DeepLabMini(nn.Module):
         return F.interpolate(y, scale_factor=2, mode="bilinear", align_corners=False)
 
 
+class GroupedBottleneck(nn.Module):
+    def __init__(self, c: int, groups: int, stride: int = 1):
+        super().__init__()
+        self.reduce = nn.Conv2d(c, c, 1)
+        self.bn1 = nn.BatchNorm2d(c)
+        self.grouped = nn.Conv2d(c, c, 3, stride=stride, padding=1, groups=groups, bias=False)
+        self.bn2 = nn.BatchNorm2d(c)
+        self.expand = nn.Conv2d(c, c, 1)
+
+    def forward(self, x):
+        y = F.relu(self.bn1(self.reduce(x)))
+        y = self.expand(F.relu(self.bn2(self.grouped(y))))
+        return F.relu(x + y) if y.shape == x.shape else F.relu(y)
+
+
+class ResNeXtMini(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 32, 3, stride=2, padding=1)
+        self.blocks = nn.Sequential(GroupedBottleneck(32, 8), GroupedBottleneck(32, 4, stride=2),
+                                    GroupedBottleneck(32, 2))
+        self.alex = nn.Conv2d(32, 48, 3, padding=1, groups=2)
+        self.head = nn.Linear(48, 10)
+
+    def forward(self, x):
+        x = F.relu(self.alex(self.blocks(F.relu(self.stem(x)))))
+        return self.head(x.mean((2, 3)))
+
+
 def main() -> None:
     torch.manual_seed(0)
     model = randomize(DeepLabMini()).eval()
@@ -76,6 +109,15 @@ def main() -> None:
                               **({"external_data": False} if kind == "dynamo" else {}))
         strip(path)
         print(f"{path}: {os.path.getsize(path)} bytes")
+    torch.manual_seed(0)
+    model = randomize(ResNeXtMini()).eval()
+    path = os.path.join(HERE, "resnext_mini_legacy.onnx")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (torch.randn(1, 3, 32, 32),), path, dynamo=False, opset_version=17,
+                          input_names=["x"], output_names=["out"])
+    strip(path)
+    print(f"{path}: {os.path.getsize(path)} bytes")
 
 
 if __name__ == "__main__":
