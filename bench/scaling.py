@@ -54,15 +54,15 @@ from onnx import TensorProto, helper, numpy_helper
 from accel.compiler.pipeline import PIPELINES
 from accel.tools.one_shot import run_then_exit
 
-BYOC = ("split-tall-kernels", "undilate-convs", "split-grouped-convs", "merge-composite", "annotate-target", "merge-regions",
-        "outline-regions")
+BYOC = ("split-tall-kernels", "undilate-convs", "split-grouped-convs", "unstride-convs", "merge-composite",
+        "annotate-target", "merge-regions", "outline-regions")
 """The passes of `byoc` (compiler/transforms/byoc.py), timed one by one."""
 
 STAGES = tuple(s for p in PIPELINES["full"].split(",") for s in (BYOC if p == "byoc" else (p,)))
 """The `full` pipeline, with byoc written out as its passes."""
 
 SHORT = {"import": "imp", "canonicalize": "canon", "split-tall-kernels": "split", "undilate-convs": "undil",
-         "split-grouped-convs": "groups",
+         "split-grouped-convs": "groups", "unstride-convs": "unstr",
          "merge-composite": "mcomp",
          "annotate-target": "annot", "merge-regions": "mreg", "outline-regions": "outl",
          "widen-host-floats": "widen", "bufferize": "buf", "plan-memory": "plan", "lower-to-accel": "lower",

@@ -33,6 +33,7 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "split-tall-kernels": _lazy("split_tall_kernels", "SplitTallKernels"),
     "undilate-convs": _lazy("undilate_convs", "UndilateConvs"),
     "split-grouped-convs": _lazy("split_grouped_convs", "SplitGroupedConvs"),
+    "unstride-convs": _lazy("unstride_convs", "UnstrideConvs"),
     "merge-composite": _lazy("merge_composite", "MergeComposite"),
     "annotate-target": _lazy("annotate_target", "AnnotateTarget"),
     "merge-regions": _lazy("merge_regions", "MergeRegions"),

@@ -2,7 +2,7 @@
 
     byoc{target=npu,dsp min-ops=1 cost-model=true zero-copy=true}
       = split-tall-kernels{target=npu,dsp}, undilate-convs{target=npu,dsp},
-        split-grouped-convs{target=npu,dsp},
+        split-grouped-convs{target=npu,dsp}, unstride-convs{target=npu,dsp},
         merge-composite{target=npu}, merge-composite{target=dsp},
         annotate-target{targets=npu,dsp zero-copy=true}, merge-regions{min-ops=1 cost-model=true},
         outline-regions
@@ -51,12 +51,13 @@ from accel.compiler.transforms.outline_regions import OutlineRegions
 from accel.compiler.transforms.split_grouped_convs import SplitGroupedConvs
 from accel.compiler.transforms.split_tall_kernels import SplitTallKernels
 from accel.compiler.transforms.undilate_convs import UndilateConvs
+from accel.compiler.transforms.unstride_convs import UnstrideConvs
 
 
 @dataclass(frozen=True)
 class Byoc(ModulePass):
     """Partition for the targets: split-tall-kernels, undilate-convs, split-grouped-convs,
-    merge-composite, annotate-target, merge-regions, outline-regions."""
+    unstride-convs, merge-composite, annotate-target, merge-regions, outline-regions."""
 
     name = "byoc"
 
@@ -78,6 +79,7 @@ class Byoc(ModulePass):
         SplitTallKernels(target=names).apply(ctx, op)
         UndilateConvs(target=names).apply(ctx, op)
         SplitGroupedConvs(target=names).apply(ctx, op)
+        UnstrideConvs(target=names).apply(ctx, op)
         MergeComposite(target=names).apply(ctx, op)
         AnnotateTarget(targets=names, zero_copy=self.zero_copy).apply(ctx, op)
         MergeRegions(min_ops=self.min_ops, cost_model=self.cost_model).apply(ctx, op)

@@ -48,29 +48,17 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
-from accel.compiler.targets import target_context
-from accel.compiler.targets.schema import Limits
+from accel.compiler.conv_rewrites import (ConvRewrite, accepts_with, apply_conv_rewrite, dequantized, epilogue,
+                                          keep_attributes, per_tensor, rebuilt_on, takes)
 from accel.compiler.targets.support import groups_kind
 from accel.compiler.tensors import inline_constant, known_value
 from accel.compiler.transforms.fold_constants import erase_dead
 from accel.compiler.transforms.undilate_column_convs import moves_before_reshape
-from accel.compiler.transforms.undilate_convs import CONV_NAMES, conv_limits, per_tensor, takes
 from accel.dialects import relay
-from accel.dialects.relay import shape_of, tensor
-
-
-def one_group_accepted(op: Operation, limits: list[Limits]) -> bool:
-    """Whether an entry takes the convolution of one group of `op` (a probe on the same
-    operands with one group: the kernel and the strides stay; the channels only shrink)."""
-    probe = type(op).create(operands=list(op.operands), result_types=[op.results[0].type],
-                            properties={**op.properties, "groups": op.prop_kind("groups").to_attr(1)})
-    try:
-        return takes(limits, probe)
-    finally:
-        probe.erase(safe_erase=False)
+from accel.dialects.relay import shape_of
 
 
 def _per_row(p: SSAValue, rows: int) -> bool:
@@ -114,80 +102,58 @@ def channel_slice(v: SSAValue, lo: int, hi: int, new: list[Operation]) -> SSAVal
     return part.result
 
 
-class SplitGroupedConv(RewritePattern):
-    def __init__(self, limits: list[Limits]):
-        super().__init__()
-        self.limits = limits
+def splits_with(user: Operation, value: SSAValue) -> bool:
+    """Whether `user` of a grouped conv's result `value` can be split with it: a channel
+    bias whose rows can be sliced, or an elementwise activation."""
+    if isinstance(user, relay.BiasAddOp):
+        return moves_before_reshape(user, value) and sliceable(user.bias)
+    return moves_before_reshape(user, value)
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name not in CONV_NAMES or groups_kind(op)[0] != "grouped":
-            return
-        if takes(self.limits, op) or not sliceable(op.weight) or not one_group_accepted(op, self.limits):
+
+class SplitGroupedConv(ConvRewrite):
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if groups_kind(op)[0] != "grouped" or takes(self.limits, op) or not sliceable(op.weight) or \
+                not accepts_with(op, self.limits, groups=1):
             return
         if isinstance(op, relay.QnnConv2DOp) and not all(known_value(v) is not None for v in op.operands[2:]):
             return
         g = op.prop("groups")
         c = shape_of(op.data.type)[1] // g
         o = shape_of(op.weight.type)[0] // g
-        # The epilogue that comes along: ops reading only the previous one's result.
-        epilogue: list[Operation] = []
-        last = op
-        while last.results[0].has_one_use():
-            user = last.results[0].first_use.operation
-            quantize = per_tensor(user, relay.QuantizeOp)
-            if isinstance(user, relay.BiasAddOp) and user.data is last.results[0] and \
-                    user.prop("axis") % 4 == 1 and sliceable(user.bias):
-                pass
-            elif not (quantize or (moves_before_reshape(user, last.results[0])
-                                   and not isinstance(user, relay.BiasAddOp))):
-                break
-            epilogue.append(user)
-            last = user
-            if quantize:
-                break
-        data, dequant = op.data, op.data.owner
-        if not per_tensor(dequant, relay.DequantizeOp):
-            dequant = None
-        else:
-            data = dequant.data
+        chain = epilogue(op, splits_with)
+        dequant = op.data.owner if per_tensor(op.data.owner, relay.DequantizeOp) else None
+        data = dequant.data if dequant is not None else op.data
 
         new: list[Operation] = []
         parts = []
         for k in range(g):
-            x = channel_slice(data, k * c, (k + 1) * c, new)
-            if dequant is not None:
-                dq = relay.DequantizeOp(x, dequant.scale, dequant.zero_point, axis=dequant.py_props()["axis"])
-                new.append(dq)
-                x = dq.result
+            x = dequantized(channel_slice(data, k * c, (k + 1) * c, new), dequant, new)
             operands = [x, constant_rows(op.weight, o, k * o, new), *op.operands[2:]]
             if isinstance(op, relay.QnnConv2DOp):  # a per-channel kernel scale / zero point
                 for i in (3, 5):
                     if _per_row(operands[i], g * o):
                         operands[i] = constant_rows(operands[i], o, k * o, new)
             conv = type(op)(*operands, **{**op.py_props(), "groups": 1})
-            conv.location = op.location
+            keep_attributes(conv, op)
             new.append(conv)
             value = conv.results[0]
-            for user in epilogue:
-                rest = list(user.operands[1:])
+            for user in chain:
+                moved = rebuilt_on(user, value)
                 if isinstance(user, relay.BiasAddOp):
-                    rest = [constant_rows(user.bias, o, k * o, new)]
-                moved = type(user).create(operands=[value, *rest],
-                                          result_types=[tensor(shape_of(value.type), user.results[0].type.element_type)],
-                                          properties=dict(user.properties), attributes=dict(user.attributes))
-                moved.location = user.location
+                    moved.operands = [value, constant_rows(user.bias, o, k * o, new)]
                 new.append(moved)
                 value = moved.results[0]
             parts.append(value)
         joined = relay.ConcatenateOp(*parts, axis=1)
         new.append(joined)
+        last = chain[-1] if chain else op
         joined.result.name_hint = last.results[0].name_hint
         rewriter.insert_op(new, InsertPoint.before(last))
         rewriter.replace_all_uses_with(last.results[0], joined.result)
         # The old chain, then what only it read: the data's dequantize, the weight's and
         # the bias's (erase_dead keeps what is still used).
-        read = [v.owner for v in (op.weight, *(u.bias for u in epilogue if isinstance(u, relay.BiasAddOp)))]
-        erase_dead(rewriter, [*reversed(epilogue), op, *([dequant] if dequant is not None else []),
+        read = [v.owner for v in (op.weight, *(u.bias for u in chain if isinstance(u, relay.BiasAddOp)))]
+        erase_dead(rewriter, [*reversed(chain), op, *([dequant] if dequant is not None else []),
                               *(o for o in read if isinstance(o, relay.DequantizeOp))])
 
 
@@ -201,6 +167,4 @@ class SplitGroupedConvs(ModulePass):
     """Targets whose convolution entries decide (default: --target)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        limits = conv_limits(target_context(ctx).resolve(self.target, self.name))
-        if limits:
-            PatternRewriteWalker(SplitGroupedConv(limits), apply_recursively=False).rewrite_module(op)
+        apply_conv_rewrite(ctx, op, self.target, self.name, SplitGroupedConv)

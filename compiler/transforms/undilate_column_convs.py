@@ -45,9 +45,10 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import InsertPoint
 
+from accel.compiler.conv_rewrites import rebuilt_on
 from accel.compiler.transforms.canonicalize_linear import ELEMENTWISE
 from accel.dialects import relay
-from accel.dialects.relay import shape_of, tensor
+from accel.dialects.relay import shape_of
 
 CONVS = (relay.Conv2DOp, relay.QnnConv2DOp)
 
@@ -94,10 +95,7 @@ class UndilateColumnConv(RewritePattern):
             user = last.results[0].first_use.operation
             if not moves_before_reshape(user, last.results[0]):
                 break
-            moved = type(user).create(operands=[value, *user.operands[1:]],
-                                      result_types=[tensor(shape_of(value.type), user.results[0].type.element_type)],
-                                      properties=dict(user.properties), attributes=dict(user.attributes))
-            moved.location = user.location
+            moved = rebuilt_on(user, value)
             new.append(moved)
             value, last = moved.results[0], user
         back = relay.ReshapeOp(value, newshape=list(shape_of(last.results[0].type)))

@@ -48,28 +48,22 @@ After:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
-from accel.compiler.targets import target_context
-from accel.compiler.targets.schema import Limits, TargetDescription
-from accel.compiler.targets.support import check_op_limits
-from accel.compiler.tensors import inline_constant, known_value, numpy_dtype
+from accel.compiler.conv_rewrites import (ConvRewrite, accepts_with, apply_conv_rewrite, data_source, dequantized,
+                                          epilogue, keep_attributes, padded, rebuilt_on, takes)
 from accel.compiler.transforms.fold_constants import erase_dead
 from accel.compiler.transforms.undilate_column_convs import moves_before_reshape
 from accel.dialects import relay
-from accel.dialects.relay import shape_of, tensor
-
-CONV_NAMES = ("relay.nn.conv2d", "relay.qnn.conv2d")
+from accel.dialects.relay import shape_of
 
 
 class AxisPhases(NamedTuple):
@@ -97,59 +91,9 @@ def axis_phases(size: int, kernel: int, d: int, before: int, after: int) -> Axis
     return AxisPhases(pad_before, pad_after, before // d, (after + crop - pad_after) // d, crop)
 
 
-def _scalar(v: SSAValue) -> bool:
-    return math.prod(shape_of(v.type)) == 1
-
-
-def per_tensor(op: Operation | None, kind) -> bool:
-    """Whether `op` is a quantize or dequantize (`kind`) with one scale and zero point (it
-    then acts on each element alone, and commutes with layout changes)."""
-    return isinstance(op, kind) and _scalar(op.scale) and _scalar(op.zero_point)
-
-
-# --------------------------------------------------------------------------------------
-# Which convolutions
-# --------------------------------------------------------------------------------------
-
-
-def conv_limits(targets: list[TargetDescription]) -> list[Limits]:
-    """The limits of every entry that runs a convolution: `[[ops]]` entries of the conv ops
-    and `[[patterns]]` holding one."""
-    found = []
-    for t in targets:
-        found += [e.limits for e in t.ops if e.op in CONV_NAMES]
-        found += [p.limits for p in t.patterns if p.pattern.names & set(CONV_NAMES)]
-    return found
-
-
-def takes(limits: list[Limits], op: Operation) -> bool:
-    return any(check_op_limits(op, lim) is None for lim in limits)
-
-
 # --------------------------------------------------------------------------------------
 # The rewrite
 # --------------------------------------------------------------------------------------
-
-
-def padded(v: SSAValue, axis: int, before: int, after: int, value: float, new: list[Operation]) -> SSAValue:
-    """`v` padded along `axis` with `value`, as a concatenation with constant blocks (which
-    targets that copy on their device run there; a pad they may not take)."""
-    if not before and not after:
-        return v
-    shape = list(shape_of(v.type))
-    dtype = numpy_dtype(v.type.element_type)
-
-    def block(rows: int) -> list[SSAValue]:
-        if not rows:
-            return []
-        const = inline_constant(np.full([*shape[:axis], rows, *shape[axis + 1:]], value, dtype))
-        new.append(const)
-        return [const.result]
-
-    parts = [*block(before), v, *block(after)]
-    joined = relay.ConcatenateOp(*parts, axis=axis)
-    new.append(joined)
-    return joined.result
 
 
 def to_phases(v: SSAValue, d: int, new: list[Operation]) -> SSAValue:
@@ -173,46 +117,14 @@ def from_phases(v: SSAValue, d: int, new: list[Operation]) -> SSAValue:
     return whole.result
 
 
-def undilated_accepted(op: Operation, limits: list[Limits]) -> bool:
-    """Whether an entry takes `op` without its dilation (kernel, channels and groups stay;
-    a probe op on the same operands, erased at once)."""
-    probe = type(op).create(operands=list(op.operands), result_types=[op.results[0].type],
-                            properties={**op.properties, "dilation": op.prop_kind("dilation").to_attr([1, 1])})
-    try:
-        return takes(limits, probe)
-    finally:
-        probe.erase(safe_erase=False)
-
-
-def data_zero_point(op: Operation) -> tuple[SSAValue, Operation | None, float] | None:
-    """What the layout change reads: the conv's data, or the int8 tensor a per-tensor
-    dequantize makes it from (with that dequantize), and the value padding adds (the real
-    zero: the zero point of int8 data). None when a zero point is not a constant."""
-    if isinstance(op, relay.QnnConv2DOp):
-        zp = known_value(op.input_zero_point)
-        return None if zp is None else (op.data, None, float(zp.reshape(-1)[0]))
-    dequant = op.data.owner
-    if per_tensor(dequant, relay.DequantizeOp):
-        zp = known_value(dequant.zero_point)
-        if zp is not None:
-            return dequant.data, dequant, float(zp.reshape(-1)[0])
-    return op.data, None, 0.0
-
-
-class UndilateConv(RewritePattern):
-    def __init__(self, limits: list[Limits]):
-        super().__init__()
-        self.limits = limits
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name not in CONV_NAMES:
-            return
+class UndilateConv(ConvRewrite):
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         props = op.py_props()
         dh, dw = props["dilation"]
         if dh != dw or dh == 1 or tuple(props["strides"]) != (1, 1) or takes(self.limits, op) or \
-                not undilated_accepted(op, self.limits):
+                not accepts_with(op, self.limits, dilation=[1, 1]):
             return
-        source = data_zero_point(op)
+        source = data_source(op)
         if source is None:
             return
         data, dequant, zero = source
@@ -225,46 +137,29 @@ class UndilateConv(RewritePattern):
         new: list[Operation] = []
         data = padded(data, 2, rows.pad_before, rows.pad_after, zero, new)
         data = padded(data, 3, cols.pad_before, cols.pad_after, zero, new)
-        data = to_phases(data, d, new)
-        if dequant is not None:
-            dq = relay.DequantizeOp(data, dequant.scale, dequant.zero_point, axis=dequant.py_props()["axis"])
-            new.append(dq)
-            data = dq.result
+        data = dequantized(to_phases(data, d, new), dequant, new)
         conv = type(op)(data, *op.operands[1:], **{
             **props, "dilation": [1, 1],
             "padding": [rows.conv_before, cols.conv_before, rows.conv_after, cols.conv_after]})
-        conv.location = op.location
+        keep_attributes(conv, op)
         new.append(conv)
-
-        # The epilogue reading only the result comes along (each op rebuilt on the phases),
-        # a per-tensor quantize last.
-        value, last = conv.results[0], op
-        while last.results[0].has_one_use():
-            user = last.results[0].first_use.operation
-            quantize = per_tensor(user, relay.QuantizeOp)
-            if not (moves_before_reshape(user, last.results[0]) or quantize):
-                break
-            moved = type(user).create(operands=[value, *user.operands[1:]],
-                                      result_types=[tensor(shape_of(value.type), user.results[0].type.element_type)],
-                                      properties=dict(user.properties), attributes=dict(user.attributes))
-            moved.location = user.location
-            new.append(moved)
-            value, last = moved.results[0], user
-            if quantize:
-                break
+        # The epilogue reading only the result comes along (each op rebuilt on the phases).
+        chain = epilogue(op, moves_before_reshape)
+        value = conv.results[0]
+        for user in chain:
+            new.append(rebuilt_on(user, value))
+            value = new[-1].results[0]
         value = from_phases(value, d, new)
         if rows.crop or cols.crop:
             out_h, out_w = shape_of(op.results[0].type)[2:]
             crop = relay.StridedSliceOp(value, begin=[0, 0], end=[out_h, out_w], axes=[2, 3])
             new.append(crop)
             value = crop.result
+        last = chain[-1] if chain else op
         value.name_hint = last.results[0].name_hint
         rewriter.insert_op(new, InsertPoint.before(last))
         rewriter.replace_all_uses_with(last.results[0], value)
-        chain = [op]
-        while chain[-1] is not last:
-            chain.append(chain[-1].results[0].first_use.operation)
-        erase_dead(rewriter, [*reversed(chain), *([dequant] if dequant is not None else [])])
+        erase_dead(rewriter, [*reversed(chain), op, *([dequant] if dequant is not None else [])])
 
 
 @dataclass(frozen=True)
@@ -277,6 +172,4 @@ class UndilateConvs(ModulePass):
     """Targets whose convolution entries decide (default: --target)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        limits = conv_limits(target_context(ctx).resolve(self.target, self.name))
-        if limits:
-            PatternRewriteWalker(UndilateConv(limits), apply_recursively=False).rewrite_module(op)
+        apply_conv_rewrite(ctx, op, self.target, self.name, UndilateConv)

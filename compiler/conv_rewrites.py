@@ -1,0 +1,180 @@
+"""What the targets' convolution entries take, and the building blocks of the byoc passes
+that rewrite a convolution no target takes into convolutions one does (undilate-convs,
+split-grouped-convs, unstride-convs).
+
+Each such pass is a `ConvRewrite` pattern run by `apply_conv_rewrite`: it sees the conv
+ops (`CONV_NAMES`) that carry no manual `accel.target` (the user's choice stands), with
+the limits of every target entry that runs a convolution (`conv_limits`), and rewrites
+only when no entry `takes` the conv as it is and one takes what it becomes (`accepts_with`,
+a probe). The new conv keeps the old one's discardable attributes (`keep_attributes`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+
+from accel.compiler.targets import target_context
+from accel.compiler.targets.schema import Limits, TargetDescription
+from accel.compiler.targets.support import check_op_limits
+from accel.compiler.tensors import inline_constant, known_value, numpy_dtype
+from accel.dialects import relay
+from accel.dialects.conventions import TARGET_ATTR
+from accel.dialects.relay import shape_of, tensor
+
+CONV_NAMES = ("relay.nn.conv2d", "relay.qnn.conv2d")
+
+
+# --------------------------------------------------------------------------------------
+# Which convolutions
+# --------------------------------------------------------------------------------------
+
+
+def conv_limits(targets: Sequence[TargetDescription]) -> list[Limits]:
+    """The limits of every entry that runs a convolution: `[[ops]]` entries of the conv ops
+    and `[[patterns]]` holding one."""
+    found = []
+    for t in targets:
+        found += [e.limits for e in t.ops if e.op in CONV_NAMES]
+        found += [p.limits for p in t.patterns if p.pattern.names & set(CONV_NAMES)]
+    return found
+
+
+def takes(limits: list[Limits], op: Operation) -> bool:
+    return any(check_op_limits(op, lim) is None for lim in limits)
+
+
+def accepts_with(op: Operation, limits: list[Limits], **props) -> bool:
+    """Whether an entry takes `op` with `props` changed (a probe on the same operands,
+    erased at once: the limits read the properties and the operands' channels)."""
+    changed = {name: op.prop_kind(name).to_attr(value) for name, value in props.items()}
+    probe = type(op).create(operands=list(op.operands), result_types=[op.results[0].type],
+                            properties={**op.properties, **changed})
+    try:
+        return takes(limits, probe)
+    finally:
+        probe.erase(safe_erase=False)
+
+
+class ConvRewrite(RewritePattern):
+    """A rewrite of the conv ops no manual target names, with the targets' conv limits."""
+
+    def __init__(self, limits: list[Limits]):
+        super().__init__()
+        self.limits = limits
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name in CONV_NAMES and TARGET_ATTR not in op.attributes:
+            self.rewrite(op, rewriter)
+
+    def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        raise NotImplementedError
+
+
+def apply_conv_rewrite(ctx: Context, module: ModuleOp, targets: tuple[str, ...], pass_name: str,
+                       pattern: type[ConvRewrite]) -> None:
+    limits = conv_limits(target_context(ctx).resolve(targets, pass_name))
+    if limits:
+        PatternRewriteWalker(pattern(limits), apply_recursively=False).rewrite_module(module)
+
+
+# --------------------------------------------------------------------------------------
+# Building blocks
+# --------------------------------------------------------------------------------------
+
+
+def keep_attributes(new: Operation, old: Operation) -> None:
+    """`new` replaces `old`: its location and discardable attributes."""
+    new.location = old.location
+    new.attributes.update(old.attributes)
+
+
+def per_tensor(op: Operation | None, kind) -> bool:
+    """Whether `op` is a quantize or dequantize (`kind`) with one scale and zero point (it
+    then acts on each element alone, and commutes with layout changes and slices)."""
+    return isinstance(op, kind) and math.prod(shape_of(op.scale.type)) == 1 and \
+        math.prod(shape_of(op.zero_point.type)) == 1
+
+
+def data_source(op: Operation) -> tuple[SSAValue, Operation | None, float] | None:
+    """What a layout change or slice of a conv's data reads: the data, or the int8 tensor a
+    per-tensor dequantize makes it from (with that dequantize, to take again after it),
+    and the value padding adds (the real zero: the zero point of int8 data). None when a
+    zero point is not a constant."""
+    if isinstance(op, relay.QnnConv2DOp):
+        zp = known_value(op.input_zero_point)
+        return None if zp is None else (op.data, None, float(zp.reshape(-1)[0]))
+    dequant = op.data.owner
+    if per_tensor(dequant, relay.DequantizeOp):
+        zp = known_value(dequant.zero_point)
+        if zp is not None:
+            return dequant.data, dequant, float(zp.reshape(-1)[0])
+    return op.data, None, 0.0
+
+
+def dequantized(v: SSAValue, dequant: Operation | None, new: list[Operation]) -> SSAValue:
+    """`v` through a dequantize like `dequant` (or `v` itself when there is none)."""
+    if dequant is None:
+        return v
+    dq = relay.DequantizeOp(v, dequant.scale, dequant.zero_point, axis=dequant.py_props()["axis"])
+    new.append(dq)
+    return dq.result
+
+
+def padded(v: SSAValue, axis: int, before: int, after: int, value: float, new: list[Operation]) -> SSAValue:
+    """`v` padded along `axis` with `value`, as a concatenation with constant blocks (which
+    targets that copy on their device run there; a pad they may not take)."""
+    if not before and not after:
+        return v
+    shape = list(shape_of(v.type))
+    dtype = numpy_dtype(v.type.element_type)
+
+    def block(rows: int) -> list[SSAValue]:
+        if not rows:
+            return []
+        const = inline_constant(np.full([*shape[:axis], rows, *shape[axis + 1:]], value, dtype))
+        new.append(const)
+        return [const.result]
+
+    joined = relay.ConcatenateOp(*block(before), v, *block(after), axis=axis)
+    new.append(joined)
+    return joined.result
+
+
+def rebuilt_on(user: Operation, value: SSAValue) -> Operation:
+    """`user` (an elementwise op or channel bias whose first operand changes) made anew on
+    `value`, of another shape: the same other operands, properties and attributes."""
+    op = type(user).create(operands=[value, *user.operands[1:]],
+                           result_types=[tensor(shape_of(value.type), user.results[0].type.element_type)],
+                           properties=dict(user.properties), attributes=dict(user.attributes))
+    op.location = user.location
+    return op
+
+
+def discard(new: list[Operation]) -> None:
+    """Erase ops built but not inserted (last first: each only uses earlier ones)."""
+    for op in reversed(new):
+        op.erase(safe_erase=False)
+
+
+def epilogue(op: Operation, movable) -> list[Operation]:
+    """The ops after `op` each reading only the one before it (the first `op`'s result)
+    that `movable(user, value)` accepts, up to and with a per-tensor quantize."""
+    chain: list[Operation] = []
+    last = op
+    while last.results[0].has_one_use():
+        user = last.results[0].first_use.operation
+        quantize = per_tensor(user, relay.QuantizeOp)
+        if not (quantize or movable(user, last.results[0])):
+            break
+        chain.append(user)
+        last = user
+        if quantize:
+            break
+    return chain

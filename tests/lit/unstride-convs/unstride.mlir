@@ -1,0 +1,70 @@
+// unstride-convs: convolutions strided beyond the npu's strides (1, 2) whose kernel is a
+// multiple of the stride, as stride-1 convolutions on the space-to-depth image.
+// RUN: accel-opt %s --split-input-file --target npu -p unstride-convs | filecheck %s
+// RUN: accel-opt %s --split-input-file --target npu -p byoc | filecheck %s --check-prefix=BYOC
+// RUN: accel-opt %s --split-input-file --target dnnl -p unstride-convs | filecheck %s --check-prefix=DNNL
+
+// A ConvNeXt-style stem (4x4, stride 4): a 1x1 conv over the 48 channels of the 4x4
+// patches (pixel-major), its weight rearranged; nothing to put back. Partitioned, all of
+// it is one npu region (for one image the transpose is a copy of rank 4 on the device).
+// CHECK-LABEL: func.func @stem
+// CHECK:         %0 = relay.constant dense<5.000000e-01> : tensor<16x48x1x1xf32>
+// CHECK-NEXT:    %1 = relay.reshape %x {newshape = [1, 3, 8, 4, 8, 4]} : (tensor<1x3x32x32xf32>) -> tensor<1x3x8x4x8x4xf32>
+// CHECK-NEXT:    %2 = relay.transpose %1 {axes = [0, 3, 5, 1, 2, 4]} : (tensor<1x3x8x4x8x4xf32>) -> tensor<1x4x4x3x8x8xf32>
+// CHECK-NEXT:    %3 = relay.reshape %2 {newshape = [1, 48, 8, 8]} : (tensor<1x4x4x3x8x8xf32>) -> tensor<1x48x8x8xf32>
+// CHECK-NEXT:    %y = relay.nn.conv2d %3, %0 : (tensor<1x48x8x8xf32>, tensor<16x48x1x1xf32>) -> tensor<1x16x8x8xf32>
+// CHECK-NEXT:    %z = relay.nn.bias_add %y, %b
+// BYOC-LABEL: func.func @stem
+// BYOC-NEXT:    %z = func.call @npu_0(%x)
+// BYOC-NEXT:    func.return
+// BYOC:         relay.transpose
+// BYOC:         relay.composite "npu.conv2d_bias"
+// DNNL-LABEL: func.func @stem
+// DNNL:         relay.nn.conv2d %x, %w {strides = [4, 4]}
+func.func @stem(%x: tensor<1x3x32x32xf32>) -> tensor<1x16x8x8xf32> {
+  %w = relay.constant dense<0.5> : tensor<16x3x4x4xf32>
+  %b = relay.constant dense<0.25> : tensor<16xf32>
+  %y = relay.nn.conv2d %x, %w {strides = [4, 4]} : (tensor<1x3x32x32xf32>, tensor<16x3x4x4xf32>) -> tensor<1x16x8x8xf32>
+  %z = relay.nn.bias_add %y, %b : (tensor<1x16x8x8xf32>, tensor<16xf32>) -> tensor<1x16x8x8xf32>
+  func.return %z : tensor<1x16x8x8xf32>
+}
+
+// -----
+
+// A 6x6 kernel with stride 3 (a 2x2 kernel on the patches): the bottom padding of 2 rows
+// is a constant block that makes the 10 rows whole phases (12); the 9 columns are, and
+// the left padding of 3 is one phase column of the new conv's.
+// CHECK-LABEL: func.func @ragged
+// CHECK:         %0 = relay.constant dense<5.000000e-01> : tensor<4x18x2x2xf32>
+// CHECK-NEXT:    %1 = relay.constant dense<0.000000e+00> : tensor<1x2x2x9xf32>
+// CHECK-NEXT:    %2 = relay.concatenate %x, %1 {axis = 2} : (tensor<1x2x10x9xf32>, tensor<1x2x2x9xf32>) -> tensor<1x2x12x9xf32>
+// CHECK-NEXT:    %3 = relay.reshape %2 {newshape = [1, 2, 4, 3, 3, 3]}
+// CHECK-NEXT:    %4 = relay.transpose %3 {axes = [0, 3, 5, 1, 2, 4]}
+// CHECK-NEXT:    %5 = relay.reshape %4 {newshape = [1, 18, 4, 3]}
+// CHECK-NEXT:    %y = relay.nn.conv2d %5, %0 {padding = [0, 1, 0, 0]} : (tensor<1x18x4x3xf32>, tensor<4x18x2x2xf32>) -> tensor<1x4x3x3xf32>
+// BYOC-LABEL: func.func @ragged
+func.func @ragged(%x: tensor<1x2x10x9xf32>) -> tensor<1x4x3x3xf32> {
+  %w = relay.constant dense<0.5> : tensor<4x2x6x6xf32>
+  %y = relay.nn.conv2d %x, %w {strides = [3, 3], padding = [0, 3, 2, 0]} : (tensor<1x2x10x9xf32>, tensor<4x2x6x6xf32>) -> tensor<1x4x3x3xf32>
+  func.return %y : tensor<1x4x3x3xf32>
+}
+
+// -----
+
+// Left alone: stride 2 (the npu takes it), a 5x5 kernel with stride 4 (not a multiple),
+// and a top padding of 1 with stride 4 (not whole phases).
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT:     relay.transpose
+// CHECK:         relay.nn.conv2d %x, %w2 {strides = [2, 2], padding = [1, 1, 1, 1]}
+// CHECK:         relay.nn.conv2d %x, %w5 {strides = [4, 4]}
+// CHECK:         relay.nn.conv2d %x, %w4 {strides = [4, 4], padding = [1, 1, 3, 3]}
+// CHECK-NOT:     relay.transpose
+func.func @left_alone(%x: tensor<1x3x32x32xf32>) -> (tensor<1x8x16x16xf32>, tensor<1x8x7x7xf32>, tensor<1x8x9x9xf32>) {
+  %w2 = relay.constant dense<0.5> : tensor<8x3x3x3xf32>
+  %a = relay.nn.conv2d %x, %w2 {strides = [2, 2], padding = [1, 1, 1, 1]} : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %w5 = relay.constant dense<0.5> : tensor<8x3x5x5xf32>
+  %b = relay.nn.conv2d %x, %w5 {strides = [4, 4]} : (tensor<1x3x32x32xf32>, tensor<8x3x5x5xf32>) -> tensor<1x8x7x7xf32>
+  %w4 = relay.constant dense<0.5> : tensor<8x3x4x4xf32>
+  %c = relay.nn.conv2d %x, %w4 {strides = [4, 4], padding = [1, 1, 3, 3]} : (tensor<1x3x32x32xf32>, tensor<8x3x4x4xf32>) -> tensor<1x8x9x9xf32>
+  func.return %a, %b, %c : tensor<1x8x16x16xf32>, tensor<1x8x7x7xf32>, tensor<1x8x9x9xf32>
+}
