@@ -52,11 +52,11 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from accel.compiler.pipeline import PIPELINES
+from accel.compiler.transforms.byoc import STEPS
 from accel.tools.one_shot import run_then_exit
 
-BYOC = ("split-tall-kernels", "undilate-convs", "split-grouped-convs", "unstride-convs", "merge-composite",
-        "annotate-target", "merge-regions", "outline-regions")
-"""The passes of `byoc` (compiler/transforms/byoc.py), timed one by one."""
+BYOC = STEPS
+"""The passes of `byoc`, timed one by one."""
 
 STAGES = tuple(s for p in PIPELINES["full"].split(",") for s in (BYOC if p == "byoc" else (p,)))
 """The `full` pipeline, with byoc written out as its passes."""

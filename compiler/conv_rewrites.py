@@ -19,11 +19,13 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.rewriter import InsertPoint
 
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import Limits, TargetDescription
 from accel.compiler.targets.support import check_op_limits
 from accel.compiler.tensors import inline_constant, known_value, numpy_dtype
+from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
 from accel.dialects.conventions import TARGET_ATTR
 from accel.dialects.relay import shape_of, tensor
@@ -155,6 +157,17 @@ def rebuilt_on(user: Operation, value: SSAValue) -> Operation:
                            properties=dict(user.properties), attributes=dict(user.attributes))
     op.location = user.location
     return op
+
+
+def replace_chain(rewriter: PatternRewriter, new: list[Operation], last: Operation, value: SSAValue,
+                  dead: list[Operation]) -> None:
+    """Insert `new` before `last` and let `value` (made by `new`, with `last`'s name) take
+    the place of `last`'s result; then erase the ops of `dead` (in order: users first)
+    that nothing reads any more."""
+    value.name_hint = last.results[0].name_hint
+    rewriter.insert_op(new, InsertPoint.before(last))
+    rewriter.replace_all_uses_with(last.results[0], value)
+    erase_dead(rewriter, dead)
 
 
 def discard(new: list[Operation]) -> None:

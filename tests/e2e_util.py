@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import signal
 import subprocess
@@ -47,10 +48,12 @@ from xdsl.ir import Operation, SSAValue
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.driver import build_passes, compile_to_directory, cycle_collection_paused, load_model, make_context
 from accel.compiler.frontend.onnx import import_onnx_model
+from accel.compiler.pipeline import PIPELINES
 from accel.compiler.runtime import interpreter as relay_interpreter
 from accel.compiler.runtime.buffer_interpreter import BufferFunctions, fresh_buffer
 from accel.compiler.runtime.run_compiled import run_directory
 from accel.compiler.tensors import buffer_bytes, numpy_dtype
+from accel.compiler.transforms.byoc import STEPS as BYOC_STEPS
 from accel.dialects import accel
 from accel.dialects.conventions import ARENA_ATTR, OFFSET_ATTR, TARGET_ATTR, io_names, is_output_arg
 
@@ -76,6 +79,30 @@ def after_passes(model: str, target: str, pipeline: str) -> ModuleOp:
         for p in build_passes(pipeline):
             p.apply(ctx, module)
     return module
+
+
+def full_without(*passes: str) -> str:
+    """The pipeline `full` with byoc written out as its passes, `passes` left out."""
+    steps = [s for s in BYOC_STEPS if s not in passes]
+    assert len(steps) == len(BYOC_STEPS) - len(passes), f"not passes of byoc: {passes}"
+    return PIPELINES["full"].replace("byoc,", ",".join(steps) + ",")
+
+
+def compiled_with_and_without(factory, paths: Mapping[str, str], without: str, target: str = "npu",
+                              plain: tuple[str, ...] | None = None) -> dict[tuple[str, str], tuple[str, dict, str]]:
+    """Each model of `paths` (name -> path) compiled for `target` with `full` ("pass") and
+    without the byoc pass `without` ("plain"; only the names in `plain`, if given):
+    (name, tag) -> (directory, report.json, model path)."""
+    out = {}
+    for name, path in paths.items():
+        for tag, pipeline in (("pass", PIPELINES["full"]), ("plain", full_without(without))):
+            if tag == "plain" and plain is not None and name not in plain:
+                continue
+            directory = str(factory.mktemp(f"{name}_{tag}"))
+            compile_to_directory(path, target, directory, pipeline=pipeline)
+            with open(os.path.join(directory, "report.json")) as f:
+                out[(name, tag)] = (directory, json.load(f), path)
+    return out
 
 
 def npu_without_device_copies(name: str, scratchpad_bytes: int | None = None) -> str:

@@ -15,7 +15,6 @@ largest magnitude, int8 within one quantization step.
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
@@ -24,14 +23,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from accel.compiler.driver import compile_to_directory, make_context
+from accel.compiler.driver import make_context
 from accel.compiler.frontend.builder import GraphBuilder
-from accel.compiler.pipeline import PIPELINES
 from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.runtime.run_compiled import run_directory
 from accel.compiler.transforms.split_grouped_convs import SplitGroupedConvs
 from accel.dialects import relay
-from e2e_util import ort_run, output_step, quantize_qdq
+from e2e_util import compiled_with_and_without, ort_run, output_step, quantize_qdq
 
 MODEL = os.path.join(os.path.dirname(__file__), "models", "resnext_mini_legacy.onnx")
 
@@ -121,9 +119,6 @@ def test_left_alone_where_one_group_would_not_offload_either():
 # A ResNeXt-style model through C
 # --------------------------------------------------------------------------------------
 
-WITHOUT_PASS = PIPELINES["full"].replace("byoc,", "split-tall-kernels,undilate-convs,merge-composite,annotate-target,"
-                                                  "merge-regions,outline-regions,")
-assert WITHOUT_PASS != PIPELINES["full"]
 OUTPUT = "out"
 
 
@@ -136,14 +131,7 @@ def compiled(tmp_path_factory) -> dict[tuple[str, str], tuple[str, dict, str]]:
     d = tmp_path_factory.mktemp("resnext")
     paths = {"float": MODEL, "int8": str(d / "resnext_int8.onnx")}
     quantize_qdq(paths["float"], paths["int8"])
-    out = {}
-    for name, path in paths.items():
-        for tag, pipeline in (("pass", "full"), ("plain", WITHOUT_PASS)):
-            target_dir = str(tmp_path_factory.mktemp(f"{name}_{tag}"))
-            compile_to_directory(path, "npu", target_dir, pipeline=pipeline)
-            with open(os.path.join(target_dir, "report.json")) as f:
-                out[(name, tag)] = (target_dir, json.load(f), path)
-    return out
+    return compiled_with_and_without(tmp_path_factory, paths, "split-grouped-convs")
 
 
 @pytest.mark.parametrize("model", ["float", "int8"])

@@ -17,7 +17,6 @@ quantization step.
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
@@ -26,14 +25,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from accel.compiler.driver import compile_to_directory, make_context
+from accel.compiler.driver import make_context
 from accel.compiler.frontend.builder import GraphBuilder
-from accel.compiler.pipeline import PIPELINES
 from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.runtime.run_compiled import run_directory
 from accel.compiler.transforms.undilate_convs import UndilateConvs, axis_phases
 from accel.dialects import relay
-from e2e_util import ort_run, output_step, quantize_qdq
+from e2e_util import compiled_with_and_without, ort_run, output_step, quantize_qdq
 
 MODELS = os.path.join(os.path.dirname(__file__), "models")
 NPU_MAX_CHANNELS, NPU_MAX_KERNEL = 1024, 7
@@ -146,9 +144,6 @@ def test_left_alone_where_the_undilated_conv_would_not_offload_either():
 # A DeepLab-style model through C
 # --------------------------------------------------------------------------------------
 
-WITHOUT_PASS = PIPELINES["full"].replace("byoc,", "split-tall-kernels,merge-composite,annotate-target,merge-regions,"
-                                                  "outline-regions,")
-assert WITHOUT_PASS != PIPELINES["full"]
 OUTPUT = "out"
 
 
@@ -162,16 +157,7 @@ def compiled(tmp_path_factory) -> dict[tuple[str, str], tuple[str, dict]]:
     paths = {"legacy": os.path.join(MODELS, "deeplab_mini_legacy.onnx"),
              "dynamo": os.path.join(MODELS, "deeplab_mini_dynamo.onnx"), "int8": str(d / "deeplab_int8.onnx")}
     quantize_qdq(paths["legacy"], paths["int8"])
-    out = {}
-    for name, path in paths.items():
-        for tag, pipeline in (("pass", "full"), ("plain", WITHOUT_PASS)):
-            if tag == "plain" and name == "dynamo":
-                continue
-            target_dir = str(tmp_path_factory.mktemp(f"{name}_{tag}"))
-            compile_to_directory(path, "npu", target_dir, pipeline=pipeline)
-            with open(os.path.join(target_dir, "report.json")) as f:
-                out[(name, tag)] = (target_dir, json.load(f), path)
-    return out
+    return compiled_with_and_without(tmp_path_factory, paths, "undilate-convs", plain=("legacy", "int8"))
 
 
 @pytest.mark.parametrize("model", ["legacy", "int8"])

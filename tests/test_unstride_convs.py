@@ -16,7 +16,6 @@ within one quantization step).
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
@@ -25,14 +24,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from accel.compiler.driver import compile_to_directory, make_context
+from accel.compiler.driver import make_context
 from accel.compiler.frontend.builder import GraphBuilder
-from accel.compiler.pipeline import PIPELINES
 from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.runtime.run_compiled import run_directory
 from accel.compiler.transforms.unstride_convs import UnstrideConvs, axis_space
 from accel.dialects import relay
-from e2e_util import ort_run, output_step, quantize_qdq
+from e2e_util import compiled_with_and_without, ort_run, output_step, quantize_qdq
 
 MODELS = os.path.join(os.path.dirname(__file__), "models")
 NPU_STRIDES, NPU_MAX_KERNEL, NPU_MAX_CHANNELS = (1, 2), 7, 1024
@@ -128,11 +126,6 @@ def test_unstrided_convs_match(data):
 # A vision transformer and a ConvNeXt-style network through C
 # --------------------------------------------------------------------------------------
 
-WITHOUT_PASS = PIPELINES["full"].replace("byoc,", "split-tall-kernels,undilate-convs,split-grouped-convs,merge-composite,"
-                                                  "annotate-target,merge-regions,outline-regions,")
-assert WITHOUT_PASS != PIPELINES["full"]
-
-
 def _feeds(path: str, seed: int) -> dict[str, np.ndarray]:
     m = onnx.load(path, load_external_data=False)
     inits = {i.name for i in m.graph.initializer}
@@ -146,14 +139,7 @@ def compiled(tmp_path_factory) -> dict[tuple[str, str], tuple[str, dict, str]]:
     d = tmp_path_factory.mktemp("patches")
     paths = {"vit": os.path.join(MODELS, "vit_legacy.onnx"), "vit_int8": str(d / "vit_int8.onnx")}
     quantize_qdq(paths["vit"], paths["vit_int8"])
-    out = {}
-    for name, path in paths.items():
-        for tag, pipeline in (("pass", "full"), ("plain", WITHOUT_PASS)):
-            target_dir = str(tmp_path_factory.mktemp(f"{name}_{tag}"))
-            compile_to_directory(path, "npu", target_dir, pipeline=pipeline)
-            with open(os.path.join(target_dir, "report.json")) as f:
-                out[(name, tag)] = (target_dir, json.load(f), path)
-    return out
+    return compiled_with_and_without(tmp_path_factory, paths, "unstride-convs")
 
 
 @pytest.mark.parametrize("model", ["vit", "vit_int8"])

@@ -54,6 +54,12 @@ from accel.compiler.transforms.undilate_convs import UndilateConvs
 from accel.compiler.transforms.unstride_convs import UnstrideConvs
 
 
+STEPS = ("split-tall-kernels", "undilate-convs", "split-grouped-convs", "unstride-convs", "merge-composite",
+         "annotate-target", "merge-regions", "outline-regions")
+"""The passes `byoc` runs, in order (for pipelines that write them out: the bench's stage
+timing, tests that leave one out)."""
+
+
 @dataclass(frozen=True)
 class Byoc(ModulePass):
     """Partition for the targets: split-tall-kernels, undilate-convs, split-grouped-convs,

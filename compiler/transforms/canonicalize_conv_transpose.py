@@ -35,7 +35,6 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     PatternRewriteWalker,
@@ -43,9 +42,9 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from accel.compiler.conv_rewrites import replace_chain
 from accel.compiler.tensors import inline_constant, known_value
 from accel.compiler.transforms.canonicalize_linear import ELEMENTWISE
-from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
 from accel.dialects.relay import shape_of
 
@@ -150,10 +149,7 @@ class ConvTransposeToConv(RewritePattern):
             new_ops.append(crop)
             v = crop.result
         last = epilogue[-1] if epilogue else op
-        v.name_hint = last.results[0].name_hint
-        rewriter.insert_op(new_ops, InsertPoint.before(op))
-        rewriter.replace_all_uses_with(last.results[0], v)
-        erase_dead(rewriter, [*reversed(epilogue), op])
+        replace_chain(rewriter, new_ops, last, v, [*reversed(epilogue), op])
 
 
 # --------------------------------------------------------------------------------------

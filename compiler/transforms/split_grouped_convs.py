@@ -49,13 +49,11 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
-from xdsl.rewriter import InsertPoint
 
 from accel.compiler.conv_rewrites import (ConvRewrite, accepts_with, apply_conv_rewrite, dequantized, epilogue,
-                                          keep_attributes, per_tensor, rebuilt_on, takes)
+                                          keep_attributes, per_tensor, rebuilt_on, replace_chain, takes)
 from accel.compiler.targets.support import groups_kind
 from accel.compiler.tensors import inline_constant, known_value
-from accel.compiler.transforms.fold_constants import erase_dead
 from accel.compiler.transforms.undilate_column_convs import moves_before_reshape
 from accel.dialects import relay
 from accel.dialects.relay import shape_of
@@ -147,13 +145,10 @@ class SplitGroupedConv(ConvRewrite):
         joined = relay.ConcatenateOp(*parts, axis=1)
         new.append(joined)
         last = chain[-1] if chain else op
-        joined.result.name_hint = last.results[0].name_hint
-        rewriter.insert_op(new, InsertPoint.before(last))
-        rewriter.replace_all_uses_with(last.results[0], joined.result)
         # The old chain, then what only it read: the data's dequantize, the weight's and
         # the bias's (erase_dead keeps what is still used).
         read = [v.owner for v in (op.weight, *(u.bias for u in chain if isinstance(u, relay.BiasAddOp)))]
-        erase_dead(rewriter, [*reversed(chain), op, *([dequant] if dequant is not None else []),
+        replace_chain(rewriter, new, last, joined.result, [*reversed(chain), op, *([dequant] if dequant is not None else []),
                               *(o for o in read if isinstance(o, relay.DequantizeOp))])
 
 

@@ -56,11 +56,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
-from xdsl.rewriter import InsertPoint
 
 from accel.compiler.conv_rewrites import (ConvRewrite, accepts_with, apply_conv_rewrite, data_source, dequantized,
-                                          epilogue, keep_attributes, padded, rebuilt_on, takes)
-from accel.compiler.transforms.fold_constants import erase_dead
+                                          epilogue, keep_attributes, padded, rebuilt_on, replace_chain, takes)
 from accel.compiler.transforms.undilate_column_convs import moves_before_reshape
 from accel.dialects import relay
 from accel.dialects.relay import shape_of
@@ -156,10 +154,7 @@ class UndilateConv(ConvRewrite):
             new.append(crop)
             value = crop.result
         last = chain[-1] if chain else op
-        value.name_hint = last.results[0].name_hint
-        rewriter.insert_op(new, InsertPoint.before(last))
-        rewriter.replace_all_uses_with(last.results[0], value)
-        erase_dead(rewriter, [*reversed(chain), op, *([dequant] if dequant is not None else [])])
+        replace_chain(rewriter, new, last, value, [*reversed(chain), op, *([dequant] if dequant is not None else [])])
 
 
 @dataclass(frozen=True)

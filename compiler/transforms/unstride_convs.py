@@ -47,12 +47,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
-from xdsl.rewriter import InsertPoint
 
 from accel.compiler.conv_rewrites import (ConvRewrite, apply_conv_rewrite, data_source, dequantized, discard,
-                                          keep_attributes, padded, takes)
+                                          keep_attributes, padded, replace_chain, takes)
 from accel.compiler.tensors import inline_constant, known_value
-from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
 from accel.dialects.relay import shape_of
 
@@ -160,10 +158,7 @@ class UnstrideConv(ConvRewrite):
         if not takes(self.limits, conv) or conv.results[0].type != op.results[0].type:
             discard(new)
             return
-        conv.results[0].name_hint = op.results[0].name_hint
-        rewriter.insert_op(new, InsertPoint.before(op))
-        rewriter.replace_all_uses_with(op.results[0], conv.results[0])
-        erase_dead(rewriter, [op, *(o for o in (dequant, op.weight.owner) if isinstance(o, relay.DequantizeOp))])
+        replace_chain(rewriter, new, op, conv.results[0], [op, *(o for o in (dequant, op.weight.owner) if isinstance(o, relay.DequantizeOp))])
 
 
 @dataclass(frozen=True)
