@@ -90,3 +90,48 @@ def test_phase_weight_of_a_stride_two_kernel_four():
     # phase (0, 0) takes taps 2 and 0 of each axis, reversed into positions 0, 1.
     np.testing.assert_array_equal(p[0, 0], [[w[0, 0, 2, 2], w[0, 0, 2, 0]], [w[0, 0, 0, 2], w[0, 0, 0, 0]]])
     assert np.count_nonzero(p) == 15  # all 16 taps once (tap 0 is the value 0)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_qdq_transposed_convolutions_become_qdq_convolutions(data):
+    """A QDQ transposed convolution (int8 data and weight dequantized, the weight per tensor
+    or per output channel with nonzero zero points, an int32 bias dequantized, a relu and a
+    per-tensor quantize): the conv2d reads the dequantized int8 weight rearranged, the bias
+    and the quantize come before the pixel shuffle, which moves int8 data. Within one
+    quantization step of the reference (the float sums are reassociated)."""
+    draw = data.draw
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    c, o = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    k, s = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    h, w = draw(st.integers(1, 5)), draw(st.integers(1, 5))
+    per_channel = draw(st.booleans())
+    b = GraphBuilder()
+    x = b.input("x", (1, c, h, w), np.int8)
+    xs, xz = b.const(np.array(0.05, np.float32)), b.const(np.array(-3, np.int8))
+    data_in = b.qnn_dequantize(x, xs, xz)
+    q = rng.integers(-127, 128, (c, o, k, k)).astype(np.int8)
+    if per_channel:
+        scale, zp = rng.uniform(0.01, 0.05, o).astype(np.float32), rng.integers(-3, 4, o).astype(np.int8)
+        weight = b.qnn_dequantize(b.const(q), b.const(scale), b.const(zp), axis=1)
+    else:
+        weight = b.qnn_dequantize(b.const(q), b.const(np.array(0.02, np.float32)), b.const(np.array(2, np.int8)))
+    y = b.op(relay.Conv2DTransposeOp, data_in, weight, strides=[s, s])
+    bias = b.qnn_dequantize(b.const(rng.integers(-500, 500, o).astype(np.int32)),
+                            b.const(rng.uniform(0.0005, 0.001, o).astype(np.float32)), b.const(np.zeros(o, np.int32)),
+                            axis=0)
+    y = b.op(relay.ReluOp, b.bias_add(y, bias))
+    y = b.qnn_quantize(y, b.const(np.array(0.1, np.float32)), b.const(np.array(5, np.int8)))
+    module = b.build([y])
+    inputs = {"x": rng.integers(-128, 128, (1, c, h, w)).astype(np.int8)}
+    want = next(iter(run_function(module, inputs).values()))
+    CanonicalizeConvTranspose().apply(make_context(), module)
+    module.verify()
+    got = next(iter(run_function(module, inputs).values()))
+    assert np.max(np.abs(got.astype(np.int32) - want.astype(np.int32)), initial=0) <= 1
+    assert not ops_of(module, relay.Conv2DTransposeOp)
+    conv = ops_of(module, relay.Conv2DOp)[0]
+    assert isinstance(conv.weight.owner, relay.DequantizeOp) and isinstance(conv.data.owner, relay.DequantizeOp)
+    if s > 1:
+        shuffle = ops_of(module, relay.DepthToSpaceOp)[0]
+        assert relay.is_int8(shuffle.result.type.element_type)

@@ -106,7 +106,7 @@ def annotate_block(block: Block, targets: tuple[TargetDescription, ...], known: 
             owner = composite_target(op.pattern.data)
             if owner in names:
                 target = next(t for t in targets if t.name == owner)
-                reason = _cannot_run(op, target, zero_copy)
+                reason = cannot_run(op, target, zero_copy)
                 op.attributes[TARGET_ATTR] = StringAttr(owner if reason is None else HOST)
                 if reason is not None:
                     op.attributes[REASON_ATTR] = StringAttr(f"{owner}: {reason}")
@@ -123,7 +123,7 @@ def annotate_block(block: Block, targets: tuple[TargetDescription, ...], known: 
         c.attributes[TARGET_ATTR] = StringAttr(users.pop() if len(users) == 1 else HOST)
 
 
-def _cannot_run(op: Operation, target: TargetDescription, zero_copy: bool) -> str | None:
+def cannot_run(op: Operation, target: TargetDescription, zero_copy: bool) -> str | None:
     """Why `target` cannot run `op` (a composite of its own, or an op its description
     accepts): the lowering cannot (`lowerable`), or the smallest tiles of a compute op it
     lowers to do not fit the scratchpad (`misfit`); None: it can."""
@@ -165,7 +165,7 @@ def _check_manual(op: Operation, name: str, known: TargetContext, zero_copy: boo
     except CompileError as e:
         raise CompileError(f"'{op.name}' op has accel.target = \"{name}\": {e.message}", op) from None
     verdict = None if isinstance(op, CompositeOp) else select_op(op, target)
-    reason = verdict if isinstance(verdict, str) else _cannot_run(op, target, zero_copy)
+    reason = verdict if isinstance(verdict, str) else cannot_run(op, target, zero_copy)
     if reason is not None:
         what = f"composite '{op.pattern.data}'" if isinstance(op, CompositeOp) else f"'{op.name}' op"
         raise CompileError(f"{what} has accel.target = \"{name}\", but {name} cannot run it: {reason}", op)

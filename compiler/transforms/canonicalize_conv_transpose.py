@@ -6,10 +6,14 @@ A stride-s transposed convolution computes, for the output cell Y + pad = q*s + 
 y[Y] = sum_t x[q - t] * w[t*s + r] over t < T = ceil(k / s): for each phase r a
 stride-1 correlation of x with the taps w[r], w[s + r], ... reversed. All s*s phases are
 the output channels of one conv2d (kernel T x T, padding T-1 before), `depth_to_space`
-(DCR) interleaves them, and a slice removes the `padding` cells. A `bias_add` (constant
-bias, repeated per phase) and elementwise activations after it move before the pixel
-shuffle, so they fuse with the convolution. Groups other than 1 and dilation other
-than 1, unequal strides and a weight that is not a constant are left alone.
+(DCR) interleaves them, and a slice removes the `padding` cells. A `bias_add` (a constant
+bias, or a dequantize of one: repeated per phase) and elementwise activations after it move before the pixel
+shuffle, so they fuse with the convolution, and so does a per-tensor `quantize` that
+ends them (the shuffle then moves int8 data). A weight that is a dequantize of an int8
+constant (per tensor, or per output channel: QDQ models) is rearranged under it, its
+scales and zero points repeated per phase, so that the convolution is a QDQ one. Groups
+other than 1 and dilation other than 1, unequal strides and any other weight are left
+alone.
 
 Before:
 
@@ -33,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -42,7 +46,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from accel.compiler.conv_rewrites import replace_chain
+from accel.compiler.conv_rewrites import discard, per_tensor, rebuilt_on, replace_chain
 from accel.compiler.tensors import inline_constant, known_value
 from accel.compiler.transforms.canonicalize_linear import ELEMENTWISE
 from accel.dialects import relay
@@ -53,13 +57,16 @@ from accel.dialects.relay import shape_of
 # --------------------------------------------------------------------------------------
 
 
-def phase_weight(w: np.ndarray, strides: tuple[int, int]) -> np.ndarray:
+def phase_weight(w: np.ndarray, strides: tuple[int, int], zero: np.ndarray | None = None) -> np.ndarray:
     """[C, O, KH, KW] transposed-convolution taps -> [SH*SW*O, C, TH, TW] convolution
-    taps, output channel (rh*SW + rw)*O + o holding phase (rh, rw) reversed."""
+    taps, output channel (rh*SW + rw)*O + o holding phase (rh, rw) reversed; the taps past
+    the kernel are `zero` (per output channel: an int8 weight's zero points), else 0."""
     c, o, kh, kw = w.shape
     sh, sw = strides
     th, tw = math.ceil(kh / sh), math.ceil(kw / sw)
     out = np.zeros((sh, sw, o, c, th, tw), dtype=w.dtype)
+    if zero is not None:
+        out[...] = np.broadcast_to(zero.reshape(-1), (o,)).reshape(1, 1, o, 1, 1, 1)
     for rh in range(sh):
         for uh in range(th):
             ky = (th - 1 - uh) * sh + rh
@@ -73,31 +80,87 @@ def phase_weight(w: np.ndarray, strides: tuple[int, int]) -> np.ndarray:
     return out.reshape(sh * sw * o, c, th, tw)
 
 
-def _epilogue(v, channels: int) -> tuple[list[Operation], np.ndarray | None]:
+def phase_kernel(weight: SSAValue, strides: tuple[int, int], new_ops: list[Operation]) -> SSAValue | None:
+    """The conv2d's weight: `phase_weight` of a constant, or of the int8 constant under a
+    dequantize per tensor or along the output channels (axis 1; the scales and zero
+    points repeated per phase, along axis 0); None for any other weight."""
+    w = known_value(weight)
+    if w is not None:
+        const = inline_constant(phase_weight(w, strides))
+        new_ops.append(const)
+        return const.result
+    dq = weight.owner
+    if not isinstance(dq, relay.DequantizeOp) or (q := known_value(dq.data)) is None:
+        return None
+    scale, zp = known_value(dq.scale), known_value(dq.zero_point)
+    if scale is None or zp is None:
+        return None
+    if scale.size == 1 and zp.size == 1:
+        scale_op, zp_op = dq.scale, dq.zero_point
+    elif dq.prop("axis") % 4 == 1:
+        phases = strides[0] * strides[1]
+        scale_c, zp_c = inline_constant(np.tile(scale.reshape(-1), phases)), inline_constant(np.tile(zp.reshape(-1), phases))
+        new_ops += [scale_c, zp_c]
+        scale_op, zp_op = scale_c.result, zp_c.result
+    else:
+        return None
+    const = inline_constant(phase_weight(q, strides, zp))
+    moved = relay.DequantizeOp(const.result, scale_op, zp_op, axis=0)
+    new_ops += [const, moved]
+    return moved.result
+
+
+def _per_channel(bias: SSAValue, channels: int) -> list[SSAValue] | None:
+    """The constants a channel bias is made of, each of `channels` values or one: the
+    bias, or the int32 data, scale and zero point of its dequantize (QDQ models)."""
+    if (b := known_value(bias)) is not None:
+        return [bias] if b.size == channels else None
+    dq = bias.owner
+    if not isinstance(dq, relay.DequantizeOp):
+        return None
+    parts = [known_value(v) for v in (dq.data, dq.scale, dq.zero_point)]
+    if any(p is None for p in parts) or parts[0].size != channels or any(p.size not in (1, channels) for p in parts):
+        return None
+    return [dq.data, dq.scale, dq.zero_point]
+
+
+def tiled_bias(bias: SSAValue, channels: int, phases: int, new_ops: list[Operation]) -> SSAValue:
+    """The bias (`_per_channel`) repeated for each of `phases` phases along the channels."""
+    def tiled(v: SSAValue) -> SSAValue:
+        values = known_value(v)
+        if values.ndim == 0:  # a per-tensor scale or zero point
+            return v
+        const = inline_constant(np.tile(values.reshape(channels), phases))
+        new_ops.append(const)
+        return const.result
+
+    parts = [tiled(v) for v in _per_channel(bias, channels)]
+    if len(parts) == 1:
+        return parts[0]
+    dq = relay.DequantizeOp(*parts, axis=0)
+    new_ops.append(dq)
+    return dq.result
+
+
+def _epilogue(v, channels: int) -> list[Operation]:
     """The ops after the transposed convolution that move before the pixel shuffle: an
-    optional bias_add of a constant along the channels, then elementwise activations;
-    each the only use of the value before it."""
+    optional bias_add of a constant along the channels, then elementwise activations,
+    up to and with a per-tensor quantize (the shuffle then moves int8 data); each the only
+    use of the value before it."""
     ops: list[Operation] = []
-    bias = None
     while v.has_one_use():
         user = next(iter(v.uses)).operation
-        if (isinstance(user, relay.BiasAddOp) and bias is None and not ops and user.data is v
-                and user.prop("axis") % 4 == 1 and (b := known_value(user.bias)) is not None and b.size == channels):
-            bias = b.reshape(channels)
-        elif isinstance(user, ELEMENTWISE):
+        if (isinstance(user, relay.BiasAddOp) and not ops and user.data is v and user.prop("axis") % 4 == 1
+                and _per_channel(user.bias, channels) is not None):
             pass
-        else:
+        elif per_tensor(user, relay.QuantizeOp):
+            ops.append(user)
+            break
+        elif not isinstance(user, ELEMENTWISE):
             break
         ops.append(user)
         v = user.results[0]
-    return ops, bias
-
-
-def _recreate(op: Operation, operand) -> Operation:
-    """`op` (an elementwise activation) applied to `operand` instead."""
-    new = type(op)(operand, **op.py_props())
-    new.location = op.location
-    return new
+    return ops
 
 
 # --------------------------------------------------------------------------------------
@@ -108,8 +171,7 @@ def _recreate(op: Operation, operand) -> Operation:
 class ConvTransposeToConv(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: relay.Conv2DTransposeOp, rewriter: PatternRewriter) -> None:
-        w = known_value(op.weight)
-        if w is None or op.prop("groups") != 1 or tuple(op.prop("dilation")) != (1, 1):
+        if op.prop("groups") != 1 or tuple(op.prop("dilation")) != (1, 1):
             return
         sh, sw = op.prop("strides")
         if sh != sw:
@@ -117,26 +179,27 @@ class ConvTransposeToConv(RewritePattern):
         h, wd = shape_of(op.data.type)[2:]
         _, o, oh, ow = shape_of(op.result.type)
         top, left = op.prop("padding")[0], op.prop("padding")[1]
-        kernel = phase_weight(w, (sh, sw))
-        th, tw = kernel.shape[2:]
+        new_ops: list[Operation] = []
+        kernel = phase_kernel(op.weight, (sh, sw), new_ops)
+        if kernel is None:
+            discard(new_ops)
+            return
+        th, tw = shape_of(kernel.type)[2:]
         # Enough phase rows q that q*s covers the cropped window [top, top + oh).
         qh, qw = math.ceil((top + oh) / sh), math.ceil((left + ow) / sw)
         pad = [th - 1, tw - 1, max(0, qh - h), max(0, qw - wd)]
-        new_ops: list[Operation] = []
-        w_op = inline_constant(kernel)
-        conv = relay.Conv2DOp(op.data, w_op.result, padding=pad)
+        conv = relay.Conv2DOp(op.data, kernel, padding=pad)
         conv.location = op.location
-        new_ops += [w_op, conv]
+        new_ops.append(conv)
         v = conv.result
-        epilogue, bias = _epilogue(op.result, o)
+        epilogue = _epilogue(op.result, o)
         for e in epilogue:
             if isinstance(e, relay.BiasAddOp):
-                b_op = inline_constant(np.tile(bias, sh * sw))
-                new = relay.BiasAddOp(v, b_op.result, axis=1)
+                new = relay.BiasAddOp(v, tiled_bias(e.bias, o, sh * sw, new_ops), axis=1)
                 new.location = e.location
-                new_ops += [b_op, new]
+                new_ops.append(new)
             else:
-                new = _recreate(e, v)
+                new = rebuilt_on(e, v)
                 new_ops.append(new)
             v = new.results[0]
         if sh != 1:
@@ -149,7 +212,9 @@ class ConvTransposeToConv(RewritePattern):
             new_ops.append(crop)
             v = crop.result
         last = epilogue[-1] if epilogue else op
-        replace_chain(rewriter, new_ops, last, v, [*reversed(epilogue), op])
+        read = [op.weight.owner, *(e.bias.owner for e in epilogue if isinstance(e, relay.BiasAddOp))]
+        replace_chain(rewriter, new_ops, last, v, [*reversed(epilogue), op,
+                                                   *(r for r in read if isinstance(r, relay.DequantizeOp))])
 
 
 # --------------------------------------------------------------------------------------

@@ -50,3 +50,37 @@ func.func @kept(%x: tensor<1x2x4x4xf32>, %wr: tensor<2x1x3x3xf32>) -> (tensor<1x
   %2 = relay.nn.conv2d_transpose %x, %wr {strides = [2, 2]} : (tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32>) -> tensor<1x1x9x9xf32>
   func.return %0, %1, %2 : tensor<1x2x9x9xf32>, tensor<1x1x11x11xf32>, tensor<1x1x9x9xf32>
 }
+
+// -----
+
+// QDQ (the quantization tool's form): the int8 weight, dequantized along its output
+// channels, is rearranged under its dequantize (scales and zero points repeated per
+// phase, now along axis 0); the int32 bias likewise; the quantize moves before the
+// shuffle, which then moves int8 data.
+// CHECK-LABEL: func.func @qdq
+// CHECK:         %[[W:.*]] = relay.qnn.dequantize %{{.*}}, %{{.*}}, %{{.*}} {axis = 0} : (tensor<8x4x1x1xi8>, tensor<8xf32>, tensor<8xi8>) -> tensor<8x4x1x1xf32>
+// CHECK:         %[[C:.*]] = relay.nn.conv2d %d, %[[W]] : (tensor<1x4x3x3xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x3x3xf32>
+// CHECK:         %[[B:.*]] = relay.qnn.dequantize %{{.*}}, %{{.*}}, %{{.*}} {axis = 0} : (tensor<8xi32>, tensor<8xf32>, tensor<8xi32>) -> tensor<8xf32>
+// CHECK-NEXT:    %[[BA:.*]] = relay.nn.bias_add %[[C]], %[[B]]
+// CHECK-NEXT:    %[[Q:.*]] = relay.qnn.quantize %[[BA]], %qs, %qz : (tensor<1x8x3x3xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x3x3xi8>
+// CHECK-NEXT:    %y = relay.nn.depth_to_space %[[Q]] {block_size = 2} : (tensor<1x8x3x3xi8>) -> tensor<1x2x6x6xi8>
+// CHECK-NOT:     relay.nn.conv2d_transpose
+func.func @qdq(%x: tensor<1x4x3x3xi8>) -> tensor<1x2x6x6xi8> {
+  %xs = relay.constant dense<0.05> : tensor<f32>
+  %xz = relay.constant dense<-3> : tensor<i8>
+  %d = relay.qnn.dequantize %x, %xs, %xz : (tensor<1x4x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x3x3xf32>
+  %wq = relay.constant dense<7> : tensor<4x2x2x2xi8>
+  %ws = relay.constant dense<[0.02, 0.03]> : tensor<2xf32>
+  %wz = relay.constant dense<[0, 1]> : tensor<2xi8>
+  %w = relay.qnn.dequantize %wq, %ws, %wz {axis = 1} : (tensor<4x2x2x2xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<4x2x2x2xf32>
+  %c = relay.nn.conv2d_transpose %d, %w {strides = [2, 2]} : (tensor<1x4x3x3xf32>, tensor<4x2x2x2xf32>) -> tensor<1x2x6x6xf32>
+  %bq = relay.constant dense<[100, -100]> : tensor<2xi32>
+  %bs = relay.constant dense<[0.001, 0.0015]> : tensor<2xf32>
+  %bz = relay.constant dense<0> : tensor<2xi32>
+  %b = relay.qnn.dequantize %bq, %bs, %bz {axis = 0} : (tensor<2xi32>, tensor<2xf32>, tensor<2xi32>) -> tensor<2xf32>
+  %ba = relay.nn.bias_add %c, %b : (tensor<1x2x6x6xf32>, tensor<2xf32>) -> tensor<1x2x6x6xf32>
+  %qs = relay.constant dense<0.1> : tensor<f32>
+  %qz = relay.constant dense<5> : tensor<i8>
+  %y = relay.qnn.quantize %ba, %qs, %qz : (tensor<1x2x6x6xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x6x6xi8>
+  func.return %y : tensor<1x2x6x6xi8>
+}
