@@ -35,6 +35,7 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "split-grouped-convs": _lazy("split_grouped_convs", "SplitGroupedConvs"),
     "unstride-convs": _lazy("unstride_convs", "UnstrideConvs"),
     "expand-pixel-shuffles": _lazy("expand_pixel_shuffles", "ExpandPixelShuffles"),
+    "cascade-max-pools": _lazy("cascade_max_pools", "CascadeMaxPools"),
     "merge-composite": _lazy("merge_composite", "MergeComposite"),
     "annotate-target": _lazy("annotate_target", "AnnotateTarget"),
     "merge-regions": _lazy("merge_regions", "MergeRegions"),

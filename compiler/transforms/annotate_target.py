@@ -133,6 +133,12 @@ def cannot_run(op: Operation, target: TargetDescription, zero_copy: bool) -> str
     return lowerable(op, target, lowered) or (None if isinstance(lowered, str) else misfit(lowered, target, zero_copy))
 
 
+def runs_alone(op: Operation, target: TargetDescription, zero_copy: bool = True) -> bool:
+    """Whether `target` takes `op` by one of its `[[ops]]` entries, as annotate-target
+    decides (for the byoc rewrites that check what they would make before making it)."""
+    return not isinstance(select_op(op, target), str) and cannot_run(op, target, zero_copy) is None
+
+
 def _annotate_op(op: Operation, targets: tuple[TargetDescription, ...], zero_copy: bool) -> None:
     reasons: list[str] = []
     lowered: list[list[ComputePlan] | str] = []  # lowering(op), asked once: it does not depend on the target

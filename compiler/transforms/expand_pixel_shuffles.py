@@ -27,7 +27,7 @@ A per-tensor dequantize feeding the shuffle (QDQ models leave shuffles in float)
 after the copies, so that they move the int8 data beside the convolution that made it.
 
 Rewritten only when no target runs the shuffle and one target runs every op it becomes
-(its entries, and the copy's rank: `annotate_target.cannot_run`).
+(its entries, and the copy's rank: `annotate_target.runs_alone`).
 
 Before (`byoc{target=npu}`; a transposed convolution's pixel shuffle):
 
@@ -54,8 +54,7 @@ from accel.compiler.conv_rewrites import dequantized, discard, per_tensor, repla
 from accel.compiler.targets import target_context
 from accel.compiler.targets.fused_forms import COPY_MAX_RANK, layout_view
 from accel.compiler.targets.schema import TargetDescription
-from accel.compiler.targets.support import select_op
-from accel.compiler.transforms.annotate_target import cannot_run
+from accel.compiler.transforms.annotate_target import runs_alone
 from accel.dialects import relay
 from accel.dialects.conventions import TARGET_ATTR
 from accel.dialects.relay import shape_of
@@ -110,11 +109,6 @@ def two_steps(op: Operation, data: SSAValue, new: list[Operation]) -> SSAValue:
     whole = relay.ReshapeOp(v, newshape=list(shape_of(op.results[0].type)))
     new.append(whole)
     return whole.result
-
-
-def runs_alone(op: Operation, target: TargetDescription) -> bool:
-    """Whether `target` runs `op` by an `[[ops]]` entry (as annotate-target decides)."""
-    return not isinstance(select_op(op, target), str) and cannot_run(op, target, True) is None
 
 
 def copies_fit(new: list[Operation]) -> bool:
