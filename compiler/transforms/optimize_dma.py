@@ -272,9 +272,21 @@ def keep_fitting(changes: list, plan: ScratchpadPlan) -> list:
     """Of tentatively applied `changes` (with apply, undo and footprint), keep a subset
     under which the scratchpad plan fits: all if they fit together, else each in turn
     where it fits beside those kept before it. Each check costs what its change touches
-    (see `ScratchpadPlan`), so trying them all costs their sizes, not the region's."""
+    (see `ScratchpadPlan`), so trying them all costs their sizes, not the region's. A
+    change not kept that holds ops out of the IR for a retry (`discard`) lets them go."""
     if not changes:
         return changes
+    kept = _keep_fitting(changes, plan)
+    if len(kept) < len(changes):
+        kept_ids = {id(c) for c in kept}
+        for c in changes:
+            discard = getattr(c, "discard", None)
+            if id(c) not in kept_ids and discard is not None:
+                discard()
+    return kept
+
+
+def _keep_fitting(changes: list, plan: ScratchpadPlan) -> list:
     prints = [c.footprint() for c in changes]
     if plan.check(*merged(prints), batch=True):
         return changes
@@ -328,6 +340,13 @@ def clone_view(view: Operation, source: SSAValue) -> Operation:
                                     kind)
 
 
+def _erase_detached(ops: list[Operation]) -> None:
+    """Erase the ops of `ops` held out of the IR (last first: each uses the one before)."""
+    for op in reversed(ops):
+        if op.parent is None:
+            op.erase(safe_erase=False)
+
+
 def cloned_views(host_view: SSAValue, device: SSAValue) -> list[Operation]:
     """The views making `host_view` of its root, taken of `device` instead (not inserted)."""
     made: list[Operation] = []
@@ -361,6 +380,10 @@ class ViewForwarding:
         for op in reversed(self.made):
             op.detach()
 
+    def discard(self) -> None:
+        """Not kept: the views held for a retry are erased (they still use the copy)."""
+        _erase_detached(self.made)
+
     def footprint(self) -> Footprint:
         return Footprint(list(self.made), [self.load], [*_alloc_of(self.have)])
 
@@ -389,6 +412,10 @@ class AliasForwarding(Forwarding):
         super().undo()
         for op in reversed(self.made):
             op.detach()
+
+    def discard(self) -> None:
+        """Not kept: the views held for a retry are erased (they still use the copy)."""
+        _erase_detached(self.made)
 
     def footprint(self) -> Footprint:
         moved, touched, buffers = super().footprint()
