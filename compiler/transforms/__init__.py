@@ -36,6 +36,7 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "unstride-convs": _lazy("unstride_convs", "UnstrideConvs"),
     "expand-pixel-shuffles": _lazy("expand_pixel_shuffles", "ExpandPixelShuffles"),
     "cascade-max-pools": _lazy("cascade_max_pools", "CascadeMaxPools"),
+    "expand-activations": _lazy("expand_activations", "ExpandActivations"),
     "merge-composite": _lazy("merge_composite", "MergeComposite"),
     "annotate-target": _lazy("annotate_target", "AnnotateTarget"),
     "merge-regions": _lazy("merge_regions", "MergeRegions"),

@@ -4,6 +4,7 @@
       = split-tall-kernels{target=npu,dsp}, undilate-convs{target=npu,dsp},
         split-grouped-convs{target=npu,dsp}, unstride-convs{target=npu,dsp},
         expand-pixel-shuffles{target=npu,dsp}, cascade-max-pools{target=npu,dsp},
+        expand-activations{target=npu,dsp},
         merge-composite{target=npu}, merge-composite{target=dsp},
         annotate-target{targets=npu,dsp zero-copy=true}, merge-regions{min-ops=1 cost-model=true},
         outline-regions
@@ -47,6 +48,7 @@ from xdsl.passes import ModulePass
 from accel.compiler.targets import target_context
 from accel.compiler.transforms.annotate_target import AnnotateTarget
 from accel.compiler.transforms.cascade_max_pools import CascadeMaxPools
+from accel.compiler.transforms.expand_activations import ExpandActivations
 from accel.compiler.transforms.expand_pixel_shuffles import ExpandPixelShuffles
 from accel.compiler.transforms.merge_composite import MergeComposite
 from accel.compiler.transforms.merge_regions import MergeRegions
@@ -58,7 +60,7 @@ from accel.compiler.transforms.unstride_convs import UnstrideConvs
 
 
 STEPS = ("split-tall-kernels", "undilate-convs", "split-grouped-convs", "unstride-convs", "expand-pixel-shuffles",
-         "cascade-max-pools", "merge-composite", "annotate-target", "merge-regions", "outline-regions")
+         "cascade-max-pools", "expand-activations", "merge-composite", "annotate-target", "merge-regions", "outline-regions")
 """The passes `byoc` runs, in order (for pipelines that write them out: the bench's stage
 timing, tests that leave one out)."""
 
@@ -66,8 +68,8 @@ timing, tests that leave one out)."""
 @dataclass(frozen=True)
 class Byoc(ModulePass):
     """Partition for the targets: split-tall-kernels, undilate-convs, split-grouped-convs,
-    unstride-convs, expand-pixel-shuffles, cascade-max-pools, merge-composite,
-    annotate-target, merge-regions, outline-regions."""
+    unstride-convs, expand-pixel-shuffles, cascade-max-pools, expand-activations,
+    merge-composite, annotate-target, merge-regions, outline-regions."""
 
     name = "byoc"
 
@@ -92,6 +94,7 @@ class Byoc(ModulePass):
         UnstrideConvs(target=names).apply(ctx, op)
         ExpandPixelShuffles(target=names).apply(ctx, op)
         CascadeMaxPools(target=names).apply(ctx, op)
+        ExpandActivations(target=names).apply(ctx, op)
         MergeComposite(target=names).apply(ctx, op)
         AnnotateTarget(targets=names, zero_copy=self.zero_copy).apply(ctx, op)
         MergeRegions(min_ops=self.min_ops, cost_model=self.cost_model).apply(ctx, op)

@@ -1,0 +1,133 @@
+"""expand-activations: an activation that no target runs becomes the elementwise ops it is
+made of, when one target runs all of them.
+
+Runs in `byoc`, after cascade-max-pools and before merge-composite (canonicalize has
+recognised these activations in exporters' decompositions; this undoes that only for a
+target that lacks the activation but has its parts). MobileNetV3's hard-swish and its
+squeeze-excitation's hard-sigmoid, and the leaky ReLU of YOLO and GAN discriminators,
+then run beside the convolutions around them instead of sending each activation map
+through the host. Each form computes what the reference does, in the same order, so the
+result is the same bit for bit:
+
+    hardsigmoid(x; a, b) = clip(x * a + b, 0, 1)
+    hardswish(x)         = x * clip(x * (1/6) + 1/2, 0, 1)
+    leaky_relu(x; a)     = relu(x) - relu(x * -1) * a      (x for x >= 0, a * x below: exact)
+
+The constants are scalars of the data's type (the npu's binary ops broadcast a scalar).
+Rewritten only when no target runs the activation and one target runs every op of its
+form (`annotate_target.runs_alone`).
+
+Before (`byoc{target=npu}`; the npu has no hard-swish):
+
+    %y = relay.nn.hardswish %x : tensor<1x16x8x8xf32>
+
+After:
+
+    %0 = relay.constant dense<0.166666672> : tensor<f32>
+    %1 = relay.multiply %x, %0 : (tensor<1x16x8x8xf32>, tensor<f32>) -> tensor<1x16x8x8xf32>
+    %2 = relay.constant dense<5.000000e-01> : tensor<f32>
+    %3 = relay.add %1, %2 : (tensor<1x16x8x8xf32>, tensor<f32>) -> tensor<1x16x8x8xf32>
+    %4 = relay.clip %3 {a_min = 0.0, a_max = 1.0} : tensor<1x16x8x8xf32>
+    %y = relay.multiply %x, %4 : tensor<1x16x8x8xf32>
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+
+from accel.compiler.conv_rewrites import discard, replace_chain
+from accel.compiler.runtime.reference import HARDSWISH_ALPHA
+from accel.compiler.targets import target_context
+from accel.compiler.targets.schema import TargetDescription
+from accel.compiler.tensors import inline_constant, numpy_dtype
+from accel.compiler.transforms.annotate_target import runs_alone
+from accel.dialects import relay
+from accel.dialects.conventions import TARGET_ATTR
+
+
+class _Form:
+    """Builds the ops of a form on `x` (not inserted), collecting them in `ops`."""
+
+    def __init__(self, x: SSAValue):
+        self.x = x
+        self.dtype = numpy_dtype(x.type.element_type)
+        self.ops: list[Operation] = []
+
+    def _add(self, op: Operation) -> SSAValue:
+        self.ops.append(op)
+        return op.results[0]
+
+    def scalar(self, value: float) -> SSAValue:
+        return self._add(inline_constant(np.asarray(value, self.dtype)))
+
+    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(relay.MultiplyOp(a, b))
+
+    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(relay.AddOp(a, b))
+
+    def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(relay.SubtractOp(a, b))
+
+    def clip(self, a: SSAValue, lo: float, hi: float) -> SSAValue:
+        return self._add(relay.ClipOp(a, a_min=lo, a_max=hi))
+
+    def relu(self, a: SSAValue) -> SSAValue:
+        return self._add(relay.ReluOp(a))
+
+
+def _hardsigmoid(f: _Form, alpha: float, beta: float) -> SSAValue:
+    return f.clip(f.add(f.mul(f.x, f.scalar(alpha)), f.scalar(beta)), 0.0, 1.0)
+
+
+FORMS: dict[type[Operation], Callable[[_Form, Operation], SSAValue]] = {
+    relay.HardSigmoidOp: lambda f, op: _hardsigmoid(f, op.prop("alpha"), op.prop("beta")),
+    relay.HardSwishOp: lambda f, op: f.mul(f.x, _hardsigmoid(f, HARDSWISH_ALPHA, 0.5)),
+    relay.LeakyReluOp: lambda f, op: f.sub(f.relu(f.x), f.mul(f.relu(f.mul(f.x, f.scalar(-1.0))),
+                                                               f.scalar(op.prop("alpha")))),
+}
+"""The activations this pass expands, and the elementwise ops each is made of."""
+
+
+class ExpandActivation(RewritePattern):
+    def __init__(self, targets: tuple[TargetDescription, ...]):
+        super().__init__()
+        self.targets = targets
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        form = FORMS.get(type(op))
+        if form is None or TARGET_ATTR in op.attributes or any(runs_alone(op, t) for t in self.targets):
+            return
+        built = _Form(op.operands[0])
+        value = form(built, op)
+        for o in built.ops:
+            o.location = op.location
+        computed = [o for o in built.ops if not isinstance(o, relay.ConstantOp)]
+        if any(all(runs_alone(o, t) for o in computed) for t in self.targets):
+            replace_chain(rewriter, built.ops, op, value, [op])
+        else:
+            discard(built.ops)
+
+
+@dataclass(frozen=True)
+class ExpandActivations(ModulePass):
+    """Activations no target runs (hard-swish, hard-sigmoid, leaky ReLU) become the
+    elementwise ops they are made of, where a target runs those."""
+
+    name = "expand-activations"
+
+    target: tuple[str, ...] = ()
+    """Targets that decide (default: --target)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        targets = tuple(target_context(ctx).resolve(self.target, self.name))
+        if targets:
+            PatternRewriteWalker(ExpandActivation(targets), apply_recursively=False).rewrite_module(op)

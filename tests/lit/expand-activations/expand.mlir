@@ -1,0 +1,63 @@
+// expand-activations: hard-swish, hard-sigmoid and leaky ReLU, which the npu does not run,
+// as the elementwise ops they are made of (which it runs, with scalar constants).
+// RUN: accel-opt %s --split-input-file --target npu -p expand-activations | filecheck %s
+// RUN: accel-opt %s --split-input-file --target npu -p byoc | filecheck %s --check-prefix=BYOC
+// RUN: accel-opt %s --split-input-file --target dsp -p expand-activations | filecheck %s --check-prefix=DSP
+
+// MobileNetV3's hard-swish after a conv: x * clip(x / 6 + 1/2, 0, 1); partitioned, one
+// npu region.
+// CHECK-LABEL: func.func @hardswish
+// CHECK:         %[[S:.*]] = relay.constant dense<0.166666672> : tensor<f32>
+// CHECK-NEXT:    %[[M:.*]] = relay.multiply %c, %[[S]] : (tensor<1x8x6x6xf32>, tensor<f32>) -> tensor<1x8x6x6xf32>
+// CHECK-NEXT:    %[[H:.*]] = relay.constant dense<5.000000e-01> : tensor<f32>
+// CHECK-NEXT:    %[[A:.*]] = relay.add %[[M]], %[[H]]
+// CHECK-NEXT:    %[[C:.*]] = relay.clip %[[A]] {a_min = 0.0, a_max = 1.0}
+// CHECK-NEXT:    %y = relay.multiply %c, %[[C]] : tensor<1x8x6x6xf32>
+// CHECK-NOT:     relay.nn.hardswish
+// BYOC-LABEL: func.func @hardswish
+// BYOC-NEXT:    %y = func.call @npu_0(%x)
+// BYOC-NEXT:    func.return
+// DSP-LABEL: func.func @hardswish
+// DSP:         relay.nn.hardswish
+func.func @hardswish(%x: tensor<1x3x8x8xf32>) -> tensor<1x8x6x6xf32> {
+  %w = relay.constant dense<0.5> : tensor<8x3x3x3xf32>
+  %c = relay.nn.conv2d %x, %w : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x6x6xf32>
+  %y = relay.nn.hardswish %c : tensor<1x8x6x6xf32>
+  func.return %y : tensor<1x8x6x6xf32>
+}
+
+// -----
+
+// Hard-sigmoid with its own slope and offset; leaky ReLU as relu(x) - relu(-x) * alpha.
+// CHECK-LABEL: func.func @sigmoid_and_leaky
+// CHECK:         %[[A:.*]] = relay.constant dense<2.000000e-01> : tensor<f32>
+// CHECK-NEXT:    %[[M:.*]] = relay.multiply %x, %[[A]]
+// CHECK-NEXT:    %[[B:.*]] = relay.constant dense<5.000000e-01> : tensor<f32>
+// CHECK-NEXT:    %[[S:.*]] = relay.add %[[M]], %[[B]]
+// CHECK-NEXT:    %h = relay.clip %[[S]] {a_min = 0.0, a_max = 1.0}
+// CHECK-NEXT:    %[[P:.*]] = relay.nn.relu %x
+// CHECK-NEXT:    %[[N1:.*]] = relay.constant dense<-1.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[NX:.*]] = relay.multiply %x, %[[N1]]
+// CHECK-NEXT:    %[[R:.*]] = relay.nn.relu %[[NX]]
+// CHECK-NEXT:    %[[AL:.*]] = relay.constant dense<1.000000e-01> : tensor<f32>
+// CHECK-NEXT:    %[[NEG:.*]] = relay.multiply %[[R]], %[[AL]]
+// CHECK-NEXT:    %l = relay.subtract %[[P]], %[[NEG]]
+func.func @sigmoid_and_leaky(%x: tensor<2x16xf32>) -> (tensor<2x16xf32>, tensor<2x16xf32>) {
+  %h = relay.nn.hardsigmoid %x {alpha = 0.2, beta = 0.5} : tensor<2x16xf32>
+  %l = relay.nn.leaky_relu %x {alpha = 0.1} : tensor<2x16xf32>
+  func.return %h, %l : tensor<2x16xf32>, tensor<2x16xf32>
+}
+
+// -----
+
+// Left alone: f16 data (the npu's elementwise ops take f32), and an activation the user
+// put on the host.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT:     relay.multiply
+// CHECK:         relay.nn.leaky_relu %h
+// CHECK:         relay.nn.hardswish %x {accel.target = "host"}
+func.func @left_alone(%h: tensor<4x4xf16>, %x: tensor<4x4xf32>) -> (tensor<4x4xf16>, tensor<4x4xf32>) {
+  %a = relay.nn.leaky_relu %h {alpha = 0.1} : tensor<4x4xf16>
+  %b = relay.nn.hardswish %x {accel.target = "host"} : tensor<4x4xf32>
+  func.return %a, %b : tensor<4x4xf16>, tensor<4x4xf32>
+}
