@@ -120,6 +120,33 @@ def data_source(op: Operation) -> tuple[SSAValue, Operation | None, float] | Non
     return op.data, None, 0.0
 
 
+def _same_value(a: SSAValue, b: SSAValue) -> bool:
+    if a is b:
+        return True
+    x, y = known_value(a), known_value(b)
+    return x is not None and y is not None and x.dtype == y.dtype and np.array_equal(x, y)
+
+
+def moved_int8(op: Operation) -> tuple[SSAValue, Operation | None, Operation | None]:
+    """What a data-movement op (it only moves, repeats or selects its input's elements)
+    can move instead of its input: the int8 tensor that a per-tensor dequantize read only
+    by it makes the input from, with that dequantize (to apply after the move; else the
+    input and None), and a quantize that is the op's only reader with the dequantize's
+    scale and zero point (the two then cancel: the moved int8 data is the quantize's
+    result; else None). QDQ models wrap such ops so (onnxruntime drops the pair too)."""
+    data = op.operands[0]
+    dequant = data.owner
+    if not (per_tensor(dequant, relay.DequantizeOp) and data.has_one_use()):
+        return data, None, None
+    result = op.results[0]
+    requant = result.first_use.operation if result.has_one_use() else None
+    if not (per_tensor(requant, relay.QuantizeOp) and _same_value(requant.scale, dequant.scale) and
+            _same_value(requant.zero_point, dequant.zero_point) and
+            requant.results[0].type.element_type == dequant.data.type.element_type):
+        requant = None
+    return dequant.data, dequant, requant
+
+
 def dequantized(v: SSAValue, dequant: Operation | None, new: list[Operation]) -> SSAValue:
     """`v` through a dequantize like `dequant` (or `v` itself when there is none)."""
     if dequant is None:
@@ -168,6 +195,18 @@ def replace_chain(rewriter: PatternRewriter, new: list[Operation], last: Operati
     rewriter.insert_op(new, InsertPoint.before(last))
     rewriter.replace_all_uses_with(last.results[0], value)
     erase_dead(rewriter, dead)
+
+
+def replace_moved(rewriter: PatternRewriter, op: Operation, new: list[Operation], value: SSAValue,
+                  dequant: Operation | None, requant: Operation | None) -> None:
+    """`new` (computing `value`, the moved data of `moved_int8`) in place of `op`: the
+    quantize's result when the dequantize and quantize cancel, else `op`'s result after
+    the dequantize (if any)."""
+    if requant is not None:
+        replace_chain(rewriter, new, requant, value, [requant, op, dequant])
+        return
+    value = dequantized(value, dequant, new)
+    replace_chain(rewriter, new, op, value, [op, *([dequant] if dequant is not None else [])])
 
 
 def discard(new: list[Operation]) -> None:

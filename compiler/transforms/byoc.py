@@ -4,7 +4,7 @@
       = split-tall-kernels{target=npu,dsp}, undilate-convs{target=npu,dsp},
         split-grouped-convs{target=npu,dsp}, unstride-convs{target=npu,dsp},
         expand-pixel-shuffles{target=npu,dsp}, cascade-max-pools{target=npu,dsp},
-        expand-activations{target=npu,dsp},
+        expand-activations{target=npu,dsp}, expand-nearest-upsampling{target=npu,dsp},
         merge-composite{target=npu}, merge-composite{target=dsp},
         annotate-target{targets=npu,dsp zero-copy=true}, merge-regions{min-ops=1 cost-model=true},
         outline-regions
@@ -49,6 +49,7 @@ from accel.compiler.targets import target_context
 from accel.compiler.transforms.annotate_target import AnnotateTarget
 from accel.compiler.transforms.cascade_max_pools import CascadeMaxPools
 from accel.compiler.transforms.expand_activations import ExpandActivations
+from accel.compiler.transforms.expand_nearest_upsampling import ExpandNearestUpsamplings
 from accel.compiler.transforms.expand_pixel_shuffles import ExpandPixelShuffles
 from accel.compiler.transforms.merge_composite import MergeComposite
 from accel.compiler.transforms.merge_regions import MergeRegions
@@ -60,7 +61,7 @@ from accel.compiler.transforms.unstride_convs import UnstrideConvs
 
 
 STEPS = ("split-tall-kernels", "undilate-convs", "split-grouped-convs", "unstride-convs", "expand-pixel-shuffles",
-         "cascade-max-pools", "expand-activations", "merge-composite", "annotate-target", "merge-regions", "outline-regions")
+         "cascade-max-pools", "expand-activations", "expand-nearest-upsampling", "merge-composite", "annotate-target", "merge-regions", "outline-regions")
 """The passes `byoc` runs, in order (for pipelines that write them out: the bench's stage
 timing, tests that leave one out)."""
 
@@ -69,7 +70,7 @@ timing, tests that leave one out)."""
 class Byoc(ModulePass):
     """Partition for the targets: split-tall-kernels, undilate-convs, split-grouped-convs,
     unstride-convs, expand-pixel-shuffles, cascade-max-pools, expand-activations,
-    merge-composite, annotate-target, merge-regions, outline-regions."""
+    expand-nearest-upsampling, merge-composite, annotate-target, merge-regions, outline-regions."""
 
     name = "byoc"
 
@@ -95,6 +96,7 @@ class Byoc(ModulePass):
         ExpandPixelShuffles(target=names).apply(ctx, op)
         CascadeMaxPools(target=names).apply(ctx, op)
         ExpandActivations(target=names).apply(ctx, op)
+        ExpandNearestUpsamplings(target=names).apply(ctx, op)
         MergeComposite(target=names).apply(ctx, op)
         AnnotateTarget(targets=names, zero_copy=self.zero_copy).apply(ctx, op)
         MergeRegions(min_ops=self.min_ops, cost_model=self.cost_model).apply(ctx, op)

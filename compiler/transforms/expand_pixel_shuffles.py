@@ -24,7 +24,8 @@ one image); otherwise it is two transposes of rank 4 at most, each moving one bl
       DCR (channel = (b1, b2, c)): A = N, B = C*h;  CRD (channel = (c, b1, b2)): A = N*C, B = h
 
 A per-tensor dequantize feeding the shuffle (QDQ models leave shuffles in float) is taken
-after the copies, so that they move the int8 data beside the convolution that made it.
+after the copies, or cancels with a quantize of the same scale and zero point after it,
+so that they move the int8 data beside the convolution that made it.
 
 Rewritten only when no target runs the shuffle and one target runs every op it becomes
 (its entries, and the copy's rank: `annotate_target.runs_alone`).
@@ -50,7 +51,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
-from accel.compiler.conv_rewrites import dequantized, discard, per_tensor, replace_chain
+from accel.compiler.conv_rewrites import discard, moved_int8, replace_moved
 from accel.compiler.targets import target_context
 from accel.compiler.targets.fused_forms import COPY_MAX_RANK, layout_view
 from accel.compiler.targets.schema import TargetDescription
@@ -130,11 +131,9 @@ class ExpandPixelShuffle(RewritePattern):
         if not isinstance(op, SHUFFLES) or TARGET_ATTR in op.attributes or \
                 any(runs_alone(op, t) for t in self.targets):
             return
-        # A per-tensor dequantize of the input is taken after the copies (int8 data moves).
-        dequant = op.operands[0].owner
-        if not (per_tensor(dequant, relay.DequantizeOp) and op.operands[0].has_one_use()):
-            dequant = None
-        data = op.operands[0] if dequant is None else dequant.data
+        # int8 data moves: a per-tensor dequantize of the input comes after the copies, or
+        # cancels with a quantize after the shuffle.
+        data, dequant, requant = moved_int8(op)
         new: list[Operation] = []
         value = one_step(op, data, new)
         if not copies_fit(new):
@@ -146,8 +145,7 @@ class ExpandPixelShuffle(RewritePattern):
             return
         for o in new:
             o.location = op.location
-        value = dequantized(value, dequant, new)
-        replace_chain(rewriter, new, op, value, [op, *([dequant] if dequant is not None else [])])
+        replace_moved(rewriter, op, new, value, dequant, requant)
 
 
 # --------------------------------------------------------------------------------------
