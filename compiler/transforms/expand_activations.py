@@ -15,7 +15,9 @@ result is the same bit for bit:
 
 The constants are scalars of the data's type (the npu's binary ops broadcast a scalar).
 Rewritten only when no target runs the activation and one target runs every op of its
-form (`annotate_target.runs_alone`).
+form (`annotate_target.runs_alone`). Where merge-regions then keeps the ops on the host
+(a region not worth offloading), the host runs the form, not its one kernel: the same
+values, a few more passes over a small tensor.
 
 Before (`byoc{target=npu}`; the npu has no hard-swish):
 

@@ -50,14 +50,15 @@ func.func @main(%x: tensor<4xf32> {accel.name = "in\"put\n*/ x"}) -> (tensor<4xf
 
 // -----
 
-// The activations recognize-decompositions makes run on the host.
+// The activations recognize-decompositions makes run on the host (placed there: the npu
+// would run hard-swish and hard-sigmoid as the elementwise ops they are made of).
 // CHECK-LABEL: // ===== model.c =====
 // CHECK:         acc_hardswish_f32(((float *)in0), {{.*}}, 64)
 // CHECK:         acc_hardsigmoid_f32({{.*}}, 64, 0.2{{0*}}, 0.5{{0*}})
 // CHECK:         acc_silu_f32({{.*}}, 64)
 func.func @main(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
-  %0 = relay.nn.hardswish %x : tensor<4x16xf32>
-  %1 = relay.nn.hardsigmoid %0 : tensor<4x16xf32>
-  %2 = relay.nn.silu %1 : tensor<4x16xf32>
+  %0 = relay.nn.hardswish %x {accel.target = "host"} : tensor<4x16xf32>
+  %1 = relay.nn.hardsigmoid %0 {accel.target = "host"} : tensor<4x16xf32>
+  %2 = relay.nn.silu %1 {accel.target = "host"} : tensor<4x16xf32>
   func.return %2 : tensor<4x16xf32>
 }
