@@ -46,7 +46,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from accel.compiler.conv_rewrites import discard, per_tensor, rebuilt_on, replace_chain
+from accel.compiler.byoc_rewrites import discard, per_tensor, rebuilt_on, replace_chain
 from accel.compiler.tensors import inline_constant, known_value
 from accel.compiler.transforms.canonicalize_linear import ELEMENTWISE
 from accel.dialects import relay

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from accel.compiler.conv_rewrites import discard, replace_chain
+from accel.compiler.byoc_rewrites import discard, replace_chain, rewrite_each
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.transforms.annotate_target import runs_alone
@@ -108,6 +108,8 @@ class CascadeMaxPool(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: relay.MaxPool2DOp, rewriter: PatternRewriter) -> None:
+        if not self.limits or max(op.prop("pool_size")) <= self.limits[0]:
+            return  # a window no target's exceeds: a cascade would be the pool itself
         if TARGET_ATTR in op.attributes or tuple(op.prop("strides")) != (1, 1) or \
                 tuple(op.prop("dilation")) != (1, 1) or any(runs_alone(op, t) for t in self.targets):
             return
@@ -134,4 +136,4 @@ class CascadeMaxPools(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         targets = tuple(target_context(ctx).resolve(self.target, self.name))
         if targets:
-            PatternRewriteWalker(CascadeMaxPool(targets), apply_recursively=False).rewrite_module(op)
+            rewrite_each(op, CascadeMaxPool(targets), (relay.MaxPool2DOp,))

@@ -43,9 +43,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from accel.compiler.conv_rewrites import discard, replace_chain
+from accel.compiler.byoc_rewrites import discard, replace_chain, rewrite_each
 from accel.compiler.runtime.reference import HARDSWISH_ALPHA
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
@@ -132,4 +132,4 @@ class ExpandActivations(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         targets = tuple(target_context(ctx).resolve(self.target, self.name))
         if targets:
-            PatternRewriteWalker(ExpandActivation(targets), apply_recursively=False).rewrite_module(op)
+            rewrite_each(op, ExpandActivation(targets), tuple(FORMS))

@@ -38,9 +38,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from accel.compiler.conv_rewrites import discard, moved_int8, replace_moved
+from accel.compiler.byoc_rewrites import discard, moved_int8, replace_moved, rewrite_each
 from accel.compiler.resize_sampling import resize_nearest_index, resize_source_coordinate
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
@@ -131,4 +131,4 @@ class ExpandNearestUpsamplings(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         targets = tuple(target_context(ctx).resolve(self.target, self.name))
         if targets:
-            PatternRewriteWalker(ExpandNearestUpsampling(targets), apply_recursively=False).rewrite_module(op)
+            rewrite_each(op, ExpandNearestUpsampling(targets), (relay.Resize2DOp,))

@@ -49,9 +49,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from accel.compiler.conv_rewrites import discard, moved_int8, replace_moved
+from accel.compiler.byoc_rewrites import discard, moved_int8, replace_moved, rewrite_each
 from accel.compiler.targets import target_context
 from accel.compiler.targets.fused_forms import COPY_MAX_RANK, layout_view
 from accel.compiler.targets.schema import TargetDescription
@@ -166,4 +166,4 @@ class ExpandPixelShuffles(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         targets = tuple(target_context(ctx).resolve(self.target, self.name))
         if targets:
-            PatternRewriteWalker(ExpandPixelShuffle(targets), apply_recursively=False).rewrite_module(op)
+            rewrite_each(op, ExpandPixelShuffle(targets), SHUFFLES)

@@ -50,7 +50,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
 
-from accel.compiler.conv_rewrites import (ConvRewrite, accepts_with, apply_conv_rewrite, dequantized, epilogue,
+from accel.compiler.byoc_rewrites import (ConvRewrite, accepts_with, apply_conv_rewrite, dequantized, epilogue,
                                           keep_attributes, per_tensor, rebuilt_on, replace_chain, takes)
 from accel.compiler.targets.support import groups_kind
 from accel.compiler.tensors import inline_constant, known_value

@@ -41,12 +41,11 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
-from xdsl.rewriter import InsertPoint
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
+from accel.compiler.byoc_rewrites import replace_chain, rewrite_each
 from accel.compiler.targets import target_context
 from accel.compiler.tensors import inline_constant, known_value
-from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
 from accel.dialects.relay import shape_of
 
@@ -118,11 +117,7 @@ class SplitTallKernel(RewritePattern):
             add.location = op.location
             new_ops.append(add)
             v = add.result
-        replaced = bias if bias is not None else op
-        v.name_hint = replaced.results[0].name_hint
-        rewriter.insert_op(new_ops, InsertPoint.before(replaced))
-        rewriter.replace_all_uses_with(replaced.results[0], v)
-        erase_dead(rewriter, [bias, op] if bias is not None else [op])
+        replace_chain(rewriter, new_ops, bias if bias is not None else op, v, [bias, op] if bias is not None else [op])
 
 
 @dataclass(frozen=True)
@@ -139,4 +134,4 @@ class SplitTallKernels(ModulePass):
                    if e.op == "relay.nn.conv2d" and "f32" in (e.limits.dtypes or d.dtypes)]
         limits = [e.limits.max_kernel for e in entries if e.limits.max_kernel is not None]
         if limits and len(limits) == len(entries):  # an entry without a limit takes any kernel
-            PatternRewriteWalker(SplitTallKernel(limits), apply_recursively=False).rewrite_module(op)
+            rewrite_each(op, SplitTallKernel(limits), (relay.Conv2DOp,))

@@ -45,7 +45,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import InsertPoint
 
-from accel.compiler.conv_rewrites import rebuilt_on
+from accel.compiler.byoc_rewrites import rebuilt_on
 from accel.compiler.transforms.canonicalize_linear import ELEMENTWISE
 from accel.dialects import relay
 from accel.dialects.relay import shape_of

@@ -57,7 +57,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
 
-from accel.compiler.conv_rewrites import (ConvRewrite, accepts_with, apply_conv_rewrite, data_source, dequantized,
+from accel.compiler.byoc_rewrites import (ConvRewrite, accepts_with, apply_conv_rewrite, data_source, dequantized,
                                           epilogue, keep_attributes, padded, rebuilt_on, replace_chain, takes)
 from accel.compiler.transforms.undilate_column_convs import moves_before_reshape
 from accel.dialects import relay

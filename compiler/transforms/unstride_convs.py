@@ -48,7 +48,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
 
-from accel.compiler.conv_rewrites import (ConvRewrite, apply_conv_rewrite, data_source, dequantized, discard,
+from accel.compiler.byoc_rewrites import (ConvRewrite, apply_conv_rewrite, data_source, dequantized, discard,
                                           keep_attributes, padded, replace_chain, takes)
 from accel.compiler.tensors import inline_constant, known_value
 from accel.dialects import relay

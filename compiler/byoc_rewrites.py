@@ -1,12 +1,15 @@
 """What the targets' convolution entries take, and the building blocks of the byoc passes
-that rewrite a convolution no target takes into convolutions one does (undilate-convs,
-split-grouped-convs, unstride-convs).
+that rewrite what no target takes into what one does: the convolution rewrites
+(undilate-convs, split-grouped-convs, unstride-convs) and the expansions of pixel
+shuffles, large max pools, activations and nearest upsampling.
 
-Each such pass is a `ConvRewrite` pattern run by `apply_conv_rewrite`: it sees the conv
-ops (`CONV_NAMES`) that carry no manual `accel.target` (the user's choice stands), with
-the limits of every target entry that runs a convolution (`conv_limits`), and rewrites
-only when no entry `takes` the conv as it is and one takes what it becomes (`accepts_with`,
-a probe). The new conv keeps the old one's discardable attributes (`keep_attributes`).
+Each convolution rewrite is a `ConvRewrite` pattern run by `apply_conv_rewrite`: it sees
+the conv ops (`CONV_NAMES`) that carry no manual `accel.target` (the user's choice
+stands), with the limits of every target entry that runs a convolution (`conv_limits`),
+and rewrites only when no entry `takes` the conv as it is and one takes what it becomes
+(`accepts_with`, a probe). The new conv keeps the old one's discardable attributes
+(`keep_attributes`). Every byoc rewrite visits only the ops of its kinds (`rewrite_each`:
+one walk that tests an op's class, not a pattern driver over every op of the module).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
 from accel.compiler.targets import target_context
@@ -79,11 +82,21 @@ class ConvRewrite(RewritePattern):
         raise NotImplementedError
 
 
+def rewrite_each(module: ModuleOp, pattern: RewritePattern, kinds: tuple[type[Operation], ...]) -> None:
+    """`pattern` applied once to each op of `kinds` in the module, in order (what
+    `PatternRewriteWalker(apply_recursively=False)` does, but the walk tests only each
+    op's class: the byoc rewrites find nothing to do in most models, and their walks
+    should cost that). Ops a rewrite erases are skipped; ops it makes are not visited."""
+    for op in [op for op in module.walk() if isinstance(op, kinds)]:
+        if op.parent is not None:
+            pattern.match_and_rewrite(op, PatternRewriter(op))
+
+
 def apply_conv_rewrite(ctx: Context, module: ModuleOp, targets: tuple[str, ...], pass_name: str,
                        pattern: type[ConvRewrite]) -> None:
     limits = conv_limits(target_context(ctx).resolve(targets, pass_name))
     if limits:
-        PatternRewriteWalker(pattern(limits), apply_recursively=False).rewrite_module(module)
+        rewrite_each(module, pattern(limits), (relay.Conv2DOp, relay.QnnConv2DOp))
 
 
 # --------------------------------------------------------------------------------------
