@@ -224,6 +224,32 @@ def _finish(nodes, name, inputs, outputs, inits) -> onnx.ModelProto:
     return model
 
 
+def save_image_model(path: str, nodes, inits, in_shape, output: str, out_shape) -> None:
+    """A float model of one input `x` and one output, checked and saved to `path`."""
+    onnx.save(_finish(nodes, "g", [oh.make_tensor_value_info("x", TensorProto.FLOAT, list(in_shape))],
+                      [oh.make_tensor_value_info(output, TensorProto.FLOAT, list(out_shape))], inits), path)
+
+
+def image_feeds(path: str, seed: int) -> dict[str, np.ndarray]:
+    """Seeded normal values for the model's input `x`."""
+    shape = [d.dim_value for d in onnx.load(path, load_external_data=False).graph.input[0].type.tensor_type.shape.dim]
+    return {"x": np.random.default_rng(seed).standard_normal(shape).astype(np.float32)}
+
+
+def assert_matches_onnxruntime(directory: str, path: str, output: str, step: float | None = None,
+                               seeds: int = 2) -> None:
+    """The compiled model in `directory` against onnxruntime on seeded inputs: float within
+    1e-5 of the output's largest magnitude; with a quantization `step` (int8), within one
+    step of onnxruntime's QDQ arithmetic (graph optimizations off: they fuse it otherwise)."""
+    for seed in range(seeds):
+        feeds = image_feeds(path, seed)
+        want = ort_run(path, feeds, optimize=step is None)[output]
+        got, _ = run_directory(directory, feeds)
+        err = float(np.max(np.abs(got[output] - want)))
+        bound = 1e-5 * float(np.max(np.abs(want))) if step is None else step * 1.001
+        assert err <= bound, (path, seed, err, bound)
+
+
 MLP_SHAPE = (8, 512)
 MLP_HIDDEN = 1024
 

@@ -12,21 +12,18 @@ npu runs.
 from __future__ import annotations
 
 import numpy as np
-import onnx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from onnx import TensorProto
 from onnx import helper as oh
 from onnx import numpy_helper as nh
 
 from accel.compiler.driver import make_context
 from accel.compiler.frontend.builder import GraphBuilder
 from accel.compiler.runtime.interpreter import run_function
-from accel.compiler.runtime.run_compiled import run_directory
 from accel.compiler.transforms.expand_activations import FORMS, ExpandActivations
 from accel.dialects import relay
-from e2e_util import compiled_with_and_without, ort_run
+from e2e_util import assert_matches_onnxruntime, compiled_with_and_without, save_image_model
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -69,15 +66,6 @@ def test_left_alone_where_no_target_runs_the_parts():
 OUTPUT = "y"
 
 
-def _save(path, nodes, inits, in_shape, out_shape) -> None:
-    graph = oh.make_graph(nodes, "g", [oh.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)],
-                          [oh.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, out_shape)], inits)
-    model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.checker.check_model(model, full_check=True)
-    onnx.save(model, path)
-
-
 def _weights(rng, name, shape):
     return nh.from_array((rng.standard_normal(shape) * 0.3).astype(np.float32), name)
 
@@ -101,7 +89,7 @@ def _mobilenet_v3_block(path: str) -> None:
              oh.make_node("HardSigmoid", ["e2"], ["gate"], alpha=1 / 6, beta=0.5),
              oh.make_node("Mul", ["a1", "gate"], ["sc"]), oh.make_node("Conv", ["sc", "wp", "bp"], ["p"]),
              oh.make_node("Add", ["p", "a0"], [OUTPUT])]
-    _save(path, nodes, inits, [1, 3, 32, 32], [1, c, 16, 16])
+    save_image_model(path, nodes, inits, [1, 3, 32, 32], OUTPUT, [1, c, 16, 16])
 
 
 def _discriminator(path: str) -> None:
@@ -114,11 +102,7 @@ def _discriminator(path: str) -> None:
         nodes += [oh.make_node("Conv", [src, f"w{i}"], [f"c{i}"], pads=[1, 1, 1, 1], strides=[2, 2]),
                   oh.make_node("LeakyRelu", [f"c{i}"], [OUTPUT if i == 2 else f"a{i}"], alpha=0.2)]
         src = f"a{i}"
-    _save(path, nodes, inits, [1, 3, 32, 32], [1, 16, 4, 4])
-
-
-def _feeds(seed: int) -> dict[str, np.ndarray]:
-    return {"x": np.random.default_rng(seed).standard_normal((1, 3, 32, 32)).astype(np.float32)}
+    save_image_model(path, nodes, inits, [1, 3, 32, 32], OUTPUT, [1, 16, 4, 4])
 
 
 @pytest.fixture(scope="module")
@@ -145,7 +129,4 @@ def test_activations_offload(compiled, model, activations):
 @pytest.mark.parametrize("model", ["mobilenet_v3", "discriminator"])
 def test_models_match_onnxruntime(compiled, model):
     d, _, path = compiled[(model, "pass")]
-    for seed in range(2):
-        want = ort_run(path, _feeds(seed))[OUTPUT]
-        got, _ = run_directory(d, _feeds(seed))
-        assert float(np.max(np.abs(got[OUTPUT] - want))) <= 1e-5 * float(np.max(np.abs(want)))
+    assert_matches_onnxruntime(d, path, OUTPUT)

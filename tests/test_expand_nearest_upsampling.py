@@ -17,7 +17,6 @@ import onnx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from onnx import TensorProto
 from onnx import helper as oh
 from onnx import numpy_helper as nh
 
@@ -25,10 +24,9 @@ from accel.compiler.driver import make_context
 from accel.compiler.frontend.builder import GraphBuilder
 from accel.compiler.runtime import reference
 from accel.compiler.runtime.interpreter import run_function
-from accel.compiler.runtime.run_compiled import run_directory
 from accel.compiler.transforms.expand_nearest_upsampling import ExpandNearestUpsamplings
 from accel.dialects import relay
-from e2e_util import compiled_with_and_without, ort_run, output_step, quantize_qdq
+from e2e_util import assert_matches_onnxruntime, compiled_with_and_without, output_step, quantize_qdq, save_image_model
 
 MODES = ["half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
          "tf_half_pixel_for_nn"]
@@ -101,16 +99,7 @@ def _fpn_model(path: str) -> None:
              oh.make_node("Resize", ["coarse", "", "scales"], ["up"], mode="nearest"),
              oh.make_node("Conv", ["r0", "wl", "bl"], ["lat"]), oh.make_node("Add", ["up", "lat"], ["sum"]),
              oh.make_node("Relu", ["sum"], ["rs"]), oh.make_node("Conv", ["rs", "w2", "b2"], [OUTPUT], pads=[1, 1, 1, 1])]
-    graph = oh.make_graph(nodes, "fpn", [oh.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
-                          [oh.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, [1, 8, 16, 16])], inits)
-    model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.checker.check_model(model, full_check=True)
-    onnx.save(model, path)
-
-
-def _feeds(seed: int) -> dict[str, np.ndarray]:
-    return {"x": np.random.default_rng(seed).standard_normal((1, 3, 16, 16)).astype(np.float32)}
+    save_image_model(path, nodes, inits, [1, 3, 16, 16], OUTPUT, [1, 8, 16, 16])
 
 
 @pytest.fixture(scope="module")
@@ -135,16 +124,9 @@ def test_upsampling_offloads(compiled, model):
 
 def test_float_model_matches_onnxruntime(compiled):
     d, _, path = compiled[("float", "pass")]
-    for seed in range(2):
-        want = ort_run(path, _feeds(seed))[OUTPUT]
-        got, _ = run_directory(d, _feeds(seed))
-        assert float(np.max(np.abs(got[OUTPUT] - want))) <= 1e-5 * float(np.max(np.abs(want)))
+    assert_matches_onnxruntime(d, path, OUTPUT)
 
 
 def test_int8_model_matches_onnxruntime_within_one_step(compiled):
     d, _, path = compiled[("int8", "pass")]
-    step = output_step(onnx.load(path), OUTPUT)
-    for seed in range(2):
-        want = ort_run(path, _feeds(seed), optimize=False)[OUTPUT]
-        got, _ = run_directory(d, _feeds(seed))
-        assert float(np.max(np.abs(got[OUTPUT] - want))) <= step * 1.001
+    assert_matches_onnxruntime(d, path, OUTPUT, step=output_step(onnx.load(path), OUTPUT))

@@ -12,14 +12,12 @@ npu copies on its device.
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import onnx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from onnx import TensorProto
 from onnx import helper as oh
 from onnx import numpy_helper as nh
 
@@ -27,11 +25,10 @@ from accel.compiler.driver import make_context
 from accel.compiler.frontend.builder import GraphBuilder
 from accel.compiler.runtime import reference
 from accel.compiler.runtime.interpreter import run_function
-from accel.compiler.runtime.run_compiled import run_directory
 from accel.compiler.targets.fused_forms import layout_view
 from accel.compiler.transforms.expand_pixel_shuffles import ExpandPixelShuffles, one_step, two_steps
 from accel.dialects import relay
-from e2e_util import compiled_with_and_without, ort_run, output_step, quantize_qdq
+from e2e_util import assert_matches_onnxruntime, compiled_with_and_without, output_step, quantize_qdq, save_image_model
 
 
 def relay_ops(module) -> list:
@@ -132,7 +129,7 @@ def _unet_model(path: str) -> None:
              oh.make_node("Relu", ["u"], ["ur"]), oh.make_node("Concat", ["ur", "r0"], ["cat"], axis=1),
              oh.make_node("Conv", ["cat", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]), oh.make_node("Relu", ["c2"], ["r2"]),
              oh.make_node("Conv", ["r2", "w3", "b3"], [OUTPUT])]
-    _save(path, nodes, inits, [1, 3, 16, 16], [1, 2, 16, 16])
+    save_image_model(path, nodes, inits, [1, 3, 16, 16], OUTPUT, [1, 2, 16, 16])
 
 
 def _espcn_model(path: str) -> None:
@@ -143,21 +140,7 @@ def _espcn_model(path: str) -> None:
     nodes = [oh.make_node("Conv", ["x", "w0", "b0"], ["c0"], pads=[1, 1, 1, 1]), oh.make_node("Relu", ["c0"], ["r0"]),
              oh.make_node("Conv", ["r0", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
              oh.make_node("DepthToSpace", ["c1"], [OUTPUT], blocksize=3, mode="CRD")]
-    _save(path, nodes, inits, [1, 3, 8, 8], [1, 3, 24, 24])
-
-
-def _save(path, nodes, inits, in_shape, out_shape) -> None:
-    graph = oh.make_graph(nodes, "g", [oh.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)],
-                          [oh.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, out_shape)], inits)
-    model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.checker.check_model(model, full_check=True)
-    onnx.save(model, path)
-
-
-def _feeds(path: str, seed: int) -> dict[str, np.ndarray]:
-    shape = [d.dim_value for d in onnx.load(path).graph.input[0].type.tensor_type.shape.dim]
-    return {"x": np.random.default_rng(seed).standard_normal(shape).astype(np.float32)}
+    save_image_model(path, nodes, inits, [1, 3, 8, 8], OUTPUT, [1, 3, 24, 24])
 
 
 @pytest.fixture(scope="module")
@@ -190,11 +173,7 @@ def test_shuffles_offload(compiled, model):
 @pytest.mark.parametrize("model", ["unet", "espcn"])
 def test_float_models_match_onnxruntime(compiled, model):
     d, _, path = compiled[(model, "pass")]
-    for seed in range(2):
-        feeds = _feeds(path, seed)
-        want = ort_run(path, feeds)[OUTPUT]
-        got, _ = run_directory(d, feeds)
-        assert float(np.max(np.abs(got[OUTPUT] - want))) <= 1e-5 * float(np.max(np.abs(want)))
+    assert_matches_onnxruntime(d, path, OUTPUT)
 
 
 @pytest.mark.parametrize("model", ["unet_int8", "espcn_int8"])
@@ -204,8 +183,4 @@ def test_int8_models_match_onnxruntime_within_one_step(compiled, model):
     producer = {o: n for n in onnx_model.graph.node for o in n.output}[OUTPUT]
     # (the quantization tool leaves the pixel shuffle in float, after the dequantize)
     step = output_step(onnx_model, producer.input[0] if producer.op_type == "DepthToSpace" else OUTPUT)
-    for seed in range(2):
-        feeds = _feeds(path, seed)
-        want = ort_run(path, feeds, optimize=False)[OUTPUT]
-        got, _ = run_directory(d, feeds)
-        assert float(np.max(np.abs(got[OUTPUT] - want))) <= step * 1.001
+    assert_matches_onnxruntime(d, path, OUTPUT, step=step)
