@@ -133,7 +133,7 @@ def data_source(op: Operation) -> tuple[SSAValue, Operation | None, float] | Non
     return op.data, None, 0.0
 
 
-def _same_value(a: SSAValue, b: SSAValue) -> bool:
+def same_value(a: SSAValue, b: SSAValue) -> bool:
     if a is b:
         return True
     x, y = known_value(a), known_value(b)
@@ -153,8 +153,8 @@ def moved_int8(op: Operation) -> tuple[SSAValue, Operation | None, Operation | N
         return data, None, None
     result = op.results[0]
     requant = result.first_use.operation if result.has_one_use() else None
-    if not (per_tensor(requant, relay.QuantizeOp) and _same_value(requant.scale, dequant.scale) and
-            _same_value(requant.zero_point, dequant.zero_point) and
+    if not (per_tensor(requant, relay.QuantizeOp) and same_value(requant.scale, dequant.scale) and
+            same_value(requant.zero_point, dequant.zero_point) and
             requant.results[0].type.element_type == dequant.data.type.element_type):
         requant = None
     return dequant.data, dequant, requant

@@ -185,15 +185,17 @@ def test_the_minimiser_shrinks_to_a_small_case_of_the_same_failure(monkeypatch, 
         return "passed"
 
     monkeypatch.setattr(differential, "check_case", check)
+    # Drawn from the classic kinds, whose draws stay as they are when newer kinds are added
+    # (a case of "all" changes with every new kind, and with it the shrinker's path).
     for i in range(200):
-        case, choices = draw_from(case_random(1, i), 8)
+        case, choices = draw_from(case_random(1, i), 8, "classic")
         if len(case.graph.kinds) >= 5 and "conv2d" in case.graph.kinds:
             break
     else:
         pytest.fail("no big case with a convolution drawn")
     # The budget is far above what shrinking takes: it ends by converging, not by the clock
     # (a time bound made the result depend on how loaded the machine is).
-    result = minimise(choices, Failure("mismatch", "conv", "mismatch"), 8, str(tmp_path), 600)
+    result = minimise(choices, Failure("mismatch", "conv", "mismatch"), 8, str(tmp_path), 600, "classic")
     assert result.seconds < 600
     assert result.failure.origin == "mismatch"
     assert any(op.name == "relay.nn.conv2d" for op in result.case.graph.module.walk())

@@ -79,7 +79,7 @@ NPU_FLOAT_OPS = ("conv2d", "conv2d_bias_relu", "dense", "add", "multiply", "relu
                  "avg_pool2d", "global_avg_pool2d", "sigmoid", "reshape", "batch_flatten", "concatenate")
 """What the npu takes, plus host-only ops (sigmoid, reshape, ...) that split regions."""
 NPU_INT8_OPS = ("quantize", "dequantize", "qnn_conv2d", "qnn_dense", "qnn_add", "max_pool2d", "relu",
-                "conv2d_bias_relu", "sigmoid")
+                "conv2d_bias_relu", "sigmoid", "qdq_activation", "qdq_concatenate")
 DSP_OPS = ("dense", "qnn_dense", "quantize", "dequantize", "relu", "add", "batch_flatten", "reshape", "sigmoid")
 
 

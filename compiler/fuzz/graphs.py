@@ -1011,11 +1011,50 @@ def _max_unpool(g: _Gen):
     return g.b.max_unpool(x, g.const(idx), shape=out)
 
 
+@_new_kind("qdq_activation")
+def _qdq_activation(g: _Gen):
+    """onnxruntime's QDQ form of an activation or a product of two activations:
+    dequantize, sigmoid / tanh / silu / relu / multiply, quantize (int8 tables on a target)."""
+    a = _quantized(g, lambda v: True)
+    if a is None:
+        return None
+    x = g.b.qnn_dequantize(a, g.scalar_scale(), g.scalar_zero_point(dtype(a)))
+    op = g.draw(st.sampled_from(["sigmoid", "tanh", "silu", "relu", "multiply"]))
+    if op == "multiply":
+        b = g.pick(lambda v: is_quant(v) and shape(v) == shape(a))
+        y = g.b.multiply(x, x if b is None else g.b.qnn_dequantize(b, g.scalar_scale(), g.scalar_zero_point(dtype(b))))
+    else:
+        y = getattr(g.b, op)(x)
+    return g.b.qnn_quantize(y, g.scalar_scale(), g.scalar_zero_point(g.draw(st.sampled_from(QUANT_DTYPES))))
+
+
+@_new_kind("qdq_concatenate")
+def _qdq_concatenate(g: _Gen):
+    """onnxruntime's QDQ form of a concatenation: each input dequantized with its own scale,
+    the result quantized with another."""
+    a = _quantized(g, lambda v: len(shape(v)) >= 1)
+    if a is None:
+        return None
+    s = shape(a)
+    axis = g.draw(st.integers(0, len(s) - 1))
+    parts = [a]
+    other = g.pick(lambda v: is_quant(v) and len(shape(v)) == len(s) and
+                   all(x == y for i, (x, y) in enumerate(zip(shape(v), s)) if i != axis))
+    parts.append(other if other is not None else a)
+    if not small(s[:axis] + (sum(shape(p)[axis] for p in parts),) + s[axis + 1:]):
+        return None
+    joined = g.b.concatenate(*[g.b.qnn_dequantize(p, g.scalar_scale(), g.scalar_zero_point(dtype(p))) for p in parts],
+                             axis=axis)
+    return g.b.qnn_quantize(joined, g.scalar_scale(), g.scalar_zero_point(g.draw(st.sampled_from(QUANT_DTYPES))))
+
+
 NEW_OP_KINDS: tuple[str, ...] = tuple(_NEW)
-"""The newer kinds (drawn only when named; every one is a host C kernel on the targets)."""
+"""The newer kinds (drawn only when named; host C kernels on the targets, but for the QDQ
+forms of activations and concatenations, which the npu runs)."""
 ALL_OP_KINDS: tuple[str, ...] = OP_KINDS + NEW_OP_KINDS
 
-QUANTIZED_OPS: frozenset[str] = frozenset({"quantize", "dequantize", "qnn_conv2d", "qnn_dense", "qnn_add"})
+QUANTIZED_OPS: frozenset[str] = frozenset({"quantize", "dequantize", "qnn_conv2d", "qnn_dense", "qnn_add", "qdq_activation",
+                                           "qdq_concatenate"})
 BOOLEAN_OPS: frozenset[str] = frozenset({"masked_softmax"})
 """Kinds with boolean values inside (masks), their results f32."""
 FLOAT_OPS: frozenset[str] = frozenset(OP_KINDS) - QUANTIZED_OPS - BOOLEAN_OPS

@@ -111,6 +111,7 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
     "relay.nn.global_avg_pool2d": ("pool", "avg"),
     "relay.add": ("eltwise", "add"), "relay.qnn.add": ("eltwise", "add"), "relay.multiply": ("eltwise", "mul"),
     "relay.nn.relu": ("eltwise", "relu"), "relay.clip": ("eltwise", "clip"),
+    "relay.qnn.requantize": ("eltwise", "clip"),  # of 8-bit data: an unbounded clip between two quantizations
     "relay.subtract": ("eltwise", "sub"), "relay.divide": ("eltwise", "div"),
     "relay.sigmoid": ("eltwise", "sigmoid"), "relay.tanh": ("eltwise", "tanh"), "relay.nn.gelu": ("eltwise", "gelu"),
     "relay.nn.silu": ("eltwise", "silu"), "relay.nn.softmax": ("eltwise", "softmax"),

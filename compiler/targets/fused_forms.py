@@ -14,7 +14,8 @@ subtract / multiply / divide (also qnn.add; the rhs may be a scalar or the resul
 trailing dims), relu, clip, sigmoid, tanh, gelu, silu, and the row ops softmax and
 layer norm (last axis). Which
 epilogue an anchor takes: convolutions and matrix products all of it; add / multiply an
-activation and a quantize; pools, relu and clip only a quantize. One form becomes one
+activation and a quantize; pools and the unary kinds (relu, clip, sigmoid, tanh, gelu,
+silu) only a quantize (int8 elementwise: add, multiply and the unary kinds). One form becomes one
 compute op (`accel.conv2d`, `accel.matmul`, `accel.pool`, `accel.eltwise`).
 
 A body (one op, or a composite's ops: a DAG in topological order) is split greedily into
@@ -290,6 +291,14 @@ class _Splitter:
             form.output_quant = self.quant(anchor.output_scale, anchor.output_zero_point, "the output")
         if isinstance(anchor, relay.ClipOp):
             form.clip = (anchor.prop("a_min"), anchor.prop("a_max"))
+        if isinstance(anchor, relay.RequantizeOp):
+            # 8-bit data only (an int32 one ends a qnn.conv2d or qnn.dense form): the
+            # identity between a dequantize and a quantize, as an unbounded clip.
+            if _element_bits(anchor.data) != 8:
+                raise NotLowerable("only a requantize of 8-bit data is an elementwise command")
+            form.input_quant = [self.quant(anchor.input_scale, anchor.input_zero_point, "the requantize input")]
+            form.output_quant = self.quant(anchor.output_scale, anchor.output_zero_point, "the requantize output")
+            form.clip = (-math.inf, math.inf)
         return form
 
     def next_epilogue(self, form: FusedForm) -> Operation | None:
@@ -350,9 +359,15 @@ class _Splitter:
         return o, is_int
 
 
+def _element_bits(v: SSAValue) -> int:
+    return getattr(v.type.element_type, "bitwidth", 0)
+
+
 def _data_operands(anchor: Operation) -> list[SSAValue]:
     if isinstance(anchor, (relay.QnnConv2DOp, relay.QnnDenseOp)):
         return [anchor.data, anchor.weight]
+    if isinstance(anchor, relay.RequantizeOp):
+        return [anchor.data]
     if isinstance(anchor, relay.QnnAddOp):
         return [anchor.lhs, anchor.rhs]
     return list(anchor.operands)
@@ -497,7 +512,9 @@ def plan_compute(form: FusedForm) -> ComputePlan:
                                else "RMS norm's gamma must be a constant")
         props["epsilon"] = anchor.prop("epsilon")
     if quantized:
-        if kind not in ("add", "mul", "relu", "clip"):
+        if kind not in ("add", "mul", *accel.EltwiseOp.UNARY):
+            # (an int8 input has 256 values: a unary kind is a table; sub, div and the
+            # row ops have no int8 command)
             raise NotLowerable(f"no int8 '{kind}' on the accelerator")
         if form.output_quant is None or any(q is None for q in form.input_quant):
             raise NotLowerable("an int8 elementwise form needs quantized inputs and output")

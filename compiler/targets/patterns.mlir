@@ -214,6 +214,59 @@ func.func @qadd(
   func.return %y : tensor<*xi8>
 }
 
+func.func @qmultiply(
+    %a: tensor<*xi8>,
+    %as: tensor<*xf32> {accel.constant},
+    %az: tensor<*xi8> {accel.constant},
+    %b: tensor<*xi8>,
+    %bs: tensor<*xf32> {accel.constant},
+    %bz: tensor<*xi8> {accel.constant},
+    %ys: tensor<*xf32> {accel.constant},
+    %yz: tensor<*xi8> {accel.constant}) -> tensor<*xi8> {
+  %af = relay.qnn.dequantize %a, %as, %az {accel.duplicate} : (tensor<*xi8>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xf32>
+  %bf = relay.qnn.dequantize %b, %bs, %bz {accel.duplicate} : (tensor<*xi8>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xf32>
+  %0 = relay.multiply %af, %bf : tensor<*xf32>
+  %y = relay.qnn.quantize %0, %ys, %yz : (tensor<*xf32>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xi8>
+  func.return %y : tensor<*xi8>
+}
+
+// int8 activations: what a table of 256 entries computes (an int8 input has 256 values).
+func.func @qsigmoid(
+    %x: tensor<*xi8>,
+    %xs: tensor<*xf32> {accel.constant},
+    %xz: tensor<*xi8> {accel.constant},
+    %ys: tensor<*xf32> {accel.constant},
+    %yz: tensor<*xi8> {accel.constant}) -> tensor<*xi8> {
+  %xf = relay.qnn.dequantize %x, %xs, %xz {accel.duplicate} : (tensor<*xi8>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xf32>
+  %0 = relay.sigmoid %xf : tensor<*xf32>
+  %y = relay.qnn.quantize %0, %ys, %yz : (tensor<*xf32>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xi8>
+  func.return %y : tensor<*xi8>
+}
+
+func.func @qtanh(
+    %x: tensor<*xi8>,
+    %xs: tensor<*xf32> {accel.constant},
+    %xz: tensor<*xi8> {accel.constant},
+    %ys: tensor<*xf32> {accel.constant},
+    %yz: tensor<*xi8> {accel.constant}) -> tensor<*xi8> {
+  %xf = relay.qnn.dequantize %x, %xs, %xz {accel.duplicate} : (tensor<*xi8>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xf32>
+  %0 = relay.tanh %xf : tensor<*xf32>
+  %y = relay.qnn.quantize %0, %ys, %yz : (tensor<*xf32>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xi8>
+  func.return %y : tensor<*xi8>
+}
+
+func.func @qsilu(
+    %x: tensor<*xi8>,
+    %xs: tensor<*xf32> {accel.constant},
+    %xz: tensor<*xi8> {accel.constant},
+    %ys: tensor<*xf32> {accel.constant},
+    %yz: tensor<*xi8> {accel.constant}) -> tensor<*xi8> {
+  %xf = relay.qnn.dequantize %x, %xs, %xz {accel.duplicate} : (tensor<*xi8>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xf32>
+  %0 = relay.nn.silu %xf : tensor<*xf32>
+  %y = relay.qnn.quantize %0, %ys, %yz : (tensor<*xf32>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xi8>
+  func.return %y : tensor<*xi8>
+}
+
 func.func @qmaxpool(
     %x: tensor<*xi8>,
     %xs: tensor<*xf32> {accel.constant},

@@ -38,6 +38,7 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "cascade-max-pools": _lazy("cascade_max_pools", "CascadeMaxPools"),
     "expand-activations": _lazy("expand_activations", "ExpandActivations"),
     "expand-nearest-upsampling": _lazy("expand_nearest_upsampling", "ExpandNearestUpsamplings"),
+    "requantize-concatenations": _lazy("requantize_concatenations", "RequantizeConcatenations"),
     "trailing-broadcasts": _lazy("trailing_broadcasts", "TrailingBroadcasts"),
     "merge-composite": _lazy("merge_composite", "MergeComposite"),
     "annotate-target": _lazy("annotate_target", "AnnotateTarget"),

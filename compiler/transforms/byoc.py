@@ -5,7 +5,7 @@
         split-grouped-convs{target=npu,dsp}, unstride-convs{target=npu,dsp},
         expand-pixel-shuffles{target=npu,dsp}, cascade-max-pools{target=npu,dsp},
         expand-activations{target=npu,dsp}, expand-nearest-upsampling{target=npu,dsp},
-        trailing-broadcasts{target=npu,dsp},
+        requantize-concatenations{target=npu,dsp}, trailing-broadcasts{target=npu,dsp},
         merge-composite{target=npu}, merge-composite{target=dsp},
         annotate-target{targets=npu,dsp zero-copy=true}, merge-regions{min-ops=1 cost-model=true},
         outline-regions
@@ -55,6 +55,7 @@ from accel.compiler.transforms.expand_pixel_shuffles import ExpandPixelShuffles
 from accel.compiler.transforms.merge_composite import MergeComposite
 from accel.compiler.transforms.merge_regions import MergeRegions
 from accel.compiler.transforms.outline_regions import OutlineRegions
+from accel.compiler.transforms.requantize_concatenations import RequantizeConcatenations
 from accel.compiler.transforms.split_grouped_convs import SplitGroupedConvs
 from accel.compiler.transforms.split_tall_kernels import SplitTallKernels
 from accel.compiler.transforms.trailing_broadcasts import TrailingBroadcasts
@@ -63,7 +64,7 @@ from accel.compiler.transforms.unstride_convs import UnstrideConvs
 
 
 STEPS = ("split-tall-kernels", "undilate-convs", "split-grouped-convs", "unstride-convs", "expand-pixel-shuffles",
-         "cascade-max-pools", "expand-activations", "expand-nearest-upsampling",
+         "cascade-max-pools", "expand-activations", "expand-nearest-upsampling", "requantize-concatenations",
          "trailing-broadcasts", "merge-composite", "annotate-target", "merge-regions", "outline-regions")
 """The passes `byoc` runs, in order (for pipelines that write them out: the bench's stage
 timing, tests that leave one out)."""
@@ -73,7 +74,7 @@ timing, tests that leave one out)."""
 class Byoc(ModulePass):
     """Partition for the targets: split-tall-kernels, undilate-convs, split-grouped-convs,
     unstride-convs, expand-pixel-shuffles, cascade-max-pools, expand-activations,
-    expand-nearest-upsampling, trailing-broadcasts, merge-composite, annotate-target, merge-regions, outline-regions."""
+    expand-nearest-upsampling, requantize-concatenations, trailing-broadcasts, merge-composite, annotate-target, merge-regions, outline-regions."""
 
     name = "byoc"
 
@@ -100,6 +101,7 @@ class Byoc(ModulePass):
         CascadeMaxPools(target=names).apply(ctx, op)
         ExpandActivations(target=names).apply(ctx, op)
         ExpandNearestUpsamplings(target=names).apply(ctx, op)
+        RequantizeConcatenations(target=names).apply(ctx, op)
         TrailingBroadcasts(target=names).apply(ctx, op)
         MergeComposite(target=names).apply(ctx, op)
         AnnotateTarget(targets=names, zero_copy=self.zero_copy).apply(ctx, op)
