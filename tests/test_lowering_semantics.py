@@ -80,6 +80,8 @@ NPU_FLOAT_OPS = ("conv2d", "conv2d_bias_relu", "dense", "add", "multiply", "relu
 """What the npu takes, plus host-only ops (sigmoid, reshape, ...) that split regions."""
 NPU_INT8_OPS = ("quantize", "dequantize", "qnn_conv2d", "qnn_dense", "qnn_add", "max_pool2d", "relu",
                 "conv2d_bias_relu", "sigmoid", "qdq_activation", "qdq_concatenate")
+NPU_QDQ_OPS = ("quantize", "qnn_conv2d", "qnn_add", "qdq_activation", "qdq_concatenate")
+"""int8 kinds beside the float ones: int8 elementwise tables and requantized concatenations."""
 DSP_OPS = ("dense", "qnn_dense", "quantize", "dequantize", "relu", "add", "batch_flatten", "reshape", "sigmoid")
 
 
@@ -200,7 +202,7 @@ def test_npu_int8_graphs(graph):
 
 
 @PROPERTY
-@given(graph=relay_graphs(max_ops=8, ops=NPU_FLOAT_OPS + ("quantize", "qnn_conv2d", "qnn_add")))
+@given(graph=relay_graphs(max_ops=8, ops=NPU_FLOAT_OPS + NPU_QDQ_OPS))
 def test_npu_shared_graphs(graph):
     check_lowering(graph, "npu-shared", descriptions("npu-shared"))
 
@@ -212,7 +214,7 @@ def test_dsp_graphs(graph):
 
 
 @PROPERTY
-@given(graph=relay_graphs(max_ops=6, ops=NPU_FLOAT_OPS + ("quantize", "qnn_conv2d", "qnn_add")))
+@given(graph=relay_graphs(max_ops=6, ops=NPU_FLOAT_OPS + NPU_QDQ_OPS))
 def test_tiny_scratchpad_graphs(graph, npu_tiny):
     """Operands larger than 512 bytes are tiled (a concatenation's inputs copied in slices);
     an op whose smallest tiles do not fit stays on the host (annotate-target asks the
@@ -226,10 +228,10 @@ def test_tiny_scratchpad_graphs(graph, npu_tiny):
 
 
 @settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
-@given(graph=relay_graphs(max_ops=6, ops=NPU_FLOAT_OPS + ("quantize", "qnn_conv2d", "qnn_add")),
+@given(graph=relay_graphs(max_ops=6, ops=NPU_FLOAT_OPS + NPU_QDQ_OPS),
        target=st.sampled_from(["npu", "npu-shared", "dsp"]))
 def test_random_graphs_compiled_to_c(graph, target, tmp_path_factory):
-    quantized = any(k in ("quantize", "qnn_conv2d", "qnn_add") for k in graph.kinds)
+    quantized = any(k in NPU_QDQ_OPS for k in graph.kinds)
     step = dequantize_step(graph.module)
     expected = run_function(graph.module, graph.inputs)
     work = tmp_path_factory.mktemp("random-c")
