@@ -191,8 +191,9 @@ def _int8_conv_calls(out_dir: str) -> int:
 
 def test_int8_convolutions_offload_as_integer_convolutions(compiled):
     # 9 convolutions: with their weight quantizers folded, the int8 patterns match (the
-    # two of the squeeze-excite block, on 1x1 pixels, stay on the host: not profitable).
-    assert _int8_conv_calls(compiled[("int8", "canon")][0]) == 7
+    # two of the squeeze-excite block, on 1x1 pixels, too: its int8 pooling and gate
+    # product run on the npu, so they are in the region of the others).
+    assert _int8_conv_calls(compiled[("int8", "canon")][0]) == 9
     assert _int8_conv_calls(compiled[("int8", "plain")][0]) == 0
 
 

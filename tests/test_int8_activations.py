@@ -1,4 +1,4 @@
-"""int8 activations on the npu: `qsigmoid`, `qtanh`, `qsilu` and `qmultiply`.
+"""int8 activations on the npu: `qsigmoid`, `qtanh`, `qsilu` and `qmultiply`; int8 average pools.
 
 onnxruntime's `quantize_static` (QDQ) writes a SiLU as a quantized Sigmoid and a
 quantized Mul of the activation by it; a Tanh or a Sigmoid head as dequantize, the
@@ -15,7 +15,9 @@ host between them.
 - the same block quantized with the activations left in float (`nodes_to_exclude`):
   canonicalize recognises the SiLU (`x * sigmoid(x)`) between a dequantize and a
   quantize, which `qsilu` takes;
-- the float forms of what no int8 command computes (a subtraction) stay on the host.
+- the float forms of what no int8 command computes (a subtraction) stay on the host;
+- int8 average pooling (`qavgpool`, `qglobal_avgpool`) between int8 convs: one region,
+  against onnxruntime and the interpreter.
 """
 
 from __future__ import annotations
@@ -160,3 +162,36 @@ def test_what_no_int8_command_computes_stays_on_the_host(tmp_path):
     with open(os.path.join(directory, "report.json")) as f:
         rejected = {r["op"]: r["reason"] for r in json.load(f)["rejected"]}
     assert "relay.subtract" in rejected, rejected
+
+
+@pytest.mark.parametrize("count_include_pad", [0, 1])
+def test_int8_average_pools_run_on_the_npu(tmp_path, count_include_pad):
+    """`qavgpool` (a 3x3 average pool, padded) and `qglobal_avgpool` between int8 convs:
+    one region, within one quantization step of onnxruntime and of the interpreter."""
+    rng = np.random.default_rng(4)
+
+    def weights(name, shape):
+        return nh.from_array((rng.standard_normal(shape) * 0.3).astype(np.float32), name)
+
+    inits = [weights("w0", [8, 3, 3, 3]), weights("b0", [8]), weights("w1", [8, 8, 1, 1]), weights("b1", [8])]
+    nodes = [oh.make_node("Conv", ["x", "w0", "b0"], ["c0"], pads=[1, 1, 1, 1]), oh.make_node("Relu", ["c0"], ["r0"]),
+             oh.make_node("AveragePool", ["r0"], ["p0"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                          count_include_pad=count_include_pad),
+             oh.make_node("Conv", ["p0", "w1", "b1"], ["c1"]), oh.make_node("GlobalAveragePool", ["c1"], ["g"]),
+             oh.make_node("Add", ["c1", "g"], [OUTPUT])]
+    path, qpath = str(tmp_path / "pools.onnx"), str(tmp_path / "pools_int8.onnx")
+    save_image_model(path, nodes, inits, [1, 3, 12, 12], OUTPUT, [1, 8, 12, 12])
+    quantize_qdq(path, qpath)
+    composites = _composites(qpath)
+    assert composites["npu.qavgpool"] == 1 and composites["npu.qglobal_avgpool"] == 1, composites
+    directory = str(tmp_path / "out")
+    compile_to_directory(qpath, "npu", directory)
+    with open(os.path.join(directory, "report.json")) as f:
+        report = json.load(f)
+    assert len(report["regions"]) == 1, report["rejected"]
+    step = output_step(onnx.load(qpath), OUTPUT)
+    assert_matches_onnxruntime(directory, qpath, OUTPUT, step=step)
+    module = load_model(qpath, make_context("npu"))
+    feeds = image_feeds(qpath, 0)
+    got, _ = run_directory(directory, feeds)
+    assert float(np.max(np.abs(got[OUTPUT] - run_function(module, feeds)[OUTPUT]))) <= step * 1.001

@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import onnx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -25,7 +26,7 @@ from accel.compiler.frontend.builder import GraphBuilder
 from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.transforms.trailing_broadcasts import TrailingBroadcasts, trailing_order
 from accel.dialects import relay
-from e2e_util import assert_matches_onnxruntime, compiled_with_and_without, save_image_model
+from e2e_util import assert_matches_onnxruntime, compiled_with_and_without, output_step, quantize_qdq, save_image_model
 
 
 def test_trailing_order_moves_the_broadcast_axes_last():
@@ -47,20 +48,31 @@ def test_trailing_order_moves_the_broadcast_axes_last():
 OPS = {"add": relay.AddOp, "subtract": relay.SubtractOp, "multiply": relay.MultiplyOp, "divide": relay.DivideOp}
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(shape=st.lists(st.integers(1, 4), min_size=2, max_size=4), data=st.data(),
-       kind=st.sampled_from(sorted(OPS)), part_left=st.booleans(), constant=st.booleans(), seed=st.integers(0, 2**16))
-def test_the_result_is_unchanged(shape, data, kind, part_left, constant, seed):
+       kind=st.sampled_from(sorted(OPS)), part_left=st.booleans(), constant=st.booleans(), qdq=st.booleans(),
+       seed=st.integers(0, 2**16))
+def test_the_result_is_unchanged(shape, data, kind, part_left, constant, qdq, seed):
+    """Float, or QDQ (int8 operands dequantized, the result quantized: the int8 data is
+    transposed and reshaped, the dequantizes and the quantize stay by the op)."""
     keep = data.draw(st.lists(st.booleans(), min_size=len(shape), max_size=len(shape)))
     part_shape = [s if k else 1 for s, k in zip(shape, keep)]
     rng = np.random.default_rng(seed)
     b = GraphBuilder()
-    x = b.input("x", shape)
-    part_value = (rng.standard_normal(part_shape) + 3).astype(np.float32)  # away from 0: divide
-    part = b.const(part_value) if constant else b.input("p", part_shape)
+    if qdq:
+        x = b.qnn_dequantize(b.input("x", shape, np.int8), b.const(np.float32(0.05)), b.const(np.int8(3)))
+        part_value = rng.integers(20, 120, part_shape).astype(np.int8)  # away from the zero point: divide
+        raw = b.const(part_value) if constant else b.input("p", part_shape, np.int8)
+        part = b.qnn_dequantize(raw, b.const(np.float32(0.02)), b.const(np.int8(-4)))
+    else:
+        x = b.input("x", shape)
+        part_value = (rng.standard_normal(part_shape) + 3).astype(np.float32)  # away from 0: divide
+        part = b.const(part_value) if constant else b.input("p", part_shape)
     y = getattr(b, kind)(*((part, x) if part_left else (x, part)))
+    if qdq:
+        y = b.qnn_quantize(y, b.const(np.float32(0.1)), b.const(np.int8(-2)))
     module = b.build([y])
-    inputs = {"x": rng.standard_normal(shape).astype(np.float32)}
+    inputs = {"x": rng.integers(-128, 128, shape).astype(np.int8) if qdq else rng.standard_normal(shape).astype(np.float32)}
     if not constant:
         inputs["p"] = part_value
     want = run_function(module, inputs)
@@ -76,6 +88,9 @@ def test_the_result_is_unchanged(shape, data, kind, part_left, constant, seed):
         assert not rewritten
     else:
         assert rewritten
+        if qdq:  # the int8 data moves: every transpose and reshape is of 8-bit values
+            assert all(op.results[0].type.element_type.bitwidth == 8 for op in ops
+                       if isinstance(op, (relay.TransposeOp, relay.ReshapeOp)))
 
 
 def test_left_alone_where_no_target_runs_the_parts():
@@ -122,19 +137,34 @@ def _se_block(path: str) -> None:
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory) -> dict[tuple[str, str], tuple[str, dict, str]]:
     d = tmp_path_factory.mktemp("se")
-    paths = {"se": str(d / "se.onnx")}
+    paths = {"se": str(d / "se.onnx"), "se_int8": str(d / "se_int8.onnx")}
     _se_block(paths["se"])
+    quantize_qdq(paths["se"], paths["se_int8"])
     return compiled_with_and_without(tmp_path_factory, paths, "trailing-broadcasts")
 
 
-def test_the_gate_offloads(compiled):
-    _, plain, _ = compiled[("se", "plain")]
-    _, with_pass, _ = compiled[("se", "pass")]
-    assert [r for r in plain["rejected"] if r["op"] == "relay.multiply"], plain["rejected"]
-    assert with_pass["ops"]["host"] == 0 and len(with_pass["regions"]) == 1, with_pass["rejected"]
+@pytest.mark.parametrize("model", ["se", "se_int8"])
+def test_the_gate_offloads(compiled, model):
+    """Float: nothing on the host. int8 (onnxruntime's QDQ): the int8 gate product, its
+    SiLUs and pooling on the npu, only the input's quantize and the output's dequantize
+    on the host."""
+    _, plain, _ = compiled[(model, "plain")]
+    _, with_pass, _ = compiled[(model, "pass")]
+    assert len(with_pass["regions"]) == 1, with_pass["rejected"]
     assert len(plain["regions"]) > 1
+    if model == "se":
+        assert [r for r in plain["rejected"] if r["op"] == "relay.multiply"], plain["rejected"]
+        assert with_pass["ops"]["host"] == 0, with_pass["rejected"]
+    else:
+        on_host = sorted({r["op"] for r in with_pass["rejected"]})
+        assert on_host == ["relay.qnn.dequantize", "relay.qnn.quantize"], with_pass["rejected"]
 
 
 def test_the_block_matches_onnxruntime(compiled):
     d, _, path = compiled[("se", "pass")]
     assert_matches_onnxruntime(d, path, OUTPUT)
+
+
+def test_the_int8_block_matches_onnxruntime_within_one_step(compiled):
+    d, _, path = compiled[("se_int8", "pass")]
+    assert_matches_onnxruntime(d, path, OUTPUT, step=output_step(onnx.load(path), OUTPUT))

@@ -492,9 +492,9 @@ def plan_compute(form: FusedForm) -> ComputePlan:
         rhs = inputs[1].shape
         if inputs[0].shape != out_shape:
             raise NotLowerable("the lhs of an elementwise op on the accelerator must have the result's shape")
-        if rhs != out_shape and (quantized or not accel.broadcasts_as_rows(rhs, out_shape)):
+        if rhs != out_shape and not accel.broadcasts_as_rows(rhs, out_shape):
             raise NotLowerable("the rhs of an elementwise op on the accelerator must have the result's shape, "
-                               "one element or its trailing dims" + (" (int8: the result's shape)" if quantized else ""))
+                               "one element or its trailing dims")
         if rhs != out_shape and math.prod(rhs) == 1 and inputs[1].const is not None:
             shapes[1] = (1,)  # a scalar constant as a one-element buffer
     elif any(o.shape != out_shape for o in inputs[:1]) or (kind not in ("layer_norm", "rms_norm") and len(inputs) > 1):

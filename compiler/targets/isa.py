@@ -117,7 +117,7 @@ COMPUTE_OPS: dict[str, dict[str, str]] = {
     "pool_q8": {**_POOL, "x_dtype": "input0.dtype", "y_dtype": "output.dtype", "x_scale": "in_scale[0]",
                 "input_zero_point": "input_zero_point", "out_scale": "out_scale", "out_zero_point": "output_zero_point"},
     "eltwise_f32": {**_ELTWISE, "rhs_count": "input1.numel"},
-    "eltwise_q8": {**_ELTWISE, "x_dtype": "input0.dtype", "rhs_dtype": "input1.dtype", "y_dtype": "output.dtype",
+    "eltwise_q8": {**_ELTWISE, "rhs_count": "input1.numel", "x_dtype": "input0.dtype", "rhs_dtype": "input1.dtype", "y_dtype": "output.dtype",
                    "x_scale": "lhs_scale", "input_zero_point": "lhs_zero_point", "rhs_scale": "rhs_scale",
                    "rhs_zero_point": "rhs_zero_point", "out_scale": "out_scale", "out_zero_point": "output_zero_point"},
     "rows_f32": {"rows_kind": "kind", "x": "input0", "gamma": "input1", "beta": "input2", "y": "output",

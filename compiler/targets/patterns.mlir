@@ -230,6 +230,18 @@ func.func @qmultiply(
   func.return %y : tensor<*xi8>
 }
 
+func.func @qglobal_avgpool(
+    %x: tensor<*xi8>,
+    %xs: tensor<*xf32> {accel.constant},
+    %xz: tensor<*xi8> {accel.constant},
+    %ys: tensor<*xf32> {accel.constant},
+    %yz: tensor<*xi8> {accel.constant}) -> tensor<*xi8> {
+  %xf = relay.qnn.dequantize %x, %xs, %xz {accel.duplicate} : (tensor<*xi8>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xf32>
+  %0 = relay.nn.global_avg_pool2d %xf : tensor<*xf32>
+  %y = relay.qnn.quantize %0, %ys, %yz : (tensor<*xf32>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xi8>
+  func.return %y : tensor<*xi8>
+}
+
 // int8 activations: what a table of 256 entries computes (an int8 input has 256 values).
 func.func @qsigmoid(
     %x: tensor<*xi8>,

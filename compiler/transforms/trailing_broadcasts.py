@@ -16,7 +16,11 @@ device; the broadcast operand is only reshaped), and the result moves back. The 
 values are combined: bit for bit. For subtract and divide the full operand must be the
 left one (the targets broadcast their right operand); add and multiply take either.
 Rewritten only when no target runs the op and one target runs every op it becomes
-(`annotate_target.runs_alone`).
+(`annotate_target.runs_alone`). A QDQ op (both operands per-tensor dequantizes, the
+result read only by a per-tensor quantize: onnxruntime's int8 gate product) moves the
+int8 data instead: the transposes and the reshape are of the int8 tensors, the
+dequantizes and the quantize stay by the op, where an int8 pattern (the npu's
+`qmultiply`) takes them.
 
 Before (`byoc{target=npu}`):
 
@@ -40,7 +44,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from accel.compiler.byoc_rewrites import discard, replace_chain, rewrite_each
+from accel.compiler.byoc_rewrites import dequantized, discard, per_tensor, replace_chain, rewrite_each
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.tensors import inline_constant, known_value
@@ -94,23 +98,35 @@ class TrailingBroadcast(RewritePattern):
         order = trailing_order(out, shape_of(part.type))
         if order is None or TARGET_ATTR in op.attributes or any(runs_alone(op, t) for t in self.targets):
             return
+        # A QDQ op (both operands dequantized, the result quantized: an int8 pattern's
+        # form) moves its int8 data: the dequantizes and the quantize stay next to it.
+        quant = op.results[0].first_use.operation if op.results[0].has_one_use() else None
+        qdq = per_tensor(quant, relay.QuantizeOp) and all(per_tensor(v.owner, relay.DequantizeOp) for v in (full, part))
         new: list[Operation] = []
-        moved = relay.TransposeOp(full, axes=order)
+        moved = relay.TransposeOp(full.owner.data if qdq else full, axes=order)
         new.append(moved)
         aligned = (1,) * (len(out) - len(shape_of(part.type))) + tuple(shape_of(part.type))
-        part_value = reshaped(part, [out[a] for a in order if aligned[a] != 1], new)
-        operands = (part_value, moved.result) if swapped else (moved.result, part_value)
+        part_value = reshaped(part.owner.data if qdq else part, [out[a] for a in order if aligned[a] != 1], new)
+        full_value = moved.result
+        if qdq:
+            full_value, part_value = dequantized(full_value, full.owner, new), dequantized(part_value, part.owner, new)
+        operands = (part_value, full_value) if swapped else (full_value, part_value)
         combined = type(op).create(operands=list(operands),
                                    result_types=[relay.tensor([out[a] for a in order], op.results[0].type.element_type)],
                                    properties=dict(op.properties), attributes=dict(op.attributes))
         new.append(combined)
-        back = relay.TransposeOp(combined.results[0], axes=[order.index(a) for a in range(len(out))])
+        result, last = combined.results[0], op
+        if qdq:
+            requant = relay.QuantizeOp(result, quant.scale, quant.zero_point)
+            new.append(requant)
+            result, last = requant.result, quant
+        back = relay.TransposeOp(result, axes=[order.index(a) for a in range(len(out))])
         new.append(back)
         for o in new:
             o.location = op.location
-        computed = [o for o in new if not isinstance(o, relay.ConstantOp)]
+        computed = [o for o in new if not isinstance(o, (relay.ConstantOp, relay.DequantizeOp, relay.QuantizeOp))]
         if any(all(runs_alone(o, t) for o in computed) for t in self.targets):
-            replace_chain(rewriter, new, op, back.result, [op])
+            replace_chain(rewriter, new, last, back.result, [last, op, *dict.fromkeys(v.owner for v in (full, part) if qdq)])
         else:
             discard(new)
 

@@ -72,14 +72,18 @@ func.func @main(%q: tensor<2x16xui8>) -> tensor<2x16xui8> {
 // -----
 
 // Not taken: a per-channel dequantize (the patterns' predicate asks for per-tensor
-// activations), a broadcast product (no int8 broadcast on the npu), a subtraction (no
-// int8 form): no composite, the float ops stay single.
+// activations), a subtraction (no int8 form), and, by merge-composite alone, a product
+// broadcasting a [1, 8, 1, 1] gate (the npu broadcasts trailing dims only): no composite,
+// the float ops stay single. byoc's trailing-broadcasts moves the gate product to the
+// channels-last layout, where it is the one int8 command (qmultiply).
 // CHECK-LABEL: func.func @main(%q: tensor<1x8x4x4xi8>, %g
 // CHECK-NOT:     relay.composite
 // LOWER-LABEL: func.func @main(%q: memref<1x8x4x4xi8>, %g
-// LOWER-NOT:     accel.eltwise {{.*}}xi8>
+// LOWER:         accel.eltwise ins(%{{.*}} : memref<1x8x4x4xf32>) outs(%{{.*}} : memref<1x8x4x4xf32>) {kind = "sigmoid"}
+// LOWER:         accel.eltwise ins(%{{.*}}, %{{.*}} : memref<1x4x4x8xi8>, memref<8xi8>) outs(%{{.*}} : memref<1x4x4x8xi8>) {kind = "mul"
+// LOWER:         accel.eltwise ins(%{{.*}}, %{{.*}} : memref<1x8x4x4xf32>, memref<1x8x4x4xf32>) outs(%{{.*}} : memref<1x8x4x4xf32>) {kind = "sub"}
 // C-LABEL:       ===== npu_wrappers.c =====
-// C-NOT:         npu_eltwise_s8
+// C:             .kind = NPU_ELTWISE_MUL, .count = 128, .rhs_count = 8,
 // C:             ===== weights.bin
 func.func @main(%q: tensor<1x8x4x4xi8>, %g: tensor<1x8x1x1xi8>) -> (tensor<1x8x4x4xi8>, tensor<1x8x4x4xi8>, tensor<1x8x4x4xi8>) {
   %cs = relay.constant dense<0.05> : tensor<8xf32>

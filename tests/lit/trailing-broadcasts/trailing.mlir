@@ -55,3 +55,33 @@ func.func @left_alone(%x: tensor<2x3x5xf32>, %row: tensor<5xf32>, %g: tensor<3x1
   %2 = relay.add %a, %b : (tensor<3x1xf32>, tensor<1x5xf32>) -> tensor<3x5xf32>
   func.return %0, %1, %2 : tensor<2x3x5xf32>, tensor<2x3x5xf32>, tensor<3x5xf32>
 }
+
+// -----
+
+// QDQ (onnxruntime's int8 gate product): the int8 data is transposed and reshaped, the
+// dequantizes and the quantize stay by the multiply, which the npu's qmultiply takes
+// (an int8 product whose rhs broadcasts along the trailing dims).
+// CHECK-LABEL: func.func @qdq_gate
+// CHECK:         %[[T:.*]] = relay.transpose %q {axes = [0, 2, 3, 1]} : (tensor<1x8x4x4xi8>) -> tensor<1x4x4x8xi8>
+// CHECK-NEXT:    %[[G:.*]] = relay.reshape %gq {newshape = [8]} : (tensor<1x8x1x1xi8>) -> tensor<8xi8>
+// CHECK-NEXT:    %[[A:.*]] = relay.qnn.dequantize %[[T]], %xs, %xz : (tensor<1x4x4x8xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x4x8xf32>
+// CHECK-NEXT:    %[[B:.*]] = relay.qnn.dequantize %[[G]], %gs, %gz : (tensor<8xi8>, tensor<f32>, tensor<i8>) -> tensor<8xf32>
+// CHECK-NEXT:    %[[M:.*]] = relay.multiply %[[A]], %[[B]] : (tensor<1x4x4x8xf32>, tensor<8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK-NEXT:    %[[Q:.*]] = relay.qnn.quantize %[[M]], %ys, %yz : (tensor<1x4x4x8xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4x4x8xi8>
+// CHECK-NEXT:    %y = relay.transpose %[[Q]] {axes = [0, 3, 1, 2]} : (tensor<1x4x4x8xi8>) -> tensor<1x8x4x4xi8>
+// CHECK-NEXT:    func.return %y
+// BYOC-LABEL: func.func @qdq_gate
+// BYOC:         relay.composite "npu.qmultiply" (%{{.*}}, %xs, %xz, %{{.*}}, %gs, %gz, %ys, %yz)
+func.func @qdq_gate(%q: tensor<1x8x4x4xi8>, %gq: tensor<1x8x1x1xi8>) -> tensor<1x8x4x4xi8> {
+  %xs = relay.constant dense<0.05> : tensor<f32>
+  %xz = relay.constant dense<3> : tensor<i8>
+  %gs = relay.constant dense<0.0078125> : tensor<f32>
+  %gz = relay.constant dense<-128> : tensor<i8>
+  %ys = relay.constant dense<0.04> : tensor<f32>
+  %yz = relay.constant dense<0> : tensor<i8>
+  %x = relay.qnn.dequantize %q, %xs, %xz : (tensor<1x8x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x4x4xf32>
+  %g = relay.qnn.dequantize %gq, %gs, %gz : (tensor<1x8x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x1x1xf32>
+  %m = relay.multiply %x, %g : (tensor<1x8x4x4xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %y = relay.qnn.quantize %m, %ys, %yz : (tensor<1x8x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x4x4xi8>
+  func.return %y : tensor<1x8x4x4xi8>
+}

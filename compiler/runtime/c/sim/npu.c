@@ -214,8 +214,9 @@ int npu_eltwise_s8(const void *lhs, const void *rhs, void *y, const npu_eltwise_
     sim_qeltwise q = {p->lhs_dtype == NPU_U8, p->rhs_dtype == NPU_U8, p->out_dtype == NPU_U8,
                       p->lhs_scale, p->rhs_scale, p->out_scale,
                       p->lhs_zero_point, p->rhs_zero_point, p->out_zero_point};
-    return sim_eltwise_q8(d, "npu_eltwise_s8", eltwise_of(p->kind), lhs, rhs, y, p->count, p->act_min, p->act_max, &q,
-                          &act);
+    int64_t rhs_count = p->rhs_count ? p->rhs_count : (p->count > 0 ? p->count : 1);
+    return sim_eltwise_bcast_q8(d, "npu_eltwise_s8", eltwise_of(p->kind), lhs, rhs, y, p->count, rhs_count,
+                                p->act_min, p->act_max, &q, &act);
 }
 
 int npu_rows_f32(const float *x, const float *gamma, const float *beta, float *y, const npu_rows_params *p) {

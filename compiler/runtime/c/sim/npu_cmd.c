@@ -430,8 +430,8 @@ static int run_stream(const stream_ctx *s, const layout *l, size_t transfers) {
             p.kind = (npu_eltwise_kind)v[NPU_CMD_F_ELTWISE_KIND], p.count = v[NPU_CMD_F_COUNT];
             p.act = (npu_act)v[NPU_CMD_F_ACT], p.act_min = f[NPU_CMD_F_ACT_MIN], p.act_max = f[NPU_CMD_F_ACT_MAX];
             void *x = spm_ptr(v[NPU_CMD_F_X]), *rhs = spm_ptr(v[NPU_CMD_F_RHS]), *y = spm_ptr(v[NPU_CMD_F_Y]);
+            p.rhs_count = v[NPU_CMD_F_RHS_COUNT];
             if (d.cmd->op == NPU_CMD_OP_ELTWISE_F32) {
-                p.rhs_count = v[NPU_CMD_F_RHS_COUNT];
                 status = npu_eltwise_f32(x, rhs, y, &p);
                 break;
             }

@@ -1071,22 +1071,28 @@ int sim_rows_f32(sim_device *d, const char *op, sim_row_kind kind, const float *
     return 0;
 }
 
-int sim_eltwise_q8(sim_device *d, const char *op, sim_eltwise_kind kind, const void *a, const void *b, void *y,
-                   int64_t count, float clip_min, float clip_max, const sim_qeltwise *q, const sim_act *act) {
+int sim_eltwise_bcast_q8(sim_device *d, const char *op, sim_eltwise_kind kind, const void *a, const void *b, void *y,
+                         int64_t count, int64_t b_count, float clip_min, float clip_max, const sim_qeltwise *q,
+                         const sim_act *act) {
     if (!q) {
         sim_report(d, "%s: no quantization parameters", op);
         return 1;
     }
     double work;
-    if (eltwise_operands(d, op, kind, a, b, y, count, count > 0 ? count : 1, 1, &work)) return 1;
+    if (eltwise_operands(d, op, kind, a, b, y, count, b_count, 1, &work)) return 1;
     float ta[256], tb[256];
     dequant_table(q->a_unsigned, q->a_scale, q->a_zero_point, ta);
     dequant_table(q->b_unsigned, q->b_scale, q->b_zero_point, tb);
     const uint8_t *ab = (const uint8_t *)a, *bb = (const uint8_t *)b;
     for (int64_t i = 0; i < count; i++) {
-        float v = eltwise_value(kind, ta[ab[i]], bb && is_binary(kind) ? tb[bb[i]] : 0.0f,
+        float v = eltwise_value(kind, ta[ab[i]], bb && is_binary(kind) ? tb[bb[i % b_count]] : 0.0f,
                                 clip_min, clip_max);
         store8(y, i, sim_quantize8(sim_act_value(v, act), q->y_scale, q->y_zero_point, q->y_unsigned), q->y_unsigned);
     }
     return 0;
+}
+
+int sim_eltwise_q8(sim_device *d, const char *op, sim_eltwise_kind kind, const void *a, const void *b, void *y,
+                   int64_t count, float clip_min, float clip_max, const sim_qeltwise *q, const sim_act *act) {
+    return sim_eltwise_bcast_q8(d, op, kind, a, b, y, count, count > 0 ? count : 1, clip_min, clip_max, q, act);
 }

@@ -295,6 +295,11 @@ typedef struct sim_qeltwise {
 /* The same on dequantized inputs, quantized output (SIM_ADD is relay.qnn.add). */
 int sim_eltwise_q8(sim_device *d, const char *op, sim_eltwise_kind kind, const void *a, const void *b, void *y,
                    int64_t count, float clip_min, float clip_max, const sim_qeltwise *q, const sim_act *act);
+/* sim_eltwise_q8 whose binary rhs has `b_count` elements, repeated along the lhs (a
+   broadcast of the trailing dims, as sim_eltwise_bcast_f32). */
+int sim_eltwise_bcast_q8(sim_device *d, const char *op, sim_eltwise_kind kind, const void *a, const void *b, void *y,
+                         int64_t count, int64_t b_count, float clip_min, float clip_max, const sim_qeltwise *q,
+                         const sim_act *act);
 
 #ifdef __cplusplus
 }
