@@ -1013,16 +1013,18 @@ def _max_unpool(g: _Gen):
 
 @_new_kind("qdq_activation")
 def _qdq_activation(g: _Gen):
-    """onnxruntime's QDQ form of an activation or a product of two activations:
-    dequantize, sigmoid / tanh / silu / relu / multiply, quantize (int8 tables on a target)."""
+    """onnxruntime's QDQ form of an activation, or of a sum or product of two activations
+    (the second may broadcast: a gate): dequantize, sigmoid / tanh / silu / relu / add /
+    multiply, quantize (int8 elementwise commands on a target)."""
     a = _quantized(g, lambda v: True)
     if a is None:
         return None
     x = g.b.qnn_dequantize(a, g.scalar_scale(), g.scalar_zero_point(dtype(a)))
-    op = g.draw(st.sampled_from(["sigmoid", "tanh", "silu", "relu", "multiply"]))
-    if op == "multiply":
-        b = g.pick(lambda v: is_quant(v) and shape(v) == shape(a))
-        y = g.b.multiply(x, x if b is None else g.b.qnn_dequantize(b, g.scalar_scale(), g.scalar_zero_point(dtype(b))))
+    op = g.draw(st.sampled_from(["sigmoid", "tanh", "silu", "relu", "add", "multiply"]))
+    if op in ("add", "multiply"):
+        b = g.pick(lambda v: is_quant(v) and _broadcasts_to(shape(v), shape(a)))
+        rhs = x if b is None else g.b.qnn_dequantize(b, g.scalar_scale(), g.scalar_zero_point(dtype(b)))
+        y = getattr(g.b, op)(x, rhs)
     else:
         y = getattr(g.b, op)(x)
     return g.b.qnn_quantize(y, g.scalar_scale(), g.scalar_zero_point(g.draw(st.sampled_from(QUANT_DTYPES))))
