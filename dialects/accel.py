@@ -725,17 +725,22 @@ class EltwiseOp(ComputeOp):
     or one element (a scalar), or the output's trailing dims (a row broadcast, e.g. an
     attention mask over heads). Row kinds work along the last axis: `softmax`,
     `layer_norm` with optional gamma and beta [D] (inputs 1 and 2) and `epsilon`, and
-    `rms_norm` with an optional gamma [D] (input 1) and `epsilon`."""
+    `rms_norm` with an optional gamma [D] (input 1) and `epsilon`. `lut` maps each 8-bit
+    element through `table` (256 values of the output's type, indexed by the input's
+    byte: an int8 -1 reads entry 255), what an int8 activation between a dequantize and a
+    quantize is."""
 
     name = "accel.eltwise"
     N_INPUTS = (1, 2, 3)
     BINARY: ClassVar[tuple[str, ...]] = ("add", "sub", "mul", "div")
     UNARY: ClassVar[tuple[str, ...]] = ("relu", "clip", "sigmoid", "tanh", "gelu", "silu", "gelu_tanh")
     ROWS: ClassVar[tuple[str, ...]] = ("softmax", "layer_norm", "rms_norm")
+    LOOKUP: ClassVar[str] = "lut"
+    TABLE_SIZE: ClassVar[int] = 256
     PROPS = (
-        Str("kind", "add", choices=(*BINARY, *UNARY, *ROWS)), *ACTIVATION,
+        Str("kind", "add", choices=(*BINARY, *UNARY, *ROWS, LOOKUP)), *ACTIVATION,
         Float("lhs_scale", 1.0), Int("lhs_zero_point", 0), Float("rhs_scale", 1.0), Int("rhs_zero_point", 0),
-        Float("out_scale", 1.0), Int("output_zero_point", 0), Float("epsilon", 1e-5),
+        Float("out_scale", 1.0), Int("output_zero_point", 0), Float("epsilon", 1e-5), Ints("table", ()),
     )
 
     PASSES: ClassVar[dict[str, int]] = {"softmax": 3, "layer_norm": 3, "rms_norm": 2}
@@ -747,9 +752,15 @@ class EltwiseOp(ComputeOp):
         kind = self.prop("kind")
         y = _shape(self.output.type)
         n = {**dict.fromkeys(self.BINARY, (2,)), **dict.fromkeys(self.UNARY, (1,)),
-             "softmax": (1,), "layer_norm": (1, 3), "rms_norm": (1, 2)}[kind]
+             "softmax": (1,), "layer_norm": (1, 3), "rms_norm": (1, 2), self.LOOKUP: (1,)}[kind]
         if len(self.inputs) not in n:
             raise VerifyException(f"'{kind}' takes {' or '.join(map(str, n))} inputs")
+        if (kind == self.LOOKUP) != bool(self.prop("table")):
+            raise VerifyException("'lut' takes a table, and only 'lut' does")
+        if kind == self.LOOKUP:
+            bits = [getattr(v.type.element_type, "bitwidth", 0) for v in (self.inputs[0], self.output)]
+            if len(self.prop("table")) != self.TABLE_SIZE or bits != [8, 8]:
+                raise VerifyException(f"'lut' maps 8-bit data through a table of {self.TABLE_SIZE} values")
         if _shape(self.inputs[0].type) != y:
             raise VerifyException(f"input #0 {self.inputs[0].type} must have the output's shape {list(y)}")
         if kind in self.BINARY:

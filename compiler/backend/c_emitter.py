@@ -1553,8 +1553,8 @@ class ComputeCallEmitter:
         x = word.evaluate(self.op)
         if word.kind == BUFFER:  # the operand's position
             return "NULL" if x is None else Operand(x)
-        if word.kind == ARRAY:
-            return StaticArray(word.ctype, tuple(x))
+        if word.kind == ARRAY:  # None: an array the op has not (a lookup's table on another kind)
+            return "NULL" if x is None else StaticArray(word.ctype, tuple(x))
         if v.enum is not None:
             ident = v.enum_value(x)
             if ident is None:

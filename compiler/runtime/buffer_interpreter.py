@@ -213,6 +213,9 @@ class BufferFunctions(InterpreterFunctions):
     def run_eltwise(self, interpreter: Interpreter, op: accel.EltwiseOp, args):
         *ins, out = args
         kind = op.prop("kind")
+        if kind == accel.EltwiseOp.LOOKUP:  # the input's byte indexes the table
+            np.copyto(out, np.asarray(op.prop("table"), np.int64)[ins[0].astype(np.uint8)].astype(out.dtype))
+            return ()
         if op.is_quantized:
             real = [ref.qnn_dequantize(v, np.float32(op.prop(f"{side}_scale")),
                                        np.asarray(op.prop(f"{side}_zero_point"), v.dtype))

@@ -112,6 +112,7 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
     "relay.add": ("eltwise", "add"), "relay.qnn.add": ("eltwise", "add"), "relay.multiply": ("eltwise", "mul"),
     "relay.nn.relu": ("eltwise", "relu"), "relay.clip": ("eltwise", "clip"),
     "relay.qnn.requantize": ("eltwise", "clip"),  # of 8-bit data: an unbounded clip between two quantizations
+    "relay.take": ("eltwise", "lut"),  # from a constant table of 256 by 8-bit indices (tabulate-activations)
     "relay.subtract": ("eltwise", "sub"), "relay.divide": ("eltwise", "div"),
     "relay.sigmoid": ("eltwise", "sigmoid"), "relay.tanh": ("eltwise", "tanh"), "relay.nn.gelu": ("eltwise", "gelu"),
     "relay.nn.silu": ("eltwise", "silu"), "relay.nn.softmax": ("eltwise", "softmax"),
@@ -249,7 +250,8 @@ WORDS: dict[str, Word] = {
     "groups": Word(SCALAR, frozenset({"conv2d"}), _prop("groups")),
     "kind": Word(SCALAR, frozenset({"pool", "eltwise"}), _prop("kind"),
                  domain=("max", "avg", "add", "mul", "relu", "clip", "sub", "div", "sigmoid", "tanh", "gelu", "silu",
-                         "gelu_tanh", "softmax", "layer_norm", "rms_norm")),
+                         "gelu_tanh", "softmax", "layer_norm", "rms_norm", "lut")),
+    "table": Word(ARRAY, frozenset({"eltwise"}), lambda op: list(op.prop("table")) or None, "int32_t"),
     "epsilon": Word(SCALAR, frozenset({"eltwise"}), _prop("epsilon"), "float"),
     "row_length": Word(SCALAR, frozenset({"eltwise"}), lambda op: (_shape(op.output) or (1,))[-1]),
     "activation": Word(SCALAR, frozenset({"conv2d", "matmul", "eltwise"}), _prop("activation"),

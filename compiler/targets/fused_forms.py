@@ -11,8 +11,9 @@ A fused form is
 with anchor one of conv2d (also qnn.conv2d), dense / matmul (also qnn.dense), batch_matmul
 (two activations, equal batch dims), max/avg pooling, global average pooling, add /
 subtract / multiply / divide (also qnn.add; the rhs may be a scalar or the result's
-trailing dims), relu, clip, sigmoid, tanh, gelu, silu, and the row ops softmax and
-layer norm (last axis). Which
+trailing dims), relu, clip, sigmoid, tanh, gelu, silu, the row ops softmax and layer
+norm (last axis), an 8-bit requantize (an unbounded clip between two quantizations) and a
+take from a constant table of 256 by 8-bit indices (a lookup, `lut`). Which
 epilogue an anchor takes: convolutions and matrix products all of it; add / multiply an
 activation and a quantize; pools and the unary kinds (relu, clip, sigmoid, tanh, gelu,
 silu) only a quantize (int8 elementwise: add, multiply and the unary kinds). One form becomes one
@@ -106,6 +107,7 @@ class FusedForm:
     clip: tuple[float, float] = (float("-inf"), float("inf"))
     output_quant: Quant | None = None
     requant_in: Quant | None = None  # qnn forms: the accumulator's scale (s_x * s_w)
+    table: list[int] | None = None  # a lookup: the table's values by index byte
 
     def __post_init__(self) -> None:
         self.result = self.anchor.results[0]
@@ -291,6 +293,8 @@ class _Splitter:
             form.output_quant = self.quant(anchor.output_scale, anchor.output_zero_point, "the output")
         if isinstance(anchor, relay.ClipOp):
             form.clip = (anchor.prop("a_min"), anchor.prop("a_max"))
+        if isinstance(anchor, relay.TakeOp):
+            form.table = self.lookup_table(anchor)
         if isinstance(anchor, relay.RequantizeOp):
             # 8-bit data only (an int32 one ends a qnn.conv2d or qnn.dense form): the
             # identity between a dequantize and a quantize, as an unbounded clip.
@@ -300,6 +304,15 @@ class _Splitter:
             form.output_quant = self.quant(anchor.output_scale, anchor.output_zero_point, "the requantize output")
             form.clip = (-math.inf, math.inf)
         return form
+
+    def lookup_table(self, take: relay.TakeOp) -> list[int]:
+        """The table of a take that is a lookup: a constant of 256 8-bit values read along
+        axis 0 by 8-bit indices, as the index bytes read it (entry 255 for int8 -1)."""
+        table = self.values.get(take.data)
+        if table is None or table.const is None or _shape(take.data) != (accel.EltwiseOp.TABLE_SIZE,) or \
+                _element_bits(take.data) != 8 or _element_bits(take.indices) != 8:
+            raise NotLowerable("only a take from a constant table of 256 8-bit values by 8-bit indices is a lookup")
+        return [int(v) for v in table.array().reshape(-1)]
 
     def next_epilogue(self, form: FusedForm) -> Operation | None:
         """The op that extends `form` (see the module docstring), else None."""
@@ -368,6 +381,8 @@ def _data_operands(anchor: Operation) -> list[SSAValue]:
         return [anchor.data, anchor.weight]
     if isinstance(anchor, relay.RequantizeOp):
         return [anchor.data]
+    if isinstance(anchor, relay.TakeOp):
+        return [anchor.indices]  # the table is a property of the lookup
     if isinstance(anchor, relay.QnnAddOp):
         return [anchor.lhs, anchor.rhs]
     return list(anchor.operands)
@@ -484,6 +499,8 @@ def plan_compute(form: FusedForm) -> ComputePlan:
         return plan(accel.PoolOp, [form.inputs[0]], props)
 
     kind = command_of(anchor)[1]
+    if kind == accel.EltwiseOp.LOOKUP:
+        return plan(accel.EltwiseOp, [form.inputs[0]], {"kind": kind, "table": form.table})
     inputs, shapes = list(form.inputs), [None] * len(form.inputs)
     if kind in accel.EltwiseOp.BINARY:
         if inputs[0].shape != out_shape and inputs[1].shape == out_shape and kind in ("add", "mul"):

@@ -147,6 +147,8 @@ def op_for(kind: str, dtype: str, eltwise_kind: str | None = None) -> str | None
     (None: no operation does)."""
     if kind == "eltwise" and eltwise_kind in ROW_KINDS:
         return "rows_f32" if dtype == "f32" else None
+    if kind == "eltwise" and eltwise_kind == "lut":
+        return None  # a lookup needs its table: no stream command carries one
     suffix = "f32" if dtype == "f32" else "q8" if dtype in QUANTIZED else None
     name = f"{kind}_{suffix}"
     return name if suffix and name in OPS else None

@@ -160,7 +160,9 @@ def entry_encodes(spec: OpSpec, target: TargetDescription, command: str, kind: s
         return True
     if target.isa is not None:
         name = isa_vocab.op_for(command, element, kind)
-        encoded = target.isa.command(name) if name is not None else None
+        if name is None:
+            return False  # no operation of the vocabulary computes it
+        encoded = target.isa.command(name)
         for field in encoded.fields if encoded is not None else ():
             form, enum = isa_vocab.FIELDS[field]
             if form == isa_vocab.ENUM and kind in isa_vocab.ENUMS[enum]:

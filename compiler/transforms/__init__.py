@@ -36,6 +36,7 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "unstride-convs": _lazy("unstride_convs", "UnstrideConvs"),
     "expand-pixel-shuffles": _lazy("expand_pixel_shuffles", "ExpandPixelShuffles"),
     "cascade-max-pools": _lazy("cascade_max_pools", "CascadeMaxPools"),
+    "tabulate-activations": _lazy("tabulate_activations", "TabulateActivations"),
     "expand-activations": _lazy("expand_activations", "ExpandActivations"),
     "expand-nearest-upsampling": _lazy("expand_nearest_upsampling", "ExpandNearestUpsamplings"),
     "requantize-concatenations": _lazy("requantize_concatenations", "RequantizeConcatenations"),

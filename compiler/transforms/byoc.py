@@ -4,7 +4,7 @@
       = split-tall-kernels{target=npu,dsp}, undilate-convs{target=npu,dsp},
         split-grouped-convs{target=npu,dsp}, unstride-convs{target=npu,dsp},
         expand-pixel-shuffles{target=npu,dsp}, cascade-max-pools{target=npu,dsp},
-        expand-activations{target=npu,dsp}, expand-nearest-upsampling{target=npu,dsp},
+        tabulate-activations{target=npu,dsp}, expand-activations{target=npu,dsp}, expand-nearest-upsampling{target=npu,dsp},
         requantize-concatenations{target=npu,dsp}, trailing-broadcasts{target=npu,dsp},
         merge-composite{target=npu}, merge-composite{target=dsp},
         annotate-target{targets=npu,dsp zero-copy=true}, merge-regions{min-ops=1 cost-model=true},
@@ -58,13 +58,14 @@ from accel.compiler.transforms.outline_regions import OutlineRegions
 from accel.compiler.transforms.requantize_concatenations import RequantizeConcatenations
 from accel.compiler.transforms.split_grouped_convs import SplitGroupedConvs
 from accel.compiler.transforms.split_tall_kernels import SplitTallKernels
+from accel.compiler.transforms.tabulate_activations import TabulateActivations
 from accel.compiler.transforms.trailing_broadcasts import TrailingBroadcasts
 from accel.compiler.transforms.undilate_convs import UndilateConvs
 from accel.compiler.transforms.unstride_convs import UnstrideConvs
 
 
 STEPS = ("split-tall-kernels", "undilate-convs", "split-grouped-convs", "unstride-convs", "expand-pixel-shuffles",
-         "cascade-max-pools", "expand-activations", "expand-nearest-upsampling", "requantize-concatenations",
+         "cascade-max-pools", "tabulate-activations", "expand-activations", "expand-nearest-upsampling", "requantize-concatenations",
          "trailing-broadcasts", "merge-composite", "annotate-target", "merge-regions", "outline-regions")
 """The passes `byoc` runs, in order (for pipelines that write them out: the bench's stage
 timing, tests that leave one out)."""
@@ -73,7 +74,7 @@ timing, tests that leave one out)."""
 @dataclass(frozen=True)
 class Byoc(ModulePass):
     """Partition for the targets: split-tall-kernels, undilate-convs, split-grouped-convs,
-    unstride-convs, expand-pixel-shuffles, cascade-max-pools, expand-activations,
+    unstride-convs, expand-pixel-shuffles, cascade-max-pools, tabulate-activations, expand-activations,
     expand-nearest-upsampling, requantize-concatenations, trailing-broadcasts, merge-composite, annotate-target, merge-regions, outline-regions."""
 
     name = "byoc"
@@ -99,6 +100,7 @@ class Byoc(ModulePass):
         UnstrideConvs(target=names).apply(ctx, op)
         ExpandPixelShuffles(target=names).apply(ctx, op)
         CascadeMaxPools(target=names).apply(ctx, op)
+        TabulateActivations(target=names).apply(ctx, op)
         ExpandActivations(target=names).apply(ctx, op)
         ExpandNearestUpsamplings(target=names).apply(ctx, op)
         RequantizeConcatenations(target=names).apply(ctx, op)

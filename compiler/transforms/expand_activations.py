@@ -1,7 +1,7 @@
 """expand-activations: an activation that no target runs becomes the elementwise ops it is
 made of, when one target runs all of them.
 
-Runs in `byoc`, after cascade-max-pools and before merge-composite (canonicalize has
+Runs in `byoc`, after tabulate-activations and before merge-composite (canonicalize has
 recognised these activations in exporters' decompositions; this undoes that only for a
 target that lacks the activation but has its parts). MobileNetV3's hard-swish and its
 squeeze-excitation's hard-sigmoid, and the leaky ReLU of YOLO and GAN discriminators,

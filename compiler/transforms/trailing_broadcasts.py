@@ -2,7 +2,7 @@
 axes, which no target runs, runs on a transposed layout in which that operand broadcasts
 along the trailing axes, as targets' elementwise entries take.
 
-Runs in `byoc`, after expand-nearest-upsampling and before merge-composite. The
+Runs in `byoc`, after requantize-concatenations and before merge-composite. The
 squeeze-and-excitation blocks of EfficientNet, MobileNetV3 and SE-ResNets scale each
 channel of a feature map by a gate computed from it: `x [N, C, H, W] * g [N, C, 1, 1]`.
 The npu's elementwise ops broadcast only a scalar or the result's trailing dims; on the

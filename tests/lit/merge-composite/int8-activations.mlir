@@ -72,7 +72,7 @@ func.func @main(%q: tensor<2x16xui8>) -> tensor<2x16xui8> {
 // -----
 
 // Not taken: a per-channel dequantize (the patterns' predicate asks for per-tensor
-// activations), a subtraction (no int8 form), and, by merge-composite alone, a product
+// activations), a subtraction of two int8 values (no int8 form), and, by merge-composite alone, a product
 // broadcasting a [1, 8, 1, 1] gate (the npu broadcasts trailing dims only): no composite,
 // the float ops stay single. byoc's trailing-broadcasts moves the gate product to the
 // channels-last layout, where it is the one int8 command (qmultiply).
@@ -85,7 +85,7 @@ func.func @main(%q: tensor<2x16xui8>) -> tensor<2x16xui8> {
 // C-LABEL:       ===== npu_wrappers.c =====
 // C:             .kind = NPU_ELTWISE_MUL, .count = 128, .rhs_count = 8,
 // C:             ===== weights.bin
-func.func @main(%q: tensor<1x8x4x4xi8>, %g: tensor<1x8x1x1xi8>) -> (tensor<1x8x4x4xi8>, tensor<1x8x4x4xi8>, tensor<1x8x4x4xi8>) {
+func.func @main(%q: tensor<1x8x4x4xi8>, %g: tensor<1x8x1x1xi8>, %r: tensor<1x8x4x4xi8>) -> (tensor<1x8x4x4xi8>, tensor<1x8x4x4xi8>, tensor<1x8x4x4xi8>) {
   %cs = relay.constant dense<0.05> : tensor<8xf32>
   %cz = relay.constant dense<0> : tensor<8xi8>
   %xs = relay.constant dense<0.05> : tensor<f32>
@@ -99,7 +99,8 @@ func.func @main(%q: tensor<1x8x4x4xi8>, %g: tensor<1x8x1x1xi8>) -> (tensor<1x8x4
   %gd = relay.qnn.dequantize %g, %xs, %xz : (tensor<1x8x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x1x1xf32>
   %m = relay.multiply %x, %gd : (tensor<1x8x4x4xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x4x4xf32>
   %y1 = relay.qnn.quantize %m, %ys, %yz : (tensor<1x8x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x4x4xi8>
-  %d = relay.subtract %x, %x : tensor<1x8x4x4xf32>
+  %rd = relay.qnn.dequantize %r, %xs, %xz : (tensor<1x8x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x4x4xf32>
+  %d = relay.subtract %x, %rd : tensor<1x8x4x4xf32>
   %y2 = relay.qnn.quantize %d, %ys, %yz : (tensor<1x8x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x4x4xi8>
   func.return %y0, %y1, %y2 : tensor<1x8x4x4xi8>, tensor<1x8x4x4xi8>, tensor<1x8x4x4xi8>
 }

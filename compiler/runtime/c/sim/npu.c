@@ -194,6 +194,7 @@ static sim_eltwise_kind eltwise_of(npu_eltwise_kind k) {
     case NPU_ELTWISE_GELU: return SIM_GELU;
     case NPU_ELTWISE_SILU: return SIM_SILU;
     case NPU_ELTWISE_GELU_TANH: return SIM_GELU_TANH;
+    case NPU_ELTWISE_LUT: break; /* npu_eltwise_s8 looks up; no float kind computes it */
     }
     return (sim_eltwise_kind)-1;
 }
@@ -210,6 +211,8 @@ int npu_eltwise_f32(const float *lhs, const float *rhs, float *y, const npu_eltw
 int npu_eltwise_s8(const void *lhs, const void *rhs, void *y, const npu_eltwise_params *p) {
     sim_device *d = dev("npu_eltwise_s8");
     if (!p) return no_params("npu_eltwise_s8");
+    if (p->kind == NPU_ELTWISE_LUT)
+        return sim_lookup_q8(d, "npu_eltwise_s8", lhs, y, p->count, p->table, p->out_dtype == NPU_U8);
     sim_act act = act_of(p->act, p->act_min, p->act_max);
     sim_qeltwise q = {p->lhs_dtype == NPU_U8, p->rhs_dtype == NPU_U8, p->out_dtype == NPU_U8,
                       p->lhs_scale, p->rhs_scale, p->out_scale,

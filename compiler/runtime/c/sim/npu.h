@@ -239,15 +239,16 @@ typedef enum npu_eltwise_kind {
     NPU_ELTWISE_TANH = 7,
     NPU_ELTWISE_GELU = 8, /* lhs/2 (1 + erf(lhs / sqrt 2)) */
     NPU_ELTWISE_SILU = 9, /* lhs * sigmoid(lhs) */
-    NPU_ELTWISE_GELU_TANH = 10 /* lhs/2 (1 + tanh(sqrt(2/pi) (lhs + 0.044715 lhs^3))) */
+    NPU_ELTWISE_GELU_TANH = 10, /* lhs/2 (1 + tanh(sqrt(2/pi) (lhs + 0.044715 lhs^3))) */
+    NPU_ELTWISE_LUT = 11 /* _s8 only: table[the byte of lhs] (an int8 -1 reads entry 255); rhs unused */
 } npu_eltwise_kind;
 
 /* Elementwise op over `count` elements, then the fused activation. rhs holds rhs_count
  * elements (0: count): 1 is a scalar, fewer than count are the trailing dims of lhs,
- * repeated (a row broadcast). y may be exactly lhs or rhs (in place). _s8 (same shapes
- * only): each input is dequantized with its scale and zero point, the op and the
- * activation run in float, the result is quantized with out_scale / out_zero_point
- * (relay.qnn.add for ADD). */
+ * repeated (a row broadcast). y may be exactly lhs or rhs (in place). _s8: each input is
+ * dequantized with its scale and zero point, the op and the activation run in float, the
+ * result is quantized with out_scale / out_zero_point (relay.qnn.add for ADD); LUT looks
+ * each element up in `table` instead (256 values of the output's type). */
 typedef struct npu_eltwise_params {
     npu_eltwise_kind kind;
     int64_t count;
@@ -262,6 +263,7 @@ typedef struct npu_eltwise_params {
     int32_t rhs_zero_point;
     float out_scale;
     int32_t out_zero_point;
+    const int32_t *table; /* LUT: 256 entries */
 } npu_eltwise_params;
 
 /* Cost: count elementwise units. */

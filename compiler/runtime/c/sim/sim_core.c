@@ -1092,6 +1092,20 @@ int sim_eltwise_bcast_q8(sim_device *d, const char *op, sim_eltwise_kind kind, c
     return 0;
 }
 
+int sim_lookup_q8(sim_device *d, const char *op, const void *x, void *y, int64_t count, const int32_t *table,
+                  int y_unsigned) {
+    if (!table || count < 0) {
+        sim_report(d, "%s: a lookup needs a table and a count >= 0", op);
+        return 1;
+    }
+    sim_operand in[1] = {{"x", x, (size_t)count}};
+    sim_operand out[1] = {{"y", y, (size_t)count}};
+    sim_compute(d, op, in, 1, out, 1, 1, sim_cost(d, (double)count, SIM_ELEMENTS));
+    const uint8_t *xb = (const uint8_t *)x;
+    for (int64_t i = 0; i < count; i++) store8(y, i, table[xb[i]], y_unsigned);
+    return 0;
+}
+
 int sim_eltwise_q8(sim_device *d, const char *op, sim_eltwise_kind kind, const void *a, const void *b, void *y,
                    int64_t count, float clip_min, float clip_max, const sim_qeltwise *q, const sim_act *act) {
     return sim_eltwise_bcast_q8(d, op, kind, a, b, y, count, count > 0 ? count : 1, clip_min, clip_max, q, act);

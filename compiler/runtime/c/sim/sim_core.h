@@ -295,6 +295,10 @@ typedef struct sim_qeltwise {
 /* The same on dequantized inputs, quantized output (SIM_ADD is relay.qnn.add). */
 int sim_eltwise_q8(sim_device *d, const char *op, sim_eltwise_kind kind, const void *a, const void *b, void *y,
                    int64_t count, float clip_min, float clip_max, const sim_qeltwise *q, const sim_act *act);
+/* y[i] = table[the byte of x[i]] for `count` 8-bit elements (a 256-entry table of the
+   output's values: what an int8 activation is); cost: count elementwise units. */
+int sim_lookup_q8(sim_device *d, const char *op, const void *x, void *y, int64_t count, const int32_t *table,
+                  int y_unsigned);
 /* sim_eltwise_q8 whose binary rhs has `b_count` elements, repeated along the lhs (a
    broadcast of the trailing dims, as sim_eltwise_bcast_f32). */
 int sim_eltwise_bcast_q8(sim_device *d, const char *op, sim_eltwise_kind kind, const void *a, const void *b, void *y,
