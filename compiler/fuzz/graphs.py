@@ -1014,13 +1014,15 @@ def _max_unpool(g: _Gen):
 @_new_kind("qdq_activation")
 def _qdq_activation(g: _Gen):
     """onnxruntime's QDQ form of an activation, or of a sum or product of two activations
-    (the second may broadcast: a gate): dequantize, sigmoid / tanh / silu / relu / add /
-    multiply, quantize (int8 elementwise commands on a target)."""
+    (the second may broadcast: a gate): dequantize, sigmoid / tanh / silu / relu /
+    hard-swish / hard-sigmoid / leaky ReLU / GELU / add / multiply, quantize (int8
+    elementwise commands or lookups on a target)."""
     a = _quantized(g, lambda v: True)
     if a is None:
         return None
     x = g.b.qnn_dequantize(a, g.scalar_scale(), g.scalar_zero_point(dtype(a)))
-    op = g.draw(st.sampled_from(["sigmoid", "tanh", "silu", "relu", "add", "multiply"]))
+    op = g.draw(st.sampled_from(["sigmoid", "tanh", "silu", "relu", "hardswish", "hardsigmoid", "leaky_relu", "gelu",
+                                 "add", "multiply"]))
     if op in ("add", "multiply"):
         b = g.pick(lambda v: is_quant(v) and _broadcasts_to(shape(v), shape(a)))
         rhs = x if b is None else g.b.qnn_dequantize(b, g.scalar_scale(), g.scalar_zero_point(dtype(b)))
