@@ -85,6 +85,10 @@ ZOO = tuple(ZOO_SHAPES)
 """MLPerf Tiny's four, MobileNetV2 at 96 and 224, SqueezeNet 1.1, an Inception-style CNN
 (int8 outputs within export_cnn_zoo.INT8_DRIFT_STEPS["npu"] of the reference, where listed)."""
 
+QDQ_EXPORTS = ("yolo_dynamo", "mobilenet_dynamo", "espcn_dynamo", "deeplab_mini_dynamo", "resnet_dynamo")
+"""Torch exports (tests/models) quantized here: SiLU, hard-swish, squeeze-and-excitation
+gates, concatenations of their own scales, tanh heads as onnxruntime's QDQ writes them."""
+
 MODELS: dict[str, str] = {
     "cnn_large_resnet": os.path.join(MODELS_DIR, "cnn_large_resnet.onnx"),
     "cnn_large_mobilenet": os.path.join(MODELS_DIR, "cnn_large_mobilenet.onnx"),
@@ -100,11 +104,15 @@ MODELS: dict[str, str] = {
     # the transformers and the MLP of tests/models/export_models.py (dynamo exports)
     **{f"{a}_dynamo": os.path.join(MODELS_DIR, f"{a}_dynamo.onnx") for a in ("encoder", "gpt2", "llama", "vit", "mlp")},
     "encoder_dynamo_int8": "",  # generated: QUANTIZED's int8 QDQ version of encoder_dynamo
+    # torch exports whose int8 versions hold QDQ activations, concatenations and gates
+    **{m: os.path.join(MODELS_DIR, f"{m}.onnx") for m in ("yolo_dynamo", "espcn_dynamo", "deeplab_mini_dynamo")},
+    **{f"{m}_int8": "" for m in QDQ_EXPORTS},
     # the CNN zoo of tests/models/export_cnn_zoo.py, float and int8
     **{m: os.path.join(MODELS_DIR, f"{m}.onnx") for m in ZOO},
     **{f"{m}_int8": "" for m in ZOO},
 }
-QUANTIZED: dict[str, str] = {"encoder_dynamo_int8": "encoder_dynamo", **{f"{m}_int8": m for m in ZOO}}
+QUANTIZED: dict[str, str] = {"encoder_dynamo_int8": "encoder_dynamo", **{f"{m}_int8": m for m in ZOO},
+                             **{f"{m}_int8": m for m in QDQ_EXPORTS}}
 """Models made here with tests/e2e_util.quantize_qdq (as tests/test_transformer_models.py
 makes its int8 models: calibrated on the inputs of seeds 100..107) from a float model."""
 TARGETS = ("npu", "npu-shared", "dsp", "npu-64k")
