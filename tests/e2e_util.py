@@ -250,6 +250,22 @@ def assert_matches_onnxruntime(directory: str, path: str, output: str, step: flo
         assert err <= bound, (path, seed, err, bound)
 
 
+def assert_int8_matches_references(directory: str, path: str, seeds: int = 1) -> None:
+    """The compiled int8 QDQ model in `directory` against onnxruntime (its QDQ arithmetic:
+    graph optimizations off) and the reference interpreter, on seeded normal inputs: every
+    output within one quantization step (`output_step`) of each."""
+    model = onnx.load(path)
+    module = load_model(path, make_context())
+    for seed in range(seeds):
+        rng = np.random.default_rng(seed)
+        feeds = {n: rng.standard_normal(s).astype(np.float32) for n, s in input_signature(model)}
+        got, _ = run_directory(directory, feeds)
+        for reference in (ort_run(path, feeds, optimize=False), relay_interpreter.run_function(module, feeds)):
+            for name, want in reference.items():
+                err = float(np.max(np.abs(got[name] - want)))
+                assert err <= output_step(model, name) * 1.001, (path, seed, name, err)
+
+
 MLP_SHAPE = (8, 512)
 MLP_HIDDEN = 1024
 

@@ -32,10 +32,8 @@ import pytest
 from onnx import helper as oh
 from onnx import numpy_helper as nh
 
-from accel.compiler.driver import compile_to_directory, load_model, make_context
-from accel.compiler.runtime.interpreter import run_function
-from accel.compiler.runtime.run_compiled import run_directory
-from e2e_util import after_passes, assert_matches_onnxruntime, image_feeds, output_step, quantize_qdq, save_image_model
+from accel.compiler.driver import compile_to_directory
+from e2e_util import after_passes, assert_int8_matches_references, quantize_qdq, save_image_model
 
 OUTPUT = "y"
 
@@ -127,21 +125,9 @@ def test_a_silu_between_dequantize_and_quantize_is_one_command(models, compiled)
 
 
 @pytest.mark.parametrize("model", ["int8", "int8_float_activations"])
-def test_matches_onnxruntime_within_one_step(models, compiled, model):
+def test_matches_onnxruntime_and_the_interpreter_within_one_step(models, compiled, model):
     directory, _ = compiled[model]
-    assert_matches_onnxruntime(directory, models[model], OUTPUT, step=output_step(onnx.load(models[model]), OUTPUT))
-
-
-@pytest.mark.parametrize("model", ["int8", "int8_float_activations"])
-def test_matches_the_reference_interpreter_within_one_step(models, compiled, model):
-    directory, _ = compiled[model]
-    step = output_step(onnx.load(models[model]), OUTPUT)
-    module = load_model(models[model], make_context("npu"))
-    for seed in range(2):
-        feeds = image_feeds(models[model], seed)
-        want = run_function(module, feeds)[OUTPUT]
-        got, _ = run_directory(directory, feeds)
-        assert float(np.max(np.abs(got[OUTPUT] - want))) <= step * 1.001, seed
+    assert_int8_matches_references(directory, models[model], seeds=2)
 
 
 def test_what_no_int8_command_computes_stays_on_the_host(tmp_path):
@@ -189,9 +175,4 @@ def test_int8_average_pools_run_on_the_npu(tmp_path, count_include_pad):
     with open(os.path.join(directory, "report.json")) as f:
         report = json.load(f)
     assert len(report["regions"]) == 1, report["rejected"]
-    step = output_step(onnx.load(qpath), OUTPUT)
-    assert_matches_onnxruntime(directory, qpath, OUTPUT, step=step)
-    module = load_model(qpath, make_context("npu"))
-    feeds = image_feeds(qpath, 0)
-    got, _ = run_directory(directory, feeds)
-    assert float(np.max(np.abs(got[OUTPUT] - run_function(module, feeds)[OUTPUT]))) <= step * 1.001
+    assert_int8_matches_references(directory, qpath)
