@@ -27,7 +27,7 @@ from xdsl.rewriter import InsertPoint
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import Limits, TargetDescription
 from accel.compiler.targets.support import check_op_limits
-from accel.compiler.tensors import inline_constant, known_value, numpy_dtype
+from accel.compiler.tensors import inline_constant, known_value, numpy_dtype, same_value
 from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
 from accel.dialects.conventions import TARGET_ATTR
@@ -131,13 +131,6 @@ def data_source(op: Operation) -> tuple[SSAValue, Operation | None, float] | Non
         if zp is not None:
             return dequant.data, dequant, float(zp.reshape(-1)[0])
     return op.data, None, 0.0
-
-
-def same_value(a: SSAValue, b: SSAValue) -> bool:
-    if a is b:
-        return True
-    x, y = known_value(a), known_value(b)
-    return x is not None and y is not None and x.dtype == y.dtype and np.array_equal(x, y)
 
 
 def moved_int8(op: Operation) -> tuple[SSAValue, Operation | None, Operation | None]:

@@ -354,6 +354,14 @@ def known_value(v: SSAValue) -> np.ndarray | None:
     return constant_value(owner) if isinstance(owner, ConstantOp) else None
 
 
+def same_value(a: SSAValue, b: SSAValue) -> bool:
+    """Whether `a` and `b` are one value, or constants equal in type and values."""
+    if a is b:
+        return True
+    x, y = known_value(a), known_value(b)
+    return x is not None and y is not None and x.dtype == y.dtype and np.array_equal(x, y)
+
+
 def inline_constant(arr: np.ndarray) -> ConstantOp:
     """A relay.constant holding `arr` inline (a computed value has no weights-file name)."""
     return ConstantOp(dense_from_array(np.asarray(arr)))

@@ -53,7 +53,7 @@ from xdsl.pattern_rewriter import (GreedyRewritePatternApplier, PatternRewriter,
                                    op_type_rewrite_pattern)
 from xdsl.rewriter import InsertPoint
 
-from accel.compiler.tensors import known_value, numpy_dtype, unit_axes_map
+from accel.compiler.tensors import known_value, numpy_dtype, same_value, unit_axes_map
 from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
 from accel.dialects.relay import shape_of, tensor
@@ -80,14 +80,7 @@ def _per_tensor(op: relay.QuantizeOp | relay.DequantizeOp) -> bool:
 
 def _same_zero_point(q: relay.QuantizeOp, dq: relay.DequantizeOp) -> bool:
     """Whether `dq` undoes `q`'s zero point (one value, or equal constants): `DQ(Q(0))` is 0."""
-    return _per_tensor(q) and _per_tensor(dq) and _same_value(q.zero_point, dq.zero_point)
-
-
-def _same_value(a: SSAValue, b: SSAValue) -> bool:
-    if a is b:
-        return True
-    x, y = known_value(a), known_value(b)
-    return x is not None and y is not None and x.dtype == y.dtype and x.size == 1 and y.size == 1 and x.item() == y.item()
+    return _per_tensor(q) and _per_tensor(dq) and same_value(q.zero_point, dq.zero_point)
 
 
 def _undoes(q: relay.QuantizeOp, v: SSAValue) -> bool:
@@ -97,10 +90,10 @@ def _undoes(q: relay.QuantizeOp, v: SSAValue) -> bool:
     dq = v.owner
     if not isinstance(dq, relay.DequantizeOp) or not (_per_tensor(q) and _per_tensor(dq)):
         return False
-    if dq.data.type.element_type != q.result.type.element_type or not _same_value(q.zero_point, dq.zero_point):
+    if dq.data.type.element_type != q.result.type.element_type or not same_value(q.zero_point, dq.zero_point):
         return False
     scale = known_value(q.scale) if q.scale is not dq.scale else known_value(dq.scale)
-    return _same_value(q.scale, dq.scale) and scale is not None and bool(np.isfinite(scale).all()) \
+    return same_value(q.scale, dq.scale) and scale is not None and bool(np.isfinite(scale).all()) \
         and float(abs(scale).min()) >= float(np.finfo(scale.dtype).tiny)
 
 
