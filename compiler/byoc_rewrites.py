@@ -14,7 +14,6 @@ one walk that tests an op's class, not a pattern driver over every op of the mod
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -27,7 +26,7 @@ from xdsl.rewriter import InsertPoint
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import Limits, TargetDescription
 from accel.compiler.targets.support import check_op_limits
-from accel.compiler.tensors import inline_constant, known_value, numpy_dtype, same_value
+from accel.compiler.tensors import inline_constant, known_value, numpy_dtype, per_tensor, same_value
 from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
 from accel.dialects.conventions import TARGET_ATTR
@@ -108,13 +107,6 @@ def keep_attributes(new: Operation, old: Operation) -> None:
     """`new` replaces `old`: its location and discardable attributes."""
     new.location = old.location
     new.attributes.update(old.attributes)
-
-
-def per_tensor(op: Operation | None, kind) -> bool:
-    """Whether `op` is a quantize or dequantize (`kind`) with one scale and zero point (it
-    then acts on each element alone, and commutes with layout changes and slices)."""
-    return isinstance(op, kind) and math.prod(shape_of(op.scale.type)) == 1 and \
-        math.prod(shape_of(op.zero_point.type)) == 1
 
 
 def data_source(op: Operation) -> tuple[SSAValue, Operation | None, float] | None:

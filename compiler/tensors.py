@@ -11,6 +11,7 @@ per process and cached.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import zlib
 from collections.abc import Iterator, Sequence
@@ -35,7 +36,7 @@ from accel.compiler.ir_build import by_identity
 from accel.compiler.narrow_types import SUB_BYTE_INTS, convert, is_narrow, narrow_dtype, narrow_element_type, widen
 from accel.dialects import accel
 from accel.compiler.weights_path import resolve_weights_path, set_ir_dir  # noqa: F401 (set_ir_dir: re-exported)
-from accel.dialects.relay import WEIGHTS_ATTR, ConstantOp
+from accel.dialects.relay import WEIGHTS_ATTR, ConstantOp, DequantizeOp, QuantizeOp, shape_of
 
 _TO_NUMPY: dict[tuple[str, int, bool], np.dtype] = {
     ("f", 16, True): np.dtype(np.float16),
@@ -352,6 +353,13 @@ def known_value(v: SSAValue) -> np.ndarray | None:
     """The value of `v` when a relay.constant defines it, else None."""
     owner = v.owner
     return constant_value(owner) if isinstance(owner, ConstantOp) else None
+
+
+def per_tensor(op: Operation | None, kind: type | tuple[type, ...] = (QuantizeOp, DequantizeOp)) -> bool:
+    """Whether `op` is a quantize or dequantize (of `kind`) with one scale and zero point
+    (it then acts on each element alone, and commutes with layout changes and slices)."""
+    return isinstance(op, kind) and math.prod(shape_of(op.scale.type)) == 1 and \
+        math.prod(shape_of(op.zero_point.type)) == 1
 
 
 def same_value(a: SSAValue, b: SSAValue) -> bool:

@@ -46,8 +46,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from accel.compiler.byoc_rewrites import discard, per_tensor, rebuilt_on, replace_chain
-from accel.compiler.tensors import inline_constant, known_value
+from accel.compiler.byoc_rewrites import discard, rebuilt_on, replace_chain
+from accel.compiler.tensors import inline_constant, known_value, per_tensor
 from accel.compiler.transforms.canonicalize_linear import ELEMENTWISE
 from accel.dialects import relay
 from accel.dialects.relay import shape_of

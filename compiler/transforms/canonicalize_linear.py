@@ -60,7 +60,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from accel.compiler.tensors import inline_constant, known_value
+from accel.compiler.tensors import inline_constant, known_value, per_tensor
 from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
 from accel.dialects.relay import shape_of
@@ -84,10 +84,6 @@ def _shape(v: SSAValue) -> tuple[int, ...]:
 
 def _reshape(v: SSAValue, shape: tuple[int, ...]) -> relay.ReshapeOp:
     return relay.ReshapeOp(v, newshape=list(shape))
-
-
-def _per_tensor(op: relay.QuantizeOp | relay.DequantizeOp) -> bool:
-    return math.prod(_shape(op.scale)) == 1 and math.prod(_shape(op.zero_point)) == 1
 
 
 @dataclass
@@ -120,7 +116,7 @@ class ConstantWeight:
         axis = None
         if self.dequantize is not None:
             dq = self.dequantize
-            if not _per_tensor(dq):
+            if not per_tensor(dq):
                 rank = len(_shape(dq.data))
                 ax = dq.prop("axis") % rank
                 n_axis = rank - 2 if transposed else rank - 1
@@ -286,7 +282,7 @@ class EpilogueBeforeReshape(RewritePattern):
             new = relay.BiasAddOp(y, bias.result, axis=len(inner) - 1)
             pre = [bias]
         else:  # elementwise, or a per-tensor quantize: the same op on the inner shape
-            if isinstance(op, relay.QuantizeOp) and not _per_tensor(op):
+            if isinstance(op, relay.QuantizeOp) and not per_tensor(op):
                 return
             new = type(op).create(operands=[y, *op.operands[1:]],
                                   result_types=[relay.tensor(inner, op.result.type.element_type)],
@@ -305,7 +301,7 @@ class DequantizeAfterReshape(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: relay.ReshapeOp, rewriter: PatternRewriter) -> None:
         dq = op.data.owner
-        if not isinstance(dq, relay.DequantizeOp) or not _per_tensor(dq):
+        if not isinstance(dq, relay.DequantizeOp) or not per_tensor(dq):
             return  # (a dequantize with other users stays for them: this reshape gets its own)
         if not any(isinstance(u.operation, relay.DenseOp) for u in op.result.uses):
             return

@@ -53,7 +53,7 @@ from xdsl.pattern_rewriter import (GreedyRewritePatternApplier, PatternRewriter,
                                    op_type_rewrite_pattern)
 from xdsl.rewriter import InsertPoint
 
-from accel.compiler.tensors import known_value, numpy_dtype, same_value, unit_axes_map
+from accel.compiler.tensors import known_value, numpy_dtype, per_tensor, same_value, unit_axes_map
 from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
 from accel.dialects.relay import shape_of, tensor
@@ -74,13 +74,9 @@ class PadBehind:
     widths: list[list[tuple[int, int]]]
 
 
-def _per_tensor(op: relay.QuantizeOp | relay.DequantizeOp) -> bool:
-    return math.prod(shape_of(op.scale.type)) == 1 and math.prod(shape_of(op.zero_point.type)) == 1
-
-
 def _same_zero_point(q: relay.QuantizeOp, dq: relay.DequantizeOp) -> bool:
     """Whether `dq` undoes `q`'s zero point (one value, or equal constants): `DQ(Q(0))` is 0."""
-    return _per_tensor(q) and _per_tensor(dq) and same_value(q.zero_point, dq.zero_point)
+    return per_tensor(q) and per_tensor(dq) and same_value(q.zero_point, dq.zero_point)
 
 
 def _undoes(q: relay.QuantizeOp, v: SSAValue) -> bool:
@@ -88,7 +84,7 @@ def _undoes(q: relay.QuantizeOp, v: SSAValue) -> bool:
     normal) and zero point, and `x`'s type. Then `(x - zp) * s / s` is within 2^-22 of
     the integer `x - zp`, and rounds to it."""
     dq = v.owner
-    if not isinstance(dq, relay.DequantizeOp) or not (_per_tensor(q) and _per_tensor(dq)):
+    if not isinstance(dq, relay.DequantizeOp) or not (per_tensor(q) and per_tensor(dq)):
         return False
     if dq.data.type.element_type != q.result.type.element_type or not same_value(q.zero_point, dq.zero_point):
         return False
@@ -150,7 +146,7 @@ def spatial_padding(found: PadBehind) -> tuple[int, int, int, int] | None:
 
 def _positive_scale(op: relay.QuantizeOp | relay.DequantizeOp) -> float | None:
     scale = known_value(op.scale)
-    return float(scale.item()) if scale is not None and _per_tensor(op) and scale.item() > 0 else None
+    return float(scale.item()) if scale is not None and per_tensor(op) and scale.item() > 0 else None
 
 
 def lower_bound(v: SSAValue) -> float:

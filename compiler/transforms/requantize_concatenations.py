@@ -43,10 +43,10 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from accel.compiler.byoc_rewrites import discard, per_tensor, replace_chain, rewrite_each
+from accel.compiler.byoc_rewrites import discard, replace_chain, rewrite_each
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
-from accel.compiler.tensors import same_value
+from accel.compiler.tensors import per_tensor, same_value
 from accel.compiler.transforms.annotate_target import runs_alone
 from accel.dialects import relay
 from accel.dialects.conventions import TARGET_ATTR

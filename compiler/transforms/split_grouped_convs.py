@@ -50,10 +50,9 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
 
-from accel.compiler.byoc_rewrites import (ConvRewrite, accepts_with, apply_conv_rewrite, dequantized, epilogue,
-                                          keep_attributes, per_tensor, rebuilt_on, replace_chain, takes)
+from accel.compiler.byoc_rewrites import (ConvRewrite, accepts_with, apply_conv_rewrite, dequantized, epilogue, keep_attributes, rebuilt_on, replace_chain, takes)
 from accel.compiler.targets.support import groups_kind
-from accel.compiler.tensors import inline_constant, known_value
+from accel.compiler.tensors import inline_constant, known_value, per_tensor
 from accel.compiler.transforms.undilate_column_convs import moves_before_reshape
 from accel.dialects import relay
 from accel.dialects.relay import shape_of

@@ -41,12 +41,12 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from accel.compiler.byoc_rewrites import discard, per_tensor, replace_chain, rewrite_each
+from accel.compiler.byoc_rewrites import discard, replace_chain, rewrite_each
 from accel.compiler.runtime import reference
 from accel.compiler.runtime.interpreter import OpEvaluator
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
-from accel.compiler.tensors import inline_constant, known_value, numpy_dtype
+from accel.compiler.tensors import inline_constant, known_value, numpy_dtype, per_tensor
 from accel.compiler.transforms.annotate_target import runs_alone
 from accel.dialects import relay
 from accel.dialects.conventions import TARGET_ATTR
