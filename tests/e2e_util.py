@@ -250,6 +250,17 @@ def assert_matches_onnxruntime(directory: str, path: str, output: str, step: flo
         assert err <= bound, (path, seed, err, bound)
 
 
+def assert_pass_keeps_results(pass_, module: ModuleOp, inputs: Mapping[str, np.ndarray], target: str = "npu") -> None:
+    """`pass_` applied to `module` (for `target`): the module verifies and the reference
+    interpreter's results on `inputs` are unchanged, bit for bit (types and values)."""
+    want = relay_interpreter.run_function(module, inputs)
+    pass_.apply(make_context(target), module)
+    module.verify()
+    got = relay_interpreter.run_function(module, inputs)
+    for name, value in want.items():
+        assert got[name].dtype == value.dtype and np.array_equal(got[name], value), name
+
+
 def assert_int8_matches_references(directory: str, path: str, seeds: int = 1) -> None:
     """The compiled int8 QDQ model in `directory` against onnxruntime (its QDQ arithmetic:
     graph optimizations off) and the reference interpreter, on seeded normal inputs: every

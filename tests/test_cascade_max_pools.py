@@ -20,12 +20,11 @@ from hypothesis import strategies as st
 from onnx import helper as oh
 from onnx import numpy_helper as nh
 
-from accel.compiler.driver import make_context
 from accel.compiler.frontend.builder import GraphBuilder
-from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.transforms.cascade_max_pools import CascadeMaxPools, axis_windows
 from accel.dialects import relay
-from e2e_util import assert_matches_onnxruntime, compiled_with_and_without, output_step, quantize_qdq, save_image_model
+from e2e_util import (assert_matches_onnxruntime, assert_pass_keeps_results, compiled_with_and_without, output_step,
+                      quantize_qdq, save_image_model)
 
 NPU_WINDOW = 3
 
@@ -59,12 +58,7 @@ def test_the_result_is_unchanged(kh, kw, h, w, data, int8, seed):
     rng = np.random.default_rng(seed)
     inputs = {"x": rng.integers(-128, 128, (1, 3, h, w)).astype(np.int8) if int8
               else rng.standard_normal((1, 3, h, w)).astype(np.float32)}
-    want = run_function(module, inputs)
-    CascadeMaxPools().apply(make_context("npu"), module)
-    module.verify()
-    got = run_function(module, inputs)
-    for name, value in want.items():
-        assert np.array_equal(got[name], value), name
+    assert_pass_keeps_results(CascadeMaxPools(), module, inputs)
     pools = [op for op in module.walk() if isinstance(op, relay.MaxPool2DOp)]
     assert all(max(p.prop("pool_size")) <= NPU_WINDOW for p in pools)
     assert len(pools) == (1 if max(kh, kw) <= NPU_WINDOW else -(-(max(kh, kw) - 1) // (NPU_WINDOW - 1)))

@@ -20,13 +20,12 @@ from hypothesis import strategies as st
 from onnx import helper as oh
 from onnx import numpy_helper as nh
 
-from accel.compiler.driver import make_context
 from accel.compiler.frontend.builder import GraphBuilder
 from accel.compiler.runtime import reference
-from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.transforms.expand_nearest_upsampling import ExpandNearestUpsamplings
 from accel.dialects import relay
-from e2e_util import assert_matches_onnxruntime, compiled_with_and_without, output_step, quantize_qdq, save_image_model
+from e2e_util import (assert_matches_onnxruntime, assert_pass_keeps_results, compiled_with_and_without, output_step,
+                      quantize_qdq, save_image_model)
 
 MODES = ["half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
          "tf_half_pixel_for_nn"]
@@ -61,12 +60,7 @@ def test_the_result_is_unchanged(h, w, fh, fw, extra, mode, nearest, scales, qdq
         y = b.resize2d(x, size=[oh, ow], **props)
         inputs = {"x": rng.standard_normal((1, 3, h, w)).astype(np.float32)}
     module = b.build([y])
-    want = run_function(module, inputs)
-    ExpandNearestUpsamplings().apply(make_context("npu"), module)
-    module.verify()
-    got = run_function(module, inputs)
-    for name, value in want.items():
-        assert np.array_equal(got[name], value), name
+    assert_pass_keeps_results(ExpandNearestUpsamplings(), module, inputs)
     ops = [op for op in module.walk() if isinstance(op, relay.RelayOp)]
     rewritten = not any(isinstance(op, relay.Resize2DOp) for op in ops)
     repeat = _is_repeat(h, w, oh, ow, {k: v for k, v in props.items() if k != "method"}) and (oh, ow) != (h, w)

@@ -24,12 +24,11 @@ from hypothesis import strategies as st
 from onnx import helper as oh
 from onnx import numpy_helper as nh
 
-from accel.compiler.driver import make_context
 from accel.compiler.frontend.builder import GraphBuilder
-from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.transforms.requantize_concatenations import RequantizeConcatenations
 from accel.dialects import relay
-from e2e_util import MODELS, assert_int8_matches_references, compiled_with_and_without, quantize_qdq, save_image_model
+from e2e_util import (MODELS, assert_int8_matches_references, assert_pass_keeps_results, compiled_with_and_without,
+                      quantize_qdq, save_image_model)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -67,12 +66,7 @@ def test_the_result_is_unchanged(n, rank, data, seed):
     y = b.qnn_quantize(b.concatenate(*parts, axis=axis), s_out, z_out)
     outputs = [y, b.relu(shared)] if data.draw(st.booleans()) else [y]  # a dequantize read by another op too
     module = b.build(outputs)
-    want = run_function(module, inputs)
-    RequantizeConcatenations().apply(make_context("npu"), module)
-    module.verify()
-    got = run_function(module, inputs)
-    for name, value in want.items():
-        assert got[name].dtype == value.dtype and np.array_equal(got[name], value), name
+    assert_pass_keeps_results(RequantizeConcatenations(), module, inputs)
     ops = list(module.walk())
     assert not any(isinstance(op, relay.QuantizeOp) for op in ops)
     assert sum(isinstance(op, relay.RequantizeOp) for op in ops) == n - same

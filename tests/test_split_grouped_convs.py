@@ -25,11 +25,10 @@ from hypothesis import strategies as st
 
 from accel.compiler.driver import make_context
 from accel.compiler.frontend.builder import GraphBuilder
-from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.runtime.run_compiled import run_directory
 from accel.compiler.transforms.split_grouped_convs import SplitGroupedConvs
 from accel.dialects import relay
-from e2e_util import compiled_with_and_without, ort_run, output_step, quantize_qdq
+from e2e_util import assert_pass_keeps_results, compiled_with_and_without, ort_run, output_step, quantize_qdq
 
 MODEL = os.path.join(os.path.dirname(__file__), "models", "resnext_mini_legacy.onnx")
 
@@ -87,12 +86,7 @@ def test_split_grouped_convs_are_bit_identical(data):
     module = b.build([y])
     inputs = {"x": rng.integers(-128, 128, (n, c, h, w)).astype(np.int8) if form == "qnn"
               else rng.standard_normal((n, c, h, w)).astype(np.float32)}
-    want = run_function(module, inputs)
-    SplitGroupedConvs().apply(make_context("npu"), module)
-    module.verify()
-    got = run_function(module, inputs)
-    for name, value in want.items():
-        assert np.array_equal(got[name], value), name
+    assert_pass_keeps_results(SplitGroupedConvs(), module, inputs)
     grouped = 1 < groups < c and dilation == 1  # the npu takes no dilation (undilate-convs' case)
     convs = [op for op in relay_ops(module) if isinstance(op, (relay.Conv2DOp, relay.QnnConv2DOp))]
     assert len(convs) == (groups if grouped else 1)
