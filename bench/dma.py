@@ -101,6 +101,9 @@ MODELS: dict[str, str] = {
     "tiny_resnet": os.path.join(EXAMPLES, "tiny_resnet.onnx"),
     "tiny_resnet_int8": os.path.join(EXAMPLES, "tiny_resnet_int8.onnx"),
     "ffn": "",  # generated (ffn_model): the dsp's op set, no CNN layer at batch 1 is worth a dsp
+    # generated (tests/e2e_util.generator_model): reflection pads and instance norms
+    "generator": "",
+    "generator_int8": "",
     # the transformers and the MLP of tests/models/export_models.py (dynamo exports)
     **{f"{a}_dynamo": os.path.join(MODELS_DIR, f"{a}_dynamo.onnx") for a in ("encoder", "gpt2", "llama", "vit", "mlp")},
     "encoder_dynamo_int8": "",  # generated: QUANTIZED's int8 QDQ version of encoder_dynamo
@@ -200,6 +203,17 @@ def model_path(model: str, work: str) -> str:
 
             src = model_path(QUANTIZED[model], work)
             quantize_qdq(src, tmp, calibration=[random_inputs(src, 100 + i) for i in range(8)])
+        elif model.startswith("generator"):
+            sys.path.insert(0, os.path.join(REPO, "tests"))
+            from e2e_util import generator_model, quantize_qdq
+
+            if model == "generator":
+                generator_model(tmp)
+            else:
+                generator_model(tmp + ".float.onnx", int8=True)
+                quantize_qdq(tmp + ".float.onnx", tmp, calibration=[random_inputs(tmp + ".float.onnx", 100 + i)
+                                                                    for i in range(8)])
+                os.remove(tmp + ".float.onnx")
         else:
             onnx.save(ffn_model(), tmp)
         os.replace(tmp, path)
@@ -321,7 +335,7 @@ class Breakdown:
 def _root(v):
     from xdsl.dialects import memref
 
-    while isinstance(v.owner, memref.SubviewOp):
+    while isinstance(v.owner, (memref.SubviewOp, memref.ReinterpretCastOp)):  # views of it (a slice's)
         v = v.owner.source
     return v
 

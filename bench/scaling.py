@@ -62,7 +62,7 @@ STAGES = tuple(s for p in PIPELINES["full"].split(",") for s in (BYOC if p == "b
 """The `full` pipeline, with byoc written out as its passes."""
 
 SHORT = {"import": "imp", "canonicalize": "canon", "split-tall-kernels": "split", "undilate-convs": "undil",
-         "split-grouped-convs": "groups", "unstride-convs": "unstr", "expand-pixel-shuffles": "shuf", "cascade-max-pools": "pools", "tabulate-activations": "lut", "expand-activations": "acts", "expand-nearest-upsampling": "upsmp", "requantize-concatenations": "rqcat", "trailing-broadcasts": "bcast",
+         "split-grouped-convs": "groups", "unstride-convs": "unstr", "expand-pixel-shuffles": "shuf", "cascade-max-pools": "pools", "tabulate-activations": "lut", "expand-activations": "acts", "expand-nearest-upsampling": "upsmp", "expand-pads": "pads", "collapse-norm-axes": "norms", "requantize-concatenations": "rqcat", "trailing-broadcasts": "bcast",
          "merge-composite": "mcomp",
          "annotate-target": "annot", "merge-regions": "mreg", "outline-regions": "outl",
          "widen-host-floats": "widen", "bufferize": "buf", "plan-memory": "plan", "lower-to-accel": "lower",

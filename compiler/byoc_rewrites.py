@@ -127,14 +127,15 @@ def data_source(op: Operation) -> tuple[SSAValue, Operation | None, float] | Non
 
 def moved_int8(op: Operation) -> tuple[SSAValue, Operation | None, Operation | None]:
     """What a data-movement op (it only moves, repeats or selects its input's elements)
-    can move instead of its input: the int8 tensor that a per-tensor dequantize read only
-    by it makes the input from, with that dequantize (to apply after the move; else the
-    input and None), and a quantize that is the op's only reader with the dequantize's
-    scale and zero point (the two then cancel: the moved int8 data is the quantize's
-    result; else None). QDQ models wrap such ops so (onnxruntime drops the pair too)."""
+    can move instead of its input: the int8 tensor that a per-tensor dequantize makes the
+    input from, with that dequantize (to apply after the move; else the input and None),
+    and a quantize that is the op's only reader with the dequantize's scale and zero point
+    (the two then cancel: the moved int8 data is the quantize's result; else None). QDQ
+    models wrap such ops so (onnxruntime drops the pair too). A dequantize that others
+    read too stays for them (a residual block's input: its pad and its skip add)."""
     data = op.operands[0]
     dequant = data.owner
-    if not (per_tensor(dequant, relay.DequantizeOp) and data.has_one_use()):
+    if not per_tensor(dequant, relay.DequantizeOp):
         return data, None, None
     result = op.results[0]
     requant = result.first_use.operation if result.has_one_use() else None

@@ -10,8 +10,9 @@ onnx.helper (seeded weights), compiled for the npu (`compile_to_directory`, pipe
   float, and int8 QDQ (each convolution an int8 one on the npu: propagate-qdq moves its
   quantizes across the reshapes of the [N, C, L, 1] view).
 
-Each compiles to one npu region with no pad left (without the pass each pad stays on the
-host between two regions), and matches onnxruntime: float within 1e-4 of the output's
+Each compiles to one npu region with no pad left (without the pass and expand-pads each
+pad stays on the host between two regions; with expand-pads alone each is copies on the
+device, one region too, moving no fewer bytes), and matches onnxruntime: float within 1e-4 of the output's
 largest magnitude, int8 within one quantization step of its output.
 """
 
@@ -30,13 +31,18 @@ from onnx import numpy_helper as nh
 from accel.compiler.driver import compile_to_directory
 from accel.compiler.pipeline import PIPELINES
 from accel.compiler.runtime.run_compiled import run_directory
-from e2e_util import ort_run, output_step, quantize_qdq
+from e2e_util import full_without, ort_run, output_step, quantize_qdq
 
-# `full` with canonicalize's passes written out, fold-explicit-padding left out.
-WITHOUT_FOLD = PIPELINES["full"].replace(
-    "canonicalize,byoc,", "fold-constants,fold-batch-norm,recognize-decompositions,additive-masks,"
-    "canonicalize-conv-transpose,canonicalize-linear,byoc{min-ops=1},")
-assert WITHOUT_FOLD != PIPELINES["full"]
+# `full` with canonicalize written out as some of its passes, fold-explicit-padding left out:
+WITHOUT_FOLD = full_without("expand-pads").replace(
+    "canonicalize,", "fold-constants,fold-batch-norm,recognize-decompositions,additive-masks,"
+    "canonicalize-conv-transpose,canonicalize-linear,", 1)
+"""Neither folded nor copied: each pad stays on the host."""
+COPIED = PIPELINES["full"].replace(
+    "canonicalize,", "fold-constants,fold-batch-norm,recognize-decompositions,additive-masks,"
+    "canonicalize-conv-transpose,canonicalize-linear,", 1)
+"""Not folded: each pad is copies on the device (expand-pads)."""
+assert WITHOUT_FOLD != PIPELINES["full"] and COPIED != PIPELINES["full"]
 
 
 class _Graph:
@@ -120,7 +126,7 @@ def _feeds(model: str, seed: int) -> dict[str, np.ndarray]:
 def compiled(models, tmp_path_factory) -> dict[tuple[str, str], tuple[str, dict]]:
     out = {}
     for name, path in models.items():
-        for tag, pipeline in (("fold", "full"), ("plain", WITHOUT_FOLD)):
+        for tag, pipeline in (("fold", "full"), ("plain", WITHOUT_FOLD), ("copied", COPIED)):
             d = str(tmp_path_factory.mktemp(f"{name}_{tag}"))
             compile_to_directory(path, "npu", d, pipeline=pipeline)
             with open(os.path.join(d, "report.json")) as f:
@@ -137,6 +143,12 @@ def test_pads_fold_into_one_region(compiled, model):
     assert any("relay.nn.pad" in r["op"] for r in plain["rejected"])  # the pads cut the baseline
     assert len(plain["regions"]) > 1
     assert fold["dma"]["transfers"] < plain["dma"]["transfers"]
+    # Copying the pads on the device (expand-pads) keeps them off the host too; folding
+    # them moves no more.
+    _, copied = compiled[(model, "copied")]
+    assert len(copied["regions"]) == 1 and not any("pad" in r["op"] for r in copied["rejected"]), copied["rejected"]
+    assert fold["dma"]["bytes_to_device"] + fold["dma"]["bytes_to_host"] <= \
+        copied["dma"]["bytes_to_device"] + copied["dma"]["bytes_to_host"]
 
 
 @pytest.mark.parametrize("model", ["keras", "tcn"])

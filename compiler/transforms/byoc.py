@@ -5,6 +5,7 @@
         split-grouped-convs{target=npu,dsp}, unstride-convs{target=npu,dsp},
         expand-pixel-shuffles{target=npu,dsp}, cascade-max-pools{target=npu,dsp},
         tabulate-activations{target=npu,dsp}, expand-activations{target=npu,dsp}, expand-nearest-upsampling{target=npu,dsp},
+        expand-pads{target=npu,dsp}, collapse-norm-axes{target=npu,dsp},
         requantize-concatenations{target=npu,dsp}, trailing-broadcasts{target=npu,dsp},
         merge-composite{target=npu}, merge-composite{target=dsp},
         annotate-target{targets=npu,dsp zero-copy=true}, merge-regions{min-ops=1 cost-model=true},
@@ -49,8 +50,10 @@ from xdsl.passes import ModulePass
 from accel.compiler.targets import target_context
 from accel.compiler.transforms.annotate_target import AnnotateTarget
 from accel.compiler.transforms.cascade_max_pools import CascadeMaxPools
+from accel.compiler.transforms.collapse_norm_axes import CollapseNormAxes
 from accel.compiler.transforms.expand_activations import ExpandActivations
 from accel.compiler.transforms.expand_nearest_upsampling import ExpandNearestUpsamplings
+from accel.compiler.transforms.expand_pads import ExpandPads
 from accel.compiler.transforms.expand_pixel_shuffles import ExpandPixelShuffles
 from accel.compiler.transforms.merge_composite import MergeComposite
 from accel.compiler.transforms.merge_regions import MergeRegions
@@ -65,7 +68,8 @@ from accel.compiler.transforms.unstride_convs import UnstrideConvs
 
 
 STEPS = ("split-tall-kernels", "undilate-convs", "split-grouped-convs", "unstride-convs", "expand-pixel-shuffles",
-         "cascade-max-pools", "tabulate-activations", "expand-activations", "expand-nearest-upsampling", "requantize-concatenations",
+         "cascade-max-pools", "tabulate-activations", "expand-activations", "expand-nearest-upsampling", "expand-pads",
+         "collapse-norm-axes", "requantize-concatenations",
          "trailing-broadcasts", "merge-composite", "annotate-target", "merge-regions", "outline-regions")
 """The passes `byoc` runs, in order (for pipelines that write them out: the bench's stage
 timing, tests that leave one out)."""
@@ -75,7 +79,7 @@ timing, tests that leave one out)."""
 class Byoc(ModulePass):
     """Partition for the targets: split-tall-kernels, undilate-convs, split-grouped-convs,
     unstride-convs, expand-pixel-shuffles, cascade-max-pools, tabulate-activations, expand-activations,
-    expand-nearest-upsampling, requantize-concatenations, trailing-broadcasts, merge-composite, annotate-target, merge-regions, outline-regions."""
+    expand-nearest-upsampling, expand-pads, collapse-norm-axes, requantize-concatenations, trailing-broadcasts, merge-composite, annotate-target, merge-regions, outline-regions."""
 
     name = "byoc"
 
@@ -103,6 +107,8 @@ class Byoc(ModulePass):
         TabulateActivations(target=names).apply(ctx, op)
         ExpandActivations(target=names).apply(ctx, op)
         ExpandNearestUpsamplings(target=names).apply(ctx, op)
+        ExpandPads(target=names).apply(ctx, op)
+        CollapseNormAxes(target=names).apply(ctx, op)
         RequantizeConcatenations(target=names).apply(ctx, op)
         TrailingBroadcasts(target=names).apply(ctx, op)
         MergeComposite(target=names).apply(ctx, op)
