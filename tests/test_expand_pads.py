@@ -90,14 +90,14 @@ def test_pads_keep_their_result(case, qdq, seed):
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(lead=st.lists(st.integers(1, 3), min_size=1, max_size=2), normed=st.lists(st.integers(1, 6), min_size=1, max_size=3),
-       rms=st.booleans(), seed=st.integers(0, 2**16))
-def test_norms_keep_their_result(lead, normed, rms, seed):
+       rms=st.booleans(), negative=st.booleans(), seed=st.integers(0, 2**16))
+def test_norms_keep_their_result(lead, normed, rms, negative, seed):
     shape = [*lead, *normed]
     rng = np.random.default_rng(seed)
     b = GraphBuilder()
     x = b.input("x", shape)
     gamma = b.const((1 + 0.1 * rng.standard_normal(normed)).astype(np.float32))
-    axis = len(lead)
+    axis = -len(normed) if negative else len(lead)
     if rms:
         y = b.rms_norm(x, gamma, axis=axis, epsilon=1e-5)
     else:

@@ -31,7 +31,9 @@ from accel.compiler.transforms.byoc import Byoc
 from accel.compiler.transforms.merge_regions import MergeRegions
 from accel.compiler.transforms.outline_regions import OutlineRegions
 from accel.compiler.transforms.cascade_max_pools import CascadeMaxPools
+from accel.compiler.transforms.collapse_norm_axes import CollapseNormAxes
 from accel.compiler.transforms.expand_activations import ExpandActivations
+from accel.compiler.transforms.expand_pads import ExpandPads
 from accel.compiler.transforms.expand_pixel_shuffles import ExpandPixelShuffles
 from accel.compiler.transforms.split_grouped_convs import SplitGroupedConvs
 from accel.compiler.transforms.undilate_convs import UndilateConvs
@@ -57,10 +59,10 @@ def tag_ops(module: ModuleOp) -> Counter:
 
 def rewrite_convs_then_tag(module: ModuleOp, targets: tuple[str, ...]) -> Counter:
     """`tag_ops` after byoc's rewrites (the conv rewrites, pixel shuffles, pool cascades,
-    activations), which replace the ops they rewrite by others (by design; byoc then finds
+    activations, pads, norms over several axes), which replace the ops they rewrite by others (by design; byoc then finds
     nothing more for them to do)."""
     for rewrite in (UndilateConvs, SplitGroupedConvs, UnstrideConvs, ExpandPixelShuffles, CascadeMaxPools,
-                    ExpandActivations):
+                    ExpandActivations, ExpandPads, CollapseNormAxes):
         rewrite(target=targets).apply(AccelContext(), module)
     return tag_ops(module)
 

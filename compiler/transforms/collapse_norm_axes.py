@@ -72,8 +72,8 @@ def collapsed_norm(op: Operation) -> tuple[list[Operation], SSAValue]:
     merged = relay.ReshapeOp(op.data, newshape=[*shape[:axis], math.prod(shape[axis:])])
     new.append(merged)
     params = [flattened(v, new) for v in op.operands[1:]]
-    norm = type(op).create(operands=[merged.result, *params], result_types=[merged.result.type],
-                           properties=dict(op.properties))
+    # (the axis from the front: a negative one counted from the old rank would be off)
+    norm = type(op)(merged.result, *params, **{**op.py_props(), "axis": axis})
     keep_attributes(norm, op)
     new.append(norm)
     back = relay.ReshapeOp(norm.results[0], newshape=shape)

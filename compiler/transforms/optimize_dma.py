@@ -9,7 +9,10 @@ Each part can be switched off:
   region: a value written back to host memory and read again by the next op stays in
   the scratchpad (store-to-load forwarding), a layout op's view of such a value (a
   transpose, slice or reshape: `memref.reinterpret_cast`) is copied on the device out of
-  the same view of it, or read as that view when it is dense (a reshape), a value read by several ops moves once,
+  the same view of it, or read as that view when it is dense (a reshape), a copy on the
+  device of such a value (into a concatenation) reads its device copy, a slice copied on
+  the device into a buffer of its own and from there into its place (a pad's border row)
+  is one copy, a value read by several ops moves once,
   a write-back of a region-local intermediate that nobody reads any more is dropped, and
   the partial sums of a product split along K, written back and loaded again for the
   next K tile, stay in the first tile's buffer (the later tiles accumulate into it);
@@ -311,13 +314,15 @@ def _keep_fitting(changes: list, plan: ScratchpadPlan) -> list:
 
 def reuses_copy(user: Operation, dest: SSAValue, readers) -> bool:
     """Whether `user` of a loaded buffer `dest` can use a device copy instead: an op
-    reading it, or one accumulating into it (partial sums of a K tile stay on the device)
-    together with the write-back of its result."""
+    reading it, a copy on the device reading it (into a concatenation), or one
+    accumulating into it (partial sums of a K tile stay on the device) together with the
+    write-back of its result."""
     if isinstance(user, accel.ComputeOp):
         return user.output is not dest or user.reads_output
-    accumulates = any(isinstance(u.operation, accel.ComputeOp) and u.operation.output is dest and
-                      u.operation.reads_output for u in readers)
-    return isinstance(user, accel.DmaStartOp) and user.source is dest and accumulates
+    if not (isinstance(user, accel.DmaStartOp) and user.source is dest):
+        return False
+    return user.on_device or any(isinstance(u.operation, accel.ComputeOp) and u.operation.output is dest and
+                                 u.operation.reads_output for u in readers)
 
 
 def view_ops(v: SSAValue) -> list[Operation]:
@@ -567,6 +572,53 @@ def find_forwardings(block: Block, on_device: DeviceCopies | None = None,
                     mark = on_device.mark()
                     find_forwardings(b, on_device, found, views)
                     on_device.restore(mark)
+    return found
+
+
+COPY_FORWARD_REACH = 64
+"""How many ops apart (nested ones counted) a copy on the device and the copy reading its
+result may be for `find_copy_forwardings` to check what lies between (a bound per pair:
+the pass stays linear)."""
+
+
+def _written_between(first: Operation, last: Operation, r: SSAValue) -> bool | None:
+    """Whether an op between `first` and `last` of one block writes buffer `r`; None when
+    `last` is not after `first` within `COPY_FORWARD_REACH` ops."""
+    seen = 0
+    op = first.next_op
+    while op is not None and op is not last:
+        for inner in op.walk():
+            seen += 1
+            if seen > COPY_FORWARD_REACH:
+                return None
+            if any(root(v) is r for v in writes(inner)):
+                return True
+        op = op.next_op
+    return None if op is None else False
+
+
+def find_copy_forwardings(fn: func.FuncOp) -> list[Forwarding]:
+    """Copies on the device through a buffer of their own: `A -> T` then `T -> B`, where
+    nothing else reads T (a slice copied out, then into its place in a concatenation: a
+    pad's border rows, a split feeding a concat) become one copy `A -> B` when nothing
+    writes A in between (applied tentatively, as `Forwarding`s of the first copy to the
+    second: T leaves the IR, A lives until the second copy)."""
+    found = []
+    involved: set[Operation] = set()  # a copy in one pair is not in another (no chains)
+    for second in [op for op in fn.walk() if isinstance(op, accel.DmaStartOp) and op.on_device]:
+        tmp = second.source
+        first = next((u.operation for u in tmp.uses if u.operation is not second), None)
+        if not (isinstance(tmp.owner, accel.AllocOp) and sum(1 for _ in tmp.uses) == 2 and isinstance(first, accel.DmaStartOp)
+                and first.on_device and first.dest is tmp and first.parent is second.parent
+                and tmp.owner.parent is first.parent and root(first.source) is not root(second.dest)
+                and first not in involved and second not in involved):
+            continue
+        if _written_between(first, second, root(first.source)) is not False:
+            continue
+        involved.update((first, second))
+        fwd = Forwarding(first, [(second, 0)], first.source)
+        fwd.apply()
+        found.append(fwd)
     return found
 
 
@@ -1633,6 +1685,8 @@ class OptimizeDma(ModulePass):
                 if self.forward:
                     forward_block(fn.body.block, spm, views=desc.copies_on_device)
                     drop_dead_writebacks(fn)
+                    for fwd in keep_fitting(find_copy_forwardings(fn), spm):
+                        fwd.commit()
                 if self.double_buffer:
                     if has_loops:
                         _per_loop(fn, spm, _tuned(double_buffer_loop),
