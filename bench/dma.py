@@ -262,6 +262,27 @@ def random_inputs(path: str, seed: int = 0) -> dict[str, np.ndarray]:
     return out
 
 
+def matches_int8_kernels(path: str, inputs: dict, output: str, got: np.ndarray) -> bool:
+    """Whether `got` is within one step of onnxruntime's own int8 kernels (graph
+    optimizations on: QLinearConv sums exactly in int32 and requantizes once, as the npu
+    does) for a QDQ model's int8 output. The Q/DQ reference convolves dequantized values
+    in float32: at a rounding tie the two differ by a step, which deep chains grow (see
+    export_cnn_zoo.INT8_DRIFT_STEPS); a build that agrees with int8 kernels is not wrong."""
+    sys.path.insert(0, os.path.join(REPO, "tests"))
+    from e2e_util import ort_run
+
+    if _producer_type(path, output) != "DequantizeLinear":
+        return False
+    want = ort_run(path, inputs, optimize=True)[output]
+    return float(np.abs(got.astype(np.float64) - want).max()) <= tolerance(path, output, want, 1)
+
+
+def _producer_type(path: str, output: str) -> str:
+    import onnx
+
+    return next((n.op_type for n in onnx.load(path, load_external_data=False).graph.node if output in n.output), "")
+
+
 def tolerance(path: str, output: str, ref: np.ndarray, steps: int = 1) -> float:
     """`steps` quantization steps for an output made by a DequantizeLinear, else 1e-4 * max|ref|."""
     import onnx
@@ -472,7 +493,8 @@ def measure(model: str, target: str, work: str, variants: tuple[str, ...] = tupl
                     raise AssertionError(f"{key}: report {report['dma'][key]} != simulator {counters[key]}")
             for name, want in ref.items():
                 err = float(np.abs(outputs[name].astype(np.float64) - want).max())
-                if err > tolerance(path, name, want, INT8_DRIFT_STEPS["npu"].get(QUANTIZED.get(model, model), 1)):
+                if err > tolerance(path, name, want, INT8_DRIFT_STEPS["npu"].get(QUANTIZED.get(model, model), 1)) \
+                        and not matches_int8_kernels(path, inputs, name, outputs[name]):
                     raise AssertionError(f"output '{name}' off by {err}")
                 row.max_err = max(row.max_err, err / max(float(np.abs(want).max()), 1e-30))
         except Exception as e:  # reported under the tables; the other pipelines go on
@@ -680,7 +702,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ERR {r.model} on {r.target} ({v}): {e}")
     worst = max((r.max_err for r in rows), default=0.0)
     print(f"{len(rows)} model/target pairs x {len(variants)} pipelines; {len(errors)} failed; the others "
-          f"match the reference (worst relative error {worst:.1e}); {time.perf_counter() - start:.0f} s")
+          f"match the reference or, int8 outputs, onnxruntime's int8 kernels (worst relative error to the reference "
+          f"{worst:.1e}); {time.perf_counter() - start:.0f} s")
     return 1 if errors else 0
 
 
