@@ -32,6 +32,9 @@ from accel.dialects import relay
 from e2e_util import (MODELS, assert_int8_matches_references, assert_pass_keeps_results, compiled_with_and_without,
                       quantize_qdq, save_image_model)
 
+STRIPE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "targets", "stripe",
+                      "stripe.toml")
+
 STEPS = {
     "hardswish": lambda b, x, c: b.hardswish(x),
     "hardsigmoid": lambda b, x, c: b.hardsigmoid(x, alpha=1 / 6, beta=0.5),
@@ -76,10 +79,10 @@ def test_the_result_is_unchanged(steps, shape, unsigned, by_input, seed):
                 isinstance(op, relay.ConstantOp)] == ["relay.take"]
 
 
-@pytest.mark.parametrize("target", ["dsp", "npu-cmd"])
+@pytest.mark.parametrize("target", ["dsp", STRIPE])
 def test_left_alone_where_no_target_looks_up(target):
-    """The dsp runs no lookup; npu-cmd (the npu's entries, driven by command streams) has
-    no stream command that carries a table: the activation stays."""
+    """The dsp runs no lookup; stripe (the npu's entries, driven by command streams of its
+    own encoding) has no table in its `eltwise_q8` command: the activation stays."""
     b = GraphBuilder()
     q = b.input("q", (4, 8), np.int8)
     s, z = b.const(np.float32(0.05)), b.const(np.int8(0))

@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.ir import Operation, SSAValue
 
 from accel.compiler.backend.c_emitter import (CApiCodegen, CWriter, dense_source, dtype_of, has_runtime, runtime_call,
-                                             shape_of, strides_of, transfer_geometry)
+                                             strides_of, transfer_geometry)
 from accel.compiler.backend.c_text import c_comment
 from accel.compiler.backend.codegen_hook import RegionCodegenInput, RegionCodegenResult
 from accel.compiler.backend.stream_format import Instr, Stream, encode, isa_table_c
@@ -270,8 +270,8 @@ class StreamBuilder:
             fkind, extra = V.FIELDS[fld]
             if word.kind == BUFFER:  # the operand's position
                 fields.append((fld, BUFFER, x))
-            elif fkind == V.DATA:
-                fields.append((fld, V.DATA, (extra, list(x))))
+            elif fkind == V.DATA:  # (an absent array, a table of no lookup: none)
+                fields.append((fld, V.DATA, (extra, list(x) if x is not None else [])))
             else:
                 fields.append((fld, fkind, x))
         plan = (name, tuple(fields))

@@ -229,7 +229,7 @@ def decode(isa: InstructionSet, blob: bytes, what: str = "stream", spm_bytes: in
                 vals[name] = None if raw == V.absent(f.width) else raw
             else:
                 vals[name] = raw
-        if cmd.op in ("dma_to_device", "dma_to_host"):
+        if cmd.op in ("dma_to_device", "dma_to_host", "dma_on_device"):  # (as the simulator counts them)
             transfers += 1
         if cmd.op == "dma_wait" and not 1 <= vals["token"] <= transfers:
             fail(f"wait for transfer {vals['token']}, but {transfers} were issued", at)

@@ -252,6 +252,7 @@ WORDS: dict[str, Word] = {
                  domain=("max", "avg", "add", "mul", "relu", "clip", "sub", "div", "sigmoid", "tanh", "gelu", "silu",
                          "gelu_tanh", "softmax", "layer_norm", "rms_norm", "lut")),
     "table": Word(ARRAY, frozenset({"eltwise"}), lambda op: list(op.prop("table")) or None, "int32_t"),
+    "table.len": Word(SCALAR, frozenset({"eltwise"}), lambda op: len(op.prop("table"))),
     "epsilon": Word(SCALAR, frozenset({"eltwise"}), _prop("epsilon"), "float"),
     "row_length": Word(SCALAR, frozenset({"eltwise"}), lambda op: (_shape(op.output) or (1,))[-1]),
     "activation": Word(SCALAR, frozenset({"conv2d", "matmul", "eltwise"}), _prop("activation"),

@@ -47,7 +47,7 @@ ENUMS: dict[str, tuple[str, ...]] = {
     "activation": ("none", "relu", "clip"),
     "dtype": ("i8", "ui8"),
     "pool_kind": ("max", "avg"),
-    "eltwise_kind": ("add", "mul", "relu", "clip", "sub", "div", "sigmoid", "tanh", "gelu", "silu", "gelu_tanh"),
+    "eltwise_kind": ("add", "mul", "relu", "clip", "sub", "div", "sigmoid", "tanh", "gelu", "silu", "gelu_tanh", "lut"),
     "rows_kind": ("softmax", "layer_norm", "rms_norm"),
 }
 """Enumerations: their values (`isa.enums` gives the code of each value the engine has; every kind
@@ -73,7 +73,7 @@ FIELDS: dict[str, tuple[str, str | None]] = {
                                  "pad_top", "pad_left", "pad_bottom", "pad_right", "dil_h", "dil_w", "groups",
                                  "batch", "m", "k", "transpose_a", "transpose_b", "accumulate",
                                  "count_include_pad", "count", "rhs_count", "row_length",
-                                 "weight_zero_point_len", "in_scale_len")},
+                                 "weight_zero_point_len", "in_scale_len", "table_len")},
     "act": (ENUM, "activation"), "act_min": (F32, None), "act_max": (F32, None),
     "x_dtype": (ENUM, "dtype"), "w_dtype": (ENUM, "dtype"), "rhs_dtype": (ENUM, "dtype"), "y_dtype": (ENUM, "dtype"),
     "pool_kind": (ENUM, "pool_kind"), "eltwise_kind": (ENUM, "eltwise_kind"), "rows_kind": (ENUM, "rows_kind"),
@@ -81,6 +81,7 @@ FIELDS: dict[str, tuple[str, str | None]] = {
     "input_zero_point": (INT, None), "rhs_zero_point": (INT, None), "out_zero_point": (INT, None),
     "x_scale": (F32, None), "rhs_scale": (F32, None), "out_scale": (F32, None), "epsilon": (F32, None),
     "weight_zero_point": (DATA, "int32"), "in_scale": (DATA, "float32"),
+    "table": (DATA, "int32"),  # a lookup's 256 outputs (eltwise kind lut)
     # copies on the device: the source (the destination is `spm`, its strides `spm_stride*`)
     "src_spm": (SPM, None), **{f"src_stride{i}": (INT, None) for i in range(4)},
 }  # fmt: skip
@@ -119,7 +120,8 @@ COMPUTE_OPS: dict[str, dict[str, str]] = {
     "eltwise_f32": {**_ELTWISE, "rhs_count": "input1.numel"},
     "eltwise_q8": {**_ELTWISE, "rhs_count": "input1.numel", "x_dtype": "input0.dtype", "rhs_dtype": "input1.dtype", "y_dtype": "output.dtype",
                    "x_scale": "lhs_scale", "input_zero_point": "lhs_zero_point", "rhs_scale": "rhs_scale",
-                   "rhs_zero_point": "rhs_zero_point", "out_scale": "out_scale", "out_zero_point": "output_zero_point"},
+                   "rhs_zero_point": "rhs_zero_point", "out_scale": "out_scale", "out_zero_point": "output_zero_point",
+                   "table": "table", "table_len": "table.len"},
     "rows_f32": {"rows_kind": "kind", "x": "input0", "gamma": "input1", "beta": "input2", "y": "output",
                  "count": "output.numel", "row_length": "row_length", "epsilon": "epsilon"},
 }  # fmt: skip
@@ -127,16 +129,25 @@ COMPUTE_OPS: dict[str, dict[str, str]] = {
 it takes on the accel op, exactly as the npu's params structs (npu.toml) take them, so
 a stream computes what the C-API npu computes."""
 
+OPTIONAL: dict[str, tuple[str, ...]] = {"eltwise_q8": ("table", "table_len")}
+"""Fields an operation's command may leave out: then it cannot run what needs them (a
+lookup, eltwise kind lut, needs the table: `support.entry_encodes`)."""
+
 OPS: dict[str, tuple[str, ...]] = {
     "dma_to_device": _DMA,  # accel.dma_start host -> scratchpad
     "dma_to_host": _DMA,  # accel.dma_start scratchpad -> host
     "dma_wait": ("token",),  # accel.dma_wait: the host waits for the stream's token-th transfer (1, 2, ...)
     "barrier": (),  # the region's end: every engine drains (npu_sync)
     "end": (),  # the last command of a stream
-    **{name: tuple(fields) for name, fields in COMPUTE_OPS.items()},
+    **{name: tuple(f for f in fields if f not in OPTIONAL.get(name, ())) for name, fields in COMPUTE_OPS.items()},
     "dma_on_device": _DEVICE_COPY,  # accel.dma_start scratchpad -> scratchpad (npu_dma_on_device)
 }
-"""Every operation a command may run, with the fields it must encode."""
+"""Every operation a command may run, with the fields it must encode (and may: `OPTIONAL`)."""
+
+
+def fields_of(op: str) -> tuple[str, ...]:
+    """The fields a command running `op` may have, in their order."""
+    return OPS[op] + OPTIONAL.get(op, ())
 
 ROW_KINDS = frozenset(ENUMS["rows_kind"])
 QUANTIZED = frozenset({"i8", "ui8"})
@@ -148,7 +159,7 @@ def op_for(kind: str, dtype: str, eltwise_kind: str | None = None) -> str | None
     if kind == "eltwise" and eltwise_kind in ROW_KINDS:
         return "rows_f32" if dtype == "f32" else None
     if kind == "eltwise" and eltwise_kind == "lut":
-        return None  # a lookup needs its table: no stream command carries one
+        return "eltwise_q8" if dtype in QUANTIZED else None  # (with its table: `OPTIONAL`)
     suffix = "f32" if dtype == "f32" else "q8" if dtype in QUANTIZED else None
     name = f"{kind}_{suffix}"
     return name if suffix and name in OPS else None

@@ -984,9 +984,9 @@ def _isa(t: _Table, desc: TargetDescription) -> InstructionSet:
         taken: list[tuple[str, BitField]] = [("opcode", opcode), ("length", length)]
         for fname in fields_t.data:
             where = fields_t.where(fname)
-            if fname not in isa_vocab.OPS[op]:
+            if fname not in isa_vocab.fields_of(op):
                 fields_t.fail(where, f"'{op}' has no field '{fname}' (its fields: "
-                                     f"{', '.join(isa_vocab.OPS[op]) or 'none'})")
+                                     f"{', '.join(isa_vocab.fields_of(op)) or 'none'})")
             f = fields_t.get(fname, _bitfield, _BITFIELD)
             kind, enum = isa_vocab.FIELDS[fname]
             if f.word + (2 if f.width == 64 else 1) > words:
@@ -1013,8 +1013,12 @@ def _isa(t: _Table, desc: TargetDescription) -> InstructionSet:
         if missing:
             fields_t.fail(fields_t.key, f"'{op}' needs field '{missing[0]}'")
         ct.finish()
+        optional = [f for f in isa_vocab.OPTIONAL.get(op, ()) if f in fields]
+        if optional and len(optional) < len(isa_vocab.OPTIONAL[op]):
+            fields_t.fail(fields_t.key, f"'{op}' has '{optional[0]}' without "
+                                        f"'{next(f for f in isa_vocab.OPTIONAL[op] if f not in fields)}'")
         commands.append(Command(cname, op, code, words, dict(sorted(fields.items(), key=lambda kv:
-                                                                      isa_vocab.OPS[op].index(kv[0]))),
+                                                                      isa_vocab.fields_of(op).index(kv[0]))),
                                 ct.key))
     for op in ("dma_to_device", "dma_to_host", "dma_wait", "barrier", "end"):
         if not any(c.op == op for c in commands):
@@ -1048,6 +1052,8 @@ def _check_mapped(instruction_set: InstructionSet, desc: TargetDescription, t: _
                 if command is None:
                     t.fail(t.where("commands"), f"no command runs '{op}': {entry.key} ({name} on {dtype}) "
                                                 "is unmapped")
+                if sub == "lut" and "table" not in command.fields:
+                    continue  # a command without tables runs no lookup (support.entry_encodes says so)
                 # An engine encodes the kinds it has: a kind the target offloads needs a code.
                 for enum in {isa_vocab.FIELDS[f][1] for f in command.fields if isa_vocab.FIELDS[f][0] == isa_vocab.ENUM}:
                     if sub in isa_vocab.ENUMS[enum] and sub not in instruction_set.enums.get(enum, {}):

@@ -163,6 +163,8 @@ def entry_encodes(spec: OpSpec, target: TargetDescription, command: str, kind: s
         if name is None:
             return False  # no operation of the vocabulary computes it
         encoded = target.isa.command(name)
+        if kind == "lut" and (encoded is None or "table" not in encoded.fields):
+            return False  # a lookup needs its table
         for field in encoded.fields if encoded is not None else ():
             form, enum = isa_vocab.FIELDS[field]
             if form == isa_vocab.ENUM and kind in isa_vocab.ENUMS[enum]:

@@ -281,7 +281,9 @@ static void check_operands(const stream_ctx *s, const layout *l, const uint64_t 
                 fail(s, at, "'%s': scratchpad offset %lld is outside the %zu-byte scratchpad", d.cmd->name,
                      (long long)v, spm_bytes);
             if (fl->kind == NPU_CMD_K_DATA) {
-                int64_t n = fl->id == NPU_CMD_F_IN_SCALE ? d.v[NPU_CMD_F_IN_SCALE_LEN] : d.v[NPU_CMD_F_WEIGHT_ZERO_POINT_LEN];
+                int64_t n = d.v[fl->id == NPU_CMD_F_IN_SCALE ? NPU_CMD_F_IN_SCALE_LEN
+                                : fl->id == NPU_CMD_F_TABLE  ? NPU_CMD_F_TABLE_LEN
+                                                             : NPU_CMD_F_WEIGHT_ZERO_POINT_LEN];
                 if (v % 4 || n < 0 || (uint64_t)v + 4u * (uint64_t)n > l->data_bytes)
                     fail(s, at, "'%s': data [%lld, +%lld) is outside the %zu-byte data section", d.cmd->name,
                          (long long)v, (long long)(4 * n), l->data_bytes);
@@ -440,6 +442,12 @@ static int run_stream(const stream_ctx *s, const layout *l, size_t transfers) {
             p.lhs_scale = f[NPU_CMD_F_X_SCALE], p.lhs_zero_point = (int32_t)v[NPU_CMD_F_INPUT_ZERO_POINT];
             p.rhs_scale = f[NPU_CMD_F_RHS_SCALE], p.rhs_zero_point = (int32_t)v[NPU_CMD_F_RHS_ZERO_POINT];
             p.out_scale = f[NPU_CMD_F_OUT_SCALE], p.out_zero_point = (int32_t)v[NPU_CMD_F_OUT_ZERO_POINT];
+            /* A lookup's table (a command without the field leaves it 0 entries: no table); the
+             * engine reads 256 entries, which pass 1 found inside the data section. */
+            if (p.kind == NPU_ELTWISE_LUT && v[NPU_CMD_F_TABLE_LEN] != 256)
+                fail(s, at - 4u * d.cmd->words, "'%s': a lookup needs a table of 256 entries, got %lld", d.cmd->name,
+                     (long long)v[NPU_CMD_F_TABLE_LEN]);
+            if (v[NPU_CMD_F_TABLE_LEN] > 0) p.table = (const int32_t *)(const void *)(data + v[NPU_CMD_F_TABLE]);
             status = npu_eltwise_s8(x, rhs, y, &p);
             break;
         }
