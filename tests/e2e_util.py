@@ -25,6 +25,8 @@ import contextlib
 import fcntl
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -147,6 +149,25 @@ def build_and_run(src: str, target: str, out: str, inputs: dict) -> tuple[dict, 
         assert report["dma"][key] == counters[key], (target, key)
     assert report["cycles"]["estimate"] == counters["cycles"], target
     return outputs, counters, report
+
+
+def run_with_stream(directory: str, blob: bytes, feeds: Mapping[str, np.ndarray], work) -> str:
+    """A copy of the npu-cmd build in `directory` (in `work`, a pathlib directory) whose
+    region npu_cmd_0 runs the stream `blob` instead of its own, run by accel-run on
+    `feeds`: its one error line ("" if it ran)."""
+    copy = work / "model"
+    with locked(directory):
+        shutil.copytree(directory, copy)
+    wrappers = copy / "npu_cmd_wrappers.c"
+    body = ",\n".join("    " + ", ".join(f"0x{b:02x}" for b in blob[i:i + 16]) for i in range(0, len(blob), 16))
+    text, n = re.subn(r"static const uint8_t npu_cmd_0_stream\[\d+\] = \{.*?\};",
+                      lambda _: f"static const uint8_t npu_cmd_0_stream[{len(blob)}] = {{\n{body}\n}};",
+                      wrappers.read_text(), flags=re.S)
+    assert n == 1
+    wrappers.write_text(text)
+    inputs = work / "in.npz"
+    np.savez(inputs, **feeds)
+    return one_error_line(run_tool("accel-run", str(copy), "--inputs", str(inputs), "--outputs", str(work / "o.npz")))
 
 
 def import_error(model: onnx.ModelProto) -> str:

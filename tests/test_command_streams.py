@@ -18,13 +18,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import struct
 
 import numpy as np
 import onnx
 import pytest
-from e2e_util import input_signature, locked, one_error_line, quantize_qdq, run_tool, session_dir
+from e2e_util import input_signature, locked, one_error_line, quantize_qdq, run_tool, run_with_stream, session_dir
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -362,19 +361,7 @@ def device_corruptions(isa, blob: bytes) -> dict[str, tuple[bytes, str]]:
 def test_the_simulator_rejects_a_corrupted_stream(tiny_stream, tmp_path, case):
     out, blob = tiny_stream
     bad, message = device_corruptions(ISAS["npu-cmd"].isa, blob)[case]
-    copy = tmp_path / "model"
-    with locked(out):
-        shutil.copytree(out, copy)
-    wrappers = copy / "npu_cmd_wrappers.c"
-    text = wrappers.read_text()
-    body = ",\n".join("    " + ", ".join(f"0x{b:02x}" for b in bad[i:i + 16]) for i in range(0, len(bad), 16))
-    text, n = re.subn(r"static const uint8_t npu_cmd_0_stream\[\d+\] = \{.*?\};",
-                      lambda _: f"static const uint8_t npu_cmd_0_stream[{len(bad)}] = {{\n{body}\n}};", text, flags=re.S)
-    assert n == 1
-    wrappers.write_text(text)
-    inputs = tmp_path / "in.npz"
-    np.savez(inputs, **feeds_of(TINY))
-    line = one_error_line(run_tool("accel-run", str(copy), "--inputs", str(inputs), "--outputs", str(tmp_path / "o.npz")))
+    line = run_with_stream(out, bad, feeds_of(TINY), tmp_path)
     assert "npu-cmd: error: stream npu_cmd_0: " in line and "(exit 3)" in line, line
     assert re.search(message, line), line
 

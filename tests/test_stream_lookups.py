@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import shutil
 import struct
 
 import numpy as np
 import pytest
 import onnx
-from e2e_util import input_signature, one_error_line, output_step, quantize_qdq, run_tool, save_image_model
+from e2e_util import (input_signature, one_error_line, output_step, quantize_qdq, run_tool, run_with_stream,
+                      save_image_model)
 from onnx import helper as oh
 from onnx import numpy_helper as nh
 
@@ -138,16 +137,5 @@ def test_the_simulator_refuses_a_short_table(model, runs, tmp_path):
     for instr in stream.instrs[:stream.instrs.index(lookup)]:
         at += 4 * instr.command.words
     struct.pack_into("<I", blob, at + 4 * lookup.command.fields["table_len"].word, 3)
-    copy = tmp_path / "model"
-    shutil.copytree(out, copy)
-    wrappers = copy / "npu_cmd_wrappers.c"
-    body = ",\n".join("    " + ", ".join(f"0x{b:02x}" for b in blob[i:i + 16]) for i in range(0, len(blob), 16))
-    text, n = re.subn(r"static const uint8_t npu_cmd_0_stream\[\d+\] = \{.*?\};",
-                      lambda _: f"static const uint8_t npu_cmd_0_stream[{len(blob)}] = {{\n{body}\n}};",
-                      wrappers.read_text(), flags=re.S)
-    assert n == 1
-    wrappers.write_text(text)
-    inputs = tmp_path / "in.npz"
-    np.savez(inputs, **_feeds(model))
-    line = one_error_line(run_tool("accel-run", str(copy), "--inputs", str(inputs), "--outputs", str(tmp_path / "o.npz")))
+    line = run_with_stream(out, bytes(blob), _feeds(model), tmp_path)
     assert "a lookup needs a table of 256 entries, got 3" in line and "(exit 3)" in line, line
