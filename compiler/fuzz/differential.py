@@ -69,8 +69,11 @@ from accel.compiler.tensors import constant_value
 from accel.dialects import relay
 
 PIPELINES = ("full", "naive", "byoc")
-TARGET_SETS = (("npu",), ("npu-shared",), ("dsp",), ("npu", "dsp"), ("npu-shared", "dsp"))
-"""What one compile may target (npu and npu-shared share their C prefix: one at a time)."""
+TARGET_SETS = (("npu",), ("npu-shared",), ("dsp",), ("npu", "dsp"), ("npu-shared", "dsp"), ("npu-cmd",),
+               ("npu-cmd", "dsp"))
+"""What one compile may target (npu and npu-shared share their C prefix: one at a time;
+npu-cmd, the npu driven by command streams, is decoded and run by the simulator's stream
+engine)."""
 REFUSALS = {
     "host rank": re.compile(r"the host kernels take at most \d+ dimensions"),
 }

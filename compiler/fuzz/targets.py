@@ -1,6 +1,7 @@
 """Random target descriptions derived from the built-in ones (hypothesis strategies).
 
-A drawn `DerivedTarget` is the TOML text of `npu`, `npu-shared` or `dsp` with
+A drawn `DerivedTarget` is the TOML text of `npu`, `npu-shared`, `dsp` or `npu-cmd` (which
+extends a derived npu) with
 
 - a random scratchpad size, 512 B .. 256 KiB (`[memory] scratchpad_bytes`; small sizes
   make tile-for-scratchpad tile, or refuse, what the built-in sizes take whole);
@@ -24,8 +25,9 @@ from hypothesis import strategies as st
 from accel.compiler.targets.registry import builtin_target_names
 
 TARGETS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "targets")
-BASES = ("npu", "npu-shared", "dsp")
-"""The built-in descriptions the fuzzer derives from (all lowered by accel's own codegen)."""
+BASES = ("npu", "npu-shared", "dsp", "npu-cmd")
+"""The built-in descriptions the fuzzer derives from (lowered by accel's own codegen: C
+calls, or npu-cmd's command streams)."""
 MIN_SCRATCHPAD = 512
 MAX_SCRATCHPAD = 256 * 1024
 
@@ -41,17 +43,29 @@ class DerivedTarget:
     ops: int
     """How many [[ops]] entries were kept (of the base's)."""
     patterns: int
+    parent: str | None = None
+    """The text of the description this one `extends` (npu-cmd's: a derived npu, written
+    beside it; `PARENT` in `text` stands for its path)."""
 
     def write(self, directory: str) -> str:
         """Write the TOML under a name made of its content (the target registry caches
         parsed files by path and modification time, so a path is never rewritten)."""
-        digest = hashlib.sha1(self.text.encode()).hexdigest()[:12]
-        path = os.path.join(directory, f"{self.base}-{digest}.toml")
-        if not os.path.exists(path):
-            with open(path + ".tmp", "w") as f:
-                f.write(self.text)
-            os.replace(path + ".tmp", path)
-        return path
+        text = self.text
+        if self.parent is not None:
+            text = text.replace(PARENT, _write(directory, "parent", self.parent))
+        return _write(directory, self.base, text)
+
+
+PARENT = "{derived-parent}"
+
+
+def _write(directory: str, stem: str, text: str) -> str:
+    path = os.path.join(directory, f"{stem}-{hashlib.sha1(text.encode()).hexdigest()[:12]}.toml")
+    if not os.path.exists(path):
+        with open(path + ".tmp", "w") as f:
+            f.write(text)
+        os.replace(path + ".tmp", path)
+    return path
 
 
 def split_blocks(text: str) -> list[str]:
@@ -73,7 +87,9 @@ def base_text(base: str) -> str:
 @st.composite
 def derived_targets(draw, bases: tuple[str, ...] = BASES) -> DerivedTarget:
     base = draw(st.sampled_from(bases))
-    blocks = split_blocks(base_text(base))
+    # npu-cmd extends npu (its ops, patterns and memory): a derived npu, extended.
+    stream = base == "npu-cmd"
+    blocks = split_blocks(base_text("npu" if stream else base))
     # Small scratchpads are the interesting ones: draw the size on a log scale.
     log2 = draw(st.integers(MIN_SCRATCHPAD.bit_length() - 1, MAX_SCRATCHPAD.bit_length() - 1))
     size = draw(st.integers(1 << log2, min(MAX_SCRATCHPAD, (2 << log2) - 1)))
@@ -89,4 +105,7 @@ def derived_targets(draw, bases: tuple[str, ...] = BASES) -> DerivedTarget:
         kept.append(block)
     text, n = _SCRATCHPAD.subn(f"scratchpad_bytes = {size}", "".join(kept), count=1)
     assert n == 1, f"{base}.toml has no scratchpad_bytes line"
+    if stream:
+        own = base_text(base).replace('extends = "npu"', f'extends = "{PARENT}"', 1)
+        return DerivedTarget(base, own, size, counts["[[ops]]"], counts["[[patterns]]"], parent=text)
     return DerivedTarget(base, text, size, counts["[[ops]]"], counts["[[patterns]]"])
