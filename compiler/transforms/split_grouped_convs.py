@@ -107,12 +107,16 @@ def splits_with(user: Operation, value: SSAValue) -> bool:
     return moves_before_reshape(user, value)
 
 
+def splittable(op: Operation) -> bool:
+    """Whether the rewrite below can split a grouped conv group by group (its weight, and
+    a QNN conv's quantization parameters, constants it can slice)."""
+    return groups_kind(op)[0] == "grouped" and sliceable(op.weight) and \
+        (not isinstance(op, relay.QnnConv2DOp) or all(known_value(v) is not None for v in op.operands[2:]))
+
+
 class SplitGroupedConv(ConvRewrite):
     def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if groups_kind(op)[0] != "grouped" or takes(self.limits, op) or not sliceable(op.weight) or \
-                not accepts_with(op, self.limits, groups=1):
-            return
-        if isinstance(op, relay.QnnConv2DOp) and not all(known_value(v) is not None for v in op.operands[2:]):
+        if not splittable(op) or takes(self.limits, op) or not accepts_with(op, self.limits, groups=1):
             return
         g = op.prop("groups")
         c = shape_of(op.data.type)[1] // g

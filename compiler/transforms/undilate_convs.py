@@ -26,8 +26,9 @@ targets' QDQ convolution patterns still match.
 
 Rewritten only when no target's convolution entry (single op or pattern) accepts the
 dilation and the undilated convolution passes an entry's limits (kernel, channels,
-groups): the host runs dilated convolutions itself, and the layout copies would only
-cost it time.
+groups), or would group by group (a grouped convolution, dilated in a ResNeXt backbone's
+later stages: split-grouped-convs, the next step, splits the undilated one): the host
+runs dilated convolutions itself, and the layout copies would only cost it time.
 
 Before (`byoc{target=npu}`; the npu takes no dilation):
 
@@ -59,6 +60,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 
 from accel.compiler.byoc_rewrites import (ConvRewrite, accepts_with, apply_conv_rewrite, data_source, dequantized,
                                           epilogue, keep_attributes, padded, rebuilt_on, replace_chain, takes)
+from accel.compiler.transforms.split_grouped_convs import splittable
 from accel.compiler.transforms.undilate_column_convs import moves_before_reshape
 from accel.dialects import relay
 from accel.dialects.relay import shape_of
@@ -119,8 +121,12 @@ class UndilateConv(ConvRewrite):
     def rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         props = op.py_props()
         dh, dw = props["dilation"]
-        if dh != dw or dh == 1 or tuple(props["strides"]) != (1, 1) or takes(self.limits, op) or \
-                not accepts_with(op, self.limits, dilation=[1, 1]):
+        if dh != dw or dh == 1 or tuple(props["strides"]) != (1, 1) or takes(self.limits, op):
+            return
+        # (a grouped conv a target takes only one group at a time: split-grouped-convs,
+        # which runs next, splits the undilated one)
+        if not (accepts_with(op, self.limits, dilation=[1, 1]) or
+                (splittable(op) and accepts_with(op, self.limits, dilation=[1, 1], groups=1))):
             return
         source = data_source(op)
         if source is None:

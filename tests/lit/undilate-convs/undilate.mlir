@@ -126,3 +126,25 @@ func.func @left_alone(%x: tensor<1x8x16x16xf32>, %big: tensor<1x1030x6x6xf32>) -
   %c = relay.nn.conv2d %big, %wb {padding = [2, 2, 2, 2], dilation = [2, 2]} : (tensor<1x1030x6x6xf32>, tensor<2x1030x3x3xf32>) -> tensor<1x2x6x6xf32>
   func.return %s, %u, %c : tensor<1x8x8x8xf32>, tensor<1x8x16x16xf32>, tensor<1x2x6x6xf32>
 }
+
+// -----
+
+// A dilated conv of 2 groups (a ResNeXt backbone's later stages): the npu takes neither,
+// but would take each group undilated: undilated here (still grouped), then split group
+// by group by split-grouped-convs, the next step of byoc: one npu region, two convs.
+// CHECK-LABEL: func.func @grouped
+// CHECK:         relay.transpose
+// CHECK:         relay.nn.conv2d %{{.*}}, %w {padding = [1, 1, 1, 1], groups = 2} : (tensor<4x8x6x6xf32>, tensor<8x4x3x3xf32>) -> tensor<4x8x6x6xf32>
+// BYOC-LABEL: func.func @grouped
+// BYOC-NEXT:    %r = func.call @npu_0(%x)
+// BYOC:       func.func private @npu_0
+// BYOC-COUNT-2: relay.nn.conv2d {{.*}} : (tensor<4x4x6x6xf32>, tensor<4x4x3x3xf32>) -> tensor<4x4x6x6xf32>
+// BYOC-NOT:     groups
+// DNNL-LABEL: func.func @grouped
+// DNNL-NEXT:    %w = relay.constant
+// DNNL-NEXT:    %r = relay.nn.conv2d %x, %w {padding = [2, 2, 2, 2], dilation = [2, 2], groups = 2}
+func.func @grouped(%x: tensor<1x8x12x12xf32>) -> tensor<1x8x12x12xf32> {
+  %w = relay.constant dense<0.1> : tensor<8x4x3x3xf32>
+  %r = relay.nn.conv2d %x, %w {padding = [2, 2, 2, 2], dilation = [2, 2], groups = 2} : (tensor<1x8x12x12xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x12x12xf32>
+  func.return %r : tensor<1x8x12x12xf32>
+}
