@@ -1,15 +1,19 @@
-"""split-tall-kernels: a convolution taller than every target's `max_kernel` becomes
-convolutions over slices of its kernel rows, summed, so that it offloads.
+"""split-tall-kernels: a convolution taller or wider than every target's `max_kernel`
+becomes convolutions over slices of its kernel, summed, so that it offloads.
 
-Runs first in `byoc` (before patterns are matched). A float conv2d whose kernel height
-exceeds the largest `max_kernel` height of the targets' `relay.nn.conv2d` entries (and
-whose width fits that entry) is split into n = ceil(kh / limit) row slices of
-ceil(kh / n) rows. Slice k0..k0+L reads, for output row o, input rows
-o * s - top + (k0 + i) * d: a conv with kernel W[:, :, k0:k0+L], top padding
-top - k0 * d and the bottom padding that gives the same output height. A slice whose
-first row lies below the input's first row would need a crop (a negative padding, which
-conv2d has not): such a conv is left alone. A `bias_add` reading only the conv moves to
-the last slice, so that slice and its bias match the targets' conv+bias patterns.
+Runs first in `byoc` (before patterns are matched). A float conv2d whose kernel no
+`max_kernel` of the targets' `relay.nn.conv2d` entries takes (DS-CNN's 10x4 stem, the
+9x9 first and last layers of fast style transfer's generators) is split, by the entry
+that needs the fewest slices, into n = ceil(kh / limit) row slices of ceil(kh / n) rows
+(the same for columns: kernel tiles, rows x columns). Slice k0..k0+L reads, for output
+row o, input rows o * s - top + (k0 + i) * d: a conv with kernel W[:, :, k0:k0+L], top
+padding top - k0 * d and the bottom padding that gives the same output height (columns
+alike, with left and right). A slice whose first tap for output row 0 lies below the
+input's first row (a 9x9 kernel padded by 4: its second slice of rows 5..8) reads a
+slice of the input instead of a negative padding (`relay.strided_slice`, a copy on the
+device), where a target copies slices; else the conv is left alone. A `bias_add`
+reading only the conv moves to the last slice, so that slice and its bias match the
+targets' conv+bias patterns.
 
 The sum is the same products added in another order: in float it is not bit-identical
 to the one convolution (rounding within a few ulps of the accumulated magnitude; the
@@ -35,6 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from xdsl.context import Context
@@ -57,52 +62,90 @@ def row_slices(kh: int, limit: int) -> list[tuple[int, int]]:
     return [(k0, min(kh, k0 + size)) for k0 in range(0, kh, size)]
 
 
-def slice_padding(op: relay.Conv2DOp, k0: int, k1: int) -> tuple[int, int] | None:
-    """Top and bottom padding of the conv over kernel rows [k0, k1) with `op`'s output
-    rows; None when it would need a negative padding (a crop)."""
-    h = shape_of(op.data.type)[2]
-    oh = shape_of(op.result.type)[2]
-    s, d = op.prop("strides")[0], op.prop("dilation")[0]
-    pad_top = op.prop("padding")[0]
-    first = k0 * d - pad_top  # the input row read by output row 0's first tap
-    last = (oh - 1) * s + (k1 - 1) * d - pad_top
-    if first > 0:
+class Span(NamedTuple):
+    """Along one axis, what the conv over kernel rows (or columns) [k0, k1) reads: input
+    rows [start, end) (the whole axis unless a slice of it is needed) and its padding."""
+
+    start: int
+    end: int
+    before: int
+    after: int
+
+
+def slice_span(op: relay.Conv2DOp, k0: int, k1: int, axis: int = 2) -> Span:
+    """The `Span` along `axis` (2: rows, 3: columns) of the conv over kernel rows
+    (columns) [k0, k1) with `op`'s output size. Where the slice's first tap for output
+    row 0 lies below the input's first row (padding would have to be negative), or rows
+    past its last tap would add an output row, the conv reads a slice of the input."""
+    i = axis - 2
+    size = shape_of(op.data.type)[axis]
+    out = shape_of(op.result.type)[axis]
+    s, d = op.prop("strides")[i], op.prop("dilation")[i]
+    first = k0 * d - op.prop("padding")[i]  # [top, left, bottom, right]: the row output row 0's first tap reads
+    last = (out - 1) * s + (k1 - 1) * d - op.prop("padding")[i]
+    before, after = max(0, -first), max(0, last - (size - 1))
+    if first <= 0 and (size + before + after - d * (k1 - k0 - 1) - 1) // s + 1 == out:
+        return Span(0, size, before, after)
+    # (empty when every tap of the slice falls in the padding: it adds nothing)
+    return Span(max(first, 0), max(min(last, size - 1) + 1, max(first, 0)), before, after)
+
+
+def kernel_tiles(kh: int, kw: int, limits: list[tuple[int, int]]) -> tuple[list, list] | None:
+    """Row and column slices of a kh x kw kernel that fit one entry's max_kernel, the
+    fewest slices of any entry's (None when an entry takes the kernel whole)."""
+    if any(kh <= h and kw <= w for h, w in limits):
         return None
-    top, bottom = -first, max(0, last - (h - 1))
-    # Rows below `last` that no window reaches must not add an output row.
-    if (h + top + bottom - d * (k1 - k0 - 1) - 1) // s + 1 != oh:
-        return None
-    return top, bottom
+    h, w = min(limits, key=lambda hw: (math.ceil(kh / hw[0]) * math.ceil(kw / hw[1]), -hw[0]))
+    return row_slices(kh, h), row_slices(kw, w)
 
 
 class SplitTallKernel(RewritePattern):
-    def __init__(self, limits: list[tuple[int, int]]):
+    def __init__(self, limits: list[tuple[int, int]], slices: bool):
         super().__init__()
         self.limits = limits  # (height, width) of max_kernel per conv2d entry
+        self.slices = slices  # whether a target copies slices (relay.strided_slice)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: relay.Conv2DOp, rewriter: PatternRewriter) -> None:
         w = known_value(op.weight)
-        if w is None or w.dtype.kind != "f":
+        if w is None or w.dtype.kind != "f" or not self.limits:
             return
-        kh, kw = w.shape[2:]
-        fits = [h for h, wd in self.limits if kw <= wd]
-        if not fits or kh <= max(fits) or any(kh <= h and kw <= wd for h, wd in self.limits):
+        split = kernel_tiles(*w.shape[2:], self.limits)
+        if split is None:
             return
-        slices = row_slices(kh, max(fits))
-        pads = [slice_padding(op, k0, k1) for k0, k1 in slices]
-        if any(p is None for p in pads):
-            return
+        rows, cols = split
+        h, w_in = shape_of(op.data.type)[2:]
+        # (a tile whose taps all fall in the padding reads nothing: it adds nothing)
+        tiles = [(r, rs, c, cs) for r, rs in zip(rows, (slice_span(op, *r, 2) for r in rows))
+                 for c, cs in zip(cols, (slice_span(op, *c, 3) for c in cols))
+                 if rs.end > rs.start and cs.end > cs.start]
+        if not tiles or (not self.slices and any((rs.start, rs.end, cs.start, cs.end) != (0, h, 0, w_in)
+                                                 for _, rs, _, cs in tiles)):
+            return  # (a tile would read a slice of the input, which no target copies)
         uses = [u.operation for u in op.result.uses]
         bias = uses[0] if len(uses) == 1 and isinstance(uses[0], relay.BiasAddOp) and \
             uses[0].data is op.result else None
         new_ops: list[Operation] = []
         parts = []
         props = op.py_props()
-        left, right = props["padding"][1], props["padding"][3]
-        for (k0, k1), (top, bottom) in zip(slices, pads):
-            w_op = inline_constant(np.ascontiguousarray(w[:, :, k0:k1]))
-            conv = relay.Conv2DOp(op.data, w_op.result, **{**props, "padding": [top, left, bottom, right]})
+        sliced: dict = {}  # (axis, start, end) of the input (or of its row slice) -> value
+
+        def part_of(v, axis: int, span: Span, n: int, key):
+            if (span.start, span.end) == (0, n):
+                return v, key
+            key = (*key, axis, span.start, span.end)
+            if key not in sliced:
+                cut = relay.StridedSliceOp(v, begin=[span.start], end=[span.end], axes=[axis])
+                cut.location = op.location
+                new_ops.append(cut)
+                sliced[key] = cut.result
+            return sliced[key], key
+
+        for (r0, r1), rs, (c0, c1), cs in tiles:
+            data, key = part_of(op.data, 2, rs, h, ())
+            x, _ = part_of(data, 3, cs, w_in, key)
+            w_op = inline_constant(np.ascontiguousarray(w[:, :, r0:r1, c0:c1]))
+            conv = relay.Conv2DOp(x, w_op.result, **{**props, "padding": [rs.before, cs.before, rs.after, cs.after]})
             conv.location = op.location
             new_ops += [w_op, conv]
             parts.append(conv.result)
@@ -122,7 +165,7 @@ class SplitTallKernel(RewritePattern):
 
 @dataclass(frozen=True)
 class SplitTallKernels(ModulePass):
-    """Convolutions taller than every target's max_kernel become summed kernel-row slices."""
+    """Convolutions taller or wider than every target's max_kernel become summed kernel slices."""
 
     name = "split-tall-kernels"
 
@@ -133,5 +176,7 @@ class SplitTallKernels(ModulePass):
         entries = [e for d in target_context(ctx).resolve(self.target, self.name) for e in d.ops
                    if e.op == "relay.nn.conv2d" and "f32" in (e.limits.dtypes or d.dtypes)]
         limits = [e.limits.max_kernel for e in entries if e.limits.max_kernel is not None]
+        slices = any(e.op == "relay.strided_slice" for d in target_context(ctx).resolve(self.target, self.name)
+                     for e in d.ops)
         if limits and len(limits) == len(entries):  # an entry without a limit takes any kernel
-            rewrite_each(op, SplitTallKernel(limits), (relay.Conv2DOp,))
+            rewrite_each(op, SplitTallKernel(limits, slices), (relay.Conv2DOp,))

@@ -1,5 +1,16 @@
 // RUN: accel-opt %s --split-input-file --target npu -p split-tall-kernels | filecheck %s
 // RUN: accel-opt %s --split-input-file --target npu -p byoc | filecheck %s --check-prefix=BYOC
+// RUN: accel-opt %s --split-input-file --target npu-shared -p split-tall-kernels | filecheck %s --check-prefix=SHARED
+
+// npu-shared copies no slices: a split whose tiles would read a slice of the input is
+// not made for it (the split needing none is: DS-CNN's, first below).
+// SHARED-NOT: relay.strided_slice
+// SHARED:     tensor<4x1x5x4xf32>
+// SHARED-NOT: relay.strided_slice
+// SHARED:     tensor<2x1x15x3xf32>
+// SHARED-NOT: relay.strided_slice
+// SHARED:     tensor<1x1x9x9xf32>
+// SHARED-NOT: relay.strided_slice
 
 // DS-CNN's first layer: a 10x4 kernel, taller than the npu's max_kernel [7, 7]. Two
 // slices of 5 kernel rows: the first keeps the top padding and needs no bottom row past
@@ -46,12 +57,17 @@ func.func @main(%x: tensor<1x2x49x8xf32>) -> tensor<1x2x25x3xf32> {
 
 // -----
 
-// Left alone: a "same" stride-1 conv whose slices would each need a crop (the second
-// slice's first row lies below the input's first row, the first slice's last window
-// leaves input rows that would add an output row): conv2d has no negative padding.
+// A "same" stride-1 conv whose outer slices would need a crop (the third slice's first
+// row lies below the input's first row; the first slice's last window leaves input rows
+// that would add an output row): those read a slice of the input rows instead
+// (`relay.strided_slice`, which the npu copies), the middle one the input itself.
 // CHECK-LABEL: func.func @main
-// CHECK:         relay.nn.conv2d %x, %w {padding = [7, 0, 7, 0], groups = 2} : (tensor<1x2x16x8xf32>, tensor<2x1x15x3xf32>) -> tensor<1x2x16x6xf32>
-// CHECK-NOT:     relay.nn.conv2d
+// CHECK:         %[[T:.*]] = relay.strided_slice %x {begin = [0], end = [13], axes = [2]} : (tensor<1x2x16x8xf32>) -> tensor<1x2x13x8xf32>
+// CHECK:         relay.nn.conv2d %[[T]], %{{.*}} {padding = [7, 0, 0, 0], groups = 2} : (tensor<1x2x13x8xf32>, tensor<2x1x5x3xf32>) -> tensor<1x2x16x6xf32>
+// CHECK:         relay.nn.conv2d %x, %{{.*}} {padding = [2, 0, 2, 0], groups = 2} : (tensor<1x2x16x8xf32>, tensor<2x1x5x3xf32>) -> tensor<1x2x16x6xf32>
+// CHECK:         %[[B:.*]] = relay.strided_slice %x {begin = [3], end = [16], axes = [2]} : (tensor<1x2x16x8xf32>) -> tensor<1x2x13x8xf32>
+// CHECK:         relay.nn.conv2d %[[B]], %{{.*}} {padding = [0, 0, 7, 0], groups = 2} : (tensor<1x2x13x8xf32>, tensor<2x1x5x3xf32>) -> tensor<1x2x16x6xf32>
+// CHECK-NOT:     tensor<2x1x15x3xf32>
 func.func @main(%x: tensor<1x2x16x8xf32>) -> tensor<1x2x16x6xf32> {
   %w = relay.constant dense<0.25> : tensor<2x1x15x3xf32>
   %0 = relay.nn.conv2d %x, %w {padding = [7, 0, 7, 0], groups = 2} : (tensor<1x2x16x8xf32>, tensor<2x1x15x3xf32>) -> tensor<1x2x16x6xf32>
@@ -60,15 +76,22 @@ func.func @main(%x: tensor<1x2x16x8xf32>) -> tensor<1x2x16x6xf32> {
 
 // -----
 
-// Left alone: a 7x7 kernel fits; a 9x9 kernel is also too wide (only rows are split); a
-// 10x4 kernel without top padding would need its second slice to start below the
-// input's first row (a crop); a weight that is no constant.
+// A 9x9 kernel (fast style transfer's first and last layers) is split into 2 x 2 kernel
+// tiles (5 and 4 rows, 5 and 4 columns), the ones starting past the padding reading a
+// slice of the input; a 10x4 kernel without top padding: its second slice reads input
+// rows 5..15. Left alone: a 7x7 kernel (it fits) and a weight that is no constant.
 // CHECK-LABEL: func.func @main
 // CHECK:         relay.nn.conv2d %x, %w7 {{.*}} -> tensor<1x1x16x16xf32>
-// CHECK:         relay.nn.conv2d %x, %w9 {{.*}} -> tensor<1x1x16x16xf32>
-// CHECK:         relay.nn.conv2d %x, %w10 {{.*}} -> tensor<1x1x7x13xf32>
+// CHECK:         relay.nn.conv2d %x, %{{.*}} {padding = [4, 4, 0, 0]} : (tensor<1x1x16x16xf32>, tensor<1x1x5x5xf32>) -> tensor<1x1x16x16xf32>
+// CHECK:         relay.strided_slice %x {begin = [1], end = [16], axes = [3]}
+// CHECK:         relay.nn.conv2d %{{.*}}, %{{.*}} {padding = [4, 0, 0, 4]} : (tensor<1x1x16x15xf32>, tensor<1x1x5x4xf32>) -> tensor<1x1x16x16xf32>
+// CHECK:         %[[R:.*]] = relay.strided_slice %x {begin = [1], end = [16], axes = [2]}
+// CHECK:         relay.nn.conv2d %[[R]], %{{.*}} {padding = [0, 4, 4, 0]} : (tensor<1x1x15x16xf32>, tensor<1x1x4x5xf32>) -> tensor<1x1x16x16xf32>
+// CHECK:         relay.strided_slice %[[R]] {begin = [1], end = [16], axes = [3]}
+// CHECK:         relay.nn.conv2d %{{.*}}, %{{.*}} {padding = [0, 0, 4, 4]} : (tensor<1x1x15x15xf32>, tensor<1x1x4x4xf32>) -> tensor<1x1x16x16xf32>
+// CHECK:         relay.strided_slice %x {begin = [5], end = [16], axes = [2]}
 // CHECK:         relay.nn.conv2d %x, %v {{.*}} -> tensor<1x1x7x13xf32>
-// CHECK-NOT:     relay.nn.conv2d
+// CHECK-NOT:     tensor<1x1x9x9xf32>
 func.func @main(%x: tensor<1x1x16x16xf32>, %v: tensor<1x1x10x4xf32>) -> (tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32>, tensor<1x1x7x13xf32>, tensor<1x1x7x13xf32>) {
   %w7 = relay.constant dense<0.5> : tensor<1x1x7x7xf32>
   %w9 = relay.constant dense<0.5> : tensor<1x1x9x9xf32>
