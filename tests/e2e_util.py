@@ -302,6 +302,57 @@ def generator_model(path: str, int8: bool = False) -> None:
     save_image_model(path, nodes, inits, [1, 3, 24, 24], "y", [1, 3, 24, 24])
 
 
+def style_transfer_model(path: str, size: int = 32, width: int = 8) -> None:
+    """A fast style transfer generator (Johnson et al.'s layout) on 1x3xSxS with seeded
+    weights, output `y`: reflection-padded convs (9x9, then 3x3 stride 2 twice), instance
+    norms and ReLUs, two residual blocks, two nearest 2x upsamplings each followed by a
+    reflection-padded 3x3 conv, and a 9x9 conv to 3 channels."""
+    rng = np.random.default_rng(7)
+    nodes, inits = [], []
+
+    def const(name, arr):
+        inits.append(nh.from_array(arr, name))
+        return name
+
+    def conv(x, cin, cout, k, name, stride=1):
+        p = k // 2
+        nodes.append(oh.make_node("Pad", [x, const(name + "_pads", np.array([0, 0, p, p, 0, 0, p, p], np.int64))],
+                                  [name + "_pad"], mode="reflect"))
+        w = (rng.standard_normal((cout, cin, k, k)) / np.sqrt(cin * k * k)).astype(np.float32)
+        nodes.append(oh.make_node("Conv", [name + "_pad", const(name + "_w", w),
+                                           const(name + "_b", (0.1 * rng.standard_normal(cout)).astype(np.float32))],
+                                  [name], strides=[stride, stride]))
+        return name
+
+    def norm_relu(x, c, name, relu=True):
+        nodes.append(oh.make_node("InstanceNormalization", [
+            x, const(name + "_s", (1 + 0.1 * rng.standard_normal(c)).astype(np.float32)),
+            const(name + "_bb", (0.1 * rng.standard_normal(c)).astype(np.float32))], [name + "_n"]))
+        if not relu:
+            return name + "_n"
+        nodes.append(oh.make_node("Relu", [name + "_n"], [name + "_r"]))
+        return name + "_r"
+
+    def up(x, name):
+        nodes.append(oh.make_node("Resize", [x, "", const(name + "_sc", np.array([1, 1, 2, 2], np.float32))], [name],
+                                  mode="nearest"))
+        return name
+
+    c1, c2, c3 = width, 2 * width, 4 * width
+    y = norm_relu(conv("x", 3, c1, 9, "c1"), c1, "n1")
+    y = norm_relu(conv(y, c1, c2, 3, "c2", 2), c2, "n2")
+    y = norm_relu(conv(y, c2, c3, 3, "c3", 2), c3, "n3")
+    for i in range(2):
+        t = norm_relu(conv(y, c3, c3, 3, f"r{i}a"), c3, f"rn{i}a")
+        t = norm_relu(conv(t, c3, c3, 3, f"r{i}b"), c3, f"rn{i}b", relu=False)
+        nodes.append(oh.make_node("Add", [y, t], [f"res{i}"]))
+        y = f"res{i}"
+    y = norm_relu(conv(up(y, "u1"), c3, c2, 3, "c4"), c2, "n4")
+    y = norm_relu(conv(up(y, "u2"), c2, c1, 3, "c5"), c1, "n5")
+    conv(y, c1, 3, 9, "y")
+    save_image_model(path, nodes, inits, [1, 3, size, size], "y", [1, 3, size, size])
+
+
 def image_feeds(path: str, seed: int) -> dict[str, np.ndarray]:
     """Seeded normal values for the model's input `x`."""
     shape = [d.dim_value for d in onnx.load(path, load_external_data=False).graph.input[0].type.tensor_type.shape.dim]
