@@ -139,6 +139,12 @@ def runs_alone(op: Operation, target: TargetDescription, zero_copy: bool = True)
     return not isinstance(select_op(op, target), str) and cannot_run(op, target, zero_copy) is None
 
 
+def one_target_runs(ops, targets) -> bool:
+    """Whether one of `targets` runs every op of `ops` (`runs_alone`): what a byoc rewrite
+    asks of the ops it would make before it makes them."""
+    return any(all(runs_alone(o, t) for o in ops) for t in targets)
+
+
 def _annotate_op(op: Operation, targets: tuple[TargetDescription, ...], zero_copy: bool) -> None:
     reasons: list[str] = []
     lowered: list[list[ComputePlan] | str] = []  # lowering(op), asked once: it does not depend on the target

@@ -38,7 +38,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from accel.compiler.byoc_rewrites import discard, replace_chain, rewrite_each
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
-from accel.compiler.transforms.annotate_target import runs_alone
+from accel.compiler.transforms.annotate_target import one_target_runs, runs_alone
 from accel.dialects import relay
 from accel.dialects.conventions import TARGET_ATTR
 
@@ -118,7 +118,7 @@ class CascadeMaxPool(RewritePattern):
             if pools is None:
                 continue
             if pools[-1].result.type == op.result.type and \
-                    any(all(runs_alone(p, t) for p in pools) for t in self.targets):
+                    one_target_runs(pools, self.targets):
                 replace_chain(rewriter, pools, op, pools[-1].result, [op])
                 return
             discard(pools)

@@ -43,7 +43,7 @@ from accel.compiler.byoc_rewrites import discard, keep_attributes, replace_chain
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.tensors import inline_constant, known_value
-from accel.compiler.transforms.annotate_target import runs_alone
+from accel.compiler.transforms.annotate_target import one_target_runs, runs_alone
 from accel.dialects import relay
 from accel.dialects.conventions import TARGET_ATTR
 from accel.dialects.relay import shape_of
@@ -95,7 +95,7 @@ class CollapseNorm(RewritePattern):
         for o in new:
             o.location = op.location
         ops = [o for o in new if not isinstance(o, relay.ConstantOp)]
-        if any(all(runs_alone(o, t) for o in ops) for t in self.targets):
+        if one_target_runs(ops, self.targets):
             replace_chain(rewriter, new, op, value, [op])  # (and the old gamma and beta, now unread)
         else:
             discard(new)

@@ -50,7 +50,7 @@ from accel.compiler.runtime.reference import HARDSWISH_ALPHA
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.tensors import inline_constant, numpy_dtype
-from accel.compiler.transforms.annotate_target import runs_alone
+from accel.compiler.transforms.annotate_target import one_target_runs, runs_alone
 from accel.dialects import relay
 from accel.dialects.conventions import TARGET_ATTR
 
@@ -113,7 +113,7 @@ class ExpandActivation(RewritePattern):
         for o in built.ops:
             o.location = op.location
         computed = [o for o in built.ops if not isinstance(o, relay.ConstantOp)]
-        if any(all(runs_alone(o, t) for o in computed) for t in self.targets):
+        if one_target_runs(computed, self.targets):
             replace_chain(rewriter, built.ops, op, value, [op])
         else:
             discard(built.ops)

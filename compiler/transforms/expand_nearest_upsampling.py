@@ -44,7 +44,7 @@ from accel.compiler.byoc_rewrites import discard, moved_int8, replace_moved, rew
 from accel.compiler.resize_sampling import resize_nearest_index, resize_source_coordinate
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
-from accel.compiler.transforms.annotate_target import runs_alone
+from accel.compiler.transforms.annotate_target import one_target_runs, runs_alone
 from accel.dialects import relay
 from accel.dialects.conventions import TARGET_ATTR
 from accel.dialects.relay import shape_of
@@ -112,7 +112,7 @@ class ExpandNearestUpsampling(RewritePattern):
         new, value = upsampling_ops(op, data, *factors)
         for o in new:
             o.location = op.location
-        if any(all(runs_alone(o, t) for o in new) for t in self.targets):
+        if one_target_runs(new, self.targets):
             replace_moved(rewriter, op, new, value, dequant, requant)
         else:
             discard(new)

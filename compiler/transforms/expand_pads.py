@@ -50,7 +50,7 @@ from accel.compiler.byoc_rewrites import discard, moved_int8, replace_moved, rew
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.tensors import inline_constant, known_value, numpy_dtype
-from accel.compiler.transforms.annotate_target import runs_alone
+from accel.compiler.transforms.annotate_target import one_target_runs, runs_alone
 from accel.dialects import relay
 from accel.dialects.conventions import TARGET_ATTR
 from accel.dialects.relay import shape_of
@@ -165,7 +165,7 @@ class ExpandPad(RewritePattern):
         for o in new:
             o.location = op.location
         copies = [o for o in new if not isinstance(o, relay.ConstantOp)]
-        if any(all(runs_alone(o, t) for o in copies) for t in self.targets):
+        if one_target_runs(copies, self.targets):
             replace_moved(rewriter, op, new, result, dequant, requant)
         else:
             discard(new)

@@ -55,7 +55,7 @@ from accel.compiler.byoc_rewrites import discard, moved_int8, replace_moved, rew
 from accel.compiler.targets import target_context
 from accel.compiler.targets.fused_forms import COPY_MAX_RANK, layout_view
 from accel.compiler.targets.schema import TargetDescription
-from accel.compiler.transforms.annotate_target import runs_alone
+from accel.compiler.transforms.annotate_target import one_target_runs, runs_alone
 from accel.dialects import relay
 from accel.dialects.conventions import TARGET_ATTR
 from accel.dialects.relay import shape_of
@@ -140,7 +140,7 @@ class ExpandPixelShuffle(RewritePattern):
             discard(new)
             new = []
             value = two_steps(op, data, new)
-        if not any(all(runs_alone(o, t) for o in new) for t in self.targets):
+        if not one_target_runs(new, self.targets):
             discard(new)
             return
         for o in new:

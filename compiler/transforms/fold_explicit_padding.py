@@ -56,7 +56,7 @@ from xdsl.rewriter import InsertPoint
 from accel.compiler.tensors import known_value, numpy_dtype, per_tensor, same_value, unit_axes_map
 from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
-from accel.dialects.relay import shape_of, tensor
+from accel.dialects.relay import shape_of
 
 # --------------------------------------------------------------------------------------
 # Helpers: the pad behind an op's data operand

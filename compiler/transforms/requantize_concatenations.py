@@ -47,7 +47,7 @@ from accel.compiler.byoc_rewrites import discard, replace_chain, rewrite_each
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.tensors import per_tensor, same_value
-from accel.compiler.transforms.annotate_target import runs_alone
+from accel.compiler.transforms.annotate_target import one_target_runs
 from accel.dialects import relay
 from accel.dialects.conventions import TARGET_ATTR
 
@@ -83,7 +83,7 @@ class RequantizeConcatenation(RewritePattern):
         new.append(joined)
         for o in new:
             o.location = op.location
-        if any(all(runs_alone(o, t) for o in new) for t in self.targets):
+        if one_target_runs(new, self.targets):
             replace_chain(rewriter, new, quant, joined.result, [quant, op, *dict.fromkeys(dequants)])
         else:
             discard(new)

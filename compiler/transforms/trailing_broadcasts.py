@@ -48,7 +48,7 @@ from accel.compiler.byoc_rewrites import dequantized, discard, replace_chain, re
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.tensors import inline_constant, known_value, per_tensor
-from accel.compiler.transforms.annotate_target import runs_alone
+from accel.compiler.transforms.annotate_target import one_target_runs, runs_alone
 from accel.dialects import relay
 from accel.dialects.conventions import TARGET_ATTR
 from accel.dialects.relay import shape_of
@@ -125,7 +125,7 @@ class TrailingBroadcast(RewritePattern):
         for o in new:
             o.location = op.location
         computed = [o for o in new if not isinstance(o, (relay.ConstantOp, relay.DequantizeOp, relay.QuantizeOp))]
-        if any(all(runs_alone(o, t) for o in computed) for t in self.targets):
+        if one_target_runs(computed, self.targets):
             replace_chain(rewriter, new, last, back.result, [last, op, *dict.fromkeys(v.owner for v in (full, part) if qdq)])
         else:
             discard(new)
