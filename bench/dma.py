@@ -675,6 +675,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown model '{unknown[0]}'")
     targets = [t for t in args.targets.split(",") if t]
     work = args.keep or tempfile.mkdtemp(prefix="accel-bench-dma-")
+    os.makedirs(work, exist_ok=True)
     jobs = [(m, t) for m in models for t in targets]
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:

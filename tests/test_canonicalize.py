@@ -709,6 +709,91 @@ def test_propagated_qdq_is_bit_identical(data):
         (shape, new_shape, per_axis, axis, shared)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_qdq_across_transposes_and_slices_is_bit_identical(data):
+    """A dequantize before a transpose or slice, or a quantize after one (per tensor or
+    per axis, shared or not), with a quantize after (a dequantize before) it too, of the
+    same or other parameters, against propagate-qdq: the same bits; the layout op reads
+    the int8 data exactly where the pass's conditions hold, and a quantize of a
+    dequantize with equal parameters is gone."""
+    from accel.compiler.transforms.propagate_qdq import PropagateQdq
+
+    draw = data.draw
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)))
+    rank = len(shape)
+    kind = draw(st.sampled_from(["transpose", "slice"]))
+    axis = draw(st.integers(0, rank - 1))
+    per_axis = draw(st.booleans())
+    dequantize_first = draw(st.booleans())
+    shared = draw(st.booleans())
+    pair = draw(st.sampled_from(["none", "same", "other"]))  # Q(DQ) (DQ(Q)) around it
+    dtype = draw(st.sampled_from([np.int8, np.uint8]))
+    b = GraphBuilder()
+    n = shape[axis] if per_axis else 1
+    scale_arr = rng.uniform(0.01, 0.5, n if per_axis else ()).astype(np.float32)
+    zero_arr = rng.integers(0, 6, n if per_axis else ()).astype(dtype)
+    props = dict(axis=axis) if per_axis else {}
+
+    def layout(v):
+        if kind == "transpose":
+            perm = list(draw(st.permutations(range(rank))))
+            return b.transpose(v, axes=perm), perm
+        d = draw(st.integers(0, rank - 1))
+        lo = draw(st.integers(0, shape[d] - 1))
+        hi = draw(st.integers(lo + 1, shape[d]))
+        return b.strided_slice(v, begin=[lo], end=[hi], axes=[d]), None
+
+    if dequantize_first:
+        x = b.input("x", shape, dtype)
+        dq = b.qnn_dequantize(x, b.const(scale_arr), b.const(zero_arr), **props)
+        y, perm = layout(dq)
+        outs = [y, dq] if shared else [y]
+        if pair != "none" and not (per_axis and kind == "slice"):  # quantized again after the layout op
+            qprops = dict(axis=perm.index(axis)) if per_axis else props
+            s2 = scale_arr if pair == "same" else scale_arr * 2
+            outs[0] = b.qnn_quantize(y, b.const(s2), b.const(zero_arr), **qprops)
+        inputs = {"x": rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max + 1, shape).astype(dtype)}
+    else:
+        x = b.input("x", shape)
+        src = x
+        if pair != "none":  # the data came from a dequantize
+            q0 = b.qnn_quantize(x, b.const(scale_arr if pair == "same" else scale_arr * 2), b.const(zero_arr), **props)
+            src = b.qnn_dequantize(q0, b.const(scale_arr if pair == "same" else scale_arr * 2), b.const(zero_arr),
+                                   **props)
+        r, perm = layout(src)
+        qprops = dict(axis=perm.index(axis)) if per_axis and perm is not None else props
+        if per_axis and kind == "slice":
+            assume(False)  # a sliced per-axis scale does not fit the slice's result
+        y = b.qnn_quantize(r, b.const(scale_arr), b.const(zero_arr), **qprops)
+        outs = [y, r] if shared else [y]
+        inputs = {"x": (rng.standard_normal(shape) * 4).astype(np.float32)}
+    module = b.build(outs)
+    want = run_function(module, inputs)
+    PropagateQdq().apply(make_context(), module)
+    module.verify()
+    got = run_function(module, inputs)
+    for k in want:
+        assert np.array_equal(want[k], got[k]), k
+    ops = relay_ops(module)
+    layout_cls = relay.TransposeOp if kind == "transpose" else relay.StridedSliceOp
+    (moved,) = [op for op in ops if isinstance(op, layout_cls)]
+    # The layout op reads int8 data when a dequantize before it moved (any transpose; a
+    # slice of one scale) or the quantize after a transpose did (its only reader).
+    one_scale = not per_axis or shape[axis] == 1
+    if kind == "transpose":
+        movable = dequantize_first or pair != "none" or not shared
+    else:
+        movable = one_scale and (dequantize_first or pair != "none")
+    assert relay.is_int(moved.data.type.element_type) == movable, (kind, per_axis, shared)
+    if pair == "same" and movable:
+        kinds = [type(op) for op in ops]
+        # The quantize of the dequantize with the same parameters is gone: what is left
+        # converts once (at most one dequantize and one quantize).
+        assert kinds.count(relay.QuantizeOp) + kinds.count(relay.DequantizeOp) <= 1 + shared, kinds
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_channel_scale_as_depthwise_conv_is_exact(data):

@@ -1,6 +1,7 @@
-// propagate-qdq: dequantizes move below the reshapes after them, quantizes above the
-// reshapes before them, so that a QDQ Conv1d (run as the 2-D conv of a [N, C, L, 1] view)
-// is dequantize -> conv2d -> bias_add -> quantize, the form of the int8 patterns.
+// propagate-qdq: dequantizes move below the reshapes, transposes and slices after them,
+// quantizes above the reshapes and transposes before them, so that a QDQ Conv1d (run as
+// the 2-D conv of a [N, C, L, 1] view) is dequantize -> conv2d -> bias_add -> quantize,
+// the form of the int8 patterns, and a quantized head split is int8 layout ops.
 // RUN: accel-opt %s --split-input-file -p propagate-qdq | filecheck %s
 // RUN: not accel-opt %s -p 'propagate-qdq{axis=1}' 2>&1 | filecheck %s --check-prefix=OPTION
 
@@ -74,4 +75,90 @@ func.func @kept(%q: tensor<2x3x4xi8>, %s: tensor<4xf32>, %z: tensor<4xi8>, %t: t
   %x2 = relay.reshape %x {newshape = [2, 3]} : (tensor<6xf32>) -> tensor<2x3xf32>
   %y = relay.qnn.quantize %x2, %t, %u : (tensor<2x3xf32>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
   func.return %r, %y, %x2 : tensor<2x12xf32>, tensor<2x3xi8>, tensor<2x3xf32>
+}
+
+// -----
+
+// A transformer's head split as onnxruntime's quantizer leaves it: a QDQ pair around the
+// reshape and another around the transpose, one scale throughout. Both layout ops run on
+// the int8 data; the quantizes of dequantizes with the same parameters are gone.
+// CHECK-LABEL: func.func @head_split
+// CHECK-NEXT:    %[[R:.*]] = relay.reshape %q {newshape = [1, 8, 4, 8]} : (tensor<1x8x32xi8>) -> tensor<1x8x4x8xi8>
+// CHECK-NEXT:    %[[T:.*]] = relay.transpose %[[R]] {axes = [0, 2, 1, 3]} : (tensor<1x8x4x8xi8>) -> tensor<1x4x8x8xi8>
+// CHECK-NEXT:    func.return %[[T]]
+func.func @head_split(%q: tensor<1x8x32xi8>) -> tensor<1x4x8x8xi8> {
+  %s = relay.constant dense<0.125> : tensor<f32>
+  %z = relay.constant dense<3> : tensor<i8>
+  %d = relay.qnn.dequantize %q, %s, %z : (tensor<1x8x32xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x32xf32>
+  %r = relay.reshape %d {newshape = [1, 8, 4, 8]} : (tensor<1x8x32xf32>) -> tensor<1x8x4x8xf32>
+  %rq = relay.qnn.quantize %r, %s, %z : (tensor<1x8x4x8xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x4x8xi8>
+  %rd = relay.qnn.dequantize %rq, %s, %z : (tensor<1x8x4x8xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x4x8xf32>
+  %t = relay.transpose %rd {axes = [0, 2, 1, 3]} : (tensor<1x8x4x8xf32>) -> tensor<1x4x8x8xf32>
+  %tq = relay.qnn.quantize %t, %s, %z : (tensor<1x4x8x8xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4x8x8xi8>
+  func.return %tq : tensor<1x4x8x8xi8>
+}
+
+// -----
+
+// A per-axis scale follows its axis through a transpose (axis 2 is dimension 0 after it);
+// a quantize after a transpose moves above it.
+// CHECK-LABEL: func.func @transposes
+// CHECK-NEXT:    %[[T:.*]] = relay.transpose %q {axes = [2, 0, 1]} : (tensor<2x3x4xi8>) -> tensor<4x2x3xi8>
+// CHECK-NEXT:    %t = relay.qnn.dequantize %[[T]], %s, %z {axis = 0} : (tensor<4x2x3xi8>, tensor<4xf32>, tensor<4xi8>) -> tensor<4x2x3xf32>
+// CHECK-NEXT:    %[[Q:.*]] = relay.qnn.quantize %x, %s, %z {axis = 1} : (tensor<3x4xf32>, tensor<4xf32>, tensor<4xi8>) -> tensor<3x4xi8>
+// CHECK-NEXT:    %{{.*}} = relay.transpose %[[Q]] {axes = [1, 0]} : (tensor<3x4xi8>) -> tensor<4x3xi8>
+func.func @transposes(%q: tensor<2x3x4xi8>, %s: tensor<4xf32>, %z: tensor<4xi8>, %x: tensor<3x4xf32>) -> (tensor<4x2x3xf32>, tensor<4x3xi8>) {
+  %d = relay.qnn.dequantize %q, %s, %z {axis = 2} : (tensor<2x3x4xi8>, tensor<4xf32>, tensor<4xi8>) -> tensor<2x3x4xf32>
+  %t = relay.transpose %d {axes = [2, 0, 1]} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+  %xt = relay.transpose %x {axes = [1, 0]} : (tensor<3x4xf32>) -> tensor<4x3xf32>
+  %y = relay.qnn.quantize %xt, %s, %z {axis = 0} : (tensor<4x3xf32>, tensor<4xf32>, tensor<4xi8>) -> tensor<4x3xi8>
+  func.return %t, %y : tensor<4x2x3xf32>, tensor<4x3xi8>
+}
+
+// -----
+
+// A dequantize of one scale moves below the slices of its result (each gets its own);
+// a quantize stays below its slice (above it, it would convert all of the input once
+// per slice).
+// CHECK-LABEL: func.func @slices
+// CHECK-NEXT:    %[[A:.*]] = relay.strided_slice %q {begin = [0], end = [2], axes = [1]} : (tensor<8x6xi8>) -> tensor<8x2xi8>
+// CHECK-NEXT:    %{{.*}} = relay.qnn.dequantize %[[A]], %s, %z
+// CHECK-NEXT:    %[[B:.*]] = relay.strided_slice %q {begin = [2], end = [4], axes = [1]} : (tensor<8x6xi8>) -> tensor<8x2xi8>
+// CHECK-NEXT:    %{{.*}} = relay.qnn.dequantize %[[B]], %s, %z
+// CHECK-NEXT:    %c = relay.strided_slice %x {begin = [1], end = [3]} : (tensor<4x4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    %cq = relay.qnn.quantize %c, %s, %z
+func.func @slices(%q: tensor<8x6xi8>, %s: tensor<f32>, %z: tensor<i8>, %x: tensor<4x4xf32>) -> (tensor<8x2xf32>, tensor<8x2xf32>, tensor<2x4xi8>) {
+  %d = relay.qnn.dequantize %q, %s, %z : (tensor<8x6xi8>, tensor<f32>, tensor<i8>) -> tensor<8x6xf32>
+  %a = relay.strided_slice %d {begin = [0], end = [2], axes = [1]} : (tensor<8x6xf32>) -> tensor<8x2xf32>
+  %b = relay.strided_slice %d {begin = [2], end = [4], axes = [1]} : (tensor<8x6xf32>) -> tensor<8x2xf32>
+  %c = relay.strided_slice %x {begin = [1], end = [3]} : (tensor<4x4xf32>) -> tensor<2x4xf32>
+  %cq = relay.qnn.quantize %c, %s, %z : (tensor<2x4xf32>, tensor<f32>, tensor<i8>) -> tensor<2x4xi8>
+  func.return %a, %b, %cq : tensor<8x2xf32>, tensor<8x2xf32>, tensor<2x4xi8>
+}
+
+// -----
+
+// Kept: a quantize of a dequantize with another scale (a requantize), or another type;
+// a per-axis dequantize before a slice along any axis.
+// CHECK-LABEL: func.func @kept_pairs
+// CHECK-NEXT:    %s = relay.constant
+// CHECK-NEXT:    %s2 = relay.constant
+// CHECK-NEXT:    %z = relay.constant
+// CHECK-NEXT:    %u = relay.constant
+// CHECK-NEXT:    %d = relay.qnn.dequantize %q, %s, %z
+// CHECK-NEXT:    %r = relay.qnn.quantize %d, %s2, %z
+// CHECK-NEXT:    %w = relay.qnn.quantize %d, %s, %u
+// CHECK-NEXT:    %pd = relay.qnn.dequantize %p, %c, %e {axis = 1}
+// CHECK-NEXT:    %ps = relay.strided_slice %pd
+func.func @kept_pairs(%q: tensor<4xi8>, %p: tensor<2x4xi8>, %c: tensor<4xf32>, %e: tensor<4xi8>) -> (tensor<4xi8>, tensor<4xui8>, tensor<2x2xf32>) {
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %s2 = relay.constant dense<0.25> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i8>
+  %u = relay.constant dense<128> : tensor<ui8>
+  %d = relay.qnn.dequantize %q, %s, %z : (tensor<4xi8>, tensor<f32>, tensor<i8>) -> tensor<4xf32>
+  %r = relay.qnn.quantize %d, %s2, %z : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4xi8>
+  %w = relay.qnn.quantize %d, %s, %u : (tensor<4xf32>, tensor<f32>, tensor<ui8>) -> tensor<4xui8>
+  %pd = relay.qnn.dequantize %p, %c, %e {axis = 1} : (tensor<2x4xi8>, tensor<4xf32>, tensor<4xi8>) -> tensor<2x4xf32>
+  %ps = relay.strided_slice %pd {begin = [0], end = [2], axes = [1]} : (tensor<2x4xf32>) -> tensor<2x2xf32>
+  func.return %r, %w, %ps : tensor<4xi8>, tensor<4xui8>, tensor<2x2xf32>
 }
