@@ -80,8 +80,9 @@ NPU_FLOAT_OPS = ("conv2d", "conv2d_bias_relu", "dense", "add", "multiply", "relu
 """What the npu takes, plus host-only ops (sigmoid, reshape, ...) that split regions."""
 NPU_INT8_OPS = ("quantize", "dequantize", "qnn_conv2d", "qnn_dense", "qnn_add", "max_pool2d", "relu",
                 "conv2d_bias_relu", "sigmoid", "qdq_activation", "qdq_concatenate")
-NPU_QDQ_OPS = ("quantize", "qnn_conv2d", "qnn_add", "qdq_activation", "qdq_concatenate")
-"""int8 kinds beside the float ones: int8 elementwise tables and requantized concatenations."""
+NPU_QDQ_OPS = ("quantize", "qnn_conv2d", "qnn_add", "qdq_activation", "qdq_concatenate", "qdq_rows", "qdq_layout")
+"""int8 kinds beside the float ones: int8 elementwise tables, requantized concatenations,
+int8 row ops and int8 layout ops."""
 DSP_OPS = ("dense", "qnn_dense", "quantize", "dequantize", "relu", "add", "batch_flatten", "reshape", "sigmoid")
 
 

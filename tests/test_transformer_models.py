@@ -211,3 +211,16 @@ def test_the_npu_takes_most_of_the_macs(ws, name):
     share = macs["offloaded"] / macs["total"]
     print(f"{name}: {macs['offloaded']} of {macs['total']} MACs on the npu ({share:.1%})")
     assert share >= NPU_MAC_SHARE, f"{name}: only {share:.1%} of the MACs on the npu"
+
+
+@pytest.mark.parametrize("name", [model_param(f"{a}_dynamo_int8") for a in ("encoder", "vit", "mlp")])
+def test_int8_transformers_are_one_npu_region(ws, name):
+    """Between the model's input quantize and output dequantize nothing is left to the
+    host: the head split's QDQ pairs fold into int8 layout ops (propagate-qdq), the
+    softmax and layer norms that onnxruntime's quantizer leaves in float between a
+    dequantize and a quantize are int8 row commands (5 regions and 41 host ops for the
+    encoder before both)."""
+    r = ws.compiled(name, "npu")
+    assert len(r.report["regions"]) == 1, r.report["rejected"]
+    host = sorted(x["op"] for x in r.report["rejected"])
+    assert host == ["relay.qnn.dequantize", "relay.qnn.quantize"], host

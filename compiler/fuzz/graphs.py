@@ -1052,13 +1052,58 @@ def _qdq_concatenate(g: _Gen):
     return g.b.qnn_quantize(joined, g.scalar_scale(), g.scalar_zero_point(g.draw(st.sampled_from(QUANT_DTYPES))))
 
 
+@_new_kind("qdq_rows")
+def _qdq_rows(g: _Gen):
+    """onnxruntime's QDQ form of a softmax, layer norm or RMS norm along the last axis:
+    dequantize, the row op (float gamma and beta), quantize (int8 row commands on the npu)."""
+    a = _quantized(g, lambda v: len(shape(v)) >= 1)
+    if a is None:
+        return None
+    x = g.b.qnn_dequantize(a, g.scalar_scale(), g.scalar_zero_point(dtype(a)))
+    n = shape(a)[-1]
+    op = g.draw(st.sampled_from(["softmax", "layer_norm", "rms_norm"]))
+    epsilon = g.draw(st.floats(1e-6, 1e-2))
+    if op == "softmax":
+        y = g.b.softmax(x, axis=-1)
+    elif op == "layer_norm":
+        y = g.b.layer_norm(x, g.const(g.floats((n,), 0.5, 1.5)), g.const(g.floats((n,))), axis=-1, epsilon=epsilon)
+    else:
+        y = g.b.rms_norm(x, g.const(g.floats((n,), 0.5, 1.5)), axis=-1, epsilon=epsilon)
+    return g.b.qnn_quantize(y, g.scalar_scale(), g.scalar_zero_point(g.draw(st.sampled_from(QUANT_DTYPES))))
+
+
+@_new_kind("qdq_layout")
+def _qdq_layout(g: _Gen):
+    """onnxruntime's QDQ form of a reshape, transpose or slice: dequantize, the layout op,
+    quantize, often with the dequantize's own scale and zero point (a head split's pairs,
+    which propagate-qdq removes)."""
+    a = _quantized(g, lambda v: len(shape(v)) >= 2)
+    if a is None:
+        return None
+    scale, zero = g.scalar_scale(), g.scalar_zero_point(dtype(a))
+    x = g.b.qnn_dequantize(a, scale, zero)
+    s = shape(a)
+    op = g.draw(st.sampled_from(["transpose", "reshape", "strided_slice"]))
+    if op == "transpose":
+        y = g.b.transpose(x, axes=g.draw(st.permutations(range(len(s)))))
+    elif op == "reshape":
+        y = g.b.reshape(x, newshape=[s[0], math.prod(s[1:])])
+    else:
+        axis = g.draw(st.integers(0, len(s) - 1))
+        lo = g.draw(st.integers(0, s[axis] - 1))
+        y = g.b.strided_slice(x, begin=[lo], end=[g.draw(st.integers(lo + 1, s[axis]))], axes=[axis])
+    if g.draw(st.booleans()):
+        return g.b.qnn_quantize(y, scale, zero)
+    return g.b.qnn_quantize(y, g.scalar_scale(), g.scalar_zero_point(g.draw(st.sampled_from(QUANT_DTYPES))))
+
+
 NEW_OP_KINDS: tuple[str, ...] = tuple(_NEW)
 """The newer kinds (drawn only when named; host C kernels on the targets, but for the QDQ
-forms of activations and concatenations, which the npu runs)."""
+forms of activations, concatenations, row ops and layout ops, which the npu runs)."""
 ALL_OP_KINDS: tuple[str, ...] = OP_KINDS + NEW_OP_KINDS
 
 QUANTIZED_OPS: frozenset[str] = frozenset({"quantize", "dequantize", "qnn_conv2d", "qnn_dense", "qnn_add", "qdq_activation",
-                                           "qdq_concatenate"})
+                                           "qdq_concatenate", "qdq_rows", "qdq_layout"})
 BOOLEAN_OPS: frozenset[str] = frozenset({"masked_softmax"})
 """Kinds with boolean values inside (masks), their results f32."""
 FLOAT_OPS: frozenset[str] = frozenset(OP_KINDS) - QUANTIZED_OPS - BOOLEAN_OPS

@@ -217,9 +217,11 @@ class BufferFunctions(InterpreterFunctions):
             np.copyto(out, np.asarray(op.prop("table"), np.int64)[ins[0].astype(np.uint8)].astype(out.dtype))
             return ()
         if op.is_quantized:
+            # A row op's gamma and beta are float: only its data is dequantized.
+            data = ins[:1] if kind in accel.EltwiseOp.ROWS else ins
             real = [ref.qnn_dequantize(v, np.float32(op.prop(f"{side}_scale")),
                                        np.asarray(op.prop(f"{side}_zero_point"), v.dtype))
-                    for v, side in zip(ins, ("lhs", "rhs"))]
+                    for v, side in zip(data, ("lhs", "rhs"))] + ins[len(data):]
             y = _eltwise(kind, real, op)
             y = _activation(y, op)
             y = ref.qnn_quantize(y, np.float32(op.prop("out_scale")), np.asarray(op.prop("output_zero_point"), out.dtype))

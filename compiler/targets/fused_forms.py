@@ -11,8 +11,8 @@ A fused form is
 with anchor one of conv2d (also qnn.conv2d), dense / matmul (also qnn.dense), batch_matmul
 (two activations, equal batch dims), max/avg pooling, global average pooling, add /
 subtract / multiply / divide (also qnn.add; the rhs may be a scalar or the result's
-trailing dims), relu, clip, sigmoid, tanh, gelu, silu, the row ops softmax and layer
-norm (last axis), an 8-bit requantize (an unbounded clip between two quantizations) and a
+trailing dims), relu, clip, sigmoid, tanh, gelu, silu, the row ops softmax, layer
+norm and RMS norm (last axis; also on 8-bit data, gamma and beta float), an 8-bit requantize (an unbounded clip between two quantizations) and a
 take from a constant table of 256 by 8-bit indices (a lookup, `lut`). Which
 epilogue an anchor takes: convolutions and matrix products all of it; add / multiply an
 activation and a quantize; pools and the unary kinds (relu, clip, sigmoid, tanh, gelu,
@@ -529,13 +529,17 @@ def plan_compute(form: FusedForm) -> ComputePlan:
                                else "RMS norm's gamma must be a constant")
         props["epsilon"] = anchor.prop("epsilon")
     if quantized:
-        if kind not in ("add", "mul", *accel.EltwiseOp.UNARY):
-            # (an int8 input has 256 values: a unary kind is a table; sub, div and the
-            # row ops have no int8 command)
+        if kind not in ("add", "mul", *accel.EltwiseOp.UNARY, *accel.EltwiseOp.ROWS):
+            # (an int8 input has 256 values: a unary kind is a table; sub and div have
+            # no int8 command)
             raise NotLowerable(f"no int8 '{kind}' on the accelerator")
-        if form.output_quant is None or any(q is None for q in form.input_quant):
+        # A row op's data is 8-bit; its gamma and beta stay float.
+        data_quant = form.input_quant[:1] if kind in accel.EltwiseOp.ROWS else form.input_quant
+        if form.output_quant is None or any(q is None for q in data_quant):
             raise NotLowerable("an int8 elementwise form needs quantized inputs and output")
-        for side, q in zip(("lhs", "rhs"), form.input_quant):
+        if any(q is not None for q in form.input_quant[len(data_quant):]):
+            raise NotLowerable(f"an int8 '{kind}' takes float gamma and beta")
+        for side, q in zip(("lhs", "rhs"), data_quant):
             assert q is not None
             if q.scale.size != 1 or q.zero_point.size != 1:
                 raise NotLowerable("elementwise quantization must be per tensor")

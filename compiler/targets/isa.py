@@ -109,6 +109,9 @@ _POOL = {"pool_kind": "kind", "x": "input0", "y": "output", "n": "input0.shape[0
 _ELTWISE = {"eltwise_kind": "kind", "x": "input0", "rhs": "input1", "y": "output", "count": "output.numel",
             "act": "activation", "act_min": "clip_min", "act_max": "clip_max"}
 
+_ROWS = {"rows_kind": "kind", "x": "input0", "gamma": "input1", "beta": "input2", "y": "output",
+         "count": "output.numel", "row_length": "row_length", "epsilon": "epsilon"}
+
 COMPUTE_OPS: dict[str, dict[str, str]] = {
     "conv2d_f32": _CONV,
     "conv2d_q8": {**_CONV, **_QUANT},
@@ -122,8 +125,9 @@ COMPUTE_OPS: dict[str, dict[str, str]] = {
                    "x_scale": "lhs_scale", "input_zero_point": "lhs_zero_point", "rhs_scale": "rhs_scale",
                    "rhs_zero_point": "rhs_zero_point", "out_scale": "out_scale", "out_zero_point": "output_zero_point",
                    "table": "table", "table_len": "table.len"},
-    "rows_f32": {"rows_kind": "kind", "x": "input0", "gamma": "input1", "beta": "input2", "y": "output",
-                 "count": "output.numel", "row_length": "row_length", "epsilon": "epsilon"},
+    "rows_f32": _ROWS,
+    "rows_q8": {**_ROWS, "x_dtype": "input0.dtype", "y_dtype": "output.dtype", "x_scale": "lhs_scale",
+                "input_zero_point": "lhs_zero_point", "out_scale": "out_scale", "out_zero_point": "output_zero_point"},
 }  # fmt: skip
 """Compute operations: each field and the compute word (accel.compiler.targets.c_api)
 it takes on the accel op, exactly as the npu's params structs (npu.toml) take them, so
@@ -157,7 +161,7 @@ def op_for(kind: str, dtype: str, eltwise_kind: str | None = None) -> str | None
     """The operation that runs `accel.<kind>` whose output has element type `dtype`
     (None: no operation does)."""
     if kind == "eltwise" and eltwise_kind in ROW_KINDS:
-        return "rows_f32" if dtype == "f32" else None
+        return "rows_f32" if dtype == "f32" else "rows_q8" if dtype in QUANTIZED else None
     if kind == "eltwise" and eltwise_kind == "lut":
         return "eltwise_q8" if dtype in QUANTIZED else None  # (with its table: `OPTIONAL`)
     suffix = "f32" if dtype == "f32" else "q8" if dtype in QUANTIZED else None

@@ -242,6 +242,47 @@ func.func @qglobal_avgpool(
   func.return %y : tensor<*xi8>
 }
 
+// int8 row ops (a QDQ transformer's softmax and norms between a dequantize and a
+// quantize): each row dequantized, computed in float, quantized; gamma and beta float.
+func.func @qsoftmax(
+    %x: tensor<*xi8>,
+    %xs: tensor<*xf32> {accel.constant},
+    %xz: tensor<*xi8> {accel.constant},
+    %ys: tensor<*xf32> {accel.constant},
+    %yz: tensor<*xi8> {accel.constant}) -> tensor<*xi8> {
+  %xf = relay.qnn.dequantize %x, %xs, %xz {accel.duplicate} : (tensor<*xi8>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xf32>
+  %0 = relay.nn.softmax %xf : tensor<*xf32>
+  %y = relay.qnn.quantize %0, %ys, %yz : (tensor<*xf32>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xi8>
+  func.return %y : tensor<*xi8>
+}
+
+func.func @qlayer_norm(
+    %x: tensor<*xi8>,
+    %xs: tensor<*xf32> {accel.constant},
+    %xz: tensor<*xi8> {accel.constant},
+    %g: tensor<*xf32> {accel.constant},
+    %b: tensor<*xf32> {accel.constant},
+    %ys: tensor<*xf32> {accel.constant},
+    %yz: tensor<*xi8> {accel.constant}) -> tensor<*xi8> {
+  %xf = relay.qnn.dequantize %x, %xs, %xz {accel.duplicate} : (tensor<*xi8>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xf32>
+  %0 = relay.nn.layer_norm %xf, %g, %b : (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %y = relay.qnn.quantize %0, %ys, %yz : (tensor<*xf32>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xi8>
+  func.return %y : tensor<*xi8>
+}
+
+func.func @qrms_norm(
+    %x: tensor<*xi8>,
+    %xs: tensor<*xf32> {accel.constant},
+    %xz: tensor<*xi8> {accel.constant},
+    %g: tensor<*xf32> {accel.constant},
+    %ys: tensor<*xf32> {accel.constant},
+    %yz: tensor<*xi8> {accel.constant}) -> tensor<*xi8> {
+  %xf = relay.qnn.dequantize %x, %xs, %xz {accel.duplicate} : (tensor<*xi8>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xf32>
+  %0 = relay.nn.rms_norm %xf, %g : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %y = relay.qnn.quantize %0, %ys, %yz : (tensor<*xf32>, tensor<*xf32>, tensor<*xi8>) -> tensor<*xi8>
+  func.return %y : tensor<*xi8>
+}
+
 // int8 activations: what a table of 256 entries computes (an int8 input has 256 values).
 func.func @qsigmoid(
     %x: tensor<*xi8>,

@@ -222,13 +222,25 @@ int npu_eltwise_s8(const void *lhs, const void *rhs, void *y, const npu_eltwise_
                                 p->act_min, p->act_max, &q, &act);
 }
 
+static sim_row_kind row_kind_of(npu_row_kind k) {
+    return k == NPU_ROW_SOFTMAX      ? SIM_SOFTMAX
+           : k == NPU_ROW_LAYER_NORM ? SIM_LAYER_NORM
+           : k == NPU_ROW_RMS_NORM   ? SIM_RMS_NORM
+                                     : (sim_row_kind)-1;
+}
+
 int npu_rows_f32(const float *x, const float *gamma, const float *beta, float *y, const npu_rows_params *p) {
     sim_device *d = dev("npu_rows_f32");
     if (!p) return no_params("npu_rows_f32");
     int64_t rows = p->row_length > 0 ? p->count / p->row_length : -1;
-    sim_row_kind kind = p->kind == NPU_ROW_SOFTMAX      ? SIM_SOFTMAX
-                        : p->kind == NPU_ROW_LAYER_NORM ? SIM_LAYER_NORM
-                        : p->kind == NPU_ROW_RMS_NORM   ? SIM_RMS_NORM
-                                                        : (sim_row_kind)-1;
-    return sim_rows_f32(d, "npu_rows_f32", kind, x, gamma, beta, y, rows, p->row_length, p->epsilon);
+    return sim_rows_f32(d, "npu_rows_f32", row_kind_of(p->kind), x, gamma, beta, y, rows, p->row_length, p->epsilon);
+}
+
+int npu_rows_s8(const void *x, const float *gamma, const float *beta, void *y, const npu_rows_params *p) {
+    sim_device *d = dev("npu_rows_s8");
+    if (!p) return no_params("npu_rows_s8");
+    int64_t rows = p->row_length > 0 ? p->count / p->row_length : -1;
+    sim_qeltwise q = {p->x_dtype == NPU_U8, 0, p->y_dtype == NPU_U8, p->x_scale, 1.0f, p->out_scale,
+                      p->x_zero_point, 0, p->out_zero_point};
+    return sim_rows_q8(d, "npu_rows_s8", row_kind_of(p->kind), x, gamma, beta, y, rows, p->row_length, p->epsilon, &q);
 }

@@ -276,17 +276,25 @@ typedef enum npu_row_kind {
     NPU_ROW_RMS_NORM = 2    /* x / sqrt(mean(x * x) + epsilon) * gamma along each row (no beta) */
 } npu_row_kind;
 
-/* Row ops over the last axis of `count` elements in rows of `row_length`. */
+/* Row ops over the last axis of `count` elements in rows of `row_length`. The 8-bit
+ * form (npu_rows_s8) reads x as (q - x_zero_point) * x_scale and writes y quantized by
+ * out_scale and out_zero_point; the float form ignores those fields. */
 typedef struct npu_rows_params {
     npu_row_kind kind;
     int64_t count, row_length;
     float epsilon;
+    npu_qtype x_dtype, y_dtype;
+    float x_scale, out_scale;
+    int32_t x_zero_point, out_zero_point;
 } npu_rows_params;
 
 /* gamma, beta: [row_length] (NULL: 1 and 0; softmax takes neither, an RMS norm no beta).
  * y may be exactly x. Cost: 3 * count elementwise units (three passes over each row; an
  * RMS norm 2 * count). */
 int npu_rows_f32(const float *x, const float *gamma, const float *beta, float *y, const npu_rows_params *p);
+/* The same on 8-bit data: each row dequantized, computed in float, quantized (round half
+ * to even, saturated); gamma and beta stay float. Same cost. */
+int npu_rows_s8(const void *x, const float *gamma, const float *beta, void *y, const npu_rows_params *p);
 
 #ifdef __cplusplus
 }

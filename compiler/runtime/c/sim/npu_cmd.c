@@ -451,13 +451,22 @@ static int run_stream(const stream_ctx *s, const layout *l, size_t transfers) {
             status = npu_eltwise_s8(x, rhs, y, &p);
             break;
         }
-        case NPU_CMD_OP_ROWS_F32: {
+        case NPU_CMD_OP_ROWS_F32:
+        case NPU_CMD_OP_ROWS_Q8: {
             npu_rows_params p;
             memset(&p, 0, sizeof p);
             p.kind = (npu_row_kind)v[NPU_CMD_F_ROWS_KIND], p.count = v[NPU_CMD_F_COUNT];
             p.row_length = v[NPU_CMD_F_ROW_LENGTH], p.epsilon = f[NPU_CMD_F_EPSILON];
-            status = npu_rows_f32(spm_ptr(v[NPU_CMD_F_X]), spm_ptr(v[NPU_CMD_F_GAMMA]), spm_ptr(v[NPU_CMD_F_BETA]),
-                                  spm_ptr(v[NPU_CMD_F_Y]), &p);
+            if (d.cmd->op == NPU_CMD_OP_ROWS_F32) {
+                status = npu_rows_f32(spm_ptr(v[NPU_CMD_F_X]), spm_ptr(v[NPU_CMD_F_GAMMA]), spm_ptr(v[NPU_CMD_F_BETA]),
+                                      spm_ptr(v[NPU_CMD_F_Y]), &p);
+                break;
+            }
+            p.x_dtype = (npu_qtype)v[NPU_CMD_F_X_DTYPE], p.y_dtype = (npu_qtype)v[NPU_CMD_F_Y_DTYPE];
+            p.x_scale = f[NPU_CMD_F_X_SCALE], p.x_zero_point = (int32_t)v[NPU_CMD_F_INPUT_ZERO_POINT];
+            p.out_scale = f[NPU_CMD_F_OUT_SCALE], p.out_zero_point = (int32_t)v[NPU_CMD_F_OUT_ZERO_POINT];
+            status = npu_rows_s8(spm_ptr(v[NPU_CMD_F_X]), spm_ptr(v[NPU_CMD_F_GAMMA]), spm_ptr(v[NPU_CMD_F_BETA]),
+                                 spm_ptr(v[NPU_CMD_F_Y]), &p);
             break;
         }
         default:

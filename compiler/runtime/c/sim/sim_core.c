@@ -1023,51 +1023,84 @@ int sim_eltwise_f32(sim_device *d, const char *op, sim_eltwise_kind kind, const 
     return sim_eltwise_bcast_f32(d, op, kind, a, b, y, count, count > 0 ? count : 1, clip_min, clip_max, act);
 }
 
-int sim_rows_f32(sim_device *d, const char *op, sim_row_kind kind, const float *x, const float *gamma,
-                 const float *beta, float *y, int64_t rows, int64_t n, float eps) {
+/* One row of a row op, in float (y may be exactly x). */
+static void row_f32(sim_row_kind kind, const float *xr, const float *gamma, const float *beta, float *yr, int64_t n,
+                    float eps) {
+    if (kind == SIM_RMS_NORM) {
+        float sq = 0.0f;
+        for (int64_t j = 0; j < n; j++) sq += xr[j] * xr[j];
+        float inv = 1.0f / sqrtf(sq / (float)n + eps);
+        for (int64_t j = 0; j < n; j++) yr[j] = xr[j] * inv * (gamma ? gamma[j] : 1.0f);
+    } else if (kind == SIM_LAYER_NORM) {
+        float mean = 0.0f, var = 0.0f;
+        for (int64_t j = 0; j < n; j++) mean += xr[j];
+        mean /= (float)n;
+        for (int64_t j = 0; j < n; j++) var += (xr[j] - mean) * (xr[j] - mean);
+        var /= (float)n;
+        float inv = 1.0f / sqrtf(var + eps);
+        for (int64_t j = 0; j < n; j++) yr[j] = (xr[j] - mean) * inv * (gamma ? gamma[j] : 1.0f) + (beta ? beta[j] : 0.0f);
+    } else {
+        /* The exponentials are summed wider than float (as the host kernel does): a
+         * row's sum in float, one by one, drifts with its length, which attention
+         * models amplify (PP-OCRv6's recognizer: 3.7e-4 of its output). */
+        float mx = xr[0];
+        double sum = 0.0;
+        for (int64_t j = 1; j < n; j++) mx = xr[j] > mx ? xr[j] : mx;
+        for (int64_t j = 0; j < n; j++) {
+            yr[j] = expf(xr[j] - mx);
+            sum += yr[j];
+        }
+        float total = (float)sum;
+        for (int64_t j = 0; j < n; j++) yr[j] /= total;
+    }
+}
+
+/* The checks and the cost of a row op of `rows` rows of `n` elements of `elem_bytes`. */
+static int rows_operands(sim_device *d, const char *op, sim_row_kind kind, const void *x, const float *gamma,
+                         const float *beta, const void *y, int64_t rows, int64_t n, size_t elem_bytes) {
     if ((kind != SIM_SOFTMAX && kind != SIM_LAYER_NORM && kind != SIM_RMS_NORM) || rows < 0 || n < 1) {
         sim_report(d, "%s: bad row op (kind %d, %lld rows of %lld)", op, (int)kind, (long long)rows, (long long)n);
         return 1;
     }
     int norm = kind == SIM_LAYER_NORM, rms = kind == SIM_RMS_NORM;
-    sim_operand in[3] = {{"x", x, (size_t)(rows * n) * 4},
+    sim_operand in[3] = {{"x", x, (size_t)(rows * n) * elem_bytes},
                          {"gamma", gamma, (norm || rms) && gamma ? (size_t)n * 4 : 0},
                          {"beta", beta, norm && beta ? (size_t)n * 4 : 0}};
-    sim_operand out[1] = {{"y", y, (size_t)(rows * n) * 4}};
+    sim_operand out[1] = {{"y", y, (size_t)(rows * n) * elem_bytes}};
     double passes = rms ? SIM_RMS_PASSES : SIM_ROW_PASSES;
     sim_compute(d, op, in, 3, out, 1, 1, sim_cost(d, passes * (double)(rows * n), SIM_ELEMENTS));
-    for (int64_t r = 0; r < rows; r++) {
-        const float *xr = x + r * n;
-        float *yr = y + r * n;
-        if (rms) {
-            float sq = 0.0f;
-            for (int64_t j = 0; j < n; j++) sq += xr[j] * xr[j];
-            float inv = 1.0f / sqrtf(sq / (float)n + eps);
-            for (int64_t j = 0; j < n; j++) yr[j] = xr[j] * inv * (gamma ? gamma[j] : 1.0f);
-        } else if (norm) {
-            float mean = 0.0f, var = 0.0f;
-            for (int64_t j = 0; j < n; j++) mean += xr[j];
-            mean /= (float)n;
-            for (int64_t j = 0; j < n; j++) var += (xr[j] - mean) * (xr[j] - mean);
-            var /= (float)n;
-            float inv = 1.0f / sqrtf(var + eps);
-            for (int64_t j = 0; j < n; j++)
-                yr[j] = (xr[j] - mean) * inv * (gamma ? gamma[j] : 1.0f) + (beta ? beta[j] : 0.0f);
-        } else {
-            /* The exponentials are summed wider than float (as the host kernel does): a
-             * row's sum in float, one by one, drifts with its length, which attention
-             * models amplify (PP-OCRv6's recognizer: 3.7e-4 of its output). */
-            float mx = xr[0];
-            double sum = 0.0;
-            for (int64_t j = 1; j < n; j++) mx = xr[j] > mx ? xr[j] : mx;
-            for (int64_t j = 0; j < n; j++) {
-                yr[j] = expf(xr[j] - mx);
-                sum += yr[j];
-            }
-            float total = (float)sum;
-            for (int64_t j = 0; j < n; j++) yr[j] /= total;
-        }
+    return 0;
+}
+
+int sim_rows_f32(sim_device *d, const char *op, sim_row_kind kind, const float *x, const float *gamma,
+                 const float *beta, float *y, int64_t rows, int64_t n, float eps) {
+    if (rows_operands(d, op, kind, x, gamma, beta, y, rows, n, 4)) return 1;
+    for (int64_t r = 0; r < rows; r++) row_f32(kind, x + r * n, gamma, beta, y + r * n, n, eps);
+    return 0;
+}
+
+int sim_rows_q8(sim_device *d, const char *op, sim_row_kind kind, const void *x, const float *gamma,
+                const float *beta, void *y, int64_t rows, int64_t n, float eps, const sim_qeltwise *q) {
+    if (!q) {
+        sim_report(d, "%s: no quantization parameters", op);
+        return 1;
     }
+    if (rows_operands(d, op, kind, x, gamma, beta, y, rows, n, 1)) return 1;
+    float table[256];
+    dequant_table(q->a_unsigned, q->a_scale, q->a_zero_point, table);
+    float *row = (float *)malloc((size_t)n * sizeof(float));
+    if (!row) {
+        sim_report(d, "%s: out of memory for a row of %lld", op, (long long)n);
+        return 1;
+    }
+    const uint8_t *xb = (const uint8_t *)x;
+    for (int64_t r = 0; r < rows; r++) {
+        for (int64_t j = 0; j < n; j++) row[j] = table[xb[r * n + j]];
+        row_f32(kind, row, gamma, beta, row, n, eps);
+        for (int64_t j = 0; j < n; j++)
+            store8(y, r * n + j, sim_quantize8(row[j], q->y_scale, q->y_zero_point, q->y_unsigned), q->y_unsigned);
+    }
+    free(row);
     return 0;
 }
 

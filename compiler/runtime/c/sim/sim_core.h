@@ -292,6 +292,11 @@ typedef struct sim_qeltwise {
     int32_t a_zero_point, b_zero_point, y_zero_point;
 } sim_qeltwise;
 
+/* A row op on 8-bit data: each row dequantized (a_*), computed in float as sim_rows_f32
+ * does, quantized (y_*); gamma and beta stay float. y may be exactly x. */
+int sim_rows_q8(sim_device *d, const char *op, sim_row_kind kind, const void *x, const float *gamma,
+                const float *beta, void *y, int64_t rows, int64_t n, float eps, const sim_qeltwise *q);
+
 /* The same on dequantized inputs, quantized output (SIM_ADD is relay.qnn.add). */
 int sim_eltwise_q8(sim_device *d, const char *op, sim_eltwise_kind kind, const void *a, const void *b, void *y,
                    int64_t count, float clip_min, float clip_max, const sim_qeltwise *q, const sim_act *act);
