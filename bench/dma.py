@@ -51,7 +51,7 @@ no schedule can overlap: compile_report.py's docstring, docs/data-movement.md §
 pipeline against its own.
 
 Inputs are seeded standard normal floats; an integer input (gpt2's token ids) is drawn
-uniformly over the rows of the table it indexes. `encoder_dynamo_int8` and the `zoo_*_int8`
+uniformly over the rows of the table it indexes. The `*_dynamo_int8` and `zoo_*_int8`
 models are made from their float models by tests/e2e_util.quantize_qdq (onnxruntime) on
 first use. `npu-64k` is the built-in npu with a 64 KiB scratchpad.
 
@@ -106,7 +106,8 @@ MODELS: dict[str, str] = {
     "generator_int8": "",
     # the transformers and the MLP of tests/models/export_models.py (dynamo exports)
     **{f"{a}_dynamo": os.path.join(MODELS_DIR, f"{a}_dynamo.onnx") for a in ("encoder", "gpt2", "llama", "vit", "mlp")},
-    "encoder_dynamo_int8": "",  # generated: QUANTIZED's int8 QDQ version of encoder_dynamo
+    # generated: QUANTIZED's int8 QDQ versions of the dynamo exports
+    **{f"{a}_dynamo_int8": "" for a in ("encoder", "gpt2", "llama", "vit", "mlp")},
     # torch exports whose int8 versions hold QDQ activations, concatenations and gates
     **{m: os.path.join(MODELS_DIR, f"{m}.onnx") for m in ("yolo_dynamo", "espcn_dynamo", "deeplab_mini_dynamo")},
     **{f"{m}_int8": "" for m in QDQ_EXPORTS},
@@ -114,7 +115,8 @@ MODELS: dict[str, str] = {
     **{m: os.path.join(MODELS_DIR, f"{m}.onnx") for m in ZOO},
     **{f"{m}_int8": "" for m in ZOO},
 }
-QUANTIZED: dict[str, str] = {"encoder_dynamo_int8": "encoder_dynamo", **{f"{m}_int8": m for m in ZOO},
+QUANTIZED: dict[str, str] = {**{f"{a}_dynamo_int8": f"{a}_dynamo" for a in ("encoder", "gpt2", "llama", "vit", "mlp")},
+                             **{f"{m}_int8": m for m in ZOO},
                              **{f"{m}_int8": m for m in QDQ_EXPORTS}}
 """Models made here with tests/e2e_util.quantize_qdq (as tests/test_transformer_models.py
 makes its int8 models: calibrated on the inputs of seeds 100..107) from a float model."""
@@ -237,8 +239,11 @@ def model_io(path: str):
 
 def index_bound(graph, name: str) -> int:
     """The number of rows of the smallest table an integer graph input indexes (a Gather's
-    constant data), so that random ids in [0, bound) are valid (gpt2's token ids: 64)."""
+    constant data, or a dequantized one), so that random ids in [0, bound) are valid
+    (gpt2's token ids: 64)."""
     rows = {t.name: t.dims[0] for t in graph.initializer if t.dims}
+    rows.update({n.output[0]: rows[n.input[0]] for n in graph.node
+                 if n.op_type == "DequantizeLinear" and n.input[0] in rows})
     bounds = [rows[n.input[0]] for n in graph.node
               if n.op_type == "Gather" and n.input[1] == name and n.input[0] in rows]
     if not bounds:
