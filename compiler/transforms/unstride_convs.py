@@ -1,5 +1,6 @@
-"""unstride-convs: a convolution strided more than any target takes, whose kernel is a
-multiple of its stride, becomes a stride-1 convolution on the image's space-to-depth.
+"""unstride-convs: a convolution no target takes (strided more than any target takes, or
+with a kernel larger than any takes), whose kernel is a multiple of its stride, becomes a
+stride-1 convolution on the image's space-to-depth (a kernel s times smaller).
 
 Runs in `byoc`, after split-grouped-convs and before merge-composite. The patch
 embeddings of vision transformers (a 16x16 kernel with stride 16) and ConvNeXt's stem (4x4,
@@ -11,16 +12,18 @@ transpose [0, 3, 5, 1, 2, 4], reshape [N, s*s*C, H/s, W/s]: for one image a copy
 stride 1 and weight W'[o, (u*s + v)*C + c, p, q] = w[o, c, p*s + u, q*s + v] (rearranged at
 compile time). The output is the original one: nothing to put back.
 
-Padding before (top, left) must be a multiple of s (it is then the new convolution's, in
-image rows of X); rows and columns past the last one the strided convolution reads are
+Padding before (top, left) that is a multiple of s is the new convolution's, in image
+rows of X; what is not a whole phase is a constant block before the image (DS-CNN's
+first layer: a 10x4 kernel, stride 2, padding 5 and 1, which no npu entry takes, becomes
+a 5x2 kernel on 4 channels); rows and columns past the last one the strided convolution reads are
 cropped, and the bottom and right padding it does read is the new convolution's padding
 and, for what is not a whole phase, a constant block concatenated to the image. A
 per-tensor `dequantize` of the data is taken after the layout change (which then runs on
 int8 data), and a weight that is a per-channel dequantize of a constant is rearranged
 under it, so that a target's QDQ conv pattern still matches.
 
-Rewritten only when no target's convolution entry takes the stride and the stride-1
-convolution passes an entry's limits (kernel, channels): the host runs strided
+Rewritten only when no target's convolution entry takes the convolution and the
+stride-1 convolution passes an entry's limits (kernel, channels): the host runs strided
 convolutions itself.
 
 Before (`byoc{target=npu}`; a ConvNeXt stem):
@@ -66,21 +69,26 @@ class AxisSpace(NamedTuple):
     conv_before: int
     conv_after: int
     """The stride-1 convolution's padding, in rows of the space-to-depth image."""
+    pad_before: int = 0
+    """Constant rows added before the data (the part of the top padding that is not a
+    whole phase: DS-CNN's 10x4 kernel with stride 2 and padding 5)."""
 
 
 def axis_space(size: int, s: int, before: int, after: int) -> AxisSpace | None:
-    """The rows of one axis (None when the padding before is not whole phases, or when
-    the convolution reads no row of the data): the strided convolution reads the padded
-    rows [0, used + before), `used` a multiple of s (its outputs cover whole phases)."""
-    if before % s:
-        return None
+    """The rows of one axis (None when the convolution reads no row of the data): the
+    padding before that is not whole phases becomes constant rows before the data; then
+    the strided convolution reads the padded rows [0, used + before), `used` a multiple of
+    s (its outputs cover whole phases)."""
+    lead = before % s
+    before -= lead
+    size += lead  # the constant rows count as data from here on
     used = (size + before + after) // s * s - before  # data rows and padding after it, read
-    if used <= 0:
+    if used <= lead:
         return None  # the convolution reads only padding along this axis
     if used <= size:
-        return AxisSpace(used, 0, before // s, 0)
+        return AxisSpace(used - lead, 0, before // s, 0, lead)
     extra = used - size
-    return AxisSpace(size, extra % s, before // s, extra // s)
+    return AxisSpace(size - lead, extra % s, before // s, extra // s, lead)
 
 
 def space_to_depth(v: SSAValue, s: int, new: list[Operation]) -> SSAValue:
@@ -128,6 +136,8 @@ class UnstrideConv(ConvRewrite):
         props = op.py_props()
         sh, sw = props["strides"]
         kh, kw = shape_of(op.weight.type)[2:]
+        # (a stride a target takes counts too: the kernel may be what it refuses, and the
+        # stride-1 kernel is s times smaller)
         if sh != sw or sh == 1 or kh % sh or kw % sh or props["groups"] != 1 or \
                 tuple(props["dilation"]) != (1, 1) or takes(self.limits, op):
             return
@@ -147,8 +157,8 @@ class UnstrideConv(ConvRewrite):
             crop = relay.StridedSliceOp(data, begin=[0, 0], end=[rows.keep, cols.keep], axes=[2, 3])
             new.append(crop)
             data = crop.result
-        data = padded(data, 2, 0, rows.pad, zero, new)
-        data = padded(data, 3, 0, cols.pad, zero, new)
+        data = padded(data, 2, rows.pad_before, rows.pad, zero, new)
+        data = padded(data, 3, cols.pad_before, cols.pad, zero, new)
         data = dequantized(space_to_depth(data, s, new), dequant, new)
         conv = type(op)(data, weight, *op.operands[2:], **{
             **props, "strides": [1, 1],
@@ -163,8 +173,9 @@ class UnstrideConv(ConvRewrite):
 
 @dataclass(frozen=True)
 class UnstrideConvs(ModulePass):
-    """Convolutions strided beyond every target's strides (kernel a multiple of the stride)
-    become stride-1 convolutions on the space-to-depth image."""
+    """Convolutions no target takes (strided beyond its strides, or a kernel too large;
+    kernel a multiple of the stride) become stride-1 convolutions on the space-to-depth
+    image."""
 
     name = "unstride-convs"
 

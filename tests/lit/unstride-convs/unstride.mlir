@@ -1,5 +1,6 @@
-// unstride-convs: convolutions strided beyond the npu's strides (1, 2) whose kernel is a
-// multiple of the stride, as stride-1 convolutions on the space-to-depth image.
+// unstride-convs: convolutions the npu does not take (strided beyond its strides 1 and 2,
+// or a kernel beyond 7x7) whose kernel is a multiple of the stride, as stride-1
+// convolutions on the space-to-depth image.
 // RUN: accel-opt %s --split-input-file --target npu -p unstride-convs | filecheck %s
 // RUN: accel-opt %s --split-input-file --target npu -p byoc | filecheck %s --check-prefix=BYOC
 // RUN: accel-opt %s --split-input-file --target dnnl -p unstride-convs | filecheck %s --check-prefix=DNNL
@@ -51,20 +52,59 @@ func.func @ragged(%x: tensor<1x2x10x9xf32>) -> tensor<1x4x3x3xf32> {
 
 // -----
 
-// Left alone: stride 2 (the npu takes it), a 5x5 kernel with stride 4 (not a multiple),
-// and a top padding of 1 with stride 4 (not whole phases).
+// Left alone: stride 2 with a 3x3 kernel (the npu takes it), a 5x5 kernel with stride 4
+// (not a multiple).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT:     relay.transpose
 // CHECK:         relay.nn.conv2d %x, %w2 {strides = [2, 2], padding = [1, 1, 1, 1]}
 // CHECK:         relay.nn.conv2d %x, %w5 {strides = [4, 4]}
-// CHECK:         relay.nn.conv2d %x, %w4 {strides = [4, 4], padding = [1, 1, 3, 3]}
 // CHECK-NOT:     relay.transpose
-func.func @left_alone(%x: tensor<1x3x32x32xf32>) -> (tensor<1x8x16x16xf32>, tensor<1x8x7x7xf32>, tensor<1x8x9x9xf32>) {
+func.func @left_alone(%x: tensor<1x3x32x32xf32>) -> (tensor<1x8x16x16xf32>, tensor<1x8x7x7xf32>) {
   %w2 = relay.constant dense<0.5> : tensor<8x3x3x3xf32>
   %a = relay.nn.conv2d %x, %w2 {strides = [2, 2], padding = [1, 1, 1, 1]} : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x16x16xf32>
   %w5 = relay.constant dense<0.5> : tensor<8x3x5x5xf32>
   %b = relay.nn.conv2d %x, %w5 {strides = [4, 4]} : (tensor<1x3x32x32xf32>, tensor<8x3x5x5xf32>) -> tensor<1x8x7x7xf32>
+  func.return %a, %b : tensor<1x8x16x16xf32>, tensor<1x8x7x7xf32>
+}
+
+// -----
+
+// A top and left padding of 1 with stride 4 (not a whole phase): one constant row and
+// column before the image, the rest of the padding after it (36 = 1 + 32 + 3).
+// CHECK-LABEL: func.func @lead_padding
+// CHECK:         %[[R:.*]] = relay.concatenate %{{.*}}, %x, %{{.*}} {axis = 2} : (tensor<1x3x1x32xf32>, tensor<1x3x32x32xf32>, tensor<1x3x3x32xf32>) -> tensor<1x3x36x32xf32>
+// CHECK:         relay.concatenate %{{.*}}, %[[R]], %{{.*}} {axis = 3} : (tensor<1x3x36x1xf32>, tensor<1x3x36x32xf32>, tensor<1x3x36x3xf32>) -> tensor<1x3x36x36xf32>
+// CHECK:         %c = relay.nn.conv2d %{{.*}}, %{{.*}} : (tensor<1x48x9x9xf32>, tensor<8x48x1x1xf32>) -> tensor<1x8x9x9xf32>
+func.func @lead_padding(%x: tensor<1x3x32x32xf32>) -> tensor<1x8x9x9xf32> {
   %w4 = relay.constant dense<0.5> : tensor<8x3x4x4xf32>
   %c = relay.nn.conv2d %x, %w4 {strides = [4, 4], padding = [1, 1, 3, 3]} : (tensor<1x3x32x32xf32>, tensor<8x3x4x4xf32>) -> tensor<1x8x9x9xf32>
-  func.return %a, %b, %c : tensor<1x8x16x16xf32>, tensor<1x8x7x7xf32>, tensor<1x8x9x9xf32>
+  func.return %c : tensor<1x8x9x9xf32>
+}
+
+// -----
+
+// DS-CNN's first layer, int8 (QDQ): a 10x4 kernel at stride 2, which the npu takes, but
+// not the kernel (7x7 at most). A 5x2 kernel on the 4 channels of the space-to-depth of
+// the int8 image, padded by the zero point (one row and column before it, whole phases
+// as the conv's padding); the npu's qconv2d pattern takes it: one region.
+// CHECK-LABEL: func.func @kws
+// CHECK:         relay.concatenate %{{.*}}, %q {axis = 2} : (tensor<1x1x1x10xi8>, tensor<1x1x49x10xi8>) -> tensor<1x1x50x10xi8>
+// CHECK:         relay.transpose %{{.*}} {axes = [0, 3, 5, 1, 2, 4]} : (tensor<1x1x25x2x6x2xi8>) -> tensor<1x2x2x1x25x6xi8>
+// CHECK:         %[[D:.*]] = relay.qnn.dequantize %{{.*}}, %s, %z : (tensor<1x4x25x6xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x25x6xf32>
+// CHECK:         %c = relay.nn.conv2d %[[D]], %{{.*}} {padding = [2, 0, 2, 0]} : (tensor<1x4x25x6xf32>, tensor<8x4x5x2xf32>) -> tensor<1x8x25x5xf32>
+// BYOC-LABEL: func.func @kws
+// BYOC-NEXT:    %y = func.call @npu_0(%q)
+// BYOC:         relay.composite "npu.qconv2d"
+func.func @kws(%q: tensor<1x1x49x10xi8>) -> tensor<1x8x25x5xi8> {
+  %s = relay.constant dense<0.05> : tensor<f32>
+  %z = relay.constant dense<-3> : tensor<i8>
+  %wq = relay.constant dense<2> : tensor<8x1x10x4xi8>
+  %ws = relay.constant dense<0.01> : tensor<8xf32>
+  %wz = relay.constant dense<0> : tensor<8xi8>
+  %ys = relay.constant dense<0.1> : tensor<f32>
+  %x = relay.qnn.dequantize %q, %s, %z : (tensor<1x1x49x10xi8>, tensor<f32>, tensor<i8>) -> tensor<1x1x49x10xf32>
+  %w = relay.qnn.dequantize %wq, %ws, %wz {axis = 0} : (tensor<8x1x10x4xi8>, tensor<8xf32>, tensor<8xi8>) -> tensor<8x1x10x4xf32>
+  %c = relay.nn.conv2d %x, %w {strides = [2, 2], padding = [5, 1, 5, 1]} : (tensor<1x1x49x10xf32>, tensor<8x1x10x4xf32>) -> tensor<1x8x25x5xf32>
+  %y = relay.qnn.quantize %c, %ys, %z : (tensor<1x8x25x5xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x25x5xi8>
+  func.return %y : tensor<1x8x25x5xi8>
 }
