@@ -48,7 +48,9 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FloatAttr,
+    Float32Type,
     IntegerAttr,
+    IntegerType,
     f64,
     i32,
     MemRefType,
@@ -728,17 +730,20 @@ class EltwiseOp(ComputeOp):
     `rms_norm` with an optional gamma [D] (input 1) and `epsilon`. `lut` maps each 8-bit
     element through `table` (256 values of the output's type, indexed by the input's
     byte: an int8 -1 reads entry 255), what an int8 activation between a dequantize and a
-    quantize is."""
+    quantize is. `quantize` (f32 to 8-bit, `out_scale`, `output_zero_point`) and
+    `dequantize` (8-bit to f32, `lhs_scale`, `lhs_zero_point`) convert alone: the ends of a
+    float island of a quantized model."""
 
     name = "accel.eltwise"
     N_INPUTS = (1, 2, 3)
     BINARY: ClassVar[tuple[str, ...]] = ("add", "sub", "mul", "div")
     UNARY: ClassVar[tuple[str, ...]] = ("relu", "clip", "sigmoid", "tanh", "gelu", "silu", "gelu_tanh")
     ROWS: ClassVar[tuple[str, ...]] = ("softmax", "layer_norm", "rms_norm")
+    CONVERT: ClassVar[tuple[str, ...]] = ("quantize", "dequantize")
     LOOKUP: ClassVar[str] = "lut"
     TABLE_SIZE: ClassVar[int] = 256
     PROPS = (
-        Str("kind", "add", choices=(*BINARY, *UNARY, *ROWS, LOOKUP)), *ACTIVATION,
+        Str("kind", "add", choices=(*BINARY, *UNARY, *ROWS, LOOKUP, *CONVERT)), *ACTIVATION,
         Float("lhs_scale", 1.0), Int("lhs_zero_point", 0), Float("rhs_scale", 1.0), Int("rhs_zero_point", 0),
         Float("out_scale", 1.0), Int("output_zero_point", 0), Float("epsilon", 1e-5), Ints("table", ()),
     )
@@ -752,7 +757,8 @@ class EltwiseOp(ComputeOp):
         kind = self.prop("kind")
         y = _shape(self.output.type)
         n = {**dict.fromkeys(self.BINARY, (2,)), **dict.fromkeys(self.UNARY, (1,)),
-             "softmax": (1,), "layer_norm": (1, 3), "rms_norm": (1, 2), self.LOOKUP: (1,)}[kind]
+             "softmax": (1,), "layer_norm": (1, 3), "rms_norm": (1, 2), self.LOOKUP: (1,),
+             **dict.fromkeys(self.CONVERT, (1,))}[kind]
         if len(self.inputs) not in n:
             raise VerifyException(f"'{kind}' takes {' or '.join(map(str, n))} inputs")
         if (kind == self.LOOKUP) != bool(self.prop("table")):
@@ -761,6 +767,12 @@ class EltwiseOp(ComputeOp):
             bits = [getattr(v.type.element_type, "bitwidth", 0) for v in (self.inputs[0], self.output)]
             if len(self.prop("table")) != self.TABLE_SIZE or bits != [8, 8]:
                 raise VerifyException(f"'lut' maps 8-bit data through a table of {self.TABLE_SIZE} values")
+        if kind in self.CONVERT:
+            wide, narrow = (self.inputs[0], self.output) if kind == "quantize" else (self.output, self.inputs[0])
+            if not (isinstance(wide.type.element_type, Float32Type) and
+                    isinstance(narrow.type.element_type, IntegerType) and narrow.type.element_type.bitwidth == 8):
+                raise VerifyException(f"'{kind}' converts {'f32 to 8-bit' if kind == 'quantize' else '8-bit to f32'} "
+                                      f"data, got {self.inputs[0].type.element_type} to {self.output.type.element_type}")
         if _shape(self.inputs[0].type) != y:
             raise VerifyException(f"input #0 {self.inputs[0].type} must have the output's shape {list(y)}")
         if kind in self.BINARY:

@@ -175,12 +175,14 @@ def test_no_batch_norm_on_the_host_and_more_offloaded(compiled, kind):
     rejected = {r["op"] for r in canon["rejected"]}
     assert not any("batch_norm" in op for op in rejected), rejected
     assert any("batch_norm" in r["op"] for r in plain["rejected"])  # the baseline does leave them
-    # Folded batch norms: fewer, larger transfers than the baseline. The baseline's
-    # decomposed HardSigmoid/HardSwish arithmetic now runs on the npu too, while the
+    # Folded batch norms: fewer bytes moved than the baseline (whose float islands, int8,
+    # run on the npu between conversions alone, in fewer but larger transfers). The
+    # baseline's decomposed HardSigmoid/HardSwish arithmetic runs on the npu too, while the
     # recognised single ops do not (no npu command yet), so the squeeze-excite block's
     # small convolutions may stay on the host: the canonical compile meets the issue's
     # offload goal (90 % of the MACs on the npu) rather than offloading more ops.
-    assert canon["dma"]["transfers"] < plain["dma"]["transfers"], (canon["dma"], plain["dma"])
+    moved = [r["dma"]["bytes_to_device"] + r["dma"]["bytes_to_host"] for r in (canon, plain)]
+    assert moved[0] < moved[1], (canon["dma"], plain["dma"])
     assert canon["macs"]["offloaded"] >= 0.9 * canon["macs"]["total"], canon["macs"]
 
 

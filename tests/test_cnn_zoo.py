@@ -127,6 +127,17 @@ def test_dscnn_int8_runs_wholly_on_the_npu(work):
     assert not any(r["op"] == "relay.nn.conv2d" for r in report["rejected"]), report["rejected"]
 
 
+def test_autoencoder_int8_is_one_npu_region(work):
+    """int8 (QDQ), each hidden layer's batch norm is a float multiply and add between a
+    dequantize and a quantize (no int8 form takes them): the npu runs them in float
+    between its conversion commands, so the model is one region (8 regions and 48 host
+    ops before); only the input's quantize and the output's dequantize stay on the host.
+    Its results are checked against onnxruntime by test_int8_matches_onnxruntime."""
+    _, report, _ = compiled(work, "zoo_autoencoder", "npu", int8=True)
+    assert len(report["regions"]) == 1, report["rejected"]
+    assert sorted(r["op"] for r in report["rejected"]) == ["relay.qnn.dequantize", "relay.qnn.quantize"]
+
+
 def test_autoencoder_stays_on_the_host_of_the_npu(work):
     got, report, counters = compiled(work, "zoo_autoencoder", "npu", int8=False)
     assert report["ops"]["offloaded"] == 0 and counters["bytes_to_device"] == 0

@@ -33,7 +33,8 @@ from onnx import helper as oh
 from onnx import numpy_helper as nh
 
 from accel.compiler.driver import compile_to_directory
-from e2e_util import after_passes, assert_int8_matches_references, quantize_qdq, save_image_model
+from accel.compiler.runtime.run_compiled import run_directory
+from e2e_util import after_passes, assert_int8_matches_references, ort_run, quantize_qdq, save_image_model
 
 OUTPUT = "y"
 
@@ -130,9 +131,10 @@ def test_matches_onnxruntime_and_the_interpreter_within_one_step(models, compile
     assert_int8_matches_references(directory, models[model], seeds=2)
 
 
-def test_what_no_int8_command_computes_stays_on_the_host(tmp_path):
-    """A quantized Sub has no int8 form on the npu: its float op is on the host, between
-    a dequantize and a quantize, with the reason."""
+def test_what_no_int8_command_computes_runs_in_float_between_conversions(tmp_path):
+    """A quantized Sub has no int8 form on the npu: no composite takes it; its float op
+    runs on the npu between a dequantize and a quantize alone (conversion commands), in
+    the region of the rest; results within one step of onnxruntime."""
     rng = np.random.default_rng(3)
     inits = [nh.from_array((rng.standard_normal([8, 3, 3, 3]) * 0.3).astype(np.float32), "w"),
              nh.from_array(np.zeros(8, np.float32), "b")]
@@ -146,8 +148,23 @@ def test_what_no_int8_command_computes_stays_on_the_host(tmp_path):
     directory = str(tmp_path / "out")
     compile_to_directory(qpath, "npu", directory)
     with open(os.path.join(directory, "report.json")) as f:
-        rejected = {r["op"]: r["reason"] for r in json.load(f)["rejected"]}
-    assert "relay.subtract" in rejected, rejected
+        report = json.load(f)
+    assert {r["op"] for r in report["rejected"]} == {"relay.qnn.quantize"}, report["rejected"]  # the input's
+    assert len(report["regions"]) == 1
+    with open(os.path.join(directory, "npu_wrappers.c")) as f:
+        c = f.read()
+    assert ".kind = NPU_ELTWISE_SUB" in c and c.count(".kind = NPU_DEQUANTIZE") == 2  # (its float result is the output)
+    # The float output: within one step of the sigmoid's quantization (a rounding tie of
+    # the int8 sigmoid) of onnxruntime (Q/DQ semantics, no graph optimizations).
+    model = onnx.load(qpath)
+    producers = {o: n for n in model.graph.node for o in n.output}
+    inits = {t.name: nh.to_array(t) for t in model.graph.initializer}
+    sub = next(n for n in model.graph.node if n.op_type == "Sub")
+    step = max(float(inits[producers[v].input[1]]) for v in sub.input)
+    feeds = {"x": np.random.default_rng(1).standard_normal([1, 3, 16, 16]).astype(np.float32)}
+    got = run_directory(directory, feeds)[0][OUTPUT]
+    want = ort_run(qpath, feeds, optimize=False)[OUTPUT]
+    assert float(np.max(np.abs(got - want))) <= step * 1.001 + 1e-5 * float(np.max(np.abs(want)))
 
 
 @pytest.mark.parametrize("count_include_pad", [0, 1])

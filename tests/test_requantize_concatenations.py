@@ -111,11 +111,16 @@ def compiled(tmp_path_factory) -> dict[tuple[str, str], tuple[str, dict, str]]:
 
 @pytest.mark.parametrize("model", ["neck", "yolo"])
 def test_one_region_with_the_pass(compiled, model):
+    """Without the pass, the concatenation of dequantized inputs runs in float between
+    conversions alone on the npu (one region too, since those run there); with it, one
+    int8 concatenation of requantized inputs: fewer cycles."""
     _, plain, _ = compiled[(model, "plain")]
     _, with_pass, _ = compiled[(model, "pass")]
-    assert any(r["op"] == "relay.concatenate" for r in plain["rejected"]) and len(plain["regions"]) > 1, plain["regions"]
+    assert not any(r["op"] == "relay.concatenate" for r in plain["rejected"]), plain["rejected"]
     assert len(with_pass["regions"]) == 1, with_pass["rejected"]
-    assert sorted({r["op"] for r in with_pass["rejected"]}) == ["relay.qnn.dequantize", "relay.qnn.quantize"], \
+    assert with_pass["cycles"]["estimate"] < plain["cycles"]["estimate"], (with_pass["cycles"], plain["cycles"])
+    # (only the model's first quantize, and its last dequantize when no float op follows it)
+    assert {r["op"] for r in with_pass["rejected"]} <= {"relay.qnn.dequantize", "relay.qnn.quantize"}, \
         with_pass["rejected"]
 
 

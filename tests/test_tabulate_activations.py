@@ -135,15 +135,18 @@ def compiled(tmp_path_factory) -> dict[tuple[str, str], tuple[str, dict, str]]:
 
 
 def test_the_activations_run_on_the_npu(compiled):
+    """With the pass each activation is one lookup; without it, its float ops run on the
+    npu between conversions alone (one region either way): the lookups take fewer cycles."""
     _, plain, _ = compiled[("block", "plain")]
     _, with_pass, _ = compiled[("block", "pass")]
-    assert len(plain["regions"]) > 1
     assert len(with_pass["regions"]) == 1, with_pass["rejected"]
-    assert sorted({r["op"] for r in with_pass["rejected"]}) == ["relay.qnn.dequantize", "relay.qnn.quantize"], \
+    assert with_pass["cycles"]["estimate"] < plain["cycles"]["estimate"]
+    # (only the model's first quantize, and its last dequantize when no float op follows it)
+    assert {r["op"] for r in with_pass["rejected"]} <= {"relay.qnn.dequantize", "relay.qnn.quantize"}, \
         with_pass["rejected"]
     _, plain, _ = compiled[("mobilenet", "plain")]
     _, with_pass, _ = compiled[("mobilenet", "pass")]
-    assert len(with_pass["regions"]) <= 2 < len(plain["regions"]), (plain["regions"], with_pass["regions"])
+    assert len(with_pass["regions"]) == 1, with_pass["rejected"]
     assert with_pass["cycles"]["estimate"] < plain["cycles"]["estimate"]
 
 

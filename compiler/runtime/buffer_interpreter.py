@@ -213,6 +213,14 @@ class BufferFunctions(InterpreterFunctions):
     def run_eltwise(self, interpreter: Interpreter, op: accel.EltwiseOp, args):
         *ins, out = args
         kind = op.prop("kind")
+        if kind == "quantize":
+            np.copyto(out, ref.qnn_quantize(ins[0], np.float32(op.prop("out_scale")),
+                                            np.asarray(op.prop("output_zero_point"), out.dtype)))
+            return ()
+        if kind == "dequantize":
+            np.copyto(out, ref.qnn_dequantize(ins[0], np.float32(op.prop("lhs_scale")),
+                                              np.asarray(op.prop("lhs_zero_point"), ins[0].dtype)))
+            return ()
         if kind == accel.EltwiseOp.LOOKUP:  # the input's byte indexes the table
             np.copyto(out, np.asarray(op.prop("table"), np.int64)[ins[0].astype(np.uint8)].astype(out.dtype))
             return ()

@@ -117,6 +117,9 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
     "relay.sigmoid": ("eltwise", "sigmoid"), "relay.tanh": ("eltwise", "tanh"), "relay.nn.gelu": ("eltwise", "gelu"),
     "relay.nn.silu": ("eltwise", "silu"), "relay.nn.softmax": ("eltwise", "softmax"),
     "relay.nn.layer_norm": ("eltwise", "layer_norm"), "relay.nn.rms_norm": ("eltwise", "rms_norm"),
+    # conversions alone (a dequantize folds into the form that reads it, a quantize ends
+    # the form before it, where they can): a float island of a quantized model between them
+    "relay.qnn.quantize": ("eltwise", "quantize"), "relay.qnn.dequantize": ("eltwise", "dequantize"),
 }  # fmt: skip
 """The one table of which relay op becomes which accel command (`accel.<kind>` and its
 `kind` property): the anchors of lower-to-accel's fused forms (`fused_forms.ANCHORS`),
@@ -250,7 +253,7 @@ WORDS: dict[str, Word] = {
     "groups": Word(SCALAR, frozenset({"conv2d"}), _prop("groups")),
     "kind": Word(SCALAR, frozenset({"pool", "eltwise"}), _prop("kind"),
                  domain=("max", "avg", "add", "mul", "relu", "clip", "sub", "div", "sigmoid", "tanh", "gelu", "silu",
-                         "gelu_tanh", "softmax", "layer_norm", "rms_norm", "lut")),
+                         "gelu_tanh", "softmax", "layer_norm", "rms_norm", "lut", "quantize", "dequantize")),
     "table": Word(ARRAY, frozenset({"eltwise"}), lambda op: list(op.prop("table")) or None, "int32_t"),
     "table.len": Word(SCALAR, frozenset({"eltwise"}), lambda op: len(op.prop("table"))),
     "epsilon": Word(SCALAR, frozenset({"eltwise"}), _prop("epsilon"), "float"),

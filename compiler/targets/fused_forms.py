@@ -260,10 +260,10 @@ class _Splitter:
             if op in taken:
                 continue
             if isinstance(op, relay.DequantizeOp):
-                if op.result in self.outputs:
-                    raise NotLowerable("a dequantized value leaves the body: no fused form ends with 'relay.qnn.dequantize'")
                 self.dequantized[op.result] = (op.data, self.quant(op.scale, op.zero_point, "a dequantize"))
-                continue
+                if op.result not in self.outputs:
+                    continue  # folded into the forms that read it
+                # A dequantized value that leaves the body: a conversion alone.
             if not isinstance(op, ANCHORS):
                 raise NotLowerable(f"'{op.name}' has no accelerator form")
             form = self.start(op)
@@ -278,6 +278,18 @@ class _Splitter:
         return forms
 
     def start(self, anchor: Operation) -> FusedForm:
+        if isinstance(anchor, (relay.QuantizeOp, relay.DequantizeOp)):
+            data = self.values.get(anchor.data)
+            if data is None:
+                raise NotLowerable(f"the data of '{anchor.name}' comes from no fused form"
+                                   + (" (a quantize of a dequantize is a requantize)"
+                                      if anchor.data in self.dequantized else ""))
+            quant = self.quant(anchor.scale, anchor.zero_point, f"a {anchor.name.split('.')[-1]}")
+            if isinstance(anchor, relay.DequantizeOp):
+                return FusedForm(anchor, [data], [quant])
+            form = FusedForm(anchor, [data], [None])
+            form.output_quant = quant
+            return form
         inputs, quants = [], []
         for v in _data_operands(anchor):
             o, q = self.operand(v, anchor)
@@ -499,6 +511,13 @@ def plan_compute(form: FusedForm) -> ComputePlan:
         return plan(accel.PoolOp, [form.inputs[0]], props)
 
     kind = command_of(anchor)[1]
+    if kind in accel.EltwiseOp.CONVERT:
+        q = form.output_quant if kind == "quantize" else form.input_quant[0]
+        if q is None or q.scale.size != 1 or q.zero_point.size != 1:
+            raise NotLowerable(f"a {kind} alone on the accelerator has one scale and zero point")
+        side = ("out_scale", "output_zero_point") if kind == "quantize" else ("lhs_scale", "lhs_zero_point")
+        return plan(accel.EltwiseOp, [form.inputs[0]],
+                    {"kind": kind, side[0]: _f32(q.scale[0]), side[1]: int(q.zero_point[0])})
     if kind == accel.EltwiseOp.LOOKUP:
         return plan(accel.EltwiseOp, [form.inputs[0]], {"kind": kind, "table": form.table})
     inputs, shapes = list(form.inputs), [None] * len(form.inputs)

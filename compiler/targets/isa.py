@@ -125,6 +125,11 @@ COMPUTE_OPS: dict[str, dict[str, str]] = {
                    "x_scale": "lhs_scale", "input_zero_point": "lhs_zero_point", "rhs_scale": "rhs_scale",
                    "rhs_zero_point": "rhs_zero_point", "out_scale": "out_scale", "out_zero_point": "output_zero_point",
                    "table": "table", "table_len": "table.len"},
+    # conversions alone (relay.qnn.quantize / dequantize: npu_convert)
+    "quantize": {"x": "input0", "y": "output", "count": "output.numel", "y_dtype": "output.dtype",
+                 "out_scale": "out_scale", "out_zero_point": "output_zero_point"},
+    "dequantize": {"x": "input0", "y": "output", "count": "output.numel", "x_dtype": "input0.dtype",
+                   "x_scale": "lhs_scale", "input_zero_point": "lhs_zero_point"},
     "rows_f32": _ROWS,
     "rows_q8": {**_ROWS, "x_dtype": "input0.dtype", "y_dtype": "output.dtype", "x_scale": "lhs_scale",
                 "input_zero_point": "lhs_zero_point", "out_scale": "out_scale", "out_zero_point": "output_zero_point"},
@@ -162,6 +167,8 @@ def op_for(kind: str, dtype: str, eltwise_kind: str | None = None) -> str | None
     (None: no operation does)."""
     if kind == "eltwise" and eltwise_kind in ROW_KINDS:
         return "rows_f32" if dtype == "f32" else "rows_q8" if dtype in QUANTIZED else None
+    if kind == "eltwise" and eltwise_kind in ("quantize", "dequantize"):
+        return eltwise_kind
     if kind == "eltwise" and eltwise_kind == "lut":
         return "eltwise_q8" if dtype in QUANTIZED else None  # (with its table: `OPTIONAL`)
     suffix = "f32" if dtype == "f32" else "q8" if dtype in QUANTIZED else None

@@ -180,7 +180,8 @@ def check_op_spec(op: Operation, spec: OpSpec, target: TargetDescription) -> str
     command = command_of(op)
     if reason is None and command is not None and op.results:
         if not entry_encodes(spec, target, *command, command_element(op.results[0])):
-            reason = f"the '{command[1]}' kind has no code in {spec.key}'s API"
+            reason = (f"the '{command[1]}' kind has no code in {spec.key}'s API" if target.isa is None
+                      else f"no command of its instruction set runs '{command[1]}'")
     if reason is None and spec.predicate_fn is not None:
         reason = _predicate(spec.predicate_fn, op, target, spec.predicate or "")
     return reason

@@ -17,7 +17,9 @@ one call: no value leaves a region and comes back, not even through another regi
 The cost is one visit per op plus bitset operations (linear in practice; no walk over the
 module per op).
 
-Then regions are dropped back to the host (`accel.target = "host"` plus `accel.reason`)
+A quantize or dequantize alone at the edge of a region of a target that moves data (no
+memory shared with the host; a quantize of data from outside it, a dequantize read only
+outside it) goes back to the host: there the data crosses in 8 bits. Then regions are dropped back to the host (`accel.target = "host"` plus `accel.reason`)
 when they have fewer than `min-ops` ops (a composite counts its body's ops), or, with
 `cost-model=true`, when the accelerator would be slower than the host: compute from the
 target's throughputs plus the DMA of every tensor crossing the boundary (inputs, weights,
@@ -52,7 +54,7 @@ from xdsl.passes import ModulePass
 from accel.compiler.ir_build import i64_attr
 from accel.compiler.targets import TargetDescription, target_context
 from accel.compiler.targets.cost import region_cost
-from accel.dialects.relay import CompositeOp, ConstantOp, YieldOp
+from accel.dialects.relay import CompositeOp, ConstantOp, DequantizeOp, QuantizeOp, YieldOp
 from accel.dialects.conventions import HOST, MANUAL_ATTR, REASON_ATTR, REGION_ATTR, TARGET_ATTR, host_functions, target_of
 
 
@@ -216,12 +218,26 @@ def merge_block(
     min_ops: int,
     cost_model: bool,
 ) -> None:
-    classes = _Merger(block).run()
-    members: dict[int, list[Operation]] = {}
-    for op in block.ops:  # program order
-        c = classes.get(op)
-        if c is not None:
-            members.setdefault(c, []).append(op)
+    while True:
+        # Conversions at the edges go to the host, and the regions are formed again
+        # without them (they may have kept others apart); rarely more than twice.
+        classes = _Merger(block).run()
+        members: dict[int, list[Operation]] = {}
+        for op in block.ops:  # program order
+            c = classes.get(op)
+            if c is not None:
+                members.setdefault(c, []).append(op)
+        edge = []
+        for ops in members.values():
+            found = edge_conversions(ops)
+            if found and not resolve(target_of(ops[0]), ops[0]).memory.shared_with_host:
+                edge += found
+        if not edge:
+            break
+        for op in edge:
+            why = f"{target_of(op)}: a conversion at the edge of its region (on the host the data crosses in 8 bits)"
+            op.attributes[TARGET_ATTR] = StringAttr(HOST)
+            op.attributes[REASON_ATTR] = StringAttr(why)
 
     number = 0
     for ops in members.values():  # dict order = program order of the first op
@@ -249,6 +265,25 @@ def merge_block(
             op.attributes[TARGET_ATTR] = StringAttr(users.pop() if len(users) == 1 else HOST)
         elif op not in classes:
             op.attributes.pop(REGION_ATTR, None)
+
+
+def edge_conversions(ops: list[Operation]) -> list[Operation]:
+    """The quantizes and dequantizes alone at the edge of a region: a quantize of data
+    from outside it, a dequantize read only outside it. On the host, the data crosses the
+    edge in 8 bits instead of 32 (a quantized model's first quantize and last dequantize
+    stay there). Taking them out creates no cycle: such an op's operands do not depend on
+    the region (else the region would already have been cyclic), nor do its readers
+    feed it."""
+    inside = set(ops)
+    edge = []
+    for op in ops:
+        if isinstance(op, QuantizeOp):
+            if not (isinstance(op.data, OpResult) and op.data.op in inside):
+                edge.append(op)
+        elif isinstance(op, DequantizeOp):
+            if all(use.operation not in inside for use in op.result.uses):
+                edge.append(op)
+    return edge
 
 
 def region_boundary(ops: list[Operation]) -> tuple[list[SSAValue], list[SSAValue]]:

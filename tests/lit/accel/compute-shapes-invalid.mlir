@@ -46,3 +46,19 @@ func.func @rms_gamma(%x: memref<2x8xf32>, %g: memref<4xf32>) {
   accel.eltwise ins(%x, %g : memref<2x8xf32>, memref<4xf32>) outs(%x : memref<2x8xf32>) {kind = "rms_norm"}
   func.return
 }
+
+// -----
+
+// CHECK: compute-shapes-invalid.mlir:[[# @LINE + 2]]:3: error: 'accel.eltwise' op 'quantize' converts f32 to 8-bit data, got i8 to i8
+func.func @quantize_int(%x: memref<4xi8>, %y: memref<4xi8>) {
+  accel.eltwise ins(%x : memref<4xi8>) outs(%y : memref<4xi8>) {kind = "quantize"}
+  func.return
+}
+
+// -----
+
+// CHECK: compute-shapes-invalid.mlir:[[# @LINE + 2]]:3: error: 'accel.eltwise' op 'dequantize' converts 8-bit to f32 data, got i32 to f32
+func.func @dequantize_wide(%x: memref<4xi32>, %y: memref<4xf32>) {
+  accel.eltwise ins(%x : memref<4xi32>) outs(%y : memref<4xf32>) {kind = "dequantize"}
+  func.return
+}

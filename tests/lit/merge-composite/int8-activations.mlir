@@ -74,14 +74,20 @@ func.func @main(%q: tensor<2x16xui8>) -> tensor<2x16xui8> {
 // Not taken: a per-channel dequantize (the patterns' predicate asks for per-tensor
 // activations), a subtraction of two int8 values (no int8 form), and, by merge-composite alone, a product
 // broadcasting a [1, 8, 1, 1] gate (the npu broadcasts trailing dims only): no composite,
-// the float ops stay single. byoc's trailing-broadcasts moves the gate product to the
+// the float ops stay single. The sigmoid and the subtraction run in float on the npu
+// between conversions alone (the per-channel dequantize stays on the host: a conversion
+// alone has one scale); byoc's trailing-broadcasts moves the gate product to the
 // channels-last layout, where it is the one int8 command (qmultiply).
 // CHECK-LABEL: func.func @main(%q: tensor<1x8x4x4xi8>, %g
 // CHECK-NOT:     relay.composite
 // LOWER-LABEL: func.func @main(%q: memref<1x8x4x4xi8>, %g
-// LOWER:         accel.eltwise ins(%{{.*}} : memref<1x8x4x4xf32>) outs(%{{.*}} : memref<1x8x4x4xf32>) {kind = "sigmoid"}
+// LOWER:         relay.qnn.dequantize %{{.*}}, %cs, %cz {axis = 1, accel.target = "host", accel.reason = "npu: a dequantize alone on the accelerator has one scale and zero point"}
+// LOWER:         accel.eltwise ins(%{{.*}} : memref<1x8x4x4xf32>) outs(%[[S:.*]] : memref<1x8x4x4xf32>) {kind = "sigmoid"}
+// LOWER-NEXT:    accel.eltwise ins(%[[S]] : memref<1x8x4x4xf32>) outs(%{{.*}} : memref<1x8x4x4xi8>) {kind = "quantize", out_scale = 0.10000000149011612}
+// LOWER:         accel.eltwise ins(%q : memref<1x8x4x4xi8>) outs(%[[A:.*]] : memref<1x8x4x4xf32>) {kind = "dequantize", lhs_scale = 0.05000000074505806}
+// LOWER:         accel.eltwise ins(%r : memref<1x8x4x4xi8>) outs(%[[B:.*]] : memref<1x8x4x4xf32>) {kind = "dequantize", lhs_scale = 0.05000000074505806}
+// LOWER:         accel.eltwise ins(%[[A]], %[[B]] : memref<1x8x4x4xf32>, memref<1x8x4x4xf32>) outs(%{{.*}} : memref<1x8x4x4xf32>) {kind = "sub"}
 // LOWER:         accel.eltwise ins(%{{.*}}, %{{.*}} : memref<1x4x4x8xi8>, memref<8xi8>) outs(%{{.*}} : memref<1x4x4x8xi8>) {kind = "mul"
-// LOWER:         accel.eltwise ins(%{{.*}}, %{{.*}} : memref<1x8x4x4xf32>, memref<1x8x4x4xf32>) outs(%{{.*}} : memref<1x8x4x4xf32>) {kind = "sub"}
 // C-LABEL:       ===== npu_wrappers.c =====
 // C:             .kind = NPU_ELTWISE_MUL, .count = 128, .rhs_count = 8,
 // C:             ===== weights.bin

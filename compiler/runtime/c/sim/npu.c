@@ -244,3 +244,14 @@ int npu_rows_s8(const void *x, const float *gamma, const float *beta, void *y, c
                       p->x_zero_point, 0, p->out_zero_point};
     return sim_rows_q8(d, "npu_rows_s8", row_kind_of(p->kind), x, gamma, beta, y, rows, p->row_length, p->epsilon, &q);
 }
+
+int npu_convert(const void *x, void *y, const npu_convert_params *p) {
+    sim_device *d = dev("npu_convert");
+    if (!p) return no_params("npu_convert");
+    if (p->kind != NPU_QUANTIZE && p->kind != NPU_DEQUANTIZE) {
+        sim_report(d, "npu_convert: unknown kind %d", (int)p->kind);
+        return 1;
+    }
+    return sim_convert(d, "npu_convert", p->kind == NPU_QUANTIZE, x, y, p->count, p->dtype == NPU_U8, p->scale,
+                       p->zero_point);
+}

@@ -296,6 +296,24 @@ int npu_rows_f32(const float *x, const float *gamma, const float *beta, float *y
  * to even, saturated); gamma and beta stay float. Same cost. */
 int npu_rows_s8(const void *x, const float *gamma, const float *beta, void *y, const npu_rows_params *p);
 
+/* Conversions between f32 and 8-bit data (relay.qnn.quantize and dequantize, one scale
+ * and zero point): the float islands of a quantized model (a batch norm, a mask, an
+ * activation feeding a pool) run on the npu between them. QUANTIZE: y (8-bit, dtype) =
+ * saturate(round_half_even(x / scale) + zero_point); DEQUANTIZE: y (f32) = (x -
+ * zero_point) * scale, x 8-bit. y may not overlap x (the element sizes differ). Cost:
+ * count elementwise units. */
+typedef enum npu_convert_kind { NPU_QUANTIZE = 0, NPU_DEQUANTIZE = 1 } npu_convert_kind;
+
+typedef struct npu_convert_params {
+    npu_convert_kind kind;
+    int64_t count;
+    npu_qtype dtype; /* of the 8-bit side */
+    float scale;
+    int32_t zero_point;
+} npu_convert_params;
+
+int npu_convert(const void *x, void *y, const npu_convert_params *p);
+
 #ifdef __cplusplus
 }
 #endif

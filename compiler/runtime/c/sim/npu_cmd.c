@@ -451,6 +451,21 @@ static int run_stream(const stream_ctx *s, const layout *l, size_t transfers) {
             status = npu_eltwise_s8(x, rhs, y, &p);
             break;
         }
+        case NPU_CMD_OP_QUANTIZE:
+        case NPU_CMD_OP_DEQUANTIZE: {
+            npu_convert_params p;
+            memset(&p, 0, sizeof p);
+            p.count = v[NPU_CMD_F_COUNT];
+            if (d.cmd->op == NPU_CMD_OP_QUANTIZE) {
+                p.kind = NPU_QUANTIZE, p.dtype = (npu_qtype)v[NPU_CMD_F_Y_DTYPE];
+                p.scale = f[NPU_CMD_F_OUT_SCALE], p.zero_point = (int32_t)v[NPU_CMD_F_OUT_ZERO_POINT];
+            } else {
+                p.kind = NPU_DEQUANTIZE, p.dtype = (npu_qtype)v[NPU_CMD_F_X_DTYPE];
+                p.scale = f[NPU_CMD_F_X_SCALE], p.zero_point = (int32_t)v[NPU_CMD_F_INPUT_ZERO_POINT];
+            }
+            status = npu_convert(spm_ptr(v[NPU_CMD_F_X]), spm_ptr(v[NPU_CMD_F_Y]), &p);
+            break;
+        }
         case NPU_CMD_OP_ROWS_F32:
         case NPU_CMD_OP_ROWS_Q8: {
             npu_rows_params p;

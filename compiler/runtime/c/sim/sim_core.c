@@ -1104,6 +1104,29 @@ int sim_rows_q8(sim_device *d, const char *op, sim_row_kind kind, const void *x,
     return 0;
 }
 
+int sim_convert(sim_device *d, const char *op, int quantize, const void *x, void *y, int64_t count, int is_unsigned,
+                float scale, int32_t zero_point) {
+    if (count < 0) {
+        sim_report(d, "%s: negative element count %lld", op, (long long)count);
+        return 1;
+    }
+    size_t in_bytes = quantize ? 4 : 1, out_bytes = quantize ? 1 : 4;
+    sim_operand in[1] = {{"x", x, (size_t)count * in_bytes}};
+    sim_operand out[1] = {{"y", y, (size_t)count * out_bytes}};
+    sim_compute(d, op, in, 1, out, 1, 0, sim_cost(d, (double)count, SIM_ELEMENTS));
+    if (quantize) {
+        const float *xf = (const float *)x;
+        for (int64_t i = 0; i < count; i++) store8(y, i, sim_quantize8(xf[i], scale, zero_point, is_unsigned), is_unsigned);
+        return 0;
+    }
+    float table[256];
+    dequant_table(is_unsigned, scale, zero_point, table);
+    const uint8_t *xb = (const uint8_t *)x;
+    float *yf = (float *)y;
+    for (int64_t i = 0; i < count; i++) yf[i] = table[xb[i]];
+    return 0;
+}
+
 int sim_eltwise_bcast_q8(sim_device *d, const char *op, sim_eltwise_kind kind, const void *a, const void *b, void *y,
                          int64_t count, int64_t b_count, float clip_min, float clip_max, const sim_qeltwise *q,
                          const sim_act *act) {

@@ -297,6 +297,11 @@ typedef struct sim_qeltwise {
 int sim_rows_q8(sim_device *d, const char *op, sim_row_kind kind, const void *x, const float *gamma,
                 const float *beta, void *y, int64_t rows, int64_t n, float eps, const sim_qeltwise *q);
 
+/* f32 -> 8-bit (`quantize`: round half to even, saturated) or 8-bit -> f32 of `count`
+ * elements, one scale and zero point; x and y may not overlap. */
+int sim_convert(sim_device *d, const char *op, int quantize, const void *x, void *y, int64_t count, int is_unsigned,
+                float scale, int32_t zero_point);
+
 /* The same on dequantized inputs, quantized output (SIM_ADD is relay.qnn.add). */
 int sim_eltwise_q8(sim_device *d, const char *op, sim_eltwise_kind kind, const void *a, const void *b, void *y,
                    int64_t count, float clip_min, float clip_max, const sim_qeltwise *q, const sim_act *act);
