@@ -353,6 +353,21 @@ def style_transfer_model(path: str, size: int = 32, width: int = 8) -> None:
     save_image_model(path, nodes, inits, [1, 3, size, size], "y", [1, 3, size, size])
 
 
+def normal_feeds(path: str, seed: int) -> dict[str, np.ndarray]:
+    """Seeded standard normal floats for every input of the model."""
+    rng = np.random.default_rng(seed)
+    return {n: rng.standard_normal(s).astype(np.float32) for n, s in input_signature(onnx.load(path))}
+
+
+def quantized_model(factory, name: str, make_float) -> str:
+    """The int8 QDQ version (quantize_qdq) of the float model `make_float(path)` writes,
+    in a fresh directory of the pytest `factory`: its path."""
+    d = factory.mktemp(name)
+    make_float(str(d / "float.onnx"))
+    quantize_qdq(str(d / "float.onnx"), str(d / "int8.onnx"))
+    return str(d / "int8.onnx")
+
+
 def image_feeds(path: str, seed: int) -> dict[str, np.ndarray]:
     """Seeded normal values for the model's input `x`."""
     shape = [d.dim_value for d in onnx.load(path, load_external_data=False).graph.input[0].type.tensor_type.shape.dim]

@@ -646,6 +646,18 @@ def test_folded_padding_is_bit_identical(data):
 # --------------------------------------------------------------------------------------
 
 
+def assert_propagation_bit_identical(module: ModuleOp, inputs: dict[str, np.ndarray]) -> None:
+    """propagate-qdq on `module` (changed in place) leaves the interpreter's results bit for bit."""
+    from accel.compiler.transforms.propagate_qdq import PropagateQdq
+
+    want = run_function(module, inputs)
+    PropagateQdq().apply(make_context(), module)
+    module.verify()
+    got = run_function(module, inputs)
+    for k in want:
+        assert np.array_equal(want[k], got[k]), k
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_propagated_qdq_is_bit_identical(data):
@@ -653,8 +665,6 @@ def test_propagated_qdq_is_bit_identical(data):
     reshapes that insert or drop unit dimensions, or merge some), against propagate-qdq's
     rewrite: the same bits; and the dequantize (quantize) is next to the reshape's reader
     (writer) exactly where the pass's conditions hold."""
-    from accel.compiler.transforms.propagate_qdq import PropagateQdq
-
     draw = data.draw
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
@@ -693,12 +703,7 @@ def test_propagated_qdq_is_bit_identical(data):
     module = b.build(outs)
     inputs = {"x": rng.integers(-128, 128, shape).astype(np.int8) if dequantize_first
               else (rng.standard_normal(shape) * 4).astype(np.float32)}
-    want = run_function(module, inputs)
-    PropagateQdq().apply(make_context(), module)
-    module.verify()
-    got = run_function(module, inputs)
-    for k in want:
-        assert np.array_equal(want[k], got[k]), k
+    assert_propagation_bit_identical(module, inputs)
 
     units_only = [d for d in shape if d != 1] == [d for d in new_shape if d != 1]
     # A shared dequantize stays for its other reader (the reshape gets its own); a shared
@@ -717,8 +722,6 @@ def test_qdq_across_transposes_and_slices_is_bit_identical(data):
     same or other parameters, against propagate-qdq: the same bits; the layout op reads
     the int8 data exactly where the pass's conditions hold, and a quantize of a
     dequantize with equal parameters is gone."""
-    from accel.compiler.transforms.propagate_qdq import PropagateQdq
-
     draw = data.draw
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)))
@@ -770,12 +773,7 @@ def test_qdq_across_transposes_and_slices_is_bit_identical(data):
         outs = [y, r] if shared else [y]
         inputs = {"x": (rng.standard_normal(shape) * 4).astype(np.float32)}
     module = b.build(outs)
-    want = run_function(module, inputs)
-    PropagateQdq().apply(make_context(), module)
-    module.verify()
-    got = run_function(module, inputs)
-    for k in want:
-        assert np.array_equal(want[k], got[k]), k
+    assert_propagation_bit_identical(module, inputs)
     ops = relay_ops(module)
     layout_cls = relay.TransposeOp if kind == "transpose" else relay.StridedSliceOp
     (moved,) = [op for op in ops if isinstance(op, layout_cls)]

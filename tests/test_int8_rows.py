@@ -25,7 +25,7 @@ import os
 import numpy as np
 import onnx
 import pytest
-from e2e_util import input_signature, ort_run, output_step, quantize_qdq
+from e2e_util import normal_feeds, ort_run, output_step, quantized_model
 from onnx import helper as oh
 from onnx import numpy_helper as nh
 
@@ -129,15 +129,11 @@ def _attention_block(path: str) -> None:
 
 @pytest.fixture(scope="module")
 def attention(tmp_path_factory) -> str:
-    d = tmp_path_factory.mktemp("attention")
-    _attention_block(str(d / "float.onnx"))
-    quantize_qdq(str(d / "float.onnx"), str(d / "int8.onnx"))
-    return str(d / "int8.onnx")
+    return quantized_model(tmp_path_factory, "attention", _attention_block)
 
 
 def _feeds(path: str) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(3)
-    return {n: rng.standard_normal(s).astype(np.float32) for n, s in input_signature(onnx.load(path))}
+    return normal_feeds(path, 3)
 
 
 @pytest.fixture(scope="module")

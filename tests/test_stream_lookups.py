@@ -23,7 +23,7 @@ import struct
 import numpy as np
 import pytest
 import onnx
-from e2e_util import (input_signature, one_error_line, output_step, quantize_qdq, run_tool, run_with_stream,
+from e2e_util import (normal_feeds, one_error_line, output_step, quantized_model, run_tool, run_with_stream,
                       save_image_model)
 from onnx import helper as oh
 from onnx import numpy_helper as nh
@@ -52,15 +52,11 @@ def _model(path: str) -> None:
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory) -> str:
-    d = tmp_path_factory.mktemp("lookups")
-    _model(str(d / "float.onnx"))
-    quantize_qdq(str(d / "float.onnx"), str(d / "int8.onnx"))
-    return str(d / "int8.onnx")
+    return quantized_model(tmp_path_factory, "lookups", _model)
 
 
 def _feeds(path: str) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(3)
-    return {n: rng.standard_normal(s).astype(np.float32) for n, s in input_signature(onnx.load(path))}
+    return normal_feeds(path, 3)
 
 
 def _compile_run(path: str, target: str, out: str) -> tuple[dict, dict, api.Compiled]:
