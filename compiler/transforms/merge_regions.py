@@ -277,6 +277,8 @@ def edge_conversions(ops: list[Operation]) -> list[Operation]:
     inside = set(ops)
     edge = []
     for op in ops:
+        if MANUAL_ATTR in op.attributes:
+            continue  # the user's choice
         if isinstance(op, QuantizeOp):
             if not (isinstance(op.data, OpResult) and op.data.op in inside):
                 edge.append(op)

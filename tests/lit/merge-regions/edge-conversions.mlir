@@ -51,3 +51,15 @@ func.func @kept(%q: tensor<4xi8>) -> (tensor<4xi8>, tensor<4xi8>) {
   %lone = relay.qnn.quantize %h, %s, %z {accel.target = "npu"} : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4xi8>
   func.return %q2, %lone : tensor<4xi8>, tensor<4xi8>
 }
+
+// -----
+
+// A conversion the user placed (accel.manual) stays where it is.
+// CHECK-LABEL: func.func @manual
+// CHECK:       %q = relay.qnn.quantize %x, %s, %z {accel.target = "npu", accel.manual, accel.region = 0 : i64}
+func.func @manual(%x: tensor<4xf32>) -> tensor<4xi8> {
+  %s = relay.constant dense<0.05> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i8>
+  %q = relay.qnn.quantize %x, %s, %z {accel.target = "npu", accel.manual} : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4xi8>
+  func.return %q : tensor<4xi8>
+}
