@@ -12,8 +12,11 @@ with anchor one of conv2d (also qnn.conv2d), dense / matmul (also qnn.dense), ba
 (two activations, equal batch dims), max/avg pooling, global average pooling, add /
 subtract / multiply / divide (also qnn.add; the rhs may be a scalar or the result's
 trailing dims), relu, clip, sigmoid, tanh, gelu, silu, the row ops softmax, layer
-norm and RMS norm (last axis; also on 8-bit data, gamma and beta float), an 8-bit requantize (an unbounded clip between two quantizations) and a
-take from a constant table of 256 by 8-bit indices (a lookup, `lut`). Which
+norm and RMS norm (last axis; also on 8-bit data, gamma and beta float), an 8-bit
+requantize (an unbounded clip between two quantizations), a take from a constant table
+of 256 by 8-bit indices (a lookup, `lut`), and a quantize or dequantize alone (a
+conversion: a dequantize whose result leaves the body, a quantize of data no form ends
+with). Which
 epilogue an anchor takes: convolutions and matrix products all of it; add / multiply an
 activation and a quantize; pools and the unary kinds (relu, clip, sigmoid, tanh, gelu,
 silu) only a quantize (int8 elementwise: add, multiply and the unary kinds). One form becomes one

@@ -19,7 +19,8 @@ module per op).
 
 A quantize or dequantize alone at the edge of a region of a target that moves data (no
 memory shared with the host; a quantize of data from outside it, a dequantize read only
-outside it) goes back to the host: there the data crosses in 8 bits. Then regions are dropped back to the host (`accel.target = "host"` plus `accel.reason`)
+outside it) goes back to the host: there the data crosses in 8 bits. Then regions are
+dropped back to the host (`accel.target = "host"` plus `accel.reason`)
 when they have fewer than `min-ops` ops (a composite counts its body's ops), or, with
 `cost-model=true`, when the accelerator would be slower than the host: compute from the
 target's throughputs plus the DMA of every tensor crossing the boundary (inputs, weights,
@@ -235,9 +236,10 @@ def merge_block(
         if not edge:
             break
         for op in edge:
+            earlier = op.attributes.get(REASON_ATTR)  # the rejections of higher-priority targets
             why = f"{target_of(op)}: a conversion at the edge of its region (on the host the data crosses in 8 bits)"
             op.attributes[TARGET_ATTR] = StringAttr(HOST)
-            op.attributes[REASON_ATTR] = StringAttr(why)
+            op.attributes[REASON_ATTR] = StringAttr(f"{earlier.data}; {why}" if isinstance(earlier, StringAttr) else why)
 
     number = 0
     for ops in members.values():  # dict order = program order of the first op
