@@ -191,6 +191,34 @@ def test_cbuild_caches_and_reports_the_first_error(tmp_path, monkeypatch):
     assert "\n" not in msg and "bad.c:2" in msg and "unused" in msg
 
 
+def test_cbuild_cache_is_bounded_least_recently_used_first(tmp_path, monkeypatch):
+    """Past its bound the cache drops the files unused longest (never one used in the
+    last EVICT_AFTER_S: a build in flight), down to three quarters of the bound; a hit
+    counts as a use."""
+    import os
+    import time
+
+    monkeypatch.setenv("ACCEL_CACHE_DIR", str(tmp_path / "cache"))
+    libs = []
+    for i in range(4):
+        src = tmp_path / f"f{i}.c"
+        src.write_text(f"int f{i}(void) {{ return {i}; }}\n")
+        libs.append((src, cbuild.build([src], kind="shared")))
+    files = [p for p in cbuild.cache_dir().iterdir() if p.name != ".pruned"]
+    total = sum(p.stat().st_size for p in files)
+    now = time.time()
+    for age, p in enumerate(sorted(files)):  # all old, in a known order
+        os.utime(p, (now - 3600 - age, now - 3600 - age))
+    cbuild.build([libs[0][0]], kind="shared")  # a hit: its library is recent again
+    assert cbuild.prune_cache(limit_mb=total / 2**20 * 10, now=now) == 0  # under the bound
+    removed = cbuild.prune_cache(limit_mb=total / 2 / 2**20, now=now)
+    left = [p for p in cbuild.cache_dir().iterdir() if p.name != ".pruned"]
+    assert removed > 0 and sum(p.stat().st_size for p in left) <= 0.75 * total / 2
+    assert libs[0][1].exists()  # used a moment ago: kept whatever the size
+    again = cbuild.build([libs[3][0]], kind="shared")  # an evicted build is built again
+    assert C.CDLL(str(again)).f3() == 3
+
+
 def test_dtype_sizes_and_status_strings(lib):
     sizes = {dt: lib.acc_dtype_size(tag) for dt, tag in DT.items()}
     assert sizes == {dt: dt.itemsize for dt in DT}

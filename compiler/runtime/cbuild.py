@@ -9,7 +9,8 @@ so that undefined behaviour aborts instead of printing and carrying on). Each so
 compiled to an object cached under a hash of the compiler, the flags, the source and
 every header and `.inc` file in the include directories (and next to the source); the link is cached
 under the hash of its objects. An unchanged build is a file lookup, and the runtime
-sources are compiled once per flag set whatever program links them. Outputs are written
+sources are compiled once per flag set whatever program links them. The cache is bounded
+(`$ACCEL_CACHE_MAX_MB`, 2 GiB): past it, the least recently used files go. Outputs are written
 under a temporary name and renamed, so concurrent builds (pytest-xdist) never see a
 half-written file. A failed compile raises `CompileError` carrying the compiler's first
 error line.
@@ -28,6 +29,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,6 +128,17 @@ def simulator_sources() -> list[Path]:
     return [SIM_DIR / "sim_core.c", SIM_DIR / "npu.c", SIM_DIR / "dsp.c", *host_kernel_sources()]
 
 
+CACHE_LIMIT_ENV = "ACCEL_CACHE_MAX_MB"
+"""The cache's size bound in MiB (default 2048): every compiled model is a new program,
+so without one the cache grows with every compile (54 GB after a day of test runs)."""
+CACHE_LIMIT_MB = 2048
+PRUNE_INTERVAL_S = 60.0
+"""At most one size check per this many seconds (a marker file's age), whatever the processes."""
+EVICT_AFTER_S = 600.0
+"""Only files unused this long are evicted: a build in flight (another process's lookup,
+then its link) uses files it touched moments ago."""
+
+
 def cache_dir() -> Path:
     """`$ACCEL_CACHE_DIR/cbuild`, else a per-user directory in the system temp dir."""
     root = os.environ.get("ACCEL_CACHE_DIR")
@@ -185,7 +198,7 @@ def build(
             continue
         key = _cache_key(cc, cflags, [s], incs)
         obj = _cached(f"{s.stem}{suffix}-{key[:20]}.o")
-        if not obj.exists():
+        if not _hit(obj):
             _run(cc, [*cflags, "-c", str(s)], obj)
         objects.append(obj)
     if kind == "object":
@@ -195,9 +208,62 @@ def build(
     link = [*link_flags, *(f"-l{lib}" for lib in libs)]
     key = _cache_key(cc, [*lflags, "|", *link], objects, [])
     out = _cached(f"{name or srcs[0].stem}{suffix}-{key[:20]}{'.so' if kind == 'shared' else ''}")
-    if not out.exists():
+    if not _hit(out):
         _run(cc, [*lflags, *map(str, objects)], out, link)
+        prune_cache()
     return out
+
+
+def _hit(path: Path) -> bool:
+    """Whether `path` is in the cache; a hit is marked used now (eviction is least
+    recently used first)."""
+    try:
+        os.utime(path)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return path.exists()
+    return True
+
+
+def prune_cache(limit_mb: float | None = None, now: float | None = None) -> int:
+    """Keeps the cache under `limit_mb` (default `$ACCEL_CACHE_MAX_MB` or CACHE_LIMIT_MB):
+    when it is over, removes the least recently used files unused for EVICT_AFTER_S until
+    it is under three quarters of it. Checked at most once per PRUNE_INTERVAL_S (unless
+    `limit_mb` is given); returns the bytes removed."""
+    d = cache_dir()
+    now = time.time() if now is None else now
+    marker = d / ".pruned"
+    if limit_mb is None:
+        try:
+            if now - marker.stat().st_mtime < PRUNE_INTERVAL_S:
+                return 0
+        except FileNotFoundError:
+            pass
+        limit_mb = float(os.environ.get(CACHE_LIMIT_ENV) or CACHE_LIMIT_MB)
+    try:
+        marker.touch()
+        entries = []
+        for e in os.scandir(d):
+            if e.is_file(follow_symlinks=False) and e.name != ".pruned":
+                st = e.stat(follow_symlinks=False)
+                entries.append((st.st_mtime, st.st_size, e.path))
+    except OSError:
+        return 0
+    limit = limit_mb * 2**20
+    total = sum(size for _, size, _ in entries)
+    if total <= limit:
+        return 0
+    removed = 0
+    for mtime, size, path in sorted(entries):
+        if total - removed <= 0.75 * limit or now - mtime < EVICT_AFTER_S:
+            break
+        try:
+            os.unlink(path)
+            removed += size
+        except OSError:
+            pass
+    return removed
 
 
 def _cached(filename: str) -> Path:
