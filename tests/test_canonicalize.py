@@ -792,6 +792,36 @@ def test_qdq_across_transposes_and_slices_is_bit_identical(data):
         assert kinds.count(relay.QuantizeOp) + kinds.count(relay.DequantizeOp) <= 1 + shared, kinds
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_qdq_below_gathers_is_bit_identical(data):
+    """A gather (relay.take, any axis, indices of rank 0-2, negative ones too) of a
+    dequantized table, per tensor or per axis, against propagate-qdq: the same bits; the
+    gather reads the int8 table exactly where the dequantize may move (its scale is not
+    one per gathered row)."""
+    draw = data.draw
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    gathered = draw(st.integers(0, len(shape) - 1))
+    per_axis = draw(st.booleans())
+    axis = draw(st.integers(0, len(shape) - 1))
+    ids_shape = tuple(draw(st.lists(st.integers(1, 3), max_size=2)))
+    n = shape[gathered]
+    b = GraphBuilder()
+    count = shape[axis] if per_axis else 1
+    scale = b.const(rng.uniform(0.01, 0.5, count if per_axis else ()).astype(np.float32))
+    zero = b.const(rng.integers(-5, 6, count if per_axis else ()).astype(np.int8))
+    table = b.const(rng.integers(-128, 128, shape).astype(np.int8))
+    d = b.qnn_dequantize(table, scale, zero, **(dict(axis=axis) if per_axis else {}))
+    ids = b.input("ids", ids_shape, np.int64)
+    y = b.take(d, ids, axis=gathered)
+    module = b.build([y])
+    assert_propagation_bit_identical(module, {"ids": rng.integers(-n, n, ids_shape).astype(np.int64)})
+    (take,) = [op for op in relay_ops(module) if isinstance(op, relay.TakeOp)]
+    movable = not per_axis or axis != gathered or shape[axis] == 1
+    assert relay.is_int(take.data.type.element_type) == movable, (shape, gathered, per_axis, axis)
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_channel_scale_as_depthwise_conv_is_exact(data):

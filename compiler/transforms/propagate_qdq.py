@@ -23,7 +23,8 @@ Transpose and Slice a `DQ -> op -> Q` each, with one scale throughout):
 `DQ -> reshape -> Q -> DQ -> transpose -> Q`. Transposes move the same way (a per-axis
 scale goes along to its axis's new place); a dequantize moves below a slice when it has
 one scale (a quantize stays below its slice: above it, it would convert all of the
-slice's input, once per slice), and a quantize of a dequantize with the same scale, zero point
+slice's input, once per slice) and below a gather (a quantized embedding: the rows it
+picks are dequantized, not the table), and a quantize of a dequantize with the same scale, zero point
 and type is the int8 data itself (`(q - z) * s / s` rounds back to `q - z` exactly for
 8-bit `q - z` and a normal scale), so the layout ops run on the int8 data, where the
 accelerators copy them, instead of in float on the host between two conversions.
@@ -167,6 +168,28 @@ class DequantizeBeforeSlice(RewritePattern):
         _replace_with_dequantize(rewriter, op, dq, slice_, -1)
 
 
+class DequantizeBeforeTake(RewritePattern):
+    """take(DQ(q), indices) -> DQ(take(q, indices)): the rows a gather picks are
+    dequantized, not the whole table (a quantized embedding dequantized its every row at
+    each run); a per-axis scale moves when its axis is not the gathered one."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: relay.TakeOp, rewriter: PatternRewriter) -> None:
+        dq = op.data.owner
+        if not isinstance(dq, relay.DequantizeOp):
+            return
+        rank = len(shape_of(op.data.type))
+        gathered = normalize_axis(op.prop("axis"), rank, "property 'axis'")
+        axis = -1
+        if not per_tensor(dq):
+            a = normalize_axis(dq.prop("axis"), rank, "property 'axis'")
+            if a == gathered:
+                return
+            axis = a if a < gathered else a - 1 + len(shape_of(op.indices.type))
+        take = relay.TakeOp(dq.data, op.indices, axis=gathered)
+        _replace_with_dequantize(rewriter, op, dq, take, axis)
+
+
 class QuantizeOfDequantize(RewritePattern):
     """Q(DQ(q)) -> q, when both have the same scale, zero point and axis and `q` the
     quantize's type: `(q - z) * s / s` rounds back to `q - z` (8-bit, so within 255) for
@@ -232,6 +255,6 @@ class PropagateQdq(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # A reshape moved onto a constant (a Conv1d's int8 weights) folds as fold-constants folds.
         patterns = [DequantizeBeforeReshape(), QuantizeAfterReshape(), DequantizeBeforeTranspose(),
-                    QuantizeAfterTranspose(), DequantizeBeforeSlice(), QuantizeOfDequantize(),
+                    QuantizeAfterTranspose(), DequantizeBeforeSlice(), DequantizeBeforeTake(), QuantizeOfDequantize(),
                     FoldConstantOp(OpEvaluator(op))]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=True).rewrite_module(op)

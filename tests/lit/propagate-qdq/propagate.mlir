@@ -162,3 +162,28 @@ func.func @kept_pairs(%q: tensor<4xi8>, %p: tensor<2x4xi8>, %c: tensor<4xf32>, %
   %ps = relay.strided_slice %pd {begin = [0], end = [2], axes = [1]} : (tensor<2x4xf32>) -> tensor<2x2xf32>
   func.return %r, %w, %ps : tensor<4xi8>, tensor<4xui8>, tensor<2x2xf32>
 }
+
+// -----
+
+// A quantized embedding: the gather reads the int8 table and only the rows it picks are
+// dequantized (a per-axis scale along another axis moves along; along the gathered axis it
+// stays, as each gathered row has its own).
+// CHECK-LABEL: func.func @embedding
+// CHECK:         %[[T:.*]] = relay.take %t, %ids : (tensor<16x8xi8>, tensor<1x5xi64>) -> tensor<1x5x8xi8>
+// CHECK-NEXT:    %e = relay.qnn.dequantize %[[T]], %s, %z : (tensor<1x5x8xi8>, tensor<f32>, tensor<i8>) -> tensor<1x5x8xf32>
+// CHECK-NEXT:    %[[C:.*]] = relay.take %p, %ids {axis = 1} : (tensor<4x6xi8>, tensor<1x5xi64>) -> tensor<4x1x5xi8>
+// CHECK-NEXT:    %c = relay.qnn.dequantize %[[C]], %cs, %cz {axis = 0} : (tensor<4x1x5xi8>, tensor<4xf32>, tensor<4xi8>) -> tensor<4x1x5xf32>
+// CHECK-NEXT:    %pd = relay.qnn.dequantize %p, %ps, %pz {axis = 1}
+// CHECK-NEXT:    %pt = relay.take %pd, %ids {axis = 1}
+func.func @embedding(%ids: tensor<1x5xi64>, %p: tensor<4x6xi8>, %cs: tensor<4xf32>, %cz: tensor<4xi8>, %ps: tensor<6xf32>, %pz: tensor<6xi8>) -> (tensor<1x5x8xf32>, tensor<4x1x5xf32>, tensor<4x1x5xf32>) {
+  %t = relay.constant dense<3> : tensor<16x8xi8>
+  %s = relay.constant dense<0.125> : tensor<f32>
+  %z = relay.constant dense<-1> : tensor<i8>
+  %d = relay.qnn.dequantize %t, %s, %z : (tensor<16x8xi8>, tensor<f32>, tensor<i8>) -> tensor<16x8xf32>
+  %e = relay.take %d, %ids : (tensor<16x8xf32>, tensor<1x5xi64>) -> tensor<1x5x8xf32>
+  %cd = relay.qnn.dequantize %p, %cs, %cz {axis = 0} : (tensor<4x6xi8>, tensor<4xf32>, tensor<4xi8>) -> tensor<4x6xf32>
+  %c = relay.take %cd, %ids {axis = 1} : (tensor<4x6xf32>, tensor<1x5xi64>) -> tensor<4x1x5xf32>
+  %pd = relay.qnn.dequantize %p, %ps, %pz {axis = 1} : (tensor<4x6xi8>, tensor<6xf32>, tensor<6xi8>) -> tensor<4x6xf32>
+  %pt = relay.take %pd, %ids {axis = 1} : (tensor<4x6xf32>, tensor<1x5xi64>) -> tensor<4x1x5xf32>
+  func.return %e, %c, %pt : tensor<1x5x8xf32>, tensor<4x1x5xf32>, tensor<4x1x5xf32>
+}
