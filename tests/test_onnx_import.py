@@ -710,6 +710,23 @@ def test_error_corrupt_files(tmp_path):
         assert str(info.value).startswith(f"{path}: error: not a valid ONNX model"), str(info.value)
 
 
+def test_a_constant_too_large_to_build_is_one_error_naming_the_node():
+    """A causal attention over a million-token sequence (a declared shape) makes a mask
+    of 2^20 x 2^20 floats (4 TiB) at import: an error naming the node, not a MemoryError
+    (accel-fuzz --parsers --seed 418, case 754)."""
+    model = h.make_model(
+        h.make_graph([h.make_node("Attention", ["x", "w", "b"], ["y"], name="self_attn", domain="com.microsoft",
+                                  num_heads=2, unidirectional=1)], "g", [vi("x", [1, 1 << 20, 8])],
+                     [vi("y", [1, 1 << 20, 8])],
+                     [nh.from_array(f32(8, 24), "w"), nh.from_array(f32(24), "b")]),
+        opset_imports=[h.make_opsetid("", 17), h.make_opsetid("com.microsoft", 1)])
+    with pytest.raises(CompileError) as info:
+        import_onnx_model(model)
+    message = str(info.value)
+    assert "node 'self_attn' (Attention): a value of the node is too large to build" in message, message
+    assert "\n" not in message
+
+
 def test_accel_opt_errors_are_one_line_and_exit_1(tmp_path):
     accel_opt = os.path.join(os.path.dirname(sys.executable), "accel-opt")
     bad = tmp_path / "bad.onnx"

@@ -631,6 +631,10 @@ class GraphImporter:
         except (ValueError, IndexError) as e:
             # numpy on malformed inputs (shapes that do not concatenate, indices out of range)
             raise node.error(f"cannot evaluate the node: {one_line(str(e))}") from None
+        except MemoryError as e:
+            # a constant the node's shapes make too large to hold (a causal mask of a
+            # million-token sequence: 4 TiB)
+            raise node.error(f"a value of the node is too large to build: {one_line(str(e))}") from None
         self.bind_outputs(proto, outs)
         if known is not None:
             for out, arr in zip(outs if isinstance(outs, (list, tuple)) else [outs], known):
