@@ -256,6 +256,36 @@ def test_a_kind_chosen_by_properties_runs_only_where_the_engine_has_a_code(tmp_p
         assert re.search(r'relay\.nn\.gelu %x \{approximate = "tanh", ' + tanh + "}", out.stdout), out.stdout
 
 
+def test_an_instruction_set_without_conversions_leaves_them_on_the_host(tmp_path):
+    # Conversion commands are optional: without them the description loads, the int8
+    # patterns (whose conversions fold into their commands) still run, and a conversion
+    # alone stays on the host, saying why.
+    import re as regex
+
+    text = open(STRIPE).read()
+    bare = regex.sub(r"\[isa\.commands\.(QNT|DQNT)\]\n(?:[a-z_]+ = .*\n)*", "", text)
+    assert bare != text and "op = \"quantize\"" not in bare
+    path = tmp_path / "stripe.toml"
+    path.write_text(bare)
+    ir = tmp_path / "island.mlir"
+    ir.write_text("""func.func @main(%q: tensor<4x8xi8>) -> tensor<4x8xi8> {
+  %s = relay.constant dense<0.05> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i8>
+  %d = relay.qnn.dequantize %q, %s, %z : (tensor<4x8xi8>, tensor<f32>, tensor<i8>) -> tensor<4x8xf32>
+  %r = relay.subtract %d, %d : tensor<4x8xf32>
+  %y = relay.qnn.quantize %r, %s, %z : (tensor<4x8xf32>, tensor<f32>, tensor<i8>) -> tensor<4x8xi8>
+  func.return %y : tensor<4x8xi8>
+}
+""")
+    out = run_tool("accel-opt", str(ir), "--target", str(path), "-p", "annotate-target")
+    assert out.returncode == 0, out.stderr
+    assert "relay.qnn.dequantize %q, %s, %z {accel.target = \"host\", accel.reason = \"stripe: no command of its " \
+           "instruction set runs 'dequantize'\"}" in out.stdout, out.stdout
+    assert 'relay.subtract %d, %d {accel.target = "stripe"}' in out.stdout, out.stdout
+    out = run_tool("accel-opt", str(ir), "--target", STRIPE, "-p", "annotate-target")
+    assert 'relay.qnn.dequantize %q, %s, %z {accel.target = "stripe"}' in out.stdout, out.stdout
+
+
 @pytest.mark.parametrize("text,message", BAD_ISAS, ids=[m[:40] for _, m in BAD_ISAS])
 def test_malformed_instruction_sets_give_one_line(tmp_path, text, message):
     path = tmp_path / "bad.toml"

@@ -159,6 +159,9 @@ def fields_of(op: str) -> tuple[str, ...]:
     return OPS[op] + OPTIONAL.get(op, ())
 
 ROW_KINDS = frozenset(ENUMS["rows_kind"])
+CONVERSIONS = ("quantize", "dequantize")
+"""Operations (and accel.eltwise kinds) an instruction set may leave out: a conversion alone
+then runs on the host."""
 QUANTIZED = frozenset({"i8", "ui8"})
 
 
@@ -167,8 +170,8 @@ def op_for(kind: str, dtype: str, eltwise_kind: str | None = None) -> str | None
     (None: no operation does)."""
     if kind == "eltwise" and eltwise_kind in ROW_KINDS:
         return "rows_f32" if dtype == "f32" else "rows_q8" if dtype in QUANTIZED else None
-    if kind == "eltwise" and eltwise_kind in ("quantize", "dequantize"):
-        return eltwise_kind
+    if kind == "eltwise" and eltwise_kind in CONVERSIONS:
+        return eltwise_kind  # (optional: without its command, a conversion stays on the host)
     if kind == "eltwise" and eltwise_kind == "lut":
         return "eltwise_q8" if dtype in QUANTIZED else None  # (with its table: `OPTIONAL`)
     suffix = "f32" if dtype == "f32" else "q8" if dtype in QUANTIZED else None

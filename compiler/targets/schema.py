@@ -1042,6 +1042,11 @@ def _check_mapped(instruction_set: InstructionSet, desc: TargetDescription, t: _
             if name not in COMMANDS:
                 continue
             kind, sub = COMMANDS[name]
+            if sub in isa_vocab.CONVERSIONS and (isinstance(entry, PatternSpec) or
+                                                 instruction_set.command(sub) is None):
+                # A pattern's conversions fold into its forms; a conversion alone without
+                # a command stays on the host (support.entry_encodes says so).
+                continue
             for dtype in dtypes:
                 if dtype not in ("f32", *isa_vocab.QUANTIZED):
                     continue

@@ -165,6 +165,8 @@ def entry_encodes(spec: OpSpec, target: TargetDescription, command: str, kind: s
         encoded = target.isa.command(name)
         if kind == "lut" and (encoded is None or "table" not in encoded.fields):
             return False  # a lookup needs its table
+        if encoded is None:
+            return False  # an operation the instruction set may leave out (isa.CONVERSIONS)
         for field in encoded.fields if encoded is not None else ():
             form, enum = isa_vocab.FIELDS[field]
             if form == isa_vocab.ENUM and kind in isa_vocab.ENUMS[enum]:
