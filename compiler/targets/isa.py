@@ -37,6 +37,8 @@ import math
 import struct
 from dataclasses import dataclass, field
 
+from accel.dialects import accel
+
 # --------------------------------------------------------------------------------------
 # Vocabulary (fixed by the simulator, compiler/runtime/c/sim/npu_cmd.{h,c})
 # --------------------------------------------------------------------------------------
@@ -159,9 +161,9 @@ def fields_of(op: str) -> tuple[str, ...]:
     return OPS[op] + OPTIONAL.get(op, ())
 
 ROW_KINDS = frozenset(ENUMS["rows_kind"])
-CONVERSIONS = ("quantize", "dequantize")
-"""Operations (and accel.eltwise kinds) an instruction set may leave out: a conversion alone
-then runs on the host."""
+CONVERSIONS = accel.EltwiseOp.CONVERT
+"""Operations (named as the accel.eltwise kinds they run) an instruction set may leave
+out: a conversion alone then runs on the host."""
 QUANTIZED = frozenset({"i8", "ui8"})
 
 

@@ -76,6 +76,33 @@ def moved_axis(op: relay.QuantizeOp | relay.DequantizeOp, src: tuple[int, ...], 
     return None if mapping is None or mapping[axis] < 0 else mapping[axis]
 
 
+def _slice_props(op: relay.StridedSliceOp) -> dict:
+    props = {k: op.prop(k) for k in ("begin", "end", "strides", "axes")}
+    return {k: v for k, v in props.items() if v is not None}
+
+
+def _replace_with_dequantize(rewriter: PatternRewriter, op: Operation, dq: relay.DequantizeOp,
+                             layout: Operation, axis: int) -> None:
+    """`op` (a layout op of `dq`'s result) becomes `layout` (the same op of the int8 data,
+    inserted before it) dequantized; `dq` goes when nothing else reads it."""
+    new = relay.DequantizeOp(layout.results[0], dq.scale, dq.zero_point, axis=axis)
+    layout.location, new.location = op.location, dq.location
+    rewriter.insert_op(layout, InsertPoint.before(op))
+    rewriter.replace_op(op, new)
+    if dq.result.first_use is None:
+        rewriter.erase_op(dq)
+
+
+def _replace_with_layout_op(rewriter: PatternRewriter, q_op: relay.QuantizeOp, layout: Operation,
+                            q: relay.QuantizeOp, new: Operation) -> None:
+    """The quantize `q_op` of `layout`'s result becomes `new` (the layout op) of `q` (the
+    quantize of `layout`'s input)."""
+    q.location, new.location = q_op.location, layout.location
+    rewriter.insert_op(q, InsertPoint.before(q_op))
+    rewriter.replace_op(q_op, new)
+    rewriter.erase_op(layout)
+
+
 # --------------------------------------------------------------------------------------
 # Patterns
 # --------------------------------------------------------------------------------------
@@ -96,13 +123,7 @@ class DequantizeBeforeReshape(RewritePattern):
         axis = moved_axis(dq, src, dst)
         if axis is None:
             return
-        reshape = relay.ReshapeOp(dq.data, newshape=list(dst))
-        new = relay.DequantizeOp(reshape.result, dq.scale, dq.zero_point, axis=axis)
-        reshape.location, new.location = op.location, dq.location
-        rewriter.insert_op(reshape, InsertPoint.before(op))
-        rewriter.replace_op(op, new)
-        if dq.result.first_use is None:
-            rewriter.erase_op(dq)
+        _replace_with_dequantize(rewriter, op, dq, relay.ReshapeOp(dq.data, newshape=list(dst)), axis)
 
 
 class QuantizeAfterReshape(RewritePattern):
@@ -119,10 +140,7 @@ class QuantizeAfterReshape(RewritePattern):
             return
         q = relay.QuantizeOp(reshape.data, op.scale, op.zero_point, axis=axis)
         new = relay.ReshapeOp(q.result, newshape=list(shape_of(op.result.type)))
-        q.location, new.location = op.location, reshape.location
-        rewriter.insert_op(q, InsertPoint.before(op))
-        rewriter.replace_op(op, new)
-        rewriter.erase_op(reshape)
+        _replace_with_layout_op(rewriter, op, reshape, q, new)
 
 
 class DequantizeBeforeTranspose(RewritePattern):
@@ -211,33 +229,6 @@ class QuantizeOfDequantize(RewritePattern):
         rewriter.replace_op(op, [], [dq.data])
         if dq.result.first_use is None:
             rewriter.erase_op(dq)
-
-
-def _slice_props(op: relay.StridedSliceOp) -> dict:
-    props = {k: op.prop(k) for k in ("begin", "end", "strides", "axes")}
-    return {k: v for k, v in props.items() if v is not None}
-
-
-def _replace_with_dequantize(rewriter: PatternRewriter, op: Operation, dq: relay.DequantizeOp,
-                             layout: Operation, axis: int) -> None:
-    """`op` (a layout op of `dq`'s result) becomes `layout` (the same op of the int8 data,
-    inserted before it) dequantized; `dq` goes when nothing else reads it."""
-    new = relay.DequantizeOp(layout.results[0], dq.scale, dq.zero_point, axis=axis)
-    layout.location, new.location = op.location, dq.location
-    rewriter.insert_op(layout, InsertPoint.before(op))
-    rewriter.replace_op(op, new)
-    if dq.result.first_use is None:
-        rewriter.erase_op(dq)
-
-
-def _replace_with_layout_op(rewriter: PatternRewriter, q_op: relay.QuantizeOp, layout: Operation,
-                            q: relay.QuantizeOp, new: Operation) -> None:
-    """The quantize `q_op` of `layout`'s result becomes `new` (the layout op) of `q` (the
-    quantize of `layout`'s input)."""
-    q.location, new.location = q_op.location, layout.location
-    rewriter.insert_op(q, InsertPoint.before(q_op))
-    rewriter.replace_op(q_op, new)
-    rewriter.erase_op(layout)
 
 
 # --------------------------------------------------------------------------------------
