@@ -213,6 +213,14 @@ def test_the_npu_takes_most_of_the_macs(ws, name):
     assert share >= NPU_MAC_SHARE, f"{name}: only {share:.1%} of the MACs on the npu"
 
 
+@pytest.mark.parametrize("name", ["llama_dynamo", "llama_legacy"])
+def test_llama_is_one_npu_region(ws, name):
+    """The rotary embedding's negation (`rotate_half`) runs on the npu as `x * -1`
+    (expand-activations): it cut the block into two regions, the host negating between."""
+    r = ws.compiled(name, "npu")
+    assert len(r.report["regions"]) == 1 and not r.report["rejected"], r.report["rejected"]
+
+
 @pytest.mark.parametrize("name", [model_param(f"{a}_dynamo_int8") for a in ("encoder", "vit", "mlp")])
 def test_int8_transformers_are_one_npu_region(ws, name):
     """Between the model's input quantize and output dequantize nothing is left to the

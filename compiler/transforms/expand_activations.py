@@ -1,17 +1,20 @@
-"""expand-activations: an activation that no target runs becomes the elementwise ops it is
-made of, when one target runs all of them.
+"""expand-activations: an activation (or a negation) that no target runs becomes the
+elementwise ops it is made of, when one target runs all of them.
 
 Runs in `byoc`, after tabulate-activations and before merge-composite (canonicalize has
 recognised these activations in exporters' decompositions; this undoes that only for a
 target that lacks the activation but has its parts). MobileNetV3's hard-swish and its
 squeeze-excitation's hard-sigmoid, and the leaky ReLU of YOLO and GAN discriminators,
 then run beside the convolutions around them instead of sending each activation map
-through the host. Each form computes what the reference does, in the same order, so the
-result is the same bit for bit:
+through the host; so does the negation in the rotary embeddings of LLaMA-style
+transformers (`rotate_half`: `concat(-x2, x1)`), which cut their attention into two
+regions. Each form computes what the reference does, in the same order, so the result is
+the same bit for bit:
 
     hardsigmoid(x; a, b) = clip(x * a + b, 0, 1)
     hardswish(x)         = x * clip(x * (1/6) + 1/2, 0, 1)
     leaky_relu(x; a)     = relu(x) - relu(x * -1) * a      (x for x >= 0, a * x below: exact)
+    negative(x)          = x * -1                          (floats: exact, the sign flipped)
 
 The constants are scalars of the data's type (the npu's binary ops broadcast a scalar).
 Rewritten only when no target runs the activation and one target runs every op of its
@@ -95,8 +98,13 @@ FORMS: dict[type[Operation], Callable[[_Form, Operation], SSAValue]] = {
     relay.HardSwishOp: lambda f, op: f.mul(f.x, _hardsigmoid(f, HARDSWISH_ALPHA, 0.5)),
     relay.LeakyReluOp: lambda f, op: f.sub(f.relu(f.x), f.mul(f.relu(f.mul(f.x, f.scalar(-1.0))),
                                                                f.scalar(op.prop("alpha")))),
+    relay.NegativeOp: lambda f, op: f.mul(f.x, f.scalar(-1.0)),
 }
-"""The activations this pass expands, and the elementwise ops each is made of."""
+"""The ops this pass expands, and the elementwise ops each is made of."""
+
+FLOAT_ONLY = (relay.NegativeOp,)
+"""Forms exact only on floats (an integer negation wraps; `x * -1` of unsigned data has
+no -1 to multiply by)."""
 
 
 class ExpandActivation(RewritePattern):
@@ -107,6 +115,8 @@ class ExpandActivation(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         form = FORMS.get(type(op))
         if form is None or TARGET_ATTR in op.attributes or any(runs_alone(op, t) for t in self.targets):
+            return
+        if isinstance(op, FLOAT_ONLY) and not np.issubdtype(numpy_dtype(op.results[0].type.element_type), np.floating):
             return
         built = _Form(op.operands[0])
         value = form(built, op)
@@ -121,8 +131,8 @@ class ExpandActivation(RewritePattern):
 
 @dataclass(frozen=True)
 class ExpandActivations(ModulePass):
-    """Activations no target runs (hard-swish, hard-sigmoid, leaky ReLU) become the
-    elementwise ops they are made of, where a target runs those."""
+    """Activations no target runs (hard-swish, hard-sigmoid, leaky ReLU) and float
+    negations become the elementwise ops they are made of, where a target runs those."""
 
     name = "expand-activations"
 

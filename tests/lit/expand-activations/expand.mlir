@@ -61,3 +61,38 @@ func.func @left_alone(%h: tensor<4x4xf16>, %x: tensor<4x4xf32>) -> (tensor<4x4xf
   %b = relay.nn.hardswish %x {accel.target = "host"} : tensor<4x4xf32>
   func.return %a, %b : tensor<4x4xf16>, tensor<4x4xf32>
 }
+
+// -----
+
+// A negation (LLaMA's rotary embedding, `rotate_half`, of a query projection) as x * -1;
+// partitioned with the projection, the slices and the concatenation around it, one npu
+// region. An integer negation wraps (there is no exact `x * -1` of unsigned data): left
+// alone.
+// CHECK-LABEL: func.func @rotate_half
+// CHECK:         %[[N1:.*]] = relay.constant dense<-1.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %n = relay.multiply %b, %[[N1]] : (tensor<32x32xf32>, tensor<f32>) -> tensor<32x32xf32>
+// CHECK-NOT:     relay.negative
+// BYOC-LABEL: func.func @rotate_half
+// BYOC-NEXT:    %y = func.call @npu_0(%x)
+// BYOC-NEXT:    func.return
+// DSP-LABEL: func.func @rotate_half
+// DSP:         relay.negative
+func.func @rotate_half(%x: tensor<32x64xf32>) -> tensor<32x64xf32> {
+  %w = relay.constant dense<0.5> : tensor<64x64xf32>
+  %q = relay.nn.dense %x, %w : (tensor<32x64xf32>, tensor<64x64xf32>) -> tensor<32x64xf32>
+  %a = relay.strided_slice %q {begin = [0], end = [32], axes = [1]} : (tensor<32x64xf32>) -> tensor<32x32xf32>
+  %b = relay.strided_slice %q {begin = [32], end = [64], axes = [1]} : (tensor<32x64xf32>) -> tensor<32x32xf32>
+  %n = relay.negative %b : tensor<32x32xf32>
+  %y = relay.concatenate %n, %a {axis = 1} : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x64xf32>
+  func.return %y : tensor<32x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @integer_negation
+// CHECK:         relay.negative %x : tensor<8xui8>
+// CHECK-NOT:     relay.multiply
+func.func @integer_negation(%x: tensor<8xui8>) -> tensor<8xui8> {
+  %y = relay.negative %x : tensor<8xui8>
+  func.return %y : tensor<8xui8>
+}
