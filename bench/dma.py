@@ -289,7 +289,10 @@ def _producer_type(path: str, output: str) -> str:
 
 
 def tolerance(path: str, output: str, ref: np.ndarray, steps: int = 1) -> float:
-    """`steps` quantization steps for an output made by a DequantizeLinear, else 1e-4 * max|ref|."""
+    """`steps` quantization steps for an output made by a DequantizeLinear (with tests/
+    e2e_util.output_step's 0.1 % slack: the dequantized values are float32, so a one-step
+    difference of values near max|ref| measures a little more than the scale), else 1e-4 *
+    max|ref|."""
     import onnx
     from onnx import numpy_helper
 
@@ -297,7 +300,7 @@ def tolerance(path: str, output: str, ref: np.ndarray, steps: int = 1) -> float:
     producer = {o: n for n in m.graph.node for o in n.output}.get(output)
     if producer is not None and producer.op_type == "DequantizeLinear":
         inits = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
-        return steps * float(np.max(inits[producer.input[1]])) * (1 + 1e-6)
+        return steps * float(np.max(inits[producer.input[1]])) * 1.001
     return 1e-4 * float(np.abs(ref).max())
 
 

@@ -90,14 +90,15 @@ def full_without(*passes: str) -> str:
     return PIPELINES["full"].replace("byoc,", ",".join(steps) + ",")
 
 
-def compiled_with_and_without(factory, paths: Mapping[str, str], without: str, target: str = "npu",
+def compiled_with_and_without(factory, paths: Mapping[str, str], without: str | tuple[str, ...], target: str = "npu",
                               plain: tuple[str, ...] | None = None) -> dict[tuple[str, str], tuple[str, dict, str]]:
     """Each model of `paths` (name -> path) compiled for `target` with `full` ("pass") and
-    without the byoc pass `without` ("plain"; only the names in `plain`, if given):
+    without the byoc pass(es) `without` ("plain"; only the names in `plain`, if given):
     (name, tag) -> (directory, report.json, model path)."""
     out = {}
+    left_out = (without,) if isinstance(without, str) else without
     for name, path in paths.items():
-        for tag, pipeline in (("pass", PIPELINES["full"]), ("plain", full_without(without))):
+        for tag, pipeline in (("pass", PIPELINES["full"]), ("plain", full_without(*left_out))):
             if tag == "plain" and plain is not None and name not in plain:
                 continue
             directory = str(factory.mktemp(f"{name}_{tag}"))

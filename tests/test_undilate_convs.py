@@ -191,11 +191,11 @@ def test_dilated_layers_offload(compiled, model):
     assert len(dilated) == 6, plain["rejected"]  # 2 in the backbone, 4 in the head
     assert plain["macs"]["offloaded"] < 0.25 * plain["macs"]["total"]
     # Every convolution and every padding block is on the npu; the float model keeps only
-    # its two resizes on the host (the int8 one also their quantizes and dequantizes, and
-    # the concatenation of the head's branches, one of them a resize's result).
+    # its last resize (the output's upsampling, cheaper on the host) there: the one in the
+    # head is products with its interpolation matrices (resize-as-matmuls).
     assert not [r for r in with_pass["rejected"] if "conv" in r["op"] or "constant" in r["reason"]]
     if model == "legacy":
-        assert sorted(r["op"] for r in with_pass["rejected"]) == ["relay.image.resize2d"] * 2, with_pass["rejected"]
+        assert sorted(r["op"] for r in with_pass["rejected"]) == ["relay.image.resize2d"], with_pass["rejected"]
     assert with_pass["macs"]["offloaded"] == with_pass["macs"]["total"]
 
 

@@ -39,6 +39,7 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "tabulate-activations": _lazy("tabulate_activations", "TabulateActivations"),
     "expand-activations": _lazy("expand_activations", "ExpandActivations"),
     "expand-nearest-upsampling": _lazy("expand_nearest_upsampling", "ExpandNearestUpsamplings"),
+    "resize-as-matmuls": _lazy("resize_as_matmuls", "ResizesAsMatmuls"),
     "expand-pads": _lazy("expand_pads", "ExpandPads"),
     "collapse-norm-axes": _lazy("collapse_norm_axes", "CollapseNormAxes"),
     "requantize-concatenations": _lazy("requantize_concatenations", "RequantizeConcatenations"),
