@@ -26,15 +26,18 @@ from e2e_util import assert_matches_onnxruntime, assert_pass_keeps_results, comp
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(kind=st.sampled_from(["hardswish", "hardsigmoid", "leaky_relu", "negative"]),
+@given(kind=st.sampled_from(["hardswish", "hardsigmoid", "leaky_relu", "negative", "square"]),
        shape=st.lists(st.integers(1, 5), min_size=1, max_size=4),
        alpha=st.floats(0.015625, 1.0, width=32), beta=st.floats(-1.0, 1.0, width=32), seed=st.integers(0, 2**16))
 def test_the_result_is_unchanged(kind, shape, alpha, beta, seed):
     b = GraphBuilder()
     x = b.input("x", shape)
-    props = {"hardswish": {}, "hardsigmoid": {"alpha": alpha, "beta": beta}, "leaky_relu": {"alpha": alpha},
-             "negative": {}}[kind]
-    y = getattr(b, kind)(x, **props)
+    if kind == "square":  # pow(x, 2): its exponent a scalar constant
+        y = b.power(x, b.const(np.float32(2.0)))
+    else:
+        props = {"hardswish": {}, "hardsigmoid": {"alpha": alpha, "beta": beta}, "leaky_relu": {"alpha": alpha},
+                 "negative": {}}[kind]
+        y = getattr(b, kind)(x, **props)
     module = b.build([y])
     rng = np.random.default_rng(seed)
     # values at and around the kinks (-3, 3, 0, the hard-sigmoid's ends) and far out

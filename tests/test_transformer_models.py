@@ -221,13 +221,15 @@ def test_llama_is_one_npu_region(ws, name):
     assert len(r.report["regions"]) == 1 and not r.report["rejected"], r.report["rejected"]
 
 
-@pytest.mark.parametrize("name", [model_param(f"{a}_dynamo_int8") for a in ("encoder", "vit", "mlp")])
+@pytest.mark.parametrize("name", [model_param(f"{a}_dynamo_int8") for a in ("encoder", "vit", "mlp", "llama")])
 def test_int8_transformers_are_one_npu_region(ws, name):
     """Between the model's input quantize and output dequantize nothing is left to the
     host: the head split's QDQ pairs fold into int8 layout ops (propagate-qdq), the
     softmax and layer norms that onnxruntime's quantizer leaves in float between a
     dequantize and a quantize are int8 row commands (5 regions and 41 host ops for the
-    encoder before both)."""
+    encoder before both); LLaMA's RMS norms, split by the quantizer into `pow` and `mean`,
+    are a product and a pool (expand-activations, mean-as-pool: 2 regions and 10 host ops
+    before), its rotary `rotate_half` negation a product."""
     r = ws.compiled(name, "npu")
     assert len(r.report["regions"]) == 1, r.report["rejected"]
     host = sorted(x["op"] for x in r.report["rejected"])

@@ -40,6 +40,7 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "expand-activations": _lazy("expand_activations", "ExpandActivations"),
     "expand-nearest-upsampling": _lazy("expand_nearest_upsampling", "ExpandNearestUpsamplings"),
     "resize-as-matmuls": _lazy("resize_as_matmuls", "ResizesAsMatmuls"),
+    "mean-as-pool": _lazy("mean_as_pool", "MeansAsPools"),
     "expand-pads": _lazy("expand_pads", "ExpandPads"),
     "collapse-norm-axes": _lazy("collapse_norm_axes", "CollapseNormAxes"),
     "requantize-concatenations": _lazy("requantize_concatenations", "RequantizeConcatenations"),

@@ -5,7 +5,7 @@
         split-grouped-convs{target=npu,dsp}, unstride-convs{target=npu,dsp},
         expand-pixel-shuffles{target=npu,dsp}, cascade-max-pools{target=npu,dsp},
         tabulate-activations{target=npu,dsp}, expand-activations{target=npu,dsp}, expand-nearest-upsampling{target=npu,dsp},
-        resize-as-matmuls{target=npu,dsp}, expand-pads{target=npu,dsp}, collapse-norm-axes{target=npu,dsp},
+        resize-as-matmuls{target=npu,dsp}, mean-as-pool{target=npu,dsp}, expand-pads{target=npu,dsp}, collapse-norm-axes{target=npu,dsp},
         requantize-concatenations{target=npu,dsp}, trailing-broadcasts{target=npu,dsp},
         merge-composite{target=npu}, merge-composite{target=dsp},
         annotate-target{targets=npu,dsp zero-copy=true}, merge-regions{min-ops=1 cost-model=true},
@@ -55,6 +55,7 @@ from accel.compiler.transforms.expand_activations import ExpandActivations
 from accel.compiler.transforms.expand_nearest_upsampling import ExpandNearestUpsamplings
 from accel.compiler.transforms.expand_pads import ExpandPads
 from accel.compiler.transforms.expand_pixel_shuffles import ExpandPixelShuffles
+from accel.compiler.transforms.mean_as_pool import MeansAsPools
 from accel.compiler.transforms.merge_composite import MergeComposite
 from accel.compiler.transforms.merge_regions import MergeRegions
 from accel.compiler.transforms.outline_regions import OutlineRegions
@@ -69,8 +70,8 @@ from accel.compiler.transforms.unstride_convs import UnstrideConvs
 
 
 STEPS = ("split-tall-kernels", "undilate-convs", "split-grouped-convs", "unstride-convs", "expand-pixel-shuffles",
-         "cascade-max-pools", "tabulate-activations", "expand-activations", "expand-nearest-upsampling", "resize-as-matmuls", "expand-pads",
-         "collapse-norm-axes", "requantize-concatenations",
+         "cascade-max-pools", "tabulate-activations", "expand-activations", "expand-nearest-upsampling",
+         "resize-as-matmuls", "mean-as-pool", "expand-pads", "collapse-norm-axes", "requantize-concatenations",
          "trailing-broadcasts", "merge-composite", "annotate-target", "merge-regions", "outline-regions")
 """The passes `byoc` runs, in order (for pipelines that write them out: the bench's stage
 timing, tests that leave one out)."""
@@ -80,7 +81,7 @@ timing, tests that leave one out)."""
 class Byoc(ModulePass):
     """Partition for the targets: split-tall-kernels, undilate-convs, split-grouped-convs,
     unstride-convs, expand-pixel-shuffles, cascade-max-pools, tabulate-activations, expand-activations,
-    expand-nearest-upsampling, resize-as-matmuls, expand-pads, collapse-norm-axes, requantize-concatenations, trailing-broadcasts, merge-composite, annotate-target, merge-regions, outline-regions."""
+    expand-nearest-upsampling, resize-as-matmuls, mean-as-pool, expand-pads, collapse-norm-axes, requantize-concatenations, trailing-broadcasts, merge-composite, annotate-target, merge-regions, outline-regions."""
 
     name = "byoc"
 
@@ -109,6 +110,7 @@ class Byoc(ModulePass):
         ExpandActivations(target=names).apply(ctx, op)
         ExpandNearestUpsamplings(target=names).apply(ctx, op)
         ResizesAsMatmuls(target=names).apply(ctx, op)
+        MeansAsPools(target=names).apply(ctx, op)
         ExpandPads(target=names).apply(ctx, op)
         CollapseNormAxes(target=names).apply(ctx, op)
         RequantizeConcatenations(target=names).apply(ctx, op)

@@ -1,5 +1,5 @@
-"""expand-activations: an activation (or a negation) that no target runs becomes the
-elementwise ops it is made of, when one target runs all of them.
+"""expand-activations: an activation (or a negation, or a square) that no target runs
+becomes the elementwise ops it is made of, when one target runs all of them.
 
 Runs in `byoc`, after tabulate-activations and before merge-composite (canonicalize has
 recognised these activations in exporters' decompositions; this undoes that only for a
@@ -8,13 +8,16 @@ squeeze-excitation's hard-sigmoid, and the leaky ReLU of YOLO and GAN discrimina
 then run beside the convolutions around them instead of sending each activation map
 through the host; so does the negation in the rotary embeddings of LLaMA-style
 transformers (`rotate_half`: `concat(-x2, x1)`), which cut their attention into two
-regions. Each form computes what the reference does, in the same order, so the result is
-the same bit for bit:
+regions, and the square of the RMS norms that a QDQ quantizer splits (LLaMA's `pow(x, 2)`
+before its mean). Each form computes what the reference does, in the same order, so the
+result is the same bit for bit:
 
     hardsigmoid(x; a, b) = clip(x * a + b, 0, 1)
     hardswish(x)         = x * clip(x * (1/6) + 1/2, 0, 1)
     leaky_relu(x; a)     = relu(x) - relu(x * -1) * a      (x for x >= 0, a * x below: exact)
     negative(x)          = x * -1                          (floats: exact, the sign flipped)
+    power(x, 2)          = x * x                           (floats, a constant exponent 2: the
+                                                            correctly rounded square)
 
 The constants are scalars of the data's type (the npu's binary ops broadcast a scalar).
 Rewritten only when no target runs the activation and one target runs every op of its
@@ -52,7 +55,7 @@ from accel.compiler.byoc_rewrites import discard, replace_chain, rewrite_each
 from accel.compiler.runtime.reference import HARDSWISH_ALPHA
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
-from accel.compiler.tensors import inline_constant, numpy_dtype
+from accel.compiler.tensors import inline_constant, known_value, numpy_dtype
 from accel.compiler.transforms.annotate_target import one_target_runs, runs_alone
 from accel.dialects import relay
 from accel.dialects.conventions import TARGET_ATTR
@@ -99,12 +102,24 @@ FORMS: dict[type[Operation], Callable[[_Form, Operation], SSAValue]] = {
     relay.LeakyReluOp: lambda f, op: f.sub(f.relu(f.x), f.mul(f.relu(f.mul(f.x, f.scalar(-1.0))),
                                                                f.scalar(op.prop("alpha")))),
     relay.NegativeOp: lambda f, op: f.mul(f.x, f.scalar(-1.0)),
+    relay.PowerOp: lambda f, op: f.mul(f.x, f.x),
 }
 """The ops this pass expands, and the elementwise ops each is made of."""
 
-FLOAT_ONLY = (relay.NegativeOp,)
+FLOAT_ONLY = (relay.NegativeOp, relay.PowerOp)
 """Forms exact only on floats (an integer negation wraps; `x * -1` of unsigned data has
 no -1 to multiply by)."""
+
+
+def _a_square(op: Operation) -> bool:
+    """A power whose exponent is the constant 2 and does not broadcast the base."""
+    exponent = known_value(op.operands[1])
+    return (exponent is not None and bool(np.all(exponent == 2))
+            and op.results[0].type == op.operands[0].type)
+
+
+APPLIES: dict[type[Operation], Callable[[Operation], bool]] = {relay.PowerOp: _a_square}
+"""Forms that hold only for some ops of their kind."""
 
 
 class ExpandActivation(RewritePattern):
@@ -117,6 +132,8 @@ class ExpandActivation(RewritePattern):
         if form is None or TARGET_ATTR in op.attributes or any(runs_alone(op, t) for t in self.targets):
             return
         if isinstance(op, FLOAT_ONLY) and not np.issubdtype(numpy_dtype(op.results[0].type.element_type), np.floating):
+            return
+        if not APPLIES.get(type(op), lambda _: True)(op):
             return
         built = _Form(op.operands[0])
         value = form(built, op)
@@ -131,8 +148,8 @@ class ExpandActivation(RewritePattern):
 
 @dataclass(frozen=True)
 class ExpandActivations(ModulePass):
-    """Activations no target runs (hard-swish, hard-sigmoid, leaky ReLU) and float
-    negations become the elementwise ops they are made of, where a target runs those."""
+    """Activations no target runs (hard-swish, hard-sigmoid, leaky ReLU), float negations
+    and squares become the elementwise ops they are made of, where a target runs those."""
 
     name = "expand-activations"
 

@@ -2,7 +2,7 @@
 matrices, which a target's matrix engine runs.
 
 Runs in `byoc`, after expand-nearest-upsampling (whole-factor nearest upsampling is
-cheaper as copies) and before expand-pads. ONNX Resize is separable: along each axis every
+cheaper as copies) and before mean-as-pool. ONNX Resize is separable: along each axis every
 output cell is a weighted sum of input cells (nearest: one weight of 1; linear and cubic:
 `resize_sampling.resize_taps`, antialiased or not), so the resize is
 

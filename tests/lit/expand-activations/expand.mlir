@@ -96,3 +96,21 @@ func.func @integer_negation(%x: tensor<8xui8>) -> tensor<8xui8> {
   %y = relay.negative %x : tensor<8xui8>
   func.return %y : tensor<8xui8>
 }
+
+// -----
+
+// A square (the RMS norm of a QDQ model, split by the quantizer) as x * x; left alone: a
+// power by 3, and a power whose exponent broadcasts the base to a larger shape.
+// CHECK-LABEL: func.func @squares
+// CHECK:         %s = relay.multiply %x, %x : tensor<4x8xf32>
+// CHECK:         relay.power %x, %three
+// CHECK:         relay.power %x, %rows
+func.func @squares(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>) {
+  %two = relay.constant dense<2.0> : tensor<f32>
+  %s = relay.power %x, %two : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %three = relay.constant dense<3.0> : tensor<f32>
+  %c = relay.power %x, %three : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %rows = relay.constant dense<2.0> : tensor<2x1x1xf32>
+  %b = relay.power %x, %rows : (tensor<4x8xf32>, tensor<2x1x1xf32>) -> tensor<2x4x8xf32>
+  func.return %s, %c, %b : tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>
+}
