@@ -116,9 +116,22 @@ def test_unstrided_convs_match(data):
         else:
             assert np.max(np.abs(got[name] - value), initial=0) <= 1e-6 * max(np.max(np.abs(value)), 1.0), name
     npu_takes = s in NPU_STRIDES and k <= NPU_MAX_KERNEL
-    rewritable = (not npu_takes and k % s == 0
-                  and (h + top + bottom) // s * s > top and (w + left + right) // s * s > left
-                  and k // s <= NPU_MAX_KERNEL and c * s * s <= NPU_MAX_CHANNELS)
+    # Along an axis with one output the stride is never applied (that axis is kept as it
+    # is, cut to the rows the output reads); a kernel not a multiple of the stride is
+    # extended by zero taps, to at most twice its taps.
+    outs = [(h + top + bottom - k) // s + 1, (w + left + right - k) // s + 1]
+    es = [1 if out == 1 else s for out in outs]
+    ext = [k + -k % e for e in es]
+
+    def reads_data(size, e, before, after, k2):
+        if e == 1:
+            return k - before > 0
+        return (size + before + after + k2 - k) // e * e > before
+
+    rewritable = (not npu_takes and es != [1, 1] and ext[0] * ext[1] <= 2 * k * k
+                  and reads_data(h, es[0], top, bottom, ext[0]) and reads_data(w, es[1], left, right, ext[1])
+                  and max(ext[0] // es[0], ext[1] // es[1]) <= NPU_MAX_KERNEL
+                  and c * es[0] * es[1] <= NPU_MAX_CHANNELS)
     convs = [op for op in relay_ops(module) if isinstance(op, (relay.Conv2DOp, relay.QnnConv2DOp))]
     assert len(convs) == 1
     assert (tuple(convs[0].prop("strides")) == (1, 1)) == rewritable
@@ -126,6 +139,50 @@ def test_unstrided_convs_match(data):
         assert isinstance(convs[0].data.owner, relay.DequantizeOp)
         assert all(relay.is_int8(op.result.type.element_type) for op in relay_ops(module)
                    if isinstance(op, relay.TransposeOp))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_strides_per_axis_and_grouped_convs_match(data):
+    """Strides of their own per axis (PP-OCR's (2, 1), an STFT's hop along one axis), one
+    group (space-to-depth along each axis by its stride) or depthwise (a stride-1 conv and
+    a strided slice, its bias before the slice): the reference's result, and the conv at
+    stride 1 where the npu takes it so."""
+    draw = data.draw
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    sh, sw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    kh, kw = draw(st.integers(1, 5)), draw(st.integers(1, 5))
+    depthwise = draw(st.booleans())
+    n, c = draw(st.integers(1, 2)), draw(st.integers(1, 3))
+    o = c if depthwise else draw(st.integers(1, 3))
+    h, w = draw(st.integers(1, 12)), draw(st.integers(1, 12))
+    top, left, bottom, right = (draw(st.integers(0, 2)) for _ in range(4))
+    assume(h + top + bottom >= kh and w + left + right >= kw)
+    props = dict(strides=[sh, sw], padding=[top, left, bottom, right], groups=c if depthwise else 1)
+    b = GraphBuilder()
+    x = b.input("x", (n, c, h, w))
+    weight = b.const(rng.standard_normal((o, 1 if depthwise else c, kh, kw)).astype(np.float32))
+    y = b.bias_add(b.conv2d(x, weight, **props), b.const(rng.standard_normal(o).astype(np.float32)))
+    module = b.build([y])
+    inputs = {"x": rng.standard_normal((n, c, h, w)).astype(np.float32)}
+    want = run_function(module, inputs)
+    UnstrideConvs().apply(make_context("npu"), module)
+    module.verify()
+    got = run_function(module, inputs)
+    for name, value in want.items():
+        assert np.max(np.abs(got[name] - value), initial=0) <= 1e-6 * max(np.max(np.abs(value)), 1.0), name
+    convs = [op for op in relay_ops(module) if isinstance(op, relay.Conv2DOp)]
+    assert len(convs) == 1
+    outs = [(h + top + bottom - kh) // sh + 1, (w + left + right - kw) // sw + 1]
+    effective = [1 if out == 1 else st_ for out, st_ in zip(outs, (sh, sw))]
+    npu_takes = (sh, sw) in ((1, 1), (2, 2)) and max(kh, kw) <= NPU_MAX_KERNEL
+    grouped = depthwise and c > 1  # (one channel: one group, the space-to-depth form)
+    if grouped and not npu_takes and effective != [1, 1] and effective[0] * effective[1] <= 4:
+        assert tuple(convs[0].prop("strides")) == (1, 1)
+        # the bias stays on the conv (its pattern), the slice picks the strided outputs
+        assert isinstance(convs[0].result.first_use.operation, relay.BiasAddOp)
+    if tuple(convs[0].prop("strides")) == (1, 1) and not npu_takes:
+        assert any(isinstance(op, relay.StridedSliceOp) for op in relay_ops(module)) or not grouped
 
 
 # --------------------------------------------------------------------------------------

@@ -11,8 +11,10 @@ both forms (numpy's pairwise sum over the trailing block): the same result bit f
 the interpreter; a target's pool sums in its own order (float32: a few units in the last
 place).
 
-Only means over a non-empty set of trailing axes (keepdims or not) of float data; a mean
-over other axes would need a transpose first and is left alone. Rewritten only when no
+Only means over a non-empty set of trailing axes (keepdims or not) of float data, to a
+result of rank 1 or more (a DMA transfer has rank 1 to 4: a scalar computed on the device
+could not leave it); a mean over other axes would need a transpose first and is left
+alone. Rewritten only when no
 target runs the mean and one target runs every op it becomes
 (`annotate_target.runs_alone`).
 
@@ -72,8 +74,8 @@ class MeanAsPool(RewritePattern):
         if not np.issubdtype(numpy_dtype(op.data.type.element_type), np.floating):
             return
         split = trailing_split(op)
-        if split is None:
-            return
+        if split is None or not shape_of(op.result.type):
+            return  # (a scalar result: no transfer carries a value of rank 0)
         rows, length = split
         view = relay.ReshapeOp(op.data, newshape=[1, rows, 1, length])
         pool = relay.GlobalAvgPool2DOp(view.result)

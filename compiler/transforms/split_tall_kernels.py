@@ -18,7 +18,10 @@ targets' conv+bias patterns.
 The sum is the same products added in another order: in float it is not bit-identical
 to the one convolution (rounding within a few ulps of the accumulated magnitude; the
 tests allow 1e-5 relative to the output's max). Integer (QDQ) convolutions are left
-alone: their sum would have to stay on the accumulator.
+alone: their sum would have to stay on the accumulator; so is a convolution whose
+strides no conv entry takes (its slices would keep them: unstride-convs makes it a
+stride-1 convolution with a kernel s times smaller, an STFT's 256-tap kernel at hop 128 a
+2-tap one).
 
 Before (DS-CNN's first layer, the npu's max_kernel = [7, 7]):
 
@@ -100,9 +103,10 @@ def kernel_tiles(kh: int, kw: int, limits: list[tuple[int, int]]) -> tuple[list,
 
 
 class SplitTallKernel(RewritePattern):
-    def __init__(self, limits: list[tuple[int, int]], slices: bool):
+    def __init__(self, limits: list[tuple[int, int]], strides: list, slices: bool):
         super().__init__()
         self.limits = limits  # (height, width) of max_kernel per conv2d entry
+        self.strides = strides  # the strides each conv2d entry takes (None: any)
         self.slices = slices  # whether a target copies slices (relay.strided_slice)
 
     @op_type_rewrite_pattern
@@ -111,8 +115,8 @@ class SplitTallKernel(RewritePattern):
         if w is None or w.dtype.kind != "f" or not self.limits:
             return
         split = kernel_tiles(*w.shape[2:], self.limits)
-        if split is None:
-            return
+        if split is None or not any(st is None or tuple(op.prop("strides")) in st for st in self.strides):
+            return  # (its slices would keep a stride no entry takes: unstride-convs' case)
         rows, cols = split
         h, w_in = shape_of(op.data.type)[2:]
         # (a tile whose taps all fall in the padding reads nothing: it adds nothing)
@@ -178,5 +182,6 @@ class SplitTallKernels(ModulePass):
         limits = [e.limits.max_kernel for e in entries if e.limits.max_kernel is not None]
         slices = any(e.op == "relay.strided_slice" for d in target_context(ctx).resolve(self.target, self.name)
                      for e in d.ops)
+        strides = [None if e.limits.strides is None else {tuple(st) for st in e.limits.strides} for e in entries]
         if limits and len(limits) == len(entries):  # an entry without a limit takes any kernel
-            rewrite_each(op, SplitTallKernel(limits, slices), (relay.Conv2DOp,))
+            rewrite_each(op, SplitTallKernel(limits, strides, slices), (relay.Conv2DOp,))

@@ -58,3 +58,13 @@ func.func @left_alone(%x: tensor<4x8x16xf32>) -> (tensor<8x16xf32>, tensor<4x1x1
   %c = relay.mean %x {axis = [-1], accel.target = "host"} : (tensor<4x8x16xf32>) -> tensor<4x8xf32>
   func.return %a, %b, %c : tensor<8x16xf32>, tensor<4x1x16xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// Left alone: the mean of everything, a scalar (no transfer has rank 0).
+// CHECK-LABEL: func.func @to_a_scalar
+// CHECK:         relay.mean %x : (tensor<2x3xf32>) -> tensor<f32>
+func.func @to_a_scalar(%x: tensor<2x3xf32>) -> tensor<f32> {
+  %m = relay.mean %x : (tensor<2x3xf32>) -> tensor<f32>
+  func.return %m : tensor<f32>
+}

@@ -102,3 +102,16 @@ func.func @main(%x: tensor<1x1x16x16xf32>, %v: tensor<1x1x10x4xf32>) -> (tensor<
   %3 = relay.nn.conv2d %x, %v : (tensor<1x1x16x16xf32>, tensor<1x1x10x4xf32>) -> tensor<1x1x7x13xf32>
   func.return %0, %1, %2, %3 : tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32>, tensor<1x1x7x13xf32>, tensor<1x1x7x13xf32>
 }
+
+// -----
+
+// Left alone: a tall kernel at a stride no conv entry takes (Silero VAD's STFT, hop 128):
+// its slices would keep the stride; unstride-convs makes it one 2-tap conv instead.
+// CHECK-LABEL: func.func @stft
+// CHECK:         relay.nn.conv2d %x, %w {strides = [128, 128]}
+// CHECK-NOT:     relay.add
+func.func @stft(%x: tensor<1x1x832x1xf32>) -> tensor<1x4x5x1xf32> {
+  %w = relay.constant dense<0.5> : tensor<4x1x256x1xf32>
+  %y = relay.nn.conv2d %x, %w {strides = [128, 128]} : (tensor<1x1x832x1xf32>, tensor<4x1x256x1xf32>) -> tensor<1x4x5x1xf32>
+  func.return %y : tensor<1x4x5x1xf32>
+}

@@ -1,6 +1,7 @@
 // unstride-convs: convolutions the npu does not take (strided beyond its strides 1 and 2,
-// or a kernel beyond 7x7) whose kernel is a multiple of the stride, as stride-1
-// convolutions on the space-to-depth image.
+// or a kernel beyond 7x7) as stride-1 convolutions on the space-to-depth image (by the
+// stride of each axis; a kernel not a multiple of it extended by zero taps), grouped ones
+// as stride-1 convolutions subsampled by a strided slice.
 // RUN: accel-opt %s --split-input-file --target npu -p unstride-convs | filecheck %s
 // RUN: accel-opt %s --split-input-file --target npu -p byoc | filecheck %s --check-prefix=BYOC
 // RUN: accel-opt %s --split-input-file --target dnnl -p unstride-convs | filecheck %s --check-prefix=DNNL
@@ -53,7 +54,7 @@ func.func @ragged(%x: tensor<1x2x10x9xf32>) -> tensor<1x4x3x3xf32> {
 // -----
 
 // Left alone: stride 2 with a 3x3 kernel (the npu takes it), a 5x5 kernel with stride 4
-// (not a multiple).
+// (extended to a multiple, 8x8, it would have more than twice its taps).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT:     relay.transpose
 // CHECK:         relay.nn.conv2d %x, %w2 {strides = [2, 2], padding = [1, 1, 1, 1]}
@@ -107,4 +108,63 @@ func.func @kws(%q: tensor<1x1x49x10xi8>) -> tensor<1x8x25x5xi8> {
   %c = relay.nn.conv2d %x, %w {strides = [2, 2], padding = [5, 1, 5, 1]} : (tensor<1x1x49x10xf32>, tensor<8x1x10x4xf32>) -> tensor<1x8x25x5xf32>
   %y = relay.qnn.quantize %c, %ys, %z : (tensor<1x8x25x5xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x25x5xi8>
   func.return %y : tensor<1x8x25x5xi8>
+}
+
+// -----
+
+// PP-OCR's depthwise convolutions at stride (2, 1), which the npu does not take: the
+// stride-1 conv with its bias, then every other row (a strided slice, a copy on the
+// device); twice the products of a depthwise conv. Partitioned: all on the npu.
+// CHECK-LABEL: func.func @ocr_depthwise
+// CHECK:         %[[C:.*]] = relay.nn.conv2d %x, %w {padding = [1, 1, 1, 1], groups = 8} : (tensor<1x8x24x96xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x24x96xf32>
+// CHECK-NEXT:    %[[B:.*]] = relay.nn.bias_add %[[C]], %b
+// CHECK-NEXT:    %y = relay.strided_slice %[[B]] {begin = [0, 0], end = [23, 96], strides = [2, 1], axes = [2, 3]} : (tensor<1x8x24x96xf32>) -> tensor<1x8x12x96xf32>
+// BYOC-LABEL: func.func @ocr_depthwise
+// BYOC-NEXT:    %y = func.call @npu_0(%x)
+// BYOC-NEXT:    func.return
+func.func @ocr_depthwise(%x: tensor<1x8x24x96xf32>) -> tensor<1x8x12x96xf32> {
+  %w = relay.constant dense<0.5> : tensor<8x1x3x3xf32>
+  %b = relay.constant dense<0.25> : tensor<8xf32>
+  %c = relay.nn.conv2d %x, %w {strides = [2, 1], padding = [1, 1, 1, 1], groups = 8} : (tensor<1x8x24x96xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x12x96xf32>
+  %y = relay.nn.bias_add %c, %b : (tensor<1x8x12x96xf32>, tensor<8xf32>) -> tensor<1x8x12x96xf32>
+  func.return %y : tensor<1x8x12x96xf32>
+}
+
+// -----
+
+// One group at stride (2, 1): the 3x3 kernel extended by a row of zero taps to 4x3, the
+// space-to-depth along the rows only (2 x 4 channels), a 2x3 conv at stride 1; the top
+// padding of 1 (not a whole phase) a constant row before the image, one after it for the
+// extended kernel's last tap.
+// CHECK-LABEL: func.func @rows_by_two
+// CHECK:         %[[R:.*]] = relay.concatenate %{{.*}}, %x, %{{.*}} {axis = 2} : (tensor<1x4x1x10xf32>, tensor<1x4x12x10xf32>, tensor<1x4x1x10xf32>) -> tensor<1x4x14x10xf32>
+// CHECK-NEXT:    %[[S:.*]] = relay.reshape %[[R]] {newshape = [1, 4, 7, 2, 10, 1]}
+// CHECK-NEXT:    %[[T:.*]] = relay.transpose %[[S]] {axes = [0, 3, 5, 1, 2, 4]}
+// CHECK-NEXT:    %[[D:.*]] = relay.reshape %[[T]] {newshape = [1, 8, 7, 10]}
+// CHECK-NEXT:    %y = relay.nn.conv2d %[[D]], %{{.*}} {padding = [0, 1, 0, 1]} : (tensor<1x8x7x10xf32>, tensor<8x8x2x3xf32>) -> tensor<1x8x6x10xf32>
+func.func @rows_by_two(%x: tensor<1x4x12x10xf32>) -> tensor<1x8x6x10xf32> {
+  %w = relay.constant dense<0.5> : tensor<8x4x3x3xf32>
+  %y = relay.nn.conv2d %x, %w {strides = [2, 1], padding = [1, 1, 1, 1]} : (tensor<1x4x12x10xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x6x10xf32>
+  func.return %y : tensor<1x8x6x10xf32>
+}
+
+// -----
+
+// Silero VAD's STFT: a 256-tap kernel at hop 128 over one column (an output of one
+// column: its stride there is never applied). The space-to-depth along the rows makes it
+// a 2x1 conv on 128 channels (split-tall-kernels leaves it alone: its slices would keep
+// the stride no entry takes). The rows past the last window (768..831) are cropped.
+// CHECK-LABEL: func.func @stft
+// CHECK:         %[[W:.*]] = relay.constant dense<5.000000e-01> : tensor<258x128x2x1xf32>
+// CHECK-NEXT:    %[[C:.*]] = relay.strided_slice %x {begin = [0, 0], end = [768, 1], axes = [2, 3]}
+// CHECK-NEXT:    %[[S:.*]] = relay.reshape %[[C]] {newshape = [3, 1, 6, 128, 1, 1]}
+// CHECK-NEXT:    %[[T:.*]] = relay.transpose %[[S]]
+// CHECK-NEXT:    %[[D:.*]] = relay.reshape %[[T]] {newshape = [3, 128, 6, 1]}
+// CHECK-NEXT:    %y = relay.nn.conv2d %[[D]], %[[W]] : (tensor<3x128x6x1xf32>, tensor<258x128x2x1xf32>) -> tensor<3x258x5x1xf32>
+// BYOC-LABEL: func.func @stft
+// BYOC-NEXT:    %y = func.call @npu_0(%x)
+func.func @stft(%x: tensor<3x1x832x1xf32>) -> tensor<3x258x5x1xf32> {
+  %w = relay.constant dense<0.5> : tensor<258x1x256x1xf32>
+  %y = relay.nn.conv2d %x, %w {strides = [128, 128]} : (tensor<3x1x832x1xf32>, tensor<258x1x256x1xf32>) -> tensor<3x258x5x1xf32>
+  func.return %y : tensor<3x258x5x1xf32>
 }
