@@ -722,7 +722,7 @@ class PoolOp(ComputeOp):
 @compute_op
 class EltwiseOp(ComputeOp):
     """Elementwise `add`/`sub`/`mul`/`div` of two buffers, unary `relu`/`clip`/`sigmoid`/
-    `tanh`/`gelu`/`silu` of one, with a fused activation; int8 forms dequantize the
+    `tanh`/`gelu`/`silu`/`sqrt`/`exp`/`log` of one, with a fused activation; int8 forms dequantize the
     inputs, compute in f32 and quantize. The rhs of a binary kind has the output's shape,
     or one element (a scalar), or the output's trailing dims (a row broadcast, e.g. an
     attention mask over heads). Row kinds work along the last axis: `softmax`,
@@ -737,7 +737,8 @@ class EltwiseOp(ComputeOp):
     name = "accel.eltwise"
     N_INPUTS = (1, 2, 3)
     BINARY: ClassVar[tuple[str, ...]] = ("add", "sub", "mul", "div")
-    UNARY: ClassVar[tuple[str, ...]] = ("relu", "clip", "sigmoid", "tanh", "gelu", "silu", "gelu_tanh")
+    UNARY: ClassVar[tuple[str, ...]] = ("relu", "clip", "sigmoid", "tanh", "gelu", "silu", "gelu_tanh", "sqrt", "exp",
+                                        "log")
     ROWS: ClassVar[tuple[str, ...]] = ("softmax", "layer_norm", "rms_norm")
     CONVERT: ClassVar[tuple[str, ...]] = ("quantize", "dequantize")
     LOOKUP: ClassVar[str] = "lut"

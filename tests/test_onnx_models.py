@@ -275,8 +275,10 @@ DYNAMIC_MODELS = {
 
 @pytest.mark.parametrize("name", sorted(DYNAMIC_MODELS))
 def test_dynamic_axes_model_compiles_with_input_shapes(tmp_path, name):
-    """Without shapes the import names the option; with them the npu's C matches
-    onnxruntime on every output."""
+    """Without shapes the import names the option; with them the model is one npu region
+    with nothing on the host (PP-OCR's depthwise convolutions at stride (2, 1) subsampled,
+    Silero's STFT one conv on its space-to-depth, its magnitude's sqrt an npu command: 5
+    and 2 regions before) and the npu's C matches onnxruntime on every output."""
     path = os.path.join(MODELS, name, "model.onnx")
     shapes, feeds = DYNAMIC_MODELS[name]
     with pytest.raises(CompileError, match=r"has a dynamic dimension \d+ \(.*\); give its size with --input-shapes"):
@@ -284,7 +286,7 @@ def test_dynamic_axes_model_compiles_with_input_shapes(tmp_path, name):
     rng = np.random.default_rng(0)
     inputs = {n: (rng.standard_normal(shape) * scale).astype(np.float32) for n, (shape, scale) in feeds.items()}
     compiled = api.compile(path, "npu", str(tmp_path / "out"), input_shapes=shapes)
-    assert compiled.report["ops"]["offloaded"] > 0
+    assert len(compiled.report["regions"]) == 1 and not compiled.report["rejected"], compiled.report["rejected"]
     got = compiled.run(inputs)
     names = [o.name for o in onnx.load(path).graph.output]
     for out_name, want in zip(names, ort_run(path, inputs)):

@@ -37,6 +37,8 @@ from accel.compiler.transforms.expand_pads import ExpandPads
 from accel.compiler.transforms.expand_pixel_shuffles import ExpandPixelShuffles
 from accel.compiler.transforms.split_grouped_convs import SplitGroupedConvs
 from accel.compiler.transforms.undilate_convs import UndilateConvs
+from accel.compiler.transforms.mean_as_pool import MeansAsPools
+from accel.compiler.transforms.resize_as_matmuls import ResizesAsMatmuls
 from accel.compiler.transforms.unstride_convs import UnstrideConvs
 from accel.dialects import relay
 from accel.compiler.targets import AccelContext
@@ -59,10 +61,10 @@ def tag_ops(module: ModuleOp) -> Counter:
 
 def rewrite_convs_then_tag(module: ModuleOp, targets: tuple[str, ...]) -> Counter:
     """`tag_ops` after byoc's rewrites (the conv rewrites, pixel shuffles, pool cascades,
-    activations, pads, norms over several axes), which replace the ops they rewrite by others (by design; byoc then finds
+    activations, resizes, means, pads, norms over several axes), which replace the ops they rewrite by others (by design; byoc then finds
     nothing more for them to do)."""
     for rewrite in (UndilateConvs, SplitGroupedConvs, UnstrideConvs, ExpandPixelShuffles, CascadeMaxPools,
-                    ExpandActivations, ExpandPads, CollapseNormAxes):
+                    ExpandActivations, ResizesAsMatmuls, MeansAsPools, ExpandPads, CollapseNormAxes):
         rewrite(target=targets).apply(AccelContext(), module)
     return tag_ops(module)
 

@@ -241,7 +241,8 @@ class BufferFunctions(InterpreterFunctions):
 
 _BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
 _UNARY = {"relu": ref.relu, "sigmoid": ref.sigmoid, "tanh": ref.tanh, "gelu": ref.gelu, "silu": ref.silu,
-          "gelu_tanh": lambda x: ref.gelu(x, "tanh"), "softmax": ref.softmax}
+          "gelu_tanh": lambda x: ref.gelu(x, "tanh"), "sqrt": ref.sqrt, "exp": ref.exp, "log": ref.log,
+          "softmax": ref.softmax}
 
 
 def _eltwise(kind: str, ins: list[np.ndarray], op: accel.EltwiseOp) -> np.ndarray:

@@ -116,6 +116,7 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
     "relay.subtract": ("eltwise", "sub"), "relay.divide": ("eltwise", "div"),
     "relay.sigmoid": ("eltwise", "sigmoid"), "relay.tanh": ("eltwise", "tanh"), "relay.nn.gelu": ("eltwise", "gelu"),
     "relay.nn.silu": ("eltwise", "silu"), "relay.nn.softmax": ("eltwise", "softmax"),
+    "relay.sqrt": ("eltwise", "sqrt"), "relay.exp": ("eltwise", "exp"), "relay.log": ("eltwise", "log"),
     "relay.nn.layer_norm": ("eltwise", "layer_norm"), "relay.nn.rms_norm": ("eltwise", "rms_norm"),
     # conversions alone (a dequantize folds into the form that reads it, a quantize ends
     # the form before it, where they can): a float island of a quantized model between them
@@ -253,7 +254,8 @@ WORDS: dict[str, Word] = {
     "groups": Word(SCALAR, frozenset({"conv2d"}), _prop("groups")),
     "kind": Word(SCALAR, frozenset({"pool", "eltwise"}), _prop("kind"),
                  domain=("max", "avg", "add", "mul", "relu", "clip", "sub", "div", "sigmoid", "tanh", "gelu", "silu",
-                         "gelu_tanh", "softmax", "layer_norm", "rms_norm", "lut", "quantize", "dequantize")),
+                         "gelu_tanh", "sqrt", "exp", "log", "softmax", "layer_norm", "rms_norm", "lut", "quantize",
+                         "dequantize")),
     "table": Word(ARRAY, frozenset({"eltwise"}), lambda op: list(op.prop("table")) or None, "int32_t"),
     "table.len": Word(SCALAR, frozenset({"eltwise"}), lambda op: len(op.prop("table"))),
     "epsilon": Word(SCALAR, frozenset({"eltwise"}), _prop("epsilon"), "float"),

@@ -49,7 +49,8 @@ ENUMS: dict[str, tuple[str, ...]] = {
     "activation": ("none", "relu", "clip"),
     "dtype": ("i8", "ui8"),
     "pool_kind": ("max", "avg"),
-    "eltwise_kind": ("add", "mul", "relu", "clip", "sub", "div", "sigmoid", "tanh", "gelu", "silu", "gelu_tanh", "lut"),
+    "eltwise_kind": ("add", "mul", "relu", "clip", "sub", "div", "sigmoid", "tanh", "gelu", "silu", "gelu_tanh", "lut",
+                     "sqrt", "exp", "log"),
     "rows_kind": ("softmax", "layer_norm", "rms_norm"),
 }
 """Enumerations: their values (`isa.enums` gives the code of each value the engine has; every kind

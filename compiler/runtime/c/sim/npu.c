@@ -194,6 +194,9 @@ static sim_eltwise_kind eltwise_of(npu_eltwise_kind k) {
     case NPU_ELTWISE_GELU: return SIM_GELU;
     case NPU_ELTWISE_SILU: return SIM_SILU;
     case NPU_ELTWISE_GELU_TANH: return SIM_GELU_TANH;
+    case NPU_ELTWISE_SQRT: return SIM_SQRT;
+    case NPU_ELTWISE_EXP: return SIM_EXP;
+    case NPU_ELTWISE_LOG: return SIM_LOG;
     case NPU_ELTWISE_LUT: break; /* npu_eltwise_s8 looks up; no float kind computes it */
     }
     return (sim_eltwise_kind)-1;

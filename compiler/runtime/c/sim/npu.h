@@ -240,7 +240,10 @@ typedef enum npu_eltwise_kind {
     NPU_ELTWISE_GELU = 8, /* lhs/2 (1 + erf(lhs / sqrt 2)) */
     NPU_ELTWISE_SILU = 9, /* lhs * sigmoid(lhs) */
     NPU_ELTWISE_GELU_TANH = 10, /* lhs/2 (1 + tanh(sqrt(2/pi) (lhs + 0.044715 lhs^3))) */
-    NPU_ELTWISE_LUT = 11 /* _s8 only: table[the byte of lhs] (an int8 -1 reads entry 255); rhs unused */
+    NPU_ELTWISE_LUT = 11, /* _s8 only: table[the byte of lhs] (an int8 -1 reads entry 255); rhs unused */
+    NPU_ELTWISE_SQRT = 12, /* sqrt(lhs), correctly rounded; rhs unused */
+    NPU_ELTWISE_EXP = 13,  /* e^lhs; rhs unused */
+    NPU_ELTWISE_LOG = 14   /* ln(lhs); rhs unused */
 } npu_eltwise_kind;
 
 /* Elementwise op over `count` elements, then the fused activation. rhs holds rhs_count

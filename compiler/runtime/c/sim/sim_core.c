@@ -970,7 +970,7 @@ static int is_binary(sim_eltwise_kind kind) {
 
 static int eltwise_operands(sim_device *d, const char *op, sim_eltwise_kind kind, const void *a, const void *b,
                             void *y, int64_t count, int64_t b_count, size_t elem, double *work) {
-    if ((int)kind < (int)SIM_ADD || (int)kind > (int)SIM_GELU_TANH) {
+    if ((int)kind < (int)SIM_ADD || (int)kind > (int)SIM_LOG) {
         sim_report(d, "%s: unknown elementwise kind %d", op, (int)kind);
         return 1;
     }
@@ -1003,6 +1003,9 @@ static float eltwise_value(sim_eltwise_kind kind, float u, float v, float lo, fl
     case SIM_SILU: return u * (float)(1.0 / (1.0 + exp(-(double)u)));
     case SIM_GELU_TANH:
         return (float)(0.5 * (double)u * (1.0 + tanh(0.79788456080286535588 * ((double)u + 0.044715 * (double)u * u * u))));
+    case SIM_SQRT: return (float)sqrt((double)u); /* (exact in double: the float rounding is sqrtf's) */
+    case SIM_EXP: return (float)exp((double)u);
+    case SIM_LOG: return (float)log((double)u);
     default:
         u = u < lo ? lo : u;
         return u > hi ? hi : u;

@@ -260,7 +260,8 @@ int sim_pool2d_q8(sim_device *d, const char *op, const void *x, void *y, int is_
 typedef enum sim_eltwise_kind {
     SIM_ADD = 0, SIM_MUL = 1, SIM_RELU = 2, SIM_CLIP = 3, SIM_SUB = 4, SIM_DIV = 5,
     SIM_SIGMOID = 6, SIM_TANH = 7, SIM_GELU = 8, SIM_SILU = 9, /* gelu: x/2 (1 + erf(x / sqrt 2)) */
-    SIM_GELU_TANH = 10 /* x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
+    SIM_GELU_TANH = 10, /* x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
+    SIM_SQRT = 11, SIM_EXP = 12, SIM_LOG = 13
 } sim_eltwise_kind;
 
 /* y = act(a + b | a * b | relu(a) | clip(a, clip_min, clip_max) | ...) over `count` elements;
