@@ -165,7 +165,7 @@ def test_the_declared_argument_order_is_what_the_wrapper_passes(tmp_path):
     ('args = ["input0", "weight", "bias", "output", "&conv2d"]', 'args = "input0"',
      r"key 'ops\[0\]\.args': expected a list of arguments"),
     ('args = ["input0", "weight", "bias", "output", "&conv2d"]', 'args = ["input0", "weight", "bias", "output", "groups", "kind"]',
-     r"key 'ops\[0\]\.args\[5\]': 'kind' takes names \(max, avg, add, mul, relu, clip, sub, div, sigmoid, tanh, gelu, silu, gelu_tanh, softmax, layer_norm, rms_norm, lut, quantize, dequantize\): map them with"),
+     r"key 'ops\[0\]\.args\[5\]': 'kind' takes names \(max, avg, add, mul, relu, clip, sub, div, sigmoid, tanh, gelu, silu, gelu_tanh, sqrt, exp, log, softmax, layer_norm, rms_norm, lut, quantize, dequantize\): map them with"),
     ('args = ["input0", "weight", "bias", "output", "&matmul"]', 'args = ["input0", "weight", "bias", "output", "groups"]',
      r"key 'ops\[1\]\.args\[4\]': 'groups' does not apply to relay\.nn\.dense \(accel\.matmul; it applies to accel\.conv2d\)"),
     ('relu = "NPU_ACT_RELU"', 'relu = "NPU_ACT_RELU", gelu = "NPU_ACT_GELU"',
