@@ -25,6 +25,7 @@ from xdsl.rewriter import InsertPoint
 
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import Limits, TargetDescription
+from accel.compiler.transforms.annotate_target import runs_alone
 from accel.compiler.targets.support import check_op_limits
 from accel.compiler.tensors import inline_constant, known_value, numpy_dtype, per_tensor, same_value
 from accel.compiler.transforms.fold_constants import erase_dead
@@ -64,6 +65,19 @@ def accepts_with(op: Operation, limits: list[Limits], **props) -> bool:
         return takes(limits, probe)
     finally:
         probe.erase(safe_erase=False)
+
+
+class TargetsRewrite(RewritePattern):
+    """A byoc rewrite of ops into others that a target runs, with the targets that decide."""
+
+    def __init__(self, targets: tuple[TargetDescription, ...]):
+        super().__init__()
+        self.targets = targets
+
+    def unclaimed(self, op: Operation) -> bool:
+        """Whether `op` is the rewrite's to consider: no manual `accel.target` (the user's
+        choice stands) and no target runs it as it is (`annotate_target.runs_alone`)."""
+        return TARGET_ATTR not in op.attributes and not any(runs_alone(op, t) for t in self.targets)
 
 
 class ConvRewrite(RewritePattern):

@@ -33,14 +33,13 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
-from accel.compiler.byoc_rewrites import discard, replace_chain, rewrite_each
+from accel.compiler.byoc_rewrites import TargetsRewrite, discard, replace_chain, rewrite_each
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
-from accel.compiler.transforms.annotate_target import one_target_runs, runs_alone
+from accel.compiler.transforms.annotate_target import one_target_runs
 from accel.dialects import relay
-from accel.dialects.conventions import TARGET_ATTR
 
 
 def axis_windows(k: int, before: int, after: int, pools: int, limit: int) -> list[tuple[int, int, int]] | None:
@@ -100,18 +99,16 @@ def window_limits(targets: tuple[TargetDescription, ...]) -> list[int]:
     return sorted(set(found), reverse=True)
 
 
-class CascadeMaxPool(RewritePattern):
+class CascadeMaxPool(TargetsRewrite):
     def __init__(self, targets: tuple[TargetDescription, ...]):
-        super().__init__()
-        self.targets = targets
+        super().__init__(targets)
         self.limits = window_limits(targets)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: relay.MaxPool2DOp, rewriter: PatternRewriter) -> None:
         if not self.limits or max(op.prop("pool_size")) <= self.limits[0]:
             return  # a window no target's exceeds: a cascade would be the pool itself
-        if TARGET_ATTR in op.attributes or tuple(op.prop("strides")) != (1, 1) or \
-                tuple(op.prop("dilation")) != (1, 1) or any(runs_alone(op, t) for t in self.targets):
+        if tuple(op.prop("strides")) != (1, 1) or tuple(op.prop("dilation")) != (1, 1) or not self.unclaimed(op):
             return
         for limit in self.limits:  # the largest windows first: the fewest pools
             pools = cascade(op, limit)

@@ -37,15 +37,13 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter
 
-from accel.compiler.byoc_rewrites import discard, keep_attributes, replace_chain, rewrite_each
+from accel.compiler.byoc_rewrites import TargetsRewrite, discard, keep_attributes, replace_chain, rewrite_each
 from accel.compiler.targets import target_context
-from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.tensors import inline_constant, known_value
-from accel.compiler.transforms.annotate_target import one_target_runs, runs_alone
+from accel.compiler.transforms.annotate_target import one_target_runs
 from accel.dialects import relay
-from accel.dialects.conventions import TARGET_ATTR
 from accel.dialects.relay import shape_of
 
 NORMS = (relay.LayerNormOp, relay.RMSNormOp)
@@ -81,15 +79,10 @@ def collapsed_norm(op: Operation) -> tuple[list[Operation], SSAValue]:
     return new, back.result
 
 
-class CollapseNorm(RewritePattern):
-    def __init__(self, targets: tuple[TargetDescription, ...]):
-        super().__init__()
-        self.targets = targets
-
+class CollapseNorm(TargetsRewrite):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         rank = len(shape_of(op.data.type))
-        if TARGET_ATTR in op.attributes or op.prop("axis") % max(rank, 1) >= rank - 1 or \
-                any(runs_alone(op, t) for t in self.targets):
+        if op.prop("axis") % max(rank, 1) >= rank - 1 or not self.unclaimed(op):
             return
         new, value = collapsed_norm(op)
         for o in new:

@@ -49,16 +49,14 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter
 
-from accel.compiler.byoc_rewrites import discard, replace_chain, rewrite_each
+from accel.compiler.byoc_rewrites import TargetsRewrite, discard, replace_chain, rewrite_each
 from accel.compiler.runtime.reference import HARDSWISH_ALPHA
 from accel.compiler.targets import target_context
-from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.tensors import inline_constant, known_value, numpy_dtype
-from accel.compiler.transforms.annotate_target import one_target_runs, runs_alone
+from accel.compiler.transforms.annotate_target import one_target_runs
 from accel.dialects import relay
-from accel.dialects.conventions import TARGET_ATTR
 
 
 class _Form:
@@ -122,14 +120,10 @@ APPLIES: dict[type[Operation], Callable[[Operation], bool]] = {relay.PowerOp: _a
 """Forms that hold only for some ops of their kind."""
 
 
-class ExpandActivation(RewritePattern):
-    def __init__(self, targets: tuple[TargetDescription, ...]):
-        super().__init__()
-        self.targets = targets
-
+class ExpandActivation(TargetsRewrite):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         form = FORMS.get(type(op))
-        if form is None or TARGET_ATTR in op.attributes or any(runs_alone(op, t) for t in self.targets):
+        if form is None or not self.unclaimed(op):
             return
         if isinstance(op, FLOAT_ONLY) and not np.issubdtype(numpy_dtype(op.results[0].type.element_type), np.floating):
             return

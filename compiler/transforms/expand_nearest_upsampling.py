@@ -38,15 +38,13 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
-from accel.compiler.byoc_rewrites import discard, moved_int8, replace_moved, rewrite_each
+from accel.compiler.byoc_rewrites import TargetsRewrite, discard, moved_int8, replace_moved, rewrite_each
 from accel.compiler.resize_sampling import resize_nearest_index, resize_source_coordinate
 from accel.compiler.targets import target_context
-from accel.compiler.targets.schema import TargetDescription
-from accel.compiler.transforms.annotate_target import one_target_runs, runs_alone
+from accel.compiler.transforms.annotate_target import one_target_runs
 from accel.dialects import relay
-from accel.dialects.conventions import TARGET_ATTR
 from accel.dialects.relay import shape_of
 
 
@@ -96,14 +94,10 @@ def upsampling_ops(op: relay.Resize2DOp, data: SSAValue, sh: int, sw: int) -> tu
     return new, whole.result
 
 
-class ExpandNearestUpsampling(RewritePattern):
-    def __init__(self, targets: tuple[TargetDescription, ...]):
-        super().__init__()
-        self.targets = targets
-
+class ExpandNearestUpsampling(TargetsRewrite):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: relay.Resize2DOp, rewriter: PatternRewriter) -> None:
-        if TARGET_ATTR in op.attributes or any(runs_alone(op, t) for t in self.targets):
+        if not self.unclaimed(op):
             return
         factors = repeat_factors(op)
         if factors is None or factors == (1, 1):

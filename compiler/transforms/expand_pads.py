@@ -44,15 +44,13 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
-from accel.compiler.byoc_rewrites import discard, moved_int8, replace_moved, rewrite_each
+from accel.compiler.byoc_rewrites import TargetsRewrite, discard, moved_int8, replace_moved, rewrite_each
 from accel.compiler.targets import target_context
-from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.tensors import inline_constant, known_value, numpy_dtype
-from accel.compiler.transforms.annotate_target import one_target_runs, runs_alone
+from accel.compiler.transforms.annotate_target import one_target_runs
 from accel.dialects import relay
-from accel.dialects.conventions import TARGET_ATTR
 from accel.dialects.relay import shape_of
 
 
@@ -145,15 +143,10 @@ def int8_pad_value(op: relay.PadOp, dequant: Operation) -> float | None:
 # --------------------------------------------------------------------------------------
 
 
-class ExpandPad(RewritePattern):
-    def __init__(self, targets: tuple[TargetDescription, ...]):
-        super().__init__()
-        self.targets = targets
-
+class ExpandPad(TargetsRewrite):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: relay.PadOp, rewriter: PatternRewriter) -> None:
-        if TARGET_ATTR in op.attributes or not any(op.prop("pad_width")) or \
-                any(runs_alone(op, t) for t in self.targets):
+        if not any(op.prop("pad_width")) or not self.unclaimed(op):
             return
         data, dequant, requant = moved_int8(op)  # int8 data moves (see expand-pixel-shuffles)
         value = op.prop("pad_value")

@@ -49,15 +49,13 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter
 
-from accel.compiler.byoc_rewrites import discard, moved_int8, replace_moved, rewrite_each
+from accel.compiler.byoc_rewrites import TargetsRewrite, discard, moved_int8, replace_moved, rewrite_each
 from accel.compiler.targets import target_context
 from accel.compiler.targets.fused_forms import COPY_MAX_RANK, layout_view
-from accel.compiler.targets.schema import TargetDescription
-from accel.compiler.transforms.annotate_target import one_target_runs, runs_alone
+from accel.compiler.transforms.annotate_target import one_target_runs
 from accel.dialects import relay
-from accel.dialects.conventions import TARGET_ATTR
 from accel.dialects.relay import shape_of
 
 SHUFFLES = (relay.DepthToSpaceOp, relay.SpaceToDepthOp)
@@ -122,14 +120,9 @@ def copies_fit(new: list[Operation]) -> bool:
 # --------------------------------------------------------------------------------------
 
 
-class ExpandPixelShuffle(RewritePattern):
-    def __init__(self, targets: tuple[TargetDescription, ...]):
-        super().__init__()
-        self.targets = targets
-
+class ExpandPixelShuffle(TargetsRewrite):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, SHUFFLES) or TARGET_ATTR in op.attributes or \
-                any(runs_alone(op, t) for t in self.targets):
+        if not isinstance(op, SHUFFLES) or not self.unclaimed(op):
             return
         # int8 data moves: a per-tensor dequantize of the input comes after the copies, or
         # cancels with a quantize after the shuffle.

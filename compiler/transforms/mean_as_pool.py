@@ -39,15 +39,13 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
-from accel.compiler.byoc_rewrites import discard, replace_chain, rewrite_each
+from accel.compiler.byoc_rewrites import TargetsRewrite, discard, replace_chain, rewrite_each
 from accel.compiler.targets import target_context
-from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.tensors import numpy_dtype
-from accel.compiler.transforms.annotate_target import one_target_runs, runs_alone
+from accel.compiler.transforms.annotate_target import one_target_runs
 from accel.dialects import relay
-from accel.dialects.conventions import TARGET_ATTR
 from accel.dialects.relay import shape_of
 
 
@@ -62,14 +60,10 @@ def trailing_split(op: relay.MeanOp) -> tuple[int, int] | None:
     return math.prod(shape[:first]), math.prod(shape[first:])
 
 
-class MeanAsPool(RewritePattern):
-    def __init__(self, targets: tuple[TargetDescription, ...]):
-        super().__init__()
-        self.targets = targets
-
+class MeanAsPool(TargetsRewrite):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: relay.MeanOp, rewriter: PatternRewriter) -> None:
-        if TARGET_ATTR in op.attributes or any(runs_alone(op, t) for t in self.targets):
+        if not self.unclaimed(op):
             return
         if not np.issubdtype(numpy_dtype(op.data.type.element_type), np.floating):
             return

@@ -41,11 +41,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter
 
-from accel.compiler.byoc_rewrites import discard, replace_chain, rewrite_each
+from accel.compiler.byoc_rewrites import TargetsRewrite, discard, replace_chain, rewrite_each
 from accel.compiler.targets import target_context
-from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.tensors import per_tensor, same_value
 from accel.compiler.transforms.annotate_target import one_target_runs
 from accel.dialects import relay
@@ -64,11 +63,7 @@ def requantized(dequant: relay.DequantizeOp, quant: relay.QuantizeOp, new: list[
     return op.result
 
 
-class RequantizeConcatenation(RewritePattern):
-    def __init__(self, targets: tuple[TargetDescription, ...]):
-        super().__init__()
-        self.targets = targets
-
+class RequantizeConcatenation(TargetsRewrite):
     def match_and_rewrite(self, op: relay.ConcatenateOp, rewriter: PatternRewriter) -> None:
         result = op.results[0]
         if TARGET_ATTR in op.attributes or not result.has_one_use():

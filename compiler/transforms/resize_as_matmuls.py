@@ -56,9 +56,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
-from accel.compiler.byoc_rewrites import discard, replace_chain, rewrite_each
+from accel.compiler.byoc_rewrites import TargetsRewrite, discard, replace_chain, rewrite_each
 from accel.compiler.resize_sampling import resize2d_taps, resize_nearest_index, resize_source_coordinate
 from accel.compiler.targets import target_context
 from accel.compiler.targets.cost import op_work, region_cost
@@ -66,7 +66,6 @@ from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.tensors import inline_constant, numpy_dtype
 from accel.compiler.transforms.annotate_target import runs_alone
 from accel.dialects import relay
-from accel.dialects.conventions import TARGET_ATTR
 from accel.dialects.relay import shape_of
 
 
@@ -173,14 +172,10 @@ def pays(op: relay.Resize2DOp, new: list[Operation], value: SSAValue, target: Ta
     return region_cost(computed, boundary, target).accel_cycles <= op_work(op).cycles(target.host)
 
 
-class ResizeAsMatmuls(RewritePattern):
-    def __init__(self, targets: tuple[TargetDescription, ...]):
-        super().__init__()
-        self.targets = targets
-
+class ResizeAsMatmuls(TargetsRewrite):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: relay.Resize2DOp, rewriter: PatternRewriter) -> None:
-        if TARGET_ATTR in op.attributes or any(runs_alone(op, t) for t in self.targets):
+        if not self.unclaimed(op):
             return
         if not np.issubdtype(numpy_dtype(op.data.type.element_type), np.floating):
             return

@@ -42,15 +42,13 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter
 
-from accel.compiler.byoc_rewrites import dequantized, discard, replace_chain, rewrite_each
+from accel.compiler.byoc_rewrites import TargetsRewrite, dequantized, discard, replace_chain, rewrite_each
 from accel.compiler.targets import target_context
-from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.tensors import inline_constant, known_value, per_tensor
-from accel.compiler.transforms.annotate_target import one_target_runs, runs_alone
+from accel.compiler.transforms.annotate_target import one_target_runs
 from accel.dialects import relay
-from accel.dialects.conventions import TARGET_ATTR
 from accel.dialects.relay import shape_of
 
 BINARY = (relay.AddOp, relay.SubtractOp, relay.MultiplyOp, relay.DivideOp)
@@ -81,11 +79,7 @@ def reshaped(v: SSAValue, shape: list[int], new: list[Operation]) -> SSAValue:
     return op.results[0]
 
 
-class TrailingBroadcast(RewritePattern):
-    def __init__(self, targets: tuple[TargetDescription, ...]):
-        super().__init__()
-        self.targets = targets
-
+class TrailingBroadcast(TargetsRewrite):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         out = shape_of(op.results[0].type)
         lhs, rhs = op.operands
@@ -96,7 +90,7 @@ class TrailingBroadcast(RewritePattern):
         else:
             return
         order = trailing_order(out, shape_of(part.type))
-        if order is None or TARGET_ATTR in op.attributes or any(runs_alone(op, t) for t in self.targets):
+        if order is None or not self.unclaimed(op):
             return
         # A QDQ op (both operands dequantized, the result quantized: an int8 pattern's
         # form) moves its int8 data: the dequantizes and the quantize stay next to it.
