@@ -67,6 +67,27 @@ def accepts_with(op: Operation, limits: list[Limits], **props) -> bool:
         probe.erase(safe_erase=False)
 
 
+MAX_SUBSAMPLE = 4
+"""At most this many times the work for a strided window op (a grouped convolution, a
+pool) computed at stride 1 and subsampled (PP-OCR's depthwise convolutions and CRNNs' max
+pools at stride (2, 1): twice)."""
+
+
+def effective_strides(op: Operation) -> tuple[int, int]:
+    """A window op's strides, 1 along an axis with one output position (never applied)."""
+    oh, ow = shape_of(op.results[0].type)[2:]
+    sh, sw = op.py_props()["strides"]
+    return (1 if oh == 1 else sh), (1 if ow == 1 else sw)
+
+
+def subsample(v: SSAValue, oh: int, ow: int, sh: int, sw: int) -> relay.StridedSliceOp:
+    """Every sh-th row and sw-th column of NCHW `v`, oh x ow of them: the outputs of a
+    window op at strides (sh, sw) from its outputs at stride 1 (a strided slice, which a
+    target copies on its device)."""
+    return relay.StridedSliceOp(v, begin=[0, 0], end=[(oh - 1) * sh + 1, (ow - 1) * sw + 1], strides=[sh, sw],
+                                axes=[2, 3])
+
+
 class TargetsRewrite(RewritePattern):
     """A byoc rewrite of ops into others that a target runs, with the targets that decide."""
 

@@ -40,6 +40,7 @@ from accel.compiler.transforms.undilate_convs import UndilateConvs
 from accel.compiler.transforms.mean_as_pool import MeansAsPools
 from accel.compiler.transforms.resize_as_matmuls import ResizesAsMatmuls
 from accel.compiler.transforms.unstride_convs import UnstrideConvs
+from accel.compiler.transforms.unstride_pools import UnstridePools
 from accel.dialects import relay
 from accel.compiler.targets import AccelContext
 
@@ -64,7 +65,7 @@ def rewrite_convs_then_tag(module: ModuleOp, targets: tuple[str, ...]) -> Counte
     activations, resizes, means, pads, norms over several axes), which replace the ops they rewrite by others (by design; byoc then finds
     nothing more for them to do)."""
     for rewrite in (UndilateConvs, SplitGroupedConvs, UnstrideConvs, ExpandPixelShuffles, CascadeMaxPools,
-                    ExpandActivations, ResizesAsMatmuls, MeansAsPools, ExpandPads, CollapseNormAxes):
+                    UnstridePools, ExpandActivations, ResizesAsMatmuls, MeansAsPools, ExpandPads, CollapseNormAxes):
         rewrite(target=targets).apply(AccelContext(), module)
     return tag_ops(module)
 

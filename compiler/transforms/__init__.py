@@ -39,6 +39,7 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "tabulate-activations": _lazy("tabulate_activations", "TabulateActivations"),
     "expand-activations": _lazy("expand_activations", "ExpandActivations"),
     "expand-nearest-upsampling": _lazy("expand_nearest_upsampling", "ExpandNearestUpsamplings"),
+    "unstride-pools": _lazy("unstride_pools", "UnstridePools"),
     "resize-as-matmuls": _lazy("resize_as_matmuls", "ResizesAsMatmuls"),
     "mean-as-pool": _lazy("mean_as_pool", "MeansAsPools"),
     "expand-pads": _lazy("expand_pads", "ExpandPads"),

@@ -21,7 +21,7 @@ extended at its end by zero taps (an int8 weight's: its zero point), to at most
 stride (2, 1) is a 2x3 one on twice the channels). A grouped convolution (PP-OCR's
 depthwise ones at stride (2, 1)), whose space-to-depth would mix its groups, is computed at
 stride 1 and its output rows and columns picked every sh and sw by a strided slice (a
-copy on the device; `MAX_SUBSAMPLE` times the products at most), a `bias_add` reading it
+copy on the device; `byoc_rewrites.MAX_SUBSAMPLE` times the products at most), a `bias_add` reading it
 taken before the slice so that the conv and its bias still match a pattern.
 
 Padding before (top, left) that is a multiple of s is the new convolution's, in image
@@ -63,8 +63,9 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
 
-from accel.compiler.byoc_rewrites import (ConvRewrite, apply_conv_rewrite, data_source, dequantized, discard,
-                                          keep_attributes, padded, replace_chain, takes)
+from accel.compiler.byoc_rewrites import (MAX_SUBSAMPLE, ConvRewrite, apply_conv_rewrite, data_source, dequantized,
+                                          discard, effective_strides, keep_attributes, padded, replace_chain,
+                                          subsample, takes)
 from accel.compiler.tensors import inline_constant, known_value
 from accel.dialects import relay
 from accel.dialects.relay import shape_of
@@ -167,18 +168,6 @@ MAX_EXTENSION = 2
 """A kernel that is not a multiple of the stride is extended by zero taps to at most this
 many times its taps (a 3x3 kernel at stride (2, 1): 4x3; not a 1x1 kernel at stride 3)."""
 
-MAX_SUBSAMPLE = 4
-"""At most this many times the products for a grouped convolution computed at stride 1
-and subsampled (PP-OCR's depthwise convolutions at stride (2, 1): twice)."""
-
-
-def effective_strides(op: Operation) -> tuple[int, int]:
-    """The conv's strides, 1 along an axis with one output position (never applied)."""
-    oh, ow = shape_of(op.results[0].type)[2:]
-    sh, sw = op.py_props()["strides"]
-    return (1 if oh == 1 else sh), (1 if ow == 1 else sw)
-
-
 def _axis(size: int, s: int, stride: int, k: int, before: int, after: int) -> AxisSpace | None:
     """`axis_space` of one axis of the conv for the space-to-depth by `s` (its effective
     stride). A kernel extended to a multiple of `s` reads as many more padded rows after
@@ -248,8 +237,7 @@ def subsampled(op: Operation, sh: int, sw: int, bias: Operation | None) -> list[
         moved.location = bias.location
         new.append(moved)
         value = moved.result
-    pick = relay.StridedSliceOp(value, begin=[0, 0], end=[(oh - 1) * sh + 1, (ow - 1) * sw + 1], strides=[sh, sw],
-                                axes=[2, 3])
+    pick = subsample(value, oh, ow, sh, sw)
     pick.location = op.location
     new.append(pick)
     return new
