@@ -325,6 +325,19 @@ _CONST, _ARITH_OP, _FOR, _DMA, _WAIT, _COMPUTE, _RETURN, _OPAQUE = range(8)
 _MAX = np.maximum.reduce
 
 
+def _joined(rows: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Byte runs (offset, bytes), in order, with each run that starts where the one before
+    it ends joined to it: the same bytes, so the same blocks (a slab of whole rows of a
+    wider buffer is one run per channel, not per row)."""
+    joined: list[tuple[int, int]] = []
+    for offset, run in rows:
+        if joined and joined[-1][0] + joined[-1][1] == offset:
+            joined[-1] = (joined[-1][0], joined[-1][1] + run)
+        else:
+            joined.append((offset, run))
+    return joined
+
+
 class Timeline:
     """The simulator's timing model (compiler/runtime/c/sim/sim_core.c) replayed on the
     IR: the host issues commands in program order and advances only at waits; a transfer
@@ -406,8 +419,8 @@ class Timeline:
                 shape = list(t.get_shape())
                 if shape and all(n for n in shape) and strides != row_major_strides(shape):
                     run = (shape[-1] - 1) * strides[-1] * es + es
-                    rows = [(sum(i * st for i, st in zip(idx, strides)) * es, run)
-                            for idx in itertools.product(*(range(n) for n in shape[:-1]))]
+                    rows = _joined([(sum(i * st for i, st in zip(idx, strides)) * es, run)
+                                    for idx in itertools.product(*(range(n) for n in shape[:-1]))])
             facts = self._layouts[id(t)] = (es, strides, rows, t)  # the type held: its id stays its own
         return facts
 
