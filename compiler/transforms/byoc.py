@@ -2,7 +2,7 @@
 
     byoc{target=npu,dsp min-ops=1 cost-model=true zero-copy=true}
       = split-tall-kernels{target=npu,dsp}, undilate-convs{target=npu,dsp},
-        split-grouped-convs{target=npu,dsp}, unstride-convs{target=npu,dsp},
+        split-grouped-convs{target=npu,dsp}, unstride-convs{target=npu,dsp}, split-wide-layers{target=npu,dsp},
         expand-pixel-shuffles{target=npu,dsp}, cascade-max-pools{target=npu,dsp}, unstride-pools{target=npu,dsp},
         tabulate-activations{target=npu,dsp}, expand-activations{target=npu,dsp}, expand-nearest-upsampling{target=npu,dsp},
         resize-as-matmuls{target=npu,dsp}, mean-as-pool{target=npu,dsp}, expand-pads{target=npu,dsp}, collapse-norm-axes{target=npu,dsp},
@@ -63,6 +63,7 @@ from accel.compiler.transforms.requantize_concatenations import RequantizeConcat
 from accel.compiler.transforms.resize_as_matmuls import ResizesAsMatmuls
 from accel.compiler.transforms.split_grouped_convs import SplitGroupedConvs
 from accel.compiler.transforms.split_tall_kernels import SplitTallKernels
+from accel.compiler.transforms.split_wide_layers import SplitWideLayers
 from accel.compiler.transforms.tabulate_activations import TabulateActivations
 from accel.compiler.transforms.trailing_broadcasts import TrailingBroadcasts
 from accel.compiler.transforms.undilate_convs import UndilateConvs
@@ -70,10 +71,11 @@ from accel.compiler.transforms.unstride_convs import UnstrideConvs
 from accel.compiler.transforms.unstride_pools import UnstridePools
 
 
-STEPS = ("split-tall-kernels", "undilate-convs", "split-grouped-convs", "unstride-convs", "expand-pixel-shuffles",
-         "cascade-max-pools", "unstride-pools", "tabulate-activations", "expand-activations", "expand-nearest-upsampling",
-         "resize-as-matmuls", "mean-as-pool", "expand-pads", "collapse-norm-axes", "requantize-concatenations",
-         "trailing-broadcasts", "merge-composite", "annotate-target", "merge-regions", "outline-regions")
+STEPS = ("split-tall-kernels", "undilate-convs", "split-grouped-convs", "unstride-convs", "split-wide-layers",
+         "expand-pixel-shuffles", "cascade-max-pools", "unstride-pools", "tabulate-activations", "expand-activations",
+         "expand-nearest-upsampling", "resize-as-matmuls", "mean-as-pool", "expand-pads", "collapse-norm-axes",
+         "requantize-concatenations", "trailing-broadcasts", "merge-composite", "annotate-target", "merge-regions",
+         "outline-regions")
 """The passes `byoc` runs, in order (for pipelines that write them out: the bench's stage
 timing, tests that leave one out)."""
 
@@ -81,7 +83,7 @@ timing, tests that leave one out)."""
 @dataclass(frozen=True)
 class Byoc(ModulePass):
     """Partition for the targets: split-tall-kernels, undilate-convs, split-grouped-convs,
-    unstride-convs, expand-pixel-shuffles, cascade-max-pools, unstride-pools, tabulate-activations, expand-activations,
+    unstride-convs, split-wide-layers, expand-pixel-shuffles, cascade-max-pools, unstride-pools, tabulate-activations, expand-activations,
     expand-nearest-upsampling, resize-as-matmuls, mean-as-pool, expand-pads, collapse-norm-axes, requantize-concatenations, trailing-broadcasts, merge-composite, annotate-target, merge-regions, outline-regions."""
 
     name = "byoc"
@@ -105,6 +107,7 @@ class Byoc(ModulePass):
         UndilateConvs(target=names).apply(ctx, op)
         SplitGroupedConvs(target=names).apply(ctx, op)
         UnstrideConvs(target=names).apply(ctx, op)
+        SplitWideLayers(target=names).apply(ctx, op)
         ExpandPixelShuffles(target=names).apply(ctx, op)
         CascadeMaxPools(target=names).apply(ctx, op)
         UnstridePools(target=names).apply(ctx, op)

@@ -1,7 +1,7 @@
 """expand-pixel-shuffles: a depth_to_space or space_to_depth that no target runs becomes
 reshapes and transposes that a target copies on its device.
 
-Runs in `byoc`, after the convolution rewrites and before merge-composite. Pixel shuffles
+Runs in `byoc`, after split-wide-layers and before merge-composite. Pixel shuffles
 come from super-resolution heads (PyTorch's PixelShuffle: depth_to_space, mode CRD), from
 every transposed convolution (canonicalize-conv-transpose: a conv2d, then depth_to_space
 DCR) and from space-to-depth stems; a target that copies strided views on its device (the

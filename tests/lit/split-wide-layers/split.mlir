@@ -1,0 +1,65 @@
+// split-wide-layers: float convolutions and dense layers with more output channels than
+// the npu's entries take (1,024 for convolutions, 4,096 for dense) as layers over slices
+// of their output channels, concatenated.
+// RUN: accel-opt %s --split-input-file --target npu -p split-wide-layers | filecheck %s
+// RUN: accel-opt %s --split-input-file --target npu -p 'byoc{cost-model=false}' | filecheck %s --check-prefix=BYOC
+
+// A classifier head's 512 -> 1280 1x1 convolution with its bias (RapidOCR's orientation
+// model): two slices of 640 channels, each with its bias; partitioned (the cost rule off:
+// alone, the weight-bound head is not worth a region), one npu region.
+// CHECK-LABEL: func.func @head
+// CHECK:         %[[W0:.*]] = relay.constant dense<5.000000e-01> : tensor<640x512x1x1xf32>
+// CHECK-NEXT:    %[[C0:.*]] = relay.nn.conv2d %x, %[[W0]] : (tensor<1x512x1x1xf32>, tensor<640x512x1x1xf32>) -> tensor<1x640x1x1xf32>
+// CHECK-NEXT:    %[[B0:.*]] = relay.constant dense<2.500000e-01> : tensor<640xf32>
+// CHECK-NEXT:    %[[A0:.*]] = relay.nn.bias_add %[[C0]], %[[B0]]
+// CHECK-NEXT:    %[[W1:.*]] = relay.constant dense<5.000000e-01> : tensor<640x512x1x1xf32>
+// CHECK-NEXT:    %[[C1:.*]] = relay.nn.conv2d %x, %[[W1]]
+// CHECK-NEXT:    %[[B1:.*]] = relay.constant dense<2.500000e-01> : tensor<640xf32>
+// CHECK-NEXT:    %[[A1:.*]] = relay.nn.bias_add %[[C1]], %[[B1]]
+// CHECK-NEXT:    %y = relay.concatenate %[[A0]], %[[A1]] {axis = 1} : (tensor<1x640x1x1xf32>, tensor<1x640x1x1xf32>) -> tensor<1x1280x1x1xf32>
+// BYOC-LABEL: func.func @head
+// BYOC-NEXT:    %y = func.call @npu_0(%x)
+// BYOC-NEXT:    func.return
+func.func @head(%x: tensor<1x512x1x1xf32>) -> tensor<1x1280x1x1xf32> {
+  %w = relay.constant dense<0.5> : tensor<1280x512x1x1xf32>
+  %b = relay.constant dense<0.25> : tensor<1280xf32>
+  %c = relay.nn.conv2d %x, %w : (tensor<1x512x1x1xf32>, tensor<1280x512x1x1xf32>) -> tensor<1x1280x1x1xf32>
+  %y = relay.nn.bias_add %c, %b : (tensor<1x1280x1x1xf32>, tensor<1280xf32>) -> tensor<1x1280x1x1xf32>
+  func.return %y : tensor<1x1280x1x1xf32>
+}
+
+// -----
+
+// A text recognizer's character classifier over 6,625 classes: two dense slices of 3,313
+// and 3,312 along the last axis.
+// CHECK-LABEL: func.func @classes
+// CHECK:         relay.nn.dense %x, %{{.*}} : (tensor<40x8xf32>, tensor<3313x8xf32>) -> tensor<40x3313xf32>
+// CHECK:         relay.nn.dense %x, %{{.*}} : (tensor<40x8xf32>, tensor<3312x8xf32>) -> tensor<40x3312xf32>
+// CHECK:         %y = relay.concatenate %{{.*}}, %{{.*}} {axis = 1} : (tensor<40x3313xf32>, tensor<40x3312xf32>) -> tensor<40x6625xf32>
+func.func @classes(%x: tensor<40x8xf32>) -> tensor<40x6625xf32> {
+  %w = relay.constant dense<0.5> : tensor<6625x8xf32>
+  %y = relay.nn.dense %x, %w : (tensor<40x8xf32>, tensor<6625x8xf32>) -> tensor<40x6625xf32>
+  func.return %y : tensor<40x6625xf32>
+}
+
+// -----
+
+// Left alone: too many input channels (a sum of partial layers would round in another
+// order), a grouped convolution, a weight computed at run time, and a layer the user put
+// on the host.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT:     relay.concatenate
+// CHECK:         relay.nn.dense %x, %k : (tensor<2x5000xf32>, tensor<8x5000xf32>) -> tensor<2x8xf32>
+// CHECK:         relay.nn.conv2d %g, %gw {groups = 2}
+// CHECK:         relay.nn.dense %z, %r : (tensor<2x4xf32>, tensor<5000x4xf32>) -> tensor<2x5000xf32>
+// CHECK:         relay.nn.dense %z, %m {accel.target = "host"}
+func.func @left_alone(%x: tensor<2x5000xf32>, %g: tensor<1x4x2x2xf32>, %z: tensor<2x4xf32>, %r: tensor<5000x4xf32>) -> (tensor<2x8xf32>, tensor<1x1200x2x2xf32>, tensor<2x5000xf32>, tensor<2x5000xf32>) {
+  %k = relay.constant dense<0.5> : tensor<8x5000xf32>
+  %a = relay.nn.dense %x, %k : (tensor<2x5000xf32>, tensor<8x5000xf32>) -> tensor<2x8xf32>
+  %gw = relay.constant dense<0.5> : tensor<1200x2x1x1xf32>
+  %b = relay.nn.conv2d %g, %gw {groups = 2} : (tensor<1x4x2x2xf32>, tensor<1200x2x1x1xf32>) -> tensor<1x1200x2x2xf32>
+  %c = relay.nn.dense %z, %r : (tensor<2x4xf32>, tensor<5000x4xf32>) -> tensor<2x5000xf32>
+  %m = relay.constant dense<0.5> : tensor<5000x4xf32>
+  %d = relay.nn.dense %z, %m {accel.target = "host"} : (tensor<2x4xf32>, tensor<5000x4xf32>) -> tensor<2x5000xf32>
+  func.return %a, %b, %c, %d : tensor<2x8xf32>, tensor<1x1200x2x2xf32>, tensor<2x5000xf32>, tensor<2x5000xf32>
+}

@@ -1,0 +1,72 @@
+"""split-wide-layers: a float convolution or dense layer with more output channels than
+the npu takes becomes layers over slices of its output channels, concatenated; the
+reference interpreter's result is unchanged bit for bit (each channel reads its own weight
+row), with and without a bias. The trained models of bench/wheel_models.py whose heads are
+wide (RapidOCR's orientation classifier, the PP-OCR and ddddocr recognizers) then run wholly
+on the npu; a MobileNetV3-style head made here through C against onnxruntime."""
+
+from __future__ import annotations
+
+import numpy as np
+from e2e_util import assert_matches_onnxruntime, assert_pass_keeps_results, save_image_model
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from onnx import helper as oh
+from onnx import numpy_helper as nh
+
+from accel.compiler.driver import compile_to_directory
+from accel.compiler.frontend.builder import GraphBuilder
+from accel.compiler.transforms.split_wide_layers import SplitWideLayers, channel_slices
+from accel.dialects import relay
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(layer=st.sampled_from(["conv2d", "dense"]), extra=st.integers(1, 1200), bias=st.booleans(),
+       seed=st.integers(0, 2**16))
+def test_the_result_is_unchanged(layer, extra, bias, seed):
+    rng = np.random.default_rng(seed)
+    b = GraphBuilder()
+    if layer == "conv2d":
+        out = 1024 + extra
+        x = b.input("x", (1, 3, 2, 2))
+        y = b.conv2d(x, b.const(rng.standard_normal((out, 3, 1, 1)).astype(np.float32)))
+        shape, axis = (1, 3, 2, 2), 1
+    else:
+        out = 4096 + extra
+        x = b.input("x", (2, 3))
+        y = b.dense(x, b.const(rng.standard_normal((out, 3)).astype(np.float32)))
+        shape, axis = (2, 3), 1
+    if bias:
+        y = b.bias_add(y, b.const(rng.standard_normal(out).astype(np.float32)), axis=axis)
+    module = b.build([y])
+    assert_pass_keeps_results(SplitWideLayers(), module, {"x": rng.standard_normal(shape).astype(np.float32)})
+    concat = [op for op in module.walk() if isinstance(op, relay.ConcatenateOp)]
+    assert len(concat) == 1 and len(concat[0].operands) == len(channel_slices(out, 1024 if layer == "conv2d" else 4096))
+
+
+def test_slices_are_as_few_and_even_as_can_be():
+    assert channel_slices(1280, 1024) == [(0, 640), (640, 1280)]
+    assert channel_slices(6625, 4096) == [(0, 3313), (3313, 6625)]
+    assert channel_slices(18710, 4096) == [(0, 3742), (3742, 7484), (7484, 11226), (11226, 14968), (14968, 18710)]
+
+
+def test_a_wide_head_runs_on_the_npu_and_matches_onnxruntime(tmp_path):
+    """conv 3x3 (16 -> 64) + relu, global average pool, a 64 -> 1280 1x1 conv + bias,
+    hard-swish, flatten, a 1280 -> 10 linear layer (MobileNetV3's classifier): the
+    1280-channel conv cut the model in two."""
+    rng = np.random.default_rng(5)
+
+    def w(name, shape):
+        return nh.from_array((rng.standard_normal(shape) * 0.2).astype(np.float32), name)
+
+    inits = [w("w0", [64, 16, 3, 3]), w("b0", [64]), w("wh", [1280, 64, 1, 1]), w("bh", [1280]),
+             w("wc", [10, 1280]), w("bc", [10])]
+    nodes = [oh.make_node("Conv", ["x", "w0", "b0"], ["c0"], pads=[1, 1, 1, 1]), oh.make_node("Relu", ["c0"], ["r0"]),
+             oh.make_node("GlobalAveragePool", ["r0"], ["g"]), oh.make_node("Conv", ["g", "wh", "bh"], ["h"]),
+             oh.make_node("HardSwish", ["h"], ["hs"]), oh.make_node("Flatten", ["hs"], ["f"]),
+             oh.make_node("Gemm", ["f", "wc", "bc"], ["y"], transB=1)]
+    path = str(tmp_path / "head.onnx")
+    save_image_model(path, nodes, inits, [1, 16, 32, 32], "y", [1, 10])
+    report = compile_to_directory(path, "npu", str(tmp_path / "out"))
+    assert len(report["regions"]) == 1 and not report["rejected"], report["rejected"]
+    assert_matches_onnxruntime(str(tmp_path / "out"), path, "y")
