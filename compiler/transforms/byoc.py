@@ -5,7 +5,8 @@
         split-grouped-convs{target=npu,dsp}, unstride-convs{target=npu,dsp}, split-wide-layers{target=npu,dsp},
         expand-pixel-shuffles{target=npu,dsp}, cascade-max-pools{target=npu,dsp}, unstride-pools{target=npu,dsp},
         tabulate-activations{target=npu,dsp}, expand-activations{target=npu,dsp}, expand-nearest-upsampling{target=npu,dsp},
-        resize-as-matmuls{target=npu,dsp}, mean-as-pool{target=npu,dsp}, expand-pads{target=npu,dsp}, collapse-norm-axes{target=npu,dsp},
+        resize-as-matmuls{target=npu,dsp}, mean-as-pool{target=npu,dsp}, expand-pads{target=npu,dsp},
+        collapse-norm-axes{target=npu,dsp}, softmax-last-axis{target=npu,dsp},
         requantize-concatenations{target=npu,dsp}, trailing-broadcasts{target=npu,dsp},
         merge-composite{target=npu}, merge-composite{target=dsp},
         annotate-target{targets=npu,dsp zero-copy=true}, merge-regions{min-ops=1 cost-model=true},
@@ -62,6 +63,7 @@ from accel.compiler.transforms.outline_regions import OutlineRegions
 from accel.compiler.transforms.requantize_concatenations import RequantizeConcatenations
 from accel.compiler.transforms.resize_as_matmuls import ResizesAsMatmuls
 from accel.compiler.transforms.split_grouped_convs import SplitGroupedConvs
+from accel.compiler.transforms.softmax_last_axis import SoftmaxesLastAxis
 from accel.compiler.transforms.split_tall_kernels import SplitTallKernels
 from accel.compiler.transforms.split_wide_layers import SplitWideLayers
 from accel.compiler.transforms.tabulate_activations import TabulateActivations
@@ -74,7 +76,7 @@ from accel.compiler.transforms.unstride_pools import UnstridePools
 STEPS = ("split-tall-kernels", "undilate-convs", "split-grouped-convs", "unstride-convs", "split-wide-layers",
          "expand-pixel-shuffles", "cascade-max-pools", "unstride-pools", "tabulate-activations", "expand-activations",
          "expand-nearest-upsampling", "resize-as-matmuls", "mean-as-pool", "expand-pads", "collapse-norm-axes",
-         "requantize-concatenations", "trailing-broadcasts", "merge-composite", "annotate-target", "merge-regions",
+         "softmax-last-axis", "requantize-concatenations", "trailing-broadcasts", "merge-composite", "annotate-target", "merge-regions",
          "outline-regions")
 """The passes `byoc` runs, in order (for pipelines that write them out: the bench's stage
 timing, tests that leave one out)."""
@@ -84,7 +86,7 @@ timing, tests that leave one out)."""
 class Byoc(ModulePass):
     """Partition for the targets: split-tall-kernels, undilate-convs, split-grouped-convs,
     unstride-convs, split-wide-layers, expand-pixel-shuffles, cascade-max-pools, unstride-pools, tabulate-activations, expand-activations,
-    expand-nearest-upsampling, resize-as-matmuls, mean-as-pool, expand-pads, collapse-norm-axes, requantize-concatenations, trailing-broadcasts, merge-composite, annotate-target, merge-regions, outline-regions."""
+    expand-nearest-upsampling, resize-as-matmuls, mean-as-pool, expand-pads, collapse-norm-axes, softmax-last-axis, requantize-concatenations, trailing-broadcasts, merge-composite, annotate-target, merge-regions, outline-regions."""
 
     name = "byoc"
 
@@ -118,6 +120,7 @@ class Byoc(ModulePass):
         MeansAsPools(target=names).apply(ctx, op)
         ExpandPads(target=names).apply(ctx, op)
         CollapseNormAxes(target=names).apply(ctx, op)
+        SoftmaxesLastAxis(target=names).apply(ctx, op)
         RequantizeConcatenations(target=names).apply(ctx, op)
         TrailingBroadcasts(target=names).apply(ctx, op)
         MergeComposite(target=names).apply(ctx, op)

@@ -1,7 +1,7 @@
 """requantize-concatenations: a QDQ model's concatenation of int8 tensors of different
 scales concatenates int8 data, each input requantized to the output's scale first.
 
-Runs in `byoc`, after collapse-norm-axes and before trailing-broadcasts.
+Runs in `byoc`, after softmax-last-axis and before trailing-broadcasts.
 onnxruntime's `quantize_static` gives every tensor a scale of its own, so a Concat of a
 QDQ model (a YOLO neck, a C2f block, a DenseNet layer) is
 
