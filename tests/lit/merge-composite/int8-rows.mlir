@@ -58,12 +58,18 @@ func.func @main(%q: tensor<2x8xui8>) -> tensor<2x8xui8> {
 
 // -----
 
-// Left on the host: a softmax along another axis than the last (the row command runs
-// along the last), and a layer norm whose gamma is no constant.
+// No int8 row command: a softmax along another axis than the last (the row command runs
+// along the last; softmax-last-axis moves it last between two transposes, a float softmax
+// between a dequantize and a quantize on the npu), and a layer norm whose gamma is no
+// constant (left on the host).
 // CHECK-LABEL: func.func @main(%q: tensor<4x16xi8>, %g: tensor<16xf32>) ->
 // CHECK-NOT:     relay.composite
 // LOWER-LABEL:  func.func @main
-// LOWER-NOT:      func.func private @npu_
+// LOWER:          relay.nn.layer_norm {{.*}}accel.target = "host"
+// LOWER-LABEL:  func.func private @npu_0
+// LOWER:          {kind = "dequantize"
+// LOWER:          accel.eltwise ins(%{{.*}} : memref<16x4xf32>) outs(%{{.*}} : memref<16x4xf32>) {kind = "softmax"}
+// LOWER:          {kind = "quantize"
 func.func @main(%q: tensor<4x16xi8>, %g: tensor<16xf32>) -> (tensor<4x16xi8>, tensor<4x16xi8>) {
   %xs = relay.constant dense<0.05> : tensor<f32>
   %xz = relay.constant dense<3> : tensor<i8>
