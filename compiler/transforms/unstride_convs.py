@@ -21,8 +21,9 @@ extended at its end by zero taps (an int8 weight's: its zero point), to at most
 stride (2, 1) is a 2x3 one on twice the channels). A grouped convolution (PP-OCR's
 depthwise ones at stride (2, 1)), whose space-to-depth would mix its groups, is computed at
 stride 1 and its output rows and columns picked every sh and sw by a strided slice (a
-copy on the device; `byoc_rewrites.MAX_SUBSAMPLE` times the products at most), a `bias_add` reading it
-taken before the slice so that the conv and its bias still match a pattern.
+copy on the device; `byoc_rewrites.MAX_SUBSAMPLE` times the products at most), a
+`bias_add` reading it taken before the slice so that the conv and its bias still match a
+pattern.
 
 Padding before (top, left) that is a multiple of s is the new convolution's, in image
 rows of X; what is not a whole phase is a constant block before the image (DS-CNN's
@@ -167,6 +168,7 @@ def new_weight(op: Operation, sh: int, sw: int, new: list[Operation]) -> SSAValu
 MAX_EXTENSION = 2
 """A kernel that is not a multiple of the stride is extended by zero taps to at most this
 many times its taps (a 3x3 kernel at stride (2, 1): 4x3; not a 1x1 kernel at stride 3)."""
+
 
 def _axis(size: int, s: int, stride: int, k: int, before: int, after: int) -> AxisSpace | None:
     """`axis_space` of one axis of the conv for the space-to-depth by `s` (its effective
