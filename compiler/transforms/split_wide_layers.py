@@ -75,18 +75,27 @@ def _only_bias(op: Operation) -> relay.BiasAddOp | None:
 
 
 class SplitWideLayer(TargetsRewrite):
+    def __init__(self, targets: tuple[TargetDescription, ...]):
+        super().__init__(targets)
+        self.limits = {layer.name: channel_limits(targets, layer.name) for layer in LAYERS}
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, LAYERS) or (isinstance(op, relay.Conv2DOp) and op.prop("groups") != 1):
             return
+        limits = self.limits[op.name]
+        # (the weight's shape first: a layer within every limit is the common case, and
+        # reading a constant's values is not free)
+        if all(shape_of(op.weight.type)[0] <= limit for limit in limits) or not self.unclaimed(op):
+            return
         weight = known_value(op.weight)
-        if weight is None or weight.dtype.kind != "f" or not self.unclaimed(op):
+        if weight is None or weight.dtype.kind != "f":
             return
         axis = 1 if isinstance(op, relay.Conv2DOp) else len(shape_of(op.results[0].type)) - 1
         bias = _only_bias(op)
         bias_value = known_value(bias.bias) if bias is not None else None
         if bias is not None and (bias_value is None or bias.prop("axis") % len(shape_of(bias.result.type)) != axis):
             bias, bias_value = None, None  # (a bias along another axis, or computed: stays after the concatenation)
-        for limit in channel_limits(self.targets, op.name):
+        for limit in limits:
             new: list[Operation] = []
             parts = []
             for a, b in channel_slices(weight.shape[0], limit):
