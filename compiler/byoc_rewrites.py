@@ -100,6 +100,17 @@ class TargetsRewrite(RewritePattern):
         choice stands) and no target runs it as it is (`annotate_target.runs_alone`)."""
         return TARGET_ATTR not in op.attributes and not any(runs_alone(op, t) for t in self.targets)
 
+    def replace_if_run(self, rewriter: PatternRewriter, op: Operation, new: list[Operation], value: SSAValue) -> None:
+        """`op` replaced by the ops `new` (built, not inserted; `value` taking its result's
+        place, each at `op`'s location) when one target runs every one of them; else they
+        are dropped."""
+        for o in new:
+            o.location = op.location
+        if any(all(runs_alone(o, t) for o in new) for t in self.targets):
+            replace_chain(rewriter, new, op, value, [op])
+        else:
+            discard(new)
+
 
 class ConvRewrite(RewritePattern):
     """A rewrite of the conv ops no manual target names, with the targets' conv limits."""

@@ -37,14 +37,12 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
-from accel.compiler.byoc_rewrites import TargetsRewrite, discard, replace_chain, rewrite_each
+from accel.compiler.byoc_rewrites import TargetsRewrite, rewrite_each
 from accel.compiler.targets import target_context
 from accel.compiler.tensors import numpy_dtype
-from accel.compiler.transforms.annotate_target import one_target_runs
 from accel.dialects import relay
 from accel.dialects.relay import shape_of
 
@@ -74,13 +72,7 @@ class MeanAsPool(TargetsRewrite):
         view = relay.ReshapeOp(op.data, newshape=[1, rows, 1, length])
         pool = relay.GlobalAvgPool2DOp(view.result)
         back = relay.ReshapeOp(pool.result, newshape=list(shape_of(op.result.type)))
-        new: list[Operation] = [view, pool, back]
-        for o in new:
-            o.location = op.location
-        if one_target_runs(new, self.targets):
-            replace_chain(rewriter, new, op, back.result, [op])
-        else:
-            discard(new)
+        self.replace_if_run(rewriter, op, [view, pool, back], back.result)
 
 
 @dataclass(frozen=True)

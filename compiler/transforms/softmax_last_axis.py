@@ -33,9 +33,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
-from accel.compiler.byoc_rewrites import TargetsRewrite, discard, replace_chain, rewrite_each
+from accel.compiler.byoc_rewrites import TargetsRewrite, rewrite_each
 from accel.compiler.targets import target_context
-from accel.compiler.transforms.annotate_target import one_target_runs
 from accel.dialects import relay
 from accel.dialects.relay import shape_of
 
@@ -52,13 +51,7 @@ class SoftmaxLastAxis(TargetsRewrite):
         moved = relay.TransposeOp(op.data, axes=perm)
         rows = relay.SoftmaxOp(moved.result, axis=-1)
         back = relay.TransposeOp(rows.result, axes=inverse)
-        new = [moved, rows, back]
-        for o in new:
-            o.location = op.location
-        if one_target_runs(new, self.targets):
-            replace_chain(rewriter, new, op, back.result, [op])
-        else:
-            discard(new)
+        self.replace_if_run(rewriter, op, [moved, rows, back], back.result)
 
 
 @dataclass(frozen=True)

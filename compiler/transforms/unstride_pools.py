@@ -35,10 +35,9 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
 
-from accel.compiler.byoc_rewrites import (MAX_SUBSAMPLE, TargetsRewrite, discard, effective_strides, replace_chain,
-                                          rewrite_each, subsample)
+from accel.compiler.byoc_rewrites import (MAX_SUBSAMPLE, TargetsRewrite, discard, effective_strides, rewrite_each,
+                                          subsample)
 from accel.compiler.targets import target_context
-from accel.compiler.transforms.annotate_target import one_target_runs
 from accel.dialects import relay
 from accel.dialects.relay import shape_of
 
@@ -59,13 +58,7 @@ class UnstridePool(TargetsRewrite):
             discard([dense])
             return
         pick = subsample(dense.result, oh, ow, sh, sw)
-        new = [dense, pick]
-        for o in new:
-            o.location = op.location
-        if one_target_runs(new, self.targets):
-            replace_chain(rewriter, new, op, pick.result, [op])
-        else:
-            discard(new)
+        self.replace_if_run(rewriter, op, [dense, pick], pick.result)
 
 
 @dataclass(frozen=True)
