@@ -1,7 +1,8 @@
 """split-wide-layers: a float convolution or dense layer with more output channels than
 the npu takes becomes layers over slices of its output channels, concatenated; the
 reference interpreter's result is unchanged bit for bit (each channel reads its own weight
-row), with and without a bias. The trained models of bench/wheel_models.py whose heads are
+row), with and without a bias; with too many input channels, layers over input slices,
+summed (within float rounding). The trained models of bench/wheel_models.py whose heads are
 wide (RapidOCR's orientation classifier, the PP-OCR and ddddocr recognizers) then run wholly
 on the npu; a MobileNetV3-style head made here through C against onnxruntime."""
 
@@ -14,8 +15,9 @@ from hypothesis import strategies as st
 from onnx import helper as oh
 from onnx import numpy_helper as nh
 
-from accel.compiler.driver import compile_to_directory
+from accel.compiler.driver import compile_to_directory, make_context
 from accel.compiler.frontend.builder import GraphBuilder
+from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.transforms.split_wide_layers import SplitWideLayers, channel_slices
 from accel.dialects import relay
 
@@ -42,6 +44,36 @@ def test_the_result_is_unchanged(layer, extra, bias, seed):
     assert_pass_keeps_results(SplitWideLayers(), module, {"x": rng.standard_normal(shape).astype(np.float32)})
     concat = [op for op in module.walk() if isinstance(op, relay.ConcatenateOp)]
     assert len(concat) == 1 and len(concat[0].operands) == len(channel_slices(out, 1024 if layer == "conv2d" else 4096))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(layer=st.sampled_from(["conv2d", "dense"]), extra=st.integers(1, 1200), bias=st.booleans(),
+       seed=st.integers(0, 2**16))
+def test_input_slices_sum_within_rounding(layer, extra, bias, seed):
+    """Too many input channels: the layers over input-channel slices, summed (another order
+    of the same products: within 1e-5 of the output's max)."""
+    rng = np.random.default_rng(seed)
+    b = GraphBuilder()
+    if layer == "conv2d":
+        inp = 1024 + extra
+        shape = (1, inp, 2, 2)
+        y = b.conv2d(b.input("x", shape), b.const(rng.standard_normal((3, inp, 1, 1)).astype(np.float32)))
+    else:
+        inp = 4096 + extra
+        shape = (2, inp)
+        y = b.dense(b.input("x", shape), b.const(rng.standard_normal((3, inp)).astype(np.float32)))
+    if bias:
+        y = b.bias_add(y, b.const(rng.standard_normal(3).astype(np.float32)), axis=1)
+    module = b.build([y])
+    inputs = {"x": rng.standard_normal(shape).astype(np.float32)}
+    want = run_function(module, inputs)
+    SplitWideLayers().apply(make_context("npu"), module)
+    module.verify()
+    got = run_function(module, inputs)
+    for k, w in want.items():
+        assert np.max(np.abs(got[k] - w)) <= 1e-5 * max(float(np.max(np.abs(w))), 1.0), k
+    adds = [op for op in module.walk() if isinstance(op, relay.AddOp)]
+    assert len(adds) == len(channel_slices(inp, 1024 if layer == "conv2d" else 4096)) - 1
 
 
 def test_slices_are_as_few_and_even_as_can_be():

@@ -1,23 +1,28 @@
-"""split-wide-layers: a float convolution or dense layer with more output channels than any
-target takes becomes layers over slices of its output channels, concatenated.
+"""split-wide-layers: a float convolution or dense layer with more output (or input)
+channels than any target takes becomes layers over slices of its output channels,
+concatenated (or over slices of its input channels, summed).
 
 Runs in `byoc`, after unstride-convs and before expand-pixel-shuffles. Classifier heads are
 wide: the 512 -> 1280 1x1 convolution of MobileNetV3-style heads (RapidOCR's orientation
 model), the character classifiers of text recognizers over their vocabularies (PP-OCRv4's
-6,625 classes, PP-OCRv6's 18,710, ddddocr's 8,210), where the npu's entries take at most
-1,024 (convolutions) and 4,096 (dense) channels. Output channel o of the layer reads only
-row o of its weight: the layer over rows [a, b) of the weight computes channels [a, b)
-exactly, so the concatenation of the slices is the layer, bit for bit. A `bias_add` that is
-the layer's only reader is sliced with it (each slice keeps its bias, so that a target's
-layer+bias pattern still matches).
+6,625 classes, PP-OCRv6's 18,710, ddddocr's 8,210), ResNet-50's last stage (1x1 convs
+512 -> 2048 and back), where the npu's entries take at most 1,024 (convolutions) and
+4,096 (dense) channels.
+
+- Output channels: channel o of the layer reads only row o of its weight, so the layer
+  over rows [a, b) computes channels [a, b) exactly, and the concatenation of the slices is
+  the layer, bit for bit. A `bias_add` that is the layer's only reader is sliced with it
+  (each slice keeps its bias, so that a target's layer+bias pattern still matches).
+- Input channels: the layer is the sum of the layers over slices of its input channels
+  (the data's channel slice, a copy on the device, and the weight's columns), the bias on
+  the last (split-tall-kernels' sum over kernel tiles): the same products added in another
+  order, so within float rounding (the tests allow 1e-5 of the output's max).
 
 The n = ceil(channels / limit) slices are of equal size but the last (the largest limit of
-the entries that would take the slices). Only float layers with a constant weight (an int8
-layer's output quantization is one per tensor over all its channels; the same split with
-its requantization is left for later); input channels beyond the limit (a sum of partial
-layers, float rounding of another order) are not split. Rewritten only when no target runs
-the layer and one target runs every slice and the concatenation
-(`annotate_target.runs_alone`).
+the entries that would take the slices); a layer over the limit in both is left alone.
+Only float layers with a constant weight (an int8 layer's output quantization is one per
+tensor over all its channels). Rewritten only when no target runs the layer and one
+target runs every slice and the concatenation or sum (`annotate_target.runs_alone`).
 
 Before (`byoc{target=npu}`; the npu's conv entries take 1,024 channels):
 
@@ -74,6 +79,61 @@ def _only_bias(op: Operation) -> relay.BiasAddOp | None:
     return None
 
 
+def _output_slices(op: Operation, weight: np.ndarray, limit: int, axis: int, bias: Operation | None,
+                   bias_value: np.ndarray | None) -> tuple[list[Operation], Operation]:
+    """The layer over slices of its output channels (each with its bias), concatenated
+    along `axis` (the last op)."""
+    new: list[Operation] = []
+    parts = []
+    for a, b in channel_slices(weight.shape[0], limit):
+        w = inline_constant(np.ascontiguousarray(weight[a:b]))
+        part = type(op)(op.operands[0], w.result, **op.py_props())
+        keep_attributes(part, op)
+        new += [w, part]
+        value = part.results[0]
+        if bias is not None:
+            c = inline_constant(np.ascontiguousarray(bias_value[a:b]))
+            added = relay.BiasAddOp(value, c.result, **bias.py_props())
+            added.location = bias.location
+            new += [c, added]
+            value = added.result
+        parts.append(value)
+    joined = relay.ConcatenateOp(*parts, axis=axis)
+    joined.location = op.location
+    new.append(joined)
+    return new, joined
+
+
+def _input_slices(op: Operation, weight: np.ndarray, limit: int, bias: Operation | None) -> tuple[list[Operation], Operation]:
+    """The layer over slices of its input channels (the data's slice, the weight's
+    columns), summed (the last op); the bias on the last slice."""
+    data = op.operands[0]
+    in_axis = 1 if isinstance(op, relay.Conv2DOp) else len(shape_of(data.type)) - 1
+    new: list[Operation] = []
+    parts = []
+    for a, b in channel_slices(weight.shape[1], limit):
+        cut = relay.StridedSliceOp(data, begin=[a], end=[b], axes=[in_axis])
+        w = inline_constant(np.ascontiguousarray(weight[:, a:b]))
+        part = type(op)(cut.result, w.result, **op.py_props())
+        keep_attributes(part, op)
+        cut.location = op.location
+        new += [cut, w, part]
+        parts.append(part.results[0])
+    if bias is not None:
+        moved = relay.BiasAddOp(parts[-1], bias.bias, **bias.py_props())
+        moved.location = bias.location
+        new.append(moved)
+        parts[-1] = moved.result
+    total = new[-1]
+    v = parts[-1]
+    for part in reversed(parts[:-1]):
+        total = relay.AddOp(v, part)
+        total.location = op.location
+        new.append(total)
+        v = total.result
+    return new, total
+
+
 class SplitWideLayer(TargetsRewrite):
     def __init__(self, targets: tuple[TargetDescription, ...]):
         super().__init__(targets)
@@ -85,7 +145,8 @@ class SplitWideLayer(TargetsRewrite):
         limits = self.limits[op.name]
         # (the weight's shape first: a layer within every limit is the common case, and
         # reading a constant's values is not free)
-        if all(shape_of(op.weight.type)[0] <= limit for limit in limits) or not self.unclaimed(op):
+        out, inp = shape_of(op.weight.type)[:2]
+        if all(out <= limit and inp <= limit for limit in limits) or not self.unclaimed(op):
             return
         weight = known_value(op.weight)
         if weight is None or weight.dtype.kind != "f":
@@ -94,38 +155,27 @@ class SplitWideLayer(TargetsRewrite):
         bias = _only_bias(op)
         bias_value = known_value(bias.bias) if bias is not None else None
         if bias is not None and (bias_value is None or bias.prop("axis") % len(shape_of(bias.result.type)) != axis):
-            bias, bias_value = None, None  # (a bias along another axis, or computed: stays after the concatenation)
+            bias, bias_value = None, None  # (a bias along another axis, or computed: stays after the layer)
         for limit in limits:
-            new: list[Operation] = []
-            parts = []
-            for a, b in channel_slices(weight.shape[0], limit):
-                w = inline_constant(np.ascontiguousarray(weight[a:b]))
-                part = type(op)(op.operands[0], w.result, **op.py_props())
-                keep_attributes(part, op)
-                new += [w, part]
-                value = part.results[0]
-                if bias is not None:
-                    c = inline_constant(np.ascontiguousarray(bias_value[a:b]))
-                    added = relay.BiasAddOp(value, c.result, **bias.py_props())
-                    added.location = bias.location
-                    new += [c, added]
-                    value = added.result
-                parts.append(value)
-            joined = relay.ConcatenateOp(*parts, axis=axis)
-            joined.location = op.location
-            new.append(joined)
-            computed = [o for o in new if isinstance(o, (*LAYERS, relay.ConcatenateOp))]
+            if out > limit and inp <= limit:
+                new, last_new = _output_slices(op, weight, limit, axis, bias, bias_value)
+                computed = [o for o in new if isinstance(o, (*LAYERS, relay.ConcatenateOp))]
+            elif inp > limit and out <= limit:
+                new, last_new = _input_slices(op, weight, limit, bias)
+                computed = [o for o in new if isinstance(o, (*LAYERS, relay.StridedSliceOp, relay.AddOp))]
+            else:
+                continue  # (both: one split at a time leaves the other over the limit)
             if any(all(runs_alone(o, t) for o in computed) for t in self.targets):
                 last = bias if bias is not None else op
-                replace_chain(rewriter, new, last, joined.result, [last, op] if bias is not None else [op])
+                replace_chain(rewriter, new, last, last_new.results[0], [last, op] if bias is not None else [op])
                 return
             discard(new)
 
 
 @dataclass(frozen=True)
 class SplitWideLayers(ModulePass):
-    """Float convolutions and dense layers with more output channels than any target
-    takes become layers over slices of their channels, concatenated."""
+    """Float convolutions and dense layers with more output (input) channels than any
+    target takes become layers over slices of their channels, concatenated (summed)."""
 
     name = "split-wide-layers"
 

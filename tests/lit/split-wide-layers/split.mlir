@@ -1,6 +1,6 @@
-// split-wide-layers: float convolutions and dense layers with more output channels than
-// the npu's entries take (1,024 for convolutions, 4,096 for dense) as layers over slices
-// of their output channels, concatenated.
+// split-wide-layers: float convolutions and dense layers with more output (input) channels
+// than the npu's entries take (1,024 for convolutions, 4,096 for dense) as layers over
+// slices of their output channels, concatenated (input channels, summed).
 // RUN: accel-opt %s --split-input-file --target npu -p split-wide-layers | filecheck %s
 // RUN: accel-opt %s --split-input-file --target npu -p 'byoc{cost-model=false}' | filecheck %s --check-prefix=BYOC
 
@@ -44,22 +44,42 @@ func.func @classes(%x: tensor<40x8xf32>) -> tensor<40x6625xf32> {
 
 // -----
 
-// Left alone: too many input channels (a sum of partial layers would round in another
-// order), a grouped convolution, a weight computed at run time, and a layer the user put
-// on the host.
+// ResNet-50's last stage, 2048 -> 512: the sum of the convs over two slices of 1,024 input
+// channels (each a channel slice of the data), the bias on the last.
+// CHECK-LABEL: func.func @inputs
+// CHECK:         %[[S0:.*]] = relay.strided_slice %x {begin = [0], end = [1024], axes = [1]} : (tensor<1x2048x7x7xf32>) -> tensor<1x1024x7x7xf32>
+// CHECK-NEXT:    %[[W0:.*]] = relay.constant dense<5.000000e-01> : tensor<512x1024x1x1xf32>
+// CHECK-NEXT:    %[[C0:.*]] = relay.nn.conv2d %[[S0]], %[[W0]]
+// CHECK-NEXT:    %[[S1:.*]] = relay.strided_slice %x {begin = [1024], end = [2048], axes = [1]}
+// CHECK-NEXT:    %[[W1:.*]] = relay.constant dense<5.000000e-01> : tensor<512x1024x1x1xf32>
+// CHECK-NEXT:    %[[C1:.*]] = relay.nn.conv2d %[[S1]], %[[W1]]
+// CHECK-NEXT:    %[[B:.*]] = relay.nn.bias_add %[[C1]], %b
+// CHECK-NEXT:    %y = relay.add %[[B]], %[[C0]] : tensor<1x512x7x7xf32>
+func.func @inputs(%x: tensor<1x2048x7x7xf32>) -> tensor<1x512x7x7xf32> {
+  %w = relay.constant dense<0.5> : tensor<512x2048x1x1xf32>
+  %b = relay.constant dense<0.25> : tensor<512xf32>
+  %c = relay.nn.conv2d %x, %w : (tensor<1x2048x7x7xf32>, tensor<512x2048x1x1xf32>) -> tensor<1x512x7x7xf32>
+  %y = relay.nn.bias_add %c, %b : (tensor<1x512x7x7xf32>, tensor<512xf32>) -> tensor<1x512x7x7xf32>
+  func.return %y : tensor<1x512x7x7xf32>
+}
+
+// -----
+
+// Left alone: over the limit in both (one split would leave the other over it), a grouped
+// convolution, a weight computed at run time, and a layer the user put on the host.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT:     relay.concatenate
-// CHECK:         relay.nn.dense %x, %k : (tensor<2x5000xf32>, tensor<8x5000xf32>) -> tensor<2x8xf32>
+// CHECK:         relay.nn.dense %x, %k : (tensor<2x5000xf32>, tensor<5000x5000xf32>) -> tensor<2x5000xf32>
 // CHECK:         relay.nn.conv2d %g, %gw {groups = 2}
 // CHECK:         relay.nn.dense %z, %r : (tensor<2x4xf32>, tensor<5000x4xf32>) -> tensor<2x5000xf32>
 // CHECK:         relay.nn.dense %z, %m {accel.target = "host"}
-func.func @left_alone(%x: tensor<2x5000xf32>, %g: tensor<1x4x2x2xf32>, %z: tensor<2x4xf32>, %r: tensor<5000x4xf32>) -> (tensor<2x8xf32>, tensor<1x1200x2x2xf32>, tensor<2x5000xf32>, tensor<2x5000xf32>) {
-  %k = relay.constant dense<0.5> : tensor<8x5000xf32>
-  %a = relay.nn.dense %x, %k : (tensor<2x5000xf32>, tensor<8x5000xf32>) -> tensor<2x8xf32>
+func.func @left_alone(%x: tensor<2x5000xf32>, %g: tensor<1x4x2x2xf32>, %z: tensor<2x4xf32>, %r: tensor<5000x4xf32>) -> (tensor<2x5000xf32>, tensor<1x1200x2x2xf32>, tensor<2x5000xf32>, tensor<2x5000xf32>) {
+  %k = relay.constant dense<0.5> : tensor<5000x5000xf32>
+  %a = relay.nn.dense %x, %k : (tensor<2x5000xf32>, tensor<5000x5000xf32>) -> tensor<2x5000xf32>
   %gw = relay.constant dense<0.5> : tensor<1200x2x1x1xf32>
   %b = relay.nn.conv2d %g, %gw {groups = 2} : (tensor<1x4x2x2xf32>, tensor<1200x2x1x1xf32>) -> tensor<1x1200x2x2xf32>
   %c = relay.nn.dense %z, %r : (tensor<2x4xf32>, tensor<5000x4xf32>) -> tensor<2x5000xf32>
   %m = relay.constant dense<0.5> : tensor<5000x4xf32>
   %d = relay.nn.dense %z, %m {accel.target = "host"} : (tensor<2x4xf32>, tensor<5000x4xf32>) -> tensor<2x5000xf32>
-  func.return %a, %b, %c, %d : tensor<2x8xf32>, tensor<1x1200x2x2xf32>, tensor<2x5000xf32>, tensor<2x5000xf32>
+  func.return %a, %b, %c, %d : tensor<2x5000xf32>, tensor<1x1200x2x2xf32>, tensor<2x5000xf32>, tensor<2x5000xf32>
 }
