@@ -102,3 +102,23 @@ def test_a_wide_head_runs_on_the_npu_and_matches_onnxruntime(tmp_path):
     report = compile_to_directory(path, "npu", str(tmp_path / "out"))
     assert len(report["regions"]) == 1 and not report["rejected"], report["rejected"]
     assert_matches_onnxruntime(str(tmp_path / "out"), path, "y")
+
+
+def test_a_wide_bottleneck_runs_on_the_npu_and_matches_onnxruntime(tmp_path):
+    """ResNet-50's last-stage bottleneck ends: a 1x1 conv 256 -> 2048 + relu, then 2048 ->
+    128 + bias (both over the npu's 1,024 channels: output slices, then input slices
+    summed), then a 3x3 conv; one npu region, its C within 1e-5 of onnxruntime."""
+    rng = np.random.default_rng(9)
+
+    def w(name, shape, scale):
+        return nh.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+    inits = [w("wa", [2048, 256, 1, 1], 0.06), w("ba", [2048], 0.1), w("wb", [128, 2048, 1, 1], 0.02),
+             w("bb", [128], 0.1), w("wc", [16, 128, 3, 3], 0.05)]
+    nodes = [oh.make_node("Conv", ["x", "wa", "ba"], ["a"]), oh.make_node("Relu", ["a"], ["r"]),
+             oh.make_node("Conv", ["r", "wb", "bb"], ["b"]), oh.make_node("Conv", ["b", "wc"], ["y"], pads=[1, 1, 1, 1])]
+    path = str(tmp_path / "bottleneck.onnx")
+    save_image_model(path, nodes, inits, [1, 256, 7, 7], "y", [1, 16, 7, 7])
+    report = compile_to_directory(path, "npu", str(tmp_path / "out"))
+    assert len(report["regions"]) == 1 and not report["rejected"], report["rejected"]
+    assert_matches_onnxruntime(str(tmp_path / "out"), path, "y")
