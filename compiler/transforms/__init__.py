@@ -40,6 +40,7 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "expand-activations": _lazy("expand_activations", "ExpandActivations"),
     "expand-nearest-upsampling": _lazy("expand_nearest_upsampling", "ExpandNearestUpsamplings"),
     "unstride-pools": _lazy("unstride_pools", "UnstridePools"),
+    "global-pools": _lazy("global_pools", "GlobalPools"),
     "split-wide-layers": _lazy("split_wide_layers", "SplitWideLayers"),
     "resize-as-matmuls": _lazy("resize_as_matmuls", "ResizesAsMatmuls"),
     "mean-as-pool": _lazy("mean_as_pool", "MeansAsPools"),

@@ -4,6 +4,7 @@
       = split-tall-kernels{target=npu,dsp}, undilate-convs{target=npu,dsp},
         split-grouped-convs{target=npu,dsp}, unstride-convs{target=npu,dsp}, split-wide-layers{target=npu,dsp},
         expand-pixel-shuffles{target=npu,dsp}, cascade-max-pools{target=npu,dsp}, unstride-pools{target=npu,dsp},
+        global-pools{target=npu,dsp},
         tabulate-activations{target=npu,dsp}, expand-activations{target=npu,dsp}, expand-nearest-upsampling{target=npu,dsp},
         resize-as-matmuls{target=npu,dsp}, mean-as-pool{target=npu,dsp}, expand-pads{target=npu,dsp},
         collapse-norm-axes{target=npu,dsp}, softmax-last-axis{target=npu,dsp},
@@ -56,6 +57,7 @@ from accel.compiler.transforms.expand_activations import ExpandActivations
 from accel.compiler.transforms.expand_nearest_upsampling import ExpandNearestUpsamplings
 from accel.compiler.transforms.expand_pads import ExpandPads
 from accel.compiler.transforms.expand_pixel_shuffles import ExpandPixelShuffles
+from accel.compiler.transforms.global_pools import GlobalPools
 from accel.compiler.transforms.mean_as_pool import MeansAsPools
 from accel.compiler.transforms.merge_composite import MergeComposite
 from accel.compiler.transforms.merge_regions import MergeRegions
@@ -74,10 +76,10 @@ from accel.compiler.transforms.unstride_pools import UnstridePools
 
 
 STEPS = ("split-tall-kernels", "undilate-convs", "split-grouped-convs", "unstride-convs", "split-wide-layers",
-         "expand-pixel-shuffles", "cascade-max-pools", "unstride-pools", "tabulate-activations", "expand-activations",
-         "expand-nearest-upsampling", "resize-as-matmuls", "mean-as-pool", "expand-pads", "collapse-norm-axes",
-         "softmax-last-axis", "requantize-concatenations", "trailing-broadcasts", "merge-composite", "annotate-target", "merge-regions",
-         "outline-regions")
+         "expand-pixel-shuffles", "cascade-max-pools", "unstride-pools", "global-pools", "tabulate-activations",
+         "expand-activations", "expand-nearest-upsampling", "resize-as-matmuls", "mean-as-pool", "expand-pads",
+         "collapse-norm-axes", "softmax-last-axis", "requantize-concatenations", "trailing-broadcasts",
+         "merge-composite", "annotate-target", "merge-regions", "outline-regions")
 """The passes `byoc` runs, in order (for pipelines that write them out: the bench's stage
 timing, tests that leave one out)."""
 
@@ -85,7 +87,7 @@ timing, tests that leave one out)."""
 @dataclass(frozen=True)
 class Byoc(ModulePass):
     """Partition for the targets: split-tall-kernels, undilate-convs, split-grouped-convs,
-    unstride-convs, split-wide-layers, expand-pixel-shuffles, cascade-max-pools, unstride-pools, tabulate-activations, expand-activations,
+    unstride-convs, split-wide-layers, expand-pixel-shuffles, cascade-max-pools, unstride-pools, global-pools, tabulate-activations, expand-activations,
     expand-nearest-upsampling, resize-as-matmuls, mean-as-pool, expand-pads, collapse-norm-axes, softmax-last-axis, requantize-concatenations, trailing-broadcasts, merge-composite, annotate-target, merge-regions, outline-regions."""
 
     name = "byoc"
@@ -113,6 +115,7 @@ class Byoc(ModulePass):
         ExpandPixelShuffles(target=names).apply(ctx, op)
         CascadeMaxPools(target=names).apply(ctx, op)
         UnstridePools(target=names).apply(ctx, op)
+        GlobalPools(target=names).apply(ctx, op)
         TabulateActivations(target=names).apply(ctx, op)
         ExpandActivations(target=names).apply(ctx, op)
         ExpandNearestUpsamplings(target=names).apply(ctx, op)

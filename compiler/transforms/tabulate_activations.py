@@ -1,7 +1,7 @@
 """tabulate-activations: an int8 activation between a dequantize and a quantize becomes a
 lookup in a table of its 256 values.
 
-Runs in `byoc`, after unstride-pools and before expand-activations. An int8 input has
+Runs in `byoc`, after global-pools and before expand-activations. An int8 input has
 256 values, so whatever elementwise function a QDQ model computes between a dequantize
 and a quantize (onnxruntime's `quantize_static` leaves HardSwish, HardSigmoid, LeakyRelu,
 Elu, GELU's erf... in float there: `DQ -> f -> Q`) is a table of 256 entries, as NPUs
