@@ -88,6 +88,26 @@ def subsample(v: SSAValue, oh: int, ow: int, sh: int, sw: int) -> relay.StridedS
                                 axes=[2, 3])
 
 
+def summed_with_bias(parts: list[SSAValue], op: Operation, bias: Operation | None,
+                     new: list[Operation]) -> SSAValue:
+    """The sum of partial layers `parts` computing `op` (split-tall-kernels' kernel tiles,
+    split-wide-layers' input slices), `bias` (a `bias_add` of `op`, or None) on the last
+    part so that the part and its bias match a target's layer+bias pattern; the ops are
+    appended to `new`."""
+    if bias is not None:
+        moved = relay.BiasAddOp(parts[-1], bias.bias, **bias.py_props())
+        moved.location = bias.location
+        new.append(moved)
+        parts = [*parts[:-1], moved.result]
+    v = parts[-1]
+    for part in reversed(parts[:-1]):
+        add = relay.AddOp(v, part)
+        add.location = op.location
+        new.append(add)
+        v = add.result
+    return v
+
+
 class TargetsRewrite(RewritePattern):
     """A byoc rewrite of ops into others that a target runs, with the targets that decide."""
 

@@ -51,7 +51,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from accel.compiler.byoc_rewrites import replace_chain, rewrite_each
+from accel.compiler.byoc_rewrites import replace_chain, rewrite_each, summed_with_bias
 from accel.compiler.targets import target_context
 from accel.compiler.tensors import inline_constant, known_value
 from accel.dialects import relay
@@ -153,17 +153,7 @@ class SplitTallKernel(RewritePattern):
             conv.location = op.location
             new_ops += [w_op, conv]
             parts.append(conv.result)
-        if bias is not None:
-            moved = relay.BiasAddOp(parts[-1], bias.bias, **bias.py_props())
-            moved.location = bias.location
-            new_ops.append(moved)
-            parts[-1] = moved.result
-        v = parts[-1]
-        for part in reversed(parts[:-1]):
-            add = relay.AddOp(v, part)
-            add.location = op.location
-            new_ops.append(add)
-            v = add.result
+        v = summed_with_bias(parts, op, bias, new_ops)
         replace_chain(rewriter, new_ops, bias if bias is not None else op, v, [bias, op] if bias is not None else [op])
 
 

@@ -49,7 +49,8 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
 
-from accel.compiler.byoc_rewrites import TargetsRewrite, discard, keep_attributes, replace_chain, rewrite_each
+from accel.compiler.byoc_rewrites import (TargetsRewrite, discard, keep_attributes, replace_chain, rewrite_each,
+                                          summed_with_bias)
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.tensors import inline_constant, known_value
@@ -119,19 +120,8 @@ def _input_slices(op: Operation, weight: np.ndarray, limit: int, bias: Operation
         cut.location = op.location
         new += [cut, w, part]
         parts.append(part.results[0])
-    if bias is not None:
-        moved = relay.BiasAddOp(parts[-1], bias.bias, **bias.py_props())
-        moved.location = bias.location
-        new.append(moved)
-        parts[-1] = moved.result
-    total = new[-1]
-    v = parts[-1]
-    for part in reversed(parts[:-1]):
-        total = relay.AddOp(v, part)
-        total.location = op.location
-        new.append(total)
-        v = total.result
-    return new, total
+    summed_with_bias(parts, op, bias, new)
+    return new, new[-1]
 
 
 class SplitWideLayer(TargetsRewrite):
