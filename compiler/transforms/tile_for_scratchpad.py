@@ -24,14 +24,14 @@ smallest tiles do not fit never reaches this pass from a partitioned model.
 
 Row tiles run in `scf.for` loops over `memref.subview`s, with the first and last tiles
 peeled when their padding or size differs. Channel tiles of a conv or pool run in a loop
-too (weights, bias and output sliced at the loop's channel, a smaller last tile peeled)
-where that loop holds a single tile: inside a row tile (rows outside channels), or when
-there is one row tile. They are unrolled where per-channel quantization scales must be
-static slices, where the loop would hold row loops, where all the weights stay on the
-device across row tiles (optimize-dma hoists or forwards each unrolled tile's weights; a
-channel loop would reload them per row tile), or where there are only a few of them
-(`MIN_CHANNEL_LOOP`). A shared input tile is built before its channel loop, so that
-optimize-dma hoists its transfer out of it.
+too (weights, bias and output sliced at the loop's channel, a smaller last tile peeled):
+inside a row tile (rows outside channels), or around the row loops (channels outside
+rows: the loop holds each channel tile's weight load and row loops, double-buffered
+inside it). They are unrolled where per-channel quantization scales must be static
+slices, where all the weights stay on the device across row tiles (optimize-dma hoists
+or forwards each unrolled tile's weights; a channel loop would reload them per row
+tile), or where there are only a few of them (`MIN_CHANNEL_LOOP`). A shared input tile
+is built before its channel loop, so that optimize-dma hoists its transfer out of it.
 
 A tuning configuration on an op (`accel.tuning`, see apply-tuning and
 compiler/targets/tuning_space.py) fixes the knobs it names: channel/row tiles (conv,
@@ -187,13 +187,17 @@ def emit_spatial(op: accel.ComputeOp, plan: SpatialPlan) -> None:
     tiles = row_tiles(oh, plan.row_tile, kh, strides[0], dil[0], pad[0], h, plan.row_tile)
     groups_of_rows = group_tiles(tiles)
     top = Emitter(InsertPoint.before(op))
-    # Channel tiles run in a loop where that loop holds one tile (rows outside it, or one
-    # row tile) and the weights do not stay on the device across row tiles (unrolled,
-    # optimize-dma hoists or forwards each tile's; a loop would reload them per row
-    # tile): optimize-dma double-buffers it as it does row loops. A few tiles stay
-    # unrolled: straight-line code costs little to compile there, and optimize-dma
-    # prefetches and forwards across its ops more freely than into a loop.
-    looped = channel_tiles_can_loop(op) and (len(tiles) == 1 or (plan.rows_outer and not plan.weights_fit))
+    # Channel tiles run in a loop unless the weights stay on the device across row tiles
+    # (rows outside channels and all weights fit: unrolled, optimize-dma hoists or
+    # forwards each tile's; a loop would reload them per row tile). A loop holding one
+    # tile is double-buffered by optimize-dma as row loops are; a loop around row loops
+    # (channels outside rows) is not, its row loops are: unrolled, every channel tile
+    # would be its own row loop with prologue and peeled iteration, and the final IR of
+    # a CNN would be nearly twice as large for the same data movement (the next tile's
+    # weights are loaded after the current tile's rows instead of during them). A few
+    # tiles stay unrolled: straight-line code costs little to compile there, and
+    # optimize-dma prefetches and forwards across its ops more freely than into a loop.
+    looped = channel_tiles_can_loop(op) and (len(tiles) == 1 or not (plan.rows_outer and plan.weights_fit))
     channel_runs = []
     for start, count, size in uniform_runs(oc, plan.channel_tile):
         if looped and count >= MIN_CHANNEL_LOOP:

@@ -48,3 +48,29 @@ func.func @npu_64k_0(%x: memref<1x512x7x7xf32>, %y: memref<1x512x7x7xf32> {accel
   accel.conv2d ins(%x, %w, %b : memref<1x512x7x7xf32>, memref<512x512x3x3xf32>, memref<512xf32>) outs(%y : memref<1x512x7x7xf32>) {padding = [1, 1, 1, 1]}
   func.return
 }
+
+// -----
+
+// A loop over channel tiles around their row loops (channels outside rows): each channel
+// tile's weights and bias are loaded in it, before its row loop, which is double-buffered
+// inside it (prologue, pipelined loop, peeled last row).
+// CHECK-LABEL: func.func @npu_0
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           accel.dma_start %{{.*}}, %{{.*}} : memref<103x256x1x1xf32, strided<[256, 1, 1, 1], offset: ?>>, memref<103x256x1x1xf32, #accel.mem<"spm">>
+// CHECK:           accel.alloc {offset = {{[0-9]+}}} : memref<2x1x256x1x56xf32, #accel.mem<"spm">>
+// CHECK:           %[[T0:.*]] = accel.dma_start
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[T0]]) -> (index, !accel.token) {
+// CHECK:             accel.conv2d
+// CHECK:           }
+// CHECK:           accel.conv2d
+// CHECK:         }
+// SINGLE-LABEL: func.func @npu_0
+// SINGLE:         scf.for
+// SINGLE:           scf.for
+// SINGLE-NOT:       iter_args
+func.func @npu_0(%x: memref<1x256x56x56xf32>, %y: memref<1x512x28x28xf32> {accel.output}) attributes {accel.target = "npu"} {
+  %w = accel.weight dense<0.01> : tensor<512x256x1x1xf32> : memref<512x256x1x1xf32>
+  %b = accel.weight dense<0.5> : tensor<512xf32> : memref<512xf32>
+  accel.conv2d ins(%x, %w, %b : memref<1x256x56x56xf32>, memref<512x256x1x1xf32>, memref<512xf32>) outs(%y : memref<1x512x28x28xf32>) {strides = [2, 2]}
+  func.return
+}

@@ -84,6 +84,31 @@ func.func @npu_0(%x: memref<1x512x7x7xf32>, %y: memref<1x512x7x7xf32> {accel.out
 
 // -----
 
+// Channels outside rows (a strided 1x1 conv: 103 output channels per tile, one output
+// row each): a loop over the channel tiles holds their row loop; the smaller last tile
+// (100 channels) is peeled with its own row loop.
+// CHECK-LABEL: func.func @npu_0
+// CHECK:         scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:             memref.subview %y[0, %[[C]], %[[R]], 0] [1, 103, 1, 28] [1, 1, 1, 1]
+// CHECK:             memref.subview %w[%[[C]], 0, 0, 0] [103, 256, 1, 1] [1, 1, 1, 1]
+// CHECK:             accel.conv2d
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK:         scf.for
+// CHECK:           memref.subview %w[412, 0, 0, 0] [100, 256, 1, 1] [1, 1, 1, 1]
+// CHECK:           accel.conv2d
+// CHECK-NEXT:    }
+// CHECK-NOT:     accel.conv2d
+func.func @npu_0(%x: memref<1x256x56x56xf32>, %y: memref<1x512x28x28xf32> {accel.output}) attributes {accel.target = "npu"} {
+  %w = accel.weight dense<0.01> : tensor<512x256x1x1xf32> : memref<512x256x1x1xf32>
+  %b = accel.weight dense<0.5> : tensor<512xf32> : memref<512xf32>
+  accel.conv2d ins(%x, %w, %b : memref<1x256x56x56xf32>, memref<512x256x1x1xf32>, memref<512xf32>) outs(%y : memref<1x512x28x28xf32>) {strides = [2, 2]}
+  func.return
+}
+
+// -----
+
 // Rows outside channels: each row tile's input is sliced once, before its channel loop
 // (invariant in it: optimize-dma loads it once per row tile).
 // CHECK-LABEL: func.func @npu_0
