@@ -327,25 +327,40 @@ func.func @main(%x: tensor<1x256x56x56xf32>) -> tensor<1x512x28x28xf32> {
 """
 
 
-def test_channel_loop_around_row_loops_runs(tmp_path):
+# The same for a dense layer's feature tiles (2048 features, 61 per tile, one row each).
+FEATURES_OUTSIDE_ROWS = """
+func.func @main(%x: tensor<64x1024xf32>) -> tensor<64x2048xf32> {
+  %w = relay.constant dense<0.03125> : tensor<2048x1024xf32>
+  %b = relay.constant dense<-0.5> : tensor<2048xf32>
+  %d = relay.nn.dense %x, %w : (tensor<64x1024xf32>, tensor<2048x1024xf32>) -> tensor<64x2048xf32>
+  %y = relay.nn.bias_add %d, %b {axis = 1} : (tensor<64x2048xf32>, tensor<2048xf32>) -> tensor<64x2048xf32>
+  func.return %y : tensor<64x2048xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("text, compute", [(CHANNELS_OUTSIDE_ROWS, "Conv2DOp"), (FEATURES_OUTSIDE_ROWS, "MatmulOp")],
+                         ids=["conv", "dense"])
+def test_channel_loop_around_row_loops_runs(text, compute, tmp_path):
     from accel.compiler.driver import compile_to_directory, load_model
     from accel.compiler.runtime.run_compiled import run_directory
     from accel.dialects import accel
-    from xdsl.dialects import scf
+    from xdsl.dialects import func, scf
 
     src = tmp_path / "channels_outside_rows.mlir"
-    src.write_text(CHANNELS_OUTSIDE_ROWS)
+    src.write_text(text)
     ctx = make_context("npu")
     module = load_model(str(src), ctx)
     for p in build_passes("byoc{cost-model=false},bufferize,plan-memory,lower-to-accel,tile-for-scratchpad"):
         p.apply(ctx, module)
-    nested = [op for op in module.walk() if isinstance(op, accel.Conv2DOp)
+    nested = [op for op in module.walk() if isinstance(op, getattr(accel, compute))
               and isinstance(op.parent_op(), scf.ForOp) and isinstance(op.parent_op().parent_op(), scf.ForOp)]
     assert nested, "the channel tiles must run in a loop around their row loop for this test to mean anything"
 
     out = tmp_path / "out"
     report = compile_to_directory(str(src), "npu", str(out))
-    x = np.random.default_rng(5).standard_normal((1, 256, 56, 56)).astype(np.float32)
+    shape = next(op for op in module.walk() if isinstance(op, func.FuncOp)).function_type.inputs.data[0].get_shape()
+    x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
     got, counters = run_directory(str(out), {"x": x})
     ref = run_module(load_model(str(src), make_context("npu")), {"x": x})
     assert_same(ref, got, "compiled C")

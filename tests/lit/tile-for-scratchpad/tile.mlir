@@ -109,6 +109,32 @@ func.func @npu_0(%x: memref<1x256x56x56xf32>, %y: memref<1x512x28x28xf32> {accel
 
 // -----
 
+// Features outside rows (a dense layer of 2048 features, 61 per tile): a loop over the
+// feature tiles holds their row loop, as a conv's channel tiles do; the smaller last
+// tile (35 features) is peeled with its own row loop.
+// CHECK-LABEL: func.func @npu_0
+// CHECK:         scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           scf.for %[[M:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:             memref.subview %y[%[[M]], %[[N]]] [1, 61] [1, 1]
+// CHECK:             memref.subview %w[%[[N]], 0] [61, 1024] [1, 1]
+// CHECK:             memref.subview %b[%[[N]]] [61] [1]
+// CHECK:             accel.matmul
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK:         scf.for
+// CHECK:           memref.subview %w[2013, 0] [35, 1024] [1, 1]
+// CHECK:           accel.matmul
+// CHECK-NEXT:    }
+// CHECK-NOT:     accel.matmul
+func.func @npu_0(%x: memref<64x1024xf32>, %y: memref<64x2048xf32> {accel.output}) attributes {accel.target = "npu"} {
+  %w = accel.weight dense<0.01> : tensor<2048x1024xf32> : memref<2048x1024xf32>
+  %b = accel.weight dense<0.5> : tensor<2048xf32> : memref<2048xf32>
+  accel.matmul ins(%x, %w, %b : memref<64x1024xf32>, memref<2048x1024xf32>, memref<2048xf32>) outs(%y : memref<64x2048xf32>) {activation = "relu"}
+  func.return
+}
+
+// -----
+
 // Rows outside channels: each row tile's input is sliced once, before its channel loop
 // (invariant in it: optimize-dma loads it once per row tile).
 // CHECK-LABEL: func.func @npu_0
