@@ -313,9 +313,15 @@ class _Boundary:
         return self._touched
 
 
-def _defined_in(v: SSAValue, block) -> bool:
+def _defined_within(v: SSAValue, loop: Operation) -> bool:
+    """Whether `v` is defined in `loop` (in its body or in a block nested in it)."""
     owner = v.owner
-    return (owner.parent is block) if isinstance(owner, Operation) else (owner is block)
+    op = owner if isinstance(owner, Operation) else owner.parent_op()
+    while op is not None:
+        if op is loop:
+            return True
+        op = op.parent_op()
+    return False
 
 
 # What the replay does with an op (`Timeline.block_ops`): one small int per entry, the
@@ -592,6 +598,9 @@ class Timeline:
         body = op.body.block
         outer = self.repeats(op)
         history: list[_Boundary] = []
+        # The blocks an enclosing loop's iteration touched so far (None: not traced): this
+        # loop's iterations add theirs.
+        enclosing = self.trace
         i = lb
         while i < ub:
             env[body.args[0]] = i
@@ -607,7 +616,9 @@ class Timeline:
                 continue
             history.append(self._boundary(carried, [env.get(t) for t in outer], self.trace,
                                           self.compute_total - compute_before))
-            self.trace = None
+            if enclosing is not None:
+                enclosing += self.trace
+            self.trace = enclosing
             jump = self._period(history)
             if jump is not None:
                 p, delta = jump
@@ -620,39 +631,54 @@ class Timeline:
                 outer = None  # the rest (less than a period) replays
             elif len(history) > REPEAT_WINDOW:
                 outer = None
-        self.trace = None
+        self.trace = enclosing
         for res, val in zip(op.results, carried):
             env[res] = val
 
     def repeats(self, op: scf.ForOp) -> list[SSAValue] | None:
-        """Whether `op` may jump over repeating iterations: its body holds no loop, no
-        scratchpad address in it depends on the induction variable (only on loop-carried
-        values, compared between iterations, and values from outside), and every cost in it
-        is a multiple of 1/1024 cycle (sums of such are exact in floats: a jump adds the same
-        times the replay would). Returns the tokens from outside the loop that it waits
-        for (compared too), or None."""
+        """Whether `op` may jump over repeating iterations: no scratchpad address in it
+        (in loops nested in it too) depends on its induction variable (only on loop-carried
+        values, compared between iterations, and values from outside), nested loops have
+        bounds and initial values that do not either (each iteration runs them alike), and
+        every cost in it is a multiple of 1/1024 cycle (sums of such are exact in floats: a
+        jump adds the same times the replay would). Returns the tokens from outside the
+        loop that it waits for (compared too), or None."""
         if op in self.loops:
             return self.loops[op]
         body = op.body.block
-        varying = {body.args[0]}
         outer: list[SSAValue] = []
-        ok = True
-        for step in self.block_ops(body):
+        ok = self._steady(body, {body.args[0]}, outer, op)
+        self.loops[op] = result = outer if ok else None
+        return result
+
+    def _steady(self, block, varying: set, outer: list, loop: scf.ForOp) -> bool:
+        """`repeats`' check of `block` (the loop's body or a block nested in it), adding
+        the values that vary with the loop's induction variable to `varying` and the
+        tokens from outside `loop` its waits read to `outer`."""
+        for step in self.block_ops(block):
             kind = step[0]
             if kind == _ARITH_OP:
                 if step[3] in varying or step[4] in varying:
                     varying.add(step[1])
-            elif kind in (_FOR, _OPAQUE):
-                ok = False
+            elif kind == _OPAQUE:
+                return False
+            elif kind == _FOR:
+                inner = step[1]
+                if any(v in varying for v in inner.operands):  # bounds, initial values
+                    return False
+                if not self._steady(inner.body.block, varying, outer, loop):
+                    return False
+                y = inner.body.block.last_op
+                if isinstance(y, scf.YieldOp) and any(v in varying for v in y.operands):
+                    return False
             elif kind == _WAIT:
-                outer += [t for t in step[1] if not _defined_in(t, body)]
+                outer += [t for t in step[1] if not _defined_within(t, loop)]
             elif kind in (_DMA, _COMPUTE):
                 recipes, cost = ((step[1], step[2]), step[4]) if kind == _DMA else ((*step[1], step[2]), step[3])
                 if (any(r is not None and any(t in varying for t, _ in r.terms) for r in recipes)
                         or not _exact(cost)):
-                    ok = False
-        self.loops[op] = result = outer if ok else None
-        return result
+                    return False
+        return True
 
     def _boundary(self, carried: list, outer: list, trace: list, compute: float) -> _Boundary:
         m = min(self.host, self.dma_free, self.compute_free)

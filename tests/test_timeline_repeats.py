@@ -1,6 +1,7 @@
-"""The report's timeline replays every loop iteration; an innermost loop whose state
-repeats (relative to the engines' time, every one or two iterations: double buffering
-alternates slots) jumps over the remaining whole periods (`Timeline.run_loop`). The jump
+"""The report's timeline replays every loop iteration; a loop whose state repeats
+(relative to the engines' time, every one or two iterations: double buffering alternates
+slots; a loop holding loops too, when they run alike in each of its iterations) jumps
+over the remaining whole periods (`Timeline.run_loop`). The jump
 must give exactly the replay's figures (the estimate equals the simulator's cycle count;
 tests/test_end_to_end.py and others compare them), on loops that repeat and on loops that
 do not, and where costs are not multiples of 1/1024 cycle it must not jump."""
@@ -60,6 +61,40 @@ def test_jumping_over_repeated_iterations_gives_the_replays_figures(tmp_path, mo
     full, replayed_all = _figures(module, ctx, target, False, monkeypatch)
     assert jumped == full
     assert replayed_jumping < replayed_all / 4, (replayed_jumping, replayed_all)
+
+
+def test_a_loop_holding_loops_jumps_too(tmp_path, monkeypatch):
+    """Channels outside rows (a strided 1x1 conv to 512 channels on the npu): a loop over
+    the channel tiles holds each tile's weight loads and its double-buffered row loop.
+    Each channel tile runs its row loop alike, so the outer loop repeats as well and
+    jumps, with the replay's figures."""
+    rng = np.random.default_rng(1)
+    inits = [numpy_helper.from_array((rng.standard_normal((512, 256, 1, 1)) * 0.05).astype(np.float32), "w")]
+    graph = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], strides=[2, 2])], "conv",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 256, 56, 56])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    path = str(tmp_path / "conv.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    ctx = make_context("npu")
+    module = load_model(path, ctx)
+    compile_module(module, ctx, "full")
+    loops = [op for op in module.walk() if op.name == "scf.for"]
+    outer = [lp for lp in loops if any(o.name == "scf.for" for o in lp.body.block.ops)]
+    assert outer, "the channel tiles must run in a loop holding their row loop"
+    outer_runs = [0]
+    run_loop = Timeline.run_loop
+
+    def counting(self, op, env):
+        if any(o is op for lp in outer for o in lp.body.block.ops):
+            outer_runs[0] += 1  # a row loop run by one iteration of the channel loop
+        return run_loop(self, op, env)
+
+    monkeypatch.setattr(Timeline, "run_loop", counting)
+    jumped, _ = _figures(module, ctx, "npu", True, monkeypatch)
+    runs_jumping, outer_runs[0] = outer_runs[0], 0
+    full, _ = _figures(module, ctx, "npu", False, monkeypatch)
+    assert jumped == full
+    assert runs_jumping < outer_runs[0], (runs_jumping, outer_runs[0])
 
 
 def _compiled_at_rate(tmp_path, rate: str, cin: int, cout: int, size: int):
