@@ -56,6 +56,22 @@ def _windows(x: np.ndarray, kernel: Sequence[int], strides: Sequence[int], dilat
     return view[:, :, ::sh, ::sw, ::dh, ::dw]
 
 
+def _window_sums(x: np.ndarray, kernel: Sequence[int], strides: Sequence[int], dilation: Sequence[int],
+                 oh: int, ow: int) -> np.ndarray:
+    """The sum of each of the first `oh` x `ow` windows over the last two axes of a padded
+    NCHW array, tap by tap in row-major order: the same additions in the same order for a
+    window whatever the stride (numpy's sum over a window view orders them by the view's
+    strides, so a pool at stride 1 subsampled could differ in the last bit from the pool
+    at its stride)."""
+    (kh, kw), (sh, sw), (dh, dw) = kernel, strides, dilation
+    # (numpy's sum accumulates integers in the platform's int64)
+    total = np.zeros((*x.shape[:2], oh, ow), x.dtype if x.dtype.kind == "f" else np.int64)
+    for i in range(kh):
+        for j in range(kw):
+            total += x[:, :, i * dh: i * dh + sh * (oh - 1) + 1: sh, j * dw: j * dw + sw * (ow - 1) + 1: sw][:, :, :oh, :ow]
+    return total
+
+
 def _pad_hw(x: np.ndarray, top: int, left: int, bottom: int, right: int, value=0) -> np.ndarray:
     if not (top or left or bottom or right):
         return x
@@ -323,7 +339,7 @@ def avg_pool2d(
     top, left, bottom, right = padding
     _, _, h, w = data.shape
     padded = _pad_hw(data, top, left, bottom + extra_h, right + extra_w, 0)
-    sums = _windows(padded, pool_size, strides, dilation)[:, :, :oh, :ow].sum(axis=(-2, -1))
+    sums = _window_sums(padded, pool_size, strides, dilation, oh, ow)
     count_h = _window_counts(h, pool_size[0], strides[0], dilation[0], top, bottom, extra_h, oh, count_include_pad)
     count_w = _window_counts(w, pool_size[1], strides[1], dilation[1], left, right, extra_w, ow, count_include_pad)
     counts = np.maximum(np.outer(count_h, count_w), 1).astype(data.dtype)
