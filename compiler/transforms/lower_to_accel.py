@@ -31,8 +31,9 @@ scratchpad when it fits.
 nothing either: each is a `memref.copy` of a strided view of its dense input
 (`memref.reinterpret_cast`, `fused_forms.layout_view`) into its result; a layout op reading
 another's result reads the first one's source through the composed view when the two
-compose (a head split, `reshape, slice, reshape, transpose`, is one copy), and copies that
-nothing reads any more are dropped. A result of rank above 4 is copied with the dimensions
+compose to a copy of rank 4 at most (a head split, `reshape, slice, reshape, transpose`,
+is one copy; the source, now live until that copy, loses its host offset until the next
+plan-memory), and copies that nothing reads any more are dropped. A result of rank above 4 is copied with the dimensions
 contiguous on both sides merged (a view of the result too).
 
 Quantized forms compute exactly in integers: int32 accumulation of zero-point-shifted
@@ -243,8 +244,15 @@ def lower_layout(kernel: accel.KernelOp, op: Operation,
     if src in views:
         source, inner, _ = views[src]
         composed = compose_views(inner, view)
-        if composed is not None:
+        # (Each op's copy has rank <= COPY_MAX_RANK, annotate-target checked; their
+        # composition may not: then the first copy stays.)
+        if composed is not None and composed.copy_rank() <= COPY_MAX_RANK:
             src, view = source, composed
+            # The source now lives until this copy, no longer until the first one: its
+            # host offset could overlap a buffer live in between (the next plan-memory
+            # places it, as write_in_place's).
+            if isinstance(src.owner, memref.AllocOp):
+                src.owner.attributes.pop(OFFSET_ATTR, None)
     ops: list[Operation] = []
     if len(view.sizes) <= COPY_MAX_RANK:
         ops.append(ir_build.strided_view(src, view.offset, view.sizes, view.strides))
