@@ -51,7 +51,7 @@ from xdsl.traits import SymbolTable
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.index_arith import constant_index
-from accel.compiler.ir_build import dense_values
+from accel.compiler.ir_build import defined_outside, dense_values
 from accel.compiler.targets.c_api import matmul_dims
 from accel.compiler.tensors import buffer_bytes, numpy_dtype, row_major_strides
 from accel.dialects import accel
@@ -311,17 +311,6 @@ class _Boundary:
             delta = np.bincount(spans[:, 0], minlength=n_blocks + 1) - np.bincount(spans[:, 1], minlength=n_blocks + 1)
             self._touched = np.cumsum(delta[:n_blocks]) > 0
         return self._touched
-
-
-def _defined_within(v: SSAValue, loop: Operation) -> bool:
-    """Whether `v` is defined in `loop` (in its body or in a block nested in it)."""
-    owner = v.owner
-    op = owner if isinstance(owner, Operation) else owner.parent_op()
-    while op is not None:
-        if op is loop:
-            return True
-        op = op.parent_op()
-    return False
 
 
 # What the replay does with an op (`Timeline.block_ops`): one small int per entry, the
@@ -672,7 +661,7 @@ class Timeline:
                 if isinstance(y, scf.YieldOp) and any(v in varying for v in y.operands):
                     return False
             elif kind == _WAIT:
-                outer += [t for t in step[1] if not _defined_within(t, loop)]
+                outer += [t for t in step[1] if defined_outside(t, loop)]
             elif kind in (_DMA, _COMPUTE):
                 recipes, cost = ((step[1], step[2]), step[4]) if kind == _DMA else ((*step[1], step[2]), step[3])
                 if (any(r is not None and any(t in varying for t, _ in r.terms) for r in recipes)

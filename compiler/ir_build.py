@@ -252,3 +252,14 @@ class TypeTest:
         if answer is None:
             answer = self.known[t] = issubclass(t, self.cls)
         return answer
+
+
+def defined_outside(v: SSAValue, region_op: Operation) -> bool:
+    """Whether `v` is defined outside `region_op` (not in its regions, at any depth)."""
+    owner = v.owner
+    op = owner if isinstance(owner, Operation) else owner.parent_op()
+    while op is not None:
+        if op is region_op:
+            return False
+        op = op.parent_op()
+    return True

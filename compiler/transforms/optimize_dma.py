@@ -81,7 +81,7 @@ from accel.compiler.targets.schema import READY_BLOCK_MAX
 from accel.compiler.tensors import numpy_dtype, row_major_strides
 from accel.compiler.index_arith import constant_index, make_index, merge_equal_index_constants
 from accel.compiler.ir_journal import IMMEDIATE, Journal
-from accel.compiler.ir_build import dense_values, strided_layout, subview
+from accel.compiler.ir_build import defined_outside, dense_values, strided_layout, subview
 from accel.compiler.memory_plan import Footprint, ModuleLiveBytes, ScratchpadPlan, merged, plan_scratchpad_module
 from accel.dialects import accel
 from accel.dialects.conventions import (PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, accelerator_functions, is_output_arg,
@@ -136,16 +136,6 @@ def erase_if_unused(op: Operation | None, journal: Journal = IMMEDIATE) -> None:
         source = op.source if isinstance(op, VIEWS) else None
         journal.erase(op)
         op = source.owner if source is not None and isinstance(source.owner, Operation) else None
-
-
-def defined_outside(v: SSAValue, region_op: Operation) -> bool:
-    owner = v.owner
-    op = owner if isinstance(owner, Operation) else owner.parent_op()
-    while op is not None:
-        if op is region_op:
-            return False
-        op = op.parent_op()
-    return True
 
 
 def writes(op: Operation) -> list[SSAValue]:
