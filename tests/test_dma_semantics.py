@@ -312,10 +312,11 @@ def test_forwardings_not_kept_leave_no_ops_behind(tiny_target):
         assert np.array_equal(got[name], want[name]), name
 
 
-# Channels outside rows on the npu (a strided 1x1 conv to 512 channels: 103 per tile, one
+# Channels outside rows (on the npu a strided 1x1 conv to 512 channels: 103 per tile, one
 # output row each): a loop over the channel tiles holds each tile's weight load and its
-# double-buffered row loop. C on the simulator matches the interpreter, and the report's
-# transfers and cycles equal the simulator's counters.
+# double-buffered row loop. C on the simulator (calls on npu and npu-64k, a command
+# stream on npu-cmd) matches the interpreter, and the report's transfers and cycles
+# equal the simulator's counters.
 CHANNELS_OUTSIDE_ROWS = """
 func.func @main(%x: tensor<1x256x56x56xf32>) -> tensor<1x512x28x28xf32> {
   %w = relay.constant dense<0.015625> : tensor<512x256x1x1xf32>
@@ -339,9 +340,10 @@ func.func @main(%x: tensor<64x1024xf32>) -> tensor<64x2048xf32> {
 """
 
 
+@pytest.mark.parametrize("target", ["npu", "npu-64k", "npu-cmd"])
 @pytest.mark.parametrize("text, compute", [(CHANNELS_OUTSIDE_ROWS, "Conv2DOp"), (FEATURES_OUTSIDE_ROWS, "MatmulOp")],
                          ids=["conv", "dense"])
-def test_channel_loop_around_row_loops_runs(text, compute, tmp_path):
+def test_channel_loop_around_row_loops_runs(text, compute, target, tmp_path):
     from accel.compiler.driver import compile_to_directory, load_model
     from accel.compiler.runtime.run_compiled import run_directory
     from accel.dialects import accel
@@ -349,7 +351,7 @@ def test_channel_loop_around_row_loops_runs(text, compute, tmp_path):
 
     src = tmp_path / "channels_outside_rows.mlir"
     src.write_text(text)
-    ctx = make_context("npu")
+    ctx = make_context(target)
     module = load_model(str(src), ctx)
     for p in build_passes("byoc{cost-model=false},bufferize,plan-memory,lower-to-accel,tile-for-scratchpad"):
         p.apply(ctx, module)
@@ -358,11 +360,11 @@ def test_channel_loop_around_row_loops_runs(text, compute, tmp_path):
     assert nested, "the channel tiles must run in a loop around their row loop for this test to mean anything"
 
     out = tmp_path / "out"
-    report = compile_to_directory(str(src), "npu", str(out))
+    report = compile_to_directory(str(src), target, str(out))
     shape = next(op for op in module.walk() if isinstance(op, func.FuncOp)).function_type.inputs.data[0].get_shape()
     x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
     got, counters = run_directory(str(out), {"x": x})
-    ref = run_module(load_model(str(src), make_context("npu")), {"x": x})
+    ref = run_module(load_model(str(src), make_context(target)), {"x": x})
     assert_same(ref, got, "compiled C")
     assert report["dma"]["transfers"] == counters["transfers"]
     assert report["dma"]["bytes_to_device"] == counters["bytes_to_device"]
