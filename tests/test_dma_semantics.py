@@ -243,6 +243,18 @@ def test_tiled_c_matches_interpreter(graph, tiny_target, tmp_path):
     assert report["cycles"]["estimate"] == counters["cycles"]
 
 
+def tiled(path: str, target: str):
+    """The model at `path` partitioned for `target`, lowered and tiled (the IR a test looks
+    at before compiling it to C)."""
+    from accel.compiler.driver import load_model
+
+    ctx = make_context(target)
+    module = load_model(path, ctx)
+    for p in build_passes("byoc{cost-model=false},bufferize,plan-memory,lower-to-accel,tile-for-scratchpad"):
+        p.apply(ctx, module)
+    return module
+
+
 # A 1x1 convolution with padding 1 on a 2 KiB scratchpad: the row tiles of one output row
 # at the top and the bottom read only padding (issue 12). They are merged into their
 # neighbours, so every tile reads input rows; C on the simulator matches the interpreter.
@@ -268,10 +280,7 @@ def test_padding_only_row_tiles_run(bias, tiny_target, tmp_path):
         "func.return %y", "func.return %c")
     src = tmp_path / "pad_rows.mlir"
     src.write_text(text)
-    ctx = make_context(tiny_target)
-    module = load_model(str(src), ctx)
-    for p in build_passes("byoc{cost-model=false},bufferize,plan-memory,lower-to-accel,tile-for-scratchpad"):
-        p.apply(ctx, module)
+    module = tiled(str(src), tiny_target)
     convs = [op for op in module.walk() if isinstance(op, accel.Conv2DOp)]
     assert len(convs) > 1, "the conv must be tiled for this test to mean anything"
     assert all(op.inputs[0].type.get_shape()[2] > 0 for op in convs), print_ir(module)
@@ -351,10 +360,7 @@ def test_channel_loop_around_row_loops_runs(text, compute, target, tmp_path):
 
     src = tmp_path / "channels_outside_rows.mlir"
     src.write_text(text)
-    ctx = make_context(target)
-    module = load_model(str(src), ctx)
-    for p in build_passes("byoc{cost-model=false},bufferize,plan-memory,lower-to-accel,tile-for-scratchpad"):
-        p.apply(ctx, module)
+    module = tiled(str(src), target)
     nested = [op for op in module.walk() if isinstance(op, getattr(accel, compute))
               and isinstance(op.parent_op(), scf.ForOp) and isinstance(op.parent_op().parent_op(), scf.ForOp)]
     assert nested, "the channel tiles must run in a loop around their row loop for this test to mean anything"
