@@ -14,9 +14,9 @@ smallest tiles do not fit never reaches this pass from a partitioned model.
 - `accel.pool`: channels and output rows, likewise;
 - `accel.matmul`: output features (weight rows) and data rows (feature tiles in a loop
   around the row loops, as a conv's channel tiles, unless K is split or the features
-  have quantization parameters of their own; unrolled over one row tile); when one row and one feature with whole
-  K rows do not fit, a float product on a target that accumulates is
-  also split along K: the first K tile writes the output tile, the later ones (unrolled)
+  have quantization parameters of their own; unrolled over one row tile); when one row
+  and one feature with whole K rows do not fit, a float product on a target that
+  accumulates is also split along K: the first K tile writes the output tile, the later ones (unrolled)
   add to it on the device (`accumulate`), and only the last applies bias and activation;
   a batched product along its batch dims (whole matrices);
 - `accel.eltwise`: its leading dimensions (row ops keep their rows whole; a broadcast rhs
@@ -164,6 +164,17 @@ def uniform_runs(extent: int, tile: int) -> list[tuple[int, int, int]]:
 # --------------------------------------------------------------------------------------
 
 
+QUANT_PER_CHANNEL = ("in_scale", "weight_zero_point")
+"""The quantization parameters of a conv or product that may hold one value per output
+channel (`_slice_quant` slices them per tile)."""
+
+
+def per_channel_quant(op: accel.ComputeOp) -> bool:
+    """Whether `op` has a quantization parameter per output channel (a tile of them is a
+    static slice: such tiles cannot run in a loop)."""
+    return any(len(op.prop(name)) > 1 for name in QUANT_PER_CHANNEL)
+
+
 def channel_tiles_can_loop(op: accel.ComputeOp) -> bool:
     """Whether the channel tiles of a conv or pool can run in a loop: every slice they take
     is affine in the loop's first output channel. Not with per-channel quantization scales
@@ -171,7 +182,7 @@ def channel_tiles_can_loop(op: accel.ComputeOp) -> bool:
     are not a whole multiple of their output channels."""
     if not isinstance(op, accel.Conv2DOp):
         return True
-    if any(len(op.prop(name)) > 1 for name in ("in_scale", "weight_zero_point")):
+    if per_channel_quant(op):
         return False
     groups = op.prop("groups")
     c, oc = op.inputs[0].type.get_shape()[1], op.output.type.get_shape()[1]
@@ -280,7 +291,7 @@ def emit_spatial(op: accel.ComputeOp, plan: SpatialPlan) -> None:
 
 def _slice_quant(op: accel.ComputeOp, props: dict[str, Any], c0: int, c1: int) -> None:
     """Per-output-channel quantization parameters of a channel tile."""
-    for name in ("in_scale", "weight_zero_point"):
+    for name in QUANT_PER_CHANNEL:
         values = op.prop(name)
         if len(values) > 1:
             kind = next(k for k in op.PROPS if k.name == name)
@@ -384,8 +395,7 @@ def tile_matmul(op: accel.MatmulOp, plan: MatmulPlan) -> None:
         # of one row tile stay unrolled: optimize-dma issues their loads several tiles
         # ahead (a loop of them is double-buffered, one ahead: 19 % more cycles on a
         # 64-row feed-forward block).
-        looped = (len(k_ranges) == 1 and m > tm
-                  and not any(len(op.prop(q)) > 1 for q in ("in_scale", "weight_zero_point")))
+        looped = len(k_ranges) == 1 and m > tm and not per_channel_quant(op)
         for n0, count, features in uniform_runs(n, tn):
             if looped and count >= MIN_CHANNEL_LOOP:
                 niv, e = top.loop(n0, count, features)
