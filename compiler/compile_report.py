@@ -38,7 +38,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import operator
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -50,7 +49,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.index_arith import constant_index
+from accel.compiler.index_arith import INDEX_ARITH, constant_index
 from accel.compiler.ir_build import defined_outside, dense_values
 from accel.compiler.targets.c_api import matmul_dims
 from accel.compiler.tensors import buffer_bytes, numpy_dtype, row_major_strides
@@ -503,7 +502,7 @@ class Timeline:
                 ops.append((_COMPUTE, tuple(r for r in views if r is not None), self.view(op.output), cost))
                 self.exact_costs = self.exact_costs and _exact(cost)
             elif kind == "arith":
-                ops.append((_ARITH_OP, op.result, _ARITH[type(op)], op.lhs, op.rhs))
+                ops.append((_ARITH_OP, op.result, INDEX_ARITH[type(op)], op.lhs, op.rhs))
             elif kind == "wait":
                 ops.append((_WAIT, tuple(op.tokens)))
             elif kind == "const":
@@ -729,10 +728,6 @@ def _exact(cycles: float) -> bool:
     return (cycles * 1024) % 1 == 0
 
 
-_ARITH = {arith.AddiOp: operator.add, arith.SubiOp: operator.sub, arith.MuliOp: operator.mul, arith.MinSIOp: min,
-          arith.MaxSIOp: max}
-"""The index arithmetic the timeline evaluates (see `_kind_of`: "arith")."""
-
 _KINDS: dict[type, str] = {}
 """What the timeline and `region_ops` do with an op, by the op's class (see `_kind_of`)."""
 
@@ -740,7 +735,7 @@ _KINDS: dict[type, str] = {}
 def _kind_of(op: Operation) -> str:
     if isinstance(op, arith.ConstantOp):
         return "const"
-    if isinstance(op, (arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.MinSIOp, arith.MaxSIOp)):
+    if type(op) in INDEX_ARITH:
         return "arith"
     if isinstance(op, scf.ForOp):
         return "for"

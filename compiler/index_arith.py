@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import operator
+
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.ir_build import index_constant
+
+
+INDEX_ARITH = {arith.AddiOp: operator.add, arith.SubiOp: operator.sub, arith.MuliOp: operator.mul, arith.MinSIOp: min,
+               arith.MaxSIOp: max}
+"""The index arithmetic of tiled IR (tiles' offsets: affine in loop indices, a last tile
+shifted inwards with `arith.minsi`), by op class, with what each computes: what the DMA
+optimizer moves with a view, partial-residency bounds, the report and the command
+stream evaluate, and the C emitter prints."""
 
 
 def constant_index(v: SSAValue) -> int | None:

@@ -15,6 +15,7 @@ from accel.compiler.diagnostics import LocatingParser
 from accel.compiler.memory_plan import LiveBytes
 from accel.compiler.transforms.assemble_on_device import host_transfers
 from accel.compiler.transforms.partial_residency import candidates, may_find_slab, peel_towards, room_for
+from accel.dialects import accel
 
 LOOP_FROM_ROW_0 = """
 func.func @npu_64k_0(%y: memref<1x2x64x128xf32> {accel.output}) attributes {accel.target = "npu-64k", accel.placement = "dma"} {
@@ -52,7 +53,7 @@ def test_peeled_iterations_go_back_into_their_loop():
     assert peel_towards(host, host_transfers(host), fn.body.block, 65536, peeled)
     loop = next(op for op in fn.body.block.ops if isinstance(op, scf.ForOp))
     assert print_ir(module) != before and loop in peeled
-    assert peeled[loop].roll_back()
+    assert peeled[loop].roll_back(set())
     module.verify()
     assert print_ir(module) == before
 
@@ -65,7 +66,49 @@ def test_no_roll_back_when_a_transfer_before_the_loop_changed():
     peel_towards(host, host_transfers(host), fn.body.block, 65536, peeled)
     (record,) = peeled.values()
     record.operands[0].op.detach()
-    assert not record.roll_back()
+    assert not record.roll_back(set())
+
+
+LOOP_HOLDING_A_LOOP = """
+func.func @npu_64k_0(%y: memref<1x2x64x128xf32> {accel.output}) attributes {accel.target = "npu-64k", accel.placement = "dma"} {
+  %h = memref.alloc() {accel.offset = 0 : i64} : memref<1x2x64x128xf32>
+  %t = accel.alloc {offset = 0} : memref<1x2x8x128xf32, #accel.mem<"spm">>
+  %u = accel.alloc {offset = 8192} : memref<1x2x8x128xf32, #accel.mem<"spm">>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %c64 step %c8 {
+    %hi = memref.subview %h[0, 0, %i, 0] [1, 2, 8, 128] [1, 1, 1, 1] : memref<1x2x64x128xf32> to memref<1x2x8x128xf32, strided<[16384, 8192, 128, 1], offset: ?>>
+    %wi = accel.dma_start %t, %hi : memref<1x2x8x128xf32, #accel.mem<"spm">>, memref<1x2x8x128xf32, strided<[16384, 8192, 128, 1], offset: ?>>
+    accel.dma_wait %wi
+    scf.for %j = %c0 to %c2 step %c1 {
+      %ri = accel.dma_start %hi, %u : memref<1x2x8x128xf32, strided<[16384, 8192, 128, 1], offset: ?>>, memref<1x2x8x128xf32, #accel.mem<"spm">>
+      accel.dma_wait %ri
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_peeled_iterations_holding_loops_go_back_too():
+    """A peeled iteration whose loop reads a view the iteration made (a channel tile's
+    row loops) goes back as a whole; not when one of its transfers was split (an op of a
+    kept resident part among them, nested ones included)."""
+    module = LocatingParser(make_context(), LOOP_HOLDING_A_LOOP, "peel.mlir").parse_module()
+    fn = next(iter(module.body.block.ops))
+    host = next(op for op in fn.body.block.ops if isinstance(op, memref.AllocOp)).memref
+    before = print_ir(module)
+    peeled = {}
+    assert peel_towards(host, host_transfers(host), fn.body.block, 65536, peeled)
+    (record,) = peeled.values()
+    nested_read = next(op for op in fn.walk() if isinstance(op, accel.DmaStartOp) and op.to_device)
+    assert not record.roll_back({nested_read})
+    assert record.roll_back(set())
+    module.verify()
+    assert print_ir(module) == before
 
 
 def test_room_counts_the_buffers_live_meanwhile():

@@ -25,7 +25,6 @@ stream, for accel-disasm) and report `{"stream_bytes", "commands", "relocs"}`.
 
 from __future__ import annotations
 
-import operator
 import struct
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +40,7 @@ from accel.compiler.backend.c_text import c_comment
 from accel.compiler.backend.codegen_hook import RegionCodegenInput, RegionCodegenResult
 from accel.compiler.backend.stream_format import Instr, Stream, encode, isa_table_c
 from accel.compiler.diagnostics import CompileError
+from accel.compiler.index_arith import INDEX_ARITH
 from accel.compiler.ir_build import PER_DESCRIPTION, IdentityMemo, by_identity, dense_values, op_signature, operand_segments
 from accel.compiler.targets import isa as V
 from accel.compiler.targets.c_api import BUFFER, compute_kind, compute_word, dtype_name
@@ -142,11 +142,8 @@ class StreamBuilder:
     def constant(self, op: arith.ConstantOp) -> None:
         self.env[op.result] = op.value.value.data
 
-    INDEX_ARITH = {arith.AddiOp: operator.add, arith.MuliOp: operator.mul, arith.SubiOp: operator.sub,
-                   arith.MinSIOp: min, arith.MaxSIOp: max}
-
     def index_arith(self, op: arith.SignlessIntegerBinaryOperation) -> None:
-        self.env[op.result] = self.INDEX_ARITH[type(op)](self.value(op.lhs), self.value(op.rhs))
+        self.env[op.result] = INDEX_ARITH[type(op)](self.value(op.lhs), self.value(op.rhs))
 
     def wait(self, op: accel.DmaWaitOp) -> None:
         for t in op.operands:

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import func, memref
+from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, ReturnedValues, impl, impl_terminator, register_impls
 from xdsl.interpreters.arith import ArithFunctions
@@ -75,6 +75,16 @@ def _weight_zero_point(op: accel.ComputeOp, dtype: np.dtype) -> np.ndarray:
 
 @register_impls
 class BufferFunctions(InterpreterFunctions):
+    # Index arithmetic of tiled IR that xDSL's ArithFunctions lacks (a last tile shifted
+    # inwards: `arith.minsi`).
+    @impl(arith.MinSIOp)
+    def run_minsi(self, interpreter: Interpreter, op: arith.MinSIOp, args):
+        return (min(args[0], args[1]),)
+
+    @impl(arith.MaxSIOp)
+    def run_maxsi(self, interpreter: Interpreter, op: arith.MaxSIOp, args):
+        return (max(args[0], args[1]),)
+
     @impl(memref.AllocOp)
     def run_alloc(self, interpreter: Interpreter, op: memref.AllocOp, args):
         return (fresh_buffer(op.memref.type),)

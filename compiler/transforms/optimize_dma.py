@@ -79,7 +79,7 @@ from accel.compiler.scoped_cse import scoped_cse
 from accel.compiler.targets.context import target_context
 from accel.compiler.targets.schema import READY_BLOCK_MAX
 from accel.compiler.tensors import numpy_dtype, row_major_strides
-from accel.compiler.index_arith import constant_index, make_index, merge_equal_index_constants
+from accel.compiler.index_arith import INDEX_ARITH, constant_index, make_index, merge_equal_index_constants
 from accel.compiler.ir_journal import IMMEDIATE, Journal
 from accel.compiler.ir_build import defined_outside, dense_values, strided_layout, subview
 from accel.compiler.memory_plan import Footprint, ModuleLiveBytes, ScratchpadPlan, merged, plan_scratchpad_module
@@ -795,11 +795,24 @@ def _clone_view(v: SSAValue, mapping: dict, point: InsertPoint, loop: Operation)
         return v
     for operand in owner.operands:
         _clone_view(operand, mapping, point, loop)
-    clone = owner.clone(value_mapper=mapping)
-    Rewriter.insert_op(clone, point)
-    for old, new in zip(owner.results, clone.results):
-        mapping[old] = new
+    _clone_at(owner, mapping, point)
     return mapping[v]
+
+
+def _clone_at(op: Operation, mapping: dict, point: InsertPoint) -> None:
+    """Clone `op` at `point` with `mapping` (its results mapped to the clone's); index
+    arithmetic on constants (an iteration's constant index: a prologue's, an epilogue's)
+    is folded into a constant instead."""
+    fold = INDEX_ARITH.get(type(op))
+    if fold is not None:
+        lhs, rhs = (constant_index(mapping.get(o, o)) for o in op.operands)
+        if lhs is not None and rhs is not None:
+            mapping[op.results[0]] = make_index(point, fold(lhs, rhs))
+            return
+    clone = op.clone(value_mapper=mapping)
+    Rewriter.insert_op(clone, point)
+    for old, new in zip(op.results, clone.results):
+        mapping[old] = new
 
 
 def _emit_pipelined_body(block: Block, ops, loads, slots, old_iv, new_iv, slot, tokens, step, slot_view,
@@ -847,10 +860,7 @@ def _emit_iteration(point, ops, loads, slots, old_iv, iv, slot, tokens, slot_vie
             if rest:
                 Rewriter.insert_op(accel.DmaWaitOp(*rest), point)
             continue
-        clone = op.clone(value_mapper=mapping)
-        Rewriter.insert_op(clone, point)
-        for old, new in zip(op.results, clone.results):
-            mapping[old] = new
+        _clone_at(op, mapping, point)
 
 
 # --------------------------------------------------------------------------------------
@@ -887,7 +897,7 @@ def _movable_chain(v: SSAValue, block: Block, stop: Operation, order: BlockOrder
             return True
         if owner in chain:
             return True
-        if not isinstance(owner, (memref.SubviewOp, arith.ConstantOp, arith.AddiOp, arith.MuliOp, arith.SubiOp)):
+        if not isinstance(owner, (memref.SubviewOp, arith.ConstantOp, *INDEX_ARITH)):
             return False
         if not all(visit(o) for o in owner.operands):
             return False
@@ -1000,7 +1010,7 @@ def _prefetch_moves(block: Block, only: set | None, order: BlockOrder | None = N
         # The first op after the load that stays put: where an undo puts it back.
         home = dma.next_op
         while home is not None and isinstance(home, (accel.AllocOp, accel.DmaStartOp, memref.SubviewOp,
-                                                      arith.ConstantOp, arith.AddiOp, arith.MuliOp)):
+                                                      arith.ConstantOp, *INDEX_ARITH)):
             home = home.next_op
         if home is None:
             continue

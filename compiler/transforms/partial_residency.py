@@ -74,7 +74,7 @@ from xdsl.ir import Block, BlockArgument, OpResult, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from accel.compiler.index_arith import constant_index
+from accel.compiler.index_arith import INDEX_ARITH, constant_index
 from accel.compiler.ir_build import subview, subview_type
 from accel.compiler.memory_plan import Footprint, LiveBytes, ScratchpadPlan, align, plan_scratchpad
 from accel.compiler.targets.context import target_context
@@ -102,7 +102,7 @@ Interval = tuple[int, int]
 
 def index_range(v: SSAValue, memo: dict) -> Interval | None:
     """The values `v` takes (constants, induction variables of loops with static bounds,
-    sums, differences and products of those); None when unknown."""
+    sums, differences, products, minima and maxima of those); None when unknown."""
     if v in memo:
         return memo[v]
     memo[v] = None  # cycles (loop-carried values) stay unknown
@@ -115,16 +115,19 @@ def index_range(v: SSAValue, memo: dict) -> Interval | None:
         lb, ub, st = constant_index(loop.lb), constant_index(loop.ub), constant_index(loop.step)
         if lb is not None and ub is not None and st is not None and st > 0:
             result = (lb, lb + max(0, (ub - lb - 1) // st) * st)
-    elif isinstance(v.owner, (arith.AddiOp, arith.SubiOp, arith.MuliOp)):
+    elif type(v.owner) in INDEX_ARITH:
         a, b = index_range(v.owner.lhs, memo), index_range(v.owner.rhs, memo)
         if a is not None and b is not None:
             if isinstance(v.owner, arith.AddiOp):
                 result = (a[0] + b[0], a[1] + b[1])
             elif isinstance(v.owner, arith.SubiOp):
                 result = (a[0] - b[1], a[1] - b[0])
-            else:
+            elif isinstance(v.owner, arith.MuliOp):
                 products = [x * y for x in a for y in b]
                 result = (min(products), max(products))
+            else:  # min, max: monotonic in both
+                f = INDEX_ARITH[type(v.owner)]
+                result = (f(a[0], b[0]), f(a[1], b[1]))
     memo[v] = result
     return result
 
@@ -405,9 +408,10 @@ class Peeled:
             op = op.next_op
         return ops if op is self.loop else None
 
-    def roll_back(self) -> bool:
+    def roll_back(self, split: set[Operation]) -> bool:
         """Put the peeled iterations back into the loop if none of their transfers was split
-        (no copy on the device among them) and nothing else reads what they compute."""
+        (none of the kept resident parts' ops, `split`, among them, nested ones included)
+        and nothing else reads what they compute."""
         ops = self.peeled_ops()
         if not ops:
             return False
@@ -416,11 +420,12 @@ class Peeled:
         inside = set(ops)
         if any(isinstance(v, OpResult) and (v.op.parent is None or v.op in inside) for v in self.operands):
             return False
-        for op in ops:
-            if isinstance(op, accel.DmaStartOp) and op.on_device:
+        block = self.loop.parent
+        for inner in (inner for op in ops for inner in op.walk()):  # loops of a peeled iteration included
+            if inner in split:
                 return False
-            for r in op.results:
-                if any(u.operation not in inside and u.operation is not self.loop for u in r.uses):
+            for r in inner.results:
+                if any(ancestor_in(u.operation, block) not in inside and u.operation is not self.loop for u in r.uses):
                     return False
         self.loop.operands = self.operands
         for op in reversed(ops):
@@ -479,19 +484,33 @@ def may_find_slab(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]],
     and a reload). False is certain for `host`'s own peels: a transfer left in a loop
     starts, after m <= PEEL peels, at most where the loop from `PEEL` iterations on does
     (interval arithmetic only narrows as the induction variable's range does), and a
-    loop of at most `PEEL` iterations may be peeled whole (no bound from it). Peeling
-    what cannot give a slab would be undone at the end (`Peeled.roll_back`)."""
+    loop of at most `PEEL` iterations may be peeled whole (no bound from it); a transfer
+    in a loop nested in the peeled one stays in a loop, and its copy in the first peeled
+    iteration starts where it does with that iteration's index. Peeling what cannot give
+    a slab would be undone at the end (`Peeled.roll_back`)."""
     shape = host.type.get_shape()
     bound = slab_limits(host.type, capacity)
     kinds: set[int] = set()
     memo: dict = {}
     peeled_memos: dict[scf.ForOp, dict | None] = {}
+    first_memos: dict[scf.ForOp, dict | bool] = {}
     for dma, index in transfers:
         box = view_box(dma.operands[index], host, memo)
         if box is None:
             return False  # `candidates` finds nothing (peeling keeps the views' form)
         top = ancestor_in(dma, block)
-        if isinstance(top, scf.ForOp):
+        if isinstance(top, scf.ForOp) and dma.parent_op() is not top:
+            # In a loop of the loop: peeling `top` leaves it in that inner loop, in the
+            # first peeled iteration with `top`'s index at its first value.
+            if top not in first_memos:
+                first_memos[top] = _first_iteration(top)
+            first = first_memos[top]
+            if first is not False:
+                box = view_box(dma.operands[index], host, first)
+            if box.static:
+                kinds.add(index)
+                continue
+        elif isinstance(top, scf.ForOp):
             kinds.add(index)  # a peeled iteration may make it static
             if top not in peeled_memos:
                 peeled_memos[top] = _after_peels(top)
@@ -508,6 +527,15 @@ def may_find_slab(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]],
             low = box.lowest(d)
             bound[d] = min(bound[d], 0 if low is None else low)
     return 0 in kinds and 1 in kinds and any(k > 0 for k in bound)
+
+
+def _first_iteration(loop: scf.ForOp) -> dict | bool:
+    """A `view_box` memo in which `loop`'s induction variable is its first value; False
+    when its bounds are not static (peeling does not touch it)."""
+    lb, ub, st = constant_index(loop.lb), constant_index(loop.ub), constant_index(loop.step)
+    if lb is None or ub is None or st is None or st <= 0 or ub <= lb:
+        return False
+    return {loop.body.block.args[0]: (lb, lb)}
 
 
 def _after_peels(loop: scf.ForOp) -> dict | None | bool:
@@ -560,7 +588,7 @@ def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
         found = candidates(op, transfers, block, pos, capacity, memo)
         if found:
             options.append(found)
-    kept_any = False
+    kept_parts: set[Operation] = set()
     if options:
         plan = ScratchpadPlan(fn, capacity, alignment)
         for _ in range(ROUNDS + 1):
@@ -572,15 +600,15 @@ def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
             kept = keep_fitting(changes, plan)
             for c in kept:
                 c.commit()
-            kept_any |= bool(kept)
+                kept_parts.update(c.made)
             done = {id(c.host) for c in kept}
             options = [found for found in options if found and id(found[0].host) not in done]
     # Iterations peeled for a resident part that did not fit, or whose transfers miss
     # it, go back into their loops: they would only multiply the code (and every later
     # stage's work) for nothing.
     for peeled in peeled_loops.values():
-        peeled.roll_back()
-    return kept_any
+        peeled.roll_back(kept_parts)
+    return bool(kept_parts)
 
 
 def targets_with_buffers_in_main(module: ModuleOp) -> set[str]:

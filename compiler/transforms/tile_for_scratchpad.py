@@ -26,7 +26,10 @@ smallest tiles do not fit never reaches this pass from a partitioned model.
 
 Row tiles run in `scf.for` loops over `memref.subview`s, with the first and last tiles
 peeled when their padding or size differs. Channel tiles of a conv or pool run in a loop
-too (weights, bias and output sliced at the loop's channel, a smaller last tile peeled):
+too (weights, bias and output sliced at the loop's channel; where the channels are not
+a whole number of tiles, the last tile is shifted inwards to end at the last channel,
+`arith.minsi` of the loop's channel and its start, and computes the few channels it
+shares with the tile before again):
 inside a row tile (rows outside channels), or around the row loops (channels outside
 rows: the loop holds each channel tile's weight load and row loops, double-buffered
 inside it). They are unrolled where per-channel quantization scales must be static
@@ -159,6 +162,41 @@ def uniform_runs(extent: int, tile: int) -> list[tuple[int, int, int]]:
     return [(a, b, c) for a, b, c in runs]
 
 
+@dataclass(frozen=True)
+class TileLoop:
+    """`count` tiles of `size` from `start`, each starting at most at `last` (a last tile
+    shifted inwards: see `tile_loops`); one tile is unrolled (no loop)."""
+
+    start: int
+    count: int
+    size: int
+    last: int
+
+    def open(self, e: Emitter) -> tuple[int | SSAValue, Emitter]:
+        """The loop over the run's tiles at `e` (none for one tile), and the first index of
+        the tile in its body."""
+        shifted = self.last < self.start + (self.count - 1) * self.size
+        bound = e.const(self.last) if shifted else None  # before the loop, once
+        iv, body = e.loop(self.start, self.count, self.size)
+        if iv is None:
+            return self.start, body
+        return (iv if bound is None else body.add(arith.MinSIOp(iv, bound)).results[0]), body
+
+
+def tile_loops(extent: int, tile: int, looped: bool) -> list[TileLoop]:
+    """Tiles of `tile` over [0, extent): with `looped`, a run of at least `MIN_CHANNEL_LOOP`
+    tiles is one loop, its smaller last tile replaced by a whole one shifted inwards to end
+    at `extent` (it recomputes the few channels it shares with the tile before, the same
+    values: one loop instead of a loop and a tile of its own with its row loops, transfers
+    and prefetches: a tenth of ResNet-50's compile for npu); otherwise every tile is its
+    own run."""
+    runs = uniform_runs(extent, tile)
+    if looped and runs[0][1] >= MIN_CHANNEL_LOOP:
+        count = runs[0][1] + (len(runs) > 1)
+        return [TileLoop(0, count, tile, extent - tile)]
+    return [TileLoop(start + i * size, 1, size, start + i * size) for start, count, size in runs for i in range(count)]
+
+
 # --------------------------------------------------------------------------------------
 # Convolution and pooling
 # --------------------------------------------------------------------------------------
@@ -211,12 +249,7 @@ def emit_spatial(op: accel.ComputeOp, plan: SpatialPlan) -> None:
     # tiles stay unrolled: straight-line code costs little to compile there, and
     # optimize-dma prefetches and forwards across its ops more freely than into a loop.
     looped = channel_tiles_can_loop(op) and (len(tiles) == 1 or not (plan.rows_outer and plan.weights_fit))
-    channel_runs = []
-    for start, count, size in uniform_runs(oc, plan.channel_tile):
-        if looped and count >= MIN_CHANNEL_LOOP:
-            channel_runs.append((start, count, size))
-        else:
-            channel_runs += [(start + i * size, 1, size) for i in range(count)]
+    channel_runs = tile_loops(oc, plan.channel_tile, looped)
 
     shared_input = conv and op.prop("groups") == 1  # every channel tile reads all input channels
 
@@ -272,20 +305,20 @@ def emit_spatial(op: accel.ComputeOp, plan: SpatialPlan) -> None:
         # invariant in it, the input's transfer is hoisted out of it (optimize-dma).
         rows = rows_of(e, rt, riv)
         xs = input_tile(e, rt, rows[1], 0, oc) if shared_input else None
-        for start, count, size in channel_runs:
-            civ, inner = e.loop(start, count, size)
-            emit_tile(inner, rt, rows, start if civ is None else civ, size, xs)
+        for run in channel_runs:
+            ch, inner = run.open(e)
+            emit_tile(inner, rt, rows, ch, run.size, xs)
 
     if plan.rows_outer:
         for first, count, step in groups_of_rows:
             riv, inner = top.loop(first.start, count, step or plan.row_tile)
             channel_tiles(inner, first, riv)
     else:
-        for start, count, size in channel_runs:
-            civ, outer = top.loop(start, count, size)
+        for run in channel_runs:
+            ch, outer = run.open(top)
             for first, rcount, step in groups_of_rows:
                 riv, inner = outer.loop(first.start, rcount, step or plan.row_tile)
-                emit_tile(inner, first, rows_of(inner, first, riv), start if civ is None else civ, size)
+                emit_tile(inner, first, rows_of(inner, first, riv), ch, run.size)
     Rewriter.erase_op(op)
 
 
@@ -396,13 +429,9 @@ def tile_matmul(op: accel.MatmulOp, plan: MatmulPlan) -> None:
         # ahead (a loop of them is double-buffered, one ahead: 19 % more cycles on a
         # 64-row feed-forward block).
         looped = len(k_ranges) == 1 and m > tm and not per_channel_quant(op)
-        for n0, count, features in uniform_runs(n, tn):
-            if looped and count >= MIN_CHANNEL_LOOP:
-                niv, e = top.loop(n0, count, features)
-                row_tiles_of(e, niv, features)
-            else:
-                for i in range(count):
-                    row_tiles_of(top, n0 + i * features, features)
+        for run in tile_loops(n, tn, looped):
+            n0, e = run.open(top)
+            row_tiles_of(e, n0, run.size)
     Rewriter.erase_op(op)
 
 

@@ -64,16 +64,21 @@ func.func @npu_0(%a: memref<1x64x64x64xf32>, %b: memref<1x64x64x64xf32> {accel.o
 
 // Channel tiles in a loop: one row tile (7 rows) and 3 output channels per tile (their
 // weights, 55 KiB, twice over beside the whole input); weights, bias and output are
-// sliced at the loop's channel, the smaller last tile (2 channels) is peeled.
+// sliced at the loop's channel. 512 is not a multiple of 3: the last of the 171 tiles
+// is shifted inwards to end at channel 512 (channels 509..511; it computes channel 509
+// again), so every tile runs in the loop.
 // CHECK-LABEL: func.func @npu_0
-// CHECK:         scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:         %[[LAST:.*]] = arith.constant 509 : index
+// CHECK:         %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[END:.*]] = arith.constant 513 : index
+// CHECK-NEXT:    %[[C3:.*]] = arith.constant 3 : index
+// CHECK-NEXT:    scf.for %[[I:.*]] = %[[C0]] to %[[END]] step %[[C3]] {
+// CHECK-NEXT:      %[[C:.*]] = arith.minsi %[[I]], %[[LAST]] : index
 // CHECK-NEXT:      %[[Y:.*]] = memref.subview %y[0, %[[C]], 0, 0] [1, 3, 7, 7] [1, 1, 1, 1]
 // CHECK-NEXT:      %[[W:.*]] = memref.subview %w[%[[C]], 0, 0, 0] [3, 512, 3, 3] [1, 1, 1, 1]
 // CHECK-NEXT:      %[[B:.*]] = memref.subview %b[%[[C]]] [3] [1]
 // CHECK-NEXT:      accel.conv2d ins(%x, %[[W]], %[[B]] : {{.*}}) outs(%[[Y]] : {{.*}}) {padding = [1, 1, 1, 1]}
 // CHECK-NEXT:    }
-// CHECK:         memref.subview %w[510, 0, 0, 0] [2, 512, 3, 3] [1, 1, 1, 1]
-// CHECK:         accel.conv2d
 // CHECK-NOT:     accel.conv2d
 func.func @npu_0(%x: memref<1x512x7x7xf32>, %y: memref<1x512x7x7xf32> {accel.output}) attributes {accel.target = "npu"} {
   %w = accel.weight dense<0.01> : tensor<512x512x3x3xf32> : memref<512x512x3x3xf32>
@@ -85,19 +90,17 @@ func.func @npu_0(%x: memref<1x512x7x7xf32>, %y: memref<1x512x7x7xf32> {accel.out
 // -----
 
 // Channels outside rows (a strided 1x1 conv: 103 output channels per tile, one output
-// row each): a loop over the channel tiles holds their row loop; the smaller last tile
-// (100 channels) is peeled with its own row loop.
+// row each): a loop over the channel tiles holds their row loop; the last of the 5
+// tiles is shifted inwards (channels 409..511).
 // CHECK-LABEL: func.func @npu_0
-// CHECK:         scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:         %[[LAST:.*]] = arith.constant 409 : index
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[C:.*]] = arith.minsi %[[I]], %[[LAST]] : index
 // CHECK:           scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK:             memref.subview %y[0, %[[C]], %[[R]], 0] [1, 103, 1, 28] [1, 1, 1, 1]
 // CHECK:             memref.subview %w[%[[C]], 0, 0, 0] [103, 256, 1, 1] [1, 1, 1, 1]
 // CHECK:             accel.conv2d
 // CHECK-NEXT:      }
-// CHECK-NEXT:    }
-// CHECK:         scf.for
-// CHECK:           memref.subview %w[412, 0, 0, 0] [100, 256, 1, 1] [1, 1, 1, 1]
-// CHECK:           accel.conv2d
 // CHECK-NEXT:    }
 // CHECK-NOT:     accel.conv2d
 func.func @npu_0(%x: memref<1x256x56x56xf32>, %y: memref<1x512x28x28xf32> {accel.output}) attributes {accel.target = "npu"} {
@@ -110,20 +113,18 @@ func.func @npu_0(%x: memref<1x256x56x56xf32>, %y: memref<1x512x28x28xf32> {accel
 // -----
 
 // Features outside rows (a dense layer of 2048 features, 61 per tile): a loop over the
-// feature tiles holds their row loop, as a conv's channel tiles do; the smaller last
-// tile (35 features) is peeled with its own row loop.
+// feature tiles holds their row loop, as a conv's channel tiles do; the last of the 34
+// tiles is shifted inwards (features 1987..2047).
 // CHECK-LABEL: func.func @npu_0
-// CHECK:         scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:         %[[LAST:.*]] = arith.constant 1987 : index
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[N:.*]] = arith.minsi %[[I]], %[[LAST]] : index
 // CHECK:           scf.for %[[M:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK:             memref.subview %y[%[[M]], %[[N]]] [1, 61] [1, 1]
 // CHECK:             memref.subview %w[%[[N]], 0] [61, 1024] [1, 1]
 // CHECK:             memref.subview %b[%[[N]]] [61] [1]
 // CHECK:             accel.matmul
 // CHECK-NEXT:      }
-// CHECK-NEXT:    }
-// CHECK:         scf.for
-// CHECK:           memref.subview %w[2013, 0] [35, 1024] [1, 1]
-// CHECK:           accel.matmul
 // CHECK-NEXT:    }
 // CHECK-NOT:     accel.matmul
 func.func @npu_0(%x: memref<64x1024xf32>, %y: memref<64x2048xf32> {accel.output}) attributes {accel.target = "npu"} {
@@ -140,9 +141,9 @@ func.func @npu_0(%x: memref<64x1024xf32>, %y: memref<64x2048xf32> {accel.output}
 // CHECK-LABEL: func.func @npu_0
 // CHECK:         %[[X0:.*]] = memref.subview %x[0, 0, 0, 0] [1, 256, 6, 14] [1, 1, 1, 1]
 // CHECK:         scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK:           accel.conv2d ins(%[[X0]], {{.*}}) outs({{.*}}) {padding = [1, 1, 0, 1]}
+// CHECK:           accel.conv2d ins(%[[X0]], {{.*}} : {{.*}}, memref<6x256x3x3xf32, {{.*}}>, {{.*}}) outs({{.*}}) {padding = [1, 1, 0, 1]}
 // CHECK:         }
-// CHECK:         accel.conv2d ins(%[[X0]], {{.*}} : {{.*}}, memref<4x256x3x3xf32, {{.*}}>, {{.*}}) outs
+// CHECK-NOT:     accel.conv2d ins(%[[X0]]
 // CHECK:         %[[X1:.*]] = memref.subview %x[0, 0, 4, 0] [1, 256, 7, 14] [1, 1, 1, 1]
 // CHECK:         scf.for
 // CHECK:           accel.conv2d ins(%[[X1]], {{.*}}) outs({{.*}}) {padding = [0, 1, 0, 1]}
@@ -186,14 +187,17 @@ func.func @npu_0(%x: memref<1x8192x3x3xi8>, %y: memref<1x4x3x3xi8> {accel.output
 // -----
 
 // A pool's and a depthwise conv's channel tiles slice the input at the loop's channel
-// (a depthwise tile of 64 channels is 64 groups).
+// (a depthwise tile of 64 channels is 64 groups); the pool's last tile of 6 channels is
+// shifted inwards (channels 250..255).
 // CHECK-LABEL: func.func @npu_0
-// CHECK:         scf.for %[[C:.*]] = {{.*}} {
+// CHECK:         %[[LAST:.*]] = arith.constant 250 : index
+// CHECK:         scf.for %[[I:.*]] = {{.*}} {
+// CHECK-NEXT:      %[[C:.*]] = arith.minsi %[[I]], %[[LAST]] : index
 // CHECK-NEXT:      %[[X:.*]] = memref.subview %x[0, %[[C]], 0, 0] [1, 6, 64, 64] [1, 1, 1, 1]
 // CHECK-NEXT:      %[[Y:.*]] = memref.subview %y[0, %[[C]], 0, 0] [1, 6, 32, 32] [1, 1, 1, 1]
 // CHECK-NEXT:      accel.pool ins(%[[X]] : {{.*}}) outs(%[[Y]] : {{.*}})
 // CHECK-NEXT:    }
-// CHECK:         memref.subview %x[0, 252, 0, 0] [1, 4, 64, 64] [1, 1, 1, 1]
+// CHECK-NOT:     accel.pool
 // CHECK:         scf.for %[[D:.*]] = {{.*}} {
 // CHECK-NEXT:      memref.subview %a[0, %[[D]], 0, 0] [1, 64, 14, 14] [1, 1, 1, 1]
 // CHECK:           accel.conv2d {{.*}} {padding = [1, 1, 1, 1], groups = 64}
