@@ -263,3 +263,14 @@ def defined_outside(v: SSAValue, region_op: Operation) -> bool:
             return False
         op = op.parent_op()
     return True
+
+
+VIEWS = (memref.SubviewOp, memref.ReinterpretCastOp)
+"""Ops that name part of a buffer (a tile; a layout op's strided view of its input)."""
+
+
+def root(v: SSAValue) -> SSAValue:
+    """The buffer that view `v` (through any chain of `VIEWS`) is part of."""
+    while isinstance(v.owner, VIEWS):
+        v = v.owner.source
+    return v

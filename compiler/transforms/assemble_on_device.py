@@ -56,11 +56,12 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from accel.compiler.ir_build import VIEWS
 from accel.compiler.memory_plan import Footprint, ScratchpadPlan, merged, plan_scratchpad
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import buffer_bytes
 from accel.compiler.transforms.insert_dma import spm_type
-from accel.compiler.transforms.optimize_dma import VIEWS, clone_view, erase_if_unused, erase_transfer, keep_fitting, view_ops
+from accel.compiler.transforms.optimize_dma import clone_view, erase_if_unused, erase_transfer, keep_fitting, view_ops
 from accel.dialects import accel
 from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions
 

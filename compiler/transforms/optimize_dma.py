@@ -81,7 +81,7 @@ from accel.compiler.targets.schema import READY_BLOCK_MAX
 from accel.compiler.tensors import numpy_dtype, row_major_strides
 from accel.compiler.index_arith import INDEX_ARITH, constant_index, make_index, merge_equal_index_constants
 from accel.compiler.ir_journal import IMMEDIATE, Journal
-from accel.compiler.ir_build import defined_outside, dense_values, strided_layout, subview
+from accel.compiler.ir_build import VIEWS, defined_outside, dense_values, root, strided_layout, subview
 from accel.compiler.memory_plan import Footprint, ModuleLiveBytes, ScratchpadPlan, merged, plan_scratchpad_module
 from accel.dialects import accel
 from accel.dialects.conventions import (PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, accelerator_functions, is_output_arg,
@@ -91,16 +91,6 @@ from accel.dialects.conventions import (PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_AT
 # --------------------------------------------------------------------------------------
 # Small IR utilities
 # --------------------------------------------------------------------------------------
-
-
-VIEWS = (memref.SubviewOp, memref.ReinterpretCastOp)
-"""Ops that name part of a buffer (a tile; a layout op's strided view of its input)."""
-
-
-def root(v: SSAValue) -> SSAValue:
-    while isinstance(v.owner, VIEWS):
-        v = v.owner.source
-    return v
 
 
 def host_key(v: SSAValue):

@@ -59,6 +59,7 @@ After (sketch):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,7 +72,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.index_arith import make_index, merge_equal_index_constants
-from accel.compiler.ir_build import subview, subview_type
+from accel.compiler.ir_build import root, subview, subview_type
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import numpy_dtype
 from accel.compiler.tile_plan import (BatchPlan, ComputeShape, EltwisePlan, MatmulPlan, NoFit, RowTile, SpatialPlan,
@@ -81,6 +82,14 @@ from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions, tu
 
 MIN_CHANNEL_LOOP = 4
 """Channel tiles of one size run in a loop from this many on (see `emit_spatial`)."""
+
+SHIFT_LIMIT = 64
+"""A last tile is shifted inwards (`shifted_loops`) when what it computes again is at most
+1/SHIFT_LIMIT of the extent: its extra transfers (weights of the channels computed twice,
+per row tile where weights stream) cost up to that share of the op's traffic, where the
+tile of its own it replaces costs a loop with its prologue and peeled iteration in the
+code. (1/32 would also shift the tiles of 6 or 11 of 64 channels whose weights stream
+per row tile on a 64 KiB scratchpad: 5 % more bytes on bench/dma.py's cnn_large_resnet.)"""
 
 _UNPLANNED = object()
 """A shape not planned yet (in `TileForScratchpad.apply`'s plans by shape)."""
@@ -183,17 +192,28 @@ class TileLoop:
         return (iv if bound is None else body.add(arith.MinSIOp(iv, bound)).results[0]), body
 
 
+def shifted_loops(extent: int, tile: int, shift: bool = True) -> list[TileLoop]:
+    """The runs of `uniform_runs` as loops; with `shift`, a smaller last tile after at
+    least `MIN_CHANNEL_LOOP` whole ones is replaced by a whole one shifted inwards to end
+    at `extent` (where that computes at most 1/`SHIFT_LIMIT` of it again), the loop's
+    last iteration (it computes the few indices it shares with
+    the tile before again, the same values: one loop instead of a loop and a tile of its
+    own with its transfers and prefetches, and for a conv's channels its row loops: a
+    tenth of ResNet-50's compile for npu). Only where a tile's result does not depend on
+    what its output held (not in place)."""
+    runs = uniform_runs(extent, tile)
+    if shift and len(runs) == 2 and runs[0][1] >= MIN_CHANNEL_LOOP and (tile - runs[1][2]) * SHIFT_LIMIT <= extent:
+        return [TileLoop(0, runs[0][1] + 1, tile, extent - tile)]
+    return [TileLoop(start, count, size, start + (count - 1) * size) for start, count, size in runs]
+
+
 def tile_loops(extent: int, tile: int, looped: bool) -> list[TileLoop]:
-    """Tiles of `tile` over [0, extent): with `looped`, a run of at least `MIN_CHANNEL_LOOP`
-    tiles is one loop, its smaller last tile replaced by a whole one shifted inwards to end
-    at `extent` (it recomputes the few channels it shares with the tile before, the same
-    values: one loop instead of a loop and a tile of its own with its row loops, transfers
-    and prefetches: a tenth of ResNet-50's compile for npu); otherwise every tile is its
-    own run."""
+    """Channel or feature tiles of `tile` over [0, extent): with `looped`, at least
+    `MIN_CHANNEL_LOOP` of them run in one loop (`shifted_loops`); otherwise every tile is
+    its own run."""
     runs = uniform_runs(extent, tile)
     if looped and runs[0][1] >= MIN_CHANNEL_LOOP:
-        count = runs[0][1] + (len(runs) > 1)
-        return [TileLoop(0, count, tile, extent - tile)]
+        return shifted_loops(extent, tile)
     return [TileLoop(start + i * size, 1, size, start + i * size) for start, count, size in runs for i in range(count)]
 
 
@@ -449,10 +469,10 @@ def _eltwise_tile_of(v: SSAValue, shape: list[int], offsets: list[int | SSAValue
     return e.subview(v, v_off, v_size)
 
 
-def emit_slices(top: Emitter, shape: list[int], plan: EltwisePlan, emit) -> None:
+def emit_slices(top: Emitter, shape: list[int], plan: EltwisePlan, emit, shift: bool) -> None:
     """Loops over the slices of `plan` (one at a time along the axes before `plan.axis`,
-    `plan.slices` of it per tile, the last smaller tile peeled): `emit(body, offsets,
-    sizes)` builds one tile."""
+    `plan.slices` of it per tile; the last smaller tile shifted inwards with `shift`, see
+    `shifted_loops`, else peeled): `emit(body, offsets, sizes)` builds one tile."""
     axis, t = plan.axis, plan.slices
 
     def level(e: Emitter, prefix: list[int | SSAValue], depth: int) -> None:
@@ -460,12 +480,17 @@ def emit_slices(top: Emitter, shape: list[int], plan: EltwisePlan, emit) -> None
             iv, inner_e = e.loop(0, shape[depth], 1)
             level(inner_e, prefix + [iv if iv is not None else 0], depth + 1)
             return
-        for s0, count, size in uniform_runs(shape[axis], t):
-            iv, body = e.loop(s0, count, t)
-            start = body.affine(iv, 1, 0) if iv is not None else s0
-            emit(body, prefix + [start] + [0] * (len(shape) - axis - 1), [1] * axis + [size] + shape[axis + 1:])
+        for run in shifted_loops(shape[axis], t, shift):
+            start, body = run.open(e)
+            emit(body, prefix + [start] + [0] * (len(shape) - axis - 1), [1] * axis + [run.size] + shape[axis + 1:])
 
     level(top, [], 0)
+
+
+def _apart(output: SSAValue, inputs: Sequence[SSAValue]) -> bool:
+    """Whether `output` is in a buffer none of `inputs` is in (a tile computed twice then
+    writes the same values)."""
+    return all(root(output) is not root(v) for v in inputs)
 
 
 def tile_eltwise(op: accel.EltwiseOp, plan: EltwisePlan) -> None:
@@ -481,7 +506,7 @@ def tile_eltwise(op: accel.EltwiseOp, plan: EltwisePlan) -> None:
         new.location = op.location
         body.add(new)
 
-    emit_slices(Emitter(InsertPoint.before(op)), shape, plan, emit)
+    emit_slices(Emitter(InsertPoint.before(op)), shape, plan, emit, _apart(op.output, op.inputs))
     Rewriter.erase_op(op)
 
 
@@ -495,7 +520,7 @@ def tile_copy(copy: memref.CopyOp, plan: EltwisePlan) -> None:
         new.location = copy.location
         body.add(new)
 
-    emit_slices(Emitter(InsertPoint.before(copy)), shape, plan, emit)
+    emit_slices(Emitter(InsertPoint.before(copy)), shape, plan, emit, _apart(copy.destination, [copy.source]))
     Rewriter.erase_op(copy)
 
 

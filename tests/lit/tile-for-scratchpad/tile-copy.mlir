@@ -4,7 +4,8 @@
 // An input of a concatenation is copied into its slice of the output through one
 // scratchpad buffer (insert-dma): a 1 MiB input does not fit the 256 KiB scratchpad, so
 // the copy is split like an element-wise op, 7 channels per copy (two 112 KiB buffers
-// fit), the last copy of the one channel left peeled.
+// fit), the last copy of the one channel left peeled (a copy of 7 shifted inwards would
+// copy 6 channels again: more than 1/64 of them).
 // CHECK-LABEL: func.func @npu_0
 // CHECK:         %[[S:.*]] = memref.subview %y[0, 0, 0, 0] [1, 64, 64, 64] [1, 1, 1, 1]
 // CHECK:         scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
