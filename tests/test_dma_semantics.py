@@ -321,15 +321,21 @@ def test_forwardings_not_kept_leave_no_ops_behind(tiny_target):
         assert np.array_equal(got[name], want[name]), name
 
 
+def _distinct(n: int) -> str:
+    """A dense literal of n values that differ (a channel written to the wrong place shows)."""
+    return "[" + ", ".join(f"{(i % 97) / 64 - 0.75:.6f}" for i in range(n)) + "]"
+
+
 # Channels outside rows (on the npu a strided 1x1 conv to 512 channels: 103 per tile, one
 # output row each): a loop over the channel tiles holds each tile's weight load and its
-# double-buffered row loop. C on the simulator (calls on npu and npu-64k, a command
-# stream on npu-cmd) matches the interpreter, and the report's transfers and cycles
-# equal the simulator's counters.
+# double-buffered row loop; the last tile is shifted inwards (channels 409..511: it
+# computes 409..411 again), so the biases differ per channel. C on the simulator (calls
+# on npu and npu-64k, a command stream on npu-cmd) matches the interpreter, and the
+# report's transfers and cycles equal the simulator's counters.
 CHANNELS_OUTSIDE_ROWS = """
 func.func @main(%x: tensor<1x256x56x56xf32>) -> tensor<1x512x28x28xf32> {
   %w = relay.constant dense<0.015625> : tensor<512x256x1x1xf32>
-  %b = relay.constant dense<-0.5> : tensor<512xf32>
+  %b = relay.constant dense<""" + _distinct(512) + """> : tensor<512xf32>
   %c = relay.nn.conv2d %x, %w {strides = [2, 2]} : (tensor<1x256x56x56xf32>, tensor<512x256x1x1xf32>) -> tensor<1x512x28x28xf32>
   %y = relay.nn.bias_add %c, %b : (tensor<1x512x28x28xf32>, tensor<512xf32>) -> tensor<1x512x28x28xf32>
   func.return %y : tensor<1x512x28x28xf32>
@@ -341,7 +347,7 @@ func.func @main(%x: tensor<1x256x56x56xf32>) -> tensor<1x512x28x28xf32> {
 FEATURES_OUTSIDE_ROWS = """
 func.func @main(%x: tensor<64x1024xf32>) -> tensor<64x2048xf32> {
   %w = relay.constant dense<0.03125> : tensor<2048x1024xf32>
-  %b = relay.constant dense<-0.5> : tensor<2048xf32>
+  %b = relay.constant dense<""" + _distinct(2048) + """> : tensor<2048xf32>
   %d = relay.nn.dense %x, %w : (tensor<64x1024xf32>, tensor<2048x1024xf32>) -> tensor<64x2048xf32>
   %y = relay.nn.bias_add %d, %b {axis = 1} : (tensor<64x2048xf32>, tensor<2048xf32>) -> tensor<64x2048xf32>
   func.return %y : tensor<64x2048xf32>
@@ -356,7 +362,7 @@ def test_channel_loop_around_row_loops_runs(text, compute, target, tmp_path):
     from accel.compiler.driver import compile_to_directory, load_model
     from accel.compiler.runtime.run_compiled import run_directory
     from accel.dialects import accel
-    from xdsl.dialects import func, scf
+    from xdsl.dialects import arith, func, scf
 
     src = tmp_path / "channels_outside_rows.mlir"
     src.write_text(text)
@@ -364,6 +370,7 @@ def test_channel_loop_around_row_loops_runs(text, compute, target, tmp_path):
     nested = [op for op in module.walk() if isinstance(op, getattr(accel, compute))
               and isinstance(op.parent_op(), scf.ForOp) and isinstance(op.parent_op().parent_op(), scf.ForOp)]
     assert nested, "the channel tiles must run in a loop around their row loop for this test to mean anything"
+    assert any(isinstance(op, arith.MinSIOp) for op in module.walk()), "the last tile must be shifted inwards"
 
     out = tmp_path / "out"
     report = compile_to_directory(str(src), target, str(out))
