@@ -304,26 +304,29 @@ def plan_spatial(s: ComputeShape, capacity: int, alignment: int, double: bool, d
     row_steps = [config["row_tile"]] if "row_tile" in config else candidates(g.oh)
     orders = {"weights": (False,), "input": (True,)}.get(config.get("resident"), (False, True))
     bpc, setup = desc.dma.bytes_per_cycle, desc.dma.setup_cycles
-    row_plans = [(tr, *g.rows(tr)) for tr in row_steps]
+    row_plans = []
+    for tr in row_steps:
+        tiles, in_rows, out_rows = g.rows(tr)
+        x_pass = g.n * g.c * sum(t.in_rows for t in tiles) * g.w * g.x_bytes  # every input row tile once
+        row_plans.append((tr, len(tiles), x_pass, in_rows, out_rows))
     w_total = g.oc * g.per_channel
     y_total = g.n * g.oc * g.oh * g.ow * g.y_bytes
+    all_weights = g.weight_buffers(g.oc)
+    # rows inside channels: weights once; with one input channel set shared by all channel
+    # tiles, x is read once per channel tile unless it is a single tile (then it stays on
+    # the device across channel tiles).
+    shared_input = g.conv and g.groups == 1
     best: SpatialPlan | None = None
     for tc in channel_steps:
         n_ct = -(-g.oc // tc)
-        for tr, tiles, in_rows, out_rows in row_plans:
+        for tr, n_rt, x_pass, in_rows, out_rows in row_plans:
             streamed, fixed = g.tiles(tc, in_rows, out_rows)
             if footprint(streamed, fixed, alignment, double) > capacity:
                 continue
-            n_rt = len(tiles)
-            x_pass = g.n * g.c * sum(t.in_rows for t in tiles) * g.w * g.x_bytes  # every input row tile once
-            # rows inside channels: weights once; with one input channel set shared by all
-            # channel tiles, x is read once per channel tile unless it is a single tile
-            # (then it stays on the device across channel tiles).
-            shared_input = g.conv and g.groups == 1
             x_in = x_pass * n_ct if (shared_input and n_rt > 1) else x_pass
             cost_a = (w_total + x_in + y_total) / bpc + setup * n_ct * (1 + 2 * n_rt)
             # channels inside rows: x once; weights once when they all fit beside the tiles.
-            w_fit = footprint(streamed, g.weight_buffers(g.oc), alignment, double) <= capacity
+            w_fit = footprint(streamed, all_weights, alignment, double) <= capacity
             w_in = w_total if (w_fit or n_ct == 1) else w_total * n_rt
             cost_b = (w_in + x_pass + y_total) / bpc + setup * n_rt * (1 + 2 * n_ct)
             for rows_outer, cost in ((False, cost_a), (True, cost_b)):
