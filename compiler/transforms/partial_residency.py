@@ -75,7 +75,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.index_arith import INDEX_ARITH, constant_index
-from accel.compiler.ir_build import subview, subview_type
+from accel.compiler.ir_build import dense_values, subview, subview_type
 from accel.compiler.memory_plan import Footprint, LiveBytes, ScratchpadPlan, align, plan_scratchpad
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import buffer_bytes, numpy_dtype
@@ -163,9 +163,9 @@ def view_box(v: SSAValue, host: SSAValue, memo: dict) -> Box | None:
     starts: list[Interval | None] = [(0, 0)] * rank
     sizes = list(host.type.get_shape())
     for sv in reversed(chain):
-        offsets = sv.static_offsets.get_values()
-        new_sizes = sv.static_sizes.get_values()
-        strides = sv.static_strides.get_values()
+        offsets = dense_values(sv.static_offsets)
+        new_sizes = dense_values(sv.static_sizes)
+        strides = dense_values(sv.static_strides)
         if len(offsets) != rank or len(new_sizes) != rank or len(sv.result.type.get_shape()) != rank or \
                 any(s != 1 for s in strides) or any(s == DYNAMIC_INDEX for s in new_sizes):
             return None
