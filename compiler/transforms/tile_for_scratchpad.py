@@ -174,7 +174,7 @@ def uniform_runs(extent: int, tile: int) -> list[tuple[int, int, int]]:
 @dataclass(frozen=True)
 class TileLoop:
     """`count` tiles of `size` from `start`, each starting at most at `last` (a last tile
-    shifted inwards: see `tile_loops`); one tile is unrolled (no loop)."""
+    shifted inwards: see `shifted_loops`); one tile is unrolled (no loop)."""
 
     start: int
     count: int
@@ -193,14 +193,13 @@ class TileLoop:
 
 
 def shifted_loops(extent: int, tile: int, shift: bool = True) -> list[TileLoop]:
-    """The runs of `uniform_runs` as loops; with `shift`, a smaller last tile after at
-    least `MIN_CHANNEL_LOOP` whole ones is replaced by a whole one shifted inwards to end
-    at `extent` (where that computes at most 1/`SHIFT_LIMIT` of it again), the loop's
-    last iteration (it computes the few indices it shares with
-    the tile before again, the same values: one loop instead of a loop and a tile of its
-    own with its transfers and prefetches, and for a conv's channels its row loops: a
-    tenth of ResNet-50's compile for npu). Only where a tile's result does not depend on
-    what its output held (not in place)."""
+    """The runs of `uniform_runs` as loops. With `shift`, a smaller last tile after at
+    least `MIN_CHANNEL_LOOP` whole ones becomes the loop's last iteration: a whole tile
+    shifted inwards to end at `extent`, where the indices it shares with the tile before
+    (computed again, the same values) are at most 1/`SHIFT_LIMIT` of the extent. One loop
+    instead of a loop and a tile of its own with its transfers and prefetches (for a
+    conv's channels, its row loops too). Only for ops whose tile does not read what its
+    output held (not in place)."""
     runs = uniform_runs(extent, tile)
     if shift and len(runs) == 2 and runs[0][1] >= MIN_CHANNEL_LOOP and (tile - runs[1][2]) * SHIFT_LIMIT <= extent:
         return [TileLoop(0, runs[0][1] + 1, tile, extent - tile)]
