@@ -507,7 +507,7 @@ def may_find_slab(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]],
             first = first_memos[top]
             if first is not False:
                 box = view_box(dma.operands[index], host, first)
-            if box.static:
+            if box is not None and box.static:
                 kinds.add(index)
                 continue
         elif isinstance(top, scf.ForOp):
