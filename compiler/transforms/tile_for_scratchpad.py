@@ -210,10 +210,9 @@ def tile_loops(extent: int, tile: int, looped: bool) -> list[TileLoop]:
     """Channel or feature tiles of `tile` over [0, extent): with `looped`, at least
     `MIN_CHANNEL_LOOP` of them run in one loop (`shifted_loops`); otherwise every tile is
     its own run."""
-    runs = uniform_runs(extent, tile)
-    if looped and runs[0][1] >= MIN_CHANNEL_LOOP:
+    if looped and extent // tile >= MIN_CHANNEL_LOOP:
         return shifted_loops(extent, tile)
-    return [TileLoop(start + i * size, 1, size, start + i * size) for start, count, size in runs for i in range(count)]
+    return [TileLoop(start, 1, min(tile, extent - start), start) for start in range(0, extent, tile)]
 
 
 # --------------------------------------------------------------------------------------
