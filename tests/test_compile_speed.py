@@ -584,6 +584,75 @@ def test_merging_equal_index_constants_keeps_every_value(items, split):
         assert sorted(constants_of(block)) == sorted(distinct[id(block)])
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 3), st.integers(0, 99), st.integers(0, 99)),
+                min_size=1, max_size=24),
+       st.integers(0, 24), st.integers(0, 24))
+def test_hoisting_index_constants_keeps_every_value(items, split, nested_at):
+    """`hoist_index_constants`: one index constant per value, all leading the function's
+    entry block in the order first met, the others (in loops, after them, in a loop
+    nested in a loop) replaced by it; every use sees the value it saw, the IR verifies."""
+    from xdsl.dialects import func, scf
+    from xdsl.dialects.builtin import ModuleOp
+
+    from accel.compiler.diagnostics import verify_located
+    from accel.compiler.index_arith import hoist_index_constants
+
+    def fill(block, items, outer):
+        values = list(outer)
+        for is_const, k, a, b in items:
+            if is_const or not values:
+                op = arith.ConstantOp(IntegerAttr(k, IndexType()))
+            else:
+                op = arith.AddiOp(values[a % len(values)], values[b % len(values)])
+            block.add_op(op)
+            values.append(op.result)
+        return values
+
+    def loop(block, items, outer, nest=True):
+        lb = arith.ConstantOp(IntegerAttr(0, IndexType()))
+        ub = arith.ConstantOp(IntegerAttr(2, IndexType()))
+        block.add_ops([lb, ub])
+        body = Block(arg_types=[IndexType()])
+        values = fill(body, items[:nested_at] if nest else items, [*outer, body.args[0]])
+        if nest:  # a loop nested in the loop
+            loop(body, items[nested_at:], values, False)
+        body.add_op(scf.YieldOp())
+        block.add_op(scf.ForOp(lb.result, ub.result, ub.result, [], Region(body)))
+
+    def evaluate(module):
+        env, sums = {}, []
+        for op in module.walk():
+            if isinstance(op, arith.ConstantOp):
+                env[op.result] = op.value.value.data
+            elif isinstance(op, scf.ForOp):
+                env[op.body.block.args[0]] = 1
+            elif isinstance(op, arith.AddiOp):
+                env[op.result] = env[op.lhs] + env[op.rhs]
+                sums.append(env[op.result])
+        return sums
+
+    top = Block()
+    outer = fill(top, items[:split], [])
+    loop(top, items[split:], outer)
+    fill(top, items, [])
+    top.add_op(func.ReturnOp())
+    module = ModuleOp([func.FuncOp("f", ((), ()), Region(top))])
+    fn = module.ops.first
+    before = evaluate(module)
+    met = list(dict.fromkeys(o.value.value.data for o in fn.walk() if isinstance(o, arith.ConstantOp)))
+    hoist_index_constants(fn)
+    verify_located(module)
+    assert evaluate(module) == before
+    leading = []
+    for op in top.ops:
+        if not isinstance(op, arith.ConstantOp):
+            break
+        leading.append(op.value.value.data)
+    assert leading == met
+    assert sum(isinstance(o, arith.ConstantOp) for o in fn.walk()) == len(met)
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.data())
 def test_scoped_cse_is_xdsls_cse(data):

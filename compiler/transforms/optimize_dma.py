@@ -79,7 +79,7 @@ from accel.compiler.scoped_cse import scoped_cse
 from accel.compiler.targets.context import target_context
 from accel.compiler.targets.schema import READY_BLOCK_MAX
 from accel.compiler.tensors import numpy_dtype, row_major_strides
-from accel.compiler.index_arith import INDEX_ARITH, constant_index, make_index, merge_equal_index_constants
+from accel.compiler.index_arith import INDEX_ARITH, constant_index, hoist_index_constants, make_index
 from accel.compiler.ir_journal import IMMEDIATE, Journal
 from accel.compiler.ir_build import VIEWS, defined_outside, dense_values, root, strided_layout, subview
 from accel.compiler.memory_plan import Footprint, ModuleLiveBytes, ScratchpadPlan, merged, plan_scratchpad_module
@@ -1695,7 +1695,7 @@ class OptimizeDma(ModulePass):
                         copies.undo()
                     else:
                         copies.keep()
-                merge_equal_index_constants(fn)  # the steps' clones built their own
+                hoist_index_constants(fn)  # the steps' clones built their own
             if self.cross_region:
                 keep_on_device(op, name, plan, desc.memory.scratchpad_bytes, desc.memory.alignment)
             # The module's plan is up to date after a prefetch that fitted at once (`plan`

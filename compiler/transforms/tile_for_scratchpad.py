@@ -71,7 +71,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.index_arith import make_index, merge_equal_index_constants
+from accel.compiler.index_arith import hoist_index_constants, make_index
 from accel.compiler.ir_build import root, subview, subview_type
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import numpy_dtype
@@ -576,4 +576,4 @@ class TileForScratchpad(ModulePass):
                 plan = plan_copy(source.get_shape(), numpy_dtype(source.element_type).itemsize, desc, self.double_buffer)
                 if plan is not None:
                     tile_copy(copy, plan)
-            merge_equal_index_constants(fn)  # each tile built its own
+            hoist_index_constants(fn)  # each tile built its own
