@@ -527,66 +527,6 @@ def test_subview_verifier_memo_still_counts_the_dynamic_operands():
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.integers(0, 3), st.integers(0, 99), st.integers(0, 99)),
                 min_size=1, max_size=24),
-       st.integers(0, 24))
-def test_merging_equal_index_constants_keeps_every_value(items, split):
-    """`merge_equal_index_constants`: in each block, a later index constant equal to an
-    earlier one is replaced by it; a nested block's constants stay its own (an outer one
-    after the loop would not dominate them); every use sees the value it saw."""
-    from xdsl.dialects import func, scf
-    from xdsl.dialects.builtin import ModuleOp
-
-    from accel.compiler.diagnostics import verify_located
-    from accel.compiler.index_arith import merge_equal_index_constants
-
-    def fill(block, items, outer):
-        values = list(outer)
-        for is_const, k, a, b in items:
-            if is_const or not values:
-                op = arith.ConstantOp(IntegerAttr(k, IndexType()))
-            else:
-                op = arith.AddiOp(values[a % len(values)], values[b % len(values)])
-            block.add_op(op)
-            values.append(op.result)
-        return values
-
-    def evaluate(module):
-        env, sums = {}, []
-        for op in module.walk():
-            if isinstance(op, arith.ConstantOp):
-                env[op.result] = op.value.value.data
-            elif isinstance(op, arith.AddiOp):
-                env[op.result] = env[op.lhs] + env[op.rhs]
-                sums.append(env[op.result])
-        return sums
-
-    top = Block()
-    outer = fill(top, items[:split], [])
-    lb = arith.ConstantOp(IntegerAttr(0, IndexType()))
-    ub = arith.ConstantOp(IntegerAttr(2, IndexType()))
-    top.add_ops([lb, ub])
-    body = Block(arg_types=[IndexType()])
-    fill(body, items[split:], outer)
-    body.add_op(scf.YieldOp())
-    top.add_op(scf.ForOp(lb.result, ub.result, ub.result, [], Region(body)))
-    fill(top, items, [])  # after the loop: equal to constants inside it, not merged with them
-    top.add_op(func.ReturnOp())
-    module = ModuleOp([func.FuncOp("f", ((), ()), Region(top))])
-
-    def constants_of(block):
-        return [o.value.value.data for o in block.ops if isinstance(o, arith.ConstantOp)]
-
-    before = evaluate(module)
-    distinct = {id(b): set(constants_of(b)) for b in (top, body)}
-    merge_equal_index_constants(module)
-    verify_located(module)
-    assert evaluate(module) == before
-    for block in (top, body):  # each value once per block, none lost: a nested block keeps its own
-        assert sorted(constants_of(block)) == sorted(distinct[id(block)])
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.booleans(), st.integers(0, 3), st.integers(0, 99), st.integers(0, 99)),
-                min_size=1, max_size=24),
        st.integers(0, 24), st.integers(0, 24))
 def test_hoisting_index_constants_keeps_every_value(items, split, nested_at):
     """`hoist_index_constants`: one index constant per value, all leading the function's
