@@ -319,17 +319,20 @@ _CONST, _ARITH_OP, _FOR, _DMA, _WAIT, _COMPUTE, _RETURN, _OPAQUE = range(8)
 _MAX = np.maximum.reduce
 
 
-def _joined(rows: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Byte runs (offset, bytes), in order, with each run that starts where the one before
-    it ends joined to it: the same bytes, so the same blocks (a slab of whole rows of a
-    wider buffer is one run per channel, not per row)."""
-    joined: list[tuple[int, int]] = []
-    for offset, run in rows:
-        if joined and joined[-1][0] + joined[-1][1] == offset:
-            joined[-1] = (joined[-1][0], joined[-1][1] + run)
-        else:
-            joined.append((offset, run))
-    return joined
+def _row_runs(shape: list[int], strides: list[int], es: int, run: int) -> list[tuple[int, int]]:
+    """The byte runs (offset, bytes) of a strided view's rows, each `run` bytes at its
+    offset, in row-major order, with each run that starts where the one before it ends
+    joined to it: the same bytes, so the same blocks (a slab of whole rows of a wider
+    buffer is one run per channel, not per row). On arrays: such a slab has a row per
+    channel and row."""
+    offsets = np.zeros(1, np.int64)
+    for n, st in zip(shape[:-1], strides[:-1]):
+        offsets = (offsets[:, None] + np.arange(n, dtype=np.int64) * (st * es)).reshape(-1)
+    # A row joins the run before it where it starts at that run's end.
+    starts = np.flatnonzero(np.diff(offsets) != run) + 1
+    first = np.concatenate(([0], starts))
+    counts = np.diff(np.concatenate((first, [offsets.size])))
+    return list(zip(offsets[first].tolist(), (counts * run).tolist()))
 
 
 class Timeline:
@@ -413,8 +416,7 @@ class Timeline:
                 shape = list(t.get_shape())
                 if shape and all(n for n in shape) and strides != row_major_strides(shape):
                     run = (shape[-1] - 1) * strides[-1] * es + es
-                    rows = _joined([(sum(i * st for i, st in zip(idx, strides)) * es, run)
-                                    for idx in itertools.product(*(range(n) for n in shape[:-1]))])
+                    rows = _row_runs(shape, strides, es, run)
             facts = self._layouts[id(t)] = (es, strides, rows, t)  # the type held: its id stays its own
         return facts
 

@@ -8,14 +8,17 @@ do not, and where costs are not multiples of 1/1024 cycle it must not jump."""
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import numpy as np
 import onnx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
-from accel.compiler.compile_report import Timeline, cycles
+from accel.compiler.compile_report import Timeline, _row_runs, cycles
 from accel.compiler.driver import compile_module, load_model, make_context
 
 TARGETS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "compiler", "targets")
@@ -182,3 +185,21 @@ def test_every_cost_a_timeline_takes_decides_whether_it_stays_exact(tmp_path):
         for loop in (op for op in fn.walk() if op.name == "scf.for"):
             tl.block_ops(loop.body.block)
         assert tl.exact_costs is exact, rate
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 5), min_size=2, max_size=4), st.data(), st.sampled_from([1, 2, 4]))
+def test_row_runs_are_the_rows_joined(shape, data, es):
+    """`_row_runs`: the rows of a strided view (every index but the last, in row-major
+    order), a run each, joined where one starts at the end of the one before: as a loop
+    over the rows builds them."""
+    strides = [data.draw(st.integers(1, 40)) for _ in shape[:-1]] + [data.draw(st.integers(1, 3))]
+    run = (shape[-1] - 1) * strides[-1] * es + es
+    joined: list[tuple[int, int]] = []
+    for idx in itertools.product(*(range(n) for n in shape[:-1])):
+        offset = sum(i * s for i, s in zip(idx, strides)) * es
+        if joined and joined[-1][0] + joined[-1][1] == offset:
+            joined[-1] = (joined[-1][0], joined[-1][1] + run)
+        else:
+            joined.append((offset, run))
+    assert _row_runs(shape, strides, es, run) == joined
