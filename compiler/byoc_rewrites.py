@@ -26,6 +26,7 @@ from xdsl.rewriter import InsertPoint
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import Limits, TargetDescription
 from accel.compiler.transforms.annotate_target import runs_alone
+from accel.compiler.transforms.canonicalize_linear import ELEMENTWISE
 from accel.compiler.targets.support import check_op_limits
 from accel.compiler.tensors import inline_constant, known_value, numpy_dtype, per_tensor, same_value
 from accel.compiler.transforms.fold_constants import erase_dead
@@ -272,6 +273,43 @@ def replace_moved(rewriter: PatternRewriter, op: Operation, new: list[Operation]
         return
     value = dequantized(value, dequant, new)
     replace_chain(rewriter, new, op, value, [op, *([dequant] if dequant is not None else [])])
+
+
+def per_channel_parts(bias: SSAValue, channels: int) -> list[SSAValue] | None:
+    """The constants a channel bias is made of, each of `channels` values or one: the
+    bias, or the int32 data, scale and zero point of its dequantize (QDQ models); None
+    when it is neither."""
+    if (b := known_value(bias)) is not None:
+        return [bias] if b.size == channels else None
+    dq = bias.owner
+    if not isinstance(dq, relay.DequantizeOp):
+        return None
+    parts = [known_value(v) for v in (dq.data, dq.scale, dq.zero_point)]
+    if any(p is None for p in parts) or parts[0].size != channels or any(p.size not in (1, channels) for p in parts):
+        return None
+    return [dq.data, dq.scale, dq.zero_point]
+
+
+def channel_epilogue(v: SSAValue, axis: int, channels: int) -> list[Operation]:
+    """The ops after the layer making `v` that act on each of its `channels` channels
+    (along `axis`) alone: an optional bias_add of a constant along them
+    (`per_channel_parts`), then elementwise activations, up to and with a per-tensor
+    quantize; each the only use of the value before it."""
+    ops: list[Operation] = []
+    rank = len(shape_of(v.type))
+    while v.has_one_use():
+        user = next(iter(v.uses)).operation
+        if (isinstance(user, relay.BiasAddOp) and not ops and user.data is v and user.prop("axis") % rank == axis
+                and per_channel_parts(user.bias, channels) is not None):
+            pass
+        elif per_tensor(user, relay.QuantizeOp):
+            ops.append(user)
+            break
+        elif not isinstance(user, ELEMENTWISE):
+            break
+        ops.append(user)
+        v = user.results[0]
+    return ops
 
 
 def discard(new: list[Operation]) -> None:

@@ -2,14 +2,18 @@
 the npu takes becomes layers over slices of its output channels, concatenated; the
 reference interpreter's result is unchanged bit for bit (each channel reads its own weight
 row), with and without a bias; with too many input channels, layers over input slices,
-summed (within float rounding). The trained models of bench/wheel_models.py whose heads are
+summed (within float rounding). An int8 layer of a QDQ model (weights per tensor or per
+channel, bias, activation, quantize) over its output channels too, bit for bit; an int8
+head made with onnxruntime's quantize_static then runs wholly on the npu, within one
+quantization step of onnxruntime and the interpreter. The trained models of bench/wheel_models.py whose heads are
 wide (RapidOCR's orientation classifier, the PP-OCR and ddddocr recognizers) then run wholly
 on the npu; a MobileNetV3-style head made here through C against onnxruntime."""
 
 from __future__ import annotations
 
 import numpy as np
-from e2e_util import assert_matches_onnxruntime, assert_pass_keeps_results, save_image_model
+from e2e_util import (assert_int8_matches_references, assert_matches_onnxruntime, assert_pass_keeps_results,
+                      quantize_qdq, save_image_model)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from onnx import helper as oh
@@ -76,6 +80,40 @@ def test_input_slices_sum_within_rounding(layer, extra, bias, seed):
     assert len(adds) == len(channel_slices(inp, 1024 if layer == "conv2d" else 4096)) - 1
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(layer=st.sampled_from(["conv2d", "dense"]), extra=st.integers(1, 1200), per_channel=st.booleans(),
+       bias=st.booleans(), relu=st.booleans(), seed=st.integers(0, 2**16))
+def test_int8_slices_keep_the_result(layer, extra, per_channel, bias, relu, seed):
+    """An int8 layer of a QDQ model (dequantized int8 weight, per tensor or per output
+    channel; an int32 bias; a ReLU; the quantize) over its output channels: each slice
+    quantized, the int8 slices concatenated; the interpreter's result bit for bit."""
+    rng = np.random.default_rng(seed)
+    b = GraphBuilder()
+    out = (1024 if layer == "conv2d" else 4096) + extra
+    shape = (1, 3, 2, 2) if layer == "conv2d" else (2, 3)
+    x = b.qnn_dequantize(b.input("x", shape, np.int8), b.const(np.float32(0.05)), b.const(np.int8(3)))
+    wq = rng.integers(-127, 128, (out, 3, 1, 1) if layer == "conv2d" else (out, 3)).astype(np.int8)
+    if per_channel:
+        w = b.qnn_dequantize(b.const(wq), b.const((rng.random(out) * 0.02 + 0.001).astype(np.float32)),
+                             b.const(np.zeros(out, np.int8)), axis=0)
+    else:
+        w = b.qnn_dequantize(b.const(wq), b.const(np.float32(0.01)), b.const(np.int8(0)))
+    y = b.conv2d(x, w) if layer == "conv2d" else b.dense(x, w)
+    if bias:
+        bq = b.const(rng.integers(-2000, 2000, out).astype(np.int32))
+        y = b.bias_add(y, b.qnn_dequantize(bq, b.const(np.float32(0.0005)), b.const(np.int32(0))), axis=1)
+    if relu:
+        y = b.relu(y)
+    y = b.qnn_quantize(y, b.const(np.float32(0.1)), b.const(np.int8(-5)))
+    module = b.build([y])
+    inputs = {"x": rng.integers(-128, 128, shape).astype(np.int8)}
+    assert_pass_keeps_results(SplitWideLayers(), module, inputs)
+    concat = [op for op in module.walk() if isinstance(op, relay.ConcatenateOp)]
+    slices = len(channel_slices(out, 1024 if layer == "conv2d" else 4096))
+    assert len(concat) == 1 and len(concat[0].operands) == slices
+    assert all(isinstance(v.owner, relay.QuantizeOp) for v in concat[0].operands)
+
+
 def test_slices_are_as_few_and_even_as_can_be():
     assert channel_slices(1280, 1024) == [(0, 640), (640, 1280)]
     assert channel_slices(6625, 4096) == [(0, 3313), (3313, 6625)]
@@ -122,3 +160,29 @@ def test_a_wide_bottleneck_runs_on_the_npu_and_matches_onnxruntime(tmp_path):
     report = compile_to_directory(path, "npu", str(tmp_path / "out"))
     assert len(report["regions"]) == 1 and not report["rejected"], report["rejected"]
     assert_matches_onnxruntime(str(tmp_path / "out"), path, "y")
+
+
+def test_an_int8_head_runs_on_the_npu_within_a_step(tmp_path):
+    """The MobileNetV3-style head of test_a_wide_head_runs_on_the_npu_and_matches_onnxruntime
+    quantized by onnxruntime's quantize_static (QDQ, weights per channel): its 64 -> 1280
+    conv runs on the npu as two int8 slices; the whole model is one npu region, within one
+    quantization step of onnxruntime (its QDQ arithmetic) and of the interpreter."""
+    rng = np.random.default_rng(5)
+
+    def w(name, shape):
+        return nh.from_array((rng.standard_normal(shape) * 0.2).astype(np.float32), name)
+
+    inits = [w("w0", [64, 16, 3, 3]), w("b0", [64]), w("wh", [1280, 64, 1, 1]), w("bh", [1280]),
+             w("wc", [10, 1280]), w("bc", [10])]
+    nodes = [oh.make_node("Conv", ["x", "w0", "b0"], ["c0"], pads=[1, 1, 1, 1]), oh.make_node("Relu", ["c0"], ["r0"]),
+             oh.make_node("GlobalAveragePool", ["r0"], ["g"]), oh.make_node("Conv", ["g", "wh", "bh"], ["h"]),
+             oh.make_node("Relu", ["h"], ["hr"]), oh.make_node("Flatten", ["hr"], ["f"]),
+             oh.make_node("Gemm", ["f", "wc", "bc"], ["y"], transB=1)]
+    float_path, path = str(tmp_path / "head.onnx"), str(tmp_path / "head_int8.onnx")
+    save_image_model(float_path, nodes, inits, [1, 16, 32, 32], "y", [1, 10])
+    quantize_qdq(float_path, path)
+    report = compile_to_directory(path, "npu", str(tmp_path / "out"))
+    assert len(report["regions"]) == 1 and not [r for r in report["rejected"] if "qnn" not in r["op"]], \
+        report["rejected"]
+    assert report["regions"][0]["composites"].count("npu.qconv2d_bias") == 3  # the 3x3 conv and two slices
+    assert_int8_matches_references(str(tmp_path / "out"), path, seeds=2)

@@ -46,9 +46,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from accel.compiler.byoc_rewrites import discard, rebuilt_on, replace_chain
+from accel.compiler.byoc_rewrites import channel_epilogue, discard, per_channel_parts, rebuilt_on, replace_chain
 from accel.compiler.tensors import inline_constant, known_value, per_tensor
-from accel.compiler.transforms.canonicalize_linear import ELEMENTWISE
 from accel.dialects import relay
 from accel.dialects.relay import shape_of
 
@@ -110,22 +109,8 @@ def phase_kernel(weight: SSAValue, strides: tuple[int, int], new_ops: list[Opera
     return moved.result
 
 
-def _per_channel(bias: SSAValue, channels: int) -> list[SSAValue] | None:
-    """The constants a channel bias is made of, each of `channels` values or one: the
-    bias, or the int32 data, scale and zero point of its dequantize (QDQ models)."""
-    if (b := known_value(bias)) is not None:
-        return [bias] if b.size == channels else None
-    dq = bias.owner
-    if not isinstance(dq, relay.DequantizeOp):
-        return None
-    parts = [known_value(v) for v in (dq.data, dq.scale, dq.zero_point)]
-    if any(p is None for p in parts) or parts[0].size != channels or any(p.size not in (1, channels) for p in parts):
-        return None
-    return [dq.data, dq.scale, dq.zero_point]
-
-
 def tiled_bias(bias: SSAValue, channels: int, phases: int, new_ops: list[Operation]) -> SSAValue:
-    """The bias (`_per_channel`) repeated for each of `phases` phases along the channels."""
+    """The bias (`per_channel_parts`) repeated for each of `phases` phases along the channels."""
     def tiled(v: SSAValue) -> SSAValue:
         values = known_value(v)
         if values.ndim == 0:  # a per-tensor scale or zero point
@@ -134,33 +119,12 @@ def tiled_bias(bias: SSAValue, channels: int, phases: int, new_ops: list[Operati
         new_ops.append(const)
         return const.result
 
-    parts = [tiled(v) for v in _per_channel(bias, channels)]
+    parts = [tiled(v) for v in per_channel_parts(bias, channels)]
     if len(parts) == 1:
         return parts[0]
     dq = relay.DequantizeOp(*parts, axis=0)
     new_ops.append(dq)
     return dq.result
-
-
-def _epilogue(v, channels: int) -> list[Operation]:
-    """The ops after the transposed convolution that move before the pixel shuffle: an
-    optional bias_add of a constant along the channels, then elementwise activations,
-    up to and with a per-tensor quantize (the shuffle then moves int8 data); each the only
-    use of the value before it."""
-    ops: list[Operation] = []
-    while v.has_one_use():
-        user = next(iter(v.uses)).operation
-        if (isinstance(user, relay.BiasAddOp) and not ops and user.data is v and user.prop("axis") % 4 == 1
-                and _per_channel(user.bias, channels) is not None):
-            pass
-        elif per_tensor(user, relay.QuantizeOp):
-            ops.append(user)
-            break
-        elif not isinstance(user, ELEMENTWISE):
-            break
-        ops.append(user)
-        v = user.results[0]
-    return ops
 
 
 # --------------------------------------------------------------------------------------
@@ -192,7 +156,7 @@ class ConvTransposeToConv(RewritePattern):
         conv.location = op.location
         new_ops.append(conv)
         v = conv.result
-        epilogue = _epilogue(op.result, o)
+        epilogue = channel_epilogue(op.result, 1, o)
         for e in epilogue:
             if isinstance(e, relay.BiasAddOp):
                 new = relay.BiasAddOp(v, tiled_bias(e.bias, o, sh * sw, new_ops), axis=1)

@@ -20,9 +20,29 @@ model), the character classifiers of text recognizers over their vocabularies (P
 
 The n = ceil(channels / limit) slices are of equal size but the last (the largest limit of
 the entries that would take the slices); a layer over the limit in both is left alone.
-Only float layers with a constant weight (an int8 layer's output quantization is one per
-tensor over all its channels). Rewritten only when no target runs the layer and one
-target runs every slice and the concatenation or sum (`annotate_target.runs_alone`).
+A float layer needs a constant weight. An int8 layer of a QDQ model (its weight the
+dequantize of an int8 constant, per tensor or per output channel) is split along its
+output channels only, with what it is computed with: its bias (the dequantize of int32
+constants, sliced as the weight), its activations and its per-tensor quantize go into each
+slice, and the int8 slices are concatenated. A quantize acts on each element alone, so
+each slice computes its channels' int8 values exactly (each slice is then an int8 layer
+a target's pattern takes: `npu.qconv2d_bias_relu`). Its input channels are not split:
+the slices' sum would round to int8 where the layer accumulates in int32. Rewritten only
+when no target runs the layer and one target runs every slice and the concatenation or
+sum (`annotate_target.runs_alone`).
+
+An int8 head (`quantize_static`'s QDQ form), 512 -> 1280:
+
+    %wf = relay.qnn.dequantize %wq, %ws, %wz {axis = 0} : (tensor<1280x512x1x1xi8>, tensor<1280xf32>, tensor<1280xi8>) -> ...
+    %bf = relay.qnn.dequantize %bq, %bs, %bz {axis = 0} : (tensor<1280xi32>, tensor<1280xf32>, tensor<1280xi32>) -> ...
+    %c = relay.nn.conv2d %xf, %wf : (tensor<1x512x1x1xf32>, tensor<1280x512x1x1xf32>) -> tensor<1x1280x1x1xf32>
+    %a = relay.nn.bias_add %c, %bf : ...
+    %y = relay.qnn.quantize %a, %ys, %yz : (tensor<1x1280x1x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x1280x1x1xi8>
+
+becomes two slices of 640 channels, each `dequantize(wq[a:b], ws[a:b], wz[a:b])`, conv2d,
+bias_add of `dequantize(bq[a:b], ...)`, quantize to `%ys, %yz`, and
+
+    %y = relay.concatenate %q0, %q1 {axis = 1} : (tensor<1x640x1x1xi8>, tensor<1x640x1x1xi8>) -> tensor<1x1280x1x1xi8>
 
 Before (`byoc{target=npu}`; the npu's conv entries take 1,024 channels):
 
@@ -49,11 +69,11 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
 
-from accel.compiler.byoc_rewrites import (TargetsRewrite, discard, keep_attributes, replace_chain, rewrite_each,
-                                          summed_with_bias)
+from accel.compiler.byoc_rewrites import (TargetsRewrite, channel_epilogue, discard, keep_attributes, per_channel_parts,
+                                          rebuilt_on, replace_chain, rewrite_each, summed_with_bias)
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
-from accel.compiler.tensors import inline_constant, known_value
+from accel.compiler.tensors import inline_constant, known_value, per_tensor
 from accel.compiler.transforms.annotate_target import runs_alone
 from accel.dialects import relay
 from accel.dialects.relay import shape_of
@@ -124,6 +144,78 @@ def _input_slices(op: Operation, weight: np.ndarray, limit: int, bias: Operation
     return new, new[-1]
 
 
+def _int8_weight(op: Operation) -> tuple[relay.DequantizeOp, np.ndarray] | None:
+    """The dequantize making `op`'s weight from an integer constant, per tensor or per
+    output channel (axis 0), with that constant; None otherwise."""
+    dq = op.weight.owner
+    if not isinstance(dq, relay.DequantizeOp):
+        return None
+    data = known_value(dq.data)
+    if data is None or data.dtype.kind not in "iu":
+        return None
+    if not _sliceable(dq, data.shape[0]) or not per_tensor(dq) and dq.prop("axis") % data.ndim != 0:
+        return None
+    return dq, data
+
+
+def _sliceable(dq: relay.DequantizeOp, channels: int) -> bool:
+    """Whether a dequantize's scale and zero point are constants of one value or `channels`."""
+    parts = [known_value(v) for v in (dq.scale, dq.zero_point)]
+    return all(p is not None and p.size in (1, channels) for p in parts)
+
+
+def _slice_of(v: SSAValue, channels: int, a: int, b: int, new: list[Operation]) -> SSAValue:
+    """Channels [a, b) of a constant of `channels` values (one value: `v` itself)."""
+    values = known_value(v)
+    if values.size == 1:
+        return v
+    const = inline_constant(np.ascontiguousarray(values.reshape(channels, *values.shape[1:])[a:b]))
+    new.append(const)
+    return const.result
+
+
+def _dequantized_slice(dq: relay.DequantizeOp, channels: int, a: int, b: int, new: list[Operation]) -> SSAValue:
+    """`dq` of the channels [a, b) of its constant data (its scale and zero point sliced
+    where they are per channel)."""
+    parts = [_slice_of(v, channels, a, b, new) for v in (dq.data, dq.scale, dq.zero_point)]
+    sliced = relay.DequantizeOp(*parts, **dq.py_props())
+    sliced.location = dq.location
+    new.append(sliced)
+    return sliced.result
+
+
+def _int8_output_slices(op: Operation, dq: relay.DequantizeOp, channels: int, limit: int, axis: int,
+                        chain: list[Operation]) -> tuple[list[Operation], Operation]:
+    """The int8 layer over slices of its output channels, each with its slice of the
+    bias, its activations and its quantize (`chain`), concatenated along `axis` (the
+    last op)."""
+    new: list[Operation] = []
+    parts = []
+    for a, b in channel_slices(channels, limit):
+        part = type(op)(op.operands[0], _dequantized_slice(dq, channels, a, b, new), **op.py_props())
+        keep_attributes(part, op)
+        new.append(part)
+        value = part.results[0]
+        for e in chain:
+            if isinstance(e, relay.BiasAddOp):
+                bias = per_channel_parts(e.bias, channels)
+                if len(bias) == 1:
+                    sliced = _slice_of(bias[0], channels, a, b, new)
+                else:
+                    sliced = _dequantized_slice(e.bias.owner, channels, a, b, new)
+                step = relay.BiasAddOp(value, sliced, **e.py_props())
+                step.location = e.location
+            else:
+                step = rebuilt_on(e, value)
+            new.append(step)
+            value = step.results[0]
+        parts.append(value)
+    joined = relay.ConcatenateOp(*parts, axis=axis)
+    joined.location = chain[-1].location
+    new.append(joined)
+    return new, joined
+
+
 class SplitWideLayer(TargetsRewrite):
     def __init__(self, targets: tuple[TargetDescription, ...]):
         super().__init__(targets)
@@ -138,10 +230,11 @@ class SplitWideLayer(TargetsRewrite):
         out, inp = shape_of(op.weight.type)[:2]
         if all(out <= limit and inp <= limit for limit in limits) or not self.unclaimed(op):
             return
+        axis = 1 if isinstance(op, relay.Conv2DOp) else len(shape_of(op.results[0].type)) - 1
         weight = known_value(op.weight)
         if weight is None or weight.dtype.kind != "f":
+            self.split_int8(op, rewriter, limits, axis)
             return
-        axis = 1 if isinstance(op, relay.Conv2DOp) else len(shape_of(op.results[0].type)) - 1
         bias = _only_bias(op)
         bias_value = known_value(bias.bias) if bias is not None else None
         if bias is not None and (bias_value is None or bias.prop("axis") % len(shape_of(bias.result.type)) != axis):
@@ -158,6 +251,29 @@ class SplitWideLayer(TargetsRewrite):
             if any(all(runs_alone(o, t) for o in computed) for t in self.targets):
                 last = bias if bias is not None else op
                 replace_chain(rewriter, new, last, last_new.results[0], [last, op] if bias is not None else [op])
+                return
+            discard(new)
+
+    def split_int8(self, op: Operation, rewriter: PatternRewriter, limits: list[int], axis: int) -> None:
+        """An int8 layer (`_int8_weight`) over the limit in its output channels only,
+        its chain ending in a per-tensor quantize: output slices, each quantized."""
+        found = _int8_weight(op)
+        if found is None:
+            return
+        dq, data = found
+        out, inp = data.shape[:2]
+        chain = channel_epilogue(op.results[0], axis, out)
+        if not chain or not per_tensor(chain[-1], relay.QuantizeOp):
+            return
+        for limit in limits:
+            if not out > limit >= inp:
+                continue
+            new, joined = _int8_output_slices(op, dq, out, limit, axis, chain)
+            computed = [o for o in new if isinstance(o, (*LAYERS, relay.ConcatenateOp))]
+            if any(all(runs_alone(o, t) for o in computed) for t in self.targets):
+                read = [dq, *(e.bias.owner for e in chain if isinstance(e, relay.BiasAddOp))]
+                replace_chain(rewriter, new, chain[-1], joined.results[0],
+                              [*reversed(chain), op, *(r for r in read if isinstance(r, relay.DequantizeOp))])
                 return
             discard(new)
 

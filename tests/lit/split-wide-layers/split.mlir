@@ -83,3 +83,84 @@ func.func @left_alone(%x: tensor<2x5000xf32>, %g: tensor<1x4x2x2xf32>, %z: tenso
   %d = relay.nn.dense %z, %m {accel.target = "host"} : (tensor<2x4xf32>, tensor<5000x4xf32>) -> tensor<2x5000xf32>
   func.return %a, %b, %c, %d : tensor<2x5000xf32>, tensor<1x1200x2x2xf32>, tensor<2x5000xf32>, tensor<2x5000xf32>
 }
+
+// -----
+
+// An int8 head of a QDQ model (weights per output channel), 512 -> 1280 with its bias, a
+// ReLU and the quantize: two slices of 640 channels, each the dequantize of its weight
+// rows (and of their scales and zero points), its bias rows, the ReLU and the quantize;
+// the int8 slices concatenated. Partitioned: one npu region (two qconv2d_bias_relu).
+// CHECK-LABEL: func.func @int8_head
+// CHECK:         %[[W0:.*]] = relay.constant dense<3> : tensor<640x512x1x1xi8>
+// CHECK-NEXT:    %[[S0:.*]] = relay.constant dense<{{.*}}> : tensor<640xf32>
+// CHECK-NEXT:    %[[Z0:.*]] = relay.constant dense<0> : tensor<640xi8>
+// CHECK-NEXT:    %[[D0:.*]] = relay.qnn.dequantize %[[W0]], %[[S0]], %[[Z0]] {axis = 0}
+// CHECK-NEXT:    %[[C0:.*]] = relay.nn.conv2d %xf, %[[D0]] : (tensor<1x512x1x1xf32>, tensor<640x512x1x1xf32>) -> tensor<1x640x1x1xf32>
+// CHECK-NEXT:    %[[B0:.*]] = relay.constant dense<7> : tensor<640xi32>
+// CHECK-NEXT:    %[[BS0:.*]] = relay.constant dense<{{.*}}> : tensor<640xf32>
+// CHECK-NEXT:    %[[BZ0:.*]] = relay.constant dense<0> : tensor<640xi32>
+// CHECK-NEXT:    %[[BD0:.*]] = relay.qnn.dequantize %[[B0]], %[[BS0]], %[[BZ0]] {axis = 0}
+// CHECK-NEXT:    %[[A0:.*]] = relay.nn.bias_add %[[C0]], %[[BD0]]
+// CHECK-NEXT:    %[[R0:.*]] = relay.nn.relu %[[A0]] : tensor<1x640x1x1xf32>
+// CHECK-NEXT:    %[[Q0:.*]] = relay.qnn.quantize %[[R0]], %ys, %yz : (tensor<1x640x1x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x640x1x1xi8>
+// CHECK:         %[[Q1:.*]] = relay.qnn.quantize %{{.*}}, %ys, %yz : (tensor<1x640x1x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x640x1x1xi8>
+// CHECK-NEXT:    %y = relay.concatenate %[[Q0]], %[[Q1]] {axis = 1} : (tensor<1x640x1x1xi8>, tensor<1x640x1x1xi8>) -> tensor<1x1280x1x1xi8>
+// CHECK-NOT:     relay.nn.conv2d
+// BYOC-LABEL: func.func @int8_head
+// BYOC-NEXT:    %y = func.call @npu_0(%x)
+// BYOC-NEXT:    func.return
+// BYOC:         relay.composite "npu.qconv2d_bias_relu"
+// BYOC:         relay.composite "npu.qconv2d_bias_relu"
+// BYOC:         relay.concatenate
+func.func @int8_head(%x: tensor<1x512x1x1xi8>) -> tensor<1x1280x1x1xi8> {
+  %xs = relay.constant dense<0.05> : tensor<f32>
+  %xz = relay.constant dense<0> : tensor<i8>
+  %xf = relay.qnn.dequantize %x, %xs, %xz : (tensor<1x512x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<1x512x1x1xf32>
+  %wq = relay.constant dense<3> : tensor<1280x512x1x1xi8>
+  %ws = relay.constant dense<0.01> : tensor<1280xf32>
+  %wz = relay.constant dense<0> : tensor<1280xi8>
+  %wf = relay.qnn.dequantize %wq, %ws, %wz {axis = 0} : (tensor<1280x512x1x1xi8>, tensor<1280xf32>, tensor<1280xi8>) -> tensor<1280x512x1x1xf32>
+  %bq = relay.constant dense<7> : tensor<1280xi32>
+  %bs = relay.constant dense<0.0005> : tensor<1280xf32>
+  %bz = relay.constant dense<0> : tensor<1280xi32>
+  %bf = relay.qnn.dequantize %bq, %bs, %bz {axis = 0} : (tensor<1280xi32>, tensor<1280xf32>, tensor<1280xi32>) -> tensor<1280xf32>
+  %c = relay.nn.conv2d %xf, %wf : (tensor<1x512x1x1xf32>, tensor<1280x512x1x1xf32>) -> tensor<1x1280x1x1xf32>
+  %a = relay.nn.bias_add %c, %bf : (tensor<1x1280x1x1xf32>, tensor<1280xf32>) -> tensor<1x1280x1x1xf32>
+  %r = relay.nn.relu %a : tensor<1x1280x1x1xf32>
+  %ys = relay.constant dense<0.1> : tensor<f32>
+  %yz = relay.constant dense<-128> : tensor<i8>
+  %y = relay.qnn.quantize %r, %ys, %yz : (tensor<1x1280x1x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x1280x1x1xi8>
+  func.return %y : tensor<1x1280x1x1xi8>
+}
+
+// -----
+
+// int8 layers left alone: too many input channels (the slices' sum would round to int8
+// where the layer accumulates in int32), no quantize after the layer (its float result
+// is read), weights quantized along their input channels.
+// CHECK-LABEL: func.func @int8_left_alone
+// CHECK-NOT:     relay.concatenate
+// CHECK-NOT:     relay.add
+// CHECK:         relay.nn.conv2d %xf, %wf : (tensor<1x2048x1x1xf32>, tensor<16x2048x1x1xf32>) -> tensor<1x16x1x1xf32>
+// CHECK:         relay.nn.conv2d %vf, %uf : (tensor<1x8x1x1xf32>, tensor<1280x8x1x1xf32>) -> tensor<1x1280x1x1xf32>
+// CHECK:         relay.nn.conv2d %vf, %tf : (tensor<1x8x1x1xf32>, tensor<1280x8x1x1xf32>) -> tensor<1x1280x1x1xf32>
+func.func @int8_left_alone(%x: tensor<1x2048x1x1xi8>, %v: tensor<1x8x1x1xi8>) -> (tensor<1x16x1x1xi8>, tensor<1x1280x1x1xf32>, tensor<1x1280x1x1xi8>) {
+  %s = relay.constant dense<0.05> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i8>
+  %xf = relay.qnn.dequantize %x, %s, %z : (tensor<1x2048x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2048x1x1xf32>
+  %wq = relay.constant dense<3> : tensor<16x2048x1x1xi8>
+  %wf = relay.qnn.dequantize %wq, %s, %z : (tensor<16x2048x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<16x2048x1x1xf32>
+  %c = relay.nn.conv2d %xf, %wf : (tensor<1x2048x1x1xf32>, tensor<16x2048x1x1xf32>) -> tensor<1x16x1x1xf32>
+  %y = relay.qnn.quantize %c, %s, %z : (tensor<1x16x1x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x16x1x1xi8>
+  %vf = relay.qnn.dequantize %v, %s, %z : (tensor<1x8x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x1x1xf32>
+  %uq = relay.constant dense<3> : tensor<1280x8x1x1xi8>
+  %uf = relay.qnn.dequantize %uq, %s, %z : (tensor<1280x8x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<1280x8x1x1xf32>
+  %u = relay.nn.conv2d %vf, %uf : (tensor<1x8x1x1xf32>, tensor<1280x8x1x1xf32>) -> tensor<1x1280x1x1xf32>
+  %tq = relay.constant dense<3> : tensor<1280x8x1x1xi8>
+  %ts = relay.constant dense<0.01> : tensor<8xf32>
+  %tz = relay.constant dense<0> : tensor<8xi8>
+  %tf = relay.qnn.dequantize %tq, %ts, %tz {axis = 1} : (tensor<1280x8x1x1xi8>, tensor<8xf32>, tensor<8xi8>) -> tensor<1280x8x1x1xf32>
+  %t = relay.nn.conv2d %vf, %tf : (tensor<1x8x1x1xf32>, tensor<1280x8x1x1xf32>) -> tensor<1x1280x1x1xf32>
+  %q = relay.qnn.quantize %t, %s, %z : (tensor<1x1280x1x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x1280x1x1xi8>
+  func.return %y, %u, %q : tensor<1x16x1x1xi8>, tensor<1x1280x1x1xf32>, tensor<1x1280x1x1xi8>
+}
