@@ -330,6 +330,48 @@ def test_fast_verification_of_operand_segments(segments):
     assert (outcomes[0] is None) == (segments == [1, 1, 0, 0])
 
 
+def test_verification_by_signature_accepts_only_what_was_accepted():
+    """`verify_located` accepts a view, transfer or buffer whose signature (properties,
+    operand and result types) an accepted one had, without its checks; an op of another
+    signature (a property under another name, another type, another operand count) is
+    still checked, and rejected where invalid: the same property object under an unknown
+    name, a transfer between two host buffers after a valid one of the same shapes."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import ModuleOp
+
+    from accel.compiler.diagnostics import CompileError, verify_located
+    from accel.dialects import accel
+
+    def module_of(*build):
+        block = Block(arg_types=[MemRefType(f32, [4]), MemRefType(f32, [4])])
+        for make in build:
+            block.add_op(make(block))
+        block.add_op(func.ReturnOp())
+        return ModuleOp([func.FuncOp("f", ((MemRefType(f32, [4]), MemRefType(f32, [4])), ()), Region(block))])
+
+    spm = accel.memref_type(f32, (4,), space=accel.SPM)
+    offset = IntegerAttr(64, 64)
+
+    def alloc(block, name="offset"):
+        op = accel.AllocOp(spm)
+        op.properties[name] = offset
+        return op
+
+    verify_located(module_of(alloc, alloc))  # the second one by its signature
+    with pytest.raises(CompileError, match="accel.alloc"):
+        verify_located(module_of(alloc, lambda b: alloc(b, "bogus")))
+
+    def load(block):
+        return accel.DmaStartOp(block.args[0], block.ops.first.results[0])
+
+    def host_to_host(block):
+        return accel.DmaStartOp(block.args[0], block.args[1])
+
+    verify_located(module_of(alloc, load, load))
+    with pytest.raises(CompileError, match="accel.dma_start"):
+        verify_located(module_of(alloc, load, host_to_host))
+
+
 @pytest.mark.parametrize("offsets, sizes", [([0, "iv", 2], [1, 4, 4]), (["iv", 0, 0], [2, "iv", 8]),
                                             ([0, 0, 0], [4, 8, 8])])
 def test_operand_segments_are_what_the_irdl_accessors_give(offsets, sizes):
