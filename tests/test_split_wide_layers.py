@@ -3,9 +3,10 @@ the npu takes becomes layers over slices of its output channels, concatenated; t
 reference interpreter's result is unchanged bit for bit (each channel reads its own weight
 row), with and without a bias; with too many input channels, layers over input slices,
 summed (within float rounding). An int8 layer of a QDQ model (weights per tensor or per
-channel, bias, activation, quantize) over its output channels too, bit for bit; an int8
-head made with onnxruntime's quantize_static then runs wholly on the npu, within one
-quantization step of onnxruntime and the interpreter. The trained models of bench/wheel_models.py whose heads are
+channel, bias, activation, quantize) over its output channels too, bit for bit; over its
+input channels as float slices summed, within one quantization step. An int8 head and an
+int8 bottleneck made with onnxruntime's quantize_static then run wholly on the npu, within
+one quantization step of onnxruntime and the interpreter. The trained models of bench/wheel_models.py whose heads are
 wide (RapidOCR's orientation classifier, the PP-OCR and ddddocr recognizers) then run wholly
 on the npu; a MobileNetV3-style head made here through C against onnxruntime."""
 
@@ -114,6 +115,42 @@ def test_int8_slices_keep_the_result(layer, extra, per_channel, bias, relu, seed
     assert all(isinstance(v.owner, relay.QuantizeOp) for v in concat[0].operands)
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(layer=st.sampled_from(["conv2d", "dense"]), extra=st.integers(1, 1200), per_channel=st.booleans(),
+       bias=st.booleans(), seed=st.integers(0, 2**16))
+def test_int8_input_slices_within_a_step(layer, extra, per_channel, bias, seed):
+    """An int8 layer of a QDQ model with too many input channels: float layers on the
+    dequantized data's slices, summed before the bias and the quantize; the quantized
+    result within one step of the interpreter's on the layer (another order of the same
+    float products), no int8 layer left over the limit."""
+    rng = np.random.default_rng(seed)
+    b = GraphBuilder()
+    inp = (1024 if layer == "conv2d" else 4096) + extra
+    shape = (1, inp, 2, 2) if layer == "conv2d" else (2, inp)
+    x = b.qnn_dequantize(b.input("x", shape, np.int8), b.const(np.float32(0.05)), b.const(np.int8(3)))
+    wq = rng.integers(-127, 128, (3, inp, 1, 1) if layer == "conv2d" else (3, inp)).astype(np.int8)
+    if per_channel:
+        w = b.qnn_dequantize(b.const(wq), b.const((rng.random(3) * 0.002 + 0.0005).astype(np.float32)),
+                             b.const(np.zeros(3, np.int8)), axis=0)
+    else:
+        w = b.qnn_dequantize(b.const(wq), b.const(np.float32(0.001)), b.const(np.int8(0)))
+    y = b.conv2d(x, w) if layer == "conv2d" else b.dense(x, w)
+    if bias:
+        bq = b.const(rng.integers(-2000, 2000, 3).astype(np.int32))
+        y = b.bias_add(y, b.qnn_dequantize(bq, b.const(np.float32(0.0005)), b.const(np.int32(0))), axis=1)
+    y = b.qnn_quantize(y, b.const(np.float32(0.05)), b.const(np.int8(-5)))
+    module = b.build([y])
+    inputs = {"x": rng.integers(-128, 128, shape).astype(np.int8)}
+    want = run_function(module, inputs)
+    SplitWideLayers().apply(make_context("npu"), module)
+    module.verify()
+    got = run_function(module, inputs)
+    for k, w in want.items():
+        assert np.max(np.abs(got[k].astype(np.int32) - w.astype(np.int32))) <= 1, k
+    adds = [op for op in module.walk() if isinstance(op, relay.AddOp)]
+    assert len(adds) == len(channel_slices(inp, 1024 if layer == "conv2d" else 4096)) - 1
+
+
 def test_slices_are_as_few_and_even_as_can_be():
     assert channel_slices(1280, 1024) == [(0, 640), (640, 1280)]
     assert channel_slices(6625, 4096) == [(0, 3313), (3313, 6625)]
@@ -185,4 +222,28 @@ def test_an_int8_head_runs_on_the_npu_within_a_step(tmp_path):
     assert len(report["regions"]) == 1 and not [r for r in report["rejected"] if "qnn" not in r["op"]], \
         report["rejected"]
     assert report["regions"][0]["composites"].count("npu.qconv2d_bias") == 3  # the 3x3 conv and two slices
+    assert_int8_matches_references(str(tmp_path / "out"), path, seeds=2)
+
+
+def test_an_int8_bottleneck_runs_on_the_npu_within_a_step(tmp_path):
+    """test_a_wide_bottleneck_runs_on_the_npu_and_matches_onnxruntime's model quantized by
+    onnxruntime's quantize_static (QDQ, weights per channel): its 256 -> 2048 conv as int8
+    output slices, its 2048 -> 128 conv as float slices of the dequantized data summed
+    before the quantize; one npu region, within one quantization step of onnxruntime and
+    of the interpreter."""
+    rng = np.random.default_rng(9)
+
+    def w(name, shape, scale):
+        return nh.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+    inits = [w("wa", [2048, 256, 1, 1], 0.06), w("ba", [2048], 0.1), w("wb", [128, 2048, 1, 1], 0.02),
+             w("bb", [128], 0.1), w("wc", [16, 128, 3, 3], 0.05)]
+    nodes = [oh.make_node("Conv", ["x", "wa", "ba"], ["a"]), oh.make_node("Relu", ["a"], ["r"]),
+             oh.make_node("Conv", ["r", "wb", "bb"], ["b"]), oh.make_node("Conv", ["b", "wc"], ["y"], pads=[1, 1, 1, 1])]
+    float_path, path = str(tmp_path / "bottleneck.onnx"), str(tmp_path / "bottleneck_int8.onnx")
+    save_image_model(float_path, nodes, inits, [1, 256, 7, 7], "y", [1, 16, 7, 7])
+    quantize_qdq(float_path, path)
+    report = compile_to_directory(path, "npu", str(tmp_path / "out"))
+    assert len(report["regions"]) == 1 and not [r for r in report["rejected"] if "qnn" not in r["op"]], \
+        report["rejected"]
     assert_int8_matches_references(str(tmp_path / "out"), path, seeds=2)

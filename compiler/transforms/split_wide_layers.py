@@ -26,10 +26,14 @@ output channels only, with what it is computed with: its bias (the dequantize of
 constants, sliced as the weight), its activations and its per-tensor quantize go into each
 slice, and the int8 slices are concatenated. A quantize acts on each element alone, so
 each slice computes its channels' int8 values exactly (each slice is then an int8 layer
-a target's pattern takes: `npu.qconv2d_bias_relu`). Its input channels are not split:
-the slices' sum would round to int8 where the layer accumulates in int32. Rewritten only
-when no target runs the layer and one target runs every slice and the concatenation or
-sum (`annotate_target.runs_alone`).
+a target's pattern takes: `npu.qconv2d_bias_relu`). Over its input channels, the int8
+slices' sums would round to int8 where the layer accumulates in int32: the slices are
+float layers instead, on the dequantized data's channel slices with the dequantized
+weight's columns (constants: the dequantize evaluated as the reference interpreter runs
+it), summed in float, the dequantized bias on the last, then the layer's activations and
+quantize as before (float rounding of another order: the quantized result within one
+step). Rewritten only when no target runs the layer and one target runs every slice and
+the concatenation or sum (`annotate_target.runs_alone`).
 
 An int8 head (`quantize_static`'s QDQ form), 512 -> 1280:
 
@@ -65,12 +69,13 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
 
 from accel.compiler.byoc_rewrites import (TargetsRewrite, channel_epilogue, discard, keep_attributes, per_channel_parts,
                                           rebuilt_on, replace_chain, rewrite_each, summed_with_bias)
+from accel.compiler.runtime.interpreter import OpEvaluator
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.tensors import inline_constant, known_value, per_tensor
@@ -216,9 +221,24 @@ def _int8_output_slices(op: Operation, dq: relay.DequantizeOp, channels: int, li
     return new, joined
 
 
+def _int8_input_slices(op: Operation, weight: np.ndarray, limit: int, bias: relay.BiasAddOp | None,
+                       bias_value: np.ndarray | None) -> tuple[list[Operation], Operation]:
+    """The int8 layer over slices of its input channels, in float (`weight`, `bias_value`:
+    its dequantized weight and bias), summed (the last op), the bias on the last slice."""
+    if bias is None:
+        return _input_slices(op, weight, limit, None)
+    const = inline_constant(bias_value)
+    template = relay.BiasAddOp(op.results[0], const.result, **bias.py_props())  # what summed_with_bias copies
+    template.location = bias.location
+    new, last = _input_slices(op, weight, limit, template)
+    template.erase(safe_erase=False)
+    return [const, *new], last
+
+
 class SplitWideLayer(TargetsRewrite):
     def __init__(self, targets: tuple[TargetDescription, ...]):
         super().__init__(targets)
+        self.evaluator: OpEvaluator | None = None  # dequantizes int32 biases (made when one is)
         self.limits = {layer.name: channel_limits(targets, layer.name) for layer in LAYERS}
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
@@ -255,8 +275,9 @@ class SplitWideLayer(TargetsRewrite):
             discard(new)
 
     def split_int8(self, op: Operation, rewriter: PatternRewriter, limits: list[int], axis: int) -> None:
-        """An int8 layer (`_int8_weight`) over the limit in its output channels only,
-        its chain ending in a per-tensor quantize: output slices, each quantized."""
+        """An int8 layer (`_int8_weight`) over the limit in its output or its input
+        channels, its chain ending in a per-tensor quantize: output slices, each
+        quantized, or input slices summed in float before the bias (see the module)."""
         found = _int8_weight(op)
         if found is None:
             return
@@ -265,17 +286,37 @@ class SplitWideLayer(TargetsRewrite):
         chain = channel_epilogue(op.results[0], axis, out)
         if not chain or not per_tensor(chain[-1], relay.QuantizeOp):
             return
+        bias = chain[0] if isinstance(chain[0], relay.BiasAddOp) else None
         for limit in limits:
-            if not out > limit >= inp:
+            if out > limit >= inp:
+                new, joined = _int8_output_slices(op, dq, out, limit, axis, chain)
+                computed = [o for o in new if isinstance(o, (*LAYERS, relay.ConcatenateOp))]
+                last, dead = chain[-1], [*reversed(chain), op]
+            elif inp > limit >= out:
+                bias_value = None if bias is None else self.dequantized(bias.bias)
+                new, joined = _int8_input_slices(op, self.dequantized(op.weight), limit, bias, bias_value)
+                computed = [o for o in new if isinstance(o, (*LAYERS, relay.StridedSliceOp, relay.AddOp))]
+                last, dead = (bias, [bias, op]) if bias is not None else (op, [op])
+            else:
                 continue
-            new, joined = _int8_output_slices(op, dq, out, limit, axis, chain)
-            computed = [o for o in new if isinstance(o, (*LAYERS, relay.ConcatenateOp))]
             if any(all(runs_alone(o, t) for o in computed) for t in self.targets):
-                read = [dq, *(e.bias.owner for e in chain if isinstance(e, relay.BiasAddOp))]
-                replace_chain(rewriter, new, chain[-1], joined.results[0],
-                              [*reversed(chain), op, *(r for r in read if isinstance(r, relay.DequantizeOp))])
+                read = [dq, *([bias.bias.owner] if bias is not None else [])]
+                replace_chain(rewriter, new, last, joined.results[0],
+                              [*dead, *(r for r in read if isinstance(r, relay.DequantizeOp))])
                 return
             discard(new)
+
+    def dequantized(self, v: SSAValue) -> np.ndarray:
+        """A weight's or bias's float values: the constant, or its dequantize (of
+        constants) evaluated as the reference interpreter runs it."""
+        value = known_value(v)
+        if value is not None:
+            return value
+        dq = v.owner
+        if self.evaluator is None:
+            self.evaluator = OpEvaluator(ModuleOp([]))
+        (value,) = self.evaluator.evaluate(dq, [known_value(v) for v in dq.operands])
+        return value
 
 
 @dataclass(frozen=True)

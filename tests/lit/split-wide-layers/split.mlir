@@ -135,23 +135,52 @@ func.func @int8_head(%x: tensor<1x512x1x1xi8>) -> tensor<1x1280x1x1xi8> {
 
 // -----
 
-// int8 layers left alone: too many input channels (the slices' sum would round to int8
-// where the layer accumulates in int32), no quantize after the layer (its float result
-// is read), weights quantized along their input channels.
-// CHECK-LABEL: func.func @int8_left_alone
-// CHECK-NOT:     relay.concatenate
-// CHECK-NOT:     relay.add
-// CHECK:         relay.nn.conv2d %xf, %wf : (tensor<1x2048x1x1xf32>, tensor<16x2048x1x1xf32>) -> tensor<1x16x1x1xf32>
-// CHECK:         relay.nn.conv2d %vf, %uf : (tensor<1x8x1x1xf32>, tensor<1280x8x1x1xf32>) -> tensor<1x1280x1x1xf32>
-// CHECK:         relay.nn.conv2d %vf, %tf : (tensor<1x8x1x1xf32>, tensor<1280x8x1x1xf32>) -> tensor<1x1280x1x1xf32>
-func.func @int8_left_alone(%x: tensor<1x2048x1x1xi8>, %v: tensor<1x8x1x1xi8>) -> (tensor<1x16x1x1xi8>, tensor<1x1280x1x1xf32>, tensor<1x1280x1x1xi8>) {
+// An int8 layer with too many input channels (ResNet-50's 2048 -> 512 in a QDQ model):
+// int8 slices would round their partial sums, so the slices are float layers on the
+// dequantized data's channel slices with the dequantized weight's columns (constants:
+// 3 * 0.05), summed, the dequantized bias (7 * 0.0005) on the last, then the quantize;
+// partitioned, one npu region (its dequantize and quantize on the device).
+// CHECK-LABEL: func.func @int8_inputs
+// CHECK:         %[[S0:.*]] = relay.strided_slice %xf {begin = [0], end = [1024], axes = [1]} : (tensor<1x2048x1x1xf32>) -> tensor<1x1024x1x1xf32>
+// CHECK-NEXT:    %[[W0:.*]] = relay.constant dense<1.500000e-01> : tensor<16x1024x1x1xf32>
+// CHECK-NEXT:    %[[C0:.*]] = relay.nn.conv2d %[[S0]], %[[W0]]
+// CHECK-NEXT:    %[[S1:.*]] = relay.strided_slice %xf {begin = [1024], end = [2048], axes = [1]}
+// CHECK-NEXT:    %[[W1:.*]] = relay.constant dense<1.500000e-01> : tensor<16x1024x1x1xf32>
+// CHECK-NEXT:    %[[C1:.*]] = relay.nn.conv2d %[[S1]], %[[W1]]
+// CHECK-NEXT:    %[[B:.*]] = relay.nn.bias_add %[[C1]], %[[BIAS:.*]] : (tensor<1x16x1x1xf32>, tensor<16xf32>)
+// CHECK-NEXT:    %[[SUM:.*]] = relay.add %[[B]], %[[C0]] : tensor<1x16x1x1xf32>
+// CHECK-NEXT:    %y = relay.qnn.quantize %[[SUM]], %s, %z
+// CHECK-NOT:     relay.qnn.dequantize %wq
+// BYOC-LABEL: func.func @int8_inputs
+// BYOC-NEXT:    %y = func.call @npu_0(%x)
+// BYOC-NEXT:    func.return
+func.func @int8_inputs(%x: tensor<1x2048x1x1xi8>) -> tensor<1x16x1x1xi8> {
   %s = relay.constant dense<0.05> : tensor<f32>
   %z = relay.constant dense<0> : tensor<i8>
   %xf = relay.qnn.dequantize %x, %s, %z : (tensor<1x2048x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2048x1x1xf32>
   %wq = relay.constant dense<3> : tensor<16x2048x1x1xi8>
   %wf = relay.qnn.dequantize %wq, %s, %z : (tensor<16x2048x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<16x2048x1x1xf32>
+  %bq = relay.constant dense<7> : tensor<16xi32>
+  %bs = relay.constant dense<0.0005> : tensor<16xf32>
+  %bz = relay.constant dense<0> : tensor<16xi32>
+  %bf = relay.qnn.dequantize %bq, %bs, %bz {axis = 0} : (tensor<16xi32>, tensor<16xf32>, tensor<16xi32>) -> tensor<16xf32>
   %c = relay.nn.conv2d %xf, %wf : (tensor<1x2048x1x1xf32>, tensor<16x2048x1x1xf32>) -> tensor<1x16x1x1xf32>
-  %y = relay.qnn.quantize %c, %s, %z : (tensor<1x16x1x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x16x1x1xi8>
+  %a = relay.nn.bias_add %c, %bf : (tensor<1x16x1x1xf32>, tensor<16xf32>) -> tensor<1x16x1x1xf32>
+  %y = relay.qnn.quantize %a, %s, %z : (tensor<1x16x1x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x16x1x1xi8>
+  func.return %y : tensor<1x16x1x1xi8>
+}
+
+// -----
+
+// int8 layers left alone: no quantize after the layer (its float result is read), weights
+// quantized along their input channels.
+// CHECK-LABEL: func.func @int8_left_alone
+// CHECK-NOT:     relay.concatenate
+// CHECK:         relay.nn.conv2d %vf, %uf : (tensor<1x8x1x1xf32>, tensor<1280x8x1x1xf32>) -> tensor<1x1280x1x1xf32>
+// CHECK:         relay.nn.conv2d %vf, %tf : (tensor<1x8x1x1xf32>, tensor<1280x8x1x1xf32>) -> tensor<1x1280x1x1xf32>
+func.func @int8_left_alone(%v: tensor<1x8x1x1xi8>) -> (tensor<1x1280x1x1xf32>, tensor<1x1280x1x1xi8>) {
+  %s = relay.constant dense<0.05> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i8>
   %vf = relay.qnn.dequantize %v, %s, %z : (tensor<1x8x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x1x1xf32>
   %uq = relay.constant dense<3> : tensor<1280x8x1x1xi8>
   %uf = relay.qnn.dequantize %uq, %s, %z : (tensor<1280x8x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<1280x8x1x1xf32>
@@ -162,5 +191,5 @@ func.func @int8_left_alone(%x: tensor<1x2048x1x1xi8>, %v: tensor<1x8x1x1xi8>) ->
   %tf = relay.qnn.dequantize %tq, %ts, %tz {axis = 1} : (tensor<1280x8x1x1xi8>, tensor<8xf32>, tensor<8xi8>) -> tensor<1280x8x1x1xf32>
   %t = relay.nn.conv2d %vf, %tf : (tensor<1x8x1x1xf32>, tensor<1280x8x1x1xf32>) -> tensor<1x1280x1x1xf32>
   %q = relay.qnn.quantize %t, %s, %z : (tensor<1x1280x1x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x1280x1x1xi8>
-  func.return %y, %u, %q : tensor<1x16x1x1xi8>, tensor<1x1280x1x1xf32>, tensor<1x1280x1x1xi8>
+  func.return %u, %q : tensor<1x1280x1x1xf32>, tensor<1x1280x1x1xi8>
 }
