@@ -30,6 +30,7 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "additive-masks": _lazy("additive_masks", "AdditiveMasks"),
     "canonicalize-conv-transpose": _lazy("canonicalize_conv_transpose", "CanonicalizeConvTranspose"),
     "canonicalize-linear": _lazy("canonicalize_linear", "CanonicalizeLinear"),
+    "quantize-layer-biases": _lazy("quantize_layer_biases", "QuantizeLayerBiases"),
     "split-tall-kernels": _lazy("split_tall_kernels", "SplitTallKernels"),
     "undilate-convs": _lazy("undilate_convs", "UndilateConvs"),
     "split-grouped-convs": _lazy("split_grouped_convs", "SplitGroupedConvs"),
