@@ -624,6 +624,19 @@ class ScratchpadPlan:
         assert plan_is_valid(intervals, offsets, self.capacity), \
             f"@{self.fn.sym_name.data}: the incremental scratchpad plan is not valid"
 
+    def no_room_over(self, op: Operation, buffer_types: Iterable) -> bool:
+        """Whether buffers of `buffer_types` added to the bytes live over all of `op` (a
+        loop: from it to its last nested op) certainly exceed the capacity: a screen for
+        a rewrite that makes them live across the loop, refusing it before it is built (the
+        check would; `False` decides nothing)."""
+        if self._roomy is not None or not self.valid:
+            return False
+        lo = dict.get(self.label, op)
+        hi = self.last.get(op, lo) if op.regions else lo
+        if lo is None or hi is None:
+            return False
+        return self._crowded(lo, hi, sum(_aligned_bytes(t, self.alignment) for t in buffer_types))
+
     def _hand_over(self, write: bool = True) -> bool:
         """The buffers no longer fit side by side: number the function with the rewrite in
         place, and let a whole plan decide (a refused rewrite is undone and settled as

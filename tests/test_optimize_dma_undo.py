@@ -188,3 +188,30 @@ def test_deferred_copy_waits_undo_restores_the_function_exactly():
         assert str(fn) == before
         fn.verify()
     assert reordered  # the queries, values, keys of a head split: values issued last
+
+
+@pytest.mark.parametrize("target", ["npu", "npu-64k"])
+def test_the_room_screen_refuses_only_what_the_check_refuses(monkeypatch, target):
+    """double_buffer_loop's screen (`ScratchpadPlan.no_room_over`: second slots added to
+    the most crowded point of the loop exceed the scratchpad) builds nothing where the
+    plan's check would refuse the loop: optimize-dma gives the same IR with the screen and
+    without it, and the screen refuses some loops (on a scratchpad the tiles fill)."""
+    from accel.compiler.driver import make_context, print_ir
+    from accel.compiler.memory_plan import ScratchpadPlan
+    from accel.compiler.transforms.optimize_dma import OptimizeDma
+
+    placed = after_passes(MODEL, target, BEFORE_OPTIMIZE)
+    screened, refused = placed.clone(), []
+    screen = ScratchpadPlan.no_room_over
+
+    def counting(self, op, buffer_types):
+        full = screen(self, op, buffer_types)
+        refused.append(full)
+        return full
+
+    monkeypatch.setattr(ScratchpadPlan, "no_room_over", counting)
+    OptimizeDma().apply(make_context(target), screened)
+    monkeypatch.setattr(ScratchpadPlan, "no_room_over", lambda self, op, buffer_types: False)
+    OptimizeDma().apply(make_context(target), placed)
+    assert print_ir(screened) == print_ir(placed)
+    assert any(refused), target

@@ -694,12 +694,14 @@ _SLOT_TYPES: dict[tuple, tuple[MemRefType, MemRefType]] = {}
 """`_slot_type`'s answers, with the two-slot type held (its id stays its own)."""
 
 
-def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journal = IMMEDIATE) -> bool:
+def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journal = IMMEDIATE,
+                       plan: ScratchpadPlan | None = None) -> bool | None:
     """Pipeline the streamed transfers of `loop` by one iteration (see the docstring);
     with `write_backs`, the computed tiles get two slots as well and their write-backs
     are not waited for inside the loop. The old loop leaves the IR through `journal`
     (unchanged: the new ops are clones), which can put it back (see `_per_loop`) or, kept,
-    erases it."""
+    erases it. None (`NO_ROOM`), nothing built: `plan` says the second slots cannot fit
+    (each adds its bytes to the most crowded point of the loop)."""
     lb, ub, step = (constant_index(v) for v in (loop.lb, loop.ub, loop.step))
     if lb is None or ub is None or step is None or loop.iter_args or (ub - lb) // step < 2:
         return False
@@ -723,6 +725,8 @@ def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journ
     stores = [op for op in ops if write_backs and isinstance(op, accel.DmaStartOp) and op.to_host
               and isinstance(op.source.owner, accel.AllocOp) and op.source.owner.parent is body
               and all(isinstance(u.operation, accel.DmaWaitOp) for u in op.token.uses)]
+    if plan is not None and plan.no_room_over(loop, [*(d.dest.type for d in loads), *(st.source.type for st in stores)]):
+        return NO_ROOM
     n = (ub - lb) // step
     last = lb + (n - 1) * step
     neighbours = (loop.prev_op, loop.next_op)  # what the new ops come between
@@ -773,6 +777,11 @@ def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journ
     loop.detach()
     journal.record(change.undo, change.keep)
     return True
+
+
+NO_ROOM = None
+"""What a step on a loop returns when it knows, before building anything, that what it
+would add cannot fit: `_per_loop` then tries the lighter variant."""
 
 
 def _clone_view(v: SSAValue, mapping: dict, point: InsertPoint, loop: Operation) -> SSAValue:
@@ -1679,8 +1688,8 @@ class OptimizeDma(ModulePass):
                         fwd.commit()
                 if self.double_buffer:
                     if has_loops:
-                        _per_loop(fn, spm, _tuned(double_buffer_loop),
-                                  _tuned(lambda lp, **kw: double_buffer_loop(lp, False, **kw)))
+                        _per_loop(fn, spm, _tuned(lambda lp, **kw: double_buffer_loop(lp, True, plan=spm, **kw)),
+                                  _tuned(lambda lp, **kw: double_buffer_loop(lp, False, plan=spm, **kw)))
                     # Each round issues the loads moved by the last one more op earlier (a
                     # tuned op's loads at most its `prefetch` rounds).
                     block = fn.body.block
@@ -1781,7 +1790,8 @@ def _stepped(block: Block, before: Operation | None, after: Operation, loop: scf
 
 def _per_loop(fn: func.FuncOp, plan: ScratchpadPlan, step, fallback=None) -> None:
     """Apply `step` to every loop of `fn` (innermost first), keeping it where the plan
-    fits, else trying `fallback` (a lighter variant). A step changes only the loop and
+    fits, else trying `fallback` (a lighter variant; also when the step returns
+    `NO_ROOM`, having built nothing). A step changes only the loop and
     puts ops just before it, so its check covers the ops between the loop's old
     neighbours; the steps take `journal=` (a `Journal` of their changes to the IR) and a
     failed attempt is undone from it: trying every loop costs the loops' sizes, not the
@@ -1798,7 +1808,10 @@ def _per_loop(fn: func.FuncOp, plan: ScratchpadPlan, step, fallback=None) -> Non
                 continue
             block, before, after = loop.parent, loop.prev_op, loop.next_op
             journal = Journal()
-            if not attempt(loop, journal=journal):
+            applied = attempt(loop, journal=journal)
+            if applied is NO_ROOM:
+                continue
+            if not applied:
                 break
             changed = _stepped(block, before, after, loop)
             if plan.check(changed):
