@@ -192,10 +192,11 @@ def test_deferred_copy_waits_undo_restores_the_function_exactly():
 
 @pytest.mark.parametrize("target", ["npu", "npu-64k"])
 def test_the_room_screen_refuses_only_what_the_check_refuses(monkeypatch, target):
-    """double_buffer_loop's screen (`ScratchpadPlan.no_room_over`: second slots added to
-    the most crowded point of the loop exceed the scratchpad) builds nothing where the
-    plan's check would refuse the loop: optimize-dma gives the same IR with the screen and
-    without it, and the screen refuses some loops (on a scratchpad the tiles fill)."""
+    """The screens of double buffering and prefetching (`ScratchpadPlan.no_room_over`: a
+    loop's second slots, or a moved load's buffer, added to the most crowded point they
+    would cover exceed the scratchpad) build nothing where the plan's check would refuse
+    the rewrite: optimize-dma gives the same IR with the screens and without them, and they
+    refuse some rewrites (on a scratchpad the tiles fill)."""
     from accel.compiler.driver import make_context, print_ir
     from accel.compiler.memory_plan import ScratchpadPlan
     from accel.compiler.transforms.optimize_dma import OptimizeDma

@@ -254,7 +254,8 @@ def _alloc_of(v: SSAValue) -> list[Operation]:
 def keep_fitting(changes: list, plan: ScratchpadPlan) -> list:
     """Of tentatively applied `changes` (with apply, undo and footprint), keep a subset
     under which the scratchpad plan fits: all if they fit together, else each in turn
-    where it fits beside those kept before it. Each check costs what its change touches
+    where it fits beside those kept before it (a change with `no_room(plan)` that says
+    it cannot is passed over without being made). Each check costs what its change touches
     (see `ScratchpadPlan`), so trying them all costs their sizes, not the region's. A
     change not kept that holds ops out of the IR for a retry (`discard`) lets them go."""
     if not changes:
@@ -281,6 +282,9 @@ def _keep_fitting(changes: list, plan: ScratchpadPlan) -> list:
     for c in changes:
         if any(id(n) not in kept_ids for n in getattr(c, "needs", ())):
             continue  # what it reuses was not kept
+        screen = getattr(c, "no_room", None)
+        if screen is not None and screen(plan):
+            continue  # the check would refuse it: neither made nor checked
         c.apply()
         footprint = c.footprint()
         if plan.check(*footprint):
@@ -929,6 +933,13 @@ class Prefetch:
 
     def footprint(self) -> Footprint:
         return Footprint(list(self.ops), [], _alloc_of(self.ops[-1].dest))
+
+    def no_room(self, plan: ScratchpadPlan) -> bool:
+        """Whether the plan says the move cannot fit, before it is made: its buffer, live
+        from the compute op it would precede on, adds its bytes there (when the move takes
+        the buffer's alloc along: else it is live there already)."""
+        alloc = self.ops[-2] if len(self.ops) > 1 else None
+        return isinstance(alloc, accel.AllocOp) and plan.no_room_over(self.target, [alloc.result.type])
 
 
 def prefetch_loads(block: Block, plan: ScratchpadPlan, only: set | None = None) -> set:
