@@ -15,9 +15,11 @@ from hypothesis import strategies as st
 from onnx import helper as oh
 from onnx import numpy_helper as nh
 
-from accel.compiler.driver import compile_to_directory, make_context
+from accel.compiler.driver import compile_to_directory, make_context, print_ir
+from accel.compiler.fuzz.graphs import relay_graphs
 from accel.compiler.frontend.builder import GraphBuilder
 from accel.compiler.runtime.interpreter import run_function
+from accel.compiler.runtime.run_compiled import run_directory
 from accel.compiler.tensors import known_value
 from accel.compiler.transforms.quantize_layer_biases import QuantizeLayerBiases
 from accel.dialects import relay
@@ -83,3 +85,19 @@ def test_float_conv_biases_of_an_int8_model_run_on_the_npu(tmp_path):
     assert len(report["regions"]) == 1, report["regions"]
     assert not [r for r in report["rejected"] if "qnn" not in r["op"]], report["rejected"]
     assert_int8_matches_references(str(tmp_path / "out"), path, seeds=2)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(graph=relay_graphs(max_ops=3, ops=["qdq_layer", "qdq_activation"]))
+def test_the_fuzzers_int8_layers_through_c(tmp_path_factory, graph):
+    """The fuzzer's `qdq_layer` kind (QDQ convs and dense layers, weights per tensor or per
+    channel, a bias on the grid or in float, a ReLU) compiled for the npu: the C matches
+    the interpreter on the graph as written within one step of each int8 output."""
+    out = tmp_path_factory.mktemp("qdq_layer")
+    src = out / "graph.mlir"
+    src.write_text(print_ir(graph.module))
+    compile_to_directory(str(src), "npu", str(out / "c"))
+    got, _ = run_directory(str(out / "c"), graph.inputs)
+    want = run_function(graph.module, graph.inputs)
+    for name, w in want.items():
+        assert np.max(np.abs(got[name].astype(np.int32) - w.astype(np.int32))) <= 1, name

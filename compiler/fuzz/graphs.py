@@ -1032,6 +1032,43 @@ def _qdq_activation(g: _Gen):
     return g.b.qnn_quantize(y, g.scalar_scale(), g.scalar_zero_point(g.draw(st.sampled_from(QUANT_DTYPES))))
 
 
+@_new_kind("qdq_layer")
+def _qdq_layer(g: _Gen):
+    """onnxruntime's QDQ form of a conv2d or dense layer: dequantize, the layer on the
+    dequantize of int8 weights (one scale, or one per output channel), a bias (the
+    dequantize of int32 on the accumulator grid, as the quantizer writes it, or a float
+    constant, as it leaves some), an optional ReLU, quantize (the targets' int8 layer
+    patterns; a float bias through quantize-layer-biases)."""
+    dense = g.draw(st.booleans())
+    a = _quantized(g, (lambda v: len(shape(v)) == 2 and shape(v)[-1] <= 64) if dense else is_image)
+    if a is None:
+        return None
+    sx = np.float32(g.draw(st.sampled_from([0.02, 0.05, 0.1, 0.25])))
+    x = g.b.qnn_dequantize(a, g.const(np.array(sx)), g.scalar_zero_point(dtype(a)))
+    if dense:
+        wshape, props = (g.draw(st.integers(1, 8)), shape(a)[-1]), {}
+    else:
+        wshape, props = _conv_params(g, x)
+    out = wshape[0]
+    per_channel = g.draw(st.booleans())
+    sw = g.rng.choice(np.array([0.01, 0.02, 0.05], np.float32), size=(out,) if per_channel else ())
+    zw = np.zeros(np.shape(sw), np.int8)
+    w = g.b.qnn_dequantize(g.const(g.rng.integers(-4, 5, size=wshape).astype(np.int8)), g.const(np.asarray(sw)),
+                           g.const(zw), **({"axis": 0} if per_channel else {}))
+    y = g.b.dense(x, w) if dense else g.b.conv2d(x, w, **props)
+    bias = g.floats((out,), -0.5, 0.5)
+    if g.draw(st.booleans()):  # on the accumulator grid, as the quantizer writes it
+        step = (sx * np.asarray(sw)).astype(np.float32)
+        b = g.b.qnn_dequantize(g.const(np.round(bias / step).astype(np.int32)), g.const(step),
+                               g.const(np.zeros(np.shape(step), np.int32)), **({"axis": 0} if per_channel else {}))
+    else:
+        b = g.const(bias)
+    y = g.b.bias_add(y, b, axis=1)
+    if g.draw(st.booleans()):
+        y = g.b.relu(y)
+    return g.b.qnn_quantize(y, g.scalar_scale(), g.scalar_zero_point(g.draw(st.sampled_from(QUANT_DTYPES))))
+
+
 @_new_kind("qdq_concatenate")
 def _qdq_concatenate(g: _Gen):
     """onnxruntime's QDQ form of a concatenation: each input dequantized with its own scale,
@@ -1103,7 +1140,7 @@ forms of activations, concatenations, row ops and layout ops, which the npu runs
 ALL_OP_KINDS: tuple[str, ...] = OP_KINDS + NEW_OP_KINDS
 
 QUANTIZED_OPS: frozenset[str] = frozenset({"quantize", "dequantize", "qnn_conv2d", "qnn_dense", "qnn_add", "qdq_activation",
-                                           "qdq_concatenate", "qdq_rows", "qdq_layout"})
+                                           "qdq_layer", "qdq_concatenate", "qdq_rows", "qdq_layout"})
 BOOLEAN_OPS: frozenset[str] = frozenset({"masked_softmax"})
 """Kinds with boolean values inside (masks), their results f32."""
 FLOAT_OPS: frozenset[str] = frozenset(OP_KINDS) - QUANTIZED_OPS - BOOLEAN_OPS
@@ -1127,7 +1164,7 @@ def _input_shapes(draw, kinds: Collection[str]) -> list[tuple[int, ...]]:
     chosen = [shapes[i] for i in order[:count]]
     # Always offer an image and a matrix to kinds that need one.
     if any(k in kinds for k in ("conv2d", "conv2d_bias_relu", "max_pool2d", "avg_pool2d", "global_avg_pool2d",
-                                "qnn_conv2d", *_IMAGE_KINDS)):
+                                "qnn_conv2d", "qdq_layer", *_IMAGE_KINDS)):
         if image not in chosen:
             chosen.append(image)
     if matrix not in chosen and not any(len(s) == 2 for s in chosen):
