@@ -46,7 +46,7 @@ def test_the_quantized_result_moves_by_at_most_a_step(layer, channels, per_chann
     module = b.build([y])
     inputs = {"x": rng.integers(-128, 128, shape).astype(np.int8)}
     want = run_function(module, inputs)
-    QuantizeLayerBiases().apply(make_context(), module)
+    QuantizeLayerBiases().apply(make_context("npu"), module)
     module.verify()
     got = run_function(module, inputs)
     for k, w in want.items():

@@ -9,7 +9,7 @@
         resize-as-matmuls{target=npu,dsp}, mean-as-pool{target=npu,dsp}, expand-pads{target=npu,dsp},
         collapse-norm-axes{target=npu,dsp}, softmax-last-axis{target=npu,dsp},
         requantize-concatenations{target=npu,dsp}, trailing-broadcasts{target=npu,dsp},
-        merge-composite{target=npu}, merge-composite{target=dsp},
+        quantize-layer-biases{target=npu,dsp}, merge-composite{target=npu}, merge-composite{target=dsp},
         annotate-target{targets=npu,dsp zero-copy=true}, merge-regions{min-ops=1 cost-model=true},
         outline-regions
 
@@ -62,6 +62,7 @@ from accel.compiler.transforms.mean_as_pool import MeansAsPools
 from accel.compiler.transforms.merge_composite import MergeComposite
 from accel.compiler.transforms.merge_regions import MergeRegions
 from accel.compiler.transforms.outline_regions import OutlineRegions
+from accel.compiler.transforms.quantize_layer_biases import QuantizeLayerBiases
 from accel.compiler.transforms.requantize_concatenations import RequantizeConcatenations
 from accel.compiler.transforms.resize_as_matmuls import ResizesAsMatmuls
 from accel.compiler.transforms.split_grouped_convs import SplitGroupedConvs
@@ -79,7 +80,7 @@ STEPS = ("split-tall-kernels", "undilate-convs", "split-grouped-convs", "unstrid
          "expand-pixel-shuffles", "cascade-max-pools", "unstride-pools", "global-pools", "tabulate-activations",
          "expand-activations", "expand-nearest-upsampling", "resize-as-matmuls", "mean-as-pool", "expand-pads",
          "collapse-norm-axes", "softmax-last-axis", "requantize-concatenations", "trailing-broadcasts",
-         "merge-composite", "annotate-target", "merge-regions", "outline-regions")
+         "quantize-layer-biases", "merge-composite", "annotate-target", "merge-regions", "outline-regions")
 """The passes `byoc` runs, in order (for pipelines that write them out: the bench's stage
 timing, tests that leave one out)."""
 
@@ -88,7 +89,7 @@ timing, tests that leave one out)."""
 class Byoc(ModulePass):
     """Partition for the targets: split-tall-kernels, undilate-convs, split-grouped-convs,
     unstride-convs, split-wide-layers, expand-pixel-shuffles, cascade-max-pools, unstride-pools, global-pools, tabulate-activations, expand-activations,
-    expand-nearest-upsampling, resize-as-matmuls, mean-as-pool, expand-pads, collapse-norm-axes, softmax-last-axis, requantize-concatenations, trailing-broadcasts, merge-composite, annotate-target, merge-regions, outline-regions."""
+    expand-nearest-upsampling, resize-as-matmuls, mean-as-pool, expand-pads, collapse-norm-axes, softmax-last-axis, requantize-concatenations, trailing-broadcasts, quantize-layer-biases, merge-composite, annotate-target, merge-regions, outline-regions."""
 
     name = "byoc"
 
@@ -126,6 +127,7 @@ class Byoc(ModulePass):
         SoftmaxesLastAxis(target=names).apply(ctx, op)
         RequantizeConcatenations(target=names).apply(ctx, op)
         TrailingBroadcasts(target=names).apply(ctx, op)
+        QuantizeLayerBiases(target=names).apply(ctx, op)
         MergeComposite(target=names).apply(ctx, op)
         AnnotateTarget(targets=names, zero_copy=self.zero_copy).apply(ctx, op)
         MergeRegions(min_ops=self.min_ops, cost_model=self.cost_model).apply(ctx, op)

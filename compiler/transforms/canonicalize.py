@@ -2,7 +2,7 @@
 
     canonicalize = fold-constants, fold-batch-norm, fold-explicit-padding, undilate-column-convs,
                    propagate-qdq, recognize-decompositions, additive-masks, canonicalize-conv-transpose,
-                   canonicalize-linear, quantize-layer-biases
+                   canonicalize-linear
 
 Constants fold first (a QDQ model's weight quantizers become int8 constants; a batch
 norm's statistics computed from constants become constants), then batch norms fold into
@@ -13,8 +13,7 @@ reshapes between them and the ops they quantize, then exporter
 decompositions become single ops, attention masks selecting -inf become added
 constants, transposed convolutions become convolutions (their
 stride phases as channels) and a pixel shuffle, and matrix products with constant weights become 2-D
-dense layers with their epilogue next to them (after GELU is recognised), and the float
-biases of int8 layers become int32 on their accumulator's grid. The result is what the targets' patterns expect:
+dense layers with their epilogue next to them (after GELU is recognised). The result is what the targets' patterns expect:
 
 Before:
 
@@ -51,7 +50,6 @@ from accel.compiler.transforms.fold_batch_norm import FoldBatchNorm
 from accel.compiler.transforms.fold_constants import FoldConstants
 from accel.compiler.transforms.fold_explicit_padding import FoldExplicitPadding
 from accel.compiler.transforms.propagate_qdq import PropagateQdq
-from accel.compiler.transforms.quantize_layer_biases import QuantizeLayerBiases
 from accel.compiler.transforms.recognize_decompositions import RecognizeDecompositions
 from accel.compiler.transforms.undilate_column_convs import UndilateColumnConvs
 
@@ -62,7 +60,7 @@ class Canonicalize(ModulePass):
 
     fold-constants, fold-batch-norm, fold-explicit-padding, undilate-column-convs,
     propagate-qdq, recognize-decompositions, additive-masks, canonicalize-conv-transpose,
-    canonicalize-linear, quantize-layer-biases."""
+    canonicalize-linear."""
 
     name = "canonicalize"
 
@@ -76,4 +74,3 @@ class Canonicalize(ModulePass):
         AdditiveMasks().apply(ctx, op)
         CanonicalizeConvTranspose().apply(ctx, op)
         CanonicalizeLinear().apply(ctx, op)
-        QuantizeLayerBiases().apply(ctx, op)

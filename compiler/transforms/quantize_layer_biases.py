@@ -1,12 +1,15 @@
 """quantize-layer-biases: the float bias of an int8 layer becomes int32 on its accumulator's grid.
 
-Runs last in `canonicalize`. onnxruntime's `quantize_static` gives a Conv's bias input the
-form the targets' int8 patterns take: `dequantize(int32, x_scale * w_scale, 0)`, the
-layer's accumulator grid. Some biases it leaves in float (a bias made by a `Constant`
-node; 52 of PP-OCRv4's detector's conv biases): the layer then matches no int8 pattern
-and runs in float, its result crossing to the host for the bias and the quantize (that
-detector, quantized, compiled for npu: 47 regions). Here such a bias becomes what the
-quantizer writes, for a layer (conv2d, dense) whose data is a per-tensor dequantize, whose weight
+The twentieth step of `byoc`, after the rewrites of layers no target takes (their slices,
+split channels, are layers of their own). onnxruntime's `quantize_static` gives a Conv's bias input the
+form the targets' int8 layer patterns take: `dequantize(int32, x_scale * w_scale, 0)`,
+the layer's accumulator grid, as an int8 accelerator adds it. Some biases it leaves in
+float (a bias made by a `Constant` node; 52 of PP-OCRv4's detector's conv biases): the
+layer then matches no int8 pattern and runs in float, its result crossing to the host for
+the bias and the quantize (that detector, quantized, compiled for npu: 47 regions). Here
+such a bias becomes what the quantizer writes, where a target has an int8 pattern of that
+layer with a bias (`npu.qconv2d_bias`: a dequantize, the layer, a bias_add and a
+quantize), for a layer (conv2d, dense) whose data is a per-tensor dequantize, whose weight
 is the dequantize of an integer constant (per tensor, or per output channel), and whose
 bias_add, activations and per-tensor quantize follow it each as the only reader of the
 one before (`byoc_rewrites.channel_epilogue`):
@@ -15,8 +18,10 @@ one before (`byoc_rewrites.channel_epilogue`):
 
 So the bias moves by at most half of an accumulator step (x_scale * w_scale, a small part
 of the output's step): the quantized output is the same, or one step off where the sum
-lies that close to a rounding boundary. A bias whose quantized value would not fit in
-int32, or a scale that is not positive, is left alone.
+lies that close to a rounding boundary (as onnxruntime's own int8 kernels are off from
+its QDQ arithmetic). A bias whose quantized value would not fit in int32, or a scale that
+is not positive, is left alone; so is every bias on targets without such a pattern (on
+the host the float bias is as cheap, and exactly the model's).
 
 Before:
 
@@ -44,10 +49,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
-from accel.compiler.byoc_rewrites import channel_epilogue
+from accel.compiler.byoc_rewrites import channel_epilogue, rewrite_each
+from accel.compiler.targets import target_context
+from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.tensors import inline_constant, known_value, per_tensor
 from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
@@ -75,12 +82,23 @@ def accumulator_scales(layer: Operation, channels: int) -> np.ndarray | None:
     return scales if np.all(np.isfinite(scales)) and np.all(scales > 0) else None
 
 
+def int8_layers_with_bias(targets: tuple[TargetDescription, ...]) -> frozenset[str]:
+    """The layer ops (conv2d, dense) of which a target has an int8 pattern with a bias: a
+    dequantize, the layer, a bias_add and a quantize."""
+    glue = {relay.DequantizeOp.name, relay.BiasAddOp.name, relay.QuantizeOp.name}
+    return frozenset(layer.name for layer in LAYERS for t in targets for p in t.patterns
+                     if {layer.name, *glue} <= p.pattern.names)
+
+
 class QuantizeLayerBias(RewritePattern):
-    @op_type_rewrite_pattern
+    def __init__(self, layers: frozenset[str]):
+        self.layers = layers
+
     def match_and_rewrite(self, op: relay.BiasAddOp, rewriter: PatternRewriter) -> None:
         bias = known_value(op.bias)
         layer = op.data.owner
-        if bias is None or bias.dtype.kind != "f" or not isinstance(layer, LAYERS) or TARGET_ATTR in op.attributes:
+        if (bias is None or bias.dtype.kind != "f" or not isinstance(layer, LAYERS) or layer.name not in self.layers
+                or TARGET_ATTR in op.attributes):
             return
         rank = len(shape_of(layer.results[0].type))
         axis = 1 if isinstance(layer, relay.Conv2DOp) else rank - 1
@@ -112,9 +130,15 @@ class QuantizeLayerBias(RewritePattern):
 @dataclass(frozen=True)
 class QuantizeLayerBiases(ModulePass):
     """Float biases of int8 layers (a bias_add of a constant between a QDQ layer and its
-    quantize) become the dequantize of int32 values on the layer's accumulator grid."""
+    quantize) become the dequantize of int32 values on the layer's accumulator grid, where
+    a target has an int8 pattern of that layer with a bias."""
 
     name = "quantize-layer-biases"
 
+    target: tuple[str, ...] = ()
+    """Targets whose patterns decide (default: --target)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(QuantizeLayerBias(), apply_recursively=False).rewrite_module(op)
+        layers = int8_layers_with_bias(tuple(target_context(ctx).resolve(self.target, self.name)))
+        if layers:
+            rewrite_each(op, QuantizeLayerBias(layers), (relay.BiasAddOp,))

@@ -1,9 +1,12 @@
 // quantize-layer-biases: the float bias of an int8 layer (a bias_add of a constant between
 // a QDQ conv or dense and its quantize) becomes the dequantize of int32 values on the
 // layer's accumulator grid, round(b / (x_scale * w_scale)), as onnxruntime's quantizer
-// writes a Conv's bias; then the int8 patterns take the layer with it.
-// RUN: accel-opt %s --split-input-file -p quantize-layer-biases | filecheck %s
-// RUN: accel-opt %s --split-input-file --target npu -p 'quantize-layer-biases,byoc{cost-model=false}' | filecheck %s --check-prefix=BYOC
+// writes a Conv's bias, where a target has an int8 pattern of that layer with a bias (the
+// npu); then the pattern takes the layer with it. The dsp has such a pattern of dense
+// layers, none of convolutions: a conv's bias stays float there.
+// RUN: accel-opt %s --split-input-file --target npu -p quantize-layer-biases | filecheck %s
+// RUN: accel-opt %s --split-input-file --target npu -p 'byoc{cost-model=false}' | filecheck %s --check-prefix=BYOC
+// RUN: accel-opt %s --split-input-file --target dsp -p quantize-layer-biases | filecheck %s --check-prefix=DSP
 
 // A conv with weights per output channel (scales 0.5 and 0.25, data 0.02): accumulator
 // steps 0.01 and 0.005; the bias [0.034, -0.0126] is [3, -3] of them (0.034 / 0.01 = 3.4
@@ -15,6 +18,9 @@
 // CHECK-NEXT:    %[[B:.*]] = relay.qnn.dequantize %[[Q]], %[[S]], %[[Z]] {axis = 0} : (tensor<2xi32>, tensor<2xf32>, tensor<2xi32>) -> tensor<2xf32>
 // CHECK-NEXT:    %a = relay.nn.bias_add %c, %[[B]]
 // CHECK-NOT:     dense<[3.400000e-02
+// DSP-LABEL: func.func @conv
+// DSP-NOT:     relay.qnn.dequantize {{.*}}xi32>
+// DSP:         %a = relay.nn.bias_add %c, %b :
 // BYOC-LABEL: func.func @conv
 // BYOC-NEXT:    %y = func.call @npu_0(%x)
 // BYOC:         relay.composite "npu.qconv2d_bias_relu"
@@ -46,6 +52,9 @@ func.func @conv(%x: tensor<1x3x4x4xi8>) -> tensor<1x2x2x2xi8> {
 // CHECK-NEXT:    %[[Z:.*]] = relay.constant dense<0> : tensor<i32>
 // CHECK-NEXT:    %[[B:.*]] = relay.qnn.dequantize %[[Q]], %[[S]], %[[Z]] : (tensor<3xi32>, tensor<f32>, tensor<i32>) -> tensor<3xf32>
 // CHECK-NEXT:    %a = relay.nn.bias_add %d, %[[B]] :
+// DSP-LABEL: func.func @dense
+// DSP:         relay.qnn.dequantize {{.*}} : (tensor<3xi32>, tensor<f32>, tensor<i32>) -> tensor<3xf32>
+// DSP-NEXT:    %a = relay.nn.bias_add %d, %{{[0-9]+}} :
 func.func @dense(%x: tensor<2x4xi8>) -> tensor<2x3xi8> {
   %sx = relay.constant dense<0.02> : tensor<f32>
   %zx = relay.constant dense<0> : tensor<i8>
