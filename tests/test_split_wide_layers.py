@@ -157,10 +157,9 @@ def test_slices_are_as_few_and_even_as_can_be():
     assert channel_slices(18710, 4096) == [(0, 3742), (3742, 7484), (7484, 11226), (11226, 14968), (14968, 18710)]
 
 
-def test_a_wide_head_runs_on_the_npu_and_matches_onnxruntime(tmp_path):
+def _head(path: str, activation: str) -> None:
     """conv 3x3 (16 -> 64) + relu, global average pool, a 64 -> 1280 1x1 conv + bias,
-    hard-swish, flatten, a 1280 -> 10 linear layer (MobileNetV3's classifier): the
-    1280-channel conv cut the model in two."""
+    `activation`, flatten, a 1280 -> 10 linear layer (MobileNetV3's classifier), saved."""
     rng = np.random.default_rng(5)
 
     def w(name, shape):
@@ -170,19 +169,14 @@ def test_a_wide_head_runs_on_the_npu_and_matches_onnxruntime(tmp_path):
              w("wc", [10, 1280]), w("bc", [10])]
     nodes = [oh.make_node("Conv", ["x", "w0", "b0"], ["c0"], pads=[1, 1, 1, 1]), oh.make_node("Relu", ["c0"], ["r0"]),
              oh.make_node("GlobalAveragePool", ["r0"], ["g"]), oh.make_node("Conv", ["g", "wh", "bh"], ["h"]),
-             oh.make_node("HardSwish", ["h"], ["hs"]), oh.make_node("Flatten", ["hs"], ["f"]),
+             oh.make_node(activation, ["h"], ["hs"]), oh.make_node("Flatten", ["hs"], ["f"]),
              oh.make_node("Gemm", ["f", "wc", "bc"], ["y"], transB=1)]
-    path = str(tmp_path / "head.onnx")
     save_image_model(path, nodes, inits, [1, 16, 32, 32], "y", [1, 10])
-    report = compile_to_directory(path, "npu", str(tmp_path / "out"))
-    assert len(report["regions"]) == 1 and not report["rejected"], report["rejected"]
-    assert_matches_onnxruntime(str(tmp_path / "out"), path, "y")
 
 
-def test_a_wide_bottleneck_runs_on_the_npu_and_matches_onnxruntime(tmp_path):
+def _bottleneck(path: str) -> None:
     """ResNet-50's last-stage bottleneck ends: a 1x1 conv 256 -> 2048 + relu, then 2048 ->
-    128 + bias (both over the npu's 1,024 channels: output slices, then input slices
-    summed), then a 3x3 conv; one npu region, its C within 1e-5 of onnxruntime."""
+    128 + bias, then a 3x3 conv, saved."""
     rng = np.random.default_rng(9)
 
     def w(name, shape, scale):
@@ -192,31 +186,35 @@ def test_a_wide_bottleneck_runs_on_the_npu_and_matches_onnxruntime(tmp_path):
              w("bb", [128], 0.1), w("wc", [16, 128, 3, 3], 0.05)]
     nodes = [oh.make_node("Conv", ["x", "wa", "ba"], ["a"]), oh.make_node("Relu", ["a"], ["r"]),
              oh.make_node("Conv", ["r", "wb", "bb"], ["b"]), oh.make_node("Conv", ["b", "wc"], ["y"], pads=[1, 1, 1, 1])]
-    path = str(tmp_path / "bottleneck.onnx")
     save_image_model(path, nodes, inits, [1, 256, 7, 7], "y", [1, 16, 7, 7])
+
+
+def test_a_wide_head_runs_on_the_npu_and_matches_onnxruntime(tmp_path):
+    """`_head` with hard-swish: the 1280-channel conv cut the model in two."""
+    path = str(tmp_path / "head.onnx")
+    _head(path, "HardSwish")
+    report = compile_to_directory(path, "npu", str(tmp_path / "out"))
+    assert len(report["regions"]) == 1 and not report["rejected"], report["rejected"]
+    assert_matches_onnxruntime(str(tmp_path / "out"), path, "y")
+
+
+def test_a_wide_bottleneck_runs_on_the_npu_and_matches_onnxruntime(tmp_path):
+    """`_bottleneck` (both 1x1 convs over the npu's 1,024 channels: output slices, then
+    input slices summed): one npu region, its C within 1e-5 of onnxruntime."""
+    path = str(tmp_path / "bottleneck.onnx")
+    _bottleneck(path)
     report = compile_to_directory(path, "npu", str(tmp_path / "out"))
     assert len(report["regions"]) == 1 and not report["rejected"], report["rejected"]
     assert_matches_onnxruntime(str(tmp_path / "out"), path, "y")
 
 
 def test_an_int8_head_runs_on_the_npu_within_a_step(tmp_path):
-    """The MobileNetV3-style head of test_a_wide_head_runs_on_the_npu_and_matches_onnxruntime
-    quantized by onnxruntime's quantize_static (QDQ, weights per channel): its 64 -> 1280
-    conv runs on the npu as two int8 slices; the whole model is one npu region, within one
-    quantization step of onnxruntime (its QDQ arithmetic) and of the interpreter."""
-    rng = np.random.default_rng(5)
-
-    def w(name, shape):
-        return nh.from_array((rng.standard_normal(shape) * 0.2).astype(np.float32), name)
-
-    inits = [w("w0", [64, 16, 3, 3]), w("b0", [64]), w("wh", [1280, 64, 1, 1]), w("bh", [1280]),
-             w("wc", [10, 1280]), w("bc", [10])]
-    nodes = [oh.make_node("Conv", ["x", "w0", "b0"], ["c0"], pads=[1, 1, 1, 1]), oh.make_node("Relu", ["c0"], ["r0"]),
-             oh.make_node("GlobalAveragePool", ["r0"], ["g"]), oh.make_node("Conv", ["g", "wh", "bh"], ["h"]),
-             oh.make_node("Relu", ["h"], ["hr"]), oh.make_node("Flatten", ["hr"], ["f"]),
-             oh.make_node("Gemm", ["f", "wc", "bc"], ["y"], transB=1)]
+    """`_head` with a ReLU quantized by onnxruntime's quantize_static (QDQ, weights per
+    channel): its 64 -> 1280 conv runs on the npu as two int8 slices; the whole model is
+    one npu region, within one quantization step of onnxruntime (its QDQ arithmetic) and
+    of the interpreter."""
     float_path, path = str(tmp_path / "head.onnx"), str(tmp_path / "head_int8.onnx")
-    save_image_model(float_path, nodes, inits, [1, 16, 32, 32], "y", [1, 10])
+    _head(float_path, "Relu")
     quantize_qdq(float_path, path)
     report = compile_to_directory(path, "npu", str(tmp_path / "out"))
     assert len(report["regions"]) == 1 and not [r for r in report["rejected"] if "qnn" not in r["op"]], \
@@ -226,22 +224,12 @@ def test_an_int8_head_runs_on_the_npu_within_a_step(tmp_path):
 
 
 def test_an_int8_bottleneck_runs_on_the_npu_within_a_step(tmp_path):
-    """test_a_wide_bottleneck_runs_on_the_npu_and_matches_onnxruntime's model quantized by
-    onnxruntime's quantize_static (QDQ, weights per channel): its 256 -> 2048 conv as int8
-    output slices, its 2048 -> 128 conv as float slices of the dequantized data summed
-    before the quantize; one npu region, within one quantization step of onnxruntime and
-    of the interpreter."""
-    rng = np.random.default_rng(9)
-
-    def w(name, shape, scale):
-        return nh.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
-
-    inits = [w("wa", [2048, 256, 1, 1], 0.06), w("ba", [2048], 0.1), w("wb", [128, 2048, 1, 1], 0.02),
-             w("bb", [128], 0.1), w("wc", [16, 128, 3, 3], 0.05)]
-    nodes = [oh.make_node("Conv", ["x", "wa", "ba"], ["a"]), oh.make_node("Relu", ["a"], ["r"]),
-             oh.make_node("Conv", ["r", "wb", "bb"], ["b"]), oh.make_node("Conv", ["b", "wc"], ["y"], pads=[1, 1, 1, 1])]
+    """`_bottleneck` quantized by onnxruntime's quantize_static (QDQ, weights per
+    channel): its 256 -> 2048 conv as int8 output slices, its 2048 -> 128 conv as float
+    slices of the dequantized data summed before the quantize; one npu region, within one
+    quantization step of onnxruntime and of the interpreter."""
     float_path, path = str(tmp_path / "bottleneck.onnx"), str(tmp_path / "bottleneck_int8.onnx")
-    save_image_model(float_path, nodes, inits, [1, 256, 7, 7], "y", [1, 16, 7, 7])
+    _bottleneck(float_path)
     quantize_qdq(float_path, path)
     report = compile_to_directory(path, "npu", str(tmp_path / "out"))
     assert len(report["regions"]) == 1 and not [r for r in report["rejected"] if "qnn" not in r["op"]], \
