@@ -238,7 +238,7 @@ def _int8_input_slices(op: Operation, weight: np.ndarray, limit: int, bias: rela
 class SplitWideLayer(TargetsRewrite):
     def __init__(self, targets: tuple[TargetDescription, ...]):
         super().__init__(targets)
-        self.evaluator: OpEvaluator | None = None  # dequantizes int32 biases (made when one is)
+        self.evaluator: OpEvaluator | None = None  # dequantizes weights and biases (made when first needed)
         self.limits = {layer.name: channel_limits(targets, layer.name) for layer in LAYERS}
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
@@ -321,8 +321,9 @@ class SplitWideLayer(TargetsRewrite):
 
 @dataclass(frozen=True)
 class SplitWideLayers(ModulePass):
-    """Float convolutions and dense layers with more output (input) channels than any
-    target takes become layers over slices of their channels, concatenated (summed)."""
+    """Convolutions and dense layers (float, or int8 of QDQ models) with more output (input)
+    channels than any target takes become layers over slices of their channels,
+    concatenated (summed)."""
 
     name = "split-wide-layers"
 
