@@ -275,6 +275,27 @@ def replace_moved(rewriter: PatternRewriter, op: Operation, new: list[Operation]
     replace_chain(rewriter, new, op, value, [op, *([dequant] if dequant is not None else [])])
 
 
+def int8_weight(op: Operation) -> tuple[relay.DequantizeOp, np.ndarray] | None:
+    """The dequantize making layer `op`'s weight from an integer constant, with a constant
+    scale and zero point per tensor or per output channel (axis 0), and that constant;
+    None otherwise (split-wide-layers, quantize-layer-biases)."""
+    dq = op.weight.owner
+    if not isinstance(dq, relay.DequantizeOp):
+        return None
+    data = known_value(dq.data)
+    if data is None or data.dtype.kind not in "iu":
+        return None
+    if not _sliceable(dq, data.shape[0]) or not per_tensor(dq) and dq.prop("axis") % data.ndim != 0:
+        return None
+    return dq, data
+
+
+def _sliceable(dq: relay.DequantizeOp, channels: int) -> bool:
+    """Whether a dequantize's scale and zero point are constants of one value or `channels`."""
+    parts = [known_value(v) for v in (dq.scale, dq.zero_point)]
+    return all(p is not None and p.size in (1, channels) for p in parts)
+
+
 def per_channel_parts(bias: SSAValue, channels: int) -> list[SSAValue] | None:
     """The constants a channel bias is made of, each of `channels` values or one: the
     bias, or the int32 data, scale and zero point of its dequantize (QDQ models); None

@@ -52,7 +52,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
-from accel.compiler.byoc_rewrites import channel_epilogue, rewrite_each
+from accel.compiler.byoc_rewrites import channel_epilogue, int8_weight, rewrite_each
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.tensors import inline_constant, known_value, per_tensor
@@ -66,19 +66,16 @@ LAYERS = (relay.Conv2DOp, relay.DenseOp)
 INT32_MAX = 2**31 - 1
 
 
-def accumulator_scales(layer: Operation, channels: int) -> np.ndarray | None:
+def accumulator_scales(layer: Operation) -> np.ndarray | None:
     """`x_scale * w_scale` of an int8 layer (float32; one value, or one per output
     channel), or None when the layer is not one (see the module docstring)."""
-    data, weight = layer.operands[0].owner, layer.operands[1].owner
-    if not per_tensor(data, relay.DequantizeOp) or not isinstance(weight, relay.DequantizeOp):
+    data, weight = layer.operands[0].owner, int8_weight(layer)
+    if not per_tensor(data, relay.DequantizeOp) or weight is None:
         return None
-    values = known_value(weight.data)
-    sx, sw = known_value(data.scale), known_value(weight.scale)
-    if values is None or values.dtype.kind not in "iu" or sx is None or sw is None:
+    sx = known_value(data.scale)
+    if sx is None:
         return None
-    if not per_tensor(weight) and (weight.prop("axis") % values.ndim != 0 or sw.size != channels):
-        return None
-    scales = np.float32(sx.reshape(-1)[0]) * sw.astype(np.float32).reshape(-1)
+    scales = np.float32(sx.reshape(-1)[0]) * known_value(weight[0].scale).astype(np.float32).reshape(-1)
     return scales if np.all(np.isfinite(scales)) and np.all(scales > 0) else None
 
 
@@ -106,7 +103,7 @@ class QuantizeLayerBias(RewritePattern):
         chain = channel_epilogue(layer.results[0], axis, channels)
         if not chain or chain[0] is not op or not per_tensor(chain[-1], relay.QuantizeOp):
             return
-        scales = accumulator_scales(layer, channels)
+        scales = accumulator_scales(layer)
         if scales is None:
             return
         quantized = np.round(bias.astype(np.float32).reshape(-1) / scales)

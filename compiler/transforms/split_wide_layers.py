@@ -73,8 +73,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
 
-from accel.compiler.byoc_rewrites import (TargetsRewrite, channel_epilogue, discard, keep_attributes, per_channel_parts,
-                                          rebuilt_on, replace_chain, rewrite_each, summed_with_bias)
+from accel.compiler.byoc_rewrites import (TargetsRewrite, channel_epilogue, discard, int8_weight, keep_attributes,
+                                          per_channel_parts, rebuilt_on, replace_chain, rewrite_each, summed_with_bias)
 from accel.compiler.runtime.interpreter import OpEvaluator
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
@@ -147,26 +147,6 @@ def _input_slices(op: Operation, weight: np.ndarray, limit: int, bias: Operation
         parts.append(part.results[0])
     summed_with_bias(parts, op, bias, new)
     return new, new[-1]
-
-
-def _int8_weight(op: Operation) -> tuple[relay.DequantizeOp, np.ndarray] | None:
-    """The dequantize making `op`'s weight from an integer constant, per tensor or per
-    output channel (axis 0), with that constant; None otherwise."""
-    dq = op.weight.owner
-    if not isinstance(dq, relay.DequantizeOp):
-        return None
-    data = known_value(dq.data)
-    if data is None or data.dtype.kind not in "iu":
-        return None
-    if not _sliceable(dq, data.shape[0]) or not per_tensor(dq) and dq.prop("axis") % data.ndim != 0:
-        return None
-    return dq, data
-
-
-def _sliceable(dq: relay.DequantizeOp, channels: int) -> bool:
-    """Whether a dequantize's scale and zero point are constants of one value or `channels`."""
-    parts = [known_value(v) for v in (dq.scale, dq.zero_point)]
-    return all(p is not None and p.size in (1, channels) for p in parts)
 
 
 def _slice_of(v: SSAValue, channels: int, a: int, b: int, new: list[Operation]) -> SSAValue:
@@ -275,10 +255,10 @@ class SplitWideLayer(TargetsRewrite):
             discard(new)
 
     def split_int8(self, op: Operation, rewriter: PatternRewriter, limits: list[int], axis: int) -> None:
-        """An int8 layer (`_int8_weight`) over the limit in its output or its input
+        """An int8 layer (`int8_weight`) over the limit in its output or its input
         channels, its chain ending in a per-tensor quantize: output slices, each
         quantized, or input slices summed in float before the bias (see the module)."""
-        found = _int8_weight(op)
+        found = int8_weight(op)
         if found is None:
             return
         dq, data = found
