@@ -23,6 +23,8 @@ from xdsl.dialects.builtin import (DYNAMIC_INDEX, UNKNOWN_LOC, DenseArrayBase, I
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import AttrSizedOperandSegments
 
+from accel.dialects import accel
+
 INDEX = IndexType()
 
 
@@ -100,7 +102,7 @@ def strided_view(source: SSAValue, offset: int, sizes: Sequence[int], strides: S
         step *= size
     # A dense view (a reshape) is a plain buffer of its shape: what reads it may take it as one.
     layout = NoneAttr() if dense else strided_layout(tuple(strides), offset)
-    result = MemRefType(source_type.element_type, list(sizes), layout, source_type.memory_space)
+    result = accel.memref_type(source_type.element_type, sizes, layout, source_type.memory_space)
     return memref.ReinterpretCastOp(source, [], [], [], [offset], list(sizes), list(strides), result)
 
 
@@ -144,13 +146,8 @@ def _subview_type(source_type: MemRefType, offsets: tuple, sizes: tuple, strides
                 offset = None
                 break
             offset += o * stride
-    return _memref_type(source_type.element_type, shape, strided_layout(result_strides, offset),
-                        source_type.memory_space)
-
-
-@functools.cache
-def _memref_type(element_type: Attribute, shape: tuple[int, ...], layout: Attribute, space: Attribute) -> MemRefType:
-    return MemRefType(element_type, shape, layout, space)
+    return accel.memref_type(source_type.element_type, shape, strided_layout(result_strides, offset),
+                             source_type.memory_space)
 
 
 class _Dynamic:

@@ -49,6 +49,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FloatAttr,
     Float32Type,
+    IntAttr,
     IntegerAttr,
     IntegerType,
     f64,
@@ -158,7 +159,12 @@ _NONE = NoneAttr()
 
 @functools.cache
 def _memref_type(element_type: Attribute, shape: tuple[int, ...], layout: Attribute, space: Attribute) -> MemRefType:
-    return MemRefType(element_type, shape, layout, space)
+    # From its parameters (still verified): `MemRefType(...)` checks a shape given as ints
+    # against a generic constraint that xDSL builds anew per call (25 of its 35 us).
+    return MemRefType.new((ArrayAttr(tuple(map(_int_attr, shape))), element_type, layout, space))
+
+
+_int_attr = functools.cache(IntAttr)
 
 
 def in_space(t: MemRefType, space: MemSpaceAttr | None) -> MemRefType:

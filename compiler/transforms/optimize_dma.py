@@ -1286,7 +1286,7 @@ def make_resident(target_name: str, res: Resident, journal: Journal) -> None:
     the host copy is kept only if the host needs it. (The calls are edited in place: the
     other candidates' calls stay valid.)"""
     buf = res.buffer
-    dev = accel.AllocOp(MemRefType(buf.type.element_type, buf.type.get_shape(), memory_space=accel.SPM))
+    dev = accel.AllocOp(accel.memref_type(buf.type.element_type, buf.type.get_shape(), space=accel.SPM))
     dev.attributes[TARGET_ATTR] = StringAttr(target_name)
     first_call = res.first[0]
     journal.insert(dev, InsertPoint.before(first_call))

@@ -80,7 +80,6 @@ from accel.compiler.memory_plan import Footprint, LiveBytes, ScratchpadPlan, ali
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import buffer_bytes, numpy_dtype
 from accel.compiler.transforms.assemble_on_device import ancestor_in, host_transfers
-from accel.compiler.transforms.insert_dma import spm_type
 from accel.compiler.transforms.optimize_dma import erase_if_unused, keep_fitting
 from accel.dialects import accel
 from accel.dialects.conventions import PLACEMENT_ATTR, TARGET_ATTR, accelerator_functions
@@ -230,7 +229,7 @@ class Residency:
     def apply(self) -> None:
         shape = list(self.host.memref.type.get_shape())
         shape[self.dim] = self.k
-        self.device = accel.AllocOp(spm_type(MemRefType(self.host.memref.type.element_type, shape)))
+        self.device = accel.AllocOp(accel.memref_type(self.host.memref.type.element_type, shape, space=accel.SPM))
         Rewriter.insert_op(self.device, InsertPoint.before(self.first))
         self.made, self.replaced, self.waits = [], [], []
         for dma, index, box in self.meeting:
