@@ -386,15 +386,23 @@ def test_recognize_normalizations(data):
 @given(data=st.data())
 def test_recognize_layer_norm_over_leading_axes(data):
     """A layer norm over axes that are not the last ones (ConvNeXt's channels-first
-    LayerNorm) becomes a transpose putting them last, the norm, and the transpose back:
-    the same values within the tolerance, and the kept axes' order unchanged."""
+    LayerNorm; Magika's as jax2tf writes it: `max(E[x*x] - E[x]^2, 0)`, a gamma inside the
+    product with the inverse std) becomes a transpose putting them last, the norm, and the
+    transpose back, with a gamma and a beta that vary along the normalized axes taken in:
+    the same values within the tolerance (of the exact value for the jax form, see
+    `_layer_norm`), and the kept axes' order unchanged."""
     draw = data.draw
     shape = tuple(draw(st.lists(st.integers(1, 5), min_size=2, max_size=4)))
     rank = len(shape)
     axes = sorted(draw(st.sets(st.integers(0, rank - 1), min_size=1, max_size=rank - 1)))
     assume(axes != list(range(rank - len(axes), rank)))
     n = math.prod(shape[a] for a in axes)
+    keep = [s if a in axes else 1 for a, s in enumerate(shape)]  # a parameter's shape
     eps = draw(st.sampled_from([0.0, 1e-6, 1e-3]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    gamma = rng.uniform(0.5, 1.5, keep).astype(np.float32) if draw(st.booleans()) else None
+    beta = rng.uniform(-1.0, 1.0, keep).astype(np.float32) if draw(st.booleans()) else None
+    jax = draw(st.booleans())
     b = GraphBuilder()
     x = b.input("x", shape)
 
@@ -404,13 +412,29 @@ def test_recognize_layer_norm_over_leading_axes(data):
         return _mul(b, draw, b.sum(v, axis=axes, keepdims=True), 1 / n)
 
     d = b.subtract(x, mean(x))
-    s = b.sqrt(b.add(mean(b.multiply(d, d) if draw(st.booleans()) else b.power(d, _scalar(b, 2.0))),
-                     _scalar(b, eps)))
-    y = b.divide(d, s) if draw(st.booleans()) else _product(b, draw, d, b.divide(_scalar(b, 1.0), s))
+    if jax:  # var = max(E[x*x] - E[x]^2, 0), the gamma (if any) inside the product
+        m = mean(x)
+        var = b.maximum(_scalar(b, 0.0), b.subtract(mean(b.multiply(x, x)), b.multiply(m, m)))
+        r = b.divide(_scalar(b, 1.0), b.sqrt(b.add(var, _scalar(b, eps))))
+        y = _product(b, draw, d, _product(b, draw, r, b.const(gamma)) if gamma is not None else r)
+    else:
+        s = b.sqrt(b.add(mean(b.multiply(d, d) if draw(st.booleans()) else b.power(d, _scalar(b, 2.0))),
+                         _scalar(b, eps)))
+        y = b.divide(d, s) if draw(st.booleans()) else _product(b, draw, d, b.divide(_scalar(b, 1.0), s))
+        if gamma is not None:
+            y = _product(b, draw, y, b.const(gamma))
+    if beta is not None:
+        y = b.add(y, b.const(beta)) if draw(st.booleans()) else b.add(b.const(beta), y)
     module = b.build([y])
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     inputs = {"x": (rng.standard_normal(shape) + draw(st.floats(-4.0, 4.0))).astype(np.float32)}
     want = run_function(module, inputs)
+    if jax:  # (E[x*x] - E[x]^2 loses digits to cancellation: the exact value instead)
+        v = inputs["x"].astype(np.float64)
+        dd = v - v.mean(axis=tuple(axes), keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            exact = dd / np.sqrt((dd * dd).mean(axis=tuple(axes), keepdims=True) + np.float32(eps))
+        exact = exact * (1 if gamma is None else gamma) + (0 if beta is None else beta)
+        want = {name: exact.astype(np.float32) for name in want}
     RecognizeDecompositions().apply(make_context(), module)
     module.verify()
     assert_close(want, run_function(module, inputs))

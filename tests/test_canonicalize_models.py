@@ -278,3 +278,48 @@ def test_a_channels_first_layer_norm_offloads(tmp_path):
     want = ort_run(path, feeds)[OUTPUT]
     got, _ = run_directory(str(tmp_path / "out"), feeds)
     assert float(np.max(np.abs(got[OUTPUT] - want))) <= 1e-4 * float(np.max(np.abs(want)))
+
+
+def test_a_jax2tf_sequence_block_offloads(tmp_path):
+    """A Flax block as jax2tf writes it (Magika's, scaled down): a LayerNorm over axis 1
+    of [1, L, C] from sums without the axis (`var = max(E[x*x] - E[x]^2, 0)`, its gamma
+    [1, L, 1] inside the product with `1 / sqrt(var + eps)`, its beta added after), then a
+    1-D convolution as a 2-D one over a unit width (Unsqueeze, Transpose, Conv, the width
+    squeezed by a Reshape before its bias Add) and a ReLU. recognize-decompositions makes
+    the norm one layer norm over rows between transposes with both parameters, and
+    canonicalize-linear moves the bias and the ReLU before the squeeze into the
+    convolution's composite: nothing of the block stays on the host (the moments, the
+    affine and the bias did), and the result is onnxruntime's within 1e-4 of the output's
+    largest magnitude."""
+    length, channels, out_channels = 16, 12, 8
+    n = _Net(5)
+    for name, value in (("axis1", [1]), ("keep_shape", [1, 1, channels]), ("axis3", [3]),
+                        ("squeezed", [1, out_channels, length - 4])):
+        n.inits.append(nh.from_array(np.array(value, np.int64), name))
+    x = "seq"
+    s = n.node("ReduceSum", [x, "axis1"], keepdims=0)
+    s2 = n.node("ReduceSum", [n.node("Mul", [x, x]), "axis1"], keepdims=0)
+    m = n.node("Mul", [s, n.init("inv_n", np.array(1 / length))])
+    var = n.node("Sub", [n.node("Mul", [s2, n.init("inv_n2", np.array(1 / length))]), n.node("Mul", [m, m])])
+    var = n.node("Max", [n.init("zero", np.array(0.0)), var])
+    sd = n.node("Sqrt", [n.node("Add", [n.node("Reshape", [var, "keep_shape"]), n.init("eps", np.array(1e-6))])])
+    scale = n.node("Mul", [n.node("Div", [n.init("one", np.array(1.0)), sd]),
+                           n.init("gamma", n.rng.uniform(0.5, 1.5, (1, length, 1)))])
+    centered = n.node("Sub", [x, n.node("Reshape", [m, "keep_shape"])])
+    y = n.node("Add", [n.node("Mul", [centered, scale]), n.init("beta", n.rng.uniform(-0.5, 0.5, (1, length, 1)))])
+    y = n.node("Transpose", [n.node("Unsqueeze", [y, "axis3"])], perm=[0, 2, 1, 3])
+    w = n.init("w", n.rng.standard_normal((out_channels, channels, 5, 1)) * 0.2)
+    y = n.node("Reshape", [n.node("Conv", [y, w]), "squeezed"])
+    y = n.node("Add", [y, n.init("b", n.rng.uniform(-0.5, 0.5, (out_channels, 1)))])
+    n.nodes.append(oh.make_node("Relu", [y], [OUTPUT], name="relu"))
+    graph = oh.make_graph(n.nodes, "jax_block", [oh.make_tensor_value_info(x, TensorProto.FLOAT, (1, length, channels))],
+                          [oh.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, (1, out_channels, length - 4))], n.inits)
+    path = str(tmp_path / "jax_block.onnx")
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)]), path)
+    report = _compile(path, str(tmp_path / "out"), "full")
+    assert report["rejected"] == [], report["rejected"]
+    assert len(report["regions"]) == 1, report["regions"]
+    feeds = {x: (np.random.default_rng(0).standard_normal((1, length, channels)) + 1.0).astype(np.float32)}
+    want = ort_run(path, feeds)[OUTPUT]
+    got, _ = run_directory(str(tmp_path / "out"), feeds)
+    assert float(np.max(np.abs(got[OUTPUT] - want))) <= 1e-4 * float(np.max(np.abs(want)))

@@ -14,7 +14,10 @@ imports as `relay.nn.batch_matmul`. A target runs dense layers (`relay.nn.dense`
   such a trailing reshape move before it: a `bias_add` on the last axis or an `add` of a
   constant that varies along the last axis only (becomes `bias_add`), elementwise
   activations and per-tensor `quantize`s; a per-tensor `dequantize` feeding the leading
-  reshape moves after it (QDQ: the int8 value is reshaped, then dequantized);
+  reshape moves after it (QDQ: the int8 value is reshaped, then dequantized); likewise
+  after a reshape of a convolution's result that keeps its channels (jax2tf's 1-D
+  convolutions: NCHW with a unit width, squeezed before the bias), a `bias_add` along
+  the channels, elementwise activations and per-tensor `quantize`s;
 - reshape of a reshape is one reshape; a reshape to its operand's shape is removed.
 
 Before:
@@ -134,20 +137,20 @@ class ConstantWeight:
         return new.result
 
 
-def _from_dense(v: SSAValue) -> bool:
-    """Whether `v` is a dense's result, possibly through epilogue ops."""
+def _layer_before(v: SSAValue) -> relay.DenseOp | relay.Conv2DOp | None:
+    """The dense or convolution whose result `v` is, possibly through epilogue ops."""
     for _ in range(EPILOGUE_DEPTH):
         op = v.owner
-        if isinstance(op, relay.DenseOp):
-            return True
+        if isinstance(op, (relay.DenseOp, relay.Conv2DOp)):
+            return op
         if isinstance(op, relay.AddOp) and known_value(op.lhs) is not None:
             v = op.rhs
             continue
         if isinstance(op, (relay.BiasAddOp, relay.AddOp, relay.QuantizeOp, *ELEMENTWISE)):
             v = op.operands[0]
             continue
-        return False
-    return False
+        return None
+    return None
 
 
 def _last_axis_vector(c: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
@@ -251,8 +254,10 @@ class DenseOnRows(RewritePattern):
 
 
 class EpilogueBeforeReshape(RewritePattern):
-    """op(reshape(y)) -> reshape(op(y)) for a dense's epilogue op: bias on the last axis,
-    elementwise activation, per-tensor quantize."""
+    """op(reshape(y)) -> reshape(op(y)) for the epilogue op of a dense (bias on the last
+    axis) or of a convolution (bias on the axis the reshape keeps its channels on: jax2tf
+    squeezes a 1-D convolution's unit width before its bias), elementwise activation,
+    per-tensor quantize."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, (relay.BiasAddOp, relay.AddOp, relay.QuantizeOp, *ELEMENTWISE)):
@@ -262,18 +267,25 @@ class EpilogueBeforeReshape(RewritePattern):
         if not isinstance(reshape, relay.ReshapeOp) or not reshape.result.has_one_use():
             return
         y = reshape.data
-        if not _from_dense(y):
+        layer = _layer_before(y)
+        if layer is None:
             return
         out, inner = _shape(reshape.result), _shape(y)
-        if not inner or not out or out[-1] != inner[-1]:
+        dense = isinstance(layer, relay.DenseOp)
+        if not inner or not out or (out[-1] != inner[-1] if dense else len(inner) != 4):
             if not isinstance(op, (relay.QuantizeOp, *ELEMENTWISE)):
                 return
         if isinstance(op, relay.BiasAddOp):
-            if op.prop("axis") % len(out) != len(out) - 1:
+            along = op.prop("axis") % len(out)
+            if dense and along != len(out) - 1:
                 return
-            new = relay.BiasAddOp(y, op.bias, axis=len(inner) - 1)
+            if not dense and (out[along] != inner[1] or math.prod(out[:along]) != inner[0]):
+                return
+            new = relay.BiasAddOp(y, op.bias, axis=len(inner) - 1 if dense else 1)
             pre: list[Operation] = []
         elif isinstance(op, relay.AddOp):
+            if not dense:
+                return
             c = known_value(op.lhs if data is op.rhs else op.rhs)
             vector = None if c is None else _last_axis_vector(c, out)
             if vector is None or _shape(op.result) != out:

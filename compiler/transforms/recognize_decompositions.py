@@ -15,7 +15,7 @@ of scalar arithmetic; each chain becomes one op, which a target can take as a wh
 | `(x - mean(x)) / sqrt(var(x) + eps)` over trailing axes (over others: transposed to put them last and back, as ConvNeXt's channels-first LayerNorm), `var` as `mean((x - mean(x))^2)` or `max(mean(x * x) - mean(x)^2, 0)`, the division as `* 1/sqrt(..)` or `* (1/sqrt(..) * gamma)`, `mean` as `sum * 1/n` | `relay.nn.layer_norm` (gamma 1, beta 0 unless given) |
 | `x * s + (beta - mean(x) * s)`, `s = 1/sqrt(var(x) + eps) [* gamma]` (TF's batch_normalization, tf2onnx's Keras LayerNormalization) | `relay.nn.layer_norm` |
 | `x / sqrt(mean(x * x) + eps)` over trailing axes, the division as `* 1/sqrt(..)` or `* (1/sqrt(..) * gamma)` (LLaMA's and T5's RMSNorm) | `relay.nn.rms_norm` (gamma 1 unless given) |
-| `layer_norm(x, 1, 0) * gamma`, `rms_norm(x, 1) * gamma`, `layer_norm(x, gamma, 0) + beta` (constants over the normalized axes; `add` or `bias_add`) | the norm with gamma and beta |
+| `layer_norm(x, 1, 0) * gamma`, `rms_norm(x, 1) * gamma`, `layer_norm(x, gamma, 0) + beta` (constants over the normalized axes; `add` or `bias_add`), also of a norm over axes that were not the last ones, through its transpose back (and its gamma inside the product with `1/sqrt(..)`: Magika's LayerNorm over axis 1, as jax2tf writes it) | the norm with gamma and beta |
 | `exp(x - max(x)) / sum(exp(x - max(x)))` over one axis (`max` guarded by `maximum(-inf, ..)` as jax writes it) | `relay.nn.softmax` |
 | `mean(x)` over H and W of a float NCHW image that no pattern above took (torch's dynamo export of `adaptive_avg_pool2d(x, 1)`, `x.mean((2, 3))`) | `relay.nn.global_avg_pool2d` (a reshape after it without `keepdims`) |
 
@@ -468,17 +468,18 @@ Param = np.ndarray | SSAValue | None
 constant of, or None (ones, zeros)."""
 
 
-def scaled_inverse_std(chain: Chain, q: SSAValue, x: SSAValue, axes: tuple[int, ...], axis: int
+def scaled_inverse_std(chain: Chain, q: SSAValue, x: SSAValue, axes: tuple[int, ...], axis: int | None
                        ) -> tuple[float | None, Param]:
     """(eps, gamma) when `q` is `1 / sqrt(var(x) + eps)` (gamma None) or that times a
     gamma over the normalized axes (as jax2tf and TF's batch_normalization write it);
-    else (None, None)."""
+    else (None, None). `axis`: the first normalized axis when they are the last ones
+    (else None: the gamma is a constant, taken as `param_over` lays it out)."""
     eps = inverse_std(chain, q, x, axes)
     scale = q.owner
     if eps is not None or not isinstance(scale, relay.MultiplyOp):
         return eps, None
     for r, g in ((scale.lhs, scale.rhs), (scale.rhs, scale.lhs)):
-        gamma = as_param(g, x, axis)
+        gamma = as_param(g, x, axis) if axis is not None else param_over(g, x, axes)
         eps = inverse_std(chain, r, x, axes) if gamma is not None else None
         if eps is not None:
             chain.ops.append(scale)
@@ -499,6 +500,24 @@ def over_normalized(value: np.ndarray, x: SSAValue, axis: int) -> np.ndarray | N
         return np.broadcast_to(value, norm)
     except ValueError:
         return None
+
+
+def param_over(c: SSAValue, x: SSAValue, axes: tuple[int, ...]) -> np.ndarray | None:
+    """A float constant broadcast against x as a parameter of x's norm over `axes` (any
+    axes): an array over those axes in their order (as `layer_norm_over` puts them last),
+    or None if it varies along another axis (or does not broadcast to x's shape)."""
+    value = known_value(c)
+    shape = x.type.get_shape()
+    if value is None or value.dtype.kind != "f" or value.ndim > len(shape):
+        return None
+    try:
+        full = np.broadcast_to(value, shape)
+    except ValueError:
+        return None
+    kept = [a for a in range(len(shape)) if a not in axes]
+    rows = np.transpose(full, [*kept, *sorted(axes)])
+    first = rows[(0,) * len(kept)]
+    return first if np.array_equal(np.broadcast_to(first, rows.shape), rows) else None
 
 
 def norm_params(x: SSAValue, axis: int, *given: tuple[Param, float]) -> tuple[list[Operation], list[SSAValue]]:
@@ -549,18 +568,20 @@ def trailing(axes: tuple[int, ...], rank: int) -> int | None:
     return first if axes and tuple(sorted(axes)) == tuple(range(first, rank)) else None
 
 
-def layer_norm_over(x: SSAValue, axes: tuple[int, ...], eps: float) -> list[Operation]:
-    """The ops of the layer norm of x over `axes`, without gamma and beta. Over axes that
-    are not the last ones (ConvNeXt's channels-first LayerNorm: a mean over axis 1 of an
-    NCHW image) it is the norm of x transposed to put them last, transposed back (targets
-    run norms over rows)."""
+def layer_norm_over(x: SSAValue, axes: tuple[int, ...], eps: float, gamma: np.ndarray | None = None
+                    ) -> list[Operation]:
+    """The ops of the layer norm of x over `axes`, without beta (gamma: over `axes` in
+    their order, see `param_over`). Over axes that are not the last ones (ConvNeXt's
+    channels-first LayerNorm: a mean over axis 1 of an NCHW image; Magika's over axis 1
+    of its 1x512x256 sequence) it is the norm of x transposed to put them last,
+    transposed back (targets run norms over rows)."""
     rank = len(x.type.get_shape())
     axis = trailing(axes, rank)
     if axis is not None:
-        return layer_norm(x, axis, eps)
+        return layer_norm(x, axis, eps, gamma)
     perm = [*(a for a in range(rank) if a not in axes), *sorted(axes)]
     to_rows = relay.TransposeOp(x, axes=perm)
-    norm = layer_norm(to_rows.result, rank - len(axes), eps)
+    norm = layer_norm(to_rows.result, rank - len(axes), eps, gamma)
     back = relay.TransposeOp(norm[-1].results[0], axes=[perm.index(a) for a in range(rank)])
     return [to_rows, *norm, back]
 
@@ -582,14 +603,12 @@ class LayerNormFromMoments(RewritePattern):
             axis = trailing(axes, len(x.type.get_shape()))
             if isinstance(op, relay.DivideOp):
                 eps, gamma = std(chain, q, x, axes), None
-            elif axis is None:  # (a gamma inside the product only over trailing axes)
-                eps, gamma = inverse_std(chain, q, x, axes), None
             else:
                 eps, gamma = scaled_inverse_std(chain, q, x, axes, axis)
             if eps is None:
                 continue
             if axis is None:
-                replace_by(rewriter, op, layer_norm_over(x, axes, eps), chain)
+                replace_by(rewriter, op, layer_norm_over(x, axes, eps, gamma), chain)
             else:
                 replace_by(rewriter, op, layer_norm(x, axis, eps, gamma), chain)
             return
@@ -744,6 +763,60 @@ class NormAffine(RewritePattern):
         replace_by(rewriter, op, layer_norm(x, axis, ln.prop("epsilon"), gamma, beta), Chain([ln]))
 
 
+class NormAffineAcrossTranspose(RewritePattern):
+    """`transpose(norm) * gamma` and `transpose(norm) + beta`, where the norm runs over
+    axes that were not the last ones (see `layer_norm_over`), with a constant varying
+    only along the normalized axes -> the transposed norm with that parameter (as
+    `NormAffine`; jax2tf writes Magika's channels-first LayerNorm so, its beta a
+    `bias_add` along axis 1)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, (relay.MultiplyOp, relay.AddOp, relay.BiasAddOp)):
+            return
+        for t_value, c in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
+            back = t_value.owner
+            if (isinstance(back, relay.TransposeOp) and t_value.has_one_use() and back.data.has_one_use()
+                    and isinstance(back.data.owner, (relay.LayerNormOp, relay.RMSNormOp))
+                    and op.results[0].type == t_value.type):  # fmt: skip
+                break
+            if isinstance(op, relay.BiasAddOp):
+                return
+        else:
+            return
+        ln = back.data.owner
+        scales = isinstance(op, relay.MultiplyOp)
+        rms = isinstance(ln, relay.RMSNormOp)
+        if rms and not scales or not rms and not _all(known_value(ln.beta), 0.0):
+            return
+        if scales and not _all(known_value(ln.gamma), 1.0):
+            return
+        value = known_value(c)
+        out_shape = t_value.type.get_shape()
+        if value is None or value.dtype.kind != "f":
+            return
+        if isinstance(op, relay.BiasAddOp):
+            along = op.prop("axis") % len(out_shape)
+            value = value.reshape([-1 if i == along else 1 for i in range(len(out_shape))])
+        try:
+            full = np.broadcast_to(value, out_shape)
+        except ValueError:
+            return
+        x = ln.data
+        axis = ln.prop("axis") % len(out_shape)
+        perm = relay.TransposeOp.perm(len(out_shape), back.py_props()["axes"])
+        rows = np.transpose(full, np.argsort(perm))  # in the norm's layout
+        param = rows[(0,) * axis]
+        if not np.array_equal(np.broadcast_to(param, rows.shape), rows):
+            return
+        if rms:
+            norm = rms_norm(x, axis, ln.prop("epsilon"), param)
+        else:
+            gamma, beta = (param, ln.beta) if scales else (ln.gamma, param)
+            norm = layer_norm(x, axis, ln.prop("epsilon"), gamma, beta)
+        new_back = relay.TransposeOp(norm[-1].results[0], axes=list(perm))
+        replace_by(rewriter, op, [*norm, new_back], Chain([ln, back]))
+
+
 def row_statistic(chain: Chain, v: SSAValue, kind: type[Operation], x: SSAValue | None = None
                   ) -> tuple[SSAValue, int] | None:
     """(x, axis) when `v` is `kind` (max or sum) of x over one axis, its axis kept (see
@@ -823,7 +896,7 @@ class RecognizeDecompositions(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = GreedyRewritePatternApplier([MergeReluClip(), HardSigmoidFromClip(), SoftmaxFromExp(),
                                                 LayerNormFromMoments(), LayerNormFromShift(), RMSNormFromMoments(),
-                                                NormAffine(), ProductPatterns()])
+                                                NormAffine(), NormAffineAcrossTranspose(), ProductPatterns()])
         PatternRewriteWalker(patterns).rewrite_module(op)
         # After the normalizations: their means over H and W stay theirs.
         PatternRewriteWalker(GlobalAvgPoolFromMean(), apply_recursively=False).rewrite_module(op)

@@ -75,3 +75,20 @@ func.func @other_transpose(%q: tensor<2x2x4x4xf32>, %k: tensor<2x2x4x4xf32>) -> 
   %0 = relay.nn.batch_matmul %q, %kt {transpose_b = false} : (tensor<2x2x4x4xf32>, tensor<2x2x4x4xf32>) -> tensor<2x2x4x4xf32>
   func.return %0 : tensor<2x2x4x4xf32>
 }
+
+// -----
+
+// A bias after a reshape of a convolution's result along an axis that is not where the
+// reshape keeps the channels (the rows of 1x4x6x1 viewed as 1x24): it stays after it.
+// CHECK-LABEL: func.func @conv_bias_elsewhere
+// CHECK:         relay.nn.conv2d
+// CHECK-NEXT:    relay.reshape
+// CHECK-NEXT:    relay.nn.bias_add %s, %b : (tensor<1x24xf32>, tensor<24xf32>)
+func.func @conv_bias_elsewhere(%x: tensor<1x3x8x1xf32>) -> tensor<1x24xf32> {
+  %w = relay.constant dense<0.5> : tensor<4x3x3x1xf32>
+  %b = relay.constant dense<1.0> : tensor<24xf32>
+  %c = relay.nn.conv2d %x, %w : (tensor<1x3x8x1xf32>, tensor<4x3x3x1xf32>) -> tensor<1x4x6x1xf32>
+  %s = relay.reshape %c {newshape = [1, 24]} : (tensor<1x4x6x1xf32>) -> tensor<1x24xf32>
+  %a = relay.nn.bias_add %s, %b {axis = 1} : (tensor<1x24xf32>, tensor<24xf32>) -> tensor<1x24xf32>
+  func.return %a : tensor<1x24xf32>
+}

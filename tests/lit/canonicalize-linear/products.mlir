@@ -133,3 +133,26 @@ func.func @transposed_data(%x: tensor<2x4x3xf32>) -> tensor<2x3x5xf32> {
   %0 = relay.nn.batch_matmul %xt, %w {transpose_b = false} : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
   func.return %0 : tensor<2x3x5xf32>
 }
+
+// -----
+
+// jax2tf's 1-D convolution: NCHW over a unit width, squeezed before its bias and
+// activation. The bias (along the channels the reshape keeps) and the activation move
+// before the squeeze, next to the convolution.
+// CHECK-LABEL: func.func @squeezed_conv
+// CHECK-NEXT:    %w = relay.constant
+// CHECK-NEXT:    %b = relay.constant
+// CHECK-NEXT:    %c = relay.nn.conv2d %x, %w
+// CHECK-NEXT:    %a = relay.nn.bias_add %c, %b : (tensor<1x4x6x1xf32>, tensor<4xf32>) -> tensor<1x4x6x1xf32>
+// CHECK-NEXT:    %y = relay.nn.relu %a : tensor<1x4x6x1xf32>
+// CHECK-NEXT:    %y_1 = relay.reshape %y {newshape = [1, 4, 6]} : (tensor<1x4x6x1xf32>) -> tensor<1x4x6xf32>
+// CHECK-NEXT:    func.return %y_1
+func.func @squeezed_conv(%x: tensor<1x3x8x1xf32>) -> tensor<1x4x6xf32> {
+  %w = relay.constant dense<0.5> : tensor<4x3x3x1xf32>
+  %b = relay.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %c = relay.nn.conv2d %x, %w : (tensor<1x3x8x1xf32>, tensor<4x3x3x1xf32>) -> tensor<1x4x6x1xf32>
+  %s = relay.reshape %c {newshape = [1, 4, 6]} : (tensor<1x4x6x1xf32>) -> tensor<1x4x6xf32>
+  %a = relay.nn.bias_add %s, %b {axis = 1} : (tensor<1x4x6xf32>, tensor<4xf32>) -> tensor<1x4x6xf32>
+  %y = relay.nn.relu %a : tensor<1x4x6xf32>
+  func.return %y : tensor<1x4x6xf32>
+}

@@ -266,3 +266,43 @@ func.func @leading_axis_norm(%x: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
   %n = relay.divide %d, %s : (tensor<2x8x4xf32>, tensor<2x1x4xf32>) -> tensor<2x8x4xf32>
   func.return %n : tensor<2x8x4xf32>
 }
+
+// -----
+
+// Magika's first LayerNorm as jax2tf writes it: over axis 1 of 1x8x4, the moments as sums
+// without the axis, var = max(E[x*x] - E[x]^2, 0), the gamma (1x8x1) inside the product
+// with the inverse std, the beta a bias_add along axis 1. One norm over rows, between
+// transposes, with both parameters.
+// CHECK-LABEL: func.func @jax_channels_first_layer_norm
+// CHECK-NEXT:    %0 = relay.transpose %x {axes = [0, 2, 1]} : (tensor<1x8x4xf32>) -> tensor<1x4x8xf32>
+// CHECK-NEXT:    %1 = relay.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00]> : tensor<8xf32>
+// CHECK-NEXT:    %2 = relay.constant dense<[{{.*}}]> : tensor<8xf32>
+// CHECK-NEXT:    %3 = relay.nn.layer_norm %0, %1, %2 {axis = 2, epsilon = 9.999999974752427e-07} : (tensor<1x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x4x8xf32>
+// CHECK-NEXT:    %y = relay.transpose %3 {axes = [0, 2, 1]} : (tensor<1x4x8xf32>) -> tensor<1x8x4xf32>
+// CHECK-NEXT:    func.return %y
+func.func @jax_channels_first_layer_norm(%x: tensor<1x8x4xf32>) -> tensor<1x8x4xf32> {
+  %inv_n = relay.constant dense<0.125> : tensor<f32>
+  %zero = relay.constant dense<0.0> : tensor<f32>
+  %eps = relay.constant dense<1.0e-06> : tensor<f32>
+  %one = relay.constant dense<1.0> : tensor<f32>
+  %gamma = relay.constant dense<[[[1.0], [2.0], [3.0], [4.0], [5.0], [6.0], [7.0], [8.0]]]> : tensor<1x8x1xf32>
+  %beta = relay.constant dense<[0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5]> : tensor<8xf32>
+  %s = relay.sum %x {axis = [1]} : (tensor<1x8x4xf32>) -> tensor<1x4xf32>
+  %sq = relay.multiply %x, %x : tensor<1x8x4xf32>
+  %s2 = relay.sum %sq {axis = [1]} : (tensor<1x8x4xf32>) -> tensor<1x4xf32>
+  %m2 = relay.multiply %s2, %inv_n : (tensor<1x4xf32>, tensor<f32>) -> tensor<1x4xf32>
+  %m = relay.multiply %s, %inv_n : (tensor<1x4xf32>, tensor<f32>) -> tensor<1x4xf32>
+  %mm = relay.multiply %m, %m : tensor<1x4xf32>
+  %v = relay.subtract %m2, %mm : tensor<1x4xf32>
+  %vf = relay.maximum %zero, %v : (tensor<f32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %vr = relay.reshape %vf {newshape = [1, 1, 4]} : (tensor<1x4xf32>) -> tensor<1x1x4xf32>
+  %e = relay.add %vr, %eps : (tensor<1x1x4xf32>, tensor<f32>) -> tensor<1x1x4xf32>
+  %sd = relay.sqrt %e : tensor<1x1x4xf32>
+  %r = relay.divide %one, %sd : (tensor<f32>, tensor<1x1x4xf32>) -> tensor<1x1x4xf32>
+  %g = relay.multiply %r, %gamma : (tensor<1x1x4xf32>, tensor<1x8x1xf32>) -> tensor<1x8x4xf32>
+  %mr = relay.reshape %m {newshape = [1, 1, 4]} : (tensor<1x4xf32>) -> tensor<1x1x4xf32>
+  %d = relay.subtract %x, %mr : (tensor<1x8x4xf32>, tensor<1x1x4xf32>) -> tensor<1x8x4xf32>
+  %n = relay.multiply %d, %g : tensor<1x8x4xf32>
+  %y = relay.nn.bias_add %n, %beta {axis = 1} : (tensor<1x8x4xf32>, tensor<8xf32>) -> tensor<1x8x4xf32>
+  func.return %y : tensor<1x8x4xf32>
+}
