@@ -32,7 +32,7 @@ from accel.compiler.tensors import inline_constant
 from accel.compiler.transforms.canonicalize import Canonicalize
 from accel.compiler.transforms.canonicalize_linear import CanonicalizeLinear
 from accel.compiler.transforms.fold_batch_norm import FoldBatchNorm
-from accel.compiler.transforms.fold_constants import KEPT, FoldConstants
+from accel.compiler.transforms.fold_constants import KEPT, FoldConstants, only_folding_readers
 from accel.compiler.transforms.recognize_decompositions import RecognizeDecompositions
 from accel.compiler.driver import make_context
 from accel.dialects import relay
@@ -102,6 +102,44 @@ def test_fold_constants_is_exact(graph: RelayGraph, data):
     for op in relay_ops(graph.module):
         if not isinstance(op, KEPT):
             assert not op.operands or not all(isinstance(v.owner, relay.ConstantOp) for v in op.operands), op.name
+        elif all(isinstance(v.owner, relay.ConstantOp) for v in op.operands):  # a dequantize kept for a reader
+            assert not only_folding_readers(op.results[0]), "a dequantize all of whose readers fold stayed"
+
+
+@SETTINGS
+@given(data=st.data())
+def test_constant_computations_between_qdq_pairs_fold(data):
+    """A computation on constants alone with QDQ pairs between its steps (as
+    quantize_static leaves YOLOv8's anchor grid) folds whole, bit for bit; only a
+    dequantize that the op with a run-time operand reads stays (the int8 form)."""
+    draw = data.draw
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    b = GraphBuilder()
+    x = b.input("x", shape)
+    scale, zero_point = b.const(np.array(0.05, np.float32)), b.const(np.array(3, np.int8))
+
+    def dequantized() -> object:
+        return b.qnn_dequantize(b.const(rng.integers(-100, 100, shape).astype(np.int8)), scale, zero_point)
+
+    v = dequantized()
+    ends_quantized = True
+    for _ in range(draw(st.integers(1, 4))):
+        step = draw(st.sampled_from(["add", "multiply", "negative"]))
+        v = b.negative(v) if step == "negative" else getattr(b, step)(v, dequantized())
+        ends_quantized = draw(st.booleans())
+        if ends_quantized:
+            v = b.qnn_dequantize(b.qnn_quantize(v, scale, zero_point), scale, zero_point)
+    module = b.build([b.add(x, v)])
+    inputs = {"x": rng.standard_normal(shape).astype(np.float32)}
+    want = run_function(module, inputs)
+    FoldConstants().apply(make_context(), module)
+    module.verify()
+    got = run_function(module, inputs)
+    for name in want:
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+    ops = [type(op) for op in relay_ops(module) if not isinstance(op, relay.ConstantOp)]
+    assert ops == ([relay.DequantizeOp, relay.AddOp] if ends_quantized else [relay.AddOp])
 
 
 # --------------------------------------------------------------------------------------

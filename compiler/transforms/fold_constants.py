@@ -30,7 +30,12 @@ then computed once at compile time, not at every run):
 A dequantize of constants read only as a norm's parameters (layer_norm's gamma and beta,
 rms_norm's gamma: quantize_static quantizes a LayerNormalization's scale) folds always:
 no int8 pattern reads those (norms run in float), and a target takes a norm only with
-constant parameters.
+constant parameters. So does one whose every reader folds with it (all of the reader's
+operands constants or dequantizes of constants): a computation on constants alone, such
+as YOLOv8's anchor grid (ranges plus 0.5, reshaped and expanded) once quantize_static
+has put QDQ pairs between its steps, becomes constants, not ops that run every time
+(the pairs between its steps fold one after the other). A dequantize that an op with a
+run-time operand reads stays: that is the int8 form the patterns match.
  An op whose evaluation fails (integer division by zero, an
 overflowing accumulator) is kept, so that it fails where the graph runs. Folded values
 are inline constants (a computed tensor has no name in the model's weights file); large
@@ -82,6 +87,21 @@ def only_norm_parameter(v: SSAValue) -> bool:
         isinstance(u.operation, (relay.LayerNormOp, relay.RMSNormOp)) and u.index > 0 for u in v.uses)
 
 
+def _constant_or_dequantized(v: SSAValue) -> bool:
+    owner = v.owner
+    return isinstance(owner, relay.ConstantOp) or (
+        isinstance(owner, relay.DequantizeOp) and all(isinstance(o.owner, relay.ConstantOp) for o in owner.operands))
+
+
+def only_folding_readers(v: SSAValue) -> bool:
+    """Whether every reader of `v` (a dequantize of constants) would fold once it does:
+    each reads only constants and dequantizes of constants (see the module docstring)."""
+    return v.first_use is not None and all(
+        isinstance(u.operation, relay.RelayOp) and not isinstance(u.operation, KEPT)
+        and len(u.operation.results) == 1 and TARGET_ATTR not in u.operation.attributes
+        and all(_constant_or_dequantized(o) for o in u.operation.operands) for u in v.uses)
+
+
 class FoldConstantOp(RewritePattern):
     def __init__(self, evaluator: OpEvaluator, kept: tuple[type[relay.RelayOp], ...] = KEPT):
         self.evaluator = evaluator
@@ -90,7 +110,8 @@ class FoldConstantOp(RewritePattern):
     def match_and_rewrite(self, op, rewriter: PatternRewriter) -> None:
         if not isinstance(op, relay.RelayOp) or len(op.results) != 1:
             return
-        if isinstance(op, self.kept) and not (isinstance(op, relay.DequantizeOp) and only_norm_parameter(op.result)):
+        if isinstance(op, self.kept) and not (isinstance(op, relay.DequantizeOp) and (
+                only_norm_parameter(op.result) or only_folding_readers(op.result))):
             return
         if not op.operands or TARGET_ATTR in op.attributes or isinstance(op.parent_op(), relay.CompositeOp):
             return

@@ -55,3 +55,28 @@ func.func @shape(%x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
   %1 = relay.add %x, %a : tensor<2x2xf32>
   func.return %0, %1 : tensor<2x2xf32>, tensor<2x2xf32>
 }
+
+// -----
+
+// YOLOv8's anchor grid after quantize_static: a range of constants plus 0.5, each step
+// between a quantize and a dequantize, then expanded. Every reader of each dequantize
+// folds with it: the whole computation becomes one constant.
+// CHECK-LABEL: func.func @constant_grid
+// CHECK-NEXT:    %[[G:.*]] = relay.constant dense<{{\[\[}}5.000000e-01, 5.000000e-01], [1.500000e+00, 1.500000e+00]]> : tensor<2x2xf32>
+// CHECK-NEXT:    %y = relay.add %x, %[[G]]
+// CHECK-NEXT:    func.return %y
+func.func @constant_grid(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %r = relay.constant dense<[0, 2]> : tensor<2xi8>
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i8>
+  %half = relay.constant dense<1> : tensor<i8>
+  %rd = relay.qnn.dequantize %r, %s, %z : (tensor<2xi8>, tensor<f32>, tensor<i8>) -> tensor<2xf32>
+  %hd = relay.qnn.dequantize %half, %s, %z : (tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<f32>
+  %a = relay.add %rd, %hd : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  %q = relay.qnn.quantize %a, %s, %z : (tensor<2xf32>, tensor<f32>, tensor<i8>) -> tensor<2xi8>
+  %c = relay.reshape %q {newshape = [2, 1]} : (tensor<2xi8>) -> tensor<2x1xi8>
+  %d = relay.qnn.dequantize %c, %s, %z : (tensor<2x1xi8>, tensor<f32>, tensor<i8>) -> tensor<2x1xf32>
+  %g = relay.broadcast_to %d {shape = [2, 2]} : (tensor<2x1xf32>) -> tensor<2x2xf32>
+  %y = relay.add %x, %g : tensor<2x2xf32>
+  func.return %y : tensor<2x2xf32>
+}

@@ -59,3 +59,20 @@ func.func @norm_parameter(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf
   %m = relay.multiply %x, %d2 : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   func.return %y, %n, %m : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
 }
+
+// -----
+
+// A dequantize of a constant that an op with a run-time operand reads stays (the int8
+// form of the patterns), though another reader of it folds.
+// CHECK-LABEL: func.func @dequantize_read_at_run_time
+// CHECK:         %[[D:.*]] = relay.qnn.dequantize %q, %s, %z
+// CHECK:         relay.add %x, %[[D]]
+func.func @dequantize_read_at_run_time(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %q = relay.constant dense<[1, 2]> : tensor<2xi8>
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i8>
+  %d = relay.qnn.dequantize %q, %s, %z : (tensor<2xi8>, tensor<f32>, tensor<i8>) -> tensor<2xf32>
+  %twice = relay.add %d, %d : tensor<2xf32>
+  %y = relay.add %x, %d : tensor<2xf32>
+  func.return %y, %twice : tensor<2xf32>, tensor<2xf32>
+}
