@@ -38,6 +38,7 @@ from accel.compiler.transforms.expand_pixel_shuffles import ExpandPixelShuffles
 from accel.compiler.transforms.split_grouped_convs import SplitGroupedConvs
 from accel.compiler.transforms.undilate_convs import UndilateConvs
 from accel.compiler.transforms.global_pools import GlobalPools
+from accel.compiler.transforms.max_as_pools import MaxesAsPools
 from accel.compiler.transforms.mean_as_pool import MeansAsPools
 from accel.compiler.transforms.resize_as_matmuls import ResizesAsMatmuls
 from accel.compiler.transforms.softmax_last_axis import SoftmaxesLastAxis
@@ -65,10 +66,10 @@ def tag_ops(module: ModuleOp) -> Counter:
 
 def rewrite_convs_then_tag(module: ModuleOp, targets: tuple[str, ...]) -> Counter:
     """`tag_ops` after byoc's rewrites (the conv rewrites, pixel shuffles, pool cascades,
-    activations, resizes, means, pads, norms over several axes), which replace the ops they rewrite by others (by design; byoc then finds
+    activations, resizes, means, maxes, pads, norms over several axes), which replace the ops they rewrite by others (by design; byoc then finds
     nothing more for them to do)."""
     for rewrite in (UndilateConvs, SplitGroupedConvs, UnstrideConvs, SplitWideLayers, ExpandPixelShuffles, CascadeMaxPools,
-                    UnstridePools, GlobalPools, ExpandActivations, ResizesAsMatmuls, MeansAsPools, ExpandPads, CollapseNormAxes,
+                    UnstridePools, GlobalPools, ExpandActivations, ResizesAsMatmuls, MeansAsPools, MaxesAsPools, ExpandPads, CollapseNormAxes,
                     SoftmaxesLastAxis):
         rewrite(target=targets).apply(AccelContext(), module)
     return tag_ops(module)

@@ -6,7 +6,8 @@
         expand-pixel-shuffles{target=npu,dsp}, cascade-max-pools{target=npu,dsp}, unstride-pools{target=npu,dsp},
         global-pools{target=npu,dsp},
         tabulate-activations{target=npu,dsp}, expand-activations{target=npu,dsp}, expand-nearest-upsampling{target=npu,dsp},
-        resize-as-matmuls{target=npu,dsp}, mean-as-pool{target=npu,dsp}, expand-pads{target=npu,dsp},
+        resize-as-matmuls{target=npu,dsp}, mean-as-pool{target=npu,dsp}, max-as-pools{target=npu,dsp},
+        expand-pads{target=npu,dsp},
         collapse-norm-axes{target=npu,dsp}, softmax-last-axis{target=npu,dsp},
         requantize-concatenations{target=npu,dsp}, trailing-broadcasts{target=npu,dsp},
         quantize-layer-biases{target=npu,dsp}, merge-composite{target=npu}, merge-composite{target=dsp},
@@ -58,6 +59,7 @@ from accel.compiler.transforms.expand_nearest_upsampling import ExpandNearestUps
 from accel.compiler.transforms.expand_pads import ExpandPads
 from accel.compiler.transforms.expand_pixel_shuffles import ExpandPixelShuffles
 from accel.compiler.transforms.global_pools import GlobalPools
+from accel.compiler.transforms.max_as_pools import MaxesAsPools
 from accel.compiler.transforms.mean_as_pool import MeansAsPools
 from accel.compiler.transforms.merge_composite import MergeComposite
 from accel.compiler.transforms.merge_regions import MergeRegions
@@ -78,8 +80,8 @@ from accel.compiler.transforms.unstride_pools import UnstridePools
 
 STEPS = ("split-tall-kernels", "undilate-convs", "split-grouped-convs", "unstride-convs", "split-wide-layers",
          "expand-pixel-shuffles", "cascade-max-pools", "unstride-pools", "global-pools", "tabulate-activations",
-         "expand-activations", "expand-nearest-upsampling", "resize-as-matmuls", "mean-as-pool", "expand-pads",
-         "collapse-norm-axes", "softmax-last-axis", "requantize-concatenations", "trailing-broadcasts",
+         "expand-activations", "expand-nearest-upsampling", "resize-as-matmuls", "mean-as-pool", "max-as-pools",
+         "expand-pads", "collapse-norm-axes", "softmax-last-axis", "requantize-concatenations", "trailing-broadcasts",
          "quantize-layer-biases", "merge-composite", "annotate-target", "merge-regions", "outline-regions")
 """The passes `byoc` runs, in order (for pipelines that write them out: the bench's stage
 timing, tests that leave one out)."""
@@ -89,7 +91,7 @@ timing, tests that leave one out)."""
 class Byoc(ModulePass):
     """Partition for the targets: split-tall-kernels, undilate-convs, split-grouped-convs,
     unstride-convs, split-wide-layers, expand-pixel-shuffles, cascade-max-pools, unstride-pools, global-pools, tabulate-activations, expand-activations,
-    expand-nearest-upsampling, resize-as-matmuls, mean-as-pool, expand-pads, collapse-norm-axes, softmax-last-axis, requantize-concatenations, trailing-broadcasts, quantize-layer-biases, merge-composite, annotate-target, merge-regions, outline-regions."""
+    expand-nearest-upsampling, resize-as-matmuls, mean-as-pool, max-as-pools, expand-pads, collapse-norm-axes, softmax-last-axis, requantize-concatenations, trailing-broadcasts, quantize-layer-biases, merge-composite, annotate-target, merge-regions, outline-regions."""
 
     name = "byoc"
 
@@ -122,6 +124,7 @@ class Byoc(ModulePass):
         ExpandNearestUpsamplings(target=names).apply(ctx, op)
         ResizesAsMatmuls(target=names).apply(ctx, op)
         MeansAsPools(target=names).apply(ctx, op)
+        MaxesAsPools(target=names).apply(ctx, op)
         ExpandPads(target=names).apply(ctx, op)
         CollapseNormAxes(target=names).apply(ctx, op)
         SoftmaxesLastAxis(target=names).apply(ctx, op)

@@ -1,7 +1,7 @@
 """expand-pads: a pad that no target runs becomes slices of its input and constant blocks,
 concatenated, which a target copies on its device.
 
-Runs in `byoc`, after mean-as-pool and before collapse-norm-axes. Constant
+Runs in `byoc`, after max-as-pools and before collapse-norm-axes. Constant
 pads in front of a convolution or pool are folded into it by canonicalize
 (fold-explicit-padding); what is left are the pads that fold nowhere: the reflection pads
 of image-to-image generators (CycleGAN's and pix2pix's ResNet blocks, fast style
