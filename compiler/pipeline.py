@@ -22,7 +22,7 @@ PIPELINES: dict[str, str] = {
 """`byoc`: canonicalize (fold-constants, fold-batch-norm, fold-explicit-padding,
 undilate-column-convs, propagate-qdq, recognize-decompositions, additive-masks, canonicalize-conv-transpose,
 canonicalize-linear), then
-partition (split-tall-kernels, undilate-convs, split-grouped-convs, unstride-convs, split-wide-layers, expand-pixel-shuffles, cascade-max-pools, unstride-pools, global-pools, tabulate-activations, expand-activations, expand-nearest-upsampling, resize-as-matmuls, mean-as-pool, max-as-pools, expand-pads, collapse-norm-axes, softmax-last-axis, requantize-concatenations, trailing-broadcasts,
+partition (dequantize-integer-products, split-tall-kernels, undilate-convs, split-grouped-convs, unstride-convs, split-wide-layers, expand-pixel-shuffles, cascade-max-pools, unstride-pools, global-pools, tabulate-activations, expand-activations, expand-nearest-upsampling, resize-as-matmuls, mean-as-pool, max-as-pools, expand-pads, collapse-norm-axes, softmax-last-axis, requantize-concatenations, trailing-broadcasts,
 merge-composite, annotate-target, merge-regions, outline-regions).
 `lower`: host ops on f16/bf16 widened to f32 (widen-host-floats), buffers, the host arena, accel ops, tiles, transfers and their optimization.
 `full`: both (with `fuse-layers`: chains of ops computed stripe by stripe). `full-nofuse`:

@@ -45,6 +45,7 @@ ACCEL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "split-wide-layers": _lazy("split_wide_layers", "SplitWideLayers"),
     "resize-as-matmuls": _lazy("resize_as_matmuls", "ResizesAsMatmuls"),
     "mean-as-pool": _lazy("mean_as_pool", "MeansAsPools"),
+    "dequantize-integer-products": _lazy("dequantize_integer_products", "DequantizeIntegerProducts"),
     "max-as-pools": _lazy("max_as_pools", "MaxesAsPools"),
     "softmax-last-axis": _lazy("softmax_last_axis", "SoftmaxesLastAxis"),
     "expand-pads": _lazy("expand_pads", "ExpandPads"),

@@ -1,7 +1,7 @@
 """byoc: the partitioning pipeline, TVM's BYOC flow in one pass.
 
     byoc{target=npu,dsp min-ops=1 cost-model=true zero-copy=true}
-      = split-tall-kernels{target=npu,dsp}, undilate-convs{target=npu,dsp},
+      = dequantize-integer-products{target=npu,dsp}, split-tall-kernels{target=npu,dsp}, undilate-convs{target=npu,dsp},
         split-grouped-convs{target=npu,dsp}, unstride-convs{target=npu,dsp}, split-wide-layers{target=npu,dsp},
         expand-pixel-shuffles{target=npu,dsp}, cascade-max-pools{target=npu,dsp}, unstride-pools{target=npu,dsp},
         global-pools{target=npu,dsp},
@@ -59,6 +59,7 @@ from accel.compiler.transforms.expand_nearest_upsampling import ExpandNearestUps
 from accel.compiler.transforms.expand_pads import ExpandPads
 from accel.compiler.transforms.expand_pixel_shuffles import ExpandPixelShuffles
 from accel.compiler.transforms.global_pools import GlobalPools
+from accel.compiler.transforms.dequantize_integer_products import DequantizeIntegerProducts
 from accel.compiler.transforms.max_as_pools import MaxesAsPools
 from accel.compiler.transforms.mean_as_pool import MeansAsPools
 from accel.compiler.transforms.merge_composite import MergeComposite
@@ -78,7 +79,7 @@ from accel.compiler.transforms.unstride_convs import UnstrideConvs
 from accel.compiler.transforms.unstride_pools import UnstridePools
 
 
-STEPS = ("split-tall-kernels", "undilate-convs", "split-grouped-convs", "unstride-convs", "split-wide-layers",
+STEPS = ("dequantize-integer-products", "split-tall-kernels", "undilate-convs", "split-grouped-convs", "unstride-convs", "split-wide-layers",
          "expand-pixel-shuffles", "cascade-max-pools", "unstride-pools", "global-pools", "tabulate-activations",
          "expand-activations", "expand-nearest-upsampling", "resize-as-matmuls", "mean-as-pool", "max-as-pools",
          "expand-pads", "collapse-norm-axes", "softmax-last-axis", "requantize-concatenations", "trailing-broadcasts",
@@ -89,7 +90,7 @@ timing, tests that leave one out)."""
 
 @dataclass(frozen=True)
 class Byoc(ModulePass):
-    """Partition for the targets: split-tall-kernels, undilate-convs, split-grouped-convs,
+    """Partition for the targets: dequantize-integer-products, split-tall-kernels, undilate-convs, split-grouped-convs,
     unstride-convs, split-wide-layers, expand-pixel-shuffles, cascade-max-pools, unstride-pools, global-pools, tabulate-activations, expand-activations,
     expand-nearest-upsampling, resize-as-matmuls, mean-as-pool, max-as-pools, expand-pads, collapse-norm-axes, softmax-last-axis, requantize-concatenations, trailing-broadcasts, quantize-layer-biases, merge-composite, annotate-target, merge-regions, outline-regions."""
 
@@ -110,6 +111,7 @@ class Byoc(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         names = tuple(t.name for t in target_context(ctx).resolve(self.target, self.name))
+        DequantizeIntegerProducts(target=names).apply(ctx, op)
         SplitTallKernels(target=names).apply(ctx, op)
         UndilateConvs(target=names).apply(ctx, op)
         SplitGroupedConvs(target=names).apply(ctx, op)

@@ -35,7 +35,8 @@ operands constants or dequantizes of constants): a computation on constants alon
 as YOLOv8's anchor grid (ranges plus 0.5, reshaped and expanded) once quantize_static
 has put QDQ pairs between its steps, becomes constants, not ops that run every time
 (the pairs between its steps fold one after the other). A dequantize that an op with a
-run-time operand reads stays: that is the int8 form the patterns match.
+run-time operand reads stays: that is the int8 form the patterns match; so does one on the
+way to a layer's weight through reshapes, transposes and slices (a QDQ Conv1d's weight).
  An op whose evaluation fails (integer division by zero, an
 overflowing accumulator) is kept, so that it fails where the graph runs. Folded values
 are inline constants (a computed tensor has no name in the model's weights file); large
@@ -93,10 +94,30 @@ def _constant_or_dequantized(v: SSAValue) -> bool:
         isinstance(owner, relay.DequantizeOp) and all(isinstance(o.owner, relay.ConstantOp) for o in owner.operands))
 
 
+LAYERS = (relay.Conv2DOp, relay.Conv2DTransposeOp, relay.DenseOp, relay.MatmulOp, relay.BatchMatmulOp)
+"""Ops whose weight operands (after the data) the int8 patterns read as dequantizes."""
+
+LAYOUT = (relay.ReshapeOp, relay.TransposeOp, relay.StridedSliceOp)
+"""Ops that only move a weight's elements (propagate-qdq moves dequantizes below them)."""
+
+
+def reaches_a_weight(v: SSAValue, depth: int = 0) -> bool:
+    """Whether `v` is a layer's weight, directly or through layout ops (a QDQ Conv1d's
+    int8 weight: dequantize, reshape to 2-D, conv)."""
+    for use in v.uses:
+        op = use.operation
+        if isinstance(op, LAYERS) and use.index > 0:
+            return True
+        if isinstance(op, LAYOUT) and depth < 8 and reaches_a_weight(op.results[0], depth + 1):
+            return True
+    return False
+
+
 def only_folding_readers(v: SSAValue) -> bool:
-    """Whether every reader of `v` (a dequantize of constants) would fold once it does:
-    each reads only constants and dequantizes of constants (see the module docstring)."""
-    return v.first_use is not None and all(
+    """Whether every reader of `v` (a dequantize of constants) would fold once it does
+    (each reads only constants and dequantizes of constants), none on the way to a
+    layer's weight (see the module docstring)."""
+    return v.first_use is not None and not reaches_a_weight(v) and all(
         isinstance(u.operation, relay.RelayOp) and not isinstance(u.operation, KEPT)
         and len(u.operation.results) == 1 and TARGET_ATTR not in u.operation.attributes
         and all(_constant_or_dequantized(o) for o in u.operation.operands) for u in v.uses)

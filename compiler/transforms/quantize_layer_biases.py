@@ -1,6 +1,6 @@
 """quantize-layer-biases: the float bias of an int8 layer becomes int32 on its accumulator's grid.
 
-The twentieth step of `byoc`, after the rewrites of layers no target takes (their slices,
+The twenty-second step of `byoc`, after the rewrites of layers no target takes (their slices,
 split channels, are layers of their own). onnxruntime's `quantize_static` gives a Conv's bias input the
 form the targets' int8 layer patterns take: `dequantize(int32, x_scale * w_scale, 0)`,
 the layer's accumulator grid, as an int8 accelerator adds it. Some biases it leaves in

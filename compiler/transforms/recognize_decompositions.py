@@ -718,6 +718,25 @@ def _all(value: np.ndarray | None, fill: float) -> bool:
     return value is not None and bool(np.all(value == fill))
 
 
+def takes_affine(op: Operation, ln: relay.LayerNormOp | relay.RMSNormOp) -> bool:
+    """Whether `op` (a multiply, add or bias_add of the norm `ln`'s result) can become its
+    gamma (a multiply, where its gamma is 1) or its beta (an add, where its beta is 0; an
+    RMS norm has none)."""
+    scales = isinstance(op, relay.MultiplyOp)
+    if scales and not _all(known_value(ln.gamma), 1.0):
+        return False
+    return scales if isinstance(ln, relay.RMSNormOp) else _all(known_value(ln.beta), 0.0)
+
+
+def norm_with(ln: relay.LayerNormOp | relay.RMSNormOp, x: SSAValue, axis: int, param: Param, scales: bool
+              ) -> list[Operation]:
+    """The ops of `ln` (on x, from `axis` on) with `param` as its gamma (`scales`) or beta."""
+    if isinstance(ln, relay.RMSNormOp):
+        return rms_norm(x, axis, ln.prop("epsilon"), param)
+    gamma, beta = (param, ln.beta) if scales else (ln.gamma, param)
+    return layer_norm(x, axis, ln.prop("epsilon"), gamma, beta)
+
+
 class NormAffine(RewritePattern):
     """`layer_norm(x, 1, 0) * gamma`, `rms_norm(x, 1) * gamma` and `layer_norm(x, gamma,
     0) + beta` (`add` or `bias_add`; of a value of the normalized shape, or a constant that
@@ -736,11 +755,7 @@ class NormAffine(RewritePattern):
                 return
         else:
             return
-        scales = isinstance(op, relay.MultiplyOp)
-        rms = isinstance(ln, relay.RMSNormOp)
-        if rms and not scales or not rms and not _all(known_value(ln.beta), 0.0):
-            return
-        if scales and not _all(known_value(ln.gamma), 1.0):
+        if not takes_affine(op, ln):
             return
         x = ln.data
         rank = len(x.type.get_shape())
@@ -756,11 +771,7 @@ class NormAffine(RewritePattern):
             param = as_param(c, x, axis)
         if param is None:
             return
-        if rms:
-            replace_by(rewriter, op, rms_norm(x, axis, ln.prop("epsilon"), param), Chain([ln]))
-            return
-        gamma, beta = (param, ln.beta) if scales else (ln.gamma, param)
-        replace_by(rewriter, op, layer_norm(x, axis, ln.prop("epsilon"), gamma, beta), Chain([ln]))
+        replace_by(rewriter, op, norm_with(ln, x, axis, param, isinstance(op, relay.MultiplyOp)), Chain([ln]))
 
 
 class NormAffineAcrossTranspose(RewritePattern):
@@ -784,11 +795,7 @@ class NormAffineAcrossTranspose(RewritePattern):
         else:
             return
         ln = back.data.owner
-        scales = isinstance(op, relay.MultiplyOp)
-        rms = isinstance(ln, relay.RMSNormOp)
-        if rms and not scales or not rms and not _all(known_value(ln.beta), 0.0):
-            return
-        if scales and not _all(known_value(ln.gamma), 1.0):
+        if not takes_affine(op, ln):
             return
         value = known_value(c)
         out_shape = t_value.type.get_shape()
@@ -808,11 +815,7 @@ class NormAffineAcrossTranspose(RewritePattern):
         param = rows[(0,) * axis]
         if not np.array_equal(np.broadcast_to(param, rows.shape), rows):
             return
-        if rms:
-            norm = rms_norm(x, axis, ln.prop("epsilon"), param)
-        else:
-            gamma, beta = (param, ln.beta) if scales else (ln.gamma, param)
-            norm = layer_norm(x, axis, ln.prop("epsilon"), gamma, beta)
+        norm = norm_with(ln, x, axis, param, isinstance(op, relay.MultiplyOp))
         new_back = relay.TransposeOp(norm[-1].results[0], axes=list(perm))
         replace_by(rewriter, op, [*norm, new_back], Chain([ln, back]))
 

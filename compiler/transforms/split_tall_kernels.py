@@ -1,7 +1,7 @@
 """split-tall-kernels: a convolution taller or wider than every target's `max_kernel`
 becomes convolutions over slices of its kernel, summed, so that it offloads.
 
-Runs first in `byoc` (before patterns are matched). A float conv2d whose kernel no
+Runs in `byoc` after dequantize-integer-products (before patterns are matched). A float conv2d whose kernel no
 `max_kernel` of the targets' `relay.nn.conv2d` entries takes (DS-CNN's 10x4 stem, the
 9x9 first and last layers of fast style transfer's generators) is split, by the entry
 that needs the fewest slices, into n = ceil(kh / limit) row slices of ceil(kh / n) rows

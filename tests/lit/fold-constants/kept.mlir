@@ -76,3 +76,22 @@ func.func @dequantize_read_at_run_time(%x: tensor<2xf32>) -> (tensor<2xf32>, ten
   %y = relay.add %x, %d : tensor<2xf32>
   func.return %y, %twice : tensor<2xf32>, tensor<2xf32>
 }
+
+// -----
+
+// A QDQ Conv1d's weight: its dequantize of constants reaches the conv's weight through a
+// reshape (to the 2-D kernel); it stays, for the int8 patterns (propagate-qdq moves it
+// below the reshape).
+// CHECK-LABEL: func.func @dequantized_weight_reshaped
+// CHECK:         relay.qnn.dequantize %wq, %ws, %wz
+// CHECK-NEXT:    relay.reshape
+// CHECK-NEXT:    relay.nn.conv2d
+func.func @dequantized_weight_reshaped(%x: tensor<1x4x16x1xf32>) -> tensor<1x8x16x1xf32> {
+  %wq = relay.constant dense<3> : tensor<8x4x1xi8>
+  %ws = relay.constant dense<0.25> : tensor<f32>
+  %wz = relay.constant dense<0> : tensor<i8>
+  %wd = relay.qnn.dequantize %wq, %ws, %wz : (tensor<8x4x1xi8>, tensor<f32>, tensor<i8>) -> tensor<8x4x1xf32>
+  %w = relay.reshape %wd {newshape = [8, 4, 1, 1]} : (tensor<8x4x1xf32>) -> tensor<8x4x1x1xf32>
+  %c = relay.nn.conv2d %x, %w : (tensor<1x4x16x1xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x16x1xf32>
+  func.return %c : tensor<1x8x16x1xf32>
+}
