@@ -1,6 +1,6 @@
-"""dequantize-integer-products: quantize_dynamic's integer products (MatMulInteger, Cast, Mul
-by the scales) become float dense layers of the dequantized operands where a target runs
-those. On random products the reference interpreter's result stays within 1e-5 of the
+"""dequantize-integer-products: quantize_dynamic's integer products (MatMulInteger or
+ConvInteger, Cast, Mul by the scales) become float dense layers or convolutions of the
+dequantized operands where a target runs those. On random products the reference interpreter's result stays within 1e-5 of the
 output's largest magnitude (the sums are accumulated in float instead of exactly in
 int32), and a quantize_dynamic'd MLP and transformer block, which kept everything on the
 host, offload their products; their C output matches onnxruntime's within 1e-4 of the
@@ -68,6 +68,34 @@ def test_the_result_stays_within_float_rounding(lead, k, n, per_channel, scale_f
     assert "relay.qnn.dense" not in names and "relay.nn.dense" in names
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(c=st.integers(1, 6), o=st.integers(1, 8), size=st.integers(3, 9), kernel=st.sampled_from([1, 3]),
+       stride=st.sampled_from([1, 2]), per_channel=st.booleans(), seed=st.integers(0, 2**16))
+def test_a_convolution_stays_within_float_rounding(c, o, size, kernel, stride, per_channel, seed):
+    """ConvInteger as quantize_dynamic writes it (uint8 weight, its scale per output
+    channel shaped [O, 1, 1] when per channel): a float conv of the dequantized operands."""
+    rng = np.random.default_rng(seed)
+    b = GraphBuilder()
+    x = b.input("x", (1, c, size, size))
+    s_x, z_x = b.qnn_dynamic_scale(x), b.qnn_dynamic_zero_point(x)
+    weight = rng.integers(0, 256, (o, c, kernel, kernel)).astype(np.uint8)
+    w_scale = rng.uniform(0.001, 0.05, (o, 1, 1) if per_channel else ()).astype(np.float32)
+    w_zero = rng.integers(0, 256, o if per_channel else ()).astype(np.uint8)
+    one = b.const(np.array(1.0, np.float32))
+    acc = b.qnn_conv2d(b.qnn_quantize(x, s_x, z_x), b.const(weight), z_x, b.const(w_zero), one, one,
+                       strides=[stride, stride], padding=[kernel // 2] * 4)
+    y = b.multiply(b.cast(acc, dtype=np.float32), b.multiply(s_x, b.const(w_scale)))
+    module = b.build([y])
+    inputs = {"x": (rng.standard_normal((1, c, size, size)) * 3).astype(np.float32)}
+    want = run_function(module, inputs)["out0"]
+    DequantizeIntegerProducts().apply(make_context("npu"), module)
+    module.verify()
+    got = run_function(module, inputs)["out0"]
+    np.testing.assert_allclose(got, want, rtol=0, atol=TOLERANCE * max(1.0, float(np.abs(want).max())))
+    names = [op.name for op in module.walk() if isinstance(op, relay.RelayOp)]
+    assert "relay.qnn.conv2d" not in names and "relay.nn.conv2d" in names
+
+
 def test_left_alone_when_the_product_is_read_otherwise():
     """An int32 product read as such (added to another, not rescaled) stays integer."""
     b = GraphBuilder()
@@ -100,6 +128,33 @@ def _mlp(path: str, shape: tuple[int, ...], per_channel: bool) -> None:
     fp32 = path.replace(".onnx", "_fp32.onnx")
     onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)]), fp32)
     quantize_dynamic(fp32, path, weight_type=QuantType.QInt8, per_channel=per_channel)
+
+
+def test_a_quantize_dynamic_convolution_offloads(tmp_path):
+    """Conv, bias, ReLU quantize_dynamic'd (ConvInteger, Cast, Mul, then the bias Add in
+    float): the conv, its bias and ReLU on the npu, onnxruntime's result within 1e-4."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    rng = np.random.default_rng(5)
+    inits = [nh.from_array((rng.standard_normal((16, 8, 3, 3)) * 0.1).astype(np.float32), "w"),
+             nh.from_array((rng.standard_normal(16) * 0.1).astype(np.float32), "b")]
+    graph = oh.make_graph([oh.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+                           oh.make_node("Relu", ["c"], ["y"])], "conv",
+                          [oh.make_tensor_value_info("x", TensorProto.FLOAT, (1, 8, 16, 16))],
+                          [oh.make_tensor_value_info("y", TensorProto.FLOAT, (1, 16, 16, 16))], inits)
+    fp32, path = str(tmp_path / "conv.onnx"), str(tmp_path / "conv_dyn.onnx")
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)]), fp32)
+    quantize_dynamic(fp32, path, weight_type=QuantType.QUInt8, op_types_to_quantize=["Conv"])
+    assert any(n.op_type == "ConvInteger" for n in onnx.load(path).graph.node)
+    out = str(tmp_path / "out")
+    compile_to_directory(path, "npu", out)
+    with open(os.path.join(out, "report.json")) as f:
+        report = json.load(f)
+    assert not {"relay.qnn.conv2d", "relay.nn.relu"} & {r["op"] for r in report["rejected"]}, report["rejected"]
+    feeds = {"x": rng.standard_normal((1, 8, 16, 16)).astype(np.float32)}
+    want = ort_run(path, feeds)["y"]
+    got, _ = run_directory(out, feeds)
+    assert float(np.max(np.abs(got["y"] - want))) <= 1e-4 * float(np.max(np.abs(want)))
 
 
 @pytest.mark.parametrize("shape,per_channel", [((64, 96), False), ((1, 32, 128), True)])

@@ -73,3 +73,26 @@ func.func @kept(%x: tensor<4x8xf32>, %t: tensor<f32>) -> (tensor<4x2xf32>, tenso
   %i = relay.add %b, %b : tensor<4x2xi32>
   func.return %y, %i : tensor<4x2xf32>, tensor<4x2xi32>
 }
+
+// -----
+
+// ConvInteger: a float convolution with the integer one's properties, its weight scaled
+// per output channel ([O, 1, 1], as the rescale broadcasts it).
+// CHECK-LABEL: func.func @conv
+// CHECK:         %[[D:.*]] = relay.qnn.dequantize %q, %s, %z
+// CHECK-NEXT:    %[[W:.*]] = relay.constant dense<{{\[\[\[\[}}2.000000e+00]]], {{\[\[\[}}4.000000e+00]]]]> : tensor<2x1x1x1xf32>
+// CHECK-NEXT:    %y = relay.nn.conv2d %[[D]], %[[W]] {strides = [2, 2]} : (tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x2x2xf32>
+func.func @conv(%x: tensor<1x1x4x4xf32>) -> tensor<1x2x2x2xf32> {
+  %s = relay.qnn.dynamic_scale %x : (tensor<1x1x4x4xf32>) -> tensor<f32>
+  %z = relay.qnn.dynamic_zero_point %x : (tensor<1x1x4x4xf32>) -> tensor<ui8>
+  %q = relay.qnn.quantize %x, %s, %z : (tensor<1x1x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x1x4x4xui8>
+  %w = relay.constant dense<10> : tensor<2x1x1x1xui8>
+  %zw = relay.constant dense<6> : tensor<ui8>
+  %one = relay.constant dense<1.0> : tensor<f32>
+  %c = relay.constant dense<[[[0.5]], [[1.0]]]> : tensor<2x1x1xf32>
+  %sw = relay.multiply %s, %c : (tensor<f32>, tensor<2x1x1xf32>) -> tensor<2x1x1xf32>
+  %a = relay.qnn.conv2d %q, %w, %z, %zw, %one, %one {strides = [2, 2]} : (tensor<1x1x4x4xui8>, tensor<2x1x1x1xui8>, tensor<ui8>, tensor<ui8>, tensor<f32>, tensor<f32>) -> tensor<1x2x2x2xi32>
+  %f = relay.cast %a : tensor<1x2x2x2xi32> -> tensor<1x2x2x2xf32>
+  %y = relay.multiply %f, %sw : (tensor<1x2x2x2xf32>, tensor<2x1x1xf32>) -> tensor<1x2x2x2xf32>
+  func.return %y : tensor<1x2x2x2xf32>
+}
