@@ -24,6 +24,7 @@ from accel.compiler.driver import compile_to_directory, make_context
 from accel.compiler.frontend.builder import GraphBuilder
 from accel.compiler.runtime.interpreter import run_function
 from accel.compiler.runtime.run_compiled import run_directory
+from accel.compiler.transforms import dequantize_integer_products
 from accel.compiler.transforms.dequantize_integer_products import DequantizeIntegerProducts
 from accel.dialects import relay
 from e2e_util import ort_run
@@ -32,11 +33,18 @@ TOLERANCE = 1e-5
 """Relative to the output's largest magnitude (float accumulation against exact int32 sums)."""
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.fixture
+def always_pays(monkeypatch):
+    """The rewrite wherever a target runs the float product (`pays_off` decides where it
+    is made in a compile; its own test is below)."""
+    monkeypatch.setattr(dequantize_integer_products, "pays_off", lambda integer, product, target: True)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(lead=st.lists(st.integers(1, 6), min_size=1, max_size=3), k=st.integers(1, 48), n=st.integers(1, 24),
        per_channel=st.booleans(), scale_form=st.sampled_from(["dynamic", "dynamic_swapped", "constant"]),
        signed_weight=st.booleans(), seed=st.integers(0, 2**16))
-def test_the_result_stays_within_float_rounding(lead, k, n, per_channel, scale_form, signed_weight, seed):
+def test_the_result_stays_within_float_rounding(always_pays, lead, k, n, per_channel, scale_form, signed_weight, seed):
     rng = np.random.default_rng(seed)
     b = GraphBuilder()
     x = b.input("x", (*lead, k))
@@ -68,10 +76,10 @@ def test_the_result_stays_within_float_rounding(lead, k, n, per_channel, scale_f
     assert "relay.qnn.dense" not in names and "relay.nn.dense" in names
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(c=st.integers(1, 6), o=st.integers(1, 8), size=st.integers(3, 9), kernel=st.sampled_from([1, 3]),
        stride=st.sampled_from([1, 2]), per_channel=st.booleans(), seed=st.integers(0, 2**16))
-def test_a_convolution_stays_within_float_rounding(c, o, size, kernel, stride, per_channel, seed):
+def test_a_convolution_stays_within_float_rounding(always_pays, c, o, size, kernel, stride, per_channel, seed):
     """ConvInteger as quantize_dynamic writes it (uint8 weight, its scale per output
     channel shaped [O, 1, 1] when per channel): a float conv of the dequantized operands."""
     rng = np.random.default_rng(seed)
@@ -96,7 +104,27 @@ def test_a_convolution_stays_within_float_rounding(c, o, size, kernel, stride, p
     assert "relay.qnn.conv2d" not in names and "relay.nn.conv2d" in names
 
 
-def test_left_alone_when_the_product_is_read_otherwise():
+def _product(rows: int, k: int, n: int):
+    b = GraphBuilder()
+    x = b.input("x", (rows, k))
+    s, z = b.qnn_dynamic_scale(x), b.qnn_dynamic_zero_point(x)
+    one = b.const(np.array(1.0, np.float32))
+    acc = b.qnn_dense(b.qnn_quantize(x, s, z), b.const(np.ones((n, k), np.int8)), z, b.const(np.array(0, np.int8)),
+                      one, one)
+    return b.build([b.multiply(b.cast(acc, dtype=np.float32), b.multiply(s, b.const(np.array(0.01, np.float32))))])
+
+
+@pytest.mark.parametrize("rows,k,n,made", [(1, 8, 4, False), (1, 512, 8192, False), (256, 512, 512, True)])
+def test_made_where_the_float_product_pays_for_its_transfers(rows, k, n, made):
+    """A tiny product (the launch and transfers cost more than its work) and one row
+    through a wide weight (an LSTM step, a classifier head: four times the int8 weight's
+    bytes to move) stay integer; a product over many rows is made float."""
+    module = _product(rows, k, n)
+    DequantizeIntegerProducts().apply(make_context("npu"), module)
+    assert any(op.name == "relay.nn.dense" for op in module.walk()) == made
+
+
+def test_left_alone_when_the_product_is_read_otherwise(always_pays):
     """An int32 product read as such (added to another, not rescaled) stays integer."""
     b = GraphBuilder()
     x = b.input("x", (4, 8))

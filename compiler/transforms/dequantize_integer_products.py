@@ -21,7 +21,8 @@ Only a `relay.qnn.dense` or `relay.qnn.conv2d` with a constant weight and weight
 point, whose int32 result is read only by a cast to float read only by a multiply by
 `s_x * s_w` (a product of a scalar and a constant, scalar or one per output feature or
 channel) or by a constant; rewritten when no target runs the integer product and one
-target runs the float one. Data of rank > 2 is a dense on its rows between reshapes (as
+target runs the float one, and pays off there (`pays_off`: the float product and its
+transfers against the integer product on the host). Data of rank > 2 is a dense on its rows between reshapes (as
 canonicalize-linear makes them). (Older onnxruntime versions add a bias quantized at run
 time to a ConvInteger's int32 sums before the cast: not taken.)
 
@@ -56,6 +57,8 @@ from xdsl.pattern_rewriter import PatternRewriter
 from accel.compiler.byoc_rewrites import TargetsRewrite, discard, replace_chain, rewrite_each
 from accel.compiler.runtime.reference import qnn_dequantize
 from accel.compiler.targets import target_context
+from accel.compiler.targets.cost import op_work, region_cost
+from accel.compiler.targets.schema import TargetDescription
 from accel.compiler.tensors import inline_constant, known_value
 from accel.compiler.transforms.annotate_target import runs_alone
 from accel.compiler.transforms.fold_batch_norm import per_channel
@@ -87,6 +90,16 @@ def split_scale(scale: SSAValue, out_shape: tuple[int, ...], axis: int
             if vector is not None:
                 return data_scale, vector
     return None
+
+
+def pays_off(integer: Operation, product: Operation, target: TargetDescription) -> bool:
+    """Whether the float `product` on `target`, its data, weight and result crossing to and
+    from it, takes no longer than the `integer` product on the host (the cost model of
+    merge-regions): float weights are four times the int8 ones' bytes, and a product
+    whose transfers cost more than it saves stays integer (an LSTM's per-step products,
+    a wide head), where its neighbours' regions are as before."""
+    boundary = [product.operands[0], product.operands[1], product.results[0]]
+    return region_cost([product], boundary, target).accel_cycles <= op_work(integer).cycles(target.host)
 
 
 class DequantizeIntegerProduct(TargetsRewrite):
@@ -136,7 +149,7 @@ class DequantizeIntegerProduct(TargetsRewrite):
                 value = back.result
         for o in new:
             o.location = op.location
-        if any(runs_alone(product, t) for t in self.targets):
+        if any(runs_alone(product, t) and pays_off(op, product, t) for t in self.targets):
             replace_chain(rewriter, new, rescale, value,
                           [rescale, cast, op, *([scale.owner] if isinstance(scale.owner, relay.MultiplyOp) else [])])
         else:
