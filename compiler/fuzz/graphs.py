@@ -1142,6 +1142,23 @@ def _qdq_layout(g: _Gen):
     return g.b.qnn_quantize(y, g.scalar_scale(), g.scalar_zero_point(g.draw(st.sampled_from(QUANT_DTYPES))))
 
 
+@_new_kind("max")
+def _max(g: _Gen):
+    """A max reduction (a 1-D CNN's global max pool, a log-softmax's shift): over trailing
+    axes, max-as-pools makes it pools on the npu."""
+    x = g.pick(lambda v: is_float(v) and len(shape(v)) >= 1)
+    if x is None:
+        return None
+    rank = len(shape(x))
+    if g.draw(st.booleans()):  # trailing axes: the form max-as-pools takes
+        first = g.draw(st.integers(0, rank - 1))
+        axes = list(range(first, rank))
+    else:
+        axes = g.draw(st.lists(st.integers(0, rank - 1), min_size=1, max_size=rank, unique=True))
+    axes = [a - rank if g.draw(st.booleans()) else a for a in axes]
+    return g.b.max(x, axis=axes, keepdims=g.draw(st.booleans()))
+
+
 NEW_OP_KINDS: tuple[str, ...] = tuple(_NEW)
 """The newer kinds (drawn only when named; host C kernels on the targets, but for the QDQ
 forms of activations, concatenations, row ops and layout ops, which the npu runs)."""
