@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import Float32Type, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
@@ -109,7 +109,8 @@ class DequantizeIntegerProduct(TargetsRewrite):
         cast = only_reader(op.result, relay.CastOp)
         rescale = only_reader(cast.result, relay.MultiplyOp) if cast is not None else None
         weight, weight_zero = known_value(op.weight), known_value(op.kernel_zero_point)
-        if rescale is None or weight is None or weight_zero is None or rescale.result.type != cast.result.type:
+        if (rescale is None or weight is None or weight_zero is None or rescale.result.type != cast.result.type
+                or not isinstance(cast.result.type.element_type, Float32Type)):  # fmt: skip
             return
         conv = isinstance(op, relay.QnnConv2DOp)
         out_shape = shape_of(rescale.result.type)
