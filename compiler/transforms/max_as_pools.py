@@ -33,7 +33,6 @@ After (windows of 3 at stride 2, the last window what is left: 9 -> 4 -> 2 -> 1 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -44,6 +43,7 @@ from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 from accel.compiler.byoc_rewrites import TargetsRewrite, rewrite_each
 from accel.compiler.targets import target_context
 from accel.compiler.targets.schema import TargetDescription
+from accel.compiler.transforms.mean_as_pool import trailing_split
 from accel.dialects import relay
 from accel.dialects.relay import shape_of
 
@@ -92,12 +92,10 @@ class MaxAsPools(TargetsRewrite):
     def match_and_rewrite(self, op: relay.MaxOp, rewriter: PatternRewriter) -> None:
         if not self.shapes or not self.unclaimed(op):
             return
-        shape = shape_of(op.data.type)
-        axes = relay.MaxOp.reduced_axes(len(shape), op.py_props())
-        first = len(shape) - len(axes)
-        if not axes or list(axes) != list(range(first, len(shape))) or not shape_of(op.result.type):
+        split = trailing_split(op)
+        if split is None or not shape_of(op.result.type):
             return  # (a scalar result: no transfer carries a value of rank 0)
-        rows, length = math.prod(shape[:first]), math.prod(shape[first:])
+        rows, length = split
         for window, stride in self.shapes:
             view = relay.ReshapeOp(op.data, newshape=[1, rows, 1, length])
             built: list = [view]

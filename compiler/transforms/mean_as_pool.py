@@ -47,11 +47,11 @@ from accel.dialects import relay
 from accel.dialects.relay import shape_of
 
 
-def trailing_split(op: relay.MeanOp) -> tuple[int, int] | None:
-    """(L, T): the rows and the row length of a mean over the trailing axes of its data,
-    or None when the reduced axes are not a non-empty trailing run."""
+def trailing_split(op: relay.MeanOp | relay.MaxOp) -> tuple[int, int] | None:
+    """(L, T): the rows and the row length of a mean or max over the trailing axes of its
+    data, or None when the reduced axes are not a non-empty trailing run."""
     shape = shape_of(op.data.type)
-    axes = relay.MeanOp.reduced_axes(len(shape), op.py_props())
+    axes = type(op).reduced_axes(len(shape), op.py_props())
     if not axes or list(axes) != list(range(len(shape) - len(axes), len(shape))):
         return None
     first = len(shape) - len(axes)
