@@ -18,7 +18,7 @@ Models (generated with onnx.helper, seeded random weights, about `size` nodes ea
 - `unet`: such blocks without the direct hand-over, the second half's block i adding the
   first half's block n-1-i (nested skips: values live across many regions).
 With `--zoo`, the onnx wheel's model-zoo graphs (`onnx/backend/test/data/light/`: ResNet-50 and
-Inception v2 (v1 has LRN, which the importer lacks), stored without weights: each gets seeded random values) are
+Inception v2, the issue's graphs, stored without weights: each gets seeded random values) are
 compiled too, on the `--targets`.
 
 Targets: `npu`, `npu-shared`, and `npu-64k` (the built-in npu with a 64 KiB scratchpad). Each
