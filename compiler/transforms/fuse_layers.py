@@ -270,8 +270,30 @@ def plan_segment(ops: list[accel.ComputeOp], entries: list[int | None], desc, do
     channel_outputs = sum(ops[-1].output.type.get_shape()[1] - 1 for link in shared if link.reader == len(ops) - 1)
     out_rows = ops[-1].output.type.get_shape()[2]
     first_in = ops[0].inputs[0]
+    out_row_bytes = [row_bytes(o.output) for o in ops]
+    in_row_bytes = row_bytes(first_in)
+    side_row_bytes = [[row_bytes(v) for v in vs] for vs in sides]
+
+    def footprint(biggest: list[int], in_rows: int) -> int:
+        """Scratchpad bytes of stripes whose ops compute at most `biggest` output rows,
+        the first reading `in_rows` input rows. The intermediate stripe buffers are
+        allocated before the loop and reused by every iteration: all of them are live
+        through the whole loop."""
+        out_b = [rows_i * b for rows_i, b in zip(biggest, out_row_bytes)]
+        side_b = sum(align(biggest[i] * b, alignment) for i, bs in enumerate(side_row_bytes) for b in bs)
+        streamed = align(in_rows * in_row_bytes, alignment) + side_b + align(out_b[-1], alignment)
+        return resident + (2 if double else 1) * streamed + sum(align(b, alignment) for b in out_b[:-1])
+
     best: SegmentPlan | None = None
     for t in candidates(out_rows) if rows is None else [rows]:
+        if t >= out_rows:
+            continue  # one stripe: nothing to fuse
+        # The second stripe first: if it reads only padding, or alone does not fit, the
+        # height fails below too (each op's largest stripe is at least this one's), and
+        # its other stripes need not be built (most heights of a tall image fail so).
+        probe = stripe_steps(ops, windows, t, min(out_rows, 2 * t))
+        if probe is None or footprint([s.out_rows for s in probe], probe[0].in_rows) > capacity:
+            continue
         stripes = []
         for r0 in range(0, out_rows, t):
             steps = stripe_steps(ops, windows, r0, min(out_rows, r0 + t))
@@ -283,16 +305,9 @@ def plan_segment(ops: list[accel.ComputeOp], entries: list[int | None], desc, do
                 continue
             # Capacity at the largest stripe of each op.
             biggest = [max(s[i].out_rows for s in stripes) for i in range(len(ops))]
-            out_b = [biggest[i] * row_bytes(o.output) for i, o in enumerate(ops)]
-            in_b = max(s[0].in_rows for s in stripes) * row_bytes(first_in)
-            side_b = sum(align(biggest[i] * row_bytes(v), alignment) for i, vs in enumerate(sides) for v in vs)
-            streamed = align(in_b, alignment) + side_b + align(out_b[-1], alignment)
-            # The intermediate stripe buffers are allocated before the loop and reused by
-            # every iteration: all of them are live through the whole loop.
-            inter = sum(align(b, alignment) for b in out_b[:-1])
-            if resident + (2 if double else 1) * streamed + inter > capacity:
+            if footprint(biggest, max(s[0].in_rows for s in stripes)) > capacity:
                 continue
-            halo_bytes = sum(s[0].in_rows for s in stripes) * row_bytes(first_in) - buffer_bytes(first_in.type)
+            halo_bytes = sum(s[0].in_rows for s in stripes) * in_row_bytes - buffer_bytes(first_in.type)
             recompute = sum(compute_cycles(o, desc) * (sum(s[i].out_rows for s in stripes) / o.output.type.get_shape()[2] - 1)
                             for i, o in enumerate(ops))
             transfers = len(stripes) * (2 + sum(len(vs) for vs in sides) + channel_outputs)
