@@ -77,6 +77,7 @@ sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.join(REPO, "tests", "models"))
 
 from export_cnn_zoo import INPUT_SHAPES as ZOO_SHAPES, INT8_DRIFT_STEPS  # noqa: E402
+from ffn import ffn_model  # noqa: E402
 
 MODELS_DIR = os.path.join(REPO, "tests", "models")
 EXAMPLES = os.path.join(REPO, "examples")
@@ -161,34 +162,6 @@ def today_target(target: str, work: str) -> str:
     today = load_target(path)
     assert not today.copies_on_device and not today.ops_named("relay.concatenate"), path
     return path
-
-
-def ffn_model(seed: int = 0):
-    """x[64, 192] -> Gemm(192 -> 384) -> Relu -> Gemm(384 -> 192), as the legacy exporter
-    writes nn.Linear (the same model as tests/test_data_movement.py's): 295 KB weight
-    matrices, larger than the dsp's 128 KiB scratchpad."""
-    from onnx import TensorProto
-    from onnx import helper as oh
-    from onnx import numpy_helper as nh
-
-    rng = np.random.default_rng(seed)
-    m, d, h = 64, 192, 384
-    inits = [
-        nh.from_array((rng.standard_normal((h, d)) / np.sqrt(d)).astype(np.float32), "fc1.weight"),
-        nh.from_array((rng.standard_normal(h) * 0.05).astype(np.float32), "fc1.bias"),
-        nh.from_array((rng.standard_normal((d, h)) / np.sqrt(h)).astype(np.float32), "fc2.weight"),
-        nh.from_array((rng.standard_normal(d) * 0.05).astype(np.float32), "fc2.bias"),
-    ]
-    nodes = [
-        oh.make_node("Gemm", ["input", "fc1.weight", "fc1.bias"], ["/fc1/Gemm_output_0"], name="/fc1/Gemm", transB=1),
-        oh.make_node("Relu", ["/fc1/Gemm_output_0"], ["/relu/Relu_output_0"], name="/relu/Relu"),
-        oh.make_node("Gemm", ["/relu/Relu_output_0", "fc2.weight", "fc2.bias"], ["output"], name="/fc2/Gemm", transB=1),
-    ]
-    graph = oh.make_graph(nodes, "ffn", [oh.make_tensor_value_info("input", TensorProto.FLOAT, [m, d])],
-                          [oh.make_tensor_value_info("output", TensorProto.FLOAT, [m, d])], inits)
-    model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)], producer_name="bench/dma.py")
-    model.ir_version = 8
-    return model
 
 
 def model_path(model: str, work: str) -> str:

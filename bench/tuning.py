@@ -36,8 +36,11 @@ import numpy as np
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
+sys.path.insert(0, os.path.join(REPO, "tests", "models"))
 
+import onnx  # noqa: E402
 from dma import random_inputs  # noqa: E402
+from ffn import ffn_model  # noqa: E402
 
 from accel.compiler import api  # noqa: E402
 from accel.compiler.tuning.executors import make_executor  # noqa: E402
@@ -59,29 +62,9 @@ GOAL = 0.8
 
 
 def generated_model(name: str, directory: str) -> str:
-    from onnx import TensorProto, save
-    from onnx import helper as oh
-    from onnx import numpy_helper as nh
-
     m, d, h = GENERATED[name]
-    rng = np.random.default_rng(0)
-    inits = [
-        nh.from_array((rng.standard_normal((h, d)) / np.sqrt(d)).astype(np.float32), "fc1.weight"),
-        nh.from_array((rng.standard_normal(h) * 0.05).astype(np.float32), "fc1.bias"),
-        nh.from_array((rng.standard_normal((d, h)) / np.sqrt(h)).astype(np.float32), "fc2.weight"),
-        nh.from_array((rng.standard_normal(d) * 0.05).astype(np.float32), "fc2.bias"),
-    ]
-    nodes = [
-        oh.make_node("Gemm", ["input", "fc1.weight", "fc1.bias"], ["/fc1/Gemm_output_0"], name="/fc1/Gemm", transB=1),
-        oh.make_node("Relu", ["/fc1/Gemm_output_0"], ["/relu/Relu_output_0"], name="/relu/Relu"),
-        oh.make_node("Gemm", ["/relu/Relu_output_0", "fc2.weight", "fc2.bias"], ["output"], name="/fc2/Gemm", transB=1),
-    ]
-    graph = oh.make_graph(nodes, name, [oh.make_tensor_value_info("input", TensorProto.FLOAT, [m, d])],
-                          [oh.make_tensor_value_info("output", TensorProto.FLOAT, [m, d])], inits)
-    model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)], producer_name="bench/tuning.py")
-    model.ir_version = 8
     path = os.path.join(directory, f"{name}.onnx")
-    save(model, path)
+    onnx.save(ffn_model(m, d, h, name=name, producer="bench/tuning.py"), path)
     return path
 
 

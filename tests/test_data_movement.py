@@ -35,12 +35,12 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto
-from onnx import helper as oh
 from onnx import numpy_helper as nh
 
 from e2e_util import locked, session_dir
@@ -52,6 +52,9 @@ from accel.compiler.runtime import cbuild
 from accel.compiler.runtime.run_compiled import run_directory
 
 MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+sys.path.insert(0, MODELS_DIR)
+from ffn import ffn_model  # noqa: E402  (the dsp's model)
+
 CNNS = {
     "resnet": os.path.join(MODELS_DIR, "cnn_large_resnet.onnx"),
     "mobilenet": os.path.join(MODELS_DIR, "cnn_large_mobilenet.onnx"),
@@ -77,35 +80,6 @@ def pipeline(variant: str) -> str:
     if variant == "no-residency":  # `full` without partial-residency
         return f"{_LOWER},assemble-on-device,optimize-dma,plan-memory"
     return f"{_LOWER},optimize-dma{{{OPTION_SETS[variant]}}},plan-memory"
-
-
-# --------------------------------------------------------------------------------------
-# The dsp's model: two dense layers in the legacy exporter's style (Gemm, transB=1)
-# --------------------------------------------------------------------------------------
-
-
-def ffn_model(seed: int = 0) -> onnx.ModelProto:
-    """x[64, 192] -> Gemm(192 -> 384) -> Relu -> Gemm(384 -> 192): 295 KB weight
-    matrices, larger than the dsp's 128 KiB scratchpad."""
-    rng = np.random.default_rng(seed)
-    m, d, h = 64, 192, 384
-    inits = [
-        nh.from_array((rng.standard_normal((h, d)) / np.sqrt(d)).astype(np.float32), "fc1.weight"),
-        nh.from_array((rng.standard_normal(h) * 0.05).astype(np.float32), "fc1.bias"),
-        nh.from_array((rng.standard_normal((d, h)) / np.sqrt(h)).astype(np.float32), "fc2.weight"),
-        nh.from_array((rng.standard_normal(d) * 0.05).astype(np.float32), "fc2.bias"),
-    ]
-    nodes = [
-        oh.make_node("Gemm", ["input", "fc1.weight", "fc1.bias"], ["/fc1/Gemm_output_0"], name="/fc1/Gemm", transB=1),
-        oh.make_node("Relu", ["/fc1/Gemm_output_0"], ["/relu/Relu_output_0"], name="/relu/Relu"),
-        oh.make_node("Gemm", ["/relu/Relu_output_0", "fc2.weight", "fc2.bias"], ["output"], name="/fc2/Gemm", transB=1),
-    ]
-    graph = oh.make_graph(nodes, "ffn", [oh.make_tensor_value_info("input", TensorProto.FLOAT, [m, d])],
-                          [oh.make_tensor_value_info("output", TensorProto.FLOAT, [m, d])], inits)
-    model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)], producer_name="tests/test_data_movement.py")
-    model.ir_version = 8
-    onnx.checker.check_model(model, full_check=True)
-    return model
 
 
 # --------------------------------------------------------------------------------------
