@@ -47,6 +47,7 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Operation, SSAValue
 
+from accel.compiler.compile_report import multiplicity
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.driver import build_passes, compile_to_directory, cycle_collection_paused, load_model, make_context
 from accel.compiler.frontend.onnx import import_onnx_model
@@ -867,19 +868,6 @@ def scratchpad_conflicts(module: ModuleOp, descs: Mapping[str, Any]) -> list[str
             problems += [p for p in _overlaps(own + outside, f"@{name} ({target}) called while resident")
                          if "@main" in p and p.count("@main") == 1]
     return problems
-
-
-def multiplicity(op: Operation) -> int:
-    """How often `op` runs per call of its function (static scf.for trip counts)."""
-    from accel.compiler.compile_report import trip_count
-
-    n = 1
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, func.FuncOp):
-        if isinstance(parent, scf.ForOp):
-            n *= trip_count(parent)
-        parent = parent.parent_op()
-    return n
 
 
 def compute_op_count(module: ModuleOp) -> int:
