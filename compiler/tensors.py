@@ -177,6 +177,18 @@ def dense_from_array(arr: np.ndarray, type: TensorType | None = None) -> DenseIn
     return DenseIntOrFPElementsAttr(type, BytesAttr(data))
 
 
+def reshaped_dense(attr: DenseIntOrFPElementsAttr, shape: Sequence[int]) -> DenseIntOrFPElementsAttr:
+    """`attr`'s values in `shape` (as many elements): its own bytes under the new type
+    where they hold every element in a plain integer or float type (a model's weights are
+    not copied to become an accelerator's), else encoded again (a splat, bools, narrow
+    types)."""
+    dt = numpy_dtype(attr.type.element_type)
+    if (dt.kind in "fiu" and dt not in SUB_BYTE_INTS and not is_narrow(dt)
+            and len(attr.data.data) == math.prod(shape) * dt.itemsize):
+        return DenseIntOrFPElementsAttr(tensor_type(shape, dt), attr.data)
+    return dense_from_array(array_from_dense(attr).reshape(tuple(shape)))
+
+
 def array_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     t = attr.type
     dt = numpy_dtype(t.element_type)
@@ -204,11 +216,31 @@ def array_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
 _cache: dict[tuple[str, float], dict[str, np.ndarray]] = {}
 
 
+HASHED_BYTES = 1 << 16
+"""`StoredBytes` hashes at most this many bytes of an array (all of a smaller one)."""
+
+
+def sampled_crc32(data: np.ndarray) -> int:
+    """CRC-32 of the bytes `data` (uint8, contiguous) where they are at most
+    `HASHED_BYTES`, else of 1,024 runs of 64 bytes spread evenly over them, the last 64
+    bytes and the length: a hash for lookups by content (the keys are compared in full
+    on a match) at a bounded cost per array, where a model's weights would otherwise be
+    read once more per lookup (100 MB for a ResNet-50)."""
+    n = data.size
+    if n <= HASHED_BYTES:
+        return zlib.crc32(data)
+    runs, run = 1024, 64
+    step = (n - run) // (runs - 1)  # >= run: the runs do not overlap, the last ends at most at n
+    sample = np.lib.stride_tricks.as_strided(data, shape=(runs, run), strides=(step, 1))
+    return zlib.crc32(data[n - run:], zlib.crc32(np.ascontiguousarray(sample), n & 0xFFFFFFFF))
+
+
 class StoredBytes:
     """An array's elements as weights.bin stores them (C order, little-endian, a bool a
     byte), without a copy where the array is laid out so: a buffer to write, and a dict
-    key equal by content like `bytes` (hashed by CRC-32, compared in full on a match), so
-    a large constant is neither copied to be written nor to be looked up."""
+    key equal by content like `bytes` (hashed by `sampled_crc32`, compared in full on a
+    match), so a large constant is neither copied to be written nor read whole to be
+    looked up."""
 
     __slots__ = ("data", "_hash")
 
@@ -220,7 +252,7 @@ class StoredBytes:
             arr = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False)
         self.data: np.ndarray = arr.reshape(-1).view(np.uint8)
         """One byte per element: `len(self.data)` bytes, in the buffer protocol."""
-        self._hash = zlib.crc32(self.data)
+        self._hash = sampled_crc32(self.data)
 
     def __len__(self) -> int:
         return self.data.size

@@ -7,9 +7,11 @@ import os
 
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 
 from accel.compiler.backend.artifacts import ArtifactWriter
-from accel.compiler.tensors import StoredBytes, array_from_dense, dense_from_array
+from accel.compiler.tensors import (HASHED_BYTES, StoredBytes, array_from_dense, dense_from_array, reshaped_dense,
+                                   tensor_type)
 
 
 def test_stored_bytes_are_the_arrays_own_memory_when_laid_out_as_stored():
@@ -41,6 +43,40 @@ def test_stored_bytes_are_a_key_equal_by_content():
     assert table.get(("val", StoredBytes(c))) is None
     assert StoredBytes(a) == StoredBytes(b) and hash(StoredBytes(a)) == hash(StoredBytes(b))
     assert StoredBytes(np.zeros(4, np.uint8)) != StoredBytes(np.zeros(8, np.uint8))
+
+
+@pytest.mark.parametrize("n", [HASHED_BYTES + 1, 3 * HASHED_BYTES + 17, 10**6])
+def test_large_arrays_are_keys_equal_by_content_though_hashed_by_a_sample(n):
+    a = np.random.default_rng(n).integers(0, 256, n, dtype=np.uint8)
+    assert StoredBytes(a) == StoredBytes(a.copy()) and hash(StoredBytes(a)) == hash(StoredBytes(a.copy()))
+    for at in (0, 1, n // 2 + 7, n - 65, n - 1):  # inside and between the sampled runs
+        b = a.copy()
+        b[at] ^= 1
+        table = {("val", StoredBytes(a)): 1}
+        assert table.get(("val", StoredBytes(b))) is None, at
+        assert StoredBytes(b) != StoredBytes(a)
+
+
+def test_a_reshaped_weight_shares_the_constants_bytes():
+    attr = dense_from_array(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    got = reshaped_dense(attr, (6, 4))
+    assert got.data is attr.data and tuple(got.get_shape()) == (6, 4)
+    np.testing.assert_array_equal(array_from_dense(got), np.arange(24, dtype=np.float32).reshape(6, 4))
+
+
+def _splat(value: float, shape: tuple[int, ...]) -> DenseIntOrFPElementsAttr:
+    """A dense attribute storing one value for every element of `shape`."""
+    return DenseIntOrFPElementsAttr(tensor_type(shape, np.float32), dense_from_array(np.array([value], np.float32)).data)
+
+
+@pytest.mark.parametrize("attr", [
+    _splat(2.5, (2, 2)),                                         # one stored value for four
+    dense_from_array(np.array([[True, False], [False, True]])),  # bools
+])
+def test_a_reshaped_weight_is_encoded_again_where_its_bytes_are_not_its_elements(attr):
+    got = reshaped_dense(attr, (4,))
+    assert got.data is not attr.data and tuple(got.get_shape()) == (4,)
+    np.testing.assert_array_equal(array_from_dense(got), array_from_dense(attr).reshape(4))
 
 
 def test_a_dense_attributes_value_is_read_without_a_copy():

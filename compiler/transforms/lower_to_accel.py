@@ -86,7 +86,7 @@ from accel.compiler.diagnostics import CompileError
 from accel.compiler.ir_build import memref_alloc
 from accel.compiler.targets.fused_forms import (COPY_MAX_RANK, LAYOUT_OPS, Body, ComputePlan, LayoutView, NotLowerable,
                                                compose_views, layout_view, merged_dims, plan_body, weight_key)
-from accel.compiler.tensors import constant_value, dense_from_array, element_type, row_major_strides
+from accel.compiler.tensors import constant_value, dense_from_array, element_type, reshaped_dense, row_major_strides
 from accel.dialects import accel, relay
 from accel.compiler.targets.context import target_context
 from accel.compiler.targets.schema import TargetDescription
@@ -110,6 +110,8 @@ class WeightCache:
             mtype = accel.memref_type(t.element_type if value is None else _elem(value), shape)
             if key[0] == "ext":
                 w = accel.WeightOp(mtype, external=const.external.data)
+            elif value is None and const.value is not None:
+                w = accel.WeightOp(mtype, value=reshaped_dense(const.value, shape))
             else:
                 arr = np.asarray(constant_value(const) if value is None else value).reshape(shape)
                 w = accel.WeightOp(mtype, value=dense_from_array(arr))
