@@ -637,6 +637,28 @@ class ScratchpadPlan:
             return False
         return self._crowded(lo, hi, sum(_aligned_bytes(t, self.alignment) for t in buffer_types))
 
+    def no_room_between(self, first: Operation, last: Operation, buffer_types: Iterable) -> bool:
+        """`no_room_over` for buffers live from `first` to `last` (ops of the function,
+        nested or not): whether they certainly do not fit (`False` decides nothing)."""
+        if self._roomy is not None or not self.valid:
+            return False
+        lo, hi = dict.get(self.label, first), dict.get(self.label, last)
+        if lo is None or hi is None:
+            return False
+        return self._crowded(lo, hi, sum(_aligned_bytes(t, self.alignment) for t in buffer_types))
+
+    def no_room_to_extend(self, alloc: Operation, until: Operation) -> bool:
+        """Whether the buffer of `alloc`, kept live up to `until` (an op after its planned
+        life), certainly does not fit where it was not live: its bytes added over the
+        positions after its life and before `until` (`False` decides nothing)."""
+        if self._roomy is not None or not self.valid:
+            return False
+        entry = self.buffers.get(id(alloc))
+        end = dict.get(self.label, until)
+        if entry is None or end is None or entry[1] + 1 > end - 1:
+            return False
+        return self._crowded(entry[1] + 1, end - 1, entry[2])
+
     def _hand_over(self, write: bool = True) -> bool:
         """The buffers no longer fit side by side: number the function with the rewrite in
         place, and let a whole plan decide (a refused rewrite is undone and settled as

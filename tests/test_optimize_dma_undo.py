@@ -216,3 +216,45 @@ def test_the_room_screen_refuses_only_what_the_check_refuses(monkeypatch, target
     OptimizeDma().apply(make_context(target), placed)
     assert print_ir(screened) == print_ir(placed)
     assert any(refused), target
+
+
+def test_the_reuse_and_residency_screens_refuse_only_what_the_check_refuses(monkeypatch, tmp_path):
+    """The screens of forwarding (`Forwarding.no_room`: the device copy kept live up to the
+    load's buffer) and of partial residency (`Residency.no_room`: the resident part live
+    from its first op to the transfers meeting it) build nothing where the plan's check
+    would refuse the rewrite: optimize-dma and partial-residency give the same IR with the
+    screens and without them, and the screens refuse some rewrites."""
+    from accel.compiler.driver import make_context, print_ir
+    from accel.compiler.memory_plan import ScratchpadPlan
+    from accel.compiler.transforms.assemble_on_device import AssembleOnDevice
+    from accel.compiler.transforms.optimize_dma import OptimizeDma
+    from accel.compiler.transforms.partial_residency import PartialResidency
+
+    target = str(tmp_path / "npu-32k.toml")
+    with open(target, "w") as f:  # the npu with a scratchpad the tiles fill (both screens refuse some)
+        f.write('extends = "npu"\nname = "npu-32k"\n\n[memory]\nscratchpad_bytes = 32768\n')
+    placed = after_passes(MODEL, target, BEFORE_OPTIMIZE)
+    screened = placed.clone()
+    screens = {name: getattr(ScratchpadPlan, name) for name in ("no_room_between", "no_room_to_extend")}
+    refused = {name: [] for name in screens}
+
+    def counting(name):
+        def screen(self, *args):
+            full = screens[name](self, *args)
+            refused[name].append(full)
+            return full
+        return screen
+
+    def run(module) -> str:
+        ctx = make_context(target)
+        for p in (AssembleOnDevice(), OptimizeDma(), PartialResidency()):
+            p.apply(ctx, module)
+        return print_ir(module)
+
+    for name in screens:
+        monkeypatch.setattr(ScratchpadPlan, name, counting(name))
+    with_screens = run(screened)
+    for name in screens:
+        monkeypatch.setattr(ScratchpadPlan, name, lambda self, *args: False)
+    assert with_screens == run(placed)
+    assert all(any(r) for r in refused.values()), {k: sum(r) for k, r in refused.items()}

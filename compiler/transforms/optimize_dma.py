@@ -226,6 +226,13 @@ class Forwarding:
             Rewriter.insert_op(op, InsertPoint.before(self.anchor))
         self.detached = []
 
+    def no_room(self, plan: ScratchpadPlan) -> bool:
+        """Whether the plan says the reuse cannot fit, before it is made: the copy now
+        lives on up to the load's buffer (which its readers trade for it)."""
+        have, dest = root(self.have).owner, self.load.dest.owner
+        return isinstance(have, accel.AllocOp) and isinstance(dest, accel.AllocOp) and \
+            plan.no_room_to_extend(have, dest)
+
     def footprint(self) -> Footprint:
         # The load and its buffer leave the IR (and come back before `anchor` on undo);
         # the readers trade one buffer for the other.

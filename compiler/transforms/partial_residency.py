@@ -280,6 +280,14 @@ class Residency:
         Rewriter.erase_op(self.device)
         self.device, self.made, self.replaced, self.waits = None, [], [], []
 
+    def no_room(self, plan: ScratchpadPlan) -> bool:
+        """Whether the plan says the resident part cannot fit, before it is made: it lives
+        at least from `first` to the last transfer meeting it."""
+        shape = list(self.host.memref.type.get_shape())
+        shape[self.dim] = self.k
+        part = accel.memref_type(self.host.memref.type.element_type, shape, space=accel.SPM)
+        return any(plan.no_room_between(self.first, dma, [part]) for dma, _, _ in self.meeting)
+
     def footprint(self) -> Footprint:
         # The replaced transfers leave the IR (and come back where they were on undo);
         # who waited for one waits for its parts, among the ops made.
