@@ -91,6 +91,14 @@ def subview(source: SSAValue, offsets: Sequence[int | SSAValue], sizes: Sequence
     )
 
 
+def view_of(view: memref.SubviewOp | memref.ReinterpretCastOp, source: SSAValue,
+            result_type: Attribute) -> memref.SubviewOp | memref.ReinterpretCastOp:
+    """`view` taken of `source` instead of its own source, with `result_type`: the same
+    dynamic operands and static entries (the attributes shared, not built again)."""
+    return type(view).create(location=UNKNOWN_LOC, operands=[source, *view.operands[1:]],
+                             result_types=[result_type], properties=dict(view.properties))
+
+
 def strided_view(source: SSAValue, offset: int, sizes: Sequence[int], strides: Sequence[int]) -> memref.ReinterpretCastOp:
     """`memref.reinterpret_cast` of a dense buffer: the elements `offset + sum(i[k] *
     strides[k])` of it, over `sizes` (a transpose, reshape or slice of it; static)."""

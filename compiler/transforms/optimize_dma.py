@@ -81,7 +81,7 @@ from accel.compiler.targets.schema import READY_BLOCK_MAX
 from accel.compiler.tensors import numpy_dtype, row_major_strides
 from accel.compiler.index_arith import INDEX_ARITH, constant_index, hoist_index_constants, make_index
 from accel.compiler.ir_journal import IMMEDIATE, Journal
-from accel.compiler.ir_build import VIEWS, defined_outside, dense_values, root, strided_layout, subview
+from accel.compiler.ir_build import VIEWS, defined_outside, dense_values, root, strided_layout, subview, view_of
 from accel.compiler.memory_plan import Footprint, ModuleLiveBytes, ScratchpadPlan, merged, plan_scratchpad_module
 from accel.dialects import accel
 from accel.dialects.conventions import (PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, accelerator_functions, is_output_arg,
@@ -327,13 +327,8 @@ def view_ops(v: SSAValue) -> list[Operation]:
 
 def clone_view(view: Operation, source: SSAValue) -> Operation:
     """`view` taken of `source` (a scratchpad buffer standing for its host buffer)."""
-    kind = accel.in_space(view.results[0].type, source.type.memory_space)
-    if isinstance(view, memref.SubviewOp):
-        return memref.SubviewOp(source, view.offsets, view.sizes, view.strides, view.static_offsets,
-                                view.static_sizes, view.static_strides, kind)
-    assert isinstance(view, memref.ReinterpretCastOp)
-    return memref.ReinterpretCastOp(source, [], [], [], view.static_offsets, view.static_sizes, view.static_strides,
-                                    kind)
+    assert isinstance(view, (memref.SubviewOp, memref.ReinterpretCastOp))
+    return view_of(view, source, accel.in_space(view.results[0].type, source.type.memory_space))
 
 
 def _erase_detached(ops: list[Operation]) -> None:
