@@ -909,10 +909,14 @@ class ScratchpadPlan:
             for lo, hi in spans:
                 entries = [e for e in self._overlapping(lo, hi) if id(e[4]) != key]
                 if offset is None or any(e[3] < offset + size and offset < e[3] + e[2] for e in entries):
-                    # In the way: if the bytes live there leave no room, no plan exists.
-                    if peak_live([(max(e[0], lo), min(e[1], hi), e[2]) for e in entries] + [(lo, hi, size)]) > capacity:
-                        return False
+                    # In the way: the lowest offset free over its life. Where even that runs
+                    # past the capacity and the bytes live over the span leave no room, no plan
+                    # exists. (A free offset within the capacity means they do leave room: the
+                    # entries live at one point are disjoint, within the capacity and clear of it.)
                     offset = self._free_offset(first, last, size, key)
+                    if offset + size > capacity and \
+                            peak_live([(max(e[0], lo), min(e[1], hi), e[2]) for e in entries] + [(lo, hi, size)]) > capacity:
+                        return False
                     break
             if offset + size <= capacity:
                 self._set(alloc, (first, last, size, offset, alloc))
