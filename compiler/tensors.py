@@ -184,6 +184,7 @@ def reshaped_dense(attr: DenseIntOrFPElementsAttr, shape: Sequence[int]) -> Dens
     types)."""
     dt = numpy_dtype(attr.type.element_type)
     if (dt.kind in "fiu" and dt not in SUB_BYTE_INTS and not is_narrow(dt)
+            and element_type(dt) == attr.type.element_type  # (not an index or signless stand-in)
             and len(attr.data.data) == math.prod(shape) * dt.itemsize):
         return DenseIntOrFPElementsAttr(tensor_type(shape, dt), attr.data)
     return dense_from_array(array_from_dense(attr).reshape(tuple(shape)))
