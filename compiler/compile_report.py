@@ -312,6 +312,59 @@ class _Boundary:
         return self._touched
 
 
+class _Moves:
+    """The blocks a loop's moving views touch (`Timeline._moves`): per iteration, per
+    moving step (its position among the body's transfers and compute ops, whose end
+    times an iteration's log holds in order), the spans of each of its moving views and
+    whether it writes them; `mask`: all of them."""
+
+    def __init__(self, per_iteration: list, mask: np.ndarray) -> None:
+        self.per_iteration = per_iteration
+        self.mask = mask
+
+    def apart(self, after: _Boundary, k: int) -> bool:
+        """Whether iteration `k` (its state `after`) touched no block of another
+        iteration's moving views: its other views keep off them."""
+        own = np.zeros_like(self.mask)
+        for _, spans in self.per_iteration[k]:
+            for _, blocks in spans:
+                for b0, b1 in blocks:
+                    own[b0:b1] = True
+        return not np.any(after.touched(len(self.mask)) & self.mask & ~own)
+
+    def skip(self, tl: Timeline, first: int, count: int, logs: list[list[float]], delta: float,
+             enclosing: list | None) -> None:
+        """Write the times of `count` skipped iterations from `first` on their moving views'
+        blocks: those of the iteration a whole number of periods (`len(logs)` iterations,
+        `delta` cycles) before, whose end times `logs` holds, moved on by those periods."""
+        p = len(logs)
+        for q in range(count):
+            log, later = logs[q % p], (q // p + 1) * delta
+            for at, spans in self.per_iteration[first + q]:
+                t = log[at] + later
+                for writes, blocks in spans:
+                    if writes:
+                        tl._set(tl.ready, blocks, t)
+                    else:
+                        tl._raise(tl.reads_end, blocks, t)
+                    if enclosing is not None:
+                        enclosing += blocks
+
+
+class _Overlay(dict):
+    """Values of one iteration over the timeline's (`Timeline._moves`)."""
+
+    def __init__(self, under: dict) -> None:
+        super().__init__()
+        self.under = under
+
+    def __missing__(self, key):
+        return self.under[key]
+
+    def get(self, key, default=None):
+        return self[key] if key in self or key in self.under else default
+
+
 # What the replay does with an op (`Timeline.block_ops`): one small int per entry, the
 # entry a tuple of what the step needs, taken from the IR once (loop bodies run many times).
 _CONST, _ARITH_OP, _FOR, _DMA, _WAIT, _COMPUTE, _RETURN, _OPAQUE = range(8)
@@ -355,7 +408,11 @@ class Timeline:
         self.compute_total = 0.0
         self.blocks_ops: dict = {}
         self.loops: dict[scf.ForOp, list[SSAValue] | None] = {}
+        self.moving: dict[scf.ForOp, list[tuple]] = {}
+        """Per loop that `repeats`, its steps whose scratchpad views move with the induction
+        variable: (step, [(recipe, a transfer's rows?, writes it?), ...]) (see `_moves`)."""
         self.trace: list | None = None  # the block spans an iteration touches, while one is watched
+        self.moving_log: list | None = None  # the moving steps' end times, while an iteration is watched
         self.views: dict[SSAValue, _View | None] = {}
         self._layouts: dict[int, tuple] = {}
         self.exact_costs = True
@@ -540,6 +597,8 @@ class Timeline:
                 if src is not None:
                     self._raise(self.reads_end, src, done)
                 env[token] = done
+                if self.moving_log is not None:
+                    self.moving_log.append(done)
                 if done > self.end:
                     self.end = done
             elif kind == _ARITH_OP:
@@ -567,6 +626,8 @@ class Timeline:
                     self._raise(self.reads_end, spans, done)
                 if out_blocks is not None:
                     self._set(self.ready, out_blocks, done)
+                if self.moving_log is not None:
+                    self.moving_log.append(done)
                 if done > self.end:
                     self.end = done
             elif kind == _CONST:
@@ -582,12 +643,22 @@ class Timeline:
         """Replay a loop iteration by iteration. A loop that `repeats` (see there) jumps over
         whole periods once the state after an iteration equals, relative to the engines'
         time, the state one or two iterations before: from equal states the same ops touch
-        the same blocks at the same relative times, so each period adds the same time."""
+        the same blocks at the same relative times, so each period adds the same time.
+        Views that move with the induction variable (a tile written into its place in a
+        buffer that stays on the device) touch other blocks each iteration: where each
+        iteration's are its own and untouched before it (`_moves`), they take no part in
+        the comparison, and a jump writes the times of the iterations it skips on them."""
         lb, ub, st = env[op.lb], env[op.ub], env[op.step]
         carried = [env.get(v) for v in op.iter_args]
         body = op.body.block
         outer = self.repeats(op)
+        moves = None
+        if outer is not None and self.moving[op]:
+            moves = self._moves(op, env, lb, ub, st)
+            if moves is None:
+                outer = None
         history: list[_Boundary] = []
+        logs: list[list[float]] = []  # with moves: each iteration's transfer and compute end times
         # The blocks an enclosing loop's iteration touched so far (None: not traced): this
         # loop's iterations add theirs.
         enclosing = self.trace
@@ -598,6 +669,8 @@ class Timeline:
                 env[arg] = val
             if outer is not None:
                 self.trace, compute_before = [], self.compute_total
+                if moves is not None:
+                    self.moving_log = []
             self.run_block(body, env)
             y = body.last_op
             carried = [env.get(v) for v in y.operands] if isinstance(y, scf.YieldOp) else []
@@ -609,42 +682,58 @@ class Timeline:
             if enclosing is not None:
                 enclosing += self.trace
             self.trace = enclosing
-            jump = self._period(history)
+            if moves is not None:
+                logs.append(self.moving_log)
+                self.moving_log = None
+                if not moves.apart(history[-1], len(history) - 1):
+                    outer = moves = None
+                    continue
+            jump = self._period(history, moves.mask if moves is not None else None)
             if jump is not None:
                 p, delta = jump
                 periods = (-(-(ub - i) // st)) // p
-                if periods and self._shift(history[-1], carried, periods * delta):
+                if periods and self._shift(history[-1], carried, periods * delta,
+                                           moves.mask if moves is not None else None):
                     carried = [v + periods * delta if isinstance(v, float) and v > history[-1].m else v
                                for v in carried]
                     self.compute_total += periods * sum(b.compute for b in history[-p:])
+                    if moves is not None:
+                        moves.skip(self, len(history), periods * p, logs[-p:], delta, enclosing)
                     i += periods * p * st
                 outer = None  # the rest (less than a period) replays
             elif len(history) > REPEAT_WINDOW:
                 outer = None
         self.trace = enclosing
+        self.moving_log = None
         for res, val in zip(op.results, carried):
             env[res] = val
 
     def repeats(self, op: scf.ForOp) -> list[SSAValue] | None:
         """Whether `op` may jump over repeating iterations: no scratchpad address in it
         (in loops nested in it too) depends on its induction variable (only on loop-carried
-        values, compared between iterations, and values from outside), nested loops have
-        bounds and initial values that do not either (each iteration runs them alike), and
-        every cost in it is a multiple of 1/1024 cycle (sums of such are exact in floats: a
-        jump adds the same times the replay would). Returns the tokens from outside the
-        loop that it waits for (compared too), or None."""
+        values, compared between iterations, and values from outside), but for views of
+        steps directly in a loop that holds no loop (`moving`, see `_moves`), nested loops
+        have bounds and initial values that do not either (each iteration runs them alike),
+        and every cost in it is a multiple of 1/1024 cycle (sums of such are exact in
+        floats: a jump adds the same times the replay would). Returns the tokens from
+        outside the loop that it waits for (compared too), or None."""
         if op in self.loops:
             return self.loops[op]
         body = op.body.block
         outer: list[SSAValue] = []
-        ok = self._steady(body, {body.args[0]}, outer, op)
+        moving: list[tuple] = []
+        ok = self._steady(body, {body.args[0]}, outer, op, moving)
         self.loops[op] = result = outer if ok else None
+        self.moving[op] = moving
         return result
 
-    def _steady(self, block, varying: set, outer: list, loop: scf.ForOp) -> bool:
+    def _steady(self, block, varying: set, outer: list, loop: scf.ForOp, moving: list | None = None) -> bool:
         """`repeats`' check of `block` (the loop's body or a block nested in it), adding
         the values that vary with the loop's induction variable to `varying` and the
-        tokens from outside `loop` its waits read to `outer`."""
+        tokens from outside `loop` its waits read to `outer`; with `moving` (the loop's
+        own body), a transfer or compute op whose views vary is added to it as
+        (step, [(view, a transfer's?, written?), ...]) instead of failing the check."""
+        nested = False
         for step in self.block_ops(block):
             kind = step[0]
             if kind == _ARITH_OP:
@@ -653,6 +742,7 @@ class Timeline:
             elif kind == _OPAQUE:
                 return False
             elif kind == _FOR:
+                nested = True
                 inner = step[1]
                 if any(v in varying for v in inner.operands):  # bounds, initial values
                     return False
@@ -664,24 +754,86 @@ class Timeline:
             elif kind == _WAIT:
                 outer += [t for t in step[1] if defined_outside(t, loop)]
             elif kind in (_DMA, _COMPUTE):
-                recipes, cost = ((step[1], step[2]), step[4]) if kind == _DMA else ((*step[1], step[2]), step[3])
-                if (any(r is not None and any(t in varying for t, _ in r.terms) for r in recipes)
-                        or not _exact(cost)):
+                if kind == _DMA:
+                    roles, cost = ((step[1], True, False), (step[2], True, True)), step[4]
+                else:
+                    roles, cost = (*((r, False, False) for r in step[1]), (step[2], False, True)), step[3]
+                if not _exact(cost):
                     return False
-        return True
+                varies = [role for role in roles
+                          if role[0] is not None and any(t in varying for t, _ in role[0].terms)]
+                if varies:
+                    if moving is None:
+                        return False
+                    moving.append((step, varies))
+        return not (nested and moving)
 
-    def _boundary(self, carried: list, outer: list, trace: list, compute: float) -> _Boundary:
+    def _moves(self, loop: scf.ForOp, env: dict, lb: int, ub: int, st: int) -> _Moves | None:
+        """The blocks each iteration's moving views touch (see `repeats`), when a jump can
+        account for them: every iteration's are its own (those of different ops of one
+        iteration apart too: no op waits on another through them), and none was written
+        (where read) or read (where written) at a time that could still delay anything
+        (`_Moves.apart` checks, iteration by iteration, that the loop's other views keep
+        off them). None otherwise, or when an address depends on a value defined in the
+        loop other than its induction variable and the index arithmetic before it."""
+        body = loop.body.block
+        steps = self.block_ops(body)
+        known = {body.args[0]} | {s[1] for s in steps if s[0] in (_CONST, _ARITH_OP)}
+        needed = [v for s in steps if s[0] == _ARITH_OP for v in (s[3], s[4])]
+        needed += [t for _, roles in self.moving[loop] for r, _, _ in roles for t, _ in r.terms]
+        if any(v not in known and not defined_outside(v, loop) for v in needed):
+            return None
+        timed = [s for s in steps if s[0] in (_DMA, _COMPUTE)]
+        position = {id(s): k for k, s in enumerate(timed)}
+        which = [(position[id(s)], roles) for s, roles in self.moving[loop]]
+        local = _Overlay(env)
+        per_iteration: list[list[tuple[int, list[tuple[bool, list]]]]] = []
+        runs: list[tuple[int, int, int]] = []
+        key = 0
+        for i in range(lb, ub, st):
+            local.clear()
+            local[body.args[0]] = i
+            for s in steps:
+                if s[0] == _ARITH_OP:
+                    local[s[1]] = s[2](local[s[3]], local[s[4]])
+                elif s[0] == _CONST:
+                    local[s[1]] = s[2]
+            touches = []
+            for at, roles in which:
+                spans = [(writes, self.dma_blocks(r, local) if rows else self.blocks(r, local))
+                         for r, rows, writes in roles]
+                if any(b is None for _, b in spans):
+                    return None
+                touches.append((at, spans))
+                runs += [(b0, b1, key, writes) for writes, b in spans for b0, b1 in b if b1 > b0]
+                key += 1
+            per_iteration.append(touches)
+        # Apart: sorted by start, a run overlapping an earlier one of another op is refused
+        # (runs of one op in one iteration may overlap: it reads them before it writes).
+        runs.sort()
+        end, owner = -1, -1
+        for b0, b1, k, _ in runs:
+            if b0 < end and k != owner:
+                return None
+            if b1 > end:
+                end, owner = b1, k
+        # Untouched since a time that can no longer delay anything: a view read waits for
+        # its blocks' writes, a view written for their reads (its write replaces the time
+        # of the last one).
+        read, written = np.zeros(len(self.ready), bool), np.zeros(len(self.ready), bool)
+        for b0, b1, _, writes in runs:
+            (written if writes else read)[b0:b1] = True
         m = min(self.host, self.dma_free, self.compute_free)
-        return _Boundary(m, (self.host - m, self.dma_free - m, self.compute_free - m, self.end - m),
-                         tuple(max(v - m, 0.0) if isinstance(v, float) else v for v in carried),
-                         tuple(max(v - m, 0.0) if isinstance(v, float) else v for v in outer),
-                         self.ready.copy(), self.reads_end.copy(), trace, compute)
+        if np.any(self.ready[read] > m) or np.any(self.reads_end[written] > m):
+            return None
+        return _Moves(per_iteration, read | written)
 
-    def _period(self, history: list[_Boundary]) -> tuple[int, float] | None:
+    def _period(self, history: list[_Boundary], moving: np.ndarray | None = None) -> tuple[int, float] | None:
         """(p, time per period) when the state after the last iteration equals the state p
         iterations before (p = 1 or 2) on what the next p iterations can see: the engines,
         the loop-carried values, the outer tokens, and the blocks the last p iterations
-        touched (the next p touch the same, from an equal state)."""
+        touched (the next p touch the same, from an equal state), but for `moving`'s (each
+        iteration's own: see `_moves`)."""
         now = history[-1]
         n = len(now.ready)
         for p in (1, 2):
@@ -693,17 +845,22 @@ class Timeline:
             touched = now.touched(n)
             if p == 2:
                 touched = touched | history[-2].touched(n)
+            if moving is not None:
+                touched = touched & ~moving
             blocks = np.flatnonzero(touched)
             if all(np.array_equal(np.maximum(a[blocks] - now.m, 0.0), np.maximum(c[blocks] - then.m, 0.0))
                    for a, c in ((now.ready, then.ready), (now.reads_end, then.reads_end))):
                 return p, now.m - then.m
         return None
 
-    def _shift(self, now: _Boundary, carried: list, by: float) -> bool:
+    def _shift(self, now: _Boundary, carried: list, by: float, keep: np.ndarray | None = None) -> bool:
         """Move the state on by `by` cycles: the engines, and every value that still matters
-        (above the engines' time `now.m`; the others never will). False, unchanged, where a
-        value is not a multiple of 1/1024 (the replay's sums might round differently)."""
+        (above the engines' time `now.m`; the others never will), but for the blocks of
+        `keep` (moving views' blocks: no later iteration touches those the last ones did).
+        False, unchanged, where a value is not a multiple of 1/1024 (the replay's sums
+        might round differently)."""
         m = now.m
+        kept = None if keep is None else (self.ready[keep], self.reads_end[keep])
         idx = [np.nonzero(arr > m)[0] for arr in (self.ready, self.reads_end)]
         values = [self.host, self.dma_free, self.compute_free, self.end, by,
                   *(v for v in carried if isinstance(v, float) and v > m)]
@@ -718,7 +875,16 @@ class Timeline:
         self.end += by
         for arr, i in zip((self.ready, self.reads_end), idx):
             arr[i] += by
+        if kept is not None:
+            self.ready[keep], self.reads_end[keep] = kept
         return True
+
+    def _boundary(self, carried: list, outer: list, trace: list, compute: float) -> _Boundary:
+        m = min(self.host, self.dma_free, self.compute_free)
+        return _Boundary(m, (self.host - m, self.dma_free - m, self.compute_free - m, self.end - m),
+                         tuple(max(v - m, 0.0) if isinstance(v, float) else v for v in carried),
+                         tuple(max(v - m, 0.0) if isinstance(v, float) else v for v in outer),
+                         self.ready.copy(), self.reads_end.copy(), trace, compute)
 
     def sync(self) -> None:
         self.host = max(self.host, self.end)

@@ -203,3 +203,78 @@ def test_row_runs_are_the_rows_joined(shape, data, es):
         else:
             joined.append((offset, run))
     assert _row_runs(shape, strides, es, run) == joined
+
+
+def _strided_pair(path: str) -> None:
+    """A strided conv to 512 channels and a conv after it: on the npu the first writes
+    each tile into its place in its output, which stays on the device for the second; its
+    channel tiles run in loops whose written views move with the loop."""
+    rng = np.random.default_rng(2)
+    inits = [numpy_helper.from_array((rng.standard_normal((512, 512, 3, 3)) * 0.05).astype(np.float32), name)
+             for name in ("w1", "w2")]
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c"], pads=[1, 1, 1, 1], strides=[2, 2]),
+             helper.make_node("Relu", ["c"], ["r"]), helper.make_node("Conv", ["r", "w2"], ["y"], pads=[1, 1, 1, 1])]
+    graph = helper.make_graph(nodes, "pair", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 512, 14, 14])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+
+
+def _moving_loops(module, ctx, monkeypatch) -> list:
+    """The loops whose views move, with whether `_moves` lets them jump."""
+    found = []
+    moves = Timeline._moves
+
+    def watching(self, loop, *args):
+        result = moves(self, loop, *args)
+        found.append((loop, result is not None))
+        return result
+
+    with monkeypatch.context() as m:
+        m.setattr(Timeline, "_moves", watching)
+        cycles(module, {"npu": ctx.targets.named("npu")})
+    return found
+
+
+def test_a_loop_writing_tiles_into_their_places_jumps_too(tmp_path, monkeypatch):
+    """Each iteration writes its own blocks of a buffer that stays on the device (a
+    view moving with the induction variable): those blocks take no part in the period,
+    and the jump writes the skipped iterations' times on theirs: the replay's figures."""
+    path = str(tmp_path / "pair.onnx")
+    _strided_pair(path)
+    ctx = make_context("npu")
+    module = load_model(path, ctx)
+    compile_module(module, ctx, "full")
+    moving = _moving_loops(module, ctx, monkeypatch)
+    assert moving and all(ok for _, ok in moving), moving
+    jumped, replayed_jumping = _figures(module, ctx, "npu", True, monkeypatch)
+    full, replayed_all = _figures(module, ctx, "npu", False, monkeypatch)
+    assert jumped == full
+    assert replayed_jumping < replayed_all / 4, (replayed_jumping, replayed_all)
+
+
+def test_no_jump_where_iterations_write_the_same_blocks(tmp_path, monkeypatch):
+    """The same loops with half the step: each iteration's tile overlaps the next one's,
+    so an iteration's writes wait on what the one before wrote there: no jump, and the
+    replay's figures."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IndexType, IntegerAttr
+
+    path = str(tmp_path / "pair.onnx")
+    _strided_pair(path)
+    ctx = make_context("npu")
+    module = load_model(path, ctx)
+    compile_module(module, ctx, "full")
+    halved = []
+    for loop, _ in _moving_loops(module, ctx, monkeypatch):
+        step = loop.step.owner.value.value.data
+        if step > 1:
+            half = arith.ConstantOp(IntegerAttr(step // 2, IndexType()))
+            loop.parent.insert_op_before(half, loop)
+            loop.operands = [loop.lb, loop.ub, half.result, *loop.operands[3:]]
+            halved.append(loop)
+    moving = _moving_loops(module, ctx, monkeypatch)
+    watched = {loop: ok for loop, ok in moving}
+    assert halved and all(loop in watched and not watched[loop] for loop in halved), moving
+    jumped, _ = _figures(module, ctx, "npu", True, monkeypatch)
+    full, _ = _figures(module, ctx, "npu", False, monkeypatch)
+    assert jumped == full
