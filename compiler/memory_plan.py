@@ -273,28 +273,44 @@ def _use_span(value, block, pos, end, memo) -> tuple[int, int] | None:
     transfer counts until the `dma_wait` of its token, a use inside a loop (or a call)
     until its end; views of it extend it. None if it is not used."""
     # The planner asks this for every buffer of a function per plan: the common case (a
-    # user directly in `block`, without regions) is inlined, and the named accessors of
-    # xDSL ops (a descriptor call each) are avoided: a transfer's token is its only result.
+    # user directly in `block`, without regions) is inlined, the use lists are followed
+    # link by link (xDSL's `uses` builds an iterable object and a generator per value),
+    # and the named accessors of xDSL ops (a descriptor call each) are avoided: a
+    # transfer's token is its only result.
     first = None
     last = -1
-    stack = [use.operation for use in value.uses]
+    stack = []
+    use = value.first_use
+    while use is not None:
+        stack.append(use._operation)  # noqa: SLF001 - see above
+        use = use._next_use  # noqa: SLF001
+    transfer = accel.DmaStartOp
     while stack:
         user = stack.pop()
         anchor = user if user.parent is block else _block_ancestor(user, block)
         if anchor is not None:
             at = pos[anchor]
-            first = at if first is None or at < first else first
-            at = at if not anchor.regions and anchor not in end else _span_end(anchor, pos, end, memo)
-            last = at if at > last else last
-        if type(user) is accel.DmaStartOp:
-            for use in user.results[0].uses:
-                waiter = _block_ancestor(use.operation, block)
+            if first is None or at < first:
+                first = at
+            if anchor.regions or anchor in end:
+                at = _span_end(anchor, pos, end, memo)
+            if at > last:
+                last = at
+        if type(user) is transfer:
+            use = user.results[0].first_use
+            while use is not None:
+                waiter = _block_ancestor(use._operation, block)  # noqa: SLF001
                 if waiter is not None:
                     at = _span_end(waiter, pos, end, memo)
-                    last = at if at > last else last
+                    if at > last:
+                        last = at
+                use = use._next_use  # noqa: SLF001
         for r in user.results:  # views of the buffer extend its life
             if r.type.__class__ is MemRefType:
-                stack.extend(u.operation for u in r.uses)
+                use = r.first_use
+                while use is not None:
+                    stack.append(use._operation)  # noqa: SLF001
+                    use = use._next_use  # noqa: SLF001
     return None if first is None else (first, last)
 
 
