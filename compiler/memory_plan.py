@@ -219,18 +219,21 @@ def _positions(fn) -> tuple[dict, dict]:
     last: dict = {}
     counter = 0
 
-    def visit(op) -> None:
+    def visit(op) -> None:  # (an op with regions; ops without are numbered inline)
         nonlocal counter
         pos[op] = counter
         counter += 1
-        if op.regions:
-            for region in op.regions:
-                for block in region.blocks:
-                    inner = block.first_op
-                    while inner is not None:
+        for region in op.regions:
+            for block in region.blocks:
+                inner = block._first_op  # noqa: SLF001 - xDSL's properties cost a call per op
+                while inner is not None:
+                    if inner.regions:
                         visit(inner)
-                        inner = inner.next_op
-            last[op] = counter - 1
+                    else:
+                        pos[inner] = counter
+                        counter += 1
+                    inner = inner._next_op  # noqa: SLF001
+        last[op] = counter - 1
 
     visit(fn)
     return pos, last

@@ -281,9 +281,12 @@ class _Spatial:
 
     def tiles(self, tc: int, in_rows: int, out_rows: int) -> tuple[list[int], list[int]]:
         """(streamed, fixed) tile bytes of `tc` output channels by a row tile."""
+        return self.streamed(tc, in_rows, out_rows), self.weight_buffers(tc)
+
+    def streamed(self, tc: int, in_rows: int, out_rows: int) -> list[int]:
+        """The input and output tile bytes of `tc` output channels by a row tile."""
         cin = self.c if (self.conv and self.groups == 1) else (tc // self.per_group) * self.cin_per_group
-        return ([self.n * cin * in_rows * self.w * self.x_bytes, self.n * tc * out_rows * self.ow * self.y_bytes],
-                self.weight_buffers(tc))
+        return [self.n * cin * in_rows * self.w * self.x_bytes, self.n * tc * out_rows * self.ow * self.y_bytes]
 
 
 def plan_spatial(s: ComputeShape, capacity: int, alignment: int, double: bool, desc: TargetDescription,
@@ -317,16 +320,19 @@ def plan_spatial(s: ComputeShape, capacity: int, alignment: int, double: bool, d
     # the device across channel tiles).
     shared_input = g.conv and g.groups == 1
     best: SpatialPlan | None = None
+    # (`footprint`, its sums taken apart: the weights' once per channel tile, or at all)
+    all_fixed = footprint((), all_weights, alignment, double)
     for tc in channel_steps:
         n_ct = -(-g.oc // tc)
+        fixed = footprint((), g.weight_buffers(tc), alignment, double)
         for tr, n_rt, x_pass, in_rows, out_rows in row_plans:
-            streamed, fixed = g.tiles(tc, in_rows, out_rows)
-            if footprint(streamed, fixed, alignment, double) > capacity:
+            moving = footprint(g.streamed(tc, in_rows, out_rows), (), alignment, double)
+            if moving + fixed > capacity:
                 continue
             x_in = x_pass * n_ct if (shared_input and n_rt > 1) else x_pass
             cost_a = (w_total + x_in + y_total) / bpc + setup * n_ct * (1 + 2 * n_rt)
             # channels inside rows: x once; weights once when they all fit beside the tiles.
-            w_fit = footprint(streamed, all_weights, alignment, double) <= capacity
+            w_fit = moving + all_fixed <= capacity
             w_in = w_total if (w_fit or n_ct == 1) else w_total * n_rt
             cost_b = (w_in + x_pass + y_total) / bpc + setup * n_rt * (1 + 2 * n_ct)
             for rows_outer, cost in ((False, cost_a), (True, cost_b)):
