@@ -64,13 +64,18 @@ def trip_count(loop: scf.ForOp) -> int:
     return max(0, -(-(ub - lb) // st))
 
 
-def multiplicity(op: Operation) -> int:
-    n = 1
+def multiplicity(op: Operation, memo: dict | None = None) -> int:
+    """How many times `op` runs per call of its function: the trip counts of the loops
+    around it. `memo`: each op holding others, with its own, when the caller asks for
+    many ops (nested ops share their loops')."""
     parent = op.parent_op()
-    while parent is not None and not isinstance(parent, func.FuncOp):
-        if isinstance(parent, scf.ForOp):
-            n *= trip_count(parent)
-        parent = parent.parent_op()
+    if parent is None or isinstance(parent, func.FuncOp):
+        return 1
+    n = None if memo is None else memo.get(parent)
+    if n is None:
+        n = (trip_count(parent) if isinstance(parent, scf.ForOp) else 1) * multiplicity(parent, memo)
+        if memo is not None:
+            memo[parent] = n
     return n
 
 
@@ -88,14 +93,15 @@ class RegionOps(NamedTuple):
 def region_ops(fn: func.FuncOp) -> RegionOps:
     ops = RegionOps([], [], [], [])
     body = fn.body.block
+    loops: dict = {}
     for op in fn.walk():
         kind = _KINDS.get(type(op))
         if kind is None:
             kind = _KINDS[type(op)] = _kind_of(op)
         if kind == "dma":
-            ops.transfers.append((op, 1 if op.parent is body else multiplicity(op)))
+            ops.transfers.append((op, 1 if op.parent is body else multiplicity(op, loops)))
         elif kind == "compute":
-            ops.computes.append((op, 1 if op.parent is body else multiplicity(op)))
+            ops.computes.append((op, 1 if op.parent is body else multiplicity(op, loops)))
         elif kind == "weight":
             ops.weights.append(op)
         elif kind == "alloc":

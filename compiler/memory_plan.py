@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
-from xdsl.ir import Operation
+from xdsl.ir import BlockArgument, OpResult, Operation
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.ir_build import by_identity, i64_attr
@@ -241,9 +241,14 @@ def _positions(fn) -> tuple[dict, dict]:
 
 def _block_ancestor(op, block):
     """`op` or its ancestor that sits directly in `block`."""
-    while op is not None and op.parent is not block:
-        op = op.parent_op()
-    return op
+    # (xDSL's `parent_op()` is three calls a level: the fields are read instead)
+    while op is not None:
+        parent = op.parent
+        if parent is block:
+            return op
+        region = parent.parent if parent is not None else None
+        op = region.parent if region is not None else None
+    return None
 
 
 def _subtree_last(op, pos, memo) -> int:
@@ -726,9 +731,8 @@ class ScratchpadPlan:
             block = op.parent
             if block is body:
                 return True
-            if block is None:
-                return False
-            op = block.parent_op()
+            region = block.parent if block is not None else None
+            op = region.parent if region is not None else None
             if op is None:
                 return False
 
@@ -757,15 +761,15 @@ class ScratchpadPlan:
             if seed not in dirty or seed in done:
                 continue
             op = seed
-            while True:
+            while True:  # (the neighbours' fields read: xDSL's properties are a call each)
                 first = last = op
-                while first.prev_op is not None and (first.prev_op in dirty or first.prev_op not in label):
-                    first = first.prev_op
-                while last.next_op is not None and (last.next_op in dirty or last.next_op not in label):
-                    last = last.next_op
-                if op.parent is self.body or (first.prev_op is not None and last.next_op is not None):
+                while (before := first._prev_op) is not None and (before in dirty or before not in label):  # noqa: SLF001
+                    first = before
+                while (after := last._next_op) is not None and (after in dirty or after not in label):  # noqa: SLF001
+                    last = after
+                if op.parent is self.body or (first._prev_op is not None and last._next_op is not None):  # noqa: SLF001
                     break
-                op = op.parent.parent_op()
+                op = op.parent.parent.parent
                 dirty.add(op)
             if op in done:
                 continue
@@ -846,15 +850,16 @@ class ScratchpadPlan:
                 for inner in op.walk():
                     if type(inner) is alloc_op:
                         found[inner] = None
-            for v in op.operands:
+            for v in op._operands:  # noqa: SLF001 - (the fields, as in `_use_span`)
                 if v in seen:
                     continue
                 seen.add(v)
-                owner = v.owner
+                cls = v.__class__
+                owner = v.op if cls is OpResult else None if cls is BlockArgument else v.owner
                 if type(owner) is dma_op:  # a token: the transfer's buffers
-                    for o in owner.operands:
+                    for o in owner._operands:  # noqa: SLF001
                         _roots(o, found, seen)
-                elif v.type.__class__ is MemRefType:
+                elif v._type.__class__ is MemRefType:  # noqa: SLF001
                     _roots(v, found, seen)
 
     def _lives(self, moved: list, touched: list, buffers: list) -> list:
@@ -1162,14 +1167,16 @@ def _roots(v, found: dict, seen: set) -> None:
     """The scratchpad allocs (candidates: any `accel.alloc`) that view `v` is of (`seen`:
     the values already followed)."""
     stack = [v]
+    alloc_op = accel.AllocOp
     while stack:
         v = stack.pop()
-        owner = v.owner
-        if type(owner) is accel.AllocOp:
+        cls = v.__class__
+        owner = v.op if cls is OpResult else None if cls is BlockArgument else v.owner
+        if type(owner) is alloc_op:
             found[owner] = None
         elif isinstance(owner, Operation):
-            for o in owner.operands:
-                if o.type.__class__ is MemRefType and o not in seen:
+            for o in owner._operands:  # noqa: SLF001 - (the fields, as in `_use_span`)
+                if o._type.__class__ is MemRefType and o not in seen:  # noqa: SLF001
                     seen.add(o)
                     stack.append(o)
 
