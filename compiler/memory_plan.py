@@ -553,7 +553,8 @@ class ScratchpadPlan:
         self._snapshot: tuple | None = None
         self.work = 0
         """Entries and lives the checks looked at since the last whole plan (see `_place`)."""
-        allocs = _spm_allocs(self.fn.walk())
+        numbered = _positions(fn)  # (a plan that is not roomy needs them: one walk for both)
+        allocs = _spm_allocs(numbered[0])
         self._roomy: dict | None = dict.fromkeys(allocs)
         """While all the scratchpad buffers the function ever had fit side by side (their
         bytes summed in `_roomy_bytes`), any plan of them fits: checks only add the buffers
@@ -562,14 +563,15 @@ class ScratchpadPlan:
         self.valid = True
         self._unwritten = False
         if self._roomy_bytes > capacity:
-            self._start(allocs)
+            self._start(allocs, numbered)
 
-    def _start(self, allocs: list | None = None) -> None:
+    def _start(self, allocs: list | None = None, numbered: tuple[dict, dict] | None = None) -> None:
         """Number the function and adopt a plan of it: the offsets the allocs have if
         valid, else a whole plan (none if it does not fit: then only a batch plans).
-        `allocs`: the function's scratchpad allocs in walk order, if the caller has them."""
+        `allocs`: the function's scratchpad allocs in walk order, and `numbered` its
+        `_positions`, if the caller has them."""
         self._roomy = None
-        allocs, intervals = self._numbered(allocs)
+        allocs, intervals = self._numbered(allocs, numbered)
         capacity = self.capacity
         offsets: list = [_offset_of(a) for a in allocs]
         if not plan_is_valid(intervals, offsets, capacity):
@@ -715,10 +717,11 @@ class ScratchpadPlan:
 
     # ---- numbering -----------------------------------------------------------------
 
-    def _numbered(self, allocs: list | None = None) -> tuple[list, list]:
-        """Number the function afresh; its scratchpad allocs (`allocs`, if known) and
+    def _numbered(self, allocs: list | None = None, numbered: tuple[dict, dict] | None = None) -> tuple[list, list]:
+        """Number the function afresh (`numbered`: its `_positions`, if the IR has not
+        changed since they were taken); its scratchpad allocs (`allocs`, if known) and
         their lives."""
-        pos, last = _positions(self.fn)
+        pos, last = _positions(self.fn) if numbered is None else numbered
         self.label = _Labels((op, p * SPACING) for op, p in pos.items())
         self.last = {op: p * SPACING for op, p in last.items()}
         allocs = _spm_allocs(pos) if allocs is None else allocs
