@@ -794,7 +794,7 @@ class Timeline:
         which = [(position[id(s)], roles) for s, roles in self.moving[loop]]
         local = _Overlay(env)
         per_iteration: list[list[tuple[int, list[tuple[bool, list]]]]] = []
-        runs: list[tuple[int, int, int]] = []
+        runs: list[tuple[int, int, int, bool]] = []  # (first block, end, op of an iteration, written)
         key = 0
         for i in range(lb, ub, st):
             local.clear()

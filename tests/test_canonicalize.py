@@ -142,6 +142,30 @@ def test_constant_computations_between_qdq_pairs_fold(data):
     assert ops == ([relay.DequantizeOp, relay.AddOp] if ends_quantized else [relay.AddOp])
 
 
+def test_a_dequantize_whose_reader_folds_later_in_the_sweep_folds():
+    """A dequantize of constants read by an op whose other operand is a constant
+    computation defined after it (hypothesis found it: a bound input's QDQ pair added to
+    a conv of another bound input): when the sweep meets the dequantize that operand is
+    not yet a constant, so another sweep folds both; everything folds, bit for bit."""
+    rng = np.random.default_rng(0)
+    b = GraphBuilder()
+    x0, x1 = b.input("x0", (1, 1, 3, 3)), b.input("x1", (1, 1))
+    scale, zero_point = b.const(np.array(0.02, np.float32)), b.const(np.array(0, np.int8))
+    d = b.qnn_dequantize(b.qnn_quantize(x1, scale, zero_point), scale, zero_point)
+    first = b.dense(d, b.const(rng.standard_normal((1, 1)).astype(np.float32)))
+    later = b.relu(b.conv2d(x0, b.const(rng.standard_normal((1, 1, 1, 1)).astype(np.float32))))
+    module = b.build([first, b.add(later, d)])
+    bind_inputs(module, {"x0": rng.standard_normal((1, 1, 3, 3)).astype(np.float32),
+                         "x1": rng.standard_normal((1, 1)).astype(np.float32)})
+    want = run_function(module, {})
+    FoldConstants().apply(make_context(), module)
+    module.verify()
+    got = run_function(module, {})
+    for name in want:
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+    assert all(isinstance(op, relay.ConstantOp) for op in relay_ops(module)), [op.name for op in relay_ops(module)]
+
+
 # --------------------------------------------------------------------------------------
 # fold-batch-norm
 # --------------------------------------------------------------------------------------

@@ -35,7 +35,8 @@ operands constants or dequantizes of constants): a computation on constants alon
 as YOLOv8's anchor grid (ranges plus 0.5, reshaped and expanded) once quantize_static
 has put QDQ pairs between its steps, becomes constants, not ops that run every time
 (the pairs between its steps fold one after the other). A dequantize that an op with a
-run-time operand reads stays: that is the int8 form the patterns match; so does one on the
+run-time operand reads stays: that is the int8 form the patterns match (a reader whose
+other operand folds later in program order is found by another sweep); so does one on the
 way to a layer's weight through reshapes, transposes and slices (a QDQ Conv1d's weight).
  An op whose evaluation fails (integer division by zero, an
 overflowing accumulator) is kept, so that it fails where the graph runs. Folded values
@@ -127,12 +128,17 @@ class FoldConstantOp(RewritePattern):
     def __init__(self, evaluator: OpEvaluator, kept: tuple[type[relay.RelayOp], ...] = KEPT):
         self.evaluator = evaluator
         self.kept = kept
+        self.deferred: list[relay.DequantizeOp] = []
+        """Dequantizes of constants kept because a reader did not fold (yet, maybe: a
+        reader's other operand may fold later in the sweep)."""
 
     def match_and_rewrite(self, op, rewriter: PatternRewriter) -> None:
         if not isinstance(op, relay.RelayOp) or len(op.results) != 1:
             return
         if isinstance(op, self.kept) and not (isinstance(op, relay.DequantizeOp) and (
                 only_norm_parameter(op.result) or only_folding_readers(op.result))):
+            if isinstance(op, relay.DequantizeOp) and all(_constant_or_dequantized(v) for v in op.operands):
+                self.deferred.append(op)
             return
         if not op.operands or TARGET_ATTR in op.attributes or isinstance(op.parent_op(), relay.CompositeOp):
             return
@@ -161,5 +167,12 @@ class FoldConstants(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         kept = () if self.dequantize else KEPT
-        walker = PatternRewriteWalker(FoldConstantOp(OpEvaluator(op), kept), apply_recursively=False)
-        walker.rewrite_module(op)
+        pattern = FoldConstantOp(OpEvaluator(op), kept)
+        walker = PatternRewriteWalker(pattern, apply_recursively=False)
+        # One sweep in program order folds chains; a dequantize met before a reader's
+        # other operand folded stayed, so the sweep runs again while one of those now has
+        # only readers that fold (and the last sweep folded something).
+        while walker.rewrite_module(op):
+            deferred, pattern.deferred = pattern.deferred, []
+            if not any(d.parent is not None and only_folding_readers(d.result) for d in deferred):
+                break
