@@ -287,11 +287,8 @@ def _use_span(value, block, pos, end, memo) -> tuple[int, int] | None:
     # transfer's token is its only result.
     first = None
     last = -1
-    stack = []
-    use = value.first_use
-    while use is not None:
-        stack.append(use._operation)  # noqa: SLF001 - see above
-        use = use._next_use  # noqa: SLF001
+    stack: list = []
+    _add_users(stack, value)
     transfer = accel.DmaStartOp
     while stack:
         user = stack.pop()
@@ -315,11 +312,16 @@ def _use_span(value, block, pos, end, memo) -> tuple[int, int] | None:
                 use = use._next_use  # noqa: SLF001
         for r in user.results:  # views of the buffer extend its life
             if r.type.__class__ is MemRefType:
-                use = r.first_use
-                while use is not None:
-                    stack.append(use._operation)  # noqa: SLF001
-                    use = use._next_use  # noqa: SLF001
+                _add_users(stack, r)
     return None if first is None else (first, last)
+
+
+def _add_users(stack: list, value) -> None:
+    """Push the ops using `value`, following its use list link by link (see `_use_span`)."""
+    use = value.first_use
+    while use is not None:
+        stack.append(use._operation)  # noqa: SLF001 - see `_use_span`
+        use = use._next_use  # noqa: SLF001
 
 
 @by_identity
