@@ -104,8 +104,9 @@ def test_place_among_keeps_clear_of_fixed_buffers(seed):
 
 @pytest.mark.parametrize("seed", range(5))
 def test_placement_in_python_and_numpy_agree(seed):
-    """`place_among` places small sets in plain Python, large ones with numpy: the same
-    offsets either way, around fixed buffers or none, in either order."""
+    """`place_among` places small sets in plain Python, large ones by the buffers that
+    meet each one or with numpy: the same offsets every way, around fixed buffers or
+    none, in either order."""
     rng = random.Random(seed)
     for _ in range(200):
         fixed_intervals = random_intervals(rng)
@@ -114,9 +115,33 @@ def test_placement_in_python_and_numpy_agree(seed):
         intervals = random_intervals(rng)
         for order in (sorted(range(len(intervals)), key=lambda i: intervals[i][0]),
                       sorted(range(len(intervals)), key=lambda i: (-intervals[i][2], intervals[i][0]))):
-            assert mp._place_in_order(intervals, fixed, order) == \
-                mp._place_in_order_vectorized(intervals, fixed, order), (intervals, fixed)
+            expected = mp._place_in_order(intervals, fixed, order)
+            assert mp._place_in_order_vectorized(intervals, fixed, order) == expected, (intervals, fixed)
+            firsts = [f for f, _, _, _ in fixed] + [f for f, _, _ in intervals]
+            lasts = [l for _, l, _, _ in fixed] + [l for _, l, _ in intervals]
+            met = mp._meetings(firsts, lasts, len(fixed))
+            assert mp._place_in_order_sparse(intervals, fixed, order, met) == expected, (intervals, fixed)
+            assert mp._meeting_pairs(firsts, lasts) == sum(
+                f <= m and g <= l for f, l in zip(firsts, lasts) for g, m in zip(firsts, lasts))
 
+
+
+@pytest.mark.parametrize("lives", [8, 400])
+def test_large_placements_take_the_same_offsets(lives):
+    """Above `SMALL_PLACEMENT` buffers: short lives (few meet each buffer, the sparse
+    search) and long ones (most meet, numpy's scan) give the plain search's offsets."""
+    rng = random.Random(lives)
+    for _ in range(5):
+        intervals = []
+        for _ in range(300):
+            first = rng.randint(0, 600)
+            intervals.append((first, first + rng.randint(0, lives), rng.choice([64, 128, 256, 1024, 4096])))
+        fixed = [(f, l, o, s) for (f, l, s), o in zip(intervals[:50], linear_scan(intervals[:50])[0])]
+        rest = intervals[50:]
+        for by_size in (False, True):
+            order = sorted(range(len(rest)), key=(lambda i: (-rest[i][2], rest[i][0])) if by_size else
+                           (lambda i: rest[i][0]))
+            assert place_among(rest, fixed, by_size) == mp._place_in_order(rest, fixed, order)
 
 # ---- ScratchpadPlan: the incremental plan of the passes that rewrite tentatively ------
 
