@@ -42,6 +42,7 @@ planned as given: it is an error when it does not fit, never shrunk.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -157,9 +158,12 @@ def footprint(streamed: Sequence[int], fixed: Sequence[int], alignment: int, dou
     return (2 * moving if double else moving) + sum(align(b, alignment) for b in fixed)
 
 
-def candidates(n: int) -> list[int]:
-    """Tile sizes worth trying for an extent n: ceil(n / k) for every k (1 included)."""
-    return sorted({-(-n // k) for k in range(1, n + 1)}, reverse=True)
+@functools.cache
+def candidates(n: int) -> tuple[int, ...]:
+    """Tile sizes worth trying for an extent n: ceil(n / k) for every k (1 included),
+    largest first (once per extent: every op of a shape asks, and the planners' searches
+    and their screens ask again)."""
+    return tuple(sorted({-(-n // k) for k in range(1, n + 1)}, reverse=True))
 
 
 def accumulates(desc: TargetDescription) -> bool:
@@ -204,6 +208,16 @@ def row_tiles(out: int, size: int, k: int, stride: int, dil: int, pad_lo: int, i
     while len(tiles) > 1 and tiles[-1].in_rows <= 0:
         tiles[-2:] = [tile_of(tiles[-2].start, out)]
     return tiles
+
+
+@functools.cache
+def _rows(oh: int, tr: int, kh: int, stride: int, dilation: int, pad_top: int, h: int
+          ) -> tuple[tuple[RowTile, ...], int, int]:
+    """`_Spatial.rows`, once per geometry (a network repeats a few: every conv of a shape
+    asks for every row tile height, and `smallest_tiling` for one-row tiles again)."""
+    tiles = tuple(row_tiles(oh, tr, kh, stride, dilation, pad_top, h, tr))
+    in_rows = max(min(h, (tr - 1) * stride + dilation * (kh - 1) + 1), *(t.in_rows for t in tiles))
+    return tiles, in_rows, max(tr, *(t.rows for t in tiles))
 
 
 @dataclass(frozen=True)
@@ -266,18 +280,16 @@ class _Spatial:
                         conv, groups, per_group, cin_per_group, s.inputs[0].itemsize, s.output.itemsize, weight_pc,
                         bias_pc)
 
-    def channel_steps(self) -> list[int]:
+    def channel_steps(self) -> Sequence[int]:
         """Output channel tiles: whole groups of a grouped conv (the smallest: one group)."""
         if self.conv and self.groups > 1:
             return [t for t in candidates(self.oc) if t % self.per_group == 0]
         return candidates(self.oc)
 
-    def rows(self, tr: int) -> tuple[list[RowTile], int, int]:
+    def rows(self, tr: int) -> tuple[tuple[RowTile, ...], int, int]:
         """The row tiles of height `tr`, and the input and output rows of the largest (a
         merged all-padding tile, see row_tiles, may exceed the others)."""
-        tiles = row_tiles(self.oh, tr, self.kh, self.stride, self.dilation, self.pad_top, self.h, tr)
-        in_rows = max(min(self.h, (tr - 1) * self.stride + self.dilation * (self.kh - 1) + 1), *(t.in_rows for t in tiles))
-        return tiles, in_rows, max(tr, *(t.rows for t in tiles))
+        return _rows(self.oh, tr, self.kh, self.stride, self.dilation, self.pad_top, self.h)
 
     def tiles(self, tc: int, in_rows: int, out_rows: int) -> tuple[list[int], list[int]]:
         """(streamed, fixed) tile bytes of `tc` output channels by a row tile."""
