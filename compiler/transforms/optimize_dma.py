@@ -97,7 +97,7 @@ def host_key(v: SSAValue):
     """What host memory a view denotes: the value itself for whole buffers and dynamic
     views (same iteration), (root, offsets, sizes) for static views."""
     op = v.owner
-    if isinstance(op, memref.SubviewOp) and not op.offsets and not op.sizes:
+    if isinstance(op, memref.SubviewOp) and len(op.operands) == 1:  # (its source only: all static)
         return (root(v), dense_values(op.static_offsets), dense_values(op.static_sizes))
     return v
 
@@ -158,7 +158,7 @@ def hoist_invariant_loads(loop: scf.ForOp, journal: Journal = IMMEDIATE) -> bool
         ok = True
         while isinstance(v.owner, memref.SubviewOp) and not defined_outside(v, loop):
             sv = v.owner
-            if any(not defined_outside(o, loop) for o in (*sv.offsets, *sv.sizes, *sv.strides)):
+            if any(not defined_outside(o, loop) for o in sv.operands[1:]):  # offsets, sizes, strides
                 ok = False
                 break
             chain.append(sv)

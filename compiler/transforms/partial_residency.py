@@ -75,7 +75,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.index_arith import INDEX_ARITH, constant_index
-from accel.compiler.ir_build import dense_values, subview, subview_type
+from accel.compiler.ir_build import dense_values, operand_segments, subview, subview_type
 from accel.compiler.memory_plan import Footprint, LiveBytes, ScratchpadPlan, align, plan_scratchpad
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import buffer_bytes, numpy_dtype
@@ -168,7 +168,7 @@ def view_box(v: SSAValue, host: SSAValue, memo: dict) -> Box | None:
         if len(offsets) != rank or len(new_sizes) != rank or len(sv.result.type.get_shape()) != rank or \
                 any(s != 1 for s in strides) or any(s == DYNAMIC_INDEX for s in new_sizes):
             return None
-        dynamic = list(sv.offsets)
+        dynamic = list(operand_segments(sv)[1])
         for i, o in enumerate(offsets):
             r = index_range(dynamic.pop(0), memo) if o == DYNAMIC_INDEX else (o, o)
             base = starts[i]
