@@ -4,6 +4,7 @@
     .venv/bin/python bench/scaling.py --sizes 1000,10000 --targets npu  # a quick run
     .venv/bin/python bench/scaling.py --models cnn --sizes 1000 --profile /tmp/p.prof
     .venv/bin/python bench/scaling.py --zoo                             # model-zoo graphs only
+    .venv/bin/python bench/scaling.py --sizes '' --zoo --repeat 9       # medians, npu / npu-shared ratios
 
 Models (generated with onnx.helper, seeded random weights, about `size` nodes each):
 - `cnn`: blocks of [Conv 3x3 8->8 + bias, Relu, Add(skip)] on 1x8x16x16, a MaxPool 3x3/1
@@ -280,6 +281,29 @@ def run_worker(model_path: str, target: str, profile: str | None, timeout: float
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def run_repeated(model_path: str, targets: list[str], args) -> dict[str, dict]:
+    """`args.repeat` compiles of the model per target, the targets taken in turn (so that a
+    slow spell of the machine falls on all of them), as one result per target: the medians
+    of each stage, of `whole` and of `sys` (the first error, if any)."""
+    runs: dict[str, list[dict]] = {t: [] for t in targets}
+    for _ in range(max(1, args.repeat)):
+        for target in targets:
+            runs[target].append(run_worker(model_path, target, args.profile, args.timeout))
+    return {target: median_result(rs) for target, rs in runs.items()}
+
+
+def median_result(results: list[dict]) -> dict:
+    """One worker result of several: medians of the timings, the rest from the first."""
+    for r in results:
+        if "error" in r:
+            return r
+    merged = dict(results[0])
+    merged["timing"] = {k: float(np.median([r["timing"].get(k, 0.0) for r in results])) for k in results[0]["timing"]}
+    for key in ("whole", "sys", "peak_mb"):
+        merged[key] = float(np.median([r[key] for r in results]))
+    return merged
+
+
 # ---- the table ------------------------------------------------------------------------------
 
 COLUMNS = ("import", *dict.fromkeys(STAGES), "verify", "emit", "report", "write")
@@ -318,6 +342,9 @@ def main() -> None:
     ap.add_argument("--zoo", action="store_true", help="also (with --sizes '' only) the model-zoo graphs")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds per compile")
     ap.add_argument("--profile", help="write a cProfile of the (last) compile to this file")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="compile each (model, target) this many times, the targets' runs interleaved, and show "
+                         "medians (a shared machine's noise is ~0.1 s on a 1 s compile)")
     ap.add_argument("--worker", nargs=2, metavar=("MODEL", "TARGET"), help=argparse.SUPPRESS)
     args = ap.parse_args()
 
@@ -336,7 +363,7 @@ def main() -> None:
                     model = GENERATORS[name](size)
                     path = os.path.join(tmp, f"{name}{size}.onnx")
                     onnx.save(model, path)
-                    r = run_worker(path, target, args.profile, args.timeout)
+                    r = run_repeated(path, [target], args)[target]
                     print_row(name, target, len(model.graph.node), r, previous)
                     previous = r
         if args.zoo:
@@ -347,8 +374,16 @@ def main() -> None:
                     continue
                 path = os.path.join(tmp, f"{name}.onnx")
                 onnx.save(model, path)
+                results = run_repeated(path, targets, args)
                 for target in targets:
-                    print_row(name, target, len(model.graph.node), run_worker(path, target, args.profile, args.timeout), None)
+                    print_row(name, target, len(model.graph.node), results[target], None)
+                shared = results.get("npu-shared", {})
+                for target in targets:
+                    r = results[target]
+                    if target != "npu-shared" and "error" not in r and "whole" in shared:
+                        print(f"{name}: {target} / npu-shared whole = {r['whole']:.3f} / {shared['whole']:.3f} s = "
+                              f"{r['whole'] / shared['whole']:.2f}x" + (f" (medians of {args.repeat})" if args.repeat > 1 else ""),
+                              flush=True)
 
 
 if __name__ == "__main__":
