@@ -191,6 +191,31 @@ def test_scaling_bench_runs_every_stage_of_the_pipeline():
     assert len(rows) == 1 and "error" not in rows[0], proc.stdout
 
 
+
+def test_scaling_bench_repeats_interleaved_and_shows_medians(monkeypatch):
+    """`bench/scaling.py --repeat N`: N compiles per target, the targets taken in turn (a
+    slow spell of the machine falls on all), shown as the medians of each figure; a run
+    that failed is shown as its error."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
+    import scaling  # noqa: E402 - the bench, a script beside the tests
+
+    calls = []
+
+    def worker(path, target, profile, timeout):
+        calls.append(target)
+        k = float(len(calls))
+        return {"timing": {"import": k, "emit": 2 * k}, "whole": k, "sys": 0.5, "peak_mb": k, "regions": 1,
+                "transfers": 0}
+
+    monkeypatch.setattr(scaling, "run_worker", worker)
+    args = type("Args", (), {"repeat": 3, "profile": None, "timeout": 1.0})()
+    out = scaling.run_repeated("model.onnx", ["npu", "npu-shared"], args)
+    assert calls == ["npu", "npu-shared"] * 3
+    assert out["npu"]["whole"] == 3.0 and out["npu-shared"]["whole"] == 4.0  # of 1, 3, 5 and of 2, 4, 6
+    assert out["npu"]["timing"] == {"import": 3.0, "emit": 6.0} and out["npu-shared"]["sys"] == 0.5
+    assert scaling.median_result([{"error": "timeout after 1 s"}, worker("m", "npu", None, 1)]) == \
+        {"error": "timeout after 1 s"}
+
 # -- verification: the fast path decides exactly as xDSL's verifier ---------------------
 
 INVALID_LIT = sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "lit", "*", "*invalid*.mlir")))
