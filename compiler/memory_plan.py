@@ -114,7 +114,8 @@ numpy."""
 
 def _meeting_pairs(firsts: Sequence[int], lasts: Sequence[int]) -> int:
     """The number of ordered pairs (i, j) of lives [first, last] that meet, i = j
-    included: j meets i when it starts by i's end and ends after i's start."""
+    included: j meets i when it starts no later than i's end and ends no earlier than
+    i's start."""
     f, l = np.asarray(firsts), np.asarray(lasts)
     return int((np.searchsorted(np.sort(f), l, "right") - np.searchsorted(np.sort(l), f, "left")).sum())
 
@@ -145,18 +146,24 @@ def _place_in_order(intervals: Sequence[tuple[int, int, int]], fixed: Sequence[t
     top = 0
     for i in order:
         first, last, size = intervals[i]
-        offset = 0
-        # The first gap of `size` bytes after the running end of the buffers below it.
-        for lo, hi in sorted([(lo, hi) for f, l, lo, hi in placed if f <= last and l >= first]):
-            if lo - offset >= size:
-                break
-            if hi > offset:
-                offset = hi
+        offset = _lowest_gap([(lo, hi) for f, l, lo, hi in placed if f <= last and l >= first], size)
         offsets[i] = offset
         placed.append((first, last, offset, offset + size))
         if offset + size > top:
             top = offset + size
     return offsets, top
+
+
+def _lowest_gap(spans: list[tuple[int, int]], size: int) -> int:
+    """The lowest offset with `size` bytes free of the byte ranges [lo, hi) of `spans`:
+    the first gap of that size after the running end of the ranges below it."""
+    offset = 0
+    for lo, hi in sorted(spans):
+        if lo - offset >= size:
+            break
+        if hi > offset:
+            offset = hi
+    return offset
 
 
 def _place_in_order_sparse(intervals: Sequence[tuple[int, int, int]], fixed: Sequence[tuple[int, int, int, int]],
@@ -172,13 +179,7 @@ def _place_in_order_sparse(intervals: Sequence[tuple[int, int, int]], fixed: Seq
     for i in order:
         k = n_fixed + i
         size = intervals[i][2]
-        offset = 0
-        # The first gap of `size` bytes after the running end of the buffers below it.
-        for lo, hi in sorted([(los[j], his[j]) for j in met[k] if placed[j]]):
-            if lo - offset >= size:
-                break
-            if hi > offset:
-                offset = hi
+        offset = _lowest_gap([(los[j], his[j]) for j in met[k] if placed[j]], size)
         offsets[i] = offset
         los[k], his[k], placed[k] = offset, offset + size, True
         if offset + size > top:
