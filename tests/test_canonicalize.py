@@ -67,14 +67,32 @@ def bind_inputs(module: ModuleOp, values: dict[str, np.ndarray]) -> None:
     module.verify()
 
 
-def assert_close(want: dict[str, np.ndarray], got: dict[str, np.ndarray]) -> None:
+def assert_close(want: dict[str, np.ndarray], got: dict[str, np.ndarray],
+                 rounding: dict[str, np.ndarray] | None = None) -> None:
+    """Each output within `TOLERANCE` of its largest magnitude (NaN where NaN), and beyond
+    it by `rounding[name]` where given (float32's rounding of an exact value, see
+    `normalized_rounding`)."""
     assert list(got) == list(want)
     for name, w in want.items():
         g = got[name]
         assert g.shape == w.shape and g.dtype == w.dtype, name
         finite = np.abs(w[np.isfinite(w)]) if w.dtype.kind == "f" else np.abs(w)
         scale = max(1.0, float(finite.max())) if finite.size else 1.0
-        np.testing.assert_allclose(g, w, rtol=0, atol=TOLERANCE * scale, equal_nan=True, err_msg=name)
+        if rounding is None or name not in rounding:
+            np.testing.assert_allclose(g, w, rtol=0, atol=TOLERANCE * scale, equal_nan=True, err_msg=name)
+            continue
+        allowed = TOLERANCE * scale + rounding[name]
+        with np.errstate(invalid="ignore"):
+            off = ~((np.abs(g.astype(np.float64) - w) <= allowed) | (np.isnan(g) & np.isnan(w)))
+        assert not off.any(), (name, g[off][:5], w[off][:5], np.broadcast_to(allowed, w.shape)[off][:5])
+
+
+def exact_layer_norm(v: np.ndarray, axes: tuple[int, ...], eps: float) -> np.ndarray:
+    """A layer norm of `v` over `axes` (no gamma, no beta) in float64."""
+    v = v.astype(np.float64)
+    d = v - v.mean(axis=axes, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return d / np.sqrt((d * d).mean(axis=axes, keepdims=True) + np.float32(eps))
 
 
 def normalized_rounding(v: np.ndarray, axes: tuple[int, ...], eps: float, gamma: np.ndarray | None) -> np.ndarray:
@@ -90,22 +108,6 @@ def normalized_rounding(v: np.ndarray, axes: tuple[int, ...], eps: float, gamma:
         bound = 4 * np.finfo(np.float32).eps * np.abs(v).max(axis=axes, keepdims=True) / spread
     bound = np.broadcast_to(bound, v.shape) * (1 if gamma is None else np.abs(gamma))
     return np.where(np.isnan(bound), np.inf, bound)
-
-
-def assert_close_to_exact(want: dict[str, np.ndarray], got: dict[str, np.ndarray],
-                          rounding: dict[str, np.ndarray]) -> None:
-    """`assert_close`, where an output's float32 rounding may exceed the tolerance
-    (`rounding[name]`, see `normalized_rounding`) by that much."""
-    assert list(got) == list(want)
-    for name, w in want.items():
-        g = got[name]
-        assert g.shape == w.shape and g.dtype == w.dtype, name
-        finite = np.abs(w[np.isfinite(w)])
-        scale = max(1.0, float(finite.max())) if finite.size else 1.0
-        allowed = TOLERANCE * scale + rounding.get(name, 0.0)
-        with np.errstate(invalid="ignore"):
-            off = ~((np.abs(g.astype(np.float64) - w) <= allowed) | (np.isnan(g) & np.isnan(w)))
-        assert not off.any(), (name, g[off][:5], w[off][:5], np.broadcast_to(allowed, w.shape)[off][:5])
 
 
 def relay_ops(module: ModuleOp) -> list:
@@ -377,11 +379,8 @@ def _layer_norm(b: GraphBuilder, draw, x, shape: tuple[int, ...]):
         """The value in float64, and how far float32 may round from it (see
         `normalized_rounding`)."""
         red = tuple(range(rank - k, rank))
+        y = exact_layer_norm(v, red, eps)
         rounding = normalized_rounding(v, red, eps, gamma_value)
-        v = v.astype(np.float64)
-        d = v - v.mean(axis=red, keepdims=True)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            y = d / np.sqrt((d * d).mean(axis=red, keepdims=True) + np.float32(eps))
         return y * (1 if gamma_value is None else gamma_value) + (0 if beta_value is None else beta_value), rounding
 
     if form == "jax":
@@ -476,7 +475,7 @@ def test_recognize_normalizations(data):
         want[name] = want[name].astype(np.float32)
     RecognizeDecompositions().apply(make_context(), module)
     module.verify()
-    assert_close_to_exact(want, run_function(module, inputs), rounding)
+    assert_close(want, run_function(module, inputs), rounding)
     ops = [op for op in relay_ops(module) if not isinstance(op, relay.ConstantOp)]
     assert sorted(type(op).__name__ for op in ops) == sorted(t.__name__ for t in expected)
 
@@ -496,15 +495,13 @@ def test_a_layer_norm_of_nearly_equal_values_rounds_as_float32_does():
                    b.divide(_scalar(b, 1.0), b.sqrt(b.add(var, _scalar(b, 0.0)))))
     module = b.build([y])
     inputs = {"x": np.random.default_rng(41).standard_normal(shape).astype(np.float32)}
-    v = inputs["x"].astype(np.float64)
-    d = v - v.mean(axis=0, keepdims=True)
-    want = {"out0": (d / np.sqrt((d * d).mean(axis=0, keepdims=True))).astype(np.float32)}
+    want = {"out0": exact_layer_norm(inputs["x"], (0,), 0.0).astype(np.float32)}
     RecognizeDecompositions().apply(make_context(), module)
     assert [type(op) for op in relay_ops(module) if not isinstance(op, relay.ConstantOp)] == \
         [relay.TransposeOp, relay.LayerNormOp, relay.TransposeOp]
     got = run_function(module, inputs)
     assert np.abs(got["out0"] - want["out0"]).max() > TOLERANCE  # the case: beyond the plain tolerance
-    assert_close_to_exact(want, got, {"out0": normalized_rounding(inputs["x"], (0,), 0.0, None)})
+    assert_close(want, got, {"out0": normalized_rounding(inputs["x"], (0,), 0.0, None)})
 
 
 @SETTINGS
@@ -555,16 +552,13 @@ def test_recognize_layer_norm_over_leading_axes(data):
     want = run_function(module, inputs)
     rounding = {}
     if jax:  # (E[x*x] - E[x]^2 loses digits to cancellation: the exact value instead)
-        v = inputs["x"].astype(np.float64)
-        dd = v - v.mean(axis=tuple(axes), keepdims=True)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            exact = dd / np.sqrt((dd * dd).mean(axis=tuple(axes), keepdims=True) + np.float32(eps))
+        exact = exact_layer_norm(inputs["x"], tuple(axes), eps)
         exact = exact * (1 if gamma is None else gamma) + (0 if beta is None else beta)
         want = {name: exact.astype(np.float32) for name in want}
         rounding = {name: normalized_rounding(inputs["x"], tuple(axes), eps, gamma) for name in want}
     RecognizeDecompositions().apply(make_context(), module)
     module.verify()
-    assert_close_to_exact(want, run_function(module, inputs), rounding)
+    assert_close(want, run_function(module, inputs), rounding)
     ops = [op for op in relay_ops(module) if not isinstance(op, relay.ConstantOp)]
     assert [type(op) for op in ops] == [relay.TransposeOp, relay.LayerNormOp, relay.TransposeOp]
     kept = [a for a in range(rank) if a not in axes]
