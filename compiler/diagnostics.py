@@ -479,10 +479,41 @@ def verify_located(module: ModuleOp) -> None:
                 msg = str(e.args[0]) if e.args else str(e)
                 msg = msg.removeprefix("Operation does not verify: ")
                 raise CompileError(f"'{op.name}' op {one_line(msg)}", op) from None
+        for region in module.regions:
+            _check_dominance(region, set())
     finally:
         _passed.clear()  # the module's attributes are not held beyond its verification
         _verified.clear()
         _signatures.clear()
+
+
+def _check_dominance(region, visible: set) -> None:
+    """Every operand is defined before its use: earlier in the user's block, or before
+    the op holding it (xDSL's verifier does not check dominance). `visible`: the values
+    defined before the region's op, in its blocks and those enclosing them. The blocks
+    of a region of several (a CFG, which accel's IR does not make) are one scope."""
+    blocks = region.blocks
+    defined: list = []
+    if len(blocks) > 1:
+        for block in blocks:
+            defined += block.args
+            for op in block.ops:
+                defined += op.results
+        visible.update(defined)
+    for block in blocks:
+        for arg in block.args:
+            visible.add(arg)
+            defined.append(arg)
+        for op in block.ops:
+            for i, v in enumerate(op._operands):  # noqa: SLF001 - the tuple itself (not through a property)
+                if v not in visible:
+                    raise CompileError(f"'{op.name}' op operand #{i} does not dominate this use", op)
+            for inner in op.regions:
+                _check_dominance(inner, visible)
+            for r in op.results:
+                visible.add(r)
+                defined.append(r)
+    visible.difference_update(defined)
 
 
 def format_error(e: BaseException) -> str:

@@ -891,9 +891,11 @@ class BlockOrder:
             self.index[op] = self.index[successor] - 0.5
 
 
-def _movable_chain(v: SSAValue, block: Block, stop: Operation, order: BlockOrder) -> list[Operation] | None:
-    """The ops in `block` after `stop` that compute view `v` (subviews, index
-    arithmetic), in order; None if one of them needs a value defined after `stop`."""
+def _movable_chain(load: accel.DmaStartOp, block: Block, stop: Operation, order: BlockOrder) -> list[Operation] | None:
+    """The ops in `block` after `stop` that compute the view `load` reads (subviews,
+    index arithmetic), in order; None if one of them needs a value defined after `stop`,
+    or has a user besides the chain and the load: a view shared with another load (CSE
+    merges equal views) would, moved back by an undo, follow that load's use of it."""
     chain: list[Operation] = []
 
     def visit(val: SSAValue) -> bool:
@@ -909,7 +911,14 @@ def _movable_chain(v: SSAValue, block: Block, stop: Operation, order: BlockOrder
         chain.append(owner)
         return True
 
-    return chain if visit(v) else None
+    if not visit(load.source):
+        return None
+    mine = {*chain, load}
+    for op in chain:
+        for r in op.results:
+            if any(use.operation not in mine for use in r.uses):
+                return None
+    return chain
 
 
 def _move_before(ops: list[Operation], successor: Operation) -> None:
@@ -1015,7 +1024,7 @@ def _prefetch_moves(block: Block, only: set | None, order: BlockOrder | None = N
             prev = prev.prev_op
         if blocked or prev is None or root(prev.output) is src_root:
             continue
-        chain = _movable_chain(dma.source, block, prev, order)
+        chain = _movable_chain(dma, block, prev, order)
         if chain is None:
             continue
         ops = [*chain, alloc, dma] if not order.before(alloc, prev) else [*chain, dma]
