@@ -303,24 +303,34 @@ class FastCheck:
         return True
 
     def accepts(self, op: Operation) -> bool:
+        # (the fields are read, not xDSL's properties: this runs for every op of a module)
         block = op.parent
-        if op.successors or (block is not None and block.last_op is op and not _may_end_block(op, block)):
+        if op._successors or (block is not None and block._last_op is op and not _may_end_block(op, block)):  # noqa: SLF001
             return False  # the successor rules, a missing terminator: xDSL's path
-        operands = op.operands
-        for v in operands:
-            if type(v) is ErasedSSAValue:
-                return False
-        if self.pre_check is not None:
-            self.pre_check(op)
+        operands = op._operands  # noqa: SLF001
         signature = None
-        if self.by_signature and not op.attributes:
+        if self.by_signature and not op.attributes and self.pre_check is None:
             props = op.properties
-            held = (*props.values(), *[v.type for v in operands], *[r.type for r in op.results])
             # (types without parameters are equal but many objects: their class stands for them)
-            signature = (id(self), len(operands), tuple(props),
-                         *[type(a) if type(a) in _UNIT_TYPES else id(a) for a in held])
+            key = [id(self), len(operands), *props, *map(id, props.values())]
+            for v in operands:
+                if v.__class__ is ErasedSSAValue:
+                    return False
+                t = v._type  # noqa: SLF001
+                key.append(t.__class__ if t.__class__ in _UNIT_TYPES else id(t))
+            for r in op.results:
+                t = r._type  # noqa: SLF001
+                key.append(t.__class__ if t.__class__ in _UNIT_TYPES else id(t))
+            signature = tuple(key)
             if signature in _signatures:  # (the held objects keep their ids their own)
                 return True
+            held = (*props.values(), *[v._type for v in operands], *[r._type for r in op.results])  # noqa: SLF001
+        else:
+            for v in operands:
+                if v.__class__ is ErasedSSAValue:
+                    return False
+            if self.pre_check is not None:
+                self.pre_check(op)
         sizes = None
         if self.operand_segments is not None and (sizes := self._segment_sizes(op)) is None:
             return False
