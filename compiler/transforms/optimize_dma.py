@@ -81,7 +81,7 @@ from accel.compiler.targets.schema import READY_BLOCK_MAX
 from accel.compiler.tensors import numpy_dtype, row_major_strides
 from accel.compiler.index_arith import INDEX_ARITH, constant_index, hoist_index_constants, make_index
 from accel.compiler.ir_journal import IMMEDIATE, Journal
-from accel.compiler.ir_build import VIEWS, defined_outside, dense_values, root, strided_layout, subview, view_of
+from accel.compiler.ir_build import VIEWS, defined_outside, dense_values, index_op, root, strided_layout, subview, view_of
 from accel.compiler.memory_plan import Footprint, ModuleLiveBytes, ScratchpadPlan, merged, plan_scratchpad_module
 from accel.dialects import accel
 from accel.dialects.conventions import (PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, accelerator_functions, is_output_arg,
@@ -825,10 +825,10 @@ def _emit_pipelined_body(block: Block, ops, loads, slots, old_iv, new_iv, slot, 
     """Issue the next iteration's loads into the other slot, then run this iteration."""
     point = InsertPoint.at_end(block)
     one = make_index(point, 1)
-    other = arith.SubiOp(one, slot)
+    other = index_op(arith.SubiOp, one, slot)
     Rewriter.insert_op(other, point)
     st = make_index(point, step)
-    nxt = arith.AddiOp(new_iv, st)
+    nxt = index_op(arith.AddiOp, new_iv, st)
     Rewriter.insert_op(nxt, point)
     mapping = {old_iv: nxt.result}
     next_tokens = []

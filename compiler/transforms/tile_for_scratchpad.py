@@ -72,7 +72,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.index_arith import hoist_index_constants, make_index
-from accel.compiler.ir_build import root, subview, subview_type
+from accel.compiler.ir_build import index_op, root, subview, subview_type
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import numpy_dtype
 from accel.compiler.tile_plan import (BatchPlan, ComputeShape, EltwisePlan, MatmulPlan, NoFit, RowTile, SpatialPlan,
@@ -121,9 +121,9 @@ class Emitter:
             return offset
         v = iv
         if scale != 1:
-            v = self.add(arith.MuliOp(v, self.const(scale))).results[0]
+            v = self.add(index_op(arith.MuliOp, v, self.const(scale))).results[0]
         if offset:
-            v = self.add(arith.AddiOp(v, self.const(offset))).results[0]
+            v = self.add(index_op(arith.AddiOp, v, self.const(offset))).results[0]
         return v
 
     def subview(self, source: SSAValue, offsets: list[int | SSAValue], sizes: list[int]) -> SSAValue:
@@ -189,7 +189,7 @@ class TileLoop:
         iv, body = e.loop(self.start, self.count, self.size)
         if iv is None:
             return self.start, body
-        return (iv if bound is None else body.add(arith.MinSIOp(iv, bound)).results[0]), body
+        return (iv if bound is None else body.add(index_op(arith.MinSIOp, iv, bound)).results[0]), body
 
 
 def shifted_loops(extent: int, tile: int, shift: bool = True) -> list[TileLoop]:
