@@ -220,7 +220,10 @@ def quantize_qdq(src: str, dst: str, seed: int = 1, calibration: list[dict[str, 
         def get_next(self):
             return next(self.feeds, None)
 
-    quantize_static(src, dst, RandomReader(), quant_format=QuantFormat.QDQ, per_channel=True,
+    # The model, not its path: given a path, quantize_static writes `<src>-inferred.onnx`
+    # beside it and deletes it, and two processes quantizing one model (bench/dma.py's
+    # jobs) delete each other's (the same bytes come out).
+    quantize_static(onnx.load(src), dst, RandomReader(), quant_format=QuantFormat.QDQ, per_channel=True,
                     activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
 
 
