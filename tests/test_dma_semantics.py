@@ -152,8 +152,8 @@ def test_prefetch_leaves_a_shared_view_before_its_users(tiny_target):
     weight slice twice through one view (CSE merged the two); with forwarding off, a
     prefetch moved the view with the second load and, not fitting, back to that load's
     place: after the first load, which read it before its definition (the interpreter
-    stopped on it; verification now refuses such IR). A load whose view has other users
-    is not moved."""
+    stopped on it; verification now refuses such IR). An undo leaves a view another op
+    uses where the move put it (earlier)."""
     x0 = np.random.default_rng(0).standard_normal((2, 1, 4, 7)).astype(np.float32)
     ctx = make_context(tiny_target)
     base = run_module(Parser(ctx, SHARED_WEIGHT_VIEW).parse_module(), {"x0": x0})

@@ -64,6 +64,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
@@ -275,6 +276,14 @@ def keep_fitting(changes: list, plan: ScratchpadPlan) -> list:
             if id(c) not in kept_ids and discard is not None:
                 discard()
     return kept
+
+
+def cannot_fit_together(changes: list, plan: ScratchpadPlan) -> bool:
+    """Whether the screens say tentatively applied `changes` cannot fit together, without
+    a check (a failed batch check tries a whole plan): where each only lengthens lives
+    (`lengthens_only`), one that cannot fit on its own (`no_room`, against the plan
+    before the changes) cannot beside the others."""
+    return all(getattr(c, "lengthens_only", False) for c in changes) and any(c.no_room(plan) for c in changes)
 
 
 def _keep_fitting(changes: list, plan: ScratchpadPlan) -> list:
@@ -891,11 +900,9 @@ class BlockOrder:
             self.index[op] = self.index[successor] - 0.5
 
 
-def _movable_chain(load: accel.DmaStartOp, block: Block, stop: Operation, order: BlockOrder) -> list[Operation] | None:
-    """The ops in `block` after `stop` that compute the view `load` reads (subviews,
-    index arithmetic), in order; None if one of them needs a value defined after `stop`,
-    or has a user besides the chain and the load: a view shared with another load (CSE
-    merges equal views) would, moved back by an undo, follow that load's use of it."""
+def _movable_chain(v: SSAValue, block: Block, stop: Operation, order: BlockOrder) -> list[Operation] | None:
+    """The ops in `block` after `stop` that compute view `v` (subviews, index
+    arithmetic), in order; None if one of them needs a value defined after `stop`."""
     chain: list[Operation] = []
 
     def visit(val: SSAValue) -> bool:
@@ -911,14 +918,7 @@ def _movable_chain(load: accel.DmaStartOp, block: Block, stop: Operation, order:
         chain.append(owner)
         return True
 
-    if not visit(load.source):
-        return None
-    mine = {*chain, load}
-    for op in chain:
-        for r in op.results:
-            if any(use.operation not in mine for use in r.uses):
-                return None
-    return chain
+    return chain if visit(v) else None
 
 
 def _move_before(ops: list[Operation], successor: Operation) -> None:
@@ -935,12 +935,25 @@ class Prefetch:
     ops: list[Operation]
     target: Operation  # the compute op they now precede
     home: Operation  # the op they came before (not itself moved by any prefetch)
+    views: int = 0
+    """How many of `ops` lead: the ops computing the load's view (pure)."""
+    views_stay: bool = False
+    """Whether the last undo left the views where `apply` put them: another op (a load
+    reading a view CSE merged) used one, and might sit before `home`."""
+
+    lengthens_only: ClassVar[bool] = True  # (a load issued earlier: see `cannot_fit_together`)
 
     def apply(self) -> None:
-        _move_before(self.ops, self.target)
+        # (Views left by an undo stay before `target`: moved again, they could pass a user.)
+        _move_before(self.ops[self.views:] if self.views_stay else self.ops, self.target)
 
     def undo(self) -> None:
-        _move_before(self.ops, self.home)
+        # Views only go back with the load while nothing else uses them: behind another
+        # op reading one, they would follow its use. Left earlier, they are only early.
+        mine = set(self.ops)
+        self.views_stay = any(use.operation not in mine for op in self.ops[:self.views]
+                              for r in op.results for use in r.uses)
+        _move_before(self.ops[self.views:] if self.views_stay else self.ops, self.home)
 
     def footprint(self) -> Footprint:
         return Footprint(list(self.ops), [], _alloc_of(self.ops[-1].dest))
@@ -980,7 +993,8 @@ def prefetch_rounds(block: Block, plan: ScratchpadPlan, rounds: int, within) -> 
         if not moved:
             break
     prints = merged([m.footprint() for moves in applied for m in moves])
-    if not prints.moved or plan.check(*prints, batch=True):
+    if not prints.moved or (not cannot_fit_together([m for moves in applied for m in moves], plan)
+                            and plan.check(*prints, batch=True)):
         return
     # The last round first, each in block order: a round's loads go back before the ops
     # they preceded, in their order (in reverse, loads sharing one would swap).
@@ -1024,7 +1038,7 @@ def _prefetch_moves(block: Block, only: set | None, order: BlockOrder | None = N
             prev = prev.prev_op
         if blocked or prev is None or root(prev.output) is src_root:
             continue
-        chain = _movable_chain(dma, block, prev, order)
+        chain = _movable_chain(dma.source, block, prev, order)
         if chain is None:
             continue
         ops = [*chain, alloc, dma] if not order.before(alloc, prev) else [*chain, dma]
@@ -1035,7 +1049,7 @@ def _prefetch_moves(block: Block, only: set | None, order: BlockOrder | None = N
             home = home.next_op
         if home is None:
             continue
-        move = Prefetch(ops, prev, home)
+        move = Prefetch(ops, prev, home, len(chain))
         move.apply()
         order.moved(ops, prev)
         moves.append(move)
