@@ -77,6 +77,11 @@ def strided_layout(strides: tuple[int, ...], offset: int | None) -> StridedLayou
 
 
 def _static(values: Sequence[int | SSAValue]) -> tuple[tuple[int, ...], list[SSAValue]]:
+    for v in values:
+        if not isinstance(v, int):
+            break
+    else:  # (most lists are: a view's sizes and strides, a static tile's offsets)
+        return tuple(values), []
     static = tuple(v if isinstance(v, int) else DYNAMIC_INDEX for v in values)
     return static, [v for v in values if not isinstance(v, int)]
 
