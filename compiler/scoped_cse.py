@@ -16,7 +16,8 @@ from collections.abc import Callable
 
 from xdsl.dialects.builtin import UnregisteredOp
 from xdsl.ir import Block, Operation
-from xdsl.traits import IsolatedFromAbove
+from xdsl.traits import (IsolatedFromAbove, IsTerminator, MemoryEffect, NoMemoryEffect, RecursiveMemoryEffect,
+                         SymbolOpInterface)
 from xdsl.transforms.common_subexpression_elimination import CSEDriver, KnownOps, OperationInfo
 
 from accel.compiler.ir_build import by_identity
@@ -95,9 +96,57 @@ class _ScopedKnownOps(KnownOps):
                 table[key] = old
 
 
+_OPAQUE, _PURE, _RECURSIVE, _OTHER = range(4)
+_KINDS: dict[type, int] = {}
+
+
+def _kind(cls: type[Operation]) -> int:
+    """What decides xDSL's `_simplify_operation` for an op of `cls`, from the class's
+    traits alone: `_OPAQUE` for an op without regions, nothing (no memory effect declared:
+    unknown effects, neither dead nor a candidate; the accel ops); `_PURE` for one
+    without regions, no effects (dead when unused, else a candidate: views, constants,
+    index arithmetic); `_RECURSIVE`, the effects of the ops it holds (a loop: see
+    `_simplify_operation`); else `_OTHER` (xDSL's checks decide)."""
+    kind = _KINDS.get(cls)
+    if kind is None:
+        effects = cls.get_traits_of_type(MemoryEffect)
+        special = cls.has_trait(IsTerminator) or cls.has_trait(SymbolOpInterface)
+        if not effects:
+            kind = _OPAQUE
+        elif special:
+            kind = _OTHER
+        elif all(isinstance(t, NoMemoryEffect) for t in effects):
+            kind = _PURE
+        elif all(isinstance(t, RecursiveMemoryEffect) for t in effects):
+            kind = _RECURSIVE
+        else:
+            kind = _OTHER
+        _KINDS[cls] = kind
+    return kind
+
+
 class _ScopedCSEDriver(CSEDriver):
     """xDSL's driver on a `_ScopedKnownOps`: its region and block walks with the scope
-    marked and restored instead of copied."""
+    marked and restored instead of copied, and ops without regions whose class settles
+    what xDSL's checks of memory effects would find decided without them."""
+
+    def _simplify_operation(self, op: Operation):
+        kind = _kind(type(op))
+        if not op.regions:
+            if kind == _OPAQUE:
+                return
+            if kind == _PURE:
+                if all(r.first_use is None for r in op.results):
+                    self._mark_erasure(op)
+                elif existing := self._known_ops.get(op):
+                    self._replace_and_delete(op, existing)
+                else:
+                    self._known_ops[op] = op
+                return
+        elif kind == _RECURSIVE and all(len(r.blocks) == 1 for r in op.regions) and any(
+                not child.regions and _kind(type(child)) == _OPAQUE for r in op.regions for child in r.block.ops):
+            return  # a child of unknown effects: so are the op's (neither dead nor a candidate)
+        super()._simplify_operation(op)
 
     def _simplify_block(self, block: Block):
         for op in block.ops:

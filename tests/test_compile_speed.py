@@ -665,8 +665,10 @@ def test_hoisting_index_constants_keeps_every_value(items, split, nested_at):
 def test_scoped_cse_is_xdsls_cse(data):
     """`scoped_cse` (optimize-dma's CSE) leaves random IR as xDSL's `cse` does: pure index
     arithmetic and constants (merged within and across nested loops), loads (read-only:
-    merged unless a store comes between), stores, dead ops, loops with their own scopes."""
-    from xdsl.dialects import func, scf
+    merged unless a store comes between), stores, dead ops, loops with their own scopes,
+    ops without declared memory effects (accel's: unknown effects, and so are a loop's
+    holding one)."""
+    from xdsl.dialects import func, scf, test
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.transforms.common_subexpression_elimination import cse
 
@@ -677,7 +679,7 @@ def test_scoped_cse_is_xdsls_cse(data):
     def fill(block: Block, values: list, depth: int) -> None:
         made = []
         for _ in range(data.draw(st.integers(1, 8))):
-            kind = data.draw(st.sampled_from(["const", "const", "add", "mul", "load", "store", "loop"]))
+            kind = data.draw(st.sampled_from(["const", "const", "add", "mul", "load", "store", "loop", "opaque"]))
             pick = lambda: values[data.draw(st.integers(0, len(values) - 1))]  # noqa: E731
             if kind == "const" or len(values) < 2:
                 op = arith.ConstantOp(IntegerAttr(data.draw(st.integers(0, 2)), IndexType()))
@@ -689,6 +691,8 @@ def test_scoped_cse_is_xdsls_cse(data):
                 op = memref.LoadOp.get(ref, [pick()])
             elif kind == "store":
                 op = memref.StoreOp.get(pick(), ref, [pick()])
+            elif kind == "opaque":
+                op = test.TestOp.create(operands=[pick()], result_types=[IndexType()] * data.draw(st.integers(0, 1)))
             elif depth < 2:
                 body = Block(arg_types=[IndexType()])
                 fill(body, [*values, body.args[0]], depth + 1)
