@@ -64,7 +64,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
@@ -276,14 +275,6 @@ def keep_fitting(changes: list, plan: ScratchpadPlan) -> list:
             if id(c) not in kept_ids and discard is not None:
                 discard()
     return kept
-
-
-def cannot_fit_together(changes: list, plan: ScratchpadPlan) -> bool:
-    """Whether the screens say tentatively applied `changes` cannot fit together, without
-    a check (a failed batch check tries a whole plan): where each only lengthens lives
-    (`lengthens_only`), one that cannot fit on its own (`no_room`, against the plan
-    before the changes) cannot beside the others."""
-    return all(getattr(c, "lengthens_only", False) for c in changes) and any(c.no_room(plan) for c in changes)
 
 
 def _keep_fitting(changes: list, plan: ScratchpadPlan) -> list:
@@ -941,8 +932,6 @@ class Prefetch:
     """Whether the last undo left the views where `apply` put them: another op (a load
     reading a view CSE merged) used one, and might sit before `home`."""
 
-    lengthens_only: ClassVar[bool] = True  # (a load issued earlier: see `cannot_fit_together`)
-
     def apply(self) -> None:
         # (Views left by an undo stay before `target`: moved again, they could pass a user.)
         _move_before(self.ops[self.views:] if self.views_stay else self.ops, self.target)
@@ -993,7 +982,10 @@ def prefetch_rounds(block: Block, plan: ScratchpadPlan, rounds: int, within) -> 
         if not moved:
             break
     prints = merged([m.footprint() for moves in applied for m in moves])
-    if not prints.moved or (not cannot_fit_together([m for moves in applied for m in moves], plan)
+    # A move only lengthens lives: where one cannot fit alone (its screen, against the
+    # plan before the moves), all cannot together, and the failing check (a whole
+    # re-plan attempt) is spared.
+    if not prints.moved or (not any(m.no_room(plan) for moves in applied for m in moves)
                             and plan.check(*prints, batch=True)):
         return
     # The last round first, each in block order: a round's loads go back before the ops
