@@ -334,12 +334,14 @@ def plan_spatial(s: ComputeShape, capacity: int, alignment: int, double: bool, d
     best: SpatialPlan | None = None
     # (`footprint`, its sums taken apart: the weights' once per channel tile, or at all)
     all_fixed = footprint((), all_weights, alignment, double)
+    copies = 2 if double else 1
     for tc in channel_steps:
         n_ct = -(-g.oc // tc)
-        fixed = footprint((), g.weight_buffers(tc), alignment, double)
+        room = capacity - footprint((), g.weight_buffers(tc), alignment, double)
+        x_row, y_row = g.streamed(tc, 1, 1)  # (the streamed tiles' bytes per row: `footprint` inlined)
         for tr, n_rt, x_pass, in_rows, out_rows in row_plans:
-            moving = footprint(g.streamed(tc, in_rows, out_rows), (), alignment, double)
-            if moving + fixed > capacity:
+            moving = copies * (align(x_row * in_rows, alignment) + align(y_row * out_rows, alignment))
+            if moving > room:
                 continue
             x_in = x_pass * n_ct if (shared_input and n_rt > 1) else x_pass
             cost_a = (w_total + x_in + y_total) / bpc + setup * n_ct * (1 + 2 * n_rt)
