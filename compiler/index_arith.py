@@ -52,8 +52,9 @@ def hoist_index_constants(fn: Operation) -> int:
 
     def collect(block) -> None:
         for inner in block.ops:
-            if _index_value(inner) is not None:
-                found.append(inner)
+            if type(inner) is arith.ConstantOp:  # (the class first: this sees every op)
+                if _index_value(inner) is not None:
+                    found.append(inner)
             elif inner.regions and not inner.has_trait(IsolatedFromAbove):
                 for region in inner.regions:
                     for nested in region.blocks:
