@@ -2250,6 +2250,13 @@ def parse_dense_literal(parser: Parser) -> DenseIntOrFPElementsAttr:
         data = elem.pack(values)
     except ValueError as e:  # e.g. a negative f8E8M0FNU
         parser.raise_error(f"a dense literal of {t}: {e}", start, end)
+    except OverflowError:  # a float beyond the type's finite range (struct refuses to round it to inf)
+        for value, (_, _, pos) in zip(values, elements):
+            try:
+                elem.pack([value])
+            except OverflowError:
+                parser.raise_error(f"{value} is out of the range of {elem} (an infinity is written as its bits in hex, as MLIR prints it)", pos, pos + 1)
+        raise
     return DenseIntOrFPElementsAttr(t, BytesAttr(data))
 
 

@@ -222,6 +222,34 @@ func.func @dense_hex_string() -> tensor<2xf32> {
 
 // -----
 
+// A float beyond its type's finite range (found by accel-fuzz --parsers: was an internal
+// error from struct's packing); the error points at the element.
+func.func @dense_float_out_of_range() -> tensor<2xf32> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:35: error: -3.5e+38 is out of the range of f32 (an infinity is written as its bits in hex, as MLIR prints it)
+  %c = relay.constant dense<[1.0, -3.5e+38]> : tensor<2xf32>
+  func.return %c : tensor<2xf32>
+}
+
+// -----
+
+func.func @dense_half_out_of_range() -> tensor<f16> {
+  // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:29: error: 70000.0 is out of the range of f16
+  %c = relay.constant dense<70000.0> : tensor<f16>
+  func.return %c : tensor<f16>
+}
+
+// -----
+
+// The largest finite values parse, and an infinity in hex.
+// CHECK-LABEL: func.func @dense_float_extremes
+// CHECK: relay.constant dense<"0xFFFF7F7FFFFF7FFF000080FF"> : tensor<3xf32>
+func.func @dense_float_extremes() -> tensor<3xf32> {
+  %c = relay.constant dense<[3.4028234e+38, -3.4028234e+38, 0xFF800000]> : tensor<3xf32>
+  func.return %c : tensor<3xf32>
+}
+
+// -----
+
 func.func @dense_type() -> tensor<2xf32> {
   // CHECK: syntax-invalid.mlir:[[# @LINE + 1]]:36: error: a dense literal needs an integer or float tensor type, got vector<2xf32>
   %c = relay.constant dense<1.0> : vector<2xf32>
