@@ -154,8 +154,14 @@ def working_set(s: ComputeShape, alignment: int) -> int:
 def footprint(streamed: Sequence[int], fixed: Sequence[int], alignment: int, double: bool) -> int:
     """Scratchpad bytes of one tiling: its streamed tiles (twice when double-buffered)
     and the tiles that stay, each aligned."""
-    moving = sum(align(b, alignment) for b in streamed)
-    return (2 * moving if double else moving) + sum(align(b, alignment) for b in fixed)
+    # (loops, not generator sums: the planners' searches ask this thousands of times)
+    moving = 0
+    for b in streamed:
+        moving += align(b, alignment)
+    total = 2 * moving if double else moving
+    for b in fixed:
+        total += align(b, alignment)
+    return total
 
 
 @functools.cache
@@ -334,13 +340,12 @@ def plan_spatial(s: ComputeShape, capacity: int, alignment: int, double: bool, d
     best: SpatialPlan | None = None
     # (`footprint`, its sums taken apart: the weights' once per channel tile, or at all)
     all_fixed = footprint((), all_weights, alignment, double)
-    copies = 2 if double else 1
     for tc in channel_steps:
         n_ct = -(-g.oc // tc)
         room = capacity - footprint((), g.weight_buffers(tc), alignment, double)
-        x_row, y_row = g.streamed(tc, 1, 1)  # (the streamed tiles' bytes per row: `footprint` inlined)
+        x_row, y_row = g.streamed(tc, 1, 1)  # (the streamed tiles' bytes per row, taken once per channel tile)
         for tr, n_rt, x_pass, in_rows, out_rows in row_plans:
-            moving = copies * (align(x_row * in_rows, alignment) + align(y_row * out_rows, alignment))
+            moving = footprint((x_row * in_rows, y_row * out_rows), (), alignment, double)
             if moving > room:
                 continue
             x_in = x_pass * n_ct if (shared_input and n_rt > 1) else x_pass

@@ -2255,7 +2255,8 @@ def parse_dense_literal(parser: Parser) -> DenseIntOrFPElementsAttr:
             try:
                 elem.pack([value])
             except OverflowError:
-                parser.raise_error(f"{value} is out of the range of {elem} (an infinity is written as its bits in hex, as MLIR prints it)", pos, pos + 1)
+                parser.raise_error(f"{value} is out of the range of {elem} (an infinity is written as its bits in "
+                                   "hex, as MLIR prints it)", pos, pos + 1)
         raise
     return DenseIntOrFPElementsAttr(t, BytesAttr(data))
 
