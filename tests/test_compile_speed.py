@@ -397,6 +397,37 @@ def test_verification_by_signature_accepts_only_what_was_accepted():
         verify_located(module_of(alloc, load, host_to_host))
 
 
+def test_compute_op_signature_includes_its_placement_and_attributes():
+    """A compute op's verdict by signature is its function's: the same op (properties,
+    types, attributes) on host memory is valid in a function without a placement and
+    rejected in one placed on the DMA (after insert-dma compute ops read the scratchpad),
+    whichever comes first; one with an attribute of another object is checked again."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import ModuleOp, StringAttr
+
+    from accel.compiler.diagnostics import CompileError, verify_located
+    from accel.dialects import accel
+    from accel.dialects.conventions import PLACEMENT_ATTR
+
+    t = MemRefType(f32, [4])
+    entry = StringAttr("npu_relu")
+
+    def function(name, placed, attr=entry):
+        block = Block(arg_types=[t, t])
+        op = accel.EltwiseOp([block.args[0]], block.args[1], kind="relu")
+        op.attributes["accel.entry"] = attr
+        block.add_ops([op, func.ReturnOp()])
+        fn = func.FuncOp(name, ((t, t), ()), Region(block))
+        if placed:
+            fn.attributes[PLACEMENT_ATTR] = StringAttr("dma")
+        return fn
+
+    verify_located(ModuleOp([function("a", False), function("b", False, StringAttr("npu_relu"))]))
+    for order in ((False, True), (True, False)):
+        with pytest.raises(CompileError, match="host memory; after insert-dma"):
+            verify_located(ModuleOp([function(f"f{i}", placed) for i, placed in enumerate(order)]))
+
+
 @pytest.mark.parametrize("offsets, sizes", [([0, "iv", 2], [1, 4, 4]), (["iv", 0, 0], [2, "iv", 8]),
                                             ([0, 0, 0], [4, 8, 8])])
 def test_operand_segments_are_what_the_irdl_accessors_give(offsets, sizes):
