@@ -20,12 +20,12 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import (DenseArrayBase, FileLineColLoc, IndexType, IntAttr, ModuleOp, NameLoc, StringAttr,
-                                  UnknownLoc, i32)
+from xdsl.dialects.builtin import (DYNAMIC_INDEX, DenseArrayBase, FileLineColLoc, IndexType, IntAttr, ModuleOp, NameLoc,
+                                  StringAttr, UnknownLoc, i32, i64)
 from xdsl.ir import Attribute, Block, Operation, OpTraits, SSAValue
 from xdsl.ir.core import ErasedSSAValue
 from xdsl.irdl import IRDLOperation, OptionalDef, VariadicDef
-from xdsl.irdl.constraints import VerificationContext
+from xdsl.irdl.constraints import BaseAttr, RangeLengthConstraint, RangeOf, VerificationContext
 from xdsl.irdl.operations import AttrSizedOperandSegments, OpDef, OptAttributeDef, OptPropertyDef, SingleBlockRegionDef
 from xdsl.parser import Parser
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator
@@ -33,7 +33,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.mlir_lexer import MLIRLexer
 
 from accel.compiler.index_arith import INDEX_ARITH
-from accel.compiler.ir_build import dense_values
+from accel.compiler.ir_build import by_identity, dense_values
 from accel.dialects import accel
 from accel.dialects.conventions import PLACEMENT_ATTR
 
@@ -209,6 +209,7 @@ class FastCheck:
     verify_reads: tuple[str, ...] | None  # all the own verifier reads (`_PROPERTY_VERIFIERS`)
     by_signature: bool  # whether the whole verdict is the signature's (`_SIGNATURE_VERIFIED`)
     in_function: bool  # whether it is the signature's with the placement's function (compute ops)
+    by_markers: bool  # whether the signature holds markers and type classes (`_MARKER_SIGNATURES`)
 
     @staticmethod
     def of(cls: type[Operation]) -> FastCheck | None:
@@ -243,13 +244,15 @@ class FastCheck:
             return tuple((d.constr, isinstance(d, VariadicDef), isinstance(d, OptionalDef)) for _, d in items)
 
         in_function = issubclass(cls, accel.ComputeOp) and not op_def.regions
+        by_markers = cls in _MARKER_SIGNATURES and cls in _PROPERTY_VERIFIERS and all(
+            _class_only(d.constr) for _, d in (*op_def.operands, *op_def.results))
 
         return FastCheck(op_def, held["custom_verify"], pre_check, defs(op_def.operands), defs(op_def.results),
                          tuple(isinstance(d, SingleBlockRegionDef) for _, d in op_def.regions),
                          segments[0] if segments else None,
                          tuple(_isolated if isinstance(t, IsolatedFromAbove) else t.verify for t in op_def.traits),
                          _PROPERTY_VERIFIERS.get(cls), cls in _SIGNATURE_VERIFIED or in_function,
-                         in_function)
+                         in_function, by_markers)
 
     def _segment_sizes(self, op: Operation) -> list[int] | None:
         """The operand lists' sizes of an op with `operandSegmentSizes`, if valid."""
@@ -307,6 +310,32 @@ class FastCheck:
                 return False
         return True
 
+    def _accepts_by_markers(self, op: Operation, operands, props: dict) -> bool:
+        """`accepts` by a signature of the properties' markers and the types' classes (see
+        `_MARKER_SIGNATURES`)."""
+        key: list = [id(self), len(operands), *props]
+        held = []
+        reads = self.verify_reads
+        for name, attr in props.items():
+            markers = _markers(attr) if name in reads else None
+            if markers is None:
+                key.append(id(attr))
+                held.append(attr)
+            else:
+                key.append(markers)
+        for v in operands:
+            if v.__class__ is ErasedSSAValue:
+                return False
+            key.append(v._type.__class__)  # noqa: SLF001
+        key += [r._type.__class__ for r in op.results]  # noqa: SLF001
+        signature = tuple(key)
+        if signature in _signatures:
+            return True
+        if not self._check(op, operands):
+            return False
+        _signatures[signature] = tuple(held)
+        return True
+
     def accepts(self, op: Operation) -> bool:
         # (the fields are read, not xDSL's properties: this runs for every op of a module)
         block = op.parent
@@ -316,6 +345,8 @@ class FastCheck:
         signature = None
         if self.by_signature and self.pre_check is None and (self.in_function or not op.attributes):
             props = op.properties
+            if self.by_markers:
+                return self._accepts_by_markers(op, operands, props)
             # (types without parameters are equal but many objects: their class stands for them)
             key = [id(self), len(operands), *props, *map(id, props.values())]
             if self.in_function:
@@ -342,6 +373,14 @@ class FastCheck:
                     return False
             if self.pre_check is not None:
                 self.pre_check(op)
+        if not self._check(op, operands):
+            return False
+        if signature is not None:
+            _signatures[signature] = held
+        return True
+
+    def _check(self, op: Operation, operands) -> bool:
+        """The checks of `Operation.verify` for `op` (whose operands are `operands`)."""
         sizes = None
         if self.operand_segments is not None and (sizes := self._segment_sizes(op)) is None:
             return False
@@ -375,8 +414,6 @@ class FastCheck:
                 if key not in _verified:  # (the held properties keep their ids their own)
                     self.custom_verify(op)
                     _verified[key] = read
-        if signature is not None:
-            _signatures[signature] = held
         return True
 
 
@@ -451,6 +488,30 @@ compiled ResNet-50's ops, with about 400 distinct signatures among its 2,000 vie
 Compute ops (`accel.ComputeOp`) as well, with their discardable attributes and the
 function whose placement their verifier reads (`_placed_in`) in the signature: a compiled
 ResNet-50's 356 have 86 signatures."""
+
+_MARKER_SIGNATURES = frozenset({memref.SubviewOp})
+"""Ops of `_SIGNATURE_VERIFIED` whose operand and result constraints are base classes and
+whose own verifier reads, of the properties it reads (`_PROPERTY_VERIFIERS`), only their
+length and where they hold the dynamic marker (i64 arrays, as their constraints ask):
+their signature holds those and the types' classes instead of the objects (a compiled
+ResNet-50's 2,016 views, at as many offsets: 401 signatures by object, 5 by markers)."""
+
+
+@by_identity
+def _markers(attr: Attribute) -> tuple | None:
+    """An i64 array's length and the indices of its dynamic markers (None: not such an array)."""
+    if type(attr) is not DenseArrayBase or attr.elt_type != i64:
+        return None
+    values = dense_values(attr)
+    return len(values), tuple(i for i, v in enumerate(values) if v == DYNAMIC_INDEX)
+
+
+def _class_only(constr: Any) -> bool:
+    """Whether an operand or result constraint asks only for a class (`BaseAttr`, in a range)."""
+    while isinstance(constr, (RangeLengthConstraint, RangeOf)):
+        constr = constr.constraint if isinstance(constr, RangeLengthConstraint) else constr.constr
+    return isinstance(constr, BaseAttr)
+
 
 _UNIT_TYPES = frozenset({IndexType, accel.TokenType})
 """Types without parameters: all of a class are equal."""

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, StridedLayoutAttr, f32
@@ -620,6 +620,47 @@ def test_subview_verifier_memo_still_counts_the_dynamic_operands():
         with pytest.raises(CompileError, match="dynamic positions"):
             verify_located(module)
         assert not diagnostics._verified
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.sampled_from([0, 1, 2, "dyn"]), min_size=2, max_size=2),
+                          st.integers(0, 2), st.booleans()), min_size=1, max_size=6))
+@example([(["dyn", 0], 1, True), ([0, 0], 1, True)])  # one marker, then none: one operand too many
+@example([([0, 0], 0, True), ([1, 1], 0, False)])  # i32 static sizes after a valid view
+def test_views_verified_by_markers_as_xdsl_verifies_them(views):
+    """Views verified by a signature of their static lists' dynamic markers and their
+    types' classes: a module of views at any offsets, with as many dynamic offsets as
+    markers or not, and i64 or i32 static sizes, is rejected exactly where xDSL rejects
+    one of its views, in any order."""
+    from xdsl.dialects import func, memref
+    from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, ModuleOp, i32
+    from xdsl.utils.exceptions import VerifyException
+
+    from accel.compiler.diagnostics import CompileError, verify_located
+
+    source = MemRefType(f32, [8, 8])
+    view = MemRefType(f32, [2, 2], StridedLayoutAttr([8, 1], None))
+    block = Block(arg_types=[source, IndexType(), IndexType()])
+    valid = True
+    segments = {}  # one segment sizes attribute per operand count, shared as ir_build shares them
+    for offsets, dynamic, wide in views:
+        static = [DYNAMIC_INDEX if o == "dyn" else o for o in offsets]
+        op = memref.SubviewOp(block.args[0], list(block.args[1:1 + dynamic]), [], [], static, [2, 2], [1, 1], view)
+        op.properties["operandSegmentSizes"] = segments.setdefault(dynamic, op.properties["operandSegmentSizes"])
+        if not wide:
+            op.properties["static_sizes"] = DenseArrayBase.from_list(i32, [2, 2])
+        block.add_op(op)
+        try:
+            op.verify()
+        except VerifyException:
+            valid = False
+    block.add_op(func.ReturnOp())
+    module = ModuleOp([func.FuncOp("f", ((source, IndexType(), IndexType()), ()), Region(block))])
+    if valid:
+        verify_located(module)
+    else:
+        with pytest.raises(CompileError, match="memref.subview"):
+            verify_located(module)
 
 
 @settings(max_examples=60, deadline=None)
