@@ -310,12 +310,25 @@ class _Boundary:
     def touched(self, n_blocks: int) -> np.ndarray:
         """Which blocks the iteration touched (a mask over the blocks, taken once)."""
         if self._touched is None:
-            spans = np.array([s for s in self.trace if s[1] > s[0]], np.int64).reshape(-1, 2)
+            trace = self.trace
+            if len(trace) <= SHORT_TRACE:  # a slice each (an iteration of a loop body)
+                touched = np.zeros(n_blocks, bool)
+                for b0, b1 in trace:
+                    touched[b0:b1] = True
+                self._touched = touched
+                return touched
+            spans = np.array([s for s in trace if s[1] > s[0]], np.int64).reshape(-1, 2)
             # +1 where a span starts, -1 where it ends: a block is covered where the sum
             # of what came before it is positive (spans may overlap).
             delta = np.bincount(spans[:, 0], minlength=n_blocks + 1) - np.bincount(spans[:, 1], minlength=n_blocks + 1)
             self._touched = np.cumsum(delta[:n_blocks]) > 0
         return self._touched
+
+
+SHORT_TRACE = 48
+"""Up to this many spans `_Boundary.touched` marks them one slice at a time (an iteration
+of a loop body: a few per step); more (the iterations of a loop nested in it) are
+counted with numpy at once."""
 
 
 class _Moves:
@@ -867,20 +880,19 @@ class Timeline:
         might round differently)."""
         m = now.m
         kept = None if keep is None else (self.ready[keep], self.reads_end[keep])
-        idx = [np.nonzero(arr > m)[0] for arr in (self.ready, self.reads_end)]
         values = [self.host, self.dma_free, self.compute_free, self.end, by,
                   *(v for v in carried if isinstance(v, float) and v > m)]
         # (The blocks' times are at most `end`, among `values`.)
         exact = all(_exact(v) and abs(v) < 2 ** 40 for v in values) and (self.exact_costs or all(
-            not np.any(np.mod(arr[i] * 1024, 1)) for arr, i in zip((self.ready, self.reads_end), idx)))
+            not np.any(np.mod(arr[arr > m] * 1024, 1)) for arr in (self.ready, self.reads_end)))
         if not exact:
             return False
         self.host += by
         self.dma_free += by
         self.compute_free += by
         self.end += by
-        for arr, i in zip((self.ready, self.reads_end), idx):
-            arr[i] += by
+        for arr in (self.ready, self.reads_end):
+            np.add(arr, by, out=arr, where=arr > m)
         if kept is not None:
             self.ready[keep], self.reads_end[keep] = kept
         return True
