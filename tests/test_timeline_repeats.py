@@ -278,3 +278,17 @@ def test_no_jump_where_iterations_write_the_same_blocks(tmp_path, monkeypatch):
     jumped, _ = _figures(module, ctx, "npu", True, monkeypatch)
     full, _ = _figures(module, ctx, "npu", False, monkeypatch)
     assert jumped == full
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(0, 60)), max_size=120))
+def test_touched_blocks_are_the_spans_union_either_way(spans):
+    """An iteration's touched blocks (a few spans marked one at a time, many counted with
+    numpy at once): the union of its non-empty spans, overlapping or not."""
+    from accel.compiler.compile_report import _Boundary
+
+    expected = np.zeros(64, bool)
+    for b0, b1 in spans:
+        expected[b0:b1] = True
+    state = _Boundary(0.0, (), (), (), np.zeros(64), np.zeros(64), list(spans), 0.0)
+    assert np.array_equal(state.touched(64), expected)
