@@ -11,6 +11,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsolatedFromAbove
 
 from accel.compiler.ir_build import index_constant
+from accel.compiler.ir_journal import IMMEDIATE, Journal
 
 
 INDEX_ARITH = {arith.AddiOp: operator.add, arith.SubiOp: operator.sub, arith.MuliOp: operator.mul, arith.MinSIOp: min,
@@ -34,6 +35,54 @@ def make_index(point: InsertPoint, v: int) -> SSAValue:
     op = index_constant(v)
     Rewriter.insert_op(op, point)
     return op.result
+
+
+class IndexConstants:
+    """The index constants of a function, one per value at the start of its entry block
+    (which dominates every op of it), made there when first asked for: a step that builds
+    ops all over a function (double buffering: a loop's bounds, its first and last
+    iterations' indices) takes its constants from here instead of building its own
+    beside each use for `hoist_index_constants` to merge (ResNet-50 on npu: 913 made and
+    erased). The constants leading the block (where `hoist_index_constants` puts them)
+    are taken as found. A constant made through a journal goes when it is undone."""
+
+    def __init__(self, fn: Operation) -> None:
+        self.entry = fn.regions[0].blocks[0]
+        self.values: dict[int, SSAValue] = {}
+        op = self.entry.first_op
+        while op is not None and (value := _index_value(op)) is not None:
+            self.values.setdefault(value, op.results[0])
+            op = op.next_op
+
+    @staticmethod
+    def around(op: Operation) -> IndexConstants:
+        """The constants of the function (the op isolated from above) holding `op`."""
+        holder = op.parent_op()
+        while holder is not None and not holder.has_trait(IsolatedFromAbove):
+            holder = holder.parent_op()
+        if holder is None:
+            raise ValueError(f"'{op.name}' is not in a function")
+        return IndexConstants(holder)
+
+    def get(self, value: int, journal: Journal = IMMEDIATE) -> SSAValue:
+        """The index constant `value` of the function."""
+        found = self.values.get(value)
+        if found is not None and found.owner.parent is self.entry:
+            return found
+        op = index_constant(value)
+        Rewriter.insert_op(op, InsertPoint.at_start(self.entry))
+        self.values[value] = op.result
+
+        def undo() -> None:
+            # (the undo of a rewrite spanning the block's start may have taken it already)
+            if self.values.get(value) is op.result:
+                del self.values[value]
+            if op.parent is not None:
+                op.detach()
+                op.erase()
+
+        journal.record(undo)
+        return op.result
 
 
 def hoist_index_constants(fn: Operation) -> int:

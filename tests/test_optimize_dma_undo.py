@@ -263,3 +263,31 @@ def test_the_reuse_and_residency_screens_refuse_only_what_the_check_refuses(monk
         monkeypatch.setattr(ScratchpadPlan, name, lambda self, *args: False)
     assert with_screens == run(placed)
     assert all(any(r) for r in refused.values()), {k: sum(r) for k, r in refused.items()}
+
+
+def test_index_constants_are_the_functions_and_go_with_their_journal(placed):
+    """Double buffering takes its index constants from the function's (`IndexConstants`):
+    those leading the entry block are found, a new one is made at its start (dominating
+    every use), and one made through a journal goes when the journal is undone."""
+    from accel.compiler.index_arith import IndexConstants, constant_index
+
+    fn = functions(placed.clone())[0]
+    leading = {}
+    op = fn.body.block.first_op
+    while op.results and (value := constant_index(op.results[0])) is not None:
+        leading.setdefault(value, op.results[0])
+        op = op.next_op
+    assert leading
+    pool = IndexConstants(fn)
+    for value, result in leading.items():
+        assert pool.get(value) is result
+    new = 1 + max(leading)
+    before = str(fn)
+    journal = Journal()
+    made = pool.get(new, journal)
+    assert constant_index(made) == new and made.owner is fn.body.block.first_op
+    assert pool.get(new, journal) is made
+    journal.undo()
+    assert str(fn) == before
+    again = pool.get(new)
+    assert again is not made and constant_index(again) == new

@@ -79,7 +79,7 @@ from accel.compiler.scoped_cse import scoped_cse
 from accel.compiler.targets.context import target_context
 from accel.compiler.targets.schema import READY_BLOCK_MAX
 from accel.compiler.tensors import numpy_dtype, row_major_strides
-from accel.compiler.index_arith import INDEX_ARITH, constant_index, hoist_index_constants, make_index
+from accel.compiler.index_arith import INDEX_ARITH, IndexConstants, constant_index, hoist_index_constants
 from accel.compiler.ir_journal import IMMEDIATE, Journal
 from accel.compiler.ir_build import VIEWS, defined_outside, dense_values, index_op, root, strided_layout, subview, view_of
 from accel.compiler.memory_plan import Footprint, ModuleLiveBytes, ScratchpadPlan, merged, plan_scratchpad_module
@@ -701,13 +701,14 @@ _SLOT_TYPES: dict[tuple, tuple[MemRefType, MemRefType]] = {}
 
 
 def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journal = IMMEDIATE,
-                       plan: ScratchpadPlan | None = None) -> bool | None:
+                       plan: ScratchpadPlan | None = None, constants: IndexConstants | None = None) -> bool | None:
     """Pipeline the streamed transfers of `loop` by one iteration (see the docstring);
     with `write_backs`, the computed tiles get two slots as well and their write-backs
     are not waited for inside the loop. The old loop leaves the IR through `journal`
     (unchanged: the new ops are clones), which can put it back (see `_per_loop`) or, kept,
     erases it. None (`NO_ROOM`), nothing built: `plan` says the second slots cannot fit
-    (each adds its bytes to the most crowded point of the loop)."""
+    (each adds its bytes to the most crowded point of the loop). `constants`: the
+    function's index constants (see `IndexConstants`), if the caller keeps them."""
     lb, ub, step = (constant_index(v) for v in (loop.lb, loop.ub, loop.step))
     if lb is None or ub is None or step is None or loop.iter_args or (ub - lb) // step < 2:
         return False
@@ -736,6 +737,10 @@ def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journ
     n = (ub - lb) // step
     last = lb + (n - 1) * step
     neighbours = (loop.prev_op, loop.next_op)  # what the new ops come between
+    pool = IndexConstants.around(loop) if constants is None else constants
+
+    def index(value: int) -> SSAValue:
+        return pool.get(value, journal)
 
     # Slots: each streamed buffer becomes a [2, ...] buffer before the loop.
     before = InsertPoint.before(loop)
@@ -757,10 +762,10 @@ def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journ
         return sv.result
 
     # Prologue: the first iteration's loads into slot 0.
-    mapping: dict[SSAValue, SSAValue] = {iv: make_index(before, lb)}
+    mapping: dict[SSAValue, SSAValue] = {iv: index(lb)}
     first_tokens = []
     for d in loads:
-        src = _clone_view(d.source, mapping, before, loop)
+        src = _clone_view(d.source, mapping, before, loop, index)
         view = slot_view(before, slots[d.dest], 0, d.dest.type.get_shape())
         dma = accel.DmaStartOp(src, view)
         Rewriter.insert_op(dma, before)
@@ -769,16 +774,13 @@ def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journ
     # The new loop: iterations lb .. last - step, carrying (slot, tokens).
     new_body = Block(arg_types=[IndexType(), IndexType(), *[accel.TokenType()] * len(loads)])
     new_iv, slot, tokens = new_body.args[0], new_body.args[1], list(new_body.args[2:])
-    _emit_pipelined_body(new_body, ops, loads, slots, iv, new_iv, slot, tokens, step, slot_view, deferred)
-    zero = make_index(before, 0)
-    new_loop = scf.ForOp(make_index(before, lb), make_index(before, last), make_index(before, step), [zero, *first_tokens],
-                         Region(new_body))
+    _emit_pipelined_body(new_body, ops, loads, slots, iv, new_iv, slot, tokens, step, slot_view, deferred, index)
+    new_loop = scf.ForOp(index(lb), index(last), index(step), [index(0), *first_tokens], Region(new_body))
     Rewriter.insert_op(new_loop, before)
     # Epilogue: the last iteration, no prefetch.
     end_point = InsertPoint.before(loop)
-    last_iv = make_index(end_point, last)
-    _emit_iteration(end_point, ops, loads, slots, iv, last_iv, new_loop.results[0],
-                    list(new_loop.results[1:]), slot_view, deferred)
+    _emit_iteration(end_point, ops, loads, slots, iv, index(last), new_loop.results[0],
+                    list(new_loop.results[1:]), slot_view, deferred, index)
     change = _LoopChange(loop.parent, neighbours[0], neighbours[1], loop)
     loop.detach()
     journal.record(change.undo, change.keep)
@@ -790,7 +792,8 @@ NO_ROOM = None
 would add cannot fit: `_per_loop` then tries the lighter variant."""
 
 
-def _clone_view(v: SSAValue, mapping: dict, point: InsertPoint, loop: Operation) -> SSAValue:
+def _clone_view(v: SSAValue, mapping: dict, point: InsertPoint, loop: Operation,
+                index: Callable[[int], SSAValue]) -> SSAValue:
     """Clone the ops computing view `v` inside `loop` (subviews and index arithmetic) at
     `point`, with the loop's induction variable mapped."""
     if v in mapping:
@@ -799,20 +802,20 @@ def _clone_view(v: SSAValue, mapping: dict, point: InsertPoint, loop: Operation)
     if not isinstance(owner, Operation) or defined_outside(v, loop):
         return v
     for operand in owner.operands:
-        _clone_view(operand, mapping, point, loop)
-    _clone_at(owner, mapping, point)
+        _clone_view(operand, mapping, point, loop, index)
+    _clone_at(owner, mapping, point, index)
     return mapping[v]
 
 
-def _clone_at(op: Operation, mapping: dict, point: InsertPoint) -> None:
+def _clone_at(op: Operation, mapping: dict, point: InsertPoint, index: Callable[[int], SSAValue]) -> None:
     """Clone `op` at `point` with `mapping` (its results mapped to the clone's); index
     arithmetic on constants (an iteration's constant index: a prologue's, an epilogue's)
-    is folded into a constant instead."""
+    is folded into the constant `index` gives instead."""
     fold = INDEX_ARITH.get(type(op))
     if fold is not None:
         lhs, rhs = (constant_index(mapping.get(o, o)) for o in op.operands)
         if lhs is not None and rhs is not None:
-            mapping[op.results[0]] = make_index(point, fold(lhs, rhs))
+            mapping[op.results[0]] = index(fold(lhs, rhs))
             return
     clone = op.clone(value_mapper=mapping)
     Rewriter.insert_op(clone, point)
@@ -821,28 +824,27 @@ def _clone_at(op: Operation, mapping: dict, point: InsertPoint) -> None:
 
 
 def _emit_pipelined_body(block: Block, ops, loads, slots, old_iv, new_iv, slot, tokens, step, slot_view,
-                         deferred) -> None:
+                         deferred, index: Callable[[int], SSAValue]) -> None:
     """Issue the next iteration's loads into the other slot, then run this iteration."""
     point = InsertPoint.at_end(block)
-    one = make_index(point, 1)
-    other = index_op(arith.SubiOp, one, slot)
+    other = index_op(arith.SubiOp, index(1), slot)
     Rewriter.insert_op(other, point)
-    st = make_index(point, step)
-    nxt = index_op(arith.AddiOp, new_iv, st)
+    nxt = index_op(arith.AddiOp, new_iv, index(step))
     Rewriter.insert_op(nxt, point)
     mapping = {old_iv: nxt.result}
     next_tokens = []
     for d in loads:
-        src = _clone_view(d.source, mapping, point, d.parent_op())
+        src = _clone_view(d.source, mapping, point, d.parent_op(), index)
         view = slot_view(point, slots[d.dest], other.result, d.dest.type.get_shape())
         dma = accel.DmaStartOp(src, view)
         Rewriter.insert_op(dma, point)
         next_tokens.append(dma.token)
-    _emit_iteration(point, ops, loads, slots, old_iv, new_iv, slot, tokens, slot_view, deferred)
+    _emit_iteration(point, ops, loads, slots, old_iv, new_iv, slot, tokens, slot_view, deferred, index)
     Rewriter.insert_op(scf.YieldOp(other.result, *next_tokens), point)
 
 
-def _emit_iteration(point, ops, loads, slots, old_iv, iv, slot, tokens, slot_view, deferred) -> None:
+def _emit_iteration(point, ops, loads, slots, old_iv, iv, slot, tokens, slot_view, deferred,
+                    index: Callable[[int], SSAValue]) -> None:
     """One iteration of the original body: its loads replaced by a wait on the carried
     tokens, slotted buffers by the views of this iteration's slot, write-backs not waited
     for; everything else cloned."""
@@ -865,7 +867,7 @@ def _emit_iteration(point, ops, loads, slots, old_iv, iv, slot, tokens, slot_vie
             if rest:
                 Rewriter.insert_op(accel.DmaWaitOp(*rest), point)
             continue
-        _clone_at(op, mapping, point)
+        _clone_at(op, mapping, point, index)
 
 
 # --------------------------------------------------------------------------------------
@@ -1716,8 +1718,10 @@ class OptimizeDma(ModulePass):
                         fwd.commit()
                 if self.double_buffer:
                     if has_loops:
-                        _per_loop(fn, spm, _tuned(lambda lp, **kw: double_buffer_loop(lp, True, plan=spm, **kw)),
-                                  _tuned(lambda lp, **kw: double_buffer_loop(lp, False, plan=spm, **kw)))
+                        pool = IndexConstants(fn)
+                        _per_loop(fn, spm,
+                                  _tuned(lambda lp, **kw: double_buffer_loop(lp, True, plan=spm, constants=pool, **kw)),
+                                  _tuned(lambda lp, **kw: double_buffer_loop(lp, False, plan=spm, constants=pool, **kw)))
                     # Each round issues the loads moved by the last one more op earlier (a
                     # tuned op's loads at most its `prefetch` rounds).
                     block = fn.body.block
@@ -1732,7 +1736,7 @@ class OptimizeDma(ModulePass):
                         copies.undo()
                     else:
                         copies.keep()
-                hoist_index_constants(fn)  # the steps' clones built their own
+                hoist_index_constants(fn)  # the clones of other steps may have built their own
             if self.cross_region:
                 keep_on_device(op, name, plan, desc.memory.scratchpad_bytes, desc.memory.alignment)
             # The module's plan is up to date after a prefetch that fitted at once (`plan`
