@@ -407,3 +407,25 @@ def test_type_shapes():
                 assert x == fresh and hash(x) == hash(fresh) and str(x) == str(fresh)
                 checked += 1
     assert checked > 500
+
+
+def test_post_init_fills_the_defaults_xdsl_fills():
+    """Every op class of the context's dialects, built without properties or attributes
+    (and with some of its own): the fast `__post_init__` fills in what xDSL's does."""
+    from xdsl.dialects.builtin import StringAttr
+    from xdsl.irdl import IRDLOperation
+
+    ctx = make_context()
+    classes = [cls for d in ctx.loaded_dialects for cls in d.operations if issubclass(cls, IRDLOperation)]
+    with_defaults = 0
+    for cls in classes:
+        filled = []
+        for post_init in (fast_core._irdl_post_init, _xdsl(IRDLOperation, "__post_init__")):
+            for given in ({}, {"x": StringAttr("mine")}):
+                op = cls.__new__(cls)
+                op.properties, op.attributes = dict(given), dict(given)
+                post_init(op)
+                filled.append((op.properties, op.attributes))
+        assert filled[:2] == filled[2:], cls.name
+        with_defaults += filled[0] != ({}, {})
+    assert len(classes) > 100 and with_defaults > 5, (len(classes), with_defaults)
