@@ -71,7 +71,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.index_arith import hoist_index_constants, make_index
+from accel.compiler.index_arith import IndexConstants, hoist_index_constants, make_index
 from accel.compiler.ir_build import index_op, root, subview, subview_type
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import numpy_dtype
@@ -100,17 +100,20 @@ _UNPLANNED = object()
 
 
 class Emitter:
-    """Builds ops at an insertion point; index arithmetic folds constants."""
+    """Builds ops at an insertion point; index arithmetic folds constants. `constants`:
+    the function's index constants (`IndexConstants`) if the caller keeps them, else
+    each is built at the insertion point."""
 
-    def __init__(self, point: InsertPoint):
+    def __init__(self, point: InsertPoint, constants: IndexConstants | None = None):
         self.point = point
+        self.constants = constants
 
     def add(self, op: Operation) -> Operation:
         Rewriter.insert_op(op, self.point)
         return op
 
     def const(self, v: int) -> SSAValue:
-        return make_index(self.point, v)
+        return make_index(self.point, v) if self.constants is None else self.constants.get(v)
 
     def index(self, v: int | SSAValue) -> SSAValue:
         return self.const(v) if isinstance(v, int) else v
@@ -141,7 +144,7 @@ class Emitter:
         body.add_op(scf.YieldOp())
         lb, ub, st = self.const(start), self.const(start + count * step), self.const(step)
         self.add(scf.ForOp(lb, ub, st, [], Region(body)))
-        return body.args[0], Emitter(InsertPoint.before(body.last_op))
+        return body.args[0], Emitter(InsertPoint.before(body.last_op), self.constants)
 
 
 def group_tiles(tiles: list[RowTile]) -> list[tuple[RowTile, int, int]]:
@@ -245,7 +248,7 @@ def channel_tiles_can_loop(op: accel.ComputeOp) -> bool:
     return groups == 1 or (c // groups) % (oc // groups) == 0
 
 
-def emit_spatial(op: accel.ComputeOp, plan: SpatialPlan) -> None:
+def emit_spatial(op: accel.ComputeOp, plan: SpatialPlan, constants: IndexConstants | None = None) -> None:
     """Replace `op` by its tiles (see the module docstring)."""
     conv = isinstance(op, accel.Conv2DOp)
     x, y = op.inputs[0], op.output
@@ -255,7 +258,7 @@ def emit_spatial(op: accel.ComputeOp, plan: SpatialPlan) -> None:
     kh = op.inputs[1].type.get_shape()[2] if conv else op.prop("pool_size")[0]
     tiles = row_tiles(oh, plan.row_tile, kh, strides[0], dil[0], pad[0], h, plan.row_tile)
     groups_of_rows = group_tiles(tiles)
-    top = Emitter(InsertPoint.before(op))
+    top = Emitter(InsertPoint.before(op), constants)
     # Channel tiles run in a loop unless the weights stay on the device across row tiles
     # (rows outside channels and all weights fit: unrolled, optimize-dma hoists or
     # forwards each tile's; a loop would reload them per row tile). A loop holding one
@@ -354,7 +357,7 @@ def _slice_quant(op: accel.ComputeOp, props: dict[str, Any], c0: int, c1: int) -
 # --------------------------------------------------------------------------------------
 
 
-def tile_batched_matmul(op: accel.MatmulOp, plan: BatchPlan) -> None:
+def tile_batched_matmul(op: accel.MatmulOp, plan: BatchPlan, constants: IndexConstants | None = None) -> None:
     """A batched product split along its batch dims: whole matrices per tile, `plan.matrices`
     along the last batch dim (the earlier batch dims one at a time)."""
     a, b, y = op.inputs[0], op.inputs[1], op.output
@@ -379,7 +382,7 @@ def tile_batched_matmul(op: accel.MatmulOp, plan: BatchPlan) -> None:
             new.location = op.location
             body.add(new)
 
-    level(Emitter(InsertPoint.before(op)), [], 0)
+    level(Emitter(InsertPoint.before(op), constants), [], 0)
     Rewriter.erase_op(op)
 
 
@@ -395,7 +398,7 @@ def _k_tile_props(op: accel.MatmulOp, first: bool, last: bool) -> dict[str, Any]
     return props
 
 
-def tile_matmul(op: accel.MatmulOp, plan: MatmulPlan) -> None:
+def tile_matmul(op: accel.MatmulOp, plan: MatmulPlan, constants: IndexConstants | None = None) -> None:
     a, b, y = op.inputs[0], op.inputs[1], op.output
     vector = len(y.type.get_shape()) == 1
     m, n = (1, y.type.get_shape()[0]) if vector else y.type.get_shape()
@@ -403,7 +406,7 @@ def tile_matmul(op: accel.MatmulOp, plan: MatmulPlan) -> None:
     k = a.type.get_shape()[-1] if vector or not ta else a.type.get_shape()[0]
     tm, tn, tk = plan.m_tile, plan.n_tile, plan.k_tile
     k_ranges = [(k0, min(k, k0 + tk)) for k0 in range(0, k, tk)]
-    top = Emitter(InsertPoint.before(op))
+    top = Emitter(InsertPoint.before(op), constants)
 
     def emit_tile(e: Emitter, row: int | SSAValue, size: int, n0: int | SSAValue, features: int) -> None:
         out = e.subview(y, [n0], [features]) if vector else e.subview(y, [row, n0], [size, features])
@@ -491,7 +494,7 @@ def _apart(output: SSAValue, inputs: Sequence[SSAValue]) -> bool:
     return all(root(output) is not root(v) for v in inputs)
 
 
-def tile_eltwise(op: accel.EltwiseOp, plan: EltwisePlan) -> None:
+def tile_eltwise(op: accel.EltwiseOp, plan: EltwisePlan, constants: IndexConstants | None = None) -> None:
     shape = list(op.output.type.get_shape())
     rows = op.prop("kind") in accel.EltwiseOp.ROWS
     streamed = [op.inputs[0]] if rows else list(op.inputs)
@@ -504,11 +507,11 @@ def tile_eltwise(op: accel.EltwiseOp, plan: EltwisePlan) -> None:
         new.location = op.location
         body.add(new)
 
-    emit_slices(Emitter(InsertPoint.before(op)), shape, plan, emit, _apart(op.output, op.inputs))
+    emit_slices(Emitter(InsertPoint.before(op), constants), shape, plan, emit, _apart(op.output, op.inputs))
     Rewriter.erase_op(op)
 
 
-def tile_copy(copy: memref.CopyOp, plan: EltwisePlan) -> None:
+def tile_copy(copy: memref.CopyOp, plan: EltwisePlan, constants: IndexConstants | None = None) -> None:
     """A copy (an input of a concatenation into its slice of the output) as copies of
     slices, each of which insert-dma stages through a scratchpad buffer that fits."""
     shape = list(copy.source.type.get_shape())
@@ -518,7 +521,7 @@ def tile_copy(copy: memref.CopyOp, plan: EltwisePlan) -> None:
         new.location = copy.location
         body.add(new)
 
-    emit_slices(Emitter(InsertPoint.before(copy)), shape, plan, emit, _apart(copy.destination, [copy.source]))
+    emit_slices(Emitter(InsertPoint.before(copy), constants), shape, plan, emit, _apart(copy.destination, [copy.source]))
     Rewriter.erase_op(copy)
 
 
@@ -549,6 +552,7 @@ class TileForScratchpad(ModulePass):
                 continue
             if PLACEMENT_ATTR in fn.attributes:
                 raise CompileError(f"tile-for-scratchpad: @{fn.sym_name.data} is already placed (run it before insert-dma)", fn)
+            constants = IndexConstants(fn)  # the tiles' bounds and offsets, one per value
             for c in [o for o in fn.body.block.ops if isinstance(o, accel.ComputeOp)]:
                 # A tuning configuration (apply-tuning) fixes the tiles it names, even of
                 # an op that fits whole (smaller tiles let transfers overlap compute).
@@ -564,16 +568,16 @@ class TileForScratchpad(ModulePass):
                     if key is not None:
                         plans[(desc.name, key)] = plan
                 if isinstance(plan, SpatialPlan):
-                    emit_spatial(c, plan)
+                    emit_spatial(c, plan, constants)
                 elif isinstance(plan, MatmulPlan):
-                    tile_matmul(c, plan)
+                    tile_matmul(c, plan, constants)
                 elif isinstance(plan, BatchPlan):
-                    tile_batched_matmul(c, plan)
+                    tile_batched_matmul(c, plan, constants)
                 elif isinstance(plan, EltwisePlan):
-                    tile_eltwise(c, plan)
+                    tile_eltwise(c, plan, constants)
             for copy in [o for o in fn.body.block.ops if isinstance(o, memref.CopyOp)]:
                 source = copy.source.type
                 plan = plan_copy(source.get_shape(), numpy_dtype(source.element_type).itemsize, desc, self.double_buffer)
                 if plan is not None:
-                    tile_copy(copy, plan)
-            hoist_index_constants(fn)  # each tile built its own
+                    tile_copy(copy, plan, constants)
+            hoist_index_constants(fn)  # fuse-layers' tiles built their own
