@@ -10,6 +10,8 @@ import os
 from abc import ABC, ABCMeta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, TensorType, i32
 from xdsl.ir import Block, Operation, Region, SSAValue, SSAValues
@@ -429,3 +431,43 @@ def test_post_init_fills_the_defaults_xdsl_fills():
         assert filled[:2] == filled[2:], cls.name
         with_defaults += filled[0] != ({}, {})
     assert len(classes) > 100 and with_defaults > 5, (len(classes), with_defaults)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 12), st.integers(1, 3)), min_size=1, max_size=12))
+def test_insertion_links_what_xdsl_links(steps):
+    """`Rewriter.insert_op` of one op or a list, before an op (the first, a middle one) or
+    at the end: the block's order and links are xDSL's; an op already in a block and a
+    point whose op left the block are refused as xDSL refuses them."""
+    from xdsl.dialects import test
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    def run(insert) -> list:
+        block = Block()
+        names = []
+        for where, count in steps:
+            ops = [test.TestOp(attributes={"n": IntegerAttr(len(names) + k, 32)}) for k in range(count)]
+            names += [len(names) + k for k in range(count)]
+            present = list(block.ops)
+            point = InsertPoint.at_end(block) if where >= len(present) else InsertPoint.before(present[where])
+            insert(ops if count > 1 else ops[0], point)
+        order = [op.attributes["n"].value.data for op in block.ops]
+        back = []
+        op = block.last_op
+        while op is not None:
+            back.append(op.attributes["n"].value.data)
+            op = op.prev_op
+        assert back == order[::-1] and all(op.parent is block for op in block.ops)
+        first = block.first_op
+        with pytest.raises(ValueError):
+            insert(first, InsertPoint.at_end(block))  # already in the block
+        point = InsertPoint.before(first)
+        first.detach()
+        with pytest.raises(ValueError):
+            insert(test.TestOp(), point)  # its op left the block
+        return order
+
+    fast = run(Rewriter.insert_op)
+    with xdsl_core():
+        slow = run(Rewriter.insert_op)
+    assert fast == slow
