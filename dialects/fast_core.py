@@ -336,12 +336,14 @@ def _irdl_post_init(self: IRDLOperation) -> None:
         held = self.properties if is_property else self.attributes
         if name not in held:
             held[name] = value
+    # Looked up per call: xDSL's `ImplicitBuilder` swaps it for one that puts the op in
+    # its block (an implicit terminator is made so).
+    Operation.__post_init__(self)
 
 
 def _defaults_of(cls: type[IRDLOperation]) -> tuple:
     """What xDSL's `IRDLOperation.__post_init__` fills in: the defaults of the properties
-    and attributes that are not optional (its base's check of the name, per class)."""
-    assert cls.name != "" and isinstance(cls.name, str)
+    and attributes that are not optional."""
     op_def = cls.get_irdl_definition()
     return tuple((is_property, name, d.default_value)
                  for is_property, defs in ((True, op_def.properties), (False, op_def.attributes))

@@ -471,3 +471,16 @@ def test_insertion_links_what_xdsl_links(steps):
     with xdsl_core():
         slow = run(Rewriter.insert_op)
     assert fast == slow
+
+
+def test_ops_made_in_an_implicit_builder_land_in_its_block():
+    """xDSL's `ImplicitBuilder` puts the ops made while it is open into its block through
+    `Operation.__post_init__` (how a parsed `scf.for` gets its implicit `scf.yield`): the
+    fast `__post_init__` still calls it."""
+    from xdsl.builder import ImplicitBuilder
+    from xdsl.dialects import scf
+
+    block = Block()
+    with ImplicitBuilder(block):
+        made = scf.YieldOp.create()
+    assert block.last_op is made
