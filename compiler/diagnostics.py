@@ -33,9 +33,10 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.mlir_lexer import MLIRLexer
 
 from accel.compiler.index_arith import INDEX_ARITH
-from accel.compiler.ir_build import by_identity, dense_values
+from accel.compiler.ir_build import dense_values
 from accel.dialects import accel
 from accel.dialects.conventions import PLACEMENT_ATTR
+from accel.dialects.memo import by_identity
 
 
 class CompileError(Exception):

@@ -24,6 +24,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import AttrSizedOperandSegments
 
 from accel.dialects import accel
+from accel.dialects.memo import by_identity
 
 INDEX = IndexType()
 
@@ -178,32 +179,6 @@ class _Dynamic:
 
 
 _DYNAMIC = _Dynamic()
-
-
-def by_identity(fn=None, *, limit: int = 100_000):
-    """`fn(x)` computed once per object `x` (an attribute or type: immutable, and shared,
-    as built here and by `accel.memref_type`): keyed by `id(x)`, since hashing an xDSL
-    attribute walks its parameters. An entry keeps its `x` alive, so the id is not reused;
-    the table is emptied past `limit` entries (`@by_identity(limit=PER_DESCRIPTION)` for a
-    function of a target description, which holds its pattern modules' IR: a process that
-    loads many, such as the fuzzer's worker, must not keep them all)."""
-    if fn is None:
-        return lambda f: by_identity(f, limit=limit)
-    memo: dict[int, tuple] = {}
-
-    def get(x):
-        hit = memo.get(id(x))
-        if hit is not None and hit[0] is x:
-            return hit[1]
-        value = fn(x)
-        if len(memo) >= limit:
-            memo.clear()
-        memo[id(x)] = (x, value)
-        return value
-
-    get.__doc__ = fn.__doc__
-    get.__name__ = getattr(fn, "__name__", "by_identity")
-    return get
 
 
 PER_DESCRIPTION = 16

@@ -20,10 +20,11 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
 from xdsl.ir import BlockArgument, OpResult, Operation
 
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.ir_build import by_identity, i64_attr
+from accel.compiler.ir_build import i64_attr
 from accel.compiler.tensors import buffer_bytes
 from accel.dialects import accel
 from accel.dialects.conventions import TARGET_ATTR
+from accel.dialects.memo import by_identity
 
 
 class FreeList:

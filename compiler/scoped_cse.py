@@ -20,7 +20,7 @@ from xdsl.traits import (IsolatedFromAbove, IsTerminator, MemoryEffect, NoMemory
                          SymbolOpInterface)
 from xdsl.transforms.common_subexpression_elimination import CSEDriver, KnownOps, OperationInfo
 
-from accel.compiler.ir_build import by_identity
+from accel.dialects.memo import by_identity
 
 _ABSENT = object()
 

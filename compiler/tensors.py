@@ -32,9 +32,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from accel.compiler.ir_build import by_identity
 from accel.compiler.narrow_types import SUB_BYTE_INTS, convert, is_narrow, narrow_dtype, narrow_element_type, widen
 from accel.dialects import accel
+from accel.dialects.memo import by_identity
 from accel.compiler.weights_path import resolve_weights_path, set_ir_dir  # noqa: F401 (set_ir_dir: re-exported)
 from accel.dialects.relay import WEIGHTS_ATTR, ConstantOp, DequantizeOp, QuantizeOp, shape_of
 

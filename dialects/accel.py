@@ -88,7 +88,9 @@ from accel.dialects.relay import (
     Str,
     conv_out_dim,
     float_array_attr,
+    float_values,
     is_attribute,
+    kinds_by_name,
     declare_props,
     pool_out_dim,
 )
@@ -483,7 +485,7 @@ class Floats(PropKind):
         return float_array_attr(value)
 
     def to_python(self, attr):
-        return tuple(float(v) for v in attr.get_values())
+        return float_values(attr)
 
     def from_parsed(self, attr):
         if isinstance(attr, DenseArrayBase) and attr.elt_type == f64:
@@ -535,11 +537,9 @@ class ComputeOp(IRDLOperation):
                            properties=properties, attributes=attributes or {})
 
     def prop(self, name: str) -> Any:
-        for kind in self.PROPS:
-            if kind.name == name:
-                attr = self.properties.get(name)
-                return kind.default if attr is None else kind.to_python(attr)
-        raise KeyError(name)
+        kind = kinds_by_name(type(self))[name]
+        attr = self.properties.get(name)
+        return kind.default if attr is None else kind.to_python(attr)
 
     @property
     def is_quantized(self) -> bool:

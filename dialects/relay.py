@@ -85,6 +85,8 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from accel.dialects.memo import by_identity
+
 # --------------------------------------------------------------------------------------
 # Element types
 # --------------------------------------------------------------------------------------
@@ -257,6 +259,25 @@ class PropKind:
         return prop_def(self.constraint())
 
 
+@by_identity
+def int_values(attr: DenseArrayBase) -> tuple[int, ...]:
+    """An integer array property's elements, unpacked from its bytes once per attribute
+    (the passes ask a tile's strides and padding per op, again and again)."""
+    return tuple(attr.get_values())
+
+
+@by_identity
+def float_values(attr: DenseArrayBase) -> tuple[float, ...]:
+    """A float array property's elements, as Python floats, once per attribute."""
+    return tuple(float(v) for v in attr.get_values())
+
+
+@functools.cache
+def kinds_by_name(cls: type) -> dict[str, PropKind]:
+    """The property kinds an op class declares (`PROPS`), by name."""
+    return {k.name: k for k in cls.PROPS}
+
+
 class Ints(PropKind):
     def constraint(self):
         return DenseArrayBase.constr(i64)
@@ -268,7 +289,7 @@ class Ints(PropKind):
         return _ints_attr(tuple(int(v) for v in value))
 
     def to_python(self, attr):
-        return tuple(attr.get_values())
+        return int_values(attr)
 
     def from_parsed(self, attr):
         if isinstance(attr, DenseArrayBase) and attr.elt_type == i64:
@@ -389,7 +410,7 @@ class Floats(PropKind):
         return float_array_attr(value)
 
     def to_python(self, attr):
-        return tuple(float(v) for v in attr.get_values())
+        return float_values(attr)
 
     def from_parsed(self, attr):
         if isinstance(attr, DenseArrayBase) and attr.elt_type == f64:
@@ -589,10 +610,7 @@ class RelayOp(IRDLOperation):
 
     @classmethod
     def prop_kind(cls, name: str) -> PropKind | None:
-        for k in cls.PROPS:
-            if k.name == name:
-                return k
-        return None
+        return kinds_by_name(cls).get(name)
 
     @classmethod
     def props_to_attrs(cls, props: dict[str, Any]) -> dict[str, Attribute]:

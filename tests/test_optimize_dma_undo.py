@@ -11,10 +11,11 @@ import pytest
 from xdsl.dialects import scf
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from accel.compiler.ir_build import by_identity, dense_i64, dense_values
+from accel.compiler.ir_build import dense_i64, dense_values
 from accel.compiler.ir_journal import Journal
 from accel.compiler.transforms import optimize_dma as od
 from accel.dialects.conventions import accelerator_functions
+from accel.dialects.memo import by_identity
 from e2e_util import after_passes
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

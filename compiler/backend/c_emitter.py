@@ -40,7 +40,7 @@ from accel.compiler.backend.codegen_hook import (
 )
 from accel.compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_comment, c_double, c_float, c_int, c_string
 from accel.compiler.diagnostics import CompileError, format_location
-from accel.compiler.ir_build import PER_DESCRIPTION, IdentityMemo, by_identity, dense_values, op_signature, operand_segments
+from accel.compiler.ir_build import PER_DESCRIPTION, IdentityMemo, dense_values, op_signature, operand_segments
 from accel.compiler.memory_plan import align
 from accel.compiler.narrow_types import NARROW_C_TYPES, is_float_dtype
 from accel.compiler.resize_sampling import resize2d_taps
@@ -49,6 +49,7 @@ from accel.dialects import accel, relay
 from accel.compiler.targets.c_api import ARRAY, BUFFER, CONFIG_WORDS, RUNTIME_FUNCTIONS, Arg, Call, Value, compute_word
 from accel.compiler.targets.fused_forms import COPY_MAX_RANK, merged_dims
 from accel.dialects.conventions import ARENA_ATTR, ENTRY_ATTR, OFFSET_ATTR, TARGET_ATTR, entry_of, io_names, is_output_arg
+from accel.dialects.memo import by_identity
 
 WEIGHT_ALIGN = 64
 HOST_MAX_RANK = 8

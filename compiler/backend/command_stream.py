@@ -41,10 +41,11 @@ from accel.compiler.backend.codegen_hook import RegionCodegenInput, RegionCodege
 from accel.compiler.backend.stream_format import Instr, Stream, encode, isa_table_c
 from accel.compiler.diagnostics import CompileError
 from accel.compiler.index_arith import INDEX_ARITH
-from accel.compiler.ir_build import PER_DESCRIPTION, IdentityMemo, by_identity, dense_values, op_signature, operand_segments
+from accel.compiler.ir_build import PER_DESCRIPTION, IdentityMemo, dense_values, op_signature, operand_segments
 from accel.compiler.targets import isa as V
 from accel.compiler.targets.c_api import BUFFER, compute_kind, compute_word, dtype_name
 from accel.dialects import accel
+from accel.dialects.memo import by_identity
 
 COMPUTE_FIELDS = IdentityMemo()
 """Op signature -> `StreamBuilder.compute_fields` (of every region: a command depends on

@@ -40,11 +40,12 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.ir_build import TypeTest, by_identity
+from accel.compiler.ir_build import TypeTest
 from accel.compiler.targets.context import target_context
 from accel.compiler.memory_plan import plan_scratchpad
 from accel.dialects import accel
 from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions
+from accel.dialects.memo import by_identity
 
 
 @by_identity
