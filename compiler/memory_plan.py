@@ -278,17 +278,18 @@ def plan_is_valid(intervals: Sequence[tuple[int, int, int]], offsets: Sequence[i
 # --------------------------------------------------------------------------------------
 
 
-def _positions(fn) -> tuple[dict, dict]:
+def _positions(fn, step: int = 1, pos: dict | None = None) -> tuple[dict, dict]:
     """Execution-order numbers of every op of a function (nested ops included, in the
-    order of `fn.walk()`), and for each op with regions the number of its last nested op."""
-    pos: dict = {}
+    order of `fn.walk()`), `step` apart from 0, and for each op with regions the number of
+    its last nested op. `pos`: the (empty) dict to fill, if not a plain one."""
+    pos = {} if pos is None else pos
     last: dict = {}
     counter = 0
 
     def visit(op) -> None:  # (an op with regions; ops without are numbered inline)
         nonlocal counter
         pos[op] = counter
-        counter += 1
+        counter += step
         for region in op.regions:
             for block in region.blocks:
                 inner = block._first_op  # noqa: SLF001 - xDSL's properties cost a call per op
@@ -297,9 +298,9 @@ def _positions(fn) -> tuple[dict, dict]:
                         visit(inner)
                     else:
                         pos[inner] = counter
-                        counter += 1
+                        counter += step
                     inner = inner._next_op  # noqa: SLF001
-        last[op] = counter - 1
+        last[op] = counter - step
 
     visit(fn)
     return pos, last
@@ -621,7 +622,7 @@ class ScratchpadPlan:
         self._snapshot: tuple | None = None
         self.work = 0
         """Entries and lives the checks looked at since the last whole plan (see `_place`)."""
-        numbered = _positions(fn)  # (a plan that is not roomy needs them: one walk for both)
+        numbered = _positions(fn, SPACING, _Labels())  # (a plan that is not roomy needs them: one walk for both)
         allocs = _spm_allocs(numbered[0])
         self._roomy: dict | None = dict.fromkeys(allocs)
         """While all the scratchpad buffers the function ever had fit side by side (their
@@ -786,13 +787,11 @@ class ScratchpadPlan:
     # ---- numbering -----------------------------------------------------------------
 
     def _numbered(self, allocs: list | None = None, numbered: tuple[dict, dict] | None = None) -> tuple[list, list]:
-        """Number the function afresh (`numbered`: its `_positions`, if the IR has not
-        changed since they were taken); its scratchpad allocs (`allocs`, if known) and
-        their lives."""
-        pos, last = _positions(self.fn) if numbered is None else numbered
-        self.label = _Labels((op, p * SPACING) for op, p in pos.items())
-        self.last = {op: p * SPACING for op, p in last.items()}
-        allocs = _spm_allocs(pos) if allocs is None else allocs
+        """Number the function afresh (`numbered`: its labels and last labels, `_positions`
+        `SPACING` apart, if the IR has not changed since they were taken); its scratchpad
+        allocs (`allocs`, if known) and their lives."""
+        self.label, self.last = _positions(self.fn, SPACING, _Labels()) if numbered is None else numbered
+        allocs = _spm_allocs(self.label) if allocs is None else allocs
         return allocs, _intervals(allocs, self.label, _NO_END, self.alignment, self.last)
 
     def _attached(self, op) -> bool:
