@@ -337,7 +337,7 @@ class FastCheck:
         _signatures[signature] = tuple(held)
         return True
 
-    def accepts(self, op: Operation) -> bool:
+    def accepts(self, op: Operation, isolation: bool = True) -> bool:
         # (the fields are read, not xDSL's properties: this runs for every op of a module)
         block = op.parent
         if op._successors or (block is not None and block._last_op is op and not _may_end_block(op, block)):  # noqa: SLF001
@@ -374,14 +374,15 @@ class FastCheck:
                     return False
             if self.pre_check is not None:
                 self.pre_check(op)
-        if not self._check(op, operands):
+        if not self._check(op, operands, isolation):
             return False
         if signature is not None:
             _signatures[signature] = held
         return True
 
-    def _check(self, op: Operation, operands) -> bool:
-        """The checks of `Operation.verify` for `op` (whose operands are `operands`)."""
+    def _check(self, op: Operation, operands, isolation: bool = True) -> bool:
+        """The checks of `Operation.verify` for `op` (whose operands are `operands`; its
+        `IsolatedFromAbove` check only with `isolation`)."""
         sizes = None
         if self.operand_segments is not None and (sizes := self._segment_sizes(op)) is None:
             return False
@@ -405,7 +406,8 @@ class FastCheck:
         if len(props) > len(d.properties) or any(name not in d.properties for name in props):
             return False
         for check in self.trait_checks:
-            check(op)
+            if isolation or check is not _isolated:
+                check(op)
         if self.custom_verify is not None:
             if self.verify_reads is None:
                 self.custom_verify(op)
@@ -548,15 +550,17 @@ def _unbound_context() -> VerificationContext:
     return ctx
 
 
-def verify_op(op: Operation) -> None:
-    """`op.verify(verify_nested_ops=False)`, through `FastCheck` where it applies."""
+def verify_op(op: Operation, isolation: bool = True) -> None:
+    """`op.verify(verify_nested_ops=False)`, through `FastCheck` where it applies; without
+    `isolation`, the fast path leaves out `IsolatedFromAbove` (for a caller that checks
+    dominance from the op's region down: see `verify_located`)."""
     cls = type(op)
     check = _FAST_CHECKS.get(cls, False)
     if check is False:
         check = _FAST_CHECKS[cls] = FastCheck.of(cls)
     if check is not None:
         try:
-            if check.accepts(op):
+            if check.accepts(op, isolation):
                 return
         except Exception:  # noqa: BLE001 - xDSL's path below gives the error its usual form
             pass
@@ -569,13 +573,19 @@ def verify_located(module: ModuleOp) -> None:
     functions = {
         op.sym_name.data: op for op in module.ops if isinstance(getattr(op, "sym_name", None), StringAttr)
     }
+    # A function of the module uses only values defined in it where every operand is
+    # defined before its use, scoped from the module down (`_check_dominance`, below),
+    # when the module's block defines no values: its isolation check would walk it again.
+    top = module.body.block
+    if any(o.results for o in top.ops):
+        top = None
     try:
         for op in module.walk():
             try:
                 if type(op) is func.CallOp and op.parent_op() is not None:
                     _verify_call(op, functions)
                 else:
-                    verify_op(op)
+                    verify_op(op, op.parent is not top)
             except VerifyException as e:
                 msg = str(e.args[0]) if e.args else str(e)
                 msg = msg.removeprefix("Operation does not verify: ")

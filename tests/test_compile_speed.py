@@ -789,3 +789,27 @@ def test_scoped_cse_is_xdsls_cse(data):
     cse(expected)
     scoped_cse(got)
     assert str(got) == str(expected)
+
+
+def test_a_function_using_an_outside_value_is_rejected_by_dominance():
+    """`verify_located` leaves a module function's isolation to the dominance check: a
+    function using another function's value, or a value of an op in the module's block,
+    is still rejected at the use."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import ModuleOp, i32
+
+    from accel.compiler.diagnostics import CompileError, verify_located
+
+    def function(name, uses=None):
+        block = Block(arg_types=[i32])
+        add = arith.AddiOp(uses or block.args[0], block.args[0])
+        block.add_ops([add, func.ReturnOp(add.result)])
+        return func.FuncOp(name, ((i32,), (i32,)), Region(block))
+
+    verify_located(ModuleOp([function("a"), function("b")]))
+    a = function("a")
+    with pytest.raises(CompileError, match="does not dominate|IsolatedFromAbove"):
+        verify_located(ModuleOp([a, function("b", uses=a.body.block.args[0])]))
+    outside = arith.ConstantOp(IntegerAttr(1, i32))
+    with pytest.raises(CompileError, match="IsolatedFromAbove|does not dominate"):
+        verify_located(ModuleOp([outside, function("c", uses=outside.result)]))
