@@ -966,23 +966,32 @@ def prefetch_loads(block: Block, plan: ScratchpadPlan, only: set | None = None) 
 
 def prefetch_rounds(block: Block, plan: ScratchpadPlan, rounds: int, within) -> None:
     """`rounds` rounds of `prefetch_loads`, each moving the loads the last one moved
-    (`within(loads, round)` filters them; `within(None, 0)`, the first round's). All
-    rounds are first applied under one check: where they fit together, each round alone
-    would (a move only lengthens lives, so the plan of the last round holds for the
-    rounds before it), and the checks of the rounds between are saved. Else they are
-    undone and taken round by round, each keeping what fits."""
+    (`within(loads, round)` filters them; `within(None, 0)`, the first round's). The
+    first round is kept where it fits (`keep_fitting`). Where all of its loads fit, the
+    later rounds are first applied under one check: where they fit together, each round
+    alone would (a move only lengthens lives, so the plan of the last round holds for
+    the rounds before it), and the checks of the rounds between are saved. Else (and
+    where some of the first round's loads did not fit: the rounds together would not
+    either) they are taken round by round, each keeping what fits."""
+    if rounds < 1:
+        return
+    order = BlockOrder(block)  # kept valid through the moves of rounds kept whole
+    first = _prefetch_moves(block, within(None, 0), order)
+    kept = keep_fitting(first, plan)
+    moved = within({m.ops[-1] for m in kept}, 1)
+    if len(kept) < len(first):
+        _rounds_in_turn(block, plan, moved, 1, rounds, within)
+        return
     applied: list[list[Prefetch]] = []
-    moved = within(None, 0)
-    order = BlockOrder(block)  # kept valid through the rounds' moves
-    candidates = None
-    for depth in range(rounds):
-        applied.append(_prefetch_moves(block, moved, order, candidates))
-        # The next round's loads are among those this one moved, in block order (each
-        # went before the compute op preceding it, in the order they were met).
-        candidates = [m.ops[-1] for m in applied[-1]]
-        moved = within(set(candidates), depth + 1)
+    # The next round's loads are among those the last one moved, in block order (each
+    # went before the compute op preceding it, in the order they were met).
+    candidates = [m.ops[-1] for m in kept]
+    for depth in range(1, rounds):
         if not moved:
             break
+        applied.append(_prefetch_moves(block, moved, order, candidates))
+        candidates = [m.ops[-1] for m in applied[-1]]
+        moved = within(set(candidates), depth + 1)
     prints = merged([m.footprint() for moves in applied for m in moves])
     # A move only lengthens lives: where one cannot fit alone (its screen, against the
     # plan before the moves), all cannot together, and the failing check (a whole
@@ -996,11 +1005,14 @@ def prefetch_rounds(block: Block, plan: ScratchpadPlan, rounds: int, within) -> 
         for m in moves:
             m.undo()
     plan.settle(*prints)
-    moved = within(None, 0)
-    for depth in range(rounds):
+    _rounds_in_turn(block, plan, within({m.ops[-1] for m in kept}, 1), 1, rounds, within)
+
+
+def _rounds_in_turn(block: Block, plan: ScratchpadPlan, moved: set | None, depth: int, rounds: int, within) -> None:
+    """Rounds `depth` .. `rounds - 1` of `prefetch_rounds`, one `prefetch_loads` each."""
+    while depth < rounds and moved:
         moved = within(prefetch_loads(block, plan, moved), depth + 1)
-        if not moved:
-            break
+        depth += 1
 
 
 def _prefetch_moves(block: Block, only: set | None, order: BlockOrder | None = None,
