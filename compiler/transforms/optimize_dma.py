@@ -279,7 +279,10 @@ def keep_fitting(changes: list, plan: ScratchpadPlan) -> list:
 
 def _keep_fitting(changes: list, plan: ScratchpadPlan) -> list:
     prints = [c.footprint() for c in changes]
-    if plan.check(*merged(prints), batch=True):
+    # Where the plan refuses one change before any is made (its screen), it refuses
+    # them all together: the check of all, which would cost as much as checking each in
+    # turn, and undoing it, are spared.
+    if not any(_screened(c, plan) for c in changes) and plan.check(*merged(prints), batch=True):
         return changes
     for c in reversed(changes):
         c.undo()
@@ -289,8 +292,7 @@ def _keep_fitting(changes: list, plan: ScratchpadPlan) -> list:
     for c in changes:
         if any(id(n) not in kept_ids for n in getattr(c, "needs", ())):
             continue  # what it reuses was not kept
-        screen = getattr(c, "no_room", None)
-        if screen is not None and screen(plan):
+        if _screened(c, plan):
             continue  # the check would refuse it: neither made nor checked
         c.apply()
         footprint = c.footprint()
@@ -301,6 +303,12 @@ def _keep_fitting(changes: list, plan: ScratchpadPlan) -> list:
         c.undo()
         plan.settle(*footprint)
     return kept
+
+
+def _screened(change, plan: ScratchpadPlan) -> bool:
+    """Whether the plan refuses `change` before it is checked (its `no_room`, if any)."""
+    screen = getattr(change, "no_room", None)
+    return screen is not None and screen(plan)
 
 
 def reuses_copy(user: Operation, dest: SSAValue, readers) -> bool:
