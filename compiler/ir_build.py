@@ -72,9 +72,15 @@ def _segment_sizes(sizes: tuple[int, ...]) -> DenseArrayBase:
     return DenseArrayBase.from_list(i32, sizes)
 
 
+_NONE = NoneAttr()
+
+
 @functools.cache
-def strided_layout(strides: tuple[int, ...], offset: int | None) -> StridedLayoutAttr:
-    return StridedLayoutAttr(strides, offset)
+def strided_layout(strides: tuple[int | None, ...], offset: int | None) -> StridedLayoutAttr:
+    if None in strides:
+        return StridedLayoutAttr(strides, offset)
+    # From interned parts (still verified): views of one buffer differ in their offset.
+    return StridedLayoutAttr.new((accel.int_array(strides), _NONE if offset is None else accel.int_attr(offset)))
 
 
 def _static(values: Sequence[int | SSAValue]) -> tuple[tuple[int, ...], list[SSAValue]]:
@@ -144,11 +150,24 @@ def subview_type(source_type: MemRefType, offsets: Sequence[int | SSAValue], siz
                  strides: Sequence[int | SSAValue]) -> MemRefType:
     """`memref.SubviewOp.infer_result_type(...)`: it depends on the source type and on
     which offsets, sizes and strides are static (and their values) only."""
-    return _subview_type(source_type, *(tuple(v if isinstance(v, int) else None for v in vs)
-                                        for vs in (offsets, sizes, strides)))
+    key = (id(source_type), *(tuple(v if isinstance(v, int) else None for v in vs) for vs in (offsets, sizes, strides)))
+    hit = _SUBVIEW_TYPES.get(key)
+    if hit is not None and hit[0] is source_type:
+        return hit[1]
+    result = _subview_type(source_type, *key[1:])
+    if len(_SUBVIEW_TYPES) >= _SUBVIEW_TYPES_LIMIT:
+        _SUBVIEW_TYPES.clear()
+    _SUBVIEW_TYPES[key] = (source_type, result)
+    return result
 
 
-@functools.cache
+_SUBVIEW_TYPES: dict[tuple, tuple[MemRefType, MemRefType]] = {}
+"""`subview_type`'s results by the source type's identity (hashing a type walks its
+parameters: a third of a lookup keyed by the type) and the static entries; an entry
+keeps its source type alive, so the id stays its own."""
+_SUBVIEW_TYPES_LIMIT = 100_000
+
+
 def _subview_type(source_type: MemRefType, offsets: tuple, sizes: tuple, strides: tuple) -> MemRefType:
     # A dynamic entry is any SSA value to xDSL's inference: a placeholder stands for it.
     def values(vs: tuple) -> list:

@@ -163,10 +163,18 @@ _NONE = NoneAttr()
 def _memref_type(element_type: Attribute, shape: tuple[int, ...], layout: Attribute, space: Attribute) -> MemRefType:
     # From its parameters (still verified): `MemRefType(...)` checks a shape given as ints
     # against a generic constraint that xDSL builds anew per call (25 of its 35 us).
-    return MemRefType.new((ArrayAttr(tuple(map(_int_attr, shape))), element_type, layout, space))
+    return MemRefType.new((int_array(shape), element_type, layout, space))
 
 
-_int_attr = functools.cache(IntAttr)
+int_attr = functools.cache(IntAttr)
+"""`IntAttr(value)`, built once per value."""
+
+
+@functools.cache
+def int_array(values: tuple[int, ...]) -> ArrayAttr:
+    """`ArrayAttr` of `IntAttr`s (a shape, a layout's strides), built once per tuple: a
+    compile builds thousands of types of a few shapes."""
+    return ArrayAttr(tuple(map(int_attr, values)))
 
 
 def in_space(t: MemRefType, space: MemSpaceAttr | None) -> MemRefType:
