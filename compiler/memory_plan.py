@@ -347,16 +347,19 @@ def _use_span(value, block, pos, end, memo) -> tuple[int, int] | None:
     op of `block` holding its first use to the end of the one holding its last, where a
     transfer counts until the `dma_wait` of its token, a use inside a loop (or a call)
     until its end; views of it extend it. None if it is not used."""
-    # The planner asks this for every buffer of a function per plan: the common case (a
-    # user directly in `block`, without regions) is inlined, the use lists are followed
-    # link by link (xDSL's `uses` builds an iterable object and a generator per value),
-    # and the named accessors of xDSL ops (a descriptor call each) are avoided: a
-    # transfer's token is its only result.
+    # The planner asks this for every buffer of a function per plan: the common cases (a
+    # user or a wait directly in `block`, without regions) are inlined, the use lists are
+    # followed link by link (xDSL's `uses` builds an iterable object and a generator per
+    # value), and the fields of xDSL's values are read instead of their properties (a
+    # call each): a transfer's token is its only result, and it is no buffer.
     first = None
     last = -1
     stack: list = []
-    _add_users(stack, value)
-    transfer = accel.DmaStartOp
+    use = value.first_use
+    while use is not None:
+        stack.append(use._operation)  # noqa: SLF001 - see above
+        use = use._next_use  # noqa: SLF001
+    transfer, memref_type = accel.DmaStartOp, MemRefType
     while stack:
         user = stack.pop()
         anchor = user if user.parent is block else _block_ancestor(user, block)
@@ -364,31 +367,35 @@ def _use_span(value, block, pos, end, memo) -> tuple[int, int] | None:
             at = pos[anchor]
             if first is None or at < first:
                 first = at
-            if anchor.regions or anchor in end:
-                at = _span_end(anchor, pos, end, memo)
+            if anchor in end:
+                at = end[anchor]
+            elif anchor.regions:  # its last nested op (`_span_end`), known once asked
+                known = memo.get(anchor)
+                at = max(at, known if known is not None else _subtree_last(anchor, pos, memo))
             if at > last:
                 last = at
+        results = user.results
+        if not results:
+            continue
         if type(user) is transfer:
-            use = user.results[0].first_use
+            use = results[0].first_use
             while use is not None:
-                waiter = _block_ancestor(use._operation, block)  # noqa: SLF001
+                waiter = use._operation  # noqa: SLF001
+                if waiter.parent is not block:
+                    waiter = _block_ancestor(waiter, block)
                 if waiter is not None:
-                    at = _span_end(waiter, pos, end, memo)
+                    at = pos.get(waiter, 0) if not waiter.regions and waiter not in end else _span_end(waiter, pos, end, memo)
                     if at > last:
                         last = at
                 use = use._next_use  # noqa: SLF001
-        for r in user.results:  # views of the buffer extend its life
-            if r.type.__class__ is MemRefType:
-                _add_users(stack, r)
+            continue
+        for r in results:  # views of the buffer extend its life
+            if r._type.__class__ is memref_type:  # noqa: SLF001
+                use = r.first_use
+                while use is not None:
+                    stack.append(use._operation)  # noqa: SLF001
+                    use = use._next_use  # noqa: SLF001
     return None if first is None else (first, last)
-
-
-def _add_users(stack: list, value) -> None:
-    """Push the ops using `value`, following its use list link by link (see `_use_span`)."""
-    use = value.first_use
-    while use is not None:
-        stack.append(use._operation)  # noqa: SLF001 - see `_use_span`
-        use = use._next_use  # noqa: SLF001
 
 
 @by_identity
@@ -407,11 +414,16 @@ def _intervals(allocs, pos, end, alignment: int, memo: dict) -> list[tuple[int, 
     buffer lives from its alloc to its last use (see `_use_span`)."""
 
     intervals = []
+    sizes: dict[int, int] = {}  # by type (buffers share a few type objects, alive meanwhile)
     for alloc in allocs:
         result = alloc.results[0]
         used = _use_span(result, alloc.parent, pos, end, memo)
         at = pos[alloc]
-        intervals.append((at, max(at, used[1]) if used is not None else at, _aligned_bytes(result.type, alignment)))
+        t = result._type  # noqa: SLF001 - (the field: xDSL's property is a call)
+        size = sizes.get(id(t))
+        if size is None:
+            size = sizes[id(t)] = _aligned_bytes(t, alignment)
+        intervals.append((at, max(at, used[1]) if used is not None else at, size))
     return intervals
 
 
