@@ -735,6 +735,22 @@ class ScratchpadPlan:
         assert plan_is_valid(intervals, offsets, self.capacity), \
             f"@{self.fn.sym_name.data}: the incremental scratchpad plan is not valid"
 
+    def peak(self, ops: Iterable) -> int | None:
+        """`LiveBytes.peak` of the function as the plan has it (a plan that numbers it, see
+        `numbered`): the most bytes live from the first of `ops` to the last (None: none
+        of them is numbered)."""
+        labels = [at for op in ops if (at := dict.get(self.label, op)) is not None]
+        if not labels:
+            return None
+        a, b = -(-min(labels) // SPACING), min(max(labels) // SPACING, len(self.live) - 1)
+        return int(self.live[a:b + 1].max()) if a <= b else 0
+
+    @property
+    def numbered(self) -> bool:
+        """Whether the function is numbered and its live bytes counted (not while all its
+        buffers fit side by side)."""
+        return self._roomy is None
+
     def no_room_over(self, op: Operation, buffer_types: Iterable) -> bool:
         """Whether buffers of `buffer_types` added to the bytes live over all of `op` (a
         loop: from it to its last nested op) certainly exceed the capacity: a screen for

@@ -442,3 +442,21 @@ def test_double_buffering_refused_only_where_a_whole_plan_fails_too(monkeypatch,
         p.apply(ctx, module)
     assert counts["refused"] > 5, counts
     assert counts["whole_fits"] <= counts["refused"] // 2, counts
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_plan_counts_the_live_bytes_as_live_bytes_does(seed):
+    """partial-residency asks the scratchpad plan what `LiveBytes` would answer (the most
+    bytes live over some ops): the same for every span of ops, and None for ops the
+    plan has not numbered."""
+    rng = random.Random(seed)
+    region = Synthetic(rng)
+    plan = ScratchpadPlan(region.fn, 64, 64)  # too small for side by side: numbered
+    assert plan.numbered
+    live = mp.LiveBytes(region.fn, 64)
+    ops = list(region.fn.walk())[1:]
+    for _ in range(30):
+        some = rng.sample(ops, rng.randint(1, min(4, len(ops))))
+        assert plan.peak(some) == live.peak(some)
+    stranger = accel.DmaStartOp(region.body.args[0], region.body.args[0])
+    assert plan.peak([stranger]) is None and live.peak([stranger]) is None

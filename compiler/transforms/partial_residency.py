@@ -65,6 +65,7 @@ After (`k` = 2 along the rows: the first tile stays, the read of rows 0..2 takes
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -558,7 +559,7 @@ def _after_peels(loop: scf.ForOp) -> dict | None | bool:
     return {loop.body.block.args[0]: (lb + PEEL * st, lb + (trips - 1) * st)}
 
 
-def room_for(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], live: LiveBytes, capacity: int,
+def room_for(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], live: LiveBytes | ScratchpadPlan, capacity: int,
              alignment: int) -> int:
     """The bytes a resident part of `host` could have beside the buffers live while its
     transfers run; 0 when not even its smallest (one index along some dimension) fits:
@@ -574,7 +575,10 @@ def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
     block = fn.body.block
     options: list[list[Residency]] = []
     peeled_loops: dict[scf.ForOp, Peeled] = {}
-    live = LiveBytes(fn, alignment)  # before any peeling: peeled iterations live as their loop's
+    # The bytes live before any peeling (peeled iterations live as their loop's): the
+    # scratchpad plan's count, which the checks below start from once told of the peels.
+    plan = ScratchpadPlan(fn, capacity, alignment)
+    live = plan if plan.numbered else LiveBytes(fn, alignment)
     for op in list(block.ops):
         if not isinstance(op, memref.AllocOp):
             continue
@@ -597,7 +601,8 @@ def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
             options.append(found)
     kept_parts: set[Operation] = set()
     if options:
-        plan = ScratchpadPlan(fn, capacity, alignment)
+        if peeled_loops and not _told_of_peels(plan, peeled_loops.values()):
+            plan = ScratchpadPlan(fn, capacity, alignment)
         for _ in range(ROUNDS + 1):
             changes = [found.pop(0) for found in options if found]
             if not changes:
@@ -616,6 +621,22 @@ def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
     for peeled in peeled_loops.values():
         peeled.roll_back(kept_parts)
     return bool(kept_parts)
+
+
+def _told_of_peels(plan: ScratchpadPlan, peels: Iterable[Peeled]) -> bool:
+    """Bring `plan` (of the function before any peeling) up to date with the peels, as
+    one check: the ops each put before its loop, and the loop, whose bounds and carried
+    values changed. False (the plan as it was) when a loop is gone (all of it peeled)
+    or the check fails: the caller plans the function afresh."""
+    moved: list[Operation] = []
+    loops: list[Operation] = []
+    for p in peels:
+        ops = p.peeled_ops()
+        if ops is None:
+            return False
+        moved += ops
+        loops.append(p.loop)
+    return plan.check(moved, loops, batch=True)
 
 
 def targets_with_buffers_in_main(module: ModuleOp) -> set[str]:
