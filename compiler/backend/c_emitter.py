@@ -227,6 +227,8 @@ class ModelEmitter:
         """(source type, dest type) -> the transfer's words (`transfer`)."""
         self.call_pieces = IdentityMemo()
         """(call, op signature) -> the call's arguments (`ComputeCallEmitter.pieces`)."""
+        self.subview_terms = IdentityMemo()
+        """(static offsets, source type, result type) -> a subview's cast and terms."""
 
     # -- naming ------------------------------------------------------------------------
 
@@ -1282,6 +1284,19 @@ class CApiCodegen:
         return w.text()
 
 
+def _subview_terms(op: memref.SubviewOp) -> tuple[str, tuple]:
+    """A subview's pointer cast and the terms of its element offset: strings for static
+    offsets, the stride (an int) for each dynamic one, in order (`emit_subview`)."""
+    strides, _ = strides_of(op.source.type)
+    terms: list = []
+    for o, st in zip(dense_values(op.static_offsets), strides):
+        if o == DYNAMIC_INDEX:
+            terms.append(st)
+        elif o:
+            terms.append(str(o * st))
+    return f"({C_TYPES[dtype_of(op.results[0].type)]} *)", tuple(terms)
+
+
 class AccelFunctionEmitter:
     """One outlined, lowered region as a C function calling the target's vendor API."""
 
@@ -1398,18 +1413,29 @@ class AccelFunctionEmitter:
         return "int64_t"
 
     def emit_subview(self, op: memref.SubviewOp, w: CWriter) -> None:
-        (source,), offsets, _, _ = operand_segments(op)
-        dyn = iter(offsets)
+        operands, result = op._operands, op.results[0]  # noqa: SLF001 - (the tuple: indexed below)
+        source = operands[0]
+        key = (op.static_offsets, source.type, result.type)
+        known = self.model.subview_terms.get(key)
+        if known is None:
+            known = _subview_terms(op)
+            self.model.subview_terms.put(key, known)
+        cast, terms = known
         src = self.value(source)
-        strides, _ = strides_of(source.type)
-        terms = []
-        for o, st in zip(dense_values(op.static_offsets), strides):
-            if o == DYNAMIC_INDEX:
-                terms.append(f"{self.value(next(dyn))} * {st}")
-            elif o:
-                terms.append(str(o * st))
-        result = op.results[0]
-        self.ptr[result] = f"(({C_TYPES[dtype_of(result.type)]} *){src} + {' + '.join(terms)})" if terms else src
+        if not terms:
+            self.ptr[result] = src
+            return
+        # Each term a static offset's, or the stride of the dynamic offset after the source
+        # (xDSL's operand order: source, offsets, sizes, strides).
+        dyn = 1
+        parts = []
+        for term in terms:
+            if term.__class__ is int:
+                parts.append(f"{self.value(operands[dyn])} * {term}")
+                dyn += 1
+            else:
+                parts.append(term)
+        self.ptr[result] = f"({cast}{src} + {' + '.join(parts)})"
 
     def emit_strided_view(self, op: memref.ReinterpretCastOp, w: CWriter) -> None:
         """A layout op's view of a dense buffer: its first element; the strides are the type's."""
