@@ -77,8 +77,8 @@ def test_walks_visit_what_xdsl_visits():
                 for block in region.blocks:
                     assert list(block.walk()) == _xdsl_walk(block)
                     with xdsl_core():
-                        ops = list(block.ops)
-                    assert list(block.ops) == ops
+                        ops, count = list(block.ops), len(block.ops)
+                    assert list(block.ops) == ops and len(block.ops) == count
             walked += 1
     assert walked > 3_000, walked
 
