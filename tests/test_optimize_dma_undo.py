@@ -69,7 +69,7 @@ def test_journal_undo_restores_the_function_exactly(placed, step):
     for fn in fns:
         before = str(fn)
         # A plan that never fits: each attempt is undone in place.
-        od._per_loop(fn, Answers(lambda: False), STEPS[step])
+        od._per_loop(od._loops_and_tuning(fn)[0], Answers(lambda: False), STEPS[step])
         assert str(fn) == before
         journal = Journal()
         for loop in [o for o in fn.walk() if isinstance(o, scf.ForOp)][::-1]:
@@ -85,7 +85,7 @@ def test_journal_keep_matches_the_step_without_journal(placed, step):
     for fa, fb in zip(functions(placed.clone()), functions(placed.clone())):
         for loop in [o for o in fa.walk() if isinstance(o, scf.ForOp)][::-1]:
             STEPS[step](loop)
-        od._per_loop(fb, Answers(lambda: True), STEPS[step])
+        od._per_loop(od._loops_and_tuning(fb)[0], Answers(lambda: True), STEPS[step])
         assert str(fa) == str(fb)
         fb.verify()
 
@@ -127,7 +127,7 @@ def test_journaled_sweep_keeps_what_fits_like_the_copy_based_path(placed, step):
 
             fn = functions(placed.clone())[i]
             if journaled:
-                od._per_loop(fn, Answers(fits), STEPS[step], fallback)
+                od._per_loop(od._loops_and_tuning(fn)[0], Answers(fits), STEPS[step], fallback)
             else:
                 copy_based_sweep(fn, fits, STEPS[step], fallback)
             fn.verify()

@@ -84,8 +84,8 @@ from accel.compiler.ir_journal import IMMEDIATE, Journal
 from accel.compiler.ir_build import VIEWS, defined_outside, dense_values, index_op, root, strided_layout, subview, view_of
 from accel.compiler.memory_plan import Footprint, ModuleLiveBytes, ScratchpadPlan, merged, plan_scratchpad_module
 from accel.dialects import accel
-from accel.dialects.conventions import (PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, accelerator_functions, is_output_arg,
-                                        tuning_of)
+from accel.dialects.conventions import (PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, TUNING_ATTR, accelerator_functions,
+                                        is_output_arg, tuning_of)
 
 
 # --------------------------------------------------------------------------------------
@@ -1727,21 +1727,25 @@ class OptimizeDma(ModulePass):
                 # its own: checking it alone keeps each check proportional to the region
                 # (and the incremental plan, to the rewrite).
                 spm = ScratchpadPlan(fn, desc.memory.scratchpad_bytes, desc.memory.alignment)
-                # (No step below makes a loop: a loop-free region skips the loop steps.)
-                has_loops = any(isinstance(o, scf.ForOp) for o in fn.walk())
-                if self.hoist and has_loops:
-                    _per_loop(fn, spm, hoist_invariant_loads)
+                # The loops, innermost first (see `_per_loop`), and whether a compute op is
+                # tuned: one walk. (No step below makes a loop: a loop-free region skips
+                # the loop steps.)
+                loops, tuned = _loops_and_tuning(fn)
+                if self.hoist and loops:
+                    _per_loop(loops, spm, hoist_invariant_loads)
                 if self.forward:
                     forward_block(fn.body.block, spm, views=desc.copies_on_device)
                     drop_dead_writebacks(fn)
                     for fwd in keep_fitting(find_copy_forwardings(fn), spm):
                         fwd.commit()
                 if self.double_buffer:
-                    if has_loops:
+                    if loops:
                         pool = IndexConstants(fn)
-                        _per_loop(fn, spm,
-                                  _tuned(lambda lp, **kw: double_buffer_loop(lp, True, plan=spm, constants=pool, **kw)),
-                                  _tuned(lambda lp, **kw: double_buffer_loop(lp, False, plan=spm, constants=pool, **kw)))
+                        step = _tuned if tuned else (lambda f: f)
+                        # (Hoisting moves ops out of the loops: they are the same loops.)
+                        _per_loop(loops, spm,
+                                  step(lambda lp, **kw: double_buffer_loop(lp, True, plan=spm, constants=pool, **kw)),
+                                  step(lambda lp, **kw: double_buffer_loop(lp, False, plan=spm, constants=pool, **kw)))
                     # Each round issues the loads moved by the last one more op earlier (a
                     # tuned op's loads at most its `prefetch` rounds).
                     block = fn.body.block
@@ -1840,8 +1844,22 @@ def _stepped(block: Block, before: Operation | None, after: Operation, loop: scf
     return ops if loop.parent is block else [*ops, loop]
 
 
-def _per_loop(fn: func.FuncOp, plan: ScratchpadPlan, step, fallback=None) -> None:
-    """Apply `step` to every loop of `fn` (innermost first), keeping it where the plan
+def _loops_and_tuning(fn: func.FuncOp) -> tuple[list[scf.ForOp], bool]:
+    """The loops of `fn`, innermost first (a loop after the loops nested in it and after
+    the loops that follow it: the reversed walk), and whether any compute op of `fn` has
+    a tuning configuration."""
+    loops: list[scf.ForOp] = []
+    tuned = False
+    for op in fn.walk():
+        if type(op) is scf.ForOp:
+            loops.append(op)
+        elif not tuned and TUNING_ATTR in op.attributes and isinstance(op, accel.ComputeOp):
+            tuned = True
+    return loops[::-1], tuned
+
+
+def _per_loop(loops: list[scf.ForOp], plan: ScratchpadPlan, step, fallback=None) -> None:
+    """Apply `step` to every loop of `loops` (innermost first), keeping it where the plan
     fits, else trying `fallback` (a lighter variant; also when the step returns
     `NO_ROOM`, having built nothing). A step changes only the loop and
     puts ops just before it, so its check covers the ops between the loop's old
@@ -1854,7 +1872,9 @@ def _per_loop(fn: func.FuncOp, plan: ScratchpadPlan, step, fallback=None) -> Non
     # do not apply to loops holding others) and puts loop-free ops before it, so the
     # loops not yet visited, earlier in the walk, keep their place in the list: it is
     # taken once, not per loop (a walk of the function per loop).
-    for loop in [o for o in fn.walk() if isinstance(o, scf.ForOp)][::-1]:
+    for loop in loops:
+        if loop.parent is None:
+            continue  # taken out by a step between (none does so far)
         for attempt in (step, fallback):
             if attempt is None:
                 continue
