@@ -384,7 +384,10 @@ def _use_span(value, block, pos, end, memo) -> tuple[int, int] | None:
                 if waiter.parent is not block:
                     waiter = _block_ancestor(waiter, block)
                 if waiter is not None:
-                    at = pos.get(waiter, 0) if not waiter.regions and waiter not in end else _span_end(waiter, pos, end, memo)
+                    if waiter.regions or waiter in end:
+                        at = _span_end(waiter, pos, end, memo)
+                    else:
+                        at = pos.get(waiter, 0)
                     if at > last:
                         last = at
                 use = use._next_use  # noqa: SLF001

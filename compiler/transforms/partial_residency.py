@@ -559,8 +559,8 @@ def _after_peels(loop: scf.ForOp) -> dict | None | bool:
     return {loop.body.block.args[0]: (lb + PEEL * st, lb + (trips - 1) * st)}
 
 
-def room_for(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], live: LiveBytes | ScratchpadPlan, capacity: int,
-             alignment: int) -> int:
+def room_for(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], live: LiveBytes | ScratchpadPlan,
+             capacity: int, alignment: int) -> int:
     """The bytes a resident part of `host` could have beside the buffers live while its
     transfers run; 0 when not even its smallest (one index along some dimension) fits:
     peeling towards one would be wasted."""
