@@ -150,22 +150,12 @@ def subview_type(source_type: MemRefType, offsets: Sequence[int | SSAValue], siz
                  strides: Sequence[int | SSAValue]) -> MemRefType:
     """`memref.SubviewOp.infer_result_type(...)`: it depends on the source type and on
     which offsets, sizes and strides are static (and their values) only."""
-    key = (id(source_type), *(tuple(v if isinstance(v, int) else None for v in vs) for vs in (offsets, sizes, strides)))
-    hit = _SUBVIEW_TYPES.get(key)
-    if hit is not None and hit[0] is source_type:
-        return hit[1]
-    result = _subview_type(source_type, *key[1:])
-    if len(_SUBVIEW_TYPES) >= _SUBVIEW_TYPES_LIMIT:
-        _SUBVIEW_TYPES.clear()
-    _SUBVIEW_TYPES[key] = (source_type, result)
+    entries = tuple(tuple(v if isinstance(v, int) else None for v in vs) for vs in (offsets, sizes, strides))
+    result = _SUBVIEW_TYPES.get((source_type,), entries)
+    if result is None:
+        result = _subview_type(source_type, *entries)
+        _SUBVIEW_TYPES.put((source_type,), result, entries)
     return result
-
-
-_SUBVIEW_TYPES: dict[tuple, tuple[MemRefType, MemRefType]] = {}
-"""`subview_type`'s results by the source type's identity (hashing a type walks its
-parameters: a third of a lookup keyed by the type) and the static entries; an entry
-keeps its source type alive, so the id stays its own."""
-_SUBVIEW_TYPES_LIMIT = 100_000
 
 
 def _subview_type(source_type: MemRefType, offsets: tuple, sizes: tuple, strides: tuple) -> MemRefType:
@@ -211,18 +201,24 @@ class IdentityMemo:
     is emptied past `limit` entries."""
 
     def __init__(self, limit: int = 100_000) -> None:
-        self.table: dict[tuple[int, ...], tuple[tuple, Any]] = {}
+        self.table: dict[tuple, tuple[tuple, Any]] = {}
         self.limit = limit
 
-    def get(self, objects: tuple) -> Any:
-        """The value stored for `objects`, or None."""
-        hit = self.table.get(tuple(map(id, objects)))
+    def get(self, objects: tuple, extra: tuple = ()) -> Any:
+        """The value stored for `objects` (and `extra`, plain hashable values keyed by
+        value), or None."""
+        hit = self.table.get((*map(id, objects), *extra))
         return None if hit is None else hit[1]
 
-    def put(self, objects: tuple, value: Any) -> None:
+    def put(self, objects: tuple, value: Any, extra: tuple = ()) -> None:
         if len(self.table) >= self.limit:
             self.table.clear()
-        self.table[tuple(map(id, objects))] = (objects, value)
+        self.table[(*map(id, objects), *extra)] = (objects, value)
+
+
+_SUBVIEW_TYPES = IdentityMemo()
+"""`subview_type`'s results by the source type's identity (hashing a type walks its
+parameters: a third of a lookup keyed by the type) and the static entries."""
 
 
 def operand_segments(op: Operation) -> list[tuple[SSAValue, ...]]:
