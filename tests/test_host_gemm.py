@@ -77,6 +77,8 @@ def test_host_runtime_without_cblas_names_the_package(monkeypatch):
     monkeypatch.setattr(cbuild, "_HOST_RUNTIME", {})
     monkeypatch.setattr(cbuild, "CBLAS_LIBS", ("-lno_such_blas_library",))
     assert not cbuild.host_runtime().uses_cblas  # the default falls back
+    # ... keeping what the compiler takes without CBLAS (-march=native: probed alone then)
+    assert cbuild.host_runtime().cflags == cbuild.host_runtime(blas=False).cflags
     with pytest.raises(cbuild.CompileError, match="libopenblas-dev"):
         cbuild.host_runtime(blas=True)
 

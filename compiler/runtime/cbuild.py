@@ -94,11 +94,15 @@ def host_runtime(blas: bool | None = None) -> HostRuntime:
     cc = compiler_command()
     key = (tuple(cc), blas is not False)
     if key not in _HOST_RUNTIME:
-        flags = list(HOST_OPT_FLAGS)
-        if _compiles(cc, "int main(void) { return 0; }\n", ["-march=native"]):
-            flags.append("-march=native")
+        # Where the CBLAS program builds with -march=native, both probes pass: one
+        # compiler run instead of two (each ~50 ms of every accel-compile's wall time).
+        native = cblas = blas is not False and _compiles(cc, _CBLAS_PROBE, ["-march=native"], CBLAS_LIBS)
+        if not native:
+            native = _compiles(cc, "int main(void) { return 0; }\n", ["-march=native"])
+            cblas = blas is not False and _compiles(cc, _CBLAS_PROBE, [], CBLAS_LIBS)
+        flags = [*HOST_OPT_FLAGS, *(["-march=native"] if native else [])]
         links: tuple[str, ...] = ()
-        if blas is not False and _compiles(cc, _CBLAS_PROBE, [], CBLAS_LIBS):
+        if cblas:
             flags.append(f"-D{CBLAS_DEFINE}")
             links = CBLAS_LIBS
         _HOST_RUNTIME[key] = HostRuntime(tuple(flags), links)
