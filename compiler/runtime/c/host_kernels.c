@@ -7,7 +7,6 @@
  */
 #include "host_kernels.h"
 #include "host_gemm.h"
-#include "host_narrow.h"
 
 #include <float.h>
 #include <math.h>
@@ -880,9 +879,9 @@ static int64_t wrap_int(acc_dtype t, int64_t v) {
     }
 }
 
-int acc_cast(acc_dtype from, const void *x, acc_dtype to, void *y, int64_t count) {
+int acc_cast_wide(acc_dtype from, const void *x, acc_dtype to, void *y, int64_t count) {
     if (!x || !y || count < 0 || !acc_dtype_size(from) || !acc_dtype_size(to)) return ACC_EINVAL;
-    if (acc_is_narrow(from) || acc_is_narrow(to)) return acc_cast_narrow(from, x, to, y, count, 1, ACC_ROUND_UP);
+    if (acc_is_narrow(from) || acc_is_narrow(to)) return ACC_EINVAL;
     int64_t lo = 0, hi = 1;
     int_range(to, &lo, &hi);
     for (int64_t i = 0; i < count; i++) {

@@ -85,6 +85,9 @@ typedef enum acc_dtype {
 /* Size in bytes of one element of `t`; 0 for an unknown tag. */
 size_t acc_dtype_size(acc_dtype t);
 
+/* 1 for the narrow tags (ACC_F16 .. ACC_U2, host_narrow.h), else 0. */
+static inline int acc_is_narrow(acc_dtype t) { return t >= ACC_F16 && t <= ACC_U2; }
+
 /* Short text of a status code ("ok", "invalid parameters", ...), for messages. */
 const char *acc_status_string(int status);
 
@@ -385,6 +388,11 @@ int acc_take(size_t elem_size, const void *x, int rank, const int64_t *shape, in
  * to bool: x != 0 (NaN -> 1); float -> integer: truncate toward zero, saturate,
  * NaN -> 0; integer -> integer: two's-complement wrap; -> float: round to nearest even. */
 int acc_cast(acc_dtype from, const void *x, acc_dtype to, void *y, int64_t count);
+/* (acc_cast is defined in host_narrow.c, which converts the pairs with a narrow type and
+ * leaves the others to acc_cast_wide: the narrow types build on the kernels, not back.) */
+
+/* acc_cast of two types that are not narrow; ACC_EINVAL for a narrow one. */
+int acc_cast_wide(acc_dtype from, const void *x, acc_dtype to, void *y, int64_t count);
 
 /* ---------------------------------------------------------------------------------
  * Quantization (ONNX rules; per-tensor or per-axis)

@@ -30,8 +30,6 @@ static int format_of(acc_dtype t, narrow_format *f) {
     }
 }
 
-int acc_is_narrow(acc_dtype t) { return t >= ACC_F16 && t <= ACC_U2; }
-
 static int is_narrow_int(acc_dtype t) { return t == ACC_I4 || t == ACC_U4 || t == ACC_I2 || t == ACC_U2; }
 
 /* Largest finite exponent field and mantissa of a format. */
@@ -137,7 +135,7 @@ int acc_cast_narrow(acc_dtype from, const void *x, acc_dtype to, void *y, int64_
                     acc_round_mode round_mode) {
     size_t fs = acc_dtype_size(from), ts = acc_dtype_size(to);
     if (!x || !y || count < 0 || !fs || !ts) return ACC_EINVAL;
-    if (!acc_is_narrow(from) && !acc_is_narrow(to)) return acc_cast(from, x, to, y, count);
+    if (!acc_is_narrow(from) && !acc_is_narrow(to)) return acc_cast_wide(from, x, to, y, count);
     int from_float = from == ACC_F32 || from == ACC_F64 || (acc_is_narrow(from) && !is_narrow_int(from));
     for (int64_t i = 0; i < count; i++) {
         double d = 0.0;
@@ -147,9 +145,9 @@ int acc_cast_narrow(acc_dtype from, const void *x, acc_dtype to, void *y, int64_
         else if (is_narrow_int(from))
             v = load_narrow_int(from, ((const uint8_t *)x)[i]);
         else if (from_float)
-            acc_cast(from, (const char *)x + i * (int64_t)fs, ACC_F64, &d, 1);
+            acc_cast_wide(from, (const char *)x + i * (int64_t)fs, ACC_F64, &d, 1);
         else
-            acc_cast(from, (const char *)x + i * (int64_t)fs, ACC_I64, &v, 1);
+            acc_cast_wide(from, (const char *)x + i * (int64_t)fs, ACC_I64, &v, 1);
         void *out = (char *)y + i * (int64_t)ts;
         if (acc_is_narrow(to) && !is_narrow_int(to)) {
             uint32_t bits = acc_narrow_encode(to, from_float ? d : (double)v, saturate, round_mode);
@@ -162,10 +160,15 @@ int acc_cast_narrow(acc_dtype from, const void *x, acc_dtype to, void *y, int64_
                 v = isnan(d) ? 0 : (int64_t)fmax(-0x1p62, fmin(0x1p62, trunc(d)));
             *(uint8_t *)out = (uint8_t)((uint64_t)v & ((1u << narrow_int_bits(to)) - 1)); /* wraps around */
         } else if (from_float) {
-            acc_cast(ACC_F64, &d, to, out, 1);
+            acc_cast_wide(ACC_F64, &d, to, out, 1);
         } else {
-            acc_cast(ACC_I64, &v, to, out, 1);
+            acc_cast_wide(ACC_I64, &v, to, out, 1);
         }
     }
     return ACC_OK;
+}
+
+int acc_cast(acc_dtype from, const void *x, acc_dtype to, void *y, int64_t count) {
+    if (acc_is_narrow(from) || acc_is_narrow(to)) return acc_cast_narrow(from, x, to, y, count, 1, ACC_ROUND_UP);
+    return acc_cast_wide(from, x, to, y, count);
 }

@@ -24,9 +24,6 @@ extern "C" {
 /* f8E8M0FNU's rounding of the float32 mantissa (ONNX Cast's round_mode). */
 typedef enum acc_round_mode { ACC_ROUND_UP = 0, ACC_ROUND_DOWN = 1, ACC_ROUND_NEAREST = 2 } acc_round_mode;
 
-/* 1 for the tags of this header (ACC_F16 .. ACC_U2), else 0. */
-int acc_is_narrow(acc_dtype t);
-
 /* The value of the bit pattern `bits` of the narrow float type t (exact). */
 double acc_narrow_decode(acc_dtype t, uint32_t bits);
 
@@ -37,7 +34,7 @@ double acc_narrow_decode(acc_dtype t, uint32_t bits);
 uint32_t acc_narrow_encode(acc_dtype t, double x, int saturate, acc_round_mode round_mode);
 
 /* relay.cast of `count` elements where `from` or `to` (or both) is narrow; any other
- * pair goes to acc_cast. Narrow integers: float sources truncate toward zero (NaN -> 0),
+ * pair goes to acc_cast_wide. Narrow integers: float sources truncate toward zero (NaN -> 0),
  * then every source wraps around into the target's bits. */
 int acc_cast_narrow(acc_dtype from, const void *x, acc_dtype to, void *y, int64_t count, int saturate,
                     acc_round_mode round_mode);
