@@ -876,13 +876,13 @@ class ScratchpadPlan:
                 continue
             run = [first]
             while run[-1] is not last:
-                run.append(run[-1].next_op)
+                run.append(run[-1]._next_op)  # noqa: SLF001
             lo = self._end_label(first.prev_op) if first.prev_op is not None else label[self.fn]
             hi = label[last.next_op] if last.next_op is not None else None
             done.update(run)
             if self._in_order(run, lo, hi):  # put back where it was: its labels hold
                 continue
-            count = sum(1 for o in run for _ in o.walk())
+            count = len(run) + sum(sum(1 for _ in o.walk()) - 1 for o in run if o.regions)
             if hi is None:
                 hi = lo + (count + 1) * SPACING
             step = (hi - lo) // (count + 1)
@@ -902,8 +902,16 @@ class ScratchpadPlan:
                                 visit(inner)
                     self._set_last(o, at)
 
+            saved, labels = self._saved_labels, label
             for o in run:
-                visit(o)
+                if o.regions:
+                    visit(o)
+                    continue
+                at += step  # (`visit` inlined: most ops hold no region)
+                if o not in saved:
+                    saved[o] = dict.get(labels, o)
+                labels[o] = at
+                numbered.append(o)
         return numbered
 
     def _in_order(self, run: list, lo: int, hi: int | None) -> bool:
