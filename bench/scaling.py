@@ -301,7 +301,21 @@ def median_result(results: list[dict]) -> dict:
     merged["timing"] = {k: float(np.median([r["timing"].get(k, 0.0) for r in results])) for k in results[0]["timing"]}
     for key in ("whole", "sys", "peak_mb"):
         merged[key] = float(np.median([r[key] for r in results]))
+    merged["runs"] = [(r["whole"], r["sys"]) for r in results]  # in order: the targets' runs pair up
     return merged
+
+
+def ratio_line(name: str, target: str, r: dict, shared: dict, repeat: int) -> str:
+    """`target`'s whole CPU over npu-shared's; with repeats, also the ratios of the runs taken
+    side by side (a busy spell inflates npu-shared's system time, half its compile, more
+    than the npu's: the pairs show the spread) and of the medians of user time."""
+    line = f"{name}: {target} / npu-shared whole = {r['whole']:.3f} / {shared['whole']:.3f} s = {r['whole'] / shared['whole']:.2f}x"
+    if repeat <= 1:
+        return line
+    pairs = [a[0] / b[0] for a, b in zip(r["runs"], shared["runs"])]
+    user = [float(np.median([w - s for w, s in x["runs"]])) for x in (r, shared)]
+    return (line + f" (medians of {repeat}); side by side {float(np.median(pairs)):.2f}x ({min(pairs):.2f}-{max(pairs):.2f}x)"
+            f"; user time {user[0]:.3f} / {user[1]:.3f} s = {user[0] / user[1]:.2f}x")
 
 
 # ---- the table ------------------------------------------------------------------------------
@@ -381,9 +395,7 @@ def main() -> None:
                 for target in targets:
                     r = results[target]
                     if target != "npu-shared" and "error" not in r and "whole" in shared:
-                        print(f"{name}: {target} / npu-shared whole = {r['whole']:.3f} / {shared['whole']:.3f} s = "
-                              f"{r['whole'] / shared['whole']:.2f}x" + (f" (medians of {args.repeat})" if args.repeat > 1 else ""),
-                              flush=True)
+                        print(ratio_line(name, target, r, shared, args.repeat), flush=True)
 
 
 if __name__ == "__main__":

@@ -215,6 +215,11 @@ def test_scaling_bench_repeats_interleaved_and_shows_medians(monkeypatch):
     assert out["npu"]["timing"] == {"import": 3.0, "emit": 6.0} and out["npu-shared"]["sys"] == 0.5
     assert scaling.median_result([{"error": "timeout after 1 s"}, worker("m", "npu", None, 1)]) == \
         {"error": "timeout after 1 s"}
+    # The ratio line: of the medians, of the runs side by side (pairs 1/2, 3/4, 5/6), of user time.
+    line = scaling.ratio_line("m", "npu", out["npu"], out["npu-shared"], 3)
+    assert "= 3.000 / 4.000 s = 0.75x (medians of 3)" in line
+    assert "side by side 0.75x (0.50-0.83x)" in line and "user time 2.500 / 3.500 s = 0.71x" in line
+    assert scaling.ratio_line("m", "npu", out["npu"], out["npu-shared"], 1).endswith("= 0.75x")
 
 # -- verification: the fast path decides exactly as xDSL's verifier ---------------------
 
