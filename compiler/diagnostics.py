@@ -30,7 +30,7 @@ from xdsl.irdl.operations import AttrSizedOperandSegments, OpDef, OptAttributeDe
 from xdsl.parser import Parser
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator
 from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.mlir_lexer import MLIRLexer
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from accel.compiler.index_arith import INDEX_ARITH
 from accel.compiler.ir_build import dense_values
@@ -112,6 +112,36 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
 MLIRLexer._unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
 
 
+_SHAPED = frozenset(("tensor", "memref", "vector"))
+
+
+def _angle_end(text: str, i: int) -> int | None:
+    """The index after the `>` that closes the `<` at `text[i]` (nested brackets and
+    quoted strings skipped), or None."""
+    if i >= len(text) or text[i] != "<":
+        return None
+    depth = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        elif ch == '"':
+            i = text.find('"', i + 1)
+            while i > 0 and text[i - 1] == "\\":
+                i = text.find('"', i + 1)
+            if i < 0:
+                return None
+        elif ch in "\n;{}()":
+            return None  # not a type's text
+        i += 1
+    return None
+
+
 class LocatingParser(Parser):
     """A parser that records `file:line:col` on every op that has no explicit `loc(...)`."""
 
@@ -126,6 +156,9 @@ class LocatingParser(Parser):
         self._byte_input = isinstance(input, bytes)
         self._file_attr = StringAttr(name)
         self._line_offset = line_offset
+        self._text = text
+        self._types: dict[str, Attribute] = {}
+        """Shaped types parsed so far, by their text (see `parse_optional_type`)."""
 
     def _get_op_by_name(self, name: str) -> type[Operation]:
         op_type = self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)
@@ -134,6 +167,26 @@ class LocatingParser(Parser):
         dialect = self.ctx.get_optional_dialect(name.split(".", 1)[0])
         known = [o.name for o in dialect.operations] if dialect is not None else []
         self.raise_error(f"Operation {name} is not registered{did_you_mean(name, known)}")
+
+    def parse_optional_type(self) -> Attribute | None:
+        """xDSL's, but a shaped type (`tensor<...>`, `memref<...>`, `vector<...>`) whose text
+        was parsed before in this input is taken again: IR text repeats its types (every
+        op of a pattern file, of a model's layers), and xDSL parses each ~20 tokens afresh."""
+        token = self._current_token
+        if token.kind is not MLIRTokenKind.BARE_IDENT or token.text not in _SHAPED or self._byte_input:
+            return super().parse_optional_type()
+        start = token.span.start
+        end = _angle_end(self._text, token.span.end)
+        key = self._text[start:end] if end is not None else None
+        found = self._types.get(key) if key is not None else None
+        if found is not None:
+            self._resume_from(end)
+            return found
+        parsed = super().parse_optional_type()
+        # Kept only where xDSL read exactly the bracketed text (the next token starts after it).
+        if key is not None and parsed is not None and self._text[end:self._current_token.span.start].strip() == "":
+            self._types[key] = parsed
+        return parsed
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start

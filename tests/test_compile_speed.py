@@ -818,3 +818,43 @@ def test_a_function_using_an_outside_value_is_rejected_by_dominance():
     outside = arith.ConstantOp(IntegerAttr(1, i32))
     with pytest.raises(CompileError, match="IsolatedFromAbove|does not dominate"):
         verify_located(ModuleOp([outside, function("c", uses=outside.result)]))
+
+
+# -- parsing: repeated shaped types are taken again, as xDSL would parse them ------------
+
+PATTERN_FILES = [os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "compiler", "targets", f)
+                 for f in ("patterns.mlir", "dnnl_patterns.mlir")]
+
+
+@pytest.mark.parametrize("path", PATTERN_FILES + INVALID_LIT[:40], ids=os.path.basename)
+def test_type_memo_parses_as_xdsl_does(path):
+    """`LocatingParser` takes a shaped type whose text it parsed before from its memo: every
+    chunk gives the same module (text and locations) or the same error as xDSL's own
+    parsing of each type, and the pattern files' repeated types do come from the memo."""
+    from xdsl.parser import Parser as XdslParser
+
+    from accel.compiler.diagnostics import LocatingParser
+    from accel.compiler.driver import make_context
+
+    class EachTypeParsed(LocatingParser):
+        def parse_optional_type(self):
+            return XdslParser.parse_optional_type(self)
+
+    ctx = make_context()
+    with open(path) as f:
+        chunks = f.read().split("// -----")
+    for chunk in chunks:
+        results = []
+        for cls in (LocatingParser, EachTypeParsed):
+            parser = cls(ctx, chunk, "chunk.mlir")
+            try:
+                module = parser.parse_module()
+                results.append((str(module), [op.location for op in module.walk()]))
+            except Exception as e:  # noqa: BLE001 - the same error either way
+                results.append(("error", str(e)))
+        assert results[0] == results[1]
+    if path in PATTERN_FILES:
+        text = "".join(chunks)
+        parser = LocatingParser(ctx, text, "p.mlir")
+        parser.parse_module()
+        assert 0 < len(parser._types) and text.count("tensor<") > 20 * len(parser._types)  # noqa: SLF001 - repeats
