@@ -12,9 +12,10 @@ from xdsl.dialects import memref, scf
 
 from accel.compiler.driver import make_context, print_ir
 from accel.compiler.diagnostics import LocatingParser
-from accel.compiler.memory_plan import LiveBytes
+from accel.compiler.memory_plan import LiveBytes, ScratchpadPlan
 from accel.compiler.transforms.assemble_on_device import host_transfers
-from accel.compiler.transforms.partial_residency import candidates, may_find_slab, peel_towards, room_for
+from accel.compiler.transforms.partial_residency import (_told_of_peels, candidates, may_find_slab, peel_towards,
+                                                          room_for)
 from accel.dialects import accel
 
 LOOP_FROM_ROW_0 = """
@@ -67,6 +68,36 @@ def test_no_roll_back_when_a_transfer_before_the_loop_changed():
     (record,) = peeled.values()
     record.operands[0].op.detach()
     assert not record.roll_back(set())
+
+
+def test_a_plan_is_told_of_a_loop_peeled_whole():
+    """Every iteration of the loop peeled (the goal is past its end): the loop is gone, and
+    the plan made before the peeling is brought up to date by one check (its ops in the
+    loop's place, its buffers gone) instead of a plan from scratch; the plan is valid for
+    the IR after."""
+    # The tile buffer inside the loop: each peeled iteration has one of its own.
+    text = LOOP_FROM_ROW_0.replace("%ROWS", "64")
+    tile = '  %t = accel.alloc {offset = 0} : memref<1x2x8x128xf32, #accel.mem<"spm">>\n'
+    assert tile in text
+    text = text.replace(tile, "").replace("  scf.for %i = %c0 to %c64 step %c8 {\n", "  scf.for %i = %c0 to %c64 step %c8 {\n  " + tile)
+    module = LocatingParser(make_context(), text, "peel.mlir").parse_module()
+    fn = next(iter(module.body.block.ops))
+    host = next(op for op in fn.body.block.ops if isinstance(op, memref.AllocOp)).memref
+    plan = ScratchpadPlan(fn, 70 * 1024, 64)  # numbered: 8 + 64 KiB do not fit side by side
+    assert plan.numbered and plan.valid
+    loop = next(op for op in fn.body.block.ops if isinstance(op, scf.ForOp))
+    gone = next(op for op in loop.body.block.ops if isinstance(op, accel.AllocOp))
+    assert id(gone) in plan.buffers
+    peeled = {}
+    assert peel_towards(host, host_transfers(host), fn.body.block, 1 << 20, peeled)
+    (record,) = peeled.values()
+    assert record.loop.parent is None and not any(isinstance(op, scf.ForOp) for op in fn.body.block.ops)
+    assert record.peeled_ops() is None and len(record.all_peeled_ops()) > 8
+    assert sum(isinstance(op, accel.AllocOp) for op in fn.body.block.ops) == 9  # the tiles' and %d
+    assert _told_of_peels(plan, peeled.values())
+    assert id(gone) not in plan.buffers  # the erased loop's buffer no longer takes room
+    plan.verify()
+    module.verify()
 
 
 LOOP_HOLDING_A_LOOP = """

@@ -402,6 +402,10 @@ class Peeled:
     loop: scf.ForOp
     before: Operation | None
     operands: list[SSAValue]
+    block: Block
+    after: Operation | None
+    """The op after the loop then (None: the block's last): where the peeled ops end when
+    every iteration was peeled (the loop is gone)."""
 
     def peeled_ops(self) -> list[Operation] | None:
         """The ops peeling put before the loop (None: the loop or its old neighbour is
@@ -415,6 +419,20 @@ class Peeled:
             ops.append(op)
             op = op.next_op
         return ops if op is self.loop else None
+
+    def all_peeled_ops(self) -> list[Operation] | None:
+        """Where every iteration was peeled (the loop erased): the ops that took its
+        place, between its old neighbours (None: the loop is there, or a neighbour was
+        rewritten)."""
+        block = self.block
+        if self.loop.parent is not None or any(n is not None and n.parent is not block for n in (self.before, self.after)):
+            return None
+        ops = []
+        op = self.before.next_op if self.before is not None else block.first_op
+        while op is not None and op is not self.after:
+            ops.append(op)
+            op = op.next_op
+        return ops if op is self.after else None
 
     def roll_back(self, split: set[Operation]) -> bool:
         """Put the peeled iterations back into the loop if none of their transfers was split
@@ -475,7 +493,7 @@ def peel_towards(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], 
             if not lows or any(low is None for low in lows) or min(lows) >= goal or loop.parent is None:
                 break
             if loop not in peeled_loops:
-                peeled_loops[loop] = Peeled(loop, loop.prev_op, list(loop.operands))
+                peeled_loops[loop] = Peeled(loop, loop.prev_op, list(loop.operands), block, loop.next_op)
             if not peel_first(loop):
                 break
             peeled = True
@@ -626,12 +644,17 @@ def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
 def _told_of_peels(plan: ScratchpadPlan, peels: Iterable[Peeled]) -> bool:
     """Bring `plan` (of the function before any peeling) up to date with the peels, as
     one check: the ops each put before its loop, and the loop, whose bounds and carried
-    values changed. False (the plan as it was) when a loop is gone (all of it peeled)
-    or the check fails: the caller plans the function afresh."""
+    values changed (or, all of it peeled, is gone with its buffers). False (the plan as it
+    was) when a neighbour of a loop was rewritten or the check fails: the caller plans the
+    function afresh."""
     moved: list[Operation] = []
     loops: list[Operation] = []
     for p in peels:
+        # (A loop every iteration of which was peeled is erased: its ops keep their
+        # buffers, which the check finds gone from the function.)
         ops = p.peeled_ops()
+        if ops is None:
+            ops = p.all_peeled_ops()
         if ops is None:
             return False
         moved += ops
