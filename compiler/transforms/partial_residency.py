@@ -394,6 +394,17 @@ def peel_first(loop: scf.ForOp) -> bool:
     return True
 
 
+def _ops_up_to(block: Block, before: Operation | None, end: Operation | None) -> list[Operation] | None:
+    """The ops of `block` after `before` (from its start when None) and before `end` (to
+    its end when None); None if `end` does not follow."""
+    ops = []
+    op = before.next_op if before is not None else block.first_op
+    while op is not None and op is not end:
+        ops.append(op)
+        op = op.next_op
+    return ops if op is end else None
+
+
 @dataclass
 class Peeled:
     """A loop as it was before its first iteration was first peeled: the op before it then
@@ -413,12 +424,7 @@ class Peeled:
         block = self.loop.parent
         if block is None or (self.before is not None and self.before.parent is not block):
             return None
-        ops = []
-        op = self.before.next_op if self.before is not None else block.first_op
-        while op is not None and op is not self.loop:
-            ops.append(op)
-            op = op.next_op
-        return ops if op is self.loop else None
+        return _ops_up_to(block, self.before, self.loop)
 
     def all_peeled_ops(self) -> list[Operation] | None:
         """Where every iteration was peeled (the loop erased): the ops that took its
@@ -427,12 +433,7 @@ class Peeled:
         block = self.block
         if self.loop.parent is not None or any(n is not None and n.parent is not block for n in (self.before, self.after)):
             return None
-        ops = []
-        op = self.before.next_op if self.before is not None else block.first_op
-        while op is not None and op is not self.after:
-            ops.append(op)
-            op = op.next_op
-        return ops if op is self.after else None
+        return _ops_up_to(block, self.before, self.after)
 
     def roll_back(self, split: set[Operation]) -> bool:
         """Put the peeled iterations back into the loop if none of their transfers was split
