@@ -20,7 +20,7 @@ from typing import Any
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (DYNAMIC_INDEX, UNKNOWN_LOC, DenseArrayBase, IndexType, IntegerAttr, MemRefType, NoneAttr,
                                    StridedLayoutAttr, i32, i64)
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.irdl import AttrSizedOperandSegments
 
 from accel.dialects import accel
@@ -262,6 +262,17 @@ class TypeTest:
         if answer is None:
             answer = self.known[t] = issubclass(t, self.cls)
         return answer
+
+
+def ops_between(block: Block, before: Operation | None, end: Operation | None) -> list[Operation] | None:
+    """The ops of `block` after `before` (from its start when None) and before `end` (to
+    its end when None); None if `end` does not follow."""
+    ops = []
+    op = before.next_op if before is not None else block.first_op
+    while op is not None and op is not end:
+        ops.append(op)
+        op = op.next_op
+    return ops if op is end else None
 
 
 def defined_outside(v: SSAValue, region_op: Operation) -> bool:

@@ -81,7 +81,8 @@ from accel.compiler.targets.schema import READY_BLOCK_MAX
 from accel.compiler.tensors import numpy_dtype, row_major_strides
 from accel.compiler.index_arith import INDEX_ARITH, IndexConstants, constant_index, hoist_index_constants
 from accel.compiler.ir_journal import IMMEDIATE, Journal
-from accel.compiler.ir_build import VIEWS, defined_outside, dense_values, index_op, root, strided_layout, subview, view_of
+from accel.compiler.ir_build import (VIEWS, defined_outside, dense_values, index_op, ops_between, root, strided_layout,
+                                     subview, view_of)
 from accel.compiler.memory_plan import Footprint, ModuleLiveBytes, ScratchpadPlan, merged, plan_scratchpad_module
 from accel.dialects import accel
 from accel.dialects.conventions import (PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, TUNING_ATTR, accelerator_functions,
@@ -1827,20 +1828,10 @@ def simplify(fn: func.FuncOp) -> None:
         scoped_cse(fn)
 
 
-def _between(block: Block, before: Operation | None, after: Operation) -> list[Operation]:
-    """The ops of `block` after `before` (from its start when None) and before `after`."""
-    ops = []
-    op = before.next_op if before is not None else block.first_op
-    while op is not None and op is not after:
-        ops.append(op)
-        op = op.next_op
-    return ops
-
-
 def _stepped(block: Block, before: Operation | None, after: Operation, loop: scf.ForOp) -> list[Operation]:
     """What a step on `loop` (between `before` and `after`) moved or inserted: the ops put
     before it, and the loop itself if the step replaced it (it is out of the IR)."""
-    ops = [op for op in _between(block, before, after) if op is not loop]
+    ops = [op for op in ops_between(block, before, after) or () if op is not loop]  # (`after` stays put)
     return ops if loop.parent is block else [*ops, loop]
 
 

@@ -76,7 +76,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.index_arith import INDEX_ARITH, constant_index
-from accel.compiler.ir_build import dense_values, operand_segments, subview, subview_type
+from accel.compiler.ir_build import dense_values, operand_segments, ops_between, subview, subview_type
 from accel.compiler.memory_plan import Footprint, LiveBytes, ScratchpadPlan, align, plan_scratchpad
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import buffer_bytes, numpy_dtype
@@ -394,17 +394,6 @@ def peel_first(loop: scf.ForOp) -> bool:
     return True
 
 
-def _ops_up_to(block: Block, before: Operation | None, end: Operation | None) -> list[Operation] | None:
-    """The ops of `block` after `before` (from its start when None) and before `end` (to
-    its end when None); None if `end` does not follow."""
-    ops = []
-    op = before.next_op if before is not None else block.first_op
-    while op is not None and op is not end:
-        ops.append(op)
-        op = op.next_op
-    return ops if op is end else None
-
-
 @dataclass
 class Peeled:
     """A loop as it was before its first iteration was first peeled: the op before it then
@@ -424,16 +413,17 @@ class Peeled:
         block = self.loop.parent
         if block is None or (self.before is not None and self.before.parent is not block):
             return None
-        return _ops_up_to(block, self.before, self.loop)
+        return ops_between(block, self.before, self.loop)
 
     def all_peeled_ops(self) -> list[Operation] | None:
         """Where every iteration was peeled (the loop erased): the ops that took its
         place, between its old neighbours (None: the loop is there, or a neighbour was
         rewritten)."""
         block = self.block
-        if self.loop.parent is not None or any(n is not None and n.parent is not block for n in (self.before, self.after)):
+        if self.loop.parent is not None or \
+                any(n is not None and n.parent is not block for n in (self.before, self.after)):
             return None
-        return _ops_up_to(block, self.before, self.after)
+        return ops_between(block, self.before, self.after)
 
     def roll_back(self, split: set[Operation]) -> bool:
         """Put the peeled iterations back into the loop if none of their transfers was split
