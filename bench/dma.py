@@ -347,7 +347,7 @@ def traffic_breakdown(module, descs: dict) -> Breakdown:
     from xdsl.dialects import memref, scf
     from xdsl.ir import BlockArgument
 
-    from accel.compiler.compile_report import compute_cycles, dma_cycles, multiplicity
+    from accel.compiler.compile_report import compute_cycles, dma_cycles, issued_count, multiplicity
     from accel.compiler.tensors import buffer_bytes
     from accel.dialects.conventions import accelerator_functions
     from accel.dialects import accel
@@ -363,7 +363,7 @@ def traffic_breakdown(module, descs: dict) -> Breakdown:
                 bd.compute += compute_cycles(op, desc) * multiplicity(op)
             if not isinstance(op, accel.DmaStartOp):
                 continue
-            k = multiplicity(op)
+            k = issued_count(op)
             b = buffer_bytes(op.source.type) * k
             bd.dma_busy += dma_cycles(buffer_bytes(op.source.type), desc, op.on_device) * k
             if op.on_device:  # within the scratchpad: no host traffic (Table 4 counts it)

@@ -79,6 +79,51 @@ def multiplicity(op: Operation, memo: dict | None = None) -> int:
     return n
 
 
+def issued_count(op: accel.DmaStartOp, memo: dict | None = None) -> int:
+    """How many times transfer `op` is issued per call of its function: its
+    `multiplicity`, and for a guarded one the iterations of the loops around it where
+    the guard holds, counted by running their index arithmetic (all of them where a
+    value is not known statically)."""
+    if not op.guarded:
+        return multiplicity(op, memo)
+    loops = []
+    parent = op.parent_op()
+    while isinstance(parent, scf.ForOp):
+        loops.append(parent)
+        parent = parent.parent_op()
+    loops.reverse()
+    env: dict = {}
+
+    def value(v: SSAValue) -> int | None:
+        if v in env:
+            return env[v]
+        c = constant_index(v)
+        if c is None and type(v.owner) in INDEX_ARITH:
+            a, b = value(v.owner.lhs), value(v.owner.rhs)
+            c = None if a is None or b is None else INDEX_ARITH[type(v.owner)](a, b)
+        return c
+
+    def count(depth: int) -> int | None:
+        if depth == len(loops):
+            a, b = value(op.operands[2]), value(op.operands[3])
+            return None if a is None or b is None else int(a < b)
+        loop = loops[depth]
+        lb, ub, st = value(loop.lb), value(loop.ub), value(loop.step)
+        if lb is None or ub is None or st is None or st <= 0:
+            return None
+        n = 0
+        for i in range(lb, ub, st):
+            env[loop.body.block.args[0]] = i
+            k = count(depth + 1)
+            if k is None:
+                return None
+            n += k
+        return n
+
+    n = count(0)
+    return multiplicity(op, memo) if n is None else n
+
+
 class RegionOps(NamedTuple):
     """The ops of one accelerator function that the report counts, each with how many
     times it runs (`multiplicity`), gathered in one walk: the report's figures would
@@ -99,7 +144,8 @@ def region_ops(fn: func.FuncOp) -> RegionOps:
         if kind is None:
             kind = _KINDS[type(op)] = _kind_of(op)
         if kind == "dma":
-            ops.transfers.append((op, 1 if op.parent is body else multiplicity(op, loops)))
+            ops.transfers.append((op, issued_count(op, loops) if op.guarded else
+                                  1 if op.parent is body else multiplicity(op, loops)))
         elif kind == "compute":
             ops.computes.append((op, 1 if op.parent is body else multiplicity(op, loops)))
         elif kind == "weight":
@@ -407,6 +453,39 @@ def _row_runs(shape: list[int], strides: list[int], es: int, run: int) -> list[t
     return list(zip(offsets[first].tolist(), (counts * run).tolist()))
 
 
+def _guard_limit(guard: tuple[SSAValue, SSAValue], varying: set, iv: SSAValue) -> tuple | None:
+    """(c, bound) for a guard `iv + c < bound` (c None: `iv < bound`), with `bound` and
+    `c` the same in every iteration; None for any other guard that varies."""
+    x, bound = guard
+    if bound in varying:
+        return None
+    if x is iv:
+        return None, bound
+    owner = x.owner
+    if type(owner) is arith.AddiOp:
+        lhs, rhs = owner.lhs, owner.rhs
+        if lhs is iv and rhs not in varying:
+            return rhs, bound
+        if rhs is iv and lhs not in varying:
+            return lhs, bound
+    return None
+
+
+def _guarded_periods(guards: list[tuple], env: dict, i: int, ub: int, st: int, p: int) -> int:
+    """How many periods of `p` iterations a loop may jump over from iteration `i`, the `p`
+    before it having repeated: all that are left, but that a guard that changes between
+    iterations (`guards`: true while `iv < bound - c`) must take the same value in the
+    iterations jumped over as in those `p` (so none across the iteration where it changes)."""
+    periods = (-(-(ub - i) // st)) // p
+    for c, bound in guards:
+        limit = env[bound] - (env[c] if c is not None else 0)  # true while iv < limit
+        if i - st < limit:  # it held in the p iterations compared: only where it holds on
+            periods = min(periods, (-(-(limit - i) // st)) // p)
+        elif i - p * st < limit:  # it changed within them
+            periods = 0
+    return periods
+
+
 class Timeline:
     """The simulator's timing model (compiler/runtime/c/sim/sim_core.c) replayed on the
     IR: the host issues commands in program order and advances only at waits; a transfer
@@ -430,6 +509,8 @@ class Timeline:
         self.moving: dict[scf.ForOp, list[tuple]] = {}
         """Per loop that `repeats`, its steps whose scratchpad views move with the induction
         variable: (step, [(recipe, a transfer's rows?, writes it?), ...]) (see `_moves`)."""
+        self.guards: dict[scf.ForOp, list[tuple]] = {}
+        """Per loop that `repeats`, the guards that change with its iterations (see `_steady`)."""
         self.trace: list | None = None  # the block spans an iteration touches, while one is watched
         self.moving_log: list | None = None  # the moving steps' end times, while an iteration is watched
         self.views: dict[SSAValue, _View | None] = {}
@@ -571,7 +652,8 @@ class Timeline:
                 kind = _KINDS[type(op)] = _kind_of(op)
             if kind == "dma":
                 cost = dma_cycles(buffer_bytes(op.source.type), self.desc, op.on_device)
-                ops.append((_DMA, self.view(op.source), self.view(op.dest), op.token, cost))
+                guard = (op.operands[2], op.operands[3]) if op.guarded else None
+                ops.append((_DMA, self.view(op.source), self.view(op.dest), op.token, cost, guard))
                 self.exact_costs = self.exact_costs and _exact(cost)
             elif kind == "compute":
                 read = [*op.inputs, op.output] if op.reads_output else op.inputs
@@ -599,7 +681,10 @@ class Timeline:
         for step in self.block_ops(block):
             kind = step[0]
             if kind == _DMA:
-                _, source, dest, token, cost = step
+                _, source, dest, token, cost, guard = step
+                if guard is not None and not env[guard[0]] < env[guard[1]]:
+                    env[token] = 0.0  # not issued: complete
+                    continue
                 src = self.dma_blocks(source, env) if source is not None else None
                 dst = self.dma_blocks(dest, env) if dest is not None else None
                 if self.trace is not None:
@@ -710,7 +795,7 @@ class Timeline:
             jump = self._period(history, moves.mask if moves is not None else None)
             if jump is not None:
                 p, delta = jump
-                periods = (-(-(ub - i) // st)) // p
+                periods = _guarded_periods(self.guards[op], env, i, ub, st, p)
                 if periods and self._shift(history[-1], carried, periods * delta,
                                            moves.mask if moves is not None else None):
                     carried = [v + periods * delta if isinstance(v, float) and v > history[-1].m else v
@@ -741,17 +826,22 @@ class Timeline:
         body = op.body.block
         outer: list[SSAValue] = []
         moving: list[tuple] = []
-        ok = self._steady(body, {body.args[0]}, outer, op, moving)
+        guards: list[tuple] = []
+        ok = self._steady(body, {body.args[0]}, outer, op, moving, guards)
         self.loops[op] = result = outer if ok else None
         self.moving[op] = moving
+        self.guards[op] = guards
         return result
 
-    def _steady(self, block, varying: set, outer: list, loop: scf.ForOp, moving: list | None = None) -> bool:
+    def _steady(self, block, varying: set, outer: list, loop: scf.ForOp, moving: list | None = None,
+                guards: list | None = None) -> bool:
         """`repeats`' check of `block` (the loop's body or a block nested in it), adding
         the values that vary with the loop's induction variable to `varying` and the
         tokens from outside `loop` its waits read to `outer`; with `moving` (the loop's
         own body), a transfer or compute op whose views vary is added to it as
-        (step, [(view, a transfer's?, written?), ...]) instead of failing the check."""
+        (step, [(view, a transfer's?, written?), ...]) instead of failing the check, and
+        a transfer whose guard varies as `iv + c < bound` (`c`, `bound` the same in every
+        iteration) adds (c or None, bound) to `guards`: a jump stops where it changes."""
         nested = False
         for step in self.block_ops(block):
             kind = step[0]
@@ -781,6 +871,14 @@ class Timeline:
                     return False
                 varies = [role for role in roles
                           if role[0] is not None and any(t in varying for t, _ in role[0].terms)]
+                if kind == _DMA and step[5] is not None:
+                    if varies:  # (`_moves` times every iteration's views: each must be issued)
+                        return False
+                    if any(v in varying for v in step[5]):
+                        limit = _guard_limit(step[5], varying, loop.body.block.args[0])
+                        if limit is None or guards is None:
+                            return False
+                        guards.append(limit)
                 if varies:
                     if moving is None:
                         return False

@@ -49,6 +49,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FloatAttr,
     Float32Type,
+    IndexType,
     IntAttr,
     IntegerAttr,
     IntegerType,
@@ -415,22 +416,33 @@ many dimensions (the simulator's and the vendor APIs' descriptors)."""
 
 
 _TOKEN = TokenType()
+_INDEX = IndexType()
 
 
 @irdl_op_definition
 class DmaStartOp(IRDLOperation):
     """Starts an N-d strided copy `source -> dest` between host memory and a scratchpad,
     or within the scratchpad (a copy on the device: tiles assembled into one buffer);
-    both views have the same shape and element type, their layouts give the strides."""
+    both views have the same shape and element type, their layouts give the strides.
+
+    A *guarded* transfer (`accel.dma_start %s, %d if %a < %b : ...`) is issued only when
+    the index `a` is less than `b` (signed); the token of one not issued is complete (a
+    wait for it returns at once). Double buffering guards the prefetch of the next tile,
+    which the last iteration of a loop has none of."""
 
     name = "accel.dma_start"
     source = operand_def(MemRefType)
     dest = operand_def(MemRefType)
+    guard = var_operand_def(IndexType)
+    """Empty, or (a, b): issued only when a < b."""
     token = result_def(TokenType)
-    assembly_format = "$source `,` $dest attr-dict `:` type($source) `,` type($dest)"
 
-    def __init__(self, source: SSAValue | Operation, dest: SSAValue | Operation):
-        Operation.__init__(self, location=UNKNOWN_LOC, operands=[SSAValue.get(source), SSAValue.get(dest)], result_types=[_TOKEN])
+    def __init__(self, source: SSAValue | Operation, dest: SSAValue | Operation,
+                 guard: tuple[SSAValue | Operation, SSAValue | Operation] | None = None):
+        operands = [SSAValue.get(source), SSAValue.get(dest)]
+        if guard is not None:
+            operands += [SSAValue.get(guard[0]), SSAValue.get(guard[1])]
+        Operation.__init__(self, location=UNKNOWN_LOC, operands=operands, result_types=[_TOKEN])
 
     def verify_(self) -> None:
         s, d = self.source.type, self.dest.type
@@ -441,6 +453,52 @@ class DmaStartOp(IRDLOperation):
                                   f"got {s} -> {d}")
         if not 1 <= len(_shape(s)) <= MAX_TRANSFER_RANK:
             raise VerifyException(f"transfers have rank 1 to {MAX_TRANSFER_RANK}, got {s}")
+        if len(self.operands) not in (2, 4):
+            raise VerifyException(f"a guard is two index operands (issued when the first is less than the second), "
+                                  f"got {len(self.operands) - 2}")
+
+    @property
+    def guarded(self) -> bool:
+        """Whether the transfer has a guard (see the class docstring)."""
+        return len(self.operands) == 4
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(", ")
+        printer.print_operand(self.dest)
+        if self.guarded:
+            printer.print_string(" if ")
+            printer.print_operand(self.operands[2])
+            printer.print_string(" < ")
+            printer.print_operand(self.operands[3])
+        if self.attributes:
+            printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.dest.type)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        source = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        dest = parser.parse_unresolved_operand()
+        guard = None
+        if parser.parse_optional_keyword("if") is not None:
+            lhs = parser.parse_operand(_INDEX)
+            parser.parse_punctuation("<", " in a guard: `if %a < %b` (issued while a < b)")
+            if parser.parse_optional_punctuation("=") is not None:
+                parser.raise_error("a guard compares with '<' only: `if %a < %b` (issued while a < b)")
+            guard = (lhs, parser.parse_operand(_INDEX))
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        source_type = parser.parse_type()
+        parser.parse_punctuation(",")
+        dest_type = parser.parse_type()
+        op = cls(parser.resolve_operand(source, source_type), parser.resolve_operand(dest, dest_type), guard)
+        op.attributes.update(attrs)
+        return op
 
     @property
     def to_device(self) -> bool:

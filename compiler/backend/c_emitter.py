@@ -1306,9 +1306,14 @@ class AccelFunctionEmitter:
         self.desc = desc
         self.ptr: dict[SSAValue, str] = {}
         self.index: dict[SSAValue, str] = {}
+        self.issued: dict[SSAValue, str] = {}
+        """The tokens that may be of a guarded transfer not issued: the C flag saying
+        whether it was (a wait skips a transfer that was not: its token is complete)."""
+        self.unsure: set[SSAValue] = set()
 
     def emit(self, w: CWriter) -> None:
         fn = self.fn
+        self.unsure = maybe_unissued(fn)
         w.line(f"/* region @{c_comment(fn.sym_name.data)} on {c_comment(self.desc.name)} */")
         w.line(f"int {region_symbol(fn)}({self.model.region_params(fn)}) {{")
         w.depth += 1
@@ -1359,7 +1364,9 @@ class AccelFunctionEmitter:
 
     def emit_wait(self, op: accel.DmaWaitOp, w: CWriter) -> None:
         for t in op.operands:
-            w.line(f"{runtime_call(self.desc, 'dma_wait', token=self.value(t))};")
+            wait = f"{runtime_call(self.desc, 'dma_wait', token=self.value(t))};"
+            flag = self.issued.get(t)
+            w.line(wait if flag is None else f"if ({flag}) {wait}")
 
     def emit_index_constant(self, op: arith.ConstantOp, w: CWriter) -> None:
         self.index[op.result] = str(op.value.value.data)
@@ -1379,25 +1386,31 @@ class AccelFunctionEmitter:
         args = op.body.block.args
         self.index[args[0]] = iv
         # Loop-carried values (a slot index, pending tokens) live in variables.
-        carried = []
-        for arg, init, res in zip(args[1:], op.iter_args, op.results):
+        carried = []  # (C type, variable, the yield's operand index) of each carried value
+        for k, (arg, init, res) in enumerate(zip(args[1:], op.iter_args, op.results)):
             var = self.model.fresh("c")
-            w.line(f"{self.c_scalar_type(arg.type)} {var} = {self.value(init)};")
+            ctype = self.c_scalar_type(arg.type)
+            w.line(f"{ctype} {var} = {self.value(init)};")
             self.index[arg] = var
             self.index[res] = var
-            carried.append(var)
+            carried.append((ctype, var, k, False))
+            if arg in self.unsure:  # a token that may be of a transfer not issued: its flag too
+                flag = self.model.fresh("c")
+                w.line(f"int {flag} = {self.issued.get(init, '1')};")
+                self.issued[arg] = self.issued[res] = flag
+                carried.append(("int", flag, k, True))
         lb, ub, st = self.value(op.lb), self.value(op.ub), self.value(op.step)
         w.line(f"for (int64_t {iv} = {lb}; {iv} < {ub}; {iv} += {st}) {{")
         w.depth += 1
         for inner in op.body.block.ops:
             if isinstance(inner, scf.YieldOp):
-                values = [self.value(v) for v in inner.operands]
                 temps = []
-                for var, val in zip(carried, values):
+                for ctype, var, k, is_flag in carried:
+                    v = inner.operands[k]
                     tmp = self.model.fresh("n")
-                    w.line(f"{self.c_scalar_type(op.body.block.args[1 + len(temps)].type)} {tmp} = {val};")
-                    temps.append(tmp)
-                for var, tmp in zip(carried, temps):
+                    w.line(f"{ctype} {tmp} = {self.issued.get(v, '1') if is_flag else self.value(v)};")
+                    temps.append((var, tmp))
+                for var, tmp in temps:
                     w.line(f"{var} = {tmp};")
             else:
                 self.emit_op(inner, w)
@@ -1446,7 +1459,7 @@ class AccelFunctionEmitter:
 
     def emit_dma(self, op: accel.DmaStartOp, w: CWriter) -> None:
         m = self.model
-        source, dest = op.operands
+        source, dest = op.source, op.dest
         t = m.transfer(source.type, dest.type)
         if getattr(self.desc.api.runtime, t.function) is None:
             raise CompileError(f"target '{self.desc.name}' has no copy on the device (api.runtime.{t.function})", op)
@@ -1455,6 +1468,17 @@ class AccelFunctionEmitter:
                             dst_strides=m.static_array("int64_t", t.dest_strides, "strides"),
                             src_strides=m.static_array("int64_t", t.source_strides, "strides"))
         token = op.results[0]
+        if op.guarded:
+            cond = f"{self.value(op.operands[2])} < {self.value(op.operands[3])}"
+            if token.first_use is None:
+                w.line(f"if ({cond}) (void){call};")
+                return
+            tok, flag = m.fresh("t"), m.fresh("f")
+            self.ptr[token], self.issued[token] = tok, flag
+            w.line(f"{self.desc.api.runtime.token_type} {tok} = {{0}};")
+            w.line(f"int {flag} = 0;")
+            w.line(f"if ({cond}) {{ {tok} = {call}; {flag} = 1; }}")
+            return
         if token.first_use is None:  # completed by the region's final sync
             w.line(f"(void){call};")
             return
@@ -1472,6 +1496,28 @@ class AccelFunctionEmitter:
         accel.ComputeOp: emit_compute,
     }  # fmt: skip
     """The ops of a lowered region, by class: the emitter of each."""
+
+
+def maybe_unissued(fn: func.FuncOp) -> set[SSAValue]:
+    """The tokens of `fn` that may be of a guarded transfer not issued: those of guarded
+    transfers, and the loop-carried values (and loop results) that may hold one."""
+    unsure: set[SSAValue] = set()
+    loops = []
+    for op in fn.walk():
+        if type(op) is accel.DmaStartOp and op.guarded:
+            unsure.add(op.token)
+        elif type(op) is scf.ForOp and op.iter_args:
+            loops.append(op)
+    changed = bool(unsure)
+    while changed:  # (a carried token reaches the loops around it: as deep as they nest)
+        changed = False
+        for loop in loops:
+            args, yielded = loop.body.block.args[1:], loop.body.block.last_op.operands
+            for arg, init, out, res in zip(args, loop.iter_args, yielded, loop.results):
+                if arg not in unsure and (init in unsure or out in unsure):
+                    unsure.update((arg, res))
+                    changed = True
+    return unsure
 
 
 @dataclass(frozen=True)

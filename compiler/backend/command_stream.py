@@ -148,7 +148,9 @@ class StreamBuilder:
 
     def wait(self, op: accel.DmaWaitOp) -> None:
         for t in op.operands:
-            self.emit("dma_wait", {"token": self.value(t)}, op)
+            token = self.value(t)
+            if token is not None:  # (None: a guarded transfer not issued, complete)
+                self.emit("dma_wait", {"token": token}, op)
 
     def loop(self, op: scf.ForOp) -> None:
         lb, ub, step = self.value(op.lb), self.value(op.ub), self.value(op.step)
@@ -187,7 +189,10 @@ class StreamBuilder:
         self.env[op.results[0]] = Spm(src.offset + delta, src.param) if isinstance(src, Spm) else (src[0], src[1] + delta)
 
     def dma(self, op: accel.DmaStartOp) -> None:
-        source, dest = op.operands
+        if op.guarded and not self.value(op.operands[2]) < self.value(op.operands[3]):
+            self.env[op.token] = None  # not issued: the stream holds no command for it
+            return
+        source, dest = op.source, op.dest
         to_spm, from_spm = accel.memory_space(dest.type) == "spm", accel.memory_space(source.type) == "spm"
         if to_spm and from_spm:
             self.device_copy(op)

@@ -152,7 +152,7 @@ def hoist_invariant_loads(loop: scf.ForOp, journal: Journal = IMMEDIATE) -> bool
     for op in loop.walk():
         for v in writes(op):
             writers[root(v)] = writers.get(root(v), 0) + 1
-    for dma in [op for op in body.ops if isinstance(op, accel.DmaStartOp) and op.to_device]:
+    for dma in [op for op in body.ops if isinstance(op, accel.DmaStartOp) and op.to_device and not op.guarded]:
         src, dst = dma.source, dma.dest
         chain = []
         v = src
@@ -521,7 +521,9 @@ def find_forwardings(block: Block, on_device: DeviceCopies | None = None,
 
     for op in list(block.ops):
         if isinstance(op, accel.DmaStartOp):
-            if op.to_device:
+            if op.guarded:  # it may not be issued: what its destination holds is unknown
+                (on_device.invalidate_host if op.to_host else on_device.invalidate_device)(root(op.dest))
+            elif op.to_device:
                 key = host_key(op.source)
                 have = on_device.get(key)
                 readers = [u for u in op.dest.uses if u.operation is not op]
@@ -727,7 +729,8 @@ def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journ
     if any(op.regions for op in ops):
         return False
     loads = [op for op in ops if isinstance(op, accel.DmaStartOp) and op.to_device]
-    if not loads or not any(isinstance(op, accel.ComputeOp) for op in ops):
+    if not loads or not any(isinstance(op, accel.ComputeOp) for op in ops) or \
+            any(isinstance(op, accel.DmaStartOp) and op.guarded for op in ops):
         return False
     for d in loads:
         if not isinstance(d.dest.owner, accel.AllocOp) or d.dest.owner.parent is not body:
@@ -1034,7 +1037,7 @@ def _prefetch_moves(block: Block, only: set | None, order: BlockOrder | None = N
     if candidates is None:
         candidates = [op for op in block.ops if isinstance(op, accel.DmaStartOp) and op.to_device]
     for dma in candidates:
-        if only is not None and dma not in only:
+        if (only is not None and dma not in only) or dma.guarded:  # (its guard stays where it is)
             continue
         alloc = dma.dest.owner
         if not isinstance(alloc, accel.AllocOp) or alloc.parent is not block:
@@ -1253,7 +1256,7 @@ def _whole_buffer_transfers(arg: SSAValue) -> list[accel.DmaStartOp] | None:
     dmas = []
     for use in arg.uses:
         op = use.operation
-        if not isinstance(op, accel.DmaStartOp):
+        if not isinstance(op, accel.DmaStartOp) or op.guarded:
             return None
         dmas.append(op)
     return dmas
@@ -1495,7 +1498,7 @@ def _leading_loads(fn: func.FuncOp) -> list[accel.DmaStartOp]:
         if isinstance(op, accel.ComputeOp) or op.regions:
             first = op
             break
-        if isinstance(op, accel.DmaStartOp) and op.to_device:
+        if isinstance(op, accel.DmaStartOp) and op.to_device and not op.guarded:
             loads.append(op)
     else:
         return []
