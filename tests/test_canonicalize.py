@@ -139,6 +139,25 @@ def test_fold_constants_is_exact(graph: RelayGraph, data):
             assert not only_folding_readers(op.results[0]), "a dequantize all of whose readers fold stayed"
 
 
+def test_products_do_not_depend_on_their_operands_layout():
+    """Found by hypothesis on a fresh clone's CI: fold-constants leaves a transpose's result
+    row-major, where the interpreter ran the product on the transposed view; numpy's
+    `matmul` sums in an order that depends on strides (two in five random 2x2 inputs came
+    out one unit in the last place apart). The reference products take row-major copies."""
+    from accel.compiler.runtime import reference as ref
+
+    rng = np.random.default_rng(5)
+    for k, n in [(2, 1), (2, 3), (4, 3), (5, 2)]:
+        w = rng.standard_normal((n, k)).astype(np.float32)
+        for _ in range(100):
+            x = rng.standard_normal((k, k)).astype(np.float32)
+            np.testing.assert_array_equal(ref.dense(x.T, w), ref.dense(np.ascontiguousarray(x.T), w))
+            np.testing.assert_array_equal(ref.matmul(x, w, transpose_a=True, transpose_b=True),
+                                          ref.matmul(np.ascontiguousarray(x.T), np.ascontiguousarray(w.T)))
+            np.testing.assert_array_equal(ref.batch_matmul(x[None], w[None], transpose_a=True),
+                                          ref.batch_matmul(np.ascontiguousarray(x.T)[None], w[None]))
+
+
 @SETTINGS
 @given(data=st.data())
 def test_constant_computations_between_qdq_pairs_fold(data):

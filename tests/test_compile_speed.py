@@ -133,18 +133,21 @@ def test_fast_constructors_make_what_irdl_builds():
 
     host = MemRefType(f32, [64])
     spm = accel.memref_type(f32, [64], space=accel.SPM)
-    block = Block(arg_types=[host, host, spm, TensorType(f32, [64])])
-    x, y, s, t = block.args
+    block = Block(arg_types=[host, host, spm, TensorType(f32, [64]), IndexType(), IndexType()])
+    x, y, s, t, i, n = block.args
     pairs = [
         (memref_alloc(host), _irdl_built(memref.AllocOp, operands=[[], []], result_types=[host])),
         (accel.AllocOp(spm), _irdl_built(accel.AllocOp, result_types=[spm])),
-        (accel.DmaStartOp(x, s), _irdl_built(accel.DmaStartOp, operands=[x, s], result_types=[accel.TokenType()])),
+        (accel.DmaStartOp(x, s), _irdl_built(accel.DmaStartOp, operands=[x, s, []], result_types=[accel.TokenType()])),
+        (accel.DmaStartOp(x, s, (i, n)),
+         _irdl_built(accel.DmaStartOp, operands=[x, s, [i, n]], result_types=[accel.TokenType()])),
         (accel.EltwiseOp([x, y], s, kind="add"),
          _irdl_built(accel.EltwiseOp, operands=[[x, y], s], properties=accel.EltwiseOp([x, y], s, kind="add").properties)),
         (relay.AddOp(t, t), _irdl_built(relay.AddOp, operands=[t, t], result_types=[t.type])),
         (relay.YieldOp(t, t), _irdl_built(relay.YieldOp, operands=[[t, t]])),
     ]
     start = pairs[2][0]
+    assert not start.guarded and pairs[3][0].guarded
     pairs.append((accel.DmaWaitOp(start.token), _irdl_built(accel.DmaWaitOp, operands=[[start.token]])))
     def body(yield_op):
         b = Block(arg_types=[t.type])

@@ -141,13 +141,21 @@ def conv2d(
     return _conv2d_core(data, weight, strides, padding, dilation, groups).astype(data.dtype, copy=False)
 
 
+def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`np.matmul` of row-major copies: numpy's product sums in an order (and with fused
+    multiply-adds or not) that depends on its operands' strides, so a transposed view and
+    its row-major copy (what fold-constants leaves of a transpose) gave results one unit
+    in the last place apart (hypothesis found it). The reference is the same for both."""
+    return np.matmul(np.ascontiguousarray(a), np.ascontiguousarray(b))
+
+
 def dense(data: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """y = x · Wᵀ with data [..., K] and weight [N, K]."""
-    return np.matmul(data, weight.T)
+    return _product(data, weight.T)
 
 
 def matmul(lhs: np.ndarray, rhs: np.ndarray, transpose_a: bool = False, transpose_b: bool = False) -> np.ndarray:
-    return np.matmul(lhs.T if transpose_a else lhs, rhs.T if transpose_b else rhs)
+    return _product(lhs.T if transpose_a else lhs, rhs.T if transpose_b else rhs)
 
 
 def batch_matmul(lhs: np.ndarray, rhs: np.ndarray, transpose_a: bool = False, transpose_b: bool = True) -> np.ndarray:
@@ -155,7 +163,7 @@ def batch_matmul(lhs: np.ndarray, rhs: np.ndarray, transpose_a: bool = False, tr
     `transpose_b=True` takes rhs as [..., N, K]."""
     a = np.swapaxes(lhs, -1, -2) if transpose_a else lhs
     b = np.swapaxes(rhs, -1, -2) if transpose_b else rhs
-    return np.matmul(a, b)
+    return _product(a, b)
 
 
 def bias_add(data: np.ndarray, bias: np.ndarray, axis: int = 1) -> np.ndarray:
