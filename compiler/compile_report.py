@@ -86,8 +86,17 @@ def issued_count(op: accel.DmaStartOp, memo: dict | None = None) -> int:
     value is not known statically)."""
     if not op.guarded:
         return multiplicity(op, memo)
-    loops = []
     parent = op.parent_op()
+    if isinstance(parent, scf.ForOp):  # `iv + c < bound` (c, bound constants): counted, not run
+        bounds = [constant_index(v) for v in (parent.lb, parent.ub, parent.step)]
+        form = _guard_limit((op.operands[2], op.operands[3]), {parent.body.block.args[0]}, parent.body.block.args[0])
+        c = form and (0 if form[0] is None else constant_index(form[0]))
+        bound = form and constant_index(form[1])
+        if None not in bounds and bounds[2] > 0 and c is not None and bound is not None:
+            lb, ub, st = bounds
+            taken = max(0, -(-(min(ub, bound - c) - lb) // st))
+            return taken * multiplicity(parent, memo)
+    loops = []
     while isinstance(parent, scf.ForOp):
         loops.append(parent)
         parent = parent.parent_op()

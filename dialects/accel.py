@@ -460,7 +460,7 @@ class DmaStartOp(IRDLOperation):
     @property
     def guarded(self) -> bool:
         """Whether the transfer has a guard (see the class docstring)."""
-        return len(self.operands) == 4
+        return len(self._operands) == 4  # (the tuple: xDSL's `operands` builds a view per access)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")

@@ -146,6 +146,9 @@ def test_issued_count_runs_the_guard_per_iteration():
     module = parse(relu_loop(7))
     assert issued_count(guarded(module)) == 6
     assert issued_count(guarded(parse(relu_loop(7, guard_first="%i", guard_bound="%c1")))) == 1
+    # Not of the form `iv + c < bound`: the loop's index arithmetic is run per iteration.
+    assert issued_count(guarded(parse(relu_loop(7, guard_first="%at")))) == 7
+    assert issued_count(guarded(parse(relu_loop(7, guard_first="%at", guard_bound="%clast")))) == 5
 
 
 def test_the_command_stream_holds_only_the_issued_loads(tmp_path):
@@ -168,5 +171,6 @@ def test_passes_leave_guarded_transfers_alone():
     assert double_buffer_loop(loop) is False  # (a loop holding a guarded transfer)
     assert find_forwardings(region(module).body.block) == []
     host = region(module).body.block.args[0]
-    assert host_transfers(host) is None  # assemble-on-device and partial-residency skip the value
+    assert host_transfers(host) is None  # assemble-on-device skips the value
+    assert [i for _, i in host_transfers(host, guarded=True)] == [0, 0]  # partial-residency keeps guards
     assert dma.parent is loop.body.block

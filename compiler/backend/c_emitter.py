@@ -40,6 +40,7 @@ from accel.compiler.backend.codegen_hook import (
 )
 from accel.compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_comment, c_double, c_float, c_int, c_string
 from accel.compiler.diagnostics import CompileError, format_location
+from accel.compiler.index_arith import constant_index
 from accel.compiler.ir_build import PER_DESCRIPTION, IdentityMemo, dense_values, op_signature, operand_segments
 from accel.compiler.memory_plan import align
 from accel.compiler.narrow_types import NARROW_C_TYPES, is_float_dtype
@@ -1307,13 +1308,14 @@ class AccelFunctionEmitter:
         self.ptr: dict[SSAValue, str] = {}
         self.index: dict[SSAValue, str] = {}
         self.issued: dict[SSAValue, str] = {}
-        """The tokens that may be of a guarded transfer not issued: the C flag saying
-        whether it was (a wait skips a transfer that was not: its token is complete)."""
-        self.unsure: set[SSAValue] = set()
+        """The tokens that may be of a guarded transfer not issued and are waited for: the
+        C flag saying whether it was (a wait skips a transfer that was not: its token is
+        complete). See `flagged_tokens`."""
+        self.flagged: set[SSAValue] = set()
 
     def emit(self, w: CWriter) -> None:
         fn = self.fn
-        self.unsure = maybe_unissued(fn)
+        self.flagged = flagged_tokens(fn)
         w.line(f"/* region @{c_comment(fn.sym_name.data)} on {c_comment(self.desc.name)} */")
         w.line(f"int {region_symbol(fn)}({self.model.region_params(fn)}) {{")
         w.depth += 1
@@ -1394,7 +1396,7 @@ class AccelFunctionEmitter:
             self.index[arg] = var
             self.index[res] = var
             carried.append((ctype, var, k, False))
-            if arg in self.unsure:  # a token that may be of a transfer not issued: its flag too
+            if arg in self.flagged or res in self.flagged:  # a token that may not be issued: its flag too
                 flag = self.model.fresh("c")
                 w.line(f"int {flag} = {self.issued.get(init, '1')};")
                 self.issued[arg] = self.issued[res] = flag
@@ -1473,9 +1475,13 @@ class AccelFunctionEmitter:
             if token.first_use is None:
                 w.line(f"if ({cond}) (void){call};")
                 return
-            tok, flag = m.fresh("t"), m.fresh("f")
-            self.ptr[token], self.issued[token] = tok, flag
-            w.line(f"{self.desc.api.runtime.token_type} {tok} = {{0}};")
+            tok = m.fresh("t")
+            self.ptr[token] = tok
+            w.line(f"{self.desc.api.runtime.token_type} {tok} = {{0}};")  # (never waited for unless issued)
+            if token not in self.flagged:
+                w.line(f"if ({cond}) {tok} = {call};")
+                return
+            flag = self.issued[token] = m.fresh("f")
             w.line(f"int {flag} = 0;")
             w.line(f"if ({cond}) {{ {tok} = {call}; {flag} = 1; }}")
             return
@@ -1498,26 +1504,67 @@ class AccelFunctionEmitter:
     """The ops of a lowered region, by class: the emitter of each."""
 
 
-def maybe_unissued(fn: func.FuncOp) -> set[SSAValue]:
-    """The tokens of `fn` that may be of a guarded transfer not issued: those of guarded
-    transfers, and the loop-carried values (and loop results) that may hold one."""
+def flagged_tokens(fn: func.FuncOp) -> set[SSAValue]:
+    """The tokens of `fn` that need an issued flag in C: those that may be of a guarded
+    transfer not issued (its own token, and loop-carried values and loop results that
+    may hold one) and that a wait reads, directly or through loop-carried values.
+
+    A guarded transfer of a loop's body that prefetches for the next iteration (guard
+    `iv + step < ub`, the loop's own step and bound) is issued in every iteration that
+    has a next: the iteration that reads its token through the loop-carried value waits
+    for an issued transfer, and only the loop's result (after the last) may not be."""
     unsure: set[SSAValue] = set()
     loops = []
+    next_only: set[SSAValue] = set()  # tokens of prefetches for the next iteration
     for op in fn.walk():
         if type(op) is accel.DmaStartOp and op.guarded:
             unsure.add(op.token)
+            if _for_next_iteration(op):
+                next_only.add(op.token)
         elif type(op) is scf.ForOp and op.iter_args:
             loops.append(op)
-    changed = bool(unsure)
+    if not unsure:
+        return unsure
+    changed = True
     while changed:  # (a carried token reaches the loops around it: as deep as they nest)
         changed = False
         for loop in loops:
             args, yielded = loop.body.block.args[1:], loop.body.block.last_op.operands
             for arg, init, out, res in zip(args, loop.iter_args, yielded, loop.results):
-                if arg not in unsure and (init in unsure or out in unsure):
-                    unsure.update((arg, res))
+                if arg not in unsure and (init in unsure or (out in unsure and out not in next_only)):
+                    unsure.add(arg)
                     changed = True
-    return unsure
+                if res not in unsure and (init in unsure or out in unsure):
+                    unsure.add(res)
+                    changed = True
+    # The flags read: from the waits back through the carried values.
+    flagged = {t for op in fn.walk() if type(op) is accel.DmaWaitOp for t in op.tokens if t in unsure}
+    changed = True
+    while changed:
+        changed = False
+        for loop in loops:
+            args, yielded = loop.body.block.args[1:], loop.body.block.last_op.operands
+            for arg, init, out, res in zip(args, loop.iter_args, yielded, loop.results):
+                if arg in flagged or res in flagged:
+                    for v in (init, out, arg, res):
+                        if v in unsure and v not in flagged:
+                            flagged.add(v)
+                            changed = True
+    return flagged
+
+
+def _for_next_iteration(op: accel.DmaStartOp) -> bool:
+    """Whether guarded transfer `op`, in a loop's body, is guarded by `iv + step < ub` of
+    that loop (a prefetch for the next iteration, issued in every iteration but the last)."""
+    loop = op.parent_op()
+    if type(loop) is not scf.ForOp:
+        return False
+    x, bound = op.operands[2], op.operands[3]
+    add = x.owner
+    if type(add) is not arith.AddiOp or add.lhs is not loop.body.block.args[0]:
+        return False
+    same = (lambda a, b: a is b or (constant_index(a) is not None and constant_index(a) == constant_index(b)))
+    return same(add.rhs, loop.step) and same(bound, loop.ub)
 
 
 @dataclass(frozen=True)

@@ -70,10 +70,11 @@ from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions
 # --------------------------------------------------------------------------------------
 
 
-def host_transfers(buf: SSAValue) -> list[tuple[accel.DmaStartOp, int]] | None:
+def host_transfers(buf: SSAValue, guarded: bool = False) -> list[tuple[accel.DmaStartOp, int]] | None:
     """Every transfer of `buf` through views of it, as (transfer, operand index); None
-    when anything but views and unguarded transfers uses it (a guarded one may not be
-    issued: which of the buffer's data moves is then not static)."""
+    when anything but views and transfers uses it, or (unless `guarded`: a caller that
+    keeps a guard with what it makes of a transfer) a guarded transfer, which may not be
+    issued."""
     found = []
     stack = [buf]
     while stack:
@@ -82,7 +83,7 @@ def host_transfers(buf: SSAValue) -> list[tuple[accel.DmaStartOp, int]] | None:
             user = use.operation
             if isinstance(user, VIEWS) and use.index == 0:  # tiles; layout ops' views
                 stack.append(user.results[0])
-            elif isinstance(user, accel.DmaStartOp) and not user.guarded:
+            elif isinstance(user, accel.DmaStartOp) and (guarded or not user.guarded):
                 found.append((user, use.index))
             else:
                 return None

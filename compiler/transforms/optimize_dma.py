@@ -23,9 +23,11 @@ Each part can be switched off:
 - `double-buffer`: in a tiled loop, the transfer of the next tile is issued before the
   compute of the current one, into the other half of a two-slot scratchpad buffer (the
   slot and the pending token are loop-carried), so the DMA engine works while the
-  compute engine does; the last iteration is peeled; computed tiles get two slots too and
+  compute engine does; that prefetch is guarded (`if %next < %ub`: the last iteration has
+  no next tile, and the loop keeps all its iterations); computed tiles get two slots too and
   their write-backs are not waited for in the loop. Outside loops, each load is issued
-  one compute op earlier (the next op's operands arrive while the current one computes),
+  one compute op earlier (the next op's operands arrive while the current one computes; a
+  loop that does not write its source counts as one op: the load goes before it),
   no write-back is waited for (transfers run in order; the region ends with a sync), and
   a copy on the device (a layout op's) is waited for just before the first op that reads
   its destination, copies issued together going in the order they are needed.
@@ -285,7 +287,10 @@ def _keep_fitting(changes: list, plan: ScratchpadPlan) -> list:
     # turn, and undoing it, are spared.
     if not any(_screened(c, plan) for c in changes) and plan.check(*merged(prints), batch=True):
         return changes
-    for c in reversed(changes):
+    # Undone in reverse, but moves of loads (one round's, in block order) in their order:
+    # each goes back before the first op after it that stays put, so loads sharing that op
+    # would swap.
+    for c in (changes if all(type(c) is Prefetch for c in changes) else reversed(changes)):
         c.undo()
     plan.settle(*merged(prints))
     kept = []
@@ -697,7 +702,7 @@ def two_slots(t: MemRefType) -> MemRefType:
 def _slot_type(two: MemRefType, shape: tuple[int, ...], slot: int | None) -> MemRefType:
     """The type of slot `slot` (None: a slot chosen at run time) of two-slot buffer type
     `two` viewed with the tile's `shape`: taken once per (type object, shape, slot), as a
-    pipelined loop views each slot from its prologue, body and epilogue."""
+    pipelined loop views each slot from its prologue and body."""
     key = (id(two), shape, slot)
     found = _SLOT_TYPES.get(key)
     if found is None:
@@ -783,16 +788,14 @@ def double_buffer_loop(loop: scf.ForOp, write_backs: bool = True, journal: Journ
         Rewriter.insert_op(dma, before)
         first_tokens.append(dma.token)
 
-    # The new loop: iterations lb .. last - step, carrying (slot, tokens).
+    # The new loop: the same iterations, carrying (slot, tokens); the last one prefetches
+    # nothing (its loads are guarded).
     new_body = Block(arg_types=[IndexType(), IndexType(), *[accel.TokenType()] * len(loads)])
     new_iv, slot, tokens = new_body.args[0], new_body.args[1], list(new_body.args[2:])
-    _emit_pipelined_body(new_body, ops, loads, slots, iv, new_iv, slot, tokens, step, slot_view, deferred, index)
-    new_loop = scf.ForOp(index(lb), index(last), index(step), [index(0), *first_tokens], Region(new_body))
+    _emit_pipelined_body(new_body, ops, loads, slots, iv, new_iv, slot, tokens, step, last, ub, slot_view, deferred,
+                         index)
+    new_loop = scf.ForOp(index(lb), index(ub), index(step), [index(0), *first_tokens], Region(new_body))
     Rewriter.insert_op(new_loop, before)
-    # Epilogue: the last iteration, no prefetch.
-    end_point = InsertPoint.before(loop)
-    _emit_iteration(end_point, ops, loads, slots, iv, index(last), new_loop.results[0],
-                    list(new_loop.results[1:]), slot_view, deferred, index)
     change = _LoopChange(loop.parent, neighbours[0], neighbours[1], loop)
     loop.detach()
     journal.record(change.undo, change.keep)
@@ -835,20 +838,25 @@ def _clone_at(op: Operation, mapping: dict, point: InsertPoint, index: Callable[
         mapping[old] = new
 
 
-def _emit_pipelined_body(block: Block, ops, loads, slots, old_iv, new_iv, slot, tokens, step, slot_view,
+def _emit_pipelined_body(block: Block, ops, loads, slots, old_iv, new_iv, slot, tokens, step, last, ub, slot_view,
                          deferred, index: Callable[[int], SSAValue]) -> None:
-    """Issue the next iteration's loads into the other slot, then run this iteration."""
+    """Issue the next iteration's loads into the other slot (guarded: the last iteration
+    has no next; their views are taken at the next index clamped to the last, so that
+    every view stays within its buffer), then run this iteration."""
     point = InsertPoint.at_end(block)
     other = index_op(arith.SubiOp, index(1), slot)
     Rewriter.insert_op(other, point)
     nxt = index_op(arith.AddiOp, new_iv, index(step))
     Rewriter.insert_op(nxt, point)
-    mapping = {old_iv: nxt.result}
+    at = index_op(arith.MinSIOp, nxt.result, index(last))
+    Rewriter.insert_op(at, point)
+    mapping = {old_iv: at.result}
+    guard = (nxt.result, index(ub))
     next_tokens = []
     for d in loads:
         src = _clone_view(d.source, mapping, point, d.parent_op(), index)
         view = slot_view(point, slots[d.dest], other.result, d.dest.type.get_shape())
-        dma = accel.DmaStartOp(src, view)
+        dma = accel.DmaStartOp(src, view, guard)
         Rewriter.insert_op(dma, point)
         next_tokens.append(dma.token)
     _emit_iteration(point, ops, loads, slots, old_iv, new_iv, slot, tokens, slot_view, deferred, index)
@@ -935,10 +943,10 @@ def _move_before(ops: list[Operation], successor: Operation) -> None:
 
 @dataclass
 class Prefetch:
-    """Ops of one load (its views, buffer and transfer) moved before a compute op."""
+    """Ops of one load (its views, buffer and transfer) moved before a compute op or a loop."""
 
     ops: list[Operation]
-    target: Operation  # the compute op they now precede
+    target: Operation  # the compute op (or loop) they now precede
     home: Operation  # the op they came before (not itself moved by any prefetch)
     views: int = 0
     """How many of `ops` lead: the ops computing the load's view (pure)."""
@@ -971,8 +979,9 @@ class Prefetch:
 
 def prefetch_loads(block: Block, plan: ScratchpadPlan, only: set | None = None) -> set:
     """Issue each load (of `only`, if given) one compute op earlier (before the compute
-    that precedes it), so the DMA engine fetches the next op's operands while the current
-    one computes. Kept where the scratchpad plan still fits; returns the loads moved."""
+    op, or the loop, that precedes it), so the DMA engine fetches the next op's operands
+    while the current one computes. Kept where the scratchpad plan still fits; returns
+    the loads moved."""
     return {m.ops[-1] for m in keep_fitting(_prefetch_moves(block, only), plan)}
 
 
@@ -1042,7 +1051,8 @@ def _prefetch_moves(block: Block, only: set | None, order: BlockOrder | None = N
         alloc = dma.dest.owner
         if not isinstance(alloc, accel.AllocOp) or alloc.parent is not block:
             continue
-        # The compute op before this load, and nothing in between that writes its source.
+        # The compute op (or loop: a double-buffered one keeps its last iteration, which the
+        # load overlaps from before it) before this load, nothing in between writing its source.
         prev = dma.prev_op
         src_root = root(dma.source)
         blocked = False
@@ -1051,10 +1061,12 @@ def _prefetch_moves(block: Block, only: set | None, order: BlockOrder | None = N
                 blocked = True
                 break
             if prev.regions:
+                if type(prev) is scf.ForOp and not any(root(v) is src_root for inner in prev.walk() for v in writes(inner)):
+                    break
                 blocked = True
                 break
             prev = prev.prev_op
-        if blocked or prev is None or root(prev.output) is src_root:
+        if blocked or prev is None or (not prev.regions and root(prev.output) is src_root):
             continue
         chain = _movable_chain(dma.source, block, prev, order)
         if chain is None:

@@ -243,14 +243,15 @@ class Residency:
             near = part_of(tile, inner, box.sizes[:self.dim] + [m] + box.sizes[self.dim + 1:], point, self.made)
             resident = part_of(self.device.result, starts, box.sizes[:self.dim] + [m] + box.sizes[self.dim + 1:],
                                point, self.made)
-            parts = [accel.DmaStartOp(resident, near) if index == 0 else accel.DmaStartOp(near, resident)]
+            guard = (dma.operands[2], dma.operands[3]) if dma.guarded else None  # (the parts keep it)
+            parts = [accel.DmaStartOp(resident, near, guard) if index == 0 else accel.DmaStartOp(near, resident, guard)]
             if m < n:
                 rest_sizes = box.sizes[:self.dim] + [n - m] + box.sizes[self.dim + 1:]
                 inner[self.dim] = m
                 far = part_of(tile, inner, rest_sizes, point, self.made)
                 starts[self.dim] = o + m
                 there = part_of(self.host.memref, starts, rest_sizes, point, self.made)
-                parts.append(accel.DmaStartOp(there, far) if index == 0 else accel.DmaStartOp(far, there))
+                parts.append(accel.DmaStartOp(there, far, guard) if index == 0 else accel.DmaStartOp(far, there, guard))
             for p in parts:
                 Rewriter.insert_op(p, point)
                 self.made.append(p)
@@ -591,7 +592,7 @@ def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
     for op in list(block.ops):
         if not isinstance(op, memref.AllocOp):
             continue
-        transfers = host_transfers(op.memref)
+        transfers = host_transfers(op.memref, guarded=True)
         if not transfers or not any(i == 0 for _, i in transfers) or not any(i == 1 for _, i in transfers):
             continue
         room = room_for(op.memref, transfers, live, capacity, alignment)
@@ -602,7 +603,7 @@ def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
     for op in list(block.ops):
         if not isinstance(op, memref.AllocOp):
             continue
-        transfers = host_transfers(op.memref)
+        transfers = host_transfers(op.memref, guarded=True)
         if not transfers or not any(i == 0 for _, i in transfers) or not any(i == 1 for _, i in transfers):
             continue
         found = candidates(op, transfers, block, pos, capacity, memo)
