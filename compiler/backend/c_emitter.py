@@ -1563,8 +1563,12 @@ def _for_next_iteration(op: accel.DmaStartOp) -> bool:
     add = x.owner
     if type(add) is not arith.AddiOp or add.lhs is not loop.body.block.args[0]:
         return False
-    same = (lambda a, b: a is b or (constant_index(a) is not None and constant_index(a) == constant_index(b)))
-    return same(add.rhs, loop.step) and same(bound, loop.ub)
+    return _same_index(add.rhs, loop.step) and _same_index(bound, loop.ub)
+
+
+def _same_index(a: SSAValue, b: SSAValue) -> bool:
+    """Whether two index values are the same value or equal constants."""
+    return a is b or (constant_index(a) is not None and constant_index(a) == constant_index(b))
 
 
 @dataclass(frozen=True)
