@@ -26,8 +26,9 @@ Each part can be switched off:
   compute engine does; that prefetch is guarded (`if %next < %ub`: the last iteration has
   no next tile, and the loop keeps all its iterations); computed tiles get two slots too and
   their write-backs are not waited for in the loop. Outside loops, each load is issued
-  one compute op earlier (the next op's operands arrive while the current one computes; a
-  loop that does not write its source counts as one op: the load goes before it),
+  one compute op earlier (the next op's operands arrive while the current one computes; in
+  the first round a loop that does not write its source counts as one op: the load goes
+  before it, and the loop's last iteration overlaps it),
   no write-back is waited for (transfers run in order; the region ends with a sync), and
   a copy on the device (a layout op's) is waited for just before the first op that reads
   its destination, copies issued together going in the order they are needed.
@@ -977,12 +978,12 @@ class Prefetch:
         return isinstance(alloc, accel.AllocOp) and plan.no_room_over(self.target, [alloc.result.type])
 
 
-def prefetch_loads(block: Block, plan: ScratchpadPlan, only: set | None = None) -> set:
+def prefetch_loads(block: Block, plan: ScratchpadPlan, only: set | None = None, past_loops: bool = True) -> set:
     """Issue each load (of `only`, if given) one compute op earlier (before the compute
-    op, or the loop, that precedes it), so the DMA engine fetches the next op's operands
-    while the current one computes. Kept where the scratchpad plan still fits; returns
-    the loads moved."""
-    return {m.ops[-1] for m in keep_fitting(_prefetch_moves(block, only), plan)}
+    op, or with `past_loops` the loop, that precedes it), so the DMA engine fetches the
+    next op's operands while the current one computes. Kept where the scratchpad plan
+    still fits; returns the loads moved."""
+    return {m.ops[-1] for m in keep_fitting(_prefetch_moves(block, only, past_loops=past_loops), plan)}
 
 
 def prefetch_rounds(block: Block, plan: ScratchpadPlan, rounds: int, within) -> None:
@@ -1010,7 +1011,7 @@ def prefetch_rounds(block: Block, plan: ScratchpadPlan, rounds: int, within) -> 
     for depth in range(1, rounds):
         if not moved:
             break
-        applied.append(_prefetch_moves(block, moved, order, candidates))
+        applied.append(_prefetch_moves(block, moved, order, candidates, past_loops=False))
         candidates = [m.ops[-1] for m in applied[-1]]
         moved = within(set(candidates), depth + 1)
     prints = merged([m.footprint() for moves in applied for m in moves])
@@ -1032,15 +1033,18 @@ def prefetch_rounds(block: Block, plan: ScratchpadPlan, rounds: int, within) -> 
 def _rounds_in_turn(block: Block, plan: ScratchpadPlan, moved: set | None, depth: int, rounds: int, within) -> None:
     """Rounds `depth` .. `rounds - 1` of `prefetch_rounds`, one `prefetch_loads` each."""
     while depth < rounds and moved:
-        moved = within(prefetch_loads(block, plan, moved), depth + 1)
+        moved = within(prefetch_loads(block, plan, moved, past_loops=False), depth + 1)
         depth += 1
 
 
 def _prefetch_moves(block: Block, only: set | None, order: BlockOrder | None = None,
-                    candidates: list | None = None) -> list[Prefetch]:
+                    candidates: list | None = None, past_loops: bool = True) -> list[Prefetch]:
     """The moves of `prefetch_loads`, applied tentatively. `order`: the block's
     `BlockOrder` if the caller keeps one; `candidates`: the loads that may move, in block
-    order, if the caller knows them (else the block's, found by a walk)."""
+    order, if the caller knows them (else the block's, found by a walk); `past_loops`:
+    whether a load may go before a loop (the first round's: a load the loop's last
+    iteration overlaps; later rounds moving it past more would hold its buffer over
+    whole loops, for little, and cost checks)."""
     moves: list[Prefetch] = []
     order = order if order is not None else BlockOrder(block)
     if candidates is None:
@@ -1061,7 +1065,7 @@ def _prefetch_moves(block: Block, only: set | None, order: BlockOrder | None = N
                 blocked = True
                 break
             if prev.regions:
-                if type(prev) is scf.ForOp and not any(root(v) is src_root for inner in prev.walk() for v in writes(inner)):
+                if past_loops and type(prev) is scf.ForOp and not any(root(v) is src_root for inner in prev.walk() for v in writes(inner)):
                     break
                 blocked = True
                 break
