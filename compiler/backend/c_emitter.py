@@ -1538,7 +1538,7 @@ def flagged_tokens(fn: func.FuncOp) -> set[SSAValue]:
                     unsure.add(res)
                     changed = True
     # The flags read: from the waits back through the carried values.
-    flagged = {t for op in fn.walk() if type(op) is accel.DmaWaitOp for t in op.tokens if t in unsure}
+    flagged = {t for t in unsure if any(type(u.operation) is accel.DmaWaitOp for u in t.uses)}
     changed = True
     while changed:
         changed = False
