@@ -2,8 +2,9 @@
 memory, and cycles, computed statically from the final IR.
 
 - `dma.bytes_to_device`, `dma.bytes_to_host`, `dma.transfers`: every `accel.dma_start` of
-  every accelerator function, times the trip counts of its enclosing loops. These are
-  exactly what the simulator counts when the model runs.
+  every accelerator function, times the trip counts of its enclosing loops (a guarded one:
+  the iterations where its guard holds, `issued_count`). These are exactly what the
+  simulator counts when the model runs.
 - `dma.lower_bound_bytes`: the compulsory traffic of the chosen partition: every value
   crossing the host/accelerator boundary once (to a target from the host or from another
   target; back to the host when the host or the model's outputs need it) and every weight
