@@ -50,7 +50,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
 from accel.compiler.diagnostics import CompileError
-from accel.compiler.index_arith import INDEX_ARITH, constant_index
+from accel.compiler.index_arith import INDEX_ARITH, constant_index, offset_from
 from accel.compiler.ir_build import defined_outside, dense_values
 from accel.compiler.targets.c_api import matmul_dims
 from accel.compiler.tensors import buffer_bytes, numpy_dtype, row_major_strides
@@ -467,18 +467,10 @@ def _guard_limit(guard: tuple[SSAValue, SSAValue], varying: set, iv: SSAValue) -
     """(c, bound) for a guard `iv + c < bound` (c None: `iv < bound`), with `bound` and
     `c` the same in every iteration; None for any other guard that varies."""
     x, bound = guard
-    if bound in varying:
+    form = offset_from(x, iv)
+    if form is None or bound in varying or form[0] in varying:
         return None
-    if x is iv:
-        return None, bound
-    owner = x.owner
-    if type(owner) is arith.AddiOp:
-        lhs, rhs = owner.lhs, owner.rhs
-        if lhs is iv and rhs not in varying:
-            return rhs, bound
-        if rhs is iv and lhs not in varying:
-            return lhs, bound
-    return None
+    return form[0], bound
 
 
 def _guarded_periods(guards: list[tuple], env: dict, i: int, ub: int, st: int, p: int) -> int:

@@ -22,6 +22,21 @@ optimizer moves with a view, partial-residency bounds, the report and the comman
 stream evaluate, and the C emitter prints."""
 
 
+def offset_from(x: SSAValue, iv: SSAValue) -> tuple[SSAValue | None] | None:
+    """`(c,)` when index `x` is `iv + c` (`arith.addi` either way round; `(None,)` when
+    `x` is `iv` itself), else None: the form of a guard `x < bound` that holds in a
+    loop's iterations up to one (see `accel.dma_start`'s guard)."""
+    if x is iv:
+        return (None,)
+    owner = x.owner
+    if type(owner) is arith.AddiOp:
+        if owner.lhs is iv:
+            return (owner.rhs,)
+        if owner.rhs is iv:
+            return (owner.lhs,)
+    return None
+
+
 def constant_index(v: SSAValue) -> int | None:
     """The value of an `arith.constant` index, else None."""
     owner = v.owner

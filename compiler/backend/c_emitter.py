@@ -40,7 +40,7 @@ from accel.compiler.backend.codegen_hook import (
 )
 from accel.compiler.backend.c_text import ACC_DTYPES, C_TYPES, c_array_init, c_comment, c_double, c_float, c_int, c_string
 from accel.compiler.diagnostics import CompileError, format_location
-from accel.compiler.index_arith import constant_index
+from accel.compiler.index_arith import constant_index, offset_from
 from accel.compiler.ir_build import PER_DESCRIPTION, IdentityMemo, dense_values, op_signature, operand_segments
 from accel.compiler.memory_plan import align
 from accel.compiler.narrow_types import NARROW_C_TYPES, is_float_dtype
@@ -1559,11 +1559,9 @@ def _for_next_iteration(op: accel.DmaStartOp) -> bool:
     loop = op.parent_op()
     if type(loop) is not scf.ForOp:
         return False
-    x, bound = op.operands[2], op.operands[3]
-    add = x.owner
-    if type(add) is not arith.AddiOp or add.lhs is not loop.body.block.args[0]:
-        return False
-    return _same_index(add.rhs, loop.step) and _same_index(bound, loop.ub)
+    form = offset_from(op.operands[2], loop.body.block.args[0])
+    return form is not None and form[0] is not None and _same_index(form[0], loop.step) and \
+        _same_index(op.operands[3], loop.ub)
 
 
 def _same_index(a: SSAValue, b: SSAValue) -> bool:
