@@ -90,7 +90,7 @@ def issued_count(op: accel.DmaStartOp, memo: dict | None = None) -> int:
     parent = op.parent_op()
     if isinstance(parent, scf.ForOp):  # `iv + c < bound` (c, bound constants): counted, not run
         bounds = [constant_index(v) for v in (parent.lb, parent.ub, parent.step)]
-        form = _guard_limit((op.operands[2], op.operands[3]), {parent.body.block.args[0]}, parent.body.block.args[0])
+        form = _guard_limit(op.guard_pair, {parent.body.block.args[0]}, parent.body.block.args[0])
         c = form and (0 if form[0] is None else constant_index(form[0]))
         bound = form and constant_index(form[1])
         if None not in bounds and bounds[2] > 0 and c is not None and bound is not None:
@@ -115,7 +115,7 @@ def issued_count(op: accel.DmaStartOp, memo: dict | None = None) -> int:
 
     def count(depth: int) -> int | None:
         if depth == len(loops):
-            a, b = value(op.operands[2]), value(op.operands[3])
+            a, b = (value(v) for v in op.guard_pair)
             return None if a is None or b is None else int(a < b)
         loop = loops[depth]
         lb, ub, st = value(loop.lb), value(loop.ub), value(loop.step)
@@ -654,7 +654,7 @@ class Timeline:
                 kind = _KINDS[type(op)] = _kind_of(op)
             if kind == "dma":
                 cost = dma_cycles(buffer_bytes(op.source.type), self.desc, op.on_device)
-                guard = (op.operands[2], op.operands[3]) if op.guarded else None
+                guard = op.guard_pair
                 ops.append((_DMA, self.view(op.source), self.view(op.dest), op.token, cost, guard))
                 self.exact_costs = self.exact_costs and _exact(cost)
             elif kind == "compute":

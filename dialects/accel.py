@@ -462,16 +462,23 @@ class DmaStartOp(IRDLOperation):
         """Whether the transfer has a guard (see the class docstring)."""
         return len(self._operands) == 4  # (the tuple: xDSL's `operands` builds a view per access)
 
+    @property
+    def guard_pair(self) -> tuple[SSAValue, SSAValue] | None:
+        """(a, b) of the guard `if a < b`, or None."""
+        ops = self._operands
+        return (ops[2], ops[3]) if len(ops) == 4 else None
+
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.source)
         printer.print_string(", ")
         printer.print_operand(self.dest)
         if self.guarded:
+            a, b = self.guard_pair
             printer.print_string(" if ")
-            printer.print_operand(self.operands[2])
+            printer.print_operand(a)
             printer.print_string(" < ")
-            printer.print_operand(self.operands[3])
+            printer.print_operand(b)
         if self.attributes:
             printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")

@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StridedLayoutAttr,
     StringAttr,
+    TensorType,
 )
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
@@ -342,6 +343,9 @@ class ModelEmitter:
         params = []
         ptr: dict[SSAValue, str] = {}
         for i, arg in enumerate(fn.body.block.args):
+            if not isinstance(arg.type, (MemRefType, TensorType)):
+                raise CompileError(f"argument #{i} of region @{fn.sym_name.data} has type {arg.type}: a region's "
+                                   "arguments are buffers (the C of a region takes pointers only)", fn)
             ptr[arg] = f"a{i}"
             params.append(RegionParam(f"a{i}", C_TYPES[dtype_of(arg.type)], shape_of(arg.type), is_output_arg(fn, i), arg))
         name = fn.sym_name.data
@@ -1471,7 +1475,8 @@ class AccelFunctionEmitter:
                             src_strides=m.static_array("int64_t", t.source_strides, "strides"))
         token = op.results[0]
         if op.guarded:
-            cond = f"{self.value(op.operands[2])} < {self.value(op.operands[3])}"
+            a, b = op.guard_pair
+            cond = f"{self.value(a)} < {self.value(b)}"
             if token.first_use is None:
                 w.line(f"if ({cond}) (void){call};")
                 return
@@ -1559,9 +1564,10 @@ def _for_next_iteration(op: accel.DmaStartOp) -> bool:
     loop = op.parent_op()
     if type(loop) is not scf.ForOp:
         return False
-    form = offset_from(op.operands[2], loop.body.block.args[0])
+    x, bound = op.guard_pair
+    form = offset_from(x, loop.body.block.args[0])
     return form is not None and form[0] is not None and _same_index(form[0], loop.step) and \
-        _same_index(op.operands[3], loop.ub)
+        _same_index(bound, loop.ub)
 
 
 def _same_index(a: SSAValue, b: SSAValue) -> bool:

@@ -189,7 +189,8 @@ class StreamBuilder:
         self.env[op.results[0]] = Spm(src.offset + delta, src.param) if isinstance(src, Spm) else (src[0], src[1] + delta)
 
     def dma(self, op: accel.DmaStartOp) -> None:
-        if op.guarded and not self.value(op.operands[2]) < self.value(op.operands[3]):
+        guard = op.guard_pair
+        if guard is not None and not self.value(guard[0]) < self.value(guard[1]):
             self.env[op.token] = None  # not issued: the stream holds no command for it
             return
         source, dest = op.source, op.dest

@@ -243,7 +243,7 @@ class Residency:
             near = part_of(tile, inner, box.sizes[:self.dim] + [m] + box.sizes[self.dim + 1:], point, self.made)
             resident = part_of(self.device.result, starts, box.sizes[:self.dim] + [m] + box.sizes[self.dim + 1:],
                                point, self.made)
-            guard = (dma.operands[2], dma.operands[3]) if dma.guarded else None  # (the parts keep it)
+            guard = dma.guard_pair  # (the parts keep it)
             parts = [accel.DmaStartOp(resident, near, guard) if index == 0 else accel.DmaStartOp(near, resident, guard)]
             if m < n:
                 rest_sizes = box.sizes[:self.dim] + [n - m] + box.sizes[self.dim + 1:]
