@@ -88,14 +88,14 @@ def issued_count(op: accel.DmaStartOp, memo: dict | None = None) -> int:
     if not op.guarded:
         return multiplicity(op, memo)
     parent = op.parent_op()
-    if isinstance(parent, scf.ForOp):  # `iv + c < bound` (c, bound constants): counted, not run
+    if isinstance(parent, scf.ForOp):  # `iv + c < b` or `a < iv + c` (constants): counted, not run
         bounds = [constant_index(v) for v in (parent.lb, parent.ub, parent.step)]
         form = _guard_limit(op.guard_pair, {parent.body.block.args[0]}, parent.body.block.args[0])
-        c = form and (0 if form[0] is None else constant_index(form[0]))
-        bound = form and constant_index(form[1])
-        if None not in bounds and bounds[2] > 0 and c is not None and bound is not None:
+        known = form is not None and all(constant_index(v) is not None for v in form[:2] if v is not None)
+        if None not in bounds and bounds[2] > 0 and known:
             lb, ub, st = bounds
-            taken = max(0, -(-(min(ub, bound - c) - lb) // st))
+            below = max(0, -(-(min(ub, form.change(constant_index)) - lb) // st))  # iterations below the change
+            taken = below if form.below else max(0, -(-(ub - lb) // st)) - below
             return taken * multiplicity(parent, memo)
     loops = []
     while isinstance(parent, scf.ForOp):
@@ -463,25 +463,46 @@ def _row_runs(shape: list[int], strides: list[int], es: int, run: int) -> list[t
     return list(zip(offsets[first].tolist(), (counts * run).tolist()))
 
 
-def _guard_limit(guard: tuple[SSAValue, SSAValue], varying: set, iv: SSAValue) -> tuple | None:
-    """(c, bound) for a guard `iv + c < bound` (c None: `iv < bound`), with `bound` and
-    `c` the same in every iteration; None for any other guard that varies."""
-    x, bound = guard
+def _guard_limit(guard: tuple[SSAValue, SSAValue], varying: set, iv: SSAValue) -> GuardLimit | None:
+    """Where a guard that varies with a loop's induction variable changes: `iv + c < b`
+    holds below `b - c`, `a < iv + c` from `a - c + 1` on (`c` None: `iv` alone; `a`,
+    `b` and `c` the same in every iteration); None for any other guard that varies."""
+    x, y = guard
     form = offset_from(x, iv)
-    if form is None or bound in varying or form[0] in varying:
+    if form is not None:
+        if y in varying or form[0] in varying:
+            return None
+        return GuardLimit(form[0], y, True)
+    form = offset_from(y, iv)
+    if form is None or x in varying or form[0] in varying:
         return None
-    return form[0], bound
+    return GuardLimit(form[0], x, False)
 
 
-def _guarded_periods(guards: list[tuple], env: dict, i: int, ub: int, st: int, p: int) -> int:
+class GuardLimit(NamedTuple):
+    """A guard of a loop's induction variable `iv`: `iv + offset < bound` (`below`) or
+    `bound < iv + offset` (offset None: 0)."""
+
+    offset: SSAValue | None
+    bound: SSAValue
+    below: bool
+
+    def change(self, value) -> int:
+        """The first `iv` where the guard's value differs from its value below it, by
+        `value` (an index value's int)."""
+        c = 0 if self.offset is None else value(self.offset)
+        return value(self.bound) - c if self.below else value(self.bound) - c + 1
+
+
+def _guarded_periods(guards: list[GuardLimit], env: dict, i: int, ub: int, st: int, p: int) -> int:
     """How many periods of `p` iterations a loop may jump over from iteration `i`, the `p`
     before it having repeated: all that are left, but that a guard that changes between
-    iterations (`guards`: true while `iv < bound - c`) must take the same value in the
-    iterations jumped over as in those `p` (so none across the iteration where it changes)."""
+    iterations (`guards`) must take the same value in the iterations jumped over as in
+    those `p` (so none across the iteration where it changes)."""
     periods = (-(-(ub - i) // st)) // p
-    for c, bound in guards:
-        limit = env[bound] - (env[c] if c is not None else 0)  # true while iv < limit
-        if i - st < limit:  # it held in the p iterations compared: only where it holds on
+    for guard in guards:
+        limit = guard.change(env.__getitem__)  # the guard's value differs from `limit` on
+        if i - st < limit:  # all p compared are below it: only up to it
             periods = min(periods, (-(-(limit - i) // st)) // p)
         elif i - p * st < limit:  # it changed within them
             periods = 0
@@ -686,6 +707,8 @@ class Timeline:
                 _, source, dest, token, cost, guard = step
                 if guard is not None and not env[guard[0]] < env[guard[1]]:
                     env[token] = 0.0  # not issued: complete
+                    if self.moving_log is not None:
+                        self.moving_log.append(0.0)  # (its place in the iteration's log)
                     continue
                 src = self.dma_blocks(source, env) if source is not None else None
                 dst = self.dma_blocks(dest, env) if dest is not None else None
@@ -759,10 +782,13 @@ class Timeline:
         body = op.body.block
         outer = self.repeats(op)
         moves = None
+        quiet = lb  # the first iteration whose state is compared
         if outer is not None and self.moving[op]:
             moves = self._moves(op, env, lb, ub, st)
             if moves is None:
-                outer = None
+                quiet = self._quiet_from(op, env)
+                if quiet is None:
+                    outer = None
         history: list[_Boundary] = []
         logs: list[list[float]] = []  # with moves: each iteration's transfer and compute end times
         # The blocks an enclosing loop's iteration touched so far (None: not traced): this
@@ -773,7 +799,8 @@ class Timeline:
             env[body.args[0]] = i
             for arg, val in zip(body.args[1:], carried):
                 env[arg] = val
-            if outer is not None:
+            watched = outer is not None and i >= quiet
+            if watched:
                 self.trace, compute_before = [], self.compute_total
                 if moves is not None:
                     self.moving_log = []
@@ -781,7 +808,7 @@ class Timeline:
             y = body.last_op
             carried = [env.get(v) for v in y.operands] if isinstance(y, scf.YieldOp) else []
             i += st
-            if outer is None:
+            if not watched:
                 continue
             history.append(self._boundary(carried, [env.get(t) for t in outer], self.trace,
                                           self.compute_total - compute_before))
@@ -814,6 +841,21 @@ class Timeline:
         for res, val in zip(op.results, carried):
             env[res] = val
 
+    def _quiet_from(self, op: scf.ForOp, env: dict) -> int | None:
+        """Where every moving step of `op` (see `repeats`) is a transfer no longer issued
+        (a guard `iv + c < b`, as partial-residency's copies to or from the resident part
+        of a value): from that iteration on the loop has no moving views, and may jump
+        as any other; None when some moving step is issued to the end."""
+        iv = op.body.block.args[0]
+        quiet = None
+        for step, _ in self.moving[op]:
+            limit = _guard_limit(step[5], set(), iv) if step[0] == _DMA and step[5] is not None else None
+            if limit is None or not limit.below or any(v is not None and v not in env for v in limit[:2]):
+                return None
+            at = limit.change(env.__getitem__)
+            quiet = at if quiet is None else max(quiet, at)
+        return quiet
+
     def repeats(self, op: scf.ForOp) -> list[SSAValue] | None:
         """Whether `op` may jump over repeating iterations: no scratchpad address in it
         (in loops nested in it too) depends on its induction variable (only on loop-carried
@@ -842,8 +884,9 @@ class Timeline:
         tokens from outside `loop` its waits read to `outer`; with `moving` (the loop's
         own body), a transfer or compute op whose views vary is added to it as
         (step, [(view, a transfer's?, written?), ...]) instead of failing the check, and
-        a transfer whose guard varies as `iv + c < bound` (`c`, `bound` the same in every
-        iteration) adds (c or None, bound) to `guards`: a jump stops where it changes."""
+        a transfer whose guard varies as `iv + c < b` or `a < iv + c` (`a`, `b`, `c` the
+        same in every iteration) adds its `GuardLimit` to `guards`: a jump stops where it
+        changes."""
         nested = False
         for step in self.block_ops(block):
             kind = step[0]
@@ -874,8 +917,8 @@ class Timeline:
                 varies = [role for role in roles
                           if role[0] is not None and any(t in varying for t, _ in role[0].terms)]
                 if kind == _DMA and step[5] is not None:
-                    if varies:  # (`_moves` times every iteration's views: each must be issued)
-                        return False
+                    # (`_moves` evaluates the guard of a transfer whose views move: an
+                    # iteration that does not issue it touches nothing.)
                     if any(v in varying for v in step[5]):
                         limit = _guard_limit(step[5], varying, loop.body.block.args[0])
                         if limit is None or guards is None:
@@ -900,11 +943,12 @@ class Timeline:
         known = {body.args[0]} | {s[1] for s in steps if s[0] in (_CONST, _ARITH_OP)}
         needed = [v for s in steps if s[0] == _ARITH_OP for v in (s[3], s[4])]
         needed += [t for _, roles in self.moving[loop] for r, _, _ in roles for t, _ in r.terms]
+        needed += [v for s, _ in self.moving[loop] if s[0] == _DMA and s[5] is not None for v in s[5]]
         if any(v not in known and not defined_outside(v, loop) for v in needed):
             return None
         timed = [s for s in steps if s[0] in (_DMA, _COMPUTE)]
         position = {id(s): k for k, s in enumerate(timed)}
-        which = [(position[id(s)], roles) for s, roles in self.moving[loop]]
+        which = [(position[id(s)], roles, s[5] if s[0] == _DMA else None) for s, roles in self.moving[loop]]
         local = _Overlay(env)
         per_iteration: list[list[tuple[int, list[tuple[bool, list]]]]] = []
         runs: list[tuple[int, int, int, bool]] = []  # (first block, end, op of an iteration, written)
@@ -918,7 +962,10 @@ class Timeline:
                 elif s[0] == _CONST:
                     local[s[1]] = s[2]
             touches = []
-            for at, roles in which:
+            for at, roles, guard in which:
+                if guard is not None and not local[guard[0]] < local[guard[1]]:
+                    touches.append((at, []))  # not issued in this iteration: touches nothing
+                    continue
                 spans = [(writes, self.dma_blocks(r, local) if rows else self.blocks(r, local))
                          for r, rows, writes in roles]
                 if any(b is None for _, b in spans):

@@ -25,7 +25,17 @@ the *resident part*. Every transfer of the value is then one of:
   between the tile and the resident part (`accel.dma_start` with both sides in the
   scratchpad) and, for the rows beyond `k`, a transfer with host memory as before. Who
   waited for the transfer waits for both (a loop-carried token becomes the second's:
-  the DMA engine completes transfers in order).
+  the DMA engine completes transfers in order);
+- a transfer of a loop of the function's block whose tiles do not overlap (a tile loop's
+  write-back, a channel tile's load; no halo) and whose token only waits read
+  (`InLoop`): split by guards, without peeling. Its first `J` iterations, whose tiles lie
+  in the resident part, copy between the tile and the resident part at the same offsets
+  (`if %iv < %limit`), the others transfer with host memory as before (`if %limit - 1 <
+  %iv`); who waited for it waits for both (a guarded transfer not issued is complete).
+  The slab's end then falls between two iterations' tiles (`k` is cut back to where a
+  tile starts). Such transfers do not bound `k` and are not peeled: a loop of channel
+  tiles keeps all its iterations whatever the slab (peeling made one copy of the loop
+  body per iteration below the slab, at most `PEEL`).
 
 So the resident part's write-backs and reloads become copies on the device (the bytes of
 the resident part no longer cross to the host and back), results are bit-identical (every
@@ -65,8 +75,12 @@ After (`k` = 2 along the rows: the first tile stays, the read of rows 0..2 takes
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from bisect import bisect_right
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import NamedTuple
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
@@ -76,7 +90,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from accel.compiler.index_arith import INDEX_ARITH, constant_index
-from accel.compiler.ir_build import dense_values, operand_segments, ops_between, subview, subview_type
+from accel.compiler.ir_build import (dense_values, operand_segments, ops_between, subview, subview_indices,
+                                     subview_type)
 from accel.compiler.memory_plan import Footprint, LiveBytes, ScratchpadPlan, align, plan_scratchpad
 from accel.compiler.targets.context import target_context
 from accel.compiler.tensors import buffer_bytes, numpy_dtype
@@ -91,6 +106,9 @@ ROUNDS = 6
 PEEL = 8
 """At most this many leading iterations of a tile loop are peeled (made static) per
 spilled value, so that the transfers of the resident slab can be split."""
+
+MAX_TRIPS = 4096
+"""A loop of more iterations is not split by guards (its views are evaluated per iteration)."""
 
 # --------------------------------------------------------------------------------------
 # Helpers: the box of host memory a transfer touches
@@ -191,6 +209,113 @@ def executions(op: Operation) -> int:
     return n
 
 
+@dataclass
+class InLoop:
+    """A transfer of a loop of the function's block that a guard can split between the
+    resident part and host memory: its view of the host buffer is one subview of it
+    whose offsets are index arithmetic of the loop's induction variable and constants
+    (a static box per iteration, `starts[j]`, of the same `sizes`), and only waits read
+    its token (no iteration hands it to the next). Its leading iterations whose boxes
+    lie in the resident part copy on the device (`if %iv < %limit`), the others go to
+    host memory as before (`if %limit - 1 < %iv`): no iteration is peeled."""
+
+    loop: scf.ForOp
+    view: memref.SubviewOp
+
+    @cached_property
+    def starts(self) -> list[list[int]]:
+        lb, ub, st = (constant_index(v) for v in (self.loop.lb, self.loop.ub, self.loop.step))
+        return self.starts_at(range(lb, ub, st))
+
+    @cached_property
+    def terms(self) -> list[int | Callable[[int], int] | None]:
+        """The view's offsets: static, or functions of the induction variable (None: not one)."""
+        iv = self.loop.body.block.args[0]
+        return [o if isinstance(o, int) else _index_function(o, iv) for o in subview_indices(self.view)[0]]
+
+    def starts_at(self, indices: Iterable[int]) -> list[list[int]]:
+        """The boxes' starts where the induction variable takes the values `indices`."""
+        terms = self.terms
+        return [[t if isinstance(t, int) else t(i) for t in terms] for i in indices]
+
+    @cached_property
+    def sizes(self) -> list[int]:
+        return dense_values(self.view.static_sizes)
+
+    def column(self, d: int) -> list[int] | None:
+        """The iterations' starts along `d`, in order (None: they are not)."""
+        columns = self.__dict__.setdefault("_columns", {})
+        if d not in columns:
+            column = [st[d] for st in self.starts]
+            columns[d] = None if any(b < a for a, b in zip(column, column[1:])) else column
+        return columns[d]
+
+    def inside(self, d: int, k: int) -> int:
+        """How many leading iterations' boxes lie in `[0, k)` along `d` (their starts in
+        order along it)."""
+        column = self.column(d)
+        return 0 if column is None else bisect_right(column, k - self.sizes[d])
+
+    def aligned(self, d: int, k: int) -> int:
+        """The largest `k' <= k` at which no iteration's box straddles `[0, k')` along
+        `d`; 0 when their starts are not in order along it."""
+        column = self.column(d)
+        if column is None:
+            return 0
+        j = self.inside(d, k)
+        return k if j == len(column) or column[j] >= k else column[j]
+
+
+def _index_function(v: SSAValue, iv: SSAValue) -> Callable[[int], int] | None:
+    """`v` as a function of `iv` (constants and index arithmetic of them and `iv`), or None."""
+    if v is iv:
+        return lambda i: i
+    c = constant_index(v)
+    if c is not None:
+        return lambda i: c
+    f = INDEX_ARITH.get(type(v.owner))
+    if f is None:
+        return None
+    a, b = _index_function(v.owner.lhs, iv), _index_function(v.owner.rhs, iv)
+    if a is None or b is None:
+        return None
+    return lambda i: f(a(i), b(i))
+
+
+def in_loop(dma: accel.DmaStartOp, index: int, host: SSAValue, block: Block, known: dict | None = None) -> InLoop | None:
+    """`dma` as an `InLoop` transfer (see there) of a loop of `block` with static bounds
+    (at most `MAX_TRIPS` iterations); None otherwise. `known`: the answers so far."""
+    if known is not None:
+        if dma not in known:
+            known[dma] = in_loop(dma, index, host, block)
+        return known[dma]
+    loop = dma.parent_op()
+    if type(loop) is not scf.ForOp or loop.parent is not block or dma.guarded:
+        return None
+    if any(type(u.operation) is not accel.DmaWaitOp for u in dma.token.uses):
+        return None
+    view = dma.operands[index].owner
+    if not isinstance(view, memref.SubviewOp) or view.source is not host or \
+            any(s != 1 for s in dense_values(view.static_strides)) or \
+            any(s == DYNAMIC_INDEX for s in dense_values(view.static_sizes)) or \
+            len(view.result.type.get_shape()) != len(host.type.get_shape()):
+        return None
+    lb, ub, st = constant_index(loop.lb), constant_index(loop.ub), constant_index(loop.step)
+    if lb is None or ub is None or st is None or st <= 0 or not 0 < -(-(ub - lb) // st) <= MAX_TRIPS:
+        return None
+    split = InLoop(loop, view)
+    if None in split.terms:
+        return None
+    # Tiles read with a halo overlap their neighbours: the slab's end would cut one
+    # whichever iteration it falls in (a last tile shifted inwards overlaps only its
+    # neighbour, at the end). Their loops are peeled instead.
+    if ub - lb > st:
+        first, second = split.starts_at((lb, lb + st))
+        if any(b != a and b < a + n for a, b, n in zip(first, second, split.sizes)):
+            return None
+    return split
+
+
 def part_of(v: SSAValue, starts: list[int], sizes: list[int], point: InsertPoint, made: list) -> SSAValue:
     """A subview of `v` (inserted at `point`, recorded in `made`); `v` itself when the
     box is all of it."""
@@ -208,18 +333,30 @@ def part_of(v: SSAValue, starts: list[int], sizes: list[int], point: InsertPoint
 # --------------------------------------------------------------------------------------
 
 
+class Meeting(NamedTuple):
+    """A transfer that meets a resident part: static (`loop` None: its `box`), or of a
+    loop, split by guards (`inside`: its leading iterations in the resident part)."""
+
+    dma: accel.DmaStartOp
+    index: int
+    """Operand index of its view of the host buffer: 0, a load; 1, a write-back."""
+    box: Box
+    loop: InLoop | None = None
+    inside: int = 0
+
+
 @dataclass
 class Residency:
     """The slab `[0, k)` along `dim` of a spilled host buffer, kept in a scratchpad buffer:
-    the static transfers meeting it split into a copy on the device and the rest."""
+    the static transfers meeting it split into a copy on the device and the rest, the
+    transfers of loops split by guards."""
 
     host: memref.AllocOp
     dim: int
     k: int
     first: Operation
     """The op of the function's block before which the resident part is allocated."""
-    meeting: list[tuple[accel.DmaStartOp, int, Box]]
-    """The transfers that meet the slab (operand index 0: a load, 1: a write-back)."""
+    meeting: list[Meeting]
     saved: int
     device: accel.AllocOp | None = None
     made: list[Operation] = field(default_factory=list)
@@ -233,8 +370,11 @@ class Residency:
         self.device = accel.AllocOp(accel.memref_type(self.host.memref.type.element_type, shape, space=accel.SPM))
         Rewriter.insert_op(self.device, InsertPoint.before(self.first))
         self.made, self.replaced, self.waits = [], [], []
-        for dma, index, box in self.meeting:
+        for dma, index, box, loop, inside in self.meeting:
             point = InsertPoint.before(dma)
+            if loop is not None:
+                self._split_by_guards(dma, index, loop, inside)
+                continue
             starts = [s[0] for s in box.starts]
             o, n = starts[self.dim], box.sizes[self.dim]
             m = min(o + n, self.k) - o
@@ -255,22 +395,69 @@ class Residency:
             for p in parts:
                 Rewriter.insert_op(p, point)
                 self.made.append(p)
-            tokens = [p.token for p in parts]
-            for use in list(dma.token.uses):
-                user = use.operation
-                old = list(user.operands)
-                if isinstance(user, accel.DmaWaitOp):
-                    new = []
-                    for t in old:
-                        for t2 in (tokens if t is dma.token else [t]):
-                            if t2 not in new:
-                                new.append(t2)
-                else:  # a loop-carried token: the engine runs transfers in order, the last covers both
-                    new = [tokens[-1] if t is dma.token else t for t in old]
-                user.operands = new
-                self.waits.append((user, old))
-            self.replaced.append((dma, dma.next_op))
-            dma.detach()
+            self._replace(dma, [p.token for p in parts])
+
+    def _split_by_guards(self, dma: accel.DmaStartOp, index: int, split: InLoop, inside: int) -> None:
+        """`dma` of a loop: a copy between its tile and the resident part at the same
+        offsets in the loop's first `inside` iterations, the transfer with host memory in
+        the others (each guarded; a transfer not issued is complete: who waited for `dma`
+        waits for both)."""
+        view = dma.operands[index].owner
+        offsets, sizes, strides = subview_indices(view)
+        tile = dma.operands[1 - index]
+        loop = split.loop
+        made = self.made
+        if inside < len(split.starts):
+            # The iterations past the slab take their view of the resident part at its
+            # last tile (never used: their copy is not issued), so that every view stays
+            # within its buffer.
+            limit = constant_index(loop.lb) + inside * constant_index(loop.step)
+            bounds = [arith.ConstantOp(IntegerAttr(v, IndexType())) for v in (limit, limit - 1, self.k - sizes[self.dim])]
+            for c in bounds:
+                Rewriter.insert_op(c, InsertPoint.before(loop))
+                made.append(c)
+            offset = offsets[self.dim]
+            if not isinstance(offset, int):
+                last = arith.MinSIOp(offset, bounds[2].result)
+                Rewriter.insert_op(last, InsertPoint.before(dma))
+                made.append(last)
+                offsets = [*offsets[:self.dim], last.result, *offsets[self.dim + 1:]]
+        resident = subview(self.device.result, offsets, sizes, strides,
+                           subview_type(self.device.result.type, offsets, sizes, strides))
+        Rewriter.insert_op(resident, InsertPoint.before(dma))
+        made.append(resident)
+        if inside == len(split.starts):  # every iteration's box is resident
+            near = accel.DmaStartOp(resident, tile) if index == 0 else accel.DmaStartOp(tile, resident)
+            parts = [near]
+        else:
+            iv = loop.body.block.args[0]
+            below, above = (iv, bounds[0].result), (bounds[1].result, iv)
+            host = dma.operands[index]
+            parts = [accel.DmaStartOp(resident, tile, below) if index == 0 else accel.DmaStartOp(tile, resident, below),
+                     accel.DmaStartOp(host, tile, above) if index == 0 else accel.DmaStartOp(tile, host, above)]
+        for p in parts:
+            Rewriter.insert_op(p, InsertPoint.before(dma))
+            self.made.append(p)
+        self._replace(dma, [p.token for p in parts])
+
+    def _replace(self, dma: accel.DmaStartOp, tokens: list[SSAValue]) -> None:
+        """Take `dma` out, its parts (`tokens`) in its place: who waited for it waits for
+        them all."""
+        for use in list(dma.token.uses):
+            user = use.operation
+            old = list(user.operands)
+            if isinstance(user, accel.DmaWaitOp):
+                new = []
+                for t in old:
+                    for t2 in (tokens if t is dma.token else [t]):
+                        if t2 not in new:
+                            new.append(t2)
+            else:  # a loop-carried token: the engine runs transfers in order, the last covers both
+                new = [tokens[-1] if t is dma.token else t for t in old]
+            user.operands = new
+            self.waits.append((user, old))
+        self.replaced.append((dma, dma.next_op))
+        dma.detach()
 
     def undo(self) -> None:
         for wait, old in reversed(self.waits):
@@ -288,7 +475,7 @@ class Residency:
         shape = list(self.host.memref.type.get_shape())
         shape[self.dim] = self.k
         part = accel.memref_type(self.host.memref.type.element_type, shape, space=accel.SPM)
-        return any(plan.no_room_between(self.first, dma, [part]) for dma, _, _ in self.meeting)
+        return any(plan.no_room_between(self.first, m.dma, [part]) for m in self.meeting)
 
     def footprint(self) -> Footprint:
         # The replaced transfers leave the IR (and come back where they were on undo);
@@ -303,38 +490,44 @@ class Residency:
                 erase_if_unused(view.owner)
 
     def meeting_index(self, dma: accel.DmaStartOp) -> int:
-        return next(i for d, i, _ in self.meeting if d is dma)
+        return next(m.index for m in self.meeting if m.dma is dma)
 
 
 def candidates(host: memref.AllocOp, transfers: list[tuple[accel.DmaStartOp, int]], block: Block,
-               pos: dict, capacity: int, memo: dict) -> list[Residency]:
+               pos: dict, capacity: int, memo: dict, known: dict | None = None) -> list[Residency]:
     """The slabs worth keeping of one spilled buffer, largest first: along the dimension
-    that keeps the most bytes off the bus, the largest `k` that every transfer in a loop
-    stays clear of, within half the scratchpad, then halved `ROUNDS` times."""
+    that keeps the most bytes off the bus, the largest `k` within half the scratchpad that
+    every other transfer in a loop stays clear of and no box of a loop split by guards
+    straddles (`InLoop`), then halved `ROUNDS` times."""
     shape = host.memref.type.get_shape()
     boxes = []
     for dma, index in transfers:
         box = view_box(dma.operands[index], host.memref, memo)
         if box is None:
             return []
-        boxes.append((dma, index, box))
+        boxes.append((dma, index, box, None if box.static else in_loop(dma, index, host.memref, block, known)))
     limits = slab_limits(host.memref.type, capacity)
     found = []
     for d, extent in enumerate(shape):
         if extent <= 1:
             continue
         k = limits[d]
-        for dma, index, box in boxes:
-            if not box.static:
+        for dma, index, box, loop in boxes:
+            if not box.static and loop is None:
                 low = box.lowest(d)
                 k = min(k, 0 if low is None else low)
+        split = [b for b in boxes if b[3] is not None]
         for _ in range(ROUNDS + 1):
+            k = _aligned(split, d, k)
             if k <= 0:
                 break
-            meeting = [(dma, i, b) for dma, i, b in boxes if b.static and b.starts[d][0] < k]
-            saved = sum(_bytes(b, d, k, host) * executions(dma) for dma, _, b in meeting)
-            if any(i == 0 for _, i, _ in meeting) and any(i == 1 for _, i, _ in meeting):
-                first = min((ancestor_in(dma, block) for dma, _, _ in meeting), key=lambda o: pos[o])
+            meeting = [Meeting(dma, i, b) for dma, i, b, _ in boxes if b.static and b.starts[d][0] < k]
+            meeting += [Meeting(dma, i, b, loop, loop.inside(d, k)) for dma, i, b, loop in split
+                        if loop.inside(d, k)]
+            saved = sum(_bytes(m.box, d, k, host) * executions(m.dma) if m.loop is None else
+                        _box_bytes(m.loop.sizes, host) * m.inside for m in meeting)
+            if any(m.index == 0 for m in meeting) and any(m.index == 1 for m in meeting):
+                first = min((ancestor_in(m.dma, block) for m in meeting), key=lambda o: pos[o])
                 found.append(Residency(host, d, k, first, meeting, saved))
             k //= 2
     if not found:
@@ -345,6 +538,19 @@ def candidates(host: memref.AllocOp, transfers: list[tuple[accel.DmaStartOp, int
     return sorted((r for r in found if r.dim == best), key=lambda r: -r.k)
 
 
+def _aligned(split: list[tuple], d: int, k: int) -> int:
+    """The largest slab `k' <= k` along `d` that no iteration of the loops' transfers
+    split by guards straddles."""
+    settled = False
+    while not settled and k > 0:
+        settled = True
+        for *_, loop in split:
+            a = loop.aligned(d, k)
+            if a < k:
+                k, settled = a, False
+    return k
+
+
 def slab_limits(t: MemRefType, capacity: int) -> list[int]:
     """The largest slab `k` along each dimension before the transfers are looked at: short
     of the whole extent (all of it would be assemble-on-device's), within half the
@@ -352,6 +558,10 @@ def slab_limits(t: MemRefType, capacity: int) -> list[int]:
     shape = t.get_shape()
     row_bytes = [buffer_bytes(t) // n if n else 0 for n in shape]
     return [min(n - 1, capacity // 2 // max(row_bytes[d], 1)) for d, n in enumerate(shape)]
+
+
+def _box_bytes(sizes: list[int], host: memref.AllocOp) -> int:
+    return math.prod(sizes) * numpy_dtype(host.memref.type.element_type).itemsize
 
 
 def _bytes(box: Box, d: int, k: int, host: memref.AllocOp) -> int:
@@ -452,15 +662,18 @@ class Peeled:
 
 
 def peel_towards(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], block: Block,
-                 capacity: int, peeled_loops: dict[scf.ForOp, Peeled], room: int | None = None) -> bool:
+                 capacity: int, peeled_loops: dict[scf.ForOp, Peeled], room: int | None = None,
+                 known: dict | None = None) -> bool:
     """Peel the leading iterations of the loops of `block` whose transfers of `host` start
     below the slab a resident part could have (half the scratchpad, and at most `room`
     bytes, along the dimension the loops step through), at most `PEEL` per loop: their
-    transfers become static and can be split. Each loop's state before its first peel
-    goes into `peeled_loops`. Returns whether anything was peeled."""
+    transfers become static and can be split. Transfers that guards split (`in_loop`)
+    need no peeling. Each loop's state before its first peel goes into `peeled_loops`.
+    Returns whether anything was peeled."""
     memo: dict = {}
     shape = host.type.get_shape()
     loops: dict[scf.ForOp, list[int]] = {}
+    transfers = [(dma, i) for dma, i in transfers if dma.parent is block or in_loop(dma, i, host, block, known) is None]
     for dma, index in transfers:
         if dma.parent is block:
             continue
@@ -495,7 +708,7 @@ def peel_towards(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], 
 
 
 def may_find_slab(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]], block: Block,
-                  capacity: int) -> bool:
+                  capacity: int, known: dict | None = None) -> bool:
     """Whether peeling the loops of `block` for `host` could let `candidates` find a
     slab: some dimension `d` where every transfer that stays in a loop after `PEEL` peels
     starts above 0, and transfers that are or could become static both ways (a write-back
@@ -517,6 +730,9 @@ def may_find_slab(host: SSAValue, transfers: list[tuple[accel.DmaStartOp, int]],
         if box is None:
             return False  # `candidates` finds nothing (peeling keeps the views' form)
         top = ancestor_in(dma, block)
+        if not box.static and in_loop(dma, index, host, block, known) is not None:
+            kinds.add(index)  # guards split it wherever the slab ends
+            continue
         if isinstance(top, scf.ForOp) and dma.parent_op() is not top:
             # In a loop of the loop: peeling `top` leaves it in that inner loop, in the
             # first peeled iteration with `top`'s index at its first value.
@@ -589,6 +805,7 @@ def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
     # scratchpad plan's count, which the checks below start from once told of the peels.
     plan = ScratchpadPlan(fn, capacity, alignment)
     live = plan if plan.numbered else LiveBytes(fn, alignment)
+    known: dict = {}  # the transfers guards could split (`in_loop`)
     for op in list(block.ops):
         if not isinstance(op, memref.AllocOp):
             continue
@@ -596,17 +813,18 @@ def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
         if not transfers or not any(i == 0 for _, i in transfers) or not any(i == 1 for _, i in transfers):
             continue
         room = room_for(op.memref, transfers, live, capacity, alignment)
-        if room and may_find_slab(op.memref, transfers, block, capacity):
-            peel_towards(op.memref, transfers, block, capacity, peeled_loops, room)
+        if room and may_find_slab(op.memref, transfers, block, capacity, known):
+            peel_towards(op.memref, transfers, block, capacity, peeled_loops, room, known)
     pos = {op: i for i, op in enumerate(block.ops)}
     memo: dict = {}
+    known.clear()  # (a loop peeled for one value starts later: its views' boxes moved)
     for op in list(block.ops):
         if not isinstance(op, memref.AllocOp):
             continue
         transfers = host_transfers(op.memref, guarded=True)
         if not transfers or not any(i == 0 for _, i in transfers) or not any(i == 1 for _, i in transfers):
             continue
-        found = candidates(op, transfers, block, pos, capacity, memo)
+        found = candidates(op, transfers, block, pos, capacity, memo, known)
         if found:
             options.append(found)
     kept_parts: set[Operation] = set()
@@ -617,6 +835,8 @@ def keep_resident(fn: func.FuncOp, capacity: int, alignment: int) -> bool:
             changes = [found.pop(0) for found in options if found]
             if not changes:
                 break
+            # (A slab the plan's screen refuses is not made: `keep_fitting` would undo it.)
+            changes = [c for c in changes if not c.no_room(plan)]
             for c in changes:
                 c.apply()
             kept = keep_fitting(changes, plan)

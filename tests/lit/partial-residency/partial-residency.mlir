@@ -1,10 +1,12 @@
 // RUN: accel-opt %s --split-input-file -p 'partial-residency' | filecheck %s
 
-// %h (64 KiB) is written in row tiles of 16 rows (the first peeled, the rest in a loop)
-// and read back from row 0. Half the scratchpad is 32 rows: the loop's first iteration is
-// peeled (its transfer becomes static), rows 0..31 get a resident buffer, both
-// write-backs of them become copies on the device, the loop starts at row 32, and the
-// read of rows 0..19 is a copy on the device.
+// %h (64 KiB) is written in row tiles of 16 rows (the first before a loop over the rest)
+// and read back from row 0. Half the scratchpad is 32 rows: rows 0..31 get a resident
+// buffer; the first write-back becomes a copy on the device, the loop's write-back is
+// split by guards (its first iteration, rows 16..31, copies to the resident part at the
+// same offsets, the others go to host memory as before: no iteration is peeled; the
+// resident view is clamped to the part's last tile, where no copy is issued), both
+// waited for, and the read of rows 0..19 is a copy on the device.
 // CHECK-LABEL: func.func @npu_64k_0
 // CHECK:         %[[H:.*]] = memref.alloc()
 // CHECK-NEXT:    %[[T:.*]] = accel.alloc {{.*}} : memref<1x2x16x128xf32, #accel.mem<"spm">>
@@ -12,12 +14,16 @@
 // CHECK-NEXT:    %[[P0:.*]] = memref.subview %[[P]][0, 0, 0, 0] [1, 2, 16, 128] [1, 1, 1, 1]
 // CHECK-NEXT:    %[[W0:.*]] = accel.dma_start %[[T]], %[[P0]] : memref<1x2x16x128xf32, #accel.mem<"spm">>, memref<1x2x16x128xf32, strided<[8192, 4096, 128, 1]>, #accel.mem<"spm">>
 // CHECK-NEXT:    accel.dma_wait %[[W0]]
-// CHECK:         %[[P1:.*]] = memref.subview %[[P]][0, 0, 16, 0] [1, 2, 16, 128] [1, 1, 1, 1]
-// CHECK-NEXT:    %[[W1:.*]] = accel.dma_start %[[T]], %[[P1]]
-// CHECK-NEXT:    accel.dma_wait %[[W1]]
-// CHECK-NEXT:    %[[C32:.*]] = arith.constant 32 : index
-// CHECK-NEXT:    scf.for %{{.*}} = %[[C32]] to
-// CHECK:           accel.dma_start %[[T]], %{{.*}} : memref<1x2x16x128xf32, #accel.mem<"spm">>, memref<1x2x16x128xf32, strided<[16384, 8192, 128, 1], offset: ?>>
+// CHECK:         %[[C32:.*]] = arith.constant 32 : index
+// CHECK-NEXT:    %[[C31:.*]] = arith.constant 31 : index
+// CHECK-NEXT:    %[[C16:.*]] = arith.constant 16 : index
+// CHECK-NEXT:    scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[HI:.*]] = memref.subview %[[H]][0, 0, %[[I]], 0] [1, 2, 16, 128] [1, 1, 1, 1]
+// CHECK-NEXT:      %[[AT:.*]] = arith.minsi %[[I]], %[[C16]] : index
+// CHECK-NEXT:      %[[PI:.*]] = memref.subview %[[P]][0, 0, %[[AT]], 0] [1, 2, 16, 128] [1, 1, 1, 1]
+// CHECK-NEXT:      %[[W1:.*]] = accel.dma_start %[[T]], %[[PI]] if %[[I]] < %[[C32]] : memref<1x2x16x128xf32, #accel.mem<"spm">>, memref<1x2x16x128xf32, strided<[8192, 4096, 128, 1], offset: ?>, #accel.mem<"spm">>
+// CHECK-NEXT:      %[[W2:.*]] = accel.dma_start %[[T]], %[[HI]] if %[[C31]] < %[[I]] : memref<1x2x16x128xf32, #accel.mem<"spm">>, memref<1x2x16x128xf32, strided<[16384, 8192, 128, 1], offset: ?>>
+// CHECK-NEXT:      accel.dma_wait %[[W1]], %[[W2]]
 // CHECK:         %[[D:.*]] = accel.alloc {{.*}} : memref<1x2x20x128xf32, #accel.mem<"spm">>
 // CHECK-NEXT:    %[[P2:.*]] = memref.subview %[[P]][0, 0, 0, 0] [1, 2, 20, 128] [1, 1, 1, 1]
 // CHECK-NEXT:    %[[L:.*]] = accel.dma_start %[[P2]], %[[D]] : memref<1x2x20x128xf32, strided<[8192, 4096, 128, 1]>, #accel.mem<"spm">>, memref<1x2x20x128xf32, #accel.mem<"spm">>
