@@ -77,11 +77,12 @@ def parse(text: str):
     return LocatingParser(make_context("npu-64k"), text, "resident.mlir").parse_module()
 
 
-def compile_and_run(tmp_path, text: str, pipeline: str, shape=(1, CH, 64, 64)) -> tuple[dict, np.ndarray, dict, str]:
+def compile_and_run(tmp_path, text: str, pipeline: str, shape=(1, CH, 64, 64),
+                    target: str = "npu-64k") -> tuple[dict, np.ndarray, dict, str]:
     src = tmp_path / "resident.mlir"
-    src.write_text(text)
+    src.write_text(text.replace("npu_64k_0", target.replace("-", "_") + "_0").replace('"npu-64k"', f'"{target}"'))
     out = tmp_path / pipeline.replace(",", "_")
-    report = compile_to_directory(str(src), "npu-64k", str(out), pipeline, dump_ir=True)
+    report = compile_to_directory(str(src), target, str(out), pipeline, dump_ir=True)
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     outputs, counters = run_directory(str(out), {"x": x})
     for key in ("transfers", "bytes_to_device", "bytes_to_host"):
@@ -92,12 +93,15 @@ def compile_and_run(tmp_path, text: str, pipeline: str, shape=(1, CH, 64, 64)) -
 
 
 # 16 channels of 16 KiB; 600 of 84 bytes (tiles that share the timeline's 64-byte blocks:
-# it cannot jump while the copies to the resident part run, and does from where they stop).
-@pytest.mark.parametrize("channels, h, w", [(CH, 64, 64), (600, 3, 7)])
-def test_a_loop_split_by_guards_runs_in_c_as_numpy(tmp_path, channels, h, w):
+# it cannot jump while the copies to the resident part run, and does from where they stop);
+# npu-cmd's command stream evaluates the guards when it is built.
+@pytest.mark.parametrize("channels, h, w, target", [(CH, 64, 64, "npu-64k"), (600, 3, 7, "npu-64k"),
+                                                    (CH, 64, 64, "npu-cmd")])
+def test_a_loop_split_by_guards_runs_in_c_as_numpy(tmp_path, channels, h, w, target):
     text = two_loops(channels=channels, h=h, w=w)
-    without, x, plain, _ = compile_and_run(tmp_path, text, "plan-memory", (1, channels, h, w))
-    report, _, outputs, final = compile_and_run(tmp_path, text, "partial-residency,plan-memory", (1, channels, h, w))
+    without, x, plain, _ = compile_and_run(tmp_path, text, "plan-memory", (1, channels, h, w), target)
+    report, _, outputs, final = compile_and_run(tmp_path, text, "partial-residency,plan-memory", (1, channels, h, w),
+                                                target)
     np.testing.assert_array_equal(plain["y"], np.maximum(x, 0))
     np.testing.assert_array_equal(outputs["y"], np.maximum(x, 0))
     # Both loops are whole (no iteration peeled: two relus in the IR), their transfers of
@@ -110,7 +114,7 @@ def test_a_loop_split_by_guards_runs_in_c_as_numpy(tmp_path, channels, h, w):
     # The same in the buffer interpreter, before and after the pass.
     module = parse(text)
     assert np.array_equal(run_module(module, {"x": x})["y"], np.maximum(x, 0))
-    after = parse(final)
+    after = parse(final.replace(target.replace("-", "_") + "_0", "npu_64k_0").replace(f'"{target}"', '"npu-64k"'))
     assert np.array_equal(run_module(after, {"x": x})["y"], np.maximum(x, 0))
 
 
