@@ -850,8 +850,8 @@ class Timeline:
         quiet = None
         for step, _ in self.moving[op]:
             limit = _guard_limit(step[5], set(), iv) if step[0] == _DMA and step[5] is not None else None
-            if limit is None or not limit.below or any(v is not None and v not in env for v in limit[:2]):
-                return None
+            if limit is None or not limit.below or any(v is not None and not defined_outside(v, op) for v in limit[:2]):
+                return None  # (a bound the loop computes is not known before it runs)
             at = limit.change(env.__getitem__)
             quiet = at if quiet is None else max(quiet, at)
         return quiet
