@@ -437,7 +437,7 @@ class Residency:
                      accel.DmaStartOp(host, tile, above) if index == 0 else accel.DmaStartOp(tile, host, above)]
         for p in parts:
             Rewriter.insert_op(p, InsertPoint.before(dma))
-            self.made.append(p)
+            made.append(p)
         self._replace(dma, [p.token for p in parts])
 
     def _replace(self, dma: accel.DmaStartOp, tokens: list[SSAValue]) -> None:
