@@ -242,9 +242,13 @@ class InLoop:
     def sizes(self) -> list[int]:
         return dense_values(self.view.static_sizes)
 
+    @cached_property
+    def _columns(self) -> dict[int, list[int] | None]:
+        return {}
+
     def column(self, d: int) -> list[int] | None:
         """The iterations' starts along `d`, in order (None: they are not)."""
-        columns = self.__dict__.setdefault("_columns", {})
+        columns = self._columns
         if d not in columns:
             column = [st[d] for st in self.starts]
             columns[d] = None if any(b < a for a, b in zip(column, column[1:])) else column
