@@ -59,10 +59,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.ir import SSAValue
-from xdsl.pattern_rewriter import (GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker, RewritePattern,
-                                   op_type_rewrite_pattern)
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
+from accel.compiler.pattern_walk import rewrite_module
 from accel.compiler.tensors import inline_constant, known_value
 from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
@@ -204,5 +204,5 @@ class AdditiveMasks(ModulePass):
     name = "additive-masks"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(GreedyRewritePatternApplier([WhereOfMinusInfinity(), NanGuardedSoftmax()]),
-                             apply_recursively=False).rewrite_module(op)
+        rewrite_module(op, GreedyRewritePatternApplier([WhereOfMinusInfinity(), NanGuardedSoftmax()]),
+                       apply_recursively=False)

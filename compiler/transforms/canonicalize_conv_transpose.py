@@ -41,12 +41,12 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
 from accel.compiler.byoc_rewrites import channel_epilogue, discard, per_channel_parts, rebuilt_on, replace_chain
+from accel.compiler.pattern_walk import rewrite_module
 from accel.compiler.tensors import inline_constant, known_value, per_tensor
 from accel.dialects import relay
 from accel.dialects.relay import shape_of
@@ -193,4 +193,4 @@ class CanonicalizeConvTranspose(ModulePass):
     name = "canonicalize-conv-transpose"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(ConvTransposeToConv(), apply_recursively=False).rewrite_module(op)
+        rewrite_module(op, ConvTransposeToConv(), apply_recursively=False)

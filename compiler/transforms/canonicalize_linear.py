@@ -58,11 +58,11 @@ from xdsl.rewriter import InsertPoint
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
+from accel.compiler.pattern_walk import rewrite_module
 from accel.compiler.tensors import inline_constant, known_value, per_tensor
 from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
@@ -346,4 +346,4 @@ class CanonicalizeLinear(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = [TransposeIntoProduct(), ProductToDense(), DenseOnRows(), EpilogueBeforeReshape(), DequantizeAfterReshape(), FoldReshapes()]
-        PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=False)).rewrite_module(op)
+        rewrite_module(op, GreedyRewritePatternApplier(patterns, dce_enabled=False))

@@ -42,12 +42,12 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
 from accel.compiler.diagnostics import CompileError
+from accel.compiler.pattern_walk import rewrite_module
 from accel.compiler.runtime.interpreter import OpEvaluator
 from accel.compiler.runtime.reference import batch_norm_scale
 from accel.compiler.tensors import inline_constant, known_value, numpy_dtype
@@ -228,6 +228,6 @@ class FoldBatchNorm(ModulePass):
     name = "fold-batch-norm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(FoldBatchNormPattern(OpEvaluator(op)), apply_recursively=False).rewrite_module(op)
+        rewrite_module(op, FoldBatchNormPattern(OpEvaluator(op)), apply_recursively=False)
         # After the folds: a batch norm's own product folds into the convolution before it.
-        PatternRewriteWalker(ChannelScale(), apply_recursively=False).rewrite_module(op)
+        rewrite_module(op, ChannelScale(), apply_recursively=False)

@@ -49,10 +49,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker, RewritePattern,
-                                   op_type_rewrite_pattern)
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
+from accel.compiler.pattern_walk import rewrite_module
 from accel.compiler.tensors import known_value, numpy_dtype, per_tensor, same_value, unit_axes_map
 from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
@@ -274,6 +274,5 @@ class FoldExplicitPadding(ModulePass):
     name = "fold-explicit-padding"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(GreedyRewritePatternApplier([FoldPadIntoConv(), FoldPadIntoAvgPool(),
-                                                          FoldPadIntoMaxPool()]),
-                             apply_recursively=False).rewrite_module(op)
+        rewrite_module(op, GreedyRewritePatternApplier([FoldPadIntoConv(), FoldPadIntoAvgPool(), FoldPadIntoMaxPool()]),
+                       apply_recursively=False)

@@ -51,10 +51,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker, RewritePattern,
-                                   op_type_rewrite_pattern)
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
+from accel.compiler.pattern_walk import rewrite_module
 from accel.compiler.runtime.interpreter import OpEvaluator
 from accel.compiler.tensors import known_value, per_tensor, same_value, unit_axes_map
 from accel.compiler.transforms.fold_constants import FoldConstantOp
@@ -248,4 +248,4 @@ class PropagateQdq(ModulePass):
         patterns = [DequantizeBeforeReshape(), QuantizeAfterReshape(), DequantizeBeforeTranspose(),
                     QuantizeAfterTranspose(), DequantizeBeforeSlice(), DequantizeBeforeTake(), QuantizeOfDequantize(),
                     FoldConstantOp(OpEvaluator(op))]
-        PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=True).rewrite_module(op)
+        rewrite_module(op, GreedyRewritePatternApplier(patterns), apply_recursively=True)

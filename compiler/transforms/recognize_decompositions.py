@@ -68,11 +68,11 @@ from xdsl.rewriter import InsertPoint
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
+from accel.compiler.pattern_walk import rewrite_module
 from accel.compiler.runtime.reference import HARDSWISH_ALPHA
 from accel.compiler.tensors import inline_constant, known_value, numpy_dtype
 from accel.compiler.transforms.fold_constants import erase_dead
@@ -900,6 +900,6 @@ class RecognizeDecompositions(ModulePass):
         patterns = GreedyRewritePatternApplier([MergeReluClip(), HardSigmoidFromClip(), SoftmaxFromExp(),
                                                 LayerNormFromMoments(), LayerNormFromShift(), RMSNormFromMoments(),
                                                 NormAffine(), NormAffineAcrossTranspose(), ProductPatterns()])
-        PatternRewriteWalker(patterns).rewrite_module(op)
+        rewrite_module(op, patterns)
         # After the normalizations: their means over H and W stay theirs.
-        PatternRewriteWalker(GlobalAvgPoolFromMean(), apply_recursively=False).rewrite_module(op)
+        rewrite_module(op, GlobalAvgPoolFromMean(), apply_recursively=False)

@@ -42,15 +42,14 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
 from accel.compiler.byoc_rewrites import rebuilt_on
+from accel.compiler.pattern_walk import rewrite_module
 from accel.compiler.transforms.canonicalize_linear import ELEMENTWISE
 from accel.dialects import relay
 from accel.dialects.relay import shape_of
-
-CONVS = (relay.Conv2DOp, relay.QnnConv2DOp)
 
 
 def phase_props(op: relay.Conv2DOp | relay.QnnConv2DOp) -> dict | None:
@@ -77,9 +76,8 @@ def moves_before_reshape(user: Operation, value) -> bool:
 
 
 class UndilateColumnConv(RewritePattern):
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, CONVS):
-            return
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: relay.Conv2DOp | relay.QnnConv2DOp, rewriter: PatternRewriter) -> None:
         props = phase_props(op)
         if props is None:
             return
@@ -118,4 +116,4 @@ class UndilateColumnConvs(ModulePass):
     name = "undilate-column-convs"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(UndilateColumnConv(), apply_recursively=False).rewrite_module(op)
+        rewrite_module(op, UndilateColumnConv(), apply_recursively=False)
