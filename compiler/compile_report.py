@@ -131,6 +131,7 @@ def issued_count(op: accel.DmaStartOp, memo: dict | None = None) -> int:
         return n
 
     n = count(0)
+    del value, count  # (recursive closures are reference cycles: the compile runs without the collector)
     return multiplicity(op, memo) if n is None else n
 
 

@@ -125,6 +125,7 @@ def hoist_index_constants(fn: Operation) -> int:
                         collect(nested)
 
     collect(entry)
+    del collect  # (a recursive closure is a reference cycle: the compile runs without the collector)
     for const in found:
         value = _index_value(const)
         kept = first.get(value)

@@ -303,6 +303,7 @@ def _positions(fn, step: int = 1, pos: dict | None = None) -> tuple[dict, dict]:
         last[op] = counter - step
 
     visit(fn)
+    del visit  # (a recursive closure is a reference cycle: the compile runs without the collector)
     return pos, last
 
 
@@ -912,6 +913,7 @@ class ScratchpadPlan:
                     saved[o] = dict.get(labels, o)
                 labels[o] = at
                 numbered.append(o)
+        visit = None  # (a recursive closure, holding this plan, is a reference cycle: see `_positions`)
         return numbered
 
     def _in_order(self, run: list, lo: int, hi: int | None) -> bool:
@@ -1409,4 +1411,5 @@ def schedule(module: ModuleOp, entry: str | None = "main") -> tuple[dict[Operati
         for fn in module.body.block.ops:
             if isinstance(fn, func.FuncOp) and not fn.is_declaration:
                 visit_block_ops(fn, False)
+    del visit_block_ops  # (a recursive closure is a reference cycle: see `_positions`)
     return position, end

@@ -252,6 +252,7 @@ def plain_checks(roots: Sequence[type] = IR_ROOTS) -> list[type]:
 
     for root in roots:
         visit(root)
+    del visit  # (a recursive closure is a reference cycle)
     changed = [cls for cls, ok in clean.items() if ok and type(cls) is ABCMeta]
     for cls in changed:
         cls.__class__ = FastCheckMeta

@@ -861,3 +861,29 @@ def test_type_memo_parses_as_xdsl_does(path):
         parser = LocatingParser(ctx, text, "p.mlir")
         parser.parse_module()
         assert 0 < len(parser._types) and text.count("tensor<") > 20 * len(parser._types)  # noqa: SLF001 - repeats
+
+
+@pytest.mark.parametrize("model, target", [("cnn_large_mobilenet", "npu-64k"), ("mlp_dynamo", "npu")])
+def test_a_compile_leaves_no_closure_cycles(model, target, tmp_path):
+    # A compile runs with the cycle collector off (`accel.tools.one_shot`): a recursive
+    # closure is a reference cycle, and what it captured (a scratchpad plan and its labels,
+    # a function's positions, a body's values) would stay in memory until the process ends.
+    import gc
+    import types
+
+    from accel.compiler.driver import compile_to_directory
+
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        compile_to_directory(os.path.join(os.path.dirname(__file__), "models", f"{model}.onnx"), target,
+                             str(tmp_path / "out"))
+        gc.collect()
+        leaked = sorted({o.__qualname__ for o in gc.garbage
+                         if type(o) is types.FunctionType and o.__module__.startswith("accel.")})
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert not leaked

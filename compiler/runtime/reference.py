@@ -1188,6 +1188,7 @@ def grid_sample(data: np.ndarray, grid: np.ndarray, method: str = "linear", padd
     # ONNX's reference interpolates the last axis first, then the earlier ones: the
     # recursion above sums the innermost axis' taps inside the outer sums.
     y = interp(0, [])
+    del interp  # (a recursive closure is a reference cycle: a compile folding constants runs without the collector)
     return np.ascontiguousarray(np.moveaxis(y, -1, 1).astype(dt))
 
 

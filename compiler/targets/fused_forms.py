@@ -200,6 +200,7 @@ class Body:
 
         for op in top:
             add(op)
+        del add  # (a recursive closure is a reference cycle: the compile runs without the collector)
         return Body(ops, values, [yielded.get(v, v) for v in outputs])
 
     @staticmethod

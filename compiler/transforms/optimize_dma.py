@@ -932,7 +932,9 @@ def _movable_chain(v: SSAValue, block: Block, stop: Operation, order: BlockOrder
         chain.append(owner)
         return True
 
-    return chain if visit(v) else None
+    found = visit(v)
+    del visit  # (a recursive closure is a reference cycle: the compile runs without the collector)
+    return chain if found else None
 
 
 def _move_before(ops: list[Operation], successor: Operation) -> None:
@@ -1474,6 +1476,7 @@ def _apply_within_plans(module: ModuleOp, names: list, apply: Callable[[set, Jou
 
     halve(names[: len(names) // 2])
     halve(names[len(names) // 2:])
+    del halve  # (a recursive closure is a reference cycle: the compile runs without the collector)
     return False  # the last plan may be of a try that was undone
 
 

@@ -383,6 +383,7 @@ def tile_batched_matmul(op: accel.MatmulOp, plan: BatchPlan, constants: IndexCon
             body.add(new)
 
     level(Emitter(InsertPoint.before(op), constants), [], 0)
+    del level  # (a recursive closure is a reference cycle: the compile runs without the collector)
     Rewriter.erase_op(op)
 
 
@@ -486,6 +487,7 @@ def emit_slices(top: Emitter, shape: list[int], plan: EltwisePlan, emit, shift: 
             emit(body, prefix + [start] + [0] * (len(shape) - axis - 1), [1] * axis + [run.size] + shape[axis + 1:])
 
     level(top, [], 0)
+    del level  # (a recursive closure is a reference cycle: the compile runs without the collector)
 
 
 def _apart(output: SSAValue, inputs: Sequence[SSAValue]) -> bool:

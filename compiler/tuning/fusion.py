@@ -156,6 +156,7 @@ def fusion_space(chain: list[accel.ComputeOp], entries: list[int | None],
                 walk(j, [*prefix, (i, j, rows, cost)])
 
     walk(0, [])
+    del walk  # (a recursive closure is a reference cycle)
     for seg in found:
         config = {SEGMENTS_KNOB: format_segments([(j - i, r) for i, j, r, _ in seg])}
         out.append((config, segments_cost(chain, [(i, j, c) for i, j, _, c in seg], desc)))
