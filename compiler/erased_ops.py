@@ -63,11 +63,6 @@ def release() -> int:
     for op in erased:
         if op.parent is not None:
             continue
-        if not op.regions:  # (most: its neighbour links went with its detaching)
-            op.results = _NO_RESULTS
-            vars(op).pop(OPERANDS_VIEW, None)
-            count += 1
-            continue
         ops = list(op.walk())
         blocks: list[Block] = [b for o in ops for r in o.regions for b in r.blocks]
         for o in ops:
