@@ -24,7 +24,6 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
-from accel.compiler import erased_ops
 from accel.compiler.diagnostics import CompileError, LocatingParser, ModelWarning, verify_located
 from accel.compiler.frontend.graph_inputs import GraphInputs
 from accel.compiler.tensors import set_ir_dir
@@ -127,7 +126,7 @@ def compile_module(module: ModuleOp, ctx: AccelContext, pipeline: str = "full",
     timing: dict[str, float] = {}
     partition: dict | None = None
     dot = ""
-    with cycle_collection_paused(), erased_ops.recorded():
+    with cycle_collection_paused():
         passes = build_passes(pipeline)
 
         def take_partition_report() -> None:
@@ -148,7 +147,6 @@ def compile_module(module: ModuleOp, ctx: AccelContext, pipeline: str = "full",
                 on_stage(p.name)
             start = clock()
             p.apply(ctx, module)
-            erased_ops.release()  # (the collector is off: see compiler/erased_ops.py)
             seconds = clock() - start
             timing[stage_key(timing, p.name)] = seconds
             if verify_each:

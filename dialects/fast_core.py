@@ -284,10 +284,6 @@ def _shape_once(self: TensorType | MemRefType, _set=object.__setattr__) -> tuple
         return shape
 
 
-OPERANDS_VIEW = "_operands_view"
-"""The attribute of an op that holds its operand view (see `_operands_view`)."""
-
-
 def _operands_view(self: Operation) -> OpOperands:
     try:
         return self._operands_view
