@@ -15,7 +15,11 @@ class, and runs the walker only where it could act:
   is trivially dead; or, where it folds (`folding_enabled`), some op has a folder.
 
 Where none holds, the walk would offer every op to patterns that return at once: the IR
-is left as it is and False (nothing rewritten) is returned, as the walker would."""
+is left as it is and False (nothing rewritten) is returned, as the walker would.
+
+(The byoc rewrites, single patterns applied once per op of given classes, do without
+xDSL's walker altogether: `byoc_rewrites.rewrite_each`. The clean-ups here keep it: their
+appliers erase dead ops and some run to a fixed point.)"""
 
 from __future__ import annotations
 
