@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 import os
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
@@ -747,7 +748,7 @@ class ScratchpadPlan:
         if not labels:
             return None
         a, b = -(-min(labels) // SPACING), min(max(labels) // SPACING, len(self.live) - 1)
-        return int(self.live[a:b + 1].max()) if a <= b else 0
+        return max(self.live[a:b + 1]) if a <= b else 0
 
     @property
     def numbered(self) -> bool:
@@ -1163,25 +1164,29 @@ class ScratchpadPlan:
         buffers whose lives cover those buckets (a life is a few nodes per level, so a
         query meets a long-lived buffer a few times, not once per bucket)."""
         top = max((last for _, last, _ in intervals), default=0) // SPACING + 2
-        delta = np.zeros(2 * top, np.int64)
+        delta = [0] * (2 * top)
         for alloc, (first, last, size), offset in zip(allocs, intervals, offsets):
             entry = (first, last, size, offset, alloc)
             self.buffers[id(alloc)] = entry
             self._index(id(alloc), entry, True, False)
             delta[-(-first // SPACING)] += size
             delta[last // SPACING + 1] -= size
-        self.live = np.cumsum(delta)
+        self.live = list(itertools.accumulate(delta))
         """The bytes live at the labels k * SPACING (the ops as first numbered): where
-        they exceed the capacity, no plan exists (see `_crowded`)."""
+        they exceed the capacity, no plan exists (see `_crowded`). A list, not an array:
+        the spans a check reads and updates are mostly a few dozen entries long, where
+        numpy's call costs more than Python's loop."""
 
     def _index(self, key: int, entry: tuple, add: bool, live: bool = True) -> None:
         first, last, size = entry[:3]
         if live:
             a, b = -(-first // SPACING), last // SPACING
             if a <= b:
-                if b >= len(self.live):
-                    self.live = np.concatenate((self.live, np.zeros(b + len(self.live), np.int64)))
-                self.live[a:b + 1] += size if add else -size
+                live = self.live
+                if b >= len(live):
+                    live.extend([0] * (b + len(live)))
+                d = size if add else -size
+                live[a:b + 1] = [v + d for v in live[a:b + 1]]
         a, b = first >> BUCKET_SHIFT, last >> BUCKET_SHIFT
         levels = self.levels
         k = 0
@@ -1203,7 +1208,7 @@ class ScratchpadPlan:
         """Whether `size` more bytes over [lo, hi] exceed the capacity at one of the labels
         `live` counts (a lower bound of the peak: then no plan exists)."""
         a, b = -(-lo // SPACING), min(hi // SPACING, len(self.live) - 1)
-        return a <= b and int(self.live[a:b + 1].max()) + size > self.capacity
+        return a <= b and max(self.live[a:b + 1]) + size > self.capacity
 
     def _set(self, alloc, entry: tuple | None) -> None:
         """Change one buffer's entry (None: not planned any more), remembered for a rollback."""

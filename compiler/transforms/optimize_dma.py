@@ -1846,8 +1846,12 @@ def simplify(fn: func.FuncOp) -> None:
     `scoped_cse`: the constants and views of its tiles), so that equal views are one
     value. A region where CSE has nothing to look at (loop-free regions often hold only
     accel ops and the buffers they use) is left as it is without CSE's walk."""
-    if any(_may_simplify(op) for op in fn.walk() if op is not fn and not op.regions):
-        scoped_cse(fn)
+    declares = _DECLARES_EFFECTS
+    for op in fn.walk():  # (the class's answer first: most ops declare no effects)
+        d = declares.get(type(op))
+        if (d is None or d) and op is not fn and not op.regions and _may_simplify(op):
+            scoped_cse(fn)
+            return
 
 
 def _stepped(block: Block, before: Operation | None, after: Operation, loop: scf.ForOp) -> list[Operation]:
