@@ -86,6 +86,13 @@ def set_entry(op: Operation, key: str) -> None:
     op.attributes[ENTRY_ATTR] = StringAttr(key)
 
 
+def placement_of(fn: Operation) -> str | None:
+    """How an accelerator function reaches its data (`accel.placement`, set by insert-dma:
+    "dma", "zero-copy"), if decided."""
+    attr = fn.attributes.get(PLACEMENT_ATTR)
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
 def tuning_of(op: Operation) -> dict[str, int | bool | str] | None:
     """The tuning configuration of a compute op (knob -> value), if it has one."""
     attr = op.attributes.get(TUNING_ATTR)

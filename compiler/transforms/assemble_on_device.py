@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr, StridedLayoutAttr
+from xdsl.dialects.builtin import MemRefType, ModuleOp, StridedLayoutAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -63,7 +63,7 @@ from accel.compiler.tensors import buffer_bytes
 from accel.compiler.transforms.insert_dma import spm_type
 from accel.compiler.transforms.optimize_dma import clone_view, erase_if_unused, erase_transfer, keep_fitting, view_ops
 from accel.dialects import accel
-from accel.dialects.conventions import PLACEMENT_ATTR, accelerator_functions
+from accel.dialects.conventions import accelerator_functions, placement_of
 
 # --------------------------------------------------------------------------------------
 # Helpers
@@ -451,7 +451,7 @@ class AssembleOnDevice(ModulePass):
         known = target_context(ctx)
         known.load(self.target)
         for fn, name in list(accelerator_functions(op)):
-            if fn.attributes.get(PLACEMENT_ATTR) != StringAttr("dma"):
+            if placement_of(fn) != "dma":
                 continue
             desc = known.named(name, fn)
             if not desc.lowers_to_accel or not desc.copies_on_device:

@@ -88,8 +88,8 @@ from accel.compiler.ir_build import (VIEWS, defined_outside, dense_values, index
                                      subview, view_of)
 from accel.compiler.memory_plan import Footprint, ModuleLiveBytes, ScratchpadPlan, merged, plan_scratchpad_module
 from accel.dialects import accel
-from accel.dialects.conventions import (PLACEMENT_ATTR, RESIDENT_ATTR, TARGET_ATTR, TUNING_ATTR, accelerator_functions,
-                                        is_output_arg, tuning_of)
+from accel.dialects.conventions import (RESIDENT_ATTR, TARGET_ATTR, TUNING_ATTR, accelerator_functions, is_output_arg,
+                                        placement_of, target_of, tuning_of)
 
 
 # --------------------------------------------------------------------------------------
@@ -1298,7 +1298,7 @@ def _resident_candidates(module: ModuleOp, target_name: str) -> list[Resident]:
     if not isinstance(main, func.FuncOp):
         return []
     fns = {fn.sym_name.data: fn for fn, t in accelerator_functions(module) if t == target_name
-           and fn.attributes.get(PLACEMENT_ATTR) == StringAttr("dma")}
+           and placement_of(fn) == "dma"}
     calls_of: dict[str, int] = {}
     for op in main.body.block.ops:
         if isinstance(op, func.CallOp):
@@ -1561,8 +1561,7 @@ def _region_prefetches(module: ModuleOp, target_name: str, later: set[str] | Non
     if not isinstance(main, func.FuncOp):
         return []
     fns = {fn.sym_name.data: fn for fn in module.body.block.ops if isinstance(fn, func.FuncOp) and not fn.is_declaration}
-    ours = {name for name, fn in fns.items() if fn.attributes.get(TARGET_ATTR) == StringAttr(target_name)
-            and fn.attributes.get(PLACEMENT_ATTR) == StringAttr("dma")}
+    ours = {name for name, fn in fns.items() if target_of(fn) == target_name and placement_of(fn) == "dma"}
     calls = [op for op in main.body.block.ops if isinstance(op, func.CallOp) and op.callee.root_reference.data in ours]
     called: dict[str, int] = {}
     for call in calls:
@@ -1730,7 +1729,7 @@ class OptimizeDma(ModulePass):
 
         targets = {}
         for fn, name in accelerator_functions(op):
-            if fn.attributes.get(PLACEMENT_ATTR) != StringAttr("dma"):
+            if placement_of(fn) != "dma":
                 continue
             desc = known.named(name, fn)
             if desc.lowers_to_accel:  # api.lowering = "none": nothing of its regions is moved
@@ -1743,7 +1742,7 @@ class OptimizeDma(ModulePass):
         planned = False
         for name, desc in targets.items():
             for fn, fname in list(accelerator_functions(op)):
-                if fname != name or fn.attributes.get(PLACEMENT_ATTR) != StringAttr("dma"):
+                if fname != name or placement_of(fn) != "dma":
                     continue
                 simplify(fn)
                 # Until values are kept on the device across regions, a region's plan is

@@ -98,7 +98,7 @@ from accel.compiler.tensors import buffer_bytes, numpy_dtype
 from accel.compiler.transforms.assemble_on_device import ancestor_in, host_transfers
 from accel.compiler.transforms.optimize_dma import erase_if_unused, keep_fitting
 from accel.dialects import accel
-from accel.dialects.conventions import PLACEMENT_ATTR, TARGET_ATTR, accelerator_functions
+from accel.dialects.conventions import TARGET_ATTR, accelerator_functions, placement_of
 
 ROUNDS = 6
 """How many times `k` is halved for the values whose resident part did not fit."""
@@ -915,7 +915,7 @@ class PartialResidency(ModulePass):
         known.load(self.target)
         across = targets_with_buffers_in_main(op)
         for fn, name in list(accelerator_functions(op)):
-            if fn.attributes.get(PLACEMENT_ATTR) != StringAttr("dma") or name in across:
+            if placement_of(fn) != "dma" or name in across:
                 continue
             desc = known.named(name, fn)
             if not desc.lowers_to_accel or not desc.copies_on_device:
