@@ -28,7 +28,7 @@ from accel.compiler.targets.schema import Limits, TargetDescription
 from accel.compiler.transforms.annotate_target import runs_alone
 from accel.compiler.transforms.canonicalize_linear import ELEMENTWISE
 from accel.compiler.targets.support import check_op_limits
-from accel.compiler.tensors import inline_constant, known_value, numpy_dtype, per_tensor, same_value
+from accel.compiler.tensors import inline_constant, known_size, known_value, numpy_dtype, per_tensor, same_value
 from accel.compiler.transforms.fold_constants import erase_dead
 from accel.dialects import relay
 from accel.dialects.conventions import TARGET_ATTR
@@ -292,21 +292,20 @@ def int8_weight(op: Operation) -> tuple[relay.DequantizeOp, np.ndarray] | None:
 
 def _sliceable(dq: relay.DequantizeOp, channels: int) -> bool:
     """Whether a dequantize's scale and zero point are constants of one value or `channels`."""
-    parts = [known_value(v) for v in (dq.scale, dq.zero_point)]
-    return all(p is not None and p.size in (1, channels) for p in parts)
+    return all(known_size(v) in (1, channels) for v in (dq.scale, dq.zero_point))
 
 
 def per_channel_parts(bias: SSAValue, channels: int) -> list[SSAValue] | None:
     """The constants a channel bias is made of, each of `channels` values or one: the
     bias, or the int32 data, scale and zero point of its dequantize (QDQ models); None
     when it is neither."""
-    if (b := known_value(bias)) is not None:
-        return [bias] if b.size == channels else None
+    if (size := known_size(bias)) is not None:
+        return [bias] if size == channels else None
     dq = bias.owner
     if not isinstance(dq, relay.DequantizeOp):
         return None
-    parts = [known_value(v) for v in (dq.data, dq.scale, dq.zero_point)]
-    if any(p is None for p in parts) or parts[0].size != channels or any(p.size not in (1, channels) for p in parts):
+    sizes = [known_size(v) for v in (dq.data, dq.scale, dq.zero_point)]
+    if sizes[0] != channels or any(n not in (1, channels) for n in sizes):
         return None
     return [dq.data, dq.scale, dq.zero_point]
 

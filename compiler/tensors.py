@@ -388,6 +388,12 @@ def known_value(v: SSAValue) -> np.ndarray | None:
     return constant_value(owner) if isinstance(owner, ConstantOp) else None
 
 
+def known_size(v: SSAValue) -> int | None:
+    """How many values `v` has when a relay.constant defines it, else None: its type says
+    so, and the value (perhaps in the weights file) is not read."""
+    return math.prod(shape_of(v.type)) if isinstance(v.owner, ConstantOp) else None
+
+
 def per_tensor(op: Operation | None, kind: type | tuple[type, ...] = (QuantizeOp, DequantizeOp)) -> bool:
     """Whether `op` is a quantize or dequantize (of `kind`) with one scale and zero point
     (it then acts on each element alone, and commutes with layout changes and slices)."""

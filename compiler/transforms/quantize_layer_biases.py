@@ -92,10 +92,11 @@ class QuantizeLayerBias(RewritePattern):
         self.layers = layers
 
     def match_and_rewrite(self, op: relay.BiasAddOp, rewriter: PatternRewriter) -> None:
+        layer = op.data.owner  # (the op's own facts first: the bias may be read from the weights file)
+        if not isinstance(layer, LAYERS) or layer.name not in self.layers or TARGET_ATTR in op.attributes:
+            return
         bias = known_value(op.bias)
-        layer = op.data.owner
-        if (bias is None or bias.dtype.kind != "f" or not isinstance(layer, LAYERS) or layer.name not in self.layers
-                or TARGET_ATTR in op.attributes):
+        if bias is None or bias.dtype.kind != "f":
             return
         rank = len(shape_of(layer.results[0].type))
         axis = 1 if isinstance(layer, relay.Conv2DOp) else rank - 1
