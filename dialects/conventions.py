@@ -11,7 +11,7 @@ emitter agree on, and their accessors. One home, so that a name is written once.
 | `accel.output` | argument attrs | a bufferized result argument (destination-passing style) | bufferize |
 | `accel.offset` | `memref.alloc` | byte offset in the host arena | plan-memory |
 | `accel.arena_bytes` | module | the host arena's size | plan-memory |
-| `accel.placement` | `func.func` | the target's scratchpad plan of a region | insert-dma |
+| `accel.placement = "dma"` / `"zero-copy"` | `func.func` | how a region reaches its data: transfers to the scratchpad, or host memory in place (`placement_of`) | insert-dma |
 | `accel.resident` | `accel.alloc` | a buffer that lives across regions | optimize-dma |
 | `accel.entry = "ops[3]"` | accel compute op | the description entry whose declared C call runs it | lower-to-accel (kept by tiling) |
 | `accel.constant`, `accel.duplicate` | pattern IR | pattern-language marks | target descriptions |
