@@ -79,7 +79,7 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
-from accel.dialects.conventions import PLACEMENT_ATTR
+from accel.dialects.conventions import PLACEMENT_ATTR, placement_of
 from accel.dialects.relay import (
     Bool,
     Float,
@@ -641,8 +641,7 @@ class ComputeOp(IRDLOperation):
             fn = fn.parent_op()
         if fn is None:
             return
-        placement = fn.attributes[PLACEMENT_ATTR]
-        allowed = {"spm"} if placement == StringAttr("dma") else {"spm", "shared", None}
+        allowed = {"spm"} if placement_of(fn) == "dma" else {"spm", "shared", None}
         for i, v in enumerate([*self.inputs, self.output]):
             space = memory_space(v.type)
             if space not in allowed:
